@@ -1,0 +1,18 @@
+// Runs every compiled test file under dist/test with Node's built-in runner.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) collect(p, out);
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+const filter = process.argv.slice(2);
+let files = collect('dist/test', []).sort();
+if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

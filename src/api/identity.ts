@@ -1,0 +1,37 @@
+/**
+ * The product identity: every name that carries the API domain lives here, so the whole
+ * identity is one setting (`--api-domain`). The reference schema is written with `plat.io`.
+ */
+export const REFERENCE_DOMAIN = 'plat.io';
+
+export interface Identity {
+  /** api domain used in group names, e.g. "plat.io" (or an upstream domain) */
+  domain: string;
+  /** the product word used in media types and the spec finalizer, e.g. "platform" */
+  product: string;
+  systemNamespace: string;
+  publicNamespace: string;
+  nodeLeaseNamespace: string;
+  protobufMediaType: string;
+}
+
+export function makeIdentity(domain = REFERENCE_DOMAIN): Identity {
+  const product = domain === REFERENCE_DOMAIN ? 'platform' : domain.split('.')[0]!;
+  const short = domain === REFERENCE_DOMAIN ? 'plat' : domain.split('.')[0]!;
+  return {
+    domain,
+    product,
+    systemNamespace: `${short}-system`,
+    publicNamespace: `${short}-public`,
+    nodeLeaseNamespace: `${short}-node-lease`,
+    protobufMediaType: `application/vnd.${product}.protobuf`,
+  };
+}
+
+/** Rewrites a group name written in the reference domain to the configured domain. */
+export function groupFor(identity: Identity, referenceGroup: string): string {
+  if (identity.domain === REFERENCE_DOMAIN) return referenceGroup;
+  return referenceGroup.endsWith(REFERENCE_DOMAIN)
+    ? referenceGroup.slice(0, -REFERENCE_DOMAIN.length) + identity.domain
+    : referenceGroup;
+}
