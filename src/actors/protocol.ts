@@ -1,0 +1,123 @@
+/**
+ * The only module both sides of the thread boundary import: messages between the front
+ * thread and the shard actors. Everything here is plain data (structured clone).
+ * One task carries a whole batch of operations for one shard (per event-loop turn), because
+ * per-task overhead dominates single-operation round trips.
+ */
+import type { Status } from '../api/status.js';
+
+/** Identifies the served resource an operation targets (its registry entry). */
+export interface TypeRef {
+  group: string;
+  version: string;
+  resource: string;
+  subresource?: string;
+}
+
+/** How the actor should encode the response body. */
+export interface Encoding {
+  format: 'json' | 'yaml';
+  pretty: boolean;
+  /** render a Table (meta/v1) instead of the object or list */
+  table?: boolean;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+  dryRun?: string[];
+}
+
+interface Base { id: number; type: TypeRef; enc: Encoding }
+export interface Body { text: string; contentType: 'json' | 'yaml' }
+interface WriteBase extends Base { dryRun: boolean; fieldManager?: string }
+
+export type Op =
+  | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
+  | (Base & { op: 'list'; namespace: string; opts: ListOptions })
+  | (WriteBase & { op: 'create'; namespace: string; body: Body; generateRetries?: number })
+  | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
+  | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
+  | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
+  | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags });
+
+export interface WatchFlags {
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+}
+
+export type OpName = Op['op'];
+
+/** Result of one operation: an already-encoded body, or a Status. */
+export type Result =
+  | { id: number; code: number; body: string; contentType: string }
+  | { id: number; error: Status }
+  | { id: number; watch: WatchStart };
+
+/** Reply to a watch op: encoded initial events and the version the live stream continues from. */
+export interface WatchStart {
+  /** type key (group/resource) whose event feed this watch subscribes to */
+  typeKey: string;
+  /** events to send first (synthetic ADDED, or history replay), already encoded lines */
+  initial: string[];
+  /** deliver live events with rv strictly greater than this */
+  fromRV: number;
+  /** the kind and apiVersion of bookmarks for this watch */
+  kind: string;
+  apiVersion: string;
+  /** when the initial events end with an initial-events-end bookmark, its rv */
+  initialEventsEndRV?: number;
+}
+
+/** A committed change, broadcast to the front thread for watch fan-out. */
+export interface ChangeEvent {
+  typeKey: string;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  rv: number;
+  namespace: string;
+  name: string;
+  /** the object, JSON-encoded once */
+  json: string;
+  /** selectable state of the object now and before the change (for selector transitions) */
+  labels: Record<string, string> | undefined;
+  fields: Record<string, string>;
+  prevLabels?: Record<string, string>;
+  prevFields?: Record<string, string>;
+}
+
+export interface Batch {
+  ops: Op[];
+}
+
+export interface BatchReply {
+  results: Result[];
+  events: ChangeEvent[];
+}
+
+/** The first task sent to each actor; the actor opens its storage and loads its shard. */
+export interface InitRequest { init: true }
+export interface InitReply { maxRV: number; namespaces: string[] }
+
+/** Data every actor receives at start (piscina workerData). */
+export interface ActorConfig {
+  shard: number;
+  shards: number;
+  dataDir: string;
+  runtimeConfig: string;
+  apiDomain: string;
+  /** shared resourceVersion counter: BigInt64Array over this buffer, index 0 */
+  rvBuffer: SharedArrayBuffer;
+  historyWindowMs: number;
+  continueTtlMs: number;
+}

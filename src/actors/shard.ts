@@ -1,0 +1,150 @@
+/**
+ * One shard actor: owns the resource types that hash to it, their in-memory cache and their
+ * backend. Serves a batch of operations per task: reads see committed state, writes are
+ * staged, committed in one durable transaction, then made visible and broadcast as events.
+ */
+import { join } from 'node:path';
+import { errors, toStatus } from '../api/status.js';
+import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
+import type { Backend, Write } from '../storage/interface.js';
+import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
+import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
+import { Registry } from '../registry/registry.js';
+import { makeIdentity } from '../api/identity.js';
+import { Store } from '../registry/store.js';
+import { strategyFor } from '../registry/strategies/index.js';
+import { startWatch } from '../registry/watch.js';
+import type { StagedWrite, Txn } from '../registry/txn.js';
+import { shardOf, typeKeyOf } from './routing.js';
+
+const WRITES = new Set<Op['op']>(['create', 'update', 'delete', 'deletecollection']);
+
+export class Shard {
+  private readonly registry: Registry;
+  private readonly backend: Backend;
+  private readonly caches = new Map<string, TypeCache>();
+  private readonly stores = new Map<string, Store>();
+  private readonly rv: BigInt64Array;
+
+  constructor(private readonly cfg: ActorConfig) {
+    this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
+    this.backend = new LmdbBackend(join(cfg.dataDir, `shard-${cfg.shard}-of-${cfg.shards}`));
+    this.rv = new BigInt64Array(cfg.rvBuffer);
+  }
+
+  /** Loads every stored object of this shard into the caches. */
+  init(): InitReply {
+    const floor = this.backend.revision();
+    const namespaces: string[] = [];
+    for (const { key, value } of this.backend.range('')) {
+      const obj = JSON.parse(value);
+      const slash = key.indexOf('/', key.indexOf('/') + 1);
+      const typeKey = key.slice(0, slash);
+      const store = this.storeForKey(typeKey);
+      if (!store) continue;
+      store.ctx.cache.load(store.entryOf(obj));
+      if (typeKey === '/namespaces') namespaces.push(obj.metadata.name);
+    }
+    for (const c of this.caches.values()) c.setFloor(floor);
+    return { maxRV: floor, namespaces };
+  }
+
+  /** The store for a stored type key, created on first use with any served version. */
+  private storeForKey(typeKey: string): Store | undefined {
+    let s = this.stores.get(typeKey);
+    if (s) return s;
+    const [group, resource] = typeKey.split('/') as [string, string];
+    const def = this.registry.allEnabled().find((d) => d.group === group && d.resource === resource)
+      ?? this.registry.allDefs().find((d) => d.group === group && d.resource === resource);
+    if (!def) return undefined;
+    return this.storeFor(def.group, def.version, def.resource);
+  }
+
+  private storeFor(group: string, version: string, resource: string): Store | undefined {
+    const def = this.registry.lookup(group, version, resource);
+    if (!def) return undefined;
+    const typeKey = typeKeyOf(group, resource);
+    const id = `${typeKey}/${version}`;
+    let s = this.stores.get(id);
+    if (!s) {
+      let cache = this.caches.get(typeKey);
+      if (!cache) this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(group, resource), continueTtlMs: this.cfg.continueTtlMs });
+      this.stores.set(id, s);
+      if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
+    }
+    return s;
+  }
+
+  async run(ops: Op[]): Promise<BatchReply> {
+    const staged: StagedWrite[] = [];
+    const pending = new Map<string, Entry | undefined>();
+    const snapshot = Number(Atomics.load(this.rv, 0));
+    const txn: Txn = {
+      now: Date.now(),
+      read: (cache, typeKey, ns, name) => {
+        const k = typeKey + '\u0001' + entryKey(ns, name);
+        return pending.has(k) ? pending.get(k) : cache.get(ns, name);
+      },
+      nextRV: () => Number(Atomics.add(this.rv, 0, 1n)) + 1,
+      currentRV: () => snapshot,
+      stage: (w) => {
+        staged.push(w);
+        pending.set(w.typeKey + '\u0001' + entryKey(w.entry.namespace, w.entry.name), w.type === 'DELETED' ? undefined : w.entry);
+      },
+      namespaceExists: () => true,
+    };
+    const results: Result[] = ops.map((op) => this.exec(op, txn));
+    if (staged.length === 0) return { results, events: [] };
+    try {
+      await this.commit(staged);
+    } catch (e) {
+      const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
+      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
+    }
+    return { results, events: this.publish(staged, txn.now) };
+  }
+
+  private exec(op: Op, txn: Txn): Result {
+    try {
+      const store = this.storeFor(op.type.group, op.type.version, op.type.resource);
+      if (!store) throw errors.notFoundMessage('the server could not find the requested resource');
+      switch (op.op) {
+        case 'get': return { id: op.id, ...store.get(op, txn) };
+        case 'list': return { id: op.id, ...store.list(op, txn) };
+        case 'create': return { id: op.id, ...store.create(op, txn) };
+        case 'update': return { id: op.id, ...store.update(op, txn) };
+        case 'delete': return { id: op.id, ...store.delete(op, txn) };
+        case 'deletecollection': return { id: op.id, ...store.deleteCollection(op, txn) };
+        case 'watch': return { id: op.id, watch: startWatch(store, op, txn) };
+      }
+    } catch (e) {
+      return { id: op.id, error: toStatus(e) };
+    }
+  }
+
+  private async commit(staged: StagedWrite[]): Promise<void> {
+    const writes: Write[] = staged.map((w) => ({
+      key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`,
+      value: w.type === 'DELETED' ? undefined : w.entry.json,
+    }));
+    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), 0);
+    await this.backend.commit(writes, maxRV);
+  }
+
+  /** Makes committed writes visible and turns them into events for the front thread. */
+  private publish(staged: StagedWrite[], now: number): ChangeEvent[] {
+    return staged.map((w) => {
+      const ev = this.caches.get(w.typeKey)!.apply(w.type, w.entry, now);
+      return {
+        typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
+        json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
+        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields,
+      };
+    });
+  }
+
+  ownsType(group: string, resource: string): boolean {
+    return shardOf(typeKeyOf(group, resource), this.cfg.shards) === this.cfg.shard;
+  }
+}

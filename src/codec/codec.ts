@@ -1,0 +1,39 @@
+/** JSON and YAML encoding of objects, lists and events. Runs in the actors. */
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { errors } from '../api/status.js';
+import type { Body, Encoding } from '../actors/protocol.js';
+
+export const JSON_TYPE = 'application/json';
+export const YAML_TYPE = 'application/yaml';
+
+/** Decodes a request body into an object; malformed input is a 400 carrying the parser message. */
+export function decodeBody(body: Body): any {
+  let obj: unknown;
+  try {
+    obj = body.contentType === 'yaml' ? parseYaml(body.text, { maxAliasCount: 100 }) : JSON.parse(body.text);
+  } catch (e) {
+    const what = body.contentType === 'yaml' ? 'yaml' : 'json';
+    throw errors.badRequest(`error decoding ${what}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw errors.badRequest(`Object 'Kind' is missing in '${body.text.slice(0, 100)}'`);
+  }
+  return obj;
+}
+
+export function contentTypeOf(enc: Encoding): string {
+  return enc.format === 'yaml' ? YAML_TYPE : JSON_TYPE;
+}
+
+/** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
+export function encode(value: unknown, enc: Encoding, json?: string): string {
+  if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
+  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
+  return json ?? JSON.stringify(value);
+}
+
+/** A list body built from already-encoded items, so each object is encoded once. */
+export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string {
+  const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
+  return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
+}

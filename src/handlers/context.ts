@@ -1,0 +1,34 @@
+/** What the per-verb handlers receive: the parsed request and the front thread's services. */
+import type { Exchange } from '../server/http.js';
+import type { RequestInfo } from '../server/request-info.js';
+import type { ActorPool } from '../server/actor-pool.js';
+import type { WatchHub } from '../server/watch-hub.js';
+import type { ResourceDef } from '../registry/types.js';
+import type { ServerOptions } from '../server/options.js';
+import type { Encoding } from '../actors/protocol.js';
+
+export interface RequestHeaders {
+  accept: string | undefined;
+  contentType: string | undefined;
+  contentLength: number;
+  userAgent: string | undefined;
+}
+
+export interface Request {
+  x: Exchange;
+  info: RequestInfo;
+  query: URLSearchParams;
+  headers: RequestHeaders;
+  def: ResourceDef;
+  enc: Encoding;
+}
+
+export interface Services {
+  pool: ActorPool;
+  hub: WatchHub;
+  options: ServerOptions;
+  /** namespaces known to exist (fed by the namespace change events) */
+  namespaces: Set<string>;
+  /** a resourceVersion at or below which every change of typeKey has reached the hub */
+  safeRV(typeKey: string): number;
+}

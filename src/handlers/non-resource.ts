@@ -1,0 +1,73 @@
+/** Non-resource paths: discovery, OpenAPI, version and health, answered on the front thread. */
+import { errors, toStatus } from '../api/status.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../api/discovery.js';
+import { send, sendStatus, type Exchange } from '../server/http.js';
+import { negotiate, isTruthy } from '../server/negotiation.js';
+import { runChecks, type HealthCheck } from '../server/health.js';
+import type { RequestInfo } from '../server/request-info.js';
+import type { RequestHeaders } from './context.js';
+import type { ApiServer } from '../server/server.js';
+import { stringify as yaml } from 'yaml';
+
+export const VERSION_INFO = {
+  major: '1', minor: '32', gitVersion: 'v1.32.0-platform', gitCommit: 'platform-apiserver', gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z', goVersion: 'node' + process.versions.node, compiler: 'tsc', platform: `${process.platform}/${process.arch}`,
+};
+
+const AGGREGATED = 'APIGroupDiscoveryList';
+
+function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
+  const ok = async () => undefined;
+  const checks: HealthCheck[] = [
+    { name: 'ping', run: ok },
+    { name: 'log', run: ok },
+    { name: 'backing-store', run: async () => {
+      const r = await server.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: { format: 'json', pretty: false }, namespace: '', name: 'default' });
+      return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;
+    } },
+    { name: 'poststarthook/start-shard-actors', run: async () => (server.started ? undefined : 'not finished') },
+    { name: 'poststarthook/bootstrap-namespaces', run: async () => (server.started ? undefined : 'not finished') },
+  ];
+  if (endpoint === 'readyz') checks.push({ name: 'shutdown', run: async () => (server.shuttingDown ? 'process is shutting down' : undefined) });
+  return checks;
+}
+
+export function handleNonResource(server: ApiServer, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
+  const pretty = isTruthy(query.get('pretty'));
+  const segs = path.split('/').filter(Boolean);
+  const health = segs[0];
+  if ((health === 'livez' || health === 'readyz' || health === 'healthz') && segs.length <= 2) {
+    runChecks(health, healthChecks(server, health), query, segs[1]).then((r) => send(x, r.code, 'text/plain; charset=utf-8', r.body),
+      (e) => sendStatus(x, toStatus(e)));
+    return;
+  }
+  if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+  const json = (v: unknown) => {
+    const enc = negotiate(headers.accept, pretty, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc);
+    if (enc.as) x.headers.push(['Vary', 'Accept']);
+    const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
+    const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) + '\n' : JSON.stringify(v);
+    send(x, 200, ct, body);
+  };
+  const reg = server.registry;
+  const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
+  const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
+  const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2').as !== undefined;
+  if (path === '/version' || path === '/version/') return json(VERSION_INFO);
+  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(`${server.options.bindAddress}:${server.options.port}`));
+  if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));
+  if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
+  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!));
+  if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
+  if (path === '/openapi/v2') return json(openapiV2(reg));
+  if (path === '/openapi/v3' || path === '/openapi/v3/') return json(openapiV3Index(reg));
+  if (segs[0] === 'openapi' && segs[1] === 'v3') return found(json, openapiV3Doc(reg, segs.slice(2).join('/')));
+  if (path === '/') return json({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+  void info;
+  throw errors.notFoundMessage('the server could not find the requested resource');
+}
+
+function found(json: (v: unknown) => void, v: unknown): void {
+  if (v === undefined) throw errors.notFoundMessage('the server could not find the requested resource');
+  json(v);
+}

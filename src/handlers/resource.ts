@@ -1,0 +1,119 @@
+/**
+ * Resource verbs on the front thread: each builds one actor operation from the request,
+ * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
+ */
+import { errors } from '../api/status.js';
+import type { DeleteOptions, ListOptions, Result, TypeRef } from '../actors/protocol.js';
+import type { OpInput } from '../server/actor-pool.js';
+import { bodyFormat, isTruthy } from '../server/negotiation.js';
+import { readBody, send, sendStatus } from '../server/http.js';
+import type { Request, Services } from './context.js';
+import { serveWatch } from './watch.js';
+
+export function listOptions(q: URLSearchParams): ListOptions {
+  const o: ListOptions = {};
+  const s = (k: string) => q.get(k) ?? undefined;
+  o.labelSelector = s('labelSelector');
+  o.fieldSelector = s('fieldSelector');
+  o.continue = s('continue');
+  o.resourceVersion = s('resourceVersion');
+  o.resourceVersionMatch = s('resourceVersionMatch');
+  const limit = q.get('limit');
+  if (limit !== null && limit !== '') {
+    if (!/^-?[0-9]+$/.test(limit)) throw errors.badRequest(`invalid value for limit: "${limit}"`);
+    const n = Number(limit);
+    if (n > 0) o.limit = n;
+  }
+  return o;
+}
+
+function typeRef(r: Request): TypeRef {
+  const t: TypeRef = { group: r.def.group, version: r.def.version, resource: r.def.resource };
+  if (r.info.subresource) t.subresource = r.info.subresource;
+  return t;
+}
+
+function dryRun(q: URLSearchParams): boolean {
+  const v = q.getAll('dryRun');
+  for (const d of v) if (d !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+  return v.length > 0;
+}
+
+export function reply(r: Request, res: Result): void {
+  if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty);
+  else if ('code' in res) send(r.x, res.code, res.contentType, res.body);
+}
+
+async function run(r: Request, s: Services, op: OpInput): Promise<void> {
+  reply(r, await s.pool.submit(op));
+}
+
+/** Dispatches a resource request by verb. */
+export function handleResource(r: Request, s: Services): void {
+  const { info, query } = r;
+  const base = { type: typeRef(r), enc: r.enc };
+  const ns = info.namespace;
+  switch (info.verb) {
+    case 'get':
+      return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
+    case 'list':
+      return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });
+    case 'watch':
+      return serveWatch(r, s, base);
+    case 'create':
+    case 'update':
+      return withBody(r, s, (body) => {
+        const write = { ...base, dryRun: dryRun(query), fieldManager: query.get('fieldManager') ?? undefined };
+        if (info.verb === 'create') {
+          if (r.def.namespaced && !s.namespaces.has(ns)) throw errors.notFound({ resource: 'namespaces', name: ns });
+          return run(r, s, { ...write, op: 'create', namespace: ns, body });
+        }
+        return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
+      });
+    case 'delete':
+    case 'deletecollection':
+      return withBody(r, s, (body) => {
+        const options = deleteOptions(body?.text, query);
+        const write = { ...base, dryRun: dryRun(query) || (options.dryRun?.length ?? 0) > 0 };
+        if (info.verb === 'delete') return run(r, s, { ...write, op: 'delete', namespace: ns, name: info.name, options });
+        return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
+      }, true);
+    default:
+      throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+}
+
+/** Reads the body, then runs next; errors from next become Status replies. */
+function withBody(r: Request, s: Services, next: (body: { text: string; contentType: 'json' | 'yaml' }) => Promise<void> | void, optional = false): void {
+  const format = optional ? 'json' : bodyFormat(r.headers.contentType);
+  readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, (buf) => {
+    if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
+    Promise.resolve()
+      .then(() => next({ text: buf.toString('utf8'), contentType: format }))
+      .catch((e) => sendStatus(r.x, errorStatus(e)));
+  }, (st) => sendStatus(r.x, st));
+}
+
+function errorStatus(e: unknown) {
+  return (e as { status?: unknown }).status ? (e as { status: any }).status : errors.internal(String(e)).status;
+}
+
+function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOptions {
+  let o: any = {};
+  if (text && text.trim()) {
+    try { o = JSON.parse(text); } catch (e) { throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`); }
+    if (!o || typeof o !== 'object' || Array.isArray(o)) throw errors.badRequest('DeleteOptions must be an object');
+  }
+  const grace = q.get('gracePeriodSeconds');
+  if (grace !== null) o.gracePeriodSeconds = Number(grace);
+  const policy = q.get('propagationPolicy');
+  if (policy !== null) o.propagationPolicy = policy;
+  if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
+  return {
+    gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
+    preconditions: o.preconditions ?? undefined,
+    propagationPolicy: o.propagationPolicy,
+    orphanDependents: o.orphanDependents,
+    dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
+  };
+}

@@ -1,0 +1,29 @@
+/** Entry point: parse flags, start the server, print the one listening line, handle SIGTERM. */
+import { parseArgs } from './server/options.js';
+import { ApiServer } from './server/server.js';
+
+async function main(): Promise<void> {
+  let options;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const server = new ApiServer(options);
+  const port = await server.start();
+  process.stdout.write(`listening on http://${options.bindAddress}:${port}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.shutdown().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((e) => {
+  process.stderr.write(`error: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

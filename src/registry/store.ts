@@ -1,0 +1,288 @@
+/**
+ * The generic store: every verb for every kind, in one place. Per-kind behaviour comes from
+ * a ResourceStrategy. Runs inside the shard actor that owns the type; reads see committed
+ * state, writes are staged on the batch transaction and acknowledged after commit.
+ */
+import { randomUUID } from 'node:crypto';
+import { errors, type StatusCause } from '../api/status.js';
+import type { DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
+import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
+import { metadataCauses } from '../api/validation.js';
+import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
+import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
+import type { ResourceDef } from './types.js';
+import type { ResourceStrategy } from './strategy.js';
+import type { Txn } from './txn.js';
+import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+
+export interface StoreContext {
+  def: ResourceDef;
+  /** the storage identity shared by every version of the resource: `<group>/<resource>` */
+  typeKey: string;
+  cache: TypeCache;
+  strategy: ResourceStrategy;
+  continueTtlMs: number;
+}
+
+type Ok = { code: number; body: string; contentType: string };
+
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function apiVersionOf(def: { group: string; version: string }): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export class Store {
+  readonly apiVersion: string;
+  private readonly allowedFields: readonly string[];
+  /** whether a status subresource exists: PUT on the main resource keeps status */
+  private readonly hasStatus: boolean;
+
+  constructor(readonly ctx: StoreContext) {
+    this.apiVersion = apiVersionOf(ctx.def);
+    const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
+    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
+    this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
+  }
+
+  /** Makes a cache entry from an object (computes its encoded form and selectable state). */
+  entryOf(obj: any): Entry {
+    return {
+      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
+      obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
+    };
+  }
+
+  private target(name?: string) {
+    return { group: this.ctx.def.group, kind: this.ctx.def.kind, resource: this.ctx.def.resource, name };
+  }
+
+  private reply(value: unknown, enc: Encoding, code = 200, json?: string): Ok {
+    return { code, body: encode(value, enc, json), contentType: contentTypeOf(enc) };
+  }
+
+  /** Encodes a stored object as the requested version. */
+  private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
+    if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
+    return this.reply({ ...e.obj, apiVersion: this.apiVersion }, enc, code);
+  }
+
+  get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {
+    if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
+    const e = this.ctx.cache.get(op.namespace, op.name);
+    if (!e) throw errors.notFound(this.target(op.name));
+    return this.replyEntry(e, op.enc);
+  }
+
+  checkNotTooLarge(rv: number, txn: Txn): void {
+    if (rv > txn.currentRV()) throw errors.tooLargeResourceVersion(String(rv), String(txn.currentRV()));
+  }
+
+  list(op: Extract<Op, { op: 'list' }>, txn: Txn): Ok {
+    const plan = planList(op.opts, txn.now, this.ctx.continueTtlMs);
+    if (plan.notOlderThan !== undefined) this.checkNotTooLarge(plan.notOlderThan, txn);
+    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn);
+    const sel = this.selectors(op.opts);
+    const snapshotRV = plan.atRV ?? txn.currentRV();
+    const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit);
+    const metadata: Record<string, unknown> = { resourceVersion: String(snapshotRV) };
+    if (chunk.continueKey !== undefined) {
+      metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
+      if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
+    }
+    const items = chunk.items.map((e) => e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion }));
+    const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
+    return { code: 200, body, contentType: contentTypeOf(op.enc) };
+  }
+
+  selectors(opts: { labelSelector?: string; fieldSelector?: string }): Selectors {
+    return parseSelectors(opts, this.allowedFields);
+  }
+
+  /** An exact read at rv needs retained history from rv on; otherwise 410. */
+  checkAvailable(rv: number, txn: Txn): void {
+    this.checkNotTooLarge(rv, txn);
+    const oldest = this.ctx.cache.oldestRV(txn.now);
+    if (rv < oldest) throw errors.gone(`The resourceVersion for the provided list is too old.`);
+  }
+
+  create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
+    const obj = this.decode(op.body, op.namespace);
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
+    return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn);
+  }
+
+  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+    const { def, strategy } = this.ctx;
+    const meta = obj.metadata;
+    if (def.namespaced && !txn.namespaceExists(namespace)) {
+      throw errors.notFound({ resource: 'namespaces', name: namespace });
+    }
+    for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(txn.now);
+    meta.generation = 1;
+    strategy.prepareForCreate(obj);
+    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
+    if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
+    meta.resourceVersion = dryRun ? '' : String(txn.nextRV());
+    const entry = this.entryOf(obj);
+    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
+    return this.reply(obj, enc, 201, entry.json);
+  }
+
+  private generateName(prefix: string, namespace: string, txn: Txn): string {
+    const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+    for (let i = 0; i < 8; i++) {
+      let s = base;
+      for (let j = 0; j < 5; j++) s += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)];
+      if (!txn.read(this.ctx.cache, this.ctx.typeKey, namespace, s)) return s;
+    }
+    throw errors.alreadyExists(this.target(prefix));
+  }
+
+  update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
+    const obj = this.decode(op.body, op.namespace);
+    if (obj.metadata.name !== op.name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
+    }
+    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    if (!old) {
+      if (!this.ctx.strategy.allowCreateOnUpdate || op.type.subresource) throw errors.notFound(this.target(op.name));
+      return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn);
+    }
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== String(old.rv)) {
+      throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    const next = op.type.subresource === 'status' ? this.statusUpdate(obj, old.obj) : this.mainUpdate(obj, old.obj);
+    return this.commitUpdate(next, old, op.dryRun, op.enc, txn);
+  }
+
+  private mainUpdate(obj: any, old: any): any {
+    const { strategy } = this.ctx;
+    this.keepSystemMeta(obj.metadata, old.metadata);
+    if (this.hasStatus) {
+      if (old.status === undefined) delete obj.status; else obj.status = old.status;
+    }
+    strategy.prepareForUpdate(obj, old);
+    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
+    if (specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    return obj;
+  }
+
+  /** The status subresource changes only status; everything else stays as stored. */
+  private statusUpdate(obj: any, old: any): any {
+    const next = structuredClone(old);
+    if (obj.status === undefined) delete next.status; else next.status = obj.status;
+    return next;
+  }
+
+  private keepSystemMeta(meta: any, old: any): void {
+    for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
+      if (old[f] === undefined) delete meta[f]; else meta[f] = old[f];
+    }
+  }
+
+  private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length)) {
+      return this.remove(old, next, dryRun, enc, txn);
+    }
+    if (JSON.stringify(next) === JSON.stringify({ ...old.obj, metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion } })) {
+      return this.replyEntry(old, enc);
+    }
+    next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
+    const entry = this.entryOf(next);
+    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
+    return this.reply(next, enc, 200, entry.json);
+  }
+
+  delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
+    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    if (!old) throw errors.notFound(this.target(op.name));
+    return this.deleteEntry(old, op.options, op.dryRun, op.enc, txn);
+  }
+
+  private deleteEntry(old: Entry, options: DeleteOptions, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== old.obj.metadata.uid) {
+      throw errors.conflict(this.target(old.name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.obj.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== String(old.rv)) {
+      throw errors.conflict(this.target(old.name), `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.rv}`);
+    }
+    if (old.obj.metadata.finalizers?.length) {
+      if (old.obj.metadata.deletionTimestamp) return this.replyEntry(old, enc);
+      const next = structuredClone(old.obj);
+      next.metadata.deletionTimestamp = rfc3339(txn.now);
+      next.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
+      return this.commitUpdate(next, old, dryRun, enc, txn);
+    }
+    return this.remove(old, structuredClone(old.obj), dryRun, enc, txn);
+  }
+
+  /** Removes the object; the DELETED event carries its final state at a new revision. */
+  private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+    if (dryRun) return this.reply(last, enc);
+    last.metadata.resourceVersion = String(txn.nextRV());
+    const entry = this.entryOf(last);
+    txn.stage({ typeKey: this.ctx.typeKey, type: 'DELETED', entry });
+    return this.reply(last, enc, 200, entry.json);
+  }
+
+  deleteCollection(op: Extract<Op, { op: 'deletecollection' }>, txn: Txn): Ok {
+    const sel = this.selectors(op.opts);
+    const deleted: string[] = [];
+    const json: Encoding = { format: 'json', pretty: false };
+    for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
+      if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
+      deleted.push(this.deleteEntry(e, op.options, op.dryRun, json, txn).body);
+    }
+    const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
+    return { code: 200, body, contentType: contentTypeOf(op.enc) };
+  }
+
+  /** Decodes and checks kind, apiVersion and namespace against the request path. */
+  private decode(body: { text: string; contentType: 'json' | 'yaml' }, namespace: string): any {
+    const { def } = this.ctx;
+    const obj = { kind: def.kind, apiVersion: this.apiVersion, metadata: {}, ...decodeBody(body) };
+    if (obj.apiVersion !== this.apiVersion) {
+      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`);
+    }
+    if (obj.kind !== def.kind) {
+      throw errors.badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${def.kind})`);
+    }
+    obj.kind = def.kind;
+    obj.apiVersion = this.apiVersion;
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');
+    const meta = obj.metadata;
+    if (def.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    return obj;
+  }
+
+  private validate(obj: any, ...lists: StatusCause[][]): void {
+    const causes = lists.flat();
+    if (causes.length) throw errors.invalid({ group: this.ctx.def.group, kind: this.ctx.def.kind, name: obj.metadata?.name }, causes);
+  }
+}
+
+function specChanged(obj: any, old: any): boolean {
+  for (const k of new Set([...Object.keys(obj), ...Object.keys(old)])) {
+    if (k === 'metadata' || k === 'status' || k === 'kind' || k === 'apiVersion') continue;
+    if (JSON.stringify(obj[k]) !== JSON.stringify(old[k])) return true;
+  }
+  return false;
+}
+
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,101 @@
+/**
+ * Front-thread side of the shard actors: one single-thread piscina per shard, and a per-shard
+ * queue flushed once per event-loop turn as one task carrying the whole batch (per-task
+ * overhead dominates single-operation round trips). One batch in flight per shard keeps the
+ * replies, and so the change events, in commit order.
+ */
+import { Piscina } from 'piscina';
+import { fileURLToPath } from 'node:url';
+import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from '../actors/protocol.js';
+import { shardOf, typeKeyOf } from '../actors/routing.js';
+
+type Pending = { op: Op; resolve: (r: Result) => void };
+export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;
+
+interface ShardQueue {
+  pool: Piscina;
+  queue: Pending[];
+  inFlight: boolean;
+  scheduled: boolean;
+  /** the global resourceVersion read just before the in-flight batch was sent */
+  sentAtRV: number;
+}
+
+export class ActorPool {
+  private readonly shards: ShardQueue[] = [];
+  private nextId = 1;
+  readonly rvBuffer = new SharedArrayBuffer(8);
+
+  /** onEvents runs for each batch's committed changes before that batch's results resolve. */
+  constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
+    const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
+    for (let shard = 0; shard < cfg.shards; shard++) {
+      const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer };
+      const pool = new Piscina({ filename, minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 1, idleTimeout: Infinity, workerData });
+      this.shards.push({ pool, queue: [], inFlight: false, scheduled: false, sentAtRV: 0 });
+    }
+  }
+
+  /** Loads every shard; sets the global resourceVersion to the highest committed one. */
+  async init(): Promise<InitReply> {
+    const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ init: true })))) as InitReply[];
+    const maxRV = Math.max(0, ...replies.map((r) => r.maxRV));
+    Atomics.store(new BigInt64Array(this.rvBuffer), 0, BigInt(maxRV));
+    return { maxRV, namespaces: replies.flatMap((r) => r.namespaces) };
+  }
+
+  currentRV(): number {
+    return Number(Atomics.load(new BigInt64Array(this.rvBuffer), 0));
+  }
+
+  /**
+   * A version at or below which every change of the shard has reached the front thread:
+   * an in-flight batch only allocates versions above what the counter held when it was sent.
+   */
+  safeRV(shard: number): number {
+    const s = this.shards[shard]!;
+    return s.inFlight || s.queue.length ? s.sentAtRV : this.currentRV();
+  }
+
+  submit(input: OpInput): Promise<Result> {
+    const op = { ...input, id: this.nextId++ } as Op;
+    const s = this.shards[shardOf(typeKeyOf(op.type.group, op.type.resource), this.shards.length)]!;
+    return new Promise((resolve) => {
+      s.queue.push({ op, resolve });
+      this.schedule(s);
+    });
+  }
+
+  private schedule(s: ShardQueue): void {
+    if (s.scheduled || s.inFlight) return;
+    s.scheduled = true;
+    setImmediate(() => this.flush(s));
+  }
+
+  private async flush(s: ShardQueue): Promise<void> {
+    s.scheduled = false;
+    if (s.inFlight || s.queue.length === 0) return;
+    const batch = s.queue;
+    s.queue = [];
+    s.inFlight = true;
+    s.sentAtRV = this.currentRV();
+    try {
+      const reply = (await s.pool.run({ ops: batch.map((p) => p.op) })) as BatchReply;
+      if (reply.events.length) this.onEvents(reply.events);
+      batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
+    } catch (e) {
+      for (const p of batch) p.resolve(internal(p.op.id, (e as Error).message));
+    } finally {
+      s.inFlight = false;
+      if (s.queue.length) this.schedule(s);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.shards.map((s) => s.pool.destroy()));
+  }
+}
+
+function internal(id: number, message: string): Result {
+  return { id, error: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', code: 500 } };
+}

@@ -1,0 +1,66 @@
+/** Thin helpers over uWebSockets.js responses: status lines, bodies, bounded request bodies. */
+import type { HttpResponse } from 'uWebSockets.js';
+import type { Status } from '../api/status.js';
+import { errors } from '../api/status.js';
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone',
+  413: 'Request Entity Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+const STATUS_LINES = new Map<number, string>();
+export function statusLine(code: number): string {
+  let s = STATUS_LINES.get(code);
+  if (!s) STATUS_LINES.set(code, s = `${code} ${REASONS[code] ?? 'Unknown'}`);
+  return s;
+}
+
+/** Per-request state the front thread keeps: whether the client went away. */
+export interface Exchange {
+  res: HttpResponse;
+  aborted: boolean;
+  done: boolean;
+  headers: [string, string][];
+  /** called once when the client goes away (streams release their resources) */
+  onAbort?: () => void;
+}
+
+export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
+  if (x.aborted || x.done) return;
+  x.done = true;
+  x.res.cork(() => {
+    x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
+    for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+    x.res.end(body);
+  });
+}
+
+export function sendStatus(x: Exchange, s: Status, pretty = false): void {
+  if (s.details?.retryAfterSeconds !== undefined) x.headers.push(['Retry-After', String(s.details.retryAfterSeconds)]);
+  send(x, s.code, 'application/json', pretty ? JSON.stringify(s, null, 2) + '\n' : JSON.stringify(s));
+}
+
+/** Reads the whole body, refusing more than limit bytes with 413 before buffering it all. */
+export function readBody(x: Exchange, limit: number, declared: number, done: (body: Buffer) => void, fail: (s: Status) => void): void {
+  if (declared > limit) {
+    fail(errors.requestEntityTooLarge(limit).status);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  x.res.onData((ab, isLast) => {
+    if (over) return;
+    size += ab.byteLength;
+    if (size > limit) {
+      over = true;
+      fail(errors.requestEntityTooLarge(limit).status);
+      return;
+    }
+    // uWS reuses the ArrayBuffer after this callback returns: copy it.
+    chunks.push(Buffer.from(ab.slice(0)));
+    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  });
+}

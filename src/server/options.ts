@@ -1,0 +1,107 @@
+/** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
+export interface ServerOptions {
+  bindAddress: string;
+  port: number;
+  dataDir: string;
+  runtimeConfig: string;
+  featureGates: Record<string, boolean>;
+  shutdownDelayMs: number;
+  shards: number;
+  maxRequestBodyBytes: number;
+  apiDomain: string;
+  minRequestTimeoutSec: number;
+  watchHistoryWindowMs: number;
+  continueTtlMs: number;
+  watchBufferBytes: number;
+  bookmarkIntervalMs: number;
+}
+
+export const DEFAULT_OPTIONS: ServerOptions = {
+  bindAddress: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  runtimeConfig: '',
+  featureGates: {},
+  shutdownDelayMs: 0,
+  shards: 2,
+  maxRequestBodyBytes: 3 * 1024 * 1024,
+  apiDomain: 'plat.io',
+  minRequestTimeoutSec: 1800,
+  watchHistoryWindowMs: 5 * 60_000,
+  continueTtlMs: 5 * 60_000,
+  watchBufferBytes: 10 * 1024 * 1024,
+  bookmarkIntervalMs: 60_000,
+};
+
+/** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
+export function parseDuration(s: string): number | undefined {
+  if (/^[0-9]+$/.test(s)) return Number(s) * 1000;
+  const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
+  let total = 0, m: RegExpExecArray | null, end = 0;
+  while ((m = re.exec(s))) {
+    total += Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[m[2] as 'ms'];
+    end = re.lastIndex;
+  }
+  return end === s.length && end > 0 ? total : undefined;
+}
+
+type Setter = (o: ServerOptions, v: string) => void;
+
+function int(flag: string, min: number, set: (o: ServerOptions, n: number) => void): Setter {
+  return (o, v) => {
+    const n = Number(v);
+    if (!/^[0-9]+$/.test(v) || n < min) throw new Error(`--${flag} must be an integer >= ${min}, got "${v}"`);
+    set(o, n);
+  };
+}
+
+function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Setter {
+  return (o, v) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) throw new Error(`--${flag} must be a duration such as 30s or 5m, got "${v}"`);
+    set(o, ms);
+  };
+}
+
+const FLAGS: Record<string, Setter> = {
+  'bind-address': (o, v) => { o.bindAddress = v; },
+  'port': int('port', 0, (o, n) => { o.port = n; }),
+  'data-dir': (o, v) => { o.dataDir = v; },
+  'runtime-config': (o, v) => { o.runtimeConfig = v; },
+  'feature-gates': (o, v) => { o.featureGates = parseGates(v); },
+  'shutdown-delay-duration': duration('shutdown-delay-duration', (o, ms) => { o.shutdownDelayMs = ms; }),
+  'shards': int('shards', 1, (o, n) => { o.shards = n; }),
+  'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => { o.maxRequestBodyBytes = n; }),
+  'api-domain': (o, v) => { o.apiDomain = v; },
+  'min-request-timeout': int('min-request-timeout', 1, (o, n) => { o.minRequestTimeoutSec = n; }),
+  'watch-history-window': duration('watch-history-window', (o, ms) => { o.watchHistoryWindowMs = ms; }),
+  'continue-token-ttl': duration('continue-token-ttl', (o, ms) => { o.continueTtlMs = ms; }),
+  'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),
+  'bookmark-interval': duration('bookmark-interval', (o, ms) => { o.bookmarkIntervalMs = ms; }),
+};
+
+function parseGates(v: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const part of v.split(',').filter(Boolean)) {
+    const [k, val] = part.split('=');
+    if (!k || (val !== 'true' && val !== 'false')) throw new Error(`--feature-gates must be a list of Name=true|false, got "${part}"`);
+    out[k] = val === 'true';
+  }
+  return out;
+}
+
+export function parseArgs(argv: string[]): ServerOptions {
+  const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
+    const set = FLAGS[name];
+    if (!set) throw new Error(`unknown flag: --${name}`);
+    const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    set(o, value);
+  }
+  return o;
+}

@@ -1,0 +1,132 @@
+/**
+ * The front thread: a uWebSockets.js app that parses every request, answers discovery and
+ * health itself, and hands resource work to the shard actors, writing their bytes back.
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { errors, toStatus } from '../api/status.js';
+import { makeIdentity } from '../api/identity.js';
+import { Registry } from '../registry/registry.js';
+import { typeKeyOf, shardOf } from '../actors/routing.js';
+import type { ChangeEvent } from '../actors/protocol.js';
+import { ActorPool } from './actor-pool.js';
+import { WatchHub } from './watch-hub.js';
+import { parseRequestInfo } from './request-info.js';
+import { negotiate, isTruthy } from './negotiation.js';
+import { send, sendStatus, type Exchange } from './http.js';
+import type { ServerOptions } from './options.js';
+import { handleResource } from '../handlers/resource.js';
+import { handleNonResource } from '../handlers/non-resource.js';
+import type { Services, RequestHeaders } from '../handlers/context.js';
+import { bootstrap } from './bootstrap.js';
+
+export class ApiServer {
+  readonly registry: Registry;
+  readonly pool: ActorPool;
+  readonly hub: WatchHub;
+  readonly services: Services;
+  private app: TemplatedApp | undefined;
+  private listenSocket: us_listen_socket | undefined;
+  shuttingDown = false;
+  started = false;
+
+  constructor(readonly options: ServerOptions) {
+    this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
+    this.hub = new WatchHub(options.watchBufferBytes);
+    const namespaces = new Set<string>();
+    this.pool = new ActorPool({
+      shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
+      apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
+    }, (evs) => this.onEvents(evs));
+    this.services = {
+      pool: this.pool, hub: this.hub, options, namespaces,
+      safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
+    };
+  }
+
+  private onEvents(evs: ChangeEvent[]): void {
+    for (const ev of evs) {
+      if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
+      if (ev.type === 'DELETED') this.services.namespaces.delete(ev.name);
+      else this.services.namespaces.add(ev.name);
+    }
+    this.hub.dispatch(evs);
+  }
+
+  async start(): Promise<number> {
+    const init = await this.pool.init();
+    for (const n of init.namespaces) this.services.namespaces.add(n);
+    await bootstrap(this);
+    this.started = true;
+    const app = uWS.App();
+    app.any('/*', (res, req) => this.handle(res, req));
+    const port = await new Promise<number>((resolve, reject) => {
+      app.listen(this.options.bindAddress, this.options.port, (sock) => {
+        if (!sock) return reject(new Error(`cannot listen on ${this.options.bindAddress}:${this.options.port}`));
+        this.listenSocket = sock;
+        resolve(uWS.us_socket_local_port(sock));
+      });
+    });
+    this.app = app;
+    setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
+    return port;
+  }
+
+  private handle(res: HttpResponse, req: HttpRequest): void {
+    const x: Exchange = { res, aborted: false, done: false, headers: [] };
+    res.onAborted(() => { x.aborted = true; x.onAbort?.(); });
+    const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const headers: RequestHeaders = {
+      accept: req.getHeader('accept') || undefined,
+      contentType: req.getHeader('content-type') || undefined,
+      contentLength: Number(req.getHeader('content-length') || 0),
+      userAgent: req.getHeader('user-agent') || undefined,
+    };
+    const pretty = isTruthy(query.get('pretty'));
+    try {
+      const info = parseRequestInfo(method, path, query);
+      if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
+      const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+      if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
+      checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
+      checkVerb(def, info);
+      const enc = negotiate(headers.accept, pretty);
+      handleResource({ x, info, query, headers, def, enc }, this.services);
+    } catch (e) {
+      sendStatus(x, toStatus(e), pretty);
+    }
+  }
+
+  /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = undefined;
+    await this.pool.close();
+  }
+}
+
+function checkScope(namespaced: boolean, info: ReturnType<typeof parseRequestInfo>, subresources: string[]): void {
+  const notFound = () => errors.notFoundMessage('the server could not find the requested resource');
+  if (!namespaced && info.namespace) throw notFound();
+  if (namespaced && !info.namespace && info.name) throw notFound();
+  if (namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw notFound();
+  if (info.subresource && !subresources.includes(info.subresource)) throw notFound();
+  if (info.parts.length > 3) throw notFound();
+}
+
+function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: string[] }[] }, info: ReturnType<typeof parseRequestInfo>): void {
+  const verbs = info.subresource ? def.subresources.find((s) => s.name === info.subresource)!.verbs : def.verbs;
+  const v = info.verb === 'watch' && info.name ? 'watch' : info.verb;
+  if (!verbs.includes(v as never)) {
+    throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+  if (info.subresource && info.subresource !== 'status') {
+    throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+}
+
+export { send };

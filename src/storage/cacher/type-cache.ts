@@ -1,0 +1,144 @@
+/**
+ * In-memory state of one resource type inside its owning actor: the committed objects,
+ * ordered by namespace then name, and a bounded history of changes for exact reads and
+ * watch replay. Only the owning actor mutates it, after the backend has committed.
+ */
+export interface Entry {
+  namespace: string;
+  name: string;
+  rv: number;
+  obj: any;
+  /** the object encoded once as JSON; shared by get, list and watch */
+  json: string;
+  labels: Record<string, string> | undefined;
+  fields: Record<string, string>;
+}
+
+export interface HistoryEvent {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  at: number;
+  key: string;
+  /** state after the change (for DELETED: the final state) */
+  entry: Entry;
+  /** state before the change; undefined for ADDED */
+  prev: Entry | undefined;
+}
+
+export function entryKey(namespace: string, name: string): string {
+  return namespace + '\u0000' + name;
+}
+
+export class TypeCache {
+  private readonly items = new Map<string, Entry>();
+  private sorted: string[] | null = [];
+  private readonly history: HistoryEvent[] = [];
+  /** oldest rv from which history is complete (events with rv > this are retained) */
+  private historyFloor = 0;
+
+  constructor(private readonly windowMs: number, private readonly maxHistory = 200_000) {}
+
+  get size(): number { return this.items.size; }
+
+  get(namespace: string, name: string): Entry | undefined {
+    return this.items.get(entryKey(namespace, name));
+  }
+
+  /** Loads a stored entry at start-up (no history event). */
+  load(e: Entry): void {
+    this.items.set(entryKey(e.namespace, e.name), e);
+    this.sorted = null;
+  }
+
+  /** Records a committed change; returns the history event. */
+  apply(type: HistoryEvent['type'], e: Entry, now: number): HistoryEvent {
+    const key = entryKey(e.namespace, e.name);
+    const prev = this.items.get(key);
+    if (type === 'DELETED') {
+      this.items.delete(key);
+      this.sorted = null;
+    } else {
+      if (!prev) this.sorted = null;
+      this.items.set(key, e);
+    }
+    const ev: HistoryEvent = { rv: e.rv, type, at: now, key, entry: e, prev };
+    this.history.push(ev);
+    this.trim(now);
+    return ev;
+  }
+
+  /** Oldest resourceVersion a watch or exact read may start from. */
+  oldestRV(now: number): number {
+    this.trim(now);
+    return this.historyFloor;
+  }
+
+  private trim(now: number): void {
+    let drop = 0;
+    while (drop < this.history.length &&
+      (now - this.history[drop]!.at > this.windowMs || this.history.length - drop > this.maxHistory)) drop++;
+    if (drop > 0) {
+      this.historyFloor = this.history[drop - 1]!.rv;
+      this.history.splice(0, drop);
+    }
+  }
+
+  /** Marks history as starting at rv (after loading from storage, nothing older is known). */
+  setFloor(rv: number): void { this.historyFloor = rv; }
+
+  /** Events with rv > fromRV, in order. Caller checks fromRV >= oldestRV. */
+  eventsAfter(fromRV: number): HistoryEvent[] {
+    let lo = 0, hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.history[mid]!.rv <= fromRV) lo = mid + 1; else hi = mid;
+    }
+    return this.history.slice(lo);
+  }
+
+  private sortedKeys(): string[] {
+    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
+    return this.sorted;
+  }
+
+  /**
+   * Entries in key order, optionally within one namespace and after a key, as of revision
+   * `atRV` (undefined = now). Older states come from history; caller checks availability.
+   */
+  *scan(namespace: string, afterKey: string | undefined, atRV?: number): Generator<[string, Entry]> {
+    const overlay = atRV === undefined ? undefined : this.overlayAt(atRV);
+    const keys = overlay && overlay.size ? this.mergedKeys(overlay) : this.sortedKeys();
+    const prefix = namespace ? namespace + '\u0000' : '';
+    let i = lowerBound(keys, afterKey !== undefined && afterKey >= prefix ? afterKey + '\u0000' : prefix);
+    for (; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (prefix && !k.startsWith(prefix)) break;
+      if (afterKey !== undefined && k <= afterKey) continue;
+      const e = overlay && overlay.has(k) ? overlay.get(k) : this.items.get(k);
+      if (e) yield [k, e];
+    }
+  }
+
+  /** key -> state at rv (undefined = absent) for every key changed after rv. */
+  private overlayAt(rv: number): Map<string, Entry | undefined> {
+    const m = new Map<string, Entry | undefined>();
+    const evs = this.eventsAfter(rv);
+    for (let i = evs.length - 1; i >= 0; i--) m.set(evs[i]!.key, evs[i]!.prev);
+    return m;
+  }
+
+  private mergedKeys(overlay: Map<string, Entry | undefined>): string[] {
+    const set = new Set(this.sortedKeys());
+    for (const k of overlay.keys()) set.add(k);
+    return [...set].sort();
+  }
+}
+
+function lowerBound(keys: string[], k: string): number {
+  let lo = 0, hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! < k) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,68 @@
+/**
+ * Starts the real server as a child process on a free loopback port with its own data
+ * directory, waits for its "listening on" line, and offers small HTTP helpers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+
+const MAIN = resolve(process.cwd(), 'dist/src/main.js');
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** removes the data directory (after stop) */
+  cleanup(): void;
+}
+
+export async function startServer(args: string[] = [], dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (d) => { err += d; });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) resolvePort(Number(m[1]));
+    });
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url, port, dataDir: dir, proc,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, 'exit');
+      proc.kill(signal);
+      await exited;
+    },
+    cleanup() { rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
+export interface Reply { status: number; headers: Headers; text: string; json: any }
+
+export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' || body instanceof Uint8Array ? body as string : JSON.stringify(body);
+    if (!headers['content-type']) (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const res = await fetch(base + path, init);
+  const text = await res.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** A ConfigMap body for tests. */
+export function configMap(name: string, labels: Record<string, string> = {}, data: Record<string, string> = { k: 'v' }): object {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data };
+}
