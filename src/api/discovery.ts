@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 /**
  * Discovery documents (/api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, aggregated discovery) and
  * the OpenAPI documents (/openapi/v2, /openapi/v3), as plain JSON objects in the upstream shapes.
@@ -56,8 +57,8 @@ export interface OpenAPIV2Document extends Json { paths: Record<string, Json>; d
 export interface OpenAPIV3Document extends Json { openapi: '3.0.0'; paths: Record<string, Json>; components: Json }
 export interface OpenAPIV3Index { paths: Record<string, { serverRelativeURL: string }> }
 
-/** The reference schema directory: `../shared/reference` from the repo root (the working directory). */
-export const DEFAULT_REFERENCE_DIR = resolve(process.cwd(), '../shared/reference');
+/** The reference schema directory: the repository's `reference/` copy (dist/src/api -> repo root). */
+export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL('../../../reference', import.meta.url));
 
 const cache = new WeakMap<Registry, Map<string, unknown>>();
 
