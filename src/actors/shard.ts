@@ -17,7 +17,7 @@ import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
 
-const WRITES = new Set<Op['op']>(['create', 'update', 'delete', 'deletecollection']);
+const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export class Shard {
   private readonly registry: Registry;
@@ -114,6 +114,7 @@ export class Shard {
         case 'list': return { id: op.id, ...store.list(op, txn) };
         case 'create': return { id: op.id, ...store.create(op, txn) };
         case 'update': return { id: op.id, ...store.update(op, txn) };
+        case 'patch': return { id: op.id, ...store.patch(op, txn) };
         case 'delete': return { id: op.id, ...store.delete(op, txn) };
         case 'deletecollection': return { id: op.id, ...store.deleteCollection(op, txn) };
         case 'watch': return { id: op.id, watch: startWatch(store, op, txn) };

@@ -65,6 +65,10 @@ export const errors = {
     failure(422, 'Invalid',
       `${qualified(t)} "${t.name ?? ''}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
       details(t, { causes })),
+  /** a patch that cannot be applied (bad path, failed test): 422 as upstream */
+  invalidPatch: (message: string) => failure(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`),
+  applyConflict: (message: string, d: StatusDetails) => failure(409, 'Conflict', message, d),
+  unsupportedPatch: (message: string) => failure(415, 'UnsupportedMediaType', message),
   methodNotAllowed: (message: string) => failure(405, 'MethodNotAllowed', message),
   notAcceptable: (message: string) => failure(406, 'NotAcceptable', message),
   unsupportedMediaType: (contentType: string) =>

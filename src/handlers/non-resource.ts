@@ -54,7 +54,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
   const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2').as !== undefined;
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
-  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(`${server.options.bindAddress}:${server.options.port}`));
+  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(`${server.options.bindAddress}:${server.port}`));
   if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
   if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!));

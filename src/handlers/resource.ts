@@ -3,7 +3,7 @@
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
 import { errors } from '../api/status.js';
-import type { DeleteOptions, ListOptions, Result, TypeRef } from '../actors/protocol.js';
+import type { DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, isTruthy } from '../server/negotiation.js';
 import { readBody, send, sendStatus } from '../server/http.js';
@@ -63,13 +63,21 @@ export function handleResource(r: Request, s: Services): void {
     case 'create':
     case 'update':
       return withBody(r, s, (body) => {
-        const write = { ...base, dryRun: dryRun(query), fieldManager: query.get('fieldManager') ?? undefined };
+        const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r) };
         if (info.verb === 'create') {
           if (r.def.namespaced && !s.namespaces.has(ns)) throw errors.notFound({ resource: 'namespaces', name: ns });
           return run(r, s, { ...write, op: 'create', namespace: ns, body });
         }
         return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
       });
+    case 'patch':
+      return withBody(r, s, (body) => {
+        const patchType = patchTypeOf(r.headers.contentType);
+        return run(r, s, {
+          ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: body.text,
+          force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
+        });
+      }, false, true);
     case 'delete':
     case 'deletecollection':
       return withBody(r, s, (body) => {
@@ -84,14 +92,36 @@ export function handleResource(r: Request, s: Services): void {
 }
 
 /** Reads the body, then runs next; errors from next become Status replies. */
-function withBody(r: Request, s: Services, next: (body: { text: string; contentType: 'json' | 'yaml' }) => Promise<void> | void, optional = false): void {
-  const format = optional ? 'json' : bodyFormat(r.headers.contentType);
+function withBody(r: Request, s: Services, next: (body: { text: string; contentType: 'json' | 'yaml' }) => Promise<void> | void, optional = false, patch = false): void {
+  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType);
   readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, (buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
       .then(() => next({ text: buf.toString('utf8'), contentType: format }))
       .catch((e) => sendStatus(r.x, errorStatus(e)));
   }, (st) => sendStatus(r.x, st));
+}
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+  'application/apply-patch+json': 'apply',
+};
+
+function patchTypeOf(contentType: string | undefined): PatchType {
+  const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const p = PATCH_TYPES[t];
+  if (!p) throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+  return p;
+}
+
+/** fieldManager, else upstream's default: the User-Agent up to its first '/'. */
+function fieldManager(r: Request): string {
+  const m = r.query.get('fieldManager');
+  if (m) return m;
+  return (r.headers.userAgent ?? 'unknown').split('/')[0]!.slice(0, 128) || 'unknown';
 }
 
 function errorStatus(e: unknown) {

@@ -13,6 +13,9 @@ import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { ResourceStrategy } from './strategy.js';
 import type { Txn } from './txn.js';
+import { schemaIndex, type SchemaNode } from '../schema/schema.js';
+import { recordUpdate } from '../apply/managed-fields.js';
+import { patchObject } from './patch.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
@@ -37,12 +40,15 @@ export class Store {
   private readonly allowedFields: readonly string[];
   /** whether a status subresource exists: PUT on the main resource keeps status */
   private readonly hasStatus: boolean;
+  /** the structural schema (merge keys, list types); undefined for kinds without one */
+  private readonly schema: SchemaNode | undefined;
 
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
+    this.schema = schemaIndex().forKind(ctx.def.group, ctx.def.version, ctx.def.kind);
   }
 
   /** Makes a cache entry from an object (computes its encoded form and selectable state). */
@@ -110,10 +116,11 @@ export class Store {
     const obj = this.decode(op.body, op.namespace);
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
-    return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn);
+    return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager);
   }
 
-  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+  /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
+  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined): Ok {
     const { def, strategy } = this.ctx;
     const meta = obj.metadata;
     if (def.namespaced && !txn.namespaceExists(namespace)) {
@@ -125,6 +132,7 @@ export class Store {
     meta.generation = 1;
     strategy.prepareForCreate(obj);
     this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
+    if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     meta.resourceVersion = dryRun ? '' : String(txn.nextRV());
     const entry = this.entryOf(obj);
@@ -150,14 +158,54 @@ export class Store {
     const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
     if (!old) {
       if (!this.ctx.strategy.allowCreateOnUpdate || op.type.subresource) throw errors.notFound(this.target(op.name));
-      return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn);
+      return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager);
     }
+    return this.updateFrom(obj, old, op, txn, op.fieldManager);
+  }
+
+  /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
+  private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined): Ok {
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== String(old.rv)) {
-      throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
     const next = op.type.subresource === 'status' ? this.statusUpdate(obj, old.obj) : this.mainUpdate(obj, old.obj);
+    if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn);
+  }
+
+  patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
+    const { def } = this.ctx;
+    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager };
+    const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
+    const now = rfc3339(txn.now);
+    if (!old) {
+      if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
+      const obj = this.identify(patchObject(undefined, input, this.schema, target, now), op.namespace);
+      obj.metadata.name = op.name;
+      return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined);
+    }
+    const obj = this.identify(patchObject(structuredClone(old.obj), input, this.schema, target, now), op.namespace);
+    if (obj.metadata.name !== op.name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
+    }
+    return this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager);
+  }
+
+  /** Stamps kind and apiVersion on a patched object and checks its namespace. */
+  private identify(obj: any, namespace: string): any {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patched object must be a JSON object');
+    obj.kind = this.ctx.def.kind;
+    obj.apiVersion = this.apiVersion;
+    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+    if (this.ctx.def.namespaced) {
+      if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      obj.metadata.namespace = namespace;
+    }
+    return obj;
   }
 
   private mainUpdate(obj: any, old: any): any {

@@ -29,6 +29,8 @@ export class ApiServer {
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
   started = false;
+  /** the port actually bound (differs from options.port when that is 0) */
+  port = 0;
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
@@ -68,6 +70,7 @@ export class ApiServer {
       });
     });
     this.app = app;
+    this.port = port;
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return port;
   }

@@ -1,0 +1,105 @@
+/**
+ * Strategic merge patch for built-in kinds: lists merge by their schema merge key, with the
+ * directives $patch (replace|delete|merge), $retainKeys, $deleteFromPrimitiveList/<field> and
+ * $setElementOrder/<field>. Merge keys come from the compiled schema, never guessed.
+ */
+import { errors } from '../api/status.js';
+import type { SchemaNode } from '../schema/schema.js';
+
+type Obj = Record<string, any>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
+const ORDER = '$setElementOrder/';
+
+export function applyStrategicPatch(original: unknown, patch: unknown, schema: SchemaNode | undefined): any {
+  if (!isObj(patch)) throw errors.badRequest('strategic merge patch must be a JSON object');
+  return mergeMap(isObj(original) ? original : {}, patch, schema);
+}
+
+function child(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
+  if (!schema) return undefined;
+  if (schema.kind === 'struct') return schema.props?.[key];
+  if (schema.kind === 'map') return schema.elem;
+  return undefined;
+}
+
+function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Obj | undefined {
+  const directive = patch.$patch;
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') {
+    const { $patch: _, ...rest } = patch;
+    return stripDirectives(rest);
+  }
+  if (directive !== undefined && directive !== 'merge') throw errors.badRequest(`Unknown patch type: ${directive}`);
+  const out: Obj = { ...original };
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '$patch' || key === '$retainKeys' || key.startsWith(ORDER)) continue;
+    if (key.startsWith(DELETE_PRIMITIVE)) {
+      const field = key.slice(DELETE_PRIMITIVE.length);
+      if (Array.isArray(out[field]) && Array.isArray(value)) out[field] = out[field].filter((x: unknown) => !value.includes(x));
+      continue;
+    }
+    if (value === null) { delete out[key]; continue; }
+    const sub = child(schema, key);
+    if (isObj(value) && (isObj(out[key]) || out[key] === undefined)) {
+      const merged = mergeMap(isObj(out[key]) ? out[key] : {}, value, sub);
+      if (merged === undefined) delete out[key]; else out[key] = merged;
+    } else if (Array.isArray(value)) {
+      out[key] = mergeList(Array.isArray(out[key]) ? out[key] : [], value, sub);
+    } else {
+      out[key] = value;
+    }
+  }
+  for (const [key, order] of Object.entries(patch)) {
+    if (key.startsWith(ORDER) && Array.isArray(order)) {
+      const field = key.slice(ORDER.length);
+      if (Array.isArray(out[field])) out[field] = reorder(out[field], order, child(schema, field)?.mergeKey);
+    }
+  }
+  if (Array.isArray(patch.$retainKeys)) {
+    for (const k of Object.keys(out)) if (!patch.$retainKeys.includes(k)) delete out[k];
+  }
+  return out;
+}
+
+function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | undefined): unknown[] {
+  const merge = schema?.patchStrategy?.split(',').includes('merge');
+  if (!merge) return stripDirectives(patch.filter((e) => !(isObj(e) && e.$patch)));
+  const key = schema!.mergeKey;
+  if (patch.some((e) => isObj(e) && e.$patch === 'replace')) {
+    return stripDirectives(patch.filter((e) => !(isObj(e) && e.$patch === 'replace')));
+  }
+  if (!key) {
+    const out = [...original];
+    for (const e of patch) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(e))) out.push(e);
+    return out;
+  }
+  const out = [...original] as Obj[];
+  for (const e of patch) {
+    if (!isObj(e)) throw errors.badRequest(`the merge key "${key}" is missing from an element of a merged list`);
+    const i = out.findIndex((x) => isObj(x) && x[key] === e[key]);
+    if (e.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
+    if (e[key] === undefined) throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
+    if (i >= 0) out[i] = mergeMap(out[i]!, e, schema!.elem) ?? out[i]!;
+    else out.push(stripDirectives(e) as Obj);
+  }
+  return out;
+}
+
+function reorder(list: unknown[], order: unknown[], key: string | undefined): unknown[] {
+  const id = (e: unknown) => JSON.stringify(key && isObj(e) ? e[key] : e);
+  const pos = new Map(order.map((o, i) => [JSON.stringify(key && isObj(o) ? o[key] : o), i]));
+  return [...list].sort((a, b) => (pos.get(id(a)) ?? Infinity) - (pos.get(id(b)) ?? Infinity));
+}
+
+function stripDirectives<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(stripDirectives) as T;
+  if (!isObj(v)) return v;
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === '$patch' || k === '$retainKeys' || k.startsWith(ORDER) || k.startsWith(DELETE_PRIMITIVE)) continue;
+    out[k] = stripDirectives(x);
+  }
+  return out as T;
+}

@@ -1,0 +1,57 @@
+/**
+ * Turns a PATCH request into the next object: JSON patch, merge patch, strategic merge patch
+ * (built-in kinds with a schema only) and server-side apply. Runs in the owning actor.
+ */
+import { parse as parseYaml } from 'yaml';
+import { errors } from '../api/status.js';
+import type { PatchType } from '../actors/protocol.js';
+import type { SchemaNode } from '../schema/schema.js';
+import { applyJsonPatch } from '../patch/json-patch.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { applyStrategicPatch } from '../patch/strategic.js';
+import { apply } from '../apply/managed-fields.js';
+
+export interface PatchInput {
+  patchType: PatchType;
+  text: string;
+  force: boolean;
+  fieldManager: string | undefined;
+}
+
+export interface PatchTarget { kind: string; group: string; apiVersion: string; name: string }
+
+function parsePatch(input: PatchInput): unknown {
+  try {
+    return input.patchType === 'apply' ? parseYaml(input.text, { maxAliasCount: 100 }) : JSON.parse(input.text);
+  } catch (e) {
+    throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** The patched object (a new value); `live` is undefined only for apply-create. */
+export function patchObject(live: any | undefined, input: PatchInput, schema: SchemaNode | undefined, t: PatchTarget, now: string): any {
+  const patch = parsePatch(input);
+  switch (input.patchType) {
+    case 'json': return applyJsonPatch(live, patch);
+    case 'merge':
+      if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('merge patch must be a JSON object');
+      return applyMergePatch(live, patch);
+    case 'strategic':
+      if (!schema) throw errors.unsupportedPatch('strategic merge patch is not supported for this resource');
+      return applyStrategicPatch(live, patch, schema);
+    case 'apply': {
+      if (!input.fieldManager) {
+        throw errors.invalid({ group: 'meta.plat.io', kind: 'PatchOptions', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
+      }
+      if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
+      const obj = patch as any;
+      if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
+        throw errors.badRequest(`the API version and kind in the patch (${obj.apiVersion}, ${obj.kind}) must match the request (${t.apiVersion}, ${t.kind})`);
+      }
+      if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
+        throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${t.name})`);
+      }
+      return apply(live, obj, schema, input.fieldManager, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name });
+    }
+  }
+}
