@@ -41,7 +41,7 @@ export interface DeleteOptions {
 
 interface Base { id: number; type: TypeRef; enc: Encoding }
 export interface Body { text: string; contentType: 'json' | 'yaml' }
-interface WriteBase extends Base { dryRun: boolean; fieldManager?: string }
+interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict' }
 
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
@@ -64,7 +64,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string; contentType: string }
+  | { id: number; code: number; body: string; contentType: string; warnings?: string[] }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

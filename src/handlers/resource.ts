@@ -9,6 +9,7 @@ import { bodyFormat, isTruthy } from '../server/negotiation.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { serveWatch } from './watch.js';
+import { parseFieldValidation } from '../schema/fields.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -41,7 +42,10 @@ function dryRun(q: URLSearchParams): boolean {
 
 export function reply(r: Request, res: Result): void {
   if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty);
-  else if ('code' in res) send(r.x, res.code, res.contentType, res.body);
+  else if ('code' in res) {
+    for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${JSON.stringify(w)}`]);
+    send(r.x, res.code, res.contentType, res.body);
+  }
 }
 
 async function run(r: Request, s: Services, op: OpInput): Promise<void> {
@@ -63,7 +67,7 @@ export function handleResource(r: Request, s: Services): void {
     case 'create':
     case 'update':
       return withBody(r, s, (body) => {
-        const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r) };
+        const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
         if (info.verb === 'create') {
           if (r.def.namespaced && !s.namespaces.has(ns)) throw errors.notFound({ resource: 'namespaces', name: ns });
           return run(r, s, { ...write, op: 'create', namespace: ns, body });
@@ -75,6 +79,7 @@ export function handleResource(r: Request, s: Services): void {
         const patchType = patchTypeOf(r.headers.contentType);
         return run(r, s, {
           ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: body.text,
+          fieldValidation: parseFieldValidation(query.get('fieldValidation')),
           force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
         });
       }, false, true);

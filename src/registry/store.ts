@@ -16,6 +16,7 @@ import type { Txn } from './txn.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
+import { validateFields } from '../schema/fields.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
@@ -27,7 +28,11 @@ export interface StoreContext {
   continueTtlMs: number;
 }
 
-type Ok = { code: number; body: string; contentType: string };
+type Ok = { code: number; body: string; contentType: string; warnings?: string[] };
+
+function withWarnings(ok: Ok, warnings: string[]): Ok {
+  return warnings.length ? { ...ok, warnings } : ok;
+}
 
 const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -114,9 +119,10 @@ export class Store {
 
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
     const obj = this.decode(op.body, op.namespace);
+    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
-    return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager);
+    return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager), warnings);
   }
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
@@ -152,6 +158,11 @@ export class Store {
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     const obj = this.decode(op.body, op.namespace);
+    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
+    return withWarnings(this.updateDecoded(obj, op, txn), warnings);
+  }
+
+  private updateDecoded(obj: any, op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
@@ -184,13 +195,15 @@ export class Store {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
       const obj = this.identify(patchObject(undefined, input, this.schema, target, now), op.namespace);
       obj.metadata.name = op.name;
-      return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined);
+      const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
+      return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined), warnings);
     }
     const obj = this.identify(patchObject(structuredClone(old.obj), input, this.schema, target, now), op.namespace);
+    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
-    return this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager);
+    return withWarnings(this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager), warnings);
   }
 
   /** Stamps kind and apiVersion on a patched object and checks its namespace. */

@@ -7,7 +7,12 @@ const FORBIDDEN = 'field is immutable when `immutable` is set';
 export const immutableDataStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
-    if (obj.kind === 'Secret' && !obj.type) obj.type = 'Opaque';
+    if (obj.kind !== 'Secret') return;
+    obj.type ||= 'Opaque';
+    foldStringData(obj);
+  },
+  prepareForUpdate(obj) {
+    if (obj.kind === 'Secret') foldStringData(obj);
   },
   validateUpdate(obj, old) {
     const causes: StatusCause[] = [];
@@ -23,3 +28,11 @@ export const immutableDataStrategy: ResourceStrategy = {
     return causes;
   },
 };
+
+/** Secrets: stringData is write-only; its entries are base64-encoded into data and it is dropped. */
+function foldStringData(obj: any): void {
+  if (!obj.stringData || typeof obj.stringData !== 'object') return;
+  obj.data = { ...(obj.data ?? {}) };
+  for (const [k, v] of Object.entries(obj.stringData)) obj.data[k] = Buffer.from(String(v)).toString('base64');
+  delete obj.stringData;
+}
