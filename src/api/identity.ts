@@ -15,9 +15,15 @@ export interface Identity {
   protobufMediaType: string;
 }
 
+/** Known domains and their product words; any other domain uses its first label for both. */
+const PRODUCTS: Record<string, { product: string; short: string }> = {
+  [REFERENCE_DOMAIN]: { product: 'platform', short: 'plat' },
+  'k8s.io': { product: 'kubernetes', short: 'kube' },
+};
+
 export function makeIdentity(domain = REFERENCE_DOMAIN): Identity {
-  const product = domain === REFERENCE_DOMAIN ? 'platform' : domain.split('.')[0]!;
-  const short = domain === REFERENCE_DOMAIN ? 'plat' : domain.split('.')[0]!;
+  const first = domain.split('.')[0]!;
+  const { product, short } = PRODUCTS[domain] ?? { product: first, short: first };
   return {
     domain,
     product,

@@ -10,6 +10,7 @@ import { readBody, send, sendStatus } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { serveWatch } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
+import { parseDuration } from '../server/options.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -48,8 +49,28 @@ export function reply(r: Request, res: Result): void {
   }
 }
 
+/**
+ * Submits the operation; the `timeout` query parameter (kubectl sends one on every request)
+ * bounds how long the client waits: past it the reply is a 504 Timeout Status. The operation
+ * itself is not cancelled (a write may still commit, as upstream).
+ */
 async function run(r: Request, s: Services, op: OpInput): Promise<void> {
-  reply(r, await s.pool.submit(op));
+  const pending = s.pool.submit(op);
+  const limitMs = requestTimeoutMs(r.query.get('timeout'));
+  if (limitMs === undefined) return reply(r, await pending);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
+  const res = await Promise.race([pending, timedOut]);
+  clearTimeout(timer);
+  if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status);
+  else reply(r, res);
+}
+
+function requestTimeoutMs(v: string | null): number | undefined {
+  if (v === null || v === '') return undefined;
+  const ms = parseDuration(v);
+  if (ms === undefined) throw errors.badRequest(`invalid timeout: "${v}": must be a duration such as 30s`);
+  return ms > 0 ? ms : undefined;
 }
 
 /** Dispatches a resource request by verb. */
