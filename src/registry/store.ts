@@ -17,6 +17,7 @@ import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields } from '../schema/fields.js';
+import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
@@ -82,6 +83,7 @@ export class Store {
     if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
     const e = this.ctx.cache.get(op.namespace, op.name);
     if (!e) throw errors.notFound(this.target(op.name));
+    if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
     return this.replyEntry(e, op.enc);
   }
 
@@ -157,6 +159,7 @@ export class Store {
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
+    if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
     const obj = this.decode(op.body, op.namespace);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
     return withWarnings(this.updateDecoded(obj, op, txn), warnings);
@@ -174,15 +177,23 @@ export class Store {
     return this.updateFrom(obj, old, op, txn, op.fieldManager);
   }
 
+  /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
+  private scaleWrite(scale: any, op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string }, txn: Txn): Ok {
+    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    if (!old) throw errors.notFound(this.target(op.name));
+    const main = { ...op, type: { ...op.type, subresource: undefined } };
+    return this.updateFrom(fromScale(old.obj, scale), old, main, txn, op.fieldManager, toScale);
+  }
+
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
-  private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined): Ok {
+  private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined, render?: (obj: any) => unknown): Ok {
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== String(old.rv)) {
       throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
     const next = op.type.subresource === 'status' ? this.statusUpdate(obj, old.obj) : this.mainUpdate(obj, old.obj);
     if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
-    return this.commitUpdate(next, old, op.dryRun, op.enc, txn);
+    return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
 
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
@@ -191,6 +202,11 @@ export class Store {
     const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
     const now = rfc3339(txn.now);
+    if (op.type.subresource === 'scale') {
+      if (!old) throw errors.notFound(this.target(op.name));
+      const scale = patchObject(toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
+      return this.scaleWrite(scale, op, txn);
+    }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
       const obj = this.identify(patchObject(undefined, input, this.schema, target, now), op.namespace);
@@ -246,17 +262,18 @@ export class Store {
     }
   }
 
-  private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+  /** render: what the reply shows of the written object (a subresource view), default the object. */
+  private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn, render?: (obj: any) => unknown): Ok {
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length)) {
       return this.remove(old, next, dryRun, enc, txn);
     }
     if (JSON.stringify(next) === JSON.stringify({ ...old.obj, metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion } })) {
-      return this.replyEntry(old, enc);
+      return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.entryOf(next);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
-    return this.reply(next, enc, 200, entry.json);
+    return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, entry.json);
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {

@@ -127,7 +127,7 @@ function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: 
   if (!verbs.includes(v as never)) {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
-  if (info.subresource && info.subresource !== 'status') {
+  if (info.subresource && info.subresource !== 'status' && info.subresource !== 'scale') {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
 }
