@@ -46,7 +46,7 @@ interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; field
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
   | (Base & { op: 'list'; namespace: string; opts: ListOptions })
-  | (WriteBase & { op: 'create'; namespace: string; body: Body; generateRetries?: number })
+  | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean })
   | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
   | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
@@ -110,7 +110,7 @@ export interface BatchReply {
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
-export interface InitReply { maxRV: number; namespaces: string[] }
+export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[] }
 
 /** Data every actor receives at start (piscina workerData). */
 export interface ActorConfig {

@@ -35,7 +35,7 @@ export class Shard {
   /** Loads every stored object of this shard into the caches. */
   init(): InitReply {
     const floor = this.backend.revision();
-    const namespaces: string[] = [];
+    const namespaces: InitReply['namespaces'] = [];
     for (const { key, value } of this.backend.range('')) {
       const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
@@ -43,7 +43,7 @@ export class Shard {
       const store = this.storeForKey(typeKey);
       if (!store) continue;
       store.ctx.cache.load(store.entryOf(obj));
-      if (typeKey === '/namespaces') namespaces.push(obj.metadata.name);
+      if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
     }
     for (const c of this.caches.values()) c.setFloor(floor);
     return { maxRV: floor, namespaces };

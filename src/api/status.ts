@@ -76,7 +76,7 @@ export const errors = {
   requestEntityTooLarge: (limit: number) =>
     failure(413, 'RequestEntityTooLarge', `the request body is larger than the limit of ${limit} bytes`),
   gone: (message: string) => failure(410, 'Expired', message),
-  forbidden: (message: string, t?: Target) => failure(403, 'Forbidden', message, t ? details(t) : undefined),
+  forbidden: (message: string, t?: Target, causes?: StatusCause[]) => failure(403, 'Forbidden', message, t ? details(t, causes ? { causes } : undefined) : undefined),
   tooLargeResourceVersion: (requested: string, current: string) =>
     failure(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`,
       { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 }),

@@ -27,8 +27,8 @@ export interface Services {
   pool: ActorPool;
   hub: WatchHub;
   options: ServerOptions;
-  /** namespaces known to exist (fed by the namespace change events) */
-  namespaces: Set<string>;
+  /** namespaces known to exist and their phase (fed by the namespace change events) */
+  namespaces: Map<string, 'Active' | 'Terminating'>;
   /** a resourceVersion at or below which every change of typeKey has reached the hub */
   safeRV(typeKey: string): number;
 }

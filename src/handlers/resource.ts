@@ -90,8 +90,8 @@ export function handleResource(r: Request, s: Services): void {
       return withBody(r, s, (body) => {
         const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
         if (info.verb === 'create') {
-          if (r.def.namespaced && !s.namespaces.has(ns)) throw errors.notFound({ resource: 'namespaces', name: ns });
-          return run(r, s, { ...write, op: 'create', namespace: ns, body });
+          const terminating = r.def.namespaced && namespaceTerminating(s, ns);
+          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating });
         }
         return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
       });
@@ -126,6 +126,13 @@ function withBody(r: Request, s: Services, next: (body: { text: string; contentT
       .then(() => next({ text: buf.toString('utf8'), contentType: format }))
       .catch((e) => sendStatus(r.x, errorStatus(e)));
   }, (st) => sendStatus(r.x, st));
+}
+
+/** Namespaced creates need an existing namespace; the actor refuses one being terminated. */
+function namespaceTerminating(s: Services, ns: string): boolean {
+  const phase = s.namespaces.get(ns);
+  if (!phase) throw errors.notFound({ resource: 'namespaces', name: ns });
+  return phase === 'Terminating';
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {

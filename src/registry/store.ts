@@ -124,6 +124,11 @@ export class Store {
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
+    if (op.namespaceTerminating) {
+      const message = `unable to create new content in namespace ${op.namespace} because it is being terminated`;
+      throw errors.forbidden(`${this.ctx.def.resource} "${meta.name ?? ''}" is forbidden: ${message}`, this.target(meta.name),
+        [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }]);
+    }
     return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager), warnings);
   }
 
@@ -191,7 +196,7 @@ export class Store {
     if (rv && rv !== String(old.rv)) {
       throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const next = op.type.subresource === 'status' ? this.statusUpdate(obj, old.obj) : this.mainUpdate(obj, old.obj);
+    const next = this.nextFor(op.type.subresource, obj, old.obj);
     if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
@@ -249,6 +254,14 @@ export class Store {
     return obj;
   }
 
+  private nextFor(subresource: string | undefined, obj: any, old: any): any {
+    if (!subresource) return this.mainUpdate(obj, old);
+    if (subresource === 'status') return this.statusUpdate(obj, old);
+    const next = this.ctx.strategy.updateSubresource(subresource, obj, old);
+    if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    return next;
+  }
+
   /** The status subresource changes only status; everything else stays as stored. */
   private statusUpdate(obj: any, old: any): any {
     const next = structuredClone(old);
@@ -264,7 +277,7 @@ export class Store {
 
   /** render: what the reply shows of the written object (a subresource view), default the object. */
   private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn, render?: (obj: any) => unknown): Ok {
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length)) {
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length) && !this.ctx.strategy.holdsDeletion(next)) {
       return this.remove(old, next, dryRun, enc, txn);
     }
     if (JSON.stringify(next) === JSON.stringify({ ...old.obj, metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion } })) {
@@ -290,11 +303,15 @@ export class Store {
     if (pre?.resourceVersion && pre.resourceVersion !== String(old.rv)) {
       throw errors.conflict(this.target(old.name), `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.rv}`);
     }
-    if (old.obj.metadata.finalizers?.length) {
+    const { strategy } = this.ctx;
+    const forbidden = strategy.forbidDelete(old.obj);
+    if (forbidden) throw errors.forbidden(`${this.ctx.def.resource} "${old.name}" is forbidden: ${forbidden}`, this.target(old.name));
+    if (old.obj.metadata.finalizers?.length || strategy.holdsDeletion(old.obj)) {
       if (old.obj.metadata.deletionTimestamp) return this.replyEntry(old, enc);
       const next = structuredClone(old.obj);
       next.metadata.deletionTimestamp = rfc3339(txn.now);
       next.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
+      strategy.prepareForDelete(next);
       return this.commitUpdate(next, old, dryRun, enc, txn);
     }
     return this.remove(old, structuredClone(old.obj), dryRun, enc, txn);

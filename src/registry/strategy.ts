@@ -22,6 +22,20 @@ export interface ResourceStrategy {
   validate(obj: any): StatusCause[];
   /** Extra validation on update (immutability). */
   validateUpdate(obj: any, old: any): StatusCause[];
+  /**
+   * Besides metadata.finalizers, does something of the object hold its deletion pending?
+   * (Namespaces: spec.finalizers.) Checked on delete and after every update of a deleting object.
+   */
+  holdsDeletion(obj: any): boolean;
+  /** Runs when deletion starts and is held: may change obj (e.g. phase Terminating). */
+  prepareForDelete(obj: any): void;
+  /** Refuses deletion outright (e.g. system namespaces): a message for a 403, or undefined. */
+  forbidDelete(obj: any): string | undefined;
+  /**
+   * Writes through a subresource other than status and scale (e.g. namespaces/finalize): the
+   * next object from the written one and the stored one; undefined when not supported.
+   */
+  updateSubresource(name: string, obj: any, old: any): any | undefined;
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {
@@ -31,4 +45,8 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   prepareForUpdate() {},
   validate() { return []; },
   validateUpdate() { return []; },
+  holdsDeletion() { return false; },
+  prepareForDelete() {},
+  forbidDelete() { return undefined; },
+  updateSubresource() { return undefined; },
 };

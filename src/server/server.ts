@@ -19,12 +19,14 @@ import { handleResource } from '../handlers/resource.js';
 import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
+import { NamespaceController } from '../controllers/namespace-controller.js';
 
 export class ApiServer {
   readonly registry: Registry;
   readonly pool: ActorPool;
   readonly hub: WatchHub;
   readonly services: Services;
+  readonly namespaceController: NamespaceController;
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
@@ -35,11 +37,12 @@ export class ApiServer {
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
     this.hub = new WatchHub(options.watchBufferBytes);
-    const namespaces = new Set<string>();
+    const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
     }, (evs) => this.onEvents(evs));
+    this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
@@ -49,15 +52,20 @@ export class ApiServer {
   private onEvents(evs: ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
-      if (ev.type === 'DELETED') this.services.namespaces.delete(ev.name);
-      else this.services.namespaces.add(ev.name);
+      if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
+      const ns = JSON.parse(ev.json);
+      this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
+      this.namespaceController.observe(ns);
     }
     this.hub.dispatch(evs);
   }
 
   async start(): Promise<number> {
     const init = await this.pool.init();
-    for (const n of init.namespaces) this.services.namespaces.add(n);
+    for (const n of init.namespaces) {
+      this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
+      if (n.terminating) this.namespaceController.observe(n.obj);
+    }
     await bootstrap(this);
     this.started = true;
     const app = uWS.App();
@@ -105,6 +113,7 @@ export class ApiServer {
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    this.namespaceController.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
@@ -127,7 +136,7 @@ function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: 
   if (!verbs.includes(v as never)) {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
-  if (info.subresource && info.subresource !== 'status' && info.subresource !== 'scale') {
+  if (info.subresource && !['status', 'scale', 'finalize'].includes(info.subresource)) {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
 }
