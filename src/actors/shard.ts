@@ -69,7 +69,7 @@ export class Shard {
     if (!s) {
       let cache = this.caches.get(typeKey);
       if (!cache) this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(group, resource), continueTtlMs: this.cfg.continueTtlMs });
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(group, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
       this.stores.set(id, s);
       if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }
@@ -93,6 +93,12 @@ export class Shard {
         pending.set(w.typeKey + '\u0001' + entryKey(w.entry.namespace, w.entry.name), w.type === 'DELETED' ? undefined : w.entry);
       },
       namespaceExists: () => true,
+      staged: (typeKey) => {
+        const out = new Map<string, Entry | undefined>();
+        const prefix = typeKey + '\u0001';
+        for (const [k, v] of pending) if (k.startsWith(prefix)) out.set(k.slice(prefix.length), v);
+        return out;
+      },
     };
     const results: Result[] = ops.map((op) => this.exec(op, txn));
     if (staged.length === 0) return { results, events: [] };

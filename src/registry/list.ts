@@ -45,7 +45,7 @@ export function parseSelectors(opts: ListOptions, allowedFields: readonly string
     }
     return { label, field };
   } catch (e) {
-    if (e instanceof SelectorError) throw errors.badRequest(`unable to parse requirement: ${e.message}`);
+    if (e instanceof SelectorError) throw errors.badRequest(e.message);
     throw e;
   }
 }

@@ -28,8 +28,26 @@ function parsePatch(input: PatchInput): unknown {
   }
 }
 
+const PATCH_OPTIONS = { group: 'meta.plat.io', kind: 'PatchOptions', name: '' };
+
+/** Upstream's PatchOptions validation: 422 Invalid, one cause per bad option. */
+function checkOptions(input: PatchInput): void {
+  const causes = [];
+  if (input.patchType === 'apply' && !input.fieldManager) {
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
+  }
+  if (input.patchType !== 'apply' && input.force) {
+    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' });
+  }
+  if (input.fieldManager && input.fieldManager.length > 128) {
+    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
+  }
+  if (causes.length) throw errors.invalid(PATCH_OPTIONS, causes);
+}
+
 /** The patched object (a new value); `live` is undefined only for apply-create. */
 export function patchObject(live: any | undefined, input: PatchInput, schema: SchemaNode | undefined, t: PatchTarget, now: string): any {
+  checkOptions(input);
   const patch = parsePatch(input);
   switch (input.patchType) {
     case 'json': return applyJsonPatch(live, patch);
@@ -40,9 +58,6 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
       if (!schema) throw errors.unsupportedPatch('strategic merge patch is not supported for this resource');
       return applyStrategicPatch(live, patch, schema);
     case 'apply': {
-      if (!input.fieldManager) {
-        throw errors.invalid({ group: 'meta.plat.io', kind: 'PatchOptions', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
-      }
       if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
       const obj = patch as any;
       if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
@@ -51,7 +66,7 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
       if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${t.name})`);
       }
-      return apply(live, obj, schema, input.fieldManager, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name });
+      return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name });
     }
   }
 }

@@ -11,7 +11,7 @@ import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
-import type { ResourceStrategy } from './strategy.js';
+import type { ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
@@ -27,6 +27,7 @@ export interface StoreContext {
   cache: TypeCache;
   strategy: ResourceStrategy;
   continueTtlMs: number;
+  config: StrategyConfig;
 }
 
 type Ok = { code: number; body: string; contentType: string; warnings?: string[] };
@@ -120,6 +121,7 @@ export class Store {
   }
 
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
+    if (op.type.subresource) return this.createSubresource(op, txn);
     const obj = this.decode(op.body, op.namespace);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn');
     const meta = obj.metadata;
@@ -130,6 +132,18 @@ export class Store {
         [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }]);
     }
     return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager), warnings);
+  }
+
+  /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
+  private createSubresource(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
+    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name ?? '');
+    if (!old) throw errors.notFound(this.target(op.name));
+    const body = decodeBody(op.body);
+    const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, this.strategyContext(txn, op.dryRun));
+    if (!out) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    if (out.next === undefined) this.remove(old, structuredClone(old.obj), op.dryRun, op.enc, txn);
+    else this.commitUpdate(out.next, old, op.dryRun, op.enc, txn);
+    return this.reply(out.reply, op.enc, 201);
   }
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
@@ -143,7 +157,7 @@ export class Store {
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(txn.now);
     meta.generation = 1;
-    strategy.prepareForCreate(obj);
+    strategy.prepareForCreate(obj, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
@@ -196,7 +210,7 @@ export class Store {
     if (rv && rv !== String(old.rv)) {
       throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const next = this.nextFor(op.type.subresource, obj, old.obj);
+    const next = this.nextFor(op.type.subresource, obj, old.obj, txn, op.dryRun);
     if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
@@ -242,20 +256,33 @@ export class Store {
     return obj;
   }
 
-  private mainUpdate(obj: any, old: any): any {
+  /** The read-only view strategies get: this type's objects including staged writes. */
+  private strategyContext(txn: Txn, dryRun: boolean): StrategyContext {
+    const { cache, typeKey, config } = this.ctx;
+    return {
+      dryRun, config, now: txn.now,
+      *existing() {
+        const staged = txn.staged(typeKey);
+        for (const [k, e] of cache.scan('', undefined)) if (!staged.has(k)) yield e.obj;
+        for (const e of staged.values()) if (e) yield e.obj;
+      },
+    };
+  }
+
+  private mainUpdate(obj: any, old: any, txn: Txn, dryRun: boolean): any {
     const { strategy } = this.ctx;
     this.keepSystemMeta(obj.metadata, old.metadata);
     if (this.hasStatus) {
       if (old.status === undefined) delete obj.status; else obj.status = old.status;
     }
-    strategy.prepareForUpdate(obj, old);
+    strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
     if (specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     return obj;
   }
 
-  private nextFor(subresource: string | undefined, obj: any, old: any): any {
-    if (!subresource) return this.mainUpdate(obj, old);
+  private nextFor(subresource: string | undefined, obj: any, old: any, txn: Txn, dryRun: boolean): any {
+    if (!subresource) return this.mainUpdate(obj, old, txn, dryRun);
     if (subresource === 'status') return this.statusUpdate(obj, old);
     const next = this.ctx.strategy.updateSubresource(subresource, obj, old);
     if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');

@@ -4,6 +4,22 @@
  */
 import type { StatusCause } from '../api/status.js';
 
+/** Server settings strategies read (validated once at start). */
+export interface StrategyConfig {
+  serviceClusterIPRange: string;
+  serviceNodePortRange: string;
+}
+
+/** What a strategy may consult while preparing a write; never mutated through it. */
+export interface StrategyContext {
+  /** every object of the same type: committed state plus writes staged earlier in this batch */
+  existing(): Iterable<any>;
+  dryRun: boolean;
+  config: StrategyConfig;
+  /** wall clock of the batch (ms) */
+  now: number;
+}
+
 export type NameRule = 'subdomain' | 'label' | 'path';
 
 export interface ResourceStrategy {
@@ -15,9 +31,9 @@ export interface ResourceStrategy {
    * Runs on create after metadata is stamped, before validation: set defaults, reset
    * status when the kind has a status subresource. May change obj.
    */
-  prepareForCreate(obj: any): void;
+  prepareForCreate(obj: any, ctx: StrategyContext): void;
   /** Runs on update of the main resource: may change obj (never old). */
-  prepareForUpdate(obj: any, old: any): void;
+  prepareForUpdate(obj: any, old: any, ctx: StrategyContext): void;
   /** Field-level validation on create; returns one cause per bad field path. */
   validate(obj: any): StatusCause[];
   /** Extra validation on update (immutability). */
@@ -36,6 +52,11 @@ export interface ResourceStrategy {
    * next object from the written one and the stored one; undefined when not supported.
    */
   updateSubresource(name: string, obj: any, old: any): any | undefined;
+  /**
+   * POST to a subresource (pods/binding, pods/eviction): returns the next state of the main
+   * object (undefined = delete it) and the body to reply with (201); undefined when not supported.
+   */
+  createSubresource(name: string, body: any, old: any, ctx: StrategyContext): { next: any | undefined; reply: unknown } | undefined;
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {
@@ -49,4 +70,5 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   prepareForDelete() {},
   forbidDelete() { return undefined; },
   updateSubresource() { return undefined; },
+  createSubresource() { return undefined; },
 };

@@ -2,48 +2,78 @@
  * Watch start inside the owning actor: the spec's "resourceVersion semantics for watch" table,
  * streaming lists (sendInitialEvents) and history replay. Live events continue on the front
  * thread from `fromRV`.
+ *
+ * The actor serves a batch against the state committed before the batch (`txn.currentRV()`);
+ * every change of this type at or below that version is already in the cache and its history,
+ * and every later one reaches the front thread's hub, so `fromRV = current` hands over
+ * without a gap or a repeat.
  */
 import { errors } from '../api/status.js';
 import type { Op, WatchStart } from '../actors/protocol.js';
 import { eventLine, filterEvent, type Matcher } from '../api/watch-filter.js';
+import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Store } from './store.js';
 import type { Txn } from './txn.js';
 import { matches, parseRV } from './list.js';
 
-export function startWatch(store: Store, op: Extract<Op, { op: 'watch' }>, txn: Txn): WatchStart {
+type WatchOp = Extract<Op, { op: 'watch' }>;
+
+/** upstream's validateWatchOptions, answered with 400 and every problem in the message */
+export function validateWatchOptions(opts: WatchOp['opts']): void {
+  const problems: string[] = [];
+  const match = opts.resourceVersionMatch;
+  if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    problems.push('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  }
+  if (match) {
+    if (opts.sendInitialEvents === undefined) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    if (match !== 'NotOlderThan') problems.push(`resourceVersionMatch: Unsupported value: "${match}": supported values: "NotOlderThan"`);
+    if (opts.continue) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
+  }
+  if (problems.length) throw errors.badRequest(`invalid watch options: ${problems.join('; ')}`);
+}
+
+export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   const { cache, def, typeKey } = store.ctx;
   const opts = op.opts;
+  validateWatchOptions(opts);
   const sel = store.selectors(opts);
   const m: Matcher | undefined = sel.label.empty && sel.field.empty ? undefined : (labels, fields) => matches(sel, { labels, fields });
   const rv = opts.resourceVersion ?? '';
-  if (opts.sendInitialEvents !== undefined && opts.resourceVersionMatch !== 'NotOlderThan') {
-    throw errors.invalid({ kind: 'ListOptions', group: 'meta.plat.io' }, [{ reason: 'FieldValueForbidden', field: 'sendInitialEvents', message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan" }]);
-  }
-  if (opts.resourceVersionMatch && opts.resourceVersionMatch !== 'NotOlderThan') {
-    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}" for watch`);
-  }
+  const noVersion = rv === '' || rv === '0';
   const base = { typeKey, kind: def.kind, apiVersion: store.apiVersion };
   const current = txn.currentRV();
-  const initialState = opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && (rv === '' || rv === '0'));
-  if (initialState) {
-    if (rv !== '' && rv !== '0') store.checkNotTooLarge(parseRV(rv), txn);
+
+  // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
+  if (opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && noVersion)) {
+    if (!noVersion) store.checkNotTooLarge(parseRV(rv), txn);
     const initial: string[] = [];
     for (const [, e] of cache.scan(op.namespace, undefined)) {
-      if (!m || m(e.labels, e.fields)) initial.push(eventLine('ADDED', store.ctx.def.kind === e.obj.kind && e.obj.apiVersion === store.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: store.apiVersion })));
+      if (!m || m(e.labels, e.fields)) initial.push(eventLine('ADDED', jsonAs(store, e)));
     }
-    const streaming = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
-    return { ...base, initial, fromRV: current, initialEventsEndRV: streaming ? current : undefined };
+    const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
+    return { ...base, initial, fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
   }
+  // sendInitialEvents=false without a version: start now, no state.
+  if (noVersion) return { ...base, initial: [], fromRV: current };
+
+  // Start at Exact: every change after `from`, nothing before.
   const from = parseRV(rv);
-  if (from < cache.oldestRV(txn.now)) {
-    throw errors.gone(`too old resource version: ${from} (${cache.oldestRV(txn.now)})`);
-  }
+  const oldest = cache.oldestRV(txn.now);
+  if (from < oldest) throw errors.gone(`too old resource version: ${from} (${oldest})`);
+  // a version not reached yet: live events after it (the stream waits for it)
   if (from >= current) return { ...base, initial: [], fromRV: from };
   const initial: string[] = [];
   for (const ev of cache.eventsAfter(from)) {
+    if (ev.rv > current) break;
     if (op.namespace && ev.entry.namespace !== op.namespace) continue;
     const t = filterEvent(m, ev.type, ev.entry, ev.prev);
-    if (t) initial.push(eventLine(t, ev.entry.json));
+    if (t) initial.push(eventLine(t, jsonAs(store, ev.entry)));
   }
   return { ...base, initial, fromRV: current };
+}
+
+/** The stored object as the requested version (same encoding the list and get use). */
+function jsonAs(store: Store, e: Entry): string {
+  return e.obj.apiVersion === store.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: store.apiVersion });
 }

@@ -14,6 +14,8 @@ export interface ServerOptions {
   continueTtlMs: number;
   watchBufferBytes: number;
   bookmarkIntervalMs: number;
+  serviceClusterIPRange: string;
+  serviceNodePortRange: string;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -31,6 +33,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   continueTtlMs: 5 * 60_000,
   watchBufferBytes: 10 * 1024 * 1024,
   bookmarkIntervalMs: 60_000,
+  serviceClusterIPRange: '10.0.0.0/24',
+  serviceNodePortRange: '30000-32767',
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -78,6 +82,15 @@ const FLAGS: Record<string, Setter> = {
   'continue-token-ttl': duration('continue-token-ttl', (o, ms) => { o.continueTtlMs = ms; }),
   'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),
   'bookmark-interval': duration('bookmark-interval', (o, ms) => { o.bookmarkIntervalMs = ms; }),
+  'service-cluster-ip-range': (o, v) => {
+    if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(v)) throw new Error(`--service-cluster-ip-range must be an IPv4 CIDR such as 10.0.0.0/24, got "${v}"`);
+    o.serviceClusterIPRange = v;
+  },
+  'service-node-port-range': (o, v) => {
+    const m = /^(\d+)-(\d+)$/.exec(v);
+    if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535) throw new Error(`--service-node-port-range must be a range such as 30000-32767, got "${v}"`);
+    o.serviceNodePortRange = v;
+  },
 };
 
 function parseGates(v: string): Record<string, boolean> {

@@ -41,6 +41,7 @@ export class ApiServer {
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
+      strategyConfig: { serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.services = {
@@ -136,9 +137,7 @@ function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: 
   if (!verbs.includes(v as never)) {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
-  if (info.subresource && !['status', 'scale', 'finalize'].includes(info.subresource)) {
-    throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
-  }
+
 }
 
 export { send };
