@@ -25,11 +25,14 @@ export interface Exchange {
   headers: [string, string][];
   /** called once when the client goes away (streams release their resources) */
   onAbort?: () => void;
+  /** releases the request's in-flight slot; called when the response ends or the client leaves */
+  release?: () => void;
 }
 
 export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
   if (x.aborted || x.done) return;
   x.done = true;
+  x.release?.();
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);

@@ -16,6 +16,8 @@ export interface ServerOptions {
   bookmarkIntervalMs: number;
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -35,6 +37,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   bookmarkIntervalMs: 60_000,
   serviceClusterIPRange: '10.0.0.0/24',
   serviceNodePortRange: '30000-32767',
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -82,6 +86,8 @@ const FLAGS: Record<string, Setter> = {
   'continue-token-ttl': duration('continue-token-ttl', (o, ms) => { o.continueTtlMs = ms; }),
   'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),
   'bookmark-interval': duration('bookmark-interval', (o, ms) => { o.bookmarkIntervalMs = ms; }),
+  'max-requests-inflight': int('max-requests-inflight', 0, (o, n) => { o.maxRequestsInflight = n; }),
+  'max-mutating-requests-inflight': int('max-mutating-requests-inflight', 0, (o, n) => { o.maxMutatingRequestsInflight = n; }),
   'service-cluster-ip-range': (o, v) => {
     if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(v)) throw new Error(`--service-cluster-ip-range must be an IPv4 CIDR such as 10.0.0.0/24, got "${v}"`);
     o.serviceClusterIPRange = v;

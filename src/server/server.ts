@@ -20,6 +20,7 @@ import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
+import { InflightLimiter } from '../filters/inflight.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -27,6 +28,7 @@ export class ApiServer {
   readonly hub: WatchHub;
   readonly services: Services;
   readonly namespaceController: NamespaceController;
+  readonly inflight: InflightLimiter;
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
@@ -44,6 +46,7 @@ export class ApiServer {
       strategyConfig: { serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
+    this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
@@ -86,7 +89,7 @@ export class ApiServer {
 
   private handle(res: HttpResponse, req: HttpRequest): void {
     const x: Exchange = { res, aborted: false, done: false, headers: [] };
-    res.onAborted(() => { x.aborted = true; x.onAbort?.(); });
+    res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
     const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
     const path = req.getUrl();
     const query = new URLSearchParams(req.getQuery() ?? '');
@@ -105,6 +108,7 @@ export class ApiServer {
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
       const enc = negotiate(headers.accept, pretty);
+      x.release = this.inflight.admit(info.verb);
       handleResource({ x, info, query, headers, def, enc }, this.services);
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);
