@@ -17,7 +17,7 @@ export interface TypeRef {
 
 /** How the actor should encode the response body. */
 export interface Encoding {
-  format: 'json' | 'yaml';
+  format: 'json' | 'yaml' | 'protobuf';
   pretty: boolean;
   /** render a Table (meta/v1) instead of the object or list */
   table?: boolean;
@@ -41,7 +41,7 @@ export interface DeleteOptions {
 }
 
 interface Base { id: number; type: TypeRef; enc: Encoding }
-export interface Body { text: string; contentType: 'json' | 'yaml' }
+export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf'; bytes?: Uint8Array }
 interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict' }
 
 export type Op =
@@ -65,7 +65,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string; contentType: string; warnings?: string[] }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[] }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

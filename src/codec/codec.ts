@@ -2,13 +2,27 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { errors } from '../api/status.js';
 import type { Body, Encoding } from '../actors/protocol.js';
+import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
 
+let protobuf: ProtobufCodec | undefined;
+/** The worker's Protobuf codec, compiled on first use. */
+export function protobufCodec(): ProtobufCodec {
+  return (protobuf ??= new ProtobufCodec());
+}
+
 /** Decodes a request body into an object; malformed input is a 400 carrying the parser message. */
 export function decodeBody(body: Body): any {
   let obj: unknown;
+  if (body.contentType === 'protobuf') {
+    try {
+      return protobufCodec().decodeObject(body.bytes ?? new Uint8Array());
+    } catch (e) {
+      throw errors.badRequest(`error decoding protobuf: ${(e as Error).message}`);
+    }
+  }
   try {
     obj = body.contentType === 'yaml' ? parseYaml(body.text, { maxAliasCount: 100 }) : JSON.parse(body.text);
   } catch (e) {
@@ -22,18 +36,19 @@ export function decodeBody(body: Body): any {
 }
 
 export function contentTypeOf(enc: Encoding): string {
-  return enc.format === 'yaml' ? YAML_TYPE : JSON_TYPE;
+  return enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? PROTOBUF_MEDIA_TYPE : JSON_TYPE;
 }
 
 /** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
-export function encode(value: unknown, enc: Encoding, json?: string): string {
+export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
+  if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
   if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
   return json ?? JSON.stringify(value);
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
-export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string {
+export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
   return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
 }

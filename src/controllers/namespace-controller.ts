@@ -54,14 +54,14 @@ export class NamespaceController {
       const type = { group: d.group, version: d.version, resource: d.resource };
       await this.pool.submit({ op: 'deletecollection', type, enc: JSON_ENC, dryRun: false, namespace: name, opts: {}, options: {} });
       const r = await this.pool.submit({ op: 'list', type, enc: JSON_ENC, namespace: name, opts: {} });
-      return 'code' in r ? (JSON.parse(r.body).items?.length ?? 0) : 0;
+      return 'code' in r ? (JSON.parse(String(r.body)).items?.length ?? 0) : 0;
     }));
     return counts.reduce((a, b) => a + b, 0);
   }
 
   private async current(name: string): Promise<any | undefined> {
     const r = await this.pool.submit({ op: 'get', type: NS_TYPE, enc: JSON_ENC, namespace: '', name });
-    return 'code' in r ? JSON.parse(r.body) : undefined;
+    return 'code' in r ? JSON.parse(String(r.body)) : undefined;
   }
 
   private async setCondition(name: string, remaining: number): Promise<void> {

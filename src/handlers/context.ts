@@ -29,6 +29,8 @@ export interface Services {
   options: ServerOptions;
   /** namespaces known to exist and their phase (fed by the namespace change events) */
   namespaces: Map<string, 'Active' | 'Terminating'>;
+  /** the Protobuf media type of the configured identity */
+  protobufMediaType: string;
   /** a resourceVersion at or below which every change of typeKey has reached the hub */
   safeRV(typeKey: string): number;
 }

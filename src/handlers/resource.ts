@@ -3,9 +3,9 @@
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
 import { errors } from '../api/status.js';
-import type { DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../server/actor-pool.js';
-import { bodyFormat, isTruthy } from '../server/negotiation.js';
+import { bodyFormat, isTruthy, negotiate } from '../server/negotiation.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { serveWatch } from './watch.js';
@@ -83,8 +83,12 @@ export function handleResource(r: Request, s: Services): void {
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
     case 'list':
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });
-    case 'watch':
-      return serveWatch(r, s, base);
+    case 'watch': {
+      // watch streams are JSON for now: a client listing Protobuf and JSON gets JSON; Protobuf only is 406
+      if (r.enc.format !== 'protobuf') return serveWatch(r, s, base);
+      const enc = negotiate(r.headers.accept, r.enc.pretty);
+      return serveWatch({ ...r, enc }, s, { ...base, enc });
+    }
     case 'create':
     case 'update':
       return withBody(r, s, (body) => {
@@ -118,12 +122,12 @@ export function handleResource(r: Request, s: Services): void {
 }
 
 /** Reads the body, then runs next; errors from next become Status replies. */
-function withBody(r: Request, s: Services, next: (body: { text: string; contentType: 'json' | 'yaml' }) => Promise<void> | void, optional = false, patch = false): void {
-  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType);
+function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
+  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, s.protobufMediaType);
   readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, (buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next({ text: buf.toString('utf8'), contentType: format }))
+      .then(() => next(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format }))
       .catch((e) => sendStatus(r.x, errorStatus(e)));
   }, (st) => sendStatus(r.x, st));
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors, type StatusCause } from '../api/status.js';
-import type { DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
@@ -30,7 +30,7 @@ export interface StoreContext {
   config: StrategyConfig;
 }
 
-type Ok = { code: number; body: string; contentType: string; warnings?: string[] };
+type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
 
 function withWarnings(ok: Ok, warnings: string[]): Ok {
   return warnings.length ? { ...ok, warnings } : ok;
@@ -359,14 +359,14 @@ export class Store {
     const json: Encoding = { format: 'json', pretty: false };
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(this.deleteEntry(e, op.options, op.dryRun, json, txn).body);
+      deleted.push(String(this.deleteEntry(e, op.options, op.dryRun, json, txn).body));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 
   /** Decodes and checks kind, apiVersion and namespace against the request path. */
-  private decode(body: { text: string; contentType: 'json' | 'yaml' }, namespace: string): any {
+  private decode(body: Body, namespace: string): any {
     const { def } = this.ctx;
     const obj = { kind: def.kind, apiVersion: this.apiVersion, metadata: {}, ...decodeBody(body) };
     if (obj.apiVersion !== this.apiVersion) {

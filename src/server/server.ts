@@ -48,7 +48,7 @@ export class ApiServer {
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.services = {
-      pool: this.pool, hub: this.hub, options, namespaces,
+      pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
     };
   }
@@ -107,7 +107,7 @@ export class ApiServer {
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
-      const enc = negotiate(headers.accept, pretty);
+      const enc = negotiate(headers.accept, pretty, undefined, this.registry.identity.protobufMediaType);
       x.release = this.inflight.admit(info.verb);
       handleResource({ x, info, query, headers, def, enc }, this.services);
     } catch (e) {

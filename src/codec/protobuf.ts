@@ -1,0 +1,247 @@
+/**
+ * Protobuf encoding of built-in objects (`application/vnd.<product>.protobuf`). A leaf module
+ * for the actors' worker threads: the descriptor and OpenAPI document are read and compiled
+ * once, on first use.
+ *
+ * Wire format, as upstream apimachinery's protobuf serializer:
+ * - an object body is the magic `6b 38 73 00` ("k8s\0") followed by `runtime.Unknown`
+ *   {typeMeta{apiVersion, kind}, raw = the kind's message, contentEncoding "", contentType ""};
+ * - a watch stream (`;stream=watch`) is a sequence of frames, each a 4-byte big-endian length
+ *   and then a bare `metav1.WatchEvent` message — no magic, no Unknown envelope — whose
+ *   `object.raw` holds the complete enveloped object. Upstream wires `StreamSerializer:
+ *   protobuf.NewRawSerializer` with `Framer: protobuf.LengthDelimitedFramer` (codec_factory.go),
+ *   and the watch handler encodes the embedded object with the normal (enveloped) serializer.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import protobuf from 'protobufjs';
+import { Converter } from './protobuf/convert.js';
+import { FieldError } from './protobuf/errors.js';
+import { ProtoSchema } from './protobuf/schema.js';
+
+export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+/** The media type in the reference domain; the server derives its own from `--api-domain`. */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.platform.protobuf';
+
+/** The kind has no protobuf message (custom resources, aggregated APIs, Table): answer 406 / use JSON. */
+export class ProtobufUnsupportedError extends Error {}
+/** The object cannot be represented (a field value of the wrong JSON type, bad base64, bad time). */
+export class ProtobufEncodeError extends Error {}
+/** The bytes are not a valid protobuf envelope or message: a 400 for request bodies. */
+export class ProtobufDecodeError extends Error {}
+
+export interface ProtobufCodecOptions {
+  /** OpenAPI v2 document with the JSON field names; default: openapi-v2.json beside the descriptor. */
+  openapiPath?: string | URL;
+  /** API domain the server runs with, so `rbac.authorization.<domain>` resolves like `…plat.io`. */
+  apiDomain?: string;
+}
+
+export interface DecodedWatchEvent {
+  type: string;
+  object: any;
+}
+
+const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', import.meta.url);
+
+interface Compiled {
+  schema: ProtoSchema;
+  converter: Converter;
+  unknown: protobuf.Type;
+  watchEvent: protobuf.Type;
+  types: Map<string, protobuf.Type | null>;
+}
+
+export function parseApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+function hasMagic(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
+}
+
+function fieldPath(path: string[]): string {
+  return path.reduce((s, p) => (p.startsWith('[') ? s + p : s ? `${s}.${p}` : p), '');
+}
+
+export class ProtobufCodec {
+  private compiled?: Compiled;
+
+  constructor(
+    private readonly descriptorPath: string | URL = DEFAULT_DESCRIPTOR,
+    private readonly options: ProtobufCodecOptions = {},
+  ) {}
+
+  /** The message type of a kind, or undefined when the kind has none. */
+  typeFor(group: string, version: string, kind: string): protobuf.Type | undefined {
+    const c = this.load();
+    const key = `${group}/${version}/${kind}`;
+    let type = c.types.get(key);
+    if (type === undefined) {
+      type = this.resolveType(c, group, version, kind) ?? null;
+      c.types.set(key, type);
+    }
+    return type ?? undefined;
+  }
+
+  /** Whether objects of this apiVersion and kind can be encoded. */
+  supports(apiVersion: string, kind: string): boolean {
+    const { group, version } = parseApiVersion(apiVersion);
+    return this.typeFor(group, version, kind) !== undefined;
+  }
+
+  /** JSON object with kind and apiVersion → magic + Unknown envelope. */
+  encodeObject(obj: any): Uint8Array {
+    const c = this.load();
+    const apiVersion = obj?.apiVersion;
+    const kind = obj?.kind;
+    if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) {
+      throw new ProtobufEncodeError('protobuf: object has no apiVersion and kind');
+    }
+    const { group, version } = parseApiVersion(apiVersion);
+    const type = this.typeFor(group, version, kind);
+    if (!type) throw new ProtobufUnsupportedError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
+    let message: Record<string, unknown>;
+    try {
+      message = c.converter.toMessage(type, obj);
+    } catch (e) {
+      if (!(e instanceof FieldError)) throw e;
+      throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
+    }
+    const w = protobuf.Writer.create();
+    w.uint32(10).fork().uint32(10).string(apiVersion).uint32(18).string(kind).ldelim();
+    w.uint32(18).fork();
+    type.encode(message, w);
+    w.ldelim();
+    w.uint32(26).string('').uint32(34).string('');
+    const body = w.finish();
+    const out = new Uint8Array(body.length + 4);
+    out.set(PROTOBUF_MAGIC);
+    out.set(body, 4);
+    return out;
+  }
+
+  /**
+   * Envelope bytes → JSON object (kind and apiVersion first). `defaults` fill a typeMeta the
+   * sender left empty, as upstream does with the kind of the request path.
+   */
+  decodeObject(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string } = {}): any {
+    const c = this.load();
+    if (!(bytes instanceof Uint8Array) || !hasMagic(bytes)) {
+      throw new ProtobufDecodeError('protobuf: data does not start with the envelope prefix 6b 38 73 00');
+    }
+    let unknown: any;
+    try {
+      unknown = c.unknown.decode(bytes.subarray(4));
+    } catch (e) {
+      throw new ProtobufDecodeError(`protobuf: malformed envelope: ${(e as Error).message}`);
+    }
+    if (unknown.contentEncoding) throw new ProtobufDecodeError(`protobuf: unsupported contentEncoding ${JSON.stringify(unknown.contentEncoding)}`);
+    if (unknown.contentType && !unknown.contentType.includes('protobuf')) {
+      throw new ProtobufDecodeError(`protobuf: unsupported contentType ${JSON.stringify(unknown.contentType)}`);
+    }
+    const apiVersion: string = unknown.typeMeta?.apiVersion || defaults.apiVersion || '';
+    const kind: string = unknown.typeMeta?.kind || defaults.kind || '';
+    if (!kind) throw new ProtobufDecodeError("protobuf: Object 'Kind' is missing in the envelope");
+    if (!apiVersion) throw new ProtobufDecodeError("protobuf: Object 'apiVersion' is missing in the envelope");
+    const { group, version } = parseApiVersion(apiVersion);
+    const type = this.typeFor(group, version, kind);
+    if (!type) throw new ProtobufDecodeError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
+    const raw: Uint8Array = unknown.raw ?? new Uint8Array(0);
+    try {
+      return { kind, apiVersion, ...c.converter.fromMessage(type, type.decode(raw)) };
+    } catch (e) {
+      if (e instanceof ProtobufDecodeError) throw e;
+      const where = e instanceof FieldError && e.path.length ? ` field ${fieldPath(e.path)}` : '';
+      throw new ProtobufDecodeError(`protobuf: cannot decode ${kind}${where}: ${(e as Error).message}`);
+    }
+  }
+
+  /** A Status (meta/v1, apiVersion "v1" as upstream's unversioned types) as an envelope. */
+  encodeStatus(status: Record<string, unknown>): Uint8Array {
+    return this.encodeObject({ ...status, kind: 'Status', apiVersion: 'v1' });
+  }
+
+  /**
+   * One watch stream frame: 4-byte big-endian length, then a bare WatchEvent whose object.raw is
+   * the enveloped object (pass already-encoded envelope bytes to reuse them across watchers).
+   */
+  encodeWatchEvent(type: string, object: Uint8Array | Record<string, unknown>): Uint8Array {
+    const c = this.load();
+    const raw = object instanceof Uint8Array ? object : this.encodeObject(object);
+    const w = protobuf.Writer.create();
+    // four one-byte placeholders, overwritten with the big-endian frame length below
+    w.uint32(0).uint32(0).uint32(0).uint32(0);
+    c.watchEvent.encode({ type, object: { raw } }, w);
+    const out = w.finish();
+    new DataView(out.buffer, out.byteOffset, 4).setUint32(0, out.length - 4, false);
+    return out;
+  }
+
+  /** Inverse of encodeWatchEvent for one frame (length prefix included). */
+  decodeWatchEvent(frame: Uint8Array): DecodedWatchEvent {
+    const c = this.load();
+    if (frame.length < 4) throw new ProtobufDecodeError('protobuf: watch frame shorter than its length prefix');
+    const length = new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0, false);
+    if (length !== frame.length - 4) throw new ProtobufDecodeError(`protobuf: watch frame length ${length} does not match ${frame.length - 4} bytes`);
+    let event: any;
+    try {
+      event = c.watchEvent.decode(frame.subarray(4));
+    } catch (e) {
+      throw new ProtobufDecodeError(`protobuf: malformed watch event: ${(e as Error).message}`);
+    }
+    return { type: event.type, object: this.decodeObject(event.object?.raw ?? new Uint8Array(0)) };
+  }
+
+  /** Splits a stream buffer into complete frames (each with its prefix) and the unread rest. */
+  static splitFrames(buffer: Uint8Array): { frames: Uint8Array[]; rest: Uint8Array } {
+    const frames: Uint8Array[] = [];
+    let at = 0;
+    const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    while (buffer.length - at >= 4) {
+      const end = at + 4 + view.getUint32(at, false);
+      if (end > buffer.length) break;
+      frames.push(buffer.subarray(at, end));
+      at = end;
+    }
+    return { frames, rest: buffer.subarray(at) };
+  }
+
+  private load(): Compiled {
+    if (this.compiled) return this.compiled;
+    const descriptor = JSON.parse(readFileSync(this.descriptorPath, 'utf8'));
+    const openapiPath = this.options.openapiPath ?? new URL('openapi-v2.json', new URL('.', this.descriptorURL()));
+    const openapi = JSON.parse(readFileSync(openapiPath, 'utf8'));
+    const schema = new ProtoSchema(descriptor, openapi, this.options.apiDomain);
+    const converter = new Converter(schema, (bytes) => this.decodeObject(bytes));
+    this.compiled = {
+      schema,
+      converter,
+      unknown: schema.root.lookupType(`${schema.base}.apimachinery.pkg.runtime.Unknown`),
+      watchEvent: schema.root.lookupType(`${schema.base}.apimachinery.pkg.apis.meta.v1.WatchEvent`),
+      types: new Map(),
+    };
+    return this.compiled;
+  }
+
+  private descriptorURL(): URL {
+    const p = this.descriptorPath;
+    return p instanceof URL ? p : pathToFileURL(resolve(p));
+  }
+
+  private resolveType(c: Compiled, group: string, version: string, kind: string): protobuf.Type | undefined {
+    const lookup = (name: string): protobuf.Type | undefined => {
+      const t = c.schema.root.lookup(name);
+      return t instanceof protobuf.Type ? t : undefined;
+    };
+    const pkg = c.schema.packageFor(group, version);
+    const own = pkg ? lookup(`${pkg}.${kind}`) : undefined;
+    if (own) return own;
+    const key = c.schema.groupKey(group);
+    if (!pkg && key !== '' && key !== 'meta') return undefined;
+    const meta = `${c.schema.base}.apimachinery.pkg.apis.meta`;
+    return lookup(`${meta}.${version}.${kind}`) ?? lookup(`${meta}.v1.${kind}`);
+  }
+}
