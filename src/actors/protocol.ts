@@ -21,6 +21,8 @@ export interface Encoding {
   pretty: boolean;
   /** render a Table (meta/v1) instead of the object or list */
   table?: boolean;
+  /** the client accepts gzip and the APIResponseCompression gate is on */
+  gzip?: boolean;
 }
 
 export interface ListOptions {
@@ -65,7 +67,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[] }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip' }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

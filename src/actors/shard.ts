@@ -4,6 +4,7 @@
  * staged, committed in one durable transaction, then made visible and broadcast as events.
  */
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
 import type { Backend, Write } from '../storage/interface.js';
@@ -16,6 +17,14 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
+
+/** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
+export const GZIP_THRESHOLD = 128 * 1024;
+
+function compress(r: Result): Result {
+  if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
+  return { ...r, body: gzipSync(r.body, { level: 1 }), contentEncoding: 'gzip' };
+}
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -112,6 +121,11 @@ export class Shard {
   }
 
   private exec(op: Op, txn: Txn): Result {
+    const r = this.execOp(op, txn);
+    return op.enc.gzip && (op.op === 'get' || op.op === 'list') ? compress(r) : r;
+  }
+
+  private execOp(op: Op, txn: Txn): Result {
     try {
       const store = this.storeFor(op.type.group, op.type.version, op.type.resource);
       if (!store) throw errors.notFoundMessage('the server could not find the requested resource');

@@ -12,6 +12,7 @@ export interface RequestHeaders {
   contentType: string | undefined;
   contentLength: number;
   userAgent: string | undefined;
+  acceptEncoding?: string | undefined;
 }
 
 export interface Request {

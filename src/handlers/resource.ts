@@ -45,6 +45,7 @@ export function reply(r: Request, res: Result): void {
   if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty);
   else if ('code' in res) {
     for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${JSON.stringify(w)}`]);
+    if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
     send(r.x, res.code, res.contentType, res.body);
   }
 }

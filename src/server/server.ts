@@ -29,6 +29,8 @@ export class ApiServer {
   readonly services: Services;
   readonly namespaceController: NamespaceController;
   readonly inflight: InflightLimiter;
+  /** feature gate APIResponseCompression (beta, on by default) */
+  readonly compression: boolean;
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
@@ -46,6 +48,7 @@ export class ApiServer {
       strategyConfig: { serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
+    this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
@@ -98,6 +101,7 @@ export class ApiServer {
       contentType: req.getHeader('content-type') || undefined,
       contentLength: Number(req.getHeader('content-length') || 0),
       userAgent: req.getHeader('user-agent') || undefined,
+      acceptEncoding: req.getHeader('accept-encoding') || undefined,
     };
     const pretty = isTruthy(query.get('pretty'));
     try {
@@ -108,6 +112,7 @@ export class ApiServer {
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
       const enc = negotiate(headers.accept, pretty, undefined, this.registry.identity.protobufMediaType);
+      if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       x.release = this.inflight.admit(info.verb);
       handleResource({ x, info, query, headers, def, enc }, this.services);
     } catch (e) {
