@@ -19,8 +19,10 @@ export interface TypeRef {
 export interface Encoding {
   format: 'json' | 'yaml' | 'protobuf';
   pretty: boolean;
-  /** render a Table (meta/v1) instead of the object or list */
-  table?: boolean;
+  /** the Protobuf media type of the configured identity (format protobuf only) */
+  mediaType?: string;
+  /** render a server-side view instead of the object or list (Accept `as=`) */
+  view?: { as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; groupVersion: string; includeObject: 'None' | 'Metadata' | 'Object' };
   /** the client accepts gzip and the APIResponseCompression gate is on */
   gzip?: boolean;
 }

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { configureProtobuf } from '../codec/codec.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
 import type { Backend, Write } from '../storage/interface.js';
@@ -39,6 +40,7 @@ export class Shard {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
     this.backend = new LmdbBackend(join(cfg.dataDir, `shard-${cfg.shard}-of-${cfg.shards}`));
     this.rv = new BigInt64Array(cfg.rvBuffer);
+    configureProtobuf(cfg.apiDomain);
   }
 
   /** Loads every stored object of this shard into the caches. */

@@ -8,9 +8,14 @@ export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
 
 let protobuf: ProtobufCodec | undefined;
+let protobufDomain: string | undefined;
+/** Sets the API domain the worker's Protobuf codec maps group names from (before first use). */
+export function configureProtobuf(apiDomain: string): void {
+  protobufDomain = apiDomain;
+}
 /** The worker's Protobuf codec, compiled on first use. */
 export function protobufCodec(): ProtobufCodec {
-  return (protobuf ??= new ProtobufCodec());
+  return (protobuf ??= new ProtobufCodec(undefined, protobufDomain ? { apiDomain: protobufDomain } : {}));
 }
 
 /** Decodes a request body into an object; malformed input is a 400 carrying the parser message. */
@@ -36,7 +41,11 @@ export function decodeBody(body: Body): any {
 }
 
 export function contentTypeOf(enc: Encoding): string {
-  return enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? PROTOBUF_MEDIA_TYPE : JSON_TYPE;
+  if (enc.view) {
+    const [g, v] = enc.view.groupVersion.split('/');
+    return `application/json;as=${enc.view.as};g=${g};v=${v}`;
+  }
+  return enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : JSON_TYPE;
 }
 
 /** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */

@@ -18,6 +18,7 @@ import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields } from '../schema/fields.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
+import { renderView } from '../codec/table.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
@@ -85,6 +86,12 @@ export class Store {
     const e = this.ctx.cache.get(op.namespace, op.name);
     if (!e) throw errors.notFound(this.target(op.name));
     if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
+    if (op.type.subresource && op.type.subresource !== 'status') {
+      const view = this.ctx.strategy.getSubresource(op.type.subresource, e.obj);
+      if (typeof view === 'string') return { code: 200, body: view, contentType: 'text/plain' };
+      if (view !== undefined) return this.reply(view, op.enc);
+    }
+    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false), op.enc);
     return this.replyEntry(e, op.enc);
   }
 
@@ -104,6 +111,7 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
+    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, op.enc.view, txn.now, true), op.enc);
     const items = chunk.items.map((e) => e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion }));
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
@@ -319,6 +327,11 @@ export class Store {
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
     const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
+    if (op.type.subresource) {
+      // DELETE on a subresource (proxy) never deletes the object: the strategy answers or 405
+      this.ctx.strategy.getSubresource(op.type.subresource, old.obj);
+      throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    }
     return this.deleteEntry(old, op.options, op.dryRun, op.enc, txn);
   }
 

@@ -57,6 +57,12 @@ export interface ResourceStrategy {
    * object (undefined = delete it) and the body to reply with (201); undefined when not supported.
    */
   createSubresource(name: string, body: any, old: any, ctx: StrategyContext): { next: any | undefined; reply: unknown } | undefined;
+  /**
+   * GET (and DELETE, for proxies) of a subresource other than status and scale (pods/log,
+   * exec, attach, portforward, proxy): the reply body (a string is sent as text/plain), or
+   * undefined for the full object. May throw a StatusError (e.g. no host assigned); never changes obj.
+   */
+  getSubresource(name: string, obj: any): unknown | undefined;
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {
@@ -71,4 +77,5 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   forbidDelete() { return undefined; },
   updateSubresource() { return undefined; },
   createSubresource() { return undefined; },
+  getSubresource() { return undefined; },
 };

@@ -32,7 +32,7 @@ export function negotiate(accept: string | undefined, pretty: boolean, canServe?
     }
     if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*' || m.type === 'application/json-seq') return { format: 'json', pretty };
     if (m.type === 'application/yaml' || m.type === 'text/yaml' || m.type === 'application/x-yaml') return { format: 'yaml', pretty };
-    if (protobufType && m.type === protobufType) return { format: 'protobuf', pretty: false };
+    if (protobufType && m.type === protobufType) return { format: 'protobuf', pretty: false, mediaType: protobufType };
   }
   throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');
 }

@@ -8,7 +8,7 @@ import { errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
-import type { ChangeEvent } from '../actors/protocol.js';
+import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
 import { WatchHub } from './watch-hub.js';
 import { parseRequestInfo } from './request-info.js';
@@ -111,13 +111,31 @@ export class ApiServer {
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
-      const enc = negotiate(headers.accept, pretty, undefined, this.registry.identity.protobufMediaType);
+      const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       x.release = this.inflight.admit(info.verb);
       handleResource({ x, info, query, headers, def, enc }, this.services);
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);
     }
+  }
+
+  /**
+   * Response encoding of a resource request: JSON, YAML, Protobuf, or a server-side view
+   * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
+   */
+  private negotiateResource(accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string): Encoding {
+    const metaGroup = `meta.${this.registry.identity.domain}`;
+    const views = verb === 'get' ? ['Table', 'PartialObjectMetadata'] : ['Table', 'PartialObjectMetadataList'];
+    const canServe = (m: { params: Record<string, string> }) =>
+      views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') && verb !== 'watch';
+    const { as, ...enc } = negotiate(accept, pretty, canServe, this.registry.identity.protobufMediaType);
+    if (as) {
+      const include = query.get('includeObject') ?? 'Metadata';
+      if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
+      enc.view = { as: as.params.as as 'Table', groupVersion: `${metaGroup}/${as.params.v}`, includeObject: include as 'Metadata' };
+    }
+    return enc;
   }
 
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */

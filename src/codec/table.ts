@@ -1,0 +1,98 @@
+/**
+ * Server-side Table rendering (meta/v1 Table) and PartialObjectMetadata views. Columns for
+ * the kinds users know from `kubectl get`; every other kind gets Name and Created At.
+ */
+type Cell = string | number | boolean | null;
+
+export interface Column {
+  name: string;
+  type: 'string' | 'integer' | 'date' | 'number';
+  format: string;
+  description: string;
+  priority: number;
+  cell(obj: any, now: number): Cell;
+}
+
+const col = (name: string, type: Column['type'], cell: Column['cell'], priority = 0, format = '', description = ''): Column =>
+  ({ name, type, format, description: description || `${name} of the object`, priority, cell });
+
+export function age(ts: string | undefined, now: number): string {
+  if (!ts) return '<unknown>';
+  const s = Math.max(0, Math.floor((now - Date.parse(ts)) / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+const NAME = col('Name', 'string', (o) => o.metadata?.name ?? '', 0, 'name', 'Name must be unique within a namespace.');
+const AGE = col('Age', 'string', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+const ready = (o: any) => `${(o.status?.containerStatuses ?? []).filter((c: any) => c.ready).length}/${(o.spec?.containers ?? []).length}`;
+const restarts = (o: any) => (o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0);
+const replicasOf = (o: any) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`;
+const images = (o: any) => (o.spec?.template?.spec?.containers ?? []).map((c: any) => c.image).join(',');
+const containers = (o: any) => (o.spec?.template?.spec?.containers ?? []).map((c: any) => c.name).join(',');
+const selector = (o: any) => Object.entries(o.spec?.selector?.matchLabels ?? o.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>';
+const ports = (o: any) => (o.spec?.ports ?? []).map((p: any) => `${p.port}${p.nodePort ? ':' + p.nodePort : ''}/${p.protocol ?? 'TCP'}`).join(',') || '<none>';
+
+const COLUMNS: Record<string, Column[]> = {
+  Pod: [NAME, col('Ready', 'string', ready), col('Status', 'string', (o) => o.status?.reason ?? o.status?.phase ?? 'Unknown'),
+    col('Restarts', 'string', (o) => String(restarts(o))), AGE, col('IP', 'string', (o) => o.status?.podIP ?? '<none>', 1),
+    col('Node', 'string', (o) => o.spec?.nodeName ?? '<none>', 1), col('Nominated Node', 'string', (o) => o.status?.nominatedNodeName ?? '<none>', 1),
+    col('Readiness Gates', 'string', (o) => o.spec?.readinessGates?.length ? String(o.spec.readinessGates.length) : '<none>', 1)],
+  Deployment: [NAME, col('Ready', 'string', replicasOf), col('Up-to-date', 'integer', (o) => o.status?.updatedReplicas ?? 0),
+    col('Available', 'integer', (o) => o.status?.availableReplicas ?? 0), AGE, col('Containers', 'string', containers, 1),
+    col('Images', 'string', images, 1), col('Selector', 'string', selector, 1)],
+  ReplicaSet: [NAME, col('Desired', 'integer', (o) => o.spec?.replicas ?? 0), col('Current', 'integer', (o) => o.status?.replicas ?? 0),
+    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0), AGE, col('Containers', 'string', containers, 1), col('Images', 'string', images, 1), col('Selector', 'string', selector, 1)],
+  StatefulSet: [NAME, col('Ready', 'string', replicasOf), AGE, col('Containers', 'string', containers, 1), col('Images', 'string', images, 1)],
+  DaemonSet: [NAME, col('Desired', 'integer', (o) => o.status?.desiredNumberScheduled ?? 0), col('Current', 'integer', (o) => o.status?.currentNumberScheduled ?? 0),
+    col('Ready', 'integer', (o) => o.status?.numberReady ?? 0), col('Up-to-date', 'integer', (o) => o.status?.updatedNumberScheduled ?? 0),
+    col('Available', 'integer', (o) => o.status?.numberAvailable ?? 0), col('Node Selector', 'string', (o) => Object.entries(o.spec?.template?.spec?.nodeSelector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>'), AGE],
+  Service: [NAME, col('Type', 'string', (o) => o.spec?.type ?? 'ClusterIP'), col('Cluster-IP', 'string', (o) => o.spec?.clusterIP ?? '<none>'),
+    col('External-IP', 'string', (o) => (o.spec?.externalIPs ?? []).join(',') || (o.spec?.externalName ?? '<none>')), col('Port(s)', 'string', ports), AGE,
+    col('Selector', 'string', (o) => Object.entries(o.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>', 1)],
+  Namespace: [NAME, col('Status', 'string', (o) => o.status?.phase ?? ''), AGE],
+  ConfigMap: [NAME, col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length), AGE],
+  Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length), AGE],
+  Node: [NAME, col('Status', 'string', (o) => (o.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status === 'True' ? 'Ready' : 'NotReady'),
+    col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
+  Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
+    col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
+  Event: [col('Last Seen', 'string', (o, now) => age(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
+    col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
+    col('Object', 'string', (o) => `${String(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`), col('Message', 'string', (o) => o.message ?? '')],
+};
+
+const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function partialObjectMetadata(obj: any, metaGroupVersion: string): any {
+  return { kind: 'PartialObjectMetadata', apiVersion: metaGroupVersion, metadata: obj.metadata };
+}
+
+/** Renders objects as a Table of the given meta group version (e.g. meta.plat.io/v1). */
+export function toTable(kind: string, objs: any[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): any {
+  const cols = COLUMNS[kind] ?? DEFAULT;
+  return {
+    kind: 'Table', apiVersion: metaGroupVersion, metadata: listMeta,
+    columnDefinitions: cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
+    rows: objs.map((o) => {
+      const row: Record<string, unknown> = { cells: cols.map((c) => c.cell(o, now)) };
+      if (include === 'Metadata') row.object = partialObjectMetadata(o, metaGroupVersion);
+      else if (include === 'Object') row.object = o;
+      return row;
+    }),
+  };
+}
+
+/** The Accept `as=` view of objects: a Table, one PartialObjectMetadata, or a list of them. */
+export function renderView(kind: string, objs: any[], listMeta: Record<string, unknown>, view: { as: string; groupVersion: string; includeObject: IncludeObject }, now: number, isList: boolean): any {
+  if (view.as === 'Table') return toTable(kind, objs, listMeta, view.groupVersion, view.includeObject, now);
+  if (view.as === 'PartialObjectMetadata' && !isList) return partialObjectMetadata(objs[0], view.groupVersion);
+  return { kind: 'PartialObjectMetadataList', apiVersion: view.groupVersion, metadata: listMeta, items: objs.map((o) => partialObjectMetadata(o, view.groupVersion)) };
+}

@@ -1,0 +1,70 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
+let s: TestServer;
+let upstream: TestServer;
+before(async () => { [s, upstream] = await Promise.all([startServer(), startServer(['--api-domain', 'k8s.io'])]); });
+after(async () => { await Promise.all([s.stop(), upstream.stop()]); s.cleanup(); upstream.cleanup(); });
+
+const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+
+test('pods render with the columns kubectl shows, rows carry PartialObjectMetadata', async () => {
+  await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('t1'));
+  const r = await request(s.url, 'GET', '/api/v1/namespaces/default/pods', undefined, { accept: TABLE });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'application/json;as=Table;g=meta.plat.io;v=v1');
+  assert.equal(r.json.kind, 'Table');
+  assert.equal(r.json.apiVersion, 'meta.plat.io/v1');
+  assert.deepEqual(r.json.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name), ['Name', 'Ready', 'Status', 'Restarts', 'Age']);
+  assert.deepEqual(r.json.rows[0].cells.slice(0, 4), ['t1', '0/1', 'Pending', '0']);
+  assert.equal(r.json.rows[0].object.kind, 'PartialObjectMetadata');
+  assert.equal(r.json.rows[0].object.metadata.name, 't1');
+  assert.ok(r.json.metadata.resourceVersion);
+});
+
+test('kinds without columns get Name and Created At; includeObject None and Object', async () => {
+  await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'l1' }, spec: {} });
+  const r = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases?includeObject=None', undefined, { accept: TABLE });
+  assert.deepEqual(r.json.columnDefinitions.map((c: any) => [c.name, c.type]), [['Name', 'string'], ['Created At', 'date']]);
+  assert.equal(r.json.rows[0].object, undefined);
+  const o = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases/l1?includeObject=Object', undefined, { accept: TABLE });
+  assert.equal(o.json.rows[0].object.kind, 'Lease');
+  const bad = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases?includeObject=All', undefined, { accept: TABLE });
+  assert.equal(bad.status, 400);
+});
+
+test('PartialObjectMetadataList and PartialObjectMetadata views', async () => {
+  await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pom', { a: 'b' }));
+  const l = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' });
+  assert.equal(l.json.kind, 'PartialObjectMetadataList');
+  assert.ok(l.json.items.every((i: any) => i.kind === 'PartialObjectMetadata' && i.metadata.name && i.data === undefined));
+  const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/pom', undefined, { accept: 'application/json;as=PartialObjectMetadata;g=meta.plat.io;v=v1' });
+  assert.deepEqual(g.json.metadata.labels, { a: 'b' });
+  assert.equal(g.json.data, undefined);
+});
+
+test('the fallback in Accept is honoured in order: an unserved Table group falls back to JSON', async () => {
+  const r = await request(s.url, 'GET', '/api/v1/namespaces', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+  assert.equal(r.json.kind, 'NamespaceList');
+  const only = await request(s.url, 'GET', '/api/v1/namespaces', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  assert.equal(only.status, 406);
+});
+
+test('kubectl renders server-side tables with the upstream domain', async () => {
+  const env = { ...process.env, KUBECONFIG: '/dev/null' };
+  await request(upstream.url, 'POST', '/api/v1/namespaces/default/pods', pod('kp'));
+  const pods = await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', 'pods'], { env });
+  assert.match(pods.stdout, /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
+  assert.match(pods.stdout, /kp\s+0\/1\s+Pending\s+0/);
+  await run('/usr/bin/kubectl', ['--server', upstream.url, 'create', 'deployment', 'kd', '--image=nginx'], { env });
+  const wide = await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', 'deploy', '-o', 'wide'], { env });
+  assert.match(wide.stdout, /CONTAINERS\s+IMAGES\s+SELECTOR/);
+  assert.match(wide.stdout, /kd .*nginx\s+nginx\s+app=kd/);
+  const ns = await run('/usr/bin/kubectl', ['--server', s.url, 'get', 'ns'], { env });
+  assert.match(ns.stdout, /default/);
+});
