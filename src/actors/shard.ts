@@ -35,6 +35,8 @@ export class Shard {
   private readonly caches = new Map<string, TypeCache>();
   private readonly stores = new Map<string, Store>();
   private readonly rv: BigInt64Array;
+  /** the highest revision stored at start: history (and so watch replay) begins there */
+  private floor = 0;
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
@@ -46,6 +48,7 @@ export class Shard {
   /** Loads every stored object of this shard into the caches. */
   init(): InitReply {
     const floor = this.backend.revision();
+    this.floor = floor;
     const namespaces: InitReply['namespaces'] = [];
     for (const { key, value } of this.backend.range('')) {
       const obj = JSON.parse(value);
@@ -79,7 +82,10 @@ export class Shard {
     let s = this.stores.get(id);
     if (!s) {
       let cache = this.caches.get(typeKey);
-      if (!cache) this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
+      if (!cache) {
+        this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
+        cache.setFloor(this.floor);
+      }
       s = new Store({ def, typeKey, cache, strategy: strategyFor(group, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
       this.stores.set(id, s);
       if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);

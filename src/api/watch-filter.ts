@@ -1,6 +1,7 @@
 /**
- * Decides which event a watcher with selectors sees for a change, as upstream does: an object
- * that stops matching yields DELETED, one that starts matching yields ADDED.
+ * Decides which event a watcher with selectors sees for a change, as upstream's cacheWatcher
+ * does: an object that stops matching yields DELETED, one that starts matching yields ADDED,
+ * and a deletion is seen by the watchers its last stored state matched.
  */
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -8,15 +9,21 @@ export interface Matcher {
   (labels: Record<string, string> | undefined, fields: Record<string, string>): boolean;
 }
 
+export interface Selectable { labels: Record<string, string> | undefined; fields: Record<string, string> }
+
 export function filterEvent(
   m: Matcher | undefined,
   type: EventType,
-  cur: { labels: Record<string, string> | undefined; fields: Record<string, string> },
-  prev: { labels: Record<string, string> | undefined; fields: Record<string, string> } | undefined,
+  cur: Selectable,
+  prev: Selectable | undefined,
 ): EventType | undefined {
   if (!m) return type;
+  if (type === 'DELETED') {
+    const last = prev ?? cur;
+    return m(last.labels, last.fields) ? 'DELETED' : undefined;
+  }
   const now = m(cur.labels, cur.fields);
-  if (type !== 'MODIFIED') return now ? type : undefined;
+  if (type === 'ADDED') return now ? 'ADDED' : undefined;
   const before = prev ? m(prev.labels, prev.fields) : false;
   if (now && before) return 'MODIFIED';
   if (now) return 'ADDED';

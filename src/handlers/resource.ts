@@ -8,7 +8,7 @@ import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, isTruthy, negotiate } from '../server/negotiation.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { Request, Services } from './context.js';
-import { serveWatch } from './watch.js';
+import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
 
@@ -56,7 +56,7 @@ export function reply(r: Request, res: Result): void {
  * itself is not cancelled (a write may still commit, as upstream).
  */
 async function run(r: Request, s: Services, op: OpInput): Promise<void> {
-  const pending = s.pool.submit(op);
+  const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
   const limitMs = requestTimeoutMs(r.query.get('timeout'));
   if (limitMs === undefined) return reply(r, await pending);
   let timer: NodeJS.Timeout | undefined;

@@ -4,46 +4,91 @@
  * encoding, one JSON event per line, until timeoutSeconds, the jittered server timeout, the
  * client leaving, or the buffer limit.
  */
-import { errors } from '../api/status.js';
-import type { TypeRef, Encoding } from '../actors/protocol.js';
+import { errors, type Status } from '../api/status.js';
+import type { ListOptions, Result, TypeRef, Encoding, WatchFlags } from '../actors/protocol.js';
+import type { OpInput } from '../server/actor-pool.js';
 import { parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
 import { eventLine, type Matcher } from '../api/watch-filter.js';
-import { sendStatus, statusLine } from '../server/http.js';
+import { sendStatus, statusLine, type Exchange } from '../server/http.js';
 import { isTruthy } from '../server/negotiation.js';
-import { bookmarkLine, type Watcher } from '../server/watch-hub.js';
+import { bookmarkLine, type Watcher, type WatchSink } from '../server/watch-hub.js';
 import type { Request, Services } from './context.js';
 import { listOptions } from './resource.js';
 
-export const INITIAL_EVENTS_END = 'plat.io/initial-events-end';
+/** how long a read of a resourceVersion the server has not reached waits before 504 */
+export const TOO_LARGE_WAIT_MS = 3000;
+const TOO_LARGE_POLL_MS = 20;
 
 export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: Encoding }): void {
   const q = r.query;
-  const opts = { ...listOptions(q), allowWatchBookmarks: isTruthy(q.get('allowWatchBookmarks')), sendInitialEvents: q.has('sendInitialEvents') ? isTruthy(q.get('sendInitialEvents')) : undefined };
+  const opts: ListOptions & WatchFlags = { ...listOptions(q), allowWatchBookmarks: isTruthy(q.get('allowWatchBookmarks')) };
+  if (q.has('sendInitialEvents')) {
+    if (s.options.featureGates.WatchList === false) {
+      throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    }
+    opts.sendInitialEvents = isTruthy(q.get('sendInitialEvents'));
+  }
   if (r.info.name) {
     // legacy GET .../<name>?watch=1 watches one object
-    const f = opts.fieldSelector ? `${opts.fieldSelector},metadata.name=${r.info.name}` : `metadata.name=${r.info.name}`;
-    opts.fieldSelector = f;
+    const byName = `metadata.name=${r.info.name}`;
+    opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
   }
   const timeoutSec = timeoutSeconds(q, s.options.minRequestTimeoutSec);
-  s.pool.submit({ ...base, op: 'watch', namespace: r.info.namespace, opts }).then((res) => {
+  const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts };
+  submitWaitingForRV(s, op).then((res) => {
     if ('error' in res) {
-      if (res.error.code === 410) return startStream(r, [eventLine('ERROR', JSON.stringify(res.error))], 0, true);
-      return sendStatus(r.x, res.error);
+      // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
+      if (res.error.code === 410) return void new WatchStream(r.x).open(errorLine(res.error), 0)?.close();
+      return sendStatus(r.x, res.error, r.enc.pretty);
     }
     if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status);
     const w = res.watch;
-    const lines = [...w.initial];
-    if (w.initialEventsEndRV !== undefined) lines.push(bookmarkLine(w.kind, w.apiVersion, w.initialEventsEndRV, { [INITIAL_EVENTS_END]: 'true' }));
-    const watcher = startStream(r, lines, timeoutSec, false);
-    if (!watcher) return;
-    const m = matcherFor(opts.labelSelector, opts.fieldSelector);
+    let matcher: Matcher | undefined;
+    try {
+      matcher = matcherFor(opts.labelSelector, opts.fieldSelector);
+    } catch (e) {
+      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status);
+    }
+    let first = w.initial.join('');
+    if (w.initialEventsEndRV !== undefined) {
+      first += bookmarkLine(w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' });
+    }
+    const stream = new WatchStream(r.x).open(first, timeoutSec);
+    if (!stream) return;
     const live: Watcher = {
-      typeKey: w.typeKey, namespace: r.info.namespace, matcher: m, fromRV: w.fromRV, sink: watcher,
-      bookmarks: opts.allowWatchBookmarks, kind: w.kind, apiVersion: w.apiVersion, closed: false,
+      typeKey: w.typeKey, namespace: r.info.namespace, matcher, fromRV: w.fromRV, startRV: w.fromRV, sink: stream,
+      bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
     };
-    watcher.onClose = () => s.hub.remove(live);
+    stream.onClose = () => s.hub.remove(live);
+    // registered in the same turn the actor's reply resolved: see WatchHub.add
     s.hub.add(live);
-  });
+  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status));
+}
+
+/** An ERROR event carrying the Status (its code, e.g. 410, is inside the object). */
+function errorLine(status: Status): string {
+  return eventLine('ERROR', JSON.stringify(status));
+}
+
+function isTooLarge(res: Result): boolean {
+  return 'error' in res && res.error.code === 504 && (res.error.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge');
+}
+
+/**
+ * Submits a read; while the actor answers "Too large resource version", waits (re-checking the
+ * server's newest version) up to TOO_LARGE_WAIT_MS and asks again, then returns the last
+ * answer (504 with Retry-After). Serves watch; get and list can use it the same way.
+ */
+export async function submitWaitingForRV(s: Pick<Services, 'pool'>, op: OpInput, waitMs = TOO_LARGE_WAIT_MS): Promise<Result> {
+  const deadline = Date.now() + waitMs;
+  const rv = Number(('opts' in op ? op.opts.resourceVersion : 'resourceVersion' in op ? op.resourceVersion : undefined) ?? 0);
+  for (;;) {
+    const res = await s.pool.submit(op);
+    if (!isTooLarge(res) || !(rv > 0) || Date.now() >= deadline) return res;
+    while (s.pool.currentRV() < rv && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, TOO_LARGE_POLL_MS));
+    }
+  }
 }
 
 function matcherFor(label: string | undefined, field: string | undefined): Matcher | undefined {
@@ -56,46 +101,74 @@ function matcherFor(label: string | undefined, field: string | undefined): Match
 /** timeoutSeconds, else the server's minimum request timeout with up to 100% jitter. */
 function timeoutSeconds(q: URLSearchParams, min: number): number {
   const t = q.get('timeoutSeconds');
-  if (t !== null && /^[0-9]+$/.test(t) && t !== '0') return Number(t);
+  if (t !== null && t !== '' && !/^-?[0-9]+$/.test(t)) throw errors.badRequest(`invalid value for timeoutSeconds: "${t}"`);
+  if (t !== null && Number(t) > 0) return Number(t);
   return min * (1 + Math.random());
 }
 
-interface Stream { write(chunk: string): number; close(): void; onClose?: () => void }
+/**
+ * One watch response over uWS chunked encoding. uWS sends the header block only with the
+ * first non-empty chunk, so the stream always opens with one: the initial events, or a single
+ * space (JSON whitespace, ignored by every stream decoder) so clients see headers at once.
+ */
+export class WatchStream implements WatchSink {
+  private buffered = 0;
+  private ended = false;
+  private timer: NodeJS.Timeout | undefined;
+  onClose?: () => void;
 
-function startStream(r: Request, first: string[], timeoutSec: number, endNow: boolean): Stream | undefined {
-  const { x } = r;
-  if (x.aborted || x.done) return undefined;
-  let buffered = 0;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  const stream: Stream = {
-    write(chunk) {
-      if (closed) return 0;
-      x.res.cork(() => {
-        // uWS buffers what the socket does not take; count it until the socket drains.
-        if (!x.res.write(chunk)) buffered += chunk.length;
-        else buffered = 0;
-      });
-      return buffered;
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      if (timer) clearTimeout(timer);
-      if (!x.aborted) x.res.cork(() => x.res.end());
-      x.done = true;
-      stream.onClose?.();
-    },
-  };
-  x.res.cork(() => {
-    x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
-    for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-    const head = first.join('');
-    if (head) x.res.write(head);
-  });
-  x.res.onWritable(() => { buffered = 0; return true; });
-  x.onAbort = () => { closed = true; if (timer) clearTimeout(timer); stream.onClose?.(); };
-  if (endNow) { stream.close(); return undefined; }
-  if (timeoutSec > 0) timer = setTimeout(() => stream.close(), timeoutSec * 1000);
-  return stream;
+  constructor(private readonly x: Exchange) {}
+
+  /** Sends the headers and the first bytes; undefined when the client already left. */
+  open(first: string, timeoutSec: number): this | undefined {
+    const { x } = this;
+    if (x.aborted || x.done) return undefined;
+    x.done = true;
+    // a watch holds an in-flight slot only while it starts (upstream counts initialization)
+    x.release?.();
+    x.res.cork(() => {
+      x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
+      for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+      x.res.write(first || ' ');
+    });
+    // uWS stops draining its own backlog once onWritable is set; an empty cork drains it
+    // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
+    x.res.onWritable(() => {
+      x.res.cork(() => {});
+      return true;
+    });
+    x.onAbort = () => this.finish();
+    if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
+    return this;
+  }
+
+  /** Writes one chunk; returns the estimated backlog (bytes written since the socket last kept up). */
+  write(chunk: string): number {
+    if (this.ended) return 0;
+    let ok = true;
+    this.x.res.cork(() => { ok = this.x.res.write(chunk); });
+    this.buffered = ok ? 0 : this.buffered + chunk.length;
+    return this.buffered;
+  }
+
+  /** Ends the stream cleanly (terminating chunk). */
+  close(): void {
+    if (this.ended) return;
+    this.finish();
+    if (!this.x.aborted) this.x.res.cork(() => this.x.res.end());
+  }
+
+  /** Drops the connection at once, freeing its backlog. */
+  abort(): void {
+    if (this.ended) return;
+    this.finish();
+    if (!this.x.aborted) this.x.res.close();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.onClose?.();
+  }
 }

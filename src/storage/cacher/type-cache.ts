@@ -32,13 +32,18 @@ export function entryKey(namespace: string, name: string): string {
 export class TypeCache {
   private readonly items = new Map<string, Entry>();
   private sorted: string[] | null = [];
-  private readonly history: HistoryEvent[] = [];
-  /** oldest rv from which history is complete (events with rv > this are retained) */
+  /** retained changes, oldest first, from index `head` on (trimmed lazily, compacted in bulk) */
+  private history: HistoryEvent[] = [];
+  private head = 0;
+  /** oldest rv from which history is complete (every event with rv > this is retained) */
   private historyFloor = 0;
 
   constructor(private readonly windowMs: number, private readonly maxHistory = 200_000) {}
 
   get size(): number { return this.items.size; }
+
+  /** Number of retained history events. */
+  get historyLength(): number { return this.history.length - this.head; }
 
   get(namespace: string, name: string): Entry | undefined {
     return this.items.get(entryKey(namespace, name));
@@ -50,7 +55,7 @@ export class TypeCache {
     this.sorted = null;
   }
 
-  /** Records a committed change; returns the history event. */
+  /** Records a committed change; returns the history event. Changes arrive in rv order. */
   apply(type: HistoryEvent['type'], e: Entry, now: number): HistoryEvent {
     const key = entryKey(e.namespace, e.name);
     const prev = this.items.get(key);
@@ -74,26 +79,35 @@ export class TypeCache {
   }
 
   private trim(now: number): void {
-    let drop = 0;
-    while (drop < this.history.length &&
-      (now - this.history[drop]!.at > this.windowMs || this.history.length - drop > this.maxHistory)) drop++;
-    if (drop > 0) {
-      this.historyFloor = this.history[drop - 1]!.rv;
-      this.history.splice(0, drop);
+    const h = this.history;
+    let i = this.head;
+    while (i < h.length && (now - h[i]!.at > this.windowMs || h.length - i > this.maxHistory)) i++;
+    if (i === this.head) return;
+    this.historyFloor = Math.max(this.historyFloor, h[i - 1]!.rv);
+    for (let j = this.head; j < i; j++) h[j] = undefined as unknown as HistoryEvent;
+    this.head = i;
+    // compact once the dropped prefix dominates, so trimming stays O(1) amortized per change
+    if (this.head > 1024 && this.head * 2 > h.length) {
+      this.history = h.slice(this.head);
+      this.head = 0;
     }
   }
 
-  /** Marks history as starting at rv (after loading from storage, nothing older is known). */
-  setFloor(rv: number): void { this.historyFloor = rv; }
+  /**
+   * Marks history as starting at rv: nothing at or before rv is known (after loading from
+   * storage). Never moves the floor backwards.
+   */
+  setFloor(rv: number): void { this.historyFloor = Math.max(this.historyFloor, rv); }
 
   /** Events with rv > fromRV, in order. Caller checks fromRV >= oldestRV. */
   eventsAfter(fromRV: number): HistoryEvent[] {
-    let lo = 0, hi = this.history.length;
+    const h = this.history;
+    let lo = this.head, hi = h.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.history[mid]!.rv <= fromRV) lo = mid + 1; else hi = mid;
+      if (h[mid]!.rv <= fromRV) lo = mid + 1; else hi = mid;
     }
-    return this.history.slice(lo);
+    return h.slice(lo);
   }
 
   private sortedKeys(): string[] {
