@@ -1,7 +1,8 @@
 /**
  * Field paths and sets of paths: the data model of server-side apply. A path element is
  * `f:<field>`, `k:<json keys>`, `v:<json value>` or `i:<index>`; a FieldSet is a set of paths
- * with the set algebra apply needs. Paths are derived from objects with the compiled schema.
+ * with the set algebra apply needs. How a value is walked (granular or atomic) comes from the
+ * compiled schema only; see shape().
  */
 import type { SchemaNode } from '../schema/schema.js';
 
@@ -16,39 +17,75 @@ export class FieldSet {
 
   get size(): number { return this.items.size; }
   has(p: Path): boolean { return this.items.has(p.join(SEP)); }
-  add(p: Path): void { this.items.add(p.join(SEP)); }
+  add(p: Path): void { if (p.length) this.items.add(p.join(SEP)); }
   paths(): Path[] { return [...this.items].map((s) => s.split(SEP)); }
   union(o: FieldSet): FieldSet { return new FieldSet([...this.items, ...o.items]); }
   difference(o: FieldSet): FieldSet { return new FieldSet([...this.items].filter((x) => !o.items.has(x))); }
   intersection(o: FieldSet): FieldSet { return new FieldSet([...this.items].filter((x) => o.items.has(x))); }
   empty(): boolean { return this.items.size === 0; }
+  equals(o: FieldSet): boolean { return this.size === o.size && [...this.items].every((x) => o.items.has(x)); }
+
+  /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
+  descendantsOf(o: FieldSet): FieldSet {
+    if (o.empty()) return new FieldSet();
+    return new FieldSet([...this.items].filter((x) => {
+      for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1)) if (o.items.has(x.slice(0, i))) return true;
+      return false;
+    }));
+  }
+
+  /** Members that are a strict prefix of some member of `o` (ancestors of what `o` holds). */
+  ancestorsOf(o: FieldSet): FieldSet {
+    const prefixes = new Set<string>();
+    for (const x of o.items) {
+      for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1)) {
+        const p = x.slice(0, i);
+        if (prefixes.has(p)) break;
+        prefixes.add(p);
+      }
+    }
+    return new FieldSet([...this.items].filter((x) => prefixes.has(x)));
+  }
+
+  /** Members whose path passes `keep` (called with the first two elements, the second maybe undefined). */
+  filter(keep: (first: string, second: string | undefined) => boolean): FieldSet {
+    return new FieldSet([...this.items].filter((x) => {
+      const i = x.indexOf(SEP);
+      if (i < 0) return keep(x, undefined);
+      const j = x.indexOf(SEP, i + 1);
+      return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
+    }));
+  }
 
   /** fieldsV1: nested `{ "f:a": { ".": {}, "f:b": {} } }`, "." marking a member with children. */
   toFieldsV1(): Record<string, any> {
-    const root: Record<string, any> = {};
-    for (const p of this.paths()) {
+    interface Node { member: boolean; children: Map<string, Node> }
+    const root: Node = { member: false, children: new Map() };
+    for (const x of this.items) {
       let node = root;
-      for (const e of p) node = (node[e] ??= {});
-    }
-    const members = this.items;
-    const mark = (node: Record<string, any>, prefix: string[]) => {
-      for (const [k, child] of Object.entries(node)) {
-        const path = [...prefix, k];
-        if (Object.keys(child).length && members.has(path.join(SEP))) child['.'] = {};
-        mark(child, path);
+      for (const e of x.split(SEP)) {
+        let next = node.children.get(e);
+        if (!next) node.children.set(e, next = { member: false, children: new Map() });
+        node = next;
       }
+      node.member = true;
+    }
+    const render = (node: Node): Record<string, any> => {
+      const out: Record<string, any> = {};
+      if (node.member && node.children.size) out['.'] = {};
+      for (const k of [...node.children.keys()].sort(compareElements)) out[k] = render(node.children.get(k)!);
+      return out;
     };
-    mark(root, []);
-    return sortKeys(root);
+    return render(root);
   }
 
   static fromFieldsV1(tree: Record<string, any> | undefined): FieldSet {
     const out = new FieldSet();
     const walk = (node: Record<string, any>, prefix: string[]) => {
       for (const [k, child] of Object.entries(node ?? {})) {
-        if (k === '.') { if (prefix.length) out.add(prefix); continue; }
+        if (k === '.') { out.add(prefix); continue; }
         const path = [...prefix, k];
-        if (!child || Object.keys(child).length === 0) out.add(path);
+        if (!child || typeof child !== 'object' || Object.keys(child).length === 0) out.add(path);
         else walk(child, path);
       }
     };
@@ -57,46 +94,98 @@ export class FieldSet {
   }
 }
 
-function sortKeys(o: Record<string, any>): Record<string, any> {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortKeys(o[k])]));
+/** Upstream element order: "." first, then fields, keys, values, indexes; keys and values by value. */
+function compareElements(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === '.' || b === '.') return a === '.' ? -1 : 1;
+  const rank = (e: string) => 'fkvi'.indexOf(e[0]!);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (a[0] === 'f') return a < b ? -1 : 1;
+  if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
+  return compareValues(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
 }
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (isObj(a) && isObj(b)) {
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      const c = compareValues(a[k], b[k]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  }
+  const sa = JSON.stringify(a) ?? '';
+  const sb = JSON.stringify(b) ?? '';
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
 
-/** The key element of a list-map item, e.g. `k:{"name":"c"}`. */
+export const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * How a value is walked: `fields` (granular struct or map), `listmap` (items keyed by the list
+ * map keys), `set` (scalar items), or `leaf` (scalars and everything atomic, as a whole).
+ * Without a schema, objects are granular and lists atomic (upstream's deduced type).
+ */
+export type Shape = 'fields' | 'listmap' | 'set' | 'leaf';
+
+export function shape(v: unknown, s: SchemaNode | undefined): Shape {
+  if (isObj(v)) {
+    if (!s || s.kind === 'any') return 'fields';
+    return (s.kind === 'struct' || s.kind === 'map') && s.mapType !== 'atomic' ? 'fields' : 'leaf';
+  }
+  if (Array.isArray(v) && s?.kind === 'list') {
+    if (s.listType === 'map' && s.mapKeys) return 'listmap';
+    if (s.listType === 'set') return 'set';
+  }
+  return 'leaf';
+}
+
+/** The schema of field `k` of a granular value; `null` when a struct does not declare it (unknown). */
+export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | undefined | null {
+  if (!s || s.kind === 'any') return undefined;
+  if (s.kind === 'map') return s.elem;
+  if (s.kind === 'struct') return s.props?.[k] ?? (s.preserveUnknown ? undefined : null);
+  return undefined;
+}
+
+/** The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream). */
 export function keyElement(item: Record<string, any>, keys: string[]): string {
   const k: Record<string, unknown> = {};
   for (const key of [...keys].sort()) if (item[key] !== undefined) k[key] = item[key];
   return 'k:' + JSON.stringify(k);
 }
 
-/** Every field path set in value; interior maps and list items are members too (the "." marker). */
+/** The path element of one item of a list-map or set list, or undefined when it has none. */
+export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | undefined {
+  if (sh === 'set') return 'v:' + JSON.stringify(item);
+  return isObj(item) ? keyElement(item, s.mapKeys!) : undefined;
+}
+
+/**
+ * The fields an applied configuration sets (upstream ToFieldSet): every leaf; list items; map
+ * entries that are not declared struct fields; empty maps and nulls. Fields a struct does not
+ * declare are skipped: they are pruned from the object and nobody owns them.
+ */
 export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix: Path = [], out = new FieldSet()): FieldSet {
-  if (isObj(value) && schema?.mapType !== 'atomic' && (!schema || schema.kind === 'struct' || schema.kind === 'map' || schema.kind === 'any')) {
-    if (prefix.length && (schema?.kind === 'map' || (schema?.kind !== 'struct' && Object.keys(value).length === 0))) out.add(prefix);
-    if (prefix.length && Object.keys(value).length === 0) out.add(prefix);
-    for (const [k, v] of Object.entries(value)) {
-      const sub = schema?.kind === 'struct' ? schema.props?.[k] : schema?.kind === 'map' ? schema.elem : undefined;
-      fieldsOf(v, sub, [...prefix, 'f:' + k], out);
+  const sh = shape(value, schema);
+  if (sh === 'leaf') { out.add(prefix); return out; }
+  if (sh === 'fields') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const sub = fieldSchema(schema, k);
+      if (sub === null) continue;
+      const p = [...prefix, 'f:' + k];
+      fieldsOf(v, sub, p, out);
+      if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.add(p);
     }
     return out;
   }
-  if (Array.isArray(value) && schema?.kind === 'list' && schema.listType === 'map' && schema.mapKeys) {
-    out.add(prefix);
-    for (const item of value) {
-      if (!isObj(item)) continue;
-      const p = [...prefix, keyElement(item, schema.mapKeys)];
-      out.add(p);
-      fieldsOf(item, schema.elem, p, out);
-    }
-    return out;
+  for (const item of value as unknown[]) {
+    const e = itemElement(item, schema!, sh);
+    if (e === undefined) continue;
+    const p = [...prefix, e];
+    if (sh === 'listmap') fieldsOf(item, schema!.elem, p, out);
+    out.add(p);
   }
-  if (Array.isArray(value) && schema?.kind === 'list' && schema.listType === 'set') {
-    out.add(prefix);
-    for (const item of value) out.add([...prefix, 'v:' + JSON.stringify(item)]);
-    return out;
-  }
-  if (prefix.length) out.add(prefix);
   return out;
 }
 
@@ -118,6 +207,27 @@ function matchesKey(item: Record<string, any>, e: string): boolean {
   return Object.entries(k).every(([kk, vv]) => JSON.stringify(item[kk]) === JSON.stringify(vv));
 }
 
+function indexOfElement(list: unknown[], e: string): number {
+  if (e.startsWith('k:')) return list.findIndex((it) => isObj(it) && matchesKey(it, e));
+  if (e.startsWith('v:')) return list.findIndex((it) => JSON.stringify(it) === e.slice(2));
+  return e.startsWith('i:') ? Number(e.slice(2)) : -1;
+}
+
+/**
+ * Copy on write: replaces every container on the way to path (not the value at it) below the
+ * already-owned root with a shallow copy, so an in-place change there touches nothing shared.
+ */
+export function ownPath(root: unknown, path: Path): void {
+  let cur: any = root;
+  for (const e of path.slice(0, -1)) {
+    const at: string | number = e.startsWith('f:') ? e.slice(2) : Array.isArray(cur) ? indexOfElement(cur, e) : -1;
+    if (cur === null || typeof cur !== 'object' || at === -1) return;
+    const v = cur[at];
+    if (v === null || typeof v !== 'object') return;
+    cur = cur[at] = Array.isArray(v) ? [...v] : { ...v };
+  }
+}
+
 /** Removes the field at path from obj (in place). */
 export function removeAt(obj: unknown, path: Path): void {
   if (!path.length) return;
@@ -125,8 +235,18 @@ export function removeAt(obj: unknown, path: Path): void {
   const e = path[path.length - 1]!;
   if (e.startsWith('f:') && isObj(parent)) delete parent[e.slice(2)];
   else if (Array.isArray(parent)) {
-    const i = e.startsWith('k:') ? parent.findIndex((it) => isObj(it) && matchesKey(it, e))
-      : e.startsWith('v:') ? parent.findIndex((it) => JSON.stringify(it) === e.slice(2)) : Number(e.slice(2));
+    const i = indexOfElement(parent, e);
     if (i >= 0) parent.splice(i, 1);
   }
+}
+
+/** A path as upstream prints it in conflicts: `.spec.containers[name="c"].image`. */
+export function pathString(p: Path): string {
+  return p.map((e) => {
+    if (e.startsWith('f:')) return '.' + e.slice(2);
+    if (e.startsWith('i:')) return `[${e.slice(2)}]`;
+    if (e.startsWith('v:')) return `[=${e.slice(2)}]`;
+    const keys = JSON.parse(e.slice(2)) as Record<string, unknown>;
+    return `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+  }).join('');
 }

@@ -5,8 +5,10 @@
  */
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
-import { FieldSet, fieldsOf, removeAt, valueAt, type Path } from './fieldset.js';
+import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
+import { compare, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
+import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
 
 export interface ManagedFieldsEntry {
   manager: string;
@@ -23,24 +25,72 @@ interface Owner { entry: ManagedFieldsEntry; set: FieldSet }
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
 const IGNORED_META = new Set(['f:name', 'f:namespace', 'f:uid', 'f:resourceVersion', 'f:generation', 'f:creationTimestamp', 'f:managedFields', 'f:deletionTimestamp', 'f:deletionGracePeriodSeconds', 'f:selfLink']);
 
-/** The fields of an object that ownership tracks (not identity, not status-by-default). */
-export function trackedFields(obj: unknown, schema: SchemaNode | undefined): FieldSet {
-  const all = fieldsOf(obj, schema);
-  return new FieldSet(all.paths().filter((p) => !IGNORED.has(p[0]!) && !(p[0] === 'f:metadata' && (p.length === 1 || IGNORED_META.has(p[1]!)))).map((p) => p.join('\u0001')));
+/**
+ * Drops the paths ownership never tracks: identity, type and system-set metadata; for writes
+ * to the main resource, status (every stored kind with a status has a status subresource,
+ * and its strategy resets status on main-resource writes); for the status subresource,
+ * everything but status (its strategy keeps the rest).
+ */
+function tracked(set: FieldSet, sub?: string): FieldSet {
+  return set.filter((first, second) => !IGNORED.has(first) && (sub === 'status' ? first === 'f:status' : !!sub || first !== 'f:status')
+    && !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))));
 }
 
-function owners(obj: any): Owner[] {
-  const list = Array.isArray(obj?.metadata?.managedFields) ? obj.metadata.managedFields as ManagedFieldsEntry[] : [];
-  return list.filter((e) => e && typeof e.manager === 'string').map((entry) => ({ entry, set: FieldSet.fromFieldsV1(entry.fieldsV1) }));
+function trackedComparison(before: unknown, after: unknown, schema: SchemaNode | undefined, sub?: string): Comparison {
+  const c = compare(before, after, schema);
+  return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
 }
 
+/** A decodable entry; anything else in a request falls back to the stored entries, as upstream. */
+function validEntry(e: any): e is ManagedFieldsEntry {
+  return isObj(e) && typeof e.manager === 'string' && (e.operation === 'Apply' || e.operation === 'Update')
+    && (e.fieldsV1 === undefined || validFieldsV1(e.fieldsV1));
+}
+
+function validFieldsV1(node: unknown): boolean {
+  if (!isObj(node)) return false;
+  return Object.entries(node).every(([k, child]) => {
+    if (k === '.') return isObj(child);
+    if (k.startsWith('f:')) return validFieldsV1(child);
+    if (k.startsWith('i:')) return /^i:(0|[1-9][0-9]*)$/.test(k) && validFieldsV1(child);
+    if (!k.startsWith('k:') && !k.startsWith('v:')) return false;
+    try {
+      const v = JSON.parse(k.slice(2));
+      return (k[0] === 'v' || isObj(v)) && validFieldsV1(child);
+    } catch {
+      return false;
+    }
+  });
+}
+
+function owners(list: unknown): Owner[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter(validEntry).map((entry) => ({ entry: { ...entry }, set: FieldSet.fromFieldsV1(entry.fieldsV1) }));
+}
+
+const isReset = (v: unknown): boolean => Array.isArray(v) && v.length === 1 && !!v[0] && typeof v[0] === 'object' && Object.keys(v[0]).length === 0;
+
+/** Upstream order: Apply before Update, then by time, manager, apiVersion, subresource. */
+function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
+  if (a.operation !== b.operation) return a.operation < b.operation ? -1 : 1;
+  for (const k of ['time', 'manager', 'apiVersion', 'subresource'] as const) {
+    const x = a[k] ?? '';
+    const y = b[k] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
 function write(obj: any, list: Owner[]): void {
-  const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsV1: o.set.toFieldsV1() }));
+  obj.metadata ??= {};
+  const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: o.set.toFieldsV1() })).sort(order);
   if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
 }
 
-function same(a: ManagedFieldsEntry, manager: string, op: string, apiVersion: string, sub?: string): boolean {
-  return a.manager === manager && a.operation === op && a.apiVersion === apiVersion && (a.subresource ?? '') === (sub ?? '');
+/** Upstream manager identity: appliers are one entry whatever the apiVersion; updaters one per version. */
+function same(a: ManagedFieldsEntry, manager: string, op: 'Apply' | 'Update', apiVersion: string, sub?: string): boolean {
+  return a.manager === manager && a.operation === op && (op === 'Apply' || a.apiVersion === apiVersion) && (a.subresource ?? '') === (sub ?? '');
 }
 
 function entry(manager: string, operation: 'Apply' | 'Update', apiVersion: string, now: string, sub?: string): ManagedFieldsEntry {
@@ -49,74 +99,112 @@ function entry(manager: string, operation: 'Apply' | 'Update', apiVersion: strin
   return e;
 }
 
+/** Paths another manager loses to a change: the changed ones, and anything inside a changed atomic value. */
+function taken(set: FieldSet, c: Comparison): FieldSet {
+  const changed = c.added.union(c.modified);
+  return set.intersection(changed).union(set.descendantsOf(c.modified));
+}
+
 /**
  * After a non-apply write: the writer owns every field it added or changed, other managers
- * lose those, and removed fields leave every set. A `[{}]` managedFields in the request resets.
+ * lose those, and removed fields leave every set. managedFields in the request replace the
+ * stored ones when given (`[{}]` resets them to none first); `[]` or none keep the stored ones.
  */
 export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, sub?: string): void {
-  const requested = next.metadata.managedFields;
-  if (Array.isArray(requested) && requested.length === 1 && Object.keys(requested[0] ?? {}).length === 0) {
-    delete next.metadata.managedFields;
-    old = undefined;
-  } else if (old) next.metadata.managedFields = old.metadata?.managedFields;
-  const before = old ? trackedFields(old, schema) : new FieldSet();
-  const after = trackedFields(next, schema);
-  // a member is changed when it is new, or when it is a leaf whose value differs; a map or list
-  // item whose children changed stays with its owner (the children move)
-  const changed = new FieldSet(after.paths().filter((p) => !before.has(p)
-    || (!isInterior(valueAt(next, p)) && JSON.stringify(valueAt(old, p)) !== JSON.stringify(valueAt(next, p)))).map((p) => p.join('\u0001')));
-  const list = owners(next).map((o) => ({ ...o, set: o.set.difference(changed).intersection(after) }));
+  const requested = next.metadata?.managedFields;
+  const list = isReset(requested) ? []
+    : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry) ? owners(requested)
+      : owners(old?.metadata?.managedFields);
+  const c = trackedComparison(old ?? {}, next, schema, sub);
+  for (const o of list) o.set = o.set.difference(taken(o.set, c)).difference(c.removed);
   let mine = list.find((o) => same(o.entry, manager, 'Update', apiVersion, sub));
   if (!mine) list.push(mine = { entry: entry(manager, 'Update', apiVersion, now, sub), set: new FieldSet() });
-  if (!changed.empty()) { mine.entry = { ...mine.entry, time: now }; mine.set = mine.set.union(changed); }
+  const gained = c.added.union(c.modified);
+  if (!gained.empty()) {
+    mine.entry = { ...mine.entry, time: now };
+    mine.set = mine.set.union(gained).difference(c.removed);
+  }
   write(next, list);
 }
 
 /**
- * Server-side apply of `applied` onto `live` by `manager`: conflicts with other owners whose
- * values differ (unless force), merge, then drop fields this applier owned before and no
- * longer applies when nobody else owns them.
+ * Server-side apply of `applied` onto `live` by `manager`: merge; drop the fields this applier
+ * applied before and omits now unless someone else still owns them; then a change to a field
+ * another manager owns is a conflict, unless force moves it to the applier.
  */
-export function apply(live: any | undefined, applied: any, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, force: boolean, target: { kind: string; group: string; name: string }): any {
-  if (applied.metadata?.managedFields !== undefined) {
-    throw errors.badRequest('metadata.managedFields must be nil');
-  }
-  const base = live ? structuredClone(live) : { metadata: {} };
-  const list = owners(base);
-  const appliedSet = trackedFields(applied, schema);
-  const conflicts: StatusCause[] = [];
-  for (const o of list) {
-    if (same(o.entry, manager, 'Apply', apiVersion)) continue;
-    for (const p of o.set.intersection(appliedSet).paths()) {
-      if (JSON.stringify(valueAt(base, p)) === JSON.stringify(valueAt(applied, p))) continue;
-      if (isInterior(valueAt(applied, p))) continue;
-      conflicts.push({ reason: 'FieldManagerConflict', message: `conflict with "${o.entry.manager}"${o.entry.operation === 'Update' ? ' using ' + o.entry.apiVersion : ''}`, field: dotted(p) });
-      if (force) o.set = o.set.difference(FieldSet.of([p]));
-    }
-  }
-  if (conflicts.length && !force) {
-    const n = conflicts.length;
-    const msg = `Apply failed with ${n} conflict${n > 1 ? 's' : ''}: ${conflicts.map((c) => `${c.message}: ${c.field}`).join('\n')}`;
-    throw errors.applyConflict(msg, { ...target, causes: conflicts });
-  }
-  const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion));
+export function apply(live: any | undefined, applied: any, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, force: boolean, target: { kind: string; group: string; name: string }, sub?: string): any {
+  if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
+  // nothing below mutates live: merge copies what it changes, prune and write copy on write
+  const base = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
+  const list = owners(base.metadata?.managedFields);
+  const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion, sub));
+  const others = list.filter((o) => o !== prev);
+  const appliedSet = tracked(fieldsOf(applied, schema), sub);
   const merged = mergeApplied(base, applied, schema);
-  if (prev) {
-    const othersSet = list.filter((o) => o !== prev).reduce((acc, o) => acc.union(o.set), new FieldSet());
-    const dropped = prev.set.difference(appliedSet).difference(othersSet);
-    for (const p of dropped.paths().sort((a, b) => b.length - a.length)) removeAt(merged, p);
+  if (prev) prune(merged, prev.set, others.reduce((acc, o) => acc.union(o.set), appliedSet));
+  const c = trackedComparison(base, merged, schema, sub);
+  const conflicts: StatusCause[] = [];
+  const conflicting: Path[] = [];
+  for (const o of others) {
+    const lost = taken(o.set, c);
+    for (const p of lost.paths().sort(byPath)) {
+      conflicts.push({ reason: 'FieldManagerConflict', message: `conflict with ${describe(o.entry)}`, field: pathString(p) });
+      conflicting.push(p);
+    }
+    o.set = o.set.difference(lost).difference(c.removed);
   }
-  const rest = list.filter((o) => o !== prev);
-  rest.push({ entry: entry(manager, 'Apply', apiVersion, now), set: appliedSet });
-  merged.metadata ??= {};
-  write(merged, rest);
+  const migrating = manager === MIGRATING_MANAGER && conflictsAllowedByLastApplied(base, conflicting, schema);
+  if (conflicts.length && !force && !migrating) throw errors.applyConflict(conflictMessage(conflicts), { ...target, causes: conflicts });
+  if (manager === MIGRATING_MANAGER) syncLastApplied(base, merged, applied);
+  const changed = !c.added.empty() || !c.modified.empty() || !c.removed.empty();
+  // as upstream, the time moves only when the object changed
+  others.push({ entry: entry(manager, 'Apply', apiVersion, changed || !prev ? now : prev.entry.time, sub), set: appliedSet });
+  merged.metadata = { ...merged.metadata };
+  write(merged, others);
   return merged;
 }
 
-function isInterior(v: unknown): boolean {
-  return !!v && typeof v === 'object' && Object.keys(v).length > 0;
+const byPath = (a: string[], b: string[]): number => (pathString(a) < pathString(b) ? -1 : 1);
+
+/** Removes what the applier gave up, except paths that still hold something another claim needs. */
+function prune(obj: any, last: FieldSet, keep: FieldSet): void {
+  const drop = last.difference(keep);
+  const gone = drop.difference(drop.ancestorsOf(keep));
+  // remove only the outermost paths: a list item is found by its key fields, which go with it
+  // or, when the item stays, stay too
+  for (const p of gone.difference(gone.descendantsOf(gone)).paths()) {
+    if (isKeyField(p)) continue;
+    ownPath(obj, p);
+    removeAt(obj, p);
+    dropEmptyParents(obj, p);
+  }
 }
 
-function dotted(p: Path): string {
-  return p.map((e) => e.startsWith('f:') ? '.' + e.slice(2) : `[${e.slice(2)}]`).join('');
+function isKeyField(p: Path): boolean {
+  const item = p[p.length - 2];
+  return p.length > 1 && !!item?.startsWith('k:') && p[p.length - 1]!.slice(2) in JSON.parse(item.slice(2));
+}
+
+/** As upstream, a map or list left empty by a removal is removed too. */
+function dropEmptyParents(obj: unknown, p: Path): void {
+  for (let n = p.length - 1; n > 0; n--) {
+    const v = valueAt(obj, p.slice(0, n));
+    if (!(Array.isArray(v) ? v.length === 0 : isObj(v) && Object.keys(v).length === 0)) return;
+    removeAt(obj, p.slice(0, n));
+  }
+}
+
+/** How upstream names a manager in a conflict: `"m"`, or `"m" using v1` for an updater. */
+function describe(e: ManagedFieldsEntry): string {
+  let s = JSON.stringify(e.manager);
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  return e.operation === 'Update' ? `${s} using ${e.apiVersion}` : s;
+}
+
+function conflictMessage(causes: StatusCause[]): string {
+  if (causes.length === 1) return `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`;
+  const byManager = new Map<string, string[]>();
+  for (const c of causes) byManager.set(c.message!, [...(byManager.get(c.message!) ?? []), c.field!]);
+  const lines = [...byManager.keys()].sort().flatMap((m) => [`${m.replace(/^conflict with/, 'conflicts with')}:`, ...byManager.get(m)!.map((f) => `- ${f}`)]);
+  return `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
 }

@@ -1,32 +1,65 @@
-/** Merging an applied configuration into the live object, by the schema's list and map types. */
+/**
+ * Merging an applied configuration into the live object, by the schema's list and map types:
+ * granular maps and structs merge field by field, list-maps by key, sets by value, and
+ * everything atomic is replaced. Never mutates its inputs.
+ */
 import type { SchemaNode } from '../schema/schema.js';
-import { keyElement } from './fieldset.js';
+import { fieldSchema, isObj, itemElement, shape } from './fieldset.js';
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
-
-export function mergeApplied(live: any, applied: any, schema: SchemaNode | undefined): any {
-  if (isObj(applied) && isObj(live) && schema?.mapType !== 'atomic' && schema?.kind !== 'scalar') {
-    const out: Record<string, any> = { ...live };
-    for (const [k, v] of Object.entries(applied)) {
-      const sub = schema?.kind === 'struct' ? schema.props?.[k] : schema?.kind === 'map' ? schema.elem : undefined;
-      out[k] = v === null ? v : mergeApplied(live[k], v, sub);
-      if (v === null) delete out[k];
+export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): any {
+  const sh = shape(applied, schema);
+  if (live === undefined || live === null || sh === 'leaf' || shape(live, schema) !== sh) return structuredClone(applied);
+  if (sh === 'fields') {
+    const out: Record<string, any> = { ...(live as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
+      if (v === null) { delete out[k]; continue; }
+      const sub = fieldSchema(schema, k);
+      out[k] = mergeApplied(out[k], v, sub ?? undefined);
     }
     return out;
   }
-  if (Array.isArray(applied) && Array.isArray(live) && schema?.kind === 'list') {
-    if (schema.listType === 'set') return [...live, ...applied.filter((x) => !live.some((y) => JSON.stringify(y) === JSON.stringify(x)))];
-    if (schema.listType === 'map' && schema.mapKeys) {
-      const keys = schema.mapKeys;
-      const out = [...live];
-      for (const item of applied) {
-        if (!isObj(item)) continue;
-        const id = keyElement(item, keys);
-        const i = out.findIndex((x) => isObj(x) && keyElement(x, keys) === id);
-        if (i >= 0) out[i] = mergeApplied(out[i], item, schema.elem); else out.push(structuredClone(item));
+  return mergeItems(live as unknown[], applied as unknown[], schema!, sh);
+}
+
+/**
+ * Upstream's associative-list merge: items shared by both lists take the applied order, items
+ * only in the live list keep their place, new items go where the applied list puts them.
+ */
+function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): unknown[] {
+  const key = (x: unknown) => itemElement(x, s, sh);
+  const lhs = live.map(key);
+  const rhs = applied.map(key);
+  const lhsSet = new Map<string, unknown>();
+  live.forEach((x, i) => { if (lhs[i] !== undefined && !lhsSet.has(lhs[i]!)) lhsSet.set(lhs[i]!, x); });
+  const rhsSet = new Set(rhs.filter((x): x is string => x !== undefined));
+  const shared = rhs.filter((k) => k !== undefined && lhsSet.has(k));
+  let next = shared.shift();
+  const merged = new Set<string>();
+  const out: unknown[] = [];
+  const take = (k: string | undefined, r: unknown) => {
+    if (k !== undefined) merged.add(k);
+    const l = k !== undefined ? lhsSet.get(k) : undefined;
+    out.push(sh === 'set' || l === undefined ? structuredClone(r) : mergeApplied(l, r, s.elem));
+  };
+  for (let li = 0, ri = 0; li < lhs.length || ri < rhs.length;) {
+    if (li < lhs.length && ri < rhs.length) {
+      if (lhs[li] !== undefined && lhs[li] === rhs[ri]) {
+        take(rhs[ri], applied[ri]); li++; ri++;
+        next = shared.shift();
+        continue;
       }
-      return out;
+      if (lhs[li] !== undefined && rhsSet.has(lhs[li]!) && next !== undefined && next !== lhs[li]) { li++; continue; }
+    }
+    if (li < lhs.length) {
+      const k = lhs[li];
+      if (k === undefined || !rhsSet.has(k)) { out.push(live[li]); li++; continue; }
+      if (merged.has(k)) { li++; continue; }
+    }
+    if (ri < rhs.length) {
+      const k = rhs[ri];
+      take(k, applied[ri]); ri++;
+      if (next !== undefined && next === k) next = shared.shift();
     }
   }
-  return structuredClone(applied);
+  return out;
 }

@@ -63,11 +63,22 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
   let out: any = structuredClone(doc);
   for (const raw of patch as Operation[]) {
     if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');
+    if ((raw.op === 'add' || raw.op === 'replace' || raw.op === 'test') && !('value' in raw)) throw errors.invalidPatch(`${raw.op} operation does not apply: doc is missing value`);
+    if ((raw.op === 'move' || raw.op === 'copy') && typeof raw.from !== 'string') throw errors.invalidPatch(`${raw.op} operation does not apply: missing from`);
     switch (raw.op) {
       case 'add': out = add(out, raw.path, structuredClone(raw.value)); break;
       case 'remove': out = remove(out, raw.path); break;
-      case 'replace': get(out, raw.path); out = add(remove(out, raw.path), raw.path, structuredClone(raw.value)); break;
-      case 'move': { const v = get(out, raw.from ?? ''); out = add(remove(out, raw.from ?? ''), raw.path, v); break; }
+      case 'replace':
+        get(out, raw.path);
+        out = raw.path === '' ? structuredClone(raw.value) : add(remove(out, raw.path), raw.path, structuredClone(raw.value));
+        break;
+      case 'move': {
+        const from = raw.from ?? '';
+        if (raw.path.startsWith(from + '/')) throw errors.invalidPatch(`cannot move "${from}" into its own child "${raw.path}"`);
+        const v = get(out, from);
+        out = add(remove(out, from), raw.path, v);
+        break;
+      }
       case 'copy': out = add(out, raw.path, structuredClone(get(out, raw.from ?? ''))); break;
       case 'test':
         if (JSON.stringify(canonical(get(out, raw.path))) !== JSON.stringify(canonical(raw.value))) {

@@ -48,7 +48,7 @@ function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Ob
     } else if (Array.isArray(value)) {
       out[key] = mergeList(Array.isArray(out[key]) ? out[key] : [], value, sub);
     } else {
-      out[key] = value;
+      out[key] = stripDirectives(value);
     }
   }
   for (const [key, order] of Object.entries(patch)) {
@@ -78,9 +78,10 @@ function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | u
   const out = [...original] as Obj[];
   for (const e of patch) {
     if (!isObj(e)) throw errors.badRequest(`the merge key "${key}" is missing from an element of a merged list`);
+    if (e.$patch === 'merge') throw errors.badRequest('merging lists cannot yet be specified in the patch');
+    if (e[key] === undefined) throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
     const i = out.findIndex((x) => isObj(x) && x[key] === e[key]);
     if (e.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
-    if (e[key] === undefined) throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
     if (i >= 0) out[i] = mergeMap(out[i]!, e, schema!.elem) ?? out[i]!;
     else out.push(stripDirectives(e) as Obj);
   }

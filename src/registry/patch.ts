@@ -16,6 +16,8 @@ export interface PatchInput {
   text: string;
   force: boolean;
   fieldManager: string | undefined;
+  /** the subresource written (`status`): apply records it and owns only what it may change */
+  subresource?: string;
 }
 
 export interface PatchTarget { kind: string; group: string; apiVersion: string; name: string }
@@ -60,13 +62,16 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
     case 'apply': {
       if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
       const obj = patch as any;
+      if (obj.metadata !== undefined && obj.metadata !== null && (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))) {
+        throw errors.badRequest('metadata must be an object');
+      }
       if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
         throw errors.badRequest(`the API version and kind in the patch (${obj.apiVersion}, ${obj.kind}) must match the request (${t.apiVersion}, ${t.kind})`);
       }
       if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
         throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${t.name})`);
       }
-      return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name });
+      return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name }, input.subresource);
     }
   }
 }

@@ -164,12 +164,12 @@ export class Store {
     for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(txn.now);
-    meta.generation = 1;
+    if (this.tracksGeneration(obj)) meta.generation = 1;
     strategy.prepareForCreate(obj, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
-    meta.resourceVersion = dryRun ? '' : String(txn.nextRV());
+    if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.entryOf(obj);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
     return this.reply(obj, enc, 201, entry.json);
@@ -219,6 +219,8 @@ export class Store {
       throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
     const next = this.nextFor(op.type.subresource, obj, old.obj, txn, op.dryRun);
+    // an apply to /status computed managedFields on obj; the status view would drop them
+    if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
     if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
@@ -226,7 +228,7 @@ export class Store {
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
     const { def } = this.ctx;
     const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
-    const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager };
+    const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
     const now = rfc3339(txn.now);
     if (op.type.subresource === 'scale') {
@@ -264,6 +266,14 @@ export class Store {
     return obj;
   }
 
+  /**
+   * metadata.generation exists for kinds whose spec is desired state reconciled by a
+   * controller (named groups with a spec, and ReplicationControllers), as upstream.
+   */
+  private tracksGeneration(obj: any): boolean {
+    return obj.spec !== undefined && (this.ctx.def.group !== '' || this.ctx.def.resource === 'replicationcontrollers');
+  }
+
   /** The read-only view strategies get: this type's objects including staged writes. */
   private strategyContext(txn: Txn, dryRun: boolean): StrategyContext {
     const { cache, typeKey, config } = this.ctx;
@@ -285,7 +295,7 @@ export class Store {
     }
     strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
-    if (specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    if (this.tracksGeneration(obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     return obj;
   }
 

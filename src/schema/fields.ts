@@ -26,6 +26,18 @@ function scalarOk(t: string | undefined, v: unknown): boolean {
   }
 }
 
+/**
+ * What a typed decode and encode would not keep (upstream's `omitempty`): a null field, and an
+ * empty map or list in an optional field. `labels: {}` or `finalizers: []` are stored as absent.
+ */
+function omitted(v: unknown, s: SchemaNode, required: boolean): boolean {
+  if (v === null) return s.kind !== 'any';
+  if (required) return false;
+  if (s.kind === 'map') return isObj(v) && Object.keys(v).length === 0;
+  if (s.kind === 'list') return Array.isArray(v) && v.length === 0;
+  return false;
+}
+
 function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings): void {
   if (!s || v === null || v === undefined || s.kind === 'any') return;
   const at = path || '<root>';
@@ -46,8 +58,12 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       for (const [k, x] of Object.entries(v)) {
         const sub = s.props?.[k];
         const p = path ? `${path}.${k}` : k;
-        if (!sub) { f.unknown.push(p); delete v[k]; continue; }
+        if (!sub) {
+          if (s.preserveUnknown) continue;
+          f.unknown.push(p); delete v[k]; continue;
+        }
         walk(x, sub, p, f);
+        if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
       }
   }
 }

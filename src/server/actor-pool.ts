@@ -1,8 +1,10 @@
 /**
  * Front-thread side of the shard actors: one single-thread piscina per shard, and a per-shard
  * queue flushed once per event-loop turn as one task carrying the whole batch (per-task
- * overhead dominates single-operation round trips). One batch in flight per shard keeps the
- * replies, and so the change events, in commit order.
+ * overhead dominates single-operation round trips). A shard's single worker runs its tasks one
+ * after another, so replies, and with them the change events, arrive in commit order even
+ * with a few batches in flight; pipelining them keeps the worker busy while the front thread
+ * writes the previous replies.
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
@@ -15,11 +17,13 @@ export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never 
 interface ShardQueue {
   pool: Piscina;
   queue: Pending[];
-  inFlight: boolean;
+  /** global resourceVersion read just before each in-flight batch was sent, oldest first */
+  inFlight: number[];
   scheduled: boolean;
-  /** the global resourceVersion read just before the in-flight batch was sent */
-  sentAtRV: number;
 }
+
+/** Batches in flight per shard (env PLAT_PIPELINE_DEPTH overrides, for benchmarking). */
+const PIPELINE_DEPTH = Number(process.env.PLAT_PIPELINE_DEPTH ?? 1);
 
 export class ActorPool {
   private readonly shards: ShardQueue[] = [];
@@ -32,7 +36,7 @@ export class ActorPool {
     for (let shard = 0; shard < cfg.shards; shard++) {
       const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer };
       const pool = new Piscina({ filename, minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 1, idleTimeout: Infinity, workerData });
-      this.shards.push({ pool, queue: [], inFlight: false, scheduled: false, sentAtRV: 0 });
+      this.shards.push({ pool, queue: [], inFlight: [], scheduled: false });
     }
   }
 
@@ -54,7 +58,7 @@ export class ActorPool {
    */
   safeRV(shard: number): number {
     const s = this.shards[shard]!;
-    return s.inFlight || s.queue.length ? s.sentAtRV : this.currentRV();
+    return s.inFlight.length ? s.inFlight[0]! : this.currentRV();
   }
 
   submit(input: OpInput): Promise<Result> {
@@ -67,18 +71,17 @@ export class ActorPool {
   }
 
   private schedule(s: ShardQueue): void {
-    if (s.scheduled || s.inFlight) return;
+    if (s.scheduled || s.inFlight.length >= PIPELINE_DEPTH) return;
     s.scheduled = true;
     setImmediate(() => this.flush(s));
   }
 
   private async flush(s: ShardQueue): Promise<void> {
     s.scheduled = false;
-    if (s.inFlight || s.queue.length === 0) return;
+    if (s.inFlight.length >= PIPELINE_DEPTH || s.queue.length === 0) return;
     const batch = s.queue;
     s.queue = [];
-    s.inFlight = true;
-    s.sentAtRV = this.currentRV();
+    s.inFlight.push(this.currentRV());
     try {
       const reply = (await s.pool.run({ ops: batch.map((p) => p.op) })) as BatchReply;
       if (reply.events.length) this.onEvents(reply.events);
@@ -86,7 +89,7 @@ export class ActorPool {
     } catch (e) {
       for (const p of batch) p.resolve(internal(p.op.id, (e as Error).message));
     } finally {
-      s.inFlight = false;
+      s.inFlight.shift();
       if (s.queue.length) this.schedule(s);
     }
   }
