@@ -102,6 +102,8 @@ export interface ChangeEvent {
   fields: Record<string, string>;
   prevLabels?: Record<string, string>;
   prevFields?: Record<string, string>;
+  /** the previous object, only when an update changed labels or selectable fields */
+  prevJson?: string;
 }
 
 export interface Batch {

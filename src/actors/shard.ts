@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
+import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
 import type { Backend, Write } from '../storage/interface.js';
@@ -165,11 +166,13 @@ export class Shard {
   private publish(staged: StagedWrite[], now: number): ChangeEvent[] {
     return staged.map((w) => {
       const ev = this.caches.get(w.typeKey)!.apply(w.type, w.entry, now);
-      return {
+      const out: ChangeEvent = {
         typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
         json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
         prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields,
       };
+      if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
+      return out;
     });
   }
 

@@ -35,3 +35,20 @@ export function filterEvent(
 export function eventLine(type: string, objectJson: string): string {
   return `{"type":"${type}","object":${objectJson}}\n`;
 }
+
+/**
+ * The object a watcher receives: for an update that makes the object stop matching, upstream
+ * sends DELETED carrying the previous state with the event's resourceVersion.
+ */
+export function objectFor(seen: EventType, original: EventType, json: string, prevJson: string | undefined, rv: number): string {
+  if (seen !== 'DELETED' || original !== 'MODIFIED' || prevJson === undefined) return json;
+  const prev = JSON.parse(prevJson);
+  prev.metadata = { ...(prev.metadata ?? {}), resourceVersion: String(rv) };
+  return JSON.stringify(prev);
+}
+
+/** Whether a change moved the object's selectable state (labels or selectable fields). */
+export function selectableChanged(cur: Selectable, prev: Selectable | undefined): boolean {
+  if (!prev) return false;
+  return JSON.stringify(cur.labels ?? {}) !== JSON.stringify(prev.labels ?? {}) || JSON.stringify(cur.fields) !== JSON.stringify(prev.fields);
+}

@@ -10,7 +10,7 @@
  */
 import { errors } from '../api/status.js';
 import type { Op, WatchStart } from '../actors/protocol.js';
-import { eventLine, filterEvent, type Matcher } from '../api/watch-filter.js';
+import { eventLine, filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Store } from './store.js';
 import type { Txn } from './txn.js';
@@ -68,7 +68,7 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
     if (ev.rv > current) break;
     if (op.namespace && ev.entry.namespace !== op.namespace) continue;
     const t = filterEvent(m, ev.type, ev.entry, ev.prev);
-    if (t) initial.push(eventLine(t, jsonAs(store, ev.entry)));
+    if (t) initial.push(eventLine(t, objectFor(t, ev.type, jsonAs(store, ev.entry), ev.prev && jsonAs(store, ev.prev), ev.rv)));
   }
   return { ...base, initial, fromRV: current };
 }

@@ -12,7 +12,7 @@
  * registering watcher needs; if it ever did, the watcher is told 410 instead of missing events.
  */
 import type { ChangeEvent } from '../actors/protocol.js';
-import { eventLine, filterEvent, type Matcher } from '../api/watch-filter.js';
+import { eventLine, filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 
 export interface WatchSink {
   /** writes bytes; returns the bytes currently buffered for this client (an estimate) */
@@ -128,7 +128,7 @@ export class WatchHub {
     const type = filterEvent(w.matcher, ev.type, ev, prev);
     if (!type) return '';
     let line = lines.get(type);
-    if (!line) lines.set(type, line = eventLine(type, ev.json));
+    if (!line) lines.set(type, line = eventLine(type, objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv)));
     w.fromRV = ev.rv;
     return line;
   }

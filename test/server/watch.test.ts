@@ -90,9 +90,11 @@ describe('watch streams', () => {
     await a.update('w-sel', 'other', { k: '6' });
     await a.remove('w-sel', 'o');
     await w.waitFor((evs) => evs.length >= 5, '5 events');
-    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.data.k}`), ['ADDED v', 'MODIFIED 2', 'DELETED 3', 'ADDED 5', 'DELETED 5']);
-    // the DELETED of a transition carries the new state (labels no longer matching)
-    assert.deepEqual(w.events[2]!.object.metadata.labels, { app: 'api' });
+    // as upstream: the DELETED of a transition carries the previous state (the last one the
+    // watcher matched) at the resourceVersion of the change that made it stop matching
+    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.data.k}`), ['ADDED v', 'MODIFIED 2', 'DELETED 2', 'ADDED 5', 'DELETED 5']);
+    assert.deepEqual(w.events[2]!.object.metadata.labels, { app: 'web' });
+    assert.ok(Number(w.events[2]!.object.metadata.resourceVersion) > Number(w.events[1]!.object.metadata.resourceVersion));
   });
 
   it('field selector transitions (pod status.phase) yield ADDED and DELETED', async () => {
@@ -109,7 +111,7 @@ describe('watch streams', () => {
     await setPhase('Running');
     await setPhase('Succeeded');
     await w.waitFor((evs) => evs.length >= 2, '2 events');
-    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.status.phase}`), ['ADDED Running', 'DELETED Succeeded']);
+    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.status.phase}`), ['ADDED Running', 'DELETED Running']);
   });
 
   it('timeoutSeconds ends the stream cleanly', async () => {
