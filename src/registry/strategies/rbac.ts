@@ -1,0 +1,73 @@
+/**
+ * RBAC: rule shapes (verbs always; resource rules need apiGroups and resources; non-resource
+ * URLs only in ClusterRoles), role references and subjects of bindings, roleRef fixed.
+ */
+import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
+import { invalid, notSupported, required, same, type Cause } from './field-errors.js';
+
+const RBAC_GROUP = 'rbac.authorization.plat.io';
+const base: ResourceStrategy = { ...DEFAULT_STRATEGY, nameRule: 'path', allowCreateOnUpdate: true };
+
+/** upstream ValidatePolicyRule */
+export function validateRule(rule: any, namespaced: boolean, path: string): Cause[] {
+  const out: Cause[] = [];
+  const has = (f: string) => Array.isArray(rule?.[f]) && rule[f].length > 0;
+  if (!has('verbs')) out.push(required(`${path}.verbs`, 'verbs must contain at least one value'));
+  if (has('nonResourceURLs')) {
+    if (namespaced) out.push(invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+    if (has('apiGroups') || has('resources') || has('resourceNames')) {
+      out.push(invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+    }
+    return out;
+  }
+  if (!has('apiGroups')) out.push(required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+  if (!has('resources')) out.push(required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  return out;
+}
+
+function role(namespaced: boolean): ResourceStrategy {
+  return {
+    ...base,
+    validate: (obj) => (Array.isArray(obj.rules) ? obj.rules : []).flatMap((r: any, i: number) => validateRule(r, namespaced, `rules[${i}]`)),
+  };
+}
+
+function validateSubject(s: any, namespaced: boolean, path: string): Cause[] {
+  const out: Cause[] = [];
+  if (!s?.name) out.push(required(`${path}.name`));
+  switch (s?.kind) {
+    case 'ServiceAccount':
+      if (s.apiGroup) out.push(notSupported(`${path}.apiGroup`, s.apiGroup, ['']));
+      if (!namespaced && !s.namespace) out.push(required(`${path}.namespace`));
+      break;
+    case 'User':
+    case 'Group':
+      if (s.apiGroup !== RBAC_GROUP) out.push(notSupported(`${path}.apiGroup`, s.apiGroup ?? '', [RBAC_GROUP]));
+      break;
+    default:
+      out.push(notSupported(`${path}.kind`, s?.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+  }
+  return out;
+}
+
+function binding(namespaced: boolean): ResourceStrategy {
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  return {
+    ...base,
+    validate(obj) {
+      const ref = obj.roleRef ?? {};
+      const out: Cause[] = [];
+      if (ref.apiGroup !== RBAC_GROUP) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+      if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
+      if (!ref.name) out.push(required('roleRef.name'));
+      (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: any, i: number) => out.push(...validateSubject(s, namespaced, `subjects[${i}]`)));
+      return out;
+    },
+    validateUpdate: (obj, old) => same(obj.roleRef, old.roleRef) ? [] : [invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')],
+  };
+}
+
+export const roleStrategy = role(true);
+export const clusterRoleStrategy = role(false);
+export const roleBindingStrategy = binding(true);
+export const clusterRoleBindingStrategy = binding(false);

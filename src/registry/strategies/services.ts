@@ -1,0 +1,150 @@
+/**
+ * Services: upstream defaults, ValidateService's port and type rules, ClusterIP and NodePort
+ * allocation (service-alloc.ts) on create and on updates that start needing them, and an
+ * immutable spec.clusterIP once set.
+ */
+import { errors } from '../../api/status.js';
+import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyContext } from '../strategy.js';
+import { dnsLabel, dnsSubdomain, duplicate, forbidden, immutable, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
+import { allocateClusterIP, allocateNodePorts, ipToInt } from './service-alloc.js';
+
+const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+const AFFINITIES = ['ClientIP', 'None'];
+
+const needsIP = (svc: any) => svc.spec?.type !== 'ExternalName';
+const needsNodePorts = (svc: any) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
+const isHeadless = (svc: any) => svc.spec?.clusterIP === 'None';
+
+/** Upstream SetDefaults_Service plus clusterIPs/ipFamilies for a single-stack IPv4 cluster. */
+function defaultService(svc: any): void {
+  const spec = (svc.spec ??= {});
+  spec.type ||= 'ClusterIP';
+  spec.sessionAffinity ||= 'None';
+  for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
+    if (!p || typeof p !== 'object') continue;
+    p.protocol ||= 'TCP';
+    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  if (!needsIP(svc)) return;
+  if (!spec.clusterIP && Array.isArray(spec.clusterIPs) && spec.clusterIPs[0]) spec.clusterIP = spec.clusterIPs[0];
+  if (spec.clusterIP && !spec.clusterIPs) spec.clusterIPs = [spec.clusterIP];
+  spec.ipFamilies ??= ['IPv4'];
+  spec.ipFamilyPolicy ??= 'SingleStack';
+  spec.internalTrafficPolicy ??= 'Cluster';
+  if (needsNodePorts(svc)) spec.externalTrafficPolicy ||= 'Cluster';
+  if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+}
+
+export function validateService(svc: any): Cause[] {
+  const spec = svc.spec ?? {};
+  const out: Cause[] = [];
+  if (!TYPES.includes(spec.type)) out.push(notSupported('spec.type', spec.type ?? '', TYPES));
+  if (!AFFINITIES.includes(spec.sessionAffinity)) out.push(notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
+  const ports: any[] = Array.isArray(spec.ports) ? spec.ports : [];
+  if (ports.length === 0 && !isHeadless(svc) && spec.type !== 'ExternalName') out.push(required('spec.ports'));
+  out.push(...validatePorts(svc, ports), ...validateIPs(svc));
+  if (spec.type === 'ExternalName') {
+    if (!spec.externalName) out.push(required('spec.externalName'));
+    else out.push(...dnsSubdomain('spec.externalName', String(spec.externalName).replace(/\.$/, '')));
+  }
+  return out;
+}
+
+function validatePorts(svc: any, ports: any[]): Cause[] {
+  const out: Cause[] = [];
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  const nodePorts = new Set<string>();
+  ports.forEach((p, i) => {
+    const at = `spec.ports[${i}]`;
+    if (ports.length > 1 && !p?.name) out.push(required(`${at}.name`));
+    else if (p?.name) {
+      out.push(...dnsLabel(`${at}.name`, p.name));
+      if (names.has(p.name)) out.push(duplicate(`${at}.name`, p.name));
+      names.add(p.name);
+    }
+    out.push(...portNumber(`${at}.port`, p?.port));
+    if (!p?.protocol) out.push(required(`${at}.protocol`));
+    else if (!PROTOCOLS.includes(p.protocol)) out.push(notSupported(`${at}.protocol`, p.protocol, PROTOCOLS));
+    if (p?.targetPort !== undefined) out.push(...portNumOrName(`${at}.targetPort`, p.targetPort));
+    const key = `${p?.port}/${p?.protocol}`;
+    if (keys.has(key)) out.push(duplicate(at, { port: p?.port, protocol: p?.protocol }));
+    keys.add(key);
+    if (p?.nodePort) {
+      if (!needsNodePorts(svc)) out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${svc.spec.type}'`));
+      else if (nodePorts.has(`${p.nodePort}/${p.protocol}`)) out.push(duplicate(`${at}.nodePort`, p.nodePort));
+      nodePorts.add(`${p.nodePort}/${p.protocol}`);
+    }
+  });
+  return out;
+}
+
+function validateIPs(svc: any): Cause[] {
+  const spec = svc.spec ?? {};
+  if (!needsIP(svc)) {
+    return spec.clusterIP || spec.clusterIPs?.length ? [forbidden('spec.clusterIPs', 'may not be set for ExternalName services')] : [];
+  }
+  const ip = spec.clusterIP;
+  if (!ip) return [];
+  if (ip === 'None') return needsNodePorts(svc) ? [invalid('spec.clusterIPs[0]', ip, "may not be set to 'None' for LoadBalancer or NodePort services")] : [];
+  if (ipToInt(ip) === undefined) return [invalid('spec.clusterIPs[0]', ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
+  if (spec.clusterIPs && spec.clusterIPs[0] !== ip) return [invalid('spec.clusterIPs', spec.clusterIPs, 'element [0] must match clusterIP')];
+  return [];
+}
+
+/** Allocates what the service needs and does not have yet (skipped when invalid: validation reports). */
+function allocate(svc: any, old: any | undefined, ctx: StrategyContext): void {
+  if (validateService(svc).length) return;
+  const spec = svc.spec;
+  const oldIP = old && needsIP(old) ? old.spec?.clusterIP : undefined;
+  if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP)) allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing());
+  if (needsNodePorts(svc)) {
+    const wantHealthCheck = spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
+    allocateNodePorts(svc, ctx.config.serviceNodePortRange, ctx.existing(), wantHealthCheck);
+  }
+}
+
+/** Upstream patchAllocatedValues and dropTypeDependentFields: what an update keeps or drops. */
+function carryOver(svc: any, old: any): void {
+  const spec = svc.spec;
+  const was = old.spec ?? {};
+  if (needsIP(old) && needsIP(svc) && !spec.clusterIP && was.clusterIP) {
+    spec.clusterIP = was.clusterIP;
+    spec.clusterIPs = was.clusterIPs ?? [was.clusterIP];
+  }
+  if (needsIP(old) && !needsIP(svc) && spec.clusterIP === was.clusterIP) {
+    for (const f of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy']) delete spec[f];
+  }
+  const byName = new Map<string, number>((was.ports ?? []).map((p: any) => [p?.name ?? '', p?.nodePort]));
+  for (const p of spec.ports ?? []) {
+    if (!p || typeof p !== 'object') continue;
+    if (needsNodePorts(old) && needsNodePorts(svc) && !p.nodePort && byName.get(p.name ?? '')) p.nodePort = byName.get(p.name ?? '');
+    if (needsNodePorts(old) && !needsNodePorts(svc) && p.nodePort && p.nodePort === byName.get(p.name ?? '')) delete p.nodePort;
+  }
+}
+
+export const serviceStrategy: ResourceStrategy = {
+  ...DEFAULT_STRATEGY,
+  nameRule: 'label',
+  prepareForCreate(obj, ctx) {
+    defaultService(obj);
+    obj.status = { loadBalancer: {} };
+    allocate(obj, undefined, ctx);
+  },
+  prepareForUpdate(obj, old, ctx) {
+    obj.spec ??= {};
+    carryOver(obj, old);
+    defaultService(obj);
+    allocate(obj, old, ctx);
+  },
+  validate: validateService,
+  validateUpdate(obj, old) {
+    if (!needsIP(obj) || !needsIP(old) || !old.spec?.clusterIP) return [];
+    return immutable('spec.clusterIP', obj.spec?.clusterIP, old.spec.clusterIP);
+  },
+  getSubresource(name, obj) {
+    if (name !== 'proxy') return undefined;
+    throw errors.serviceUnavailable(`no endpoints available for service ${JSON.stringify(obj.metadata.name)}`);
+  },
+};

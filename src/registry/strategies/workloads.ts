@@ -1,0 +1,92 @@
+/**
+ * Deployments, ReplicaSets, StatefulSets, DaemonSets and ReplicationControllers: a required,
+ * valid selector that selects the pod template's labels, a valid template, and the selector
+ * fixed after creation (a StatefulSet's whole spec apart from the fields upstream lists).
+ */
+import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
+import { forbidden, immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
+import { labelValue, labelKey, selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
+import { validatePodSpec } from './pod-spec.js';
+
+/** ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. */
+export function validateTemplate(template: any, path: string): Cause[] {
+  if (!template || typeof template !== 'object') return [required(path)];
+  const out: Cause[] = [];
+  for (const [k, v] of Object.entries(template.metadata?.labels ?? {})) {
+    out.push(...labelKey(`${path}.metadata.labels`, k), ...labelValue(`${path}.metadata.labels`, v));
+  }
+  out.push(...validatePodSpec(template.spec, `${path}.spec`));
+  return out;
+}
+
+/** The shared rules of the replica-managing kinds (upstream ValidateDeploymentSpec and kin). */
+function validateWorkload(obj: any, kind: string): Cause[] {
+  const spec = obj.spec ?? {};
+  const out: Cause[] = [];
+  if (spec.replicas !== undefined && (!Number.isInteger(spec.replicas) || spec.replicas < 0)) {
+    out.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
+  }
+  const sel = spec.selector;
+  if (sel == null) out.push(required('spec.selector'));
+  else {
+    out.push(...validateLabelSelector(sel, 'spec.selector'));
+    if (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length) {
+      out.push(invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
+    }
+  }
+  out.push(...selectorMatchesTemplate(sel, spec.template, 'spec.template'), ...validateTemplate(spec.template, 'spec.template'));
+  const restart = spec.template?.spec?.restartPolicy || 'Always';
+  if (spec.template?.spec && restart !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
+  return out;
+}
+
+/** ReplicationController: a map selector, defaulted from the template's labels. */
+function validateRC(obj: any): Cause[] {
+  const spec = obj.spec ?? {};
+  const out: Cause[] = [];
+  const sel = spec.selector ?? {};
+  if (!Object.keys(sel).length) out.push(required('spec.selector'));
+  const labels = spec.template?.metadata?.labels ?? {};
+  if (spec.template && !Object.entries(sel).every(([k, v]) => labels[k] === v)) {
+    out.push(invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+  }
+  if (spec.template) out.push(...validateTemplate(spec.template, 'spec.template'));
+  return out;
+}
+
+const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+
+function validateStatefulSetUpdate(obj: any, old: any): Cause[] {
+  const strip = (spec: any) => Object.fromEntries(Object.entries(spec ?? {}).filter(([k]) => !STS_MUTABLE.includes(k)));
+  if (same(strip(obj.spec), strip(old.spec))) return [];
+  return [forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")];
+}
+
+/** kind: the word of upstream's messages; replicas: does spec.replicas default to 1. */
+function workload(kind: string, emptyWord: string, replicas: boolean): ResourceStrategy {
+  const defaults = (obj: any) => { if (replicas && obj.spec && typeof obj.spec === 'object') obj.spec.replicas ??= 1; };
+  return {
+    ...DEFAULT_STRATEGY,
+    prepareForCreate: defaults,
+    prepareForUpdate: defaults,
+    validate: (obj) => validateWorkload(obj, emptyWord),
+    validateUpdate: (obj, old) => kind === 'statefulset'
+      ? validateStatefulSetUpdate(obj, old)
+      : immutable('spec.selector', obj.spec?.selector, old.spec?.selector),
+  };
+}
+
+export const deploymentStrategy = workload('deployment', 'deployment', true);
+export const replicaSetStrategy = workload('replicaset', 'deployment', true);
+export const statefulSetStrategy = workload('statefulset', 'statefulset', true);
+export const daemonSetStrategy = workload('daemonset', 'daemonset', false);
+
+export const replicationControllerStrategy: ResourceStrategy = {
+  ...DEFAULT_STRATEGY,
+  prepareForCreate(obj) {
+    const spec = (obj.spec ??= {});
+    if (!spec.selector || !Object.keys(spec.selector).length) spec.selector = { ...(spec.template?.metadata?.labels ?? {}) };
+    spec.replicas ??= 1;
+  },
+  validate: validateRC,
+};
