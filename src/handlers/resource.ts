@@ -75,10 +75,16 @@ function requestTimeoutMs(v: string | null): number | undefined {
 }
 
 /** Dispatches a resource request by verb. */
+/** Streaming subresources answered by the owning strategy whatever the method (no body needed). */
+const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
+
 export function handleResource(r: Request, s: Services): void {
   const { info, query } = r;
   const base = { type: typeRef(r), enc: r.enc };
   const ns = info.namespace;
+  if (CONNECT.has(info.subresource) && info.verb !== 'get') {
+    return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name });
+  }
   switch (info.verb) {
     case 'get':
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });

@@ -1,14 +1,40 @@
-/** First-start objects: the namespaces every cluster has. Idempotent on every start. */
+/**
+ * First-start objects, idempotent on every start: the namespaces every cluster has, and the
+ * \`platform\` Service in \`default\` (the first address of the service range, port 443).
+ */
 import type { ApiServer } from './server.js';
+import type { OpInput } from './actor-pool.js';
+
+const JSON_ENC = { format: 'json' as const, pretty: false };
+
+async function ensure(server: ApiServer, op: OpInput, what: string): Promise<void> {
+  const r = await server.pool.submit(op);
+  if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
+}
+
+function firstServiceIP(cidr: string): string {
+  const [ip] = cidr.split('/');
+  const parts = ip!.split('.').map(Number);
+  parts[3] = parts[3]! + 1;
+  return parts.join('.');
+}
 
 export async function bootstrap(server: ApiServer): Promise<void> {
   const { identity } = server.registry;
   const wanted = ['default', identity.systemNamespace, identity.publicNamespace, identity.nodeLeaseNamespace];
-  await Promise.all(wanted.filter((n) => !server.services.namespaces.has(n)).map(async (name) => {
-    const r = await server.pool.submit({
-      op: 'create', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: { format: 'json', pretty: false },
-      dryRun: false, namespace: '', body: { text: JSON.stringify({ metadata: { name } }), contentType: 'json' },
-    });
-    if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap namespace ${name}: ${r.error.message}`);
-  }));
+  await Promise.all(wanted.filter((n) => !server.services.namespaces.has(n)).map((name) => ensure(server, {
+    op: 'create', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: JSON_ENC,
+    dryRun: false, namespace: '', body: { text: JSON.stringify({ metadata: { name } }), contentType: 'json' },
+  }, `namespace ${name}`)));
+  const service = {
+    metadata: { name: identity.product, labels: { component: 'apiserver', provider: identity.product } },
+    spec: {
+      type: 'ClusterIP', clusterIP: firstServiceIP(server.options.serviceClusterIPRange), sessionAffinity: 'None',
+      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: server.options.port || 443 }],
+    },
+  };
+  await ensure(server, {
+    op: 'create', type: { group: '', version: 'v1', resource: 'services' }, enc: JSON_ENC, dryRun: false, namespace: 'default',
+    body: { text: JSON.stringify(service), contentType: 'json' },
+  }, `service ${identity.product}`);
 }
