@@ -14,5 +14,5 @@ function collect(dir, out) {
 const filter = process.argv.slice(2);
 let files = collect('dist/test', []).sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -3,12 +3,16 @@
  * init request or a Batch, answered with InitReply or BatchReply.
  */
 import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
+import { packBodies } from '../src/actors/pack.js';
 import type { ActorConfig, Batch, BatchReply, InitReply, InitRequest } from '../src/actors/protocol.js';
 
 const shard = new Shard(workerData as ActorConfig);
 
-export default async function handle(task: Batch | InitRequest): Promise<BatchReply | InitReply> {
+export default async function handle(task: Batch | InitRequest): Promise<BatchReply | InitReply | unknown> {
   if ('init' in task) return shard.init();
-  return shard.run(task.ops);
+  const reply = await shard.run(task.ops);
+  const buf = packBodies(reply);
+  return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;
 }

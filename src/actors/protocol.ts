@@ -6,6 +6,7 @@
  */
 import type { Status } from '../api/status.js';
 import type { StrategyConfig } from '../registry/strategy.js';
+import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
 
 /** Identifies the served resource an operation targets (its registry entry). */
 export interface TypeRef {
@@ -69,7 +70,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip' }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number] }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 
@@ -104,6 +105,11 @@ export interface ChangeEvent {
   prevFields?: Record<string, string>;
   /** the previous object, only when an update changed labels or selectable fields */
   prevJson?: string;
+  /** ownership facts for the garbage collector (no JSON parsing on the front thread) */
+  uid: string;
+  owners?: { uid: string; apiVersion: string; kind: string; name: string; blockOwnerDeletion?: boolean }[];
+  finalizers?: string[];
+  deleting?: boolean;
 }
 
 export interface Batch {
@@ -113,6 +119,8 @@ export interface Batch {
 export interface BatchReply {
   results: Result[];
   events: ChangeEvent[];
+  /** string bodies packed as UTF-8 (see pack.ts), transferred rather than copied */
+  bodies?: ArrayBuffer;
 }
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
@@ -123,7 +131,10 @@ export interface InitReply { maxRV: number; namespaces: { name: string; terminat
 export interface ActorConfig {
   shard: number;
   shards: number;
+  /** where shards store their objects: LMDB under dataDir, or etcd (settings in etcd) */
+  storageBackend: 'lmdb' | 'etcd3';
   dataDir: string;
+  etcd: EtcdConfig;
   runtimeConfig: string;
   apiDomain: string;
   /** shared resourceVersion counter: BigInt64Array over this buffer, index 0 */

@@ -28,11 +28,21 @@ function compress(r: Result): Result {
   return { ...r, body: gzipSync(r.body, { level: 1 }), contentEncoding: 'gzip' };
 }
 
+/** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
+async function createBackend(cfg: ActorConfig): Promise<Backend> {
+  const space = `shard-${cfg.shard}-of-${cfg.shards}`;
+  if (cfg.storageBackend !== 'etcd3') return new LmdbBackend(join(cfg.dataDir, space));
+  const { EtcdBackend } = await import('../storage/etcd/etcd-backend.js');
+  // shard 0 alone runs the periodic compaction of this server
+  return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0 });
+}
+
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export class Shard {
   private readonly registry: Registry;
-  private readonly backend: Backend;
+  /** set by init() */
+  private backend!: Backend;
   private readonly caches = new Map<string, TypeCache>();
   private readonly stores = new Map<string, Store>();
   private readonly rv: BigInt64Array;
@@ -41,17 +51,18 @@ export class Shard {
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
-    this.backend = new LmdbBackend(join(cfg.dataDir, `shard-${cfg.shard}-of-${cfg.shards}`));
     this.rv = new BigInt64Array(cfg.rvBuffer);
     configureProtobuf(cfg.apiDomain);
   }
 
   /** Loads every stored object of this shard into the caches. */
-  init(): InitReply {
+  async init(): Promise<InitReply> {
+    this.backend = await createBackend(this.cfg);
+    await this.backend.open();
     const floor = this.backend.revision();
     this.floor = floor;
     const namespaces: InitReply['namespaces'] = [];
-    for (const { key, value } of this.backend.range('')) {
+    for await (const page of this.backend.range('')) for (const { key, value } of page) {
       const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
       const typeKey = key.slice(0, slash);
@@ -169,8 +180,12 @@ export class Shard {
       const out: ChangeEvent = {
         typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
         json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
-        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields,
+        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid,
       };
+      const meta = w.entry.obj.metadata;
+      if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;
+      if (meta.finalizers?.length) out.finalizers = meta.finalizers;
+      if (meta.deletionTimestamp) out.deleting = true;
       if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
       return out;
     });

@@ -4,6 +4,7 @@
  * reports progress in the namespace conditions, and once the namespace is empty removes the
  * `platform` spec finalizer through `namespaces/<name>/finalize`, which completes deletion.
  */
+import { bodyText } from '../actors/pack.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { NAMESPACE_FINALIZER } from '../registry/strategies/namespaces.js';
@@ -54,14 +55,14 @@ export class NamespaceController {
       const type = { group: d.group, version: d.version, resource: d.resource };
       await this.pool.submit({ op: 'deletecollection', type, enc: JSON_ENC, dryRun: false, namespace: name, opts: {}, options: {} });
       const r = await this.pool.submit({ op: 'list', type, enc: JSON_ENC, namespace: name, opts: {} });
-      return 'code' in r ? (JSON.parse(String(r.body)).items?.length ?? 0) : 0;
+      return 'code' in r ? (JSON.parse(bodyText(r.body)).items?.length ?? 0) : 0;
     }));
     return counts.reduce((a, b) => a + b, 0);
   }
 
   private async current(name: string): Promise<any | undefined> {
     const r = await this.pool.submit({ op: 'get', type: NS_TYPE, enc: JSON_ENC, namespace: '', name });
-    return 'code' in r ? JSON.parse(String(r.body)) : undefined;
+    return 'code' in r ? JSON.parse(bodyText(r.body)) : undefined;
   }
 
   private async setCondition(name: string, remaining: number): Promise<void> {

@@ -6,6 +6,8 @@ import type { WatchHub } from '../server/watch-hub.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { ServerOptions } from '../server/options.js';
 import type { Encoding } from '../actors/protocol.js';
+import type { Status } from '../api/status.js';
+import type { UserInfo } from '../auth/types.js';
 
 export interface RequestHeaders {
   accept: string | undefined;
@@ -15,6 +17,9 @@ export interface RequestHeaders {
   acceptEncoding?: string | undefined;
 }
 
+/** Delivers the request body once (already buffering, or read on demand). */
+export type BodyReader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
+
 export interface Request {
   x: Exchange;
   info: RequestInfo;
@@ -22,6 +27,10 @@ export interface Request {
   headers: RequestHeaders;
   def: ResourceDef;
   enc: Encoding;
+  /** who is asking (set by authentication; system:unsecured on the plain port) */
+  user?: UserInfo;
+  /** the body when a filter already started reading it (async authentication) */
+  body?: BodyReader;
 }
 
 export interface Services {

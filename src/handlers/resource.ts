@@ -7,10 +7,11 @@ import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } fro
 import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, isTruthy, negotiate } from '../server/negotiation.js';
 import { readBody, send, sendStatus } from '../server/http.js';
-import type { Request, Services } from './context.js';
+import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
+import { checkDeleteOptions } from '../registry/deletion.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -131,7 +132,8 @@ export function handleResource(r: Request, s: Services): void {
 /** Reads the body, then runs next; errors from next become Status replies. */
 function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
   const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, s.protobufMediaType);
-  readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, (buf) => {
+  const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+  read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
       .then(() => next(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format }))
@@ -183,11 +185,13 @@ function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOpti
   const policy = q.get('propagationPolicy');
   if (policy !== null) o.propagationPolicy = policy;
   if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
-  return {
+  const options: DeleteOptions = {
     gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
     preconditions: o.preconditions ?? undefined,
     propagationPolicy: o.propagationPolicy,
     orphanDependents: o.orphanDependents,
     dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
   };
+  checkDeleteOptions(options);
+  return options;
 }

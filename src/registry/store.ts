@@ -4,7 +4,7 @@
  * state, writes are staged on the batch transaction and acknowledged after commit.
  */
 import { randomUUID } from 'node:crypto';
-import { errors, type StatusCause } from '../api/status.js';
+import { errors, successStatus, type StatusCause } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
@@ -19,6 +19,7 @@ import { patchObject } from './patch.js';
 import { validateFields } from '../schema/fields.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView } from '../codec/table.js';
+import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
@@ -322,7 +323,8 @@ export class Store {
 
   /** render: what the reply shows of the written object (a subresource view), default the object. */
   private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn, render?: (obj: any) => unknown): Ok {
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length) && !this.ctx.strategy.holdsDeletion(next)) {
+    // a deleting object goes once no finalizer holds it and its grace period (pods) is over
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length) && !this.ctx.strategy.holdsDeletion(next) && !(next.metadata.deletionGracePeriodSeconds > 0)) {
       return this.remove(old, next, dryRun, enc, txn);
     }
     if (JSON.stringify(next) === JSON.stringify({ ...old.obj, metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion } })) {
@@ -346,25 +348,25 @@ export class Store {
   }
 
   private deleteEntry(old: Entry, options: DeleteOptions, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
-    const pre = options.preconditions;
-    if (pre?.uid && pre.uid !== old.obj.metadata.uid) {
-      throw errors.conflict(this.target(old.name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.obj.metadata.uid}`);
+    const { obj, removed } = this.deleteOne(old, options, dryRun, txn);
+    if (!removed || this.ctx.strategy.returnDeletedObject) return this.reply(obj, enc);
+    const { def } = this.ctx;
+    return this.reply(successStatus({ name: old.name, ...(def.group ? { group: def.group } : {}), kind: def.resource, uid: obj.metadata.uid }), enc);
+  }
+
+  /** Deletes or marks one object; returns its resulting state and whether it is gone. */
+  private deleteOne(old: Entry, options: DeleteOptions, dryRun: boolean, txn: Txn): { obj: any; removed: boolean } {
+    const t = { ...this.target(old.name), name: old.name };
+    checkPreconditions(old.obj, options, t, old.rv);
+    const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t);
+    if (plan.action === 'unchanged') return { obj: old.obj, removed: false };
+    if (plan.action === 'pending') {
+      this.commitUpdate(plan.next, old, dryRun, { format: 'json', pretty: false }, txn);
+      return { obj: plan.next, removed: false };
     }
-    if (pre?.resourceVersion && pre.resourceVersion !== String(old.rv)) {
-      throw errors.conflict(this.target(old.name), `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.rv}`);
-    }
-    const { strategy } = this.ctx;
-    const forbidden = strategy.forbidDelete(old.obj);
-    if (forbidden) throw errors.forbidden(`${this.ctx.def.resource} "${old.name}" is forbidden: ${forbidden}`, this.target(old.name));
-    if (old.obj.metadata.finalizers?.length || strategy.holdsDeletion(old.obj)) {
-      if (old.obj.metadata.deletionTimestamp) return this.replyEntry(old, enc);
-      const next = structuredClone(old.obj);
-      next.metadata.deletionTimestamp = rfc3339(txn.now);
-      next.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
-      strategy.prepareForDelete(next);
-      return this.commitUpdate(next, old, dryRun, enc, txn);
-    }
-    return this.remove(old, structuredClone(old.obj), dryRun, enc, txn);
+    const last = structuredClone(old.obj);
+    this.remove(old, last, dryRun, { format: 'json', pretty: false }, txn);
+    return { obj: last, removed: true };
   }
 
   /** Removes the object; the DELETED event carries its final state at a new revision. */
@@ -379,10 +381,9 @@ export class Store {
   deleteCollection(op: Extract<Op, { op: 'deletecollection' }>, txn: Txn): Ok {
     const sel = this.selectors(op.opts);
     const deleted: string[] = [];
-    const json: Encoding = { format: 'json', pretty: false };
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(String(this.deleteEntry(e, op.options, op.dryRun, json, txn).body));
+      deleted.push(JSON.stringify(this.deleteOne(e, op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };

@@ -8,6 +8,8 @@ import type { StatusCause } from '../api/status.js';
 export interface StrategyConfig {
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  /** name of the API server's own Service in default (the product word: platform, kubernetes) */
+  apiServiceName: string;
 }
 
 /** What a strategy may consult while preparing a write; never mutated through it. */
@@ -45,6 +47,13 @@ export interface ResourceStrategy {
   holdsDeletion(obj: any): boolean;
   /** Runs when deletion starts and is held: may change obj (e.g. phase Terminating). */
   prepareForDelete(obj: any): void;
+  /**
+   * Seconds a deletion waits before the object may be removed (pods bound to a node wait for
+   * their node agent); 0 removes at once. requested is DeleteOptions.gracePeriodSeconds.
+   */
+  gracePeriod(obj: any, requested: number | undefined): number;
+  /** Reply with the removed object (pods, services, namespaces) instead of a Success Status. */
+  returnDeletedObject: boolean;
   /** Refuses deletion outright (e.g. system namespaces): a message for a 403, or undefined. */
   forbidDelete(obj: any): string | undefined;
   /**
@@ -75,6 +84,8 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   holdsDeletion() { return false; },
   prepareForDelete() {},
   forbidDelete() { return undefined; },
+  gracePeriod() { return 0; },
+  returnDeletedObject: false,
   updateSubresource() { return undefined; },
   createSubresource() { return undefined; },
   getSubresource() { return undefined; },

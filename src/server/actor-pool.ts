@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
 import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from '../actors/protocol.js';
 import { shardOf, typeKeyOf } from '../actors/routing.js';
+import { unpackBodies } from '../actors/pack.js';
 
 type Pending = { op: Op; resolve: (r: Result) => void };
 export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;
@@ -84,6 +85,7 @@ export class ActorPool {
     s.inFlight.push(this.currentRV());
     try {
       const reply = (await s.pool.run({ ops: batch.map((p) => p.op) })) as BatchReply;
+      unpackBodies(reply);
       if (reply.events.length) this.onEvents(reply.events);
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
     } catch (e) {

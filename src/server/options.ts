@@ -1,5 +1,7 @@
+import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
+
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions {
+export interface ServerOptions extends AuthenticationOptions {
   bindAddress: string;
   port: number;
   dataDir: string;
@@ -18,6 +20,13 @@ export interface ServerOptions {
   serviceNodePortRange: string;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  storageBackend: 'lmdb' | 'etcd3';
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCaFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  etcdCompactionIntervalMs: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -39,6 +48,11 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   serviceNodePortRange: '30000-32767',
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
+  ...DEFAULT_AUTHENTICATION_OPTIONS,
+  storageBackend: 'lmdb',
+  etcdServers: ['http://127.0.0.1:2379'],
+  etcdPrefix: '/registry',
+  etcdCompactionIntervalMs: 5 * 60_000,
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -72,6 +86,7 @@ function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Se
 }
 
 const FLAGS: Record<string, Setter> = {
+  ...AUTHENTICATION_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
   'port': int('port', 0, (o, n) => { o.port = n; }),
   'data-dir': (o, v) => { o.dataDir = v; },
@@ -97,7 +112,32 @@ const FLAGS: Record<string, Setter> = {
     if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535) throw new Error(`--service-node-port-range must be a range such as 30000-32767, got "${v}"`);
     o.serviceNodePortRange = v;
   },
+  'storage-backend': (o, v) => {
+    if (v !== 'lmdb' && v !== 'etcd3') throw new Error(`--storage-backend must be lmdb or etcd3, got "${v}"`);
+    o.storageBackend = v;
+  },
+  'etcd-servers': (o, v) => {
+    const urls = v.split(',');
+    if (!urls.every((u) => /^https?:\/\/[^/,\s]+\/?$/.test(u))) throw new Error(`--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "${v}"`);
+    o.etcdServers = urls;
+  },
+  'etcd-prefix': (o, v) => {
+    if (!v.startsWith('/')) throw new Error(`--etcd-prefix must start with /, got "${v}"`);
+    o.etcdPrefix = v.replace(/\/+$/, '');
+  },
+  'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
+  'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
+  'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };
+
+/** Rules between flags, checked once all are parsed. */
+function checkCombined(o: ServerOptions): void {
+  checkAuthenticationOptions(o);
+  if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
+  const tls = o.etcdCaFile || o.etcdCertFile;
+  if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
+}
 
 function parseGates(v: string): Record<string, boolean> {
   const out: Record<string, boolean> = {};
@@ -122,5 +162,6 @@ export function parseArgs(argv: string[]): ServerOptions {
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);
   }
+  checkCombined(o);
   return o;
 }

@@ -20,7 +20,10 @@ import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
+import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { InflightLimiter } from '../filters/inflight.js';
+import type { FilterRequest } from '../filters/chain.js';
+import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -28,7 +31,9 @@ export class ApiServer {
   readonly hub: WatchHub;
   readonly services: Services;
   readonly namespaceController: NamespaceController;
+  readonly gc: GarbageCollector;
   readonly inflight: InflightLimiter;
+  readonly auth: FrontAuthentication;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -37,6 +42,8 @@ export class ApiServer {
   started = false;
   /** the port actually bound (differs from options.port when that is 0) */
   port = 0;
+  /** the HTTPS port actually bound (undefined when --secure-port is off) */
+  securePort: number | undefined;
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
@@ -44,12 +51,22 @@ export class ApiServer {
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
+      storageBackend: options.storageBackend,
+      etcd: {
+        servers: options.etcdServers, prefix: options.etcdPrefix, caFile: options.etcdCaFile, certFile: options.etcdCertFile,
+        keyFile: options.etcdKeyFile, compactionIntervalMs: options.etcdCompactionIntervalMs,
+      },
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
-      strategyConfig: { serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange },
+      strategyConfig: {
+        serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
+        apiServiceName: this.registry.identity.product,
+      },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
+    this.gc = new GarbageCollector(this.pool, this.registry);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
+    this.auth = new FrontAuthentication(options, this.registry.identity, this.pool);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
@@ -64,10 +81,12 @@ export class ApiServer {
       this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
       this.namespaceController.observe(ns);
     }
+    this.gc.observe(evs);
     this.hub.dispatch(evs);
   }
 
   async start(): Promise<number> {
+    await this.auth.init();
     const init = await this.pool.init();
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
@@ -75,6 +94,7 @@ export class ApiServer {
     }
     await bootstrap(this);
     this.started = true;
+    void this.gc.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
     const port = await new Promise<number>((resolve, reject) => {
@@ -86,11 +106,19 @@ export class ApiServer {
     });
     this.app = app;
     this.port = port;
+    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return port;
   }
 
+  /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
   private handle(res: HttpResponse, req: HttpRequest): void {
+    this.dispatch(this.accept(res, req));
+  }
+
+  /** Reads what the request path needs from uWS, synchronously (uWS request data dies with the call). */
+  private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
     const x: Exchange = { res, aborted: false, done: false, headers: [] };
     res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
     const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
@@ -103,8 +131,15 @@ export class ApiServer {
       userAgent: req.getHeader('user-agent') || undefined,
       acceptEncoding: req.getHeader('accept-encoding') || undefined,
     };
+    return { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+  }
+
+  /** After the filters: non-resource paths, or one resource operation (or a virtual kind). */
+  private dispatch(r: FilterRequest): void {
+    const { x, method, path, query, headers } = r;
     const pretty = isTruthy(query.get('pretty'));
     try {
+      if (this.auth.serveDiscovery(x, path)) return;
       const info = parseRequestInfo(method, path, query);
       if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -114,7 +149,10 @@ export class ApiServer {
       const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       x.release = this.inflight.admit(info.verb);
-      handleResource({ x, info, query, headers, def, enc }, this.services);
+      const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
+      const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
+      if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
+      handleResource(req, this.services);
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);
     }
@@ -145,6 +183,7 @@ export class ApiServer {
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
+    this.auth.close();
     await this.pool.close();
   }
 }

@@ -36,7 +36,9 @@ test('create, get, duplicate create, stale update, delete', async () => {
   assert.equal(stale.json.reason, 'Conflict');
   const d = await request(s.url, 'DELETE', '/api/v1/namespaces/default/configmaps/crud-1');
   assert.equal(d.status, 200);
-  assert.equal(d.json.metadata.name, 'crud-1');
+  assert.equal(d.json.kind, 'Status');
+  assert.equal(d.json.status, 'Success');
+  assert.deepEqual(d.json.details, { name: 'crud-1', kind: 'configmaps', uid: c.json.metadata.uid });
   const gone = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/crud-1');
   assert.equal(gone.status, 404);
   assert.equal(gone.json.reason, 'NotFound');

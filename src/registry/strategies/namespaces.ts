@@ -11,6 +11,7 @@ export const NAMESPACE_FINALIZER = 'platform';
 export const namespaceStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   nameRule: 'label',
+  returnDeletedObject: true,
   prepareForCreate(obj) {
     obj.spec = { finalizers: [NAMESPACE_FINALIZER] };
     obj.status = { phase: 'Active' };

@@ -18,6 +18,12 @@ function defaultPod(obj: any): void {
  */
 export const podStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
+  returnDeletedObject: true,
+  /** upstream: a pod never bound to a node, or already finished, goes at once */
+  gracePeriod(obj, requested) {
+    if (!obj.spec?.nodeName || ['Succeeded', 'Failed'].includes(obj.status?.phase)) return 0;
+    return requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
+  },
   prepareForCreate(obj) {
     defaultPod(obj);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };

@@ -8,7 +8,8 @@ import { errors } from '../../api/status.js';
 import { invalid, type Cause } from './field-errors.js';
 
 /** The range's first usable address is kept for the API server's own Service (upstream's .1). */
-export const API_SERVICE = { namespace: 'default', name: 'platform' };
+/** The API server's own Service lives in default under the product name (strategy config). */
+export const API_SERVICE_NAMESPACE = 'default';
 
 export interface IPRange { cidr: string; first: number; last: number }
 
@@ -37,15 +38,15 @@ function isSelf(svc: any, other: any): boolean {
   return other.metadata?.namespace === svc.metadata?.namespace && other.metadata?.name === svc.metadata?.name;
 }
 
-function isApiService(svc: any): boolean {
-  return svc.metadata?.namespace === API_SERVICE.namespace && svc.metadata?.name === API_SERVICE.name;
+function isApiService(svc: any, name: string): boolean {
+  return svc.metadata?.namespace === API_SERVICE_NAMESPACE && svc.metadata?.name === name;
 }
 
 /**
  * Gives svc.spec.clusterIP (and clusterIPs) an address: the requested one if free and in the
  * range (else 422 on spec.clusterIPs), or the lowest free one (else 500 range is full).
  */
-export function allocateClusterIP(svc: any, cidr: string, existing: Iterable<any>): void {
+export function allocateClusterIP(svc: any, cidr: string, existing: Iterable<any>, apiServiceName = 'platform'): void {
   const range = parseRange(cidr);
   const used = new Set<number>();
   for (const o of existing) {
@@ -55,7 +56,7 @@ export function allocateClusterIP(svc: any, cidr: string, existing: Iterable<any
       if (n !== undefined) used.add(n);
     }
   }
-  if (!isApiService(svc)) used.add(range.first);
+  if (!isApiService(svc, apiServiceName)) used.add(range.first);
   const requested = svc.spec.clusterIP;
   if (requested) {
     const n = ipToInt(requested)!;

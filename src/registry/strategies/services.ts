@@ -98,7 +98,7 @@ function allocate(svc: any, old: any | undefined, ctx: StrategyContext): void {
   if (validateService(svc).length) return;
   const spec = svc.spec;
   const oldIP = old && needsIP(old) ? old.spec?.clusterIP : undefined;
-  if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP)) allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing());
+  if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP)) allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing(), ctx.config.apiServiceName);
   if (needsNodePorts(svc)) {
     const wantHealthCheck = spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
     allocateNodePorts(svc, ctx.config.serviceNodePortRange, ctx.existing(), wantHealthCheck);
@@ -126,6 +126,7 @@ function carryOver(svc: any, old: any): void {
 
 export const serviceStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
+  returnDeletedObject: true,
   nameRule: 'label',
   prepareForCreate(obj, ctx) {
     defaultService(obj);

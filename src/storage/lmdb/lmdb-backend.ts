@@ -2,6 +2,7 @@ import { open, type RootDatabase } from 'lmdb';
 import type { Backend, StoredEntry, Write } from '../interface.js';
 
 const REVISION_KEY = '\u0000meta/revision';
+const PAGE = 4096;
 
 /** LMDB backend: one environment per shard, synchronous-durable commits batched per call. */
 export class LmdbBackend implements Backend {
@@ -12,10 +13,18 @@ export class LmdbBackend implements Backend {
     this.db = open<string, string>({ path, encoding: 'string', compression: false });
   }
 
-  *range(prefix: string): Iterable<StoredEntry> {
+  /** Local and opened by the constructor: nothing to connect. */
+  async open(): Promise<void> {}
+
+  async *range(prefix: string): AsyncIterable<StoredEntry[]> {
+    // Large pages: one await per page keeps the start-up load synchronous in effect.
+    let page: StoredEntry[] = [];
     for (const { key, value } of this.db.getRange({ start: prefix, end: prefix + '\uffff' })) {
-      if (typeof key === 'string' && key.startsWith(prefix)) yield { key, value };
+      if (typeof key !== 'string' || !key.startsWith(prefix) || key === REVISION_KEY) continue;
+      page.push({ key, value });
+      if (page.length === PAGE) { yield page; page = []; }
     }
+    if (page.length) yield page;
   }
 
   async commit(writes: Write[], revision: number): Promise<void> {
@@ -27,6 +36,9 @@ export class LmdbBackend implements Backend {
       }
       this.db.putSync(REVISION_KEY, String(revision));
     });
+    // lmdb-js overlaps the fsync with later transactions: the commit promise resolves when the
+    // transaction is committed, `flushed` once it is on disk. Acknowledge only after the latter.
+    await this.db.flushed;
   }
 
   revision(): number {

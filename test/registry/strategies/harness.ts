@@ -3,13 +3,13 @@
  * metadata, prepareForCreate, validate; update = prepareForUpdate, validate, validateUpdate.
  */
 import assert from 'node:assert/strict';
-import type { ResourceStrategy, StrategyContext } from '../../../src/registry/strategy.js';
+import type { ResourceStrategy, StrategyConfig, StrategyContext } from '../../../src/registry/strategy.js';
 import type { StatusCause } from '../../../src/api/status.js';
 
 export function ctx(existing: any[] = [], config: Partial<StrategyContext['config']> = {}, dryRun = false): StrategyContext {
   return {
     dryRun, now: Date.UTC(2025, 0, 2, 3, 4, 5),
-    config: { serviceClusterIPRange: '10.0.0.0/24', serviceNodePortRange: '30000-32767', ...config },
+    config: { serviceClusterIPRange: '10.0.0.0/24', serviceNodePortRange: '30000-32767', apiServiceName: 'platform', ...config } as StrategyConfig,
     *existing() { yield* existing; },
   };
 }

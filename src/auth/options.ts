@@ -1,0 +1,85 @@
+/**
+ * Authentication and TLS flags, merged into the server's one flag table (src/server/options.ts).
+ * Each is validated here once, with the exact `--flag must be ...` messages.
+ */
+
+export interface AuthenticationOptions {
+  /** HTTPS port; -1 = off (this slice's default, see docs/authentication.md), 0 = any free port */
+  securePort: number;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  /** where generated certificates live; '' = `<data-dir>/pki` */
+  certDir: string;
+  clientCAFile: string;
+  tokenAuthFile: string;
+  anonymousAuth: boolean;
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile: string;
+  serviceAccountIssuers: string[];
+  serviceAccountJwksUri: string;
+  serviceAccountLookup: boolean;
+  apiAudiences: string[];
+}
+
+export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
+  securePort: -1,
+  tlsCertFile: '',
+  tlsPrivateKeyFile: '',
+  certDir: '',
+  clientCAFile: '',
+  tokenAuthFile: '',
+  anonymousAuth: true,
+  serviceAccountKeyFiles: [],
+  serviceAccountSigningKeyFile: '',
+  serviceAccountIssuers: [],
+  serviceAccountJwksUri: '',
+  serviceAccountLookup: true,
+  apiAudiences: [],
+};
+
+type Setter = (o: AuthenticationOptions, v: string) => void;
+
+function bool(flag: string, set: (o: AuthenticationOptions, b: boolean) => void): Setter {
+  return (o, v) => {
+    if (v !== 'true' && v !== 'false') throw new Error(`--${flag} must be true or false, got "${v}"`);
+    set(o, v === 'true');
+  };
+}
+
+export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
+  'secure-port': (o, v) => {
+    const n = Number(v);
+    if (!/^[0-9]+$/.test(v) || n > 65535) throw new Error(`--secure-port must be an integer between 0 and 65535, got "${v}"`);
+    o.securePort = n;
+  },
+  'tls-cert-file': (o, v) => { o.tlsCertFile = v; },
+  'tls-private-key-file': (o, v) => { o.tlsPrivateKeyFile = v; },
+  'cert-dir': (o, v) => { o.certDir = v; },
+  'client-ca-file': (o, v) => { o.clientCAFile = v; },
+  'token-auth-file': (o, v) => { o.tokenAuthFile = v; },
+  'anonymous-auth': bool('anonymous-auth', (o, b) => { o.anonymousAuth = b; }),
+  // repeatable flags build new arrays: DEFAULT_OPTIONS is shallow-copied per parse
+  'service-account-key-file': (o, v) => { o.serviceAccountKeyFiles = [...o.serviceAccountKeyFiles, v]; },
+  'service-account-signing-key-file': (o, v) => { o.serviceAccountSigningKeyFile = v; },
+  'service-account-issuer': (o, v) => {
+    if (v === '') throw new Error('--service-account-issuer must not be empty');
+    o.serviceAccountIssuers = [...o.serviceAccountIssuers, v];
+  },
+  'service-account-jwks-uri': (o, v) => {
+    if (!/^https:\/\/[^\s]+$/.test(v)) throw new Error(`--service-account-jwks-uri must be an https:// URL, got "${v}"`);
+    o.serviceAccountJwksUri = v;
+  },
+  'service-account-lookup': bool('service-account-lookup', (o, b) => { o.serviceAccountLookup = b; }),
+  'api-audiences': (o, v) => { o.apiAudiences = v.split(',').filter(Boolean); },
+};
+
+/** Rules between authentication flags, checked once all flags are parsed. */
+export function checkAuthenticationOptions(o: AuthenticationOptions): void {
+  if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+  if (o.serviceAccountSigningKeyFile && o.serviceAccountIssuers.length === 0) {
+    throw new Error('--service-account-issuer is required with --service-account-signing-key-file');
+  }
+  if (o.serviceAccountIssuers.length > 0 && !o.serviceAccountSigningKeyFile && o.serviceAccountKeyFiles.length === 0) {
+    throw new Error('--service-account-key-file or --service-account-signing-key-file is required with --service-account-issuer');
+  }
+}

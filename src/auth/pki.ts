@@ -1,0 +1,76 @@
+/**
+ * Serving certificates: the files given by `--tls-cert-file`/`--tls-private-key-file`, or a
+ * cluster CA and a serving certificate it signs, generated once under `--cert-dir` with the
+ * openssl CLI and reused on later starts.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+
+export const OPENSSL = '/usr/bin/openssl';
+
+export interface ServingFiles {
+  certFile: string;
+  keyFile: string;
+  /** the generated cluster CA (undefined when the serving pair was given) */
+  caFile?: string;
+  caKeyFile?: string;
+}
+
+function openssl(args: string[]): void {
+  try {
+    execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    const stderr = String((e as { stderr?: Buffer }).stderr ?? '').trim();
+    throw new Error(`openssl ${args[0]} failed: ${stderr || (e as Error).message}`);
+  }
+}
+
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/** Subject alternative names of the serving certificate. */
+export function servingNames(bindAddress: string): string[] {
+  const names = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'];
+  if (isIP(bindAddress) && bindAddress !== '0.0.0.0' && bindAddress !== '::' && !names.includes(`IP:${bindAddress}`)) names.push(`IP:${bindAddress}`);
+  return names;
+}
+
+/**
+ * Returns the serving pair: the given files, else the generated ones under certDir (created on
+ * first use; an existing pair is reused as is).
+ */
+export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKeyFile: string; certDir: string; bindAddress: string }): ServingFiles {
+  if (o.tlsCertFile || o.tlsPrivateKeyFile) {
+    if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+    for (const f of [o.tlsCertFile, o.tlsPrivateKeyFile]) if (!existsSync(f)) throw new Error(`cannot read ${f}`);
+    return { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile };
+  }
+  const dir = o.certDir;
+  const files = { caFile: join(dir, 'ca.crt'), caKeyFile: join(dir, 'ca.key'), certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
+    openssl(['req', '-x509', ...EC_KEY, '-keyout', files.caKeyFile, '-out', files.caFile, '-days', '3650',
+      '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
+    rmSync(files.certFile, { force: true });
+  }
+  if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
+    signCertificate(files.caFile, files.caKeyFile, files.certFile, files.keyFile, '/CN=platform-apiserver', 365,
+      [`subjectAltName=${servingNames(o.bindAddress).join(',')}`, 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment']);
+  }
+  return files;
+}
+
+/** Issues a certificate signed by the CA for a fresh key (used for serving and client certificates). */
+export function signCertificate(caFile: string, caKeyFile: string, certFile: string, keyFile: string, subject: string, days: number, extensions: string[]): void {
+  const csr = `${certFile}.csr`;
+  const ext = `${certFile}.ext`;
+  openssl(['req', '-new', ...EC_KEY, '-keyout', keyFile, '-out', csr, '-subj', subject]);
+  writeFileSync(ext, extensions.join('\n') + '\n');
+  try {
+    openssl(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKeyFile, '-CAcreateserial', '-out', certFile, '-days', String(days), '-extfile', ext]);
+  } finally {
+    rmSync(csr, { force: true });
+    rmSync(ext, { force: true });
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The HTTPS listener (`--secure-port`). Without `--client-ca-file`, uWS terminates TLS itself
+ * (SSLApp): the fastest path, bearer tokens only. With it, the node:tls front
+ * (tls-terminator.ts) terminates TLS and verifies client certificates, and forwards to an
+ * internal uWS listener on a unix socket in a private directory; that listener trusts the
+ * identity header only with this process's secret. Either way the same handler serves.
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Credentials } from './types.js';
+import type { ServingFiles } from './pki.js';
+import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
+import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
+
+export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials) => void;
+
+export interface SecureListener {
+  port: number;
+  /** 'uws' (SSLApp) or 'terminator' (node:tls front + internal uWS listener) */
+  mode: 'uws' | 'terminator';
+  close(): void;
+}
+
+export interface SecureListenerOptions {
+  host: string;
+  port: number;
+  serving: ServingFiles;
+  clientCAFile: string;
+}
+
+function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => app.listen(host, port, (sock) => (sock ? resolve(sock) : reject(new Error(`cannot listen on ${host}:${port}`)))));
+}
+
+const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
+
+export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
+  if (!o.clientCAFile) {
+    const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
+    app.any('/*', (res, req) => handle(res, req, bearerOnly));
+    const sock = await listen(app, o.host, o.port);
+    return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
+  }
+  let clientCA: Buffer;
+  try { clientCA = readFileSync(o.clientCAFile); } catch (e) { throw new Error(`--client-ca-file: cannot read ${o.clientCAFile}: ${(e as Error).message}`); }
+  const secret = randomBytes(16);
+  const readIdentity = clientIdentityReader(secret);
+  const withCertificate = (req: HttpRequest): Credentials => ({
+    authorization: req.getHeader('authorization'),
+    clientCertificate: readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER)),
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
+  const path = join(dir, 'front.sock');
+  const app = uWS.App();
+  app.any('/*', (res, req) => handle(res, req, withCertificate));
+  const sock = await new Promise<us_listen_socket>((resolve, reject) =>
+    app.listen_unix((s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${path}`))), path));
+  let front: { port: number; stop: () => Promise<void> };
+  try {
+    const t = {
+      host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
+      clientCA, upstreamPath: path, secretHex: secret.toString('hex'),
+    };
+    front = process.env.PLAT_TLS_FRONT_INLINE === '1'
+      ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
+      : await startTlsTerminatorThread(t);
+  } catch (e) {
+    uWS.us_listen_socket_close(sock);
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    port: front.port, mode: 'terminator',
+    close: () => {
+      void front.stop();
+      uWS.us_listen_socket_close(sock);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Impersonation filter: `Impersonate-User`, `Impersonate-Group` (repeatable), `Impersonate-Uid`
+ * and `Impersonate-Extra-<key>` (key lower-cased and percent-decoded) replace the user after
+ * each is allowed by the authorizer with the `impersonate` verb (upstream order: user, groups,
+ * extras, uid). Until RBAC exists the authorizer allows members of `system:masters` only.
+ */
+import { errors, toStatus } from '../api/status.js';
+import { sendStatus } from '../server/http.js';
+import {
+  ANONYMOUS_USER, AUTHENTICATED_GROUP, MASTERS_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
+  type Attributes, type Authorizer, type UserInfo,
+} from '../auth/types.js';
+import type { FilterHandler } from './chain.js';
+
+export interface ImpersonationRequest {
+  user: string;
+  uid: string;
+  groups: string[];
+  extra: Record<string, string[]>;
+}
+
+export interface ImpersonationDeps {
+  authorize: Authorizer;
+  /** `authentication.<domain>`: API group of the uids and userextras checks */
+  authenticationGroup: string;
+}
+
+const EXTRA_PREFIX = 'impersonate-extra-';
+
+/** Header access the reader needs (uWS HttpRequest); header names arrive lower-cased. */
+interface HeaderSource {
+  getHeader(name: string): string;
+  forEach(cb: (key: string, value: string) => void): void;
+}
+
+function unescapeKey(k: string): string {
+  try { return decodeURIComponent(k); } catch { return k; }
+}
+
+/**
+ * The impersonation headers, or undefined when the request carries none. The cheap probe of
+ * the three fixed headers keeps the common request from walking every header.
+ */
+export function readImpersonation(req: HeaderSource): ImpersonationRequest | undefined {
+  if (!req.getHeader('impersonate-user') && !req.getHeader('impersonate-group') && !req.getHeader('impersonate-uid')) return undefined;
+  const r: ImpersonationRequest = { user: '', uid: '', groups: [], extra: {} };
+  req.forEach((k, v) => {
+    if (k === 'impersonate-user') r.user = v;
+    else if (k === 'impersonate-uid') r.uid = v;
+    else if (k === 'impersonate-group') r.groups.push(v);
+    else if (k.startsWith(EXTRA_PREFIX)) (r.extra[unescapeKey(k.slice(EXTRA_PREFIX.length))] ??= []).push(v);
+  });
+  return r;
+}
+
+/** Until RBAC: `system:masters` may do anything, everyone else gets no opinion (a deny). */
+export const mastersOnly: Authorizer = (a) => ({ decision: a.user.groups.includes(MASTERS_GROUP) ? 'allow' : 'noOpinion' });
+
+/** Upstream forbidden message for a resource request. */
+export function forbiddenMessage(a: Attributes): string {
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const where = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  return `User "${a.user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.apiGroup}" ${where}`;
+}
+
+/** Checks every requested value, then builds the impersonated user (throws 403/500 StatusErrors). */
+export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps: ImpersonationDeps): UserInfo {
+  const extraKeys = Object.keys(imp.extra);
+  if (!imp.user) {
+    throw errors.internal(`requested impersonation of ${imp.groups.length ? 'groups' : imp.uid ? 'a uid' : 'extra'} without impersonating a user`);
+  }
+  const checks: Omit<Attributes, 'user' | 'verb'>[] = [];
+  if (imp.user.startsWith(SA_PREFIX) && imp.user.split(':').length === 4) {
+    const [, , namespace, name] = imp.user.split(':');
+    checks.push({ apiGroup: '', resource: 'serviceaccounts', namespace, name });
+  } else checks.push({ apiGroup: '', resource: 'users', name: imp.user });
+  for (const g of imp.groups) checks.push({ apiGroup: '', resource: 'groups', name: g });
+  for (const k of extraKeys) for (const v of imp.extra[k]!) checks.push({ apiGroup: deps.authenticationGroup, resource: 'userextras', subresource: k, name: v });
+  if (imp.uid) checks.push({ apiGroup: deps.authenticationGroup, resource: 'uids', name: imp.uid });
+  for (const c of checks) {
+    const a: Attributes = { ...c, user: requester, verb: 'impersonate' };
+    const d = deps.authorize(a);
+    if (d.decision === 'allow') continue;
+    const qualified = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource;
+    const msg = forbiddenMessage(a) + (d.reason ? `: ${d.reason}` : '');
+    throw errors.forbidden(`${qualified} "${a.name}" is forbidden: ${msg}`, { group: a.apiGroup, kind: a.resource, name: a.name });
+  }
+  return impersonatedUser(imp);
+}
+
+function impersonatedUser(imp: ImpersonationRequest): UserInfo {
+  const groups = [...imp.groups];
+  const sa = imp.user.startsWith(SA_PREFIX) ? imp.user.split(':') : undefined;
+  if (groups.length === 0 && sa?.length === 4) groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[2]}`);
+  if (imp.user !== ANONYMOUS_USER) {
+    if (!groups.includes(AUTHENTICATED_GROUP) && !groups.includes(UNAUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
+  } else if (!groups.includes(UNAUTHENTICATED_GROUP)) groups.push(UNAUTHENTICATED_GROUP);
+  const u: UserInfo = { username: imp.user, groups };
+  if (imp.uid) u.uid = imp.uid;
+  if (Object.keys(imp.extra).length) u.extra = imp.extra;
+  return u;
+}
+
+export function withImpersonation(next: FilterHandler, deps: ImpersonationDeps): FilterHandler {
+  return (r) => {
+    if (!r.impersonation) return next(r);
+    try {
+      r.user = impersonate(r.user!, r.impersonation, deps);
+    } catch (e) {
+      return sendStatus(r.x, toStatus(e));
+    }
+    next(r);
+  };
+}

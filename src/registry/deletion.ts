@@ -1,0 +1,74 @@
+/**
+ * Delete semantics shared by delete and deletecollection: options validation, preconditions,
+ * propagation policy (Orphan and Foreground become the `orphan` and `foregroundDeletion`
+ * finalizers the garbage collector honours), graceful deletion, and what to reply.
+ */
+import { errors } from '../api/status.js';
+import type { DeleteOptions } from '../actors/protocol.js';
+import type { ResourceStrategy } from './strategy.js';
+
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+const POLICIES = ['Orphan', 'Background', 'Foreground'];
+
+export type DeletePlan =
+  | { action: 'remove' }
+  | { action: 'pending'; next: any }
+  | { action: 'unchanged' };
+
+interface Target { group: string; kind: string; resource: string; name: string }
+
+export function checkDeleteOptions(o: DeleteOptions): void {
+  const causes = [];
+  if (o.propagationPolicy !== undefined && !POLICIES.includes(o.propagationPolicy)) {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"` });
+  }
+  if (o.propagationPolicy !== undefined && o.orphanDependents !== undefined) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: `Invalid value: "${o.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set` });
+  }
+  if (o.gracePeriodSeconds !== undefined && (!Number.isInteger(o.gracePeriodSeconds) || o.gracePeriodSeconds < 0)) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'gracePeriodSeconds', message: `Invalid value: ${o.gracePeriodSeconds}: must be greater than or equal to 0` });
+  }
+  if (causes.length) throw errors.invalid({ group: 'meta.plat.io', kind: 'DeleteOptions', name: '' }, causes);
+}
+
+export function checkPreconditions(obj: any, o: DeleteOptions, t: Target, rv: number): void {
+  const pre = o.preconditions;
+  if (pre?.uid && pre.uid !== obj.metadata.uid) {
+    throw errors.conflict(t, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== String(rv)) {
+    throw errors.conflict(t, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`);
+  }
+}
+
+function policyFinalizer(o: DeleteOptions): string | undefined {
+  const policy = o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy === 'Orphan') return ORPHAN_FINALIZER;
+  if (policy === 'Foreground') return FOREGROUND_FINALIZER;
+  return undefined;
+}
+
+/** What a DELETE does to obj: remove it now, mark it pending (finalizers, grace), or nothing. */
+export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrategy, now: number, t: Target): DeletePlan {
+  const forbidden = strategy.forbidDelete(obj);
+  if (forbidden) throw errors.forbidden(`${t.resource} "${t.name}" is forbidden: ${forbidden}`, t);
+  const meta = obj.metadata;
+  const add = policyFinalizer(o);
+  const grace = strategy.gracePeriod(obj, o.gracePeriodSeconds);
+  const finalizers: string[] = meta.finalizers ?? [];
+  const held = finalizers.length > 0 || strategy.holdsDeletion(obj);
+  if (meta.deletionTimestamp) {
+    // a pending deletion: a shorter grace period or a new policy finalizer may still apply
+    if (!held && grace === 0) return { action: 'remove' };
+    if (add && !finalizers.includes(add)) return { action: 'pending', next: { ...obj, metadata: { ...meta, finalizers: [...finalizers, add] } } };
+    return { action: 'unchanged' };
+  }
+  if (!held && !add && grace === 0) return { action: 'remove' };
+  const next = structuredClone(obj);
+  next.metadata.deletionTimestamp = new Date(Math.floor(now / 1000) * 1000 + grace * 1000).toISOString().replace('.000Z', 'Z');
+  next.metadata.deletionGracePeriodSeconds = grace;
+  if (add && !finalizers.includes(add)) next.metadata.finalizers = [...finalizers, add];
+  strategy.prepareForDelete(next);
+  return { action: 'pending', next };
+}

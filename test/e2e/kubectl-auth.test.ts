@@ -1,0 +1,89 @@
+/**
+ * kubectl v1.32 over TLS with a kubeconfig written here: `get ns` with a static token and with
+ * a client certificate, 401 for a bad token, and, served under the upstream API domain,
+ * `auth whoami` and `create token` (their typed clients only know the upstream groups).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
+
+const KUBECTL = '/usr/bin/kubectl';
+
+let pki: Pki;
+let s: AuthServer;
+let upstream: AuthServer | undefined;
+let upstreamArgs: string[];
+
+interface Run { code: number; stdout: string; stderr: string }
+
+function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(KUBECTL, ['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], {
+      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: pki.dir }, timeout: 30_000,
+    }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** A kubeconfig with one context per user: tok, bad, cert. */
+function kubeconfig(name: string, server: AuthServer): string {
+  const path = pki.path(`${name}.kubeconfig`);
+  const ca = readFileSync(`${server.dataDir}/pki/ca.crt`).toString('base64');
+  const ctx = (n: string) => `- name: ${n}\n  context: {cluster: c, user: ${n}}`;
+  writeFileSync(path, [
+    'apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${server.secureUrl}`, `    certificate-authority-data: ${ca}`,
+    'users:', '- name: tok', '  user: {token: alice-token}', '- name: bad', '  user: {token: not-a-valid-token}',
+    '- name: cert', '  user:', `    client-certificate: ${pki.path('carol.crt')}`, `    client-key: ${pki.path('carol.key')}`,
+    'contexts:', ctx('tok'), ctx('bad'), ctx('cert'), 'current-context: tok', '',
+  ].join('\n'));
+  return path;
+}
+
+before(async () => {
+  pki = new Pki().ca('client-ca').client('client-ca', 'carol', '/O=system:masters/CN=carol');
+  writeFileSync(pki.path('tokens.csv'), 'alice-token,alice,uid-a,"dev,ops"\n');
+  const common = ['--token-auth-file', pki.path('tokens.csv'), '--client-ca-file', pki.path('client-ca.crt')];
+  s = await startAuthServer(common);
+  upstreamArgs = [...common, '--api-domain', 'k8s.io', '--service-account-signing-key-file', pki.key('sa', 'rsa'), '--service-account-issuer', 'https://issuer.test'];
+});
+after(async () => {
+  await Promise.all([s?.stop(), upstream?.stop()]);
+  s?.cleanup();
+  upstream?.cleanup();
+  pki?.cleanup();
+});
+
+test('get ns with a static token and with a client certificate', async () => {
+  const kc = kubeconfig('plat', s);
+  for (const context of ['tok', 'cert']) {
+    const r = await kubectl(kc, '--context', context, 'get', 'ns', '-o', 'name');
+    assert.equal(r.code, 0, `${context}: ${r.stderr}`);
+    assert.match(r.stdout, /^namespace\/default$/m);
+  }
+});
+
+test('a bad token is refused with 401', async () => {
+  const r = await kubectl(kubeconfig('plat', s), '--context', 'bad', 'get', 'ns');
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /You must be logged in to the server \(Unauthorized\)/);
+  assert.doesNotMatch(r.stderr + r.stdout, /not-a-valid-token/);
+});
+
+test('auth whoami and create token under the upstream API domain', async () => {
+  upstream = await startAuthServer(upstreamArgs);
+  const kc = kubeconfig('upstream', upstream);
+  const me = await kubectl(kc, 'auth', 'whoami', '-o', 'json');
+  assert.equal(me.code, 0, me.stderr);
+  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, { username: 'alice', uid: 'uid-a', groups: ['dev', 'ops', 'system:authenticated'] });
+  const table = await kubectl(kc, '--context', 'cert', 'auth', 'whoami');
+  assert.match(table.stdout, /Username\s+carol/);
+  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'serviceaccount', 'bot')).code, 0);
+  const tok = await kubectl(kc, '--context', 'cert', 'create', 'token', 'bot');
+  assert.equal(tok.code, 0, tok.stderr);
+  const sa = await kubectl(kc, '--token', tok.stdout.trim(), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
+  assert.equal(sa.stdout, 'system:serviceaccount:default:bot', sa.stderr);
+});

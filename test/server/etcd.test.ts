@@ -1,0 +1,199 @@
+/**
+ * End to end on etcd: the real server process with `--storage-backend etcd3` against a real
+ * etcd: CRUD, a restart on the same etcd with a new empty data dir, SIGKILL during a stream of
+ * creates, watch, TLS, and an unreachable etcd. Each test uses its own --etcd-prefix.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { openWatch, type WatchClient } from '../helpers/watch.js';
+import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { parseArgs, DEFAULT_OPTIONS } from '../../src/server/options.js';
+
+let etcd: TestEtcd;
+const servers: TestServer[] = [];
+const watches: WatchClient[] = [];
+
+before(async () => { etcd = await startEtcd(); });
+after(async () => {
+  for (const w of watches) w.close();
+  for (const s of servers) { await s.stop('SIGKILL'); s.cleanup(); }
+  await etcd?.cleanup();
+});
+
+async function serve(prefix: string): Promise<TestServer> {
+  const s = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', prefix]);
+  servers.push(s);
+  return s;
+}
+
+async function namespace(url: string, name: string): Promise<void> {
+  const r = await request(url, 'POST', '/api/v1/namespaces', { metadata: { name } });
+  assert.equal(r.status, 201, r.text);
+}
+
+interface Ack { name: string; uid: string; resourceVersion: string }
+
+/** Every acknowledged object is listed with the same uid and resourceVersion. */
+async function assertAllPresent(url: string, path: string, acks: Ack[]): Promise<void> {
+  const list = await request(url, 'GET', path);
+  assert.equal(list.status, 200);
+  const stored = new Map<string, any>(list.json.items.map((i: any) => [i.metadata.name, i.metadata]));
+  const lost = acks.filter((a) => !stored.has(a.name)).map((a) => a.name);
+  assert.deepEqual(lost, [], `${lost.length} acknowledged objects lost`);
+  for (const a of acks) {
+    assert.equal(stored.get(a.name).uid, a.uid, `${a.name} uid`);
+    assert.equal(stored.get(a.name).resourceVersion, a.resourceVersion, `${a.name} resourceVersion`);
+  }
+}
+
+test('ConfigMap CRUD on etcd, and every object back after a restart with an empty data dir', async () => {
+  const s = await serve('/e2e-crud');
+  await namespace(s.url, 'crud');
+  const cms = '/api/v1/namespaces/crud/configmaps';
+  const acks: Ack[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await request(s.url, 'POST', cms, configMap(`cm-${i}`, { i: String(i) }, { k: `v${i}`, u: 'grüße 🙂' }));
+    assert.equal(r.status, 201, r.text);
+    acks.push({ name: `cm-${i}`, uid: r.json.metadata.uid, resourceVersion: r.json.metadata.resourceVersion });
+  }
+  const got = await request(s.url, 'GET', `${cms}/cm-3`);
+  assert.equal(got.status, 200);
+  assert.deepEqual(got.json.data, { k: 'v3', u: 'grüße 🙂' });
+
+  const upd = await request(s.url, 'PUT', `${cms}/cm-3`, { ...got.json, data: { k: 'changed' } });
+  assert.equal(upd.status, 200, upd.text);
+  assert.notEqual(upd.json.metadata.resourceVersion, got.json.metadata.resourceVersion);
+  acks[3] = { name: 'cm-3', uid: upd.json.metadata.uid, resourceVersion: upd.json.metadata.resourceVersion };
+  const del = await request(s.url, 'DELETE', `${cms}/cm-7`);
+  assert.equal(del.status, 200, del.text);
+  acks.splice(7, 1);
+
+  const list = await request(s.url, 'GET', `${cms}?labelSelector=i%3D3`);
+  assert.deepEqual(list.json.items.map((i: any) => i.data.k), ['changed']);
+
+  await s.stop();
+  const again = await serve('/e2e-crud');
+  assert.notEqual(again.dataDir, s.dataDir);
+  assert.deepEqual(readdirSync(again.dataDir), [], 'nothing is stored in the data dir on etcd');
+  await assertAllPresent(again.url, cms, acks);
+  assert.equal((await request(again.url, 'GET', `${cms}/cm-7`)).status, 404, 'the delete survived');
+  assert.equal((await request(again.url, 'GET', `${cms}/cm-3`)).json.data.k, 'changed', 'the update survived');
+  const fresh = await request(again.url, 'POST', cms, configMap('after-restart'));
+  assert.equal(fresh.status, 201);
+  const maxAck = acks.reduce((m, a) => (BigInt(a.resourceVersion) > m ? BigInt(a.resourceVersion) : m), 0n);
+  assert.ok(BigInt(fresh.json.metadata.resourceVersion) > maxAck, 'versions resume above every stored one');
+});
+
+test('every acknowledged create survives SIGKILL of the server during a stream of creates', async (t) => {
+  const first = await serve('/e2e-kill');
+  await namespace(first.url, 'durable');
+  const cms = '/api/v1/namespaces/durable/configmaps';
+  const acks: Ack[] = [];
+  const unexpected: string[] = [];
+  const started = Date.now();
+  let killed = false, inFlight = 0, inFlightAtKill = 0;
+  const exited = once(first.proc, 'exit');
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    inFlightAtKill = inFlight;
+    first.proc.kill('SIGKILL');
+  };
+  async function client(c: number): Promise<void> {
+    for (let i = 0; !killed && i < 1000 && Date.now() - started < 5000; i++) {
+      inFlight++;
+      let r;
+      try {
+        r = await request(first.url, 'POST', cms, configMap(`d-${c}-${i}`));
+      } catch {
+        break; // the connection died with the server
+      } finally {
+        inFlight--;
+      }
+      if (r.status !== 201) { unexpected.push(`${r.status} ${r.text.slice(0, 200)}`); break; }
+      acks.push({ name: r.json.metadata.name, uid: r.json.metadata.uid, resourceVersion: r.json.metadata.resourceVersion });
+      if (acks.length >= 500 || Date.now() - started > 1500) kill();
+    }
+  }
+  await Promise.all(Array.from({ length: 32 }, (_, c) => client(c)));
+  kill();
+  const [, signal] = await exited;
+  assert.equal(signal, 'SIGKILL');
+  t.diagnostic(`${acks.length} acknowledged; ${inFlightAtKill} in flight at the kill after ${Date.now() - started} ms`);
+  assert.deepEqual(unexpected, []);
+  assert.ok(acks.length > 0 && inFlightAtKill > 0, 'creates were acknowledged and in flight at the kill');
+
+  const second = await serve('/e2e-kill');
+  await assertAllPresent(second.url, cms, acks);
+  const dup = await request(second.url, 'POST', cms, configMap(acks[0]!.name));
+  assert.equal(dup.status, 409, 'an acknowledged name is still taken');
+});
+
+test('watch on etcd delivers a create made after the watch started, also after a restart', async () => {
+  for (const round of [0, 1]) {
+    const s = await serve('/e2e-watch');
+    if (round === 0) await namespace(s.url, 'w');
+    const cms = '/api/v1/namespaces/w/configmaps';
+    const list = await request(s.url, 'GET', cms);
+    const w = await openWatch(s.url, `${cms}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
+    watches.push(w);
+    assert.equal(w.status, 200);
+    const created = await request(s.url, 'POST', cms, configMap(`watched-${round}`));
+    assert.equal(created.status, 201);
+    const evs = await w.waitEvents(1);
+    assert.equal(evs[0]!.type, 'ADDED');
+    assert.equal(evs[0]!.object.metadata.name, `watched-${round}`);
+    assert.equal(evs[0]!.object.metadata.resourceVersion, created.json.metadata.resourceVersion);
+    w.close();
+    await s.stop();
+  }
+});
+
+test('the server talks to etcd over TLS with --etcd-cafile, --etcd-certfile and --etcd-keyfile', async () => {
+  const secure = await startEtcd({ tls: true });
+  try {
+    const tls = secure.tls!;
+    const s = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', secure.url, '--etcd-prefix', '/e2e-tls',
+      '--etcd-cafile', tls.caFile, '--etcd-certfile', tls.certFile, '--etcd-keyfile', tls.keyFile]);
+    servers.push(s);
+    const r = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('over-tls'));
+    assert.equal(r.status, 201, r.text);
+    await s.stop();
+    const again = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', secure.url, '--etcd-prefix', '/e2e-tls',
+      '--etcd-cafile', tls.caFile, '--etcd-certfile', tls.certFile, '--etcd-keyfile', tls.keyFile]);
+    servers.push(again);
+    const got = await request(again.url, 'GET', '/api/v1/namespaces/default/configmaps/over-tls');
+    assert.equal(got.status, 200);
+    assert.equal(got.json.metadata.uid, r.json.metadata.uid);
+    await again.stop();
+  } finally {
+    await secure.cleanup();
+  }
+});
+
+test('the server exits with an error at start when etcd cannot be reached', async () => {
+  await assert.rejects(startServer(['--storage-backend', 'etcd3', '--etcd-servers', 'http://127.0.0.1:1']), /server exited with 1: error: .*cannot read from etcd at http:\/\/127\.0\.0\.1:1: .*UNAVAILABLE/);
+});
+
+test('etcd flags: defaults, parsing and exact messages', () => {
+  assert.equal(DEFAULT_OPTIONS.storageBackend, 'lmdb');
+  assert.deepEqual(DEFAULT_OPTIONS.etcdServers, ['http://127.0.0.1:2379']);
+  assert.equal(DEFAULT_OPTIONS.etcdPrefix, '/registry');
+  assert.equal(DEFAULT_OPTIONS.etcdCompactionIntervalMs, 300_000);
+  const o = parseArgs(['--storage-backend=etcd3', '--etcd-servers', 'https://10.0.0.1:2379,https://10.0.0.2:2379', '--etcd-prefix', '/x/',
+    '--etcd-cafile', 'ca', '--etcd-certfile', 'c', '--etcd-keyfile', 'k', '--etcd-compaction-interval', '1m30s']);
+  assert.deepEqual([o.storageBackend, o.etcdServers, o.etcdPrefix, o.etcdCaFile, o.etcdCertFile, o.etcdKeyFile, o.etcdCompactionIntervalMs],
+    ['etcd3', ['https://10.0.0.1:2379', 'https://10.0.0.2:2379'], '/x', 'ca', 'c', 'k', 90_000]);
+  const bad: [string[], string][] = [
+    [['--storage-backend', 'etcd2'], '--storage-backend must be lmdb or etcd3, got "etcd2"'],
+    [['--etcd-servers', '127.0.0.1:2379'], '--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "127.0.0.1:2379"'],
+    [['--etcd-prefix', 'registry'], '--etcd-prefix must start with /, got "registry"'],
+    [['--etcd-compaction-interval', '5x'], '--etcd-compaction-interval must be a duration such as 30s or 5m, got "5x"'],
+    [['--etcd-certfile', 'c'], '--etcd-certfile and --etcd-keyfile must be given together'],
+    [['--etcd-cafile', 'ca'], '--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given'],
+  ];
+  for (const [args, message] of bad) assert.throws(() => parseArgs(args), { message });
+});

@@ -1,0 +1,125 @@
+/**
+ * What the conformance suite cannot see from the Backend interface: the etcd key layout,
+ * transactions and their limits, snapshot reads across pages, large pages, compaction, and
+ * an unreachable etcd. Runs against a real etcd (test/helpers/etcd.ts).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Etcd3 } from 'etcd3';
+import { EtcdBackend } from '../../../src/storage/etcd/etcd-backend.js';
+import { Compactor } from '../../../src/storage/etcd/compactor.js';
+import type { EtcdConfig } from '../../../src/storage/etcd/etcd-client.js';
+import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
+
+let etcd: TestEtcd;
+let raw: Etcd3;
+const open: EtcdBackend[] = [];
+let cfg: EtcdConfig;
+
+async function backend(space: string, options: ConstructorParameters<typeof EtcdBackend>[2] = {}): Promise<EtcdBackend> {
+  const b = new EtcdBackend(cfg, space, options);
+  open.push(b);
+  await b.open();
+  return b;
+}
+
+/** mod_revision of every key under a raw etcd prefix */
+async function modRevisions(prefix: string): Promise<Map<string, number>> {
+  const res = await raw.kv.range({ key: Buffer.from(prefix), range_end: Buffer.from(prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)) });
+  return new Map(res.kvs.map((kv) => [kv.key.toString(), Number(kv.mod_revision)]));
+}
+
+before(async () => {
+  etcd = await startEtcd();
+  raw = new Etcd3({ hosts: etcd.url });
+  cfg = { servers: [etcd.url], prefix: '/t', compactionIntervalMs: 0 };
+});
+after(async () => {
+  for (const b of open) await b.close();
+  raw?.close();
+  await etcd?.cleanup();
+});
+
+describe('EtcdBackend on etcd', () => {
+  it('stores objects under <prefix>/<space>/<key> and the revision under <prefix>/meta/<space>/revision', async () => {
+    const b = await backend('layout');
+    await b.commit([{ key: '/configmaps/ns/a', value: '{}' }, { key: 'apps/deployments/ns/d', value: '{}' }], 12);
+    const keys = [...(await raw.getAll().prefix('/t/').keys())].sort();
+    assert.deepEqual(keys, ['/t/layout//configmaps/ns/a', '/t/layout/apps/deployments/ns/d', '/t/meta/layout/revision']);
+    assert.equal(await raw.get('/t/meta/layout/revision').string(), '12');
+  });
+
+  it('commits a batch within the limits as one etcd transaction, revision included', async () => {
+    const b = await backend('one-txn');
+    await b.commit(Array.from({ length: 100 }, (_, i) => ({ key: `k/${i}`, value: String(i) })), 100);
+    const revs = new Set([...(await modRevisions('/t/one-txn/')).values(), ...(await modRevisions('/t/meta/one-txn/')).values()]);
+    assert.equal(revs.size, 1, 'one etcd revision for all 101 keys');
+  });
+
+  it('splits a batch above --max-txn-ops into transactions, each carrying the revision', async () => {
+    const b = await backend('split');
+    await b.commit(Array.from({ length: 300 }, (_, i) => ({ key: `k/${String(i).padStart(3, '0')}`, value: String(i) })), 300);
+    const mods = await modRevisions('/t/split/');
+    assert.equal(mods.size, 300);
+    const distinct = [...new Set(mods.values())].sort((x, y) => x - y);
+    assert.equal(distinct.length, 3, '127 + 127 + 46 writes');
+    const [revMod] = (await modRevisions('/t/meta/split/')).values();
+    assert.equal(revMod, distinct[2], 'the revision key was last written with the last transaction');
+    assert.equal(b.revision(), 300);
+  });
+
+  it('loads a page larger than grpc\'s default 4 MiB receive limit', async () => {
+    const b = await backend('big-page');
+    const value = 'v'.repeat(8 * 1024);
+    for (let i = 0; i < 1000; i += 100) {
+      await b.commit(Array.from({ length: 100 }, (_, j) => ({ key: `k/${String(i + j).padStart(4, '0')}`, value })), i + 100);
+    }
+    const again = await backend('big-page');
+    let count = 0, pages = 0;
+    for await (const page of again.range('')) { pages++; count += page.length; }
+    assert.equal(count, 1000);
+    assert.equal(pages, 1, '1000 keys x 8 KB = 8 MB in one page');
+  });
+
+  it('reads every page at the revision of the first one', async () => {
+    const writer = await backend('snapshot');
+    await writer.commit(Array.from({ length: 30 }, (_, i) => ({ key: `k/${String(i).padStart(2, '0')}`, value: 'old' })), 30);
+    const reader = await backend('snapshot', { pageKeys: 10 });
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of reader.range('k/')) {
+      if (pages++ === 0) {
+        // after the first page: change a later key, add one, delete one
+        await writer.commit([{ key: 'k/25', value: 'new' }, { key: 'k/99', value: 'added' }, { key: 'k/15', value: undefined }], 31);
+      }
+      seen.push(...page.map((e) => `${e.key}=${e.value}`));
+    }
+    assert.equal(pages, 3);
+    assert.deepEqual(seen, Array.from({ length: 30 }, (_, i) => `k/${String(i).padStart(2, '0')}=old`));
+  });
+
+  it('rejects open() quickly when etcd cannot be reached', async () => {
+    const b = new EtcdBackend({ servers: ['http://127.0.0.1:1'], prefix: '/t', compactionIntervalMs: 0 }, 'down');
+    open.push(b);
+    const started = Date.now();
+    await assert.rejects(b.open());
+    assert.ok(Date.now() - started < 20_000, `rejected after ${Date.now() - started} ms`);
+  });
+});
+
+describe('Compactor', () => {
+  it('compacts to the revision seen one round earlier; a second server skips a claimed round', async () => {
+    const key = Buffer.from('/c/compact_rev_key');
+    const a = new Compactor(raw, key, 60_000);
+    const b = new Compactor(raw, key, 60_000);
+    assert.equal(await a.tick(), 0, 'first round only records the revision');
+    await raw.put('/c/x').value('1');
+    const before = Number((await raw.kv.range({ key: Buffer.from('/c/x') })).header.revision);
+    assert.equal(await b.tick(), 0, 'b lost the race for this round and follows a');
+    const target = await a.tick();
+    assert.ok(target > 0 && target < before, `compacted to ${target}`);
+    await assert.rejects(raw.kv.range({ key: Buffer.from('/c/x'), revision: target - 1 }), /compacted/);
+    const current = await raw.kv.range({ key: Buffer.from('/c/x') });
+    assert.equal(current.kvs[0]?.value.toString(), '1', 'the current state is kept');
+  });
+});
