@@ -5,6 +5,9 @@
  */
 import type { BatchReply } from './protocol.js';
 
+/** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
+export const GZIP_THRESHOLD = 128 * 1024;
+
 /** Packs string bodies of the results into reply.bodies; results keep [offset, length]. */
 export function packBodies(reply: BatchReply): ArrayBuffer | undefined {
   let total = 0;

@@ -105,6 +105,8 @@ export interface ChangeEvent {
   prevFields?: Record<string, string>;
   /** the previous object, only when an update changed labels or selectable fields */
   prevJson?: string;
+  /** the version the object is stored (and its JSON written) in */
+  apiVersion: string;
   /** ownership facts for the garbage collector (no JSON parsing on the front thread) */
   uid: string;
   owners?: { uid: string; apiVersion: string; kind: string; name: string; blockOwnerDeletion?: boolean }[];
@@ -125,7 +127,10 @@ export interface BatchReply {
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
-export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[] }
+export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[] }
+
+/** An object's encoded state for the front thread's read cache. */
+export interface CachedObject { typeKey: string; namespace: string; name: string; apiVersion: string; json: string }
 
 /** Data every actor receives at start (piscina workerData). */
 export interface ActorConfig {

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
+import { GZIP_THRESHOLD } from './pack.js';
 import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
@@ -20,8 +21,6 @@ import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
 
-/** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
-export const GZIP_THRESHOLD = 128 * 1024;
 
 function compress(r: Result): Result {
   if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
@@ -62,17 +61,20 @@ export class Shard {
     const floor = this.backend.revision();
     this.floor = floor;
     const namespaces: InitReply['namespaces'] = [];
+    const objects: InitReply['objects'] = [];
     for await (const page of this.backend.range('')) for (const { key, value } of page) {
       const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
       const typeKey = key.slice(0, slash);
       const store = this.storeForKey(typeKey);
       if (!store) continue;
-      store.ctx.cache.load(store.entryOf(obj));
+      const entry = store.entryOf(obj);
+      store.ctx.cache.load(entry);
+      objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: obj.apiVersion, json: entry.json });
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
     }
     for (const c of this.caches.values()) c.setFloor(floor);
-    return { maxRV: floor, namespaces };
+    return { maxRV: floor, namespaces, objects };
   }
 
   /** The store for a stored type key, created on first use with any served version. */
@@ -180,7 +182,7 @@ export class Shard {
       const out: ChangeEvent = {
         typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
         json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
-        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid,
+        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid, apiVersion: w.entry.obj.apiVersion,
       };
       const meta = w.entry.obj.metadata;
       if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;

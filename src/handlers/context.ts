@@ -6,6 +6,7 @@ import type { WatchHub } from '../server/watch-hub.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { ServerOptions } from '../server/options.js';
 import type { Encoding } from '../actors/protocol.js';
+import type { ReadCache } from '../server/read-cache.js';
 import type { Status } from '../api/status.js';
 import type { UserInfo } from '../auth/types.js';
 
@@ -39,6 +40,8 @@ export interface Services {
   options: ServerOptions;
   /** namespaces known to exist and their phase (fed by the namespace change events) */
   namespaces: Map<string, 'Active' | 'Terminating'>;
+  /** newest committed JSON of every object, for plain GETs (see read-cache.ts) */
+  readCache: ReadCache;
   /** the Protobuf media type of the configured identity */
   protobufMediaType: string;
   /** a resourceVersion at or below which every change of typeKey has reached the hub */

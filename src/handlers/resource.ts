@@ -12,6 +12,7 @@ import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
 import { checkDeleteOptions } from '../registry/deletion.js';
+import { GZIP_THRESHOLD } from '../actors/pack.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -76,6 +77,20 @@ function requestTimeoutMs(v: string | null): number | undefined {
 }
 
 /** Dispatches a resource request by verb. */
+/**
+ * A GET of the newest state in plain JSON is answered from the front thread's read cache (the
+ * actor-encoded bytes of the last committed change); a miss goes to the actor (404 and all).
+ */
+function servedFromCache(r: Request, s: Services): boolean {
+  const { enc, info, query } = r;
+  if (info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
+  const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
+  const json = s.readCache.get(`${r.def.group}/${r.def.resource}`, info.namespace, info.name, apiVersion);
+  if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
+  send(r.x, 200, 'application/json', json);
+  return true;
+}
+
 /** Streaming subresources answered by the owning strategy whatever the method (no body needed). */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
 
@@ -88,6 +103,7 @@ export function handleResource(r: Request, s: Services): void {
   }
   switch (info.verb) {
     case 'get':
+      if (servedFromCache(r, s)) return;
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
     case 'list':
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });

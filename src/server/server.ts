@@ -21,6 +21,7 @@ import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
+import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
@@ -70,10 +71,12 @@ export class ApiServer {
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
+      readCache: new ReadCache(),
     };
   }
 
   private onEvents(evs: ChangeEvent[]): void {
+    this.services.readCache.apply(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
@@ -88,6 +91,7 @@ export class ApiServer {
   async start(): Promise<number> {
     await this.auth.init();
     const init = await this.pool.init();
+    this.services.readCache.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);

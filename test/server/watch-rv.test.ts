@@ -164,9 +164,11 @@ describe('resourceVersion semantics', () => {
     const from = await a.rv();
     await a.create('rp-a', 'a1');
     await a.create('rp-b', 'b1');
-    await a.update('rp-a', 'a1', { k: 'a-final' });
+    const last = await a.update('rp-a', 'a1', { k: 'a-final' });
     await a.update('rp-b', 'b1', { k: 'b2' });
     const del = await a.remove('rp-a', 'a1');
+    // as upstream, deleting a ConfigMap answers with a Success Status naming it
+    assert.equal(del.status, 'Success');
     await a.remove('rp-b', 'b1');
     await a.create('rp-a', 'a2');
     const one = await watch(`${CM('rp-a')}?watch=1&resourceVersion=${from}`);
@@ -178,7 +180,8 @@ describe('resourceVersion semantics', () => {
     assert.deepEqual(names(one.events), ['ADDED a1', 'MODIFIED a1', 'DELETED a1', 'ADDED a2']);
     const deleted = one.events[2]!.object;
     assert.equal(deleted.data.k, 'a-final');
-    assert.equal(deleted.metadata.resourceVersion, del.metadata.resourceVersion);
+    assert.ok(rvOf(deleted) > rvOf(last), 'the deletion has its own, newer resourceVersion');
+    assert.equal(deleted.metadata.uid, del.details.uid);
   });
 
   it('list at R then watch from R sees every later change exactly once under concurrent writes', async () => {
@@ -189,8 +192,9 @@ describe('resourceVersion semantics', () => {
     const ops = Array.from({ length: 400 }, (_, i) => i);
     await pool(ops, 32, async (i) => {
       const n = `c${i % 150}`;
-      const r = i < 150 ? await a.create('cc', n) : i < 350 ? await a.update('cc', n, { k: `u${i}` }) : await a.remove('cc', `c${i - 350}`);
-      writes.push({ rv: rvOf(r) });
+      // a delete answers with a Status (no resourceVersion): deletes are checked by name below
+      if (i >= 350) await a.remove('cc', `c${i - 350}`);
+      else writes.push({ rv: rvOf(i < 150 ? await a.create('cc', n) : await a.update('cc', n, { k: `u${i}` })) });
       if (writes.length === 120) {
         listed = await a.list('cc');
         w = await watch(`${CM('cc')}?watch=1&resourceVersion=${listed.metadata.resourceVersion}`);
@@ -198,9 +202,11 @@ describe('resourceVersion semantics', () => {
     });
     const R0 = rvOf(listed);
     const expected = writes.map((x) => x.rv).filter((rv) => rv > R0).sort((x, y) => x - y);
-    assert.ok(expected.length > 200, `${expected.length} writes after the list`);
-    await w!.waitEvents(expected.length, 20_000);
-    assert.deepEqual(w!.events.map((e) => rvOf(e.object)), expected);
+    assert.ok(expected.length > 150, `${expected.length} writes after the list`);
+    await w!.waitEvents(expected.length + 50, 20_000);
+    assert.deepEqual(w!.events.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)), expected);
+    assert.deepEqual(w!.events.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name).sort(), Array.from({ length: 50 }, (_, i) => `c${i}`).sort());
+    assertIncreasing(w!.events);
     // the list plus the events rebuild the final state
     const state = new Map<string, string>(listed.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]));
     for (const e of w!.events) {
@@ -217,8 +223,8 @@ describe('resourceVersion semantics', () => {
     const TOTAL = 500;
     const written: number[] = [];
     const writer = pool(Array.from({ length: TOTAL }, (_, i) => i), 24, async (i) => {
-      const r = i < 200 ? await a.create('rc', `r${i}`) : i < 400 ? await a.update('rc', `r${i - 200}`, { k: `u${i}` }) : await a.remove('rc', `r${i - 400}`);
-      written.push(rvOf(r));
+      if (i >= 400) await a.remove('rc', `r${i - 400}`);
+      else written.push(rvOf(i < 200 ? await a.create('rc', `r${i}`) : await a.update('rc', `r${i - 200}`, { k: `u${i}` })));
     });
     const seen: WatchEvent[] = [];
     let last = start;
@@ -236,7 +242,9 @@ describe('resourceVersion semantics', () => {
     }
     await writer;
     assert.ok(reconnects >= 5, `${reconnects} reconnects`);
-    assert.deepEqual(seen.map((e) => rvOf(e.object)), [...written].sort((x, y) => x - y));
+    assert.deepEqual(seen.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)), [...written].sort((x, y) => x - y));
+    assert.equal(new Set(seen.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name)).size, 100);
+    assertIncreasing(seen);
   });
 });
 

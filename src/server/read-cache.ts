@@ -1,0 +1,38 @@
+/**
+ * The front thread's read cache: the latest committed JSON of every object, exactly the string
+ * its owning actor encoded, kept current from the change events (which the front thread sees
+ * before any write is acknowledged, so a client always reads its own writes). A plain JSON GET
+ * of the newest state is answered from here without a thread hop; everything else (another
+ * encoding or version, resourceVersion, subresources, views) still goes to the actor.
+ */
+import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
+
+interface Cached { json: string; apiVersion: string }
+
+export class ReadCache {
+  private readonly types = new Map<string, Map<string, Cached>>();
+
+  private type(typeKey: string): Map<string, Cached> {
+    let m = this.types.get(typeKey);
+    if (!m) this.types.set(typeKey, m = new Map());
+    return m;
+  }
+
+  load(objects: CachedObject[]): void {
+    for (const o of objects) this.type(o.typeKey).set(o.namespace + '\u0000' + o.name, { json: o.json, apiVersion: o.apiVersion });
+  }
+
+  apply(events: ChangeEvent[]): void {
+    for (const ev of events) {
+      const key = ev.namespace + '\u0000' + ev.name;
+      if (ev.type === 'DELETED') this.types.get(ev.typeKey)?.delete(key);
+      else this.type(ev.typeKey).set(key, { json: ev.json, apiVersion: ev.apiVersion });
+    }
+  }
+
+  /** The object's JSON when it is stored in apiVersion; undefined otherwise (ask the actor). */
+  get(typeKey: string, namespace: string, name: string, apiVersion: string): string | undefined {
+    const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);
+    return c && c.apiVersion === apiVersion ? c.json : undefined;
+  }
+}
