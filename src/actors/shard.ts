@@ -14,7 +14,7 @@ import type { Backend, Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
 import { Registry } from '../registry/registry.js';
-import { makeIdentity } from '../api/identity.js';
+import { makeIdentity, referenceGroup } from '../api/identity.js';
 import { Store } from '../registry/store.js';
 import { strategyFor } from '../registry/strategies/index.js';
 import { startWatch } from '../registry/watch.js';
@@ -100,7 +100,7 @@ export class Shard {
         this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
         cache.setFloor(this.floor);
       }
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(group, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(referenceGroup(this.registry.identity, group), resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
       this.stores.set(id, s);
       if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }

@@ -41,3 +41,9 @@ export function groupFor(identity: Identity, referenceGroup: string): string {
     ? referenceGroup.slice(0, -REFERENCE_DOMAIN.length) + identity.domain
     : referenceGroup;
 }
+
+/** The reference-domain name of a served group (the inverse of groupFor), e.g. for the strategy table. */
+export function referenceGroup(identity: Identity, servedGroup: string): string {
+  if (identity.domain === REFERENCE_DOMAIN || !servedGroup.endsWith(identity.domain)) return servedGroup;
+  return servedGroup.slice(0, -identity.domain.length) + REFERENCE_DOMAIN;
+}

@@ -7,7 +7,11 @@
 import type { SchemaNode } from '../schema/schema.js';
 
 export type Path = string[];
-const SEP = '\u0001';
+/** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
+export const SEP = '\u0001';
+
+/** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
+export const joinKey = (prefix: string, e: string): string => (prefix ? prefix + SEP + e : e);
 
 export class FieldSet {
   private readonly items: Set<string>;
@@ -18,9 +22,22 @@ export class FieldSet {
   get size(): number { return this.items.size; }
   has(p: Path): boolean { return this.items.has(p.join(SEP)); }
   add(p: Path): void { if (p.length) this.items.add(p.join(SEP)); }
+  /** Adds a path given in joined form (see joinKey); the root ('') is never a member. */
+  addKey(key: string): void { if (key) this.items.add(key); }
   paths(): Path[] { return [...this.items].map((s) => s.split(SEP)); }
-  union(o: FieldSet): FieldSet { return new FieldSet([...this.items, ...o.items]); }
-  difference(o: FieldSet): FieldSet { return new FieldSet([...this.items].filter((x) => !o.items.has(x))); }
+  // union and difference return a set itself when the other adds or removes nothing: callers
+  // treat sets as values, and an unchanged identity lets managedFields reuse a rendered entry
+  union(o: FieldSet): FieldSet {
+    if (o.items.size === 0) return this;
+    if (this.items.size === 0) return o;
+    return new FieldSet([...this.items, ...o.items]);
+  }
+  difference(o: FieldSet): FieldSet {
+    if (o.items.size === 0 || this.items.size === 0) return this;
+    let hit = false;
+    for (const x of o.items) if (this.items.has(x)) { hit = true; break; }
+    return hit ? new FieldSet([...this.items].filter((x) => !o.items.has(x))) : this;
+  }
   intersection(o: FieldSet): FieldSet { return new FieldSet([...this.items].filter((x) => o.items.has(x))); }
   empty(): boolean { return this.items.size === 0; }
   equals(o: FieldSet): boolean { return this.size === o.size && [...this.items].every((x) => o.items.has(x)); }
@@ -28,6 +45,11 @@ export class FieldSet {
   /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
   descendantsOf(o: FieldSet): FieldSet {
     if (o.empty()) return new FieldSet();
+    if (o.items.size <= 16) {
+      // few ancestors (the common case: a handful of modified leaves): prefix tests, no slicing
+      const prefixes = [...o.items].map((m) => m + SEP);
+      return new FieldSet([...this.items].filter((x) => prefixes.some((p) => x.startsWith(p))));
+    }
     return new FieldSet([...this.items].filter((x) => {
       for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1)) if (o.items.has(x.slice(0, i))) return true;
       return false;
@@ -73,7 +95,9 @@ export class FieldSet {
     const render = (node: Node): Record<string, any> => {
       const out: Record<string, any> = {};
       if (node.member && node.children.size) out['.'] = {};
-      for (const k of [...node.children.keys()].sort(compareElements)) out[k] = render(node.children.get(k)!);
+      const keys = [...node.children.keys()];
+      if (keys.length > 1) keys.sort(compareElements);
+      for (const k of keys) out[k] = render(node.children.get(k)!);
       return out;
     };
     return render(root);
@@ -81,15 +105,17 @@ export class FieldSet {
 
   static fromFieldsV1(tree: Record<string, any> | undefined): FieldSet {
     const out = new FieldSet();
-    const walk = (node: Record<string, any>, prefix: string[]) => {
-      for (const [k, child] of Object.entries(node ?? {})) {
-        if (k === '.') { out.add(prefix); continue; }
-        const path = [...prefix, k];
-        if (!child || typeof child !== 'object' || Object.keys(child).length === 0) out.add(path);
-        else walk(child, path);
+    const walk = (node: Record<string, any>, prefix: string) => {
+      for (const k in node) {
+        if (k === '.') { out.addKey(prefix); continue; }
+        const child = node[k];
+        const key = joinKey(prefix, k);
+        let leaf = true;
+        if (child && typeof child === 'object') for (const _ in child) { leaf = false; break; }
+        if (leaf) out.addKey(key); else walk(child, key);
       }
     };
-    walk(tree ?? {}, []);
+    if (tree && typeof tree === 'object') walk(tree, '');
     return out;
   }
 }
@@ -148,17 +174,32 @@ export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | 
   return undefined;
 }
 
-/** The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream). */
-export function keyElement(item: Record<string, any>, keys: string[]): string {
+/**
+ * The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream); a key
+ * field the item lacks takes its schema default when it has one (structured-merge-diff's rule).
+ */
+export function keyElement(item: Record<string, any>, keys: string[], defaults?: Record<string, unknown>): string {
   const k: Record<string, unknown> = {};
-  for (const key of [...keys].sort()) if (item[key] !== undefined) k[key] = item[key];
+  for (const key of sortedKeys(keys)) {
+    const v = item[key] ?? defaults?.[key];
+    if (v !== undefined) k[key] = v;
+  }
   return 'k:' + JSON.stringify(k);
+}
+
+const sorted = new WeakMap<string[], string[]>();
+/** A schema's list-map keys in sorted order (sorted once per schema node). */
+function sortedKeys(keys: string[]): string[] {
+  if (keys.length < 2) return keys;
+  let s = sorted.get(keys);
+  if (!s) sorted.set(keys, s = [...keys].sort());
+  return s;
 }
 
 /** The path element of one item of a list-map or set list, or undefined when it has none. */
 export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | undefined {
   if (sh === 'set') return 'v:' + JSON.stringify(item);
-  return isObj(item) ? keyElement(item, s.mapKeys!) : undefined;
+  return isObj(item) ? keyElement(item, s.mapKeys!, s.keyDefaults) : undefined;
 }
 
 /**
@@ -166,25 +207,26 @@ export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | u
  * entries that are not declared struct fields; empty maps and nulls. Fields a struct does not
  * declare are skipped: they are pruned from the object and nobody owns them.
  */
-export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix: Path = [], out = new FieldSet()): FieldSet {
+export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix = '', out = new FieldSet()): FieldSet {
   const sh = shape(value, schema);
-  if (sh === 'leaf') { out.add(prefix); return out; }
+  if (sh === 'leaf') { out.addKey(prefix); return out; }
   if (sh === 'fields') {
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    for (const k in value as Record<string, unknown>) {
+      const v = (value as Record<string, unknown>)[k];
       const sub = fieldSchema(schema, k);
       if (sub === null) continue;
-      const p = [...prefix, 'f:' + k];
+      const p = joinKey(prefix, 'f:' + k);
       fieldsOf(v, sub, p, out);
-      if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.add(p);
+      if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.addKey(p);
     }
     return out;
   }
   for (const item of value as unknown[]) {
     const e = itemElement(item, schema!, sh);
     if (e === undefined) continue;
-    const p = [...prefix, e];
+    const p = joinKey(prefix, e);
     if (sh === 'listmap') fieldsOf(item, schema!.elem, p, out);
-    out.add(p);
+    out.addKey(p);
   }
   return out;
 }

@@ -20,7 +20,8 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-interface Owner { entry: ManagedFieldsEntry; set: FieldSet }
+/** rendered: the entry's fieldsV1 as long as `set` is still the set parsed from it */
+interface Owner { entry: ManagedFieldsEntry; set: FieldSet; rendered?: { set: FieldSet; fieldsV1: Record<string, any> } }
 
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
 const IGNORED_META = new Set(['f:name', 'f:namespace', 'f:uid', 'f:resourceVersion', 'f:generation', 'f:creationTimestamp', 'f:managedFields', 'f:deletionTimestamp', 'f:deletionGracePeriodSeconds', 'f:selfLink']);
@@ -63,9 +64,13 @@ function validFieldsV1(node: unknown): boolean {
   });
 }
 
-function owners(list: unknown): Owner[] {
+/** trusted: entries this server stored (already checked when written), not ones from a request. */
+function owners(list: unknown, trusted = false): Owner[] {
   if (!Array.isArray(list)) return [];
-  return list.filter(validEntry).map((entry) => ({ entry: { ...entry }, set: FieldSet.fromFieldsV1(entry.fieldsV1) }));
+  return (trusted ? list : list.filter(validEntry)).map((entry: ManagedFieldsEntry) => {
+    const set = FieldSet.fromFieldsV1(entry.fieldsV1);
+    return { entry: { ...entry }, set, rendered: trusted && entry.fieldsV1 ? { set, fieldsV1: entry.fieldsV1 } : undefined };
+  });
 }
 
 const isReset = (v: unknown): boolean => Array.isArray(v) && v.length === 1 && !!v[0] && typeof v[0] === 'object' && Object.keys(v[0]).length === 0;
@@ -84,7 +89,8 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 /** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
 function write(obj: any, list: Owner[]): void {
   obj.metadata ??= {};
-  const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: o.set.toFieldsV1() })).sort(order);
+  const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : o.set.toFieldsV1());
+  const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) })).sort(order);
   if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
 }
 
@@ -114,7 +120,7 @@ export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode
   const requested = next.metadata?.managedFields;
   const list = isReset(requested) ? []
     : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry) ? owners(requested)
-      : owners(old?.metadata?.managedFields);
+      : owners(old?.metadata?.managedFields, true);
   const c = trackedComparison(old ?? {}, next, schema, sub);
   for (const o of list) o.set = o.set.difference(taken(o.set, c)).difference(c.removed);
   let mine = list.find((o) => same(o.entry, manager, 'Update', apiVersion, sub));
@@ -136,12 +142,12 @@ export function apply(live: any | undefined, applied: any, schema: SchemaNode | 
   if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
   // nothing below mutates live: merge copies what it changes, prune and write copy on write
   const base = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
-  const list = owners(base.metadata?.managedFields);
+  const list = owners(base.metadata?.managedFields, true);
   const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion, sub));
   const others = list.filter((o) => o !== prev);
   const appliedSet = tracked(fieldsOf(applied, schema), sub);
   const merged = mergeApplied(base, applied, schema);
-  if (prev) prune(merged, prev.set, others.reduce((acc, o) => acc.union(o.set), appliedSet));
+  if (prev) prune(merged, prev.set, [appliedSet, ...others.map((o) => o.set)]);
   const c = trackedComparison(base, merged, schema, sub);
   const conflicts: StatusCause[] = [];
   const conflicting: Path[] = [];
@@ -158,7 +164,9 @@ export function apply(live: any | undefined, applied: any, schema: SchemaNode | 
   if (manager === MIGRATING_MANAGER) syncLastApplied(base, merged, applied);
   const changed = !c.added.empty() || !c.modified.empty() || !c.removed.empty();
   // as upstream, the time moves only when the object changed
-  others.push({ entry: entry(manager, 'Apply', apiVersion, changed || !prev ? now : prev.entry.time, sub), set: appliedSet });
+  const mine: Owner = { entry: entry(manager, 'Apply', apiVersion, changed || !prev ? now : prev.entry.time, sub), set: appliedSet };
+  if (prev?.rendered && prev.rendered.set === prev.set && prev.set.equals(appliedSet)) mine.rendered = { set: appliedSet, fieldsV1: prev.rendered.fieldsV1 };
+  others.push(mine);
   merged.metadata = { ...merged.metadata };
   write(merged, others);
   return merged;
@@ -167,8 +175,11 @@ export function apply(live: any | undefined, applied: any, schema: SchemaNode | 
 const byPath = (a: string[], b: string[]): number => (pathString(a) < pathString(b) ? -1 : 1);
 
 /** Removes what the applier gave up, except paths that still hold something another claim needs. */
-function prune(obj: any, last: FieldSet, keep: FieldSet): void {
-  const drop = last.difference(keep);
+function prune(obj: any, last: FieldSet, claims: FieldSet[]): void {
+  let drop = last;
+  for (const c of claims) drop = drop.difference(c);
+  if (drop.empty()) return;
+  const keep = claims.reduce((acc, c) => acc.union(c));
   const gone = drop.difference(drop.ancestorsOf(keep));
   // remove only the outermost paths: a list item is found by its key fields, which go with it
   // or, when the item stays, stay too

@@ -6,9 +6,12 @@
 import type { SchemaNode } from '../schema/schema.js';
 import { fieldSchema, isObj, itemElement, shape } from './fieldset.js';
 
+/** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
+const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
+
 export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): any {
   const sh = shape(applied, schema);
-  if (live === undefined || live === null || sh === 'leaf' || shape(live, schema) !== sh) return structuredClone(applied);
+  if (live === undefined || live === null || sh === 'leaf' || shape(live, schema) !== sh) return copy(applied);
   if (sh === 'fields') {
     const out: Record<string, any> = { ...(live as Record<string, unknown>) };
     for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
@@ -39,7 +42,7 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
   const take = (k: string | undefined, r: unknown) => {
     if (k !== undefined) merged.add(k);
     const l = k !== undefined ? lhsSet.get(k) : undefined;
-    out.push(sh === 'set' || l === undefined ? structuredClone(r) : mergeApplied(l, r, s.elem));
+    out.push(sh === 'set' || l === undefined ? copy(r) : mergeApplied(l, r, s.elem));
   };
   for (let li = 0, ri = 0; li < lhs.length || ri < rhs.length;) {
     if (li < lhs.length && ri < rhs.length) {

@@ -15,7 +15,8 @@ import type { BodyReader, Request } from '../handlers/context.js';
 import { virtualKinds, type VirtualKind } from '../registry/strategies/reviews.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { buildChain, type FilterHandler, type FilterRequest } from '../filters/chain.js';
-import { mastersOnly, readImpersonation } from '../filters/impersonation.js';
+import { readImpersonation } from '../filters/impersonation.js';
+import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
 import { ensureServingCertificate } from './pki.js';
 import { startSecureListener, type SecureListener } from './secure-listener.js';
@@ -33,7 +34,10 @@ export class FrontAuthentication {
   private virtual = new Map<string, VirtualKind>();
   private listener: SecureListener | undefined;
 
-  constructor(private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool) {}
+  constructor(
+    private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
+    private readonly authz: Authorization,
+  ) {}
 
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
@@ -50,6 +54,7 @@ export class FrontAuthentication {
       tokens: this.setup.tokens, apiAudiences: this.setup.apiAudiences, serviceAccounts: this.setup.serviceAccounts,
       getServiceAccount: (ns, name) => this.getServiceAccount(ns, name), now: Date.now,
     });
+    for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
   }
 
@@ -64,7 +69,8 @@ export class FrontAuthentication {
     const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
     const chain = buildChain(dispatch, {
       authentication: { authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, maxRequestBodyBytes: o.maxRequestBodyBytes },
-      impersonation: { authorize: mastersOnly, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
+      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
+      authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
     this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile },
       (res, req, credentials) => {

@@ -2,8 +2,10 @@
  * Authentication and TLS flags, merged into the server's one flag table (src/server/options.ts).
  * Each is validated here once, with the exact `--flag must be ...` messages.
  */
+import { AUTHORIZATION_FLAGS, DEFAULT_AUTHORIZATION_OPTIONS, type AuthorizationOptions } from './authz/options.js';
 
-export interface AuthenticationOptions {
+/** Authorization flags ride along (src/auth/authz/options.ts). */
+export interface AuthenticationOptions extends AuthorizationOptions {
   /** HTTPS port; -1 = off (this slice's default, see docs/authentication.md), 0 = any free port */
   securePort: number;
   tlsCertFile: string;
@@ -35,6 +37,7 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   serviceAccountJwksUri: '',
   serviceAccountLookup: true,
   apiAudiences: [],
+  ...DEFAULT_AUTHORIZATION_OPTIONS,
 };
 
 type Setter = (o: AuthenticationOptions, v: string) => void;
@@ -47,6 +50,7 @@ function bool(flag: string, set: (o: AuthenticationOptions, b: boolean) => void)
 }
 
 export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
+  ...AUTHORIZATION_FLAGS,
   'secure-port': (o, v) => {
     const n = Number(v);
     if (!/^[0-9]+$/.test(v) || n > 65535) throw new Error(`--secure-port must be an integer between 0 and 65535, got "${v}"`);

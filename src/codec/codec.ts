@@ -1,6 +1,7 @@
 /** JSON and YAML encoding of objects, lists and events. Runs in the actors. */
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { errors } from '../api/status.js';
+import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 
@@ -18,8 +19,11 @@ export function protobufCodec(): ProtobufCodec {
   return (protobuf ??= new ProtobufCodec(undefined, protobufDomain ? { apiDomain: protobufDomain } : {}));
 }
 
-/** Decodes a request body into an object; malformed input is a 400 carrying the parser message. */
-export function decodeBody(body: Body): any {
+/**
+ * Decodes a request body into an object; malformed input is a 400 carrying the parser message.
+ * A repeated key keeps its last value and, when `found` is given, is noted there.
+ */
+export function decodeBody(body: Body, found?: Duplicate[]): any {
   let obj: unknown;
   if (body.contentType === 'protobuf') {
     try {
@@ -29,7 +33,7 @@ export function decodeBody(body: Body): any {
     }
   }
   try {
-    obj = body.contentType === 'yaml' ? parseYaml(body.text, { maxAliasCount: 100 }) : JSON.parse(body.text);
+    obj = body.contentType === 'yaml' ? parseYamlNoting(body.text, found) : parseJsonNoting(body.text, found);
   } catch (e) {
     const what = body.contentType === 'yaml' ? 'yaml' : 'json';
     throw errors.badRequest(`error decoding ${what}: ${(e as Error).message.split('\n')[0]}`);

@@ -5,7 +5,9 @@
 import type { Exchange } from '../server/http.js';
 import type { BodyReader, RequestHeaders } from '../handlers/context.js';
 import type { Credentials, UserInfo } from '../auth/types.js';
+import type { RequestInfo } from '../server/request-info.js';
 import { withAuthentication, type AuthenticationDeps } from './authentication.js';
+import { withAuthorization, type AuthorizationDeps } from './authorization.js';
 import { withImpersonation, type ImpersonationDeps, type ImpersonationRequest } from './impersonation.js';
 
 export interface FilterRequest {
@@ -21,13 +23,16 @@ export interface FilterRequest {
   user: UserInfo | undefined;
   /** set when a filter had to wait and started buffering the body */
   body: BodyReader | undefined;
+  /** parsed once by the first filter that needs it (authorization), reused by the handler */
+  info?: RequestInfo;
 }
 
 export type FilterHandler = (r: FilterRequest) => void;
 
-export function buildChain(handler: FilterHandler, deps: { authentication: AuthenticationDeps; impersonation: ImpersonationDeps }): FilterHandler {
+/** Request order: authentication → impersonation → authorization → handler. */
+export function buildChain(handler: FilterHandler, deps: { authentication: AuthenticationDeps; impersonation: ImpersonationDeps; authorization: AuthorizationDeps }): FilterHandler {
   let h = handler;
-  // authorization (RBAC issue) goes here, between impersonation and the handler
+  h = withAuthorization(h, deps.authorization);
   h = withImpersonation(h, deps.impersonation);
   h = withAuthentication(h, deps.authentication);
   return h;

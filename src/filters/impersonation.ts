@@ -2,14 +2,15 @@
  * Impersonation filter: `Impersonate-User`, `Impersonate-Group` (repeatable), `Impersonate-Uid`
  * and `Impersonate-Extra-<key>` (key lower-cased and percent-decoded) replace the user after
  * each is allowed by the authorizer with the `impersonate` verb (upstream order: user, groups,
- * extras, uid). Until RBAC exists the authorizer allows members of `system:masters` only.
+ * extras, uid). The authorizer is the server's chain (src/auth/authz), as for any request.
  */
 import { errors, toStatus } from '../api/status.js';
 import { sendStatus } from '../server/http.js';
 import {
-  ANONYMOUS_USER, AUTHENTICATED_GROUP, MASTERS_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
+  ANONYMOUS_USER, AUTHENTICATED_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
   type Attributes, type Authorizer, type UserInfo,
 } from '../auth/types.js';
+import { forbiddenError, forbiddenMessage, resourceAttributes } from '../auth/authz/attributes.js';
 import type { FilterHandler } from './chain.js';
 
 export interface ImpersonationRequest {
@@ -53,16 +54,6 @@ export function readImpersonation(req: HeaderSource): ImpersonationRequest | und
   return r;
 }
 
-/** Until RBAC: `system:masters` may do anything, everyone else gets no opinion (a deny). */
-export const mastersOnly: Authorizer = (a) => ({ decision: a.user.groups.includes(MASTERS_GROUP) ? 'allow' : 'noOpinion' });
-
-/** Upstream forbidden message for a resource request. */
-export function forbiddenMessage(a: Attributes): string {
-  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  const where = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
-  return `User "${a.user.username}" cannot ${a.verb} resource "${resource}" in API group "${a.apiGroup}" ${where}`;
-}
-
 /** Checks every requested value, then builds the impersonated user (throws 403/500 StatusErrors). */
 export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps: ImpersonationDeps): UserInfo {
   const extraKeys = Object.keys(imp.extra);
@@ -81,9 +72,7 @@ export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps
     const a: Attributes = { ...c, user: requester, verb: 'impersonate' };
     const d = deps.authorize(a);
     if (d.decision === 'allow') continue;
-    const qualified = a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource;
-    const msg = forbiddenMessage(a) + (d.reason ? `: ${d.reason}` : '');
-    throw errors.forbidden(`${qualified} "${a.name}" is forbidden: ${msg}`, { group: a.apiGroup, kind: a.resource, name: a.name });
+    throw forbiddenError(a.resource, a.apiGroup, a.name!, forbiddenMessage(resourceAttributes(a)) + (d.reason ? `: ${d.reason}` : ''));
   }
   return impersonatedUser(imp);
 }

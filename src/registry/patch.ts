@@ -2,8 +2,8 @@
  * Turns a PATCH request into the next object: JSON patch, merge patch, strategic merge patch
  * (built-in kinds with a schema only) and server-side apply. Runs in the owning actor.
  */
-import { parse as parseYaml } from 'yaml';
 import { errors } from '../api/status.js';
+import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { PatchType } from '../actors/protocol.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -18,13 +18,15 @@ export interface PatchInput {
   fieldManager: string | undefined;
   /** the subresource written (`status`): apply records it and owns only what it may change */
   subresource?: string;
+  /** filled with the patch's repeated keys (the last value is kept), for field validation */
+  duplicates?: Duplicate[];
 }
 
 export interface PatchTarget { kind: string; group: string; apiVersion: string; name: string }
 
 function parsePatch(input: PatchInput): unknown {
   try {
-    return input.patchType === 'apply' ? parseYaml(input.text, { maxAliasCount: 100 }) : JSON.parse(input.text);
+    return input.patchType === 'apply' ? parseYamlNoting(input.text, input.duplicates) : parseJsonNoting(input.text, input.duplicates);
   } catch (e) {
     throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
   }

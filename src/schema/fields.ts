@@ -1,15 +1,40 @@
 /**
  * Field validation against the compiled schema: field types are always checked; unknown
- * fields are dropped (pruned), and reported per `fieldValidation` (Ignore, Warn, Strict).
+ * fields are dropped (pruned) and repeated keys keep their last value; both are reported per
+ * `fieldValidation` (Ignore, Warn, Strict) with upstream's wording and order.
  */
 import { errors } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
+import type { Duplicate } from './duplicates.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
+/**
+ * How the body was decoded, which decides how upstream reports its repeated keys:
+ * `object` a JSON create or update (typed decode: repeats and unknown fields in document
+ * order, a repeat inside an unknown field only as unknown), `yaml` a YAML create or update
+ * (`line N: key "k" already set in map` first, then unknown fields sorted), `patch` a JSON
+ * merge or strategic patch (the patch's repeats first, then unknown fields sorted),
+ * `json-patch` (repeated keys of the operations only) and `apply` (YAML wording; Strict fails
+ * at decoding, before unknown fields are looked at).
+ */
+export type DecodedAs = 'object' | 'yaml' | 'patch' | 'json-patch' | 'apply';
+
+export interface DecodeNotes { as: DecodedAs; duplicates: Duplicate[] }
+
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-interface Findings { unknown: string[]; types: string[] }
+interface Findings {
+  unknown: string[];
+  types: string[];
+  /** repeats reported in walk order (typed JSON decode only) */
+  repeats?: Set<string>;
+  ordered?: string[];
+}
+
+const unknownField = (p: string) => `unknown field "${p}"`;
+const duplicateField = (p: string) => `duplicate field "${p}"`;
+const yamlLine = (d: Duplicate) => `line ${d.line}: key ${JSON.stringify(d.key)} already set in map`;
 
 function typeName(v: unknown): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v;
@@ -38,6 +63,11 @@ function omitted(v: unknown, s: SchemaNode, required: boolean): boolean {
   return false;
 }
 
+/** A repeat of path is reported where the walk meets the key (typed JSON decode only). */
+function noteRepeat(f: Findings, p: string): void {
+  if (f.repeats?.delete(p)) f.ordered!.push(duplicateField(p));
+}
+
 function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings): void {
   if (!s || v === null || v === undefined || s.kind === 'any') return;
   const at = path || '<root>';
@@ -51,36 +81,81 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       return;
     case 'map':
       if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); return; }
-      for (const [k, x] of Object.entries(v)) walk(x, s.elem, `${path}[${k}]`, f);
+      if (s.elem?.kind === 'scalar' && !f.repeats) {
+        // the common map of strings (labels, annotations, data): no paths built unless one is wrong
+        for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f);
+        return;
+      }
+      for (const k in v) {
+        if (f.repeats) noteRepeat(f, path ? `${path}.${k}` : k);
+        walk(v[k], s.elem, `${path}[${k}]`, f);
+      }
       return;
     case 'struct':
       if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); return; }
-      for (const [k, x] of Object.entries(v)) {
+      for (const k in v) {
+        const x = v[k];
         const sub = s.props?.[k];
         const p = path ? `${path}.${k}` : k;
         if (!sub) {
           if (s.preserveUnknown) continue;
-          f.unknown.push(p); delete v[k]; continue;
+          f.unknown.push(p); f.ordered?.push(unknownField(p)); delete v[k]; continue;
         }
+        if (f.repeats) noteRepeat(f, p);
         walk(x, sub, p, f);
         if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
       }
   }
 }
 
+const under = (p: string, parent: string) => p === parent || (p.startsWith(parent) && (p[parent.length] === '.' || p[parent.length] === '['));
+
+/** The Warn messages in upstream's order; `yamlBlock` is the repeats part of a YAML Strict error. */
+function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]; yamlBlock?: string } {
+  const dups = notes?.duplicates ?? [];
+  if (!dups.length) return { list: f.unknown.map(unknownField) };
+  const sorted = () => [...f.unknown].sort().map(unknownField);
+  switch (notes!.as) {
+    case 'object': {
+      // repeats the walk never met (inside free-form values) go last; those in unknown fields are not reported
+      const rest = [...f.repeats!].filter((p) => !f.unknown.some((u) => under(p, u)));
+      return { list: [...f.ordered!, ...rest.map(duplicateField)] };
+    }
+    case 'patch': return { list: [...dups.map((d) => duplicateField(d.path)), ...sorted()] };
+    case 'json-patch': {
+      const ops = dups.filter((d) => /^\[\d+\]\.[^.[]+$/.test(d.path));
+      return { list: [...ops.map((d) => `json patch duplicate field "${d.path}"`), ...sorted()] };
+    }
+    case 'yaml':
+    case 'apply': {
+      const lines = dups.map(yamlLine);
+      return { list: [...lines, ...sorted()], yamlBlock: `yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}` };
+    }
+  }
+}
+
 /**
- * Checks obj in place against schema: type mismatches are 400; unknown fields are pruned and
- * returned as warnings (Warn), rejected (Strict, listing all of them) or dropped (Ignore).
+ * Checks obj in place against schema: type mismatches are 400; unknown fields are pruned and,
+ * with the repeated keys `notes` lists, returned as warnings (Warn), rejected together in one
+ * 400 (Strict) or dropped (Ignore). Without a schema only repeated keys are reported.
  */
-export function validateFields(obj: unknown, schema: SchemaNode | undefined, mode: FieldValidation): string[] {
-  if (!schema) return [];
+export function validateFields(obj: unknown, schema: SchemaNode | undefined, mode: FieldValidation, notes?: DecodeNotes): string[] {
   const f: Findings = { unknown: [], types: [] };
-  walk(obj, schema, '', f);
+  const dups = notes?.duplicates ?? [];
+  if (dups.length && notes!.as === 'object') {
+    f.repeats = new Set(dups.map((d) => d.path));
+    f.ordered = [];
+  }
+  if (schema) walk(obj, schema, '', f);
   if (f.types.length) throw errors.badRequest(`failed to decode object: ${f.types.join('; ')}`);
-  if (!f.unknown.length || mode === 'Ignore') return [];
-  const messages = f.unknown.map((p) => `unknown field "${p}"`);
-  if (mode === 'Strict') throw errors.badRequest(`strict decoding error: ${messages.join(', ')}`);
-  return messages;
+  if ((!f.unknown.length && !dups.length) || mode === 'Ignore') return [];
+  const { list, yamlBlock } = messages(f, notes);
+  if (mode === 'Strict' && list.length) {
+    if (notes?.as === 'apply' && yamlBlock) throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlBlock}`);
+    const parts = yamlBlock ? [yamlBlock, ...list.slice(dups.length)] : list;
+    throw errors.badRequest(`strict decoding error: ${parts.join(', ')}`);
+  }
+  return list;
 }
 
 export function parseFieldValidation(v: string | null): FieldValidation {

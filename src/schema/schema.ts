@@ -18,6 +18,8 @@ export interface SchemaNode {
   scalarType?: string;
   listType?: 'atomic' | 'set' | 'map';
   mapKeys?: string[];
+  /** list-map key fields with a default: an item without the field is keyed by the default */
+  keyDefaults?: Record<string, unknown>;
   /** strategic merge patch: merge key and strategy of a list field */
   mergeKey?: string;
   patchStrategy?: string;
@@ -25,9 +27,21 @@ export interface SchemaNode {
   mapType?: 'atomic' | 'granular';
   required?: string[];
   preserveUnknown?: boolean;
+  /** the reference definition a struct was compiled from (`io.plat.api.core.v1.Container`) */
+  name?: string;
 }
 
 interface RawSchema { [k: string]: any }
+
+/**
+ * Defaults of list-map key fields that upstream declares (`+default`) and structured-merge-diff
+ * keys items by when the field is absent, missing from the reference document: an applied
+ * port without `protocol` is the stored (defaulted) `TCP` port, not a second one.
+ */
+const KEY_DEFAULTS: Record<string, unknown> = {
+  'io.plat.api.core.v1.ContainerPort.protocol': 'TCP',
+  'io.plat.api.core.v1.ServicePort.protocol': 'TCP',
+};
 
 const REFERENCE = fileURLToPath(new URL('../../../reference/openapi-v2.json', import.meta.url));
 
@@ -56,6 +70,7 @@ export class SchemaIndex {
     n = { kind: 'any' };
     this.compiled.set(name, n);
     Object.assign(n, this.compile(this.defs[name] ?? {}));
+    if (n.kind === 'struct') n.name = name;
     return n;
   }
 
@@ -67,6 +82,7 @@ export class SchemaIndex {
       node.listType = s['x-plat-list-type'] ?? (s['x-plat-patch-strategy']?.includes('merge') && s['x-plat-patch-merge-key'] ? 'map' : 'atomic');
       if (s['x-plat-list-map-keys']) node.mapKeys = s['x-plat-list-map-keys'];
       else if (node.listType === 'map' && s['x-plat-patch-merge-key']) node.mapKeys = [s['x-plat-patch-merge-key']];
+      if (node.mapKeys) this.keyDefaults(node, s.items);
     } else if (s.properties) {
       const props: Record<string, SchemaNode> = {};
       node = { kind: 'struct', props };
@@ -83,6 +99,16 @@ export class SchemaIndex {
     }
     if (s['x-plat-map-type']) node.mapType = s['x-plat-map-type'];
     return node;
+  }
+
+  /** Records the defaults of a list-map's key fields (from the item schema, else KEY_DEFAULTS). */
+  private keyDefaults(node: SchemaNode, items: RawSchema | undefined): void {
+    const name = typeof items?.$ref === 'string' ? items.$ref.replace('#/definitions/', '') : undefined;
+    const props = (name ? this.defs[name]?.properties : items?.properties) ?? {};
+    for (const k of node.mapKeys!) {
+      const d = props[k]?.default ?? (name ? KEY_DEFAULTS[`${name}.${k}`] : undefined);
+      if (d !== undefined) (node.keyDefaults ??= {})[k] = d;
+    }
   }
 
   /** A property may add merge semantics to a referenced type: copy, never mutate the shared node. */

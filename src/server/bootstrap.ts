@@ -1,9 +1,12 @@
 /**
- * First-start objects, idempotent on every start: the namespaces every cluster has, and the
- * \`platform\` Service in \`default\` (the first address of the service range, port 443).
+ * First-start objects, idempotent on every start: the namespaces every cluster has, the
+ * \`platform\` Service in \`default\` (the first address of the service range, port 443), and
+ * the default RBAC policy (created when missing, reconciled otherwise: src/auth/authz/reconcile.ts),
+ * with the aggregated ClusterRoles' rules written before the listeners open.
  */
 import type { ApiServer } from './server.js';
 import type { OpInput } from './actor-pool.js';
+import { ensureDefaultPolicy } from '../auth/authz/reconcile.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
@@ -37,4 +40,6 @@ export async function bootstrap(server: ApiServer): Promise<void> {
     op: 'create', type: { group: '', version: 'v1', resource: 'services' }, enc: JSON_ENC, dryRun: false, namespace: 'default',
     body: { text: JSON.stringify(service), contentType: 'json' },
   }, `service ${identity.product}`);
+  await ensureDefaultPolicy(server.pool, identity);
+  await server.authz.aggregation.start();
 }

@@ -25,6 +25,7 @@ import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
+import { Authorization } from '../auth/authz/authorization.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -35,6 +36,7 @@ export class ApiServer {
   readonly gc: GarbageCollector;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
+  readonly authz: Authorization;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -67,7 +69,8 @@ export class ApiServer {
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
-    this.auth = new FrontAuthentication(options, this.registry.identity, this.pool);
+    this.authz = new Authorization(options, this.registry.identity, this.pool);
+    this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
@@ -76,6 +79,7 @@ export class ApiServer {
   }
 
   private onEvents(evs: ChangeEvent[]): void {
+    this.authz.observe(evs);
     this.services.readCache.apply(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
@@ -92,6 +96,7 @@ export class ApiServer {
     await this.auth.init();
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
+    this.authz.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
@@ -144,7 +149,7 @@ export class ApiServer {
     const pretty = isTruthy(query.get('pretty'));
     try {
       if (this.auth.serveDiscovery(x, path)) return;
-      const info = parseRequestInfo(method, path, query);
+      const info = r.info ?? parseRequestInfo(method, path, query);
       if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
@@ -156,6 +161,7 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
+      if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);

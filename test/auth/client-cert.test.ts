@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from './helpers.js';
+import { grant } from '../authz/helpers.js';
 
 const SSR = '/apis/authentication.plat.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' };
@@ -29,6 +30,8 @@ before(async () => {
   s = await startAuthServer(['--client-ca-file', pki.path('client-ca.crt'), '--token-auth-file', pki.path('tokens.csv'),
     '--tls-cert-file', pki.path('apiserver.crt'), '--tls-private-key-file', pki.path('apiserver.key')]);
   ca = pki.read('serving-ca.crt');
+  // the secure port authorizes (RBAC): anonymous may ask who it is here
+  await grant(s.url, 'anonymous-whoami', [{ verbs: ['create'], apiGroups: ['authentication.plat.io'], resources: ['selfsubjectreviews'] }], ['system:unauthenticated']);
 });
 after(async () => {
   await s?.stop();

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { impersonate, mastersOnly, readImpersonation, type ImpersonationRequest } from '../../src/filters/impersonation.js';
-import type { Attributes } from '../../src/auth/types.js';
+import { impersonate, readImpersonation, type ImpersonationRequest } from '../../src/filters/impersonation.js';
+import type { Attributes, Authorizer } from '../../src/auth/types.js';
+
+/** masters may, everyone else gets no opinion (the chain itself is tested in test/authz) */
+const mastersOnly: Authorizer = (a) => ({ decision: a.user.groups.includes('system:masters') ? 'allow' : 'noOpinion' });
 
 const admin = { username: 'root', groups: ['system:masters', 'system:authenticated'] };
 const alice = { username: 'alice', groups: ['system:authenticated'] };

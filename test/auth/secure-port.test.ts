@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { decodeProtectedHeader } from 'jose';
 import { Pki, request, startAuthServer, startupError, type AuthServer, type TlsClient } from './helpers.js';
 import { request as plainRequest } from '../helpers/server.js';
+import { grant } from '../authz/helpers.js';
 
 const ISS = 'https://issuer.test';
 const SSR = '/apis/authentication.plat.io/v1/selfsubjectreviews';
@@ -34,6 +35,12 @@ before(async () => {
   args = ['--token-auth-file', pki.path('tokens.csv'), '--service-account-signing-key-file', pki.key('sa', 'ec'), '--service-account-issuer', ISS];
   s = await startAuthServer(args);
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  // the secure port authorizes (RBAC): grant what these authentication tests do
+  await grant(s.url, 'authn-tests', [
+    { verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }, { verbs: ['create'], apiGroups: [''], resources: ['configmaps'] },
+    { verbs: ['create'], apiGroups: ['authentication.plat.io'], resources: ['selfsubjectreviews'] },
+    { verbs: ['get'], nonResourceURLs: ['/openid/*', '/.well-known/*'] },
+  ], ['system:authenticated', 'system:unauthenticated']);
 });
 after(async () => {
   await s?.stop();

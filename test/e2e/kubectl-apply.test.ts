@@ -74,7 +74,11 @@ test('kubectl apply -f twice: created, then configured with a new image and a re
   assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:1', [80, 443])), /deployment.apps\/k-csa created/);
   assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])), /deployment.apps\/k-csa configured/);
   const d = await getJson(`${DEP}/k-csa`);
-  assert.deepEqual(d.spec.template.spec.containers, [{ name: 'web', image: 'nginx:2', ports: [{ containerPort: 80 }] }]);
+  // the removed port is gone; the rest is the applied container plus upstream's defaults
+  assert.deepEqual(d.spec.template.spec.containers, [{
+    name: 'web', image: 'nginx:2', ports: [{ containerPort: 80, protocol: 'TCP' }],
+    imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
+  }]);
   assert.match(d.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], /nginx:2/);
   assert.ok(d.metadata.managedFields.some((m: any) => m.manager === 'kubectl-client-side-apply' && m.operation === 'Update'));
   assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])), /deployment.apps\/k-csa unchanged/);

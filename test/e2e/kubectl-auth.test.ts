@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
+import { grant } from '../authz/helpers.js';
 
 const KUBECTL = '/usr/bin/kubectl';
 
@@ -48,6 +49,8 @@ before(async () => {
   writeFileSync(pki.path('tokens.csv'), 'alice-token,alice,uid-a,"dev,ops"\n');
   const common = ['--token-auth-file', pki.path('tokens.csv'), '--client-ca-file', pki.path('client-ca.crt')];
   s = await startAuthServer(common);
+  // the secure port authorizes (RBAC): alice may list namespaces
+  await grant(s.url, 'list-namespaces', [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }], ['dev']);
   upstreamArgs = [...common, '--api-domain', 'k8s.io', '--service-account-signing-key-file', pki.key('sa', 'rsa'), '--service-account-issuer', 'https://issuer.test'];
 });
 after(async () => {

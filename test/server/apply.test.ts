@@ -137,7 +137,7 @@ spec:
       'f:template': {
         'f:metadata': { 'f:labels': { 'f:app': {} } },
         'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {},
-          'f:ports': { 'k:{"containerPort":80}': { '.': {}, 'f:containerPort': {} } } } } },
+          'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } },
       },
     },
   });

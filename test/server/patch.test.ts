@@ -118,9 +118,12 @@ test('strategic merge patch on a Deployment: containers by name, ports by contai
   const r = await request(s.url, 'PATCH', `${DEP}/smp-1`, patch, SMP);
   assert.equal(r.status, 200, r.text);
   const [a, b, c] = r.json.spec.template.spec.containers;
-  assert.deepEqual(a, { name: 'a', image: 'nginx:2', ports: [{ containerPort: 80 }, { containerPort: 8080 }], env: [{ name: 'X', value: '9' }, { name: 'Y', value: '2' }] });
-  assert.deepEqual(b, { name: 'b', image: 'busybox:1' });
-  assert.deepEqual(c, { name: 'c', image: 'redis:7' });
+  // upstream's container defaults are stored with every container, patched ones included
+  const defaults = { imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
+  const tcp = (containerPort: number) => ({ containerPort, protocol: 'TCP' });
+  assert.deepEqual(a, { name: 'a', image: 'nginx:2', ports: [tcp(80), tcp(8080)], env: [{ name: 'X', value: '9' }, { name: 'Y', value: '2' }], ...defaults });
+  assert.deepEqual(b, { name: 'b', image: 'busybox:1', ...defaults });
+  assert.deepEqual(c, { name: 'c', image: 'redis:7', ...defaults });
 });
 
 test('strategic merge patch directives on a Deployment', async () => {
@@ -144,7 +147,9 @@ test('strategic merge patch directives on a Deployment', async () => {
   const del = await request(s.url, 'PATCH', `${DEP}/smp-2`, { spec: { template: { spec: { containers: [{ name: 'b', $patch: 'delete' }] } } } }, SMP);
   assert.deepEqual(del.json.spec.template.spec.containers.map((c: any) => c.name), ['a']);
   const rep = await request(s.url, 'PATCH', `${DEP}/smp-2`, { spec: { template: { spec: { containers: [{ $patch: 'replace' }, { name: 'z', image: 'z:1' }] } } } }, SMP);
-  assert.deepEqual(rep.json.spec.template.spec.containers, [{ name: 'z', image: 'z:1' }]);
+  assert.deepEqual(rep.json.spec.template.spec.containers, [{
+    name: 'z', image: 'z:1', imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
+  }]);
   const map = await request(s.url, 'PATCH', `${DEP}/smp-2`, { spec: { template: { metadata: { labels: { $patch: 'replace', app: 'smp-2', tier: 'web' } } } } }, SMP);
   assert.deepEqual(map.json.spec.template.metadata.labels, { app: 'smp-2', tier: 'web' });
 });

@@ -17,6 +17,7 @@ import { csrStrategy } from './csr.js';
 import { eventStrategy } from './events.js';
 import { pdbStrategy } from './pdb.js';
 import { pvcStrategy } from './pvc.js';
+import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
 
@@ -54,6 +55,8 @@ const STRATEGIES: Record<string, ResourceStrategy> = {
   'certificates.plat.io/certificatesigningrequests': csrStrategy,
   'events.plat.io/events': eventStrategy,
   'coordination.plat.io/leases': createOnUpdate,
+  'flowcontrol.apiserver.plat.io/flowschemas': flowSchemaStrategy,
+  'flowcontrol.apiserver.plat.io/prioritylevelconfigurations': priorityLevelStrategy,
   'rbac.authorization.plat.io/roles': roleStrategy,
   'rbac.authorization.plat.io/rolebindings': roleBindingStrategy,
   'rbac.authorization.plat.io/clusterroles': clusterRoleStrategy,

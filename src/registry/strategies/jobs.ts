@@ -8,6 +8,7 @@ import { immutable, invalid, notSupported, required, same, type Cause } from './
 import { selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
 import { validateTemplate } from './workloads.js';
 import { cronError } from './cron.js';
+import { defaultCronJob, defaultJob } from './workload-defaults.js';
 
 const RESTART = ['OnFailure', 'Never'];
 const CONTROLLER_UID = 'batch.platform.io/controller-uid';
@@ -22,15 +23,6 @@ function generateSelector(job: any): void {
   if (!spec.template || typeof spec.template !== 'object') return;
   spec.template.metadata ??= {};
   spec.template.metadata.labels = { 'controller-uid': uid, [CONTROLLER_UID]: uid, 'job-name': name, [JOB_NAME]: name, ...(spec.template.metadata.labels ?? {}) };
-}
-
-function defaultJobSpec(spec: any): void {
-  if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
-  spec.parallelism ??= 1;
-  spec.backoffLimit ??= 6;
-  spec.completionMode ??= 'NonIndexed';
-  spec.suspend ??= false;
-  spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
 }
 
 /** The pod template of a Job (or a CronJob's job template) at path. */
@@ -78,14 +70,12 @@ function validateJobUpdate(obj: any, old: any): Cause[] {
 export const jobStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
-    const spec = (obj.spec ??= {});
-    defaultJobSpec(spec);
-    if (spec.manualSelector !== true) generateSelector(obj);
+    defaultJob(obj);
+    if (obj.spec?.manualSelector !== true) generateSelector(obj);
+    defaultJob(obj);
     obj.status = {};
   },
-  prepareForUpdate(obj) {
-    defaultJobSpec((obj.spec ??= {}));
-  },
+  prepareForUpdate: defaultJob,
   validate: validateJob,
   validateUpdate: validateJobUpdate,
 };
@@ -113,21 +103,12 @@ function validateCronJob(obj: any): Cause[] {
   return out;
 }
 
-function defaultCronJobSpec(spec: any): void {
-  spec.concurrencyPolicy ||= 'Allow';
-  spec.suspend ??= false;
-  spec.successfulJobsHistoryLimit ??= 3;
-  spec.failedJobsHistoryLimit ??= 1;
-}
-
 export const cronJobStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
-    defaultCronJobSpec((obj.spec ??= {}));
+    defaultCronJob(obj);
     obj.status = {};
   },
-  prepareForUpdate(obj) {
-    defaultCronJobSpec((obj.spec ??= {}));
-  },
+  prepareForUpdate: defaultCronJob,
   validate: validateCronJob,
 };

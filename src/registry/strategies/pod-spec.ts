@@ -10,32 +10,6 @@ const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'];
 const STANDARD_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage', 'storage', 'pods']);
 
-/** Upstream SetDefaults_PodSpec / SetDefaults_Container, for the fields clients read. */
-export function defaultPodSpec(spec: any): void {
-  spec.restartPolicy ||= 'Always';
-  spec.dnsPolicy ||= 'ClusterFirst';
-  spec.schedulerName ||= 'default-scheduler';
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.securityContext ??= {};
-  for (const c of [...asArray(spec.containers), ...asArray(spec.initContainers)]) {
-    if (!c || typeof c !== 'object') continue;
-    c.terminationMessagePath ||= '/dev/termination-log';
-    c.terminationMessagePolicy ||= 'File';
-    c.imagePullPolicy ||= pullPolicyFor(c.image);
-    c.resources ??= {};
-    for (const p of asArray(c.ports)) if (p && typeof p === 'object') p.protocol ||= 'TCP';
-  }
-}
-
-/** `Always` for an untagged or `:latest` image, else `IfNotPresent` (digests count as pinned). */
-function pullPolicyFor(image: unknown): string {
-  const s = String(image ?? '');
-  if (s.includes('@')) return 'IfNotPresent';
-  const last = s.slice(s.lastIndexOf('/') + 1);
-  const tag = last.includes(':') ? last.slice(last.indexOf(':') + 1) : '';
-  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
-}
-
 /** The pod's QoS class from its containers' cpu and memory requests and limits. */
 export function qosClass(spec: any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const containers = [...asArray(spec?.containers), ...asArray(spec?.initContainers)];

@@ -1,5 +1,6 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { defaultPodSpec, qosClass, validatePodSpec } from './pod-spec.js';
+import { qosClass, validatePodSpec } from './pod-spec.js';
+import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { validatePodUpdate } from './pod-update.js';
 import { bindPod, connectPod } from './pod-connect.js';
 
@@ -7,7 +8,7 @@ import { bindPod, connectPod } from './pod-connect.js';
 function defaultPod(obj: any): void {
   const spec = (obj.spec ??= {});
   defaultPodSpec(spec);
-  spec.enableServiceLinks ??= true;
+  defaultPodOnly(spec);
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
   spec.priority ??= 0;
 }

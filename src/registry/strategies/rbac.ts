@@ -1,11 +1,13 @@
 /**
  * RBAC: rule shapes (verbs always; resource rules need apiGroups and resources; non-resource
- * URLs only in ClusterRoles), role references and subjects of bindings, roleRef fixed.
+ * URLs only in ClusterRoles), role references and subjects of bindings, roleRef fixed. The RBAC
+ * group is the served one (`rbac.authorization.<domain>`), read from the object's apiVersion.
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { invalid, notSupported, required, same, type Cause } from './field-errors.js';
 
-const RBAC_GROUP = 'rbac.authorization.plat.io';
+/** the served RBAC group: the store stamps apiVersion before validation */
+const rbacGroupOf = (obj: any): string => String(obj?.apiVersion ?? 'rbac.authorization.plat.io/v1').split('/')[0]!;
 const base: ResourceStrategy = { ...DEFAULT_STRATEGY, nameRule: 'path', allowCreateOnUpdate: true };
 
 /** upstream ValidatePolicyRule */
@@ -32,7 +34,7 @@ function role(namespaced: boolean): ResourceStrategy {
   };
 }
 
-function validateSubject(s: any, namespaced: boolean, path: string): Cause[] {
+function validateSubject(s: any, namespaced: boolean, path: string, rbacGroup: string): Cause[] {
   const out: Cause[] = [];
   if (!s?.name) out.push(required(`${path}.name`));
   switch (s?.kind) {
@@ -42,7 +44,7 @@ function validateSubject(s: any, namespaced: boolean, path: string): Cause[] {
       break;
     case 'User':
     case 'Group':
-      if (s.apiGroup !== RBAC_GROUP) out.push(notSupported(`${path}.apiGroup`, s.apiGroup ?? '', [RBAC_GROUP]));
+      if (s.apiGroup !== rbacGroup) out.push(notSupported(`${path}.apiGroup`, s.apiGroup ?? '', [rbacGroup]));
       break;
     default:
       out.push(notSupported(`${path}.kind`, s?.kind ?? '', ['ServiceAccount', 'User', 'Group']));
@@ -57,10 +59,11 @@ function binding(namespaced: boolean): ResourceStrategy {
     validate(obj) {
       const ref = obj.roleRef ?? {};
       const out: Cause[] = [];
-      if (ref.apiGroup !== RBAC_GROUP) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+      const rbacGroup = rbacGroupOf(obj);
+      if (ref.apiGroup !== rbacGroup) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [rbacGroup]));
       if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
       if (!ref.name) out.push(required('roleRef.name'));
-      (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: any, i: number) => out.push(...validateSubject(s, namespaced, `subjects[${i}]`)));
+      (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: any, i: number) => out.push(...validateSubject(s, namespaced, `subjects[${i}]`, rbacGroup)));
       return out;
     },
     validateUpdate: (obj, old) => same(obj.roleRef, old.roleRef) ? [] : [invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')],

@@ -7,6 +7,7 @@ import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
 import { labelValue, labelKey, selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
 import { validatePodSpec } from './pod-spec.js';
+import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workload-defaults.js';
 
 /** ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. */
 export function validateTemplate(template: any, path: string): Cause[] {
@@ -62,9 +63,8 @@ function validateStatefulSetUpdate(obj: any, old: any): Cause[] {
   return [forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")];
 }
 
-/** kind: the word of upstream's messages; replicas: does spec.replicas default to 1. */
-function workload(kind: string, emptyWord: string, replicas: boolean): ResourceStrategy {
-  const defaults = (obj: any) => { if (replicas && obj.spec && typeof obj.spec === 'object') obj.spec.replicas ??= 1; };
+/** kind: the word of upstream's messages; defaults: the kind's defaulting (create and update). */
+function workload(kind: string, emptyWord: string, defaults: (obj: any) => void): ResourceStrategy {
   return {
     ...DEFAULT_STRATEGY,
     prepareForCreate: defaults,
@@ -76,17 +76,14 @@ function workload(kind: string, emptyWord: string, replicas: boolean): ResourceS
   };
 }
 
-export const deploymentStrategy = workload('deployment', 'deployment', true);
-export const replicaSetStrategy = workload('replicaset', 'deployment', true);
-export const statefulSetStrategy = workload('statefulset', 'statefulset', true);
-export const daemonSetStrategy = workload('daemonset', 'daemonset', false);
+export const deploymentStrategy = workload('deployment', 'deployment', defaultDeployment);
+export const replicaSetStrategy = workload('replicaset', 'deployment', defaultReplicaSet);
+export const statefulSetStrategy = workload('statefulset', 'statefulset', defaultStatefulSet);
+export const daemonSetStrategy = workload('daemonset', 'daemonset', defaultDaemonSet);
 
 export const replicationControllerStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
-  prepareForCreate(obj) {
-    const spec = (obj.spec ??= {});
-    if (!spec.selector || !Object.keys(spec.selector).length) spec.selector = { ...(spec.template?.metadata?.labels ?? {}) };
-    spec.replicas ??= 1;
-  },
+  prepareForCreate: defaultReplicationController,
+  prepareForUpdate: defaultReplicationController,
   validate: validateRC,
 };

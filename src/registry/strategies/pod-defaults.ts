@@ -1,0 +1,99 @@
+/**
+ * Upstream's core/v1 defaulting of a PodSpec (SetDefaults_PodSpec, _Container, _Probe,
+ * _HTTPGetAction, _Volume and the volume sources, _ObjectFieldSelector), shared by Pods and
+ * every pod template. Go sets a non-pointer field when it holds its zero value, so those use
+ * `||=` (a Protobuf body carries `""` and `0` for them); pointer fields use `??=`, which
+ * keeps an explicit zero.
+ */
+const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const objects = (v: unknown): Record<string, any>[] => (Array.isArray(v) ? v.filter(isObj) : []);
+
+/** ParseImageName's tag: `latest` for an untagged image, none for a digest; `Always` only for `latest`. */
+export function pullPolicyFor(image: unknown): string {
+  const s = String(image ?? '');
+  if (s.includes('@')) return 'IfNotPresent';
+  const last = s.slice(s.lastIndexOf('/') + 1);
+  const tag = last.includes(':') ? last.slice(last.indexOf(':') + 1) : '';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultProbe(p: unknown): void {
+  if (!isObj(p)) return;
+  p.timeoutSeconds ||= 1;
+  p.periodSeconds ||= 10;
+  p.successThreshold ||= 1;
+  p.failureThreshold ||= 3;
+  if (isObj(p.httpGet)) {
+    p.httpGet.path ||= '/';
+    p.httpGet.scheme ||= 'HTTP';
+  }
+}
+
+function defaultFieldRef(ref: unknown): void {
+  if (isObj(ref)) ref.apiVersion ||= 'v1';
+}
+
+function defaultContainer(c: Record<string, any>): void {
+  c.terminationMessagePath ||= '/dev/termination-log';
+  c.terminationMessagePolicy ||= 'File';
+  c.imagePullPolicy ||= pullPolicyFor(c.image);
+  c.resources ??= {};
+  for (const p of objects(c.ports)) p.protocol ||= 'TCP';
+  for (const e of objects(c.env)) defaultFieldRef(e.valueFrom?.fieldRef);
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+}
+
+const MODE_0644 = 420;
+const SOURCES = ['hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
+  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
+  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image'];
+
+function defaultVolume(v: Record<string, any>): void {
+  if (!SOURCES.some((s) => v[s] !== undefined && v[s] !== null)) v.emptyDir = {};
+  if (isObj(v.hostPath)) v.hostPath.type ??= '';
+  for (const s of ['secret', 'configMap', 'downwardAPI', 'projected']) if (isObj(v[s])) v[s].defaultMode ??= MODE_0644;
+  for (const item of objects(v.downwardAPI?.items)) defaultFieldRef(item.fieldRef);
+  for (const src of objects(v.projected?.sources)) {
+    for (const item of objects(src.downwardAPI?.items)) defaultFieldRef(item.fieldRef);
+    if (isObj(src.serviceAccountToken)) src.serviceAccountToken.expirationSeconds ??= 3600;
+  }
+}
+
+/** SetDefaults_PodSpec and what the generated defaulters apply inside it. */
+export function defaultPodSpec(spec: Record<string, any>): void {
+  spec.restartPolicy ||= 'Always';
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.schedulerName ||= 'default-scheduler';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  for (const c of [...objects(spec.containers), ...objects(spec.initContainers), ...objects(spec.ephemeralContainers)]) defaultContainer(c);
+  for (const v of objects(spec.volumes)) defaultVolume(v);
+}
+
+/**
+ * SetDefaults_Pod on top of the spec's: requests default to limits, host-network pods get
+ * their container ports as host ports, service links on.
+ */
+export function defaultPodOnly(spec: Record<string, any>): void {
+  for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
+    const limits = c.resources?.limits;
+    if (!isObj(limits) || !Object.keys(limits).length) continue;
+    const requests = isObj(c.resources.requests) ? c.resources.requests : (c.resources.requests = {});
+    for (const [k, v] of Object.entries(limits)) requests[k] ??= v;
+  }
+  if (spec.hostNetwork === true) {
+    for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
+      for (const p of objects(c.ports)) p.hostPort ||= p.containerPort;
+    }
+  }
+  spec.enableServiceLinks ??= true;
+}
+
+/** A pod template (PodTemplateSpec): its spec always exists upstream (a non-pointer field). */
+export function defaultPodTemplate(template: unknown): void {
+  if (!isObj(template)) return;
+  if (template.spec === undefined || template.spec === null) template.spec = {};
+  if (isObj(template.spec)) defaultPodSpec(template.spec);
+}
