@@ -23,7 +23,7 @@ export function parseJsonNoting(text: string, found?: Duplicate[]): any {
  * in `found`. JSON text takes JSON.parse, far cheaper than the YAML parser and the same value.
  */
 export function parseYamlNoting(text: string, found?: Duplicate[]): any {
-  if (text.trimStart().startsWith('{')) {
+  if (text[text.search(/\S/)] === '{') {
     try {
       return parseJsonNoting(text, found);
     } catch (e) {

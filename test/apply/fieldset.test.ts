@@ -76,7 +76,7 @@ const comparisons: [string, unknown, unknown, string[], string[], string[]][] = 
   ['added container: item member, required list not a member, struct not a member',
     { spec: { containers: [] } }, { spec: { containers: [{ name: 'c', resources: {}, ports: [{ containerPort: 1 }] }] } },
     ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:name', 'f:spec/f:containers/k:{"name":"c"}/f:ports',
-      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1}', 'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1}/f:containerPort',
+      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}', 'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}/f:containerPort',
       'f:spec/f:containers/k:{"name":"c"}/f:resources'], [], []],
   ['removed container removes every path under it', { spec: { containers: [{ name: 'c', image: 'i' }] } }, { spec: { containers: [] } },
     [], [], ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:image', 'f:spec/f:containers/k:{"name":"c"}/f:name']],
