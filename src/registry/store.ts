@@ -18,7 +18,7 @@ import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { requiredCauses } from '../schema/required.js';
-import { same } from './strategies/field-errors.js';
+import { PATCH_DECODED_AS, decodeNotes, decodeObject, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -134,7 +134,7 @@ export class Store {
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
     if (op.type.subresource) return this.createSubresource(op, txn);
     const notes = decodeNotes(op.body);
-    const obj = this.decode(op.body, op.namespace, notes);
+    const obj = decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
@@ -168,7 +168,7 @@ export class Store {
     for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(txn.now);
-    if (this.tracksGeneration(obj)) meta.generation = 1;
+    if (tracksGeneration(this.ctx.def, obj)) meta.generation = 1;
     strategy.prepareForCreate(obj, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
@@ -192,7 +192,7 @@ export class Store {
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
     const notes = decodeNotes(op.body);
-    const obj = this.decode(op.body, op.namespace, notes);
+    const obj = decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     return withWarnings(this.updateDecoded(obj, op, txn), warnings);
   }
@@ -244,41 +244,18 @@ export class Store {
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
-      const obj = this.identify(patchObject(undefined, input, this.schema, target, now), op.namespace);
+      const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace);
       obj.metadata.name = op.name;
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined), warnings);
     }
     // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
-    const obj = this.identify(patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace);
+    const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
     return withWarnings(this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager), warnings);
-  }
-
-  /** Stamps kind and apiVersion on a patched object and checks its namespace. */
-  private identify(obj: any, namespace: string): any {
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patched object must be a JSON object');
-    obj.kind = this.ctx.def.kind;
-    obj.apiVersion = this.apiVersion;
-    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
-    if (this.ctx.def.namespaced) {
-      if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      }
-      obj.metadata.namespace = namespace;
-    }
-    return obj;
-  }
-
-  /**
-   * metadata.generation exists for kinds whose spec is desired state reconciled by a
-   * controller (named groups with a spec, and ReplicationControllers), as upstream.
-   */
-  private tracksGeneration(obj: any): boolean {
-    return obj.spec !== undefined && (this.ctx.def.group !== '' || this.ctx.def.resource === 'replicationcontrollers');
   }
 
   /** The read-only view strategies get: this type's objects including staged writes. */
@@ -302,7 +279,7 @@ export class Store {
     }
     strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
     this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
-    if (this.tracksGeneration(obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
+    if (tracksGeneration(this.ctx.def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     return obj;
   }
 
@@ -395,32 +372,6 @@ export class Store {
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 
-  /** Decodes and checks kind, apiVersion and namespace against the request path. */
-  private decode(body: Body, namespace: string, notes: DecodeNotes): any {
-    const { def } = this.ctx;
-    const obj = { kind: def.kind, apiVersion: this.apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates) };
-    if (obj.apiVersion !== this.apiVersion) {
-      throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`);
-    }
-    if (obj.kind !== def.kind) {
-      throw errors.badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${def.kind})`);
-    }
-    obj.kind = def.kind;
-    obj.apiVersion = this.apiVersion;
-    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-    if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');
-    const meta = obj.metadata;
-    if (def.namespaced) {
-      if (meta.namespace && meta.namespace !== namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      }
-      meta.namespace = namespace;
-    } else {
-      delete meta.namespace;
-    }
-    return obj;
-  }
-
   /** The kind's causes, then Required for schema-required fields it did not already report on. */
   private validate(obj: any, ...lists: StatusCause[][]): void {
     const causes = lists.flat();
@@ -428,33 +379,4 @@ export class Store {
     for (const c of requiredCauses(obj, this.schema)) if (!reported.has(c.field)) causes.push(c);
     if (causes.length) throw errors.invalid({ group: this.ctx.def.group, kind: this.ctx.def.kind, name: obj.metadata?.name }, causes);
   }
-}
-
-/** How a patch body is worded in field validation findings (upstream's decoders differ). */
-const PATCH_DECODED_AS = { json: 'json-patch', merge: 'patch', strategic: 'patch', apply: 'apply' } as const;
-
-const decodeNotes = (body: Body): DecodeNotes => ({ as: body.contentType === 'yaml' ? 'yaml' : 'object', duplicates: [] });
-
-/**
- * Equal as stored, whatever the key order (defaulting appends fields a write left out): a deep
- * comparison that stops at the first difference, checking the fields other than metadata
- * first, where writes usually differ. No JSON text is built.
- */
-function sameStored(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) if (k !== 'metadata' && !(Object.hasOwn(b, k) && same(a[k], b[k]))) return false;
-  return same(a.metadata, b.metadata);
-}
-
-function specChanged(obj: any, old: any): boolean {
-  for (const k of new Set([...Object.keys(obj), ...Object.keys(old)])) {
-    if (k === 'metadata' || k === 'status' || k === 'kind' || k === 'apiVersion') continue;
-    if (!same(obj[k], old[k])) return true;
-  }
-  return false;
-}
-
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
