@@ -19,6 +19,11 @@ async function main(): Promise<void> {
     stopping = true;
     server.shutdown().then(() => process.exit(0), () => process.exit(1));
   };
+  // A request must never take the server down: an unexpected rejection is logged (never with
+  // request data) and the process goes on, as upstream recovers a panicking handler.
+  process.on('unhandledRejection', (e) => {
+    process.stderr.write(`error: unhandled rejection: ${(e as Error)?.message ?? String(e)}\n`);
+  });
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

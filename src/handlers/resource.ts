@@ -13,6 +13,7 @@ import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
 import { checkDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
+import { evict } from './eviction.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -58,8 +59,14 @@ export function reply(r: Request, res: Result): void {
  * itself is not cancelled (a write may still commit, as upstream).
  */
 async function run(r: Request, s: Services, op: OpInput): Promise<void> {
+  let limitMs: number | undefined;
+  try {
+    // validated before anything is submitted: a bad timeout must not leave a write behind
+    limitMs = requestTimeoutMs(r.query.get('timeout'));
+  } catch (e) {
+    return sendStatus(r.x, errorStatus(e));
+  }
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
-  const limitMs = requestTimeoutMs(r.query.get('timeout'));
   if (limitMs === undefined) return reply(r, await pending);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
@@ -100,6 +107,10 @@ export function handleResource(r: Request, s: Services): void {
   const ns = info.namespace;
   if (CONNECT.has(info.subresource) && info.verb !== 'get') {
     return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name });
+  }
+  if (info.subresource === 'eviction' && info.verb === 'create' && r.def.group === '' && r.def.resource === 'pods') {
+    // budgets live in another type (maybe another shard): checked on the front thread
+    return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
   switch (info.verb) {
     case 'get':

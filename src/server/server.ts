@@ -21,6 +21,7 @@ import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
+import { DisruptionController } from '../controllers/disruption-controller.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -34,6 +35,7 @@ export class ApiServer {
   readonly services: Services;
   readonly namespaceController: NamespaceController;
   readonly gc: GarbageCollector;
+  readonly disruption: DisruptionController;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -67,6 +69,7 @@ export class ApiServer {
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
+    this.disruption = new DisruptionController(this.pool);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -89,6 +92,7 @@ export class ApiServer {
       this.namespaceController.observe(ns);
     }
     this.gc.observe(evs);
+    this.disruption.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -104,6 +108,7 @@ export class ApiServer {
     await bootstrap(this);
     this.started = true;
     void this.gc.start();
+    void this.disruption.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
     const port = await new Promise<number>((resolve, reject) => {

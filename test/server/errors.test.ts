@@ -293,3 +293,13 @@ test('after all of that the server is still ready', async () => {
     assert.equal(r.text, 'ok');
   }
 });
+
+test('a malformed timeout is 400 before anything is written, and never takes the server down', async () => {
+  const bad = await request(s.url, 'POST', `${CMS}?timeout=%24patch`, configMap('timeout-bad'));
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.reason, 'BadRequest');
+  assert.equal((await request(s.url, 'GET', `${CMS}/timeout-bad`)).status, 404);
+  const get = await request(s.url, 'GET', '/apis/rbac.authorization.plat.io/v1/namespaces/default/roles?timeout=zz');
+  assert.equal(get.status, 400);
+  await assertAlive();
+});

@@ -1,0 +1,102 @@
+/**
+ * kubectl v1.32 cordon, uncordon and drain against the server. There is no node agent, so a
+ * pod bound to a node stays terminating for its grace period after eviction (as upstream
+ * without a kubelet); the drains here pass --grace-period=0 so evicted pods go at once.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, request, type TestServer } from '../helpers/server.js';
+
+const KUBECTL = '/usr/bin/kubectl';
+let s: TestServer;
+let dir: string;
+
+interface Run { code: number; stdout: string; stderr: string }
+
+function kubectl(...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(KUBECTL, ['--server', s.url, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], {
+      env: { ...process.env, KUBECONFIG: '/dev/null', HOME: dir }, timeout: 60_000,
+    }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const r = await kubectl(...args);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+async function until<T>(fn: () => Promise<T | undefined>, what: string, tries = 300): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return assert.fail(`timed out waiting for ${what}`);
+}
+
+before(async () => {
+  s = await startServer();
+  dir = mkdtempSync(join(tmpdir(), 'plat-kubectl-drain-'));
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const PODS = '/api/v1/namespaces/default/pods';
+const PDB = '/apis/policy/v1/namespaces/default/poddisruptionbudgets/web';
+
+async function runningPod(name: string, node: string) {
+  const c = await request(s.url, 'POST', PODS, { metadata: { name, labels: { app: 'web' } }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx' }] } });
+  assert.equal(c.status, 201, c.text);
+  c.json.status = { ...c.json.status, phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  assert.equal((await request(s.url, 'PUT', `${PODS}/${name}/status`, c.json)).status, 200);
+}
+
+const podNames = async () => ((await request(s.url, 'GET', `${PODS}?fieldSelector=spec.nodeName=node-1`)).json.items as any[]).map((p) => p.metadata.name).sort();
+const budget = (want: number) => until(async () => {
+  const st = (await request(s.url, 'GET', PDB)).json?.status;
+  return st?.disruptionsAllowed === want ? st : undefined;
+}, `disruptionsAllowed ${want}`);
+
+test('cordon sets spec.unschedulable, uncordon clears it', async () => {
+  assert.equal((await request(s.url, 'POST', '/api/v1/nodes', { metadata: { name: 'node-0' } })).status, 201);
+  assert.match(await ok('cordon', 'node-0'), /node\/node-0 cordoned/);
+  assert.equal((await request(s.url, 'GET', '/api/v1/nodes/node-0')).json.spec.unschedulable, true);
+  assert.match(await ok('uncordon', 'node-0'), /node\/node-0 uncordoned/);
+  assert.equal((await request(s.url, 'GET', '/api/v1/nodes/node-0')).json.spec.unschedulable, undefined);
+});
+
+test('drain: blocked while the budget forbids, completes once it allows', async () => {
+  assert.equal((await request(s.url, 'POST', '/api/v1/nodes', { metadata: { name: 'node-1' } })).status, 201);
+  for (const n of ['web-1', 'web-2']) await runningPod(n, 'node-1');
+  const c = await request(s.url, 'POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } });
+  assert.equal(c.status, 201, c.text);
+  await budget(0);
+
+  const blocked = await kubectl('drain', 'node-1', '--ignore-daemonsets', '--force', '--grace-period=0', '--timeout=6s');
+  assert.notEqual(blocked.code, 0, blocked.stdout);
+  assert.match(blocked.stderr + blocked.stdout, /Cannot evict pod as it would violate the pod's disruption budget/);
+  assert.deepEqual(await podNames(), ['web-1', 'web-2']);
+  assert.equal((await request(s.url, 'GET', '/api/v1/nodes/node-1')).json.spec.unschedulable, true, 'drain cordons first');
+
+  // relax the budget: both pods may go, one at a time
+  const pdb = (await request(s.url, 'GET', PDB)).json;
+  pdb.spec.minAvailable = 0;
+  assert.equal((await request(s.url, 'PUT', PDB, pdb)).status, 200);
+  await budget(2);
+  const out = await ok('drain', 'node-1', '--ignore-daemonsets', '--force', '--grace-period=0', '--timeout=20s');
+  assert.match(out, /pod\/web-1 evicted/);
+  assert.match(out, /node\/node-1 drained/);
+  assert.deepEqual(await podNames(), []);
+});
