@@ -27,6 +27,8 @@ export interface Exchange {
   onAbort?: () => void;
   /** releases the request's in-flight slot; called when the response ends or the client leaves */
   release?: () => void;
+  /** a HEAD request: the response carries the headers (and the length) of the GET, no body */
+  head?: boolean;
 }
 
 export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
@@ -36,7 +38,8 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-    x.res.end(body);
+    if (x.head) x.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    else x.res.end(body);
   });
 }
 

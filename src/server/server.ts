@@ -136,6 +136,7 @@ export class ApiServer {
     const x: Exchange = { res, aborted: false, done: false, headers: [] };
     res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
     const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
+    if (method === 'HEAD') x.head = true;
     const path = req.getUrl();
     const query = new URLSearchParams(req.getQuery() ?? '');
     const headers: RequestHeaders = {
