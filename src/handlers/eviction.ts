@@ -16,7 +16,7 @@ import { bodyText } from '../actors/pack.js';
 import type { DeleteOptions, Result, TypeRef } from '../actors/protocol.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
 import { send, sendStatus } from '../server/http.js';
-import { checkDeleteOptions } from '../registry/deletion.js';
+import { toDeleteOptions } from '../registry/deletion.js';
 import { disruptionCondition } from '../controllers/disruption-controller.js';
 import type { Body } from '../actors/protocol.js';
 import type { Request, Services } from './context.js';
@@ -73,14 +73,8 @@ async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): P
   if (eviction.metadata?.name !== undefined && eviction.metadata.name !== name) fail(errors.badRequest('name in URL does not match name in Eviction object').status);
   if (eviction.metadata?.namespace && eviction.metadata.namespace !== ns) fail(errors.badRequest('namespace in URL does not match namespace in Eviction object').status);
   const o = eviction.deleteOptions ?? {};
-  const options: DeleteOptions = {
-    gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
-    preconditions: o.preconditions ?? undefined,
-    propagationPolicy: o.propagationPolicy,
-    orphanDependents: o.orphanDependents,
-    dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
-  };
-  try { checkDeleteOptions(options); } catch (e) { fail((e as { status: Status }).status); }
+  let options: DeleteOptions = {};
+  try { options = toDeleteOptions(o); } catch (e) { fail((e as { status: Status }).status); }
   const dryRun = queryDryRun || (options.dryRun?.length ?? 0) > 0;
 
   for (let attempt = 0; ; attempt++) {

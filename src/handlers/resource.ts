@@ -11,7 +11,7 @@ import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
-import { checkDeleteOptions } from '../registry/deletion.js';
+import { toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 
@@ -212,13 +212,5 @@ function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOpti
   const policy = q.get('propagationPolicy');
   if (policy !== null) o.propagationPolicy = policy;
   if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
-  const options: DeleteOptions = {
-    gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
-    preconditions: o.preconditions ?? undefined,
-    propagationPolicy: o.propagationPolicy,
-    orphanDependents: o.orphanDependents,
-    dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
-  };
-  checkDeleteOptions(options);
-  return options;
+  return toDeleteOptions(o);
 }

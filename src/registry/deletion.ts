@@ -18,6 +18,19 @@ export type DeletePlan =
 
 interface Target { group: string; kind: string; resource: string; name: string }
 
+/** DeleteOptions from a decoded body (only the known fields, typed), validated. */
+export function toDeleteOptions(o: any): DeleteOptions {
+  const options: DeleteOptions = {
+    gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
+    preconditions: o.preconditions ?? undefined,
+    propagationPolicy: o.propagationPolicy,
+    orphanDependents: o.orphanDependents,
+    dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
+  };
+  checkDeleteOptions(options);
+  return options;
+}
+
 export function checkDeleteOptions(o: DeleteOptions): void {
   const causes = [];
   if (o.propagationPolicy !== undefined && !POLICIES.includes(o.propagationPolicy)) {
