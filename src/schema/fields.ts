@@ -40,6 +40,9 @@ function typeName(v: unknown): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v;
 }
 
+/** standard base64 with padding, as Go's encoding/base64 StdEncoding accepts */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 function scalarOk(t: string | undefined, v: unknown): boolean {
   switch (t) {
     case 'string': return typeof v === 'string';
@@ -74,14 +77,19 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
   switch (s.kind) {
     case 'scalar':
       if (!scalarOk(s.scalarType, v)) f.types.push(`${at}: expected ${s.scalarType}, got ${typeName(v)}`);
+      else if (s.format === 'byte' && !BASE64.test(v as string)) f.types.push(`${at}: illegal base64 data`);
       return;
     case 'list':
       if (!Array.isArray(v)) { f.types.push(`${at}: expected array, got ${typeName(v)}`); return; }
-      v.forEach((item, i) => walk(item, s.elem, `${path}[${i}]`, f));
+      v.forEach((item, i) => {
+        // a list element has no "unset": null is not a value of the element type
+        if (item === null && s.elem && s.elem.kind !== 'any') f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
+        else walk(item, s.elem, `${path}[${i}]`, f);
+      });
       return;
     case 'map':
       if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); return; }
-      if (s.elem?.kind === 'scalar' && !f.repeats) {
+      if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
         // the common map of strings (labels, annotations, data): no paths built unless one is wrong
         for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f);
         return;

@@ -16,6 +16,8 @@ export interface SchemaNode {
   /** map values and list items */
   elem?: SchemaNode;
   scalarType?: string;
+  /** OpenAPI format of a scalar (e.g. 'byte': base64-encoded bytes) */
+  format?: string;
   listType?: 'atomic' | 'set' | 'map';
   mapKeys?: string[];
   /** list-map key fields with a default: an item without the field is keyed by the default */
@@ -94,6 +96,7 @@ export class SchemaIndex {
       node = { kind: 'any', preserveUnknown: true };
     } else if (s.type) {
       node = { kind: 'scalar', scalarType: s.format === 'int-or-string' || s['x-plat-int-or-string'] ? 'int-or-string' : s.type };
+      if (s.format === 'byte') node.format = 'byte';
     } else {
       node = { kind: 'any', preserveUnknown: true };
     }

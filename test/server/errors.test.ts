@@ -303,3 +303,15 @@ test('a malformed timeout is 400 before anything is written, and never takes the
   assert.equal(get.status, 400);
   await assertAlive();
 });
+
+test('bytes fields must be base64 and list elements cannot be null (400, nothing written)', async () => {
+  const sec = await request(s.url, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'b64-bad' }, data: { k: 'not base64!' } });
+  assert.equal(sec.status, 400);
+  assert.equal(sec.json.reason, 'BadRequest');
+  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/secrets/b64-bad')).status, 404);
+  const ok = await request(s.url, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'b64-ok' }, data: { k: 'aGVsbG8=' } });
+  assert.equal(ok.status, 201);
+  const lr = await request(s.url, 'POST', '/api/v1/namespaces/default/limitranges', { metadata: { name: 'lr-null' }, spec: { limits: [null] } });
+  assert.equal(lr.status, 400);
+  await assertAlive();
+});
