@@ -25,6 +25,8 @@ after(async () => {
 test(`fuzz: ${REQUESTS} requests, seed ${SEED}`, { timeout: 120_000 }, async (t) => {
   server = await startServer();
   const proc = server.proc;
+  let serverLog = '';
+  proc.stderr!.on('data', (d) => { serverLog = (serverLog + d).slice(-4000); });
   const report = await runFuzz({
     url: server.url, seed: SEED, requests: REQUESTS, timeBudgetMs: TIME_BUDGET_MS, concurrency: 8,
     exited: new Promise((r) => proc.once('exit', r)),
@@ -34,6 +36,7 @@ test(`fuzz: ${REQUESTS} requests, seed ${SEED}`, { timeout: 120_000 }, async (t)
     `statuses ${JSON.stringify(report.statusCounts)}; ${report.storedObjectsChecked} stored objects checked; findings ${JSON.stringify(report.findingCounts)}`);
   if (report.stoppedByTime) t.diagnostic(`stopped by the ${TIME_BUDGET_MS} ms budget after ${report.sent} requests`);
   for (const f of report.findings.slice(0, 20)) t.diagnostic(`${f.kind} #${f.index}: ${f.detail}\n  ${f.request.slice(0, 600)}`);
+  if (report.crashed) t.diagnostic(`server exit: code ${proc.exitCode} signal ${proc.signalCode}; last stderr:\n${serverLog}`);
   assert.equal(report.crashed, false, 'the server process stayed alive');
   assert.ok(proc.exitCode === null && proc.signalCode === null, 'the server process is still running');
   // time-bounded: on a loaded machine fewer requests fit in the budget; a few hundred still cover every family

@@ -161,6 +161,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const runRaw = async (i: number, rng: Rng) => {
     const c = planRaw(rng);
     report.raw++;
+    inFlight.set(i, `raw ${c.note}`);
     const res = await sendRaw(Number(port), c);
     const what = `RAW ${c.note} ${JSON.stringify(Buffer.concat(c.chunks).subarray(0, 300).toString('latin1'))}`;
     res.replies.forEach((r, k) => {
@@ -181,8 +182,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const runPlan = async (i: number, rng: Rng, plan: Plan) => {
     // reads cannot disturb a checked object: only writes take part in the locking
     const reads = (plan.method === 'GET' || plan.method === 'HEAD') && !plan.exclusive && !plan.check;
+    inFlight.set(i, `lock ${plan.exclusive ? 'exclusive' : plan.check?.key ?? ''}`);
     const release = reads ? () => undefined : await locks.enter(plan.exclusive, plan.check?.key);
     try {
+      inFlight.set(i, 'before');
       const before = plan.check ? await readState(plan.check.path) : undefined;
       let current: any;
       if (before?.status === 200) try { current = JSON.parse(before.text); } catch { /* reported by the final checks */ }
@@ -192,7 +195,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       const what = describe(plan, plan.note, body, plan.headers);
       if (plan.watch) report.watches++;
       if (plan.check) report.checkedWrites++;
+      inFlight.set(i, `send ${plan.method} ${plan.target.slice(0, 100)}`);
       const sent = await transport.send({ method: plan.method, target: plan.target, headers, body: body?.bytes, watch: plan.watch });
+      inFlight.set(i, 'after');
       if (sent.retried) report.retries++;
       slow(sent.ms, i, what);
       if (!sent.ok) {
@@ -233,7 +238,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   };
 
   let next = 0;
-  const inFlight = new Set<number>();
+  const inFlight = new Map<number, string>();
   let crashLogged = false;
   const cases = o.only ?? [];
   const total = o.only ? cases.length : o.requests;
@@ -243,7 +248,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       const i = o.only ? cases[next++]! : next++;
       const rng = Rng.forCase(o.seed, i);
       report.sent++;
-      inFlight.add(i);
+      inFlight.set(i, 'start');
+      lastProgress = Date.now();
       try {
         if (rng.chance(o.rawShare ?? 0.04)) await runRaw(i, rng);
         else await runPlan(i, rng, planRequest(rng, types, observed));
@@ -252,19 +258,30 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         find('fuzzer-error', (e as Error).stack ?? String(e), i, 'generator');
       }
       inFlight.delete(i);
+      lastProgress = Date.now();
       if (report.crashed && !crashLogged) {
         crashLogged = true;
-        log(`cases in flight when the server exited: ${[...inFlight, i].join(',')} (replay one: --seed ${o.seed} --only <i>)`);
+        log(`cases in flight when the server exited: ${[...inFlight.keys(), i].join(',')} (replay one: --seed ${o.seed} --only <i>)`);
       }
       if (i % 5000 === 4999) log(`${report.sent} requests, ${Object.values(report.findingCounts).reduce((a, b) => a + b, 0)} findings, ${Math.round((Date.now() - started) / 1000)} s`);
     }
   };
+  // a stalled run (no case finished for 60 s) says where its cases are waiting
+  let lastProgress = Date.now();
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastProgress > 60_000) log(`no progress for ${Math.round((Date.now() - lastProgress) / 1000)} s; in flight: ${[...inFlight].map(([k, v]) => `#${k} ${v}`).join(', ')}`);
+  }, 30_000).unref();
   await Promise.all(Array.from({ length: o.only ? 1 : o.concurrency ?? 8 }, worker));
+  clearInterval(watchdog);
 
   if (!report.crashed && alive()) {
-    const final = await finalChecks(o.url, transport, types);
-    report.storedObjectsChecked = final.objects;
-    for (const f of final.findings) find(f.kind, f.detail, -1, f.request);
+    try {
+      const final = await finalChecks(o.url, transport, types);
+      report.storedObjectsChecked = final.objects;
+      for (const f of final.findings) find(f.kind, f.detail, -1, f.request);
+    } catch (e) {
+      find('fuzzer-error', `final checks: ${(e as Error).stack ?? e}`, -1, 'final checks');
+    }
     if (!alive()) { report.crashed = true; find('crash', 'server exited during the final checks', -1, ''); }
   }
   transport.close();
