@@ -120,8 +120,10 @@ export class Shard {
       nextRV: () => Number(Atomics.add(this.rv, 0, 1n)) + 1,
       currentRV: () => snapshot,
       stage: (w) => {
+        const k = w.typeKey + '\u0001' + entryKey(w.entry.namespace, w.entry.name);
+        undo.push([k, pending.has(k), pending.get(k)]);
         staged.push(w);
-        pending.set(w.typeKey + '\u0001' + entryKey(w.entry.namespace, w.entry.name), w.type === 'DELETED' ? undefined : w.entry);
+        pending.set(k, w.type === 'DELETED' ? undefined : w.entry);
       },
       namespaceExists: () => true,
       staged: (typeKey) => {
@@ -131,7 +133,19 @@ export class Shard {
         return out;
       },
     };
-    const results: Result[] = ops.map((op) => this.exec(op, txn));
+    // an operation that fails after staging (e.g. its reply cannot be encoded) takes its writes
+    // back, so a failure never half-writes
+    const undo: [string, boolean, Entry | undefined][] = [];
+    const results: Result[] = ops.map((op) => {
+      const mark = staged.length;
+      const undoMark = undo.length;
+      const r = this.exec(op, txn);
+      if ('error' in r && staged.length > mark) {
+        staged.length = mark;
+        for (const [k, had, v] of undo.splice(undoMark).reverse()) if (had) pending.set(k, v); else pending.delete(k);
+      }
+      return r;
+    });
     if (staged.length === 0) return { results, events: [] };
     try {
       await this.commit(staged);

@@ -10,6 +10,8 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 export function nameErrors(name: string, rule: NameRule): string[] {
   if (rule === 'path') {
     if (name === '.' || name === '..') return [`may not be '${name}'`];
+    // the storage key must fit the backend (LMDB keys are at most 1978 bytes)
+    if (Buffer.byteLength(name) > 1024) return ['must be no more than 1024 bytes'];
     if (name.includes('/') || name.includes('%')) return [`may not contain '/'`];
     return [];
   }

@@ -47,7 +47,7 @@ function dryRun(q: URLSearchParams): boolean {
 export function reply(r: Request, res: Result): void {
   if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty);
   else if ('code' in res) {
-    for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${JSON.stringify(w)}`]);
+    for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
     if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
     send(r.x, res.code, res.contentType, res.body);
   }
@@ -96,6 +96,11 @@ function servedFromCache(r: Request, s: Services): boolean {
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
   send(r.x, 200, 'application/json', json);
   return true;
+}
+
+/** A quoted-string header value: only printable ASCII, everything else escaped (\uXXXX). */
+function headerQuoted(s: string): string {
+  return JSON.stringify(s).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Streaming subresources answered by the owning strategy whatever the method (no body needed). */

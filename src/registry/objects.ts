@@ -9,6 +9,11 @@ import type { DecodeNotes } from '../schema/fields.js';
 import { same } from './strategies/field-errors.js';
 import type { ResourceDef } from './types.js';
 
+/** A user-supplied value inside a message: strings as they are, anything else as JSON. */
+export function shown(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(typeof v);
+}
+
 /** How a patch body is worded in field validation findings (upstream's decoders differ). */
 export const PATCH_DECODED_AS = { json: 'json-patch', merge: 'patch', strategic: 'patch', apply: 'apply' } as const;
 
@@ -30,10 +35,10 @@ function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void 
 export function decodeObject(def: ResourceDef, apiVersion: string, body: Body, namespace: string, notes: DecodeNotes): any {
   const obj = { kind: def.kind, apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates) };
   if (obj.apiVersion !== apiVersion) {
-    throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`);
+    throw errors.badRequest(`the API version in the data (${shown(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
   }
   if (obj.kind !== def.kind) {
-    throw errors.badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${def.kind})`);
+    throw errors.badRequest(`the kind in the data (${shown(obj.kind)}) does not match the expected kind (${def.kind})`);
   }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');

@@ -3,6 +3,7 @@
  * (built-in kinds with a schema only) and server-side apply. Runs in the owning actor.
  */
 import { errors } from '../api/status.js';
+import { shown } from './objects.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { PatchType } from '../actors/protocol.js';
 import type { SchemaNode } from '../schema/schema.js';
@@ -68,10 +69,10 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
         throw errors.badRequest('metadata must be an object');
       }
       if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
-        throw errors.badRequest(`the API version and kind in the patch (${obj.apiVersion}, ${obj.kind}) must match the request (${t.apiVersion}, ${t.kind})`);
+        throw errors.badRequest(`the API version and kind in the patch (${shown(obj.apiVersion)}, ${shown(obj.kind)}) must match the request (${t.apiVersion}, ${t.kind})`);
       }
       if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
-        throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${t.name})`);
+        throw errors.badRequest(`the name of the object (${shown(obj.metadata.name)}) does not match the name on the URL (${t.name})`);
       }
       return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name }, input.subresource);
     }

@@ -315,3 +315,16 @@ test('bytes fields must be base64 and list elements cannot be null (400, nothing
   assert.equal(lr.status, 400);
   await assertAlive();
 });
+
+test('fuzz findings stay fixed: object-valued kind, odd field names in warnings, over-long path-segment names', async () => {
+  const kind = await request(s.url, 'POST', CMS, { apiVersion: 'v1', kind: { toString: 1 }, metadata: { name: 'k-obj' } });
+  assert.equal(kind.status, 400);
+  const warn = await request(s.url, 'POST', CMS, { metadata: { name: 'odd-field' }, ['x\u007fy\u00e9']: 1 });
+  assert.equal(warn.status, 201);
+  assert.match(warn.headers.get('warning') ?? '', /unknown field/);
+  const long = await request(s.url, 'POST', '/apis/rbac.authorization.plat.io/v1/namespaces/default/roles', { metadata: { name: 'r'.repeat(3000) }, rules: [] });
+  assert.equal(long.status, 422);
+  const fine = await request(s.url, 'POST', '/apis/rbac.authorization.plat.io/v1/namespaces/default/roles', { metadata: { name: 'short-role' }, rules: [] });
+  assert.equal(fine.status, 201);
+  await assertAlive();
+});
