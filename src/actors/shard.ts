@@ -125,7 +125,6 @@ export class Shard {
         staged.push(w);
         pending.set(k, w.type === 'DELETED' ? undefined : w.entry);
       },
-      namespaceExists: () => true,
       staged: (typeKey) => {
         const out = new Map<string, Entry | undefined>();
         const prefix = typeKey + '\u0001';

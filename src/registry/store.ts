@@ -160,11 +160,9 @@ export class Store {
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
   private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined): Ok {
-    const { def, strategy } = this.ctx;
+    // the namespace's existence is checked on the front thread, which owns the namespace index
+    const { strategy } = this.ctx;
     const meta = obj.metadata;
-    if (def.namespaced && !txn.namespaceExists(namespace)) {
-      throw errors.notFound({ resource: 'namespaces', name: namespace });
-    }
     for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(txn.now);

@@ -20,8 +20,6 @@ export interface Txn {
   /** the newest resourceVersion allocated so far */
   currentRV(): number;
   stage(w: StagedWrite): void;
-  /** does the namespace exist (committed)? */
-  namespaceExists(name: string): boolean;
   /** writes staged so far for a type: entry key -> entry (undefined = deleted) */
   staged(typeKey: string): Map<string, Entry | undefined>;
 }
