@@ -40,6 +40,9 @@ function typeName(v: unknown): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v;
 }
 
+/** RFC 3339 date-time as Go's time.RFC3339 / RFC3339Nano parse it */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
 /** standard base64 with padding, as Go's encoding/base64 StdEncoding accepts */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -78,6 +81,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
     case 'scalar':
       if (!scalarOk(s.scalarType, v)) f.types.push(`${at}: expected ${s.scalarType}, got ${typeName(v)}`);
       else if (s.format === 'byte' && !BASE64.test(v as string)) f.types.push(`${at}: illegal base64 data`);
+      else if (s.format === 'date-time' && !RFC3339.test(v as string)) f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
       return;
     case 'list':
       if (!Array.isArray(v)) { f.types.push(`${at}: expected array, got ${typeName(v)}`); return; }

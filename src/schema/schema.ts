@@ -96,7 +96,7 @@ export class SchemaIndex {
       node = { kind: 'any', preserveUnknown: true };
     } else if (s.type) {
       node = { kind: 'scalar', scalarType: s.format === 'int-or-string' || s['x-plat-int-or-string'] ? 'int-or-string' : s.type };
-      if (s.format === 'byte') node.format = 'byte';
+      if (s.format === 'byte' || s.format === 'date-time') node.format = s.format;
     } else {
       node = { kind: 'any', preserveUnknown: true };
     }

@@ -91,6 +91,11 @@ export function replyProblems(method: string, target: string, r: HttpReply, watc
   try {
     decoded = decodeReply(r, watch);
   } catch (e) {
+    if (e instanceof RangeError) {
+      // valid, but nested deeper than decoders recurse: the server stored it (no nesting-depth limit)
+      out.push({ kind: 'too-deep-to-decode', detail: `HTTP ${r.status} ${r.body.length} B: ${e.message}` });
+      return out;
+    }
     out.push({ kind: r.status >= 300 ? 'non-status-error' : 'undecodable-body', detail: `HTTP ${r.status}: ${(e as Error).message.slice(0, 200)}; body ${r.body.subarray(0, 160).toString('utf8')}` });
     return out;
   }

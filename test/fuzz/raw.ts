@@ -21,7 +21,9 @@ export interface RawCase {
 
 export interface RawResult { replies: HttpReply[]; closedByServer: boolean; error?: string; garbage: boolean }
 
+/** how long a raw exchange may take: malformed ones usually end at once (closed), well-formed ones end with `Connection: close` */
 export const RAW_WAIT_MS = 1_500;
+const RAW_WELL_FORMED_WAIT_MS = 5_000;
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const cmBody = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } });
@@ -54,7 +56,7 @@ export function planRaw(rng: Rng): RawCase {
     [2, () => {
       const b = cmBody(name + '-ch');
       const ext = rng.chance(0.3);
-      const c = ok(`chunked body${ext ? ' with chunk extension' : ''}`, req('POST', CM, ['Content-Type: application/json', 'Transfer-Encoding: chunked'],
+      const c = ok(`chunked body${ext ? ' with chunk extension' : ''}`, req('POST', CM, ['Content-Type: application/json', 'Transfer-Encoding: chunked', 'Connection: close'],
         `${(10).toString(16)}\r\n${b.slice(0, 10)}\r\n${(b.length - 10).toString(16)}${ext ? ';ext=1' : ''}\r\n${b.slice(10)}\r\n0\r\n\r\n`), [CM], ['POST']);
       // uWS closes on chunk extensions (documented in docs/reliability.md)
       return ext ? { ...c, wellFormed: 0 } : c;
@@ -88,7 +90,7 @@ export function planRaw(rng: Rng): RawCase {
       // (documented in docs/reliability.md): whatever it does answer must be right
       return { ...ok(`pipelined x${n}`, parts.map((p) => p[0]).join(''), parts.map((p) => p[1]!), parts.map((p) => p[2]!), rng.chance(0.5)), wellFormed: 0 };
     }],
-    [1, () => ok('expect 100-continue', req('POST', CM, ['Content-Type: application/json', `Content-Length: ${body.length}`, 'Expect: 100-continue'], body), [CM], ['POST'])],
+    [1, () => ok('expect 100-continue', req('POST', CM, ['Content-Type: application/json', `Content-Length: ${body.length}`, 'Expect: 100-continue', 'Connection: close'], body), [CM], ['POST'])],
     [1, () => bad('websocket upgrade', req('GET', CM + '?watch=1&timeoutSeconds=1', ['Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==']))],
   ])();
 }
@@ -100,7 +102,7 @@ export function sendRaw(port: number, c: RawCase): Promise<RawResult> {
     const data: Buffer[] = [];
     let error: string | undefined;
     let closedByServer = false;
-    const timer = setTimeout(() => sock.destroy(), RAW_WAIT_MS);
+    const timer = setTimeout(() => sock.destroy(), c.wellFormed ? RAW_WELL_FORMED_WAIT_MS : RAW_WAIT_MS);
     sock.on('connect', () => {
       for (const ch of c.chunks) sock.write(ch);
       if (c.halfClose) sock.end();

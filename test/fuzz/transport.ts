@@ -100,24 +100,25 @@ export class Transport {
   }
 
   /**
-   * HEAD goes over its own connection (`Connection: close`), read to the end: a body after the
-   * header block breaks the framing of kept-alive connections, so it is reported
-   * (`headBodyBytes`) instead of confusing the pooled client.
+   * HEAD goes over its own connection, followed there by `GET /livez` once the HEAD answer's
+   * headers are in: whatever arrives between the two header blocks is a body the HEAD answer
+   * must not have (`headBodyBytes`). No timing involved, and the pooled connections stay sane.
    */
   private head(o: Outgoing): Promise<Sent> {
     const started = Date.now();
-    const text = `HEAD ${o.target} HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\n${Object.entries(o.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Connection: close\r\n\r\n`;
+    const host = `Host: ${this.host}:${this.port}\r\n`;
+    const text = `HEAD ${o.target} HTTP/1.1\r\n${host}${Object.entries(o.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
     return new Promise((resolve) => {
       const sock = net.connect({ host: this.host, port: this.port });
-      const data: Buffer[] = [];
+      let buf = Buffer.alloc(0);
       let error = '';
-      const hard = setTimeout(() => { error = `no end of the HEAD response within ${REQUEST_LIMIT_MS} ms`; sock.destroy(); }, REQUEST_LIMIT_MS);
-      sock.on('connect', () => sock.write(Buffer.from(text, 'latin1')));
-      sock.on('data', (d: Buffer) => data.push(d));
-      sock.on('error', (e) => { error = `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`; });
-      sock.on('close', () => {
+      let followed = false;
+      let settled = false;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(hard);
-        const buf = Buffer.concat(data);
+        sock.destroy();
         const end = buf.indexOf('\r\n\r\n');
         const m = /^HTTP\/1\.[01] (\d{3})/.exec(buf.subarray(0, 20).toString('latin1'));
         if (end < 0 || !m) return resolve({ ok: false, error: error || `no HEAD response (${buf.length} bytes)`, hang: error.startsWith('no end'), ms: Date.now() - started, retried: false });
@@ -126,9 +127,24 @@ export class Transport {
           const i = l.indexOf(':');
           if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
         }
-        const body = buf.subarray(end + 4);
+        const next = buf.indexOf('HTTP/1.', end + 4);
+        const body = buf.subarray(end + 4, next < 0 ? buf.length : next);
         resolve({ ok: true, ms: Date.now() - started, retried: false, reply: { status: Number(m[1]), headers, body, headBodyBytes: body.length } });
+      };
+      const hard = setTimeout(() => { error = `no end of the HEAD response within ${REQUEST_LIMIT_MS} ms`; finish(); }, REQUEST_LIMIT_MS);
+      sock.on('connect', () => sock.write(Buffer.from(text, 'latin1')));
+      sock.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        const end = buf.indexOf('\r\n\r\n');
+        if (end >= 0 && !followed) {
+          followed = true;
+          sock.write(`GET /livez HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+        }
+        const next = end < 0 ? -1 : buf.indexOf('HTTP/1.', end + 4);
+        if (next >= 0 && buf.indexOf('\r\n\r\n', next) >= 0) finish();
       });
+      sock.on('error', (e) => { error = `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`; });
+      sock.on('close', finish);
     });
   }
 

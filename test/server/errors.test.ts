@@ -328,3 +328,11 @@ test('fuzz findings stay fixed: object-valued kind, odd field names in warnings,
   assert.equal(fine.status, 201);
   await assertAlive();
 });
+
+test('time fields must be RFC 3339 (a stored bad time would break every Protobuf read of its type)', async () => {
+  const bad = await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'bad-time' }, spec: { renewTime: 'yesterday' } });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.reason, 'BadRequest');
+  const ok = await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'good-time' }, spec: { renewTime: '2026-11-23T00:00:00.123456Z' } });
+  assert.equal(ok.status, 201);
+});
