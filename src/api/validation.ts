@@ -10,6 +10,8 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 export function nameErrors(name: string, rule: NameRule): string[] {
   if (rule === 'path') {
     if (name === '.' || name === '..') return [`may not be '${name}'`];
+    // a name must be addressable in a URL: well-formed UTF-16 (no lone surrogates), no NUL
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/.test(name)) return ['may not contain a lone surrogate or NUL'];
     // the storage key must fit the backend (LMDB keys are at most 1978 bytes)
     if (Buffer.byteLength(name) > 1024) return ['must be no more than 1024 bytes'];
     if (name.includes('/') || name.includes('%')) return [`may not contain '/'`];

@@ -336,3 +336,9 @@ test('time fields must be RFC 3339 (a stored bad time would break every Protobuf
   const ok = await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'good-time' }, spec: { renewTime: '2026-11-23T00:00:00.123456Z' } });
   assert.equal(ok.status, 201);
 });
+
+test('names that no URL could reach (lone surrogates, NUL) are 422', async () => {
+  const r = await request(s.url, 'POST', '/apis/rbac.authorization.plat.io/v1/namespaces/default/roles', { metadata: { name: 'a\ud800b' }, rules: [] });
+  assert.equal(r.status, 422);
+  assert.equal(r.json.details.causes[0].field, 'metadata.name');
+});
