@@ -13,6 +13,9 @@ import { bodyFormat } from '../server/negotiation.js';
 import type { ServerOptions } from '../server/options.js';
 import type { BodyReader, Request } from '../handlers/context.js';
 import { virtualKinds, type VirtualKind } from '../registry/strategies/reviews.js';
+import { validateFields } from '../schema/fields.js';
+import { referenceGroup } from '../api/identity.js';
+import { schemaIndex } from '../schema/schema.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { buildChain, type FilterHandler, type FilterRequest } from '../filters/chain.js';
 import { readImpersonation } from '../filters/impersonation.js';
@@ -112,6 +115,9 @@ export class FrontAuthentication {
       Promise.resolve()
         .then(() => {
           const obj = decodeBody(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format });
+          // field types are checked as for stored kinds (the reply echoes spec and must encode)
+          const [group, version] = apiVersion.split('/') as [string, string];
+          validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');
           return kind.create(obj, { user, namespace: info.namespace, name: info.name, apiVersion });
         })
         .then((obj) => send(x, 201, contentTypeOf(enc), encode(obj, enc)))

@@ -342,3 +342,8 @@ test('names that no URL could reach (lone surrogates, NUL) are 422', async () =>
   assert.equal(r.status, 422);
   assert.equal(r.json.details.causes[0].field, 'metadata.name');
 });
+
+test('virtual review kinds check field types too (their reply echoes spec)', async () => {
+  const r = await request(s.url, 'POST', '/apis/authentication.plat.io/v1/tokenreviews', { kind: 'TokenReview', apiVersion: 'authentication.plat.io/v1', spec: { token: 't', audiences: [{ name: null }] } }, { accept: 'application/vnd.platform.protobuf' });
+  assert.equal(r.status, 400);
+});
