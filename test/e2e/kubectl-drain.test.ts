@@ -5,34 +5,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { kubectlRunner } from '../helpers/kubectl.js';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
-const KUBECTL = '/usr/bin/kubectl';
 let s: TestServer;
 let dir: string;
 
-interface Run { code: number; stdout: string; stderr: string }
-
-function kubectl(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(KUBECTL, ['--server', s.url, '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], {
-      env: { ...process.env, KUBECONFIG: '/dev/null', HOME: dir }, timeout: 60_000,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const r = await kubectl(...args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
+const { kubectl, ok } = kubectlRunner(() => s.url, () => dir, 60_000);
 
 async function until<T>(fn: () => Promise<T | undefined>, what: string, tries = 300): Promise<T> {
   for (let i = 0; i < tries; i++) {

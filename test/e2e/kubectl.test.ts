@@ -6,39 +6,19 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { kubectlRunner } from '../helpers/kubectl.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 
-const KUBECTL = '/usr/bin/kubectl';
 const FIXTURE = resolve(process.cwd(), 'test/fixtures/web-stack.yaml');
 
 let s: TestServer;
 let cacheDir: string;
 
-interface Run { code: number; stdout: string; stderr: string }
-
-function kubectl(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(KUBECTL, ['--server', s.url, '--cache-dir', cacheDir, '--request-timeout', '20s', ...args], {
-      env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cacheDir },
-      timeout: 30_000,
-      maxBuffer: 16 * 1024 * 1024,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const r = await kubectl(...args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
+const { kubectl, ok } = kubectlRunner(() => s.url, () => cacheDir, 30_000, () => cacheDir);
 
 const lines = (out: string) => out.trimEnd().split('\n');
 const firstColumn = (out: string) => lines(out).slice(1).map((l) => l.split(/\s+/)[0]);
