@@ -75,6 +75,9 @@ export const errors = {
     failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] }),
   requestEntityTooLarge: (limit: number) =>
     failure(413, 'RequestEntityTooLarge', `the request body is larger than the limit of ${limit} bytes`),
+  /** an object whose stored form exceeds the storage limit (etcd's default --max-request-bytes) */
+  objectTooLarge: (limit: number) =>
+    failure(413, 'RequestEntityTooLarge', `Request entity too large: the stored object would exceed the limit of ${limit} bytes`),
   gone: (message: string) => failure(410, 'Expired', message),
   forbidden: (message: string, t?: Target, causes?: StatusCause[]) => failure(403, 'Forbidden', message, t ? details(t, causes ? { causes } : undefined) : undefined),
   tooLargeResourceVersion: (requested: string, current: string) =>

@@ -63,6 +63,8 @@ async function run(r: Request, s: Services, op: OpInput): Promise<void> {
   try {
     // validated before anything is submitted: a bad timeout must not leave a write behind
     limitMs = requestTimeoutMs(r.query.get('timeout'));
+    // --request-timeout bounds every non-watch request; the parameter can only shorten it
+    if (s.options.requestTimeoutMs > 0 && (limitMs === undefined || limitMs > s.options.requestTimeoutMs)) limitMs = s.options.requestTimeoutMs;
   } catch (e) {
     return sendStatus(r.x, errorStatus(e));
   }

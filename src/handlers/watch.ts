@@ -126,6 +126,15 @@ export class WatchStream implements WatchSink {
     x.done = true;
     // a watch holds an in-flight slot only while it starts (upstream counts initialization)
     x.release?.();
+    if (x.head) {
+      // HEAD: the watch's headers, no stream (a chunked body would break the connection's framing)
+      x.res.cork(() => {
+        x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
+        for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+        x.res.endWithoutBody(0);
+      });
+      return undefined;
+    }
     x.res.cork(() => {
       x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
       for (const [k, v] of x.headers) x.res.writeHeader(k, v);

@@ -87,3 +87,6 @@ export function specChanged(obj: any, old: any): boolean {
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
+
+/** Largest stored object (JSON bytes): etcd's default --max-request-bytes, so either backend holds it. */
+export const MAX_OBJECT_BYTES = 1536 * 1024;

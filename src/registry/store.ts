@@ -18,7 +18,7 @@ import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { requiredCauses } from '../schema/required.js';
-import { PATCH_DECODED_AS, decodeNotes, decodeObject, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
+import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -68,6 +68,14 @@ export class Store {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
       obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
     };
+  }
+
+  /** entryOf for a write: an object over the storage limit is refused (413) before it is staged */
+  private writable(obj: any): Entry {
+    const entry = this.entryOf(obj);
+    // a JSON character is at least one byte: only long texts need counting
+    if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
+    return entry;
   }
 
   private target(name?: string) {
@@ -172,7 +180,7 @@ export class Store {
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
-    const entry = this.entryOf(obj);
+    const entry = this.writable(obj);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
     return this.reply(obj, enc, 201, entry.json);
   }
@@ -312,7 +320,7 @@ export class Store {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
-    const entry = this.entryOf(next);
+    const entry = this.writable(next);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
     return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, entry.json);
   }

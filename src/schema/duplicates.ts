@@ -5,6 +5,7 @@
  * (Strict) them. The JSON scan runs only when a cheap count says the text may hold a repeat.
  */
 import { parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { checkBracketDepth, checkNodeDepth, DepthError } from './depth.js';
 
 /** One repeated key: its path (`spec.template.spec.containers[0].name`), the key, and its 1-based line. */
 export interface Duplicate { path: string; key: string; line: number }
@@ -13,6 +14,7 @@ const YAML_OPTIONS = { maxAliasCount: 100 } as const;
 
 /** JSON.parse, noting repeated keys in `found` when given. Throws JSON.parse's SyntaxError. */
 export function parseJsonNoting(text: string, found?: Duplicate[]): any {
+  checkBracketDepth(text);
   const value = JSON.parse(text);
   if (found && mayRepeatKeys(text, value)) found.push(...jsonDuplicates(text));
   return value;
@@ -30,9 +32,18 @@ export function parseYamlNoting(text: string, found?: Duplicate[]): any {
       if (!(e instanceof SyntaxError)) throw e;
     }
   }
-  const doc = parseDocument(text, { ...YAML_OPTIONS, uniqueKeys: true });
+  checkBracketDepth(text);
+  let doc;
+  try {
+    doc = parseDocument(text, { ...YAML_OPTIONS, uniqueKeys: true });
+  } catch (e) {
+    // block nesting deep enough to overflow the parser's recursion
+    if (e instanceof RangeError) throw new DepthError();
+    throw e;
+  }
   const fatal = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
   if (fatal) throw fatal;
+  checkNodeDepth(doc.contents);
   if (found && doc.errors.length) found.push(...yamlDuplicates(doc.contents, text));
   return doc.toJS(YAML_OPTIONS);
 }

@@ -12,6 +12,8 @@ export interface ServerOptions extends AuthenticationOptions {
   maxRequestBodyBytes: number;
   apiDomain: string;
   minRequestTimeoutSec: number;
+  /** upper bound on a non-watch request (504 past it); the `timeout` query parameter may lower it */
+  requestTimeoutMs: number;
   watchHistoryWindowMs: number;
   continueTtlMs: number;
   watchBufferBytes: number;
@@ -40,6 +42,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   maxRequestBodyBytes: 3 * 1024 * 1024,
   apiDomain: 'plat.io',
   minRequestTimeoutSec: 1800,
+  requestTimeoutMs: 60_000,
   watchHistoryWindowMs: 5 * 60_000,
   continueTtlMs: 5 * 60_000,
   watchBufferBytes: 10 * 1024 * 1024,
@@ -97,6 +100,7 @@ const FLAGS: Record<string, Setter> = {
   'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => { o.maxRequestBodyBytes = n; }),
   'api-domain': (o, v) => { o.apiDomain = v; },
   'min-request-timeout': int('min-request-timeout', 1, (o, n) => { o.minRequestTimeoutSec = n; }),
+  'request-timeout': duration('request-timeout', (o, ms) => { o.requestTimeoutMs = ms; }),
   'watch-history-window': duration('watch-history-window', (o, ms) => { o.watchHistoryWindowMs = ms; }),
   'continue-token-ttl': duration('continue-token-ttl', (o, ms) => { o.continueTtlMs = ms; }),
   'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),

@@ -8,6 +8,7 @@ import protobuf from 'protobufjs';
 import type { ProtoSchema } from './schema.js';
 import { FieldError } from './errors.js';
 import { formatMicroTime, formatTime, parseTime, toNumber } from './time.js';
+import { checkBracketDepth, DepthError } from '../../schema/depth.js';
 
 /** JSON value → protobufjs value. */
 type Enc = (v: any) => unknown;
@@ -77,9 +78,12 @@ function rawJsonDec(field: string, nested?: NestedDecoder): Dec {
     const raw: Uint8Array | undefined = own.call(m, field) ? m[field] : undefined;
     if (!raw || raw.length === 0) return undefined;
     if (nested && raw.length >= 4 && MAGIC.every((b, i) => raw[i] === b)) return nested(raw);
+    const text = textDecoder.decode(raw);
     try {
-      return JSON.parse(textDecoder.decode(raw));
-    } catch {
+      checkBracketDepth(text);
+      return JSON.parse(text);
+    } catch (e) {
+      if (e instanceof DepthError) return fail(`embedded raw data ${e.message}`);
       return fail('embedded raw data is not JSON');
     }
   };
