@@ -14,5 +14,10 @@ function collect(dir, out) {
 const filter = process.argv.slice(2);
 let files = collect('dist/test', []).sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
+// node --test without files would discover and run everything
+if (files.length === 0) {
+  console.error(`no test file matches ${filter.join(' ')}`);
+  process.exit(1);
+}
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -37,6 +37,12 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
 }
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/**
+ * Fault injection for the tests of commit isolation: a commit holding a key that contains this
+ * text fails as a backend refusal would. Unset in production.
+ */
+const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
+const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
 
 export class Shard {
   private readonly registry: Registry;
@@ -149,10 +155,23 @@ export class Shard {
     try {
       await this.commit(staged);
     } catch (e) {
+      // nothing of the batch committed: run its operations again one by one, so one bad write
+      // (a value the backend refuses) fails alone and no read answers from a write that never was
+      if (ops.length > 1) return this.runEach(ops);
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
       return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
     }
     return { results, events: this.publish(staged, txn.now) };
+  }
+
+  private async runEach(ops: Op[]): Promise<BatchReply> {
+    const out: BatchReply = { results: [], events: [] };
+    for (const op of ops) {
+      const r = await this.run([op]);
+      out.results.push(...r.results);
+      out.events.push(...r.events);
+    }
+    return out;
   }
 
   private exec(op: Op, txn: Txn): Result {
@@ -184,6 +203,9 @@ export class Shard {
       key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`,
       value: w.type === 'DELETED' ? undefined : w.entry.json,
     }));
+    if (FAIL_COMMIT_MATCH && writes.some((w) => w.key.includes(FAIL_COMMIT_MATCH))) {
+      throw new Error(`injected commit failure (${FAIL_COMMIT_ENV})`);
+    }
     const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), 0);
     await this.backend.commit(writes, maxRV);
   }

@@ -20,9 +20,9 @@ export interface TestServer {
   cleanup(): void;
 }
 
-export async function startServer(args: string[] = [], dataDir?: string): Promise<TestServer> {
+export async function startServer(args: string[] = [], dataDir?: string, env?: Record<string, string>): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d) => { err += d; });
