@@ -22,6 +22,7 @@ export interface ServerOptions extends AuthenticationOptions {
   serviceNodePortRange: string;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  enablePriorityAndFairness: boolean;
   storageBackend: 'lmdb' | 'etcd3';
   etcdServers: string[];
   etcdPrefix: string;
@@ -51,6 +52,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   serviceNodePortRange: '30000-32767',
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
+  enablePriorityAndFairness: true,
   ...DEFAULT_AUTHENTICATION_OPTIONS,
   storageBackend: 'lmdb',
   etcdServers: ['http://127.0.0.1:2379'],
@@ -106,6 +108,10 @@ const FLAGS: Record<string, Setter> = {
   'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),
   'bookmark-interval': duration('bookmark-interval', (o, ms) => { o.bookmarkIntervalMs = ms; }),
   'max-requests-inflight': int('max-requests-inflight', 0, (o, n) => { o.maxRequestsInflight = n; }),
+  'enable-priority-and-fairness': (o, v) => {
+    if (v !== 'true' && v !== 'false') throw new Error(`--enable-priority-and-fairness must be true or false, got "${v}"`);
+    o.enablePriorityAndFairness = v === 'true';
+  },
   'max-mutating-requests-inflight': int('max-mutating-requests-inflight', 0, (o, n) => { o.maxMutatingRequestsInflight = n; }),
   'service-cluster-ip-range': (o, v) => {
     if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(v)) throw new Error(`--service-cluster-ip-range must be an IPv4 CIDR such as 10.0.0.0/24, got "${v}"`);

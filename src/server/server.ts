@@ -27,6 +27,10 @@ import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
+import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
+import { ApfConfigController } from '../flowcontrol/config-controller.js';
+import { mayHaveBody, preReadBody } from '../filters/body.js';
+import type { RequestInfo } from './request-info.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -37,6 +41,9 @@ export class ApiServer {
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
   readonly inflight: InflightLimiter;
+  /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
+  readonly apf: PriorityAndFairness | undefined;
+  private apfConfig: ApfConfigController | undefined;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   /** feature gate APIResponseCompression (beta, on by default) */
@@ -72,6 +79,12 @@ export class ApiServer {
     this.disruption = new DisruptionController(this.pool);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
+    if (options.enablePriorityAndFairness) {
+      // upstream: the server's concurrency limit is the sum of the two in-flight limits; a
+      // queued request waits at most a quarter of the request timeout
+      const limit = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
+      this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
+    }
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.services = {
@@ -83,6 +96,7 @@ export class ApiServer {
 
   private onEvents(evs: ChangeEvent[]): void {
     this.authz.observe(evs);
+    this.apf?.observe(evs);
     this.services.readCache.apply(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
@@ -101,11 +115,16 @@ export class ApiServer {
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.authz.load(init.objects);
+    this.apf?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
     }
     await bootstrap(this);
+    if (this.apf) {
+      this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
+      await this.apfConfig.ensureDefaults();
+    }
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
@@ -149,13 +168,43 @@ export class ApiServer {
     return { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
   }
 
-  /** After the filters: non-resource paths, or one resource operation (or a virtual kind). */
+  /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */
   private dispatch(r: FilterRequest): void {
-    const { x, method, path, query, headers } = r;
+    const { x, method, path, query } = r;
     const pretty = isTruthy(query.get('pretty'));
     try {
       if (this.auth.serveDiscovery(x, path)) return;
       const info = r.info ?? parseRequestInfo(method, path, query);
+      const c = this.apf?.classify(r.user ?? UNSECURED_USER, info);
+      if (!c) return this.serve(r, info, pretty);
+      x.headers.push([this.apf!.headers.schema, c.schema.uid], [this.apf!.headers.level, c.level!.uid]);
+      let waiting = false;
+      const cancel = this.apf!.admit(c, (release) => {
+        if (x.aborted) return release();
+        x.release = release;
+        if (waiting) x.onAbort = undefined;
+        this.serve(r, info, pretty);
+      }, () => {
+        // upstream answers every APF rejection alike: 429 with Retry-After
+        const refuse = () => sendStatus(x, errors.tooManyRequests('Too many requests, please try again later.', 1).status, pretty);
+        if (waiting && mayHaveBody(method) && r.body) return r.body(refuse, refuse);
+        refuse();
+      });
+      if (cancel) {
+        // queued: keep the body coming (uWS needs onData now) and leave the queue if the client goes
+        waiting = true;
+        if (mayHaveBody(method) && !r.body) r.body = preReadBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength);
+        x.onAbort = cancel;
+      }
+    } catch (e) {
+      sendStatus(x, toStatus(e), pretty);
+    }
+  }
+
+  /** Non-resource paths, or one resource operation (or a virtual kind). */
+  private serve(r: FilterRequest, info: RequestInfo, pretty: boolean): void {
+    const { x, query, headers, method, path } = r;
+    try {
       if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
@@ -163,7 +212,7 @@ export class ApiServer {
       checkVerb(def, info);
       const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
-      x.release = this.inflight.admit(info.verb);
+      if (!this.apf) x.release = this.inflight.admit(info.verb);
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);

@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Dispatcher, dealHand, flowHash, type LevelConfig } from '../../src/flowcontrol/dispatcher.js';
+
+const level = (name: string, o: Partial<LevelConfig> = {}): LevelConfig => ({
+  name, uid: name, exempt: false, shares: 10, lendablePercent: 0, borrowingLimitPercent: 0, reject: false,
+  queues: 4, handSize: 2, queueLengthLimit: 2, ...o,
+});
+
+/** Records what ran and what was refused; `hold` keeps the releases. */
+function harness(d: Dispatcher) {
+  const ran: string[] = [];
+  const refused: string[] = [];
+  const held = new Map<string, () => void>();
+  const send = (lvl: string, flow: string, id: string) =>
+    d.admit(lvl, flowHash(flow), (release) => { ran.push(id); held.set(id, release); }, (reason) => refused.push(`${id}:${reason}`));
+  return { ran, refused, held, send };
+}
+
+test('nominal seats divide the server limit by shares (ceil); exempt is unlimited', () => {
+  const d = new Dispatcher(10, 60_000);
+  d.configure([level('a', { shares: 30 }), level('b', { shares: 10 }), level('x', { exempt: true, shares: 0 })]);
+  assert.equal(d.levels.get('a')!.nominal, 8);
+  assert.equal(d.levels.get('b')!.nominal, 3);
+  const h = harness(d);
+  for (let i = 0; i < 100; i++) h.send('x', 'f', `x${i}`);
+  assert.equal(h.ran.length, 100);
+});
+
+test('Reject: past the seats a request is refused at once (concurrency-limit)', () => {
+  const d = new Dispatcher(1, 60_000);
+  d.configure([level('r', { reject: true })]);
+  const h = harness(d);
+  h.send('r', 'f', '1');
+  h.send('r', 'f', '2');
+  assert.deepEqual(h.ran, ['1']);
+  assert.deepEqual(h.refused, ['2:concurrency-limit']);
+  h.held.get('1')!();
+  h.send('r', 'f', '3');
+  assert.deepEqual(h.ran, ['1', '3']);
+});
+
+test('Queue: a flow fills its shortest queue up to queueLengthLimit, then queue-full; freed seats dispatch', () => {
+  const d = new Dispatcher(1, 60_000);
+  d.configure([level('q', { queues: 1, handSize: 1, queueLengthLimit: 2 })]);
+  const h = harness(d);
+  for (const id of ['1', '2', '3', '4']) h.send('q', 'f', id);
+  assert.deepEqual(h.ran, ['1']);
+  assert.deepEqual(h.refused, ['4:queue-full']);
+  h.held.get('1')!();
+  assert.deepEqual(h.ran, ['1', '2']);
+  h.held.get('2')!();
+  h.held.get('2')!(); // a second release is a no-op
+  assert.deepEqual(h.ran, ['1', '2', '3']);
+  assert.equal(d.levels.get('q')!.executing, 1);
+});
+
+test('fair queuing: freed seats go round-robin over the flows\' queues, a flood does not starve a quiet flow', () => {
+  const d = new Dispatcher(1, 60_000);
+  d.configure([level('q', { queues: 16, handSize: 1, queueLengthLimit: 100 })]);
+  // two flows on different queues
+  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const h = harness(d);
+  h.send('q', noisy, 'n0');
+  for (let i = 1; i <= 50; i++) h.send('q', noisy, `n${i}`);
+  h.send('q', quiet, 'q1');
+  h.send('q', quiet, 'q2');
+  for (let step = 0; step < 6; step++) h.held.get(h.ran[h.ran.length - 1]!)!();
+  assert.ok(h.ran.indexOf('q1') <= 2, `quiet flow ran early: ${h.ran.join(',')}`);
+  assert.ok(h.ran.indexOf('q2') <= 4, `quiet flow keeps its turn: ${h.ran.join(',')}`);
+});
+
+test('borrowing: a busy level borrows lendable seats of an idle one, within its borrowing limit; lenders come first', () => {
+  const d = new Dispatcher(4, 60_000);
+  d.configure([
+    level('busy', { shares: 10, borrowingLimitPercent: 100, queues: 1, handSize: 1, queueLengthLimit: 10 }),
+    level('idle', { shares: 10, lendablePercent: 50, queues: 1, handSize: 1, queueLengthLimit: 10 }),
+  ]);
+  const h = harness(d);
+  for (let i = 0; i < 5; i++) h.send('busy', 'b', `b${i}`);
+  // own 2 seats + 1 lendable seat of idle (50% of 2)
+  assert.deepEqual(h.ran, ['b0', 'b1', 'b2']);
+  assert.equal(d.levels.get('idle')!.lentOut, 1);
+  h.send('idle', 'i', 'i0');
+  assert.ok(h.ran.includes('i0'), 'the lender keeps its unlent seat');
+  h.send('idle', 'i', 'i1');
+  assert.ok(!h.ran.includes('i1'), 'its lent seat is busy');
+  h.held.get('b2')!();
+  // the freed borrowed seat goes to the lender's own waiter first
+  assert.equal(h.ran[h.ran.length - 1], 'i1');
+  const noBorrow = new Dispatcher(4, 60_000);
+  noBorrow.configure([level('busy', { borrowingLimitPercent: 0, reject: true }), level('idle', { lendablePercent: 100 })]);
+  const h2 = harness(noBorrow);
+  for (let i = 0; i < 4; i++) h2.send('busy', 'b', `b${i}`);
+  assert.equal(h2.ran.length, 2, 'borrowingLimitPercent 0 never borrows');
+});
+
+test('a queued request times out (time-out) or is cancelled by its client (cancelled)', async () => {
+  const d = new Dispatcher(1, 30);
+  d.configure([level('q', { queues: 1, handSize: 1, queueLengthLimit: 5 })]);
+  const h = harness(d);
+  h.send('q', 'f', '1');
+  const cancel = h.send('q', 'f', '2');
+  assert.equal(typeof cancel, 'function');
+  cancel!();
+  assert.deepEqual(h.refused, ['2:cancelled']);
+  // the dispatcher's timers do not hold the process open: this interval does, until the answer
+  const keepAlive = setInterval(() => {}, 1000);
+  const timedOut = new Promise<string>((resolve) => d.admit('q', flowHash('f'), () => resolve('ran'), (reason) => resolve(reason)));
+  assert.equal(await timedOut, 'time-out');
+  clearInterval(keepAlive);
+  assert.equal(d.levels.get('q')!.waiting, 0);
+});
+
+test('dealHand deals distinct queues, the same for the same flow', () => {
+  for (const f of ['a', 'b', 'system:serviceaccount:x:y']) {
+    const hand = dealHand(flowHash(f), 64, 6);
+    assert.equal(new Set(hand).size, 6);
+    assert.ok(hand.every((i) => i >= 0 && i < 64));
+    assert.deepEqual(dealHand(flowHash(f), 64, 6), hand);
+  }
+});
