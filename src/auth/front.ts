@@ -8,6 +8,7 @@ import { StatusError, errors, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { configureProtobuf, contentTypeOf, decodeBody, encode } from '../codec/codec.js';
 import type { ActorPool } from '../server/actor-pool.js';
+import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
 import { bodyFormat } from '../server/negotiation.js';
 import type { ServerOptions } from '../server/options.js';
@@ -45,7 +46,7 @@ export class FrontAuthentication {
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
     this.setup = await buildAuthentication(this.options, {
-      domain: this.identity.domain,
+      domain: this.identity.domain, systemNamespace: this.identity.systemNamespace, product: this.identity.product,
       lookupServiceAccount: async (ns, name) => {
         try { return { uid: (await this.getServiceAccount(ns, name)).metadata.uid }; } catch (e) {
           if ((e as StatusError).status?.code === 404) return undefined;
@@ -59,6 +60,16 @@ export class FrontAuthentication {
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
+  }
+
+  /** Objects present at start (bootstrap token secrets). */
+  load(objects: readonly CachedObject[]): void {
+    this.setup.bootstrapTokens?.load(objects);
+  }
+
+  /** Every committed change (bootstrap token secrets). */
+  observe(events: readonly ChangeEvent[]): void {
+    this.setup.bootstrapTokens?.observe(events);
   }
 
   /**

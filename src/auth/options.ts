@@ -21,6 +21,7 @@ export interface AuthenticationOptions extends AuthorizationOptions {
   serviceAccountJwksUri: string;
   serviceAccountLookup: boolean;
   apiAudiences: string[];
+  enableBootstrapTokenAuth: boolean;
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
@@ -37,6 +38,7 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   serviceAccountJwksUri: '',
   serviceAccountLookup: true,
   apiAudiences: [],
+  enableBootstrapTokenAuth: false,
   ...DEFAULT_AUTHORIZATION_OPTIONS,
 };
 
@@ -75,7 +77,11 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   },
   'service-account-lookup': bool('service-account-lookup', (o, b) => { o.serviceAccountLookup = b; }),
   'api-audiences': (o, v) => { o.apiAudiences = v.split(',').filter(Boolean); },
+  'enable-bootstrap-token-auth': bool('enable-bootstrap-token-auth', (o, b) => { o.enableBootstrapTokenAuth = b; }),
 };
+
+/** Boolean flags: as pflag, `--flag` alone means true (a following true/false is still taken as the value). */
+export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['anonymous-auth', 'service-account-lookup', 'enable-bootstrap-token-auth']);
 
 /** Rules between authentication flags, checked once all flags are parsed. */
 export function checkAuthenticationOptions(o: AuthenticationOptions): void {

@@ -10,6 +10,7 @@ import { clientCertAuthenticator } from './x509.js';
 import { bearerAuthenticator, unionTokenAuthenticator } from './bearer.js';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';
 import { ServiceAccountTokens } from './service-account.js';
+import { BootstrapTokens } from './bootstrap-tokens.js';
 import { jwksDocument, loadSigningKey, loadVerifyKeys, openidConfiguration, type VerifyKey } from './sa-keys.js';
 
 export interface AuthenticationSetup {
@@ -20,12 +21,17 @@ export interface AuthenticationSetup {
   apiAudiences: readonly string[];
   anonymous: boolean;
   serviceAccounts?: ServiceAccountTokens;
+  /** `--enable-bootstrap-token-auth`: fed with the secrets by the server (load, observe) */
+  bootstrapTokens?: BootstrapTokens;
   /** pre-encoded `/.well-known/openid-configuration` and `/openid/v1/jwks`, when the issuer is an https URL */
   discovery?: { configuration: string; jwks: string };
 }
 
 export interface SetupDeps {
   domain: string;
+  /** where bootstrap token secrets live, and their type (`bootstrap.<product>.io/token`) */
+  systemNamespace: string;
+  product: string;
   lookupServiceAccount: (namespace: string, name: string) => Promise<{ uid: string } | undefined>;
   now?: () => number;
 }
@@ -50,6 +56,11 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
     tokenAuthenticators.push(serviceAccounts.authenticator());
     discovery = await discoveryDocuments(o, verifyKeys);
   }
+  let bootstrapTokens: BootstrapTokens | undefined;
+  if (o.enableBootstrapTokenAuth) {
+    bootstrapTokens = new BootstrapTokens(deps.systemNamespace, `bootstrap.${deps.product}.io/token`, deps.now);
+    tokenAuthenticators.push(bootstrapTokens.authenticator(apiAudiences));
+  }
   const tokens = unionTokenAuthenticator(tokenAuthenticators);
   const requestAuthenticators: Authenticator[] = [];
   if (o.clientCAFile) requestAuthenticators.push(clientCertAuthenticator());
@@ -57,7 +68,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   const authenticator: Authenticator = requestAuthenticators.length === 1
     ? requestAuthenticators[0]!
     : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
-  return { authenticator, tokens, apiAudiences, anonymous: o.anonymousAuth, serviceAccounts, discovery };
+  return { authenticator, tokens, apiAudiences, anonymous: o.anonymousAuth, serviceAccounts, bootstrapTokens, discovery };
 }
 
 async function discoveryDocuments(o: AuthenticationOptions, keys: VerifyKey[]): Promise<AuthenticationSetup['discovery']> {

@@ -1,4 +1,4 @@
-import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
+import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
 export interface ServerOptions extends AuthenticationOptions {
@@ -158,7 +158,8 @@ export function parseArgs(argv: string[]): ServerOptions {
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
+    const bare = eq < 0 && BOOLEAN_FLAGS.has(name) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);
   }

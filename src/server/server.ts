@@ -83,6 +83,7 @@ export class ApiServer {
 
   private onEvents(evs: ChangeEvent[]): void {
     this.authz.observe(evs);
+    this.auth.observe(evs);
     this.services.readCache.apply(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
@@ -101,6 +102,7 @@ export class ApiServer {
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.authz.load(init.objects);
+    this.auth.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);

@@ -37,3 +37,11 @@ test('durations', () => {
   assert.equal(parseDuration('1x'), undefined);
   assert.equal(parseDuration(''), undefined);
 });
+
+test('boolean flags: alone they mean true; a following true/false or =value is their value', () => {
+  assert.equal(parseArgs(['--enable-bootstrap-token-auth']).enableBootstrapTokenAuth, true);
+  assert.equal(parseArgs(['--enable-bootstrap-token-auth', '--port', '1']).port, 1);
+  assert.equal(parseArgs(['--anonymous-auth', 'false']).anonymousAuth, false);
+  assert.equal(parseArgs(['--anonymous-auth=false']).anonymousAuth, false);
+  assert.throws(() => parseArgs(['--enable-bootstrap-token-auth=yes']), /--enable-bootstrap-token-auth must be true or false, got "yes"/);
+});
