@@ -46,7 +46,7 @@ export class FrontAuthentication {
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
     this.setup = await buildAuthentication(this.options, {
-      domain: this.identity.domain, systemNamespace: this.identity.systemNamespace, product: this.identity.product,
+      domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
       lookupServiceAccount: async (ns, name) => {
         try { return { uid: (await this.getServiceAccount(ns, name)).metadata.uid }; } catch (e) {
           if ((e as StatusError).status?.code === 404) return undefined;
@@ -97,6 +97,7 @@ export class FrontAuthentication {
   }
 
   close(): void {
+    this.setup?.webhook?.close();
     this.listener?.close();
     this.listener = undefined;
   }

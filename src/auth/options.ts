@@ -2,6 +2,8 @@
  * Authentication and TLS flags, merged into the server's one flag table (src/server/options.ts).
  * Each is validated here once, with the exact `--flag must be ...` messages.
  */
+import { parseDuration } from '../api/duration.js';
+import { WEBHOOK_VERSIONS } from './webhook-token.js';
 import { AUTHORIZATION_FLAGS, DEFAULT_AUTHORIZATION_OPTIONS, type AuthorizationOptions } from './authz/options.js';
 
 /** Authorization flags ride along (src/auth/authz/options.ts). */
@@ -22,6 +24,10 @@ export interface AuthenticationOptions extends AuthorizationOptions {
   serviceAccountLookup: boolean;
   apiAudiences: string[];
   enableBootstrapTokenAuth: boolean;
+  authenticationTokenWebhookConfigFile: string;
+  authenticationTokenWebhookCacheTtlMs: number;
+  /** v1beta1 (upstream's default) or v1 */
+  authenticationTokenWebhookVersion: string;
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
@@ -39,6 +45,9 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   serviceAccountLookup: true,
   apiAudiences: [],
   enableBootstrapTokenAuth: false,
+  authenticationTokenWebhookConfigFile: '',
+  authenticationTokenWebhookCacheTtlMs: 2 * 60_000,
+  authenticationTokenWebhookVersion: 'v1beta1',
   ...DEFAULT_AUTHORIZATION_OPTIONS,
 };
 
@@ -78,6 +87,16 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   'service-account-lookup': bool('service-account-lookup', (o, b) => { o.serviceAccountLookup = b; }),
   'api-audiences': (o, v) => { o.apiAudiences = v.split(',').filter(Boolean); },
   'enable-bootstrap-token-auth': bool('enable-bootstrap-token-auth', (o, b) => { o.enableBootstrapTokenAuth = b; }),
+  'authentication-token-webhook-config-file': (o, v) => { o.authenticationTokenWebhookConfigFile = v; },
+  'authentication-token-webhook-cache-ttl': (o, v) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) throw new Error(`--authentication-token-webhook-cache-ttl must be a duration such as 30s or 2m, got "${v}"`);
+    o.authenticationTokenWebhookCacheTtlMs = ms;
+  },
+  'authentication-token-webhook-version': (o, v) => {
+    if (!WEBHOOK_VERSIONS.includes(v)) throw new Error(`--authentication-token-webhook-version: unsupported authentication webhook version "${v}", supported versions are "v1", "v1beta1"`);
+    o.authenticationTokenWebhookVersion = v;
+  },
 };
 
 /** Boolean flags: as pflag, `--flag` alone means true (a following true/false is still taken as the value). */

@@ -11,6 +11,8 @@ import { bearerAuthenticator, unionTokenAuthenticator } from './bearer.js';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';
 import { ServiceAccountTokens } from './service-account.js';
 import { BootstrapTokens } from './bootstrap-tokens.js';
+import { loadClientConfig } from './kubeconfig.js';
+import { WebhookTokenAuthenticator } from './webhook-token.js';
 import { jwksDocument, loadSigningKey, loadVerifyKeys, openidConfiguration, type VerifyKey } from './sa-keys.js';
 
 export interface AuthenticationSetup {
@@ -23,12 +25,15 @@ export interface AuthenticationSetup {
   serviceAccounts?: ServiceAccountTokens;
   /** `--enable-bootstrap-token-auth`: fed with the secrets by the server (load, observe) */
   bootstrapTokens?: BootstrapTokens;
+  webhook?: WebhookTokenAuthenticator;
   /** pre-encoded `/.well-known/openid-configuration` and `/openid/v1/jwks`, when the issuer is an https URL */
   discovery?: { configuration: string; jwks: string };
 }
 
 export interface SetupDeps {
   domain: string;
+  /** the served authentication group (authentication.<domain>), the webhook's TokenReview group */
+  authenticationGroup: string;
   /** where bootstrap token secrets live, and their type (`bootstrap.<product>.io/token`) */
   systemNamespace: string;
   product: string;
@@ -61,6 +66,18 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
     bootstrapTokens = new BootstrapTokens(deps.systemNamespace, `bootstrap.${deps.product}.io/token`, deps.now);
     tokenAuthenticators.push(bootstrapTokens.authenticator(apiAudiences));
   }
+  let webhook: WebhookTokenAuthenticator | undefined;
+  if (o.authenticationTokenWebhookConfigFile) {
+    const flag = '--authentication-token-webhook-config-file';
+    let client;
+    try { client = loadClientConfig(o.authenticationTokenWebhookConfigFile); } catch (e) { throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`); }
+    webhook = new WebhookTokenAuthenticator({
+      client, version: o.authenticationTokenWebhookVersion, group: deps.authenticationGroup, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
+      implicitAudiences: apiAudiences, now: deps.now,
+    });
+    // remote last: local authenticators first, as upstream
+    tokenAuthenticators.push(webhook);
+  }
   const tokens = unionTokenAuthenticator(tokenAuthenticators);
   const requestAuthenticators: Authenticator[] = [];
   if (o.clientCAFile) requestAuthenticators.push(clientCertAuthenticator());
@@ -68,7 +85,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   const authenticator: Authenticator = requestAuthenticators.length === 1
     ? requestAuthenticators[0]!
     : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
-  return { authenticator, tokens, apiAudiences, anonymous: o.anonymousAuth, serviceAccounts, bootstrapTokens, discovery };
+  return { authenticator, tokens, apiAudiences, anonymous: o.anonymousAuth, serviceAccounts, bootstrapTokens, webhook, discovery };
 }
 
 async function discoveryDocuments(o: AuthenticationOptions, keys: VerifyKey[]): Promise<AuthenticationSetup['discovery']> {
