@@ -86,7 +86,11 @@ export class FrontAuthentication {
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile },
+    const requestHeader = o.requestheaderClientCAFile ? {
+      clientCAFile: o.requestheaderClientCAFile, allowedNames: o.requestheaderAllowedNames, usernameHeaders: o.requestheaderUsernameHeaders,
+      groupHeaders: o.requestheaderGroupHeaders, extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
+    } : undefined;
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile, requestHeader },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);

@@ -28,6 +28,11 @@ export interface AuthenticationOptions extends AuthorizationOptions {
   authenticationTokenWebhookCacheTtlMs: number;
   /** v1beta1 (upstream's default) or v1 */
   authenticationTokenWebhookVersion: string;
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+  requestheaderClientCAFile: string;
+  requestheaderAllowedNames: string[];
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
@@ -48,6 +53,11 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   authenticationTokenWebhookConfigFile: '',
   authenticationTokenWebhookCacheTtlMs: 2 * 60_000,
   authenticationTokenWebhookVersion: 'v1beta1',
+  requestheaderUsernameHeaders: [],
+  requestheaderGroupHeaders: [],
+  requestheaderExtraHeadersPrefix: [],
+  requestheaderClientCAFile: '',
+  requestheaderAllowedNames: [],
   ...DEFAULT_AUTHORIZATION_OPTIONS,
 };
 
@@ -97,13 +107,27 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
     if (!WEBHOOK_VERSIONS.includes(v)) throw new Error(`--authentication-token-webhook-version: unsupported authentication webhook version "${v}", supported versions are "v1", "v1beta1"`);
     o.authenticationTokenWebhookVersion = v;
   },
+  // string slices as pflag: comma-separated, and repeating the flag appends
+  'requestheader-username-headers': (o, v) => { o.requestheaderUsernameHeaders = [...o.requestheaderUsernameHeaders, ...list(v)]; },
+  'requestheader-group-headers': (o, v) => { o.requestheaderGroupHeaders = [...o.requestheaderGroupHeaders, ...list(v)]; },
+  'requestheader-extra-headers-prefix': (o, v) => { o.requestheaderExtraHeadersPrefix = [...o.requestheaderExtraHeadersPrefix, ...list(v)]; },
+  'requestheader-client-ca-file': (o, v) => { o.requestheaderClientCAFile = v; },
+  'requestheader-allowed-names': (o, v) => { o.requestheaderAllowedNames = [...o.requestheaderAllowedNames, ...list(v)]; },
 };
+
+const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
 
 /** Boolean flags: as pflag, `--flag` alone means true (a following true/false is still taken as the value). */
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['anonymous-auth', 'service-account-lookup', 'enable-bootstrap-token-auth']);
 
 /** Rules between authentication flags, checked once all flags are parsed. */
 export function checkAuthenticationOptions(o: AuthenticationOptions): void {
+  if (o.requestheaderClientCAFile && o.requestheaderUsernameHeaders.length === 0) {
+    throw new Error('--requestheader-username-headers is required with --requestheader-client-ca-file');
+  }
+  for (const h of [...o.requestheaderUsernameHeaders, ...o.requestheaderGroupHeaders, ...o.requestheaderExtraHeadersPrefix]) {
+    if (!/^[A-Za-z0-9-]+$/.test(h)) throw new Error(`--requestheader-*: header name "${h}" must consist of letters, digits and '-'`);
+  }
   if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.serviceAccountSigningKeyFile && o.serviceAccountIssuers.length === 0) {
     throw new Error('--service-account-issuer is required with --service-account-signing-key-file');

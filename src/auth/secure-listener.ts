@@ -15,6 +15,11 @@ import type { Credentials } from './types.js';
 import type { ServingFiles } from './pki.js';
 import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
+import { allHeaders, userFromHeaders, type RequestHeaderConfig } from './request-header.js';
+
+function readFlagFile(flag: string, path: string): Buffer {
+  try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${(e as Error).message}`); }
+}
 
 export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials) => void;
 
@@ -30,6 +35,8 @@ export interface SecureListenerOptions {
   port: number;
   serving: ServingFiles;
   clientCAFile: string;
+  /** authenticating proxy (`--requestheader-*`), when its CA file is given */
+  requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -39,20 +46,24 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
 
 export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
-  if (!o.clientCAFile) {
+  const rh = o.requestHeader;
+  if (!o.clientCAFile && !rh) {
     const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
     app.any('/*', (res, req) => handle(res, req, bearerOnly));
     const sock = await listen(app, o.host, o.port);
     return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
   }
-  let clientCA: Buffer;
-  try { clientCA = readFileSync(o.clientCAFile); } catch (e) { throw new Error(`--client-ca-file: cannot read ${o.clientCAFile}: ${(e as Error).message}`); }
+  const clientCA = o.clientCAFile ? readFlagFile('client-ca-file', o.clientCAFile) : Buffer.alloc(0);
+  const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
   const secret = randomBytes(16);
   const readIdentity = clientIdentityReader(secret);
-  const withCertificate = (req: HttpRequest): Credentials => ({
-    authorization: req.getHeader('authorization'),
-    clientCertificate: readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER)),
-  });
+  const withCertificate = (req: HttpRequest): Credentials => {
+    const cert = readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER));
+    const c: Credentials = { authorization: req.getHeader('authorization'), clientCertificate: cert };
+    // the headers are read only on a connection the front found to be a trusted proxy
+    if (rh && cert?.proxy) c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
+    return c;
+  };
   const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
   const path = join(dir, 'front.sock');
   const app = uWS.App();
@@ -63,7 +74,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   try {
     const t = {
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
-      clientCA, upstreamPath: path, secretHex: secret.toString('hex'),
+      clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))

@@ -12,6 +12,7 @@ import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';
 import { ServiceAccountTokens } from './service-account.js';
 import { BootstrapTokens } from './bootstrap-tokens.js';
 import { loadClientConfig } from './kubeconfig.js';
+import { requestHeaderAuthenticator } from './request-header.js';
 import { WebhookTokenAuthenticator } from './webhook-token.js';
 import { jwksDocument, loadSigningKey, loadVerifyKeys, openidConfiguration, type VerifyKey } from './sa-keys.js';
 
@@ -80,6 +81,8 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   }
   const tokens = unionTokenAuthenticator(tokenAuthenticators);
   const requestAuthenticators: Authenticator[] = [];
+  // upstream order: authenticating proxy, client certificates, bearer tokens
+  if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
   if (o.clientCAFile) requestAuthenticators.push(clientCertAuthenticator());
   if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
   const authenticator: Authenticator = requestAuthenticators.length === 1
