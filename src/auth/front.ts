@@ -47,6 +47,7 @@ export class FrontAuthentication {
   async init(): Promise<void> {
     this.setup = await buildAuthentication(this.options, {
       domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
+      configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
       lookupServiceAccount: async (ns, name) => {
         try { return { uid: (await this.getServiceAccount(ns, name)).metadata.uid }; } catch (e) {
           if ((e as StatusError).status?.code === 404) return undefined;
@@ -82,7 +83,10 @@ export class FrontAuthentication {
     if (o.securePort < 0) return undefined;
     const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
     const chain = buildChain(dispatch, {
-      authentication: { authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, maxRequestBodyBytes: o.maxRequestBodyBytes },
+      authentication: {
+        authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
+        maxRequestBodyBytes: o.maxRequestBodyBytes,
+      },
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
@@ -100,8 +104,15 @@ export class FrontAuthentication {
     return this.listener.port;
   }
 
+  /** Starts watching `--authentication-config` (once the server serves). */
+  watchConfig(): void {
+    this.setup.configFile?.watch();
+  }
+
   close(): void {
     this.setup?.webhook?.close();
+    this.setup?.configFile?.stop();
+    this.setup?.jwt.stop();
     this.listener?.close();
     this.listener = undefined;
   }

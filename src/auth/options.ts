@@ -4,6 +4,7 @@
  */
 import { parseDuration } from '../api/duration.js';
 import { WEBHOOK_VERSIONS } from './webhook-token.js';
+import { ALL_SIGNING_ALGS } from './jwt/config.js';
 import { AUTHORIZATION_FLAGS, DEFAULT_AUTHORIZATION_OPTIONS, type AuthorizationOptions } from './authz/options.js';
 
 /** Authorization flags ride along (src/auth/authz/options.ts). */
@@ -33,6 +34,20 @@ export interface AuthenticationOptions extends AuthorizationOptions {
   requestheaderExtraHeadersPrefix: string[];
   requestheaderClientCAFile: string;
   requestheaderAllowedNames: string[];
+  /** `--anonymous-auth` given explicitly (conflicts with `anonymous` in the authentication configuration) */
+  anonymousAuthSet: boolean;
+  oidcIssuerURL: string;
+  oidcClientID: string;
+  oidcUsernameClaim: string;
+  oidcUsernamePrefix: string;
+  oidcGroupsClaim: string;
+  oidcGroupsPrefix: string;
+  oidcRequiredClaims: Record<string, string>;
+  oidcCAFile: string;
+  oidcSigningAlgs: string[];
+  /** which `--oidc-*` flags were given (they conflict with `--authentication-config`) */
+  oidcFlagsSet: string[];
+  authenticationConfig: string;
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
@@ -58,6 +73,18 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   requestheaderExtraHeadersPrefix: [],
   requestheaderClientCAFile: '',
   requestheaderAllowedNames: [],
+  anonymousAuthSet: false,
+  oidcIssuerURL: '',
+  oidcClientID: '',
+  oidcUsernameClaim: 'sub',
+  oidcUsernamePrefix: '',
+  oidcGroupsClaim: '',
+  oidcGroupsPrefix: '',
+  oidcRequiredClaims: {},
+  oidcCAFile: '',
+  oidcSigningAlgs: ['RS256'],
+  oidcFlagsSet: [],
+  authenticationConfig: '',
   ...DEFAULT_AUTHORIZATION_OPTIONS,
 };
 
@@ -82,7 +109,7 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   'cert-dir': (o, v) => { o.certDir = v; },
   'client-ca-file': (o, v) => { o.clientCAFile = v; },
   'token-auth-file': (o, v) => { o.tokenAuthFile = v; },
-  'anonymous-auth': bool('anonymous-auth', (o, b) => { o.anonymousAuth = b; }),
+  'anonymous-auth': bool('anonymous-auth', (o, b) => { o.anonymousAuth = b; o.anonymousAuthSet = true; }),
   // repeatable flags build new arrays: DEFAULT_OPTIONS is shallow-copied per parse
   'service-account-key-file': (o, v) => { o.serviceAccountKeyFiles = [...o.serviceAccountKeyFiles, v]; },
   'service-account-signing-key-file': (o, v) => { o.serviceAccountSigningKeyFile = v; },
@@ -113,7 +140,36 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   'requestheader-extra-headers-prefix': (o, v) => { o.requestheaderExtraHeadersPrefix = [...o.requestheaderExtraHeadersPrefix, ...list(v)]; },
   'requestheader-client-ca-file': (o, v) => { o.requestheaderClientCAFile = v; },
   'requestheader-allowed-names': (o, v) => { o.requestheaderAllowedNames = [...o.requestheaderAllowedNames, ...list(v)]; },
+  'oidc-issuer-url': oidc('oidc-issuer-url', (o, v) => { o.oidcIssuerURL = v; }),
+  'oidc-client-id': oidc('oidc-client-id', (o, v) => { o.oidcClientID = v; }),
+  'oidc-username-claim': oidc('oidc-username-claim', (o, v) => { o.oidcUsernameClaim = v; }),
+  'oidc-username-prefix': oidc('oidc-username-prefix', (o, v) => { o.oidcUsernamePrefix = v; }),
+  'oidc-groups-claim': oidc('oidc-groups-claim', (o, v) => { o.oidcGroupsClaim = v; }),
+  'oidc-groups-prefix': oidc('oidc-groups-prefix', (o, v) => { o.oidcGroupsPrefix = v; }),
+  'oidc-ca-file': oidc('oidc-ca-file', (o, v) => { o.oidcCAFile = v; }),
+  // a map as pflag's mapStringString: key=value pairs, comma-separated or repeated
+  'oidc-required-claim': oidc('oidc-required-claim', (o, v) => {
+    const out = { ...o.oidcRequiredClaims };
+    for (const pair of list(v)) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`--oidc-required-claim must be formatted as key=value, got "${pair}"`);
+      out[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    o.oidcRequiredClaims = out;
+  }),
+  'oidc-signing-algs': oidc('oidc-signing-algs', (o, v) => {
+    const algs = list(v);
+    for (const a of algs) {
+      if (!ALL_SIGNING_ALGS.includes(a)) throw new Error(`--oidc-signing-algs: unsupported signing algorithm "${a}" (supported: ${ALL_SIGNING_ALGS.join(', ')})`);
+    }
+    o.oidcSigningAlgs = algs;
+  }),
+  'authentication-config': (o, v) => { o.authenticationConfig = v; },
 };
+
+function oidc(flag: string, set: Setter): Setter {
+  return (o, v) => { set(o, v); o.oidcFlagsSet = [...o.oidcFlagsSet, flag]; };
+}
 
 const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
 
@@ -122,6 +178,14 @@ export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['anonymous-auth', 'se
 
 /** Rules between authentication flags, checked once all flags are parsed. */
 export function checkAuthenticationOptions(o: AuthenticationOptions): void {
+  if (o.authenticationConfig && o.oidcFlagsSet.length) {
+    throw new Error(`authentication-config file and oidc-* flags are mutually exclusive (given: --${o.oidcFlagsSet.join(', --')})`);
+  }
+  if (!o.oidcIssuerURL !== !o.oidcClientID && !o.authenticationConfig) throw new Error('oidc-issuer-url and oidc-client-id must be specified together');
+  if (o.oidcIssuerURL && !/^https:\/\//.test(o.oidcIssuerURL)) throw new Error(`oidc-issuer-url (${o.oidcIssuerURL}) must use https scheme`);
+  if (o.oidcIssuerURL && o.serviceAccountIssuers.includes(o.oidcIssuerURL)) {
+    throw new Error(`oidc-issuer-url (${o.oidcIssuerURL}) must not overlap with the service account issuers`);
+  }
   if (o.requestheaderClientCAFile && o.requestheaderUsernameHeaders.length === 0) {
     throw new Error('--requestheader-username-headers is required with --requestheader-client-ca-file');
   }

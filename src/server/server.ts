@@ -123,6 +123,7 @@ export class ApiServer {
     this.app = app;
     this.port = port;
     this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    this.auth.watchConfig();
     if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return port;
