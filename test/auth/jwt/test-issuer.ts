@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWK, type CryptoKey } from 'jose';
-import type { Pki } from './helpers.js';
+import type { Pki } from '../helpers.js';
 
 interface Key { kid: string; alg: string; privateKey: CryptoKey; jwk: JWK }
 
