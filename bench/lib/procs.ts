@@ -61,7 +61,8 @@ export async function startServer(nodeArgs: string[] = [], serverArgs: string[] 
   const dataDir = mkdtempSync(join(tmpdir(), 'plat-bench-'));
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   try {
-    const c = await startChild(MAIN_JS, ['--port', '0', '--data-dir', dataDir, ...serverArgs], nodeArgs);
+    // plain port only unless the benchmark asks for the secure one (default 6443)
+    const c = await startChild(MAIN_JS, ['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...serverArgs], nodeArgs);
     return { ...c, dataDir, cleanup };
   } catch (e) {
     cleanup();

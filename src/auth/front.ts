@@ -22,7 +22,8 @@ import { buildChain, type FilterHandler, type FilterRequest } from '../filters/c
 import { readImpersonation } from '../filters/impersonation.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
-import { ensureServingCertificate } from './pki.js';
+import { ensureAdminCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
+import { clientHost, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { startSecureListener, type SecureListener } from './secure-listener.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from './types.js';
 
@@ -37,6 +38,8 @@ export class FrontAuthentication {
   setup!: AuthenticationSetup;
   private virtual = new Map<string, VirtualKind>();
   private listener: SecureListener | undefined;
+  private serving: ServingFiles | undefined;
+  private certDir = '';
 
   constructor(
     private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
@@ -45,7 +48,13 @@ export class FrontAuthentication {
 
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
+    const o = this.options;
+    if (o.securePort >= 0) {
+      this.certDir = o.certDir || join(o.dataDir, 'pki');
+      this.serving = ensureServingCertificate({ ...o, certDir: this.certDir });
+    }
     this.setup = await buildAuthentication(this.options, {
+      clusterCAFile: this.serving?.caFile,
       domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
       configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
       lookupServiceAccount: async (ns, name) => {
@@ -80,8 +89,8 @@ export class FrontAuthentication {
    */
   async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler): Promise<number | undefined> {
     const o = this.options;
-    if (o.securePort < 0) return undefined;
-    const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
+    const serving = this.serving;
+    if (o.securePort < 0 || !serving) return undefined;
     const chain = buildChain(dispatch, {
       authentication: {
         authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
@@ -94,7 +103,11 @@ export class FrontAuthentication {
       clientCAFile: o.requestheaderClientCAFile, allowedNames: o.requestheaderAllowedNames, usernameHeaders: o.requestheaderUsernameHeaders,
       groupHeaders: o.requestheaderGroupHeaders, extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
     } : undefined;
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile, requestHeader },
+    const clientCAFiles = [
+      ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
+      ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
+    ];
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
@@ -102,6 +115,22 @@ export class FrontAuthentication {
         chain(r);
       });
     return this.listener.port;
+  }
+
+  /**
+   * Writes `<data-dir>/admin.kubeconfig` for the bound secure port when the cluster CA is ours
+   * (returns its path), with a client certificate in system:masters.
+   */
+  writeAdminKubeconfig(port: number): string | undefined {
+    const serving = this.serving;
+    if (!serving?.caFile) return undefined;
+    const cert = ensureAdminCertificate(serving, this.certDir, this.identity.product);
+    if (!cert) return undefined;
+    const path = join(this.options.dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(path, {
+      server: `https://${clientHost(this.options.bindAddress)}:${port}`, caFile: serving.caFile, ...cert, name: this.identity.product,
+    });
+    return path;
   }
 
   /** Starts watching `--authentication-config` (once the server serves). */

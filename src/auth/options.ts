@@ -9,7 +9,7 @@ import { AUTHORIZATION_FLAGS, DEFAULT_AUTHORIZATION_OPTIONS, type AuthorizationO
 
 /** Authorization flags ride along (src/auth/authz/options.ts). */
 export interface AuthenticationOptions extends AuthorizationOptions {
-  /** HTTPS port; -1 = off (this slice's default, see docs/authentication.md), 0 = any free port */
+  /** HTTPS port, default 6443; -1 = off (`--secure-port off`), 0 = any free port */
   securePort: number;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
@@ -51,7 +51,7 @@ export interface AuthenticationOptions extends AuthorizationOptions {
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
-  securePort: -1,
+  securePort: 6443,
   tlsCertFile: '',
   tlsPrivateKeyFile: '',
   certDir: '',
@@ -100,8 +100,9 @@ function bool(flag: string, set: (o: AuthenticationOptions, b: boolean) => void)
 export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   ...AUTHORIZATION_FLAGS,
   'secure-port': (o, v) => {
+    if (v === 'off') { o.securePort = -1; return; }
     const n = Number(v);
-    if (!/^[0-9]+$/.test(v) || n > 65535) throw new Error(`--secure-port must be an integer between 0 and 65535, got "${v}"`);
+    if (!/^[0-9]+$/.test(v) || n > 65535) throw new Error(`--secure-port must be an integer between 0 and 65535 or off, got "${v}"`);
     o.securePort = n;
   },
   'tls-cert-file': (o, v) => { o.tlsCertFile = v; },

@@ -1,6 +1,7 @@
 /**
- * The HTTPS listener (`--secure-port`). Without `--client-ca-file`, uWS terminates TLS itself
- * (SSLApp): the fastest path, bearer tokens only. With it, the node:tls front
+ * The HTTPS listener (`--secure-port`). Without client CAs (`--client-ca-file`, the generated
+ * cluster CA) or a requestheader CA, uWS terminates TLS itself (SSLApp): the fastest path,
+ * bearer tokens only. With them, the node:tls front
  * (tls-terminator.ts) terminates TLS and verifies client certificates, and forwards to an
  * internal uWS listener on a unix socket in a private directory; that listener trusts the
  * identity header only with this process's secret. Either way the same handler serves.
@@ -34,7 +35,8 @@ export interface SecureListenerOptions {
   host: string;
   port: number;
   serving: ServingFiles;
-  clientCAFile: string;
+  /** CA bundles trusted for client certificates (`--client-ca-file`, the generated cluster CA) */
+  clientCAFiles: { flag: string; path: string }[];
   /** authenticating proxy (`--requestheader-*`), when its CA file is given */
   requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
 }
@@ -47,13 +49,13 @@ const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getH
 
 export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
   const rh = o.requestHeader;
-  if (!o.clientCAFile && !rh) {
+  if (o.clientCAFiles.length === 0 && !rh) {
     const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
     app.any('/*', (res, req) => handle(res, req, bearerOnly));
     const sock = await listen(app, o.host, o.port);
     return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
   }
-  const clientCA = o.clientCAFile ? readFlagFile('client-ca-file', o.clientCAFile) : Buffer.alloc(0);
+  const clientCA = Buffer.concat(o.clientCAFiles.flatMap((f) => [readFlagFile(f.flag, f.path), Buffer.from('\n')]));
   const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
   const secret = randomBytes(16);
   const readIdentity = clientIdentityReader(secret);

@@ -51,6 +51,8 @@ export interface SetupDeps {
   product: string;
   /** the served group of the configuration files (apiserver.config.<domain>) */
   configGroup: string;
+  /** the generated cluster CA: it signs the admin certificate, so it is trusted for client certificates too */
+  clusterCAFile?: string;
   log: (m: string) => void;
   lookupServiceAccount: (namespace: string, name: string) => Promise<{ uid: string } | undefined>;
   now?: () => number;
@@ -123,7 +125,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   const requestAuthenticators: Authenticator[] = [];
   // upstream order: authenticating proxy, client certificates, bearer tokens
   if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
-  if (o.clientCAFile) requestAuthenticators.push(clientCertAuthenticator());
+  if (o.clientCAFile || deps.clusterCAFile) requestAuthenticators.push(clientCertAuthenticator());
   if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
   const authenticator: Authenticator = requestAuthenticators.length === 1
     ? requestAuthenticators[0]!

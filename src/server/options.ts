@@ -2,8 +2,12 @@ import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, ch
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
 export interface ServerOptions extends AuthenticationOptions {
+  /** address of the secure port (`--bind-address`) */
   bindAddress: string;
+  /** the plain port without authentication; -1 = off (the default), 0 = any free port */
   port: number;
+  /** address of the plain port (`--insecure-bind-address`, loopback by default) */
+  insecureBindAddress: string;
   dataDir: string;
   runtimeConfig: string;
   featureGates: Record<string, boolean>;
@@ -31,7 +35,8 @@ export interface ServerOptions extends AuthenticationOptions {
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   bindAddress: '127.0.0.1',
-  port: 8080,
+  port: -1,
+  insecureBindAddress: '127.0.0.1',
   dataDir: './data',
   runtimeConfig: '',
   featureGates: {},
@@ -79,7 +84,12 @@ function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Se
 const FLAGS: Record<string, Setter> = {
   ...AUTHENTICATION_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
-  'port': int('port', 0, (o, n) => { o.port = n; }),
+  'port': (o, v) => {
+    if (v === 'off') { o.port = -1; return; }
+    if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new Error(`--port must be an integer between 0 and 65535 or off, got "${v}"`);
+    o.port = Number(v);
+  },
+  'insecure-bind-address': (o, v) => { o.insecureBindAddress = v; },
   'data-dir': (o, v) => { o.dataDir = v; },
   'runtime-config': (o, v) => { o.runtimeConfig = v; },
   'feature-gates': (o, v) => { o.featureGates = parseGates(v); },
@@ -125,6 +135,7 @@ const FLAGS: Record<string, Setter> = {
 /** Rules between flags, checked once all are parsed. */
 function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
+  if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');

@@ -28,6 +28,8 @@ import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
 
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
 export class ApiServer {
   readonly registry: Registry;
   readonly pool: ActorPool;
@@ -45,7 +47,7 @@ export class ApiServer {
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
   started = false;
-  /** the port actually bound (differs from options.port when that is 0) */
+  /** the plain port actually bound (differs from options.port when that is 0); 0 when off */
   port = 0;
   /** the HTTPS port actually bound (undefined when --secure-port is off) */
   securePort: number | undefined;
@@ -97,6 +99,7 @@ export class ApiServer {
     this.hub.dispatch(evs);
   }
 
+  /** Starts everything; returns the plain port bound (0 when `--port` is off). */
   async start(): Promise<number> {
     await this.auth.init();
     const init = await this.pool.init();
@@ -111,22 +114,40 @@ export class ApiServer {
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.port = await this.listenPlain();
+    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    this.auth.watchConfig();
+    if (this.securePort !== undefined) {
+      // written before the listening line: whoever waits for that line may use the file at once
+      const kubeconfig = this.auth.writeAdminKubeconfig(this.securePort);
+      process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
+      if (kubeconfig) process.stdout.write(`admin kubeconfig written to ${kubeconfig} (kubectl --kubeconfig ${kubeconfig} get ns)\n`);
+    }
+    setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
+    return this.port;
+  }
+
+  /**
+   * The plain `--port` (off by default): loopback only unless `--insecure-bind-address` says
+   * otherwise (with a warning), as upstream's old insecure port. Returns the bound port, 0 when off.
+   */
+  private async listenPlain(): Promise<number> {
+    const { port, insecureBindAddress: host } = this.options;
+    if (port < 0) return 0;
+    if (!isLoopback(host)) {
+      process.stderr.write(`warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`);
+    }
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
-    const port = await new Promise<number>((resolve, reject) => {
-      app.listen(this.options.bindAddress, this.options.port, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${this.options.bindAddress}:${this.options.port}`));
+    const bound = await new Promise<number>((resolve, reject) => {
+      app.listen(host, port, (sock) => {
+        if (!sock) return reject(new Error(`cannot listen on ${host}:${port}`));
         this.listenSocket = sock;
         resolve(uWS.us_socket_local_port(sock));
       });
     });
     this.app = app;
-    this.port = port;
-    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
-    this.auth.watchConfig();
-    if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
-    setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
-    return port;
+    return bound;
   }
 
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */

@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArgs, parseDuration, DEFAULT_OPTIONS } from '../../src/server/options.js';
 
-test('defaults match the issue: 127.0.0.1:8080, ./data, 3 MiB bodies', () => {
+test('defaults: secure port 127.0.0.1:6443, plain port off (loopback when on), ./data, 3 MiB bodies', () => {
   const o = parseArgs([]);
   assert.equal(o.bindAddress, '127.0.0.1');
-  assert.equal(o.port, 8080);
+  assert.equal(o.securePort, 6443);
+  assert.equal(o.port, -1);
+  assert.equal(o.insecureBindAddress, '127.0.0.1');
   assert.equal(o.dataDir, './data');
   assert.equal(o.maxRequestBodyBytes, 3 * 1024 * 1024);
   assert.deepEqual(o, { ...DEFAULT_OPTIONS, featureGates: {} });
@@ -21,7 +23,9 @@ test('flags accept --flag value and --flag=value', () => {
 });
 
 test('bad flags fail with exact messages', () => {
-  assert.throws(() => parseArgs(['--port', 'x']), /--port must be an integer >= 0, got "x"/);
+  assert.throws(() => parseArgs(['--port', 'x']), /--port must be an integer between 0 and 65535 or off, got "x"/);
+  assert.throws(() => parseArgs(['--secure-port', 'off']), /--port and --secure-port are both off: nothing would be served/);
+  assert.equal(parseArgs(['--port', '8080', '--secure-port', 'off']).securePort, -1);
   assert.throws(() => parseArgs(['--nope=1']), /unknown flag: --nope/);
   assert.throws(() => parseArgs(['--shards', '0']), /--shards must be an integer >= 1/);
   assert.throws(() => parseArgs(['--shutdown-delay-duration', '5 minutes']), /--shutdown-delay-duration must be a duration/);
