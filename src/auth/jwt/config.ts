@@ -93,7 +93,14 @@ export interface ValidateContext {
 }
 
 function validateJwt(e: Errors, p: string, j: any, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
-  const iss = j?.issuer ?? {};
+  validateIssuer(e, p, j?.issuer ?? {}, ctx, seenIssuers, seenDiscovery);
+  validateClaimRules(e, p, j?.claimValidationRules ?? []);
+  validateMappings(e, p, j?.claimMappings ?? {}, ctx);
+  (j?.userValidationRules ?? []).forEach((r: any, i: number) => validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression));
+  validateEmailVerified(e, p, j);
+}
+
+function validateIssuer(e: Errors, p: string, iss: any, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
   if (typeof iss.url !== 'string' || iss.url === '') e.required(`${p}.issuer.url`);
   else {
     validateURL(e, `${p}.issuer.url`, iss.url);
@@ -126,8 +133,11 @@ function validateJwt(e: Errors, p: string, j: any, ctx: ValidateContext, seenIss
       e.invalid(`${p}.issuer.audienceMatchPolicy`, iss.audienceMatchPolicy, 'audienceMatchPolicy must be empty or MatchAny for single audience');
     }
   }
+}
+
+function validateClaimRules(e: Errors, p: string, rules: any[]): void {
   const seenClaims = new Set<string>();
-  (j?.claimValidationRules ?? []).forEach((r: any, i: number) => {
+  rules.forEach((r: any, i: number) => {
     const rp = `${p}.claimValidationRules[${i}]`;
     if (r.claim && r.expression) return e.invalid(rp, r.claim, 'claim and expression can\'t both be set');
     if (!r.claim && !r.expression) return e.required(`${rp}.claim`, 'claim or expression is required');
@@ -140,7 +150,9 @@ function validateJwt(e: Errors, p: string, j: any, ctx: ValidateContext, seenIss
       validateCEL(e, `${rp}.expression`, r.expression);
     }
   });
-  const cm = j?.claimMappings ?? {};
+}
+
+function validateMappings(e: Errors, p: string, cm: any, ctx: ValidateContext): void {
   const u = cm.username ?? {};
   const up = `${p}.claimMappings.username`;
   if (!u.claim && !u.expression) e.required(up, 'claim or expression is required');
@@ -168,8 +180,13 @@ function validateJwt(e: Errors, p: string, j: any, ctx: ValidateContext, seenIss
     keys.add(x.key);
     validateCEL(e, `${xp}.valueExpression`, x.valueExpression);
   });
-  (j?.userValidationRules ?? []).forEach((r: any, i: number) => validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression));
-  // the email-verified rule: an expression reading claims.email needs claims.email_verified somewhere
+}
+
+/** The email-verified rule: a username expression reading claims.email needs claims.email_verified somewhere. */
+function validateEmailVerified(e: Errors, p: string, j: any): void {
+  const cm = j?.claimMappings ?? {};
+  const u = cm.username ?? {};
+  const up = `${p}.claimMappings.username`;
   if (typeof u.expression === 'string' && usesClaim(u.expression, 'email')) {
     const all = [u.expression, ...(cm.extra ?? []).map((x: any) => x.valueExpression), ...(j?.claimValidationRules ?? []).map((r: any) => r.expression)];
     if (!all.some((x) => typeof x === 'string' && usesClaim(x, 'email_verified'))) {
