@@ -57,8 +57,11 @@ export class FrontAuthentication {
       clusterCAFile: this.serving?.caFile,
       domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
       configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
-      lookupServiceAccount: async (ns, name) => {
-        try { return { uid: (await this.getServiceAccount(ns, name)).metadata.uid }; } catch (e) {
+      lookupObject: async (resource, ns, name) => {
+        try {
+          const { metadata } = await this.getCore(resource, ns, name);
+          return { uid: metadata.uid, deletionTimestamp: metadata.deletionTimestamp };
+        } catch (e) {
           if ((e as StatusError).status?.code === 404) return undefined;
           throw e;
         }
@@ -66,7 +69,7 @@ export class FrontAuthentication {
     });
     this.virtual = virtualKinds(this.identity, {
       tokens: this.setup.tokens, apiAudiences: this.setup.apiAudiences, serviceAccounts: this.setup.serviceAccounts,
-      getServiceAccount: (ns, name) => this.getServiceAccount(ns, name), now: Date.now,
+      getCore: (resource, ns, name) => this.getCore(resource, ns, name), now: Date.now,
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
@@ -181,8 +184,9 @@ export class FrontAuthentication {
     }, (st) => sendStatus(x, st));
   }
 
-  private async getServiceAccount(namespace: string, name: string): Promise<{ metadata: { uid: string } }> {
-    const res = await this.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource: 'serviceaccounts' }, enc: { format: 'json', pretty: false }, namespace, name });
+  /** A stored core/v1 object (service account, pod, secret) as JSON, or its StatusError (404 when absent). */
+  private async getCore(resource: string, namespace: string, name: string): Promise<any> {
+    const res = await this.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource }, enc: { format: 'json', pretty: false }, namespace, name });
     if ('error' in res) throw new StatusError(res.error);
     if (!('code' in res)) throw errors.internal('unexpected reply to a get');
     return JSON.parse(typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8'));

@@ -11,7 +11,7 @@ import { firstUser, type Authenticator, type TokenAuthenticator } from './types.
 import { clientCertAuthenticator } from './x509.js';
 import { bearerAuthenticator, unionTokenAuthenticator } from './bearer.js';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';
-import { ServiceAccountTokens } from './service-account.js';
+import { ServiceAccountTokens, type ObjectLookup } from './service-account.js';
 import { BootstrapTokens } from './bootstrap-tokens.js';
 import { loadClientConfig } from './kubeconfig.js';
 import { requestHeaderAuthenticator } from './request-header.js';
@@ -54,7 +54,8 @@ export interface SetupDeps {
   /** the generated cluster CA: it signs the admin certificate, so it is trusted for client certificates too */
   clusterCAFile?: string;
   log: (m: string) => void;
-  lookupServiceAccount: (namespace: string, name: string) => Promise<{ uid: string } | undefined>;
+  /** reads a stored service account, pod or secret (undefined when absent) */
+  lookupObject: ObjectLookup;
   now?: () => number;
 }
 
@@ -73,7 +74,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
     }
     serviceAccounts = new ServiceAccountTokens({
       issuers: o.serviceAccountIssuers, signingKey, verifyKeys, domain: deps.domain, apiAudiences,
-      lookup: o.serviceAccountLookup ? deps.lookupServiceAccount : undefined, now: deps.now,
+      lookup: o.serviceAccountLookup ? deps.lookupObject : undefined, now: deps.now,
     });
     tokenAuthenticators.push(serviceAccounts.authenticator());
     discovery = await discoveryDocuments(o, verifyKeys);
