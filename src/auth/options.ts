@@ -132,6 +132,8 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
     o.authenticationTokenWebhookCacheTtlMs = ms;
   },
   'authentication-token-webhook-version': (o, v) => {
+    // the group-qualified spelling (authentication.<domain>/v1beta1) names the same version
+    v = v.replace(/^authentication\.[^/]+\//, '');
     if (!WEBHOOK_VERSIONS.includes(v)) throw new Error(`--authentication-token-webhook-version: unsupported authentication webhook version "${v}", supported versions are "v1", "v1beta1"`);
     o.authenticationTokenWebhookVersion = v;
   },

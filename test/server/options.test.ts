@@ -49,3 +49,10 @@ test('boolean flags: alone they mean true; a following true/false or =value is t
   assert.equal(parseArgs(['--anonymous-auth=false']).anonymousAuth, false);
   assert.throws(() => parseArgs(['--enable-bootstrap-token-auth=yes']), /--enable-bootstrap-token-auth must be true or false, got "yes"/);
 });
+
+test('--authentication-token-webhook-version: v1beta1 by default; v1; the group-qualified spelling', () => {
+  assert.equal(parseArgs([]).authenticationTokenWebhookVersion, 'v1beta1');
+  assert.equal(parseArgs(['--authentication-token-webhook-version', 'v1']).authenticationTokenWebhookVersion, 'v1');
+  assert.equal(parseArgs(['--authentication-token-webhook-version', 'authentication.plat.io/v1beta1']).authenticationTokenWebhookVersion, 'v1beta1');
+  assert.equal(parseArgs([]).authenticationTokenWebhookCacheTtlMs, 120_000);
+});
