@@ -1,7 +1,8 @@
 /**
  * kubectl v1.32 over TLS with a kubeconfig written here: `get ns` with a static token and with
- * a client certificate, 401 for a bad token, and, served under the upstream API domain,
- * `auth whoami` and `create token` (their typed clients only know the upstream groups).
+ * a client certificate and with a bootstrap token, 401 for a bad token, and, served under the
+ * upstream API domain, `auth whoami`, `create token` and `get ns` with that token (their typed
+ * clients only know the upstream groups).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,4 +104,10 @@ test('auth whoami and create token under the upstream API domain', async () => {
   assert.equal(tok.code, 0, tok.stderr);
   const sa = await kubectl(kc, '--token', tok.stdout.trim(), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
   assert.equal(sa.stdout, 'system:serviceaccount:default:bot', sa.stderr);
+  // get ns with the TokenRequest token, once RBAC lets the account list namespaces
+  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrole', 'ns-reader', '--verb=list', '--resource=namespaces')).code, 0);
+  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrolebinding', 'bot-ns-reader', '--clusterrole=ns-reader', '--serviceaccount=default:bot')).code, 0);
+  const ns = await kubectl(kc, '--token', tok.stdout.trim(), 'get', 'ns', '-o', 'name');
+  assert.equal(ns.code, 0, ns.stderr);
+  assert.match(ns.stdout, /^namespace\/default$/m);
 });
