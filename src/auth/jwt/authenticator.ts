@@ -6,7 +6,6 @@
  * mappings (claims or CEL), and user validation rules. Verified answers are kept for up to
  * 10 s (never past `exp`), as upstream's token cache, so a token in use answers synchronously.
  */
-import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../types.js';
 import { compile, type Program } from './cel.js';
@@ -59,19 +58,20 @@ export class JwtAuthenticator implements TokenAuthenticator {
   }
 
   authenticateToken(token: string): MaybeAsync<AuthResult> {
-    // cheap first: a token of another issuer (or not a JWT) is not ours
-    let iss: unknown;
-    try { iss = decodeJwt(token).iss; } catch { return NOT_MINE; }
-    if (iss !== this.issuer) return NOT_MINE;
-    const key = createHash('sha256').update(token).digest('base64');
-    const hit = this.cache.get(key);
-    const now = this.now();
-    if (hit && hit.until > now) return hit.result;
+    // a token in use is answered from memory before any decoding (as service account tokens)
+    const hit = this.cache.get(token);
+    if (hit) {
+      if (hit.until > this.now()) return hit.result;
+      this.cache.delete(token);
+    }
+    // then cheap: a token of another issuer (or not a JWT) is not ours
+    let payload: JWTPayload;
+    try { payload = decodeJwt(token); } catch { return NOT_MINE; }
+    if (payload.iss !== this.issuer) return NOT_MINE;
     return this.verify(token).then((result) => {
       if (result.kind === 'user') {
         if (this.cache.size >= MAX_CACHE) this.cache.delete(this.cache.keys().next().value!);
-        const exp = (decodeJwt(token).exp ?? 0) * 1000;
-        this.cache.set(key, { result, until: Math.min(this.now() + CACHE_TTL_MS, exp) });
+        this.cache.set(token, { result, until: Math.min(this.now() + CACHE_TTL_MS, (payload.exp ?? 0) * 1000) });
       }
       return result;
     });
