@@ -1,4 +1,4 @@
-/** Entry point: parse flags, start the server, print the one listening line, handle SIGTERM. */
+/** Entry point: parse flags, start the server, print the listening lines, handle SIGTERM. */
 import { parseArgs } from './server/options.js';
 import { ApiServer } from './server/server.js';
 
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   }
   const server = new ApiServer(options);
   const port = await server.start();
-  process.stdout.write(`listening on http://${options.bindAddress}:${port}\n`);
+  if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;

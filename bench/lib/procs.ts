@@ -18,6 +18,8 @@ export interface Child {
   pid: number;
   port: number;
   url: string;
+  /** the server's HTTPS port, when it printed `secure listening on https://...` */
+  securePort?: number;
   stop(): Promise<void>;
 }
 
@@ -41,8 +43,10 @@ export async function startChild(script: string, args: string[], nodeArgs: strin
     proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited with ${code}: ${err}`)); });
   });
   proc.removeAllListeners('exit');
+  // the server prints its secure line before the plain one
+  const secure = /secure listening on https:\/\/[^:]+:(\d+)/.exec(out);
   return {
-    proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`,
+    proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, securePort: secure ? Number(secure[1]) : undefined,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = once(proc, 'exit');
@@ -61,7 +65,8 @@ export async function startServer(nodeArgs: string[] = [], serverArgs: string[] 
   const dataDir = mkdtempSync(join(tmpdir(), 'plat-bench-'));
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   try {
-    const c = await startChild(MAIN_JS, ['--port', '0', '--data-dir', dataDir, ...serverArgs], nodeArgs);
+    // plain port only unless the benchmark asks for the secure one (default 6443)
+    const c = await startChild(MAIN_JS, ['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...serverArgs], nodeArgs);
     return { ...c, dataDir, cleanup };
   } catch (e) {
     cleanup();

@@ -8,6 +8,7 @@ import { StatusError, errors, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { configureProtobuf, contentTypeOf, decodeBody, encode } from '../codec/codec.js';
 import type { ActorPool } from '../server/actor-pool.js';
+import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
 import { bodyFormat } from '../server/negotiation.js';
 import type { ServerOptions } from '../server/options.js';
@@ -21,7 +22,8 @@ import { buildChain, type FilterHandler, type FilterRequest } from '../filters/c
 import { readImpersonation } from '../filters/impersonation.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
-import { ensureServingCertificate } from './pki.js';
+import { ensureAdminCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
+import { clientHost, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { startSecureListener, type SecureListener } from './secure-listener.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from './types.js';
 
@@ -36,6 +38,8 @@ export class FrontAuthentication {
   setup!: AuthenticationSetup;
   private virtual = new Map<string, VirtualKind>();
   private listener: SecureListener | undefined;
+  private serving: ServingFiles | undefined;
+  private certDir = '';
 
   constructor(
     private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
@@ -44,10 +48,20 @@ export class FrontAuthentication {
 
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
+    const o = this.options;
+    if (o.securePort >= 0) {
+      this.certDir = o.certDir || join(o.dataDir, 'pki');
+      this.serving = ensureServingCertificate({ ...o, certDir: this.certDir });
+    }
     this.setup = await buildAuthentication(this.options, {
-      domain: this.identity.domain,
-      lookupServiceAccount: async (ns, name) => {
-        try { return { uid: (await this.getServiceAccount(ns, name)).metadata.uid }; } catch (e) {
+      clusterCAFile: this.serving?.caFile,
+      domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
+      configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
+      lookupObject: async (resource, ns, name) => {
+        try {
+          const { metadata } = await this.getCore(resource, ns, name);
+          return { uid: metadata.uid, deletionTimestamp: metadata.deletionTimestamp };
+        } catch (e) {
           if ((e as StatusError).status?.code === 404) return undefined;
           throw e;
         }
@@ -55,10 +69,20 @@ export class FrontAuthentication {
     });
     this.virtual = virtualKinds(this.identity, {
       tokens: this.setup.tokens, apiAudiences: this.setup.apiAudiences, serviceAccounts: this.setup.serviceAccounts,
-      getServiceAccount: (ns, name) => this.getServiceAccount(ns, name), now: Date.now,
+      getCore: (resource, ns, name) => this.getCore(resource, ns, name), now: Date.now,
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
+  }
+
+  /** Objects present at start (bootstrap token secrets). */
+  load(objects: readonly CachedObject[]): void {
+    this.setup.bootstrapTokens?.load(objects);
+  }
+
+  /** Every committed change (bootstrap token secrets). */
+  observe(events: readonly ChangeEvent[]): void {
+    this.setup.bootstrapTokens?.observe(events);
   }
 
   /**
@@ -68,14 +92,25 @@ export class FrontAuthentication {
    */
   async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler): Promise<number | undefined> {
     const o = this.options;
-    if (o.securePort < 0) return undefined;
-    const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
+    const serving = this.serving;
+    if (o.securePort < 0 || !serving) return undefined;
     const chain = buildChain(dispatch, {
-      authentication: { authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, maxRequestBodyBytes: o.maxRequestBodyBytes },
+      authentication: {
+        authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
+        maxRequestBodyBytes: o.maxRequestBodyBytes,
+      },
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile },
+    const requestHeader = o.requestheaderClientCAFile ? {
+      clientCAFile: o.requestheaderClientCAFile, allowedNames: o.requestheaderAllowedNames, usernameHeaders: o.requestheaderUsernameHeaders,
+      groupHeaders: o.requestheaderGroupHeaders, extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
+    } : undefined;
+    const clientCAFiles = [
+      ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
+      ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
+    ];
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
@@ -85,7 +120,31 @@ export class FrontAuthentication {
     return this.listener.port;
   }
 
+  /**
+   * Writes `<data-dir>/admin.kubeconfig` for the bound secure port when the cluster CA is ours
+   * (returns its path), with a client certificate in system:masters.
+   */
+  writeAdminKubeconfig(port: number): string | undefined {
+    const serving = this.serving;
+    if (!serving?.caFile) return undefined;
+    const cert = ensureAdminCertificate(serving, this.certDir, this.identity.product);
+    if (!cert) return undefined;
+    const path = join(this.options.dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(path, {
+      server: `https://${clientHost(this.options.bindAddress)}:${port}`, caFile: serving.caFile, ...cert, name: this.identity.product,
+    });
+    return path;
+  }
+
+  /** Starts watching `--authentication-config` (once the server serves). */
+  watchConfig(): void {
+    this.setup.configFile?.watch();
+  }
+
   close(): void {
+    this.setup?.webhook?.close();
+    this.setup?.configFile?.stop();
+    this.setup?.jwt.stop();
     this.listener?.close();
     this.listener = undefined;
   }
@@ -125,8 +184,9 @@ export class FrontAuthentication {
     }, (st) => sendStatus(x, st));
   }
 
-  private async getServiceAccount(namespace: string, name: string): Promise<{ metadata: { uid: string } }> {
-    const res = await this.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource: 'serviceaccounts' }, enc: { format: 'json', pretty: false }, namespace, name });
+  /** A stored core/v1 object (service account, pod, secret) as JSON, or its StatusError (404 when absent). */
+  private async getCore(resource: string, namespace: string, name: string): Promise<any> {
+    const res = await this.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource }, enc: { format: 'json', pretty: false }, namespace, name });
     if ('error' in res) throw new StatusError(res.error);
     if (!('code' in res)) throw errors.internal('unexpected reply to a get');
     return JSON.parse(typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8'));

@@ -74,3 +74,17 @@ export function signCertificate(caFile: string, caKeyFile: string, certFile: str
     rmSync(ext, { force: true });
   }
 }
+
+/**
+ * The admin client certificate (`admin.crt`/`admin.key`, CN `<product>-admin`, O
+ * `system:masters`) signed by the generated cluster CA, created once and reused.
+ */
+export function ensureAdminCertificate(serving: ServingFiles, certDir: string, product: string): { certFile: string; keyFile: string } | undefined {
+  if (!serving.caFile || !serving.caKeyFile) return undefined;
+  const files = { certFile: join(certDir, 'admin.crt'), keyFile: join(certDir, 'admin.key') };
+  if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
+    signCertificate(serving.caFile, serving.caKeyFile, files.certFile, files.keyFile, `/O=system:masters/CN=${product}-admin`, 365,
+      ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature']);
+  }
+  return files;
+}

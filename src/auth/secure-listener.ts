@@ -1,6 +1,7 @@
 /**
- * The HTTPS listener (`--secure-port`). Without `--client-ca-file`, uWS terminates TLS itself
- * (SSLApp): the fastest path, bearer tokens only. With it, the node:tls front
+ * The HTTPS listener (`--secure-port`). Without client CAs (`--client-ca-file`, the generated
+ * cluster CA) or a requestheader CA, uWS terminates TLS itself (SSLApp): the fastest path,
+ * bearer tokens only. With them, the node:tls front
  * (tls-terminator.ts) terminates TLS and verifies client certificates, and forwards to an
  * internal uWS listener on a unix socket in a private directory; that listener trusts the
  * identity header only with this process's secret. Either way the same handler serves.
@@ -15,6 +16,11 @@ import type { Credentials } from './types.js';
 import type { ServingFiles } from './pki.js';
 import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
+import { allHeaders, userFromHeaders, type RequestHeaderConfig } from './request-header.js';
+
+function readFlagFile(flag: string, path: string): Buffer {
+  try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${(e as Error).message}`); }
+}
 
 export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials) => void;
 
@@ -29,7 +35,10 @@ export interface SecureListenerOptions {
   host: string;
   port: number;
   serving: ServingFiles;
-  clientCAFile: string;
+  /** CA bundles trusted for client certificates (`--client-ca-file`, the generated cluster CA) */
+  clientCAFiles: { flag: string; path: string }[];
+  /** authenticating proxy (`--requestheader-*`), when its CA file is given */
+  requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -39,20 +48,24 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
 
 export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
-  if (!o.clientCAFile) {
+  const rh = o.requestHeader;
+  if (o.clientCAFiles.length === 0 && !rh) {
     const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
     app.any('/*', (res, req) => handle(res, req, bearerOnly));
     const sock = await listen(app, o.host, o.port);
     return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
   }
-  let clientCA: Buffer;
-  try { clientCA = readFileSync(o.clientCAFile); } catch (e) { throw new Error(`--client-ca-file: cannot read ${o.clientCAFile}: ${(e as Error).message}`); }
+  const clientCA = Buffer.concat(o.clientCAFiles.flatMap((f) => [readFlagFile(f.flag, f.path), Buffer.from('\n')]));
+  const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
   const secret = randomBytes(16);
   const readIdentity = clientIdentityReader(secret);
-  const withCertificate = (req: HttpRequest): Credentials => ({
-    authorization: req.getHeader('authorization'),
-    clientCertificate: readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER)),
-  });
+  const withCertificate = (req: HttpRequest): Credentials => {
+    const cert = readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER));
+    const c: Credentials = { authorization: req.getHeader('authorization'), clientCertificate: cert };
+    // the headers are read only on a connection the front found to be a trusted proxy
+    if (rh && cert?.proxy) c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
+    return c;
+  };
   const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
   const path = join(dir, 'front.sock');
   const app = uWS.App();
@@ -63,7 +76,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   try {
     const t = {
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
-      clientCA, upstreamPath: path, secretHex: secret.toString('hex'),
+      clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))

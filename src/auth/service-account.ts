@@ -10,7 +10,16 @@ import { NOT_MINE, SA_PREFIX, type AuthResult, type MaybeAsync, type TokenAuthen
 import { intersect } from './audiences.js';
 import type { SigningKey, VerifyKey } from './sa-keys.js';
 
-export interface ServiceAccountRef { namespace: string; name: string; uid: string }
+/** The object a token is bound to (TokenRequest spec.boundObjectRef): deleting it revokes the token. */
+export interface BoundObject { kind: 'Pod' | 'Secret'; name: string; uid: string }
+
+export interface ServiceAccountRef { namespace: string; name: string; uid: string; bound?: BoundObject }
+
+/** What lookups need of a stored object. */
+export interface StoredObject { uid: string; deletionTimestamp?: string }
+export type ObjectLookup = (resource: 'serviceaccounts' | 'pods' | 'secrets', namespace: string, name: string) => Promise<StoredObject | undefined>;
+
+const BOUND_CLAIM = { Pod: 'pod', Secret: 'secret' } as const;
 
 export interface ServiceAccountConfig {
   /** accepted issuers; the first one is written into issued tokens */
@@ -21,8 +30,11 @@ export interface ServiceAccountConfig {
   domain: string;
   /** API audiences: the default audiences of issued tokens and of the request path */
   apiAudiences: readonly string[];
-  /** `--service-account-lookup`: the account must still exist with the same uid */
-  lookup?: (namespace: string, name: string) => Promise<{ uid: string } | undefined>;
+  /**
+   * `--service-account-lookup`: the account, and the pod or secret a token is bound to, must
+   * still exist with the same uid and not be past their deletion timestamp
+   */
+  lookup?: ObjectLookup;
   now?: () => number;
   /** how long a verified token is answered from memory (revocation delay), default 10s */
   cacheTtlMs?: number;
@@ -56,9 +68,9 @@ export class ServiceAccountTokens {
     if (!key) throw new Error('no service account signing key configured');
     const iat = Math.floor(this.now() / 1000);
     const exp = iat + expirationSeconds;
-    const token = await new SignJWT({
-      [this.cfg.domain]: { namespace: sa.namespace, serviceaccount: { name: sa.name, uid: sa.uid } },
-    })
+    const claim: Record<string, unknown> = { namespace: sa.namespace, serviceaccount: { name: sa.name, uid: sa.uid } };
+    if (sa.bound) claim[BOUND_CLAIM[sa.bound.kind]] = { name: sa.bound.name, uid: sa.bound.uid };
+    const token = await new SignJWT({ [this.cfg.domain]: claim })
       .setProtectedHeader({ alg: key.alg, kid: key.kid })
       .setIssuer(this.cfg.issuers[0]!)
       .setSubject(`${SA_PREFIX}${sa.namespace}:${sa.name}`)
@@ -96,16 +108,24 @@ export class ServiceAccountTokens {
     } catch (e) {
       return fail(`service account token is invalid: ${(e as Error).message}`);
     }
-    const claim = payload[this.cfg.domain] as { namespace?: string; serviceaccount?: { name?: string; uid?: string } } | undefined;
+    type Ref = { name?: string; uid?: string };
+    const claim = payload[this.cfg.domain] as { namespace?: string; serviceaccount?: Ref; pod?: Ref; secret?: Ref } | undefined;
     const ns = claim?.namespace, name = claim?.serviceaccount?.name, uid = claim?.serviceaccount?.uid;
     if (!ns || !name || payload.sub !== `${SA_PREFIX}${ns}:${name}`) return fail('service account token has malformed claims');
     if (this.cfg.lookup) {
-      const sa = await this.cfg.lookup(ns, name);
-      if (!sa) return fail(`service account ${ns}/${name} has been deleted`);
-      if (uid && sa.uid !== uid) return fail(`service account UID (${sa.uid}) does not match claim (${uid})`);
+      const why = await this.revoked(ns, 'serviceaccounts', claim!.serviceaccount!)
+        ?? (claim!.pod ? await this.revoked(ns, 'pods', claim!.pod) : undefined)
+        ?? (claim!.secret ? await this.revoked(ns, 'secrets', claim!.secret) : undefined);
+      if (why) return fail(why);
     }
-    const extra = payload.jti ? { [`authentication.${this.cfg.domain}/credential-id`]: [`JTI=${payload.jti}`] } : undefined;
-    const user = serviceAccountUser(ns, name, uid, extra);
+    const domain = this.cfg.domain;
+    const extra: Record<string, string[]> = {};
+    if (claim!.pod?.name) {
+      extra[`authentication.${domain}/pod-name`] = [claim!.pod.name];
+      if (claim!.pod.uid) extra[`authentication.${domain}/pod-uid`] = [claim!.pod.uid];
+    }
+    if (payload.jti) extra[`authentication.${domain}/credential-id`] = [`JTI=${payload.jti}`];
+    const user = serviceAccountUser(ns, name, uid, Object.keys(extra).length ? extra : undefined);
     const entry: Cached = {
       payload, user, forApi: audienceResult(payload, user, this.cfg.apiAudiences),
       until: Math.min(this.now() + (this.cfg.cacheTtlMs ?? 10_000), (payload.exp ?? 0) * 1000),
@@ -113,6 +133,16 @@ export class ServiceAccountTokens {
     if (this.cache.size >= 4096) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(token, entry);
     return { kind: 'cached', entry };
+  }
+
+  /** Why a token naming this object is no longer valid, or undefined when the object still backs it. */
+  private async revoked(namespace: string, resource: 'serviceaccounts' | 'pods' | 'secrets', ref: { name?: string; uid?: string }): Promise<string | undefined> {
+    if (!ref.name) return `service account token has a malformed ${resource} claim`;
+    const stored = await this.cfg.lookup!(resource, namespace, ref.name);
+    if (!stored) return `${resource} ${namespace}/${ref.name} has been deleted`;
+    if (ref.uid && stored.uid !== ref.uid) return `${resource} ${namespace}/${ref.name}: UID (${stored.uid}) does not match claim (${ref.uid})`;
+    if (stored.deletionTimestamp && Date.parse(stored.deletionTimestamp) <= this.now()) return `${resource} ${namespace}/${ref.name} is being deleted`;
+    return undefined;
   }
 
   /** Verifies with the key named by `kid`, or each key in turn when the token names none. */

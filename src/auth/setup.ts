@@ -1,15 +1,24 @@
 /**
  * Builds the authenticators from the flags once at start (files read, keys parsed; any problem
  * is a startup error naming the flag, file or line). Order of the request authenticators, as
- * upstream: client certificate, then bearer tokens (static file, service accounts).
+ * upstream: authenticating proxy, client certificate, then bearer tokens (static file, service
+ * accounts, bootstrap tokens, JWT issuers, webhook).
  */
+import { readFileSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
 import type { AuthenticationOptions } from './options.js';
 import { firstUser, type Authenticator, type TokenAuthenticator } from './types.js';
 import { clientCertAuthenticator } from './x509.js';
 import { bearerAuthenticator, unionTokenAuthenticator } from './bearer.js';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';
-import { ServiceAccountTokens } from './service-account.js';
+import { ServiceAccountTokens, type ObjectLookup } from './service-account.js';
+import { BootstrapTokens } from './bootstrap-tokens.js';
+import { loadClientConfig } from './kubeconfig.js';
+import { requestHeaderAuthenticator } from './request-header.js';
+import { WebhookTokenAuthenticator } from './webhook-token.js';
+import { audienceAgnostic } from './audiences.js';
+import { JwtSet, AuthenticationConfigFile, buildJwt } from './jwt/jwt-set.js';
+import { oidcFlagsToJwt, type AuthenticationConfig } from './jwt/config.js';
 import { jwksDocument, loadSigningKey, loadVerifyKeys, openidConfiguration, type VerifyKey } from './sa-keys.js';
 
 export interface AuthenticationSetup {
@@ -19,14 +28,34 @@ export interface AuthenticationSetup {
   tokens: TokenAuthenticator;
   apiAudiences: readonly string[];
   anonymous: boolean;
+  /** `anonymous.conditions` of the authentication configuration: the only paths anonymous requests may use */
+  anonymousPaths?: ReadonlySet<string>;
+  /** the JWT authenticators in force (OIDC flags or the configuration file) */
+  jwt: JwtSet;
+  /** `--authentication-config`, watched for changes once the server runs */
+  configFile?: AuthenticationConfigFile;
   serviceAccounts?: ServiceAccountTokens;
+  /** `--enable-bootstrap-token-auth`: fed with the secrets by the server (load, observe) */
+  bootstrapTokens?: BootstrapTokens;
+  webhook?: WebhookTokenAuthenticator;
   /** pre-encoded `/.well-known/openid-configuration` and `/openid/v1/jwks`, when the issuer is an https URL */
   discovery?: { configuration: string; jwks: string };
 }
 
 export interface SetupDeps {
   domain: string;
-  lookupServiceAccount: (namespace: string, name: string) => Promise<{ uid: string } | undefined>;
+  /** the served authentication group (authentication.<domain>), the webhook's TokenReview group */
+  authenticationGroup: string;
+  /** where bootstrap token secrets live, and their type (`bootstrap.<product>.io/token`) */
+  systemNamespace: string;
+  product: string;
+  /** the served group of the configuration files (apiserver.config.<domain>) */
+  configGroup: string;
+  /** the generated cluster CA: it signs the admin certificate, so it is trusted for client certificates too */
+  clusterCAFile?: string;
+  log: (m: string) => void;
+  /** reads a stored service account, pod or secret (undefined when absent) */
+  lookupObject: ObjectLookup;
   now?: () => number;
 }
 
@@ -45,19 +74,77 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
     }
     serviceAccounts = new ServiceAccountTokens({
       issuers: o.serviceAccountIssuers, signingKey, verifyKeys, domain: deps.domain, apiAudiences,
-      lookup: o.serviceAccountLookup ? deps.lookupServiceAccount : undefined, now: deps.now,
+      lookup: o.serviceAccountLookup ? deps.lookupObject : undefined, now: deps.now,
     });
     tokenAuthenticators.push(serviceAccounts.authenticator());
     discovery = await discoveryDocuments(o, verifyKeys);
   }
+  let bootstrapTokens: BootstrapTokens | undefined;
+  if (o.enableBootstrapTokenAuth) {
+    bootstrapTokens = new BootstrapTokens(deps.systemNamespace, `bootstrap.${deps.product}.io/token`, deps.now);
+    tokenAuthenticators.push(bootstrapTokens.authenticator(apiAudiences));
+  }
+  // JWT issuers: the --oidc-* flags or the authentication configuration file
+  const jwt = new JwtSet();
+  let configFile: AuthenticationConfigFile | undefined;
+  let fileConfig: AuthenticationConfig | undefined;
+  if (o.authenticationConfig) {
+    configFile = new AuthenticationConfigFile(o.authenticationConfig, jwt, {
+      group: deps.configGroup, log: deps.log,
+      validate: { disallowedIssuers: o.serviceAccountIssuers, reservedDomains: [deps.domain, `${deps.product}.io`] },
+    });
+    fileConfig = configFile.load();
+    if (fileConfig.anonymous && o.anonymousAuthSet) {
+      throw new Error('--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+    }
+  } else if (o.oidcIssuerURL) {
+    let ca: string | undefined;
+    if (o.oidcCAFile) {
+      try { ca = readFileSync(o.oidcCAFile, 'utf8'); } catch (e) { throw new Error(`--oidc-ca-file: cannot read ${o.oidcCAFile}: ${(e as Error).message}`); }
+    }
+    jwt.swap(buildJwt([oidcFlagsToJwt({
+      issuerURL: o.oidcIssuerURL, clientID: o.oidcClientID, usernameClaim: o.oidcUsernameClaim, usernamePrefix: o.oidcUsernamePrefix,
+      groupsClaim: o.oidcGroupsClaim, groupsPrefix: o.oidcGroupsPrefix, requiredClaims: o.oidcRequiredClaims, caFile: o.oidcCAFile,
+      signingAlgs: o.oidcSigningAlgs,
+    }, ca)], o.oidcSigningAlgs, deps.log));
+  }
+  // JWT authenticators check their own audiences (client IDs): audience agnostic for the API
+  if (configFile || jwt.size) tokenAuthenticators.push(audienceAgnostic(apiAudiences, jwt));
+  let webhook: WebhookTokenAuthenticator | undefined;
+  if (o.authenticationTokenWebhookConfigFile) {
+    const flag = '--authentication-token-webhook-config-file';
+    let client;
+    try { client = loadClientConfig(o.authenticationTokenWebhookConfigFile); } catch (e) { throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`); }
+    webhook = new WebhookTokenAuthenticator({
+      client, version: o.authenticationTokenWebhookVersion, group: deps.authenticationGroup, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
+      implicitAudiences: apiAudiences, now: deps.now,
+    });
+    // remote last: local authenticators first, as upstream
+    tokenAuthenticators.push(webhook);
+  }
   const tokens = unionTokenAuthenticator(tokenAuthenticators);
   const requestAuthenticators: Authenticator[] = [];
-  if (o.clientCAFile) requestAuthenticators.push(clientCertAuthenticator());
+  // upstream order: authenticating proxy, client certificates, bearer tokens
+  if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
+  if (o.clientCAFile || deps.clusterCAFile) requestAuthenticators.push(clientCertAuthenticator());
   if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
   const authenticator: Authenticator = requestAuthenticators.length === 1
     ? requestAuthenticators[0]!
     : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
-  return { authenticator, tokens, apiAudiences, anonymous: o.anonymousAuth, serviceAccounts, discovery };
+  let anonymous = o.anonymousAuth;
+  let anonymousPaths: Set<string> | undefined;
+  if (fileConfig?.anonymous) {
+    anonymous = fileConfig.anonymous.enabled;
+    if (fileConfig.anonymous.conditions.length) anonymousPaths = new Set(fileConfig.anonymous.conditions.map((c) => c.path));
+  }
+  // as upstream: the AlwaysAllow authorizer and anonymous requests do not mix
+  if (anonymous && (o.authorizationModes as string[]).includes('AlwaysAllow')) {
+    deps.log('warning: anonymous access is not allowed with the AlwaysAllow authorizer; disabling it. Use a different authorizer');
+    anonymous = false;
+  }
+  return {
+    authenticator, tokens, apiAudiences, anonymous, anonymousPaths, jwt, configFile, serviceAccounts, bootstrapTokens, webhook, discovery,
+  };
 }
 
 async function discoveryDocuments(o: AuthenticationOptions, keys: VerifyKey[]): Promise<AuthenticationSetup['discovery']> {

@@ -7,39 +7,95 @@
  * prefixed by a per-process secret; client copies of that header are dropped.
  * Responses are piped back unchanged (watch streams included).
  */
+import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
-import type { ClientCertificate } from './types.js';
+import type { ClientCertificate, ProxyVerdict } from './types.js';
 
 export interface TerminatorOptions {
   host: string;
   port: number;
   key: Buffer;
   cert: Buffer;
+  /** `--client-ca-file` bundle (may be empty when only the proxy CA is given) */
   clientCA: Buffer;
+  /** `--requestheader-client-ca-file` bundle, and `--requestheader-allowed-names` */
+  requestHeaderCA?: Buffer;
+  requestHeaderAllowedNames?: string[];
   /** unix socket of the internal uWS listener */
   upstreamPath: string;
   /** hex of the per-process secret the internal listener checks */
   secretHex: string;
 }
 
-/** What a connection's certificate says, as authentication will see it. */
-export function peerIdentity(sock: TLSSocket): ClientCertificate | undefined {
-  const cert = sock.getPeerCertificate();
-  if (!cert || Object.keys(cert).length === 0) return undefined;
-  if (!sock.authorized) {
-    const subject = cert.subject?.CN ? `"${cert.subject.CN}"` : 'without common name';
-    return { verified: false, reason: `verifying certificate ${subject} failed: ${String(sock.authorizationError)}` };
+/** SHA-256 fingerprints (as node:tls reports them) of every certificate of a PEM bundle. */
+export function bundleFingerprints(pem: Buffer | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const block of pem?.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
+    out.add(new X509Certificate(block).fingerprint256);
   }
-  const user = userFromSubject(cert.subject as unknown as Record<string, string | string[]>);
-  return user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' };
+  return out;
 }
 
-function relay(sock: TLSSocket, o: TerminatorOptions): void {
-  const identity = peerIdentity(sock);
+/** Trust anchors of the two roles a client certificate can play. */
+export interface Anchors {
+  /** --client-ca-file: the certificate is a user's credential */
+  client: Set<string>;
+  /** --requestheader-client-ca-file: the connection is an authenticating proxy */
+  proxy?: { fingerprints: Set<string>; allowedNames: readonly string[] };
+}
+
+export function anchorsOf(o: TerminatorOptions): Anchors {
+  const client = bundleFingerprints(o.clientCA);
+  if (!o.requestHeaderCA) return { client };
+  return { client, proxy: { fingerprints: bundleFingerprints(o.requestHeaderCA), allowedNames: o.requestHeaderAllowedNames ?? [] } };
+}
+
+/**
+ * The handshake verified the chain against both bundles together (as upstream's serving pool);
+ * which bundle anchors it is read from the verified chain's fingerprints.
+ */
+function chainFingerprints(sock: TLSSocket): Set<string> {
+  const out = new Set<string>();
+  let c: any = sock.getPeerCertificate(true);
+  for (let i = 0; c && c.fingerprint256 && i < 16 && !out.has(c.fingerprint256); i++) {
+    out.add(c.fingerprint256);
+    c = c.issuerCertificate;
+  }
+  return out;
+}
+
+const anchored = (chain: Set<string>, anchors: Set<string>) => [...chain].some((f) => anchors.has(f));
+
+/** What a connection's certificate says, as authentication will see it. */
+export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertificate | undefined {
+  const cert = sock.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return undefined;
+  const subject = cert.subject?.CN ? `"${cert.subject.CN}"` : 'without common name';
+  if (!sock.authorized) {
+    const reason = `verifying certificate ${subject} failed: ${String(sock.authorizationError)}`;
+    return anchors?.proxy ? { verified: false, reason, proxy: { ok: false, reason } } : { verified: false, reason };
+  }
+  const chain = anchors ? chainFingerprints(sock) : undefined;
+  let proxy: ProxyVerdict | undefined;
+  if (anchors?.proxy) {
+    const p = anchors.proxy;
+    if (!anchored(chain!, p.fingerprints)) proxy = { ok: false, reason: `certificate ${subject} is not signed by the requestheader client CA` };
+    else if (p.allowedNames.length && !p.allowedNames.includes(String(cert.subject?.CN ?? ''))) {
+      proxy = { ok: false, reason: `x509: subject with cn=${cert.subject?.CN ?? ''} is not in the allowed list` };
+    } else proxy = { ok: true };
+  }
+  const withProxy = (c: ClientCertificate): ClientCertificate => (proxy ? { ...c, proxy } : c);
+  if (anchors && !anchored(chain!, anchors.client)) return withProxy({ verified: false, reason: `certificate ${subject} is not signed by the client CA` });
+  const user = userFromSubject(cert.subject as unknown as Record<string, string | string[]>);
+  return withProxy(user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' });
+}
+
+function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
+  const identity = peerIdentity(sock, anchors);
   const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
@@ -68,9 +124,12 @@ function relay(sock: TLSSocket, o: TerminatorOptions): void {
 
 /** Listens; resolves with the bound port. */
 export function startTlsTerminator(o: TerminatorOptions): Promise<{ server: Server; port: number }> {
+  // the fingerprint checks are only needed when two bundles share the handshake
+  const anchors = o.requestHeaderCA ? anchorsOf(o) : undefined;
+  const ca = o.requestHeaderCA ? Buffer.concat([o.clientCA, Buffer.from('\n'), o.requestHeaderCA]) : o.clientCA;
   const server = createServer({
-    key: o.key, cert: o.cert, ca: o.clientCA, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
-  }, (sock) => relay(sock, o));
+    key: o.key, cert: o.cert, ca, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+  }, (sock) => relay(sock, o, anchors));
   // a failed handshake only concerns that client
   server.on('tlsClientError', () => {});
   return new Promise((resolve, reject) => {

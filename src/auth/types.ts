@@ -36,10 +36,16 @@ export const NOT_MINE: AuthResult = Object.freeze({ kind: 'notMine' });
 /** Synchronous when the answer is at hand (static tokens, certificates): the hot path allocates no promise. */
 export type MaybeAsync<T> = T | Promise<T>;
 
-/** A verified client certificate handed over by the TLS front (src/auth/tls-terminator.ts). */
+/**
+ * A client certificate as the TLS front (src/auth/tls-terminator.ts) judged it: `verified`
+ * against `--client-ca-file`; `proxy` (only with `--requestheader-client-ca-file`): whether the
+ * connection is a trusted authenticating proxy.
+ */
 export type ClientCertificate =
-  | { verified: true; user: UserInfo }
-  | { verified: false; reason: string };
+  | { verified: true; user: UserInfo; proxy?: ProxyVerdict }
+  | { verified: false; reason: string; proxy?: ProxyVerdict };
+
+export type ProxyVerdict = { ok: true } | { ok: false; reason: string };
 
 /** Everything authentication reads from a request, taken synchronously from the headers. */
 export interface Credentials {
@@ -47,6 +53,8 @@ export interface Credentials {
   authorization: string;
   /** the client certificate presented on the TLS connection, undefined when none */
   clientCertificate?: ClientCertificate;
+  /** authenticating proxy: the verdict on its certificate and, when trusted, the user its headers name */
+  proxy?: { ok: true; user?: UserInfo } | { ok: false; reason: string };
 }
 
 /** Authenticates a whole request (certificate, bearer header, ...). */

@@ -17,6 +17,8 @@ import type { FilterHandler, FilterRequest } from './chain.js';
 export interface AuthenticationDeps {
   authenticator: Authenticator;
   anonymous: boolean;
+  /** when set, anonymous requests are allowed on these paths only (AuthenticationConfiguration anonymous.conditions) */
+  anonymousPaths?: ReadonlySet<string>;
   maxRequestBodyBytes: number;
   /** failure reasons (never credentials), for the server log */
   onFailure?: (reason: string) => void;
@@ -31,7 +33,7 @@ export function withAuthentication(next: FilterHandler, deps: AuthenticationDeps
       r.user = addAuthenticatedGroup(res.user);
       return next(r);
     }
-    if (res.kind === 'notMine' && deps.anonymous) {
+    if (res.kind === 'notMine' && deps.anonymous && (!deps.anonymousPaths || deps.anonymousPaths.has(r.path))) {
       r.user = ANONYMOUS;
       return next(r);
     }

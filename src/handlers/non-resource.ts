@@ -32,6 +32,11 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
   return checks;
 }
 
+/** The address /api advertises: the secure port as upstream, else the plain one. */
+function advertised(server: ApiServer): string {
+  return server.securePort !== undefined ? `${server.options.bindAddress}:${server.securePort}` : `${server.options.insecureBindAddress}:${server.port}`;
+}
+
 export function handleNonResource(server: ApiServer, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
   const pretty = isTruthy(query.get('pretty'));
   const segs = path.split('/').filter(Boolean);
@@ -54,7 +59,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
   const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2').as !== undefined;
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
-  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(`${server.options.bindAddress}:${server.port}`));
+  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
   if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!));

@@ -22,6 +22,11 @@ function firstServiceIP(cidr: string): string {
   return parts.join('.');
 }
 
+/** The service's target: the secure port as upstream, else the plain one, else 443 (ports chosen at bind time are unknown here). */
+function servicePort(o: { securePort: number; port: number }): number {
+  return o.securePort > 0 ? o.securePort : o.port > 0 ? o.port : 443;
+}
+
 export async function bootstrap(server: ApiServer): Promise<void> {
   const { identity } = server.registry;
   const wanted = ['default', identity.systemNamespace, identity.publicNamespace, identity.nodeLeaseNamespace];
@@ -33,7 +38,7 @@ export async function bootstrap(server: ApiServer): Promise<void> {
     metadata: { name: identity.product, labels: { component: 'apiserver', provider: identity.product } },
     spec: {
       type: 'ClusterIP', clusterIP: firstServiceIP(server.options.serviceClusterIPRange), sessionAffinity: 'None',
-      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: server.options.port || 443 }],
+      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: servicePort(server.options) }],
     },
   };
   await ensure(server, {

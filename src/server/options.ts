@@ -1,9 +1,13 @@
-import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
+import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
 export interface ServerOptions extends AuthenticationOptions {
+  /** address of the secure port (`--bind-address`) */
   bindAddress: string;
+  /** the plain port without authentication; -1 = off (the default), 0 = any free port */
   port: number;
+  /** address of the plain port (`--insecure-bind-address`, loopback by default) */
+  insecureBindAddress: string;
   dataDir: string;
   runtimeConfig: string;
   featureGates: Record<string, boolean>;
@@ -34,7 +38,8 @@ export interface ServerOptions extends AuthenticationOptions {
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   bindAddress: '127.0.0.1',
-  port: 8080,
+  port: -1,
+  insecureBindAddress: '127.0.0.1',
   dataDir: './data',
   runtimeConfig: '',
   featureGates: {},
@@ -60,17 +65,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdCompactionIntervalMs: 5 * 60_000,
 };
 
-/** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
-export function parseDuration(s: string): number | undefined {
-  if (/^[0-9]+$/.test(s)) return Number(s) * 1000;
-  const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
-  let total = 0, m: RegExpExecArray | null, end = 0;
-  while ((m = re.exec(s))) {
-    total += Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[m[2] as 'ms'];
-    end = re.lastIndex;
-  }
-  return end === s.length && end > 0 ? total : undefined;
-}
+export { parseDuration } from '../api/duration.js';
+import { parseDuration } from '../api/duration.js';
 
 type Setter = (o: ServerOptions, v: string) => void;
 
@@ -93,7 +89,12 @@ function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Se
 const FLAGS: Record<string, Setter> = {
   ...AUTHENTICATION_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
-  'port': int('port', 0, (o, n) => { o.port = n; }),
+  'port': (o, v) => {
+    if (v === 'off') { o.port = -1; return; }
+    if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new Error(`--port must be an integer between 0 and 65535 or off, got "${v}"`);
+    o.port = Number(v);
+  },
+  'insecure-bind-address': (o, v) => { o.insecureBindAddress = v; },
   'data-dir': (o, v) => { o.dataDir = v; },
   'runtime-config': (o, v) => { o.runtimeConfig = v; },
   'feature-gates': (o, v) => { o.featureGates = parseGates(v); },
@@ -144,6 +145,7 @@ const FLAGS: Record<string, Setter> = {
 /** Rules between flags, checked once all are parsed. */
 function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
+  if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
@@ -168,7 +170,8 @@ export function parseArgs(argv: string[]): ServerOptions {
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
+    const bare = eq < 0 && BOOLEAN_FLAGS.has(name) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);
   }

@@ -32,6 +32,8 @@ import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import { mayHaveBody, preReadBody } from '../filters/body.js';
 import type { RequestInfo } from './request-info.js';
 
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
 export class ApiServer {
   readonly registry: Registry;
   readonly pool: ActorPool;
@@ -52,7 +54,7 @@ export class ApiServer {
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
   started = false;
-  /** the port actually bound (differs from options.port when that is 0) */
+  /** the plain port actually bound (differs from options.port when that is 0); 0 when off */
   port = 0;
   /** the HTTPS port actually bound (undefined when --secure-port is off) */
   securePort: number | undefined;
@@ -96,6 +98,7 @@ export class ApiServer {
 
   private onEvents(evs: ChangeEvent[]): void {
     this.authz.observe(evs);
+    this.auth.observe(evs);
     this.apf?.observe(evs);
     this.services.readCache.apply(evs);
     for (const ev of evs) {
@@ -110,11 +113,13 @@ export class ApiServer {
     this.hub.dispatch(evs);
   }
 
+  /** Starts everything; returns the plain port bound (0 when `--port` is off). */
   async start(): Promise<number> {
     await this.auth.init();
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.authz.load(init.objects);
+    this.auth.load(init.objects);
     this.apf?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
@@ -128,21 +133,40 @@ export class ApiServer {
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.port = await this.listenPlain();
+    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    this.auth.watchConfig();
+    if (this.securePort !== undefined) {
+      // written before the listening line: whoever waits for that line may use the file at once
+      const kubeconfig = this.auth.writeAdminKubeconfig(this.securePort);
+      process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
+      if (kubeconfig) process.stdout.write(`admin kubeconfig written to ${kubeconfig} (kubectl --kubeconfig ${kubeconfig} get ns)\n`);
+    }
+    setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
+    return this.port;
+  }
+
+  /**
+   * The plain `--port` (off by default): loopback only unless `--insecure-bind-address` says
+   * otherwise (with a warning), as upstream's old insecure port. Returns the bound port, 0 when off.
+   */
+  private async listenPlain(): Promise<number> {
+    const { port, insecureBindAddress: host } = this.options;
+    if (port < 0) return 0;
+    if (!isLoopback(host)) {
+      process.stderr.write(`warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`);
+    }
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
-    const port = await new Promise<number>((resolve, reject) => {
-      app.listen(this.options.bindAddress, this.options.port, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${this.options.bindAddress}:${this.options.port}`));
+    const bound = await new Promise<number>((resolve, reject) => {
+      app.listen(host, port, (sock) => {
+        if (!sock) return reject(new Error(`cannot listen on ${host}:${port}`));
         this.listenSocket = sock;
         resolve(uWS.us_socket_local_port(sock));
       });
     });
     this.app = app;
-    this.port = port;
-    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
-    if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
-    setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
-    return port;
+    return bound;
   }
 
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */

@@ -50,7 +50,8 @@ export async function startAuthServer(args: string[], dataDir?: string): Promise
 /** Runs the server expecting a startup failure; returns its exit code and stderr. */
 export async function startupError(args: string[]): Promise<{ code: number | null; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-auth-'));
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // any free secure port rather than the default 6443 should the flags turn out valid
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (d) => { err += d; });
   const [code] = await once(proc, 'exit') as [number | null];

@@ -153,5 +153,5 @@ test('startup errors name the flag, file and line', async () => {
   const noIssuer = await startupError(['--service-account-signing-key-file', pki.path('sa.key')]);
   assert.match(noIssuer.stderr, /--service-account-issuer is required with --service-account-signing-key-file/);
   const port = await startupError(['--secure-port', '70000']);
-  assert.match(port.stderr, /--secure-port must be an integer between 0 and 65535, got "70000"/);
+  assert.match(port.stderr, /--secure-port must be an integer between 0 and 65535 or off, got "70000"/);
 });

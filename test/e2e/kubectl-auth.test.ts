@@ -1,7 +1,8 @@
 /**
  * kubectl v1.32 over TLS with a kubeconfig written here: `get ns` with a static token and with
- * a client certificate, 401 for a bad token, and, served under the upstream API domain,
- * `auth whoami` and `create token` (their typed clients only know the upstream groups).
+ * a client certificate and with a bootstrap token, 401 for a bad token, and, served under the
+ * upstream API domain, `auth whoami`, `create token` and `get ns` with that token (their typed
+ * clients only know the upstream groups).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
 import { grant } from '../authz/helpers.js';
+import { request as plainRequest } from '../helpers/server.js';
 
 const KUBECTL = '/usr/bin/kubectl';
 
@@ -48,7 +50,7 @@ before(async () => {
   pki = new Pki().ca('client-ca').client('client-ca', 'carol', '/O=system:masters/CN=carol');
   writeFileSync(pki.path('tokens.csv'), 'alice-token,alice,uid-a,"dev,ops"\n');
   const common = ['--token-auth-file', pki.path('tokens.csv'), '--client-ca-file', pki.path('client-ca.crt')];
-  s = await startAuthServer(common);
+  s = await startAuthServer([...common, '--enable-bootstrap-token-auth']);
   // the secure port authorizes (RBAC): alice may list namespaces
   await grant(s.url, 'list-namespaces', [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }], ['dev']);
   upstreamArgs = [...common, '--api-domain', 'k8s.io', '--service-account-signing-key-file', pki.key('sa', 'rsa'), '--service-account-issuer', 'https://issuer.test'];
@@ -67,6 +69,19 @@ test('get ns with a static token and with a client certificate', async () => {
     assert.equal(r.code, 0, `${context}: ${r.stderr}`);
     assert.match(r.stdout, /^namespace\/default$/m);
   }
+});
+
+test('get ns with a bootstrap token', async () => {
+  const created = await plainRequest(s.url, 'POST', '/api/v1/namespaces/plat-system/secrets', {
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bootstrap-token-07401b', namespace: 'plat-system' }, type: 'bootstrap.platform.io/token',
+    stringData: { 'token-id': '07401b', 'token-secret': 'f395accd246ae52d', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:dev' },
+  });
+  assert.equal(created.status, 201, created.text);
+  await grant(s.url, 'bootstrappers-list-namespaces', [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }], ['system:bootstrappers:dev']);
+  // the secret reaches the authenticator with its change event, before the create is acknowledged
+  const r = await kubectl(kubeconfig('plat', s), '--token', '07401b.f395accd246ae52d', 'get', 'ns', '-o', 'name');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^namespace\/default$/m);
 });
 
 test('a bad token is refused with 401', async () => {
@@ -89,4 +104,10 @@ test('auth whoami and create token under the upstream API domain', async () => {
   assert.equal(tok.code, 0, tok.stderr);
   const sa = await kubectl(kc, '--token', tok.stdout.trim(), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
   assert.equal(sa.stdout, 'system:serviceaccount:default:bot', sa.stderr);
+  // get ns with the TokenRequest token, once RBAC lets the account list namespaces
+  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrole', 'ns-reader', '--verb=list', '--resource=namespaces')).code, 0);
+  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrolebinding', 'bot-ns-reader', '--clusterrole=ns-reader', '--serviceaccount=default:bot')).code, 0);
+  const ns = await kubectl(kc, '--token', tok.stdout.trim(), 'get', 'ns', '-o', 'name');
+  assert.equal(ns.code, 0, ns.stderr);
+  assert.match(ns.stdout, /^namespace\/default$/m);
 });

@@ -22,7 +22,8 @@ export interface TestServer {
 
 export async function startServer(args: string[] = [], dataDir?: string, env?: Record<string, string>): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  // the secure port (default 6443) stays off unless the test asks: tests never share a fixed port
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d) => { err += d; });

@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArgs, parseDuration, DEFAULT_OPTIONS } from '../../src/server/options.js';
 
-test('defaults match the issue: 127.0.0.1:8080, ./data, 3 MiB bodies', () => {
+test('defaults: secure port 127.0.0.1:6443, plain port off (loopback when on), ./data, 3 MiB bodies', () => {
   const o = parseArgs([]);
   assert.equal(o.bindAddress, '127.0.0.1');
-  assert.equal(o.port, 8080);
+  assert.equal(o.securePort, 6443);
+  assert.equal(o.port, -1);
+  assert.equal(o.insecureBindAddress, '127.0.0.1');
   assert.equal(o.dataDir, './data');
   assert.equal(o.maxRequestBodyBytes, 3 * 1024 * 1024);
   assert.deepEqual(o, { ...DEFAULT_OPTIONS, featureGates: {} });
@@ -21,7 +23,9 @@ test('flags accept --flag value and --flag=value', () => {
 });
 
 test('bad flags fail with exact messages', () => {
-  assert.throws(() => parseArgs(['--port', 'x']), /--port must be an integer >= 0, got "x"/);
+  assert.throws(() => parseArgs(['--port', 'x']), /--port must be an integer between 0 and 65535 or off, got "x"/);
+  assert.throws(() => parseArgs(['--secure-port', 'off']), /--port and --secure-port are both off: nothing would be served/);
+  assert.equal(parseArgs(['--port', '8080', '--secure-port', 'off']).securePort, -1);
   assert.throws(() => parseArgs(['--nope=1']), /unknown flag: --nope/);
   assert.throws(() => parseArgs(['--shards', '0']), /--shards must be an integer >= 1/);
   assert.throws(() => parseArgs(['--shutdown-delay-duration', '5 minutes']), /--shutdown-delay-duration must be a duration/);
@@ -36,4 +40,19 @@ test('durations', () => {
   assert.equal(parseDuration('10'), 10_000);
   assert.equal(parseDuration('1x'), undefined);
   assert.equal(parseDuration(''), undefined);
+});
+
+test('boolean flags: alone they mean true; a following true/false or =value is their value', () => {
+  assert.equal(parseArgs(['--enable-bootstrap-token-auth']).enableBootstrapTokenAuth, true);
+  assert.equal(parseArgs(['--enable-bootstrap-token-auth', '--port', '1']).port, 1);
+  assert.equal(parseArgs(['--anonymous-auth', 'false']).anonymousAuth, false);
+  assert.equal(parseArgs(['--anonymous-auth=false']).anonymousAuth, false);
+  assert.throws(() => parseArgs(['--enable-bootstrap-token-auth=yes']), /--enable-bootstrap-token-auth must be true or false, got "yes"/);
+});
+
+test('--authentication-token-webhook-version: v1beta1 by default; v1; the group-qualified spelling', () => {
+  assert.equal(parseArgs([]).authenticationTokenWebhookVersion, 'v1beta1');
+  assert.equal(parseArgs(['--authentication-token-webhook-version', 'v1']).authenticationTokenWebhookVersion, 'v1');
+  assert.equal(parseArgs(['--authentication-token-webhook-version', 'authentication.plat.io/v1beta1']).authenticationTokenWebhookVersion, 'v1beta1');
+  assert.equal(parseArgs([]).authenticationTokenWebhookCacheTtlMs, 120_000);
 });

@@ -6,7 +6,7 @@
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { addAuthenticatedGroup, type TokenAuthenticator, type UserInfo } from '../../auth/types.js';
-import type { ServiceAccountTokens } from '../../auth/service-account.js';
+import type { BoundObject, ServiceAccountTokens } from '../../auth/service-account.js';
 
 export interface VirtualContext {
   user: UserInfo;
@@ -26,8 +26,8 @@ export interface ReviewDeps {
   tokens: TokenAuthenticator;
   apiAudiences: readonly string[];
   serviceAccounts?: ServiceAccountTokens;
-  /** the stored service account, or a 404 StatusError */
-  getServiceAccount(namespace: string, name: string): Promise<{ metadata: { uid: string } }>;
+  /** a stored core/v1 object (serviceaccounts, pods, secrets), or its StatusError (404 when absent) */
+  getCore(resource: string, namespace: string, name: string): Promise<any>;
   now(): number;
 }
 
@@ -92,18 +92,41 @@ function tokenRequest(deps: ReviewDeps): VirtualKind {
       if (!Number.isInteger(exp)) throw invalid('spec.expirationSeconds', `Invalid value: ${JSON.stringify(exp)}: must be an integer`);
       if (exp < MIN_EXPIRATION) throw invalid('spec.expirationSeconds', `Invalid value: ${exp}: may not specify a duration less than 10 minutes`);
       if (exp > MAX_EXPIRATION) throw invalid('spec.expirationSeconds', `Invalid value: ${exp}: may not specify a duration larger than 2^32 seconds`);
-      if (spec.boundObjectRef) throw invalid('spec.boundObjectRef', 'Unsupported value: bound tokens are not supported yet');
       const audiences: string[] = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...deps.apiAudiences];
-      const stored = await deps.getServiceAccount(ctx.namespace, ctx.name);
-      const { token, expiresAt } = await sa.issue({ namespace: ctx.namespace, name: ctx.name, uid: stored.metadata.uid }, audiences, exp);
+      const stored = await deps.getCore('serviceaccounts', ctx.namespace, ctx.name);
+      const bound = spec.boundObjectRef ? await boundObject(deps, spec.boundObjectRef, ctx) : undefined;
+      const { token, expiresAt } = await sa.issue({ namespace: ctx.namespace, name: ctx.name, uid: stored.metadata.uid, bound }, audiences, exp);
       return {
         kind: 'TokenRequest', apiVersion: ctx.apiVersion,
         metadata: { name: ctx.name, namespace: ctx.namespace, creationTimestamp: rfc3339(deps.now()) },
-        spec: { audiences, expirationSeconds: exp, boundObjectRef: null },
+        spec: { audiences, expirationSeconds: exp, boundObjectRef: bound ? { ...spec.boundObjectRef, uid: bound.uid } : null },
         status: { token, expirationTimestamp: rfc3339(expiresAt.getTime()) },
       };
     },
   };
+}
+
+/**
+ * Upstream's checks of spec.boundObjectRef: a core/v1 Pod (running as this service account) or
+ * Secret in the namespace, whose uid matches when one is given (409 otherwise).
+ */
+async function boundObject(deps: ReviewDeps, ref: any, ctx: VirtualContext): Promise<BoundObject> {
+  const apiVersion = String(ref.apiVersion ?? ''), kind = String(ref.kind ?? ''), name = String(ref.name ?? '');
+  if (apiVersion !== 'v1' || (kind !== 'Pod' && kind !== 'Secret')) {
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    throw errors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
+  }
+  const obj = await deps.getCore(kind === 'Pod' ? 'pods' : 'secrets', ctx.namespace, name);
+  if (kind === 'Pod' && (obj.spec?.serviceAccountName ?? '') !== ctx.name) {
+    throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(ctx.name)} to pod running with different serviceaccount name.`);
+  }
+  const uid = String(obj.metadata.uid);
+  if (ref.uid && ref.uid !== uid) {
+    throw errors.conflict({ kind, resource: kind, name },
+      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+  }
+  return { kind, name, uid };
 }
 
 /** The virtual kinds keyed `<group>/<resource>[/<subresource>]` in the served domain. */
