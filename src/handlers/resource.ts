@@ -135,7 +135,7 @@ export function handleResource(r: Request, s: Services): void {
         const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
         if (info.verb === 'create') {
           const terminating = r.def.namespaced && namespaceTerminating(s, ns);
-          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating, name: info.name || undefined });
+          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user });
         }
         return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
       });
