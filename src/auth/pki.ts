@@ -1,7 +1,8 @@
 /**
  * Serving certificates: the files given by `--tls-cert-file`/`--tls-private-key-file`, or a
  * cluster CA and a serving certificate it signs, generated once under `--cert-dir` with the
- * openssl CLI and reused on later starts.
+ * openssl CLI and reused on later starts. The same cluster CA signs approved CSRs
+ * (src/controllers/csr-signer.ts) unless `--cluster-signing-*-file` name another.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,16 +48,26 @@ export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKey
     return { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile };
   }
   const dir = o.certDir;
-  const files = { caFile: join(dir, 'ca.crt'), caKeyFile: join(dir, 'ca.key'), certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
-    openssl(['req', '-x509', ...EC_KEY, '-keyout', files.caKeyFile, '-out', files.caFile, '-days', '3650',
-      '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
-    rmSync(files.certFile, { force: true });
-  }
+  const ca = ensureClusterCA(dir);
+  const files = { ...ca, certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
   if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
     signCertificate(files.caFile, files.caKeyFile, files.certFile, files.keyFile, '/CN=platform-apiserver', 365,
       [`subjectAltName=${servingNames(o.bindAddress).join(',')}`, 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment']);
+  }
+  return files;
+}
+
+/**
+ * The cluster CA under certDir (`ca.crt`, `ca.key`), generated on first use (10 years, EC
+ * P-256); a certificate the previous CA issued for serving is removed with it.
+ */
+export function ensureClusterCA(certDir: string): { caFile: string; caKeyFile: string } {
+  const files = { caFile: join(certDir, 'ca.crt'), caKeyFile: join(certDir, 'ca.key') };
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
+    openssl(['req', '-x509', ...EC_KEY, '-keyout', files.caKeyFile, '-out', files.caFile, '-days', '3650',
+      '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
+    rmSync(join(certDir, 'apiserver.crt'), { force: true });
   }
   return files;
 }

@@ -22,6 +22,7 @@ import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
+import { CsrSigner } from '../controllers/csr-signer.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -36,6 +37,7 @@ export class ApiServer {
   readonly namespaceController: NamespaceController;
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
+  readonly csrSigner: CsrSigner;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -70,6 +72,7 @@ export class ApiServer {
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
+    this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -93,6 +96,7 @@ export class ApiServer {
     }
     this.gc.observe(evs);
     this.disruption.observe(evs);
+    this.csrSigner.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -109,6 +113,7 @@ export class ApiServer {
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.csrSigner.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
     const port = await new Promise<number>((resolve, reject) => {

@@ -57,7 +57,8 @@ function keyUsageExtension(usages: readonly string[]): Buffer[] {
     for (let i = 0; i < 9; i++) if (bits & (1 << i)) last = i;
     out.push(seq(oid('2.5.29.15'), bool(true), octets(bitString(buf.subarray(0, (last >> 3) + 1), 7 - (last & 7)))));
   }
-  const ekus = [...new Set(usages.filter((u) => u in EXT_KEY_USAGES).map((u) => EXT_KEY_USAGES[u]!))];
+  // in Go's ExtKeyUsage order (upstream sorts them), which is the table's order
+  const ekus = [...new Set(Object.entries(EXT_KEY_USAGES).filter(([u]) => usages.includes(u)).map(([, o]) => o))];
   if (ekus.length) out.push(seq(oid('2.5.29.37'), octets(seq(...ekus.map(oid)))));
   return out;
 }
