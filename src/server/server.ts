@@ -28,6 +28,8 @@ import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
+import { SignerAdmission } from '../auth/authz/signer-admission.js';
+import { groupFor } from '../api/identity.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -41,6 +43,7 @@ export class ApiServer {
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
+  readonly signerAdmission: SignerAdmission;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -77,10 +80,17 @@ export class ApiServer {
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
+    const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
+    const readCache = new ReadCache();
+    this.signerAdmission = new SignerAdmission({
+      authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
+      stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
+      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType,
+    });
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
-      readCache: new ReadCache(),
+      readCache,
     };
   }
 
@@ -172,6 +182,7 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
+      if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
       if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
