@@ -4,8 +4,9 @@
  * openssl CLI and reused on later starts. The same cluster CA signs approved CSRs
  * (src/controllers/csr-signer.ts) unless `--cluster-signing-*-file` name another.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
@@ -57,17 +58,32 @@ export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKey
   return files;
 }
 
+const caFiles = (certDir: string) => ({ caFile: join(certDir, 'ca.crt'), caKeyFile: join(certDir, 'ca.key') });
+const caArgs = (f: { caFile: string; caKeyFile: string }) => ['req', '-x509', ...EC_KEY, '-keyout', f.caKeyFile, '-out', f.caFile, '-days', '3650',
+  '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'];
+
 /**
  * The cluster CA under certDir (`ca.crt`, `ca.key`), generated on first use (10 years, EC
  * P-256); a certificate the previous CA issued for serving is removed with it.
  */
 export function ensureClusterCA(certDir: string): { caFile: string; caKeyFile: string } {
-  const files = { caFile: join(certDir, 'ca.crt'), caKeyFile: join(certDir, 'ca.key') };
+  const files = caFiles(certDir);
   mkdirSync(certDir, { recursive: true, mode: 0o700 });
   if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
-    openssl(['req', '-x509', ...EC_KEY, '-keyout', files.caKeyFile, '-out', files.caFile, '-days', '3650',
-      '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
+    openssl(caArgs(files));
     rmSync(join(certDir, 'apiserver.crt'), { force: true });
+  }
+  return files;
+}
+
+/** ensureClusterCA with openssl run asynchronously: for a running server, off the event loop. */
+export async function ensureClusterCAAsync(certDir: string): Promise<{ caFile: string; caKeyFile: string }> {
+  const files = caFiles(certDir);
+  await mkdir(certDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
+    await new Promise<void>((resolve, reject) => execFile(OPENSSL, caArgs(files), (err, _out, stderr) =>
+      (err ? reject(new Error(`openssl req failed: ${String(stderr).trim() || err.message}`)) : resolve())));
+    await rm(join(certDir, 'apiserver.crt'), { force: true });
   }
   return files;
 }

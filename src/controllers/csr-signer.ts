@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
-import { ensureClusterCA } from '../auth/pki.js';
+import { ensureClusterCAAsync } from '../auth/pki.js';
 import { rfc3339 } from '../registry/objects.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { issueCertificate, type SigningCA } from '../x509/issue.js';
@@ -32,15 +32,21 @@ export interface SignerOptions {
   dataDir: string;
 }
 
-/** Reads the signing CA: the `--cluster-signing-*-file` pair, else the cluster CA (created if missing). */
-export function loadSigningCA(o: SignerOptions): SigningCA {
-  const files = o.clusterSigningCertFile
-    ? { caFile: o.clusterSigningCertFile, caKeyFile: o.clusterSigningKeyFile }
-    : ensureClusterCA(o.certDir || join(o.dataDir, 'pki'));
+function readCA(files: { caFile: string; caKeyFile: string }): SigningCA {
   const cert = new X509Certificate(readFileSync(files.caFile));
   const key = createPrivateKey(readFileSync(files.caKeyFile));
   if (!cert.checkPrivateKey(key)) throw new Error(`${files.caKeyFile} is not the private key of ${files.caFile}`);
   return { cert, key };
+}
+
+/** The `--cluster-signing-*-file` pair, read at start (a bad file is a startup error). */
+export function loadGivenCA(o: SignerOptions): SigningCA {
+  return readCA({ caFile: o.clusterSigningCertFile, caKeyFile: o.clusterSigningKeyFile });
+}
+
+/** The cluster CA under the cert dir, generated (asynchronously) when missing. */
+export async function loadClusterCA(o: SignerOptions): Promise<SigningCA> {
+  return readCA(await ensureClusterCAAsync(o.certDir || join(o.dataDir, 'pki')));
 }
 
 const conditions = (csr: any): any[] => (Array.isArray(csr.status?.conditions) ? csr.status.conditions : []);
@@ -56,7 +62,8 @@ export class CsrSigner {
   private readonly type: TypeRef;
   private readonly typeKey: string;
   private readonly signers: Map<string, SignerCheck>;
-  private ca: SigningCA | undefined;
+  /** the signing CA, loaded once (concurrent first uses share the load) */
+  private ca: Promise<SigningCA> | undefined;
   private ready = false;
   /** newest object per CSR name not yet considered; one signing per name at a time */
   private readonly latest = new Map<string, any>();
@@ -71,7 +78,7 @@ export class CsrSigner {
 
   /** Loads a given CA pair (a bad file is a startup error), then signs what is waiting. */
   start(): void {
-    if (this.options.clusterSigningCertFile) this.ca = loadSigningCA(this.options);
+    if (this.options.clusterSigningCertFile) this.ca = Promise.resolve(loadGivenCA(this.options));
     this.ready = true;
     void this.pool.submit({ op: 'list', type: this.type, enc: JSON_ENC, namespace: '', opts: {} }).then((r) => {
       if ('code' in r) for (const csr of JSON.parse(bodyText(r.body)).items ?? []) this.consider(csr);
@@ -119,9 +126,9 @@ export class CsrSigner {
         type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: refused, lastUpdateTime: rfc3339(Date.now()),
       }];
     } else {
-      this.ca ??= loadSigningCA(this.options);
+      const ca = await (this.ca ??= loadClusterCA(this.options).catch((e) => { this.ca = undefined; throw e; }));
       const ttl = certificateTtlMs(csr.spec.expirationSeconds, this.options.clusterSigningDurationMs);
-      const pem = await issueCertificate(request, usages, this.ca, ttl);
+      const pem = await issueCertificate(request, usages, ca, ttl);
       status.certificate = Buffer.from(pem).toString('base64');
     }
     const r = await this.pool.submit({
