@@ -56,7 +56,7 @@ export type Op =
   | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
   | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
-  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean })
+  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean; user?: Requester })
   | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags });
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';

@@ -146,6 +146,7 @@ export function handleResource(r: Request, s: Services): void {
           ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: body.text,
           fieldValidation: parseFieldValidation(query.get('fieldValidation')),
           force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
+          ...(patchType === 'apply' ? { user: r.user } : {}),
         });
       }, false, true);
     case 'delete':

@@ -254,7 +254,7 @@ export class Store {
       const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace);
       obj.metadata.name = op.name;
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
-      return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined), warnings);
+      return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
     // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
     const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace);

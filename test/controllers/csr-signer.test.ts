@@ -138,3 +138,15 @@ test('--cluster-signing-cert-file/-key-file and --cluster-signing-duration', asy
     rmSync(own, { recursive: true, force: true });
   }
 });
+
+test('the requester is recorded by create and by a server-side apply that creates', async () => {
+  const pem = makeRequest(dir, 'applied', '/CN=applied');
+  const body = { ...csrObject('applied', pem, 'example.com/x', ['client auth']) as any };
+  body.spec.username = 'someone-else';
+  const r = await request(s.url, 'PATCH', `${CSR_PATH()}/applied?fieldManager=test`, body, { 'content-type': 'application/apply-patch+yaml' });
+  assert.equal(r.status, 201, r.text);
+  assert.equal(r.json.spec.username, 'system:unsecured');
+  assert.ok(r.json.spec.groups.includes('system:masters'));
+  const created = (await request(s.url, 'GET', `${CSR_PATH()}/alice`)).json;
+  assert.equal(created.spec.username, 'system:unsecured');
+});
