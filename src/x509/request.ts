@@ -17,9 +17,8 @@ export interface CertificateRequest {
   /** DER of certificationRequestInfo: what the signature covers */
   info: Buffer;
   subject: Name;
-  /** DER of SubjectPublicKeyInfo */
+  /** DER of SubjectPublicKeyInfo (made a KeyObject only to check the signature: that costs) */
   spki: Buffer;
-  publicKey: KeyObject;
   signatureAlgorithm: string;
   signature: Buffer;
   dnsNames: string[];
@@ -107,10 +106,8 @@ export function parseRequestDer(der: Buffer): CertificateRequest {
     const spki = expectTag(info[2], TAG.SEQUENCE).raw;
     const alg = children(expectTag(algT, TAG.SEQUENCE));
     const sig = expectTag(sigT, TAG.BIT_STRING).content;
-    let publicKey: KeyObject;
-    try { publicKey = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }); } catch { throw new Error('x509: unsupported public key'); }
     const csr: CertificateRequest = {
-      info: infoT!.raw, subject, spki, publicKey, signatureAlgorithm: decodeOid(expectTag(alg[0], TAG.OID).content),
+      info: infoT!.raw, subject, spki, signatureAlgorithm: decodeOid(expectTag(alg[0], TAG.OID).content),
       signature: sig.subarray(1), dnsNames: [], emailAddresses: [], ipAddresses: [], uris: [],
     };
     readAttributes(csr, info[3]);
@@ -145,8 +142,10 @@ const SIGNATURE_ALGORITHMS: Record<string, [string | null, string]> = {
 export function checkSignature(csr: CertificateRequest): string | undefined {
   const alg = SIGNATURE_ALGORITHMS[csr.signatureAlgorithm];
   if (!alg) return 'x509: cannot verify signature: algorithm unimplemented';
+  let key: KeyObject;
+  try { key = createPublicKey({ key: csr.spki, format: 'der', type: 'spki' }); } catch { return 'x509: unsupported public key'; }
   try {
-    return verify(alg[0], csr.info, csr.publicKey, csr.signature) ? undefined : alg[1];
+    return verify(alg[0], csr.info, key, csr.signature) ? undefined : alg[1];
   } catch {
     return alg[1];
   }
