@@ -181,7 +181,8 @@ function namespaceTerminating(s: Services, ns: string): boolean {
   return phase === 'Terminating';
 }
 
-const PATCH_TYPES: Record<string, PatchType> = {
+/** patch media types and the patch each means */
+export const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',

@@ -175,7 +175,7 @@ export class Store {
     if (tracksGeneration(this.ctx.def, obj)) meta.generation = 1;
     const sctx = this.strategyContext(txn, dryRun, user);
     strategy.prepareForCreate(obj, sctx);
-    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
+    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj, this.ctx.config));
     const refused = strategy.admitCreate(obj, sctx);
     if (refused) throw this.forbidden(meta.name, refused);
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
@@ -285,7 +285,7 @@ export class Store {
       if (old.status === undefined) delete obj.status; else obj.status = old.status;
     }
     strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
-    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
+    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, this.ctx.config), strategy.validateUpdate(obj, old));
     if (tracksGeneration(this.ctx.def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     return obj;
   }

@@ -46,8 +46,8 @@ export interface ResourceStrategy {
   prepareForCreate(obj: any, ctx: StrategyContext): void;
   /** Runs on update of the main resource: may change obj (never old). */
   prepareForUpdate(obj: any, old: any, ctx: StrategyContext): void;
-  /** Field-level validation on create; returns one cause per bad field path. */
-  validate(obj: any): StatusCause[];
+  /** Field-level validation (create and update); returns one cause per bad field path. */
+  validate(obj: any, config?: StrategyConfig): StatusCause[];
   /** Extra validation on update (immutability). */
   validateUpdate(obj: any, old: any): StatusCause[];
   /**

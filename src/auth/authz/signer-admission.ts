@@ -11,6 +11,7 @@ import { StatusError, toStatus } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
 import type { ActorPool, OpInput } from '../../server/actor-pool.js';
 import type { BodyReader, Request } from '../../handlers/context.js';
+import { PATCH_TYPES } from '../../handlers/resource.js';
 import { readBody, sendStatus } from '../../server/http.js';
 import { bodyFormat, isTruthy } from '../../server/negotiation.js';
 import { MASTERS_GROUP, type UserInfo } from '../types.js';
@@ -29,10 +30,6 @@ export interface SignerAdmissionDeps {
   protobufMediaType: string;
 }
 
-const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
-  'application/json-patch+json': 'json', 'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic', 'application/apply-patch+yaml': 'apply', 'application/apply-patch+json': 'apply',
-};
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 /** upstream IsAuthorizedForSignerName: the exact signer name, else `<domain>/*`. */

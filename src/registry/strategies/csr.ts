@@ -10,7 +10,6 @@ import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { approvalWrite, conditionCauses, prepareStatusWrite, updateCauses } from './csr-status.js';
 import { dnsSubdomain, duplicate, invalid, notSupported, required, type Cause } from './field-errors.js';
 
-export const LEGACY_SIGNER = 'platform.io/legacy-unknown';
 
 const USAGES = [
   'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment',
@@ -33,16 +32,17 @@ function requestError(request: unknown): string | undefined {
   }
 }
 
-function validateSigner(name: unknown): Cause[] {
+function validateSigner(name: unknown, product: string): Cause[] {
   if (!name) return [required('spec.signerName')];
   const s = String(name);
-  if (s === LEGACY_SIGNER) return [invalid('spec.signerName', s, 'the legacy signerName is not allowed via this API version')];
+  if (s === `${product}.io/legacy-unknown`) return [invalid('spec.signerName', s, 'the legacy signerName is not allowed via this API version')];
   const parts = s.split('/');
   if (parts.length !== 2 || !parts[1]) return [invalid('spec.signerName', s, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
   return dnsSubdomain('spec.signerName', parts[0]);
 }
 
-export function validateCSR(obj: any): Cause[] {
+/** product: the identity's product word (`platform`, `kubernetes`) naming the built-in signers */
+export function validateCSR(obj: any, product = 'platform'): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   const err = requestError(spec.request);
@@ -55,7 +55,7 @@ export function validateCSR(obj: any): Cause[] {
     else if (seen.has(u)) out.push(duplicate(`spec.usages[${i}]`, u));
     seen.add(u);
   });
-  out.push(...validateSigner(spec.signerName));
+  out.push(...validateSigner(spec.signerName, product));
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < 600) {
     out.push(invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
   }
@@ -95,7 +95,9 @@ export const csrStrategy: ResourceStrategy = {
     obj.spec = old.spec;
     if (old.status === undefined) delete obj.status; else obj.status = old.status;
   },
-  validate: validateCSR,
+  validate(obj, config) {
+    return validateCSR(obj, config?.apiServiceName);
+  },
   admitCreate(obj, ctx) {
     return subjectRestriction(obj, ctx.config.apiServiceName);
   },

@@ -150,3 +150,11 @@ test('certificateError follows upstream validateCertificate', () => {
   assert.equal(certificateError(b64('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')), 'x509: malformed certificate');
   assert.equal(certificateError(b64('-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\n\nAAAA\n-----END CERTIFICATE-----\n')), 'no PEM block headers are permitted');
 });
+
+test('the legacy signer is the identity product\'s', () => {
+  const obj = (signerName: string) => ({ ...stored(), status: {}, spec: { ...stored().spec, signerName } });
+  check(csrStrategy.validate(obj('kubernetes.io/legacy-unknown'), { ...ctx().config, apiServiceName: 'kubernetes' }),
+    { field: 'spec.signerName', reason: 'FieldValueInvalid', message: 'the legacy signerName is not allowed via this API version' }, 'kubernetes');
+  check(csrStrategy.validate(obj('platform.io/legacy-unknown'), ctx().config), { field: 'spec.signerName', reason: 'FieldValueInvalid' }, 'platform');
+  check(csrStrategy.validate(obj('kubernetes.io/legacy-unknown'), ctx().config), undefined, 'another product\'s name is an ordinary signer');
+});
