@@ -18,6 +18,7 @@ import { rfc3339 } from '../registry/objects.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { issueCertificate, type SigningCA } from '../x509/issue.js';
 import { parseCSR } from '../x509/request.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { builtInSigners, certificateTtlMs, type SignerCheck } from './signer-policy.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -65,15 +66,14 @@ export class CsrSigner {
   /** the signing CA, loaded once (concurrent first uses share the load) */
   private ca: Promise<SigningCA> | undefined;
   private ready = false;
-  /** newest object per CSR name not yet considered; one signing per name at a time */
-  private readonly latest = new Map<string, any>();
-  private readonly busy = new Set<string>();
-
+  /** one signing per CSR name at a time, on its newest object */
+  private readonly queue: KeyedQueue<any>;
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly options: SignerOptions, private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
     this.typeKey = `${group}/certificatesigningrequests`;
     this.signers = builtInSigners(identity.product);
+    this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-signer: ${name}: ${(e as Error).message}`));
   }
 
   /** Loads a given CA pair (a bad file is a startup error), then signs what is waiting. */
@@ -91,28 +91,7 @@ export class CsrSigner {
   }
 
   private consider(csr: any): void {
-    if (!this.signers.has(csr.spec?.signerName) || !awaitsSigning(csr)) return;
-    const name = csr.metadata.name;
-    this.latest.set(name, csr);
-    if (this.busy.has(name)) return;
-    this.busy.add(name);
-    void this.drain(name).finally(() => this.busy.delete(name));
-  }
-
-  private async drain(name: string): Promise<void> {
-    for (let csr = this.take(name); csr; csr = this.take(name)) {
-      try {
-        await this.handle(csr);
-      } catch (e) {
-        this.log(`csr-signer: ${name}: ${(e as Error).message}`);
-      }
-    }
-  }
-
-  private take(name: string): any {
-    const csr = this.latest.get(name);
-    this.latest.delete(name);
-    return csr;
+    if (this.signers.has(csr.spec?.signerName) && awaitsSigning(csr)) this.queue.add(csr.metadata.name, csr);
   }
 
   private async handle(csr: any): Promise<void> {

@@ -23,6 +23,7 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
 import { CsrSigner } from '../controllers/csr-signer.js';
+import { CsrApprover } from '../controllers/csr-approver.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -40,6 +41,7 @@ export class ApiServer {
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
   readonly csrSigner: CsrSigner;
+  readonly csrApprover: CsrApprover;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -80,6 +82,7 @@ export class ApiServer {
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
+    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => this.authz.authorizer.authorize(a).decision === 'allow');
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
     const readCache = new ReadCache();
     this.signerAdmission = new SignerAdmission({
@@ -106,6 +109,7 @@ export class ApiServer {
     }
     this.gc.observe(evs);
     this.disruption.observe(evs);
+    this.csrApprover.observe(evs);
     this.csrSigner.observe(evs);
     this.hub.dispatch(evs);
   }
@@ -123,6 +127,7 @@ export class ApiServer {
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.csrApprover.start();
     this.csrSigner.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));

@@ -25,10 +25,12 @@ before(async () => {
 });
 after(async () => { await s.stop(); s.cleanup(); rmSync(dir, { recursive: true, force: true }); });
 
-async function createAndDecide(name: string, subject: string, signer: string, usages: string[], decision: 'Approved' | 'Denied' = 'Approved', extra = {}, opts = {}) {
+/** decision 'none': left to the approving controller */
+async function createAndDecide(name: string, subject: string, signer: string, usages: string[], decision: 'Approved' | 'Denied' | 'none' = 'Approved', extra = {}, opts = {}) {
   const pem = makeRequest(dir, name, subject, opts);
   const c = await request(s.url, 'POST', CSR_PATH(), csrObject(name, pem, signer, usages, extra));
   assert.equal(c.status, 201, c.text);
+  if (decision === 'none') return c.json;
   const a = await decide(s.url, name, decision);
   assert.equal(a.status, 200, a.text);
   return a.json;
@@ -77,9 +79,11 @@ test('a denied CSR never gets a certificate', async () => {
 });
 
 test('the kubelet client signer: the node subject is signed, another subject gets Failed', async () => {
-  await createAndDecide('node-ok', '/O=system:nodes/CN=system:node:n1', KUBELET, ['digital signature', 'client auth']);
+  // a valid node client request by system:masters (the plain port) is approved by the approving controller
+  await createAndDecide('node-ok', '/O=system:nodes/CN=system:node:n1', KUBELET, ['digital signature', 'client auth'], 'none');
   const ok = await settled(s.url, 'node-ok');
   assert.ok(ok.status.certificate, JSON.stringify(ok.status));
+  assert.deepEqual(ok.status.conditions.map((c: any) => [c.type, c.reason]), [['Approved', 'AutoApproved']]);
   assert.equal(certOf(ok).subject, 'O=system:nodes\nCN=system:node:n1');
   const cases: [string, string, string[], string, object?][] = [
     ['node-wrong-cn', '/O=system:nodes/CN=alice', ['digital signature', 'client auth'], 'subject common name does not begin with system:node:'],
