@@ -1,4 +1,4 @@
-/** Certificate issuing and request parsing (src/x509): checked against the openssl CLI. */
+/** Certificate issuing (src/x509/issue.ts): checked against the openssl CLI. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
@@ -7,30 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueCertificate, validity } from '../../src/x509/issue.js';
-import { checkSignature, parseCSR, PEM_TYPE_ERROR } from '../../src/x509/request.js';
+import { parseCSR } from '../../src/x509/request.js';
 import { makeRequest } from '../helpers/csr.js';
-import { ALICE_CSR, tampered } from '../fixtures/csr.js';
 
 const openssl = (args: string[]) => execFileSync('/usr/bin/openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-test('parseCSR reads subject, SANs and checks the signature', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'x509-'));
-  try {
-    const pem = makeRequest(dir, 'u', '/CN=alice/O=dev/O=ops', { san: 'DNS:a.example,IP:10.1.2.3,email:a@example.com,URI:spiffe://x/y' });
-    const csr = parseCSR(pem);
-    assert.equal(csr.subject.commonName, 'alice');
-    assert.deepEqual(csr.subject.organization, ['dev', 'ops']);
-    assert.deepEqual([csr.dnsNames, csr.ipAddresses, csr.emailAddresses, csr.uris], [['a.example'], ['10.1.2.3'], ['a@example.com'], ['spiffe://x/y']]);
-    assert.equal(checkSignature(csr), undefined);
-    assert.equal(checkSignature(parseCSR(makeRequest(dir, 'r', '/CN=r', { rsa: true }))), undefined);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  assert.equal(checkSignature(parseCSR(tampered(ALICE_CSR))), 'x509: ECDSA verification failure');
-  assert.throws(() => parseCSR('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'), { message: PEM_TYPE_ERROR });
-  assert.throws(() => parseCSR('no pem'), { message: PEM_TYPE_ERROR });
-  assert.throws(() => parseCSR('-----BEGIN CERTIFICATE REQUEST-----\nMAMCAQA=\n-----END CERTIFICATE REQUEST-----\n'), { message: 'x509: malformed certificate request' });
-});
 
 test('issued certificates verify with openssl, carry the usages and never are a CA', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'x509-'));
