@@ -40,9 +40,13 @@ function readCA(files: { caFile: string; caKeyFile: string }): SigningCA {
   return { cert, key };
 }
 
-/** The `--cluster-signing-*-file` pair, read at start (a bad file is a startup error). */
+/** The `--cluster-signing-*-file` pair, read at start (a bad file is a startup error naming the flags). */
 export function loadGivenCA(o: SignerOptions): SigningCA {
-  return readCA({ caFile: o.clusterSigningCertFile, caKeyFile: o.clusterSigningKeyFile });
+  try {
+    return readCA({ caFile: o.clusterSigningCertFile, caKeyFile: o.clusterSigningKeyFile });
+  } catch (e) {
+    throw new Error(`--cluster-signing-cert-file/--cluster-signing-key-file: ${(e as Error).message}`);
+  }
 }
 
 /** The cluster CA under the cert dir, generated (asynchronously) when missing. */
@@ -74,11 +78,12 @@ export class CsrSigner {
     this.typeKey = `${group}/certificatesigningrequests`;
     this.signers = builtInSigners(identity.product);
     this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-signer: ${name}: ${(e as Error).message}`));
+    // a given CA pair is read now, before anything starts: a bad file is a startup error
+    if (options.clusterSigningCertFile) this.ca = Promise.resolve(loadGivenCA(options));
   }
 
-  /** Loads a given CA pair (a bad file is a startup error), then signs what is waiting. */
+  /** Signs what is waiting, then acts on events. */
   start(): void {
-    if (this.options.clusterSigningCertFile) this.ca = Promise.resolve(loadGivenCA(this.options));
     this.ready = true;
     void this.pool.submit({ op: 'list', type: this.type, enc: JSON_ENC, namespace: '', opts: {} }).then((r) => {
       if ('code' in r) for (const csr of JSON.parse(bodyText(r.body)).items ?? []) this.consider(csr);

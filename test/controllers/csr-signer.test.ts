@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 import { CSR_PATH, csrObject, decide, makeRequest, settled } from '../helpers/csr.js';
+import { startupError } from '../auth/helpers.js';
 
 const CLIENT = 'platform.io/kube-apiserver-client';
 const KUBELET = 'platform.io/kube-apiserver-client-kubelet';
@@ -136,6 +137,11 @@ test('--cluster-signing-cert-file/-key-file and --cluster-signing-duration', asy
     assert.ok(cert.verify(new X509Certificate(readFileSync(join(own, 'ca.crt'))).publicKey), 'signed by the given CA');
     assert.equal(cert.issuer, 'CN=own-ca');
     assert.equal(Date.parse(cert.validTo) - Date.parse(cert.validFrom), 2 * 3_600_000, 'capped by --cluster-signing-duration');
+    // a key that is not the certificate's is a startup error naming the flags
+    execFileSync('/usr/bin/openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', join(own, 'other.key')], { stdio: 'ignore' });
+    const bad = await startupError(['--cluster-signing-cert-file', join(own, 'ca.crt'), '--cluster-signing-key-file', join(own, 'other.key')]);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /--cluster-signing-cert-file\/--cluster-signing-key-file: .*other\.key is not the private key of .*ca\.crt/);
   } finally {
     await t.stop();
     t.cleanup();
