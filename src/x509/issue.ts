@@ -1,8 +1,8 @@
 /**
  * Issues an X.509 v3 certificate for a certificate request from a CA, as upstream's
  * authority.CA.Sign with the PermissiveSigningPolicy: subject, public key and subject
- * alternative names from the request, key usages from spec.usages, never a CA, backdated 5
- * minutes for clock skew, never outliving the CA. Signing runs on
+ * alternative names from the request, key usages from spec.usages, never a CA, notBefore
+ * backdated 5 minutes for clock skew, never outliving the CA. Signing runs on
  * libuv's thread pool (crypto.sign with a callback), off the event loop.
  */
 import { X509Certificate, createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
@@ -33,14 +33,17 @@ const BACKDATE_MS = 5 * 60_000;
 const SHORT_MS = 8 * 3_600_000;
 
 /**
- * The certificate's validity: backdated 5 minutes for clock skew; below 8 hours the backdate
- * comes out of the requested lifetime (notAfter - notBefore = ttl), above it is added.
+ * The certificate's validity (upstream PermissiveSigningPolicy): notBefore backdated 5 minutes
+ * for clock skew; below 8 hours notAfter is now + ttl (the end is not backdated), from 8 hours
+ * on now + ttl - 5 minutes; never beyond the CA's own notAfter.
  */
 export function validity(now: number, ttlMs: number, caNotAfter: number): { notBefore: Date; notAfter: Date } {
   const notBefore = Math.floor((now - BACKDATE_MS) / 1000) * 1000;
-  let notAfter = ttlMs < SHORT_MS ? notBefore + Math.floor(ttlMs / 1000) * 1000 : Math.floor((now + ttlMs) / 1000) * 1000;
-  if (notAfter > caNotAfter) notAfter = caNotAfter;
-  if (notBefore >= caNotAfter) throw new Error(`the signer has expired: NotAfter=${new Date(caNotAfter).toISOString()}`);
+  let notAfter = Math.floor((now + (ttlMs < SHORT_MS ? ttlMs : ttlMs - BACKDATE_MS)) / 1000) * 1000;
+  const caEnd = new Date(caNotAfter).toISOString();
+  if (notAfter >= caNotAfter) notAfter = caNotAfter;
+  if (notBefore >= caNotAfter) throw new Error(`the signer has expired: NotAfter=${caEnd}`);
+  if (now >= caNotAfter) throw new Error(`refusing to sign a certificate that expired in the past: NotAfter=${caEnd}`);
   return { notBefore: new Date(notBefore), notAfter: new Date(notAfter) };
 }
 

@@ -54,7 +54,7 @@ test('an approved client CSR gets a certificate from the cluster CA', async () =
   assert.equal(cert.ca, false);
   assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'], 'client auth');
   const lifetime = Date.parse(cert.validTo) - Date.parse(cert.validFrom);
-  assert.equal(lifetime, 3600_000, 'expirationSeconds honoured (backdate within it)');
+  assert.equal(lifetime, 3600_000 + 300_000, 'expirationSeconds honoured; notBefore backdated 5 minutes');
   assert.ok(Date.parse(cert.validFrom) <= Date.now() && Date.parse(cert.validTo) > Date.now());
   assert.ok(cert.publicKey.equals(new X509Certificate(execFileSync('/usr/bin/openssl', ['req', '-in', join(dir, 'alice.csr'), '-x509', '-key', join(dir, 'alice.key'), '-days', '1'])).publicKey), 'the request key');
   assert.equal(csr.status.conditions.length, 1, 'no Failed condition');
@@ -136,7 +136,7 @@ test('--cluster-signing-cert-file/-key-file and --cluster-signing-duration', asy
     const cert = certOf(await settled(t.url, 'capped'));
     assert.ok(cert.verify(new X509Certificate(readFileSync(join(own, 'ca.crt'))).publicKey), 'signed by the given CA');
     assert.equal(cert.issuer, 'CN=own-ca');
-    assert.equal(Date.parse(cert.validTo) - Date.parse(cert.validFrom), 2 * 3_600_000, 'capped by --cluster-signing-duration');
+    assert.equal(Date.parse(cert.validTo) - Date.parse(cert.validFrom), 2 * 3_600_000 + 300_000, 'capped by --cluster-signing-duration (plus the backdate)');
     // a key that is not the certificate's is a startup error naming the flags
     execFileSync('/usr/bin/openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', join(own, 'other.key')], { stdio: 'ignore' });
     const bad = await startupError(['--cluster-signing-cert-file', join(own, 'ca.crt'), '--cluster-signing-key-file', join(own, 'other.key')]);

@@ -34,12 +34,14 @@ test('issued certificates verify with openssl, carry the usages and never are a 
   }
 });
 
-test('validity: 5 minutes backdated, inside the lifetime below 8h, added above, capped by the CA', () => {
+test('validity: notBefore 5 minutes back; the end backdated only from 8h on; capped by the CA', () => {
   const now = Date.UTC(2030, 0, 1, 12, 0, 0);
   const short = validity(now, 3_600_000, now + 1e10);
-  assert.deepEqual([short.notBefore.getTime(), short.notAfter.getTime()], [now - 300_000, now + 3_300_000]);
+  assert.deepEqual([short.notBefore.getTime(), short.notAfter.getTime()], [now - 300_000, now + 3_600_000]);
   const long = validity(now, 24 * 3_600_000, now + 1e10);
-  assert.deepEqual([long.notBefore.getTime(), long.notAfter.getTime()], [now - 300_000, now + 24 * 3_600_000]);
+  assert.deepEqual([long.notBefore.getTime(), long.notAfter.getTime()], [now - 300_000, now + 24 * 3_600_000 - 300_000]);
+  assert.equal(validity(now, 8 * 3_600_000, now + 1e10).notAfter.getTime(), now + 8 * 3_600_000 - 300_000, '8h is not short');
   assert.equal(validity(now, 24 * 3_600_000, now + 60_000).notAfter.getTime(), now + 60_000);
-  assert.throws(() => validity(now, 3_600_000, now - 600_000), /the signer has expired/);
+  assert.throws(() => validity(now, 3_600_000, now - 600_000), /^Error: the signer has expired: NotAfter=2030-01-01T11:50:00.000Z$/);
+  assert.throws(() => validity(now, 3_600_000, now - 60_000), /refusing to sign a certificate that expired in the past/);
 });
