@@ -99,14 +99,14 @@ function preserveConditions(csr: any, old: any, t: string): void {
 }
 
 /**
- * Defaulting (condition status True) and populateConditionTimestamps: lastUpdateTime now when
- * unset; lastTransitionTime kept from a stored condition of the same type and status, else now.
+ * populateConditionTimestamps: lastUpdateTime now when unset; lastTransitionTime kept from a
+ * stored condition of the same type and status, else now. (v1 has no defaulting of a
+ * condition's status, unlike v1beta1: a missing one is Required.)
  */
 function stampConditions(csr: any, old: any, now: number): void {
   const ts = rfc3339(now);
   for (const c of conditionsOf(csr)) {
     if (!c || typeof c !== 'object') continue;
-    if (!c.status) c.status = 'True';
     if (!c.lastUpdateTime) c.lastUpdateTime = ts;
     if (!c.lastTransitionTime) {
       const prev = conditionsOf(old).find((o) => o?.type === c.type && o?.status === c.status && o?.lastTransitionTime);
@@ -132,7 +132,6 @@ export function approvalWrite(obj: any, old: any, now: number): any {
   next.status = { ...(old.status ?? {}) };
   if (conditions === undefined || conditions === null) delete next.status.conditions;
   else next.status.conditions = structuredClone(conditions);
-  if (Array.isArray(next.status.conditions)) preserveConditions(next, old, 'Failed');
   stampConditions(next, old, now);
   return next;
 }

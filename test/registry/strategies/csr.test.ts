@@ -51,6 +51,7 @@ const ROWS: Row[] = [
   ['approval: status from the known set', 'approval', stored(), withStatus({ conditions: [{ type: 'Reviewed', status: 'Maybe' }] }),
     { field: 'status.conditions[0].status', reason: 'FieldValueNotSupported', message: 'supported values: "False", "True", "Unknown"' }],
   ['approval: type required', 'approval', stored(), withStatus({ conditions: [{ status: 'True' }] }), { field: 'status.conditions[0].type', reason: 'FieldValueRequired' }],
+  ['approval: status required (v1 does not default it)', 'approval', stored(), withStatus({ conditions: [{ type: 'Approved' }] }), { field: 'status.conditions[0].status', reason: 'FieldValueRequired' }],
   ['approval: types unique', 'approval', stored(), withStatus({ conditions: [{ type: 'Approved', status: 'True' }, { type: 'Approved', status: 'True' }] }),
     { field: 'status.conditions[1].type', reason: 'FieldValueDuplicate' }],
   ['approval keeps an existing Approved', 'approval', stored({ conditions: [approved] }), withStatus({ conditions: [approved] })],
@@ -88,9 +89,9 @@ test('approval and status write rules', () => {
   for (const [label, path, old, written, expect] of ROWS) check(subresourceUpdate(csrStrategy, path, old, written).causes, expect, label);
 });
 
-test('approval changes only status.conditions, with defaults and timestamps', () => {
+test('approval changes only status.conditions, with timestamps filled in', () => {
   const old = stored({});
-  const written = { ...stored(), spec: { ...old.spec, signerName: 'example.com/other' }, metadata: { name: 'c', labels: { a: 'b' } }, status: { certificate: CERT, conditions: [{ type: 'Approved' }] } };
+  const written = { ...stored(), spec: { ...old.spec, signerName: 'example.com/other' }, metadata: { name: 'c', labels: { a: 'b' } }, status: { certificate: CERT, conditions: [{ type: 'Approved', status: 'True' }] } };
   const { next, causes } = subresourceUpdate(csrStrategy, 'approval', old, written);
   assert.deepEqual(causes, []);
   assert.deepEqual(next.spec, old.spec, 'spec is immutable');
@@ -99,11 +100,11 @@ test('approval changes only status.conditions, with defaults and timestamps', ()
   assert.deepEqual(next.status.conditions, [{ type: 'Approved', status: 'True', lastUpdateTime: NOW, lastTransitionTime: NOW }]);
 });
 
-test('an unchanged Approved condition keeps its stored values; Failed is preserved through approval', () => {
+test('status writes keep Approved as stored; approval writes take the conditions as written', () => {
   const old = stored({ conditions: [approved, failed] });
   const { next, causes } = subresourceUpdate(csrStrategy, 'approval', old, withStatus({ conditions: [{ ...approved, message: 'edited' }, { ...failed, reason: 'X' }] }));
   assert.deepEqual(causes, []);
-  assert.deepEqual(next.status.conditions[1], failed, 'Failed instances come from the stored object');
+  assert.deepEqual(next.status.conditions, [{ ...approved, message: 'edited' }, { ...failed, reason: 'X' }], 'as upstream: approval only refuses removals');
   const st = subresourceUpdate(csrStrategy, 'status', old, withStatus({ conditions: [{ ...approved, reason: 'edited' }, failed] }));
   assert.deepEqual(st.causes, []);
   assert.deepEqual(st.next.status.conditions[0], approved, 'status writes keep Approved as stored');
