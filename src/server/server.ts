@@ -24,6 +24,7 @@ import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
 import { CsrSigner } from '../controllers/csr-signer.js';
 import { CsrApprover } from '../controllers/csr-approver.js';
+import { CsrCleaner } from '../controllers/csr-cleaner.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -42,6 +43,7 @@ export class ApiServer {
   readonly disruption: DisruptionController;
   readonly csrSigner: CsrSigner;
   readonly csrApprover: CsrApprover;
+  readonly csrCleaner: CsrCleaner;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -78,6 +80,7 @@ export class ApiServer {
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
     this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
+    this.csrCleaner = new CsrCleaner(this.pool, this.registry.identity);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -129,6 +132,7 @@ export class ApiServer {
     void this.disruption.start();
     this.csrApprover.start();
     this.csrSigner.start();
+    this.csrCleaner.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
     const port = await new Promise<number>((resolve, reject) => {
@@ -217,6 +221,7 @@ export class ApiServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.namespaceController.stop();
+    this.csrCleaner.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
