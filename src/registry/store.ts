@@ -32,6 +32,8 @@ export interface StoreContext {
   strategy: ResourceStrategy;
   continueTtlMs: number;
   config: StrategyConfig;
+  /** the group as the reference schema names it (differs from def.group under another --api-domain) */
+  referenceGroup?: string;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
@@ -59,7 +61,7 @@ export class Store {
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
-    this.schema = schemaIndex().forKind(ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.schema = schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
   }
 
   /** Makes a cache entry from an object (computes its encoded form and selectable state). */
