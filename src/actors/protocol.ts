@@ -5,7 +5,7 @@
  * per-task overhead dominates single-operation round trips.
  */
 import type { Status } from '../api/status.js';
-import type { StrategyConfig } from '../registry/strategy.js';
+import type { Requester, StrategyConfig } from '../registry/strategy.js';
 import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
 
 /** Identifies the served resource an operation targets (its registry entry). */
@@ -52,11 +52,11 @@ interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; field
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
   | (Base & { op: 'list'; namespace: string; opts: ListOptions })
-  | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean; name?: string })
+  | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean; name?: string; user?: Requester })
   | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
   | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
-  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean })
+  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean; user?: Requester })
   | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags });
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';

@@ -106,7 +106,8 @@ export class Shard {
         this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
         cache.setFloor(this.floor);
       }
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(referenceGroup(this.registry.identity, group), resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
+      const reference = referenceGroup(this.registry.identity, group);
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(reference, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, referenceGroup: reference });
       this.stores.set(id, s);
       if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }

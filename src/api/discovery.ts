@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { groupFor } from './identity.js';
+import { groupFor, type Identity } from './identity.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef, Verb } from '../registry/types.js';
 
@@ -236,7 +236,7 @@ export function openapiV2(registry: Registry, referenceDir = DEFAULT_REFERENCE_D
       if (served !== undefined) paths[served] = item;
     }
     const { definitions, parameters } = referenced(doc, Object.values(paths));
-    return withUpstreamExtensions({ ...doc, paths, definitions: pick(doc.definitions, definitions), parameters: pick(doc.parameters, parameters) });
+    return withUpstreamExtensions({ ...doc, paths, definitions: pick(doc.definitions, definitions), parameters: pick(doc.parameters, parameters) }, registry.identity);
   });
 }
 
@@ -311,7 +311,7 @@ function buildV3(registry: Registry, referenceDir: string): Map<string, OpenAPIV
     documents.set(name, withUpstreamExtensions(v3Refs({
       openapi: '3.0.0', info: doc['info'], paths,
       components: { schemas: pick(doc.definitions, definitions), securitySchemes: doc.securityDefinitions },
-    }) as OpenAPIV3Document));
+    }) as OpenAPIV3Document, registry.identity));
   }
   return documents;
 }
@@ -339,15 +339,19 @@ export function openapiV3Doc(registry: Registry, name: string, referenceDir = DE
 /**
  * Upstream clients (kubectl's schema validation and field-validation probe) find schemas by
  * the upstream extension names; every `x-plat-*` key is also served under that name, with
- * the same value, so those clients work against this server unchanged.
+ * the same value, so those clients work against this server unchanged. The groups named in
+ * `*-group-version-kind` are the served ones (`--api-domain`), or kubectl finds no schema for
+ * a kind of a domain group and falls back to OpenAPI v2.
  */
-function withUpstreamExtensions<T>(doc: T): T {
+function withUpstreamExtensions<T>(doc: T, identity: Identity): T {
+  // definitions carry a list of kinds, operations one
+  const served = (g: any) => (g && typeof g.group === 'string' ? { ...g, group: groupFor(identity, g.group) } : g);
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (!v || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
     for (const [k, val] of Object.entries(v)) {
-      const w = walk(val);
+      const w = k.endsWith('-group-version-kind') ? (Array.isArray(val) ? val.map(served) : served(val)) : walk(val);
       out[k] = w;
       if (k.startsWith('x-plat-')) out['x-kubernetes-' + k.slice(7)] = w;
     }

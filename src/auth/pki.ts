@@ -1,10 +1,12 @@
 /**
  * Serving certificates: the files given by `--tls-cert-file`/`--tls-private-key-file`, or a
  * cluster CA and a serving certificate it signs, generated once under `--cert-dir` with the
- * openssl CLI and reused on later starts.
+ * openssl CLI and reused on later starts. The same cluster CA signs approved CSRs
+ * (src/controllers/csr-signer.ts) unless `--cluster-signing-*-file` name another.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
@@ -47,16 +49,41 @@ export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKey
     return { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile };
   }
   const dir = o.certDir;
-  const files = { caFile: join(dir, 'ca.crt'), caKeyFile: join(dir, 'ca.key'), certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
-    openssl(['req', '-x509', ...EC_KEY, '-keyout', files.caKeyFile, '-out', files.caFile, '-days', '3650',
-      '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
-    rmSync(files.certFile, { force: true });
-  }
+  const ca = ensureClusterCA(dir);
+  const files = { ...ca, certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
   if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
     signCertificate(files.caFile, files.caKeyFile, files.certFile, files.keyFile, '/CN=platform-apiserver', 365,
       [`subjectAltName=${servingNames(o.bindAddress).join(',')}`, 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment']);
+  }
+  return files;
+}
+
+const caFiles = (certDir: string) => ({ caFile: join(certDir, 'ca.crt'), caKeyFile: join(certDir, 'ca.key') });
+const caArgs = (f: { caFile: string; caKeyFile: string }) => ['req', '-x509', ...EC_KEY, '-keyout', f.caKeyFile, '-out', f.caFile, '-days', '3650',
+  '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'];
+
+/**
+ * The cluster CA under certDir (`ca.crt`, `ca.key`), generated on first use (10 years, EC
+ * P-256); a certificate the previous CA issued for serving is removed with it.
+ */
+export function ensureClusterCA(certDir: string): { caFile: string; caKeyFile: string } {
+  const files = caFiles(certDir);
+  mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
+    openssl(caArgs(files));
+    rmSync(join(certDir, 'apiserver.crt'), { force: true });
+  }
+  return files;
+}
+
+/** ensureClusterCA with openssl run asynchronously: for a running server, off the event loop. */
+export async function ensureClusterCAAsync(certDir: string): Promise<{ caFile: string; caKeyFile: string }> {
+  const files = caFiles(certDir);
+  await mkdir(certDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
+    await new Promise<void>((resolve, reject) => execFile(OPENSSL, caArgs(files), (err, _out, stderr) =>
+      (err ? reject(new Error(`openssl req failed: ${String(stderr).trim() || err.message}`)) : resolve())));
+    await rm(join(certDir, 'apiserver.crt'), { force: true });
   }
   return files;
 }

@@ -28,6 +28,31 @@ export function age(ts: string | undefined, now: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+/** apimachinery duration.HumanDuration of whole seconds */
+export function humanDuration(seconds: number): string {
+  if (seconds < 0) return seconds < -1 ? '<invalid>' : '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const m = Math.floor(seconds / 60), h = Math.floor(seconds / 3600), d = Math.floor(h / 24);
+  const unit = (a: number, ua: string, b: number, ub: string) => (b ? `${a}${ua}${b}${ub}` : `${a}${ua}`);
+  if (m < 10) return unit(m, 'm', seconds % 60, 's');
+  if (m < 180) return `${m}m`;
+  if (h < 8) return unit(h, 'h', m % 60, 'm');
+  if (h < 48) return `${h}h`;
+  if (h < 24 * 8) return unit(d, 'd', h % 24, 'h');
+  if (h < 24 * 365 * 2) return `${d}d`;
+  if (h < 24 * 365 * 8) return unit(Math.floor(d / 365), 'y', d % 365, 'd');
+  return `${Math.floor(d / 365)}y`;
+}
+
+/** upstream extractCSRStatus: Denied, Approved or Pending, then ,Failed and ,Issued. */
+function csrCondition(o: any): string {
+  const types = new Set((o.status?.conditions ?? []).map((c: any) => c?.type));
+  let s = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) s += ',Failed';
+  if (o.status?.certificate) s += ',Issued';
+  return s;
+}
+
 const NAME = col('Name', 'string', (o) => o.metadata?.name ?? '', 0, 'name', 'Name must be unique within a namespace.');
 const AGE = col('Age', 'string', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
 const ready = (o: any) => `${(o.status?.containerStatuses ?? []).filter((c: any) => c.ready).length}/${(o.spec?.containers ?? []).length}`;
@@ -62,6 +87,10 @@ const COLUMNS: Record<string, Column[]> = {
     col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
   Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
     col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
+  CertificateSigningRequest: [NAME, AGE, col('SignerName', 'string', (o) => o.spec?.signerName || '<none>'),
+    col('Requestor', 'string', (o) => o.spec?.username ?? ''),
+    col('RequestedDuration', 'string', (o) => (typeof o.spec?.expirationSeconds === 'number' ? humanDuration(o.spec.expirationSeconds) : '<none>')),
+    col('Condition', 'string', csrCondition)],
   Event: [col('Last Seen', 'string', (o, now) => age(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
     col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
     col('Object', 'string', (o) => `${String(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`), col('Message', 'string', (o) => o.message ?? '')],

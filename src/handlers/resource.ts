@@ -137,7 +137,7 @@ export function handleResource(r: Request, s: Services): void {
         const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
         if (info.verb === 'create') {
           const terminating = r.def.namespaced && namespaceTerminating(s, ns);
-          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating, name: info.name || undefined });
+          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user });
         }
         return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
       });
@@ -148,6 +148,7 @@ export function handleResource(r: Request, s: Services): void {
           ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: body.text,
           fieldValidation: parseFieldValidation(query.get('fieldValidation')),
           force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
+          ...(patchType === 'apply' ? { user: r.user } : {}),
         });
       }, false, true);
     case 'delete':
@@ -182,7 +183,8 @@ function namespaceTerminating(s: Services, ns: string): boolean {
   return phase === 'Terminating';
 }
 
-const PATCH_TYPES: Record<string, PatchType> = {
+/** patch media types and the patch each means */
+export const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',

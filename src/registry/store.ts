@@ -11,7 +11,7 @@ import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
-import type { ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
+import type { Requester, ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
@@ -32,6 +32,8 @@ export interface StoreContext {
   strategy: ResourceStrategy;
   continueTtlMs: number;
   config: StrategyConfig;
+  /** the group as the reference schema names it (differs from def.group under another --api-domain) */
+  referenceGroup?: string;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
@@ -59,7 +61,7 @@ export class Store {
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
-    this.schema = schemaIndex().forKind(ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.schema = schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
   }
 
   /** Makes a cache entry from an object (computes its encoded form and selectable state). */
@@ -151,7 +153,13 @@ export class Store {
       throw errors.forbidden(`${this.ctx.def.resource} "${meta.name ?? ''}" is forbidden: ${message}`, this.target(meta.name),
         [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }]);
     }
-    return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager), warnings);
+    return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager, op.user), warnings);
+  }
+
+  /** upstream NewForbidden(groupResource, name, err), as validating admission answers. */
+  private forbidden(name: string, why: string) {
+    const { group, resource } = this.ctx.def;
+    return errors.forbidden(`${resource}${group ? '.' + group : ''} ${JSON.stringify(name ?? '')} is forbidden: ${why}`, { group, kind: resource, name });
   }
 
   /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
@@ -167,7 +175,7 @@ export class Store {
   }
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
-  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined): Ok {
+  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined, user?: Requester): Ok {
     // the namespace's existence is checked on the front thread, which owns the namespace index
     const { strategy } = this.ctx;
     const meta = obj.metadata;
@@ -175,8 +183,11 @@ export class Store {
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(txn.now);
     if (tracksGeneration(this.ctx.def, obj)) meta.generation = 1;
-    strategy.prepareForCreate(obj, this.strategyContext(txn, dryRun));
-    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj));
+    const sctx = this.strategyContext(txn, dryRun, user);
+    strategy.prepareForCreate(obj, sctx);
+    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj, this.ctx.config));
+    const refused = strategy.admitCreate(obj, sctx);
+    if (refused) throw this.forbidden(meta.name, refused);
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
@@ -253,7 +264,7 @@ export class Store {
       const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace);
       obj.metadata.name = op.name;
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
-      return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined), warnings);
+      return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
     // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
     const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace);
@@ -265,10 +276,10 @@ export class Store {
   }
 
   /** The read-only view strategies get: this type's objects including staged writes. */
-  private strategyContext(txn: Txn, dryRun: boolean): StrategyContext {
+  private strategyContext(txn: Txn, dryRun: boolean, user?: Requester): StrategyContext {
     const { cache, typeKey, config } = this.ctx;
     return {
-      dryRun, config, now: txn.now,
+      dryRun, config, now: txn.now, user,
       *existing() {
         const staged = txn.staged(typeKey);
         for (const [k, e] of cache.scan('', undefined)) if (!staged.has(k)) yield e.obj;
@@ -284,16 +295,25 @@ export class Store {
       if (old.status === undefined) delete obj.status; else obj.status = old.status;
     }
     strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
-    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj), strategy.validateUpdate(obj, old));
+    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, this.ctx.config), strategy.validateUpdate(obj, old));
     if (tracksGeneration(this.ctx.def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
     return obj;
   }
 
   private nextFor(subresource: string | undefined, obj: any, old: any, txn: Txn, dryRun: boolean): any {
     if (!subresource) return this.mainUpdate(obj, old, txn, dryRun);
-    if (subresource === 'status') return this.statusUpdate(obj, old);
-    const next = this.ctx.strategy.updateSubresource(subresource, obj, old);
-    if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    const { strategy } = this.ctx;
+    const ctx = this.strategyContext(txn, dryRun);
+    let next: any;
+    if (subresource === 'status') {
+      next = this.statusUpdate(obj, old);
+      strategy.prepareForStatusUpdate(next, old, ctx);
+    } else {
+      next = strategy.updateSubresource(subresource, obj, old, ctx);
+      if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    }
+    const causes = strategy.validateSubresourceUpdate(subresource, next, old);
+    if (causes.length) throw errors.invalid({ group: this.ctx.def.group, kind: this.ctx.def.kind, name: old.metadata?.name }, causes);
     return next;
   }
 

@@ -12,6 +12,14 @@ export interface StrategyConfig {
   apiServiceName: string;
 }
 
+/** Who asked for a write (the authenticated user, as plain data that crosses threads). */
+export interface Requester {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
 /** What a strategy may consult while preparing a write; never mutated through it. */
 export interface StrategyContext {
   /** every object of the same type: committed state plus writes staged earlier in this batch */
@@ -20,6 +28,8 @@ export interface StrategyContext {
   config: StrategyConfig;
   /** wall clock of the batch (ms) */
   now: number;
+  /** the requesting user of a create (undefined for the server's own writes) */
+  user?: Requester;
 }
 
 export type NameRule = 'subdomain' | 'label' | 'path';
@@ -36,10 +46,22 @@ export interface ResourceStrategy {
   prepareForCreate(obj: any, ctx: StrategyContext): void;
   /** Runs on update of the main resource: may change obj (never old). */
   prepareForUpdate(obj: any, old: any, ctx: StrategyContext): void;
-  /** Field-level validation on create; returns one cause per bad field path. */
-  validate(obj: any): StatusCause[];
+  /** Field-level validation (create and update); returns one cause per bad field path. */
+  validate(obj: any, config?: StrategyConfig): StatusCause[];
   /** Extra validation on update (immutability). */
   validateUpdate(obj: any, old: any): StatusCause[];
+  /**
+   * Validating admission of a create, after validation passed (e.g. CSR subject restrictions):
+   * why the create is forbidden (a 403), or undefined.
+   */
+  admitCreate(obj: any, ctx: StrategyContext): string | undefined;
+  /**
+   * Runs on a write through the status subresource, after the store took status from the
+   * written object and everything else from the stored one: may change next (never old).
+   */
+  prepareForStatusUpdate(next: any, old: any, ctx: StrategyContext): void;
+  /** Validation of a write through a subresource (status, approval, ...): one cause per bad field path. */
+  validateSubresourceUpdate(name: string, next: any, old: any): StatusCause[];
   /**
    * Besides metadata.finalizers, does something of the object hold its deletion pending?
    * (Namespaces: spec.finalizers.) Checked on delete and after every update of a deleting object.
@@ -60,7 +82,7 @@ export interface ResourceStrategy {
    * Writes through a subresource other than status and scale (e.g. namespaces/finalize): the
    * next object from the written one and the stored one; undefined when not supported.
    */
-  updateSubresource(name: string, obj: any, old: any): any | undefined;
+  updateSubresource(name: string, obj: any, old: any, ctx: StrategyContext): any | undefined;
   /**
    * POST to a subresource (pods/binding, pods/eviction): returns the next state of the main
    * object (undefined = delete it) and the body to reply with (201); undefined when not supported.
@@ -81,6 +103,9 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   prepareForUpdate() {},
   validate() { return []; },
   validateUpdate() { return []; },
+  admitCreate() { return undefined; },
+  prepareForStatusUpdate() {},
+  validateSubresourceUpdate() { return []; },
   holdsDeletion() { return false; },
   prepareForDelete() {},
   forbidDelete() { return undefined; },

@@ -34,6 +34,11 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCertFile?: string;
   etcdKeyFile?: string;
   etcdCompactionIntervalMs: number;
+  /** CA pair of the built-in CSR signers; '' = the cluster CA under the cert dir */
+  clusterSigningCertFile: string;
+  clusterSigningKeyFile: string;
+  /** longest lifetime of a certificate the built-in signers issue */
+  clusterSigningDurationMs: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -63,6 +68,9 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
+  clusterSigningCertFile: '',
+  clusterSigningKeyFile: '',
+  clusterSigningDurationMs: 8760 * 3_600_000,
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -140,6 +148,13 @@ const FLAGS: Record<string, Setter> = {
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
+  'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
+  'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
+  'cluster-signing-duration': (o, v) => {
+    const ms = parseDuration(v);
+    if (ms === undefined || ms <= 0) throw new Error(`--cluster-signing-duration must be a positive duration such as 8760h, got "${v}"`);
+    o.clusterSigningDurationMs = ms;
+  },
 };
 
 /** Rules between flags, checked once all are parsed. */
@@ -147,6 +162,7 @@ function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
   if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
+  if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }

@@ -22,6 +22,9 @@ import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
+import { CsrSigner } from '../controllers/csr-signer.js';
+import { CsrApprover } from '../controllers/csr-approver.js';
+import { CsrCleaner } from '../controllers/csr-cleaner.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -31,6 +34,8 @@ import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import { mayHaveBody, preReadBody } from '../filters/body.js';
 import type { RequestInfo } from './request-info.js';
+import { SignerAdmission } from '../auth/authz/signer-admission.js';
+import { groupFor } from '../api/identity.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 
@@ -42,12 +47,16 @@ export class ApiServer {
   readonly namespaceController: NamespaceController;
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
+  readonly csrSigner: CsrSigner;
+  readonly csrApprover: CsrApprover;
+  readonly csrCleaner: CsrCleaner;
   readonly inflight: InflightLimiter;
   /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
   readonly apf: PriorityAndFairness | undefined;
   private apfConfig: ApfConfigController | undefined;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
+  readonly signerAdmission: SignerAdmission;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -79,6 +88,8 @@ export class ApiServer {
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
+    this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
+    this.csrCleaner = new CsrCleaner(this.pool, this.registry.identity);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     if (options.enablePriorityAndFairness) {
@@ -89,10 +100,18 @@ export class ApiServer {
     }
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
+    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => this.authz.authorizer.authorize(a).decision === 'allow');
+    const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
+    const readCache = new ReadCache();
+    this.signerAdmission = new SignerAdmission({
+      authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
+      stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
+      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType,
+    });
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
-      readCache: new ReadCache(),
+      readCache,
     };
   }
 
@@ -110,6 +129,8 @@ export class ApiServer {
     }
     this.gc.observe(evs);
     this.disruption.observe(evs);
+    this.csrApprover.observe(evs);
+    this.csrSigner.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -133,6 +154,9 @@ export class ApiServer {
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.csrApprover.start();
+    this.csrSigner.start();
+    this.csrCleaner.start();
     this.port = await this.listenPlain();
     this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
     this.auth.watchConfig();
@@ -240,6 +264,7 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
+      if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
       if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
@@ -269,6 +294,7 @@ export class ApiServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.namespaceController.stop();
+    this.csrCleaner.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

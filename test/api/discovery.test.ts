@@ -169,3 +169,16 @@ describe('openapi', () => {
     assert.equal(openapiV3Doc(registry, 'apis/nope/v1'), undefined);
   });
 });
+
+describe('OpenAPI under another API domain', () => {
+  it('names the served groups in x-kubernetes-group-version-kind (definitions and operations)', () => {
+    const upstream = new Registry(makeIdentity('k8s.io'));
+    const doc = openapiV3Doc(upstream, 'apis/certificates.k8s.io/v1')!;
+    const csr = (doc.components as any).schemas['io.plat.api.certificates.v1.CertificateSigningRequest'];
+    assert.deepEqual(csr['x-kubernetes-group-version-kind'], [{ group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' }]);
+    const post = (doc.paths as any)['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post;
+    assert.deepEqual(post['x-kubernetes-group-version-kind'], { group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' });
+    const v2 = openapiV2(upstream) as any;
+    assert.deepEqual(v2.paths['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post['x-kubernetes-group-version-kind'].group, 'certificates.k8s.io');
+  });
+});

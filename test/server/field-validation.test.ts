@@ -208,3 +208,15 @@ test('required fields upstream accepts missing are not enforced (StatefulSet ser
   const r = await request(s.url, 'POST', '/apis/apps/v1/namespaces/default/statefulsets', sts);
   assert.equal(r.status, 201, r.text);
 });
+
+test('under another API domain, kinds of domain groups keep their schema (Strict refuses unknown fields)', async () => {
+  const k8s = await startServer(['--api-domain', 'k8s.io']);
+  try {
+    const r = await request(k8s.url, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles?fieldValidation=Strict', { metadata: { name: 'r' }, rules: [], bogus: 1 });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.message, 'strict decoding error: unknown field "bogus"');
+  } finally {
+    await k8s.stop();
+    k8s.cleanup();
+  }
+});

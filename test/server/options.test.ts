@@ -56,3 +56,11 @@ test('--authentication-token-webhook-version: v1beta1 by default; v1; the group-
   assert.equal(parseArgs(['--authentication-token-webhook-version', 'authentication.plat.io/v1beta1']).authenticationTokenWebhookVersion, 'v1beta1');
   assert.equal(parseArgs([]).authenticationTokenWebhookCacheTtlMs, 120_000);
 });
+
+test('CSR signing flags: the pair together, a positive duration (default 8760h)', () => {
+  assert.equal(parseArgs([]).clusterSigningDurationMs, 8760 * 3_600_000);
+  const o = parseArgs(['--cluster-signing-cert-file', '/c', '--cluster-signing-key-file=/k', '--cluster-signing-duration', '720h0m0s']);
+  assert.deepEqual([o.clusterSigningCertFile, o.clusterSigningKeyFile, o.clusterSigningDurationMs], ['/c', '/k', 720 * 3_600_000]);
+  assert.throws(() => parseArgs(['--cluster-signing-cert-file', '/c']), /--cluster-signing-cert-file and --cluster-signing-key-file must be given together/);
+  assert.throws(() => parseArgs(['--cluster-signing-duration', '0s']), /--cluster-signing-duration must be a positive duration such as 8760h, got "0s"/);
+});

@@ -50,3 +50,20 @@ export function statusOf(fn: () => unknown): any {
   try { fn(); } catch (e) { return (e as { status: unknown }).status; }
   assert.fail('expected a StatusError');
 }
+
+/**
+ * A write through a subresource as the store runs it: status takes only status from obj and
+ * runs prepareForStatusUpdate; any other name goes to updateSubresource. Returns the next
+ * object and the causes of validateSubresourceUpdate.
+ */
+export function subresourceUpdate(s: ResourceStrategy, name: string, old: any, obj: any, c = ctx()): { next: any; causes: StatusCause[] } {
+  let next: any;
+  if (name === 'status') {
+    next = structuredClone(old);
+    if (obj.status === undefined) delete next.status; else next.status = structuredClone(obj.status);
+    s.prepareForStatusUpdate(next, old, c);
+  } else {
+    next = s.updateSubresource(name, structuredClone(obj), old, c);
+  }
+  return { next, causes: s.validateSubresourceUpdate(name, next, old) };
+}

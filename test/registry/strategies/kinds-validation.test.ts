@@ -9,6 +9,7 @@ import { csrStrategy } from '../../../src/registry/strategies/csr.js';
 import { eventStrategy } from '../../../src/registry/strategies/events.js';
 import { pdbStrategy } from '../../../src/registry/strategies/pdb.js';
 import { check, create, type Expect } from './harness.js';
+import { ALICE_CSR, b64, tampered } from '../../fixtures/csr.js';
 
 type Row = [string, ResourceStrategy, any, Expect?];
 
@@ -75,7 +76,9 @@ const WEBHOOKS: Row[] = [
   ['distinct names', mutatingWebhookStrategy, whc(hook(), hook({ name: 'b.example.com' }))],
 ];
 
-const PEM = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIBAzCBqgIBADAPMQ0wCwYDVQQDDAR0ZXN0\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+const PEM = b64(ALICE_CSR);
+/** the request with the last byte of its signature flipped */
+const TAMPERED = b64(tampered(ALICE_CSR));
 const csr = (over: any = {}) => ({ metadata: { name: 'c' }, spec: { request: PEM, signerName: 'platform.io/kube-apiserver-client', usages: ['client auth'], ...over } });
 const CSR: Row[] = [
   ['complete CSR', csrStrategy, csr()],
@@ -85,6 +88,10 @@ const CSR: Row[] = [
   ['usages without duplicates', csrStrategy, csr({ usages: ['client auth', 'client auth'] }), { field: 'spec.usages[1]', reason: 'FieldValueDuplicate' }],
   ['known usages', csrStrategy, csr({ usages: ['flying'] }), { field: 'spec.usages[0]', reason: 'FieldValueNotSupported' }],
   ['request a PEM CSR', csrStrategy, csr({ request: Buffer.from('hello').toString('base64') }), { field: 'spec.request', reason: 'FieldValueInvalid', message: 'PEM block type must be CERTIFICATE REQUEST' }],
+  ['request well-formed', csrStrategy, csr({ request: b64('-----BEGIN CERTIFICATE REQUEST-----\nMIIBAzCBqgIBADAPMQ0wCwYDVQQDDAR0ZXN0\n-----END CERTIFICATE REQUEST-----\n') }), { field: 'spec.request', reason: 'FieldValueInvalid', message: 'x509: malformed certificate request' }],
+  ['request signed by its key', csrStrategy, csr({ request: TAMPERED }), { field: 'spec.request', reason: 'FieldValueInvalid', message: 'x509: ECDSA verification failure' }],
+  ['expirationSeconds at least 600', csrStrategy, csr({ expirationSeconds: 599 }), { field: 'spec.expirationSeconds', reason: 'FieldValueInvalid' }],
+  ['expirationSeconds 600', csrStrategy, csr({ expirationSeconds: 600 })],
 ];
 
 const ev = (over: any = {}) => ({ apiVersion: 'events.plat.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: '2025-01-01T00:00:00.000000Z', reportingController: 'platform.io/test', reportingInstance: 'i-1', action: 'Bind', reason: 'Scheduled', type: 'Normal', ...over });

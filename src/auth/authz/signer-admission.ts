@@ -1,0 +1,99 @@
+/**
+ * The CertificateApproval and CertificateSigning admission plugins (validating, after the
+ * strategy prepared the write): approving a CertificateSigningRequest (`/approval`) needs the
+ * `approve` verb, and changing its certificate or conditions through `/status` the `sign` verb,
+ * on the virtual resource `signers` of the certificates group named after the signer
+ * (`<domain>/<path>`, or `<domain>/*` for all of a domain's signers). The signerName is the
+ * stored one (spec is immutable); a status write is previewed with a dry run to see what it
+ * would change. Members of system:masters skip the checks, as the authorizer chain allows them.
+ */
+import { StatusError, toStatus } from '../../api/status.js';
+import { bodyText } from '../../actors/pack.js';
+import type { ActorPool, OpInput } from '../../server/actor-pool.js';
+import type { BodyReader, Request } from '../../handlers/context.js';
+import { PATCH_TYPES } from '../../handlers/resource.js';
+import { readBody, sendStatus } from '../../server/http.js';
+import { bodyFormat, isTruthy } from '../../server/negotiation.js';
+import { MASTERS_GROUP, type UserInfo } from '../types.js';
+import { forbiddenError, resourceAttributes } from './attributes.js';
+import type { Authorizer } from './authorizer.js';
+
+export interface SignerAdmissionDeps {
+  authorizer: Authorizer;
+  /** the served certificates group (certificates.<domain>) */
+  group: string;
+  /** the stored object's JSON, or undefined when there is none (the handler answers 404) */
+  stored(name: string): string | undefined;
+  /** runs an operation on the owning actor (the dry-run preview of a status write) */
+  submit: ActorPool['submit'];
+  maxRequestBodyBytes: number;
+  protobufMediaType: string;
+}
+
+const JSON_ENC = { format: 'json' as const, pretty: false };
+
+/** upstream IsAuthorizedForSignerName: the exact signer name, else `<domain>/*`. */
+export function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): boolean {
+  const ask = (name: string) => authorizer.authorize({ ...resourceAttributes({ user, verb, apiGroup: group, resource: 'signers', name }), apiVersion: '*' }).decision === 'allow';
+  return ask(signerName) || ask(`${signerName.split('/')[0]}/*`);
+}
+
+export class SignerAdmission {
+  constructor(private readonly deps: SignerAdmissionDeps) {}
+
+  /** A write to certificatesigningrequests/approval or /status by someone outside system:masters. */
+  applies(r: Pick<Request, 'info' | 'user'>): boolean {
+    const { info, user } = r;
+    return info.apiGroup === this.deps.group && info.resource === 'certificatesigningrequests' &&
+      (info.subresource === 'approval' || info.subresource === 'status') && (info.verb === 'update' || info.verb === 'patch') &&
+      !!user && !user.groups.includes(MASTERS_GROUP);
+  }
+
+  /** Reads the body, checks, then hands the request on with the same bytes; a refusal is a 403. */
+  admit(r: Request, next: (r: Request) => void): void {
+    const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.deps.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+    read((buf) => {
+      this.check(r, buf)
+        .then(() => next({ ...r, body: (done) => done(buf) }))
+        .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
+    }, (st) => sendStatus(r.x, st));
+  }
+
+  private async check(r: Request, buf: Buffer): Promise<void> {
+    const json = this.deps.stored(r.info.name);
+    if (json === undefined) return;
+    const stored = JSON.parse(json);
+    const signer = String(stored.spec?.signerName ?? '');
+    const user = r.user as UserInfo;
+    if (r.info.subresource === 'approval') {
+      if (!authorizedForSigner(this.deps.authorizer, user, 'approve', this.deps.group, signer)) throw this.refuse(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+      return;
+    }
+    const next = await this.preview(r, buf);
+    if (next === undefined) return;
+    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    if (same(next.status?.certificate, stored.status?.certificate) && same(next.status?.conditions, stored.status?.conditions)) return;
+    if (!authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)) throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+  }
+
+  private refuse(r: Request, why: string): StatusError {
+    return forbiddenError('certificatesigningrequests', this.deps.group, r.info.name, why);
+  }
+
+  /** The object the status write would store (a dry run); undefined when the write itself fails. */
+  private async preview(r: Request, buf: Buffer): Promise<any> {
+    const type = { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: 'status' };
+    const base = { type, enc: JSON_ENC, namespace: '', name: r.info.name, dryRun: true };
+    let op: OpInput;
+    if (r.info.verb === 'patch') {
+      const patchType = PATCH_TYPES[(r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase()];
+      if (!patchType) return undefined;
+      op = { ...base, op: 'patch', patchType, text: buf.toString('utf8'), force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? 'signer-admission' };
+    } else {
+      const format = bodyFormat(r.headers.contentType, this.deps.protobufMediaType);
+      op = { ...base, op: 'update', body: format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format } };
+    }
+    const res = await this.deps.submit(op);
+    return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The CSR approving controller (upstream kube-controller-manager's csrapproving): a pending
+ * request (no Approved/Denied condition, no certificate) for the kubelet client signer whose
+ * request is a valid node client certificate (signer-policy.ts) is approved when its requester
+ * (spec.username, uid, groups, extra) may `create` `certificatesigningrequests/selfnodeclient`
+ * (renewal: the requester is the node named in the CN) or `certificatesigningrequests/nodeclient`
+ * (bootstrap) in the certificates group, asked of the authorizer chain as a
+ * SubjectAccessReview would. The Approved condition (reason AutoApproved) goes through the
+ * approval subresource with the observed resourceVersion; a conflict is dropped.
+ */
+import { bodyText } from '../actors/pack.js';
+import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
+import { groupFor, type Identity } from '../api/identity.js';
+import type { Attributes } from '../auth/authz/attributes.js';
+import type { ActorPool } from '../server/actor-pool.js';
+import { parseCSR, type CertificateRequest } from '../x509/request.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { builtInSigners } from './signer-policy.js';
+
+const JSON_ENC = { format: 'json' as const, pretty: false };
+
+export type Authorize = (a: Attributes) => boolean;
+
+interface Recognizer {
+  subresource: 'selfnodeclient' | 'nodeclient';
+  matches(csr: any, request: CertificateRequest): boolean;
+  message: string;
+}
+
+export class CsrApprover {
+  private readonly type: TypeRef;
+  private readonly typeKey: string;
+  private readonly recognizers: Recognizer[];
+  private readonly kubelet: string;
+  private ready = false;
+  private readonly queue: KeyedQueue<any>;
+
+  constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly authorize: Authorize,
+    private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
+    const group = groupFor(identity, 'certificates.plat.io');
+    this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
+    this.typeKey = `${group}/certificatesigningrequests`;
+    const kubelet = this.kubelet = `${identity.product}.io/kube-apiserver-client-kubelet`;
+    const check = builtInSigners(identity.product).get(kubelet)!;
+    const nodeClient = (csr: any, req: CertificateRequest) => csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
+    this.recognizers = [
+      { subresource: 'selfnodeclient', matches: (csr, req) => csr.spec?.username === req.subject.commonName && nodeClient(csr, req),
+        message: 'Auto approving self kubelet client certificate after SubjectAccessReview.' },
+      { subresource: 'nodeclient', matches: nodeClient, message: 'Auto approving kubelet client certificate after SubjectAccessReview.' },
+    ];
+    this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-approver: ${name}: ${(e as Error).message}`));
+  }
+
+  /** Lists the requests waiting, then acts on events. */
+  start(): void {
+    this.ready = true;
+    void this.pool.submit({ op: 'list', type: this.type, enc: JSON_ENC, namespace: '', opts: {} }).then((r) => {
+      if ('code' in r) for (const csr of JSON.parse(bodyText(r.body)).items ?? []) this.consider(csr);
+    });
+  }
+
+  observe(events: readonly ChangeEvent[]): void {
+    if (!this.ready) return;
+    for (const ev of events) if (ev.typeKey === this.typeKey && ev.type !== 'DELETED') this.consider(JSON.parse(ev.json));
+  }
+
+  private consider(csr: any): void {
+    if (csr.spec?.signerName === this.kubelet && pending(csr)) this.queue.add(csr.metadata.name, csr);
+  }
+
+  private async handle(csr: any): Promise<void> {
+    const name = csr.metadata.name;
+    const request = parseCSR(Buffer.from(String(csr.spec?.request ?? ''), 'base64'));
+    const r = this.recognizers.find((x) => x.matches(csr, request) && this.allowed(csr, x.subresource));
+    if (!r) return;
+    const conditions = [...(csr.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }];
+    const res = await this.pool.submit({
+      op: 'update', type: { ...this.type, subresource: 'approval' }, enc: JSON_ENC, dryRun: false, namespace: '', name,
+      fieldManager: 'kube-controller-manager', body: { text: JSON.stringify({ ...csr, status: { ...csr.status, conditions } }), contentType: 'json' },
+    });
+    if ('error' in res && res.error.code !== 409) this.log(`csr-approver: ${name}: ${res.error.message}`);
+  }
+
+  /** The SubjectAccessReview of the requester for `create` on certificatesigningrequests/<subresource>. */
+  private allowed(csr: any, subresource: string): boolean {
+    const spec = csr.spec ?? {};
+    const user = { username: String(spec.username ?? ''), uid: spec.uid, groups: Array.isArray(spec.groups) ? spec.groups : [], extra: spec.extra };
+    return this.authorize({ user, verb: 'create', apiGroup: this.type.group, apiVersion: '*', resource: 'certificatesigningrequests', subresource, resourceRequest: true, path: '' });
+  }
+}
+
+/** No certificate, neither Approved nor Denied yet. */
+function pending(csr: any): boolean {
+  if (csr.status?.certificate) return false;
+  return !(csr.status?.conditions ?? []).some((c: any) => c?.type === 'Approved' || c?.type === 'Denied');
+}
