@@ -12,7 +12,7 @@ import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
-import type { Txn } from './txn.js';
+import type { StagedWrite, Txn } from './txn.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
@@ -173,7 +173,7 @@ export class Store {
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.entryOf(obj);
-    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
+    if (!dryRun) this.stage('ADDED', entry, txn);
     return this.reply(obj, enc, 201, entry.json);
   }
 
@@ -313,7 +313,7 @@ export class Store {
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.entryOf(next);
-    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
+    if (!dryRun) this.stage('MODIFIED', entry, txn);
     return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, entry.json);
   }
 
@@ -350,12 +350,19 @@ export class Store {
     return { obj: last, removed: true };
   }
 
+  /** Stages a write; a kind with a TTL gets a fresh lease on every create and update. */
+  private stage(type: StagedWrite['type'], entry: Entry, txn: Txn): void {
+    const ttl = this.ctx.strategy.ttl(entry.obj, this.ctx.config);
+    const expiresAt = ttl > 0 ? (type === 'DELETED' ? 0 : txn.now + ttl) : undefined;
+    txn.stage({ typeKey: this.ctx.typeKey, type, entry, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+  }
+
   /** Removes the object; the DELETED event carries its final state at a new revision. */
   private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
     if (dryRun) return this.reply(last, enc);
     last.metadata.resourceVersion = String(txn.nextRV());
     const entry = this.entryOf(last);
-    txn.stage({ typeKey: this.ctx.typeKey, type: 'DELETED', entry });
+    this.stage('DELETED', entry, txn);
     return this.reply(last, enc, 200, entry.json);
   }
 

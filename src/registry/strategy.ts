@@ -10,6 +10,8 @@ export interface StrategyConfig {
   serviceNodePortRange: string;
   /** name of the API server's own Service in default (the product word: platform, kubernetes) */
   apiServiceName: string;
+  /** lifetime of an Event after its last write, ms (--event-ttl) */
+  eventTtlMs: number;
 }
 
 /** What a strategy may consult while preparing a write; never mutated through it. */
@@ -72,6 +74,11 @@ export interface ResourceStrategy {
    * undefined for the full object. May throw a StatusError (e.g. no host assigned); never changes obj.
    */
   getSubresource(name: string, obj: any): unknown | undefined;
+  /**
+   * Upstream TTLFunc: ms an object lives after each write (its storage lease), 0 for none.
+   * Runs on every committed create and update; the object is deleted once the lease runs out.
+   */
+  ttl(obj: any, config: StrategyConfig): number;
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {
@@ -89,4 +96,5 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   updateSubresource() { return undefined; },
   createSubresource() { return undefined; },
   getSubresource() { return undefined; },
+  ttl() { return 0; },
 };

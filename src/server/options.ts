@@ -27,6 +27,8 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCertFile?: string;
   etcdKeyFile?: string;
   etcdCompactionIntervalMs: number;
+  /** how long an Event lives after its last write (upstream --event-ttl) */
+  eventTtlMs: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -53,6 +55,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
+  eventTtlMs: 3_600_000,
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -128,6 +131,7 @@ const FLAGS: Record<string, Setter> = {
   'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };
 

@@ -22,6 +22,7 @@ import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
+import { ExpiryController } from '../controllers/expiry-controller.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -36,6 +37,7 @@ export class ApiServer {
   readonly namespaceController: NamespaceController;
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
+  readonly expiry: ExpiryController;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -64,12 +66,17 @@ export class ApiServer {
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
-        apiServiceName: this.registry.identity.product,
+        apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
       },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
+    this.expiry = new ExpiryController(this.pool, (typeKey) => {
+      const [group, resource] = typeKey.split('/') as [string, string];
+      const d = this.registry.allEnabled().find((x) => x.group === group && x.resource === resource);
+      return d ? { group, version: d.version, resource } : undefined;
+    });
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -93,6 +100,7 @@ export class ApiServer {
     }
     this.gc.observe(evs);
     this.disruption.observe(evs);
+    this.expiry.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -105,6 +113,7 @@ export class ApiServer {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
     }
+    this.expiry.load(init.leases);
     await bootstrap(this);
     this.started = true;
     void this.gc.start();
@@ -196,6 +205,7 @@ export class ApiServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.namespaceController.stop();
+    this.expiry.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

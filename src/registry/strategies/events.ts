@@ -38,5 +38,6 @@ export const eventStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   allowCreateOnUpdate: true,
   prepareForCreate(obj) { creating.add(obj); },
+  ttl: (_obj, config) => config.eventTtlMs,
   validate: (obj) => (obj.apiVersion === 'events.plat.io/v1' && creating.has(obj) ? validateEventV1(obj) : []),
 };
