@@ -87,6 +87,8 @@ export interface WatchStart {
   apiVersion: string;
   /** when the initial events end with an initial-events-end bookmark, its rv */
   initialEventsEndRV?: number;
+  /** the field selector in the stored object's labels, when the requested version renames them */
+  fieldSelector?: string;
 }
 
 /** A committed change, broadcast to the front thread for watch fan-out. */

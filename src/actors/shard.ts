@@ -17,6 +17,7 @@ import { Registry } from '../registry/registry.js';
 import { makeIdentity, referenceGroup } from '../api/identity.js';
 import { Store } from '../registry/store.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { conversionFor } from '../registry/conversion.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
@@ -127,7 +128,7 @@ export class Shard {
     const def = this.registry.lookup(group, version, resource);
     if (!def) return undefined;
     const typeKey = typeKeyOf(group, resource);
-    const id = `${typeKey}/${version}`;
+    const id = `${group}/${resource}/${version}`;
     let s = this.stores.get(id);
     if (!s) {
       let cache = this.caches.get(typeKey);
@@ -135,9 +136,12 @@ export class Shard {
         this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
         cache.setFloor(this.floor);
       }
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(referenceGroup(this.registry.identity, group), resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
+      const refGroup = referenceGroup(this.registry.identity, group);
+      const conversion = conversionFor(refGroup, version, resource);
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(refGroup, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion });
       this.stores.set(id, s);
-      if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
+      // the type's own store (loading, leases) is one that stores its objects as they are
+      if (!conversion && !this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }
     return s;
   }

@@ -62,9 +62,11 @@ const COLUMNS: Record<string, Column[]> = {
     col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
   Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
     col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
-  Event: [col('Last Seen', 'string', (o, now) => age(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
+  // core v1 and events.<domain>/v1 (regarding, note, deprecated*) Events print alike, as upstream's one printer
+  Event: [col('Last Seen', 'string', (o, now) => age(o.series?.lastObservedTime ?? o.lastTimestamp ?? o.deprecatedLastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
     col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
-    col('Object', 'string', (o) => `${String(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`), col('Message', 'string', (o) => o.message ?? '')],
+    col('Object', 'string', (o) => { const r = o.involvedObject ?? o.regarding; return `${String(r?.kind ?? '').toLowerCase()}/${r?.name ?? ''}`; }),
+    col('Message', 'string', (o) => o.message ?? o.note ?? '')],
 };
 
 const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];

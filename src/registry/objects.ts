@@ -87,3 +87,16 @@ export function specChanged(obj: any, old: any): boolean {
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
+
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** metadata.generateName: the prefix (cut to 58) plus 5 random characters, a free name within 8 tries, else undefined. */
+export function generateName(prefix: string, taken: (name: string) => boolean): string | undefined {
+  const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  for (let i = 0; i < 8; i++) {
+    let s = base;
+    for (let j = 0; j < 5; j++) s += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)];
+    if (!taken(s)) return s;
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
+import { jsonConverter } from '../registry/conversion.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
@@ -54,7 +55,7 @@ export class ApiServer {
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
-    this.hub = new WatchHub(options.watchBufferBytes);
+    this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,

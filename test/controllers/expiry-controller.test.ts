@@ -96,6 +96,23 @@ test('leases are durable: an Event written before a restart expires at its store
   assert.equal((await request(second.url, 'GET', `${EVENTS('default')}/fresh`)).status, 200);
 });
 
+test('--event-ttl: Events written through events.plat.io/v1 expire too (the same stored objects)', async () => {
+  const s = await server(['--event-ttl', '1s']);
+  const path = '/apis/events.plat.io/v1/namespaces/default/events';
+  const c = await request(s.url, 'POST', path, {
+    metadata: { name: 'v1-ttl' }, eventTime: '2025-01-01T00:00:00.000000Z', reportingController: 'platform.io/test',
+    reportingInstance: 'i-1', action: 'Test', reason: 'Tested', type: 'Normal', regarding: { kind: 'Pod', name: 'p' },
+  });
+  assert.equal(c.status, 201, c.text);
+  const w = await openWatch(s.url, `${path}?watch=true&resourceVersion=${c.json.metadata.resourceVersion}`);
+  try {
+    await w.waitFor((evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'v1-ttl'), 'v1-ttl DELETED', 10_000);
+    assert.equal(w.events.find((e) => e.type === 'DELETED')!.object.apiVersion, 'events.plat.io/v1');
+  } finally {
+    w.close();
+  }
+});
+
 test('--event-ttl must be a duration', async () => {
   await assert.rejects(startServer(['--event-ttl', 'soon']), /--event-ttl must be a duration/);
 });

@@ -39,5 +39,5 @@ export const eventStrategy: ResourceStrategy = {
   allowCreateOnUpdate: true,
   prepareForCreate(obj) { creating.add(obj); },
   ttl: (_obj, config) => config.eventTtlMs,
-  validate: (obj) => (obj.apiVersion === 'events.plat.io/v1' && creating.has(obj) ? validateEventV1(obj) : []),
+  validate: (obj) => (String(obj.apiVersion).startsWith('events.') && creating.has(obj) ? validateEventV1(obj) : []),
 };
