@@ -58,7 +58,7 @@ const COLUMNS: Record<string, Column[]> = {
   Namespace: [NAME, col('Status', 'string', (o) => o.status?.phase ?? ''), AGE],
   ConfigMap: [NAME, col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length), AGE],
   Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length), AGE],
-  Node: [NAME, col('Status', 'string', (o) => (o.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status === 'True' ? 'Ready' : 'NotReady'),
+  Node: [NAME, col('Status', 'string', nodeStatus),
     col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
   Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
     col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
@@ -68,6 +68,14 @@ const COLUMNS: Record<string, Column[]> = {
     col('Object', 'string', (o) => { const r = o.involvedObject ?? o.regarding; return `${String(r?.kind ?? '').toLowerCase()}/${r?.name ?? ''}`; }),
     col('Message', 'string', (o) => o.message ?? o.note ?? '')],
 };
+
+/** upstream printNode: Ready / NotReady (False or Unknown) / Unknown (no Ready condition), then SchedulingDisabled */
+function nodeStatus(o: any): string {
+  const ready = (Array.isArray(o.status?.conditions) ? o.status.conditions : []).find((c: any) => c?.type === 'Ready');
+  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (o.spec?.unschedulable === true) status.push('SchedulingDisabled');
+  return status.join(',');
+}
 
 const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
 

@@ -29,6 +29,10 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCompactionIntervalMs: number;
   /** how long an Event lives after its last write (upstream --event-ttl) */
   eventTtlMs: number;
+  /** a Node whose heartbeat (lease or status) is older than this goes Unknown (upstream controller flag) */
+  nodeMonitorGracePeriodMs: number;
+  /** the same for a Node that never posted a status */
+  nodeStartupGracePeriodMs: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -56,6 +60,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
   eventTtlMs: 3_600_000,
+  nodeMonitorGracePeriodMs: 40_000,
+  nodeStartupGracePeriodMs: 60_000,
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -131,6 +137,8 @@ const FLAGS: Record<string, Setter> = {
   'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'node-monitor-grace-period': duration('node-monitor-grace-period', (o, ms) => { o.nodeMonitorGracePeriodMs = ms; }),
+  'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => { o.nodeStartupGracePeriodMs = ms; }),
   'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };

@@ -24,6 +24,7 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
 import { ExpiryController } from '../controllers/expiry-controller.js';
+import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -39,6 +40,7 @@ export class ApiServer {
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
   readonly expiry: ExpiryController;
+  readonly nodeLifecycle: NodeLifecycleController;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -78,6 +80,9 @@ export class ApiServer {
       const d = this.registry.allEnabled().find((x) => x.group === group && x.resource === resource);
       return d ? { group, version: d.version, resource } : undefined;
     });
+    this.nodeLifecycle = new NodeLifecycleController(this.pool, this.registry.identity, {
+      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
+    });
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -102,6 +107,7 @@ export class ApiServer {
     this.gc.observe(evs);
     this.disruption.observe(evs);
     this.expiry.observe(evs);
+    this.nodeLifecycle.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -115,10 +121,12 @@ export class ApiServer {
       if (n.terminating) this.namespaceController.observe(n.obj);
     }
     this.expiry.load(init.leases);
+    this.nodeLifecycle.load(init.objects);
     await bootstrap(this);
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
+    this.nodeLifecycle.start();
     const app = uWS.App();
     app.any('/*', (res, req) => this.handle(res, req));
     const port = await new Promise<number>((resolve, reject) => {
@@ -207,6 +215,7 @@ export class ApiServer {
     this.shuttingDown = true;
     this.namespaceController.stop();
     this.expiry.stop();
+    this.nodeLifecycle.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
