@@ -97,7 +97,8 @@ export class Shard {
     const writes: Write[] = [];
     const now = Date.now();
     for (const [typeKey, cache] of this.caches) {
-      const store = this.stores.get(typeKey)!;
+      const store = this.storeForKey(typeKey);
+      if (!store) continue;
       for (const [, e] of cache.scan('', undefined)) {
         const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
         if (ttl <= 0) continue;

@@ -16,7 +16,7 @@ export interface StrategyConfig {
 
 /** What a strategy may consult while preparing a write; never mutated through it. */
 export interface StrategyContext {
-  /** every object of the same type: committed state plus writes staged earlier in this batch */
+  /** every object of the same type (as stored): committed state plus writes staged earlier in this batch */
   existing(): Iterable<any>;
   dryRun: boolean;
   config: StrategyConfig;

@@ -64,7 +64,7 @@ test('a core Event reads through events.plat.io/v1 with the upstream field mappi
   assert.ok(Number(cl.json.metadata.resourceVersion) >= Number(l.json.metadata.resourceVersion));
 });
 
-test('an events.plat.io/v1 Event reads through core v1; updates through either view are seen by the other', async () => {
+test('an events.plat.io/v1 Event reads through core v1; updates through either view are seen by the other, with the v1 update rules', async () => {
   const c = await request(s.url, 'POST', V1('default'), v1Event('v1-made'));
   assert.equal(c.status, 201, c.text);
   assert.equal(c.json.apiVersion, 'events.plat.io/v1');
@@ -81,13 +81,13 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(core.action, 'Binding');
   for (const f of ['regarding', 'note', 'reportingController', 'deprecatedSource']) assert.ok(!(f in core), `no events.plat.io field ${f}`);
 
-  // PUT through events.plat.io with the resourceVersion the core view showed
-  const put = { ...c.json, note: 'rebound', metadata: { ...c.json.metadata, resourceVersion: core.metadata.resourceVersion } };
+  // PUT through events.plat.io with the resourceVersion the core view showed: series may change
+  const put = { ...c.json, series: { count: 3, lastObservedTime: '2025-01-01T00:06:00.000000Z' }, metadata: { ...c.json.metadata, resourceVersion: core.metadata.resourceVersion } };
   const u = await request(s.url, 'PUT', `${V1('default')}/v1-made`, put);
   assert.equal(u.status, 200, u.text);
-  assert.equal(u.json.note, 'rebound');
+  assert.equal(u.json.series.count, 3);
   const core2 = (await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json;
-  assert.equal(core2.message, 'rebound');
+  assert.equal(core2.series.count, 3);
   assert.equal(core2.metadata.resourceVersion, u.json.metadata.resourceVersion);
   assert.ok(Number(core2.metadata.resourceVersion) > Number(core.metadata.resourceVersion));
 
@@ -95,7 +95,7 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   const stale = await request(s.url, 'PUT', `${CORE('default')}/v1-made`, { ...core, message: 'stale' });
   assert.equal(stale.status, 409, stale.text);
 
-  // merge patch through core, seen through events.plat.io
+  // merge patch through core (no update rules there), seen through events.plat.io
   const p = await request(s.url, 'PATCH', `${CORE('default')}/v1-made`, { message: 'patched' }, { 'content-type': 'application/merge-patch+json' });
   assert.equal(p.status, 200, p.text);
   assert.equal(p.json.message, 'patched');
@@ -103,11 +103,13 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(v.note, 'patched');
   assert.equal(v.reportingController, 'platform.io/scheduler');
 
-  // and a merge patch through events.plat.io, seen through core
-  const p2 = await request(s.url, 'PATCH', `${V1('default')}/v1-made`, { note: 'patched again' }, { 'content-type': 'application/merge-patch+json' });
-  assert.equal(p2.status, 200, p2.text);
-  assert.equal(p2.json.note, 'patched again');
-  assert.equal((await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json.message, 'patched again');
+  // through events.plat.io/v1 the note is immutable (upstream ValidateEventUpdate, core field paths)
+  const p2 = await request(s.url, 'PATCH', `${V1('default')}/v1-made`, { note: 'patched again', series: { count: 1 } }, { 'content-type': 'application/merge-patch+json' });
+  assert.equal(p2.status, 422, p2.text);
+  assert.deepEqual(p2.json.details.causes.map((c: any) => [c.field, c.reason]).sort(),
+    [['message', 'FieldValueInvalid'], ['series.count', 'FieldValueInvalid']]);
+  assert.match(p2.json.details.causes.find((c: any) => c.field === 'message').message, /field is immutable/);
+  assert.equal((await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json.message, 'patched');
 
   // delete through events.plat.io: gone from core
   const d = await request(s.url, 'DELETE', `${V1('default')}/v1-made`);
