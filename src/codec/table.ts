@@ -62,6 +62,7 @@ const COLUMNS: Record<string, Column[]> = {
     col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
   Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
     col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
+  Lease: [NAME, col('Holder', 'string', (o) => o.spec?.holderIdentity ?? ''), AGE],
   // core v1 and events.<domain>/v1 (regarding, note, deprecated*) Events print alike, as upstream's one printer
   Event: [col('Last Seen', 'string', (o, now) => age(o.series?.lastObservedTime ?? o.lastTimestamp ?? o.deprecatedLastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
     col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),

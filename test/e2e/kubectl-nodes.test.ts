@@ -91,6 +91,9 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
     }, 'alive: unschedulable taint');
     assert.deepEqual(alive.spec.taints.map((t: any) => `${t.key}:${t.effect}`), ['node.kubernetes.io/unschedulable:NoSchedule']);
     assert.match(await ok('describe', 'node', 'down'), /node\.kubernetes\.io\/unreachable:NoExecute/);
+    const leases = (await ok('get', 'leases', '-n', 'kube-node-lease')).trim().split('\n');
+    assert.match(leases[0]!, /^NAME\s+HOLDER\s+AGE/);
+    assert.deepEqual(leases.slice(1).map((l) => l.split(/\s+/).slice(0, 2)).sort(), [['alive', 'alive'], ['down', 'down'], ['sick', 'sick']]);
   } finally {
     renewing = false;
     await agent;
