@@ -124,6 +124,10 @@ test('the events.plat.io/v1 create rules still apply to creates through that vie
   assert.deepEqual(fields, ['count', 'reportingController']);
   const core = await request(s.url, 'POST', CORE('default'), { metadata: { name: 'lenient' }, involvedObject: regarding, count: 1 });
   assert.equal(core.status, 201, core.text);
+  // read back through events.plat.io/v1 (no eventTime) and written unchanged but for a label: accepted, as upstream
+  const seen = (await request(s.url, 'GET', `${V1('default')}/lenient`)).json;
+  const relabelled = await request(s.url, 'PUT', `${V1('default')}/lenient`, { ...seen, metadata: { ...seen.metadata, labels: { a: 'b' } } });
+  assert.equal(relabelled.status, 200, relabelled.text);
 });
 
 test('field selectors: events.plat.io/v1 labels (regarding.*, reportingController) map to the stored fields', async () => {
