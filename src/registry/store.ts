@@ -96,9 +96,11 @@ export class Store {
     return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
   }
 
-  /** A staged entry's JSON, reusable for the reply only when stored in this store's version. */
-  private replyJson(entry: Entry): string | undefined {
-    return this.ctx.conversion ? undefined : entry.json;
+  /** The reply to a write: the staged entry as this store's version (its JSON reused when stored as such). */
+  private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
+    if (!this.ctx.conversion) return this.reply(obj, enc, code, entry.json);
+    const v = this.view(entry);
+    return this.reply(v.obj, enc, code, v.json);
   }
 
   private target(name?: string) {
@@ -212,7 +214,7 @@ export class Store {
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.stored(obj);
     if (!dryRun) this.stage('ADDED', entry, txn);
-    return this.reply(obj, enc, 201, this.replyJson(entry));
+    return this.replyWritten(obj, entry, enc, 201);
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
@@ -342,7 +344,7 @@ export class Store {
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.stored(next);
     if (!dryRun) this.stage('MODIFIED', entry, txn);
-    return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, this.replyJson(entry));
+    return render ? this.reply(render(next), enc) : this.replyWritten(next, entry, enc);
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
@@ -391,7 +393,7 @@ export class Store {
     last.metadata.resourceVersion = String(txn.nextRV());
     const entry = this.stored(last);
     this.stage('DELETED', entry, txn);
-    return this.reply(last, enc, 200, this.replyJson(entry));
+    return this.replyWritten(last, entry, enc);
   }
 
   deleteCollection(op: Extract<Op, { op: 'deletecollection' }>, txn: Txn): Ok {

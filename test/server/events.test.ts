@@ -69,6 +69,8 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(c.status, 201, c.text);
   assert.equal(c.json.apiVersion, 'events.plat.io/v1');
   assert.equal(c.json.note, 'assigned to node-1');
+  assert.deepEqual(Object.keys(c.json), ['kind', 'apiVersion', 'metadata', 'eventTime', 'series', 'reportingController', 'reportingInstance',
+    'action', 'reason', 'regarding', 'related', 'note', 'type'], 'fields in upstream order');
   const core = (await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json;
   assert.equal(core.apiVersion, 'v1');
   assert.deepEqual(core.involvedObject, regarding);
