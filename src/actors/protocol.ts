@@ -87,6 +87,8 @@ export interface WatchStart {
   apiVersion: string;
   /** when the initial events end with an initial-events-end bookmark, its rv */
   initialEventsEndRV?: number;
+  /** the field selector in the stored object's labels, when the requested version renames them */
+  fieldSelector?: string;
 }
 
 /** A committed change, broadcast to the front thread for watch fan-out. */
@@ -112,6 +114,8 @@ export interface ChangeEvent {
   owners?: { uid: string; apiVersion: string; kind: string; name: string; blockOwnerDeletion?: boolean }[];
   finalizers?: string[];
   deleting?: boolean;
+  /** kinds with a TTL (Events): when the object expires after this write (ms since the epoch) */
+  expiresAt?: number;
 }
 
 export interface Batch {
@@ -127,7 +131,10 @@ export interface BatchReply {
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
-export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[] }
+export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[]; leases: Lease[] }
+
+/** A stored object's lease (kinds with a TTL): it expires at expiresAt unless written again. */
+export interface Lease { typeKey: string; namespace: string; name: string; rv: number; expiresAt: number }
 
 /** An object's encoded state for the front thread's read cache. */
 export interface CachedObject { typeKey: string; namespace: string; name: string; apiVersion: string; json: string }

@@ -1,5 +1,11 @@
 /** Stable routing of resource types to shard actors: the same type always reaches the same actor. */
+/**
+ * The storage identity of a served resource: `<group>/<resource>`, shared by all its versions.
+ * One alias: Events of the events.<domain> group are the core Events, stored once as `/events`
+ * (one object, one resourceVersion, one watch feed; the events.<domain> store converts).
+ */
 export function typeKeyOf(group: string, resource: string): string {
+  if (resource === 'events' && group.startsWith('events.')) return '/events';
   return `${group}/${resource}`;
 }
 

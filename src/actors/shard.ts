@@ -9,7 +9,7 @@ import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
 import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
-import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from './protocol.js';
+import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Lease, Op, Result } from './protocol.js';
 import type { Backend, Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
@@ -17,6 +17,7 @@ import { Registry } from '../registry/registry.js';
 import { makeIdentity, referenceGroup } from '../api/identity.js';
 import { Store } from '../registry/store.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { conversionFor } from '../registry/conversion.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
@@ -35,6 +36,13 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
   // shard 0 alone runs the periodic compaction of this server
   return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0 });
 }
+
+/**
+ * Leases of kinds with a TTL live beside the objects: `\0lease/<group>/<resource>/<namespace>/<name>`
+ * holds the expiry time (ms); the NUL keeps them out of every type's key range.
+ */
+const LEASE_PREFIX = '\u0000lease/';
+const leaseId = (typeKey: string, namespace: string, name: string): string => `${typeKey}/${namespace}/${name}`;
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 /**
@@ -60,7 +68,7 @@ export class Shard {
     configureProtobuf(cfg.apiDomain);
   }
 
-  /** Loads every stored object of this shard into the caches. */
+  /** Loads every stored object of this shard into the caches, and the leases of kinds with a TTL. */
   async init(): Promise<InitReply> {
     this.backend = await createBackend(this.cfg);
     await this.backend.open();
@@ -68,7 +76,9 @@ export class Shard {
     this.floor = floor;
     const namespaces: InitReply['namespaces'] = [];
     const objects: InitReply['objects'] = [];
+    const stored = new Map<string, number>();
     for await (const page of this.backend.range('')) for (const { key, value } of page) {
+      if (key.startsWith(LEASE_PREFIX)) { stored.set(key.slice(LEASE_PREFIX.length), Number(value)); continue; }
       const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
       const typeKey = key.slice(0, slash);
@@ -80,7 +90,34 @@ export class Shard {
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
     }
     for (const c of this.caches.values()) c.setFloor(floor);
-    return { maxRV: floor, namespaces, objects };
+    return { maxRV: floor, namespaces, objects, leases: await this.loadLeases(stored) };
+  }
+
+  /**
+   * The lease of every stored object of a kind with a TTL. An object without one (written
+   * before its kind had a TTL) gets a full TTL from now, stored at once so that a restart
+   * never extends it; leases whose object is gone are dropped.
+   */
+  private async loadLeases(stored: Map<string, number>): Promise<Lease[]> {
+    const leases: Lease[] = [];
+    const writes: Write[] = [];
+    const now = Date.now();
+    for (const [typeKey, cache] of this.caches) {
+      const store = this.storeForKey(typeKey);
+      if (!store) continue;
+      for (const [, e] of cache.scan('', undefined)) {
+        const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
+        if (ttl <= 0) continue;
+        const id = leaseId(typeKey, e.namespace, e.name);
+        let expiresAt = stored.get(id);
+        if (expiresAt === undefined) writes.push({ key: LEASE_PREFIX + id, value: String(expiresAt = now + ttl) });
+        stored.delete(id);
+        leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt });
+      }
+    }
+    for (const id of stored.keys()) writes.push({ key: LEASE_PREFIX + id, value: undefined });
+    if (writes.length) await this.backend.commit(writes, this.floor);
+    return leases;
   }
 
   /** The store for a stored type key, created on first use with any served version. */
@@ -98,7 +135,7 @@ export class Shard {
     const def = this.registry.lookup(group, version, resource);
     if (!def) return undefined;
     const typeKey = typeKeyOf(group, resource);
-    const id = `${typeKey}/${version}`;
+    const id = `${group}/${resource}/${version}`;
     let s = this.stores.get(id);
     if (!s) {
       let cache = this.caches.get(typeKey);
@@ -106,10 +143,12 @@ export class Shard {
         this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
         cache.setFloor(this.floor);
       }
-      const reference = referenceGroup(this.registry.identity, group);
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(reference, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, referenceGroup: reference });
+      const refGroup = referenceGroup(this.registry.identity, group);
+      const conversion = conversionFor(refGroup, version, resource);
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(refGroup, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup });
       this.stores.set(id, s);
-      if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
+      // the type's own store (loading, leases) is one that stores its objects as they are
+      if (!conversion && !this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }
     return s;
   }
@@ -200,10 +239,12 @@ export class Shard {
   }
 
   private async commit(staged: StagedWrite[]): Promise<void> {
-    const writes: Write[] = staged.map((w) => ({
-      key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`,
-      value: w.type === 'DELETED' ? undefined : w.entry.json,
-    }));
+    const writes: Write[] = [];
+    for (const w of staged) {
+      writes.push({ key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`, value: w.type === 'DELETED' ? undefined : w.entry.json });
+      // the lease is stored with the object, in the same transaction (upstream: an etcd lease per write)
+      if (w.expiresAt !== undefined) writes.push({ key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined });
+    }
     if (FAIL_COMMIT_MATCH && writes.some((w) => w.key.includes(FAIL_COMMIT_MATCH))) {
       throw new Error(`injected commit failure (${FAIL_COMMIT_ENV})`);
     }
@@ -224,6 +265,7 @@ export class Shard {
       if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;
       if (meta.finalizers?.length) out.finalizers = meta.finalizers;
       if (meta.deletionTimestamp) out.deleting = true;
+      if (w.expiresAt) out.expiresAt = w.expiresAt;
       if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
       return out;
     });

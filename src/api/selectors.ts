@@ -380,6 +380,11 @@ export const SELECTABLE_FIELDS: Record<string, readonly string[]> = {
 /** Labels upstream's conversion funcs rename before matching. */
 const FIELD_ALIASES: Record<string, Record<string, string>> = { Pod: { 'spec.host': 'spec.nodeName' } };
 
+/** The selector with its field labels renamed (a converted version's labels to the stored ones). */
+export function renameFields(sel: FieldSelector, names: Readonly<Record<string, string>>): FieldSelector {
+  return new CompiledFieldSelector(sel.requirements.map((r) => ({ ...r, field: names[r.field] ?? r.field })));
+}
+
 export function selectableFieldsFor(kind: string): readonly string[] {
   return Object.hasOwn(SELECTABLE_FIELDS, kind) ? SELECTABLE_FIELDS[kind]! : DEFAULT_SELECTABLE_FIELDS;
 }

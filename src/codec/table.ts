@@ -83,7 +83,7 @@ const COLUMNS: Record<string, Column[]> = {
   Namespace: [NAME, col('Status', 'string', (o) => o.status?.phase ?? ''), AGE],
   ConfigMap: [NAME, col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length), AGE],
   Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length), AGE],
-  Node: [NAME, col('Status', 'string', (o) => (o.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status === 'True' ? 'Ready' : 'NotReady'),
+  Node: [NAME, col('Status', 'string', nodeStatus),
     col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
   Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
     col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
@@ -91,10 +91,21 @@ const COLUMNS: Record<string, Column[]> = {
     col('Requestor', 'string', (o) => o.spec?.username ?? ''),
     col('RequestedDuration', 'string', (o) => (typeof o.spec?.expirationSeconds === 'number' ? humanDuration(o.spec.expirationSeconds) : '<none>')),
     col('Condition', 'string', csrCondition)],
-  Event: [col('Last Seen', 'string', (o, now) => age(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
+  Lease: [NAME, col('Holder', 'string', (o) => o.spec?.holderIdentity ?? ''), AGE],
+  // core v1 and events.<domain>/v1 (regarding, note, deprecated*) Events print alike, as upstream's one printer
+  Event: [col('Last Seen', 'string', (o, now) => age(o.series?.lastObservedTime ?? o.lastTimestamp ?? o.deprecatedLastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
     col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
-    col('Object', 'string', (o) => `${String(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`), col('Message', 'string', (o) => o.message ?? '')],
+    col('Object', 'string', (o) => { const r = o.involvedObject ?? o.regarding; return `${String(r?.kind ?? '').toLowerCase()}/${r?.name ?? ''}`; }),
+    col('Message', 'string', (o) => o.message ?? o.note ?? '')],
 };
+
+/** upstream printNode: Ready / NotReady (False or Unknown) / Unknown (no Ready condition), then SchedulingDisabled */
+function nodeStatus(o: any): string {
+  const ready = (Array.isArray(o.status?.conditions) ? o.status.conditions : []).find((c: any) => c?.type === 'Ready');
+  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (o.spec?.unschedulable === true) status.push('SchedulingDisabled');
+  return status.join(',');
+}
 
 const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
 

@@ -12,6 +12,7 @@ import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js';
+import { typeKeyOf } from '../actors/routing.js';
 
 interface Node { typeKey: string; namespace: string; name: string; uid: string; owners: NonNullable<ChangeEvent['owners']>; deleting: boolean }
 
@@ -33,7 +34,7 @@ export class GarbageCollector {
   async start(): Promise<void> {
     const seen = new Set<string>();
     for (const d of this.registry.allEnabled()) {
-      const typeKey = `${d.group}/${d.resource}`;
+      const typeKey = typeKeyOf(d.group, d.resource);
       if (seen.has(typeKey) || !d.verbs.includes('list')) continue;
       seen.add(typeKey);
       const r = await this.pool.submit({ op: 'list', type: { group: d.group, version: d.version, resource: d.resource }, enc: JSON_ENC, namespace: '', opts: {} });

@@ -8,6 +8,7 @@ import { bodyText } from '../actors/pack.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { NAMESPACE_FINALIZER } from '../registry/strategies/namespaces.js';
+import { typeKeyOf } from '../actors/routing.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const NS_TYPE = { group: '', version: 'v1', resource: 'namespaces' };
@@ -32,7 +33,7 @@ export class NamespaceController {
   private namespacedTypes() {
     const seen = new Set<string>();
     return this.registry.allEnabled().filter((d) => {
-      const k = `${d.group}/${d.resource}`;
+      const k = typeKeyOf(d.group, d.resource);
       if (!d.namespaced || !d.verbs.includes('list') || seen.has(k)) return false;
       seen.add(k);
       return true;

@@ -14,6 +14,7 @@ import { parseDuration } from '../server/options.js';
 import { toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
+import { typeKeyOf } from '../actors/routing.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -94,7 +95,7 @@ function servedFromCache(r: Request, s: Services): boolean {
   const { enc, info, query } = r;
   if (info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
-  const json = s.readCache.get(`${r.def.group}/${r.def.resource}`, info.namespace, info.name, apiVersion);
+  const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
   send(r.x, 200, 'application/json', json);
   return true;

@@ -45,7 +45,7 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
     const w = res.watch;
     let matcher: Matcher | undefined;
     try {
-      matcher = matcherFor(opts.labelSelector, opts.fieldSelector);
+      matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
     } catch (e) {
       return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status);
     }

@@ -90,3 +90,15 @@ export function rfc3339(ms: number): string {
 
 /** Largest stored object (JSON bytes): etcd's default --max-request-bytes, so either backend holds it. */
 export const MAX_OBJECT_BYTES = 1536 * 1024;
+const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** metadata.generateName: the prefix (cut to 58) plus 5 random characters, a free name within 8 tries, else undefined. */
+export function generateName(prefix: string, taken: (name: string) => boolean): string | undefined {
+  const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  for (let i = 0; i < 8; i++) {
+    let s = base;
+    for (let j = 0; j < 5; j++) s += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)];
+    if (!taken(s)) return s;
+  }
+  return undefined;
+}

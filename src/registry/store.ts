@@ -8,17 +8,18 @@ import { errors, successStatus, type StatusCause } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
-import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
+import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { Requester, ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
-import type { Txn } from './txn.js';
+import type { StagedWrite, Txn } from './txn.js';
+import type { Conversion } from './conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { requiredCauses } from '../schema/required.js';
-import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
+import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -34,6 +35,8 @@ export interface StoreContext {
   config: StrategyConfig;
   /** the group as the reference schema names it (differs from def.group under another --api-domain) */
   referenceGroup?: string;
+  /** set when objects are stored in another version than this store's (events.<domain>/v1) */
+  conversion?: Conversion;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
@@ -41,8 +44,6 @@ type Ok = { code: number; body: string | Uint8Array; contentType: string; warnin
 function withWarnings(ok: Ok, warnings: string[]): Ok {
   return warnings.length ? { ...ok, warnings } : ok;
 }
-
-const GENERATE_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function apiVersionOf(def: { group: string; version: string }): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
@@ -72,12 +73,39 @@ export class Store {
     };
   }
 
-  /** entryOf for a write: an object over the storage limit is refused (413) before it is staged */
-  private writable(obj: any): Entry {
-    const entry = this.entryOf(obj);
-    // a JSON character is at least one byte: only long texts need counting
+  /** The entry to stage for an object of this store's version (converted to the storage version). */
+  private stored(obj: any): Entry {
+    const entry = this.entryOf(this.ctx.conversion ? this.ctx.conversion.toStorage(obj) : obj);
+    // over the storage limit is refused (413) before staging; a JSON character is at least one byte
     if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
     return entry;
+  }
+
+  /** A cached (storage version) entry as this store's version: the form every verb works on. */
+  view(e: Entry): Entry;
+  view(e: Entry | undefined): Entry | undefined;
+  view(e: Entry | undefined): Entry | undefined {
+    const conv = this.ctx.conversion;
+    if (!e || !conv || e.obj.apiVersion === this.apiVersion) return e;
+    const obj = conv.fromStorage(e.obj, this.apiVersion);
+    return { ...e, obj, json: JSON.stringify(obj) };
+  }
+
+  /** An entry's JSON as this store's version (lists and watch replay). */
+  jsonOf(e: Entry): string {
+    if (e.obj.apiVersion === this.apiVersion) return e.json;
+    return this.ctx.conversion ? this.view(e).json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion });
+  }
+
+  private read(txn: Txn, namespace: string, name: string): Entry | undefined {
+    return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
+  }
+
+  /** The reply to a write: the staged entry as this store's version (its JSON reused when stored as such). */
+  private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
+    if (!this.ctx.conversion) return this.reply(obj, enc, code, entry.json);
+    const v = this.view(entry);
+    return this.reply(v.obj, enc, code, v.json);
   }
 
   private target(name?: string) {
@@ -96,7 +124,7 @@ export class Store {
 
   get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {
     if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
-    const e = this.ctx.cache.get(op.namespace, op.name);
+    const e = this.view(this.ctx.cache.get(op.namespace, op.name));
     if (!e) throw errors.notFound(this.target(op.name));
     if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
     if (op.type.subresource && op.type.subresource !== 'status') {
@@ -124,14 +152,18 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, op.enc.view, txn.now, true), op.enc);
-    const items = chunk.items.map((e) => e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion }));
+    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => this.view(e).obj), metadata, op.enc.view, txn.now, true), op.enc);
+    const items = chunk.items.map((e) => this.jsonOf(e));
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 
+  /** Parsed selectors; a converted version's field labels are renamed to the stored field set's. */
   selectors(opts: { labelSelector?: string; fieldSelector?: string }): Selectors {
-    return parseSelectors(opts, this.allowedFields);
+    const conv = this.ctx.conversion;
+    if (!conv) return parseSelectors(opts, this.allowedFields);
+    const sel = parseSelectors(opts, Object.keys(conv.fieldLabels));
+    return { ...sel, field: renameFields(sel.field, conv.fieldLabels) };
   }
 
   /** An exact read at rv needs retained history from rv on; otherwise 410. */
@@ -147,7 +179,10 @@ export class Store {
     const obj = decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes);
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     const meta = obj.metadata;
-    if (!meta.name && meta.generateName) meta.name = this.generateName(meta.generateName, op.namespace, txn);
+    if (!meta.name && meta.generateName) {
+      meta.name = generateName(meta.generateName, (n) => !!txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, n));
+      if (meta.name === undefined) throw errors.alreadyExists(this.target(meta.generateName));
+    }
     if (op.namespaceTerminating) {
       const message = `unable to create new content in namespace ${op.namespace} because it is being terminated`;
       throw errors.forbidden(`${this.ctx.def.resource} "${meta.name ?? ''}" is forbidden: ${message}`, this.target(meta.name),
@@ -164,7 +199,7 @@ export class Store {
 
   /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
   private createSubresource(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name ?? '');
+    const old = this.read(txn, op.namespace, op.name ?? '');
     if (!old) throw errors.notFound(this.target(op.name));
     const body = decodeBody(op.body);
     const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, this.strategyContext(txn, op.dryRun));
@@ -191,19 +226,9 @@ export class Store {
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
-    const entry = this.writable(obj);
-    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
-    return this.reply(obj, enc, 201, entry.json);
-  }
-
-  private generateName(prefix: string, namespace: string, txn: Txn): string {
-    const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
-    for (let i = 0; i < 8; i++) {
-      let s = base;
-      for (let j = 0; j < 5; j++) s += GENERATE_CHARS[Math.floor(Math.random() * GENERATE_CHARS.length)];
-      if (!txn.read(this.ctx.cache, this.ctx.typeKey, namespace, s)) return s;
-    }
-    throw errors.alreadyExists(this.target(prefix));
+    const entry = this.stored(obj);
+    if (!dryRun) this.stage('ADDED', entry, txn);
+    return this.replyWritten(obj, entry, enc, 201);
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
@@ -218,7 +243,7 @@ export class Store {
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) {
       if (!this.ctx.strategy.allowCreateOnUpdate || op.type.subresource) throw errors.notFound(this.target(op.name));
       return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager);
@@ -228,7 +253,7 @@ export class Store {
 
   /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
   private scaleWrite(scale: any, op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string }, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     const main = { ...op, type: { ...op.type, subresource: undefined } };
     return this.updateFrom(fromScale(old.obj, scale), old, main, txn, op.fieldManager, toScale);
@@ -249,7 +274,7 @@ export class Store {
 
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
     const { def } = this.ctx;
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
     const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource, duplicates: notes.duplicates };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
@@ -340,13 +365,13 @@ export class Store {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
-    const entry = this.writable(next);
-    if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
-    return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, entry.json);
+    const entry = this.stored(next);
+    if (!dryRun) this.stage('MODIFIED', entry, txn);
+    return render ? this.reply(render(next), enc) : this.replyWritten(next, entry, enc);
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     if (op.type.subresource) {
       // DELETE on a subresource (proxy) never deletes the object: the strategy answers or 405
@@ -378,13 +403,20 @@ export class Store {
     return { obj: last, removed: true };
   }
 
+  /** Stages a write; a kind with a TTL gets a fresh lease on every create and update. */
+  private stage(type: StagedWrite['type'], entry: Entry, txn: Txn): void {
+    const ttl = this.ctx.strategy.ttl(entry.obj, this.ctx.config);
+    const expiresAt = ttl > 0 ? (type === 'DELETED' ? 0 : txn.now + ttl) : undefined;
+    txn.stage({ typeKey: this.ctx.typeKey, type, entry, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+  }
+
   /** Removes the object; the DELETED event carries its final state at a new revision. */
   private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
     if (dryRun) return this.reply(last, enc);
     last.metadata.resourceVersion = String(txn.nextRV());
-    const entry = this.entryOf(last);
-    txn.stage({ typeKey: this.ctx.typeKey, type: 'DELETED', entry });
-    return this.reply(last, enc, 200, entry.json);
+    const entry = this.stored(last);
+    this.stage('DELETED', entry, txn);
+    return this.replyWritten(last, entry, enc);
   }
 
   deleteCollection(op: Extract<Op, { op: 'deletecollection' }>, txn: Txn): Ok {
@@ -392,7 +424,7 @@ export class Store {
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(JSON.stringify(this.deleteOne(e, op.options, op.dryRun, txn).obj));
+      deleted.push(JSON.stringify(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };

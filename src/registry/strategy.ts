@@ -10,6 +10,8 @@ export interface StrategyConfig {
   serviceNodePortRange: string;
   /** name of the API server's own Service in default (the product word: platform, kubernetes) */
   apiServiceName: string;
+  /** lifetime of an Event after its last write, ms (--event-ttl) */
+  eventTtlMs: number;
 }
 
 /** Who asked for a write (the authenticated user, as plain data that crosses threads). */
@@ -22,7 +24,7 @@ export interface Requester {
 
 /** What a strategy may consult while preparing a write; never mutated through it. */
 export interface StrategyContext {
-  /** every object of the same type: committed state plus writes staged earlier in this batch */
+  /** every object of the same type (as stored): committed state plus writes staged earlier in this batch */
   existing(): Iterable<any>;
   dryRun: boolean;
   config: StrategyConfig;
@@ -94,6 +96,11 @@ export interface ResourceStrategy {
    * undefined for the full object. May throw a StatusError (e.g. no host assigned); never changes obj.
    */
   getSubresource(name: string, obj: any): unknown | undefined;
+  /**
+   * Upstream TTLFunc: ms an object lives after each write (its storage lease), 0 for none.
+   * Runs on every committed create and update; the object is deleted once the lease runs out.
+   */
+  ttl(obj: any, config: StrategyConfig): number;
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {
@@ -114,4 +121,5 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   updateSubresource() { return undefined; },
   createSubresource() { return undefined; },
   getSubresource() { return undefined; },
+  ttl() { return 0; },
 };

@@ -8,6 +8,11 @@ export interface StagedWrite {
   typeKey: string;
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   entry: Entry;
+  /**
+   * The write's storage lease (kinds with a TTL): when the object expires (ms since the
+   * epoch); 0 on a DELETED write, whose lease goes with the object.
+   */
+  expiresAt?: number;
 }
 
 export interface Txn {

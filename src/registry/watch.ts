@@ -41,7 +41,9 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   const m: Matcher | undefined = sel.label.empty && sel.field.empty ? undefined : (labels, fields) => matches(sel, { labels, fields });
   const rv = opts.resourceVersion ?? '';
   const noVersion = rv === '' || rv === '0';
-  const base = { typeKey, kind: def.kind, apiVersion: store.apiVersion };
+  // a converted version's field labels are renamed: the hub matches the stored field set
+  const fieldSelector = store.ctx.conversion && !sel.field.empty ? sel.field.toString() : undefined;
+  const base = { typeKey, kind: def.kind, apiVersion: store.apiVersion, ...(fieldSelector ? { fieldSelector } : {}) };
   const current = txn.currentRV();
 
   // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
@@ -75,5 +77,5 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
 
 /** The stored object as the requested version (same encoding the list and get use). */
 function jsonAs(store: Store, e: Entry): string {
-  return e.obj.apiVersion === store.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: store.apiVersion });
+  return store.jsonOf(e);
 }

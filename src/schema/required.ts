@@ -17,6 +17,9 @@ const NOT_ENFORCED = new Set([
   'io.plat.api.core.v1.Event.involvedObject',
   'io.plat.api.core.v1.LimitRangeSpec.limits',
   'io.plat.api.discovery.v1.EndpointSlice.endpoints',
+  // required on create by the v1 Event rules themselves; an update through events.plat.io/v1 of
+  // an Event written through core v1 (no eventTime) is accepted upstream
+  'io.plat.api.events.v1.Event.eventTime',
   'io.plat.api.networking.v1.NetworkPolicySpec.podSelector',
   'io.plat.api.scheduling.v1.PriorityClass.value',
   'io.plat.api.storage.v1.CSIDriver.spec',

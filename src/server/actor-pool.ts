@@ -46,7 +46,7 @@ export class ActorPool {
     const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ init: true })))) as InitReply[];
     const maxRV = Math.max(0, ...replies.map((r) => r.maxRV));
     Atomics.store(new BigInt64Array(this.rvBuffer), 0, BigInt(maxRV));
-    return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects) };
+    return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
   }
 
   currentRV(): number {

@@ -39,6 +39,12 @@ export interface ServerOptions extends AuthenticationOptions {
   clusterSigningKeyFile: string;
   /** longest lifetime of a certificate the built-in signers issue */
   clusterSigningDurationMs: number;
+  /** how long an Event lives after its last write (upstream --event-ttl) */
+  eventTtlMs: number;
+  /** a Node whose heartbeat (lease or status) is older than this goes Unknown (upstream controller flag) */
+  nodeMonitorGracePeriodMs: number;
+  /** the same for a Node that never posted a status */
+  nodeStartupGracePeriodMs: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -71,6 +77,9 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   clusterSigningCertFile: '',
   clusterSigningKeyFile: '',
   clusterSigningDurationMs: 8760 * 3_600_000,
+  eventTtlMs: 3_600_000,
+  nodeMonitorGracePeriodMs: 40_000,
+  nodeStartupGracePeriodMs: 60_000,
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -147,6 +156,9 @@ const FLAGS: Record<string, Setter> = {
   'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'node-monitor-grace-period': duration('node-monitor-grace-period', (o, ms) => { o.nodeMonitorGracePeriodMs = ms; }),
+  'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => { o.nodeStartupGracePeriodMs = ms; }),
+  'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },

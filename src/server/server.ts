@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
+import { jsonConverter } from '../registry/conversion.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
@@ -25,6 +26,8 @@ import { DisruptionController } from '../controllers/disruption-controller.js';
 import { CsrSigner } from '../controllers/csr-signer.js';
 import { CsrApprover } from '../controllers/csr-approver.js';
 import { CsrCleaner } from '../controllers/csr-cleaner.js';
+import { ExpiryController } from '../controllers/expiry-controller.js';
+import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -50,6 +53,8 @@ export class ApiServer {
   readonly csrSigner: CsrSigner;
   readonly csrApprover: CsrApprover;
   readonly csrCleaner: CsrCleaner;
+  readonly expiry: ExpiryController;
+  readonly nodeLifecycle: NodeLifecycleController;
   readonly inflight: InflightLimiter;
   /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
   readonly apf: PriorityAndFairness | undefined;
@@ -70,7 +75,7 @@ export class ApiServer {
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
-    this.hub = new WatchHub(options.watchBufferBytes);
+    this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
@@ -82,7 +87,7 @@ export class ApiServer {
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
-        apiServiceName: this.registry.identity.product,
+        apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
       },
     }, (evs) => this.onEvents(evs));
     this.namespaceController = new NamespaceController(this.pool, this.registry);
@@ -90,6 +95,14 @@ export class ApiServer {
     this.disruption = new DisruptionController(this.pool);
     this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
     this.csrCleaner = new CsrCleaner(this.pool, this.registry.identity);
+    this.expiry = new ExpiryController(this.pool, (typeKey) => {
+      const [group, resource] = typeKey.split('/') as [string, string];
+      const d = this.registry.allEnabled().find((x) => x.group === group && x.resource === resource);
+      return d ? { group, version: d.version, resource } : undefined;
+    });
+    this.nodeLifecycle = new NodeLifecycleController(this.pool, this.registry.identity, {
+      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
+    });
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     if (options.enablePriorityAndFairness) {
@@ -131,6 +144,8 @@ export class ApiServer {
     this.disruption.observe(evs);
     this.csrApprover.observe(evs);
     this.csrSigner.observe(evs);
+    this.expiry.observe(evs);
+    this.nodeLifecycle.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -146,6 +161,8 @@ export class ApiServer {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
     }
+    this.expiry.load(init.leases);
+    this.nodeLifecycle.load(init.objects);
     await bootstrap(this);
     if (this.apf) {
       this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
@@ -157,6 +174,7 @@ export class ApiServer {
     this.csrApprover.start();
     this.csrSigner.start();
     this.csrCleaner.start();
+    this.nodeLifecycle.start();
     this.port = await this.listenPlain();
     this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
     this.auth.watchConfig();
@@ -295,6 +313,8 @@ export class ApiServer {
     this.shuttingDown = true;
     this.namespaceController.stop();
     this.csrCleaner.stop();
+    this.expiry.stop();
+    this.nodeLifecycle.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

@@ -14,6 +14,9 @@
 import type { ChangeEvent } from '../actors/protocol.js';
 import { eventLine, filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 
+/** A stored object's JSON as another version of its resource (the registry's conversions). */
+export type Convert = (typeKey: string, apiVersion: string, json: string) => string;
+
 export interface WatchSink {
   /** writes bytes; returns the bytes currently buffered for this client (an estimate) */
   write(chunk: string): number;
@@ -49,7 +52,8 @@ export class WatchHub {
   /** watchers cut off for being slow (observability) */
   slowClosed = 0;
 
-  constructor(private readonly bufferLimit: number) {}
+  /** convert: for watchers of another version than the one a change was stored in */
+  constructor(private readonly bufferLimit: number, private readonly convert: Convert = restamp) {}
 
   get count(): number {
     let n = 0;
@@ -127,8 +131,14 @@ export class WatchHub {
     const prev = ev.prevFields ? { labels: ev.prevLabels, fields: ev.prevFields } : undefined;
     const type = filterEvent(w.matcher, ev.type, ev, prev);
     if (!type) return '';
-    let line = lines.get(type);
-    if (!line) lines.set(type, line = eventLine(type, objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv)));
+    // lines are framed once per event type and version, shared by every watcher of the batch
+    const other = w.apiVersion !== ev.apiVersion;
+    const key = other ? `${type}\u0000${w.apiVersion}` : type;
+    let line = lines.get(key);
+    if (!line) {
+      const json = objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv);
+      lines.set(key, line = eventLine(type, other ? this.convert(ev.typeKey, w.apiVersion, json) : json));
+    }
     w.fromRV = ev.rv;
     return line;
   }
@@ -158,6 +168,11 @@ export class WatchHub {
       }
     }
   }
+}
+
+/** The default conversion: the same fields under the watcher's apiVersion. */
+function restamp(_typeKey: string, apiVersion: string, json: string): string {
+  return JSON.stringify({ ...JSON.parse(json), apiVersion });
 }
 
 function firstAfter(evs: ChangeEvent[], rv: number): number {

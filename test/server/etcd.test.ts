@@ -197,3 +197,23 @@ test('etcd flags: defaults, parsing and exact messages', () => {
   ];
   for (const [args, message] of bad) assert.throws(() => parseArgs(args), { message });
 });
+
+test('Event leases live in etcd too: an Event written before a restart expires at its stored time', async () => {
+  const args = (ttl: string) => ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/e2e-ttl', '--event-ttl', ttl];
+  const first = await startServer(args('2s'));
+  servers.push(first);
+  const t0 = Date.now();
+  const c = await request(first.url, 'POST', '/api/v1/namespaces/default/events', { metadata: { name: 'leased' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R' });
+  assert.equal(c.status, 201, c.text);
+  await first.stop();
+  const second = await startServer(args('1h'));
+  servers.push(second);
+  const end = Date.now() + 15_000;
+  let gone = 0;
+  while (!gone && Date.now() < end) {
+    if ((await request(second.url, 'GET', '/api/v1/namespaces/default/events/leased')).status === 404) gone = Date.now();
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(gone, 'the Event expired after the restart');
+  assert.ok(gone - t0 >= 1900, `expired ${gone - t0} ms after its write`);
+});

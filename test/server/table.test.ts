@@ -27,14 +27,21 @@ test('pods render with the columns kubectl shows, rows carry PartialObjectMetada
   assert.ok(r.json.metadata.resourceVersion);
 });
 
+test('Leases print Name, Holder and Age as upstream', async () => {
+  await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'held' }, spec: { holderIdentity: 'node-1' } });
+  const r = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases/held', undefined, { accept: TABLE });
+  assert.deepEqual(r.json.columnDefinitions.map((c: any) => c.name), ['Name', 'Holder', 'Age']);
+  assert.deepEqual(r.json.rows[0].cells.slice(0, 2), ['held', 'node-1']);
+});
+
 test('kinds without columns get Name and Created At; includeObject None and Object', async () => {
-  await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'l1' }, spec: {} });
-  const r = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases?includeObject=None', undefined, { accept: TABLE });
+  await request(s.url, 'POST', '/api/v1/namespaces/default/limitranges', { metadata: { name: 'l1' }, spec: { limits: [] } });
+  const r = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=None', undefined, { accept: TABLE });
   assert.deepEqual(r.json.columnDefinitions.map((c: any) => [c.name, c.type]), [['Name', 'string'], ['Created At', 'date']]);
   assert.equal(r.json.rows[0].object, undefined);
-  const o = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases/l1?includeObject=Object', undefined, { accept: TABLE });
-  assert.equal(o.json.rows[0].object.kind, 'Lease');
-  const bad = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases?includeObject=All', undefined, { accept: TABLE });
+  const o = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges/l1?includeObject=Object', undefined, { accept: TABLE });
+  assert.equal(o.json.rows[0].object.kind, 'LimitRange');
+  const bad = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=All', undefined, { accept: TABLE });
   assert.equal(bad.status, 400);
 });
 

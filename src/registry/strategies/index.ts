@@ -17,6 +17,7 @@ import { csrStrategy } from './csr.js';
 import { eventStrategy } from './events.js';
 import { pdbStrategy } from './pdb.js';
 import { pvcStrategy } from './pvc.js';
+import { leaseStrategy } from './leases.js';
 import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
@@ -54,7 +55,7 @@ const STRATEGIES: Record<string, ResourceStrategy> = {
   'admissionregistration.plat.io/mutatingwebhookconfigurations': mutatingWebhookStrategy,
   'certificates.plat.io/certificatesigningrequests': csrStrategy,
   'events.plat.io/events': eventStrategy,
-  'coordination.plat.io/leases': createOnUpdate,
+  'coordination.plat.io/leases': leaseStrategy,
   'flowcontrol.apiserver.plat.io/flowschemas': flowSchemaStrategy,
   'flowcontrol.apiserver.plat.io/prioritylevelconfigurations': priorityLevelStrategy,
   'rbac.authorization.plat.io/roles': roleStrategy,
