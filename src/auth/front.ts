@@ -72,7 +72,7 @@ export class FrontAuthentication {
     const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
     const chain = buildChain(dispatch, {
       authentication: { authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, maxRequestBodyBytes: o.maxRequestBodyBytes },
-      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
+      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), maxRequestBodyBytes: o.maxRequestBodyBytes },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
     this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFile: o.clientCAFile },

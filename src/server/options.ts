@@ -1,3 +1,4 @@
+import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
@@ -134,6 +135,7 @@ const FLAGS: Record<string, Setter> = {
 /** Rules between flags, checked once all are parsed. */
 function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
+  checkAuthorizationOptions(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');

@@ -19,7 +19,7 @@ function setup() {
   const index = new RbacIndex(makeIdentity());
   index.load([]);
   const rbac = new RbacAuthorizer(index);
-  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], rbac), rbac, index });
+  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
   const put = (resource: string, obj: any) => index.apply([event('ADDED', resource, obj)]);
   const grant = (name: string, rules: PolicyRule[], namespace?: string) => {
     put('clusterroles', role(name, rules));

@@ -11,7 +11,7 @@ import type { VirtualContext, VirtualKind } from '../../registry/strategies/revi
 import { invalid, type Cause } from '../../registry/strategies/field-errors.js';
 import type { UserInfo } from '../types.js';
 import type { Attributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
+import { settle, type Authorizer } from './authorizer.js';
 import type { PolicyRule } from './rbac-rules.js';
 import { aggregateMessage } from './rbac.js';
 
@@ -95,12 +95,13 @@ function accessReview(kind: ReviewKind, group: string, authorizer: Authorizer): 
       if (causes.length) throw errors.invalid({ group, kind, name: '' }, causes);
       const spec = obj.spec;
       const user = kind === 'SelfSubjectAccessReview' ? ctx.user : specUser(spec);
-      const d = authorizer.authorize(reviewAttributes(spec, user));
-      const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
-      if (d.decision === 'deny') status.denied = true;
-      if (d.reason) status.reason = d.reason;
-      if (d.error) status.evaluationError = d.error;
-      return { kind, apiVersion: ctx.apiVersion, metadata: { ...metadata, creationTimestamp: null }, spec, status };
+      return settle(authorizer.authorize(reviewAttributes(spec, user)), (d) => {
+        const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
+        if (d.decision === 'deny') status.denied = true;
+        if (d.reason) status.reason = d.reason;
+        if (d.error) status.evaluationError = d.error;
+        return { kind, apiVersion: ctx.apiVersion, metadata: { ...metadata, creationTimestamp: null }, spec, status };
+      });
     },
   };
 }

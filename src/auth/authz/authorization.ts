@@ -5,7 +5,7 @@
  * before the write goes to its actor.
  */
 import { StatusError, toStatus } from '../../api/status.js';
-import type { Identity } from '../../api/identity.js';
+import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import { decodeBody } from '../../codec/codec.js';
@@ -18,7 +18,8 @@ import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.j
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
 import { resourceAttributes } from './attributes.js';
-import { buildChain, type AuthorizerChain } from './authorizer.js';
+import { AbacAuthorizer } from './abac.js';
+import { buildChain, type Authorizer, type AuthorizerChain, type Mode } from './authorizer.js';
 import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
 import { RbacAuthorizer } from './rbac.js';
@@ -49,12 +50,21 @@ export class Authorization {
   constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
-    this.authorizer = buildChain(options.authorizationModes, this.rbac);
+    this.authorizer = buildChain(options.authorizationModes, this.modeAuthorizers(options, identity));
     this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, index: this.index });
     this.aggregation = new AggregationController(this.index, pool);
     this.impersonation = (a) => this.authorizer.authorize(resourceAttributes(a));
     this.maxBody = options.maxRequestBodyBytes;
     this.protobufType = identity.protobufMediaType;
+  }
+
+  /** The configurable modes named in --authorization-mode, built from their flags (a bad file throws). */
+  private modeAuthorizers(o: AuthorizationOptions, identity: Identity): Partial<Record<Mode, Authorizer>> {
+    const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac };
+    if (o.authorizationModes.includes('ABAC')) {
+      out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')])]);
+    }
+    return out;
   }
 
   /** Every object the actors loaded at start; before the listeners open. */
@@ -87,12 +97,9 @@ export class Authorization {
     read((buf) => {
       Promise.resolve()
         .then(() => this.preview(r, buf))
-        .then((obj) => {
-          if (obj !== undefined) {
-            this.escalation.check({ user: r.user as UserInfo, resource: r.info.resource, namespace: r.info.namespace, pathName: r.info.name }, obj);
-          }
-          next({ ...r, body: (done) => done(buf) });
-        })
+        .then((obj) => obj === undefined ? undefined
+          : this.escalation.check({ user: r.user as UserInfo, resource: r.info.resource, namespace: r.info.namespace, pathName: r.info.name }, obj))
+        .then(() => next({ ...r, body: (done) => done(buf) }))
         .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
     }, (st) => sendStatus(r.x, st));
   }

@@ -4,9 +4,9 @@
  * already holds at that scope, unless they may `escalate` it; a binding only to a role whose
  * rules they hold, unless they may `bind` it. Members of `system:masters` skip the checks.
  */
-import { MASTERS_GROUP, type UserInfo } from '../types.js';
+import { MASTERS_GROUP, type MaybeAsync, type UserInfo } from '../types.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
+import { settle, type Authorizer } from './authorizer.js';
 import type { RbacIndex, RoleRef } from './rbac-index.js';
 import type { RbacAuthorizer } from './rbac.js';
 import { aggregateMessage } from './rbac.js';
@@ -35,19 +35,30 @@ export class EscalationCheck {
       (verb === 'create' || verb === 'update' || verb === 'patch') && !!user && !user.groups.includes(MASTERS_GROUP);
   }
 
-  /** Throws a 403 StatusError when `obj` (the object as it would be stored) escalates. */
-  check(w: RbacWrite, obj: any): void {
+  /**
+   * Throws (or rejects with, when the chain has to ask a webhook) a 403 StatusError when `obj`
+   * (the object as it would be stored) escalates.
+   */
+  check(w: RbacWrite, obj: any): MaybeAsync<void> {
     const name = String(obj?.metadata?.name ?? w.pathName);
-    if (ROLE_KINDS.has(w.resource)) return this.checkRole(w, name, obj);
-    this.checkBinding(w, name, obj?.roleRef ?? {});
+    if (ROLE_KINDS.has(w.resource)) {
+      const escalate = this.deps.authorizer.authorize(resourceAttributes({
+        user: w.user, verb: 'escalate', apiGroup: this.deps.index.group, resource: w.resource, namespace: w.namespace || undefined, name: w.pathName || undefined,
+      }));
+      return settle(escalate, (d) => { if (d.decision !== 'allow') this.checkRole(w, name, obj); });
+    }
+    const ref: RoleRef = obj?.roleRef ?? {};
+    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') return this.checkBinding(w, name, ref);
+    const bind = this.deps.authorizer.authorize(resourceAttributes({
+      user: w.user, verb: 'bind', apiGroup: String(ref.apiGroup ?? ''), resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
+      namespace: w.namespace || undefined, name: String(ref.name ?? ''),
+    }));
+    return settle(bind, (d) => { if (d.decision !== 'allow') this.checkBinding(w, name, ref); });
   }
 
+  /** Without `escalate`: every rule must be held already. */
   private checkRole(w: RbacWrite, name: string, obj: any): void {
     const group = this.deps.index.group;
-    const escalate = this.deps.authorizer.authorize(resourceAttributes({
-      user: w.user, verb: 'escalate', apiGroup: group, resource: w.resource, namespace: w.namespace || undefined, name: w.pathName || undefined,
-    }));
-    if (escalate.decision === 'allow') return;
     const rules: PolicyRule[] = Array.isArray(obj?.rules) ? obj.rules : [];
     const why = this.confirmNoEscalation(w.user, w.namespace, rules);
     if (why) throw forbiddenError(w.resource, group, name, why);
@@ -57,15 +68,9 @@ export class EscalationCheck {
     }
   }
 
+  /** Without `bind` on the role: every rule of the role must be held already. */
   private checkBinding(w: RbacWrite, name: string, ref: RoleRef): void {
     const group = this.deps.index.group;
-    if (ref.kind === 'Role' || ref.kind === 'ClusterRole') {
-      const bind = this.deps.authorizer.authorize(resourceAttributes({
-        user: w.user, verb: 'bind', apiGroup: String(ref.apiGroup ?? ''), resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
-        namespace: w.namespace || undefined, name: String(ref.name ?? ''),
-      }));
-      if (bind.decision === 'allow') return;
-    }
     const rules = this.deps.index.roleRefRules({ kind: String(ref.kind ?? ''), name: String(ref.name ?? '') }, w.namespace);
     if (!Array.isArray(rules)) {
       // the registry getters' NotFound (plural resource), as upstream's binding storage reports it
