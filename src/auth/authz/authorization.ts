@@ -24,7 +24,11 @@ import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
 import { RbacAuthorizer } from './rbac.js';
 import { RbacIndex } from './rbac-index.js';
+import { loadKubeconfig } from './kubeconfig.js';
+import { WebhookAuthorizer } from './webhook.js';
 
+/** upstream: the flag-configured webhook waits 30 s and has no opinion when it fails */
+const LEGACY_WEBHOOK_TIMEOUT_MS = 30_000;
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
@@ -63,6 +67,13 @@ export class Authorization {
     const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac };
     if (o.authorizationModes.includes('ABAC')) {
       out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')])]);
+    }
+    if (o.authorizationModes.includes('Webhook')) {
+      out.Webhook = new WebhookAuthorizer({
+        name: 'webhook', client: loadKubeconfig(o.authorizationWebhookConfigFile), reviewGroup: groupFor(identity, 'authorization.plat.io'),
+        subjectAccessReviewVersion: o.authorizationWebhookVersion, authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs, timeoutMs: LEGACY_WEBHOOK_TIMEOUT_MS, failurePolicy: 'NoOpinion',
+      });
     }
     return out;
   }
