@@ -5,7 +5,7 @@
  * synchronous decision continues in the same call; an asynchronous one (a webhook) pre-reads
  * the body first, as authentication does.
  */
-import { errors, type Status } from '../api/status.js';
+import type { Status } from '../api/status.js';
 import { sendStatus } from '../server/http.js';
 import { parseRequestInfo } from '../server/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../auth/authz/attributes.js';
@@ -31,13 +31,23 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
 
   /**
    * upstream WithAuthorization: an allow passes even with evaluation errors; otherwise an error
-   * (a failing webhook) is a 500, and a plain refusal the 403.
+   * (a failing webhook, whatever its failure policy) is a 500, and a plain refusal the 403.
    */
   function decide(r: FilterRequest, a: Attributes, d: AuthorizerResult): void {
     if (d.decision === 'allow') return next(r);
-    const status = d.error ? errors.internal(d.error).status : forbiddenStatus(a, d.reason);
+    const status = d.error ? internalError(r, d.error) : forbiddenStatus(a, d.reason);
     reject(r, status, deps.maxRequestBodyBytes);
   }
+}
+
+/**
+ * upstream responsewriters.InternalError's text (`Internal Server Error: "<uri>": <err>`), sent
+ * as a Status (every failure here answers with one) with code 500 and reason InternalError.
+ */
+function internalError(r: FilterRequest, err: string): Status {
+  const q = r.query.toString();
+  const message = `Internal Server Error: ${JSON.stringify(q ? `${r.path}?${q}` : r.path)}: ${err}`;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 };
 }
 
 /**

@@ -106,6 +106,7 @@ export class ApiServer {
       if (n.terminating) this.namespaceController.observe(n.obj);
     }
     await bootstrap(this);
+    this.authz.start();
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
@@ -196,6 +197,7 @@ export class ApiServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.namespaceController.stop();
+    this.authz.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

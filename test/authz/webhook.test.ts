@@ -199,7 +199,7 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
     const down = await as('GET', '/api/v1/namespaces/default/pods');
     assert.equal(down.status, 500, 'the webhook fails (no opinion) and nobody allows: upstream answers the error');
     assert.equal(down.json.reason, 'InternalError');
-    assert.match(down.json.message, /^Internal error occurred: Post "https:\/\/127\.0\.0\.1:\d+\/authorize": /);
+    assert.match(down.json.message, /^Internal Server Error: "\/api\/v1\/namespaces\/default\/pods": Post "https:\/\/127\.0\.0\.1:\d+\/authorize": /);
     assert.equal((await as('GET', '/api')).status, 200, 'RBAC still allows when the webhook is down');
     assert.equal((await as('GET', '/api/v1/namespaces/default/configmaps')).status, 200, 'the cached allow still holds');
   } finally {

@@ -19,7 +19,8 @@ import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
 import { resourceAttributes } from './attributes.js';
 import { AbacAuthorizer } from './abac.js';
-import { buildChain, type Authorizer, type AuthorizerChain, type Mode } from './authorizer.js';
+import { AuthorizerChain, alwaysAllow, alwaysDeny, buildChain, chainOf, type Authorizer, type Mode } from './authorizer.js';
+import { ConfigReloader, loadAuthorizationConfig, type ConfigDeps } from './config.js';
 import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
 import { RbacAuthorizer } from './rbac.js';
@@ -29,6 +30,8 @@ import { WebhookAuthorizer } from './webhook.js';
 
 /** upstream: the flag-configured webhook waits 30 s and has no opinion when it fails */
 const LEGACY_WEBHOOK_TIMEOUT_MS = 30_000;
+/** longer than any webhook timeout (30 s at most): in-flight calls of a replaced webhook finish first */
+const WEBHOOK_DRAIN_MS = 60_000;
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
@@ -48,18 +51,49 @@ export class Authorization {
   readonly aggregation: AggregationController;
   /** the impersonation filter's authorizer: the same chain, for resource attributes */
   readonly impersonation: ImpersonationAuthorizer;
+  private readonly reloader: ConfigReloader | undefined;
   private readonly maxBody: number;
   private readonly protobufType: string;
 
   constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
-    this.authorizer = buildChain(options.authorizationModes, this.modeAuthorizers(options, identity));
+    if (options.authorizationConfigFile) {
+      const deps: ConfigDeps = {
+        configGroups: [...new Set(['apiserver.config.plat.io', groupFor(identity, 'apiserver.config.plat.io')])],
+        reviewGroup: groupFor(identity, 'authorization.plat.io'),
+        builtIn: { RBAC: this.rbac, AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny },
+      };
+      const loaded = loadAuthorizationConfig(options.authorizationConfigFile, deps);
+      this.authorizer = new AuthorizerChain(chainOf(loaded.authorizers));
+      this.reloader = new ConfigReloader(options.authorizationConfigFile, loaded.hash, deps, (list) => this.replace(list),
+        (m) => process.stderr.write(`warning: ${m}\n`));
+    } else {
+      this.authorizer = buildChain(options.authorizationModes, this.modeAuthorizers(options, identity));
+    }
     this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, index: this.index });
     this.aggregation = new AggregationController(this.index, pool);
     this.impersonation = (a) => this.authorizer.authorize(resourceAttributes(a));
     this.maxBody = options.maxRequestBodyBytes;
     this.protobufType = identity.protobufMediaType;
+  }
+
+  /** Starts watching --authorization-config (when given); the listeners may open after this. */
+  start(): void {
+    this.reloader?.start();
+  }
+
+  stop(): void {
+    this.reloader?.stop();
+  }
+
+  /** A reloaded configuration: new authorizers for every later request; old webhook clients close once idle. */
+  private replace(list: Authorizer[]): void {
+    const old = this.authorizer.authorizers;
+    this.authorizer.authorizers = chainOf(list);
+    process.stdout.write(`authorization config reloaded: ${list.map((z) => z.name).join(', ')}\n`);
+    const retired = old.filter((z): z is WebhookAuthorizer => z instanceof WebhookAuthorizer && !list.includes(z));
+    if (retired.length) setTimeout(() => retired.forEach((z) => z.close()), WEBHOOK_DRAIN_MS).unref();
   }
 
   /** The configurable modes named in --authorization-mode, built from their flags (a bad file throws). */
