@@ -102,11 +102,11 @@ test('modes: system:masters first, then AlwaysAllow / AlwaysDeny / RBAC in the o
   assert.deepEqual(alwaysDeny.rulesFor(bob, 'x').resourceRules, []);
 });
 
-test('--authorization-mode: default RBAC, comma list, unknown, unsupported and repeated modes refused', () => {
-  assert.deepEqual(parseArgs([]).authorizationModes, ['RBAC']);
+test('--authorization-mode: default Node,RBAC, comma list, unknown, unsupported and repeated modes refused', () => {
+  assert.deepEqual(parseArgs([]).authorizationModes, ['Node', 'RBAC']);
   assert.deepEqual(parseArgs(['--authorization-mode', 'AlwaysDeny,RBAC,AlwaysAllow']).authorizationModes, ['AlwaysDeny', 'RBAC', 'AlwaysAllow']);
-  assert.throws(() => parseAuthorizationModes('RBAC,Magic'), { message: '--authorization-mode must be a comma-separated list of AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook, got "RBAC,Magic"' });
+  assert.throws(() => parseAuthorizationModes('RBAC,Magic'), { message: '--authorization-mode must be a comma-separated list of AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC, Webhook, got "RBAC,Magic"' });
   assert.throws(() => parseAuthorizationModes(''), /must be a comma-separated list/);
-  assert.throws(() => parseAuthorizationModes('Node,RBAC'), { message: '--authorization-mode: Node is not supported yet (supported: AlwaysAllow, AlwaysDeny, ABAC, RBAC, Webhook)' });
+  assert.deepEqual(parseAuthorizationModes('Node,RBAC'), ['Node', 'RBAC']);
   assert.throws(() => parseAuthorizationModes('RBAC,RBAC'), { message: '--authorization-mode has mode specified more than once: RBAC' });
 });

@@ -61,7 +61,7 @@ test('validation: upstream field paths and messages', () => {
   const rows: [unknown[], string][] = [
     [[], 'authorizers: Required value: at least one authorization mode must be defined'],
     [[{ name: 'x' }], 'authorizers[0].type: Required value'],
-    [[{ type: 'Magic', name: 'x' }], 'authorizers[0].type: Unsupported value: "Magic": supported values: "AlwaysAllow", "AlwaysDeny", "RBAC", "Webhook"'],
+    [[{ type: 'Magic', name: 'x' }], 'authorizers[0].type: Unsupported value: "Magic": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"'],
     [[{ type: 'RBAC', name: 'a' }, { type: 'RBAC', name: 'b' }], 'authorizers[1].type: Duplicate value: "RBAC"'],
     [[{ type: 'RBAC' }], 'authorizers[0].name: Required value'],
     [[{ type: 'RBAC', name: 'Bad_Name' }], 'authorizers[0].name: Invalid value: "Bad_Name": authorizer name is invalid: a lowercase RFC 1123 subdomain'],

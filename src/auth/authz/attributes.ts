@@ -13,6 +13,8 @@ export interface Attributes extends BaseAttributes {
   /** the request path (non-resource requests are authorized by it) */
   path: string;
   apiVersion?: string;
+  /** the raw field selector of a list or watch (the node authorizer limits pods by spec.nodeName) */
+  fieldSelector?: string;
 }
 
 /** A path segment name upstream accepts as a resource name (path.IsValidPathSegmentName). */
@@ -37,6 +39,10 @@ export function attributesFor(info: RequestInfo, user: UserInfo, query: URLSearc
   if (info.subresource) a.subresource = info.subresource;
   if (namespace) a.namespace = namespace;
   if (name) a.name = name;
+  if (verb === 'list' || verb === 'watch') {
+    const fs = query.get('fieldSelector');
+    if (fs) a.fieldSelector = fs;
+  }
   return a;
 }
 

@@ -25,6 +25,9 @@ import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
 import { RbacAuthorizer } from './rbac.js';
 import { RbacIndex } from './rbac-index.js';
+import { NodeGraph } from './node-graph.js';
+import { NodeAuthorizer } from './node.js';
+import { NodeRestriction } from './node-restriction.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { WebhookAuthorizer } from './webhook.js';
 
@@ -45,6 +48,11 @@ const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
 export class Authorization {
   readonly index: RbacIndex;
   readonly rbac: RbacAuthorizer;
+  /** pods bound to each node and what they reference (fed whether or not Node is in the chain: a reload may add it) */
+  readonly graph = new NodeGraph();
+  readonly node: NodeAuthorizer;
+  /** the NodeRestriction admission plugin, when enabled */
+  readonly nodeRestriction: NodeRestriction | undefined;
   /** system:masters, then the configured modes in order */
   readonly authorizer: AuthorizerChain;
   readonly escalation: EscalationCheck;
@@ -55,14 +63,16 @@ export class Authorization {
   private readonly maxBody: number;
   private readonly protobufType: string;
 
-  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
+  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
+    this.nodeRestriction = options.enableAdmissionPlugins.includes('NodeRestriction') ? new NodeRestriction(this.graph, identity) : undefined;
+    this.node = new NodeAuthorizer(this.graph, identity, options.featureGates?.['AuthorizeNodeWithSelectors'] !== false);
     if (options.authorizationConfigFile) {
       const deps: ConfigDeps = {
         configGroups: [...new Set(['apiserver.config.plat.io', groupFor(identity, 'apiserver.config.plat.io')])],
         reviewGroup: groupFor(identity, 'authorization.plat.io'),
-        builtIn: { RBAC: this.rbac, AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny },
+        builtIn: { RBAC: this.rbac, Node: this.node, AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny },
       };
       const loaded = loadAuthorizationConfig(options.authorizationConfigFile, deps);
       this.authorizer = new AuthorizerChain(chainOf(loaded.authorizers));
@@ -98,7 +108,7 @@ export class Authorization {
 
   /** The configurable modes named in --authorization-mode, built from their flags (a bad file throws). */
   private modeAuthorizers(o: AuthorizationOptions, identity: Identity): Partial<Record<Mode, Authorizer>> {
-    const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac };
+    const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac, Node: this.node };
     if (o.authorizationModes.includes('ABAC')) {
       out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')])]);
     }
@@ -115,12 +125,14 @@ export class Authorization {
   /** Every object the actors loaded at start; before the listeners open. */
   load(objects: readonly CachedObject[]): void {
     this.index.load(objects);
+    this.graph.load(objects);
   }
 
   /** Every committed change (the server's onEvents). */
   observe(events: readonly ChangeEvent[]): void {
     const before = this.index.generation;
     this.index.apply(events);
+    this.graph.apply(events);
     if (this.index.generation !== before) this.aggregation.changed();
   }
 
@@ -130,23 +142,40 @@ export class Authorization {
 
   /** Whether a resource request must pass the escalation check before its handler. */
   guards(r: Pick<Request, 'info' | 'user'>): boolean {
-    return this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user);
+    return this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user) || this.restricts(r);
+  }
+
+  /** Whether NodeRestriction checks the request. */
+  private restricts(r: Pick<Request, 'info' | 'user'>): boolean {
+    return !!this.nodeRestriction && !!r.user &&
+      this.nodeRestriction.applies({ user: r.user as UserInfo, verb: r.info.verb, apiGroup: r.info.apiGroup, resource: r.info.resource, subresource: r.info.subresource });
   }
 
   /**
    * Reads the body, checks the object that would be stored (a patch is previewed with a dry
-   * run), then hands the request on with the same bytes; a refusal is upstream's 403.
+   * run) against NodeRestriction and the escalation rules, then hands the request on with the
+   * same bytes; a refusal is upstream's 403.
    */
   guardWrite(r: Request, next: (r: Request) => void): void {
     const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.maxBody, r.headers.contentLength, done, fail));
     read((buf) => {
-      Promise.resolve()
-        .then(() => this.preview(r, buf))
-        .then((obj) => obj === undefined ? undefined
-          : this.escalation.check({ user: r.user as UserInfo, resource: r.info.resource, namespace: r.info.namespace, pathName: r.info.name }, obj))
+      this.check(r, buf)
         .then(() => next({ ...r, body: (done) => done(buf) }))
         .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
     }, (st) => sendStatus(r.x, st));
+  }
+
+  private async check(r: Request, buf: Buffer): Promise<void> {
+    const user = r.user as UserInfo, i = r.info;
+    if (this.restricts(r)) {
+      const obj = i.verb === 'create' && !i.subresource ? await this.preview(r, buf) : undefined;
+      if (obj !== undefined || i.verb !== 'create' || i.subresource) {
+        this.nodeRestriction!.check({ user, verb: i.verb, apiGroup: i.apiGroup, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name }, obj);
+      }
+    }
+    if (!this.escalation.applies(i.apiGroup, i.resource, i.subresource, i.verb, user)) return;
+    const obj = await this.preview(r, buf);
+    if (obj !== undefined) await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj);
   }
 
   /** The object a write would store; undefined when the handler itself refuses the body (empty, unknown patch type). */

@@ -114,7 +114,7 @@ export class AuthorizerChain implements Authorizer {
   }
 }
 
-export const MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'RBAC', 'Webhook'] as const;
+export const MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Node', 'RBAC', 'Webhook'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** The built-in modes; the others are built by the caller from their configuration. */

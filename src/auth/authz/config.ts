@@ -15,7 +15,7 @@ import { MAX_MATCH_CONDITIONS, MatchConditions, compileCondition } from './match
 import { parseGoDuration } from './options.js';
 import { WebhookAuthorizer } from './webhook.js';
 
-export const CONFIG_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'] as const;
+export const CONFIG_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export type ConfigType = (typeof CONFIG_TYPES)[number];
 
 export interface WebhookConfig {

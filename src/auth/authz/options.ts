@@ -17,12 +17,14 @@ export interface AuthorizationOptions {
   authorizationWebhookCacheUnauthorizedTtlMs: number;
   /** `--authorization-config`: an AuthorizationConfiguration file (excludes every flag above) */
   authorizationConfigFile: string;
+  /** `--enable-admission-plugins`: of upstream's plugins, NodeRestriction acts here (docs/authorization.md) */
+  enableAdmissionPlugins: string[];
   /** the legacy flags given explicitly (they cannot be combined with --authorization-config) */
   authorizationLegacyFlags: string[];
 }
 
 export const DEFAULT_AUTHORIZATION_OPTIONS: AuthorizationOptions = {
-  authorizationModes: ['RBAC'],
+  authorizationModes: ['Node', 'RBAC'],
   authorizationPolicyFile: '',
   authorizationWebhookConfigFile: '',
   authorizationWebhookVersion: 'v1beta1',
@@ -30,16 +32,24 @@ export const DEFAULT_AUTHORIZATION_OPTIONS: AuthorizationOptions = {
   authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
   authorizationConfigFile: '',
   authorizationLegacyFlags: [],
+  enableAdmissionPlugins: [],
 };
 
-/** Modes of the issue not built yet: named in the error so the flag's value is not silently ignored. */
-const LATER = new Set<string>(['Node']);
+/** upstream kube-apiserver's admission plugin names (v1.32), accepted by --enable-admission-plugins */
+const ADMISSION_PLUGINS = [
+  'AlwaysAdmit', 'AlwaysDeny', 'AlwaysPullImages', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
+  'ClusterTrustBundleAttest', 'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'DenyServiceExternalIPs',
+  'EventRateLimit', 'ExtendedResourceToleration', 'ImagePolicyWebhook', 'LimitPodHardAntiAffinityTopology', 'LimitRanger',
+  'MutatingAdmissionWebhook', 'NamespaceAutoProvision', 'NamespaceExists', 'NamespaceLifecycle', 'NodeRestriction',
+  'OwnerReferencesPermissionEnforcement', 'PersistentVolumeClaimResize', 'PodNodeSelector', 'PodSecurity', 'PodTolerationRestriction',
+  'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection', 'TaintNodesByCondition',
+  'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
+];
 
 export function parseAuthorizationModes(v: string): Mode[] {
   const modes = v.split(',').map((m) => m.trim());
   const seen = new Set<string>();
   for (const m of modes) {
-    if (LATER.has(m)) throw new Error(`--authorization-mode: ${m} is not supported yet (supported: ${MODES.join(', ')})`);
     if (!(MODES as readonly string[]).includes(m)) throw new Error(`--authorization-mode must be a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
     if (seen.has(m)) throw new Error(`--authorization-mode has mode specified more than once: ${m}`);
     seen.add(m);
@@ -92,6 +102,11 @@ export const AUTHORIZATION_FLAGS: Record<string, (o: AuthorizationOptions, v: st
   'authorization-webhook-cache-unauthorized-ttl': legacy('authorization-webhook-cache-unauthorized-ttl',
     ttl('authorization-webhook-cache-unauthorized-ttl', (o, ms) => { o.authorizationWebhookCacheUnauthorizedTtlMs = ms; })),
   'authorization-config': (o, v) => { o.authorizationConfigFile = v; },
+  'enable-admission-plugins': (o, v) => {
+    const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+    for (const n of names) if (!ADMISSION_PLUGINS.includes(n)) throw new Error(`enable-admission-plugins plugin "${n}" is unknown`);
+    o.enableAdmissionPlugins = names;
+  },
 };
 
 /** Rules between the authorization flags (upstream's messages), once all flags are parsed. */
