@@ -6,12 +6,14 @@
  */
 import { groupFor, type Identity } from '../../api/identity.js';
 import type { PolicyRule } from './rbac-rules.js';
+import { componentPolicy } from './bootstrap-components.js';
+import { nodeRules } from './node.js';
 
 export interface DefaultRole { metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> }; rules: PolicyRule[]; aggregationRule?: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] } }
 export interface DefaultBinding {
   metadata: DefaultRole['metadata'];
   roleRef: { apiGroup: string; kind: 'ClusterRole'; name: string };
-  subjects: { apiGroup: string; kind: 'Group' | 'User'; name: string }[];
+  subjects: ({ apiGroup: string; kind: 'Group' | 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string })[];
 }
 
 const READ = ['get', 'list', 'watch'];
@@ -110,7 +112,7 @@ export function defaultPolicy(identity: Identity): { clusterRoles: DefaultRole[]
   const bind = (name: string, ...groups: string[]): DefaultBinding => ({
     metadata: meta(name), roleRef: { apiGroup: rbac, kind: 'ClusterRole', name }, subjects: groups.map((n) => ({ apiGroup: rbac, kind: 'Group', name: n })),
   });
-  const clusterRoleBindings = [
+  const clusterRoleBindings: DefaultBinding[] = [
     bind('cluster-admin', 'system:masters'),
     bind('system:discovery', 'system:authenticated'),
     bind('system:basic-user', 'system:authenticated'),
@@ -118,5 +120,13 @@ export function defaultPolicy(identity: Identity): { clusterRoles: DefaultRole[]
     bind('system:monitoring', 'system:monitoring'),
     bind('system:service-account-issuer-discovery', 'system:serviceaccounts'),
   ];
+  const components = componentPolicy(identity, nodeRules(identity, false));
+  for (const c of components.roles) clusterRoles.push({ metadata: meta(c.name), rules: c.rules });
+  for (const b of components.bindings) {
+    clusterRoleBindings.push({
+      metadata: meta(b.name), roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: b.role },
+      subjects: b.subjects.map((x) => (x.kind === 'ServiceAccount' ? { ...x } : { apiGroup: rbac, kind: x.kind, name: x.name })),
+    });
+  }
   return { clusterRoles, clusterRoleBindings };
 }

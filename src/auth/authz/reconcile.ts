@@ -89,7 +89,8 @@ export function reconcileBinding(existing: any, expected: DefaultBinding): 'same
   let changed = mergeMetadata(existing, expected.metadata);
   const subjects: any[] = (existing.subjects ??= []);
   for (const s of expected.subjects) {
-    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === '')) { subjects.push(s); changed = true; }
+    const ns = 'namespace' in s ? s.namespace : '';
+    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === ns)) { subjects.push(s); changed = true; }
   }
   return changed ? 'changed' : 'same';
 }
