@@ -1,4 +1,5 @@
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
+import { parseControllers } from '../controllers/selection.js';
 import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
@@ -28,6 +29,8 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCertFile?: string;
   etcdKeyFile?: string;
   etcdCompactionIntervalMs: number;
+  /** `--controllers` (src/controllers/selection.ts) */
+  controllers: string[];
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -54,6 +57,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
+  controllers: ['*'],
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -129,6 +133,7 @@ const FLAGS: Record<string, Setter> = {
   'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'controllers': (o, v) => { o.controllers = parseControllers(v); },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };
 

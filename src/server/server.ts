@@ -22,6 +22,9 @@ import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
+import { TokenCleaner } from '../controllers/token-cleaner.js';
+import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
+import { controllerEnabled } from '../controllers/selection.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -36,6 +39,9 @@ export class ApiServer {
   readonly namespaceController: NamespaceController;
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
+  /** the bootstrap token controllers, when --controllers names them */
+  readonly tokenCleaner: TokenCleaner | undefined;
+  readonly bootstrapSigner: BootstrapSigner | undefined;
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
@@ -70,6 +76,9 @@ export class ApiServer {
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
+    const identity = this.registry.identity;
+    if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(this.pool, identity);
+    if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(this.pool, identity);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
@@ -93,6 +102,8 @@ export class ApiServer {
     }
     this.gc.observe(evs);
     this.disruption.observe(evs);
+    this.tokenCleaner?.observe(evs);
+    this.bootstrapSigner?.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -101,6 +112,8 @@ export class ApiServer {
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.authz.load(init.objects);
+    this.tokenCleaner?.load(init.objects);
+    this.bootstrapSigner?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
@@ -198,6 +211,8 @@ export class ApiServer {
     this.shuttingDown = true;
     this.namespaceController.stop();
     this.authz.stop();
+    this.tokenCleaner?.stop();
+    this.bootstrapSigner?.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
