@@ -12,6 +12,8 @@ export interface WrkRun {
   /** arguments for the script's init(args), after `--` */
   scriptArgs?: string[];
   timeoutSec?: number;
+  /** extra request headers (`Name: value`) */
+  headers?: string[];
 }
 
 export interface WrkResult {
@@ -27,6 +29,7 @@ export interface WrkResult {
 
 export function wrkArgs(r: WrkRun): string[] {
   const args = ['-t' + r.threads, '-c' + r.connections, '-d' + r.durationSec + 's', '--latency', '--timeout', (r.timeoutSec ?? 10) + 's'];
+  for (const h of r.headers ?? []) args.push('-H', h);
   if (r.script) args.push('-s', r.script);
   args.push(r.url);
   if (r.scriptArgs?.length) args.push('--', ...r.scriptArgs);

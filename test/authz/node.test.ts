@@ -66,6 +66,8 @@ test('identity: system:node:<name> in system:nodes; a node user without a name i
   const z = new NodeAuthorizer(new NodeGraph(), makeIdentity());
   assert.deepEqual(z.authorize(res({ username: 'kubelet', groups: ['system:nodes'] }, 'get', 'secrets', 'ns', 's')), { decision: 'noOpinion', reason: 'unknown node for user "kubelet"' });
   assert.deepEqual(z.authorize(res({ username: 'bob', groups: [] }, 'get', 'services', 'ns')), { decision: 'noOpinion', reason: '' });
+  assert.deepEqual(z.rulesFor(n1), { resourceRules: [], nonResourceRules: [], incomplete: true, errors: ['node authorizer does not support user rule resolution'] });
+  assert.deepEqual(z.rulesFor({ username: 'bob', groups: [] }), { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] });
 });
 
 test('graph from change events: a reference counts while a pod bound to the node holds it; rebinding and deletion update it', () => {

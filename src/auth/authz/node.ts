@@ -161,11 +161,10 @@ export class NodeAuthorizer implements Authorizer {
     return NO_OPINION;
   }
 
-  /** upstream: the node authorizer does not list rules (RBAC shows the node's bindings). */
+  /** upstream: nodes' permissions are not enumerable (incomplete, with the error); others get nothing here. */
   rulesFor(user: UserInfo): RulesResult {
-    const node = nodeIdentity(user);
-    if (!node) return { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
-    return { resourceRules: [...this.rules], nonResourceRules: [], incomplete: true, errors: [] };
+    if (nodeIdentity(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, errors: ['node authorizer does not support user rule resolution'] };
   }
 }
 
