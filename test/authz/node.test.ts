@@ -12,6 +12,7 @@ import type { Attributes } from '../../src/auth/authz/attributes.js';
 import { NodeGraph, podReferences } from '../../src/auth/authz/node-graph.js';
 import { NodeAuthorizer, nodeIdentity } from '../../src/auth/authz/node.js';
 import { parseArgs } from '../../src/server/options.js';
+import { fieldRequirements, labelRequirements, reviewRequirements } from '../../src/auth/authz/selectors.js';
 import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
 
@@ -105,8 +106,8 @@ test('selectors (default on): own Node, pods by spec.nodeName; off: the static n
   assert.equal(on.authorize(res(n1, 'list', 'nodes', undefined)).decision, 'noOpinion');
   assert.equal(on.authorize(res(n1, 'patch', 'nodes', undefined, 'n1', { subresource: 'status' })).decision, 'allow');
   assert.equal(on.authorize(res(n1, 'patch', 'nodes', undefined, 'n2', { subresource: 'status' })).decision, 'noOpinion');
-  assert.equal(on.authorize(res(n1, 'list', 'pods', undefined, undefined, { fieldSelector: 'spec.nodeName=n1' })).decision, 'allow');
-  assert.equal(on.authorize(res(n1, 'watch', 'pods', undefined, undefined, { fieldSelector: 'spec.nodeName=n2' })).decision, 'noOpinion');
+  assert.equal(on.authorize(res(n1, 'list', 'pods', undefined, undefined, { fieldSelector: fieldRequirements('spec.nodeName=n1') })).decision, 'allow');
+  assert.equal(on.authorize(res(n1, 'watch', 'pods', undefined, undefined, { fieldSelector: fieldRequirements('spec.nodeName=n2') })).decision, 'noOpinion');
   assert.equal(on.authorize(res(n1, 'list', 'pods', undefined)).decision, 'noOpinion');
   assert.equal(on.authorize(res(n1, 'get', 'pods', 'ns', 'a')).decision, 'allow');
   assert.equal(on.authorize(res(n2, 'get', 'pods', 'ns', 'a')).decision, 'noOpinion');
@@ -120,6 +121,20 @@ test('selectors (default on): own Node, pods by spec.nodeName; off: the static n
   assert.equal(off.authorize(res(n1, 'list', 'nodes', undefined)).decision, 'allow');
   assert.equal(off.authorize(res(n1, 'list', 'pods', undefined)).decision, 'allow');
   assert.deepEqual(parseArgs(['--feature-gates', 'AuthorizeNodeWithSelectors=false']).featureGates, { AuthorizeNodeWithSelectors: false });
+});
+
+test('selector requirements: field and label selectors as the review API writes them', () => {
+  assert.deepEqual(fieldRequirements('spec.nodeName=n1,status.phase!=Running'), [
+    { key: 'spec.nodeName', operator: 'In', values: ['n1'] }, { key: 'status.phase', operator: 'NotIn', values: ['Running'] },
+  ]);
+  assert.deepEqual(labelRequirements('a=1,b in (x,y),!c,d,e notin (z)'), [
+    { key: 'a', operator: 'In', values: ['1'] }, { key: 'b', operator: 'In', values: ['x', 'y'] }, { key: 'c', operator: 'DoesNotExist' },
+    { key: 'd', operator: 'Exists' }, { key: 'e', operator: 'NotIn', values: ['z'] },
+  ]);
+  assert.deepEqual(fieldRequirements('novalue'), [], 'unparsable: nothing (selectors only narrow)');
+  assert.deepEqual(reviewRequirements({ requirements: [{ key: 'k', operator: 'In', values: ['v'] }, { key: 'x', operator: 'Weird' }] }, 'field'),
+    [{ key: 'k', operator: 'In', values: ['v'] }], 'unknown operators are ignored');
+  assert.deepEqual(reviewRequirements({ rawSelector: 'spec.nodeName=n1' }, 'field'), [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }]);
 });
 
 describeServer();
@@ -189,6 +204,17 @@ function describeServer(): void {
       assert.deepEqual(mine.json.items.map((p: any) => p.metadata.name), [`pod-${me}`]);
       assert.equal((await as(me, 'GET', '/api/v1/pods')).status, 403);
     }
+  });
+
+  test('server: access reviews carry selector requirements to the node authorizer', async () => {
+    const sar = (resourceAttributes: object) => plain(s.url, 'POST',
+      '/apis/authorization.plat.io/v1/subjectaccessreviews', { kind: 'SubjectAccessReview', apiVersion: 'authorization.plat.io/v1',
+        spec: { user: 'system:node:n1', groups: ['system:nodes'], resourceAttributes: { verb: 'list', resource: 'pods', ...resourceAttributes } } });
+    const allowed = async (ra: object) => (await sar(ra)).json.status.allowed;
+    assert.equal(await allowed({ fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] } }), true);
+    assert.equal(await allowed({ fieldSelector: { rawSelector: 'spec.nodeName=n1' } }), true);
+    assert.equal(await allowed({ fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n2'] }] } }), false);
+    assert.equal(await allowed({}), false);
   });
 
   test('server: writes of its own Node status and pod status; events; its lease', async () => {

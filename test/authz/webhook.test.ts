@@ -11,7 +11,8 @@ import type { Attributes } from '../../src/auth/authz/attributes.js';
 import type { AuthorizerResult } from '../../src/auth/authz/authorizer.js';
 import { loadKubeconfig } from '../../src/auth/authz/kubeconfig.js';
 import { MatchConditions } from '../../src/auth/authz/match-conditions.js';
-import { WebhookAuthorizer, type WebhookSettings } from '../../src/auth/authz/webhook.js';
+import { WebhookAuthorizer, reviewSpec, type WebhookSettings } from '../../src/auth/authz/webhook.js';
+import { fieldRequirements, labelRequirements } from '../../src/auth/authz/selectors.js';
 import { Pki, request, startAuthServer } from '../auth/helpers.js';
 import { startWebhook, writeWebhookKubeconfig, type TestWebhook } from './webhook-helpers.js';
 
@@ -57,6 +58,10 @@ test('the review sent: v1 with groups, v1beta1 with group; resource and non-reso
     status: { allowed: false },
   });
   assert.deepEqual(hook.reviews[1].spec.nonResourceAttributes, { path: '/healthz', verb: 'get' });
+  assert.deepEqual(reviewSpec({ ...get(), verb: 'list', name: undefined, subresource: undefined, fieldSelector: fieldRequirements('spec.nodeName=n1'), labelSelector: labelRequirements('app') }).resourceAttributes, {
+    namespace: 'ns', verb: 'list', group: 'apps', version: 'v1', resource: 'deployments',
+    fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] }, labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
+  }, 'selectors are sent as parsed requirements');
   assert.equal(hook.reviews[2].apiVersion, 'authorization.plat.io/v1beta1');
   assert.deepEqual(hook.reviews[2].spec.group, ['dev', 'system:authenticated']);
   assert.equal(hook.reviews[2].spec.groups, undefined);

@@ -12,6 +12,7 @@ import { invalid, type Cause } from '../../registry/strategies/field-errors.js';
 import type { UserInfo } from '../types.js';
 import type { Attributes } from './attributes.js';
 import { settle, type Authorizer } from './authorizer.js';
+import { reviewRequirements } from './selectors.js';
 import type { PolicyRule } from './rbac-rules.js';
 import { aggregateMessage } from './rbac.js';
 
@@ -66,6 +67,9 @@ export function reviewAttributes(spec: any, user: UserInfo): Attributes {
     if (ra.subresource) a.subresource = String(ra.subresource);
     if (ra.namespace) a.namespace = String(ra.namespace);
     if (ra.name) a.name = String(ra.name);
+    const fs = reviewRequirements(ra.fieldSelector, 'field'), ls = reviewRequirements(ra.labelSelector, 'label');
+    if (fs.length) a.fieldSelector = fs;
+    if (ls.length) a.labelSelector = ls;
     return a;
   }
   const na = spec.nonResourceAttributes ?? {};

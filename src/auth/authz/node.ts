@@ -7,13 +7,13 @@
  * with `spec.nodeName=<node>`); leases only the node's own in the node-lease namespace; the rest
  * by upstream's static node rules. Never denies: anything else is no opinion for RBAC to see.
  */
-import { parseFieldSelector } from '../../api/selectors.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import type { UserInfo } from '../types.js';
 import type { Attributes } from './attributes.js';
 import { ALLOW, type Authorizer, type AuthorizerResult, type RulesResult } from './authorizer.js';
 import type { NodeGraph, RefKind } from './node-graph.js';
 import { ruleAllows, type PolicyRule } from './rbac-rules.js';
+import type { SelectorRequirement } from './selectors.js';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';
@@ -168,11 +168,7 @@ export class NodeAuthorizer implements Authorizer {
   }
 }
 
-function selectsNode(selector: string | undefined, node: string): boolean {
-  if (!selector) return false;
-  try {
-    return parseFieldSelector(selector).requiresExactMatch('spec.nodeName') === node;
-  } catch {
-    return false;
-  }
+/** upstream: a requirement `spec.nodeName=<node>` among the field selector's. */
+function selectsNode(reqs: readonly SelectorRequirement[] | undefined, node: string): boolean {
+  return !!reqs?.some((r) => r.key === 'spec.nodeName' && r.operator === 'In' && r.values?.length === 1 && r.values[0] === node);
 }

@@ -44,7 +44,10 @@ export function reviewSpec(a: Attributes): Record<string, unknown> {
     const put = (k: string, v: string | undefined) => { if (v) r[k] = v; };
     put('namespace', a.namespace); put('verb', a.verb); put('group', a.apiGroup); put('version', a.apiVersion);
     put('resource', a.resource); put('subresource', a.subresource); put('name', a.name);
-    spec.resourceAttributes = r;
+    const ra: Record<string, unknown> = r;
+    if (a.fieldSelector?.length) ra.fieldSelector = { requirements: a.fieldSelector };
+    if (a.labelSelector?.length) ra.labelSelector = { requirements: a.labelSelector };
+    spec.resourceAttributes = ra;
   } else {
     spec.nonResourceAttributes = { path: a.path, verb: a.verb };
   }
