@@ -36,7 +36,7 @@ const nonResource = (): Attributes => ({ user: alice, verb: 'get', apiGroup: '',
 function authorizer(over: Partial<WebhookSettings> = {}): WebhookAuthorizer {
   return new WebhookAuthorizer({
     name: 'hook', client: loadKubeconfig(kubeconfig), reviewGroup: 'authorization.plat.io', subjectAccessReviewVersion: 'v1',
-    authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, timeoutMs: 5_000, failurePolicy: 'NoOpinion', ...over,
+    authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, timeoutMs: 5_000, failurePolicy: 'NoOpinion', retryBackoffMs: 10, ...over,
   });
 }
 const ask = async (z: WebhookAuthorizer, a: Attributes): Promise<AuthorizerResult> => z.authorize(a);
@@ -117,7 +117,18 @@ test('failures: timeout, non-2xx, malformed body and a closed port answer the fa
     assert.match(slow.error!, /^Post "https:\/\/127\.0\.0\.1:\d+\/authorize": context deadline exceeded$/);
     assert.ok(Date.now() - started < 2_500, 'the timeout cuts the call');
     hook.answer = () => ({ code: 500, raw: 'boom' });
+    let before = z.calls;
     assert.match((await ask(z, get('t'))).error!, /status code 500/);
+    assert.equal(z.calls - before, 5, 'a 500 is retried: 5 attempts in all');
+    let n = 0;
+    hook.answer = () => (++n < 3 ? { code: 429, raw: 'slow down' } : { status: { allowed: true } });
+    before = z.calls;
+    assert.equal((await ask(z, get('retry'))).decision, 'allow', 'a 429 then success');
+    assert.equal(z.calls - before, 3);
+    hook.answer = () => ({ code: 403, raw: 'no' });
+    before = z.calls;
+    assert.match((await ask(z, get('t'))).error!, /status code 403/);
+    assert.equal(z.calls - before, 1, 'other statuses are not retried');
     hook.answer = () => ({ raw: '{"status":{"allowed":"yes"}}' });
     const bad = await ask(z, get('t'));
     assert.equal(bad.decision, decision);

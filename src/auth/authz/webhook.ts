@@ -25,6 +25,8 @@ export interface WebhookSettings {
   timeoutMs: number;
   failurePolicy: 'NoOpinion' | 'Deny';
   matchConditions?: MatchConditions;
+  /** first retry delay (default 500 ms; tests shorten it) */
+  retryBackoffMs?: number;
   /** the clock of the cache (tests inject one) */
   now?: () => number;
 }
@@ -33,6 +35,11 @@ export interface WebhookSettings {
 const MAX_CACHED_ATTR_SIZE = 10_000;
 const MAX_CACHE_ENTRIES = 8192;
 const MAX_RESPONSE_BYTES = 1 << 20;
+/** upstream DefaultRetryBackoff: 5 steps from 500 ms, factor 1.5, jitter 0.2 */
+const RETRY_STEPS = 5;
+const RETRY_BACKOFF_MS = 500;
+
+type RetriableError = Error & { retriable?: boolean };
 
 interface Status { allowed: boolean; denied: boolean; reason: string; evaluationError: string }
 
@@ -97,7 +104,7 @@ export class WebhookAuthorizer implements Authorizer {
     const hit = this.cache.get(key);
     if (hit && hit.expires > this.now()) return this.decide(hit.status);
     if (hit) this.cache.delete(key);
-    return this.call(spec).then((status) => {
+    return this.callWithRetry(spec).then((status) => {
       if (attrSize(a) < MAX_CACHED_ATTR_SIZE) this.remember(key, status);
       return this.decide(status);
     }, (e: Error) => this.onError(`Post "${this.url.href}": ${e.message}`));
@@ -138,6 +145,24 @@ export class WebhookAuthorizer implements Authorizer {
     });
   }
 
+  /**
+   * upstream WithExponentialBackoff with DefaultShouldRetry: up to 5 attempts, 500 ms × 1.5ⁿ
+   * apart (±20%), retrying only transient failures (a reset connection, 429, 500, 504, or a
+   * Retry-After); a refused connection, a malformed answer or the timeout fail at once.
+   */
+  private async callWithRetry(spec: Record<string, unknown>): Promise<Status> {
+    let delay = this.s.retryBackoffMs ?? RETRY_BACKOFF_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.call(spec);
+      } catch (e) {
+        if (!(e as RetriableError).retriable || attempt >= RETRY_STEPS) throw e;
+      }
+      await new Promise((done) => setTimeout(done, delay * (0.8 + 0.4 * Math.random())));
+      delay *= 1.5;
+    }
+  }
+
   /** One POST with the timeout; resolves with the review's status or rejects with why. */
   private call(spec: Record<string, unknown>): Promise<Status> {
     this.calls++;
@@ -157,7 +182,11 @@ export class WebhookAuthorizer implements Authorizer {
           clearTimeout(timer);
           const text = Buffer.concat(chunks).toString('utf8');
           const code = res.statusCode ?? 0;
-          if (code < 200 || code > 299) return reject(new Error(`the server responded with the status code ${code} but did not return more information`));
+          if (code < 200 || code > 299) {
+            const e: RetriableError = new Error(`the server responded with the status code ${code} but did not return more information`);
+            e.retriable = code === 429 || code === 500 || code === 504 || res.headers['retry-after'] !== undefined;
+            return reject(e);
+          }
           try {
             resolve(parseStatus(JSON.parse(text)));
           } catch (e) {
@@ -167,7 +196,11 @@ export class WebhookAuthorizer implements Authorizer {
         res.on('error', (e) => { clearTimeout(timer); reject(e); });
       });
       const timer = setTimeout(() => req.destroy(new Error('context deadline exceeded')), this.s.timeoutMs);
-      req.on('error', (e) => { clearTimeout(timer); reject(e); });
+      req.on('error', (e: RetriableError & { code?: string }) => {
+        clearTimeout(timer);
+        if (e.code === 'ECONNRESET' || e.code === 'EPIPE') e.retriable = true;
+        reject(e);
+      });
       req.end(body);
     });
   }
