@@ -60,6 +60,23 @@ test('the full default table, labelled platform.io/bootstrapping=rbac-defaults, 
   ]);
 });
 
+test('namespaced defaults: the bootstrap controllers\' Roles in the system and public namespaces, bound to their service accounts', async () => {
+  const signer = (await plain(s.url, 'GET', `${RBAC}/namespaces/plat-public/roles/system:controller:bootstrap-signer`)).json;
+  assert.equal(signer.metadata.labels['platform.io/bootstrapping'], 'rbac-defaults');
+  const rb = (await plain(s.url, 'GET', `${RBAC}/namespaces/plat-system/rolebindings/system:controller:token-cleaner`)).json;
+  assert.deepEqual(rb.subjects, [{ kind: 'ServiceAccount', name: 'token-cleaner', namespace: 'plat-system' }]);
+  assert.deepEqual(rb.roleRef, { apiGroup: G, kind: 'Role', name: 'system:controller:token-cleaner' });
+  const can = async (user: string, namespace: string, verb: string, resource: string, name: string) => (await plain(s.url, 'POST', '/apis/authorization.plat.io/v1/subjectaccessreviews', {
+    kind: 'SubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { user, groups: ['system:serviceaccounts'], resourceAttributes: { namespace, verb, resource, name } },
+  })).json.status.allowed;
+  const sa = 'system:serviceaccount:plat-system:bootstrap-signer';
+  assert.equal(await can(sa, 'plat-public', 'update', 'configmaps', 'cluster-info'), true);
+  assert.equal(await can(sa, 'plat-public', 'update', 'configmaps', 'other'), false);
+  assert.equal(await can(sa, 'plat-system', 'list', 'secrets', ''), true);
+  assert.equal(await can('system:serviceaccount:plat-system:token-cleaner', 'plat-system', 'delete', 'secrets', 'bootstrap-token-abcdef'), true);
+  assert.equal(await can('system:serviceaccount:plat-system:token-cleaner', 'default', 'delete', 'secrets', 'x'), false);
+});
+
 test('view reads most objects but not secrets, and writes nothing', async () => {
   assert.equal((await as('viewer', 'GET', '/api/v1/namespaces/team/pods')).status, 200);
   assert.equal((await as('viewer', 'GET', '/api/v1/namespaces/team/configmaps')).status, 200);

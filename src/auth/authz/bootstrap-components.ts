@@ -80,6 +80,34 @@ export function componentPolicy(identity: Identity, nodeRules: PolicyRule[]): { 
   return { roles, bindings };
 }
 
+/** A Role of upstream's NamespaceRoles(), and the RoleBinding of the same name. */
+export interface NamespacedRole { namespace: string; name: string; rules: PolicyRule[]; subjects: ComponentSubject[] }
+
+/** upstream NamespaceRoles()/NamespaceRoleBindings(): the bootstrap controllers' and leader-locking Roles. */
+export function namespacePolicy(identity: Identity): NamespacedRole[] {
+  const g = (ref: string) => groupFor(identity, ref);
+  const short = shortOf(identity), sys = identity.systemNamespace;
+  const event = r(['create', 'patch', 'update'], ['', g('events.plat.io')], ['events']);
+  const sa = (name: string): ComponentSubject => ({ kind: 'ServiceAccount', name, namespace: sys });
+  const user = (name: string): ComponentSubject => ({ kind: 'User', name });
+  const scheduler = `system:${short}-scheduler`, controllerManager = `system:${short}-controller-manager`;
+  return [
+    { namespace: sys, name: 'system:controller:bootstrap-signer', rules: [r(READ, [''], ['secrets'])], subjects: [sa('bootstrap-signer')] },
+    { namespace: sys, name: 'system:controller:token-cleaner', rules: [r(['delete', 'get', 'list', 'watch'], [''], ['secrets']), event], subjects: [sa('token-cleaner')] },
+    { namespace: sys, name: 'system:controller:cloud-provider', rules: [r(['create', 'get', 'list', 'watch'], [''], ['configmaps'])], subjects: [sa('cloud-provider')] },
+    { namespace: sys, name: 'extension-apiserver-authentication-reader', rules: [r(READ, [''], ['configmaps'], ['extension-apiserver-authentication'])],
+      subjects: [user(controllerManager), user(scheduler)] },
+    { namespace: sys, name: `system::leader-locking-${short}-controller-manager`,
+      rules: [r(['watch'], [''], ['configmaps']), r(['get', 'update'], [''], ['configmaps'], [`${short}-controller-manager`])],
+      subjects: [user(controllerManager), sa(`${short}-controller-manager`)] },
+    { namespace: sys, name: `system::leader-locking-${short}-scheduler`,
+      rules: [r(['watch'], [''], ['configmaps']), r(['get', 'update'], [''], ['configmaps'], [`${short}-scheduler`])],
+      subjects: [user(scheduler), sa(`${short}-scheduler`)] },
+    { namespace: identity.publicNamespace, name: 'system:controller:bootstrap-signer',
+      rules: [r(READ, [''], ['configmaps']), r(['update'], [''], ['configmaps'], ['cluster-info']), event], subjects: [sa('bootstrap-signer')] },
+  ];
+}
+
 /** upstream controller_policy.go, one role per controller (its events rule added by the caller). */
 function controllerRoles(identity: Identity): ComponentRole[] {
   const g = (ref: string) => groupFor(identity, ref);
