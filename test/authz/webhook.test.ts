@@ -208,6 +208,15 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
     assert.equal(denied.json.message, 'forbidden: User "bob" cannot get path "/apis": hook says no');
     assert.equal((await as('GET', '/api')).status, 200, 'no opinion: RBAC decides');
     assert.equal((await as('GET', '/api/v1/namespaces/default/pods')).status, 403, 'no opinion from both');
+    const ssar = await as('POST', '/apis/authorization.plat.io/v1/selfsubjectaccessreviews', {
+      kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' } },
+    });
+    assert.equal(ssar.status, 201, ssar.text);
+    assert.deepEqual(ssar.json.status, { allowed: true, reason: 'hook says yes' }, 'an access review asks the webhook too');
+    const sar = await as('POST', '/apis/authorization.plat.io/v1/selfsubjectaccessreviews', {
+      kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { nonResourceAttributes: { path: '/apis', verb: 'get' } },
+    });
+    assert.deepEqual(sar.json.status, { allowed: false, denied: true, reason: 'hook says no' });
     const reviews = hook.reviews.length;
     await as('GET', '/api/v1/namespaces/default/configmaps');
     assert.equal(hook.reviews.length, reviews, 'an allow is cached');
