@@ -250,6 +250,20 @@ function describeServer(): void {
     const node = await as('n1', 'POST', '/api/v1/nodes', { metadata: { name: 'n3' } });
     assert.equal(node.status, 403);
     assert.equal(node.json.message, 'nodes "n3" is forbidden: node "n1" is not allowed to modify node "n3"');
+    const labelled = await as('n1', 'POST', '/api/v1/nodes', { metadata: { name: 'n1', labels: { 'node-restriction.platform.io/pool': 'gpu', 'platform.io/hostname': 'n1' } } });
+    assert.equal(labelled.json.message, 'nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: node-restriction.platform.io/pool');
+  });
+
+  test('server: NodeRestriction on its own Node: no taint changes, no labels of the product domains but the kubelet\'s', async () => {
+    const patch = (body: object) => request(s.secureUrl, tls, 'PATCH', '/api/v1/nodes/n1', body, { authorization: 'Bearer n1-token', 'content-type': 'application/merge-patch+json' });
+    assert.equal((await patch({ metadata: { labels: { 'platform.io/hostname': 'n1', 'node.platform.io/pool': 'a', 'example.com/team': 'x' } } })).status, 200, 'kubelet labels and other domains');
+    const restricted = await patch({ metadata: { labels: { 'node-restriction.platform.io/pool': 'gpu', 'x.plat.io/y': 'z' } } });
+    assert.equal(restricted.status, 403);
+    assert.equal(restricted.json.message, 'nodes "n1" is forbidden: is not allowed to modify labels: node-restriction.platform.io/pool, x.plat.io/y');
+    const taint = await patch({ spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } });
+    assert.equal(taint.status, 403);
+    assert.equal(taint.json.message, 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints');
+    assert.equal((await plain(s.url, 'GET', '/api/v1/nodes/n1')).json.spec?.taints, undefined, 'nothing was written');
   });
 
   test('server: the graph follows pods: a new pod grants, a deleted one takes back', async () => {

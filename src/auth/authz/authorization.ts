@@ -168,14 +168,21 @@ export class Authorization {
   private async check(r: Request, buf: Buffer): Promise<void> {
     const user = r.user as UserInfo, i = r.info;
     if (this.restricts(r)) {
-      const obj = i.verb === 'create' && !i.subresource ? await this.preview(r, buf) : undefined;
-      if (obj !== undefined || i.verb !== 'create' || i.subresource) {
-        this.nodeRestriction!.check({ user, verb: i.verb, apiGroup: i.apiGroup, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name }, obj);
-      }
+      const w = { user, verb: i.verb, apiGroup: i.apiGroup, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name };
+      const full = this.nodeRestriction!.needsObjects(w);
+      const obj = (i.verb === 'create' && !i.subresource) || full ? await this.preview(r, buf) : undefined;
+      const old = full && obj !== undefined ? await this.stored(r) : undefined;
+      if (obj !== undefined || i.verb !== 'create' || i.subresource) this.nodeRestriction!.check(w, obj, old);
     }
     if (!this.escalation.applies(i.apiGroup, i.resource, i.subresource, i.verb, user)) return;
     const obj = await this.preview(r, buf);
     if (obj !== undefined) await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj);
+  }
+
+  /** The stored object a request names, or undefined when there is none (the handler answers). */
+  private async stored(r: Request): Promise<any> {
+    const res = await this.pool.submit({ op: 'get', type: { group: r.def.group, version: r.def.version, resource: r.def.resource }, enc: JSON_ENC, namespace: r.info.namespace, name: r.info.name });
+    return 'error' in res || !('code' in res) ? undefined : JSON.parse(bodyText(res.body));
   }
 
   /** The object a write would store; undefined when the handler itself refuses the body (empty, unknown patch type). */
