@@ -176,7 +176,9 @@ export class Authorization {
     }
     if (!this.escalation.applies(i.apiGroup, i.resource, i.subresource, i.verb, user)) return;
     const obj = await this.preview(r, buf);
-    if (obj !== undefined) await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj);
+    if (obj === undefined) return;
+    const old = i.verb === 'create' ? undefined : await this.stored(r);
+    await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj, old);
   }
 
   /** The stored object a request names, or undefined when there is none (the handler answers). */
