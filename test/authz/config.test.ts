@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseAuthorizationConfig } from '../../src/auth/authz/config.js';
+import { ConfigReloader, loadAuthorizationConfig, parseAuthorizationConfig, type ConfigDeps } from '../../src/auth/authz/config.js';
+import { alwaysAllow, alwaysDeny, type Authorizer } from '../../src/auth/authz/authorizer.js';
 import { Pki, request, startAuthServer, startupError } from '../auth/helpers.js';
 import { startWebhook, writeWebhookKubeconfig, type TestWebhook } from './webhook-helpers.js';
 
@@ -95,6 +96,37 @@ test('validation: upstream field paths and messages', () => {
   assert.equal(refusal([{ type: 'Webhook', name: 'a', webhook: webhook() }, { type: 'Webhook', name: 'b', webhook: webhook() }]), 'accepted', 'Webhook may repeat');
   assert.match(refusal([{ name: 'x' }, { type: 'RBAC' }]), /^\[authorizers\[0\]\.type: Required value, authorizers\[1\]\.name: Required value\]$/, 'several errors at once');
   assert.throws(() => parseAuthorizationConfig('{"apiVersion":"apiserver.config.plat.io/v2","kind":"AuthorizationConfiguration"}', GROUPS), /no kind "AuthorizationConfiguration" is registered for version "apiserver.config.plat.io\/v2"/);
+});
+
+test('reloader: only a changed, valid content is applied; an invalid one is reported once and kept out; started, it picks up changes by itself', async () => {
+  const path = pki.path('reload.json');
+  const deps: ConfigDeps = { configGroups: GROUPS, reviewGroup: 'authorization.plat.io', builtIn: { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny } };
+  writeFileSync(path, doc([{ type: 'AlwaysDeny', name: 'deny' }]));
+  const first = loadAuthorizationConfig(path, deps);
+  assert.deepEqual(first.authorizers.map((z) => z.name), ['AlwaysDeny']);
+  const applied: string[][] = [], reports: string[] = [];
+  const r = new ConfigReloader(path, first.hash, deps, (list: Authorizer[]) => applied.push(list.map((z) => z.name)), (m) => reports.push(m), 200);
+  r.check();
+  assert.deepEqual(applied, [], 'same content: nothing to do');
+  writeFileSync(path, doc([{ type: 'AlwaysAllow', name: 'allow' }, { type: 'AlwaysDeny', name: 'deny' }]));
+  r.check();
+  assert.deepEqual(applied, [['AlwaysAllow', 'AlwaysDeny']]);
+  writeFileSync(path, doc([{ type: 'AlwaysAllow' }]));
+  r.check();
+  r.check();
+  assert.equal(applied.length, 1);
+  assert.equal(reports.length, 1, 'reported once');
+  assert.match(reports[0]!, /keeping the previous configuration: authorizers\[0\]\.name: Required value/);
+  // started: the periodic re-read (200 ms here, 60 s in the server) or the file poll picks up a change
+  r.start();
+  try {
+    writeFileSync(path, doc([{ type: 'AlwaysDeny', name: 'deny-again' }]));
+    const deadline = Date.now() + 5_000;
+    while (applied.length < 2 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    assert.deepEqual(applied[1], ['AlwaysDeny']);
+  } finally {
+    r.stop();
+  }
 });
 
 const TOKENS = 'bob-token,bob,uid-b,dev\ncarol-token,carol,uid-c\n';
