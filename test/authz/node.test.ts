@@ -215,6 +215,20 @@ function describeServer(): void {
     assert.equal(await allowed({ fieldSelector: { rawSelector: 'spec.nodeName=n1' } }), true);
     assert.equal(await allowed({ fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n2'] }] } }), false);
     assert.equal(await allowed({}), false);
+    const refused: [object, string][] = [
+      [{ fieldSelector: { rawSelector: 'a=b', requirements: [{ key: 'a', operator: 'In', values: ['b'] }] } }, 'spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: "a=b": may not specified at the same time as requirements'],
+      [{ fieldSelector: {} }, 'spec.resourceAttributes.fieldSelector.requirements: Required value: when spec.resourceAttributes.fieldSelector is specified, requirements or rawSelector is required'],
+      [{ fieldSelector: { requirements: [{ key: '', operator: 'In', values: ['x'] }] } }, 'spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be specified'],
+      [{ fieldSelector: { requirements: [{ key: 'k', operator: 'In', values: [] }] } }, "spec.resourceAttributes.fieldSelector.requirements[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"],
+      [{ labelSelector: { requirements: [{ key: 'k', operator: 'Exists', values: ['v'] }] } }, "spec.resourceAttributes.labelSelector.requirements[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"],
+      [{ labelSelector: { requirements: [{ key: '', operator: 'Exists' }] } }, 'spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: "": name part must be non-empty'],
+    ];
+    for (const [ra, message] of refused) {
+      const r = await sar(ra);
+      assert.equal(r.status, 422, JSON.stringify(ra));
+      assert.ok(r.json.message.includes(message), `${r.json.message}\n want ${message}`);
+    }
+    assert.equal((await sar({ fieldSelector: { requirements: [{ key: 'k', operator: 'Newer', values: ['v'] }] } })).status, 201, 'unknown operators are accepted');
   });
 
   test('server: writes of its own Node status and pod status; events; its lease', async () => {
