@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--no-doc]`
  *
- * Runs each scenario (get, list, create, watch, apply, tls; all by default) against the real server and
+ * Runs each scenario (get, list, create, watch, apply, tls, authz; all by default) against the real server and
  * its ceiling in the same run (get, list and create alternate the two for --rounds rounds and
  * keep the best of each, since other work on the machine shifts either; --wait-quiet waits up
  * to that long for the machine to be mostly idle before starting), prints a markdown
@@ -21,6 +21,7 @@ import { getScenario, listScenario } from './scenarios/read.js';
 import { watchScenario } from './scenarios/watch.js';
 import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
+import { authzScenario } from './scenarios/authz.js';
 
 const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   get: getScenario,
@@ -29,6 +30,7 @@ const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   watch: watchScenario,
   apply: applyScenario,
   tls: tlsScenario,
+  authz: authzScenario,
 };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

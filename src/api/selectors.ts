@@ -17,7 +17,7 @@ const VALUE_MSG = `a valid label must be an empty string or consist of alphanume
 const byteLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** validation.IsQualifiedName */
-function qualifiedNameErrors(k: string): string[] {
+export function qualifiedNameErrors(k: string): string[] {
   const parts = k.split('/');
   if (parts.length > 2) return [`a qualified name ${QNAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   const errs: string[] = [];

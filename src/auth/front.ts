@@ -99,7 +99,7 @@ export class FrontAuthentication {
         authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
         maxRequestBodyBytes: o.maxRequestBodyBytes,
       },
-      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
+      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), maxRequestBodyBytes: o.maxRequestBodyBytes },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });
     const requestHeader = o.requestheaderClientCAFile ? {

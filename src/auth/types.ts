@@ -86,7 +86,7 @@ export interface Attributes {
 /** Tri-state authorizer decision: the first allow or deny decides; no opinion from all is a deny. */
 export type Decision = 'allow' | 'deny' | 'noOpinion';
 
-export type Authorizer = (a: Attributes) => { decision: Decision; reason?: string };
+export type Authorizer = (a: Attributes) => MaybeAsync<{ decision: Decision; reason?: string }>;
 
 /** Runs results in order: the first user wins; otherwise the first error, else not mine. */
 export function firstUser<T>(items: readonly T[], call: (t: T) => MaybeAsync<AuthResult>, from = 0, err?: string): MaybeAsync<AuthResult> {

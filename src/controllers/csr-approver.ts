@@ -19,7 +19,8 @@ import { builtInSigners } from './signer-policy.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
-export type Authorize = (a: Attributes) => boolean;
+/** an authorizer may answer later (a webhook) */
+export type Authorize = (a: Attributes) => boolean | Promise<boolean>;
 
 interface Recognizer {
   subresource: 'selfnodeclient' | 'nodeclient';
@@ -71,7 +72,10 @@ export class CsrApprover {
   private async handle(csr: any): Promise<void> {
     const name = csr.metadata.name;
     const request = parseCSR(Buffer.from(String(csr.spec?.request ?? ''), 'base64'));
-    const r = this.recognizers.find((x) => x.matches(csr, request) && this.allowed(csr, x.subresource));
+    let r: Recognizer | undefined;
+    for (const x of this.recognizers) {
+      if (x.matches(csr, request) && await this.allowed(csr, x.subresource)) { r = x; break; }
+    }
     if (!r) return;
     const conditions = [...(csr.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }];
     const res = await this.pool.submit({
@@ -82,7 +86,7 @@ export class CsrApprover {
   }
 
   /** The SubjectAccessReview of the requester for `create` on certificatesigningrequests/<subresource>. */
-  private allowed(csr: any, subresource: string): boolean {
+  private allowed(csr: any, subresource: string): boolean | Promise<boolean> {
     const spec = csr.spec ?? {};
     const user = { username: String(spec.username ?? ''), uid: spec.uid, groups: Array.isArray(spec.groups) ? spec.groups : [], extra: spec.extra };
     return this.authorize({ user, verb: 'create', apiGroup: this.type.group, apiVersion: '*', resource: 'certificatesigningrequests', subresource, resourceRequest: true, path: '' });

@@ -8,9 +8,10 @@ import { errors, toStatus } from '../api/status.js';
 import { sendStatus } from '../server/http.js';
 import {
   ANONYMOUS_USER, AUTHENTICATED_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
-  type Attributes, type Authorizer, type UserInfo,
+  type Attributes, type Authorizer, type MaybeAsync, type UserInfo,
 } from '../auth/types.js';
 import { forbiddenError, forbiddenMessage, resourceAttributes } from '../auth/authz/attributes.js';
+import { mayHaveBody, preReadBody } from './body.js';
 import type { FilterHandler } from './chain.js';
 
 export interface ImpersonationRequest {
@@ -24,6 +25,8 @@ export interface ImpersonationDeps {
   authorize: Authorizer;
   /** `authentication.<domain>`: API group of the uids and userextras checks */
   authenticationGroup: string;
+  /** the body limit, for pre-reading while an asynchronous authorizer (a webhook) answers */
+  maxRequestBodyBytes?: number;
 }
 
 const EXTRA_PREFIX = 'impersonate-extra-';
@@ -54,8 +57,11 @@ export function readImpersonation(req: HeaderSource): ImpersonationRequest | und
   return r;
 }
 
-/** Checks every requested value, then builds the impersonated user (throws 403/500 StatusErrors). */
-export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps: ImpersonationDeps): UserInfo {
+/**
+ * Checks every requested value, then builds the impersonated user (throws, or rejects with,
+ * 403/500 StatusErrors). Synchronous while the authorizer answers synchronously.
+ */
+export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps: ImpersonationDeps): MaybeAsync<UserInfo> {
   const extraKeys = Object.keys(imp.extra);
   if (!imp.user) {
     throw errors.internal(`requested impersonation of ${imp.groups.length ? 'groups' : imp.uid ? 'a uid' : 'extra'} without impersonating a user`);
@@ -68,11 +74,19 @@ export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps
   for (const g of imp.groups) checks.push({ apiGroup: '', resource: 'groups', name: g });
   for (const k of extraKeys) for (const v of imp.extra[k]!) checks.push({ apiGroup: deps.authenticationGroup, resource: 'userextras', subresource: k, name: v });
   if (imp.uid) checks.push({ apiGroup: deps.authenticationGroup, resource: 'uids', name: imp.uid });
-  for (const c of checks) {
-    const a: Attributes = { ...c, user: requester, verb: 'impersonate' };
+  return checkFrom(requester, imp, checks, 0, deps);
+}
+
+function checkFrom(requester: UserInfo, imp: ImpersonationRequest, checks: Omit<Attributes, 'user' | 'verb'>[], from: number, deps: ImpersonationDeps): MaybeAsync<UserInfo> {
+  for (let i = from; i < checks.length; i++) {
+    const a: Attributes = { ...checks[i]!, user: requester, verb: 'impersonate' };
     const d = deps.authorize(a);
-    if (d.decision === 'allow') continue;
-    throw forbiddenError(a.resource, a.apiGroup, a.name!, forbiddenMessage(resourceAttributes(a)) + (d.reason ? `: ${d.reason}` : ''));
+    const decide = (res: { decision: string; reason?: string }) => {
+      if (res.decision === 'allow') return;
+      throw forbiddenError(a.resource, a.apiGroup, a.name!, forbiddenMessage(resourceAttributes(a)) + (res.reason ? `: ${res.reason}` : ''));
+    };
+    if (d instanceof Promise) return d.then((res) => { decide(res); return checkFrom(requester, imp, checks, i + 1, deps); });
+    decide(d);
   }
   return impersonatedUser(imp);
 }
@@ -93,11 +107,23 @@ function impersonatedUser(imp: ImpersonationRequest): UserInfo {
 export function withImpersonation(next: FilterHandler, deps: ImpersonationDeps): FilterHandler {
   return (r) => {
     if (!r.impersonation) return next(r);
+    let u: MaybeAsync<UserInfo>;
     try {
-      r.user = impersonate(r.user!, r.impersonation, deps);
+      u = impersonate(r.user!, r.impersonation, deps);
     } catch (e) {
       return sendStatus(r.x, toStatus(e));
     }
-    next(r);
+    if (!(u instanceof Promise)) {
+      r.user = u;
+      return next(r);
+    }
+    if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes ?? 3 * 1024 * 1024, r.headers.contentLength);
+    u.then((user) => {
+      if (r.x.aborted) return;
+      r.user = user;
+      next(r);
+    }, (e) => {
+      if (!r.x.aborted) sendStatus(r.x, toStatus(e));
+    });
   };
 }

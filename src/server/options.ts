@@ -1,3 +1,5 @@
+import { checkAuthorizationOptions } from '../auth/authz/options.js';
+import { parseControllers } from '../controllers/selection.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
@@ -45,6 +47,8 @@ export interface ServerOptions extends AuthenticationOptions {
   nodeMonitorGracePeriodMs: number;
   /** the same for a Node that never posted a status */
   nodeStartupGracePeriodMs: number;
+  /** `--controllers` (src/controllers/selection.ts) */
+  controllers: string[];
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -80,6 +84,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   eventTtlMs: 3_600_000,
   nodeMonitorGracePeriodMs: 40_000,
   nodeStartupGracePeriodMs: 60_000,
+  controllers: ['*'],
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -159,6 +164,7 @@ const FLAGS: Record<string, Setter> = {
   'node-monitor-grace-period': duration('node-monitor-grace-period', (o, ms) => { o.nodeMonitorGracePeriodMs = ms; }),
   'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => { o.nodeStartupGracePeriodMs = ms; }),
   'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
+  'controllers': (o, v) => { o.controllers = parseControllers(v); },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
@@ -173,6 +179,7 @@ const FLAGS: Record<string, Setter> = {
 function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
   if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
+  checkAuthorizationOptions(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;

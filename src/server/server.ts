@@ -28,11 +28,15 @@ import { CsrApprover } from '../controllers/csr-approver.js';
 import { CsrCleaner } from '../controllers/csr-cleaner.js';
 import { ExpiryController } from '../controllers/expiry-controller.js';
 import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
+import { TokenCleaner } from '../controllers/token-cleaner.js';
+import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
+import { controllerEnabled } from '../controllers/selection.js';
 import { ReadCache } from './read-cache.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
+import { settle } from '../auth/authz/authorizer.js';
 import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import { mayHaveBody, preReadBody } from '../filters/body.js';
@@ -55,6 +59,9 @@ export class ApiServer {
   readonly csrCleaner: CsrCleaner;
   readonly expiry: ExpiryController;
   readonly nodeLifecycle: NodeLifecycleController;
+  /** the bootstrap token controllers, when --controllers names them */
+  readonly tokenCleaner: TokenCleaner | undefined;
+  readonly bootstrapSigner: BootstrapSigner | undefined;
   readonly inflight: InflightLimiter;
   /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
   readonly apf: PriorityAndFairness | undefined;
@@ -103,6 +110,9 @@ export class ApiServer {
     this.nodeLifecycle = new NodeLifecycleController(this.pool, this.registry.identity, {
       gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
     });
+    const identity = this.registry.identity;
+    if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(this.pool, identity);
+    if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(this.pool, identity);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     if (options.enablePriorityAndFairness) {
@@ -113,7 +123,7 @@ export class ApiServer {
     }
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
-    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => this.authz.authorizer.authorize(a).decision === 'allow');
+    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
     const readCache = new ReadCache();
     this.signerAdmission = new SignerAdmission({
@@ -146,6 +156,8 @@ export class ApiServer {
     this.csrSigner.observe(evs);
     this.expiry.observe(evs);
     this.nodeLifecycle.observe(evs);
+    this.tokenCleaner?.observe(evs);
+    this.bootstrapSigner?.observe(evs);
     this.hub.dispatch(evs);
   }
 
@@ -157,6 +169,8 @@ export class ApiServer {
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
+    this.tokenCleaner?.load(init.objects);
+    this.bootstrapSigner?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
       if (n.terminating) this.namespaceController.observe(n.obj);
@@ -168,6 +182,7 @@ export class ApiServer {
       this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
       await this.apfConfig.ensureDefaults();
     }
+    this.authz.start();
     this.started = true;
     void this.gc.start();
     void this.disruption.start();
@@ -315,6 +330,9 @@ export class ApiServer {
     this.csrCleaner.stop();
     this.expiry.stop();
     this.nodeLifecycle.stop();
+    this.authz.stop();
+    this.tokenCleaner?.stop();
+    this.bootstrapSigner?.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { impersonate, readImpersonation, type ImpersonationRequest } from '../../src/filters/impersonation.js';
-import type { Attributes, Authorizer } from '../../src/auth/types.js';
+import type { Attributes, Authorizer, UserInfo } from '../../src/auth/types.js';
 
 /** masters may, everyone else gets no opinion (the chain itself is tested in test/authz) */
 const mastersOnly: Authorizer = (a) => ({ decision: a.user.groups.includes('system:masters') ? 'allow' : 'noOpinion' });
@@ -28,9 +28,9 @@ test('a master may impersonate; groups get system:authenticated as upstream', ()
   assert.deepEqual(impersonate(admin, req({ user: 'bob' }), deps), { username: 'bob', groups: ['system:authenticated'] });
   assert.deepEqual(impersonate(admin, req({ user: 'bob', groups: ['g'], uid: 'u', extra: { k: ['v'] } }), deps),
     { username: 'bob', uid: 'u', groups: ['g', 'system:authenticated'], extra: { k: ['v'] } });
-  assert.deepEqual(impersonate(admin, req({ user: 'system:anonymous' }), deps).groups, ['system:unauthenticated']);
-  assert.deepEqual(impersonate(admin, req({ user: 'bob', groups: ['system:unauthenticated'] }), deps).groups, ['system:unauthenticated']);
-  assert.deepEqual(impersonate(admin, req({ user: 'system:serviceaccount:ns1:bot' }), deps).groups,
+  assert.deepEqual((impersonate(admin, req({ user: 'system:anonymous' }), deps) as UserInfo).groups, ['system:unauthenticated']);
+  assert.deepEqual((impersonate(admin, req({ user: 'bob', groups: ['system:unauthenticated'] }), deps) as UserInfo).groups, ['system:unauthenticated']);
+  assert.deepEqual((impersonate(admin, req({ user: 'system:serviceaccount:ns1:bot' }), deps) as UserInfo).groups,
     ['system:serviceaccounts', 'system:serviceaccounts:ns1', 'system:authenticated']);
 });
 

@@ -19,7 +19,7 @@ function setup() {
   const index = new RbacIndex(makeIdentity());
   index.load([]);
   const rbac = new RbacAuthorizer(index);
-  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], rbac), rbac, index });
+  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
   const put = (resource: string, obj: any) => index.apply([event('ADDED', resource, obj)]);
   const grant = (name: string, rules: PolicyRule[], namespace?: string) => {
     put('clusterroles', role(name, rules));
@@ -106,4 +106,18 @@ test('applies: creates, updates and patches of the four RBAC kinds by non-master
   assert.equal(check.applies(G, 'roles', '', 'delete', bob), false);
   assert.equal(check.applies(G, 'roles', '', 'update', { username: 'root', groups: ['system:masters'] }), false);
   assert.equal(check.applies('apps', 'roles', '', 'create', bob), false);
+});
+
+test('updates: changing only ownerReferences or finalizers is never checked; removing an aggregationRule is checked as using one', () => {
+  const { check, grant } = setup();
+  grant('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+  const w = { user: bob, resource: 'clusterroles', namespace: '', pathName: 'big' };
+  const stored = { metadata: { name: 'big', uid: 'u1', resourceVersion: '7', creationTimestamp: '2024-01-01T00:00:00Z' }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] };
+  const gcOnly = { metadata: { name: 'big', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'x' }], finalizers: ['f'] }, rules: stored.rules };
+  check.check(w, gcOnly, stored);
+  assert.match(refusal(() => check.check(w, { ...gcOnly, metadata: { ...gcOnly.metadata, labels: { a: 'b' } } }, stored)), /not currently held/, 'any other change is checked');
+  assert.match(refusal(() => check.check(w, gcOnly)), /not currently held/, 'a create is always checked');
+  const aggregated = { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] }, rules: [] };
+  assert.equal(refusal(() => check.check({ ...w, pathName: 'agg' }, { metadata: { name: 'agg' }, rules: [] }, aggregated)),
+    `clusterroles.${G} "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
 });

@@ -152,5 +152,5 @@ test('--authorization-mode: AlwaysDeny refuses everyone but system:masters, Alwa
   }
   const bad = await startupError(['--authorization-mode', 'RBAC,Nope']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--authorization-mode must be a comma-separated list of AlwaysAllow, AlwaysDeny, RBAC, got "RBAC,Nope"/);
+  assert.match(bad.stderr, /--authorization-mode must be a comma-separated list of AlwaysAllow, AlwaysDeny, ABAC, Node, RBAC, Webhook, got "RBAC,Nope"/);
 });

@@ -8,10 +8,12 @@
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import type { VirtualContext, VirtualKind } from '../../registry/strategies/reviews.js';
-import { invalid, type Cause } from '../../registry/strategies/field-errors.js';
+import { forbidden, invalid, required, type Cause } from '../../registry/strategies/field-errors.js';
+import { qualifiedNameErrors } from '../../api/selectors.js';
 import type { UserInfo } from '../types.js';
 import type { Attributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
+import { settle, type Authorizer } from './authorizer.js';
+import { reviewRequirements } from './selectors.js';
 import type { PolicyRule } from './rbac-rules.js';
 import { aggregateMessage } from './rbac.js';
 
@@ -37,6 +39,30 @@ const invalidNonResource = (field: string, n: any, detail: string): Cause => ({
   message: `Invalid value: authorization.NonResourceAttributes{Path:${JSON.stringify(n?.path ?? '')}, Verb:${JSON.stringify(n?.verb ?? '')}}: ${detail}`,
 });
 
+/**
+ * upstream validateFieldSelectorAttributes / validateLabelSelectorAttributes: rawSelector or
+ * requirements (not both, not neither); keys required (label keys qualified names); values
+ * exactly for In/NotIn; unknown operators allowed (newer clients).
+ */
+function selectorCauses(sel: any, path: string, label: boolean): Cause[] {
+  if (sel == null) return [];
+  const out: Cause[] = [];
+  const raw = typeof sel.rawSelector === 'string' ? sel.rawSelector : '';
+  const reqs: any[] = Array.isArray(sel.requirements) ? sel.requirements : [];
+  if (raw && reqs.length) out.push(invalid(`${path}.rawSelector`, raw, 'may not specified at the same time as requirements'));
+  if (!raw && !reqs.length) out.push(required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
+  reqs.forEach((r, i) => {
+    const p = `${path}.requirements[${i}]`;
+    const key = typeof r?.key === 'string' ? r.key : '';
+    if (label) for (const m of qualifiedNameErrors(key)) out.push(invalid(`${p}.key`, key, m));
+    else if (!key) out.push(required(`${p}.key`, 'must be specified'));
+    const n = Array.isArray(r?.values) ? r.values.length : 0;
+    if ((r?.operator === 'In' || r?.operator === 'NotIn') && n === 0) out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+    if ((r?.operator === 'Exists' || r?.operator === 'DoesNotExist') && n > 0) out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+  });
+  return out;
+}
+
 /** upstream ValidateSubjectAccessReviewSpec and the per-kind metadata rules. */
 function validate(kind: ReviewKind, obj: any): Cause[] {
   const spec = obj.spec ?? {};
@@ -44,6 +70,10 @@ function validate(kind: ReviewKind, obj: any): Cause[] {
   const ra = spec.resourceAttributes, na = spec.nonResourceAttributes;
   if (ra && na) out.push(invalidNonResource('spec.nonResourceAttributes', na, 'cannot be specified in combination with resourceAttributes'));
   if (!ra && !na) out.push(invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (ra) {
+    out.push(...selectorCauses(ra.fieldSelector, 'spec.resourceAttributes.fieldSelector', false));
+    out.push(...selectorCauses(ra.labelSelector, 'spec.resourceAttributes.labelSelector', true));
+  }
   if (kind !== 'SelfSubjectAccessReview' && !spec.user && !(Array.isArray(spec.groups) && spec.groups.length)) {
     out.push(invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
   }
@@ -66,6 +96,9 @@ export function reviewAttributes(spec: any, user: UserInfo): Attributes {
     if (ra.subresource) a.subresource = String(ra.subresource);
     if (ra.namespace) a.namespace = String(ra.namespace);
     if (ra.name) a.name = String(ra.name);
+    const fs = reviewRequirements(ra.fieldSelector, 'field'), ls = reviewRequirements(ra.labelSelector, 'label');
+    if (fs.length) a.fieldSelector = fs;
+    if (ls.length) a.labelSelector = ls;
     return a;
   }
   const na = spec.nonResourceAttributes ?? {};
@@ -95,12 +128,13 @@ function accessReview(kind: ReviewKind, group: string, authorizer: Authorizer): 
       if (causes.length) throw errors.invalid({ group, kind, name: '' }, causes);
       const spec = obj.spec;
       const user = kind === 'SelfSubjectAccessReview' ? ctx.user : specUser(spec);
-      const d = authorizer.authorize(reviewAttributes(spec, user));
-      const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
-      if (d.decision === 'deny') status.denied = true;
-      if (d.reason) status.reason = d.reason;
-      if (d.error) status.evaluationError = d.error;
-      return { kind, apiVersion: ctx.apiVersion, metadata: { ...metadata, creationTimestamp: null }, spec, status };
+      return settle(authorizer.authorize(reviewAttributes(spec, user)), (d) => {
+        const status: Record<string, unknown> = { allowed: d.decision === 'allow' };
+        if (d.decision === 'deny') status.denied = true;
+        if (d.reason) status.reason = d.reason;
+        if (d.error) status.evaluationError = d.error;
+        return { kind, apiVersion: ctx.apiVersion, metadata: { ...metadata, creationTimestamp: null }, spec, status };
+      });
     },
   };
 }

@@ -5,6 +5,7 @@
 import { errors, type Status } from '../../api/status.js';
 import { parseFieldSelector } from '../../api/selectors.js';
 import type { RequestInfo } from '../../server/request-info.js';
+import { fieldRequirements, labelRequirements, type SelectorRequirement } from './selectors.js';
 import type { Attributes as BaseAttributes, UserInfo } from '../types.js';
 
 export interface Attributes extends BaseAttributes {
@@ -13,6 +14,9 @@ export interface Attributes extends BaseAttributes {
   /** the request path (non-resource requests are authorized by it) */
   path: string;
   apiVersion?: string;
+  /** a list's or watch's selectors as requirements (AuthorizeWithSelectors: the node authorizer, webhooks) */
+  fieldSelector?: SelectorRequirement[];
+  labelSelector?: SelectorRequirement[];
 }
 
 /** A path segment name upstream accepts as a resource name (path.IsValidPathSegmentName). */
@@ -37,6 +41,11 @@ export function attributesFor(info: RequestInfo, user: UserInfo, query: URLSearc
   if (info.subresource) a.subresource = info.subresource;
   if (namespace) a.namespace = namespace;
   if (name) a.name = name;
+  if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
+    const fs = query.get('fieldSelector'), ls = query.get('labelSelector');
+    if (fs) a.fieldSelector = fieldRequirements(fs);
+    if (ls) a.labelSelector = labelRequirements(ls);
+  }
   return a;
 }
 

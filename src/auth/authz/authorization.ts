@@ -5,7 +5,7 @@
  * before the write goes to its actor.
  */
 import { StatusError, toStatus } from '../../api/status.js';
-import type { Identity } from '../../api/identity.js';
+import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import { decodeBody } from '../../codec/codec.js';
@@ -18,12 +18,23 @@ import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.j
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
 import { resourceAttributes } from './attributes.js';
-import { buildChain, type AuthorizerChain } from './authorizer.js';
+import { AbacAuthorizer } from './abac.js';
+import { AuthorizerChain, alwaysAllow, alwaysDeny, buildChain, chainOf, type Authorizer, type Mode } from './authorizer.js';
+import { ConfigReloader, loadAuthorizationConfig, type ConfigDeps } from './config.js';
 import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
 import { RbacAuthorizer } from './rbac.js';
 import { RbacIndex } from './rbac-index.js';
+import { NodeGraph } from './node-graph.js';
+import { NodeAuthorizer } from './node.js';
+import { NodeRestriction } from './node-restriction.js';
+import { loadKubeconfig } from './kubeconfig.js';
+import { WebhookAuthorizer } from './webhook.js';
 
+/** upstream: the flag-configured webhook waits 30 s and has no opinion when it fails */
+const LEGACY_WEBHOOK_TIMEOUT_MS = 30_000;
+/** longer than any webhook timeout (30 s at most): in-flight calls of a replaced webhook finish first */
+const WEBHOOK_DRAIN_MS = 60_000;
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
@@ -37,19 +48,39 @@ const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
 export class Authorization {
   readonly index: RbacIndex;
   readonly rbac: RbacAuthorizer;
+  /** pods bound to each node and what they reference (fed whether or not Node is in the chain: a reload may add it) */
+  readonly graph = new NodeGraph();
+  readonly node: NodeAuthorizer;
+  /** the NodeRestriction admission plugin, when enabled */
+  readonly nodeRestriction: NodeRestriction | undefined;
   /** system:masters, then the configured modes in order */
   readonly authorizer: AuthorizerChain;
   readonly escalation: EscalationCheck;
   readonly aggregation: AggregationController;
   /** the impersonation filter's authorizer: the same chain, for resource attributes */
   readonly impersonation: ImpersonationAuthorizer;
+  private readonly reloader: ConfigReloader | undefined;
   private readonly maxBody: number;
   private readonly protobufType: string;
 
-  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
+  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
-    this.authorizer = buildChain(options.authorizationModes, this.rbac);
+    this.nodeRestriction = options.enableAdmissionPlugins.includes('NodeRestriction') ? new NodeRestriction(this.graph, identity) : undefined;
+    this.node = new NodeAuthorizer(this.graph, identity, options.featureGates?.['AuthorizeNodeWithSelectors'] !== false);
+    if (options.authorizationConfigFile) {
+      const deps: ConfigDeps = {
+        configGroups: [...new Set(['apiserver.config.plat.io', groupFor(identity, 'apiserver.config.plat.io')])],
+        reviewGroup: groupFor(identity, 'authorization.plat.io'),
+        builtIn: { RBAC: this.rbac, Node: this.node, AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny },
+      };
+      const loaded = loadAuthorizationConfig(options.authorizationConfigFile, deps);
+      this.authorizer = new AuthorizerChain(chainOf(loaded.authorizers));
+      this.reloader = new ConfigReloader(options.authorizationConfigFile, loaded.hash, deps, (list) => this.replace(list),
+        (m) => process.stderr.write(`warning: ${m}\n`));
+    } else {
+      this.authorizer = buildChain(options.authorizationModes, this.modeAuthorizers(options, identity));
+    }
     this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, index: this.index });
     this.aggregation = new AggregationController(this.index, pool);
     this.impersonation = (a) => this.authorizer.authorize(resourceAttributes(a));
@@ -57,15 +88,51 @@ export class Authorization {
     this.protobufType = identity.protobufMediaType;
   }
 
+  /** Starts watching --authorization-config (when given); the listeners may open after this. */
+  start(): void {
+    this.reloader?.start();
+  }
+
+  stop(): void {
+    this.reloader?.stop();
+  }
+
+  /** A reloaded configuration: new authorizers for every later request; old webhook clients close once idle. */
+  private replace(list: Authorizer[]): void {
+    const old = this.authorizer.authorizers;
+    this.authorizer.authorizers = chainOf(list);
+    process.stdout.write(`authorization config reloaded: ${list.map((z) => z.name).join(', ')}\n`);
+    const retired = old.filter((z): z is WebhookAuthorizer => z instanceof WebhookAuthorizer && !list.includes(z));
+    if (retired.length) setTimeout(() => retired.forEach((z) => z.close()), WEBHOOK_DRAIN_MS).unref();
+  }
+
+  /** The configurable modes named in --authorization-mode, built from their flags (a bad file throws). */
+  private modeAuthorizers(o: AuthorizationOptions, identity: Identity): Partial<Record<Mode, Authorizer>> {
+    const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac, Node: this.node };
+    if (o.authorizationModes.includes('ABAC')) {
+      out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')])]);
+    }
+    if (o.authorizationModes.includes('Webhook')) {
+      out.Webhook = new WebhookAuthorizer({
+        name: 'webhook', client: loadKubeconfig(o.authorizationWebhookConfigFile), reviewGroup: groupFor(identity, 'authorization.plat.io'),
+        subjectAccessReviewVersion: o.authorizationWebhookVersion, authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs, timeoutMs: LEGACY_WEBHOOK_TIMEOUT_MS, failurePolicy: 'NoOpinion',
+      });
+    }
+    return out;
+  }
+
   /** Every object the actors loaded at start; before the listeners open. */
   load(objects: readonly CachedObject[]): void {
     this.index.load(objects);
+    this.graph.load(objects);
   }
 
   /** Every committed change (the server's onEvents). */
   observe(events: readonly ChangeEvent[]): void {
     const before = this.index.generation;
     this.index.apply(events);
+    this.graph.apply(events);
     if (this.index.generation !== before) this.aggregation.changed();
   }
 
@@ -75,26 +142,49 @@ export class Authorization {
 
   /** Whether a resource request must pass the escalation check before its handler. */
   guards(r: Pick<Request, 'info' | 'user'>): boolean {
-    return this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user);
+    return this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user) || this.restricts(r);
+  }
+
+  /** Whether NodeRestriction checks the request. */
+  private restricts(r: Pick<Request, 'info' | 'user'>): boolean {
+    return !!this.nodeRestriction && !!r.user &&
+      this.nodeRestriction.applies({ user: r.user as UserInfo, verb: r.info.verb, apiGroup: r.info.apiGroup, resource: r.info.resource, subresource: r.info.subresource });
   }
 
   /**
    * Reads the body, checks the object that would be stored (a patch is previewed with a dry
-   * run), then hands the request on with the same bytes; a refusal is upstream's 403.
+   * run) against NodeRestriction and the escalation rules, then hands the request on with the
+   * same bytes; a refusal is upstream's 403.
    */
   guardWrite(r: Request, next: (r: Request) => void): void {
     const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.maxBody, r.headers.contentLength, done, fail));
     read((buf) => {
-      Promise.resolve()
-        .then(() => this.preview(r, buf))
-        .then((obj) => {
-          if (obj !== undefined) {
-            this.escalation.check({ user: r.user as UserInfo, resource: r.info.resource, namespace: r.info.namespace, pathName: r.info.name }, obj);
-          }
-          next({ ...r, body: (done) => done(buf) });
-        })
+      this.check(r, buf)
+        .then(() => next({ ...r, body: (done) => done(buf) }))
         .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
     }, (st) => sendStatus(r.x, st));
+  }
+
+  private async check(r: Request, buf: Buffer): Promise<void> {
+    const user = r.user as UserInfo, i = r.info;
+    if (this.restricts(r)) {
+      const w = { user, verb: i.verb, apiGroup: i.apiGroup, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name };
+      const full = this.nodeRestriction!.needsObjects(w);
+      const obj = (i.verb === 'create' && !i.subresource) || full ? await this.preview(r, buf) : undefined;
+      const old = full && obj !== undefined ? await this.stored(r) : undefined;
+      if (obj !== undefined || i.verb !== 'create' || i.subresource) this.nodeRestriction!.check(w, obj, old);
+    }
+    if (!this.escalation.applies(i.apiGroup, i.resource, i.subresource, i.verb, user)) return;
+    const obj = await this.preview(r, buf);
+    if (obj === undefined) return;
+    const old = i.verb === 'create' ? undefined : await this.stored(r);
+    await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj, old);
+  }
+
+  /** The stored object a request names, or undefined when there is none (the handler answers). */
+  private async stored(r: Request): Promise<any> {
+    const res = await this.pool.submit({ op: 'get', type: { group: r.def.group, version: r.def.version, resource: r.def.resource }, enc: JSON_ENC, namespace: r.info.namespace, name: r.info.name });
+    return 'error' in res || !('code' in res) ? undefined : JSON.parse(bodyText(res.body));
   }
 
   /** The object a write would store; undefined when the handler itself refuses the body (empty, unknown patch type). */

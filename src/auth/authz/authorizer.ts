@@ -4,7 +4,7 @@
  * `system:masters` is allowed before any configured mode, as upstream's privileged-group
  * authorizer (so even `AlwaysDeny` lets the loopback/admin group through).
  */
-import { MASTERS_GROUP, type Decision, type UserInfo } from '../types.js';
+import { MASTERS_GROUP, type Decision, type MaybeAsync, type UserInfo } from '../types.js';
 import type { Attributes } from './attributes.js';
 import type { PolicyRule } from './rbac-rules.js';
 
@@ -26,12 +26,13 @@ export interface RulesResult {
 
 /**
  * One authorization mode. `authorize` runs on the front thread for every request of an
- * authorizing listener and must not throw; it is synchronous because every mode so far answers
- * from memory (see docs/authorization.md for how it becomes asynchronous).
+ * authorizing listener and must not throw or reject (failures are results). Modes answering
+ * from memory (RBAC, ABAC, Node, a webhook cache hit) answer synchronously, so the hot path
+ * allocates no promise; a webhook call answers with a promise.
  */
 export interface Authorizer {
   readonly name: string;
-  authorize(a: Attributes): AuthorizerResult;
+  authorize(a: Attributes): MaybeAsync<AuthorizerResult>;
   /** the rules this mode grants the user in the namespace ('' = cluster scope) */
   rulesFor(user: UserInfo, namespace: string): RulesResult;
 }
@@ -66,15 +67,31 @@ export function privilegedGroups(...groups: string[]): Authorizer {
   };
 }
 
-/** The chain: the first allow or deny decides; otherwise no opinion with every reason, one a line. */
+/**
+ * The chain: the first allow or deny decides; otherwise no opinion with every reason, one a
+ * line. Synchronous as long as every consulted mode is; the list can be replaced at run time
+ * (a reloaded --authorization-config) without the holders of the chain noticing.
+ */
 export class AuthorizerChain implements Authorizer {
   readonly name = 'Chain';
-  constructor(readonly authorizers: readonly Authorizer[]) {}
+  constructor(public authorizers: readonly Authorizer[]) {}
 
-  authorize(a: Attributes): AuthorizerResult {
-    let reasons: string[] | undefined, errors: string[] | undefined;
-    for (const z of this.authorizers) {
-      const r = z.authorize(a);
+  authorize(a: Attributes): MaybeAsync<AuthorizerResult> {
+    return this.from(this.authorizers, a, 0, undefined, undefined);
+  }
+
+  private from(list: readonly Authorizer[], a: Attributes, i: number, reasons: string[] | undefined, errors: string[] | undefined): MaybeAsync<AuthorizerResult> {
+    for (; i < list.length; i++) {
+      const r = list[i]!.authorize(a);
+      if (r instanceof Promise) {
+        const next = i + 1;
+        return r.then((res) => {
+          if (res.decision !== 'noOpinion') return res;
+          if (res.reason) (reasons ??= []).push(res.reason);
+          if (res.error) (errors ??= []).push(res.error);
+          return this.from(list, a, next, reasons, errors);
+        });
+      }
       if (r.decision !== 'noOpinion') return r;
       if (r.reason) (reasons ??= []).push(r.reason);
       if (r.error) (errors ??= []).push(r.error);
@@ -97,11 +114,27 @@ export class AuthorizerChain implements Authorizer {
   }
 }
 
-export const MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export const MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Node', 'RBAC', 'Webhook'] as const;
 export type Mode = (typeof MODES)[number];
 
-/** The server's authorizer: system:masters first, then the configured modes in order. */
-export function buildChain(modes: readonly Mode[], rbac: Authorizer): AuthorizerChain {
-  const byName: Record<Mode, Authorizer> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny, RBAC: rbac };
-  return new AuthorizerChain([privilegedGroups(MASTERS_GROUP), ...modes.map((m) => byName[m])]);
+/** The built-in modes; the others are built by the caller from their configuration. */
+export const BUILT_IN: Partial<Record<Mode, Authorizer>> = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny };
+
+/** The server's authorizers: system:masters first, then the configured modes in order. */
+export function chainOf(authorizers: readonly Authorizer[]): Authorizer[] {
+  return [privilegedGroups(MASTERS_GROUP), ...authorizers];
+}
+
+/** The chain of `--authorization-mode`: system:masters first, then each mode's authorizer. */
+export function buildChain(modes: readonly Mode[], byMode: Partial<Record<Mode, Authorizer>>): AuthorizerChain {
+  return new AuthorizerChain(chainOf(modes.map((m) => {
+    const z = byMode[m] ?? BUILT_IN[m];
+    if (!z) throw new Error(`authorization mode ${m} is not configured`);
+    return z;
+  })));
+}
+
+/** Settles a maybe-async result: `then` at once when synchronous (no promise on the hot path). */
+export function settle<T, U>(r: MaybeAsync<T>, then: (t: T) => MaybeAsync<U>): MaybeAsync<U> {
+  return r instanceof Promise ? r.then(then) : then(r);
 }

@@ -6,12 +6,14 @@
  */
 import { groupFor, type Identity } from '../../api/identity.js';
 import type { PolicyRule } from './rbac-rules.js';
+import { componentPolicy, namespacePolicy } from './bootstrap-components.js';
+import { nodeRules } from './node.js';
 
-export interface DefaultRole { metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> }; rules: PolicyRule[]; aggregationRule?: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] } }
+export interface DefaultRole { metadata: { name: string; namespace?: string; labels: Record<string, string>; annotations: Record<string, string> }; rules: PolicyRule[]; aggregationRule?: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] } }
 export interface DefaultBinding {
   metadata: DefaultRole['metadata'];
-  roleRef: { apiGroup: string; kind: 'ClusterRole'; name: string };
-  subjects: { apiGroup: string; kind: 'Group' | 'User'; name: string }[];
+  roleRef: { apiGroup: string; kind: 'ClusterRole' | 'Role'; name: string };
+  subjects: ({ apiGroup: string; kind: 'Group' | 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string })[];
 }
 
 const READ = ['get', 'list', 'watch'];
@@ -29,7 +31,9 @@ export function policyKeys(identity: Identity): { bootstrapping: string; autoupd
   };
 }
 
-export function defaultPolicy(identity: Identity): { clusterRoles: DefaultRole[]; clusterRoleBindings: DefaultBinding[] } {
+export interface DefaultPolicy { clusterRoles: DefaultRole[]; clusterRoleBindings: DefaultBinding[]; roles: DefaultRole[]; roleBindings: DefaultBinding[] }
+
+export function defaultPolicy(identity: Identity): DefaultPolicy {
   const g = (ref: string) => groupFor(identity, ref);
   const rbac = g('rbac.authorization.plat.io'), authz = g('authorization.plat.io'), authn = g('authentication.plat.io');
   const networking = g('networking.plat.io'), discovery = g('discovery.plat.io');
@@ -110,7 +114,7 @@ export function defaultPolicy(identity: Identity): { clusterRoles: DefaultRole[]
   const bind = (name: string, ...groups: string[]): DefaultBinding => ({
     metadata: meta(name), roleRef: { apiGroup: rbac, kind: 'ClusterRole', name }, subjects: groups.map((n) => ({ apiGroup: rbac, kind: 'Group', name: n })),
   });
-  const clusterRoleBindings = [
+  const clusterRoleBindings: DefaultBinding[] = [
     bind('cluster-admin', 'system:masters'),
     bind('system:discovery', 'system:authenticated'),
     bind('system:basic-user', 'system:authenticated'),
@@ -118,5 +122,21 @@ export function defaultPolicy(identity: Identity): { clusterRoles: DefaultRole[]
     bind('system:monitoring', 'system:monitoring'),
     bind('system:service-account-issuer-discovery', 'system:serviceaccounts'),
   ];
-  return { clusterRoles, clusterRoleBindings };
+  const components = componentPolicy(identity, nodeRules(identity, false));
+  for (const c of components.roles) clusterRoles.push({ metadata: meta(c.name), rules: c.rules });
+  for (const b of components.bindings) {
+    clusterRoleBindings.push({
+      metadata: meta(b.name), roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: b.role },
+      subjects: b.subjects.map((x) => (x.kind === 'ServiceAccount' ? { ...x } : { apiGroup: rbac, kind: x.kind, name: x.name })),
+    });
+  }
+  const roles: DefaultRole[] = [], roleBindings: DefaultBinding[] = [];
+  for (const n of namespacePolicy(identity)) {
+    roles.push({ metadata: { ...meta(n.name), namespace: n.namespace }, rules: n.rules });
+    roleBindings.push({
+      metadata: { ...meta(n.name), namespace: n.namespace }, roleRef: { apiGroup: rbac, kind: 'Role', name: n.name },
+      subjects: n.subjects.map((x) => (x.kind === 'ServiceAccount' ? { ...x } : { apiGroup: rbac, kind: x.kind, name: x.name })),
+    });
+  }
+  return { clusterRoles, clusterRoleBindings, roles, roleBindings };
 }

@@ -4,9 +4,9 @@
  * already holds at that scope, unless they may `escalate` it; a binding only to a role whose
  * rules they hold, unless they may `bind` it. Members of `system:masters` skip the checks.
  */
-import { MASTERS_GROUP, type UserInfo } from '../types.js';
+import { MASTERS_GROUP, type MaybeAsync, type UserInfo } from '../types.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
+import { settle, type Authorizer } from './authorizer.js';
 import type { RbacIndex, RoleRef } from './rbac-index.js';
 import type { RbacAuthorizer } from './rbac.js';
 import { aggregateMessage } from './rbac.js';
@@ -26,6 +26,31 @@ const ROLE_KINDS = new Set(['roles', 'clusterroles']);
 const CHECKED = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
 const FULL_AUTHORITY: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
 
+/** Metadata the server sets or the garbage collector may change: ignored when comparing an update with the stored object. */
+const SERVER_METADATA = new Set(['ownerReferences', 'finalizers', 'selfLink', 'managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation']);
+
+/** JSON with sorted keys, empty objects and arrays dropped (a PUT body omits what the stored object has empty). */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    const c = canonical((v as Record<string, unknown>)[k]);
+    if (c === undefined || c === null || (typeof c === 'object' && Object.keys(c as object).length === 0)) continue;
+    out[k] = c;
+  }
+  return out;
+}
+
+/** upstream IsOnlyMutatingGCFields: equal but for ownerReferences, finalizers and server-set metadata. */
+export function onlyGCFieldsChanged(obj: any, old: any): boolean {
+  const strip = (o: any) => {
+    const { kind: _k, apiVersion: _a, metadata = {}, ...rest } = o ?? {};
+    return canonical({ ...rest, metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !SERVER_METADATA.has(k))) });
+  };
+  return JSON.stringify(strip(obj)) === JSON.stringify(strip(old));
+}
+
 export class EscalationCheck {
   constructor(private readonly deps: { authorizer: Authorizer; rbac: RbacAuthorizer; index: RbacIndex }) {}
 
@@ -35,37 +60,45 @@ export class EscalationCheck {
       (verb === 'create' || verb === 'update' || verb === 'patch') && !!user && !user.groups.includes(MASTERS_GROUP);
   }
 
-  /** Throws a 403 StatusError when `obj` (the object as it would be stored) escalates. */
-  check(w: RbacWrite, obj: any): void {
+  /**
+   * Throws (or rejects with, when the chain has to ask a webhook) a 403 StatusError when `obj`
+   * (the object as it would be stored) escalates. `old` is the stored object of an update: a
+   * change of only the garbage collector's fields (ownerReferences, finalizers) is never
+   * checked, and a ClusterRole losing its aggregationRule is checked as one using it (upstream).
+   */
+  check(w: RbacWrite, obj: any, old?: any): MaybeAsync<void> {
     const name = String(obj?.metadata?.name ?? w.pathName);
-    if (ROLE_KINDS.has(w.resource)) return this.checkRole(w, name, obj);
-    this.checkBinding(w, name, obj?.roleRef ?? {});
+    if (old && onlyGCFieldsChanged(obj, old)) return;
+    if (ROLE_KINDS.has(w.resource)) {
+      const escalate = this.deps.authorizer.authorize(resourceAttributes({
+        user: w.user, verb: 'escalate', apiGroup: this.deps.index.group, resource: w.resource, namespace: w.namespace || undefined, name: w.pathName || undefined,
+      }));
+      return settle(escalate, (d) => { if (d.decision !== 'allow') this.checkRole(w, name, obj, !!(obj?.aggregationRule || old?.aggregationRule)); });
+    }
+    const ref: RoleRef = obj?.roleRef ?? {};
+    if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') return this.checkBinding(w, name, ref);
+    const bind = this.deps.authorizer.authorize(resourceAttributes({
+      user: w.user, verb: 'bind', apiGroup: String(ref.apiGroup ?? ''), resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
+      namespace: w.namespace || undefined, name: String(ref.name ?? ''),
+    }));
+    return settle(bind, (d) => { if (d.decision !== 'allow') this.checkBinding(w, name, ref); });
   }
 
-  private checkRole(w: RbacWrite, name: string, obj: any): void {
+  /** Without `escalate`: an aggregationRule (set, kept or removed) needs every permission, and every rule must be held already. */
+  private checkRole(w: RbacWrite, name: string, obj: any, aggregation: boolean): void {
     const group = this.deps.index.group;
-    const escalate = this.deps.authorizer.authorize(resourceAttributes({
-      user: w.user, verb: 'escalate', apiGroup: group, resource: w.resource, namespace: w.namespace || undefined, name: w.pathName || undefined,
-    }));
-    if (escalate.decision === 'allow') return;
+    // an aggregationRule can gather anything, so using one needs every permission
+    if (w.resource === 'clusterroles' && aggregation && this.confirmNoEscalation(w.user, '', FULL_AUTHORITY)) {
+      throw forbiddenError(w.resource, group, name, 'must have cluster-admin privileges to use the aggregationRule');
+    }
     const rules: PolicyRule[] = Array.isArray(obj?.rules) ? obj.rules : [];
     const why = this.confirmNoEscalation(w.user, w.namespace, rules);
     if (why) throw forbiddenError(w.resource, group, name, why);
-    // an aggregationRule can gather anything, so setting one needs every permission
-    if (w.resource === 'clusterroles' && obj?.aggregationRule && this.confirmNoEscalation(w.user, '', FULL_AUTHORITY)) {
-      throw forbiddenError(w.resource, group, name, 'must have cluster-admin privileges to use the aggregationRule');
-    }
   }
 
+  /** Without `bind` on the role: every rule of the role must be held already. */
   private checkBinding(w: RbacWrite, name: string, ref: RoleRef): void {
     const group = this.deps.index.group;
-    if (ref.kind === 'Role' || ref.kind === 'ClusterRole') {
-      const bind = this.deps.authorizer.authorize(resourceAttributes({
-        user: w.user, verb: 'bind', apiGroup: String(ref.apiGroup ?? ''), resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
-        namespace: w.namespace || undefined, name: String(ref.name ?? ''),
-      }));
-      if (bind.decision === 'allow') return;
-    }
     const rules = this.deps.index.roleRefRules({ kind: String(ref.kind ?? ''), name: String(ref.name ?? '') }, w.namespace);
     if (!Array.isArray(rules)) {
       // the registry getters' NotFound (plural resource), as upstream's binding storage reports it

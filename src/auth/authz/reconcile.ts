@@ -18,13 +18,15 @@ const JSON_ENC = { format: 'json' as const, pretty: false };
 type Submit = (op: OpInput) => Promise<Result>;
 
 export async function ensureDefaultPolicy(pool: Pick<ActorPool, 'submit'>, identity: Identity): Promise<void> {
-  const { clusterRoles, clusterRoleBindings } = defaultPolicy(identity);
+  const { clusterRoles, clusterRoleBindings, roles, roleBindings } = defaultPolicy(identity);
   const group = groupFor(identity, 'rbac.authorization.plat.io');
   const autoupdate = policyKeys(identity).autoupdate;
   const submit: Submit = (op) => pool.submit(op);
   await Promise.all([
     ...clusterRoles.map((r) => ensure(submit, { group, version: 'v1', resource: 'clusterroles' }, r, autoupdate, reconcileRole)),
     ...clusterRoleBindings.map((b) => ensure(submit, { group, version: 'v1', resource: 'clusterrolebindings' }, b, autoupdate, reconcileBinding)),
+    ...roles.map((r) => ensure(submit, { group, version: 'v1', resource: 'roles' }, r, autoupdate, reconcileRole)),
+    ...roleBindings.map((b) => ensure(submit, { group, version: 'v1', resource: 'rolebindings' }, b, autoupdate, reconcileBinding)),
   ]);
 }
 
@@ -33,13 +35,14 @@ type Reconcile<T> = (existing: any, expected: T) => 'same' | 'changed' | 'recrea
 async function ensure<T extends DefaultRole | DefaultBinding>(
   submit: Submit, type: { group: string; version: string; resource: string }, expected: T, autoupdate: string, reconcile: Reconcile<T>,
 ): Promise<void> {
-  const what = `${type.resource} ${expected.metadata.name}`;
+  const namespace = expected.metadata.namespace ?? '';
+  const what = `${type.resource} ${namespace ? `${namespace}/` : ''}${expected.metadata.name}`;
   const name = expected.metadata.name;
   const create = async () => {
-    const r = await submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace: '', body: { text: JSON.stringify(expected), contentType: 'json' } });
+    const r = await submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace, body: { text: JSON.stringify(expected), contentType: 'json' } });
     if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
   };
-  const got = await submit({ op: 'get', type, enc: JSON_ENC, namespace: '', name });
+  const got = await submit({ op: 'get', type, enc: JSON_ENC, namespace, name });
   if ('error' in got) {
     if (got.error.code === 404) return create();
     throw new Error(`bootstrap ${what}: ${got.error.message}`);
@@ -50,10 +53,10 @@ async function ensure<T extends DefaultRole | DefaultBinding>(
   const outcome = reconcile(existing, expected);
   if (outcome === 'same') return;
   if (outcome === 'recreate') {
-    await submit({ op: 'delete', type, enc: JSON_ENC, dryRun: false, namespace: '', name, options: {} });
+    await submit({ op: 'delete', type, enc: JSON_ENC, dryRun: false, namespace, name, options: {} });
     return create();
   }
-  const r = await submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(existing), contentType: 'json' } });
+  const r = await submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace, name, body: { text: JSON.stringify(existing), contentType: 'json' } });
   // a concurrent writer won: the next start reconciles again
   if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
 }
@@ -89,7 +92,8 @@ export function reconcileBinding(existing: any, expected: DefaultBinding): 'same
   let changed = mergeMetadata(existing, expected.metadata);
   const subjects: any[] = (existing.subjects ??= []);
   for (const s of expected.subjects) {
-    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === '')) { subjects.push(s); changed = true; }
+    const ns = 'namespace' in s ? s.namespace : '';
+    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === ns)) { subjects.push(s); changed = true; }
   }
   return changed ? 'changed' : 'same';
 }

@@ -33,9 +33,9 @@ export interface SignerAdmissionDeps {
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 /** upstream IsAuthorizedForSignerName: the exact signer name, else `<domain>/*`. */
-export function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): boolean {
-  const ask = (name: string) => authorizer.authorize({ ...resourceAttributes({ user, verb, apiGroup: group, resource: 'signers', name }), apiVersion: '*' }).decision === 'allow';
-  return ask(signerName) || ask(`${signerName.split('/')[0]}/*`);
+export async function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): Promise<boolean> {
+  const ask = async (name: string) => (await authorizer.authorize({ ...resourceAttributes({ user, verb, apiGroup: group, resource: 'signers', name }), apiVersion: '*' })).decision === 'allow';
+  return (await ask(signerName)) || ask(`${signerName.split('/')[0]}/*`);
 }
 
 export class SignerAdmission {
@@ -66,14 +66,14 @@ export class SignerAdmission {
     const signer = String(stored.spec?.signerName ?? '');
     const user = r.user as UserInfo;
     if (r.info.subresource === 'approval') {
-      if (!authorizedForSigner(this.deps.authorizer, user, 'approve', this.deps.group, signer)) throw this.refuse(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+      if (!await authorizedForSigner(this.deps.authorizer, user, 'approve', this.deps.group, signer)) throw this.refuse(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
       return;
     }
     const next = await this.preview(r, buf);
     if (next === undefined) return;
     const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
     if (same(next.status?.certificate, stored.status?.certificate) && same(next.status?.conditions, stored.status?.conditions)) return;
-    if (!authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)) throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+    if (!await authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)) throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
   }
 
   private refuse(r: Request, why: string): StatusError {

@@ -1,0 +1,140 @@
+/**
+ * The NodeRestriction admission plugin (upstream plugin/pkg/admission/noderestriction), enabled
+ * with `--enable-admission-plugins=...,NodeRestriction`: a node agent (`system:node:<name>` in
+ * `system:nodes`) may only create mirror pods bound to itself, delete, update the status of and
+ * evict only pods bound to itself, create and modify only its own Node object (without changing
+ * its taints or setting labels of the product's domains other than the kubelet's), and create
+ * only its own lease. Users that are not nodes are ignored. Runs on the front thread before the
+ * write goes to its actor (the existing pod's node comes from the node graph).
+ */
+import { groupFor, type Identity } from '../../api/identity.js';
+import type { UserInfo } from '../types.js';
+import { forbiddenError } from './attributes.js';
+import type { NodeGraph } from './node-graph.js';
+import { nodeIdentity } from './node.js';
+
+/** What a checked write is about. */
+export interface NodeWrite {
+  user: UserInfo;
+  verb: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  /** the name in the path ('' for a create) */
+  name: string;
+}
+
+/** upstream getModifiedLabels: keys added, removed or changed. */
+function modifiedLabels(now: Record<string, string> | undefined, before: Record<string, string> | undefined): string[] {
+  const a = now ?? {}, b = before ?? {};
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((k) => a[k] !== b[k]);
+}
+
+export class NodeRestriction {
+  private readonly coordination: string;
+  private readonly mirrorAnnotation: string;
+
+  private readonly restrictionDomain: string;
+  private readonly ownDomains: string[];
+  private readonly kubeletDomains: string[];
+  private readonly kubeletLabels: Set<string>;
+
+  constructor(private readonly graph: NodeGraph, identity: Identity) {
+    this.coordination = groupFor(identity, 'coordination.plat.io');
+    const p = `${identity.product}.io`;
+    this.mirrorAnnotation = `${p}/config.mirror`;
+    this.restrictionDomain = `node-restriction.${p}`;
+    this.ownDomains = [...new Set([p, identity.domain])];
+    this.kubeletDomains = [`kubelet.${p}`, `node.${p}`];
+    this.kubeletLabels = new Set([
+      `${p}/hostname`, `topology.${p}/zone`, `topology.${p}/region`, `failure-domain.beta.${p}/zone`, `failure-domain.beta.${p}/region`,
+      `beta.${p}/instance-type`, `node.${p}/instance-type`, `beta.${p}/os`, `beta.${p}/arch`, `${p}/os`, `${p}/arch`,
+    ]);
+  }
+
+  /** Whether the write is one the plugin checks: writes of pods, nodes and leases by a node. */
+  applies(w: Omit<NodeWrite, 'namespace' | 'name'>): boolean {
+    if (!nodeIdentity(w.user)) return false;
+    if (w.apiGroup === this.coordination) return w.resource === 'leases' && w.verb === 'create';
+    if (w.apiGroup !== '') return false;
+    if (w.resource === 'nodes') return w.verb === 'create' || w.verb === 'update' || w.verb === 'patch';
+    if (w.resource !== 'pods') return false;
+    if (!w.subresource) return w.verb === 'create' || w.verb === 'delete';
+    return (w.subresource === 'status' && (w.verb === 'update' || w.verb === 'patch')) || (w.subresource === 'eviction' && w.verb === 'create');
+  }
+
+  /** Whether the check needs the object written and the stored one (a node updating its own Node). */
+  needsObjects(w: Omit<NodeWrite, 'namespace'>): boolean {
+    return w.resource === 'nodes' && !w.subresource && (w.verb === 'update' || w.verb === 'patch') && w.name === nodeIdentity(w.user);
+  }
+
+  /**
+   * Throws upstream's admission 403 when the node oversteps; `obj` is the object a create or an
+   * update of its Node would store, `old` the stored Node of an update.
+   */
+  check(w: NodeWrite, obj: any, old?: any): void {
+    const node = nodeIdentity(w.user)!;
+    const name = String(obj?.metadata?.name ?? w.name);
+    const refuse = (why: string) => { throw forbiddenError(w.resource, w.apiGroup, name, why); };
+    if (w.resource === 'leases') {
+      if (name !== node) refuse('can only access node lease with the same name as the requesting node');
+      return;
+    }
+    if (w.resource === 'nodes') {
+      if (name !== node) refuse(`node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(name)}`);
+      if (w.subresource || !obj) return;
+      if (w.verb === 'create') {
+        const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, undefined));
+        if (bad.length) refuse(`node ${JSON.stringify(node)} is not allowed to set the following labels: ${bad.join(', ')}`);
+        return;
+      }
+      if (!old) return;
+      if (JSON.stringify(obj.spec?.taints ?? []) !== JSON.stringify(old.spec?.taints ?? [])) refuse(`node ${JSON.stringify(node)} is not allowed to modify taints`);
+      const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, old.metadata?.labels));
+      if (bad.length) refuse(`is not allowed to modify labels: ${bad.join(', ')}`);
+      return;
+    }
+    if (w.verb === 'create' && !w.subresource) return this.mirrorPod(node, obj, refuse);
+    const bound = this.graph.podNode(w.namespace, w.name);
+    // an unknown pod is left to the handler (404)
+    if (!bound && !this.graph.podKnown(w.namespace, w.name)) return;
+    if (bound === node) return;
+    if (w.subresource === 'status') refuse(`node ${JSON.stringify(node)} can only update pod status for pods with spec.nodeName set to itself`);
+    if (w.subresource === 'eviction') refuse(`node ${JSON.stringify(node)} can only evict pods with spec.nodeName set to itself`);
+    refuse(`node ${JSON.stringify(node)} can only delete pods with spec.nodeName set to itself`);
+  }
+
+  /**
+   * upstream getForbiddenLabels: the node-restriction domain, and labels of the product's own
+   * domains (`<product>.io`, the API domain, and their subdomains) except the kubelet's labels.
+   */
+  private forbiddenLabels(keys: string[]): string[] {
+    return keys.filter((k) => {
+      const slash = k.indexOf('/');
+      if (slash < 0) return false;
+      const domain = k.slice(0, slash);
+      const within = (d: string) => domain === d || domain.endsWith(`.${d}`);
+      if (within(this.restrictionDomain)) return true;
+      if (!this.ownDomains.some(within)) return false;
+      return !this.kubeletLabels.has(k) && !this.kubeletDomains.some(within);
+    }).sort();
+  }
+
+  private mirrorPod(node: string, pod: any, refuse: (why: string) => never): void {
+    const annotations = pod?.metadata?.annotations ?? {};
+    if (typeof annotations !== 'object' || !(this.mirrorAnnotation in annotations)) {
+      refuse(`pod does not have ${JSON.stringify(this.mirrorAnnotation)} annotation, node ${JSON.stringify(node)} can only create mirror pods`);
+    }
+    if (pod?.spec?.nodeName !== node) refuse(`node ${JSON.stringify(node)} can only create pods with spec.nodeName set to itself`);
+    const spec = pod?.spec ?? {};
+    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) refuse(`node ${JSON.stringify(node)} can not create pods that reference a service account`);
+    const refs = JSON.stringify(spec);
+    if (/"(secretName|secretRef|secretKeyRef|nodePublishSecretRef)"/.test(refs) || (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length)) {
+      refuse(`node ${JSON.stringify(node)} can not create pods that reference secrets`);
+    }
+    if (/"(configMap|configMapRef|configMapKeyRef)"/.test(refs)) refuse(`node ${JSON.stringify(node)} can not create pods that reference configmaps`);
+    if (/"persistentVolumeClaim"/.test(refs)) refuse(`node ${JSON.stringify(node)} can not create pods that reference persistentvolumeclaims`);
+  }
+}
