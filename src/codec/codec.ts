@@ -1,9 +1,10 @@
-/** JSON and YAML encoding of objects, lists and events. Runs in the actors. */
+/** JSON, YAML, Protobuf and CBOR encoding of objects and lists. Runs in the actors. */
 import { stringify as stringifyYaml } from 'yaml';
 import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { CBOR_MEDIA_TYPE, decodeCbor, encodeCbor } from './cbor.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -32,6 +33,15 @@ export function decodeBody(body: Body, found?: Duplicate[]): any {
       throw errors.badRequest(`error decoding protobuf: ${(e as Error).message}`);
     }
   }
+  if (body.contentType === 'cbor') {
+    try {
+      obj = decodeCbor(body.bytes ?? new Uint8Array());
+    } catch (e) {
+      throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
+    }
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest("Object 'Kind' is missing in CBOR data");
+    return obj;
+  }
   try {
     obj = body.contentType === 'yaml' ? parseYamlNoting(body.text, found) : parseJsonNoting(body.text, found);
   } catch (e) {
@@ -44,17 +54,20 @@ export function decodeBody(body: Body, found?: Duplicate[]): any {
   return obj;
 }
 
+/** The response Content-Type; a view names itself in parameters (`application/json;as=Table;g=…;v=…`). */
 export function contentTypeOf(enc: Encoding): string {
+  const base = enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : enc.format === 'cbor' ? CBOR_MEDIA_TYPE : JSON_TYPE;
   if (enc.view) {
     const [g, v] = enc.view.groupVersion.split('/');
-    return `application/json;as=${enc.view.as};g=${g};v=${v}`;
+    return `${base};as=${enc.view.as};g=${g};v=${v}`;
   }
-  return enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : JSON_TYPE;
+  return base;
 }
 
 /** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
 export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
+  if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
   if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
   return json ?? JSON.stringify(value);
