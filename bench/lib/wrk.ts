@@ -12,6 +12,8 @@ export interface WrkRun {
   /** arguments for the script's init(args), after `--` */
   scriptArgs?: string[];
   timeoutSec?: number;
+  /** extra request headers, e.g. "Accept: application/cbor" */
+  headers?: string[];
 }
 
 export interface WrkResult {
@@ -27,6 +29,7 @@ export interface WrkResult {
 
 export function wrkArgs(r: WrkRun): string[] {
   const args = ['-t' + r.threads, '-c' + r.connections, '-d' + r.durationSec + 's', '--latency', '--timeout', (r.timeoutSec ?? 10) + 's'];
+  for (const h of r.headers ?? []) args.push('-H', h);
   if (r.script) args.push('-s', r.script);
   args.push(r.url);
   if (r.scriptArgs?.length) args.push('--', ...r.scriptArgs);
@@ -35,7 +38,7 @@ export function wrkArgs(r: WrkRun): string[] {
 
 export function runWrk(r: WrkRun): Promise<WrkResult> {
   const args = wrkArgs(r);
-  const command = [WRK, ...args].join(' ');
+  const command = [WRK, ...args].map((a) => (/[\s;,*]/.test(a) ? `'${a}'` : a)).join(' ');
   return new Promise((resolve, reject) => {
     execFile(WRK, args, { timeout: (r.durationSec + 60) * 1000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${command} failed: ${err.message}\n${stderr}`));

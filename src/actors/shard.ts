@@ -221,7 +221,7 @@ export class Shard {
     for (const enc of wanted) {
       try {
         // Table views: the events after a watcher's first carry no column definitions
-        out[streamKey(enc)] = encodeEventObject(enc, { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj }, now, false);
+        out[streamKey(enc)] = encodeEventObject(enc, { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry }, now, false);
       } catch { /* encoded (and the failure reported) by the front thread */ }
     }
     return out;

@@ -31,6 +31,30 @@ export function encodeCbor(value: unknown): Uint8Array {
   return out;
 }
 
+/** One data item without the tag: a list item, encoded once and reused (see cborList). */
+export function encodeCborItem(value: unknown): Uint8Array {
+  return encoder.encode(value);
+}
+
+/** A self-described list map {kind, apiVersion, metadata, items: [...]} around already-encoded items. */
+export function cborList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+  const shell = encoder.encode({ kind: head.kind, apiVersion: head.apiVersion, metadata: head.metadata, items: null });
+  // the shell ends with the null (f6) of items: replaced by an array header and the items
+  const n = items.length;
+  const arrayHead = n < 24 ? [0x80 + n] : n < 0x100 ? [0x98, n] : n < 0x10000 ? [0x99, n >> 8, n & 0xff] : [0x9a, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  let size = 3 + shell.length - 1 + arrayHead.length;
+  for (const it of items) size += it.length;
+  const out = new Uint8Array(size);
+  out.set(SELF_DESCRIBED);
+  let at = 3;
+  out.set(shell.subarray(0, shell.length - 1), at);
+  at += shell.length - 1;
+  out.set(arrayHead, at);
+  at += arrayHead.length;
+  for (const it of items) { out.set(it, at); at += it.length; }
+  return out;
+}
+
 /** Exactly one data item (the self-described tag is optional) → its JSON data model. */
 export function decodeCbor(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new CborDecodeError('cbor: empty body');

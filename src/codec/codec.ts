@@ -4,7 +4,7 @@ import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
-import { CBOR_MEDIA_TYPE, decodeCbor, encodeCbor } from './cbor.js';
+import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -77,4 +77,41 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
 export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
   return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
+}
+
+/**
+ * A stored object as list encodings see it. Entries are immutable per version, so the bare item
+ * bytes of each binary encoding are computed on first use and kept on the entry (`encoded`),
+ * keyed by format and apiVersion: a LIST in Protobuf or CBOR encodes each object once, not on
+ * every request.
+ */
+export interface Encodable { json: string; obj: any; encoded?: Record<string, Uint8Array> }
+
+function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string): Uint8Array {
+  const key = `${format}|${apiVersion}`;
+  let bytes = e.encoded?.[key];
+  if (!bytes) {
+    const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
+    bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : encodeCborItem(obj);
+    (e.encoded ??= {})[key] = bytes;
+  }
+  return bytes;
+}
+
+/** A list body from entries: JSON joins their strings, Protobuf and CBOR their cached item bytes. */
+export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
+  if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
+  if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
+  const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
+  return encodeList(head, items, enc);
+}
+
+/** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */
+export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string): Uint8Array {
+  if (enc.format === 'protobuf') return protobufCodec().envelope(apiVersion, e.obj.kind, itemBytes(e, 'protobuf', apiVersion));
+  const item = itemBytes(e, 'cbor', apiVersion);
+  const out = new Uint8Array(item.length + 3);
+  out.set(SELF_DESCRIBED);
+  out.set(item, 3);
+  return out;
 }

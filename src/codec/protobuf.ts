@@ -94,6 +94,11 @@ export class ProtobufCodec {
 
   /** JSON object with kind and apiVersion → magic + Unknown envelope. */
   encodeObject(obj: any): Uint8Array {
+    return this.envelope(obj.apiVersion, obj.kind, this.encodeMessage(obj));
+  }
+
+  /** The kind's bare message (no envelope): what a list carries per item and `raw` holds. */
+  encodeMessage(obj: any): Uint8Array {
     const c = this.load();
     const apiVersion = obj?.apiVersion;
     const kind = obj?.kind;
@@ -110,11 +115,31 @@ export class ProtobufCodec {
       if (!(e instanceof FieldError)) throw e;
       throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
     }
+    return type.encode(message).finish();
+  }
+
+  /**
+   * A list from its head (kind, apiVersion, metadata) and its items' bare messages, so each
+   * item's bytes can be encoded once and reused: the head's message, then one `items` field
+   * per item (a repeated field may follow the others in any order on the wire).
+   */
+  encodeList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+    const { group, version } = parseApiVersion(head.apiVersion);
+    const type = this.typeFor(group, version, head.kind);
+    const field = type?.fields.items;
+    if (!type || !field) throw new ProtobufUnsupportedError(`protobuf: no list message for ${head.apiVersion}, Kind=${head.kind}`);
+    const w = protobuf.Writer.create();
+    type.encode(this.load().converter.toMessage(type, head), w);
+    const tag = (field.id << 3) | 2;
+    for (const item of items) w.uint32(tag).bytes(item);
+    return this.envelope(head.apiVersion, head.kind, w.finish());
+  }
+
+  /** magic + Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
+  envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
     const w = protobuf.Writer.create();
     w.uint32(10).fork().uint32(10).string(apiVersion).uint32(18).string(kind).ldelim();
-    w.uint32(18).fork();
-    type.encode(message, w);
-    w.ldelim();
+    w.uint32(18).bytes(raw);
     w.uint32(26).string('').uint32(34).string('');
     const body = w.finish();
     const out = new Uint8Array(body.length + 4);

@@ -12,7 +12,7 @@
  */
 import type { Encoding } from '../actors/protocol.js';
 import { encodeCbor, cborWatchEvent, CBOR_SEQ_MEDIA_TYPE } from './cbor.js';
-import { protobufCodec } from './codec.js';
+import { encodeEntry, protobufCodec, type Encodable } from './codec.js';
 import { partialObjectMetadata, toTable } from './table.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 
@@ -42,6 +42,8 @@ export interface EventObject {
   json: string;
   /** the parsed object when the caller has it (saves a parse) */
   obj?: any;
+  /** the stored entry when `json` is its JSON: binary encodings reuse its cached item bytes */
+  entry?: Encodable;
 }
 
 /**
@@ -51,6 +53,7 @@ export interface EventObject {
  */
 export function encodeEventObject(enc: Encoding, o: EventObject, now: number, headers = true): Chunk {
   if (!enc.view && enc.format === 'json') return o.json;
+  if (!enc.view && o.entry && isBinaryStream(enc)) return encodeEntry(o.entry, enc, o.entry.obj.apiVersion);
   let value: any = o.obj ?? JSON.parse(o.json);
   const view = enc.view;
   if (view?.as === 'Table') {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, successStatus, type StatusCause } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
-import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
+import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
@@ -80,6 +80,7 @@ export class Store {
 
   /** Encodes a stored object as the requested version. */
   private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
+    if (enc.format === 'protobuf' || enc.format === 'cbor') return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
     return this.reply({ ...e.obj, apiVersion: this.apiVersion }, enc, code);
   }
@@ -115,8 +116,7 @@ export class Store {
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
     if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, op.enc.view, txn.now, true), op.enc);
-    const items = chunk.items.map((e) => e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion }));
-    const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
+    const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, chunk.items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 

@@ -46,14 +46,14 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   const current = txn.currentRV();
   // events framed in the watch's encoding; a Table view has column definitions on the first only
   const initial: (string | Uint8Array)[] = [];
-  const push = (type: string, json: string, obj?: any) =>
-    initial.push(frameEvent(op.enc, type, encodeEventObject(op.enc, { kind: def.kind, json, obj }, txn.now, initial.length === 0)));
+  const push = (type: string, json: string, entry?: Entry) =>
+    initial.push(frameEvent(op.enc, type, encodeEventObject(op.enc, { kind: def.kind, json, obj: entry?.obj, entry }, txn.now, initial.length === 0)));
 
   // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
   if (opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && noVersion)) {
     if (!noVersion) store.checkNotTooLarge(parseRV(rv), txn);
     for (const [, e] of cache.scan(op.namespace, undefined)) {
-      if (!m || m(e.labels, e.fields)) push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e.obj : undefined);
+      if (!m || m(e.labels, e.fields)) push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
     }
     const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
     return { ...base, initial, fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };

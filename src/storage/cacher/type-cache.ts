@@ -10,6 +10,8 @@ export interface Entry {
   obj: any;
   /** the object encoded once as JSON; shared by get, list and watch */
   json: string;
+  /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */
+  encoded?: Record<string, Uint8Array>;
   labels: Record<string, string> | undefined;
   fields: Record<string, string>;
 }
