@@ -78,12 +78,28 @@ async function encodeThroughput(listJson: string, ctx: Ctx): Promise<Map<string,
   return out;
 }
 
+/**
+ * The same list's JSON and Protobuf sizes with metadata.managedFields removed, in-process: a
+ * FieldsV1 is opaque JSON in both encodings (upstream's wire format), so it shrinks only the rest.
+ */
+function bytesWithoutManagedFields(listJson: string): { json: number; pb: number } {
+  const list = JSON.parse(listJson);
+  for (const o of list.items) delete o.metadata.managedFields;
+  const head = { kind: 'PodList', apiVersion: 'v1', metadata: list.metadata };
+  const entries: Encodable[] = list.items.map((o: object) => { const obj = { ...o, kind: 'Pod', apiVersion: 'v1' }; return { obj, json: JSON.stringify(obj) }; });
+  return {
+    json: Buffer.byteLength(encodeEntries(head, entries, VARIANTS[0]!.enc) as string),
+    pb: (encodeEntries(head, entries, VARIANTS[1]!.enc) as Uint8Array).byteLength,
+  };
+}
+
 export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
   const server = await startServer(ctx.serverNodeArgs, ['--feature-gates', 'CBORServingAndStorage=true']);
   const rows: Row[] = [];
   const commands: string[] = [];
   const sizes = new Map<string, number>();
   let encode = new Map<string, number>();
+  let withoutMF = { json: 0, pb: 0 };
   try {
     await ensureNamespace(server.url, NS);
     await parallel(PODS, 32, async (i) => { await expect(server.url, 'POST', PATH, podJson(i), [201]); });
@@ -111,6 +127,7 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
       }
     }
     encode = await encodeThroughput(listJson, ctx);
+    withoutMF = bytesWithoutManagedFields(listJson);
   } finally {
     await server.stop();
     server.cleanup();
@@ -124,7 +141,11 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
   return {
     name: 'encodings',
     rows,
-    verdicts: [{ target: 'Protobuf LIST bytes ≤ 60% of JSON', measured: `${(pbShare * 100).toFixed(1)}% (${sizes.get('Protobuf')} vs ${json} B; CBOR ${(100 * sizes.get('CBOR')! / json).toFixed(1)}%, Table ${(100 * sizes.get('Table')! / json).toFixed(1)}%)`, met: pbShare <= 0.6 }],
+    verdicts: [{
+      target: 'Protobuf LIST bytes ≤ 60% of JSON',
+      measured: `${(pbShare * 100).toFixed(1)}% (${sizes.get('Protobuf')} vs ${json} B; CBOR ${(100 * sizes.get('CBOR')! / json).toFixed(1)}%, Table ${(100 * sizes.get('Table')! / json).toFixed(1)}%); without managedFields ${(100 * withoutMF.pb / withoutMF.json).toFixed(1)}% (${withoutMF.pb} vs ${withoutMF.json} B)`,
+      met: pbShare <= 0.6,
+    }],
     commands: [...commands, `# encode: tinybench in the bench process over the served list (codec.encodeEntries per encoding, warm = item bytes cached on the entries, cold = fresh entries; Table = renderView + JSON.stringify); ratio = lists/s ÷ the JSON path's`],
     notes: [`${CONNECTIONS} connections (each response is several MB)`, 'encode ratio is against the JSON path, which joins the already-encoded item strings (the ceiling of what a list encoding can cost in the actor)'],
   };
