@@ -19,6 +19,9 @@ import protobuf from 'protobufjs';
 import { Converter } from './protobuf/convert.js';
 import { FieldError } from './protobuf/errors.js';
 import { ProtoSchema } from './protobuf/schema.js';
+import { fieldLength, writeField, writeVarint } from './protobuf/wire.js';
+
+const textEncoder = new TextEncoder();
 
 export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 /** The media type in the reference domain; the server derives its own from `--api-domain`. */
@@ -128,23 +131,33 @@ export class ProtobufCodec {
     const type = this.typeFor(group, version, head.kind);
     const field = type?.fields.items;
     if (!type || !field) throw new ProtobufUnsupportedError(`protobuf: no list message for ${head.apiVersion}, Kind=${head.kind}`);
-    const w = protobuf.Writer.create();
-    type.encode(this.load().converter.toMessage(type, head), w);
+    const headBytes = type.encode(this.load().converter.toMessage(type, head)).finish();
     const tag = (field.id << 3) | 2;
-    for (const item of items) w.uint32(tag).bytes(item);
-    return this.envelope(head.apiVersion, head.kind, w.finish());
+    if (tag >= 0x80) throw new ProtobufUnsupportedError(`protobuf: items field number ${field.id} of ${head.kind} is too large`);
+    let size = headBytes.length;
+    for (const item of items) size += fieldLength(item.length);
+    const raw = new Uint8Array(size);
+    raw.set(headBytes);
+    let at = headBytes.length;
+    for (const item of items) at = writeField(raw, at, tag, item);
+    return this.envelope(head.apiVersion, head.kind, raw);
   }
 
   /** magic + Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
   envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-    const w = protobuf.Writer.create();
-    w.uint32(10).fork().uint32(10).string(apiVersion).uint32(18).string(kind).ldelim();
-    w.uint32(18).bytes(raw);
-    w.uint32(26).string('').uint32(34).string('');
-    const body = w.finish();
-    const out = new Uint8Array(body.length + 4);
+    const av = textEncoder.encode(apiVersion);
+    const k = textEncoder.encode(kind);
+    const typeMeta = fieldLength(av.length) + fieldLength(k.length);
+    // contentEncoding and contentType are written empty (upstream writes them too)
+    const out = new Uint8Array(4 + fieldLength(typeMeta) + fieldLength(raw.length) + 4);
     out.set(PROTOBUF_MAGIC);
-    out.set(body, 4);
+    let at = 4;
+    out[at++] = 0x0a;
+    at = writeVarint(out, at, typeMeta);
+    at = writeField(out, at, 0x0a, av);
+    at = writeField(out, at, 0x12, k);
+    at = writeField(out, at, 0x12, raw);
+    out.set([0x1a, 0x00, 0x22, 0x00], at);
     return out;
   }
 

@@ -15,6 +15,7 @@ import { encodeCbor, cborWatchEvent, CBOR_SEQ_MEDIA_TYPE } from './cbor.js';
 import { encodeEntry, protobufCodec, type Encodable } from './codec.js';
 import { partialObjectMetadata, toTable } from './table.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
 
 export type Chunk = string | Uint8Array;
 
@@ -104,34 +105,16 @@ export function chunkLength(c: Chunk): number {
 
 const textEncoder = new TextEncoder();
 
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) { n = Math.floor(n / 128); len++; }
-  return len;
-}
-
-function writeVarint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) { out[at++] = (n & 0x7f) | 0x80; n = Math.floor(n / 128); }
-  out[at++] = n;
-  return at;
-}
-
 /** 4-byte big-endian length + WatchEvent{type, object: RawExtension{raw}}. */
 export function protobufWatchFrame(type: string, raw: Uint8Array): Uint8Array {
   const t = textEncoder.encode(type);
-  const ext = 1 + varintLength(raw.length) + raw.length;
-  const msg = 1 + varintLength(t.length) + t.length + 1 + varintLength(ext) + ext;
+  const ext = fieldLength(raw.length);
+  const msg = fieldLength(t.length) + 1 + varintLength(ext) + ext;
   const out = new Uint8Array(4 + msg);
   new DataView(out.buffer).setUint32(0, msg, false);
-  let at = 4;
-  out[at++] = 0x0a;
-  at = writeVarint(out, at, t.length);
-  out.set(t, at);
-  at += t.length;
+  let at = writeField(out, 4, 0x0a, t);
   out[at++] = 0x12;
   at = writeVarint(out, at, ext);
-  out[at++] = 0x0a;
-  at = writeVarint(out, at, raw.length);
-  out.set(raw, at);
+  writeField(out, at, 0x0a, raw);
   return out;
 }
