@@ -41,15 +41,15 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
     if ('error' in res) {
       // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
       if (res.error.code === 410) return void new WatchStream(r.x, enc).open(errorEvent(enc, res.error), 0)?.close();
-      return sendStatus(r.x, res.error, r.enc.pretty);
+      return sendStatus(r.x, res.error, r.enc.pretty, enc);
     }
-    if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status);
+    if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status, r.enc.pretty, enc);
     const w = res.watch;
     let matcher: Matcher | undefined;
     try {
       matcher = matcherFor(opts.labelSelector, opts.fieldSelector);
     } catch (e) {
-      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status);
+      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
     }
     const first: Chunk[] = [...w.initial];
     if (w.initialEventsEndRV !== undefined) {
@@ -65,7 +65,7 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
     stream.onClose = () => s.hub.remove(live);
     // registered in the same turn the actor's reply resolved: see WatchHub.add
     s.hub.add(live);
-  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status));
+  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, enc));
 }
 
 function isTooLarge(res: Result): boolean {

@@ -61,7 +61,7 @@ async function readFrames(res: Response, want: number, ms = 10_000): Promise<any
       if (buf.length < 4 + len) break;
       const ev = WatchEvent.decode(buf.subarray(4, 4 + len)) as any;
       const obj = open(ev.object.raw);
-      events.push({ type: ev.type, kind: obj.kind, apiVersion: obj.apiVersion, object: obj.kind === 'Status' ? Status.decode(obj.raw) : Pod.decode(obj.raw) });
+      events.push({ type: ev.type, kind: obj.kind, apiVersion: obj.apiVersion, object: obj.kind === 'Status' ? Status.decode(obj.raw) : obj.kind === 'Pod' ? Pod.decode(obj.raw) : obj.raw });
       buf = buf.subarray(4 + len);
     }
   }
@@ -166,4 +166,32 @@ test('a Protobuf Status answers errors of Protobuf requests; Protobuf body with 
   assert.equal(mixed.status, 201);
   assert.equal(mixed.headers.get('content-type'), 'application/json');
   assert.equal((await mixed.json()).metadata.name, 'pw5');
+});
+
+test('watch errors in Protobuf: a bad selector is a Protobuf 400 Status, an expired version one ERROR frame (410)', async () => {
+  const bad = await call('GET', '/api/v1/namespaces/default/pods?watch=1&labelSelector=a%20in%20(', undefined);
+  assert.equal(bad.status, 400);
+  assert.equal(bad.type, PB);
+  assert.equal((Status.decode(open(bad.bytes).raw) as any).reason, 'BadRequest');
+
+  const short = await startServer(['--watch-history-window', '1s']);
+  try {
+    const from = (await request(short.url, 'GET', '/api/v1/namespaces/default/pods')).json.metadata.resourceVersion;
+    await request(short.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'later' }, data: {} });
+    // the change after `from` leaves the 1 s window with time: poll (bounded) for the ERROR frame
+    const deadline = Date.now() + 8000;
+    let events: any[] = [];
+    while (Date.now() < deadline) {
+      const res = await fetch(`${short.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=1`, { headers: { accept: PB } });
+      events = await readFrames(res, 1, 3000);
+      if (events[0]?.type === 'ERROR') break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    assert.equal(events[0]?.type, 'ERROR');
+    assert.equal(events[0].kind, 'Status');
+    assert.deepEqual([events[0].object.code, events[0].object.reason], [410, 'Expired']);
+  } finally {
+    await short.stop();
+    short.cleanup();
+  }
 });
