@@ -95,7 +95,6 @@ export class WatchHub {
   }
 
   remove(w: Live): void {
-    if (w.closed) return;
     w.closed = true;
     const set = this.byType.get(w.typeKey);
     if (set?.delete(w)) {
