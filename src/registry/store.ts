@@ -20,7 +20,7 @@ import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { requiredCauses } from '../schema/required.js';
 import { PATCH_DECODED_AS, decodeNotes, decodeObject, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
-import { renderView } from '../codec/table.js';
+import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
@@ -115,7 +115,11 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, op.enc.view, txn.now, true), op.enc);
+    const view = op.enc.view;
+    if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && chunk.items.every((e) => e.obj.apiVersion === this.apiVersion)) {
+      return { code: 200, body: tableJson(this.ctx.def.kind, chunk.items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
+    }
+    if (view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, chunk.items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }

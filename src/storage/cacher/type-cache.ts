@@ -12,6 +12,8 @@ export interface Entry {
   json: string;
   /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */
   encoded?: Record<string, Uint8Array>;
+  /** JSON of obj.metadata, filled on first use (Table rows' PartialObjectMetadata) */
+  metaJson?: string;
   labels: Record<string, string> | undefined;
   fields: Record<string, string>;
 }
