@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--no-doc]`
  *
- * Runs each scenario (get, list, create, watch, apply, tls, authz; all by default) against the real server and
+ * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings; all by default) against the real server and
  * its ceiling in the same run (get, list and create alternate the two for --rounds rounds and
  * keep the best of each, since other work on the machine shifts either; --wait-quiet waits up
  * to that long for the machine to be mostly idle before starting), prints a markdown
@@ -22,6 +22,7 @@ import { watchScenario } from './scenarios/watch.js';
 import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
+import { encodingsScenario } from './scenarios/encodings.js';
 
 const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   get: getScenario,
@@ -31,6 +32,7 @@ const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   apply: applyScenario,
   tls: tlsScenario,
   authz: authzScenario,
+  encodings: encodingsScenario,
 };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -38,7 +38,7 @@ export function wrkArgs(r: WrkRun): string[] {
 
 export function runWrk(r: WrkRun): Promise<WrkResult> {
   const args = wrkArgs(r);
-  const command = [WRK, ...args].map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ');
+  const command = [WRK, ...args].map((a) => (/[\s;,*]/.test(a) ? `'${a}'` : a)).join(' ');
   return new Promise((resolve, reject) => {
     execFile(WRK, args, { timeout: (r.durationSec + 60) * 1000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${command} failed: ${err.message}\n${stderr}`));

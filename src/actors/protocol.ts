@@ -18,7 +18,7 @@ export interface TypeRef {
 
 /** How the actor should encode the response body. */
 export interface Encoding {
-  format: 'json' | 'yaml' | 'protobuf';
+  format: 'json' | 'yaml' | 'protobuf' | 'cbor';
   pretty: boolean;
   /** the Protobuf media type of the configured identity (format protobuf only) */
   mediaType?: string;
@@ -46,7 +46,7 @@ export interface DeleteOptions {
 }
 
 interface Base { id: number; type: TypeRef; enc: Encoding }
-export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf'; bytes?: Uint8Array }
+export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf' | 'cbor'; bytes?: Uint8Array }
 interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict' }
 
 export type Op =
@@ -78,8 +78,8 @@ export type Result =
 export interface WatchStart {
   /** type key (group/resource) whose event feed this watch subscribes to */
   typeKey: string;
-  /** events to send first (synthetic ADDED, or history replay), already encoded lines */
-  initial: string[];
+  /** events to send first (synthetic ADDED, or history replay), already framed in the op's encoding */
+  initial: (string | Uint8Array)[];
   /** deliver live events with rv strictly greater than this */
   fromRV: number;
   /** the kind and apiVersion of bookmarks for this watch */
@@ -107,6 +107,11 @@ export interface ChangeEvent {
   prevFields?: Record<string, string>;
   /** the previous object, only when an update changed labels or selectable fields */
   prevJson?: string;
+  /**
+   * the object in the stream encodings live watchers of this type use (Batch.streams), keyed by
+   * streamKey; events a watcher needs in another encoding are encoded on the front thread
+   */
+  encoded?: Record<string, string | Uint8Array>;
   /** the version the object is stored (and its JSON written) in */
   apiVersion: string;
   /** ownership facts for the garbage collector (no JSON parsing on the front thread) */
@@ -120,6 +125,8 @@ export interface ChangeEvent {
 
 export interface Batch {
   ops: Op[];
+  /** per type key, the non-JSON stream encodings its live watchers use: events carry them encoded */
+  streams?: Record<string, Encoding[]>;
 }
 
 export interface BatchReply {

@@ -9,7 +9,8 @@ import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
 import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
-import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Lease, Op, Result } from './protocol.js';
+import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
+import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 import type { Backend, Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
@@ -153,7 +154,8 @@ export class Shard {
     return s;
   }
 
-  async run(ops: Op[]): Promise<BatchReply> {
+  /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
+  async run(ops: Op[], streams?: Record<string, Encoding[]>): Promise<BatchReply> {
     const staged: StagedWrite[] = [];
     const pending = new Map<string, Entry | undefined>();
     const snapshot = Number(Atomics.load(this.rv, 0));
@@ -201,7 +203,7 @@ export class Shard {
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
       return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
     }
-    return { results, events: this.publish(staged, txn.now) };
+    return { results, events: this.publish(staged, txn.now, streams) };
   }
 
   private async runEach(ops: Op[]): Promise<BatchReply> {
@@ -253,7 +255,7 @@ export class Shard {
   }
 
   /** Makes committed writes visible and turns them into events for the front thread. */
-  private publish(staged: StagedWrite[], now: number): ChangeEvent[] {
+  private publish(staged: StagedWrite[], now: number, streams?: Record<string, Encoding[]>): ChangeEvent[] {
     return staged.map((w) => {
       const ev = this.caches.get(w.typeKey)!.apply(w.type, w.entry, now);
       const out: ChangeEvent = {
@@ -267,8 +269,27 @@ export class Shard {
       if (meta.deletionTimestamp) out.deleting = true;
       if (w.expiresAt) out.expiresAt = w.expiresAt;
       if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
+      const wanted = streams?.[w.typeKey];
+      if (wanted?.length) out.encoded = this.encodeForStreams(w, wanted, now);
       return out;
     });
+  }
+
+  /**
+   * The event's object once per stream encoding live watchers use, so the front thread writes
+   * bytes instead of encoding per watcher. An object that cannot be encoded is left out: the
+   * front thread's fallback then reports it to those watchers.
+   */
+  private encodeForStreams(w: StagedWrite, wanted: Encoding[], now: number): Record<string, string | Uint8Array> {
+    const out: Record<string, string | Uint8Array> = {};
+    const store = this.storeForKey(w.typeKey);
+    for (const enc of wanted) {
+      try {
+        // Table views: the events after a watcher's first carry no column definitions
+        out[streamKey(enc)] = encodeEventObject(enc, { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry }, now, false);
+      } catch { /* encoded (and the failure reported) by the front thread */ }
+    }
+    return out;
   }
 
   ownsType(group: string, resource: string): boolean {

@@ -71,8 +71,8 @@ export const errors = {
   unsupportedPatch: (message: string) => failure(415, 'UnsupportedMediaType', message),
   methodNotAllowed: (message: string) => failure(405, 'MethodNotAllowed', message),
   notAcceptable: (message: string) => failure(406, 'NotAcceptable', message),
-  unsupportedMediaType: (contentType: string) =>
-    failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] }),
+  unsupportedMediaType: (contentType: string, accepted: string[] = ['application/json', 'application/yaml']) =>
+    failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] }),
   requestEntityTooLarge: (limit: number) =>
     failure(413, 'RequestEntityTooLarge', `the request body is larger than the limit of ${limit} bytes`),
   /** an object whose stored form exceeds the storage limit (etcd's default --max-request-bytes) */

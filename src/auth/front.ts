@@ -10,7 +10,7 @@ import { configureProtobuf, contentTypeOf, decodeBody, encode } from '../codec/c
 import type { ActorPool } from '../server/actor-pool.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
-import { bodyFormat } from '../server/negotiation.js';
+import { bodyFormat, cborEnabled, toBody } from '../server/negotiation.js';
 import type { ServerOptions } from '../server/options.js';
 import type { BodyReader, Request } from '../handlers/context.js';
 import { virtualKinds, type VirtualKind } from '../registry/strategies/reviews.js';
@@ -166,14 +166,14 @@ export class FrontAuthentication {
   /** decode → create (never stored) → encode, 201. */
   serveVirtual(r: Request, kind: VirtualKind, user: UserInfo): void {
     const { x, info, def, enc } = r;
-    const format = bodyFormat(r.headers.contentType, this.identity.protobufMediaType);
+    const format = bodyFormat(r.headers.contentType, this.identity.protobufMediaType, cborEnabled(this.options));
     const sub = info.subresource ? def.subresources.find((s) => s.name === info.subresource) : undefined;
     const apiVersion = sub ? `${sub.group}/${sub.version}` : `${def.group}/${def.version}`;
     const read: BodyReader = r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
     read((buf) => {
       Promise.resolve()
         .then(() => {
-          const obj = decodeBody(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format });
+          const obj = decodeBody(toBody(format, buf));
           // field types are checked as for stored kinds (the reply echoes spec and must encode)
           const [group, version] = apiVersion.split('/') as [string, string];
           validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');

@@ -1,9 +1,10 @@
-/** JSON and YAML encoding of objects, lists and events. Runs in the actors. */
+/** JSON, YAML, Protobuf and CBOR encoding of objects and lists. Runs in the actors. */
 import { stringify as stringifyYaml } from 'yaml';
 import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -32,6 +33,15 @@ export function decodeBody(body: Body, found?: Duplicate[]): any {
       throw errors.badRequest(`error decoding protobuf: ${(e as Error).message}`);
     }
   }
+  if (body.contentType === 'cbor') {
+    try {
+      obj = decodeCbor(body.bytes ?? new Uint8Array());
+    } catch (e) {
+      throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
+    }
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest("Object 'Kind' is missing in CBOR data");
+    return obj;
+  }
   try {
     obj = body.contentType === 'yaml' ? parseYamlNoting(body.text, found) : parseJsonNoting(body.text, found);
   } catch (e) {
@@ -44,17 +54,20 @@ export function decodeBody(body: Body, found?: Duplicate[]): any {
   return obj;
 }
 
+/** The response Content-Type; a view names itself in parameters (`application/json;as=Table;g=…;v=…`). */
 export function contentTypeOf(enc: Encoding): string {
+  const base = enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : enc.format === 'cbor' ? CBOR_MEDIA_TYPE : JSON_TYPE;
   if (enc.view) {
     const [g, v] = enc.view.groupVersion.split('/');
-    return `application/json;as=${enc.view.as};g=${g};v=${v}`;
+    return `${base};as=${enc.view.as};g=${g};v=${v}`;
   }
-  return enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : JSON_TYPE;
+  return base;
 }
 
 /** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
 export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
+  if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
   if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
   return json ?? JSON.stringify(value);
@@ -64,4 +77,41 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
 export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
   return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
+}
+
+/**
+ * A stored object as list encodings see it. Entries are immutable per version, so the bare item
+ * bytes of each binary encoding are computed on first use and kept on the entry (`encoded`),
+ * keyed by format and apiVersion: a LIST in Protobuf or CBOR encodes each object once, not on
+ * every request.
+ */
+export interface Encodable { json: string; obj: any; encoded?: Record<string, Uint8Array> }
+
+function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string): Uint8Array {
+  const key = `${format}|${apiVersion}`;
+  let bytes = e.encoded?.[key];
+  if (!bytes) {
+    const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
+    bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : encodeCborItem(obj);
+    (e.encoded ??= {})[key] = bytes;
+  }
+  return bytes;
+}
+
+/** A list body from entries: JSON joins their strings, Protobuf and CBOR their cached item bytes. */
+export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
+  if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
+  if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
+  const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
+  return encodeList(head, items, enc);
+}
+
+/** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */
+export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string): Uint8Array {
+  if (enc.format === 'protobuf') return protobufCodec().envelope(apiVersion, e.obj.kind, itemBytes(e, 'protobuf', apiVersion));
+  const item = itemBytes(e, 'cbor', apiVersion);
+  const out = new Uint8Array(item.length + 3);
+  out.set(SELF_DESCRIBED);
+  out.set(item, 3);
+  return out;
 }

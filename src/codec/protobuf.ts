@@ -19,6 +19,9 @@ import protobuf from 'protobufjs';
 import { Converter } from './protobuf/convert.js';
 import { FieldError } from './protobuf/errors.js';
 import { ProtoSchema } from './protobuf/schema.js';
+import { fieldLength, writeField, writeVarint } from './protobuf/wire.js';
+
+const textEncoder = new TextEncoder();
 
 export const PROTOBUF_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 /** The media type in the reference domain; the server derives its own from `--api-domain`. */
@@ -94,6 +97,11 @@ export class ProtobufCodec {
 
   /** JSON object with kind and apiVersion → magic + Unknown envelope. */
   encodeObject(obj: any): Uint8Array {
+    return this.envelope(obj.apiVersion, obj.kind, this.encodeMessage(obj));
+  }
+
+  /** The kind's bare message (no envelope): what a list carries per item and `raw` holds. */
+  encodeMessage(obj: any): Uint8Array {
     const c = this.load();
     const apiVersion = obj?.apiVersion;
     const kind = obj?.kind;
@@ -110,16 +118,46 @@ export class ProtobufCodec {
       if (!(e instanceof FieldError)) throw e;
       throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
     }
-    const w = protobuf.Writer.create();
-    w.uint32(10).fork().uint32(10).string(apiVersion).uint32(18).string(kind).ldelim();
-    w.uint32(18).fork();
-    type.encode(message, w);
-    w.ldelim();
-    w.uint32(26).string('').uint32(34).string('');
-    const body = w.finish();
-    const out = new Uint8Array(body.length + 4);
+    return type.encode(message).finish();
+  }
+
+  /**
+   * A list from its head (kind, apiVersion, metadata) and its items' bare messages, so each
+   * item's bytes can be encoded once and reused: the head's message, then one `items` field
+   * per item (a repeated field may follow the others in any order on the wire).
+   */
+  encodeList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+    const { group, version } = parseApiVersion(head.apiVersion);
+    const type = this.typeFor(group, version, head.kind);
+    const field = type?.fields.items;
+    if (!type || !field) throw new ProtobufUnsupportedError(`protobuf: no list message for ${head.apiVersion}, Kind=${head.kind}`);
+    const headBytes = type.encode(this.load().converter.toMessage(type, head)).finish();
+    const tag = (field.id << 3) | 2;
+    if (tag >= 0x80) throw new ProtobufUnsupportedError(`protobuf: items field number ${field.id} of ${head.kind} is too large`);
+    let size = headBytes.length;
+    for (const item of items) size += fieldLength(item.length);
+    const raw = new Uint8Array(size);
+    raw.set(headBytes);
+    let at = headBytes.length;
+    for (const item of items) at = writeField(raw, at, tag, item);
+    return this.envelope(head.apiVersion, head.kind, raw);
+  }
+
+  /** magic + Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
+  envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+    const av = textEncoder.encode(apiVersion);
+    const k = textEncoder.encode(kind);
+    const typeMeta = fieldLength(av.length) + fieldLength(k.length);
+    // contentEncoding and contentType are written empty (upstream writes them too)
+    const out = new Uint8Array(4 + fieldLength(typeMeta) + fieldLength(raw.length) + 4);
     out.set(PROTOBUF_MAGIC);
-    out.set(body, 4);
+    let at = 4;
+    out[at++] = 0x0a;
+    at = writeVarint(out, at, typeMeta);
+    at = writeField(out, at, 0x0a, av);
+    at = writeField(out, at, 0x12, k);
+    at = writeField(out, at, 0x12, raw);
+    out.set([0x1a, 0x00, 0x22, 0x00], at);
     return out;
   }
 

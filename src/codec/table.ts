@@ -136,3 +136,25 @@ export function renderView(kind: string, objs: any[], listMeta: Record<string, u
   if (view.as === 'PartialObjectMetadata' && !isList) return partialObjectMetadata(objs[0], view.groupVersion);
   return { kind: 'PartialObjectMetadataList', apiVersion: view.groupVersion, metadata: listMeta, items: objs.map((o) => partialObjectMetadata(o, view.groupVersion)) };
 }
+
+/** A stored object as the Table list path sees it: its JSON and its metadata's JSON, kept once computed. */
+export interface TableEntry { obj: any; json: string; metaJson?: string }
+
+/**
+ * A JSON Table of a list built as a string join, like JSON lists: the cells are computed per
+ * request (Age moves with the clock) but each row's PartialObjectMetadata reuses the metadata
+ * JSON cached on the entry. Same document as JSON.stringify(toTable(...)).
+ */
+export function tableJson(kind: string, entries: TableEntry[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): string {
+  const cols = COLUMNS[kind] ?? DEFAULT;
+  const defs = JSON.stringify(cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })));
+  const pomHead = `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":`;
+  const rows = entries.map((e) => {
+    const cells = JSON.stringify(cols.map((c) => c.cell(e.obj, now)));
+    if (include === 'None') return `{"cells":${cells}}`;
+    if (include === 'Object') return `{"cells":${cells},"object":${e.json}}`;
+    if (e.obj.metadata === undefined) return `{"cells":${cells},"object":{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)}}}`;
+    return `{"cells":${cells},"object":${pomHead}${e.metaJson ??= JSON.stringify(e.obj.metadata)}}}`;
+  });
+  return `{"kind":"Table","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":${JSON.stringify(listMeta)},"columnDefinitions":${defs},"rows":[${rows.join(',')}]}`;
+}

@@ -48,7 +48,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   }
   if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   const json = (v: unknown) => {
-    const enc = negotiate(headers.accept, pretty, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc);
+    const enc = negotiate(headers.accept, pretty, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc });
     if (enc.as) x.headers.push(['Vary', 'Accept']);
     const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
     const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) + '\n' : JSON.stringify(v);
@@ -57,7 +57,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   const reg = server.registry;
   const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
-  const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, (m) => m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2').as !== undefined;
+  const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' }).as !== undefined;
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));

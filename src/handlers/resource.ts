@@ -5,7 +5,8 @@
 import { errors } from '../api/status.js';
 import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../server/actor-pool.js';
-import { bodyFormat, isTruthy, negotiate } from '../server/negotiation.js';
+import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
+import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
@@ -46,7 +47,7 @@ function dryRun(q: URLSearchParams): boolean {
 }
 
 export function reply(r: Request, res: Result): void {
-  if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty);
+  if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty, r.enc);
   else if ('code' in res) {
     for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
     if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
@@ -67,7 +68,7 @@ async function run(r: Request, s: Services, op: OpInput): Promise<void> {
     // --request-timeout bounds every non-watch request; the parameter can only shorten it
     if (s.options.requestTimeoutMs > 0 && (limitMs === undefined || limitMs > s.options.requestTimeoutMs)) limitMs = s.options.requestTimeoutMs;
   } catch (e) {
-    return sendStatus(r.x, errorStatus(e));
+    return sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
   }
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
   if (limitMs === undefined) return reply(r, await pending);
@@ -75,7 +76,7 @@ async function run(r: Request, s: Services, op: OpInput): Promise<void> {
   const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
   const res = await Promise.race([pending, timedOut]);
   clearTimeout(timer);
-  if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status);
+  if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status, r.enc.pretty, r.enc);
   else reply(r, res);
 }
 
@@ -126,12 +127,8 @@ export function handleResource(r: Request, s: Services): void {
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
     case 'list':
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });
-    case 'watch': {
-      // watch streams are JSON for now: a client listing Protobuf and JSON gets JSON; Protobuf only is 406
-      if (r.enc.format !== 'protobuf') return serveWatch(r, s, base);
-      const enc = negotiate(r.headers.accept, r.enc.pretty);
-      return serveWatch({ ...r, enc }, s, { ...base, enc });
-    }
+    case 'watch':
+      return serveWatch(r, s, base);
     case 'create':
     case 'update':
       return withBody(r, s, (body) => {
@@ -144,9 +141,9 @@ export function handleResource(r: Request, s: Services): void {
       });
     case 'patch':
       return withBody(r, s, (body) => {
-        const patchType = patchTypeOf(r.headers.contentType);
+        const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options));
         return run(r, s, {
-          ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: body.text,
+          ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: patchText(body),
           fieldValidation: parseFieldValidation(query.get('fieldValidation')),
           force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
           ...(patchType === 'apply' ? { user: r.user } : {}),
@@ -167,14 +164,14 @@ export function handleResource(r: Request, s: Services): void {
 
 /** Reads the body, then runs next; errors from next become Status replies. */
 function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
-  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, s.protobufMediaType);
+  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, s.protobufMediaType, cborEnabled(s.options));
   const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format }))
-      .catch((e) => sendStatus(r.x, errorStatus(e)));
-  }, (st) => sendStatus(r.x, st));
+      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : toBody(format, buf)))
+      .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+  }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
 
 /** Namespaced creates need an existing namespace; the actor refuses one being terminated. */
@@ -193,11 +190,31 @@ export const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+json': 'apply',
 };
 
-function patchTypeOf(contentType: string | undefined): PatchType {
+function patchTypeOf(contentType: string | undefined, cbor: boolean): PatchType {
   const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const p = PATCH_TYPES[t];
-  if (!p) throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+  const p = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
+  if (!p) {
+    const accepted = [...Object.keys(PATCH_TYPES), ...(cbor ? [APPLY_PATCH_CBOR] : [])];
+    throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  }
   return p;
+}
+
+function isCborApply(r: Request): boolean {
+  return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
+}
+
+/**
+ * The patch document as text. An apply patch in CBOR is decoded here into its JSON form (apply
+ * configurations are small, and apply then works on one representation); a malformed one is a 400.
+ */
+function patchText(body: Body): string {
+  if (body.contentType !== 'cbor') return body.text;
+  try {
+    return JSON.stringify(decodeCbor(body.bytes ?? new Uint8Array()));
+  } catch (e) {
+    throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
+  }
 }
 
 /** fieldManager, else upstream's default: the User-Agent up to its first '/'. */

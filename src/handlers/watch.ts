@@ -4,14 +4,15 @@
  * encoding, one JSON event per line, until timeoutSeconds, the jittered server timeout, the
  * client leaving, or the buffer limit.
  */
-import { errors, type Status } from '../api/status.js';
+import { errors } from '../api/status.js';
 import type { ListOptions, Result, TypeRef, Encoding, WatchFlags } from '../actors/protocol.js';
 import type { OpInput } from '../server/actor-pool.js';
 import { parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
-import { eventLine, type Matcher } from '../api/watch-filter.js';
+import type { Matcher } from '../api/watch-filter.js';
 import { sendStatus, statusLine, type Exchange } from '../server/http.js';
 import { isTruthy } from '../server/negotiation.js';
-import { bookmarkLine, type Watcher, type WatchSink } from '../server/watch-hub.js';
+import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../server/watch-hub.js';
+import { chunkLength, isBinaryStream, joinChunks, watchContentType, type Chunk } from '../codec/watch-encoding.js';
 import type { Request, Services } from './context.js';
 import { listOptions } from './resource.js';
 
@@ -35,39 +36,36 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
   }
   const timeoutSec = timeoutSeconds(q, s.options.minRequestTimeoutSec);
   const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts };
+  const enc = base.enc;
   submitWaitingForRV(s, op).then((res) => {
     if ('error' in res) {
       // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
-      if (res.error.code === 410) return void new WatchStream(r.x).open(errorLine(res.error), 0)?.close();
-      return sendStatus(r.x, res.error, r.enc.pretty);
+      if (res.error.code === 410) return void new WatchStream(r.x, enc).open(errorEvent(enc, res.error), 0)?.close();
+      return sendStatus(r.x, res.error, r.enc.pretty, enc);
     }
-    if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status);
+    if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status, r.enc.pretty, enc);
     const w = res.watch;
     let matcher: Matcher | undefined;
     try {
       matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
     } catch (e) {
-      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status);
+      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
     }
-    let first = w.initial.join('');
+    const first: Chunk[] = [...w.initial];
     if (w.initialEventsEndRV !== undefined) {
-      first += bookmarkLine(w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' });
+      first.push(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' }));
     }
-    const stream = new WatchStream(r.x).open(first, timeoutSec);
+    const stream = new WatchStream(r.x, enc).open(joinChunks(first), timeoutSec);
     if (!stream) return;
     const live: Watcher = {
       typeKey: w.typeKey, namespace: r.info.namespace, matcher, fromRV: w.fromRV, startRV: w.fromRV, sink: stream,
       bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
+      enc, headersSent: w.initial.length > 0,
     };
     stream.onClose = () => s.hub.remove(live);
     // registered in the same turn the actor's reply resolved: see WatchHub.add
     s.hub.add(live);
-  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status));
-}
-
-/** An ERROR event carrying the Status (its code, e.g. 410, is inside the object). */
-function errorLine(status: Status): string {
-  return eventLine('ERROR', JSON.stringify(status));
+  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, enc));
 }
 
 function isTooLarge(res: Result): boolean {
@@ -108,19 +106,27 @@ function timeoutSeconds(q: URLSearchParams, min: number): number {
 
 /**
  * One watch response over uWS chunked encoding. uWS sends the header block only with the
- * first non-empty chunk, so the stream always opens with one: the initial events, or a single
- * space (JSON whitespace, ignored by every stream decoder) so clients see headers at once.
+ * first non-empty chunk, so a JSON stream always opens with one: the initial events, or a
+ * single space (JSON whitespace, ignored by every stream decoder) so clients see headers at
+ * once. Binary framings (Protobuf, CBOR) have no such filler: with no initial events their
+ * headers go out with the first event (or the end of the stream).
  */
 export class WatchStream implements WatchSink {
   private buffered = 0;
   private ended = false;
+  private headPending = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly contentType: string;
+  private readonly binary: boolean;
   onClose?: () => void;
 
-  constructor(private readonly x: Exchange) {}
+  constructor(private readonly x: Exchange, enc: Encoding) {
+    this.contentType = watchContentType(enc);
+    this.binary = isBinaryStream(enc);
+  }
 
   /** Sends the headers and the first bytes; undefined when the client already left. */
-  open(first: string, timeoutSec: number): this | undefined {
+  open(first: Chunk, timeoutSec: number): this | undefined {
     const { x } = this;
     if (x.aborted || x.done) return undefined;
     x.done = true;
@@ -128,18 +134,11 @@ export class WatchStream implements WatchSink {
     x.release?.();
     if (x.head) {
       // HEAD: the watch's headers, no stream (a chunked body would break the connection's framing)
-      x.res.cork(() => {
-        x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
-        for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-        x.res.endWithoutBody(0);
-      });
+      x.res.cork(() => { this.writeHead(); x.res.endWithoutBody(0); });
       return undefined;
     }
-    x.res.cork(() => {
-      x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
-      for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-      x.res.write(first || ' ');
-    });
+    if (chunkLength(first) === 0 && this.binary) this.headPending = true;
+    else x.res.cork(() => { this.writeHead(); x.res.write(chunkLength(first) ? first : ' '); });
     // uWS stops draining its own backlog once onWritable is set; an empty cork drains it
     // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
     x.res.onWritable(() => {
@@ -151,12 +150,22 @@ export class WatchStream implements WatchSink {
     return this;
   }
 
+  private writeHead(): void {
+    const { res, headers } = this.x;
+    this.headPending = false;
+    res.writeStatus(statusLine(200)).writeHeader('Content-Type', this.contentType);
+    for (const [k, v] of headers) res.writeHeader(k, v);
+  }
+
   /** Writes one chunk; returns the estimated backlog (bytes written since the socket last kept up). */
-  write(chunk: string): number {
+  write(chunk: Chunk): number {
     if (this.ended) return 0;
     let ok = true;
-    this.x.res.cork(() => { ok = this.x.res.write(chunk); });
-    this.buffered = ok ? 0 : this.buffered + chunk.length;
+    this.x.res.cork(() => {
+      if (this.headPending) this.writeHead();
+      ok = this.x.res.write(chunk);
+    });
+    this.buffered = ok ? 0 : this.buffered + chunkLength(chunk);
     return this.buffered;
   }
 
@@ -164,7 +173,10 @@ export class WatchStream implements WatchSink {
   close(): void {
     if (this.ended) return;
     this.finish();
-    if (!this.x.aborted) this.x.res.cork(() => this.x.res.end());
+    if (!this.x.aborted) this.x.res.cork(() => {
+      if (this.headPending) this.writeHead();
+      this.x.res.end();
+    });
   }
 
   /** Drops the connection at once, freeing its backlog. */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, successStatus, type StatusCause } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
-import { decodeBody, encode, encodeList, contentTypeOf } from '../codec/codec.js';
+import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
@@ -21,7 +21,7 @@ import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { requiredCauses } from '../schema/required.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
-import { renderView } from '../codec/table.js';
+import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
@@ -118,6 +118,7 @@ export class Store {
 
   /** Encodes a stored object as the requested version. */
   private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
+    if (enc.format === 'protobuf' || enc.format === 'cbor') return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
     return this.reply({ ...e.obj, apiVersion: this.apiVersion }, enc, code);
   }
@@ -152,9 +153,14 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => this.view(e).obj), metadata, op.enc.view, txn.now, true), op.enc);
-    const items = chunk.items.map((e) => this.jsonOf(e));
-    const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
+    const view = op.enc.view;
+    // a converted version (events.<domain>/v1) lists its view of each stored object
+    const items = this.ctx.conversion ? chunk.items.map((e) => this.view(e)) : chunk.items;
+    if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
+      return { code: 200, body: tableJson(this.ctx.def.kind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
+    }
+    if (view) return this.reply(renderView(this.ctx.def.kind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
+    const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 

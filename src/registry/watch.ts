@@ -10,7 +10,8 @@
  */
 import { errors } from '../api/status.js';
 import type { Op, WatchStart } from '../actors/protocol.js';
-import { eventLine, filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
+import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
+import { encodeEventObject, frameEvent } from '../codec/watch-encoding.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Store } from './store.js';
 import type { Txn } from './txn.js';
@@ -45,13 +46,16 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   const fieldSelector = store.ctx.conversion && !sel.field.empty ? sel.field.toString() : undefined;
   const base = { typeKey, kind: def.kind, apiVersion: store.apiVersion, ...(fieldSelector ? { fieldSelector } : {}) };
   const current = txn.currentRV();
+  // events framed in the watch's encoding; a Table view has column definitions on the first only
+  const initial: (string | Uint8Array)[] = [];
+  const push = (type: string, json: string, entry?: Entry) =>
+    initial.push(frameEvent(op.enc, type, encodeEventObject(op.enc, { kind: def.kind, json, obj: entry?.obj, entry }, txn.now, initial.length === 0)));
 
   // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
   if (opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && noVersion)) {
     if (!noVersion) store.checkNotTooLarge(parseRV(rv), txn);
-    const initial: string[] = [];
     for (const [, e] of cache.scan(op.namespace, undefined)) {
-      if (!m || m(e.labels, e.fields)) initial.push(eventLine('ADDED', jsonAs(store, e)));
+      if (!m || m(e.labels, e.fields)) push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
     }
     const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
     return { ...base, initial, fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
@@ -65,12 +69,11 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   if (from < oldest) throw errors.gone(`too old resource version: ${from} (${oldest})`);
   // a version not reached yet: live events after it (the stream waits for it)
   if (from >= current) return { ...base, initial: [], fromRV: from };
-  const initial: string[] = [];
   for (const ev of cache.eventsAfter(from)) {
     if (ev.rv > current) break;
     if (op.namespace && ev.entry.namespace !== op.namespace) continue;
     const t = filterEvent(m, ev.type, ev.entry, ev.prev);
-    if (t) initial.push(eventLine(t, objectFor(t, ev.type, jsonAs(store, ev.entry), ev.prev && jsonAs(store, ev.prev), ev.rv)));
+    if (t) push(t, objectFor(t, ev.type, jsonAs(store, ev.entry), ev.prev && jsonAs(store, ev.prev), ev.rv));
   }
   return { ...base, initial, fromRV: current };
 }

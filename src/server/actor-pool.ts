@@ -8,7 +8,7 @@
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
-import type { ActorConfig, BatchReply, ChangeEvent, InitReply, Op, Result } from '../actors/protocol.js';
+import type { ActorConfig, Batch, BatchReply, ChangeEvent, Encoding, InitReply, Op, Result } from '../actors/protocol.js';
 import { shardOf, typeKeyOf } from '../actors/routing.js';
 import { unpackBodies } from '../actors/pack.js';
 
@@ -30,6 +30,8 @@ export class ActorPool {
   private readonly shards: ShardQueue[] = [];
   private nextId = 1;
   readonly rvBuffer = new SharedArrayBuffer(8);
+  /** the stream encodings live watchers use per type key, sent with every batch (see Batch.streams) */
+  streams: () => Record<string, Encoding[]> | undefined = () => undefined;
 
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
   constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
@@ -84,7 +86,10 @@ export class ActorPool {
     s.queue = [];
     s.inFlight.push(this.currentRV());
     try {
-      const reply = (await s.pool.run({ ops: batch.map((p) => p.op) })) as BatchReply;
+      const task: Batch = { ops: batch.map((p) => p.op) };
+      const streams = this.streams();
+      if (streams) task.streams = streams;
+      const reply = (await s.pool.run(task)) as BatchReply;
       unpackBodies(reply);
       if (reply.events.length) this.onEvents(reply.events);
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));

@@ -2,6 +2,8 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Status } from '../api/status.js';
 import { errors } from '../api/status.js';
+import type { Encoding } from '../actors/protocol.js';
+import { contentTypeOf, encode } from '../codec/codec.js';
 
 const REASONS: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
@@ -43,8 +45,18 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
   });
 }
 
-export function sendStatus(x: Exchange, s: Status, pretty = false): void {
+/**
+ * Writes a Status; in the negotiated encoding when there is one (a view's base format), so a
+ * Protobuf or CBOR client can read its errors. Without one (e.g. the 406 itself), JSON.
+ */
+export function sendStatus(x: Exchange, s: Status, pretty = false, enc?: Encoding): void {
   if (s.details?.retryAfterSeconds !== undefined) x.headers.push(['Retry-After', String(s.details.retryAfterSeconds)]);
+  if (enc && enc.format !== 'json') {
+    const plain: Encoding = { format: enc.format, pretty, mediaType: enc.mediaType };
+    try {
+      return send(x, s.code, contentTypeOf(plain), encode({ ...s, kind: 'Status', apiVersion: 'v1' }, plain));
+    } catch { /* a Status always encodes; JSON if it ever does not */ }
+  }
   send(x, s.code, 'application/json', pretty ? JSON.stringify(s, null, 2) + '\n' : JSON.stringify(s));
 }
 

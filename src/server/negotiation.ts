@@ -1,11 +1,27 @@
-/** Accept / Content-Type negotiation for JSON and YAML (other encodings come later). */
+/**
+ * Accept / Content-Type negotiation: JSON, YAML, Protobuf (built-in kinds) and, behind the
+ * CBORServingAndStorage gate, CBOR; server-side views (`as=`) where the caller can serve them.
+ */
 import { errors } from '../api/status.js';
-import type { Encoding } from '../actors/protocol.js';
+import type { Body, Encoding } from '../actors/protocol.js';
 
-interface MediaRange { type: string; params: Record<string, string> }
+export interface MediaRange { type: string; params: Record<string, string> }
+
+type Format = Encoding['format'];
+
+export interface NegotiateOptions {
+  /** whether a view (`as=`) media range can be served, and in which format */
+  canServe?: (m: MediaRange, format: Format) => boolean;
+  /** the Protobuf media type when the resource has Protobuf messages */
+  protobufType?: string;
+  /** CBOR offered (feature gate CBORServingAndStorage) */
+  cbor?: boolean;
+  /** a watch: only formats with a stream framing (JSON, Protobuf, CBOR) */
+  stream?: boolean;
+}
 
 /** Media ranges best first: by q (default 1) descending, then concrete before wildcards (goautoneg order). */
-function parseAccept(h: string): MediaRange[] {
+export function parseAccept(h: string): MediaRange[] {
   const q = (m: MediaRange) => { const v = Number(m.params.q ?? '1'); return Number.isFinite(v) ? v : 0; };
   const wild = (m: MediaRange) => (m.type.startsWith('*/') ? 2 : m.type.endsWith('/*') ? 1 : 0);
   return h.split(',').map((part) => {
@@ -13,41 +29,80 @@ function parseAccept(h: string): MediaRange[] {
     const params: Record<string, string> = {};
     for (const p of ps) {
       const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
+      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
     }
     return { type: (type ?? '').toLowerCase(), params };
-  }).filter((m) => m.type !== '').sort((a, b) => q(b) - q(a) || wild(a) - wild(b));
+  }).filter((m) => m.type !== '' && (m.params.q === undefined || Number(m.params.q) > 0))
+    .sort((a, b) => q(b) - q(a) || wild(a) - wild(b));
+}
+
+const YAML_TYPES = new Set(['application/yaml', 'text/yaml', 'application/x-yaml']);
+
+/** The format a media range names, or undefined when it names none the server offers. */
+function formatOf(type: string, o: NegotiateOptions): Format | undefined {
+  if (type === 'application/json' || type === 'application/*' || type === '*/*' || type === 'application/json-seq') return 'json';
+  if (YAML_TYPES.has(type)) return 'yaml';
+  if (o.protobufType && type === o.protobufType) return 'protobuf';
+  if (o.cbor && (type === 'application/cbor' || (o.stream && type === 'application/cbor-seq'))) return 'cbor';
+  return undefined;
+}
+
+/** The media types listed in 406 and 415 answers (upstream lists every serializer's type). */
+export function acceptedTypes(o: Pick<NegotiateOptions, 'protobufType' | 'cbor'>): string[] {
+  return ['application/json', 'application/yaml', ...(o.protobufType ? [o.protobufType] : []), ...(o.cbor ? ['application/cbor'] : [])];
 }
 
 /**
- * Picks the response encoding. A media range with `as=` (Table, discovery) is served only
- * when the caller says it can; otherwise it is skipped so a plain fallback can match.
+ * Picks the response encoding: the first acceptable range in Accept order. A range with `as=`
+ * (Table, PartialObjectMetadata, discovery) is served only when the caller says it can in that
+ * format; otherwise it is skipped so a later fallback can match. For a watch, as upstream, the
+ * first range naming a known type decides: one without a stream framing (YAML) is a 406.
  */
-export function negotiate(accept: string | undefined, pretty: boolean, canServe?: (m: MediaRange) => boolean, protobufType?: string): Encoding & { as?: MediaRange } {
+export function negotiate(accept: string | undefined, pretty: boolean, o: NegotiateOptions = {}): Encoding & { as?: MediaRange } {
   if (!accept) return { format: 'json', pretty };
   for (const m of parseAccept(accept)) {
+    const format = formatOf(m.type, o);
+    if (!format) continue;
     if (m.params.as) {
-      if (canServe?.(m)) return { format: 'json', pretty, as: m };
+      if (o.canServe?.(m, format)) return encodingFor(format, pretty, o, m);
       continue;
     }
-    if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*' || m.type === 'application/json-seq') return { format: 'json', pretty };
-    if (m.type === 'application/yaml' || m.type === 'text/yaml' || m.type === 'application/x-yaml') return { format: 'yaml', pretty };
-    if (protobufType && m.type === protobufType) return { format: 'protobuf', pretty: false, mediaType: protobufType };
+    if (o.stream && format === 'yaml') break;
+    return encodingFor(format, pretty, o);
   }
-  throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');
+  throw errors.notAcceptable(`only the following media types are accepted: ${acceptedTypes(o).join(', ')}`);
+}
+
+function encodingFor(format: Format, pretty: boolean, o: NegotiateOptions, as?: MediaRange): Encoding & { as?: MediaRange } {
+  const enc: Encoding & { as?: MediaRange } = { format, pretty: format === 'json' || format === 'yaml' ? pretty : false };
+  if (format === 'protobuf') enc.mediaType = o.protobufType;
+  if (as) enc.as = as;
+  return enc;
 }
 
 /** Upstream's Protobuf media type, accepted for request bodies so unmodified clients can write. */
 export const UPSTREAM_PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-export function bodyFormat(contentType: string | undefined, protobufType?: string): 'json' | 'yaml' | 'protobuf' {
+/** The request body format from Content-Type; an unknown type is a 415 listing what is accepted. */
+export function bodyFormat(contentType: string | undefined, protobufType?: string, cbor = false): Format {
   const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (protobufType && (t === protobufType || t === UPSTREAM_PROTOBUF)) return 'protobuf';
   if (t === '' || t === 'application/json') return 'json';
-  if (t === 'application/yaml' || t === 'text/yaml' || t === 'application/x-yaml') return 'yaml';
-  throw errors.unsupportedMediaType(t);
+  if (YAML_TYPES.has(t)) return 'yaml';
+  if (cbor && t === 'application/cbor') return 'cbor';
+  throw errors.unsupportedMediaType(t, acceptedTypes({ protobufType, cbor }));
 }
 
 export function isTruthy(v: string | null): boolean {
   return v !== null && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+/** A request body as the actors take it: text for JSON and YAML, bytes for Protobuf and CBOR. */
+export function toBody(format: Format, buf: Buffer): Body {
+  return format === 'protobuf' || format === 'cbor' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format };
+}
+
+/** Feature gate CBORServingAndStorage (alpha, off by default). */
+export function cborEnabled(o: { featureGates?: Record<string, boolean> }): boolean {
+  return o.featureGates?.CBORServingAndStorage === true;
 }

@@ -13,7 +13,7 @@ import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
 import { WatchHub } from './watch-hub.js';
 import { parseRequestInfo } from './request-info.js';
-import { negotiate, isTruthy } from './negotiation.js';
+import { negotiate, isTruthy, cborEnabled } from './negotiation.js';
 import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
@@ -71,6 +71,8 @@ export class ApiServer {
   readonly signerAdmission: SignerAdmission;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
+  /** feature gate CBORServingAndStorage (alpha, off by default) */
+  readonly cbor: boolean;
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
@@ -97,6 +99,7 @@ export class ApiServer {
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
       },
     }, (evs) => this.onEvents(evs));
+    this.pool.streams = () => this.hub.streams();
     this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
@@ -114,6 +117,7 @@ export class ApiServer {
     if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(this.pool, identity);
     if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(this.pool, identity);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
+    this.cbor = cborEnabled(options);
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     if (options.enablePriorityAndFairness) {
       // upstream: the server's concurrency limit is the sum of the two in-flight limits; a
@@ -253,6 +257,7 @@ export class ApiServer {
   private dispatch(r: FilterRequest): void {
     const { x, method, path, query } = r;
     const pretty = isTruthy(query.get('pretty'));
+    let enc: Encoding | undefined;
     try {
       if (this.auth.serveDiscovery(x, path)) return;
       const info = r.info ?? parseRequestInfo(method, path, query);
@@ -285,13 +290,14 @@ export class ApiServer {
   /** Non-resource paths, or one resource operation (or a virtual kind). */
   private serve(r: FilterRequest, info: RequestInfo, pretty: boolean): void {
     const { x, query, headers, method, path } = r;
+    let enc: Encoding | undefined;
     try {
       if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
-      const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
+      enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       if (!this.apf) x.release = this.inflight.admit(info.verb);
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
@@ -301,7 +307,7 @@ export class ApiServer {
       if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
-      sendStatus(x, toStatus(e), pretty);
+      sendStatus(x, toStatus(e), pretty, enc);
     }
   }
 
@@ -311,10 +317,14 @@ export class ApiServer {
    */
   private negotiateResource(accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string): Encoding {
     const metaGroup = `meta.${this.registry.identity.domain}`;
-    const views = verb === 'get' ? ['Table', 'PartialObjectMetadata'] : ['Table', 'PartialObjectMetadataList'];
-    const canServe = (m: { params: Record<string, string> }) =>
-      views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') && verb !== 'watch';
-    const { as, ...enc } = negotiate(accept, pretty, canServe, this.registry.identity.protobufMediaType);
+    const views = verb === 'list' || verb === 'deletecollection' ? ['Table', 'PartialObjectMetadataList'] : ['Table', 'PartialObjectMetadata'];
+    // upstream (AllowsMediaTypeTransform): Table has no Protobuf message, so JSON or YAML only
+    const canServe = (m: { params: Record<string, string> }, format: Encoding['format']) =>
+      views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
+      (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
+    const { as, ...enc } = negotiate(accept, pretty, {
+      canServe, protobufType: this.registry.identity.protobufMediaType, cbor: this.cbor, stream: verb === 'watch',
+    });
     if (as) {
       const include = query.get('includeObject') ?? 'Metadata';
       if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);

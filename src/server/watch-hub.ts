@@ -11,15 +11,18 @@
  * gap (the shard sends its next batch on a later turn), so the buffer never drops what a
  * registering watcher needs; if it ever did, the watcher is told 410 instead of missing events.
  */
-import type { ChangeEvent } from '../actors/protocol.js';
-import { eventLine, filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
+import type { ChangeEvent, Encoding } from '../actors/protocol.js';
+import type { Status } from '../api/status.js';
+import { errors } from '../api/status.js';
+import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
+import { bookmarkObject, encodeEventObject, encodeValue, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
 
 /** A stored object's JSON as another version of its resource (the registry's conversions). */
 export type Convert = (typeKey: string, apiVersion: string, json: string) => string;
 
 export interface WatchSink {
   /** writes bytes; returns the bytes currently buffered for this client (an estimate) */
-  write(chunk: string): number;
+  write(chunk: Chunk): number;
   /** ends the stream cleanly */
   close(): void;
   /** drops the connection at once (slow consumer) */
@@ -39,7 +42,14 @@ export interface Watcher {
   kind: string;
   apiVersion: string;
   closed: boolean;
+  /** the stream encoding (format and view); watchers with the same streamKey share bytes */
+  enc: Encoding;
+  /** a Table view: whether the column definitions went out already (only the first event has them) */
+  headersSent: boolean;
 }
+
+/** A watcher as the hub keeps it: with its stream key, computed once. */
+type Live = Watcher & { key?: string; failed?: boolean };
 
 /** changes kept per type beyond the latest dispatched batch */
 const RECENT = 1024;
@@ -49,6 +59,10 @@ interface Recent { events: ChangeEvent[]; droppedUpTo: number }
 export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
   private readonly recent = new Map<string, Recent>();
+  /** per type key, the stream encodings other than plain JSON in use, with their watcher counts */
+  private readonly encodings = new Map<string, Map<string, { enc: Encoding; n: number }>>();
+  private streamsSnapshot: Record<string, Encoding[]> | undefined;
+  private streamsDirty = false;
   /** watchers cut off for being slow (observability) */
   slowClosed = 0;
 
@@ -62,33 +76,58 @@ export class WatchHub {
   }
 
   /** Registers a watcher; first replays dispatched changes newer than its start. */
-  add(w: Watcher): void {
+  add(w: Live): void {
+    w.key = streamKey(w.enc);
     const r = this.recent.get(w.typeKey);
     if (r) {
       if (w.fromRV < r.droppedUpTo) {
         // cannot happen by construction; never let a watcher silently miss events
-        w.sink.write(expiredLine(w.fromRV, r.droppedUpTo));
+        w.sink.write(errorEvent(w.enc, expiredStatus(w.fromRV, r.droppedUpTo)));
         w.closed = true;
         w.sink.close();
         return;
       }
-      let out = '';
-      for (let i = firstAfter(r.events, w.fromRV); i < r.events.length; i++) out += this.lineFor(w, r.events[i]!, new Map());
-      if (out) this.send(w, out);
-      if (w.closed) return;
+      const out: Chunk[] = [];
+      for (let i = firstAfter(r.events, w.fromRV); i < r.events.length; i++) this.collect(out, w, r.events[i]!, new Map());
+      if (out.length) this.send(w, joinChunks(out));
+      if (w.closed || w.failed) return;
     }
     let set = this.byType.get(w.typeKey);
     if (!set) this.byType.set(w.typeKey, set = new Set());
     set.add(w);
+    this.countEncoding(w, 1);
   }
 
-  remove(w: Watcher): void {
+  remove(w: Live): void {
     w.closed = true;
     const set = this.byType.get(w.typeKey);
-    if (set) {
-      set.delete(w);
+    if (set?.delete(w)) {
+      this.countEncoding(w, -1);
       if (set.size === 0) this.byType.delete(w.typeKey);
     }
+  }
+
+  /**
+   * The encodings other than plain JSON live watchers use, per type key: sent to the actors
+   * with each batch so events arrive encoded once for all watchers sharing an encoding.
+   */
+  streams(): Record<string, Encoding[]> | undefined {
+    if (!this.streamsDirty) return this.streamsSnapshot;
+    this.streamsDirty = false;
+    let out: Record<string, Encoding[]> | undefined;
+    for (const [typeKey, m] of this.encodings) (out ??= {})[typeKey] = [...m.values()].map((e) => e.enc);
+    return this.streamsSnapshot = out;
+  }
+
+  private countEncoding(w: Live, d: 1 | -1): void {
+    if (w.key === 'json') return;
+    let m = this.encodings.get(w.typeKey);
+    if (!m) this.encodings.set(w.typeKey, m = new Map());
+    const e = m.get(w.key!) ?? { enc: w.enc, n: 0 };
+    e.n += d;
+    if (e.n > 0) m.set(w.key!, e); else m.delete(w.key!);
+    if (m.size === 0) this.encodings.delete(w.typeKey);
+    this.streamsDirty = true;
   }
 
   /** Fans out one batch of committed changes (in rv order). */
@@ -103,11 +142,11 @@ export class WatchHub {
       this.remember(typeKey, evs);
       const set = this.byType.get(typeKey);
       if (!set) continue;
-      const lines = evs.map(() => new Map<string, string>());
+      const lines = evs.map(() => new Map<string, Chunk>());
       for (const w of set) {
-        let out = '';
-        for (let i = 0; i < evs.length; i++) out += this.lineFor(w, evs[i]!, lines[i]!);
-        if (out) this.send(w, out);
+        const out: Chunk[] = [];
+        for (let i = 0; i < evs.length; i++) this.collect(out, w, evs[i]!, lines[i]!);
+        if (out.length) this.send(w, joinChunks(out));
       }
     }
   }
@@ -124,26 +163,52 @@ export class WatchHub {
     }
   }
 
-  /** The framed line a watcher gets for a change ('' when it sees nothing); advances fromRV. */
-  private lineFor(w: Watcher, ev: ChangeEvent, lines: Map<string, string>): string {
-    if (w.closed || ev.rv <= w.fromRV) return '';
-    if (w.namespace && ev.namespace !== w.namespace) return '';
+  /**
+   * Appends the framed event a watcher gets for a change (nothing when it sees none) and
+   * advances fromRV. Frames are shared per (event type, stream encoding, headers) in `lines`.
+   */
+  private collect(out: Chunk[], w: Live, ev: ChangeEvent, lines: Map<string, Chunk>): void {
+    if (w.closed || w.failed || ev.rv <= w.fromRV) return;
+    if (w.namespace && ev.namespace !== w.namespace) return;
     const prev = ev.prevFields ? { labels: ev.prevLabels, fields: ev.prevFields } : undefined;
     const type = filterEvent(w.matcher, ev.type, ev, prev);
-    if (!type) return '';
-    // lines are framed once per event type and version, shared by every watcher of the batch
+    if (!type) return;
+    const headers = w.enc.view?.as === 'Table' && !w.headersSent;
+    // another served version of the type (events.<domain>/v1 over core Events) gets a converted object
     const other = w.apiVersion !== ev.apiVersion;
-    const key = other ? `${type}\u0000${w.apiVersion}` : type;
-    let line = lines.get(key);
+    const id = `${type}|${w.key}|${headers ? 'h' : ''}${other ? `|${w.apiVersion}` : ''}`;
+    let line = lines.get(id);
     if (!line) {
-      const json = objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv);
-      lines.set(key, line = eventLine(type, other ? this.convert(ev.typeKey, w.apiVersion, json) : json));
+      try {
+        lines.set(id, line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other)));
+      } catch (e) {
+        out.push(errorEvent(w.enc, errors.internal(`unable to encode watch object: ${(e as Error).message}`).status));
+        w.failed = true;
+        return;
+      }
     }
     w.fromRV = ev.rv;
-    return line;
+    w.headersSent = true;
+    out.push(line);
   }
 
-  private send(w: Watcher, chunk: string): void {
+  /** The event's object in the watcher's encoding: the actor's bytes when it sent them, else encoded here. */
+  private objectOf(w: Live, ev: ChangeEvent, type: string, headers: boolean, other: boolean): Chunk {
+    let json = objectFor(type as ChangeEvent['type'], ev.type, ev.json, ev.prevJson, ev.rv);
+    if (other) json = this.convert(ev.typeKey, w.apiVersion, json);
+    if (w.key === 'json') return json;
+    const ready = !other && json === ev.json && !headers ? ev.encoded?.[w.key!] : undefined;
+    return ready ?? encodeEventObject(w.enc, { kind: w.kind, json }, Date.now(), headers);
+  }
+
+  private send(w: Live, chunk: Chunk): void {
+    if (w.failed) {
+      // an encoding failure: the ERROR event is the last thing this watcher gets
+      this.remove(w);
+      w.sink.write(chunk);
+      w.sink.close();
+      return;
+    }
     if (w.sink.write(chunk) > this.bufferLimit) {
       this.slowClosed++;
       this.remove(w);
@@ -158,12 +223,13 @@ export class WatchHub {
   bookmark(safeRV: (typeKey: string) => number): void {
     for (const [typeKey, set] of this.byType) {
       const rv = safeRV(typeKey);
-      const lines = new Map<string, string>();
-      for (const w of set) {
+      const lines = new Map<string, Chunk>();
+      for (const w of set as Set<Live>) {
         if (!w.bookmarks || w.closed || rv <= w.startRV || rv < w.fromRV) continue;
         w.fromRV = rv;
-        let line = lines.get(w.apiVersion);
-        if (!line) lines.set(w.apiVersion, line = bookmarkLine(w.kind, w.apiVersion, rv));
+        const id = `${w.apiVersion}|${w.key}`;
+        let line = lines.get(id);
+        if (!line) lines.set(id, line = bookmarkEvent(w.enc, w.kind, w.apiVersion, rv));
         this.send(w, line);
       }
     }
@@ -184,13 +250,16 @@ function firstAfter(evs: ChangeEvent[], rv: number): number {
   return lo;
 }
 
-export function bookmarkLine(kind: string, apiVersion: string, rv: number, annotations?: Record<string, string>): string {
-  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
-  if (annotations) metadata.annotations = annotations;
-  return eventLine('BOOKMARK', JSON.stringify({ kind, apiVersion, metadata }));
+/** A BOOKMARK event in the stream encoding (its object carries only the version). */
+export function bookmarkEvent(enc: Encoding, kind: string, apiVersion: string, rv: number, annotations?: Record<string, string>): Chunk {
+  return frameEvent(enc, 'BOOKMARK', encodeValue(enc, bookmarkObject(enc.view, kind, apiVersion, rv, annotations)));
 }
 
-export function expiredLine(rv: number, oldest: number): string {
-  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${rv} (${oldest})`, reason: 'Expired', code: 410 };
-  return eventLine('ERROR', JSON.stringify(status));
+/** An ERROR event carrying a Status (its code, e.g. 410, is inside the object). */
+export function errorEvent(enc: Encoding, status: Status): Chunk {
+  return frameEvent(enc, 'ERROR', encodeValue(enc, { ...status, kind: 'Status', apiVersion: 'v1' }));
+}
+
+function expiredStatus(rv: number, oldest: number): Status {
+  return errors.gone(`too old resource version: ${rv} (${oldest})`).status;
 }

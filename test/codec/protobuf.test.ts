@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { PROTOBUF_MAGIC, ProtobufCodec, ProtobufDecodeError, ProtobufEncodeError, ProtobufUnsupportedError } from '../../src/codec/protobuf.js';
 import { allKinds, apiVersionOf, fullSample, minimalSample } from '../fixtures/protobuf/samples.js';
+import { encodeEntries } from '../../src/codec/codec.js';
+import { decodeCbor } from '../../src/codec/cbor.js';
+import type { Encoding } from '../../src/actors/protocol.js';
 
 const codec = new ProtobufCodec();
 const ROOT = new URL('../../../', import.meta.url);
@@ -217,5 +220,32 @@ describe('protobuf errors', () => {
     assert.throws(() => codec.encodeObject(pod), (e: Error) => e instanceof ProtobufEncodeError && /spec\.containers\[0\]\.ports\[0\]\.containerPort/.test(e.message));
     assert.throws(() => codec.encodeObject({ apiVersion: 'v1', kind: 'Secret', data: { a: 'not base64!' } }), ProtobufEncodeError);
     assert.throws(() => codec.encodeObject({ apiVersion: 'v1', kind: 'Pod', metadata: { creationTimestamp: 'yesterday' } }), /metadata\.creationTimestamp/);
+  });
+});
+
+describe('lists from cached item bytes (codec.encodeEntries)', () => {
+  const pod = fixture('pod');
+  const entries = [0, 1, 2].map((i) => {
+    const obj = { ...pod, metadata: { ...pod.metadata, name: `p${i}` } };
+    return { obj, json: JSON.stringify(obj) } as { obj: any; json: string; encoded?: Record<string, Uint8Array> };
+  });
+  const head = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 4 } };
+
+  it('decodes to the same list as encoding the whole list, and caches each item once', () => {
+    const whole = codec.decodeObject(codec.encodeObject({ ...head, items: entries.map((e) => e.obj) }));
+    const pb: Encoding = { format: 'protobuf', pretty: false };
+    const fromItems = encodeEntries(head, entries, pb) as Uint8Array;
+    assert.deepEqual(codec.decodeObject(fromItems), whole);
+    const cached = entries.map((e) => e.encoded!['protobuf|v1']);
+    assert.ok(cached.every((b) => b instanceof Uint8Array));
+    encodeEntries(head, entries, pb);
+    assert.ok(entries.every((e, i) => e.encoded!['protobuf|v1'] === cached[i]));
+  });
+
+  it('CBOR lists too; an empty list is a list with no items', () => {
+    const cbor: Encoding = { format: 'cbor', pretty: false };
+    assert.deepEqual(decodeCbor(encodeEntries(head, entries, cbor) as Uint8Array), { ...head, items: entries.map((e) => e.obj) });
+    assert.deepEqual(decodeCbor(encodeEntries(head, [], cbor) as Uint8Array), { ...head, items: [] });
+    assert.equal(codec.decodeObject(encodeEntries(head, [], { format: 'protobuf', pretty: false }) as Uint8Array).items, undefined);
   });
 });

@@ -46,6 +46,63 @@ describe('kubectl get --watch', () => {
   });
 });
 
+describe('kubectl get --watch renders server-side tables (upstream domain)', () => {
+  let s: TestServer;
+  const procs: ChildProcess[] = [];
+  before(async () => { s = await startServer(['--api-domain', 'k8s.io']); });
+  after(async () => {
+    for (const p of procs) {
+      if (p.exitCode !== null || p.signalCode !== null) continue;
+      const exited = once(p, 'exit');
+      p.kill('SIGKILL');
+      await exited;
+    }
+    await s.stop();
+    s.cleanup();
+  });
+
+  /** Starts kubectl get --watch; `lines()` is what it printed so far. Killed in after(). */
+  function watch(...args: string[]) {
+    let out = '', err = '';
+    const p = spawn(KUBECTL, ['--server', s.url, 'get', ...args, '--watch', '-v=8'], { env: { ...process.env, KUBECONFIG: '/dev/null' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    procs.push(p);
+    p.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    p.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+    const alive = () => { if (p.exitCode !== null) throw new Error(`kubectl exited ${p.exitCode}: ${err}`); };
+    // -v=8 logs the watch request's headers, then its response status once the headers arrive
+    const watchAnswered = () => { const i = err.indexOf('watch=true'); return i >= 0 && err.includes('Response Status: 200 OK', i); };
+    return { out: () => { alive(); return out; }, err: () => err, watchAnswered };
+  }
+
+  it('get ns --watch: the table header and rows, then a row per watch event', async () => {
+    const w = watch('ns');
+    await until(async () => /NAME\s+STATUS\s+AGE/.test(w.out()) && /default\s+Active/.test(w.out()), 'the listed table', 15_000);
+    // the watch asked for a Table and got 200: its events are rendered rows
+    await until(async () => w.watchAnswered(), 'the watch response headers', 15_000);
+    assert.match(w.err().slice(w.err().indexOf('watch=true')), /Accept: application\/json;as=Table;v=v1;g=meta.k8s.io/);
+    await api(s.url).namespace('watched-ns');
+    await until(async () => /watched-ns\s+Active\s+\d+s/.test(w.out()), 'the new namespace row', 15_000);
+    assert.equal(w.out().match(/NAME\s+STATUS\s+AGE/g)!.length, 1);
+  });
+
+  it('get pods --watch: pod rows with the columns kubectl shows', async () => {
+    const res = await fetch(`${s.url}/api/v1/namespaces/default/pods`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'listed' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
+    });
+    assert.equal(res.status, 201);
+    const w = watch('pods');
+    await until(async () => /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/.test(w.out()) && /listed\s+0\/1\s+Pending\s+0/.test(w.out()), 'the listed pod', 15_000);
+    await until(async () => w.watchAnswered(), 'the watch response headers', 15_000);
+    const created = await fetch(`${s.url}/api/v1/namespaces/default/pods`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'watched' }, spec: { containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] } }),
+    });
+    assert.equal(created.status, 201);
+    await until(async () => /watched\s+0\/2\s+Pending\s+0\s+\d+s/.test(w.out()), 'the new pod row', 15_000);
+  });
+});
+
 /** kubectl prints one indented JSON document per object, back to back. */
 function splitJson(text: string): any[] {
   const docs: any[] = [];

@@ -54,6 +54,7 @@ export function decodeReply(r: HttpReply, watch = false): { format: string; valu
     return { format: 'json', value: JSON.parse(text) };
   }
   if (ct === 'application/yaml') return { format: 'yaml', value: parseYaml(body.toString('utf8')) };
+  if (ct === PROTOBUF_MEDIA_TYPE && /;\s*stream=watch/.test(header(r, 'content-type'))) return { format: 'watch', value: watchFrames(body, !!r.abortedByClient) };
   if (ct === PROTOBUF_MEDIA_TYPE) return { format: 'protobuf', value: protobuf().decodeObject(new Uint8Array(body)) };
   if (ct === 'text/plain') return { format: 'text', value: body.toString('utf8') };
   throw new Error(`unexpected content type ${JSON.stringify(header(r, 'content-type'))}`);
@@ -67,6 +68,21 @@ function watchLines(text: string, cut: boolean): unknown[] {
   return lines.filter((l) => l.trim()).map((l) => {
     const ev = JSON.parse(l);
     if (!WATCH_TYPES.has(ev.type) || !ev.object || typeof ev.object !== 'object') throw new Error(`bad watch event ${l.slice(0, 200)}`);
+    if (ev.type === 'ERROR') {
+      const p = statusProblems({ ...ev.object, status: ev.object.status }, ev.object.code);
+      if (p.length) throw new Error(`bad ERROR event: ${p.join('; ')}`);
+    }
+    return ev;
+  });
+}
+
+/** Length-prefixed Protobuf watch frames; a stream the client cut may end in a partial frame. */
+function watchFrames(body: Buffer, cut: boolean): unknown[] {
+  const { frames, rest } = ProtobufCodec.splitFrames(new Uint8Array(body));
+  if (rest.length && !cut) throw new Error(`watch stream ends in ${rest.length} bytes of a partial frame`);
+  return frames.map((f) => {
+    const ev = protobuf().decodeWatchEvent(f);
+    if (!WATCH_TYPES.has(ev.type) || !ev.object || typeof ev.object !== 'object') throw new Error(`bad watch event of type ${JSON.stringify(ev.type)}`);
     if (ev.type === 'ERROR') {
       const p = statusProblems({ ...ev.object, status: ev.object.status }, ev.object.code);
       if (p.length) throw new Error(`bad ERROR event: ${p.join('; ')}`);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { ProtobufCodec } from '../../src/codec/protobuf.js';
 
 const run = promisify(execFile);
 const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
@@ -75,3 +76,58 @@ test('kubectl renders server-side tables with the upstream domain', async () => 
   const ns = await run('/usr/bin/kubectl', ['--server', s.url, 'get', 'ns'], { env });
   assert.match(ns.stdout, /default/);
 });
+
+test('Table on watch: the first event carries the column definitions, later ones rows only', async () => {
+  const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20&fieldSelector=metadata.name%3Dtw`, { headers: { accept: `${TABLE},application/json` } });
+  assert.equal(res.status, 200);
+  await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('tw', {}, { a: '1' }));
+  await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/tw', configMap('tw', {}, { a: '1', b: '2' }));
+  const events = await readLines(res, 2);
+  assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED']);
+  assert.ok(events.every((e) => e.object.kind === 'Table' && e.object.apiVersion === 'meta.plat.io/v1' && e.object.rows.length === 1));
+  assert.deepEqual(events[0].object.columnDefinitions.map((c: any) => c.name), ['Name', 'Data', 'Age']);
+  assert.equal(events[1].object.columnDefinitions, null);
+  assert.deepEqual(events.map((e) => e.object.rows[0].cells.slice(0, 2)), [['tw', 1], ['tw', 2]]);
+  assert.equal(events[1].object.rows[0].object.kind, 'PartialObjectMetadata');
+  assert.equal(events[1].object.metadata.resourceVersion, events[1].object.rows[0].object.metadata.resourceVersion);
+});
+
+test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406); PartialObjectMetadataList in Protobuf', async () => {
+  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/yaml;as=Table;g=meta.plat.io;v=v1' });
+  assert.equal(y.status, 200);
+  assert.equal(y.headers.get('content-type'), 'application/yaml;as=Table;g=meta.plat.io;v=v1');
+  assert.match(y.text, /^kind: Table\napiVersion: meta.plat.io\/v1\n/);
+  const pbTable = 'application/vnd.platform.protobuf;as=Table;g=meta.plat.io;v=v1';
+  const only = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: pbTable });
+  assert.equal(only.status, 406);
+  assert.equal(only.json.reason, 'NotAcceptable');
+  assert.match(only.json.message, /application\/json, application\/yaml, application\/vnd.platform.protobuf/);
+  const fallback = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: `${pbTable}, application/yaml, application/json` });
+  assert.equal(fallback.headers.get('content-type'), 'application/yaml');
+  const pom = await fetch(`${s.url}/api/v1/namespaces/default/configmaps`, { headers: { accept: 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' } });
+  assert.equal(pom.headers.get('content-type'), 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1');
+  const list = new ProtobufCodec().decodeObject(new Uint8Array(await pom.arrayBuffer()));
+  assert.equal(list.kind, 'PartialObjectMetadataList');
+  assert.ok(list.items.length > 0 && list.items.every((i: any) => i.metadata.name && i.data === undefined));
+});
+
+test('watch negotiation: YAML has no stream framing (406), q=0 ranges are ignored', async () => {
+  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', undefined, { accept: 'application/yaml' });
+  assert.equal(y.status, 406);
+  const q0 = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/yaml;q=0, application/json' });
+  assert.equal(q0.headers.get('content-type'), 'application/json');
+});
+
+async function readLines(res: Response, want: number): Promise<any[]> {
+  const reader = res.body!.getReader();
+  let text = '';
+  const lines = () => text.split('\n').filter((l) => l.trim());
+  const deadline = Date.now() + 10_000;
+  while (lines().length < want && Date.now() < deadline) {
+    const r = await reader.read();
+    if (r.done) break;
+    text += Buffer.from(r.value).toString('utf8');
+  }
+  await reader.cancel();
+  return lines().map((l) => JSON.parse(l));
+}

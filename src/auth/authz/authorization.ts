@@ -13,7 +13,7 @@ import type { BodyReader, Request } from '../../handlers/context.js';
 import type { VirtualKind } from '../../registry/strategies/reviews.js';
 import type { ActorPool } from '../../server/actor-pool.js';
 import { readBody, sendStatus } from '../../server/http.js';
-import { bodyFormat, isTruthy } from '../../server/negotiation.js';
+import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../server/negotiation.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.js';
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
@@ -62,6 +62,7 @@ export class Authorization {
   private readonly reloader: ConfigReloader | undefined;
   private readonly maxBody: number;
   private readonly protobufType: string;
+  private readonly cbor: boolean;
 
   constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
@@ -86,6 +87,7 @@ export class Authorization {
     this.impersonation = (a) => this.authorizer.authorize(resourceAttributes(a));
     this.maxBody = options.maxRequestBodyBytes;
     this.protobufType = identity.protobufMediaType;
+    this.cbor = cborEnabled(options);
   }
 
   /** Starts watching --authorization-config (when given); the listeners may open after this. */
@@ -191,8 +193,7 @@ export class Authorization {
   private async preview(r: Request, buf: Buffer): Promise<any> {
     if (buf.length === 0) return undefined;
     if (r.info.verb !== 'patch') {
-      const format = bodyFormat(r.headers.contentType, this.protobufType);
-      return decodeBody(format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format });
+      return decodeBody(toBody(bodyFormat(r.headers.contentType, this.protobufType, this.cbor), buf));
     }
     const patchType = PATCH_TYPES[(r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase()];
     if (!patchType) return undefined;

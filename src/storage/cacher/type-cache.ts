@@ -10,6 +10,10 @@ export interface Entry {
   obj: any;
   /** the object encoded once as JSON; shared by get, list and watch */
   json: string;
+  /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */
+  encoded?: Record<string, Uint8Array>;
+  /** JSON of obj.metadata, filled on first use (Table rows' PartialObjectMetadata) */
+  metaJson?: string;
   labels: Record<string, string> | undefined;
   fields: Record<string, string>;
 }

@@ -1,0 +1,66 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { WatchHub, type Watcher } from '../../src/server/watch-hub.js';
+import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
+import type { Chunk } from '../../src/codec/watch-encoding.js';
+import { ProtobufCodec } from '../../src/codec/protobuf.js';
+
+const PB: Encoding = { format: 'protobuf', pretty: false, mediaType: 'application/vnd.platform.protobuf' };
+const TABLE: Encoding = { format: 'json', pretty: false, view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'None' } };
+const codec = new ProtobufCodec();
+
+function watcher(enc: Encoding, out: Chunk[], headersSent = false): Watcher {
+  return {
+    typeKey: '/pods', namespace: '', matcher: undefined, fromRV: 0, startRV: 0, bookmarks: false, kind: 'Pod', apiVersion: 'v1',
+    closed: false, enc, headersSent, sink: { write: (c) => { out.push(c); return 0; }, close() {}, abort() {} },
+  };
+}
+
+const obj = (rv: number) => ({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', namespace: 'd', resourceVersion: String(rv) } });
+function event(rv: number, encoded?: ChangeEvent['encoded']): ChangeEvent {
+  return { typeKey: '/pods', type: 'ADDED', rv, namespace: 'd', name: 'p', json: JSON.stringify(obj(rv)), labels: undefined, fields: {}, apiVersion: 'v1', uid: 'u', encoded };
+}
+
+describe('WatchHub stream encodings', () => {
+  it('tells the actors which encodings live watchers use, per type, and forgets them on removal', () => {
+    const hub = new WatchHub(1 << 20);
+    assert.equal(hub.streams(), undefined);
+    const a = watcher(PB, []), b = watcher(PB, []), j = watcher({ format: 'json', pretty: false }, []);
+    hub.add(a); hub.add(b); hub.add(j);
+    assert.deepEqual(hub.streams(), { '/pods': [PB] });
+    hub.remove(a);
+    assert.deepEqual(hub.streams(), { '/pods': [PB] });
+    hub.remove(b);
+    assert.equal(hub.streams(), undefined);
+  });
+
+  it('writes the bytes the actor encoded, the same frame to every watcher sharing the encoding', () => {
+    const hub = new WatchHub(1 << 20);
+    const outA: Chunk[] = [], outB: Chunk[] = [];
+    hub.add(watcher(PB, outA)); hub.add(watcher(PB, outB));
+    const fromActor = codec.encodeObject({ ...obj(5), metadata: { ...obj(5).metadata, labels: { from: 'actor' } } });
+    hub.dispatch([event(5, { protobuf: fromActor })]);
+    assert.equal(outA.length, 1);
+    assert.equal(outA[0], outB[0]);
+    assert.deepEqual(codec.decodeWatchEvent(outA[0] as Uint8Array).object.metadata.labels, { from: 'actor' });
+  });
+
+  it('encodes on the front thread when the actor did not (a watcher that registered meanwhile)', () => {
+    const hub = new WatchHub(1 << 20);
+    const out: Chunk[] = [];
+    hub.add(watcher(PB, out));
+    hub.dispatch([event(6)]);
+    assert.equal(codec.decodeWatchEvent(out[0] as Uint8Array).object.metadata.resourceVersion, '6');
+  });
+
+  it('a Table watcher gets column definitions with its first event only', () => {
+    const hub = new WatchHub(1 << 20);
+    const fresh: Chunk[] = [], started: Chunk[] = [];
+    hub.add(watcher(TABLE, fresh)); hub.add(watcher(TABLE, started, true));
+    hub.dispatch([event(7)]);
+    hub.dispatch([event(8)]);
+    const defs = (out: Chunk[]) => out.map((c) => JSON.parse(c as string).object.columnDefinitions?.[0]?.name ?? null);
+    assert.deepEqual(defs(fresh), ['Name', null]);
+    assert.deepEqual(defs(started), [null, null]);
+  });
+});
