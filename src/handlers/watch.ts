@@ -138,6 +138,7 @@ export class WatchStream implements WatchSink {
       return true;
     });
     x.onAbort = () => this.finish();
+    x.observer?.streamOpened(x);
     if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
     return this;
   }
@@ -169,6 +170,7 @@ export class WatchStream implements WatchSink {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
+    this.x.observer?.streamClosed(this.x);
     this.onClose?.();
   }
 }

@@ -29,12 +29,31 @@ export interface Exchange {
   release?: () => void;
   /** a HEAD request: the response carries the headers (and the length) of the GET, no body */
   head?: boolean;
+  /** told when the response starts (its status code) and when a stream opens and ends (metrics) */
+  observer?: ResponseObserver;
+  /** when the request arrived (performance.now()), for the latency metrics */
+  start?: number;
+  /** the request's metrics series, once resolved (opaque here; see src/server/front-metrics.ts) */
+  series?: unknown;
+  /** what identifies the request when it is answered before its series was resolved */
+  request?: { method: string; path: string; query: URLSearchParams };
+}
+
+/** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */
+export interface ResponseObserver {
+  /** a complete response was written with this status code */
+  responded(x: Exchange, code: number): void;
+  /** a long-running response (watch) started streaming */
+  streamOpened(x: Exchange): void;
+  /** that stream ended (any way) */
+  streamClosed(x: Exchange): void;
 }
 
 export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
   if (x.aborted || x.done) return;
   x.done = true;
   x.release?.();
+  x.observer?.responded(x, code);
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);

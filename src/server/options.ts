@@ -1,3 +1,5 @@
+import { validateShowHidden } from '../metrics/registry.js';
+import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
@@ -27,6 +29,8 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCertFile?: string;
   etcdKeyFile?: string;
   etcdCompactionIntervalMs: number;
+  /** `--show-hidden-metrics-for-version`: the previous minor release re-enables its hidden metrics */
+  showHiddenMetricsForVersion?: string;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -128,6 +132,10 @@ const FLAGS: Record<string, Setter> = {
   'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
   'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
   'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
+  'show-hidden-metrics-for-version': (o, v) => {
+    if (v !== '') validateShowHidden(v, METRICS_VERSION);
+    o.showHiddenMetricsForVersion = v || undefined;
+  },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };
 

@@ -27,6 +27,7 @@ import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
+import { FrontMetrics, storageObjectSources } from './front-metrics.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -39,6 +40,7 @@ export class ApiServer {
   readonly inflight: InflightLimiter;
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
+  readonly metrics: FrontMetrics;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -72,12 +74,17 @@ export class ApiServer {
     this.disruption = new DisruptionController(this.pool);
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
+    const readCache = new ReadCache();
+    this.metrics = new FrontMetrics(this.registry, {
+      inflight: () => this.inflight.watermark(),
+      storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
+    }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
-      readCache: new ReadCache(),
+      readCache,
     };
   }
 
@@ -134,6 +141,7 @@ export class ApiServer {
   /** Reads what the request path needs from uWS, synchronously (uWS request data dies with the call). */
   private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
     const x: Exchange = { res, aborted: false, done: false, headers: [] };
+    this.metrics.begin(x);
     res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
     const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
     if (method === 'HEAD') x.head = true;
@@ -146,7 +154,9 @@ export class ApiServer {
       userAgent: req.getHeader('user-agent') || undefined,
       acceptEncoding: req.getHeader('accept-encoding') || undefined,
     };
-    return { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+    const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+    x.request = r;
+    return r;
   }
 
   /** After the filters: non-resource paths, or one resource operation (or a virtual kind). */
@@ -156,9 +166,13 @@ export class ApiServer {
     try {
       if (this.auth.serveDiscovery(x, path)) return;
       const info = r.info ?? parseRequestInfo(method, path, query);
-      if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
+      if (!info.isResourceRequest) {
+        this.metrics.nonResource(x, method, path, false);
+        return handleNonResource(this, x, method, path, query, headers, info);
+      }
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
+      this.metrics.resource(x, info, def, query, headers.contentType);
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
       const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
