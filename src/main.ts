@@ -10,6 +10,7 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${(e as Error).message}\n`);
     process.exit(2);
   }
+  for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
   const server = new ApiServer(options);
   const port = await server.start();
   process.stdout.write(`listening on http://${options.bindAddress}:${port}\n`);

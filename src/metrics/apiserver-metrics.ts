@@ -14,6 +14,8 @@ export interface MetricsSources {
   inflight(): { readOnly: number; mutating: number };
   /** stored object counts by upstream's resource label (`pods`, `deployments.apps`) */
   storageObjects(): Iterable<[string, number]>;
+  /** feature gates: name, stage and whether enabled */
+  featureGates(): Iterable<[string, string, boolean]>;
 }
 
 const DEPRECATED_LABELS = ['group', 'version', 'resource', 'subresource', 'removed_release'] as const;
@@ -65,6 +67,14 @@ export class ApiServerMetrics {
       name: 'apiserver_storage_objects', stability: 'STABLE',
       help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
     }, 'gauge', ['resource'], () => [...sources.storageObjects()].map(([r, n]) => [[r], n] as [string[], number])));
+    this.registerFeatureGates(sources);
+  }
+
+  private registerFeatureGates(sources: MetricsSources): void {
+    this.registry.register(new CollectedFamily({
+      name: 'platform_feature_enabled', stability: 'BETA',
+      help: 'This metric records the data about the stage and enablement of a platform feature.',
+    }, 'gauge', ['name', 'stage'], () => [...sources.featureGates()].map(([name, stage, on]) => [[name, stage], on ? 1 : 0] as [string[], number])));
   }
 
   render(): string {

@@ -1,3 +1,4 @@
+import { applyFeatureGates, defaultGates } from '../api/feature-gates.js';
 import { validateShowHidden } from '../metrics/registry.js';
 import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { AUTHENTICATION_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
@@ -8,7 +9,10 @@ export interface ServerOptions extends AuthenticationOptions {
   port: number;
   dataDir: string;
   runtimeConfig: string;
+  /** the effective value of every known gate (defaults filled in; see src/api/feature-gates.ts) */
   featureGates: Record<string, boolean>;
+  /** startup warnings (GA or deprecated gates set), printed by main */
+  warnings: string[];
   shutdownDelayMs: number;
   shards: number;
   maxRequestBodyBytes: number;
@@ -38,7 +42,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   port: 8080,
   dataDir: './data',
   runtimeConfig: '',
-  featureGates: {},
+  featureGates: defaultGates(),
+  warnings: [],
   shutdownDelayMs: 0,
   shards: 2,
   maxRequestBodyBytes: 3 * 1024 * 1024,
@@ -95,7 +100,7 @@ const FLAGS: Record<string, Setter> = {
   'port': int('port', 0, (o, n) => { o.port = n; }),
   'data-dir': (o, v) => { o.dataDir = v; },
   'runtime-config': (o, v) => { o.runtimeConfig = v; },
-  'feature-gates': (o, v) => { o.featureGates = parseGates(v); },
+  'feature-gates': (o, v) => applyFeatureGates(v, { gates: o.featureGates, warnings: o.warnings }),
   'shutdown-delay-duration': duration('shutdown-delay-duration', (o, ms) => { o.shutdownDelayMs = ms; }),
   'shards': int('shards', 1, (o, n) => { o.shards = n; }),
   'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => { o.maxRequestBodyBytes = n; }),
@@ -147,18 +152,8 @@ function checkCombined(o: ServerOptions): void {
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
-function parseGates(v: string): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const part of v.split(',').filter(Boolean)) {
-    const [k, val] = part.split('=');
-    if (!k || (val !== 'true' && val !== 'false')) throw new Error(`--feature-gates must be a list of Name=true|false, got "${part}"`);
-    out[k] = val === 'true';
-  }
-  return out;
-}
-
 export function parseArgs(argv: string[]): ServerOptions {
-  const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: {} };
+  const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: defaultGates(), warnings: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);

@@ -28,6 +28,7 @@ import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { FrontMetrics, storageObjectSources } from './front-metrics.js';
+import { FEATURE_GATES } from '../api/feature-gates.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -78,6 +79,8 @@ export class ApiServer {
     this.metrics = new FrontMetrics(this.registry, {
       inflight: () => this.inflight.watermark(),
       storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
+      featureGates: () => Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, options.featureGates[name] === true]),
     }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);

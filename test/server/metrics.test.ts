@@ -90,12 +90,14 @@ test('a watch is a long-running request while open and is counted once it ends',
   assert.equal(total(closed, { ...watchLabels, code: '200', dry_run: '' }) - total(before, { ...watchLabels, code: '200', dry_run: '' }), 1);
 });
 
-test('stability classes in HELP; in-flight gauges; /metrics counts itself', async () => {
+test('stability classes in HELP; in-flight and feature gauges; /metrics counts itself', async () => {
   const r = await request(s.url, 'GET', '/metrics');
   assert.match(r.text, /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests/m);
   assert.match(r.text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
   assert.match(r.text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} \d+$/m);
   assert.match(r.text, /^apiserver_current_inflight_requests\{request_kind="mutating"\} \d+$/m);
+  assert.match(r.text, /^platform_feature_enabled\{name="AllowUnsafeMalformedObjectDeletion",stage="ALPHA"\} 0$/m);
+  assert.match(r.text, /^platform_feature_enabled\{name="RetryGenerateName",stage=""\} 1$/m);
   const m = parseMetrics((await request(s.url, 'GET', '/metrics')).text);
   assert.ok(total(m, { verb: 'GET', subresource: '/metrics', code: '200' }) >= 1);
 });
