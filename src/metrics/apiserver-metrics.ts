@@ -5,8 +5,9 @@
  */
 import { CollectedFamily, MetricsRegistry, labelPairs, type Family, type MetricsVersion } from './registry.js';
 import { RequestMetrics, type MetricResource } from './request-metrics.js';
+import { RELEASE_STRING } from '../api/release.js';
 
-export const METRICS_VERSION = '1.32';
+export const METRICS_VERSION = RELEASE_STRING;
 
 /** What the scrape-time gauges read from the server. */
 export interface MetricsSources {

@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
+import type { ResourceDef } from '../registry/types.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
@@ -176,6 +177,7 @@ export class ApiServer {
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
       this.metrics.resource(x, info, def, query, headers.contentType);
+      if (def.deprecation) this.deprecatedRequest(x, def, info.subresource);
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
       const enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
@@ -189,6 +191,13 @@ export class ApiServer {
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);
     }
+  }
+
+  /** A request to a deprecated version: the Warning header and apiserver_requested_deprecated_apis (upstream). */
+  private deprecatedRequest(x: Exchange, def: ResourceDef, subresource: string): void {
+    const d = def.deprecation!;
+    x.headers.push(['Warning', `299 - "${d.warning}"`]);
+    this.metrics.metrics.deprecated.requested(def, subresource, d.removedRelease);
   }
 
   /**

@@ -1,5 +1,6 @@
 /**
- * kubectl v1.32 `get --raw /metrics`: the request counts match the requests kubectl made.
+ * kubectl v1.32 `get --raw /metrics`: the request counts match the requests kubectl made; a
+ * deprecated version prints upstream's warning and shows in apiserver_requested_deprecated_apis.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ let home: string;
 const { kubectl, ok } = kubectlRunner(() => s.url, () => home);
 
 before(async () => {
-  s = await startServer(['--api-domain', 'k8s.io']);
+  s = await startServer(['--api-domain', 'k8s.io', '--runtime-config', 'admissionregistration.k8s.io/v1beta1=true']);
   home = mkdtempSync(join(tmpdir(), 'plat-kubectl-metrics-'));
 });
 after(async () => {
@@ -41,4 +42,14 @@ test('kubectl get --raw /metrics counts the lists, gets and creates kubectl made
   assert.equal(delta({ ...SEC, verb: 'POST', scope: 'resource', code: '201' }), 1);
   assert.equal(delta({ verb: 'GET', subresource: '/metrics', code: '200' }), 1, 'the first scrape, counted once answered');
   assert.equal(sampleValue(parseMetrics(after), 'apiserver_storage_objects', { resource: 'secrets' }), 1);
+});
+
+test('kubectl prints the deprecation warning and the gauge records the request', async () => {
+  const r = await kubectl('get', 'validatingadmissionpolicies.v1beta1.admissionregistration.k8s.io');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Warning: admissionregistration\.k8s\.io\/v1beta1 ValidatingAdmissionPolicy is deprecated in v1\.31\+, unavailable in v1\.34\+; use admissionregistration\.k8s\.io\/v1 ValidatingAdmissionPolicy/);
+  const m = parseMetrics(await ok('get', '--raw', '/metrics'));
+  assert.equal(sampleValue(m, 'apiserver_requested_deprecated_apis', {
+    group: 'admissionregistration.k8s.io', version: 'v1beta1', resource: 'validatingadmissionpolicies', subresource: '', removed_release: '1.34',
+  }), 1);
 });
