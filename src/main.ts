@@ -11,7 +11,14 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
-  const server = new ApiServer(options);
+  let server: ApiServer;
+  try {
+    server = new ApiServer(options);
+  } catch (e) {
+    // configuration files named by flags (audit policy, ...) are read here
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
   const port = await server.start();
   process.stdout.write(`listening on http://${options.bindAddress}:${port}\n`);
   let stopping = false;

@@ -19,6 +19,7 @@ import { schemaIndex } from '../schema/schema.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { buildChain, type FilterHandler, type FilterRequest } from '../filters/chain.js';
 import { readImpersonation } from '../filters/impersonation.js';
+import type { AuditDeps } from '../filters/audit.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
 import { ensureServingCertificate } from './pki.js';
@@ -66,12 +67,13 @@ export class FrontAuthentication {
    * a FilterRequest (synchronously: uWS headers are only valid during the handler call);
    * dispatch is the handler behind the filter chain.
    */
-  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler): Promise<number | undefined> {
+  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler, audit?: AuditDeps): Promise<number | undefined> {
     const o = this.options;
     if (o.securePort < 0) return undefined;
     const serving = ensureServingCertificate({ ...o, certDir: o.certDir || join(o.dataDir, 'pki') });
     const chain = buildChain(dispatch, {
       authentication: { authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, maxRequestBodyBytes: o.maxRequestBodyBytes },
+      ...(audit ? { audit } : {}),
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io') },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });

@@ -21,6 +21,7 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
     const info = (r.info ??= parseRequestInfo(r.method, r.path, r.query));
     const a = attributesFor(info, r.user!, r.query);
     const d = deps.authorizer.authorize(a);
+    r.x.audit?.authorized(d.decision === 'allow', d.reason);
     if (d.decision === 'allow') return next(r);
     reject(r, forbiddenStatus(a, d.reason), deps.maxRequestBodyBytes);
   };

@@ -95,6 +95,7 @@ export function withImpersonation(next: FilterHandler, deps: ImpersonationDeps):
     if (!r.impersonation) return next(r);
     try {
       r.user = impersonate(r.user!, r.impersonation, deps);
+      r.x.audit?.impersonatedUser(r.user);
     } catch (e) {
       return sendStatus(r.x, toStatus(e));
     }

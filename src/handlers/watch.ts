@@ -139,6 +139,7 @@ export class WatchStream implements WatchSink {
     });
     x.onAbort = () => this.finish();
     x.observer?.streamOpened(x);
+    x.audit?.started();
     if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
     return this;
   }
@@ -171,6 +172,7 @@ export class WatchStream implements WatchSink {
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
     this.x.observer?.streamClosed(this.x);
+    this.x.audit?.complete(200);
     this.onClose?.();
   }
 }

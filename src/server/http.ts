@@ -37,6 +37,26 @@ export interface Exchange {
   series?: unknown;
   /** what identifies the request when it is answered before its series was resolved */
   request?: { method: string; path: string; query: URLSearchParams };
+  /** the request's audit record when the audit policy selected it (see src/audit) */
+  audit?: ExchangeAudit;
+}
+
+/** What the response path tells the request's audit record. */
+export interface ExchangeAudit {
+  /** the request body, once read */
+  requestBody(body: Buffer): void;
+  /** a long-running response started streaming */
+  started(): void;
+  /** the response was written (body for RequestResponse), or the stream ended */
+  complete(code: number, body?: string | Uint8Array, contentType?: string): void;
+  /** the authorization filter's decision and reason */
+  authorized(allowed: boolean, reason: string): void;
+  /** a deprecated API was requested */
+  deprecated(removedRelease: string): void;
+  /** the user the request acts as after impersonation */
+  impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void;
+  /** an unexpected failure (answered with 500) */
+  panicked(message: string): void;
 }
 
 /** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */
@@ -54,6 +74,7 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
   x.done = true;
   x.release?.();
   x.observer?.responded(x, code);
+  x.audit?.complete(code, body, contentType);
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
@@ -86,6 +107,9 @@ export function readBody(x: Exchange, limit: number, declared: number, done: (bo
     }
     // uWS reuses the ArrayBuffer after this callback returns: copy it.
     chunks.push(Buffer.from(ab.slice(0)));
-    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (!isLast) return;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    x.audit?.requestBody(body);
+    done(body);
   });
 }

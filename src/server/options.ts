@@ -35,6 +35,12 @@ export interface ServerOptions extends AuthenticationOptions {
   etcdCompactionIntervalMs: number;
   /** `--show-hidden-metrics-for-version`: the previous minor release re-enables its hidden metrics */
   showHiddenMetricsForVersion?: string;
+  /** auditing is on when both the policy file and the log path are given */
+  auditPolicyFile: string;
+  auditLogPath: string;
+  auditLogMaxSizeMB: number;
+  auditLogMaxBackups: number;
+  auditLogMaxAgeDays: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -62,6 +68,11 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
+  auditPolicyFile: '',
+  auditLogPath: '',
+  auditLogMaxSizeMB: 0,
+  auditLogMaxBackups: 0,
+  auditLogMaxAgeDays: 0,
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -140,6 +151,14 @@ const FLAGS: Record<string, Setter> = {
   'show-hidden-metrics-for-version': (o, v) => {
     if (v !== '') validateShowHidden(v, METRICS_VERSION);
     o.showHiddenMetricsForVersion = v || undefined;
+  },
+  'audit-policy-file': (o, v) => { o.auditPolicyFile = v; },
+  'audit-log-path': (o, v) => { o.auditLogPath = v; },
+  'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => { o.auditLogMaxSizeMB = n; }),
+  'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => { o.auditLogMaxBackups = n; }),
+  'audit-log-maxage': int('audit-log-maxage', 0, (o, n) => { o.auditLogMaxAgeDays = n; }),
+  'audit-log-format': (o, v) => {
+    if (v !== 'json') throw new Error(`--audit-log-format must be json, got "${v}"`);
   },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
 };

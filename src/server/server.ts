@@ -4,7 +4,7 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { errors, toStatus } from '../api/status.js';
+import { StatusError, errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
@@ -29,6 +29,7 @@ import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { FrontMetrics, storageObjectSources } from './front-metrics.js';
+import { FrontAudit } from './front-audit.js';
 import { FEATURE_GATES } from '../api/feature-gates.js';
 
 export class ApiServer {
@@ -43,6 +44,7 @@ export class ApiServer {
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   readonly metrics: FrontMetrics;
+  readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   private app: TemplatedApp | undefined;
@@ -83,6 +85,7 @@ export class ApiServer {
       featureGates: () => Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, options.featureGates[name] === true]),
     }, options.showHiddenMetricsForVersion);
+    this.audit = FrontAudit.create(options, this.registry.identity.domain);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.services = {
@@ -131,7 +134,7 @@ export class ApiServer {
     });
     this.app = app;
     this.port = port;
-    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r), this.audit);
     if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return port;
@@ -139,7 +142,9 @@ export class ApiServer {
 
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
   private handle(res: HttpResponse, req: HttpRequest): void {
-    this.dispatch(this.accept(res, req));
+    const r = this.accept(res, req);
+    this.audit?.begin(r);
+    this.dispatch(r);
   }
 
   /** Reads what the request path needs from uWS, synchronously (uWS request data dies with the call). */
@@ -160,6 +165,10 @@ export class ApiServer {
     };
     const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
     x.request = r;
+    if (this.audit) {
+      r.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+      r.auditIdHeader = req.getHeader('audit-id') || undefined;
+    }
     return r;
   }
 
@@ -189,6 +198,7 @@ export class ApiServer {
       if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
+      if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty);
     }
   }
@@ -198,6 +208,7 @@ export class ApiServer {
     const d = def.deprecation!;
     x.headers.push(['Warning', `299 - "${d.warning}"`]);
     this.metrics.metrics.deprecated.requested(def, subresource, d.removedRelease);
+    x.audit?.deprecated(d.removedRelease);
   }
 
   /**
@@ -227,6 +238,7 @@ export class ApiServer {
     this.listenSocket = undefined;
     this.auth.close();
     await this.pool.close();
+    await this.audit?.close();
   }
 }
 
