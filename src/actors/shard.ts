@@ -20,6 +20,8 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
+import { Transformers } from '../storage/encryption/transformer.js';
+import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 
 
 function compress(r: Result): Result {
@@ -47,10 +49,17 @@ export class Shard {
   private readonly rv: BigInt64Array;
   /** the highest revision stored at start: history (and so watch replay) begins there */
   private floor = 0;
+  /** encryption at rest per stored type (identity when not configured) */
+  private readonly transformers: Transformers;
+  /** stored values that could not be decrypted or decoded at load */
+  readonly corrupt = new CorruptObjects();
+  /** keys of corrupt objects removed by unsafe deletes in the current batch */
+  private rawDeletes: string[] = [];
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
     this.rv = new BigInt64Array(cfg.rvBuffer);
+    this.transformers = new Transformers(cfg.encryption);
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -63,12 +72,20 @@ export class Shard {
     const namespaces: InitReply['namespaces'] = [];
     const objects: InitReply['objects'] = [];
     for await (const page of this.backend.range('')) for (const { key, value } of page) {
-      const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
       const typeKey = key.slice(0, slash);
       const store = this.storeForKey(typeKey);
       if (!store) continue;
-      const entry = store.entryOf(obj);
+      let obj: any;
+      let entry: Entry;
+      try {
+        obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
+        entry = store.entryOf(obj);
+      } catch (e) {
+        // kept out of the cache: reads answer 500 naming the key (see corrupt.ts)
+        this.corrupt.add(key, (e as Error).message);
+        continue;
+      }
       store.ctx.cache.load(entry);
       objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: obj.apiVersion, json: entry.json });
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
@@ -145,9 +162,12 @@ export class Shard {
       }
       return r;
     });
-    if (staged.length === 0) return { results, events: [] };
+    const rawDeletes = this.rawDeletes;
+    this.rawDeletes = [];
+    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: [] };
     try {
-      await this.commit(staged);
+      await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
+      for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
       return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
@@ -164,6 +184,11 @@ export class Shard {
     try {
       const store = this.storeFor(op.type.group, op.type.version, op.type.resource);
       if (!store) throw errors.notFoundMessage('the server could not find the requested resource');
+      const unsafe = this.corrupt.size ? this.corrupt.check(op, store.ctx.typeKey) : undefined;
+      if (unsafe !== undefined && op.op === 'delete') {
+        this.rawDeletes.push(unsafe);
+        return unsafeDeleteReply(op);
+      }
       switch (op.op) {
         case 'get': return { id: op.id, ...store.get(op, txn) };
         case 'list': return { id: op.id, ...store.list(op, txn) };
@@ -179,12 +204,13 @@ export class Shard {
     }
   }
 
-  private async commit(staged: StagedWrite[]): Promise<void> {
-    const writes: Write[] = staged.map((w) => ({
-      key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`,
-      value: w.type === 'DELETED' ? undefined : w.entry.json,
-    }));
-    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), 0);
+  private async commit(staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = []): Promise<void> {
+    const writes: Write[] = staged.map((w) => {
+      const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
+      return { key, value: w.type === 'DELETED' ? undefined : this.transformers.forType(w.typeKey).write(key, w.entry.json) };
+    });
+    for (const key of rawDeletes) writes.push({ key, value: undefined });
+    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
     await this.backend.commit(writes, maxRV);
   }
 

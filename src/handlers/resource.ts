@@ -11,7 +11,7 @@ import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
-import { toDeleteOptions } from '../registry/deletion.js';
+import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 
@@ -152,7 +152,9 @@ export function handleResource(r: Request, s: Services): void {
     case 'deletecollection':
       return withBody(r, s, (body) => {
         const options = deleteOptions(body?.text, query);
-        const write = { ...base, dryRun: dryRun(query) || (options.dryRun?.length ?? 0) > 0 };
+        const queryDryRun = dryRun(query);
+        checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+        const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
         if (info.verb === 'delete') return run(r, s, { ...write, op: 'delete', namespace: ns, name: info.name, options });
         return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
       }, true);
@@ -217,5 +219,6 @@ function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOpti
   const policy = q.get('propagationPolicy');
   if (policy !== null) o.propagationPolicy = policy;
   if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
+  if (isTruthy(q.get('ignoreStoreReadErrorWithClusterBreakingPotential'))) o.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   return toDeleteOptions(o);
 }

@@ -41,6 +41,8 @@ export interface ServerOptions extends AuthenticationOptions {
   auditLogMaxSizeMB: number;
   auditLogMaxBackups: number;
   auditLogMaxAgeDays: number;
+  /** `--encryption-provider-config`: EncryptionConfiguration file ('' = no encryption at rest) */
+  encryptionProviderConfig: string;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -73,6 +75,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   auditLogMaxSizeMB: 0,
   auditLogMaxBackups: 0,
   auditLogMaxAgeDays: 0,
+  encryptionProviderConfig: '',
 };
 
 /** Parses a Go-style duration ("30s", "1m", "500ms", "1h2m") into milliseconds. */
@@ -153,6 +156,7 @@ const FLAGS: Record<string, Setter> = {
     o.showHiddenMetricsForVersion = v || undefined;
   },
   'audit-policy-file': (o, v) => { o.auditPolicyFile = v; },
+  'encryption-provider-config': (o, v) => { o.encryptionProviderConfig = v; },
   'audit-log-path': (o, v) => { o.auditLogPath = v; },
   'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => { o.auditLogMaxSizeMB = n; }),
   'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => { o.auditLogMaxBackups = n; }),

@@ -30,6 +30,7 @@ import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/fro
 import { Authorization } from '../auth/authz/authorization.js';
 import { FrontMetrics, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
+import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { FEATURE_GATES } from '../api/feature-gates.js';
 
 export class ApiServer {
@@ -67,6 +68,7 @@ export class ApiServer {
         servers: options.etcdServers, prefix: options.etcdPrefix, caFile: options.etcdCaFile, certFile: options.etcdCertFile,
         keyFile: options.etcdKeyFile, compactionIntervalMs: options.etcdCompactionIntervalMs,
       },
+      ...(options.encryptionProviderConfig ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) } : {}),
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
