@@ -22,6 +22,7 @@ import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
+import { Converter } from '../registry/conversion/conversion.js';
 
 
 function compress(r: Result): Result {
@@ -55,11 +56,13 @@ export class Shard {
   readonly corrupt = new CorruptObjects();
   /** keys of corrupt objects removed by unsafe deletes in the current batch */
   private rawDeletes: string[] = [];
+  private readonly converter: Converter;
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
     this.rv = new BigInt64Array(cfg.rvBuffer);
     this.transformers = new Transformers(cfg.encryption);
+    this.converter = new Converter(this.registry.identity.domain);
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -117,7 +120,7 @@ export class Shard {
         this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
         cache.setFloor(this.floor);
       }
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(referenceGroup(this.registry.identity, group), resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
+      s = new Store({ def, typeKey, cache, converter: this.converter, strategy: strategyFor(referenceGroup(this.registry.identity, group), resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig });
       this.stores.set(id, s);
       if (!this.stores.has(typeKey)) this.stores.set(typeKey, s);
     }

@@ -13,6 +13,7 @@ import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
+import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
@@ -32,6 +33,8 @@ export interface StoreContext {
   strategy: ResourceStrategy;
   continueTtlMs: number;
   config: StrategyConfig;
+  /** converts between the served versions of a multi-version type (conversion/conversion.ts) */
+  converter?: Converter;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
@@ -62,8 +65,9 @@ export class Store {
     this.schema = schemaIndex().forKind(ctx.def.group, ctx.def.version, ctx.def.kind);
   }
 
-  /** Makes a cache entry from an object (computes its encoded form and selectable state). */
-  entryOf(obj: any): Entry {
+  /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
+  entryOf(written: any): Entry {
+    const obj = this.ctx.converter ? this.ctx.converter.toStorage(this.ctx.typeKey, written) : written;
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
       obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
@@ -78,15 +82,42 @@ export class Store {
     return { code, body: encode(value, enc, json), contentType: contentTypeOf(enc) };
   }
 
+  /** Replies with obj and, when the entry holds obj itself (no conversion), its encoded JSON. */
+  private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
+    return this.reply(obj, enc, code, entry.obj === obj ? entry.json : undefined);
+  }
+
   /** Encodes a stored object as the requested version. */
   private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
-    return this.reply({ ...e.obj, apiVersion: this.apiVersion }, enc, code);
+    return this.reply(this.asServed(e.obj), enc, code);
+  }
+
+  /** obj as this store's version. */
+  private asServed(obj: any): any {
+    return this.ctx.converter ? this.ctx.converter.convert(this.ctx.typeKey, obj, this.apiVersion) : { ...obj, apiVersion: this.apiVersion };
+  }
+
+  /** The JSON of a cached entry as this store's version (lists, watch replay). */
+  jsonOf(e: Entry): string {
+    return e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify(this.asServed(e.obj));
+  }
+
+  /** A cache entry as this version sees it: a converted copy when stored in another version. */
+  private view(e: Entry | undefined): Entry | undefined {
+    if (!e || e.obj.apiVersion === this.apiVersion) return e;
+    const obj = this.asServed(e.obj);
+    return { ...e, obj, json: JSON.stringify(obj) };
+  }
+
+  /** The object under namespace/name as this version sees it (staged writes included). */
+  private read(txn: Txn, namespace: string, name: string): Entry | undefined {
+    return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
   }
 
   get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {
     if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
-    const e = this.ctx.cache.get(op.namespace, op.name);
+    const e = this.view(this.ctx.cache.get(op.namespace, op.name));
     if (!e) throw errors.notFound(this.target(op.name));
     if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
     if (op.type.subresource && op.type.subresource !== 'status') {
@@ -114,8 +145,8 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => e.obj), metadata, op.enc.view, txn.now, true), op.enc);
-    const items = chunk.items.map((e) => e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion }));
+    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => this.view(e)!.obj), metadata, op.enc.view, txn.now, true), op.enc);
+    const items = chunk.items.map((e) => this.jsonOf(e));
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
@@ -148,7 +179,7 @@ export class Store {
 
   /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
   private createSubresource(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name ?? '');
+    const old = this.read(txn, op.namespace, op.name ?? '');
     if (!old) throw errors.notFound(this.target(op.name));
     const body = decodeBody(op.body);
     const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, this.strategyContext(txn, op.dryRun));
@@ -174,7 +205,7 @@ export class Store {
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.entryOf(obj);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'ADDED', entry });
-    return this.reply(obj, enc, 201, entry.json);
+    return this.replyWritten(obj, entry, enc, 201);
   }
 
   private generateName(prefix: string, namespace: string, txn: Txn): string {
@@ -199,7 +230,7 @@ export class Store {
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) {
       if (!this.ctx.strategy.allowCreateOnUpdate || op.type.subresource) throw errors.notFound(this.target(op.name));
       return this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager);
@@ -209,7 +240,7 @@ export class Store {
 
   /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
   private scaleWrite(scale: any, op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string }, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     const main = { ...op, type: { ...op.type, subresource: undefined } };
     return this.updateFrom(fromScale(old.obj, scale), old, main, txn, op.fieldManager, toScale);
@@ -230,7 +261,7 @@ export class Store {
 
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
     const { def } = this.ctx;
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
     const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource, duplicates: notes.duplicates };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
@@ -314,11 +345,11 @@ export class Store {
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.entryOf(next);
     if (!dryRun) txn.stage({ typeKey: this.ctx.typeKey, type: 'MODIFIED', entry });
-    return render ? this.reply(render(next), enc) : this.reply(next, enc, 200, entry.json);
+    return render ? this.reply(render(next), enc) : this.replyWritten(next, entry, enc);
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
-    const old = txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, op.name);
+    const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     if (op.type.subresource) {
       // DELETE on a subresource (proxy) never deletes the object: the strategy answers or 405
@@ -356,7 +387,7 @@ export class Store {
     last.metadata.resourceVersion = String(txn.nextRV());
     const entry = this.entryOf(last);
     txn.stage({ typeKey: this.ctx.typeKey, type: 'DELETED', entry });
-    return this.reply(last, enc, 200, entry.json);
+    return this.replyWritten(last, entry, enc);
   }
 
   deleteCollection(op: Extract<Op, { op: 'deletecollection' }>, txn: Txn): Ok {
@@ -364,7 +395,7 @@ export class Store {
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(JSON.stringify(this.deleteOne(e, op.options, op.dryRun, txn).obj));
+      deleted.push(JSON.stringify(this.deleteOne(this.view(e)!, op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };

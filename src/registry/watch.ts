@@ -75,5 +75,5 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
 
 /** The stored object as the requested version (same encoding the list and get use). */
 function jsonAs(store: Store, e: Entry): string {
-  return e.obj.apiVersion === store.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: store.apiVersion });
+  return store.jsonOf(e);
 }

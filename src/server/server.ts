@@ -31,6 +31,7 @@ import { Authorization } from '../auth/authz/authorization.js';
 import { FrontMetrics, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
+import { Converter } from '../registry/conversion/conversion.js';
 import { FEATURE_GATES } from '../api/feature-gates.js';
 
 export class ApiServer {
@@ -59,7 +60,11 @@ export class ApiServer {
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
-    this.hub = new WatchHub(options.watchBufferBytes);
+    const converter = new Converter(this.registry.identity.domain);
+    this.hub = new WatchHub(options.watchBufferBytes, (typeKey, json, apiVersion) => {
+      const obj = JSON.parse(json);
+      return obj.apiVersion === apiVersion ? json : JSON.stringify(converter.convert(typeKey, obj, apiVersion));
+    });
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,

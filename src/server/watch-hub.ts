@@ -49,7 +49,11 @@ export class WatchHub {
   /** watchers cut off for being slow (observability) */
   slowClosed = 0;
 
-  constructor(private readonly bufferLimit: number) {}
+  /**
+   * @param convert the JSON of an object as another apiVersion (multi-version types: a watcher
+   *   of a non-storage version gets converted events, converted once per version and change)
+   */
+  constructor(private readonly bufferLimit: number, private readonly convert?: (typeKey: string, json: string, apiVersion: string) => string) {}
 
   get count(): number {
     let n = 0;
@@ -127,8 +131,13 @@ export class WatchHub {
     const prev = ev.prevFields ? { labels: ev.prevLabels, fields: ev.prevFields } : undefined;
     const type = filterEvent(w.matcher, ev.type, ev, prev);
     if (!type) return '';
-    let line = lines.get(type);
-    if (!line) lines.set(type, line = eventLine(type, objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv)));
+    const same = ev.apiVersion === w.apiVersion || !this.convert;
+    const key = same ? type : `${type} ${w.apiVersion}`;
+    let line = lines.get(key);
+    if (!line) {
+      const json = objectFor(type, ev.type, ev.json, ev.prevJson, ev.rv);
+      lines.set(key, line = eventLine(type, same ? json : this.convert!(ev.typeKey, json, w.apiVersion)));
+    }
     w.fromRV = ev.rv;
     return line;
   }
