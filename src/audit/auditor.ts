@@ -77,6 +77,10 @@ export class RequestAudit implements ExchangeAudit {
     if (removedRelease) this.annotations[`${this.auditor.domain}/removed-release`] = removedRelease;
   }
 
+  annotate(key: string, value: string): void {
+    this.annotations[key] = value;
+  }
+
   /** The user after impersonation, when it differs from the authenticated one. */
   impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void {
     if (user.username === this.input.user.username) return;

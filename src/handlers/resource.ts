@@ -154,6 +154,7 @@ export function handleResource(r: Request, s: Services): void {
         const options = deleteOptions(body?.text, query);
         const queryDryRun = dryRun(query);
         checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+        if (options.ignoreStoreReadErrorWithClusterBreakingPotential) authorizeUnsafeDelete(r, s);
         const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
         if (info.verb === 'delete') return run(r, s, { ...write, op: 'delete', namespace: ns, name: info.name, options });
         return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
@@ -161,6 +162,17 @@ export function handleResource(r: Request, s: Services): void {
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** upstream: an unsafe delete also needs the verb `unsafe-delete-ignore-read-errors` on the resource */
+function authorizeUnsafeDelete(r: Request, s: Services): void {
+  const verb = 'unsafe-delete-ignore-read-errors';
+  r.x.audit?.annotate(`apiserver.${s.options.apiDomain}/unsafe-delete-ignore-read-error`, '');
+  const d = s.authorize?.(r, verb);
+  if (!d || d.decision === 'allow') return;
+  const gr = r.def.group ? `${r.def.resource}.${r.def.group}` : r.def.resource;
+  throw errors.forbidden(`${gr} "${r.info.name}" is forbidden: not permitted to do "${verb}", reason: ${d.reason}`,
+    { group: r.def.group, kind: r.def.resource, name: r.info.name });
 }
 
 /** Reads the body, then runs next; errors from next become Status replies. */

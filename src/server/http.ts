@@ -57,6 +57,8 @@ export interface ExchangeAudit {
   impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void;
   /** an unexpected failure (answered with 500) */
   panicked(message: string): void;
+  /** adds an annotation to the request's events */
+  annotate(key: string, value: string): void;
 }
 
 /** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */

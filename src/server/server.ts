@@ -28,6 +28,7 @@ import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
+import { attributesFor } from '../auth/authz/attributes.js';
 import { FrontMetrics, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
@@ -99,6 +100,7 @@ export class ApiServer {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
       readCache,
+      authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
   }
 
