@@ -49,6 +49,26 @@ export class Auditor {
   write(event: object): void {
     this.log.write(JSON.stringify(event));
   }
+
+  /**
+   * A request that failed authentication (upstream's failed-authentication audit): the policy
+   * is evaluated without a user; at Metadata or above one ResponseStarted event is written.
+   */
+  failedAuthentication(input: AuditInput, code: number, message: string): void {
+    const config = evaluate(this.policy, input);
+    if (config.level === 'None' || config.omitStages.has('ResponseStarted')) return;
+    const now = microTime(Date.now());
+    const ev: Record<string, unknown> = {
+      kind: 'Event', apiVersion: this.apiVersion, level: config.level, auditID: input.auditID || randomUUID(), stage: 'ResponseStarted',
+      requestURI: input.requestURI, verb: input.verb, user: {}, sourceIPs: input.sourceIPs,
+    };
+    if (input.userAgent) ev.userAgent = input.userAgent;
+    if (input.isResourceRequest) ev.objectRef = objectRef(input);
+    ev.responseStatus = { metadata: {}, message, code };
+    ev.requestReceivedTimestamp = now;
+    ev.stageTimestamp = now;
+    this.write(ev);
+  }
 }
 
 export class RequestAudit implements ExchangeAudit {

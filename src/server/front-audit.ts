@@ -3,7 +3,7 @@
  * opens the log, and starts each request's audit record from what the listener and the
  * authentication filter know. Off (no cost beyond one check) without a policy file and a path.
  */
-import { Auditor } from '../audit/auditor.js';
+import { Auditor, type AuditInput } from '../audit/auditor.js';
 import { AuditLog } from '../audit/log.js';
 import { loadPolicy } from '../audit/policy.js';
 import type { FilterRequest } from '../filters/chain.js';
@@ -29,18 +29,34 @@ export class FrontAudit {
 
   /** After authentication: evaluates the policy and writes RequestReceived. */
   begin(r: FilterRequest): void {
+    const audit = this.auditor.begin(this.input(r, r.user ?? { username: 'system:anonymous', groups: [] }));
+    if (!audit) return;
+    r.x.audit = audit;
+    r.x.headers.push(['Audit-Id', audit.auditID]);
+  }
+
+  /**
+   * Before authentication (secure port): a placeholder that writes upstream's
+   * failed-authentication event if the request is answered 401 before begin() replaces it.
+   */
+  beforeAuthentication(r: FilterRequest): void {
+    r.x.audit = {
+      complete: (code) => {
+        if (code === 401) this.auditor.failedAuthentication(this.input(r, { username: '', groups: [] }), code, 'Authentication failed');
+      },
+      requestBody() {}, started() {}, authorized() {}, deprecated() {}, impersonatedUser() {}, panicked() {}, annotate() {},
+    };
+  }
+
+  private input(r: FilterRequest, user: { username: string; groups: readonly string[] }): AuditInput {
     const info = (r.info ??= parseRequestInfo(r.method, r.path, r.query));
-    const user = r.user ?? { username: 'system:anonymous', groups: [] };
     const qs = r.query.toString();
-    const audit = this.auditor.begin({
+    return {
       user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: r.path, apiGroup: info.apiGroup,
       namespace: info.namespace, resource: info.resource, subresource: info.subresource, name: info.name,
       requestURI: qs ? `${r.path}?${qs}` : r.path, apiVersion: info.apiVersion,
       sourceIPs: r.remoteAddress ? [r.remoteAddress] : [], userAgent: r.headers.userAgent, auditID: r.auditIdHeader,
-    });
-    if (!audit) return;
-    r.x.audit = audit;
-    r.x.headers.push(['Audit-Id', audit.auditID]);
+    };
   }
 
   close(): Promise<void> {

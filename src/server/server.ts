@@ -143,7 +143,13 @@ export class ApiServer {
     });
     this.app = app;
     this.port = port;
-    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r), this.audit);
+    const audit = this.audit;
+    const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
+      const r = this.accept(res, req);
+      audit.beforeAuthentication(r);
+      return r;
+    } : (res: HttpResponse, req: HttpRequest) => this.accept(res, req);
+    this.securePort = await this.auth.listen(acceptSecure, (r) => this.dispatch(r), audit);
     if (this.securePort !== undefined) process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return port;

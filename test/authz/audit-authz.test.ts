@@ -55,3 +55,15 @@ test('an allowed request carries decision allow; impersonation shows both users'
   assert.equal(iev!.impersonatedUser.username, 'bob');
   assert.equal(iev!.annotations['authorization.plat.io/decision'], 'forbid');
 });
+
+test('a request that fails authentication is audited once (ResponseStarted, no user, 401)', async () => {
+  const r = await request(s.secureUrl, tls, 'GET', '/api/v1/namespaces/default/pods?probe=unauthenticated', undefined, { authorization: 'Bearer wrong-token' });
+  assert.equal(r.status, 401);
+  const events = await waitForAudit(log, (e) => e.requestURI === '/api/v1/namespaces/default/pods?probe=unauthenticated');
+  assert.equal(events.length, 1);
+  const [ev] = events;
+  assert.equal(ev!.stage, 'ResponseStarted');
+  assert.deepEqual(ev!.user, {});
+  assert.deepEqual(ev!.responseStatus, { metadata: {}, message: 'Authentication failed', code: 401 });
+  assert.deepEqual(ev!.objectRef, { resource: 'pods', namespace: 'default', apiVersion: 'v1' });
+});
