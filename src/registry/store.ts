@@ -14,6 +14,7 @@ import type { ResourceDef } from './types.js';
 import type { ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import type { Converter } from './conversion/conversion.js';
+import { VersionView } from './version-view.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
@@ -56,6 +57,8 @@ export class Store {
   private readonly hasStatus: boolean;
   /** the structural schema (merge keys, list types); undefined for kinds without one */
   private readonly schema: SchemaNode | undefined;
+  /** this version's view of the cached (stored) entries */
+  private readonly versions: VersionView;
 
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
@@ -63,11 +66,12 @@ export class Store {
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
     this.schema = schemaIndex().forKind(ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion);
   }
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
   entryOf(written: any): Entry {
-    const obj = this.ctx.converter ? this.ctx.converter.toStorage(this.ctx.typeKey, written) : written;
+    const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
       obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
@@ -90,34 +94,22 @@ export class Store {
   /** Encodes a stored object as the requested version. */
   private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
-    return this.reply(this.asServed(e.obj), enc, code);
-  }
-
-  /** obj as this store's version. */
-  private asServed(obj: any): any {
-    return this.ctx.converter ? this.ctx.converter.convert(this.ctx.typeKey, obj, this.apiVersion) : { ...obj, apiVersion: this.apiVersion };
+    return this.reply(this.versions.asServed(e.obj), enc, code);
   }
 
   /** The JSON of a cached entry as this store's version (lists, watch replay). */
   jsonOf(e: Entry): string {
-    return e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify(this.asServed(e.obj));
-  }
-
-  /** A cache entry as this version sees it: a converted copy when stored in another version. */
-  private view(e: Entry | undefined): Entry | undefined {
-    if (!e || e.obj.apiVersion === this.apiVersion) return e;
-    const obj = this.asServed(e.obj);
-    return { ...e, obj, json: JSON.stringify(obj) };
+    return this.versions.jsonOf(e);
   }
 
   /** The object under namespace/name as this version sees it (staged writes included). */
   private read(txn: Txn, namespace: string, name: string): Entry | undefined {
-    return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
+    return this.versions.entry(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
   }
 
   get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {
     if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
-    const e = this.view(this.ctx.cache.get(op.namespace, op.name));
+    const e = this.versions.entry(this.ctx.cache.get(op.namespace, op.name));
     if (!e) throw errors.notFound(this.target(op.name));
     if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
     if (op.type.subresource && op.type.subresource !== 'status') {
@@ -145,8 +137,8 @@ export class Store {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => this.view(e)!.obj), metadata, op.enc.view, txn.now, true), op.enc);
-    const items = chunk.items.map((e) => this.jsonOf(e));
+    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, chunk.items.map((e) => this.versions.entry(e)!.obj), metadata, op.enc.view, txn.now, true), op.enc);
+    const items = chunk.items.map((e) => this.versions.jsonOf(e));
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
@@ -395,7 +387,7 @@ export class Store {
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(JSON.stringify(this.deleteOne(this.view(e)!, op.options, op.dryRun, txn).obj));
+      deleted.push(JSON.stringify(this.deleteOne(this.versions.entry(e)!, op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
