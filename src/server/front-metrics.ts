@@ -14,6 +14,8 @@ import { parseRequestInfo, type RequestInfo } from './request-info.js';
 
 /** Upstream reports these subresources with the verb CONNECT. */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
+/** Methods reported as themselves; any other is `other` (upstream), so labels stay bounded. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
 /** Health endpoints are instrumented without a component (upstream). */
 const HEALTH = /^\/(livez|readyz|healthz)(\/|$)/;
 
@@ -37,7 +39,7 @@ export class FrontMetrics implements ResponseObserver {
 
   /** A non-resource path (discovery, health, /metrics, ...) or an unserved resource. */
   nonResource(x: Exchange, method: string, path: string, resourceRequest: boolean): void {
-    const verb = method === 'HEAD' ? 'GET' : method;
+    const verb = method === 'HEAD' ? 'GET' : METHODS.has(method) ? method : 'other';
     x.series = resourceRequest
       ? this.metrics.requests.nonResource(verb, '', 'apiserver')
       : this.metrics.requests.nonResource(verb, path, HEALTH.test(path) ? '' : 'apiserver');
@@ -80,7 +82,7 @@ export class FrontMetrics implements ResponseObserver {
 function reportedVerb(info: RequestInfo, contentType: string | undefined): string {
   if (CONNECT.has(info.subresource)) return 'CONNECT';
   if (info.verb === 'patch' && contentType?.startsWith('application/apply-patch')) return 'APPLY';
-  return REPORTED_VERBS[info.verb] ?? info.verb.toUpperCase();
+  return REPORTED_VERBS[info.verb] ?? 'other';
 }
 
 /** upstream CleanScope */
