@@ -9,6 +9,7 @@
 import { errors, successStatus } from '../api/status.js';
 import { contentTypeOf, encode } from '../codec/codec.js';
 import type { Op, Result } from './protocol.js';
+import type { Entry } from '../storage/cacher/type-cache.js';
 
 interface Corrupt { key: string; namespace: string; cause: string }
 
@@ -53,6 +54,15 @@ export class CorruptObjects {
     if (!c) return undefined;
     if (op.op === 'delete' && op.options.ignoreStoreReadErrorWithClusterBreakingPotential) return c.key;
     throw errors.internal(corruptMessage(c.key, c.cause));
+  }
+
+  /**
+   * A stand-in entry for a corrupt object's name (only its existence is used: creates of the
+   * name conflict; every other operation on it is stopped earlier by check()).
+   */
+  placeholder(typeKey: string, namespace: string, name: string): Entry | undefined {
+    if (!this.byType.get(typeKey)?.has(`${namespace}/${name}`)) return undefined;
+    return { namespace, name, rv: 0, obj: { metadata: { name, namespace } }, json: '{}', labels: undefined, fields: {} };
   }
 
   /** Forgets a key once its removal is committed. */

@@ -135,7 +135,9 @@ export class Shard {
       now: Date.now(),
       read: (cache, typeKey, ns, name) => {
         const k = typeKey + '\u0001' + entryKey(ns, name);
-        return pending.has(k) ? pending.get(k) : cache.get(ns, name);
+        if (pending.has(k)) return pending.get(k);
+        // a corrupt object still occupies its name: a create of it is a conflict
+        return cache.get(ns, name) ?? (this.corrupt.size ? this.corrupt.placeholder(typeKey, ns, name) : undefined);
       },
       nextRV: () => Number(Atomics.add(this.rv, 0, 1n)) + 1,
       currentRV: () => snapshot,

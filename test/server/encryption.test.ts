@@ -81,6 +81,9 @@ test('a corrupt value: 500 naming the key; force-deleted only with the gate and 
   assert.equal(get.status, 500);
   assert.equal(get.json.reason, 'InternalError');
   assert.match(get.json.message, /^Internal error occurred: StorageError: corrupt object, Code: 7, Key: \/secrets\/default\/broken, ResourceVersion: 0, AdditionalErrorMsg: /);
+  const recreate = await request(srv.url, 'POST', '/api/v1/namespaces/default/secrets', secret('broken', 'x'));
+  assert.equal(recreate.status, 409, 'the corrupt object still holds its name');
+  assert.equal(recreate.json.reason, 'AlreadyExists');
   const list = await request(srv.url, 'GET', '/api/v1/namespaces/default/secrets');
   assert.equal(list.status, 500);
   assert.match(list.json.message, /Key: \/secrets\/default\/broken/);
