@@ -46,7 +46,11 @@ export class Auditor {
     return a;
   }
 
+  /** events written so far (apiserver_audit_event_total) */
+  events = 0;
+
   write(event: object): void {
+    this.events++;
     this.log.write(JSON.stringify(event));
   }
 

@@ -56,7 +56,7 @@ export class AuditLog {
       process.stdout.write(lines.join('\n') + '\n');
       return;
     }
-    this.chain = this.chain.then(() => this.append(lines)).catch((e) => this.report(e));
+    this.chain = this.chain.then(() => this.append(lines)).catch((e) => this.report(e, lines.length));
   }
 
   private async append(lines: string[]): Promise<void> {
@@ -113,7 +113,11 @@ export class AuditLog {
     }
   }
 
-  private report(e: unknown): void {
+  /** events lost to write failures (apiserver_audit_error_total) */
+  errors = 0;
+
+  private report(e: unknown, lost = 1): void {
+    this.errors += lost;
     if (this.failed) return;
     this.failed = true;
     process.stderr.write(`error: audit log ${this.o.path}: ${(e as Error)?.message ?? String(e)}\n`);

@@ -17,6 +17,8 @@ export interface MetricsSources {
   storageObjects(): Iterable<[string, number]>;
   /** feature gates: name, stage and whether enabled */
   featureGates(): Iterable<[string, string, boolean]>;
+  /** audit events written and lost, when auditing is on */
+  audit?(): [number, number];
 }
 
 const DEPRECATED_LABELS = ['group', 'version', 'resource', 'subresource', 'removed_release'] as const;
@@ -69,6 +71,13 @@ export class ApiServerMetrics {
       help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
     }, 'gauge', ['resource'], () => [...sources.storageObjects()].map(([r, n]) => [[r], n] as [string[], number])));
     this.registerFeatureGates(sources);
+    const audit = sources.audit;
+    if (audit) {
+      this.registry.register(new CollectedFamily({ name: 'apiserver_audit_event_total', stability: 'ALPHA', help: 'Counter of audit events generated and sent to the audit backend.' },
+        'counter', [], () => [[[], audit()[0]]]));
+      this.registry.register(new CollectedFamily({ name: 'apiserver_audit_error_total', stability: 'ALPHA', help: 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.' },
+        'counter', ['plugin'], () => [[['log'], audit()[1]]]));
+    }
   }
 
   private registerFeatureGates(sources: MetricsSources): void {

@@ -59,6 +59,11 @@ export class FrontAudit {
     };
   }
 
+  /** [events written, events lost to log errors] */
+  counts(): [number, number] {
+    return [this.auditor.events, this.log.errors];
+  }
+
   close(): Promise<void> {
     return this.log.close();
   }

@@ -87,13 +87,15 @@ export class ApiServer {
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     const readCache = new ReadCache();
+    this.audit = FrontAudit.create(options, this.registry.identity.domain);
+    const audit = this.audit;
     this.metrics = new FrontMetrics(this.registry, {
+      ...(audit ? { audit: () => audit.counts() } : {}),
       inflight: () => this.inflight.watermark(),
       storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
       featureGates: () => Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, options.featureGates[name] === true]),
     }, options.showHiddenMetricsForVersion);
-    this.audit = FrontAudit.create(options, this.registry.identity.domain);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.services = {

@@ -134,6 +134,15 @@ test('a client-chosen Audit-ID is kept', async () => {
   assert.equal((await waitForAudit(log, byID('my-trace-123'))).length, 1);
 });
 
+test('apiserver_audit_event_total counts the events written', async () => {
+  const count = async () => Number(/^apiserver_audit_event_total (\d+)$/m.exec((await request(s.url, 'GET', '/metrics')).text)?.[1]);
+  const before = await count();
+  const r = await request(s.url, 'POST', '/api/v1/namespaces/req/configmaps', configMap('counted'));
+  await waitForAudit(log, byID(r.headers.get('audit-id')), 2);
+  assert.equal(await count() - before, 2, 'RequestReceived and ResponseComplete');
+  assert.match((await request(s.url, 'GET', '/metrics')).text, /^apiserver_audit_error_total\{plugin="log"\} 0$/m);
+});
+
 test('a bad policy file stops the server at start with the problem', () => {
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: Loud\n');
