@@ -104,7 +104,8 @@ export function hpaV2ToV1(o: Obj, domain: string): Obj {
     [keys.conditions]: status?.conditions?.length ? JSON.stringify(status.conditions) : undefined,
   }, Object.values(keys));
   const out: Obj = { ...o, apiVersion: 'autoscaling/v1', metadata: meta };
-  out.spec = defined({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, targetCPUUtilizationPercentage: cpu?.resource.target.averageUtilization });
+  // an absent spec stays absent (conversion never adds fields the object did not have)
+  if (o.spec !== undefined) out.spec = defined({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, targetCPUUtilizationPercentage: cpu?.resource.target.averageUtilization });
   if (status) {
     out.status = defined({
       observedGeneration: status.observedGeneration, lastScaleTime: status.lastScaleTime, currentReplicas: status.currentReplicas,
@@ -130,10 +131,13 @@ export function hpaV1ToV2(o: Obj, domain: string): Obj {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
   }
   const out: Obj = { ...o, apiVersion: 'autoscaling/v2', metadata: withAnnotations(meta0, {}, Object.values(keys)) };
-  out.spec = defined({
-    scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas,
-    metrics: metrics.length ? metrics : undefined, behavior: parsedAnnotation(meta0, keys.behavior),
-  });
+  const behavior = parsedAnnotation(meta0, keys.behavior);
+  if (o.spec !== undefined || metrics.length || behavior) {
+    out.spec = defined({
+      scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas,
+      metrics: metrics.length ? metrics : undefined, behavior,
+    });
+  }
   const status = o.status;
   if (status) {
     const current: Obj[] = (parsedAnnotation(meta0, keys.currentMetrics) ?? []).map(statusToV2);

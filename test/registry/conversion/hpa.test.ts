@@ -66,6 +66,13 @@ test('v1 → v2 → v1 is exact; the inputs are never changed', () => {
   assert.equal(JSON.stringify(v2), v2Frozen);
 });
 
+test('absent spec and status stay absent both ways', () => {
+  const bare = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'b' } };
+  const up = hpaV1ToV2(bare, D);
+  assert.deepEqual(up, { ...bare, apiVersion: 'autoscaling/v2' });
+  assert.deepEqual(hpaV2ToV1(up, D), bare);
+});
+
 test('the converter: storage version, identity for the same version, apiVersion swap for types without conversion', () => {
   const c = new Converter(D);
   const hpa = 'autoscaling/horizontalpodautoscalers';
