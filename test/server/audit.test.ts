@@ -6,7 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
@@ -141,6 +142,26 @@ test('apiserver_audit_event_total counts the events written', async () => {
   await waitForAudit(log, byID(r.headers.get('audit-id')), 2);
   assert.equal(await count() - before, 2, 'RequestReceived and ResponseComplete');
   assert.match((await request(s.url, 'GET', '/metrics')).text, /^apiserver_audit_error_total\{plugin="log"\} 0$/m);
+});
+
+test('--audit-log-path - writes the events to stdout', async () => {
+  const main = resolve(process.cwd(), 'dist/src/main.js');
+  const proc = spawn(process.execPath, [main, '--port', '0', '--data-dir', join(dir, 'stdout-data'), '--audit-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    proc.stdout!.on('data', (d) => { out += d; });
+    const deadline = Date.now() + 20_000;
+    while (!/listening on http:\/\/[^:]+:(\d+)/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(out)![1];
+    const r = await request(`http://127.0.0.1:${port}`, 'GET', '/api/v1/namespaces/meta/configmaps');
+    const id = r.headers.get('audit-id')!;
+    while (!out.includes(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const line = out.split('\n').find((l) => l.includes(id))!;
+    assert.equal(JSON.parse(line).stage, 'ResponseComplete');
+  } finally {
+    proc.kill('SIGTERM');
+    await once(proc, 'exit');
+  }
 });
 
 test('a bad policy file stops the server at start with the problem', () => {
