@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { ApiServerMetrics, type MetricsSources } from '../metrics/apiserver-metrics.js';
 import { REPORTED_VERBS, type Scope, type Series } from '../metrics/request-metrics.js';
 import type { Registry } from '../registry/registry.js';
+import { FEATURE_GATES } from '../api/feature-gates.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { Exchange, ResponseObserver } from './http.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
@@ -111,4 +112,10 @@ export function storageObjectSources(registry: Registry, count: (typeKey: string
   return function* () {
     for (const [typeKey, label] of types) yield [label, count(typeKey)];
   };
+}
+
+/** name, stage (empty for GA, as upstream) and effective value of every known gate, by name. */
+export function featureGateSource(gates: Record<string, boolean>): MetricsSources['featureGates'] {
+  const known = Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1));
+  return () => known.map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, gates[name] === true]);
 }

@@ -29,11 +29,10 @@ import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { attributesFor } from '../auth/authz/attributes.js';
-import { FrontMetrics, storageObjectSources } from './front-metrics.js';
+import { FrontMetrics, featureGateSource, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
-import { FEATURE_GATES } from '../api/feature-gates.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -62,10 +61,7 @@ export class ApiServer {
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
     const converter = new Converter(this.registry.identity.domain);
-    this.hub = new WatchHub(options.watchBufferBytes, (typeKey, json, apiVersion) => {
-      const obj = JSON.parse(json);
-      return obj.apiVersion === apiVersion ? json : JSON.stringify(converter.convert(typeKey, obj, apiVersion));
-    });
+    this.hub = new WatchHub(options.watchBufferBytes, (typeKey, json, apiVersion) => converter.jsonAs(typeKey, json, apiVersion));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
@@ -93,8 +89,7 @@ export class ApiServer {
       ...(audit ? { audit: () => audit.counts() } : {}),
       inflight: () => this.inflight.watermark(),
       storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
-      featureGates: () => Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, options.featureGates[name] === true]),
+      featureGates: featureGateSource(options.featureGates),
     }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);

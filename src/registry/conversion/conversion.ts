@@ -44,6 +44,12 @@ export class Converter {
     return obj.apiVersion === apiVersion ? json : JSON.stringify(this.convert(typeKey, obj, apiVersion));
   }
 
+  /** Any object JSON as apiVersion (the live watch fan-out: events carry the stored form). */
+  jsonAs(typeKey: string, json: string, apiVersion: string): string {
+    const obj = JSON.parse(json);
+    return obj.apiVersion === apiVersion ? json : JSON.stringify(this.convert(typeKey, obj, apiVersion));
+  }
+
   /** The stored form of an object written through any version. */
   toStorage(typeKey: string, obj: Obj): Obj {
     const storage = CONVERSIONS[typeKey]?.storage;
