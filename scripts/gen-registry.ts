@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync, copyFileSync } from 'node:fs';
 import { resolve, dirname } from 'node:path';
-import type { ResourceDef, Stability, SubresourceDef, Verb } from '../src/registry/types.js';
+import type { Lifecycle, ResourceDef, Stability, SubresourceDef, Verb } from '../src/registry/types.js';
 
 interface Gvk { group: string; version: string; kind: string }
 interface Operation { 'x-plat-action'?: string; 'x-plat-group-version-kind'?: Gvk }
@@ -68,6 +68,47 @@ const CATEGORIES: Record<string, string[]> = {
   validatingadmissionpolicybindings: EXT, mutatingadmissionpolicies: EXT,
   mutatingadmissionpolicybindings: EXT,
 };
+
+/**
+ * Upstream's prerelease lifecycle tags (`+k8s:prerelease-lifecycle-gen:introduced=...`,
+ * `replacement=...`) of the beta kinds the reference serves, by reference `group/version/Kind`.
+ * Deprecated defaults to introduced + 3 minor releases, removed to deprecated + 3, as the
+ * upstream generator computes them. Alpha versions carry no lifecycle (removable at any time).
+ */
+const LIFECYCLE: Record<string, { introduced: string; replacement?: string }> = {
+  'admissionregistration.plat.io/v1beta1/ValidatingAdmissionPolicy': { introduced: '1.28', replacement: 'admissionregistration.plat.io/v1/ValidatingAdmissionPolicy' },
+  'admissionregistration.plat.io/v1beta1/ValidatingAdmissionPolicyBinding': { introduced: '1.28', replacement: 'admissionregistration.plat.io/v1/ValidatingAdmissionPolicyBinding' },
+  'authentication.plat.io/v1beta1/SelfSubjectReview': { introduced: '1.27', replacement: 'authentication.plat.io/v1/SelfSubjectReview' },
+  'networking.plat.io/v1beta1/IPAddress': { introduced: '1.31' },
+  'networking.plat.io/v1beta1/ServiceCIDR': { introduced: '1.31' },
+  'resource.plat.io/v1beta1/DeviceClass': { introduced: '1.32' },
+  'resource.plat.io/v1beta1/ResourceClaim': { introduced: '1.32' },
+  'resource.plat.io/v1beta1/ResourceClaimTemplate': { introduced: '1.32' },
+  'resource.plat.io/v1beta1/ResourceSlice': { introduced: '1.32' },
+  'storage.plat.io/v1beta1/VolumeAttributesClass': { introduced: '1.31' },
+};
+
+function plusMinor(release: string, n: number): string {
+  const [major, minor] = release.split('.').map(Number) as [number, number];
+  return `${major}.${minor + n}`;
+}
+
+function lifecycleOf(group: string, version: string, kind: string): Lifecycle | undefined {
+  const l = LIFECYCLE[`${group}/${version}/${kind}`];
+  if (!l) {
+    if (stabilityOf(version) === 'beta') throw new Error(`no prerelease lifecycle for beta ${group}/${version} ${kind}: add it to LIFECYCLE`);
+    return undefined;
+  }
+  const deprecated = plusMinor(l.introduced, 3);
+  const out: Lifecycle = { introduced: l.introduced, deprecated, removed: plusMinor(deprecated, 3) };
+  if (l.replacement) {
+    const parts = l.replacement.split('/');
+    const k = parts.pop()!;
+    const v = parts.pop()!;
+    out.replacement = { group: parts.join('/'), version: v, kind: k };
+  }
+  return out;
+}
 
 /** x-plat-action to verb; `connect` operations take their verb from the HTTP method instead. */
 const ACTION_VERBS: Record<string, Verb> = {
@@ -167,13 +208,16 @@ function toDef(acc: ResourceAcc, defs: Map<string, string>): ResourceDef {
   const subresources: SubresourceDef[] = [...acc.subresources.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, s]) => ({ name, kind: s.kind, group: s.group, version: s.version, verbs: sortVerbs(s.verbs) }));
-  return {
+  const def: ResourceDef = {
     group: acc.group, version: acc.version, resource: acc.resource,
     singularName: kind.toLowerCase(), kind, listKind: `${kind}List`,
     namespaced: acc.namespaced, verbs: sortVerbs(acc.verbs), subresources,
     shortNames: SHORT_NAMES[acc.resource] ?? [], categories: CATEGORIES[acc.resource] ?? [],
     definition, stability: stabilityOf(acc.version),
   };
+  const lifecycle = lifecycleOf(acc.group, acc.version, kind);
+  if (lifecycle) def.lifecycle = lifecycle;
+  return def;
 }
 
 function compare(a: ResourceDef, b: ResourceDef): number {
@@ -202,7 +246,8 @@ function renderDef(d: ResourceDef): string {
   const subs = d.subresources.length === 0
     ? '    subresources: [],'
     : `    subresources: [\n${d.subresources.map((s) => `      ${lit(s)},`).join('\n')}\n    ],`;
-  return `  {\n    ${head}\n    ${shape}\n    ${names}\n${subs}\n  },`;
+  const lifecycle = d.lifecycle ? `\n    lifecycle: ${lit(d.lifecycle)},` : '';
+  return `  {\n    ${head}\n    ${shape}\n    ${names}\n${subs}${lifecycle}\n  },`;
 }
 
 function render(defs: ResourceDef[]): string {

@@ -10,7 +10,15 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const server = new ApiServer(options);
+  for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
+  let server: ApiServer;
+  try {
+    server = new ApiServer(options);
+  } catch (e) {
+    // configuration files named by flags (audit policy, ...) are read here
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
   const port = await server.start();
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
   let stopping = false;

@@ -4,6 +4,7 @@
  * One task carries a whole batch of operations for one shard (per event-loop turn), because
  * per-task overhead dominates single-operation round trips.
  */
+import type { EncryptionConfig } from '../storage/encryption/config.js';
 import type { Status } from '../api/status.js';
 import type { Requester, StrategyConfig } from '../registry/strategy.js';
 import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
@@ -43,6 +44,8 @@ export interface DeleteOptions {
   propagationPolicy?: string;
   orphanDependents?: boolean;
   dryRun?: string[];
+  /** alpha: delete an object that cannot be read (only with gate AllowUnsafeMalformedObjectDeletion) */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
 interface Base { id: number; type: TypeRef; enc: Encoding }
@@ -161,4 +164,6 @@ export interface ActorConfig {
   historyWindowMs: number;
   continueTtlMs: number;
   strategyConfig: StrategyConfig;
+  /** `--encryption-provider-config`, parsed and validated by the front thread */
+  encryption?: EncryptionConfig;
 }

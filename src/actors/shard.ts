@@ -22,6 +22,9 @@ import { conversionFor } from '../registry/conversion.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { shardOf, typeKeyOf } from './routing.js';
+import { Transformers } from '../storage/encryption/transformer.js';
+import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
+import { Converter } from '../registry/conversion/conversion.js';
 
 
 function compress(r: Result): Result {
@@ -62,10 +65,19 @@ export class Shard {
   private readonly rv: BigInt64Array;
   /** the highest revision stored at start: history (and so watch replay) begins there */
   private floor = 0;
+  /** encryption at rest per stored type (identity when not configured) */
+  private readonly transformers: Transformers;
+  /** stored values that could not be decrypted or decoded at load */
+  readonly corrupt = new CorruptObjects();
+  /** keys of corrupt objects removed by unsafe deletes in the current batch */
+  private rawDeletes: string[] = [];
+  private readonly converter: Converter;
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
     this.rv = new BigInt64Array(cfg.rvBuffer);
+    this.transformers = new Transformers(cfg.encryption);
+    this.converter = new Converter(this.registry.identity.domain);
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -80,12 +92,20 @@ export class Shard {
     const stored = new Map<string, number>();
     for await (const page of this.backend.range('')) for (const { key, value } of page) {
       if (key.startsWith(LEASE_PREFIX)) { stored.set(key.slice(LEASE_PREFIX.length), Number(value)); continue; }
-      const obj = JSON.parse(value);
       const slash = key.indexOf('/', key.indexOf('/') + 1);
       const typeKey = key.slice(0, slash);
       const store = this.storeForKey(typeKey);
       if (!store) continue;
-      const entry = store.entryOf(obj);
+      let obj: any;
+      let entry: Entry;
+      try {
+        obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
+        entry = store.entryOf(obj);
+      } catch (e) {
+        // kept out of the cache: reads answer 500 naming the key (see corrupt.ts)
+        this.corrupt.add(key, (e as Error).message);
+        continue;
+      }
       store.ctx.cache.load(entry);
       objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: obj.apiVersion, json: entry.json });
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
@@ -146,7 +166,7 @@ export class Shard {
       }
       const refGroup = referenceGroup(this.registry.identity, group);
       const conversion = conversionFor(refGroup, version, resource);
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(refGroup, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup });
+      s = new Store({ def, typeKey, cache, strategy: strategyFor(refGroup, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup, converter: this.converter });
       this.stores.set(id, s);
       // the type's own store (loading, leases) is one that stores its objects as they are
       if (!conversion && !this.stores.has(typeKey)) this.stores.set(typeKey, s);
@@ -163,7 +183,9 @@ export class Shard {
       now: Date.now(),
       read: (cache, typeKey, ns, name) => {
         const k = typeKey + '\u0001' + entryKey(ns, name);
-        return pending.has(k) ? pending.get(k) : cache.get(ns, name);
+        if (pending.has(k)) return pending.get(k);
+        // a corrupt object still occupies its name: a create of it is a conflict
+        return cache.get(ns, name) ?? (this.corrupt.size ? this.corrupt.placeholder(typeKey, ns, name) : undefined);
       },
       nextRV: () => Number(Atomics.add(this.rv, 0, 1n)) + 1,
       currentRV: () => snapshot,
@@ -193,9 +215,12 @@ export class Shard {
       }
       return r;
     });
-    if (staged.length === 0) return { results, events: [] };
+    const rawDeletes = this.rawDeletes;
+    this.rawDeletes = [];
+    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: [] };
     try {
-      await this.commit(staged);
+      await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
+      for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
@@ -225,6 +250,11 @@ export class Shard {
     try {
       const store = this.storeFor(op.type.group, op.type.version, op.type.resource);
       if (!store) throw errors.notFoundMessage('the server could not find the requested resource');
+      const unsafe = this.corrupt.size ? this.corrupt.check(op, store.ctx.typeKey) : undefined;
+      if (unsafe !== undefined && op.op === 'delete') {
+        this.rawDeletes.push(unsafe);
+        return unsafeDeleteReply(op);
+      }
       switch (op.op) {
         case 'get': return { id: op.id, ...store.get(op, txn) };
         case 'list': return { id: op.id, ...store.list(op, txn) };
@@ -240,17 +270,19 @@ export class Shard {
     }
   }
 
-  private async commit(staged: StagedWrite[]): Promise<void> {
+  private async commit(staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = []): Promise<void> {
     const writes: Write[] = [];
     for (const w of staged) {
-      writes.push({ key: `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`, value: w.type === 'DELETED' ? undefined : w.entry.json });
+      const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
+      writes.push({ key, value: w.type === 'DELETED' ? undefined : this.transformers.forType(w.typeKey).write(key, w.entry.json) });
       // the lease is stored with the object, in the same transaction (upstream: an etcd lease per write)
       if (w.expiresAt !== undefined) writes.push({ key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined });
     }
+    for (const key of rawDeletes) writes.push({ key, value: undefined });
     if (FAIL_COMMIT_MATCH && writes.some((w) => w.key.includes(FAIL_COMMIT_MATCH))) {
       throw new Error(`injected commit failure (${FAIL_COMMIT_ENV})`);
     }
-    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), 0);
+    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
     await this.backend.commit(writes, maxRV);
   }
 

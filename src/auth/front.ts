@@ -20,6 +20,7 @@ import { schemaIndex } from '../schema/schema.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { buildChain, type FilterHandler, type FilterRequest } from '../filters/chain.js';
 import { readImpersonation } from '../filters/impersonation.js';
+import type { AuditDeps } from '../filters/audit.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
 import { ensureAdminCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
@@ -90,7 +91,7 @@ export class FrontAuthentication {
    * a FilterRequest (synchronously: uWS headers are only valid during the handler call);
    * dispatch is the handler behind the filter chain.
    */
-  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler): Promise<number | undefined> {
+  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler, audit?: AuditDeps): Promise<number | undefined> {
     const o = this.options;
     const serving = this.serving;
     if (o.securePort < 0 || !serving) return undefined;
@@ -99,6 +100,7 @@ export class FrontAuthentication {
         authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
         maxRequestBodyBytes: o.maxRequestBodyBytes,
       },
+      ...(audit ? { audit } : {}),
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), maxRequestBodyBytes: o.maxRequestBodyBytes },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     });

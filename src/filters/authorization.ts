@@ -34,6 +34,7 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
    * (a failing webhook, whatever its failure policy) is a 500, and a plain refusal the 403.
    */
   function decide(r: FilterRequest, a: Attributes, d: AuthorizerResult): void {
+    r.x.audit?.authorized(d.decision === 'allow', d.reason);
     if (d.decision === 'allow') return next(r);
     const status = d.error ? internalError(r, d.error) : forbiddenStatus(a, d.reason);
     reject(r, status, deps.maxRequestBodyBytes);

@@ -8,6 +8,7 @@ import type { Credentials, UserInfo } from '../auth/types.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { withAuthentication, type AuthenticationDeps } from './authentication.js';
 import { withAuthorization, type AuthorizationDeps } from './authorization.js';
+import { withAudit, type AuditDeps } from './audit.js';
 import { withImpersonation, type ImpersonationDeps, type ImpersonationRequest } from './impersonation.js';
 
 export interface FilterRequest {
@@ -25,15 +26,19 @@ export interface FilterRequest {
   body: BodyReader | undefined;
   /** parsed once by the first filter that needs it (authorization), reused by the handler */
   info?: RequestInfo;
+  /** read by the listener when auditing is on (uWS request data dies with the handler call) */
+  remoteAddress?: string;
+  auditIdHeader?: string;
 }
 
 export type FilterHandler = (r: FilterRequest) => void;
 
-/** Request order: authentication → impersonation → authorization → handler. */
-export function buildChain(handler: FilterHandler, deps: { authentication: AuthenticationDeps; impersonation: ImpersonationDeps; authorization: AuthorizationDeps }): FilterHandler {
+/** Request order (upstream's): authentication → audit → impersonation → authorization → handler. */
+export function buildChain(handler: FilterHandler, deps: { authentication: AuthenticationDeps; audit?: AuditDeps; impersonation: ImpersonationDeps; authorization: AuthorizationDeps }): FilterHandler {
   let h = handler;
   h = withAuthorization(h, deps.authorization);
   h = withImpersonation(h, deps.impersonation);
+  if (deps.audit) h = withAudit(h, deps.audit);
   h = withAuthentication(h, deps.authentication);
   return h;
 }

@@ -115,12 +115,14 @@ export function withImpersonation(next: FilterHandler, deps: ImpersonationDeps):
     }
     if (!(u instanceof Promise)) {
       r.user = u;
+      r.x.audit?.impersonatedUser(u);
       return next(r);
     }
     if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes ?? 3 * 1024 * 1024, r.headers.contentLength);
     u.then((user) => {
       if (r.x.aborted) return;
       r.user = user;
+      r.x.audit?.impersonatedUser(user);
       next(r);
     }, (e) => {
       if (!r.x.aborted) sendStatus(r.x, toStatus(e));

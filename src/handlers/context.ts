@@ -46,4 +46,6 @@ export interface Services {
   protobufMediaType: string;
   /** a resourceVersion at or below which every change of typeKey has reached the hub */
   safeRV(typeKey: string): number;
+  /** asks the authorizer about the request's resource with another verb (upstream's extra checks) */
+  authorize?(r: Request, verb: string): { decision: string; reason: string } | Promise<{ decision: string; reason: string }>;
 }

@@ -59,6 +59,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
   const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' }).as !== undefined;
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
+  if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? ''));
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
@@ -67,7 +68,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (path === '/openapi/v2') return json(openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return json(openapiV3Index(reg));
   if (segs[0] === 'openapi' && segs[1] === 'v3') return found(json, openapiV3Doc(reg, segs.slice(2).join('/')));
-  if (path === '/') return json({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+  if (path === '/') return json({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
   void info;
   throw errors.notFoundMessage('the server could not find the requested resource');
 }

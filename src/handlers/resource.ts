@@ -12,7 +12,7 @@ import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
-import { toDeleteOptions } from '../registry/deletion.js';
+import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -151,15 +151,29 @@ export function handleResource(r: Request, s: Services): void {
       }, false, true);
     case 'delete':
     case 'deletecollection':
-      return withBody(r, s, (body) => {
+      return withBody(r, s, async (body) => {
         const options = deleteOptions(body?.text, query);
-        const write = { ...base, dryRun: dryRun(query) || (options.dryRun?.length ?? 0) > 0 };
+        const queryDryRun = dryRun(query);
+        checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+        if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
+        const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
         if (info.verb === 'delete') return run(r, s, { ...write, op: 'delete', namespace: ns, name: info.name, options });
         return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
       }, true);
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** upstream: an unsafe delete also needs the verb `unsafe-delete-ignore-read-errors` on the resource */
+async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
+  const verb = 'unsafe-delete-ignore-read-errors';
+  r.x.audit?.annotate(`apiserver.${s.options.apiDomain}/unsafe-delete-ignore-read-error`, '');
+  const d = await s.authorize?.(r, verb);
+  if (!d || d.decision === 'allow') return;
+  const gr = r.def.group ? `${r.def.resource}.${r.def.group}` : r.def.resource;
+  throw errors.forbidden(`${gr} "${r.info.name}" is forbidden: not permitted to do "${verb}", reason: ${d.reason}`,
+    { group: r.def.group, kind: r.def.resource, name: r.info.name });
 }
 
 /** Reads the body, then runs next; errors from next become Status replies. */
@@ -239,5 +253,6 @@ function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOpti
   const policy = q.get('propagationPolicy');
   if (policy !== null) o.propagationPolicy = policy;
   if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
+  if (isTruthy(q.get('ignoreStoreReadErrorWithClusterBreakingPotential'))) o.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   return toDeleteOptions(o);
 }

@@ -146,6 +146,8 @@ export class WatchStream implements WatchSink {
       return true;
     });
     x.onAbort = () => this.finish();
+    x.observer?.streamOpened(x);
+    x.audit?.started();
     if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
     return this;
   }
@@ -190,6 +192,8 @@ export class WatchStream implements WatchSink {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
+    this.x.observer?.streamClosed(this.x);
+    this.x.audit?.complete(200);
     this.onClose?.();
   }
 }

@@ -74,7 +74,7 @@ export function conversionFor(referenceGroup: string, version: string, resource:
  * For the front thread's watch fan-out: a stored object's JSON (type key `<group>/<resource>`)
  * as another served version; the conversion of each (type, version) is looked up once.
  */
-export function jsonConverter(identity: Identity): (typeKey: string, apiVersion: string, json: string) => string {
+export function jsonConverter(identity: Identity, fallback?: (typeKey: string, apiVersion: string, json: string) => string): (typeKey: string, apiVersion: string, json: string) => string {
   const found = new Map<string, Conversion | undefined>();
   return (typeKey, apiVersion, json) => {
     const id = `${typeKey} ${apiVersion}`;
@@ -84,6 +84,7 @@ export function jsonConverter(identity: Identity): (typeKey: string, apiVersion:
       found.set(id, conversionFor(referenceGroup(identity, group), apiVersion.slice(slash + 1), typeKey.slice(typeKey.indexOf('/') + 1)));
     }
     const conv = found.get(id);
+    if (!conv && fallback) return fallback(typeKey, apiVersion, json);
     const obj = JSON.parse(json);
     return JSON.stringify(conv ? conv.fromStorage(obj, apiVersion) : { ...obj, apiVersion });
   };

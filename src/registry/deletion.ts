@@ -27,6 +27,7 @@ export function toDeleteOptions(o: any): DeleteOptions {
     orphanDependents: o.orphanDependents,
     dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
   };
+  if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   checkDeleteOptions(options);
   return options;
 }
@@ -43,6 +44,28 @@ export function checkDeleteOptions(o: DeleteOptions): void {
     causes.push({ reason: 'FieldValueInvalid', field: 'gracePeriodSeconds', message: `Invalid value: ${o.gracePeriodSeconds}: must be greater than or equal to 0` });
   }
   if (causes.length) throw errors.invalid({ group: 'meta.plat.io', kind: 'DeleteOptions', name: '' }, causes);
+}
+
+/**
+ * The unsafe delete of a corrupt object (gate AllowUnsafeMalformedObjectDeletion): without the
+ * gate the option is dropped (a normal delete, which fails on a corrupt object); with it, every
+ * other option must be unset (400) and deletecollection is refused.
+ */
+export function checkUnsafeDelete(o: DeleteOptions, dryRun: boolean, gate: boolean, collection: boolean): void {
+  if (!o.ignoreStoreReadErrorWithClusterBreakingPotential) return;
+  if (!gate) {
+    delete o.ignoreStoreReadErrorWithClusterBreakingPotential;
+    return;
+  }
+  const f = 'ignoreStoreReadErrorWithClusterBreakingPotential';
+  if (collection) throw errors.badRequest(`${f}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`);
+  const set: string[] = [];
+  if (dryRun || (o.dryRun?.length ?? 0) > 0) set.push(`dryRun: Invalid value: ${JSON.stringify(o.dryRun ?? ['All'])}: can not be set together with ${f}`);
+  if (o.gracePeriodSeconds !== undefined) set.push(`gracePeriodSeconds: Invalid value: ${o.gracePeriodSeconds}: can not be set together with ${f}`);
+  if (o.orphanDependents !== undefined) set.push(`orphanDependents: Invalid value: ${o.orphanDependents}: can not be set together with ${f}`);
+  if (o.preconditions !== undefined) set.push(`preconditions: Invalid value: ${JSON.stringify(o.preconditions)}: can not be set together with ${f}`);
+  if (o.propagationPolicy !== undefined) set.push(`propagationPolicy: Invalid value: "${o.propagationPolicy}": can not be set together with ${f}`);
+  if (set.length) throw errors.badRequest(set.length === 1 ? set[0]! : `[${set.join(', ')}]`);
 }
 
 export function checkPreconditions(obj: any, o: DeleteOptions, t: Target, rv: number): void {

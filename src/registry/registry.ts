@@ -5,7 +5,8 @@
  */
 import { groupFor, type Identity } from '../api/identity.js';
 import { RESOURCES } from './generated/resources.js';
-import type { ResourceDef, Stability } from './types.js';
+import type { Deprecation, Lifecycle, ResourceDef, Stability } from './types.js';
+import { reached } from '../api/release.js';
 
 /** One served group: versions ordered by priority, the preferred one first. */
 export interface GroupVersions {
@@ -68,7 +69,21 @@ export function compareVersions(a: string, b: string): number {
 
 function renamed(identity: Identity, def: ResourceDef): ResourceDef {
   const subresources = def.subresources.map((s) => ({ ...s, group: groupFor(identity, s.group) }));
-  return Object.freeze({ ...def, group: groupFor(identity, def.group), subresources });
+  const out: ResourceDef = { ...def, group: groupFor(identity, def.group), subresources };
+  const l = def.lifecycle;
+  if (l) {
+    const replacement = l.replacement && { ...l.replacement, group: groupFor(identity, l.replacement.group) };
+    out.lifecycle = { ...l, ...(replacement ? { replacement } : {}) };
+    if (reached(l.deprecated)) out.deprecation = deprecationOf(out, out.lifecycle);
+  }
+  return Object.freeze(out);
+}
+
+/** Upstream's deprecation WarningMessage, built once per resource. */
+function deprecationOf(def: ResourceDef, l: Lifecycle): Deprecation {
+  let warning = `${gvName(def.group, def.version)} ${def.kind} is deprecated in v${l.deprecated}+, unavailable in v${l.removed}+`;
+  if (l.replacement) warning += `; use ${gvName(l.replacement.group, l.replacement.version)} ${l.replacement.kind}`;
+  return { warning, removedRelease: l.removed };
 }
 
 export class Registry {

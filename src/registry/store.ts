@@ -14,6 +14,8 @@ import type { ResourceDef } from './types.js';
 import type { Requester, ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
 import type { StagedWrite, Txn } from './txn.js';
 import type { Conversion } from './conversion.js';
+import { VersionView } from './version-view.js';
+import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
@@ -37,6 +39,8 @@ export interface StoreContext {
   referenceGroup?: string;
   /** set when objects are stored in another version than this store's (events.<domain>/v1) */
   conversion?: Conversion;
+  /** converts between the served versions of a multi-version type (conversion/conversion.ts) */
+  converter?: Converter;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
@@ -56,6 +60,8 @@ export class Store {
   private readonly hasStatus: boolean;
   /** the structural schema (merge keys, list types); undefined for kinds without one */
   private readonly schema: SchemaNode | undefined;
+  /** this version's view of the cached (stored) entries */
+  private readonly versions: VersionView;
 
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
@@ -63,10 +69,12 @@ export class Store {
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
     this.schema = schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion);
   }
 
-  /** Makes a cache entry from an object (computes its encoded form and selectable state). */
-  entryOf(obj: any): Entry {
+  /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
+  entryOf(written: any): Entry {
+    const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
       obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
@@ -86,7 +94,8 @@ export class Store {
   view(e: Entry | undefined): Entry | undefined;
   view(e: Entry | undefined): Entry | undefined {
     const conv = this.ctx.conversion;
-    if (!e || !conv || e.obj.apiVersion === this.apiVersion) return e;
+    if (!conv) return this.versions.entry(e);
+    if (!e || e.obj.apiVersion === this.apiVersion) return e;
     const obj = conv.fromStorage(e.obj, this.apiVersion);
     return { ...e, obj, json: JSON.stringify(obj) };
   }
@@ -94,7 +103,7 @@ export class Store {
   /** An entry's JSON as this store's version (lists and watch replay). */
   jsonOf(e: Entry): string {
     if (e.obj.apiVersion === this.apiVersion) return e.json;
-    return this.ctx.conversion ? this.view(e).json : JSON.stringify({ ...e.obj, apiVersion: this.apiVersion });
+    return this.ctx.conversion ? this.view(e).json : this.versions.jsonOf(e);
   }
 
   private read(txn: Txn, namespace: string, name: string): Entry | undefined {
@@ -103,7 +112,7 @@ export class Store {
 
   /** The reply to a write: the staged entry as this store's version (its JSON reused when stored as such). */
   private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
-    if (!this.ctx.conversion) return this.reply(obj, enc, code, entry.json);
+    if (!this.ctx.conversion) return this.reply(obj, enc, code, entry.obj === obj ? entry.json : undefined);
     const v = this.view(entry);
     return this.reply(v.obj, enc, code, v.json);
   }
@@ -120,7 +129,7 @@ export class Store {
   private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
     if (enc.format === 'protobuf' || enc.format === 'cbor') return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
-    return this.reply({ ...e.obj, apiVersion: this.apiVersion }, enc, code);
+    return this.reply(this.view(e).obj, enc, code);
   }
 
   get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {

@@ -30,4 +30,26 @@ export interface ResourceDef {
   /** openapi definition name of the kind, e.g. "io.plat.api.core.v1.ConfigMap" */
   definition: string;
   stability: Stability;
+  /** upstream's prerelease lifecycle of a beta version (generated; releases as "1.28") */
+  lifecycle?: Lifecycle;
+  /** set by the Registry when the lifecycle says the version is deprecated in this release */
+  deprecation?: Deprecation;
+}
+
+export interface Lifecycle {
+  introduced: string;
+  /** introduced + 3 minor releases unless upstream says otherwise */
+  deprecated: string;
+  /** deprecated + 3 minor releases unless upstream says otherwise */
+  removed: string;
+  /** the kind to use instead (group in reference names) */
+  replacement?: { group: string; version: string; kind: string };
+}
+
+/** What a request to a deprecated version gets: the Warning text and the removed release. */
+export interface Deprecation {
+  /** `<group>/<version> <Kind> is deprecated in v1.X+, unavailable in v1.Y+; use <group>/<version> <Kind>` */
+  warning: string;
+  /** "1.34" (the `removed_release` label, the `plat.io/removed-release` audit annotation) */
+  removedRelease: string;
 }

@@ -31,12 +31,54 @@ export interface Exchange {
   release?: () => void;
   /** a HEAD request: the response carries the headers (and the length) of the GET, no body */
   head?: boolean;
+  /** told when the response starts (its status code) and when a stream opens and ends (metrics) */
+  observer?: ResponseObserver;
+  /** when the request arrived (performance.now()), for the latency metrics */
+  start?: number;
+  /** the request's metrics series, once resolved (opaque here; see src/server/front-metrics.ts) */
+  series?: unknown;
+  /** what identifies the request when it is answered before its series was resolved */
+  request?: { method: string; path: string; query: URLSearchParams };
+  /** the request's audit record when the audit policy selected it (see src/audit) */
+  audit?: ExchangeAudit;
+}
+
+/** What the response path tells the request's audit record. */
+export interface ExchangeAudit {
+  /** the request body, once read */
+  requestBody(body: Buffer): void;
+  /** a long-running response started streaming */
+  started(): void;
+  /** the response was written (body for RequestResponse), or the stream ended */
+  complete(code: number, body?: string | Uint8Array, contentType?: string): void;
+  /** the authorization filter's decision and reason */
+  authorized(allowed: boolean, reason: string): void;
+  /** a deprecated API was requested */
+  deprecated(removedRelease: string): void;
+  /** the user the request acts as after impersonation */
+  impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void;
+  /** an unexpected failure (answered with 500) */
+  panicked(message: string): void;
+  /** adds an annotation to the request's events */
+  annotate(key: string, value: string): void;
+}
+
+/** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */
+export interface ResponseObserver {
+  /** a complete response was written with this status code */
+  responded(x: Exchange, code: number): void;
+  /** a long-running response (watch) started streaming */
+  streamOpened(x: Exchange): void;
+  /** that stream ended (any way) */
+  streamClosed(x: Exchange): void;
 }
 
 export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
   if (x.aborted || x.done) return;
   x.done = true;
   x.release?.();
+  x.observer?.responded(x, code);
+  x.audit?.complete(code, body, contentType);
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
@@ -79,6 +121,9 @@ export function readBody(x: Exchange, limit: number, declared: number, done: (bo
     }
     // uWS reuses the ArrayBuffer after this callback returns: copy it.
     chunks.push(Buffer.from(ab.slice(0)));
-    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (!isLast) return;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    x.audit?.requestBody(body);
+    done(body);
   });
 }

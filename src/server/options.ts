@@ -1,3 +1,6 @@
+import { applyFeatureGates, defaultGates } from '../api/feature-gates.js';
+import { validateShowHidden } from '../metrics/registry.js';
+import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { parseControllers } from '../controllers/selection.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
@@ -12,7 +15,10 @@ export interface ServerOptions extends AuthenticationOptions {
   insecureBindAddress: string;
   dataDir: string;
   runtimeConfig: string;
+  /** the effective value of every known gate (defaults filled in; see src/api/feature-gates.ts) */
   featureGates: Record<string, boolean>;
+  /** startup warnings (GA or deprecated gates set), printed by main */
+  warnings: string[];
   shutdownDelayMs: number;
   shards: number;
   maxRequestBodyBytes: number;
@@ -49,6 +55,16 @@ export interface ServerOptions extends AuthenticationOptions {
   nodeStartupGracePeriodMs: number;
   /** `--controllers` (src/controllers/selection.ts) */
   controllers: string[];
+  /** `--show-hidden-metrics-for-version`: the previous minor release re-enables its hidden metrics */
+  showHiddenMetricsForVersion?: string;
+  /** auditing is on when both the policy file and the log path are given */
+  auditPolicyFile: string;
+  auditLogPath: string;
+  auditLogMaxSizeMB: number;
+  auditLogMaxBackups: number;
+  auditLogMaxAgeDays: number;
+  /** `--encryption-provider-config`: EncryptionConfiguration file ('' = no encryption at rest) */
+  encryptionProviderConfig: string;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -57,7 +73,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   insecureBindAddress: '127.0.0.1',
   dataDir: './data',
   runtimeConfig: '',
-  featureGates: {},
+  featureGates: defaultGates(),
+  warnings: [],
   shutdownDelayMs: 0,
   shards: 2,
   maxRequestBodyBytes: 3 * 1024 * 1024,
@@ -85,6 +102,12 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   nodeMonitorGracePeriodMs: 40_000,
   nodeStartupGracePeriodMs: 60_000,
   controllers: ['*'],
+  auditPolicyFile: '',
+  auditLogPath: '',
+  auditLogMaxSizeMB: 0,
+  auditLogMaxBackups: 0,
+  auditLogMaxAgeDays: 0,
+  encryptionProviderConfig: '',
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -119,7 +142,7 @@ const FLAGS: Record<string, Setter> = {
   'insecure-bind-address': (o, v) => { o.insecureBindAddress = v; },
   'data-dir': (o, v) => { o.dataDir = v; },
   'runtime-config': (o, v) => { o.runtimeConfig = v; },
-  'feature-gates': (o, v) => { o.featureGates = parseGates(v); },
+  'feature-gates': (o, v) => applyFeatureGates(v, { gates: o.featureGates, warnings: o.warnings }),
   'shutdown-delay-duration': duration('shutdown-delay-duration', (o, ms) => { o.shutdownDelayMs = ms; }),
   'shards': int('shards', 1, (o, n) => { o.shards = n; }),
   'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => { o.maxRequestBodyBytes = n; }),
@@ -165,6 +188,19 @@ const FLAGS: Record<string, Setter> = {
   'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => { o.nodeStartupGracePeriodMs = ms; }),
   'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
   'controllers': (o, v) => { o.controllers = parseControllers(v); },
+  'show-hidden-metrics-for-version': (o, v) => {
+    if (v !== '') validateShowHidden(v, METRICS_VERSION);
+    o.showHiddenMetricsForVersion = v || undefined;
+  },
+  'audit-policy-file': (o, v) => { o.auditPolicyFile = v; },
+  'encryption-provider-config': (o, v) => { o.encryptionProviderConfig = v; },
+  'audit-log-path': (o, v) => { o.auditLogPath = v; },
+  'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => { o.auditLogMaxSizeMB = n; }),
+  'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => { o.auditLogMaxBackups = n; }),
+  'audit-log-maxage': int('audit-log-maxage', 0, (o, n) => { o.auditLogMaxAgeDays = n; }),
+  'audit-log-format': (o, v) => {
+    if (v !== 'json') throw new Error(`--audit-log-format must be json, got "${v}"`);
+  },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
@@ -186,18 +222,8 @@ function checkCombined(o: ServerOptions): void {
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
-function parseGates(v: string): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const part of v.split(',').filter(Boolean)) {
-    const [k, val] = part.split('=');
-    if (!k || (val !== 'true' && val !== 'false')) throw new Error(`--feature-gates must be a list of Name=true|false, got "${part}"`);
-    out[k] = val === 'true';
-  }
-  return out;
-}
-
 export function parseArgs(argv: string[]): ServerOptions {
-  const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: {} };
+  const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: defaultGates(), warnings: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);

@@ -30,6 +30,11 @@ export class ReadCache {
     }
   }
 
+  /** How many objects of the type exist (apiserver_storage_objects). */
+  count(typeKey: string): number {
+    return this.types.get(typeKey)?.size ?? 0;
+  }
+
   /** The object's JSON when it is stored in apiVersion; undefined otherwise (ask the actor). */
   get(typeKey: string, namespace: string, name: string, apiVersion: string): string | undefined {
     const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);

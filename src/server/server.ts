@@ -4,10 +4,11 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { errors, toStatus } from '../api/status.js';
+import { StatusError, errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
 import { jsonConverter } from '../registry/conversion.js';
+import type { ResourceDef } from '../registry/types.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
@@ -45,6 +46,11 @@ import { SignerAdmission } from '../auth/authz/signer-admission.js';
 import { groupFor } from '../api/identity.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+import { attributesFor } from '../auth/authz/attributes.js';
+import { FrontMetrics, featureGateSource, storageObjectSources } from './front-metrics.js';
+import { FrontAudit } from './front-audit.js';
+import { loadEncryptionConfig } from '../storage/encryption/config.js';
+import { Converter } from '../registry/conversion/conversion.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -69,6 +75,8 @@ export class ApiServer {
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   readonly signerAdmission: SignerAdmission;
+  readonly metrics: FrontMetrics;
+  readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
   readonly compression: boolean;
   /** feature gate CBORServingAndStorage (alpha, off by default) */
@@ -84,7 +92,9 @@ export class ApiServer {
 
   constructor(readonly options: ServerOptions) {
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
-    this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity));
+    const converter = new Converter(this.registry.identity.domain);
+    // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
+    this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
     this.pool = new ActorPool({
       shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
@@ -93,6 +103,7 @@ export class ApiServer {
         servers: options.etcdServers, prefix: options.etcdPrefix, caFile: options.etcdCaFile, certFile: options.etcdCertFile,
         keyFile: options.etcdKeyFile, compactionIntervalMs: options.etcdCompactionIntervalMs,
       },
+      ...(options.encryptionProviderConfig ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) } : {}),
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
@@ -125,11 +136,19 @@ export class ApiServer {
       const limit = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
       this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
     }
+    const readCache = new ReadCache();
+    this.audit = FrontAudit.create(options, this.registry.identity.domain);
+    const audit = this.audit;
+    this.metrics = new FrontMetrics(this.registry, {
+      ...(audit ? { audit: () => audit.counts() } : {}),
+      inflight: () => this.inflight.watermark(),
+      storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
+      featureGates: featureGateSource(options.featureGates),
+    }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
-    const readCache = new ReadCache();
     this.signerAdmission = new SignerAdmission({
       authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
       stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
@@ -139,6 +158,7 @@ export class ApiServer {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
       readCache,
+      authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
   }
 
@@ -195,7 +215,13 @@ export class ApiServer {
     this.csrCleaner.start();
     this.nodeLifecycle.start();
     this.port = await this.listenPlain();
-    this.securePort = await this.auth.listen((res, req) => this.accept(res, req), (r) => this.dispatch(r));
+    const audit = this.audit;
+    const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
+      const r = this.accept(res, req);
+      audit.beforeAuthentication(r);
+      return r;
+    } : (res: HttpResponse, req: HttpRequest) => this.accept(res, req);
+    this.securePort = await this.auth.listen(acceptSecure, (r) => this.dispatch(r), audit);
     this.auth.watchConfig();
     if (this.securePort !== undefined) {
       // written before the listening line: whoever waits for that line may use the file at once
@@ -232,12 +258,15 @@ export class ApiServer {
 
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
   private handle(res: HttpResponse, req: HttpRequest): void {
-    this.dispatch(this.accept(res, req));
+    const r = this.accept(res, req);
+    this.audit?.begin(r);
+    this.dispatch(r);
   }
 
   /** Reads what the request path needs from uWS, synchronously (uWS request data dies with the call). */
   private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
     const x: Exchange = { res, aborted: false, done: false, headers: [] };
+    this.metrics.begin(x);
     res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
     const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
     if (method === 'HEAD') x.head = true;
@@ -250,7 +279,13 @@ export class ApiServer {
       userAgent: req.getHeader('user-agent') || undefined,
       acceptEncoding: req.getHeader('accept-encoding') || undefined,
     };
-    return { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+    const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+    x.request = r;
+    if (this.audit) {
+      r.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+      r.auditIdHeader = req.getHeader('audit-id') || undefined;
+    }
+    return r;
   }
 
   /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */
@@ -292,9 +327,14 @@ export class ApiServer {
     const { x, query, headers, method, path } = r;
     let enc: Encoding | undefined;
     try {
-      if (!info.isResourceRequest) return handleNonResource(this, x, method, path, query, headers, info);
+      if (!info.isResourceRequest) {
+        this.metrics.nonResource(x, method, path, false);
+        return handleNonResource(this, x, method, path, query, headers, info);
+      }
       const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
       if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
+      this.metrics.resource(x, info, def, query, headers.contentType);
+      if (def.deprecation) this.deprecatedRequest(x, def, info.subresource);
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
       enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
@@ -307,8 +347,17 @@ export class ApiServer {
       if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
       handleResource(req, this.services);
     } catch (e) {
+      if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
     }
+  }
+
+  /** A request to a deprecated version: the Warning header and apiserver_requested_deprecated_apis (upstream). */
+  private deprecatedRequest(x: Exchange, def: ResourceDef, subresource: string): void {
+    const d = def.deprecation!;
+    x.headers.push(['Warning', `299 - "${d.warning}"`]);
+    this.metrics.metrics.deprecated.requested(def, subresource, d.removedRelease);
+    x.audit?.deprecated(d.removedRelease);
   }
 
   /**
@@ -348,6 +397,7 @@ export class ApiServer {
     this.listenSocket = undefined;
     this.auth.close();
     await this.pool.close();
+    await this.audit?.close();
   }
 }
 

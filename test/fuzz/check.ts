@@ -2,8 +2,8 @@
  * The response oracle: what every answer of the server must look like, whatever was sent.
  * - no 5xx, except 504 Timeout Status (too-large resourceVersion, request `timeout` elapsed);
  * - every non-2xx answer is a Status (kind Status, apiVersion v1, status Failure, message,
- *   reason, code equal to the HTTP status) in the encoding it declares; health checks and
- *   pod logs may answer text/plain;
+ *   reason, code equal to the HTTP status) in the encoding it declares; health checks,
+ *   /metrics (Prometheus text) and pod logs may answer text/plain;
  * - every 2xx body decodes in the encoding it declares (JSON, YAML, Protobuf, watch lines).
  */
 import { gunzipSync } from 'node:zlib';
@@ -94,7 +94,7 @@ function watchFrames(body: Buffer, cut: boolean): unknown[] {
 /** connect subresources answer 503 ServiceUnavailable while no node agent is connected (as upstream when a node is unreachable) */
 const CONNECT = /\/(proxy|exec|attach|portforward|log)(\/|\?|$)/;
 
-const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|\/pods\/[^/]+\/log(\?|$)/;
+const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|^\/metrics(\?|$)|\/pods\/[^/]+\/log(\?|$)/;
 
 /** Problems with one reply (empty when it is acceptable). */
 export function replyProblems(method: string, target: string, r: HttpReply, watch = false): { kind: string; detail: string }[] {

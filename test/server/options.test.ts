@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArgs, parseDuration, DEFAULT_OPTIONS } from '../../src/server/options.js';
+import { defaultGates } from '../../src/api/feature-gates.js';
 
 test('defaults: secure port 127.0.0.1:6443, plain port off (loopback when on), ./data, 3 MiB bodies', () => {
   const o = parseArgs([]);
@@ -10,16 +11,16 @@ test('defaults: secure port 127.0.0.1:6443, plain port off (loopback when on), .
   assert.equal(o.insecureBindAddress, '127.0.0.1');
   assert.equal(o.dataDir, './data');
   assert.equal(o.maxRequestBodyBytes, 3 * 1024 * 1024);
-  assert.deepEqual(o, { ...DEFAULT_OPTIONS, featureGates: {} });
+  assert.deepEqual(o, { ...DEFAULT_OPTIONS, featureGates: defaultGates(), warnings: [] });
 });
 
 test('flags accept --flag value and --flag=value', () => {
-  const o = parseArgs(['--port=9000', '--data-dir', '/tmp/x', '--shards', '4', '--shutdown-delay-duration=1m30s', '--feature-gates', 'WatchList=false,Foo=true']);
+  const o = parseArgs(['--port=9000', '--data-dir', '/tmp/x', '--shards', '4', '--shutdown-delay-duration=1m30s', '--feature-gates', 'WatchList=false,CBORServingAndStorage=true']);
   assert.equal(o.port, 9000);
   assert.equal(o.dataDir, '/tmp/x');
   assert.equal(o.shards, 4);
   assert.equal(o.shutdownDelayMs, 90_000);
-  assert.deepEqual(o.featureGates, { WatchList: false, Foo: true });
+  assert.deepEqual(o.featureGates, { ...defaultGates(), WatchList: false, CBORServingAndStorage: true });
 });
 
 test('bad flags fail with exact messages', () => {
@@ -29,7 +30,7 @@ test('bad flags fail with exact messages', () => {
   assert.throws(() => parseArgs(['--nope=1']), /unknown flag: --nope/);
   assert.throws(() => parseArgs(['--shards', '0']), /--shards must be an integer >= 1/);
   assert.throws(() => parseArgs(['--shutdown-delay-duration', '5 minutes']), /--shutdown-delay-duration must be a duration/);
-  assert.throws(() => parseArgs(['--feature-gates', 'A=maybe']), /--feature-gates must be a list of Name=true\|false/);
+  assert.throws(() => parseArgs(['--feature-gates', 'WatchList=maybe']), { message: 'invalid argument "WatchList=maybe" for "--feature-gates" flag: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax' });
   assert.throws(() => parseArgs(['--data-dir']), /--data-dir needs a value/);
 });
 

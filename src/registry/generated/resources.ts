@@ -180,12 +180,14 @@ export const RESOURCES: readonly ResourceDef[] = [
     subresources: [
       { name: 'status', kind: 'ValidatingAdmissionPolicy', group: 'admissionregistration.plat.io', version: 'v1beta1', verbs: ['get', 'patch', 'update'] },
     ],
+    lifecycle: { introduced: '1.28', deprecated: '1.31', removed: '1.34', replacement: { group: 'admissionregistration.plat.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' } },
   },
   {
     group: 'admissionregistration.plat.io', version: 'v1beta1', resource: 'validatingadmissionpolicybindings', singularName: 'validatingadmissionpolicybinding', kind: 'ValidatingAdmissionPolicyBinding', listKind: 'ValidatingAdmissionPolicyBindingList',
     namespaced: false, stability: 'beta', definition: 'io.plat.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyBinding',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: [], categories: ['api-extensions'],
     subresources: [],
+    lifecycle: { introduced: '1.28', deprecated: '1.31', removed: '1.34', replacement: { group: 'admissionregistration.plat.io', version: 'v1', kind: 'ValidatingAdmissionPolicyBinding' } },
   },
   {
     group: 'apiextensions.plat.io', version: 'v1', resource: 'customresourcedefinitions', singularName: 'customresourcedefinition', kind: 'CustomResourceDefinition', listKind: 'CustomResourceDefinitionList',
@@ -261,6 +263,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: false, stability: 'beta', definition: 'io.plat.api.authentication.v1beta1.SelfSubjectReview',
     verbs: ['create'], shortNames: [], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.27', deprecated: '1.30', removed: '1.33', replacement: { group: 'authentication.plat.io', version: 'v1', kind: 'SelfSubjectReview' } },
   },
   {
     group: 'authorization.plat.io', version: 'v1', resource: 'localsubjectaccessreviews', singularName: 'localsubjectaccessreview', kind: 'LocalSubjectAccessReview', listKind: 'LocalSubjectAccessReviewList',
@@ -406,6 +409,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: false, stability: 'beta', definition: 'io.plat.api.networking.v1beta1.IPAddress',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ip'], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.31', deprecated: '1.34', removed: '1.37' },
   },
   {
     group: 'networking.plat.io', version: 'v1beta1', resource: 'servicecidrs', singularName: 'servicecidr', kind: 'ServiceCIDR', listKind: 'ServiceCIDRList',
@@ -414,6 +418,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     subresources: [
       { name: 'status', kind: 'ServiceCIDR', group: 'networking.plat.io', version: 'v1beta1', verbs: ['get', 'patch', 'update'] },
     ],
+    lifecycle: { introduced: '1.31', deprecated: '1.34', removed: '1.37' },
   },
   {
     group: 'node.plat.io', version: 'v1', resource: 'runtimeclasses', singularName: 'runtimeclass', kind: 'RuntimeClass', listKind: 'RuntimeClassList',
@@ -484,6 +489,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: false, stability: 'beta', definition: 'io.plat.api.resource.v1beta1.DeviceClass',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: [], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.32', deprecated: '1.35', removed: '1.38' },
   },
   {
     group: 'resource.plat.io', version: 'v1beta1', resource: 'resourceclaims', singularName: 'resourceclaim', kind: 'ResourceClaim', listKind: 'ResourceClaimList',
@@ -492,18 +498,21 @@ export const RESOURCES: readonly ResourceDef[] = [
     subresources: [
       { name: 'status', kind: 'ResourceClaim', group: 'resource.plat.io', version: 'v1beta1', verbs: ['get', 'patch', 'update'] },
     ],
+    lifecycle: { introduced: '1.32', deprecated: '1.35', removed: '1.38' },
   },
   {
     group: 'resource.plat.io', version: 'v1beta1', resource: 'resourceclaimtemplates', singularName: 'resourceclaimtemplate', kind: 'ResourceClaimTemplate', listKind: 'ResourceClaimTemplateList',
     namespaced: true, stability: 'beta', definition: 'io.plat.api.resource.v1beta1.ResourceClaimTemplate',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: [], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.32', deprecated: '1.35', removed: '1.38' },
   },
   {
     group: 'resource.plat.io', version: 'v1beta1', resource: 'resourceslices', singularName: 'resourceslice', kind: 'ResourceSlice', listKind: 'ResourceSliceList',
     namespaced: false, stability: 'beta', definition: 'io.plat.api.resource.v1beta1.ResourceSlice',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: [], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.32', deprecated: '1.35', removed: '1.38' },
   },
   {
     group: 'scheduling.plat.io', version: 'v1', resource: 'priorityclasses', singularName: 'priorityclass', kind: 'PriorityClass', listKind: 'PriorityClassList',
@@ -554,6 +563,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: false, stability: 'beta', definition: 'io.plat.api.storage.v1beta1.VolumeAttributesClass',
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['vac'], categories: [],
     subresources: [],
+    lifecycle: { introduced: '1.31', deprecated: '1.34', removed: '1.37' },
   },
   {
     group: 'storagemigration.plat.io', version: 'v1alpha1', resource: 'storageversionmigrations', singularName: 'storageversionmigration', kind: 'StorageVersionMigration', listKind: 'StorageVersionMigrationList',

@@ -1,0 +1,58 @@
+/**
+ * Version conversion of stored objects: a multi-version resource is stored once, in its
+ * storage version, and converted on every read and write through another served version.
+ * Pure functions over plain objects: the shard actors (stores, watch replay) and the front
+ * thread (live watch fan-out) use the same code. Types without a converter keep the old rule
+ * (same schema in every version: only apiVersion changes).
+ */
+import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
+
+type Obj = Record<string, any>;
+
+interface TypeConversion {
+  /** the apiVersion objects are stored in */
+  storage: string;
+  /** from → to → convert */
+  convert: Record<string, Record<string, (o: Obj, domain: string) => Obj>>;
+}
+
+/** By stored type key (`<group>/<resource>`, group as served). */
+const CONVERSIONS: Record<string, TypeConversion> = {
+  'autoscaling/horizontalpodautoscalers': {
+    storage: 'autoscaling/v2',
+    convert: { 'autoscaling/v1': { 'autoscaling/v2': hpaV1ToV2 }, 'autoscaling/v2': { 'autoscaling/v1': hpaV2ToV1 } },
+  },
+};
+
+export class Converter {
+  constructor(private readonly domain: string) {}
+
+  /** The storage apiVersion of a type with a converter, else undefined (any version is stored as written). */
+  storageVersion(typeKey: string): string | undefined {
+    return CONVERSIONS[typeKey]?.storage;
+  }
+
+  /** obj as apiVersion (obj itself when it already is; never changes obj). */
+  convert(typeKey: string, obj: Obj, apiVersion: string): Obj {
+    if (obj.apiVersion === apiVersion) return obj;
+    const f = CONVERSIONS[typeKey]?.convert[obj.apiVersion]?.[apiVersion];
+    return f ? f(obj, this.domain) : { ...obj, apiVersion };
+  }
+
+  /** The JSON of an object (given with its JSON) as apiVersion. */
+  json(typeKey: string, obj: Obj, json: string, apiVersion: string): string {
+    return obj.apiVersion === apiVersion ? json : JSON.stringify(this.convert(typeKey, obj, apiVersion));
+  }
+
+  /** Any object JSON as apiVersion (the live watch fan-out: events carry the stored form). */
+  jsonAs(typeKey: string, json: string, apiVersion: string): string {
+    const obj = JSON.parse(json);
+    return obj.apiVersion === apiVersion ? json : JSON.stringify(this.convert(typeKey, obj, apiVersion));
+  }
+
+  /** The stored form of an object written through any version. */
+  toStorage(typeKey: string, obj: Obj): Obj {
+    const storage = CONVERSIONS[typeKey]?.storage;
+    return storage ? this.convert(typeKey, obj, storage) : obj;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The front thread's side of the metrics: resolves each request's series once (when its
+ * resource is known) and records the response when it starts (or, for a watch, ends), as
+ * upstream's MonitorRequest. Requests rejected before dispatch (authentication, authorization)
+ * resolve their series only then, off the hot path.
+ */
+import { performance } from 'node:perf_hooks';
+import { ApiServerMetrics, type MetricsSources } from '../metrics/apiserver-metrics.js';
+import { REPORTED_VERBS, type Scope, type Series } from '../metrics/request-metrics.js';
+import type { Registry } from '../registry/registry.js';
+import { FEATURE_GATES } from '../api/feature-gates.js';
+import type { ResourceDef } from '../registry/types.js';
+import type { Exchange, ResponseObserver } from './http.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+
+/** Upstream reports these subresources with the verb CONNECT. */
+const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
+/** Methods reported as themselves; any other is `other` (upstream), so labels stay bounded. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
+/** Health endpoints are instrumented without a component (upstream). */
+const HEALTH = /^\/(livez|readyz|healthz)(\/|$)/;
+
+export class FrontMetrics implements ResponseObserver {
+  readonly metrics: ApiServerMetrics;
+
+  constructor(private readonly registry: Registry, sources: MetricsSources, showHiddenFor?: string) {
+    this.metrics = new ApiServerMetrics(sources, showHiddenFor);
+  }
+
+  /** Called as the request arrives: starts its clock. */
+  begin(x: Exchange): void {
+    x.observer = this;
+    x.start = performance.now();
+  }
+
+  /** A resource request whose served definition is known (the hot path: Map lookups only). */
+  resource(x: Exchange, info: RequestInfo, def: ResourceDef, query: URLSearchParams, contentType: string | undefined): void {
+    x.series = this.metrics.requests.resource(def, reportedVerb(info, contentType), info.subresource, scopeOf(info), cleanDryRun(query));
+  }
+
+  /** A non-resource path (discovery, health, /metrics, ...) or an unserved resource. */
+  nonResource(x: Exchange, method: string, path: string, resourceRequest: boolean): void {
+    const verb = method === 'HEAD' ? 'GET' : METHODS.has(method) ? method : 'other';
+    x.series = resourceRequest
+      ? this.metrics.requests.nonResource(verb, '', 'apiserver')
+      : this.metrics.requests.nonResource(verb, path, HEALTH.test(path) ? '' : 'apiserver');
+  }
+
+  responded(x: Exchange, code: number): void {
+    const s = (x.series ?? this.late(x)) as Series | undefined;
+    if (s && x.start !== undefined) s.observe(code, (performance.now() - x.start) / 1000);
+  }
+
+  streamOpened(x: Exchange): void {
+    const s = x.series as Series | undefined;
+    if (s) s.longRunning++;
+  }
+
+  /** A watch is counted (code 200) when it ends, as upstream records it after the handler returns. */
+  streamClosed(x: Exchange): void {
+    const s = x.series as Series | undefined;
+    if (!s) return;
+    s.longRunning--;
+    this.responded(x, 200);
+  }
+
+  render(): string {
+    return this.metrics.render();
+  }
+
+  /** Resolves the series of a request answered before dispatch (rare: rejections). */
+  private late(x: Exchange): Series | undefined {
+    const p = x.request;
+    if (!p) return undefined;
+    const info = parseRequestInfo(p.method, p.path, p.query);
+    const def = info.isResourceRequest ? this.registry.lookup(info.apiGroup, info.apiVersion, info.resource) : undefined;
+    if (def) this.resource(x, info, def, p.query, undefined);
+    else this.nonResource(x, p.method, p.path, info.isResourceRequest);
+    return x.series as Series;
+  }
+}
+
+function reportedVerb(info: RequestInfo, contentType: string | undefined): string {
+  if (CONNECT.has(info.subresource)) return 'CONNECT';
+  if (info.verb === 'patch' && contentType?.startsWith('application/apply-patch')) return 'APPLY';
+  return REPORTED_VERBS[info.verb] ?? 'other';
+}
+
+/** upstream CleanScope */
+function scopeOf(info: RequestInfo): Scope {
+  if (info.name !== '' || info.verb === 'create') return 'resource';
+  return info.namespace !== '' ? 'namespace' : 'cluster';
+}
+
+/** upstream cleanDryRun: the sorted distinct values, or "invalid" */
+function cleanDryRun(query: URLSearchParams): '' | 'All' | 'invalid' {
+  if (!query.has('dryRun')) return '';
+  return query.getAll('dryRun').every((v) => v === 'All') ? 'All' : 'invalid';
+}
+
+/** `pods`, `deployments.apps`: upstream's resource label of apiserver_storage_objects. */
+export function storageObjectSources(registry: Registry, count: (typeKey: string) => number): MetricsSources['storageObjects'] {
+  const seen = new Set<string>();
+  const types: [string, string][] = [];
+  for (const d of registry.allEnabled()) {
+    const typeKey = `${d.group}/${d.resource}`;
+    if (seen.has(typeKey) || !d.verbs.includes('get') || !d.verbs.includes('create')) continue;
+    seen.add(typeKey);
+    types.push([typeKey, d.group ? `${d.resource}.${d.group}` : d.resource]);
+  }
+  types.sort((a, b) => (a[1] < b[1] ? -1 : 1));
+  return function* () {
+    for (const [typeKey, label] of types) yield [label, count(typeKey)];
+  };
+}
+
+/** name, stage (empty for GA, as upstream) and effective value of every known gate, by name. */
+export function featureGateSource(gates: Record<string, boolean>): MetricsSources['featureGates'] {
+  const known = Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1));
+  return () => known.map(([name, g]) => [name, g.stage === 'GA' ? '' : g.stage, gates[name] === true]);
+}
