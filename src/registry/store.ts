@@ -163,8 +163,8 @@ export class Store {
       if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
     }
     const view = op.enc.view;
-    // a converted version (events.<domain>/v1) lists its view of each stored object
-    const items = this.ctx.conversion ? chunk.items.map((e) => this.view(e)) : chunk.items;
+    // each stored object as this version (itself when stored so; converted for events.<domain>/v1 and HPA)
+    const items = chunk.items.map((e) => this.view(e));
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
       return { code: 200, body: tableJson(this.ctx.def.kind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
     }
