@@ -38,6 +38,12 @@ export interface ListOptions {
   resourceVersionMatch?: string;
 }
 
+/**
+ * A page of a streamed LIST (src/handlers/list-stream.ts, op flag `page`): the reply body holds
+ * only the page's items, comma-joined JSON, never compressed, and `page` carries the metadata.
+ */
+export interface PageMeta { resourceVersion: string; continue?: string; items: number }
+
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -54,7 +60,7 @@ interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; field
 
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
-  | (Base & { op: 'list'; namespace: string; opts: ListOptions })
+  | (Base & { op: 'list'; namespace: string; opts: ListOptions; page?: boolean })
   | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean; name?: string; user?: Requester })
   | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
@@ -73,7 +79,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number] }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

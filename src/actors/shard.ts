@@ -243,6 +243,8 @@ export class Shard {
 
   private exec(op: Op, txn: Txn): Result {
     const r = this.execOp(op, txn);
+    // a streamed LIST's pages are compressed on the front, in one gzip stream
+    if ('page' in r && r.page) return r;
     return op.enc.gzip && (op.op === 'get' || op.op === 'list') ? compress(r) : r;
   }
 

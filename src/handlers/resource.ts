@@ -16,6 +16,7 @@ import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
+import { streamList, streamable } from './list-stream.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -126,6 +127,10 @@ export function handleResource(r: Request, s: Services): void {
       if (servedFromCache(r, s)) return;
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
     case 'list':
+      if (streamable(r)) {
+        return void streamList(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) })
+          .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+      }
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });
     case 'watch':
       return serveWatch(r, s, base);

@@ -86,7 +86,8 @@ export function planList(opts: ListOptions, now: number, ttlMs: number): ListPla
 export interface Chunk { items: Entry[]; continueKey?: string; remaining?: number }
 
 /** Collects one chunk of matching entries from the snapshot. */
-export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, sel: Selectors, limit: number | undefined): Chunk {
+/** countRemaining: scan past the page to count what is left (remainingItemCount); streamed pages skip it. */
+export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, sel: Selectors, limit: number | undefined, countRemaining = true): Chunk {
   const items: Entry[] = [];
   const filtered = !sel.label.empty || !sel.field.empty;
   let lastKey: string | undefined;
@@ -96,7 +97,7 @@ export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, s
     if (!matches(sel, e)) continue;
     if (limit && items.length >= limit) {
       more = true;
-      if (filtered) break;
+      if (filtered || !countRemaining) break;
       remaining++;
       continue;
     }
@@ -104,5 +105,5 @@ export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, s
     lastKey = k;
   }
   if (!more) return { items };
-  return { items, continueKey: lastKey, remaining: filtered ? undefined : remaining };
+  return { items, continueKey: lastKey, remaining: filtered || !countRemaining ? undefined : remaining };
 }

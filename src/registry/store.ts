@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors, successStatus, type StatusCause } from '../api/status.js';
-import type { Body, DeleteOptions, Encoding, Op, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, DeleteOptions, Encoding, Op, PageMeta, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
 import { metadataCauses } from '../api/validation.js';
 import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/selectors.js';
@@ -43,7 +43,7 @@ export interface StoreContext {
   converter?: Converter;
 }
 
-type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[] };
+type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; page?: PageMeta };
 
 function withWarnings(ok: Ok, warnings: string[]): Ok {
   return warnings.length ? { ...ok, warnings } : ok;
@@ -156,7 +156,7 @@ export class Store {
     if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn);
     const sel = this.selectors(op.opts);
     const snapshotRV = plan.atRV ?? txn.currentRV();
-    const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit);
+    const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit, !op.page);
     const metadata: Record<string, unknown> = { resourceVersion: String(snapshotRV) };
     if (chunk.continueKey !== undefined) {
       metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
@@ -165,6 +165,12 @@ export class Store {
     const view = op.enc.view;
     // each stored object as this version (itself when stored so; converted for events.<domain>/v1 and HPA)
     const items = chunk.items.map((e) => this.view(e));
+    if (op.page && (metadata.continue || op.opts.continue)) {
+      // a streamed LIST's page (a whole list in its first page is an ordinary reply)
+      const page: PageMeta = { resourceVersion: String(snapshotRV), items: items.length };
+      if (metadata.continue) page.continue = metadata.continue as string;
+      return { code: 200, body: items.map((e) => e.json).join(','), contentType: contentTypeOf(op.enc), page };
+    }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
       return { code: 200, body: tableJson(this.ctx.def.kind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
     }

@@ -1,0 +1,97 @@
+/**
+ * LIST of a whole collection in pages (issue 12: lists of 100,000+ objects keep resident memory
+ * bounded). The first page is asked for with a page limit; when it holds the whole list, the
+ * answer is one body as before. Otherwise the response streams: the list head, each page's items
+ * as the actor encoded them (consistent at the first page's resourceVersion through continue
+ * tokens), then the tail, with backpressure: the next page is asked for only once the socket
+ * has taken the last one. With gzip the pieces go through one gzip stream whose compression
+ * runs on libuv's thread pool, not on the front thread's event loop.
+ */
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
+import type { OpInput } from '../server/actor-pool.js';
+import type { PageMeta, Result } from '../actors/protocol.js';
+import { statusLine } from '../server/http.js';
+import { errors } from '../api/status.js';
+import type { Request, Services } from './context.js';
+import { reply } from './resource.js';
+import { submitWaitingForRV } from './watch.js';
+
+/** objects per page: pages stay a few MB for typical objects */
+export const STREAM_PAGE = 1000;
+
+type ListOp = Extract<OpInput, { op: 'list' }>;
+type Page = Extract<Result, { code: number }> & { page: PageMeta };
+
+/** Plain JSON LISTs of a whole collection stream; chunked, Table, YAML and binary ones do not. */
+export function streamable(r: Request): boolean {
+  const { enc, query } = r;
+  return enc.format === 'json' && !enc.pretty && !enc.view && !query.get('limit') && !query.get('continue') && !r.info.subresource;
+}
+
+export async function streamList(r: Request, s: Services, op: ListOp): Promise<void> {
+  const first = await submitWaitingForRV(s, { ...op, opts: { ...op.opts, limit: STREAM_PAGE }, page: true });
+  // the whole list fitted in one page: an ordinary reply (compressed by the actor when large)
+  if (!('code' in first) || !first.page) return reply(r, first);
+  const head = `{"kind":"${r.def.listKind}","apiVersion":"${r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version}","metadata":{"resourceVersion":"${first.page.resourceVersion}"},"items":[`;
+  const text = typeof first.body === 'string' ? first.body : Buffer.from(first.body).toString('utf8');
+  await stream(r, s, op, first as Page, head, text);
+}
+
+async function stream(r: Request, s: Services, op: ListOp, first: Page, head: string, firstText: string): Promise<void> {
+  const { x } = r;
+  if (x.aborted || x.done) return;
+  x.done = true;
+  const gz = r.enc.gzip ? createGzip({ level: 1 }) : undefined;
+  let drained: (() => void) | undefined;
+  let ok = true;
+  const write = (chunk: string | Uint8Array) => {
+    if (!x.aborted) x.res.cork(() => { ok = x.res.write(chunk); });
+  };
+  gz?.on('data', (c: Buffer) => write(c));
+  const put = async (t: string) => {
+    if (!gz) return write(t);
+    if (!gz.write(t)) await once(gz, 'drain');
+  };
+  x.res.onWritable(() => { ok = true; drained?.(); return true; });
+  const prevAbort = x.onAbort;
+  x.onAbort = () => { prevAbort?.(); gz?.destroy(); drained?.(); };
+  x.res.cork(() => {
+    x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
+    if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
+    for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+  });
+  await put(head + firstText);
+  let items = first.page.items;
+  let cont = first.page.continue;
+  const { labelSelector, fieldSelector } = op.opts;
+  try {
+    while (cont) {
+      if (!ok && !x.aborted) await new Promise<void>((resolve) => { drained = resolve; });
+      ok = true;
+      drained = undefined;
+      if (x.aborted) return;
+      const next = await s.pool.submit({ ...op, opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont }, page: true });
+      if (x.aborted) return;
+      if (!('code' in next) || !next.page) throw errors.internal(('error' in next ? next.error.message : undefined) ?? 'list page failed');
+      if (next.page.items > 0) {
+        const text = typeof next.body === 'string' ? next.body : Buffer.from(next.body).toString('utf8');
+        await put(items > 0 ? ',' + text : text);
+      }
+      items += next.page.items;
+      cont = next.page.continue;
+    }
+    if (gz) {
+      const ended = once(gz, 'end');
+      gz.end(']}');
+      await ended;
+    } else write(']}');
+    if (!x.aborted) x.res.cork(() => x.res.end());
+  } catch {
+    // the status line is gone: an incomplete body is the only signal left (as upstream)
+    if (!x.aborted) x.res.close();
+  } finally {
+    x.release?.();
+  }
+}
+
