@@ -234,3 +234,16 @@ test('fairness: a client flooding LISTs does not starve a well-behaved writer in
   latencies.sort((a, b) => a - b);
   process.stdout.write(`# fairness: the controller's 10 writes done ${latencies[9]} ms after the seat freed; ${servedDuring} of 60 queued LISTs ran meanwhile\n`);
 });
+
+test('apiserver_flowcontrol_* metrics count dispatches and rejections per flow schema and priority level', async () => {
+  const m = await plain(s.url, 'GET', '/metrics');
+  assert.equal(m.status, 200);
+  const line = (re: RegExp) => m.text.split('\n').find((l) => re.test(l));
+  const dispatched = line(/^apiserver_flowcontrol_dispatched_requests_total\{flow_schema="global-default",priority_level="global-default"\} \d+/);
+  assert.ok(dispatched && Number(dispatched.split(' ').pop()) > 0, 'alice\'s requests were dispatched in global-default');
+  const rejected = line(/^apiserver_flowcontrol_rejected_requests_total\{flow_schema="flooder",priority_level="tiny-reject",reason="concurrency-limit"\} \d+/);
+  assert.ok(rejected && Number(rejected.split(' ').pop()) >= 1, 'the Reject level counted its refusal');
+  assert.ok(line(/^apiserver_flowcontrol_rejected_requests_total\{flow_schema="queued",priority_level="tiny-queue",reason="queue-full"\} \d+/), 'queue-full counted');
+  assert.ok(line(/^apiserver_flowcontrol_nominal_limit_seats\{priority_level="catch-all"\} \d+/));
+  assert.ok(line(/^apiserver_flowcontrol_current_executing_requests\{priority_level="exempt"\} \d+/));
+});
