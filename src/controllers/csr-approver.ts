@@ -8,10 +8,10 @@
  * SubjectAccessReview would. The Approved condition (reason AutoApproved) goes through the
  * approval subresource with the observed resourceVersion; a conflict is dropped.
  */
-import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import type { Attributes } from '../auth/authz/attributes.js';
+import { CsrFeed } from './csr-feed.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { parseCSR, type CertificateRequest } from '../x509/request.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -33,7 +33,7 @@ export class CsrApprover {
   private readonly typeKey: string;
   private readonly recognizers: Recognizer[];
   private readonly kubelet: string;
-  private ready = false;
+  private readonly feed: CsrFeed;
   private readonly queue: KeyedQueue<any>;
 
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly authorize: Authorize,
@@ -41,6 +41,7 @@ export class CsrApprover {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
     this.typeKey = `${group}/certificatesigningrequests`;
+    this.feed = new CsrFeed(pool, this.type, this.typeKey, (csr) => this.consider(csr));
     const kubelet = this.kubelet = `${identity.product}.io/kube-apiserver-client-kubelet`;
     const check = builtInSigners(identity.product).get(kubelet)!;
     const nodeClient = (csr: any, req: CertificateRequest) => csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
@@ -52,18 +53,10 @@ export class CsrApprover {
     this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-approver: ${name}: ${(e as Error).message}`));
   }
 
-  /** Lists the requests waiting, then acts on events. */
-  start(): void {
-    this.ready = true;
-    void this.pool.submit({ op: 'list', type: this.type, enc: JSON_ENC, namespace: '', opts: {} }).then((r) => {
-      if ('code' in r) for (const csr of JSON.parse(bodyText(r.body)).items ?? []) this.consider(csr);
-    });
-  }
+  /** Acts on the stored requests, then on events. */
+  start(): void { this.feed.start(); }
 
-  observe(events: readonly ChangeEvent[]): void {
-    if (!this.ready) return;
-    for (const ev of events) if (ev.typeKey === this.typeKey && ev.type !== 'DELETED') this.consider(JSON.parse(ev.json));
-  }
+  observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
 
   private consider(csr: any): void {
     if (csr.spec?.signerName === this.kubelet && pending(csr)) this.queue.add(csr.metadata.name, csr);

@@ -10,11 +10,11 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { ensureClusterCAAsync } from '../auth/pki.js';
 import { rfc3339 } from '../registry/objects.js';
+import { CsrFeed } from './csr-feed.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { issueCertificate, type SigningCA } from '../x509/issue.js';
 import { parseCSR } from '../x509/request.js';
@@ -69,31 +69,24 @@ export class CsrSigner {
   private readonly signers: Map<string, SignerCheck>;
   /** the signing CA, loaded once (concurrent first uses share the load) */
   private ca: Promise<SigningCA> | undefined;
-  private ready = false;
+  private readonly feed: CsrFeed;
   /** one signing per CSR name at a time, on its newest object */
   private readonly queue: KeyedQueue<any>;
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly options: SignerOptions, private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
     this.typeKey = `${group}/certificatesigningrequests`;
+    this.feed = new CsrFeed(pool, this.type, this.typeKey, (csr) => this.consider(csr));
     this.signers = builtInSigners(identity.product);
     this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-signer: ${name}: ${(e as Error).message}`));
     // a given CA pair is read now, before anything starts: a bad file is a startup error
     if (options.clusterSigningCertFile) this.ca = Promise.resolve(loadGivenCA(options));
   }
 
-  /** Signs what is waiting, then acts on events. */
-  start(): void {
-    this.ready = true;
-    void this.pool.submit({ op: 'list', type: this.type, enc: JSON_ENC, namespace: '', opts: {} }).then((r) => {
-      if ('code' in r) for (const csr of JSON.parse(bodyText(r.body)).items ?? []) this.consider(csr);
-    });
-  }
+  /** Acts on the stored requests, then on events. */
+  start(): void { this.feed.start(); }
 
-  observe(events: readonly ChangeEvent[]): void {
-    if (!this.ready) return;
-    for (const ev of events) if (ev.typeKey === this.typeKey && ev.type !== 'DELETED') this.consider(JSON.parse(ev.json));
-  }
+  observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
 
   private consider(csr: any): void {
     if (this.signers.has(csr.spec?.signerName) && awaitsSigning(csr)) this.queue.add(csr.metadata.name, csr);

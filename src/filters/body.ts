@@ -29,3 +29,4 @@ export function preReadBody(x: Exchange, limit: number, declared: number): BodyR
 export function mayHaveBody(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 }
+

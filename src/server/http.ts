@@ -1,7 +1,7 @@
 /** Thin helpers over uWebSockets.js responses: status lines, bodies, bounded request bodies. */
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Status } from '../api/status.js';
-import { errors } from '../api/status.js';
+import { errors, toStatus } from '../api/status.js';
 import type { Encoding } from '../actors/protocol.js';
 import { contentTypeOf, encode } from '../codec/codec.js';
 
@@ -126,4 +126,22 @@ export function readBody(x: Exchange, limit: number, declared: number, done: (bo
     x.audit?.requestBody(body);
     done(body);
   });
+}
+
+/** Delivers a request body (read now, or pre-read by a filter). */
+type Reader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
+
+/**
+ * Reads the whole body, runs an asynchronous check on it, then hands the request on with the
+ * same bytes (admission-style guards); a failed check or read answers its Status.
+ */
+export function checkBodyThen<R extends { x: Exchange; headers: { contentLength: number }; body?: Reader; enc: { pretty: boolean } }>(
+  r: R, maxBody: number, check: (buf: Buffer) => Promise<void>, next: (r: R) => void,
+): void {
+  const read: Reader = r.body ?? ((done, fail) => readBody(r.x, maxBody, r.headers.contentLength, done, fail));
+  read((buf) => {
+    check(buf)
+      .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
+      .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
+  }, (st) => sendStatus(r.x, st));
 }

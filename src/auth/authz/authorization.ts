@@ -4,15 +4,15 @@
  * escalation check of RBAC writes, which reads the body (or previews a patch with a dry run)
  * before the write goes to its actor.
  */
-import { StatusError, toStatus } from '../../api/status.js';
+import { StatusError } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import { decodeBody } from '../../codec/codec.js';
-import type { BodyReader, Request } from '../../handlers/context.js';
+import type { Request } from '../../handlers/context.js';
 import type { VirtualKind } from '../../registry/strategies/reviews.js';
 import type { ActorPool } from '../../server/actor-pool.js';
-import { readBody, sendStatus } from '../../server/http.js';
+import { checkBodyThen } from '../../server/http.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../server/negotiation.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.js';
 import { accessReviewKinds } from './access-reviews.js';
@@ -159,12 +159,7 @@ export class Authorization {
    * same bytes; a refusal is upstream's 403.
    */
   guardWrite(r: Request, next: (r: Request) => void): void {
-    const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.maxBody, r.headers.contentLength, done, fail));
-    read((buf) => {
-      this.check(r, buf)
-        .then(() => next({ ...r, body: (done) => done(buf) }))
-        .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
-    }, (st) => sendStatus(r.x, st));
+    checkBodyThen(r, this.maxBody, (buf) => this.check(r, buf), next);
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {

@@ -7,12 +7,12 @@
  * stored one (spec is immutable); a status write is previewed with a dry run to see what it
  * would change. Members of system:masters skip the checks, as the authorizer chain allows them.
  */
-import { StatusError, toStatus } from '../../api/status.js';
+import { StatusError } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
 import type { ActorPool, OpInput } from '../../server/actor-pool.js';
-import type { BodyReader, Request } from '../../handlers/context.js';
+import type { Request } from '../../handlers/context.js';
 import { PATCH_TYPES } from '../../handlers/resource.js';
-import { readBody, sendStatus } from '../../server/http.js';
+import { checkBodyThen } from '../../server/http.js';
 import { bodyFormat, isTruthy } from '../../server/negotiation.js';
 import { MASTERS_GROUP, type UserInfo } from '../types.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
@@ -51,12 +51,7 @@ export class SignerAdmission {
 
   /** Reads the body, checks, then hands the request on with the same bytes; a refusal is a 403. */
   admit(r: Request, next: (r: Request) => void): void {
-    const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.deps.maxRequestBodyBytes, r.headers.contentLength, done, fail));
-    read((buf) => {
-      this.check(r, buf)
-        .then(() => next({ ...r, body: (done) => done(buf) }))
-        .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
-    }, (st) => sendStatus(r.x, st));
+    checkBodyThen(r, this.deps.maxRequestBodyBytes, (buf) => this.check(r, buf), next);
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {
