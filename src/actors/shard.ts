@@ -235,8 +235,9 @@ export class Shard {
     const out: BatchReply = { results: [], events: [] };
     for (const op of ops) {
       const r = await this.run([op]);
-      out.results.push(...r.results);
-      out.events.push(...r.events);
+      // loops, not spreads: a deletecollection can produce more events than a call takes arguments
+      for (const x of r.results) out.results.push(x);
+      for (const e of r.events) out.events.push(e);
     }
     return out;
   }

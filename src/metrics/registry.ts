@@ -102,7 +102,9 @@ export class MetricsRegistry {
       f.samples(samples);
       // as the Prometheus client: a family without samples is not written at all
       if (samples.length === 0) continue;
-      out.push(`# HELP ${name} [${stability}] ${escapeHelp(text)}`, `# TYPE ${name} ${f.type}`, ...samples);
+      // a loop, not a spread: a family can hold more samples than a call has argument slots
+      out.push(`# HELP ${name} [${stability}] ${escapeHelp(text)}`, `# TYPE ${name} ${f.type}`);
+      for (const line of samples) out.push(line);
     }
     out.push('');
     return out.join('\n');

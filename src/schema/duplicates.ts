@@ -16,7 +16,7 @@ const YAML_OPTIONS = { maxAliasCount: 100 } as const;
 export function parseJsonNoting(text: string, found?: Duplicate[]): any {
   checkBracketDepth(text);
   const value = JSON.parse(text);
-  if (found && mayRepeatKeys(text, value)) found.push(...jsonDuplicates(text));
+  if (found && mayRepeatKeys(text, value)) for (const d of jsonDuplicates(text)) found.push(d);
   return value;
 }
 
@@ -44,7 +44,7 @@ export function parseYamlNoting(text: string, found?: Duplicate[]): any {
   const fatal = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
   if (fatal) throw fatal;
   checkNodeDepth(doc.contents);
-  if (found && doc.errors.length) found.push(...yamlDuplicates(doc.contents, text));
+  if (found && doc.errors.length) for (const d of yamlDuplicates(doc.contents, text)) found.push(d);
   return doc.toJS(YAML_OPTIONS);
 }
 

@@ -154,7 +154,7 @@ export class WatchHub {
   private remember(typeKey: string, evs: ChangeEvent[]): void {
     let r = this.recent.get(typeKey);
     if (!r) this.recent.set(typeKey, r = { events: [], droppedUpTo: 0 });
-    r.events.push(...evs);
+    for (const ev of evs) r.events.push(ev);
     // keep the whole latest batch plus up to RECENT older changes
     const drop = r.events.length - Math.max(RECENT, evs.length);
     if (drop > 0) {

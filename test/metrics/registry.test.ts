@@ -80,3 +80,11 @@ test('non-resource series are bounded in number', () => {
 function esc(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('a family with more samples than a call takes arguments renders (fuzz finding: /metrics answered 500)', () => {
+  const reg = new MetricsRegistry({ current: '1.32' });
+  const series: [string[], number][] = Array.from({ length: 300_000 }, (_, i) => [[`r${i}`], i]);
+  reg.register(new CollectedFamily({ name: 'many_series', help: 'h', stability: 'ALPHA' }, 'gauge', ['resource'], () => series));
+  const text = reg.render();
+  assert.ok(text.includes('many_series{resource="r299999"} 299999'));
+});

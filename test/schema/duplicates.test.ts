@@ -50,3 +50,10 @@ test('YAML text that is JSON takes the JSON path and reports the same lines', ()
   assert.deepEqual(found.map((d) => [d.path, d.line]), [['a', 3]]);
   assert.deepEqual(parseYamlNoting('{a: 1}', []), { a: 1 }, 'flow YAML that is not JSON still parses');
 });
+
+test('a body with more repeated keys than a call takes arguments is parsed (no stack overflow)', () => {
+  const found: Duplicate[] = [];
+  const text = '{' + Array.from({ length: 200_000 }, () => '"a":1').join(',') + '}';
+  assert.deepEqual(parseJsonNoting(text, found), { a: 1 });
+  assert.equal(found.length, 199_999);
+});
