@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Discovery documents (/api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, aggregated discovery) and
  * the OpenAPI documents (/openapi/v2, /openapi/v3), as plain JSON objects in the upstream shapes.
- * The registry never changes after startup, so every document is built once per registry and
- * the same object is returned on later calls: callers must not mutate the results.
+ * Every document is built once per registry generation (it changes only when custom resources
+ * start or stop being served) and the same object is returned on later calls: callers must not mutate the results.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -65,7 +65,10 @@ const cache = new WeakMap<Registry, Map<string, unknown>>();
 /** Builds a document once per registry and key; later calls return the same object. */
 function memo<T>(registry: Registry, key: string, build: () => T): T {
   let docs = cache.get(registry);
-  if (!docs) cache.set(registry, (docs = new Map()));
+  // served custom resources change the registry: documents are rebuilt once per generation
+  if (!docs || docs.get('\u0000generation') !== registry.generation) {
+    cache.set(registry, (docs = new Map<string, unknown>([['\u0000generation', registry.generation]])));
+  }
   if (!docs.has(key)) docs.set(key, build());
   return docs.get(key) as T;
 }
