@@ -207,7 +207,7 @@ export const PATCH_TYPES: Record<string, PatchType> = {
 /** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
 function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
   const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  let p = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
+  let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
   if (custom && p === 'strategic') p = undefined;
   if (!p) {
     const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
