@@ -4,6 +4,7 @@
  * storage version), structural schemas required, subresources, printer columns, conversion.
  */
 import type { StatusCause } from '../../api/status.js';
+import { withPlatExtensions } from './structural.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -75,7 +76,7 @@ function version(v: any, path: string, out: StatusCause[]): void {
   if (!isObj(v)) { out.push(required(path)); return; }
   if (!v.name) out.push(required(`${path}.name`));
   else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
-  const schema = v.schema?.openAPIV3Schema;
+  const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
   if (!isObj(schema)) out.push(required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
   else structural(schema, `${path}.schema.openAPIV3Schema`, out, true);
   const scale = v.subresources?.scale;

@@ -229,3 +229,18 @@ export function setPath(obj: Record<string, any>, path: string, value: unknown):
   }
   v[parts[parts.length - 1]!] = value;
 }
+
+/**
+ * The schema with upstream clients' extension names (`x-kubernetes-*`, as kubectl users write
+ * CRDs) also under this server's (`x-plat-*`); the stored CRD keeps what was written.
+ */
+export function withPlatExtensions(s: unknown): any {
+  if (Array.isArray(s)) return s.map(withPlatExtensions);
+  if (!isObj(s)) return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) out[k] = k === 'default' || k === 'example' || k === 'enum' ? v : withPlatExtensions(v);
+  for (const k of Object.keys(s)) {
+    if (k.startsWith('x-kubernetes-')) out['x-plat-' + k.slice('x-kubernetes-'.length)] ??= out[k];
+  }
+  return out;
+}

@@ -3,6 +3,7 @@
  * (it crosses the thread boundary in a `defs` message), derived once from the stored CRD.
  */
 import type { ResourceDef, SubresourceDef, Verb } from '../types.js';
+import { withPlatExtensions } from './structural.js';
 
 export interface PrinterColumn {
   name: string;
@@ -54,7 +55,7 @@ export function customTypeOf(crd: any): CustomType | undefined {
   if (!spec || !names?.plural || !names.kind || !Array.isArray(spec.versions)) return undefined;
   const versions: CustomVersion[] = spec.versions.map((v: any) => ({
     name: v.name, served: !!v.served, storage: !!v.storage,
-    schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-plat-preserve-unknown-fields': true },
+    schema: withPlatExtensions(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-plat-preserve-unknown-fields': true }),
     status: v.subresources?.status !== undefined,
     ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
     printerColumns: Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [],
