@@ -48,7 +48,9 @@ export function customOpenAPI(types: readonly CustomType[]): { paths: Record<str
     const K = t.kind;
     const nsParam = t.namespaced ? [param('namespace', 'path', 'object name and auth scope, such as for teams and projects')] : [];
     const nameParam = param('name', 'path', `name of the ${K}`);
-    const body = (s: Json) => ({ parameters: [{ name: 'body', in: 'body', required: true, schema: s }] });
+    // kubectl looks for fieldValidation among a write's parameters to use server-side field validation
+    const writeParams = [param('dryRun', 'query', 'dry run'), param('fieldManager', 'query', 'field manager'), param('fieldValidation', 'query', 'field validation')];
+    const body = (s: Json, extra: Json[] = []) => ({ parameters: [{ name: 'body', in: 'body', required: true, schema: s }, ...writeParams, ...extra] });
     const item = ref(name);
     paths[scope] = {
       get: op(t, v.name, 'list', `list${K}`, ref(`${name}List`)),
@@ -62,7 +64,7 @@ export function customOpenAPI(types: readonly CustomType[]): { paths: Record<str
       put: op(t, v.name, 'put', `replace${K}${idSuffix}`, s, body(s)),
       patch: op(t, v.name, 'patch', `patch${K}${idSuffix}`, s, {
         consumes: ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'],
-        ...body(ref(`${META}.Patch`)),
+        ...body(ref(`${META}.Patch`), [{ name: 'force', in: 'query', type: 'boolean', uniqueItems: true, description: 'force' }]),
       }),
       ...(suffix === '' ? { delete: op(t, v.name, 'delete', `delete${K}`, ref(`${META}.Status`)) } : {}),
       parameters: [nameParam, ...nsParam],

@@ -127,13 +127,15 @@ function columnsFor(kind: string, first: any): Column[] {
 /** A column of a CRD's additionalPrinterColumns (cells from a simple JSONPath). */
 export function printerColumn(c: { name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }): Column {
   const type = (['string', 'integer', 'date', 'number', 'boolean'].includes(c.type) ? c.type : 'string') as Column['type'];
-  return { name: c.name, type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0, cell: (o) => cellAt(o, c.jsonPath, c.type) };
+  // upstream's tableconvertor prints date columns as the age of the timestamp
+  const cell: Column['cell'] = type === 'date' ? (o, now) => { const v = cellAt(o, c.jsonPath, 'string'); return typeof v === 'string' ? age(v, now) : v; } : (o) => cellAt(o, c.jsonPath, c.type);
+  return { name: c.name, type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0, cell };
 }
 
 /** The customresource table convertor: Name, the printer columns, and Age when there are none. */
 export function customColumns(printer: Parameters<typeof printerColumn>[0][]): Column[] {
   const cols = printer.map(printerColumn);
-  if (!cols.length) cols.push(col('Age', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'));
+  if (!cols.length) cols.push(col('Age', 'date', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'));
   return [NAME, ...cols];
 }
 

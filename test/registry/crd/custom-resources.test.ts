@@ -163,6 +163,7 @@ test('additionalPrinterColumns drive the Table', async () => {
   assert.deepEqual(r.json.columnDefinitions.map((c: any) => [c.name, c.type]), [['Name', 'string'], ['Spec', 'string'], ['Replicas', 'integer'], ['Age', 'date']]);
   const row = r.json.rows.find((x: any) => x.cells[0] === 'st');
   assert.deepEqual(row.cells.slice(0, 3), ['st', '* * * * *', 4]);
+  assert.match(row.cells[3], /^\d+s$/);
 });
 
 test('patches: merge and JSON patch work, strategic merge is 415; Protobuf is 406 and falls back to JSON', async () => {

@@ -3,6 +3,14 @@ import { request } from '../../helpers/server.js';
 
 export const GROUP = 'stable.example.com';
 
+const COLUMNS = [
+  { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+  { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+const SUBRESOURCES = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } };
+
 export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): any {
   return {
     apiVersion: `${apiGroup}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `crontabs.${GROUP}` },
@@ -12,12 +20,8 @@ export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): 
       versions: [
         {
           name: 'v1', served: true, storage: true,
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } },
-          additionalPrinterColumns: [
-            { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
-            { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
+          subresources: SUBRESOURCES,
+          additionalPrinterColumns: COLUMNS,
           schema: {
             openAPIV3Schema: {
               type: 'object',
@@ -42,7 +46,7 @@ export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): 
             },
           },
         },
-        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', [`${ext}-preserve-unknown-fields`]: true } } },
+        { name: 'v2', served: true, storage: false, additionalPrinterColumns: COLUMNS, subresources: SUBRESOURCES, schema: { openAPIV3Schema: { type: 'object', [`${ext}-preserve-unknown-fields`]: true } } },
       ],
     },
   };
