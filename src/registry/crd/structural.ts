@@ -124,7 +124,7 @@ function check(v: unknown, s: Raw, path: string, c: Ctx): void {
     c.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: "${typeOf(v)}": ${at} in body must be of type ${s.type}: ${shown(v)}`, field: path });
     return;
   }
-  if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v))) {
+  if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => e === v || (typeof e === 'object' && JSON.stringify(e) === JSON.stringify(v)))) {
     c.causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown(v)}: supported values: ${s.enum.map(shown).join(', ')}`, field: path });
   }
   if (typeof v === 'string') checkString(v, s, path, at, c);
@@ -133,14 +133,28 @@ function check(v: unknown, s: Raw, path: string, c: Ctx): void {
   else if (isObj(v)) checkObject(v, s, path, c);
 }
 
+/** compiled patterns (null: not a valid expression here, so not checked) */
+const PATTERNS = new Map<string, RegExp | null>();
+
+function patternOf(p: string): RegExp | null {
+  let re = PATTERNS.get(p);
+  if (re === undefined) {
+    try { re = new RegExp(p, 'u'); } catch { re = null; }
+    if (PATTERNS.size < 10_000) PATTERNS.set(p, re);
+  }
+  return re;
+}
+
+/** length in characters (code points), counted only when the UTF-16 length is not conclusive */
+const chars = (v: string, limit: number): number => (v.length <= limit ? v.length : [...v].length);
+
 function checkString(v: string, s: Raw, path: string, at: string, c: Ctx): void {
-  if (typeof s.maxLength === 'number' && [...v].length > s.maxLength) {
+  if (typeof s.maxLength === 'number' && chars(v, s.maxLength) > s.maxLength) {
     c.causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${s.maxLength} bytes`, field: path });
   }
   if (typeof s.minLength === 'number' && [...v].length < s.minLength) invalid(c, path, v, `${at} in body should be at least ${s.minLength} chars long`);
   if (typeof s.pattern === 'string') {
-    let re: RegExp | undefined;
-    try { re = new RegExp(s.pattern, 'u'); } catch { re = undefined; }
+    const re = patternOf(s.pattern);
     if (re && !re.test(v)) invalid(c, path, v, `${at} in body should match '${s.pattern}'`);
   }
   const f = typeof s.format === 'string' ? FORMATS[s.format] : undefined;
