@@ -85,6 +85,14 @@ export class CrdController {
     return this.running;
   }
 
+  /** Whether the CRD serving group/resource is being deleted (its resources refuse creates). */
+  terminating(group: string, resource: string): boolean {
+    for (const crd of this.crds.values()) {
+      if (crd.spec?.group === group && crd.status?.acceptedNames?.plural === resource) return !!crd.metadata.deletionTimestamp;
+    }
+    return false;
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -344,6 +344,10 @@ export class ApiServer {
       if (def.deprecation) this.deprecatedRequest(x, def, info.subresource);
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
+      if (def.custom && info.verb === 'create' && this.crdController.terminating(def.group, def.resource)) {
+        // upstream crdHandler: a terminating CRD's resources take no new objects
+        throw errors.methodNotAllowed(`create is not supported on resources of kind "${def.resource}.${def.group}"`);
+      }
       enc = this.negotiateResource(headers.accept, pretty, query, info.verb, def.custom === true);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       if (!this.apf) x.release = this.inflight.admit(info.verb);

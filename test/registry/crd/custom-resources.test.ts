@@ -274,6 +274,9 @@ test('served custom resources survive a restart; deleting the CRD deletes them f
     await new Promise((res) => setTimeout(res, 50));
   }
   assert.deepEqual(left.map((o) => o.metadata.name), ['held']);
+  const refused = await request(s.url, 'POST', CTS, cronTab('late', { cronSpec: '* * * * *' }));
+  assert.equal(refused.status, 405);
+  assert.equal(refused.json.message, `create is not supported on resources of kind "crontabs.${GROUP}"`);
   assert.equal((await request(s.url, 'GET', `${CRDS}/crontabs.${GROUP}`)).status, 200);
   await request(s.url, 'PATCH', `${CTS}/held`, { metadata: { finalizers: null } }, { 'content-type': 'application/merge-patch+json' });
   await waitStatus(s.url, `${CRDS}/crontabs.${GROUP}`, 404);
