@@ -6,7 +6,7 @@
 import { errors } from '../../api/status.js';
 import { labelSelectorFromObject } from '../../api/selectors.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { applyDefaults, atPath, setPath, validateCustom } from './structural.js';
+import { atPath, compileDefaults, rootSchema, setPath, validateCustom } from './structural.js';
 import type { CustomType, CustomVersion } from './types.js';
 
 /** The autoscaling/v1 Scale of a custom resource (upstream's scale subresource for CRDs). */
@@ -38,22 +38,23 @@ function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion['scale
 }
 
 export function customResourceStrategy(t: CustomType, v: CustomVersion): ResourceStrategy {
-  const schema = v.schema ?? {};
+  const schema = rootSchema(v.schema ?? {});
+  const defaults = compileDefaults(v.schema ?? {});
   const scale = v.scale;
   return {
     ...DEFAULT_STRATEGY,
     prepareForCreate(obj) {
       if (v.status) delete obj.status;
-      applyDefaults(obj, schema);
+      defaults(obj);
     },
     prepareForUpdate(obj) {
-      applyDefaults(obj, schema);
+      defaults(obj);
     },
     validate(obj) {
       return validateCustom(obj, schema);
     },
     prepareForStatusUpdate(next) {
-      applyDefaults(next, schema);
+      defaults(next);
     },
     validateSubresourceUpdate(_name, next) {
       return validateCustom(next, schema);

@@ -52,23 +52,48 @@ export function compileCustomSchema(schema: Raw): SchemaNode {
   return root;
 }
 
-/** Sets `default` values for absent fields wherever their parent object exists (never metadata). */
-export function applyDefaults(v: unknown, s: Raw | undefined, root = true): void {
-  if (!isObj(s)) return;
-  if (Array.isArray(v)) {
-    for (const item of v) applyDefaults(item, s.items, false);
-    return;
+/** Fills defaults in place; compiled once per schema (only the branches that hold a default are walked). */
+export type Defaulter = (v: unknown) => void;
+
+/** The defaulter of a schema level, or undefined when nothing below it has a default. */
+function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
+  if (!isObj(s)) return undefined;
+  if (s.type === 'array' || isObj(s.items)) {
+    const item = defaulterOf(s.items, false);
+    return item && ((v) => { if (Array.isArray(v)) for (const x of v) item(x); });
   }
-  if (!isObj(v)) return;
   if (isObj(s.properties)) {
+    const fields: [string, unknown, Defaulter | undefined][] = [];
     for (const [k, ps] of Object.entries(s.properties as Record<string, Raw>)) {
       if (root && (k === 'metadata' || k === 'apiVersion' || k === 'kind')) continue;
-      if (v[k] === undefined && isObj(ps) && ps.default !== undefined) v[k] = structuredClone(ps.default);
-      if (v[k] !== undefined) applyDefaults(v[k], ps, false);
+      const d = isObj(ps) ? ps.default : undefined;
+      const child = defaulterOf(ps, false);
+      if (d !== undefined || child) fields.push([k, d, child]);
     }
-  } else if (isObj(s.additionalProperties)) {
-    for (const k of Object.keys(v)) applyDefaults(v[k], s.additionalProperties, false);
+    if (!fields.length) return undefined;
+    return (v) => {
+      if (!isObj(v)) return;
+      for (const [k, d, child] of fields) {
+        if (v[k] === undefined && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
+        if (child && v[k] !== undefined) child(v[k]);
+      }
+    };
   }
+  if (isObj(s.additionalProperties)) {
+    const value = defaulterOf(s.additionalProperties, false);
+    return value && ((v) => { if (isObj(v)) for (const k in v) value(v[k]); });
+  }
+  return undefined;
+}
+
+/** The defaulter of a whole custom resource schema (a no-op when it has no defaults). */
+export function compileDefaults(schema: Raw): Defaulter {
+  return defaulterOf(schema, true) ?? (() => {});
+}
+
+/** Sets `default` values for absent fields wherever their parent object exists (never metadata). */
+export function applyDefaults(v: unknown, s: Raw | undefined): void {
+  compileDefaults(s ?? {})(v);
 }
 
 function typeOf(v: unknown): string {
@@ -192,6 +217,14 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx): voi
   if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c));
 }
 
+/** a schema's properties as entries, computed once per schema object */
+const ENTRIES = new WeakMap<Raw, [string, Raw][]>();
+function entriesOf(props: Raw): [string, Raw][] {
+  let e = ENTRIES.get(props);
+  if (!e) ENTRIES.set(props, e = Object.entries(props));
+  return e;
+}
+
 function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void {
   const child = (k: string) => (path ? `${path}.${k}` : k);
   if (s['x-plat-embedded-resource']) {
@@ -204,21 +237,27 @@ function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`, field: path });
   }
   if (isObj(s.properties)) {
-    for (const [k, ps] of Object.entries(s.properties as Record<string, Raw>)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c);
+    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c);
   } else if (isObj(s.additionalProperties)) {
     for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c);
   }
 }
 
-/** Causes for every field of obj (but metadata, apiVersion, kind) that breaks the schema. */
-export function validateCustom(obj: Record<string, any>, schema: Raw): StatusCause[] {
-  const c: Ctx = { causes: [] };
-  const rest: Record<string, any> = {};
-  for (const k of Object.keys(obj)) if (k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') rest[k] = obj[k];
+/** The root schema without apiVersion, kind and metadata (the server checks those); built once per schema. */
+export function rootSchema(schema: Raw): Raw {
   const props = isObj(schema.properties) ? { ...schema.properties } : undefined;
   if (props) { delete props.metadata; delete props.apiVersion; delete props.kind; }
   const required = Array.isArray(schema.required) ? schema.required.filter((r: string) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind') : undefined;
-  checkObject(rest, { ...schema, ...(props ? { properties: props } : {}), ...(required ? { required } : {}) }, '', c);
+  return { ...schema, ...(props ? { properties: props } : {}), ...(required ? { required } : {}) };
+}
+
+/**
+ * Causes for every field of obj (but metadata, apiVersion, kind) that breaks the schema;
+ * root is rootSchema(schema), computed once.
+ */
+export function validateCustom(obj: Record<string, any>, root: Raw): StatusCause[] {
+  const c: Ctx = { causes: [] };
+  checkObject(obj, root, '', c);
   return c.causes;
 }
 

@@ -1,7 +1,7 @@
 /** Custom resource schemas in process: defaulting, value validation messages, compiled nodes for pruning. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, compileCustomSchema, validateCustom, withPlatExtensions } from '../../../src/registry/crd/structural.js';
+import { applyDefaults, compileCustomSchema, rootSchema, validateCustom, withPlatExtensions } from '../../../src/registry/crd/structural.js';
 import { validateFields } from '../../../src/schema/fields.js';
 import { validateCRD } from '../../../src/registry/crd/crd-validation.js';
 
@@ -33,7 +33,7 @@ test('defaults fill absent fields under present parents, recursively and in list
 });
 
 test('value validation: upstream messages and field paths', () => {
-  const causes = validateCustom({ spec: { size: 0, list: [], name: 'ab', when: 'yesterday', set: ['a', 'a'], labels: { k: 'long' } } }, SCHEMA);
+  const causes = validateCustom({ metadata: { name: 'x' }, spec: { size: 0, list: [], name: 'ab', when: 'yesterday', set: ['a', 'a'], labels: { k: 'long' } } }, rootSchema(SCHEMA));
   const byField = Object.fromEntries(causes.map((c) => [c.field, c.message]));
   assert.equal(byField['spec.size'], 'Invalid value: 0: spec.size in body should be greater than 0');
   assert.equal(byField['spec.list'], 'Invalid value: "[]": spec.list in body should have at least 1 items');
@@ -41,7 +41,7 @@ test('value validation: upstream messages and field paths', () => {
   assert.equal(byField['spec.when'], 'Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"');
   assert.equal(byField['spec.set[1]'], 'Duplicate value: "a"');
   assert.equal(byField['spec.labels[k]'], 'Too long: may not be more than 2 bytes');
-  assert.deepEqual(validateCustom({ spec: { name: null } }, SCHEMA), []);
+  assert.deepEqual(validateCustom({ spec: { name: null } }, rootSchema(SCHEMA)), []);
 });
 
 test('the compiled schema prunes unknown fields except where preserved', () => {
