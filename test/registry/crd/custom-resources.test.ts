@@ -204,6 +204,11 @@ test('discovery: group, resource list with shortNames and categories, aggregated
   assert.ok(item.versions[1].resources[0].subresources.some((x: any) => x.subresource === 'scale'));
 });
 
+test('apiserver_storage_objects counts the custom resources', async () => {
+  const metrics = (await request(s.url, 'GET', '/metrics')).text;
+  assert.match(metrics, new RegExp(`apiserver_storage_objects\\{resource="crontabs\\.${GROUP.replaceAll('.', '\\.')}"\\} [1-9]`));
+});
+
 test('OpenAPI v2 and v3 carry the custom resource schema', async () => {
   const v2 = (await request(s.url, 'GET', '/openapi/v2')).json;
   const def = v2.definitions['com.example.stable.v1.CronTab'];
