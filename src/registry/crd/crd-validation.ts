@@ -54,6 +54,9 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean): vo
   if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
+  if (typeof s.pattern === 'string') {
+    try { new RegExp(s.pattern, 'u'); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
+  }
   const listType = s['x-plat-list-type'];
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
   if (listType === 'map' && !(Array.isArray(s['x-plat-list-map-keys']) && s['x-plat-list-map-keys'].length)) {

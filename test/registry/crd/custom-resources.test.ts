@@ -256,6 +256,43 @@ test('watch, field and label selectors, chunked lists', async () => {
   assert.deepEqual([ev.type, ev.object.metadata.name, ev.object.spec.mode], ['MODIFIED', 'sel-b', 'a']);
 });
 
+test('a cluster-scoped CRD; a schema change applies to later writes', async () => {
+  const crd: any = {
+    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${GROUP}` },
+    spec: {
+      group: GROUP, scope: 'Cluster', names: { plural: 'gadgets', kind: 'Gadget' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } } } }],
+    },
+  };
+  assert.equal((await request(s.url, 'POST', CRDS, crd)).status, 201);
+  await waitEstablished(s.url, `gadgets.${GROUP}`);
+  const path = `/apis/${GROUP}/v1/gadgets`;
+  const one = await request(s.url, 'POST', path, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'one' }, spec: { a: 'x', b: 'pruned' } });
+  assert.equal(one.status, 201, one.text);
+  assert.deepEqual([one.json.metadata.namespace, one.json.spec], [undefined, { a: 'x' }]);
+  assert.equal((await request(s.url, 'GET', `/apis/${GROUP}/v1/namespaces/default/gadgets/one`)).status, 404);
+  const stored = (await request(s.url, 'GET', `${CRDS}/gadgets.${GROUP}`)).json;
+  stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.b = { type: 'string', default: 'dflt' };
+  const bad = structuredClone(stored);
+  bad.spec.scope = 'Namespaced';
+  bad.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.pattern = '(';
+  const refused = await request(s.url, 'PUT', `${CRDS}/gadgets.${GROUP}`, bad);
+  assert.equal(refused.status, 422);
+  assert.deepEqual(refused.json.details.causes.map((c: any) => c.field).sort(),
+    ['spec.scope', 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].pattern']);
+  assert.equal((await request(s.url, 'PUT', `${CRDS}/gadgets.${GROUP}`, stored)).status, 200);
+  const deadline = Date.now() + 10_000;
+  let two: any;
+  for (let i = 0; i < 200 && Date.now() < deadline; i++) {
+    two = await request(s.url, 'POST', path, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { generateName: 'two-' }, spec: { a: 'y' } });
+    if (two.json?.spec?.b === 'dflt') break;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.deepEqual(two.json.spec, { a: 'y', b: 'dflt' });
+  assert.equal((await request(s.url, 'DELETE', `${CRDS}/gadgets.${GROUP}`)).status, 200);
+  await waitStatus(s.url, path, 404);
+});
+
 test('served custom resources survive a restart; deleting the CRD deletes them first', async () => {
   await s.stop();
   s = await startServer([], s.dataDir);
