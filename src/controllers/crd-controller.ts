@@ -48,7 +48,12 @@ export class CrdController {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly pool: ActorPool, private readonly registry: Registry, private readonly loaded: (objs: CachedObject[]) => void) {
+  /**
+   * loaded: objects the actors loaded for newly served types (the read cache);
+   * removed: type keys no longer served (their watches end)
+   */
+  constructor(private readonly pool: ActorPool, private readonly registry: Registry, private readonly loaded: (objs: CachedObject[]) => void,
+    private readonly removed: (typeKeys: string[]) => void = () => {}) {
     const group = groupFor(registry.identity, 'apiextensions.plat.io');
     this.typeRef = { group, version: 'v1', resource: 'customresourcedefinitions' };
     this.typeKey = `${group}/customresourcedefinitions`;
@@ -139,6 +144,9 @@ export class CrdController {
       this.registry.setCustom(types);
       registerColumns(types, previous);
       this.served = key;
+      const now = new Set(types.map((t) => `${t.group}/${t.plural}`));
+      const gone = previous.map((t) => `${t.group}/${t.plural}`).filter((k) => !now.has(k));
+      if (gone.length) this.removed(gone);
     }
     for (const crd of all) {
       const want = desired.get(crd.metadata.name)!;

@@ -114,7 +114,8 @@ export class ApiServer {
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
     this.namespaceController = new NamespaceController(this.pool, this.registry);
-    this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs));
+    this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
+      (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
     this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);

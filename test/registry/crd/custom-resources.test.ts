@@ -303,6 +303,9 @@ test('served custom resources survive a restart; deleting the CRD deletes them f
   const held = cronTab('held', { cronSpec: '* * * * *' });
   held.metadata.finalizers = ['example.com/hold'];
   assert.equal((await request(s.url, 'POST', CTS, held)).status, 201);
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), 15_000);
+  const watch = await fetch(`${s.url}${CTS}?watch=1`, { signal: ctl.signal });
   const del = await request(s.url, 'DELETE', `${CRDS}/crontabs.${GROUP}`);
   assert.equal(del.status, 200);
   assert.ok(del.json.metadata.deletionTimestamp);
@@ -323,6 +326,12 @@ test('served custom resources survive a restart; deleting the CRD deletes them f
   await request(s.url, 'PATCH', `${CTS}/held`, { metadata: { finalizers: null } }, { 'content-type': 'application/merge-patch+json' });
   await waitStatus(s.url, `${CRDS}/crontabs.${GROUP}`, 404);
   await waitStatus(s.url, CTS, 404);
+  // the watch of the type ends once it is no longer served
+  const reader = watch.body!.getReader();
+  let ended = false;
+  for (let i = 0; i < 1000 && !ended; i++) ended = (await reader.read()).done;
+  clearTimeout(timer);
+  assert.ok(ended);
   // a new CRD of the same name starts empty
   assert.equal((await request(s.url, 'POST', CRDS, cronTabCRD())).status, 201);
   await waitEstablished(s.url, `crontabs.${GROUP}`);
