@@ -181,6 +181,18 @@ test('patches: merge and JSON patch work, strategic merge is 415; Protobuf is 40
   assert.match(fallback.headers.get('content-type') ?? '', /^application\/json/);
 });
 
+test('a Protobuf body is 415; deleting a namespace deletes its custom resources', async () => {
+  const pb = await request(s.url, 'POST', CTS, new Uint8Array([0x6b, 0x38, 0x73, 0x00]), { 'content-type': 'application/vnd.platform.protobuf' });
+  assert.equal(pb.status, 415);
+  assert.equal(pb.json.reason, 'UnsupportedMediaType');
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } })).status, 201);
+  const inNs = `/apis/${GROUP}/v1/namespaces/doomed/crontabs`;
+  assert.equal((await request(s.url, 'POST', inNs, cronTab('victim', { cronSpec: '* * * * *' }))).status, 201);
+  assert.equal((await request(s.url, 'DELETE', '/api/v1/namespaces/doomed')).status, 200);
+  await waitStatus(s.url, '/api/v1/namespaces/doomed', 404);
+  assert.equal((await request(s.url, 'GET', `${inNs}/victim`)).status, 404);
+});
+
 test('server-side apply: list-map items merge by key; other lists are atomic', async () => {
   const apply = (manager: string, spec: any) => request(s.url, 'PATCH', `${CTS}/applied?fieldManager=${manager}`,
     cronTab('applied', spec), { 'content-type': 'application/apply-patch+yaml' });
