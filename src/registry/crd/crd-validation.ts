@@ -38,7 +38,10 @@ function names(n: any, path: string, out: StatusCause[]): void {
 
 /** Structural schema rules: every specified field has a type; the root is an object. */
 function structural(s: any, path: string, out: StatusCause[], root: boolean): void {
-  if (!isObj(s)) return;
+  if (!isObj(s)) {
+    out.push(invalid(path, s ?? null, 'must be a schema object'));
+    return;
+  }
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
   const intOrString = s['x-plat-int-or-string'] === true;
   if (root) {
@@ -51,6 +54,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean): vo
   if (intOrString && s.type !== undefined) out.push(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true'));
   if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
   if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
+  if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
   if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
@@ -71,7 +75,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean): vo
     }
     structural(v, `${path}.properties[${k}]`, out, false);
   }
-  if (isObj(s.items)) structural(s.items, `${path}.items`, out, false);
+  if (s.items !== undefined && !Array.isArray(s.items)) structural(s.items, `${path}.items`, out, false);
   if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false);
 }
 

@@ -61,4 +61,9 @@ test('x-kubernetes-* extensions count as x-plat-*; CRD schemas must be structura
   assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.message}`), ['spec.versions[0].schema.openAPIV3Schema.type: Invalid value: "array": must be object at the root']);
   crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: { properties: { x: { 'x-kubernetes-int-or-string': true } } } } } as never;
   assert.deepEqual(validateCRD(crd).map((c) => c.field), ['spec.versions[0].schema.openAPIV3Schema.properties[spec].type']);
+  crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: null, list: { type: 'array', items: [] } } } as never;
+  assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.reason}`), [
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec]: FieldValueInvalid',
+    'spec.versions[0].schema.openAPIV3Schema.properties[list].items: FieldValueForbidden',
+  ]);
 });
