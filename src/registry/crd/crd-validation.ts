@@ -4,7 +4,7 @@
  * storage version), structural schemas required, subresources, printer columns, conversion.
  */
 import type { StatusCause } from '../../api/status.js';
-import { withPlatExtensions } from './structural.js';
+import { checkValue, withPlatExtensions } from './structural.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -37,7 +37,8 @@ function names(n: any, path: string, out: StatusCause[]): void {
 }
 
 /** Structural schema rules: every specified field has a type; the root is an object. */
-function structural(s: any, path: string, out: StatusCause[], root: boolean): void {
+/** data: the path of the values this schema describes (`spec.replicas`), for messages about defaults */
+function structural(s: any, path: string, out: StatusCause[], root: boolean, data = ''): void {
   if (!isObj(s)) {
     out.push(invalid(path, s ?? null, 'must be a schema object'));
     return;
@@ -58,6 +59,10 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean): vo
   if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
+  // a default must itself be valid against its schema (upstream validates defaults at CRD write)
+  if (s.default !== undefined && !root) {
+    for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
+  }
   if (typeof s.pattern === 'string') {
     try { new RegExp(s.pattern, 'u'); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
   }
@@ -73,10 +78,10 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean): vo
       }
       continue;
     }
-    structural(v, `${path}.properties[${k}]`, out, false);
+    structural(v, `${path}.properties[${k}]`, out, false, data ? `${data}.${k}` : k);
   }
-  if (s.items !== undefined && !Array.isArray(s.items)) structural(s.items, `${path}.items`, out, false);
-  if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false);
+  if (s.items !== undefined && !Array.isArray(s.items)) structural(s.items, `${path}.items`, out, false, `${data}[0]`);
+  if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
 }
 
 function version(v: any, path: string, out: StatusCause[]): void {

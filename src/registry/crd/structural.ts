@@ -261,6 +261,13 @@ export function validateCustom(obj: Record<string, any>, root: Raw): StatusCause
   return c.causes;
 }
 
+/** Causes for one value against its schema (e.g. a default), field paths starting at path. */
+export function checkValue(v: unknown, schema: Raw, path: string): StatusCause[] {
+  const c: Ctx = { causes: [] };
+  check(v, schema, path, c);
+  return c.causes;
+}
+
 /** The value at a simple JSON path (`.spec.replicas`), or undefined. */
 export function atPath(obj: unknown, path: string): unknown {
   let v: any = obj;

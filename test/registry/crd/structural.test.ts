@@ -66,4 +66,8 @@ test('x-kubernetes-* extensions count as x-plat-*; CRD schemas must be structura
     'spec.versions[0].schema.openAPIV3Schema.properties[spec]: FieldValueInvalid',
     'spec.versions[0].schema.openAPIV3Schema.properties[list].items: FieldValueForbidden',
   ]);
+  crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } } } } as never;
+  assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.message}`), [
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "string": spec.n in body must be of type integer: "x"',
+  ]);
 });
