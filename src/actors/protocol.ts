@@ -8,6 +8,7 @@ import type { EncryptionConfig } from '../storage/encryption/config.js';
 import type { Status } from '../api/status.js';
 import type { Requester, StrategyConfig } from '../registry/strategy.js';
 import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
+import type { CustomType } from '../registry/crd/types.js';
 
 /** Identifies the served resource an operation targets (its registry entry). */
 export interface TypeRef {
@@ -148,6 +149,13 @@ export interface BatchReply {
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
 export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[]; leases: Lease[] }
+
+/**
+ * The served custom resource types (every established CRD), sent to every actor whenever a
+ * CRD changes; an actor loads the stored objects of types it owns and has not loaded yet.
+ */
+export interface DefsRequest { defs: CustomType[] }
+export interface DefsReply { objects: CachedObject[] }
 
 /** A stored object's lease (kinds with a TTL): it expires at expiresAt unless written again. */
 export interface Lease { typeKey: string; namespace: string; name: string; rv: number; expiresAt: number }

@@ -9,7 +9,11 @@ import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
 import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
-import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
+import type { ActorConfig, BatchReply, CachedObject, ChangeEvent, DefsReply, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
+import { customVersion, type CustomType } from '../registry/crd/types.js';
+import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
+import { compileCustomSchema } from '../registry/crd/structural.js';
+import { registerColumns } from '../registry/crd/columns.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 import type { Backend, Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
@@ -79,6 +83,51 @@ export class Shard {
     this.transformers = new Transformers(cfg.encryption);
     this.converter = new Converter(this.registry.identity.domain);
     configureProtobuf(cfg.apiDomain);
+  }
+
+  /**
+   * The served custom resource types changed: stores of custom types are rebuilt (schemas may
+   * have changed), caches of types no longer served are dropped, and the stored objects of
+   * newly served types this shard owns are loaded (after a restart they are already stored).
+   */
+  async setDefs(types: CustomType[]): Promise<DefsReply> {
+    const before = new Map(this.registry.customTypes().map((t) => [typeKeyOf(t.group, t.plural), t]));
+    const previous = this.registry.customTypes();
+    this.registry.setCustom(types);
+    registerColumns(types, previous);
+    for (const [id, s] of this.stores) if (s.ctx.def.custom) this.stores.delete(id);
+    const served = new Set<string>();
+    for (const t of types) {
+      const typeKey = typeKeyOf(t.group, t.plural);
+      served.add(typeKey);
+      this.converter.setCustomStorage(typeKey, `${t.group}/${t.storageVersion}`);
+    }
+    for (const typeKey of before.keys()) {
+      if (served.has(typeKey)) continue;
+      this.caches.delete(typeKey);
+      this.converter.setCustomStorage(typeKey, undefined);
+    }
+    const objects: CachedObject[] = [];
+    for (const typeKey of served) {
+      if (before.has(typeKey) || this.caches.has(typeKey) || shardOf(typeKey, this.cfg.shards) !== this.cfg.shard) continue;
+      const store = this.storeForKey(typeKey);
+      if (store) await this.loadType(typeKey, store, objects);
+    }
+    return { objects };
+  }
+
+  /** Loads the stored objects of one type (a custom type newly served) into its cache. */
+  private async loadType(typeKey: string, store: Store, objects: CachedObject[]): Promise<void> {
+    for await (const page of this.backend.range(typeKey + '/')) for (const { key, value } of page) {
+      try {
+        const obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
+        const entry = store.entryOf(obj);
+        store.ctx.cache.load(entry);
+        objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: entry.obj.apiVersion, json: entry.json });
+      } catch (e) {
+        this.corrupt.add(key, (e as Error).message);
+      }
+    }
   }
 
   /** Loads every stored object of this shard into the caches, and the leases of kinds with a TTL. */
@@ -165,8 +214,12 @@ export class Shard {
         cache.setFloor(this.floor);
       }
       const refGroup = referenceGroup(this.registry.identity, group);
-      const conversion = conversionFor(refGroup, version, resource);
-      s = new Store({ def, typeKey, cache, strategy: strategyFor(refGroup, resource), continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup, converter: this.converter });
+      const conversion = def.custom ? undefined : conversionFor(refGroup, version, resource);
+      const custom = def.custom ? this.registry.customType(group, resource) : undefined;
+      const cv = custom && customVersion(custom, version);
+      const strategy = custom && cv ? customResourceStrategy(custom, cv) : strategyFor(refGroup, resource);
+      const schema = cv ? compileCustomSchema(cv.schema) : undefined;
+      s = new Store({ def, typeKey, cache, strategy, continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup, converter: this.converter, ...(schema ? { schema } : {}) });
       this.stores.set(id, s);
       // the type's own store (loading, leases) is one that stores its objects as they are
       if (!conversion && !this.stores.has(typeKey)) this.stores.set(typeKey, s);

@@ -2,14 +2,15 @@ import { fileURLToPath } from 'node:url';
 /**
  * Discovery documents (/api, /apis, /apis/<g>, /api/v1, /apis/<g>/<v>, aggregated discovery) and
  * the OpenAPI documents (/openapi/v2, /openapi/v3), as plain JSON objects in the upstream shapes.
- * The registry never changes after startup, so every document is built once per registry and
- * the same object is returned on later calls: callers must not mutate the results.
+ * Every document is built once per registry generation (it changes only when custom resources
+ * start or stop being served) and the same object is returned on later calls: callers must not mutate the results.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { groupFor, type Identity } from './identity.js';
 import type { Registry } from '../registry/registry.js';
+import { customOpenAPI } from './openapi-custom.js';
 import type { ResourceDef, Verb } from '../registry/types.js';
 
 export interface ServerAddressByClientCIDR { clientCIDR: string; serverAddress: string }
@@ -65,7 +66,10 @@ const cache = new WeakMap<Registry, Map<string, unknown>>();
 /** Builds a document once per registry and key; later calls return the same object. */
 function memo<T>(registry: Registry, key: string, build: () => T): T {
   let docs = cache.get(registry);
-  if (!docs) cache.set(registry, (docs = new Map()));
+  // served custom resources change the registry: documents are rebuilt once per generation
+  if (!docs || docs.get('\u0000generation') !== registry.generation) {
+    cache.set(registry, (docs = new Map<string, unknown>([['\u0000generation', registry.generation]])));
+  }
   if (!docs.has(key)) docs.set(key, build());
   return docs.get(key) as T;
 }
@@ -226,10 +230,21 @@ function followRef(ref: string, doc: ReferenceDocument, defs: Set<string>, param
 const pick = <T>(all: Record<string, T>, names: Set<string>): Record<string, T> =>
   Object.fromEntries([...names].sort().map((n) => [n, all[n]!]));
 
+/** The reference document plus the paths and definitions of the served custom resources. */
+function withCustom(registry: Registry, referenceDir: string): ReferenceDocument {
+  const doc = reference(referenceDir);
+  const types = registry.customTypes();
+  if (!types.length) return doc;
+  return memo(registry, `custom:${referenceDir}`, () => {
+    const c = customOpenAPI(types);
+    return { ...doc, paths: { ...doc.paths, ...c.paths }, definitions: { ...doc.definitions, ...c.definitions } };
+  });
+}
+
 /** GET /openapi/v2: the reference document restricted to the served groups, versions and resources. */
 export function openapiV2(registry: Registry, referenceDir = DEFAULT_REFERENCE_DIR): OpenAPIV2Document {
   return memo(registry, `v2:${referenceDir}`, () => {
-    const doc = reference(referenceDir);
+    const doc = withCustom(registry, referenceDir);
     const paths: Record<string, Json> = {};
     for (const [path, item] of Object.entries(doc.paths)) {
       const served = servedPath(registry, path);
@@ -299,7 +314,7 @@ function v3PathItem(item: Json, doc: ReferenceDocument): Json {
 }
 
 function buildV3(registry: Registry, referenceDir: string): Map<string, OpenAPIV3Document> {
-  const doc = reference(referenceDir);
+  const doc = withCustom(registry, referenceDir);
   const byName = new Map<string, Record<string, Json>>();
   for (const [path, item] of Object.entries(openapiV2(registry, referenceDir).paths)) {
     const name = v3Name(path);

@@ -6,7 +6,7 @@ type Cell = string | number | boolean | null;
 
 export interface Column {
   name: string;
-  type: 'string' | 'integer' | 'date' | 'number';
+  type: 'string' | 'integer' | 'date' | 'number' | 'boolean';
   format: string;
   description: string;
   priority: number;
@@ -111,13 +111,66 @@ const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.cr
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
+/** Columns of custom resources (CRD additionalPrinterColumns), by `<apiVersion>/<kind>`. */
+const CUSTOM = new Map<string, Column[]>();
+
+/** Registers (or with undefined, removes) the columns of a custom resource version. */
+export function setCustomColumns(apiVersion: string, kind: string, columns: Column[] | undefined): void {
+  if (columns) CUSTOM.set(`${apiVersion}/${kind}`, columns); else CUSTOM.delete(`${apiVersion}/${kind}`);
+}
+
+/** The columns for `kind` (a custom key `<apiVersion>/<kind>` or a built-in kind), else by the first object's identity. */
+function columnsFor(kind: string, first: any): Column[] {
+  return CUSTOM.get(kind) ?? (first ? CUSTOM.get(`${first.apiVersion}/${first.kind}`) : undefined) ?? COLUMNS[kind] ?? DEFAULT;
+}
+
+/** A column of a CRD's additionalPrinterColumns (cells from a simple JSONPath). */
+export function printerColumn(c: { name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }): Column {
+  const type = (['string', 'integer', 'date', 'number', 'boolean'].includes(c.type) ? c.type : 'string') as Column['type'];
+  // upstream's tableconvertor prints date columns as the age of the timestamp
+  const cell: Column['cell'] = type === 'date' ? (o, now) => { const v = cellAt(o, c.jsonPath, 'string'); return typeof v === 'string' ? age(v, now) : v; } : (o) => cellAt(o, c.jsonPath, c.type);
+  return { name: c.name, type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0, cell };
+}
+
+/** The customresource table convertor: Name, the printer columns, and Age when there are none. */
+export function customColumns(printer: Parameters<typeof printerColumn>[0][]): Column[] {
+  const cols = printer.map(printerColumn);
+  if (!cols.length) cols.push(col('Age', 'date', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'));
+  return [NAME, ...cols];
+}
+
+/** Evaluates `.a.b[0].c` and `[?(@.k=="v")]` filters; objects and lists print as JSON, absence as null. */
+function cellAt(o: any, path: string, type: string): Cell {
+  let cur: any[] = [o];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\[\?\(@\.([^=!]+)(==|!=)"?([^")]*)"?\)\]|\[\*\]/g;
+  const inner = path.replace(/^\{/, '').replace(/\}$/, '');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(inner)) !== null) {
+    const [, field, index, fk, op, fv] = m;
+    const next: any[] = [];
+    for (const v of cur) {
+      if (v === null || typeof v !== 'object') continue;
+      if (field !== undefined) { if (v[field] !== undefined) next.push(v[field]); }
+      else if (index !== undefined) { if (Array.isArray(v) && v[Number(index)] !== undefined) next.push(v[Number(index)]); }
+      else if (fk !== undefined) { if (Array.isArray(v)) next.push(...v.filter((x) => x && (String(x[fk]) === fv) === (op === '=='))); }
+      else if (Array.isArray(v)) next.push(...v);
+    }
+    cur = next;
+  }
+  if (!cur.length || cur[0] === undefined) return null;
+  const v = cur.length === 1 ? cur[0] : cur;
+  if (v === null || typeof v === 'object') return JSON.stringify(v);
+  if (type === 'string' && typeof v !== 'string') return String(v);
+  return v as Cell;
+}
+
 export function partialObjectMetadata(obj: any, metaGroupVersion: string): any {
   return { kind: 'PartialObjectMetadata', apiVersion: metaGroupVersion, metadata: obj.metadata };
 }
 
 /** Renders objects as a Table of the given meta group version (e.g. meta.plat.io/v1). */
 export function toTable(kind: string, objs: any[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): any {
-  const cols = COLUMNS[kind] ?? DEFAULT;
+  const cols = columnsFor(kind, objs[0]);
   return {
     kind: 'Table', apiVersion: metaGroupVersion, metadata: listMeta,
     columnDefinitions: cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
@@ -146,7 +199,7 @@ export interface TableEntry { obj: any; json: string; metaJson?: string }
  * JSON cached on the entry. Same document as JSON.stringify(toTable(...)).
  */
 export function tableJson(kind: string, entries: TableEntry[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): string {
-  const cols = COLUMNS[kind] ?? DEFAULT;
+  const cols = columnsFor(kind, entries[0]?.obj);
   const defs = JSON.stringify(cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })));
   const pomHead = `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":`;
   const rows = entries.map((e) => {

@@ -146,7 +146,7 @@ export function handleResource(r: Request, s: Services): void {
       });
     case 'patch':
       return withBody(r, s, (body) => {
-        const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options));
+        const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
         return run(r, s, {
           ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: patchText(body),
           fieldValidation: parseFieldValidation(query.get('fieldValidation')),
@@ -183,7 +183,7 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
 
 /** Reads the body, then runs next; errors from next become Status replies. */
 function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
-  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, s.protobufMediaType, cborEnabled(s.options));
+  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options));
   const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
@@ -209,11 +209,14 @@ export const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+json': 'apply',
 };
 
-function patchTypeOf(contentType: string | undefined, cbor: boolean): PatchType {
+/** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
+function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
   const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  const p = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
+  let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
+  if (custom && p === 'strategic') p = undefined;
   if (!p) {
-    const accepted = [...Object.keys(PATCH_TYPES), ...(cbor ? [APPLY_PATCH_CBOR] : [])];
+    const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
+    const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
     throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   }
   return p;

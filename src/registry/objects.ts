@@ -61,6 +61,8 @@ export function identifyPatched(def: ResourceDef, apiVersion: string, obj: any, 
  * controller (named groups with a spec, and ReplicationControllers), as upstream.
  */
 export function tracksGeneration(def: ResourceDef, obj: any): boolean {
+  // custom resources always have one (upstream's customresource strategy)
+  if (def.custom) return true;
   return obj.spec !== undefined && (def.group !== '' || def.resource === 'replicationcontrollers');
 }
 

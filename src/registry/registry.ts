@@ -7,6 +7,7 @@ import { groupFor, type Identity } from '../api/identity.js';
 import { RESOURCES } from './generated/resources.js';
 import type { Deprecation, Lifecycle, ResourceDef, Stability } from './types.js';
 import { reached } from '../api/release.js';
+import { customDefs, type CustomType } from './crd/types.js';
 
 /** One served group: versions ordered by priority, the preferred one first. */
 export interface GroupVersions {
@@ -89,12 +90,16 @@ function deprecationOf(def: ResourceDef, l: Lifecycle): Deprecation {
 export class Registry {
   readonly identity: Identity;
   private readonly all: readonly ResourceDef[];
-  private readonly enabled: readonly ResourceDef[];
+  private readonly builtin: readonly ResourceDef[];
+  private enabled: readonly ResourceDef[];
   private readonly byResource = new Map<string, ResourceDef>();
   private readonly byKindKey = new Map<string, ResourceDef>();
   private readonly byGroupVersion = new Map<string, ResourceDef[]>();
-  private readonly groupList: readonly GroupVersions[];
+  private groupList: readonly GroupVersions[];
   private readonly byGroup = new Map<string, GroupVersions>();
+  private custom: readonly CustomType[] = [];
+  /** bumped by every change of the served set (discovery documents are rebuilt) */
+  generation = 0;
 
   /**
    * @param runtimeConfig the `--runtime-config` value, e.g. `batch/v1=false,api/beta=true`
@@ -104,9 +109,42 @@ export class Registry {
     this.identity = identity;
     this.all = Object.freeze(resources.map((r) => renamed(identity, r)));
     const overrides = parseRuntimeConfig(runtimeConfig, this.all);
-    this.enabled = Object.freeze(this.all.filter((r) => isEnabled(r, overrides)));
+    this.builtin = Object.freeze(this.all.filter((r) => isEnabled(r, overrides)));
+    this.enabled = this.builtin;
+    this.groupList = [];
+    this.rebuild();
+  }
+
+  /**
+   * Serves exactly these custom resource types (established CRDs) besides the built-in
+   * resources; a custom resource never shadows a built-in one.
+   */
+  setCustom(types: readonly CustomType[]): void {
+    this.custom = Object.freeze([...types]);
+    const taken = new Set(this.builtin.map((r) => gvrKey(r.group, r.version, r.resource)));
+    const extra = types.flatMap(customDefs).filter((d) => !taken.has(gvrKey(d.group, d.version, d.resource)));
+    this.enabled = Object.freeze([...this.builtin, ...extra]);
+    this.rebuild();
+    this.generation++;
+  }
+
+  /** The served custom resource types. */
+  customTypes(): readonly CustomType[] {
+    return this.custom;
+  }
+
+  /** The custom type stored under `<group>/<resource>`, or undefined. */
+  customType(group: string, resource: string): CustomType | undefined {
+    return this.custom.find((t) => t.group === group && t.plural === resource);
+  }
+
+  private rebuild(): void {
+    this.byResource.clear();
+    this.byKindKey.clear();
+    this.byGroupVersion.clear();
+    this.byGroup.clear();
     for (const r of this.enabled) this.index(r);
-    this.groupList = Object.freeze(this.buildGroups(identity));
+    this.groupList = Object.freeze(this.buildGroups(this.identity));
     for (const g of this.groupList) this.byGroup.set(g.name, g);
   }
 

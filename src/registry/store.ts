@@ -41,6 +41,8 @@ export interface StoreContext {
   conversion?: Conversion;
   /** converts between the served versions of a multi-version type (conversion/conversion.ts) */
   converter?: Converter;
+  /** the structural schema when not the reference one's (custom resources) */
+  schema?: SchemaNode;
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; page?: PageMeta };
@@ -62,13 +64,16 @@ export class Store {
   private readonly schema: SchemaNode | undefined;
   /** this version's view of the cached (stored) entries */
   private readonly versions: VersionView;
+  /** the key of the Table columns (custom resources have their own per version) */
+  private readonly tableKind: string;
 
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
-    this.schema = schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
     this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion);
   }
 
@@ -136,14 +141,18 @@ export class Store {
     if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
     const e = this.view(this.ctx.cache.get(op.namespace, op.name));
     if (!e) throw errors.notFound(this.target(op.name));
-    if (op.type.subresource === 'scale') return this.reply(toScale(e.obj), op.enc);
+    if (op.type.subresource === 'scale') return this.reply(this.toScale(e.obj), op.enc);
     if (op.type.subresource && op.type.subresource !== 'status') {
       const view = this.ctx.strategy.getSubresource(op.type.subresource, e.obj);
       if (typeof view === 'string') return { code: 200, body: view, contentType: 'text/plain' };
       if (view !== undefined) return this.reply(view, op.enc);
     }
-    if (op.enc.view) return this.reply(renderView(this.ctx.def.kind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false), op.enc);
+    if (op.enc.view) return this.reply(renderView(this.tableKind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false), op.enc);
     return this.replyEntry(e, op.enc);
+  }
+
+  private toScale(obj: any): any {
+    return this.ctx.strategy.scale ? this.ctx.strategy.scale.to(obj) : toScale(obj);
   }
 
   checkNotTooLarge(rv: number, txn: Txn): void {
@@ -172,9 +181,9 @@ export class Store {
       return { code: 200, body: items.map((e) => e.json).join(','), contentType: contentTypeOf(op.enc), page };
     }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
-      return { code: 200, body: tableJson(this.ctx.def.kind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
+      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
     }
-    if (view) return this.reply(renderView(this.ctx.def.kind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
+    if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
@@ -277,7 +286,7 @@ export class Store {
     const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     const main = { ...op, type: { ...op.type, subresource: undefined } };
-    return this.updateFrom(fromScale(old.obj, scale), old, main, txn, op.fieldManager, toScale);
+    return this.updateFrom(this.ctx.strategy.scale ? this.ctx.strategy.scale.from(old.obj, scale) : fromScale(old.obj, scale), old, main, txn, op.fieldManager, (o) => this.toScale(o));
   }
 
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
@@ -302,7 +311,7 @@ export class Store {
     const now = rfc3339(txn.now);
     if (op.type.subresource === 'scale') {
       if (!old) throw errors.notFound(this.target(op.name));
-      const scale = patchObject(toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
+      const scale = patchObject(this.toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
       return this.scaleWrite(scale, op, txn);
     }
     if (!old) {

@@ -101,6 +101,11 @@ export interface ResourceStrategy {
    * Runs on every committed create and update; the object is deleted once the lease runs out.
    */
   ttl(obj: any, config: StrategyConfig): number;
+  /**
+   * The scale subresource over other fields than spec.replicas (custom resources): the Scale
+   * view of an object and the object after writing a Scale. Absent: the built-in spec.replicas.
+   */
+  scale?: { to(obj: any): any; from(old: any, scale: any): any };
 }
 
 export const DEFAULT_STRATEGY: ResourceStrategy = {

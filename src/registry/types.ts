@@ -34,6 +34,8 @@ export interface ResourceDef {
   lifecycle?: Lifecycle;
   /** set by the Registry when the lifecycle says the version is deprecated in this release */
   deprecation?: Deprecation;
+  /** served from a CustomResourceDefinition (src/registry/crd) */
+  custom?: boolean;
 }
 
 export interface Lifecycle {

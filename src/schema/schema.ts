@@ -73,6 +73,10 @@ export class SchemaIndex {
     this.compiled.set(name, n);
     Object.assign(n, this.compile(this.defs[name] ?? {}));
     if (n.kind === 'struct') n.name = name;
+    // CRD schemas as upstream clients write them: x-kubernetes-* is accepted beside x-plat-*
+    if (name.endsWith('.apiextensions.v1.JSONSchemaProps') && n.props) {
+      for (const [k, v] of Object.entries(n.props)) if (k.startsWith('x-plat-')) n.props['x-kubernetes-' + k.slice(7)] = v;
+    }
     return n;
   }
 

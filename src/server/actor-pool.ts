@@ -8,7 +8,8 @@
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
-import type { ActorConfig, Batch, BatchReply, ChangeEvent, Encoding, InitReply, Op, Result } from '../actors/protocol.js';
+import type { ActorConfig, Batch, BatchReply, CachedObject, ChangeEvent, DefsReply, DefsRequest, Encoding, InitReply, Op, Result } from '../actors/protocol.js';
+import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from '../actors/routing.js';
 import { unpackBodies } from '../actors/pack.js';
 
@@ -49,6 +50,15 @@ export class ActorPool {
     const maxRV = Math.max(0, ...replies.map((r) => r.maxRV));
     Atomics.store(new BigInt64Array(this.rvBuffer), 0, BigInt(maxRV));
     return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
+  }
+
+  /**
+   * Sends the served custom resource types to every actor (queued behind the batches already
+   * sent, ahead of later ones); resolves with the objects the actors loaded for new types.
+   */
+  async setDefs(defs: CustomType[]): Promise<CachedObject[]> {
+    const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ defs } satisfies DefsRequest)))) as DefsReply[];
+    return replies.flatMap((r) => r.objects);
   }
 
   currentRV(): number {

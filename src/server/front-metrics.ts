@@ -100,16 +100,23 @@ function cleanDryRun(query: URLSearchParams): '' | 'All' | 'invalid' {
 
 /** `pods`, `deployments.apps`: upstream's resource label of apiserver_storage_objects. */
 export function storageObjectSources(registry: Registry, count: (typeKey: string) => number): MetricsSources['storageObjects'] {
-  const seen = new Set<string>();
-  const types: [string, string][] = [];
-  for (const d of registry.allEnabled()) {
-    const typeKey = `${d.group}/${d.resource}`;
-    if (seen.has(typeKey) || !d.verbs.includes('get') || !d.verbs.includes('create')) continue;
-    seen.add(typeKey);
-    types.push([typeKey, d.group ? `${d.resource}.${d.group}` : d.resource]);
-  }
-  types.sort((a, b) => (a[1] < b[1] ? -1 : 1));
+  // rebuilt when the served set changes (custom resources come and go)
+  let generation = -1;
+  let types: [string, string][] = [];
+  const build = (): void => {
+    const seen = new Set<string>();
+    types = [];
+    for (const d of registry.allEnabled()) {
+      const typeKey = `${d.group}/${d.resource}`;
+      if (seen.has(typeKey) || !d.verbs.includes('get') || !d.verbs.includes('create')) continue;
+      seen.add(typeKey);
+      types.push([typeKey, d.group ? `${d.resource}.${d.group}` : d.resource]);
+    }
+    types.sort((a, b) => (a[1] < b[1] ? -1 : 1));
+    generation = registry.generation;
+  };
   return function* () {
+    if (generation !== registry.generation) build();
     for (const [typeKey, label] of types) yield [label, count(typeKey)];
   };
 }

@@ -22,6 +22,7 @@ import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
+import { CrdController } from '../controllers/crd-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
 import { CsrSigner } from '../controllers/csr-signer.js';
@@ -58,6 +59,7 @@ export class ApiServer {
   readonly hub: WatchHub;
   readonly services: Services;
   readonly namespaceController: NamespaceController;
+  readonly crdController: CrdController;
   readonly gc: GarbageCollector;
   readonly disruption: DisruptionController;
   readonly csrSigner: CsrSigner;
@@ -112,6 +114,8 @@ export class ApiServer {
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
     this.namespaceController = new NamespaceController(this.pool, this.registry);
+    this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
+      (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
     this.gc = new GarbageCollector(this.pool, this.registry);
     this.disruption = new DisruptionController(this.pool);
     this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
@@ -174,6 +178,7 @@ export class ApiServer {
       this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
       this.namespaceController.observe(ns);
     }
+    this.crdController.observe(evs);
     this.gc.observe(evs);
     this.disruption.observe(evs);
     this.csrApprover.observe(evs);
@@ -201,6 +206,9 @@ export class ApiServer {
     }
     this.expiry.load(init.leases);
     this.nodeLifecycle.load(init.objects);
+    // custom resources are served (and their stored objects loaded) before any request
+    this.crdController.load(init.objects);
+    await this.crdController.sync();
     await bootstrap(this);
     if (this.apf) {
       this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
@@ -337,7 +345,11 @@ export class ApiServer {
       if (def.deprecation) this.deprecatedRequest(x, def, info.subresource);
       checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
       checkVerb(def, info);
-      enc = this.negotiateResource(headers.accept, pretty, query, info.verb);
+      if (def.custom && info.verb === 'create' && this.crdController.terminating(def.group, def.resource)) {
+        // upstream crdHandler: a terminating CRD's resources take no new objects
+        throw errors.methodNotAllowed(`create is not supported on resources of kind "${def.resource}.${def.group}"`);
+      }
+      enc = this.negotiateResource(headers.accept, pretty, query, info.verb, def.custom === true);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       if (!this.apf) x.release = this.inflight.admit(info.verb);
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
@@ -364,7 +376,7 @@ export class ApiServer {
    * Response encoding of a resource request: JSON, YAML, Protobuf, or a server-side view
    * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
    */
-  private negotiateResource(accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string): Encoding {
+  private negotiateResource(accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string, custom: boolean): Encoding {
     const metaGroup = `meta.${this.registry.identity.domain}`;
     const views = verb === 'list' || verb === 'deletecollection' ? ['Table', 'PartialObjectMetadataList'] : ['Table', 'PartialObjectMetadata'];
     // upstream (AllowsMediaTypeTransform): Table has no Protobuf message, so JSON or YAML only
@@ -372,7 +384,8 @@ export class ApiServer {
       views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
       (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
     const { as, ...enc } = negotiate(accept, pretty, {
-      canServe, protobufType: this.registry.identity.protobufMediaType, cbor: this.cbor, stream: verb === 'watch',
+      // custom resources have no Protobuf form (406; `protobuf, json` falls back to JSON)
+      canServe, protobufType: custom ? undefined : this.registry.identity.protobufMediaType, cbor: this.cbor, stream: verb === 'watch',
     });
     if (as) {
       const include = query.get('includeObject') ?? 'Metadata';
@@ -386,6 +399,7 @@ export class ApiServer {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     this.namespaceController.stop();
+    this.crdController.stop();
     this.csrCleaner.stop();
     this.expiry.stop();
     this.nodeLifecycle.stop();

@@ -98,6 +98,15 @@ export class WatchHub {
     this.countEncoding(w, 1);
   }
 
+  /** Ends every watch of a type that stops being served (a deleted CRD), as upstream does. */
+  closeType(typeKey: string): void {
+    for (const w of [...(this.byType.get(typeKey) ?? [])]) {
+      this.remove(w);
+      w.sink.close();
+    }
+    this.recent.delete(typeKey);
+  }
+
   remove(w: Live): void {
     w.closed = true;
     const set = this.byType.get(w.typeKey);

@@ -25,11 +25,19 @@ const CONVERSIONS: Record<string, TypeConversion> = {
 };
 
 export class Converter {
+  /** custom resources (CRDs, conversion strategy None): the storage apiVersion per type key */
+  private readonly custom = new Map<string, string>();
+
   constructor(private readonly domain: string) {}
+
+  /** A custom resource type's storage apiVersion (undefined: the type is gone). */
+  setCustomStorage(typeKey: string, apiVersion: string | undefined): void {
+    if (apiVersion) this.custom.set(typeKey, apiVersion); else this.custom.delete(typeKey);
+  }
 
   /** The storage apiVersion of a type with a converter, else undefined (any version is stored as written). */
   storageVersion(typeKey: string): string | undefined {
-    return CONVERSIONS[typeKey]?.storage;
+    return CONVERSIONS[typeKey]?.storage ?? this.custom.get(typeKey);
   }
 
   /** obj as apiVersion (obj itself when it already is; never changes obj). */
@@ -52,7 +60,7 @@ export class Converter {
 
   /** The stored form of an object written through any version. */
   toStorage(typeKey: string, obj: Obj): Obj {
-    const storage = CONVERSIONS[typeKey]?.storage;
+    const storage = this.storageVersion(typeKey);
     return storage ? this.convert(typeKey, obj, storage) : obj;
   }
 }

@@ -19,6 +19,7 @@ import { pdbStrategy } from './pdb.js';
 import { pvcStrategy } from './pvc.js';
 import { leaseStrategy } from './leases.js';
 import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
+import { crdStrategy } from './crds.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
 
@@ -56,6 +57,7 @@ const STRATEGIES: Record<string, ResourceStrategy> = {
   'certificates.plat.io/certificatesigningrequests': csrStrategy,
   'events.plat.io/events': eventStrategy,
   'coordination.plat.io/leases': leaseStrategy,
+  'apiextensions.plat.io/customresourcedefinitions': crdStrategy,
   'flowcontrol.apiserver.plat.io/flowschemas': flowSchemaStrategy,
   'flowcontrol.apiserver.plat.io/prioritylevelconfigurations': priorityLevelStrategy,
   'rbac.authorization.plat.io/roles': roleStrategy,

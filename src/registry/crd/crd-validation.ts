@@ -1,0 +1,164 @@
+/**
+ * Validation of a CustomResourceDefinition (apiextensions v1, upstream
+ * ValidateCustomResourceDefinition): names, group, scope, versions (unique, exactly one
+ * storage version), structural schemas required, subresources, printer columns, conversion.
+ */
+import type { StatusCause } from '../../api/status.js';
+import { checkValue, withPlatExtensions } from './structural.js';
+import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
+
+const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const KIND = /^[a-zA-Z][a-zA-Z0-9]*$/;
+const DNS1035_MSG = `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`;
+const SUBDOMAIN_MSG = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
+const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
+const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function names(n: any, path: string, out: StatusCause[]): void {
+  if (!isObj(n)) { out.push(required(path)); return; }
+  const label = (f: string, v: unknown) => {
+    if (typeof v === 'string' && v !== '' && !DNS1035.test(v)) out.push(invalid(`${path}.${f}`, v, DNS1035_MSG));
+  };
+  if (!n.plural) out.push(required(`${path}.plural`));
+  label('plural', n.plural);
+  label('singular', n.singular);
+  if (!n.kind) out.push(required(`${path}.kind`));
+  else if (!KIND.test(n.kind)) out.push(invalid(`${path}.kind`, n.kind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'));
+  if (n.listKind && !KIND.test(n.listKind)) out.push(invalid(`${path}.listKind`, n.listKind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'));
+  if (n.kind && n.kind === n.listKind) out.push(invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same'));
+  (Array.isArray(n.shortNames) ? n.shortNames : []).forEach((s: unknown, i: number) => {
+    if (typeof s !== 'string' || !DNS1035.test(s)) out.push(invalid(`${path}.shortNames[${i}]`, s, DNS1035_MSG));
+  });
+  (Array.isArray(n.categories) ? n.categories : []).forEach((s: unknown, i: number) => {
+    if (typeof s !== 'string' || !DNS1035.test(s)) out.push(invalid(`${path}.categories[${i}]`, s, DNS1035_MSG));
+  });
+}
+
+/** Structural schema rules: every specified field has a type; the root is an object. */
+/** data: the path of the values this schema describes (`spec.replicas`), for messages about defaults */
+function structural(s: any, path: string, out: StatusCause[], root: boolean, data = ''): void {
+  if (!isObj(s)) {
+    out.push(invalid(path, s ?? null, 'must be a schema object'));
+    return;
+  }
+  const preserve = s['x-plat-preserve-unknown-fields'] === true;
+  const intOrString = s['x-plat-int-or-string'] === true;
+  if (root) {
+    if (s.type !== undefined && s.type !== 'object') out.push(invalid(`${path}.type`, s.type, 'must be object at the root'));
+    if (s.type === undefined) out.push(required(`${path}.type`, 'must not be empty at the root'));
+  } else if (s.type === undefined && !intOrString && !preserve) {
+    out.push(required(`${path}.type`, 'must not be empty for specified object fields'));
+  }
+  if (s.type !== undefined && !SCHEMA_TYPES.includes(s.type)) out.push(notSupported(`${path}.type`, s.type, SCHEMA_TYPES));
+  if (intOrString && s.type !== undefined) out.push(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true'));
+  if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
+  if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
+  if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
+  if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
+  }
+  // a default must itself be valid against its schema (upstream validates defaults at CRD write)
+  if (s.default !== undefined && !root) {
+    for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
+  }
+  if (typeof s.pattern === 'string') {
+    try { new RegExp(s.pattern, 'u'); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
+  }
+  const listType = s['x-plat-list-type'];
+  if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
+  if (listType === 'map' && !(Array.isArray(s['x-plat-list-map-keys']) && s['x-plat-list-map-keys'].length)) {
+    out.push(required(`${path}.x-plat-list-map-keys`, 'must not be empty if x-plat-list-type is map'));
+  }
+  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) {
+    if (root && k === 'metadata' && isObj(v) && isObj((v as any).properties)) {
+      for (const mk of Object.keys((v as any).properties)) {
+        if (mk !== 'name' && mk !== 'generateName') out.push(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified'));
+      }
+      continue;
+    }
+    structural(v, `${path}.properties[${k}]`, out, false, data ? `${data}.${k}` : k);
+  }
+  if (s.items !== undefined && !Array.isArray(s.items)) structural(s.items, `${path}.items`, out, false, `${data}[0]`);
+  if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
+}
+
+function version(v: any, path: string, out: StatusCause[]): void {
+  if (!isObj(v)) { out.push(required(path)); return; }
+  if (!v.name) out.push(required(`${path}.name`));
+  else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
+  const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
+  if (!isObj(schema)) out.push(required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
+  else structural(schema, `${path}.schema.openAPIV3Schema`, out, true);
+  const scale = v.subresources?.scale;
+  if (isObj(scale)) {
+    const sp = `${path}.subresources.scale`;
+    if (!scale.specReplicasPath) out.push(required(`${sp}.specReplicasPath`));
+    else if (!String(scale.specReplicasPath).startsWith('.spec.')) out.push(invalid(`${sp}.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+    if (!scale.statusReplicasPath) out.push(required(`${sp}.statusReplicasPath`));
+    else if (!String(scale.statusReplicasPath).startsWith('.status.')) out.push(invalid(`${sp}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+    if (scale.labelSelectorPath && !/^\.(spec|status)\./.test(scale.labelSelectorPath)) {
+      out.push(invalid(`${sp}.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+    }
+  }
+  (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c: any, i: number) => {
+    const cp = `${path}.additionalPrinterColumns[${i}]`;
+    if (!c?.name) out.push(required(`${cp}.name`));
+    if (!c?.type) out.push(required(`${cp}.type`));
+    else if (!COLUMN_TYPES.includes(c.type)) out.push(notSupported(`${cp}.type`, c.type, COLUMN_TYPES));
+    if (!c?.jsonPath) out.push(required(`${cp}.jsonPath`));
+  });
+}
+
+function conversion(c: any, out: StatusCause[]): void {
+  if (!isObj(c)) return;
+  const strategy = c.strategy;
+  if (strategy !== 'None' && strategy !== 'Webhook') out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
+  if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig)) out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
+  if (strategy === 'None' && c.webhook !== undefined) out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
+}
+
+export function validateCRD(crd: any): StatusCause[] {
+  const out: StatusCause[] = [];
+  const spec = crd.spec;
+  if (!isObj(spec)) return [required('spec')];
+  const group = spec.group;
+  if (!group) out.push(required('spec.group'));
+  else if (!SUBDOMAIN.test(group)) out.push(invalid('spec.group', group, SUBDOMAIN_MSG));
+  else if (!group.includes('.')) out.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  const plural = spec.names?.plural;
+  if (plural && group && crd.metadata?.name !== `${plural}.${group}`) {
+    out.push(invalid('metadata.name', crd.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
+  }
+  if (!spec.scope) out.push(required('spec.scope'));
+  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') out.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  names(spec.names, 'spec.names', out);
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
+  const seen = new Set<string>();
+  versions.forEach((v: any, i: number) => {
+    version(v, `spec.versions[${i}]`, out);
+    if (typeof v?.name === 'string') {
+      if (seen.has(v.name)) out.push(duplicate(`spec.versions[${i}].name`, v.name));
+      seen.add(v.name);
+    }
+  });
+  if (versions.length && versions.filter((v: any) => v?.storage === true).length !== 1) {
+    out.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  }
+  if (versions.length && !versions.some((v: any) => v?.served === true)) out.push(invalid('spec.versions', versions, 'must have at least one served version'));
+  if (spec.preserveUnknownFields === true) {
+    out.push(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+  }
+  conversion(spec.conversion, out);
+  const stored: unknown[] = Array.isArray(crd.status?.storedVersions) ? crd.status.storedVersions : [];
+  stored.forEach((s, i) => {
+    if (!seen.has(String(s))) out.push(invalid(`status.storedVersions[${i}]`, s, 'must appear in spec.versions'));
+  });
+  return out;
+}
+
+export function validateCRDUpdate(crd: any, old: any): StatusCause[] {
+  return immutable('spec.scope', crd.spec?.scope, old.spec?.scope);
+}
