@@ -51,6 +51,10 @@ import { FrontMetrics, featureGateSource, storageObjectSources } from './front-m
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
+import { AdmissionChain } from '../admission/chain.js';
+import { buildAdmissionPlugins } from '../admission/plugins.js';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
+import type { Request } from '../handlers/context.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -75,6 +79,11 @@ export class ApiServer {
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   readonly signerAdmission: SignerAdmission;
+  /** mutating then validating admission (src/admission/chain.ts) */
+  readonly admission: AdmissionChain;
+  readonly admissionPlugins: ReturnType<typeof buildAdmissionPlugins>;
+  /** the `default` ServiceAccount of every namespace (controller `serviceaccount`) */
+  readonly serviceAccounts: ServiceAccountsController | undefined;
   readonly metrics: FrontMetrics;
   readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
@@ -160,6 +169,9 @@ export class ApiServer {
       readCache,
       authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
+    this.admissionPlugins = buildAdmissionPlugins(options, this.registry, this.services);
+    this.admission = new AdmissionChain(this.admissionPlugins.plugins, this.services, UNSECURED_USER);
+    if (controllerEnabled(options.controllers, 'serviceaccount')) this.serviceAccounts = new ServiceAccountsController(this.pool);
   }
 
   private onEvents(evs: ChangeEvent[]): void {
@@ -167,6 +179,8 @@ export class ApiServer {
     this.auth.observe(evs);
     this.apf?.observe(evs);
     this.services.readCache.apply(evs);
+    this.admissionPlugins.observe(evs);
+    this.serviceAccounts?.observe(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
@@ -190,6 +204,8 @@ export class ApiServer {
     await this.auth.init();
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
+    this.admissionPlugins.load(init.objects);
+    this.serviceAccounts?.load(init.objects);
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
@@ -214,6 +230,7 @@ export class ApiServer {
     this.csrSigner.start();
     this.csrCleaner.start();
     this.nodeLifecycle.start();
+    this.serviceAccounts?.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
@@ -343,13 +360,19 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
-      if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
-      if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
-      handleResource(req, this.services);
+      if (this.admission.applies(req)) return this.admission.admit(req, (admitted) => this.write(admitted));
+      this.write(req);
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
     }
+  }
+
+  /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
+  private write(req: Request): void {
+    if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
+    if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
+    handleResource(req, this.services);
   }
 
   /** A request to a deprecated version: the Warning header and apiserver_requested_deprecated_apis (upstream). */
