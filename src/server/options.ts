@@ -3,11 +3,12 @@ import { validateShowHidden } from '../metrics/registry.js';
 import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { parseControllers } from '../controllers/selection.js';
+import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, type AggregatorOptions } from '../aggregator/options.js';
 import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions extends AuthenticationOptions, AdmissionOptions {
+export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions {
   /** the admission plugins on (src/admission/options.ts), computed once the flags are parsed */
   admissionPlugins: Set<string>;
   /** address of the secure port (`--bind-address`) */
@@ -95,6 +96,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   enablePriorityAndFairness: true,
   ...DEFAULT_AUTHENTICATION_OPTIONS,
   ...DEFAULT_ADMISSION_OPTIONS,
+  ...DEFAULT_AGGREGATOR_OPTIONS,
   admissionPlugins: enabledAdmissionPlugins(DEFAULT_ADMISSION_OPTIONS),
   storageBackend: 'lmdb',
   etcdServers: ['http://127.0.0.1:2379'],
@@ -139,6 +141,7 @@ function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Se
 const FLAGS: Record<string, Setter> = {
   ...AUTHENTICATION_FLAGS,
   ...ADMISSION_FLAGS,
+  ...AGGREGATOR_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
   'port': (o, v) => {
     if (v === 'off') { o.port = -1; return; }
@@ -223,6 +226,7 @@ function checkCombined(o: ServerOptions): void {
   if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
   checkAuthorizationOptions(o);
   checkAdmissionOptions(o);
+  checkAggregatorOptions(o);
   o.admissionPlugins = enabledAdmissionPlugins(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');

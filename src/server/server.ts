@@ -55,6 +55,9 @@ import { AdmissionChain } from '../admission/chain.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
 import type { Request } from '../handlers/context.js';
+import { ApiServices } from '../aggregator/apiservices.js';
+import { AggregatorProxy } from '../aggregator/proxy.js';
+import { loadProxyClient } from '../aggregator/transport.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -82,6 +85,9 @@ export class ApiServer {
   /** mutating then validating admission (src/admission/chain.ts) */
   readonly admission: AdmissionChain;
   readonly admissionPlugins: ReturnType<typeof buildAdmissionPlugins>;
+  /** the aggregation layer: APIServices and the proxy to extension servers (src/aggregator) */
+  readonly apiServices: ApiServices;
+  readonly aggregator: AggregatorProxy;
   /** the `default` ServiceAccount of every namespace (controller `serviceaccount`) */
   readonly serviceAccounts: ServiceAccountsController | undefined;
   readonly metrics: FrontMetrics;
@@ -171,6 +177,9 @@ export class ApiServer {
     };
     this.admissionPlugins = buildAdmissionPlugins(options, this.registry, this.services);
     this.admission = new AdmissionChain(this.admissionPlugins.plugins, this.services, UNSECURED_USER);
+    const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
+    this.apiServices = new ApiServices(this.registry.identity, this.registry, this.pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
+    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
     if (controllerEnabled(options.controllers, 'serviceaccount')) this.serviceAccounts = new ServiceAccountsController(this.pool);
   }
 
@@ -180,6 +189,7 @@ export class ApiServer {
     this.apf?.observe(evs);
     this.services.readCache.apply(evs);
     this.admissionPlugins.observe(evs);
+    this.apiServices.observe(evs);
     this.serviceAccounts?.observe(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
@@ -205,6 +215,7 @@ export class ApiServer {
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.admissionPlugins.load(init.objects);
+    this.apiServices.load(init.objects);
     this.serviceAccounts?.load(init.objects);
     this.authz.load(init.objects);
     this.auth.load(init.objects);
@@ -231,6 +242,7 @@ export class ApiServer {
     this.csrCleaner.start();
     this.nodeLifecycle.start();
     this.serviceAccounts?.start();
+    await this.apiServices.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
@@ -344,6 +356,12 @@ export class ApiServer {
     const { x, query, headers, method, path } = r;
     let enc: Encoding | undefined;
     try {
+      const remote = this.aggregator.claims(path);
+      if (remote) {
+        this.metrics.nonResource(x, method, path, false);
+        if (!this.apf) x.release = this.inflight.admit(info.verb);
+        return this.aggregator.proxy(r, remote);
+      }
       if (!info.isResourceRequest) {
         this.metrics.nonResource(x, method, path, false);
         return handleNonResource(this, x, method, path, query, headers, info);
@@ -415,6 +433,7 @@ export class ApiServer {
     this.authz.stop();
     this.tokenCleaner?.stop();
     this.bootstrapSigner?.stop();
+    this.apiServices.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

@@ -8,6 +8,7 @@
  */
 import { request } from 'node:https';
 import type { ReadCache } from '../../server/read-cache.js';
+import { resolveService } from '../../server/service-resolver.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
@@ -18,23 +19,10 @@ export function resolveTarget(clientConfig: any, readCache: ReadCache): Target {
   const ca = clientConfig?.caBundle ? Buffer.from(String(clientConfig.caBundle), 'base64').toString('utf8') : undefined;
   if (clientConfig?.url) return { url: new URL(String(clientConfig.url)), ...(ca ? { ca } : {}) };
   const svc = clientConfig?.service ?? {};
-  const ns = String(svc.namespace ?? ''), name = String(svc.name ?? ''), port = Number(svc.port ?? 443);
-  const sjson = readCache.get('/services', ns, name, 'v1');
-  if (!sjson) throw new Error(`service "${name}" not found`);
-  const service = JSON.parse(sjson);
-  const sp = (service.spec?.ports ?? []).find((p: any) => p?.port === port);
-  if (!sp) throw new Error(`no service port ${port} found for service "${name}"`);
-  const ejson = readCache.get('/endpoints', ns, name, 'v1');
-  const subsets = ejson ? JSON.parse(ejson).subsets ?? [] : [];
-  for (const ss of subsets) {
-    const ip = ss?.addresses?.[0]?.ip;
-    const ep = (ss?.ports ?? []).find((p: any) => (sp.name ? p?.name === sp.name : true) || (typeof sp.targetPort === 'number' && p?.port === sp.targetPort));
-    if (ip && ep) {
-      const host = ip.includes(':') ? `[${ip}]` : ip;
-      return { url: new URL(`https://${host}:${ep.port}${svc.path ?? ''}`), servername: `${name}.${ns}.svc`, ...(ca ? { ca } : {}) };
-    }
-  }
-  throw new Error(`no endpoints available for service "${name}"`);
+  const r = resolveService(readCache, String(svc.namespace ?? ''), String(svc.name ?? ''), Number(svc.port ?? 443));
+  if ('reason' in r) throw new Error(r.message);
+  const { host, port, servername } = r.address;
+  return { url: new URL(`https://${host}:${port}${svc.path ?? ''}`), servername, ...(ca ? { ca } : {}) };
 }
 
 /** POSTs the review; resolves with the parsed body of a 2xx reply. */

@@ -19,6 +19,7 @@ import { pdbStrategy } from './pdb.js';
 import { pvcStrategy } from './pvc.js';
 import { leaseStrategy } from './leases.js';
 import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
+import { apiServiceStrategy } from './apiservices.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
 
@@ -33,6 +34,7 @@ const nodeStrategy: ResourceStrategy = {
 
 const STRATEGIES: Record<string, ResourceStrategy> = {
   '/namespaces': namespaceStrategy,
+  'apiregistration.plat.io/apiservices': apiServiceStrategy,
   '/pods': podStrategy,
   '/nodes': nodeStrategy,
   '/configmaps': immutableDataStrategy,
