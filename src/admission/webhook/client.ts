@@ -6,7 +6,7 @@
  * `?timeout=<n>s` and the webhook's timeout. Errors come back as upstream's wording (the
  * caller prefixes `failed calling webhook "x": `).
  */
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import type { ReadCache } from '../../server/read-cache.js';
 import { resolveService } from '../../server/service-resolver.js';
 
@@ -25,6 +25,28 @@ export function resolveTarget(clientConfig: any, readCache: ReadCache): Target {
   return { url: new URL(`https://${host}:${port}${svc.path ?? ''}`), servername, ...(ca ? { ca } : {}) };
 }
 
+/**
+ * Keep-alive agents per (origin, CA, server name): a TLS handshake per call would cost more
+ * than the call itself. Bounded: the oldest agent is dropped past MAX_AGENTS.
+ */
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(target: Target): Agent {
+  const key = `${target.url.origin}|${target.servername ?? ''}|${target.ca ?? ''}`;
+  let a = agents.get(key);
+  if (!a) {
+    if (agents.size >= MAX_AGENTS) {
+      const [oldest, agent] = agents.entries().next().value as [string, Agent];
+      agent.destroy();
+      agents.delete(oldest);
+    }
+    a = new Agent({ keepAlive: true, maxSockets: 64, ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}) });
+    agents.set(key, a);
+  }
+  return a;
+}
+
 /** POSTs the review; resolves with the parsed body of a 2xx reply. */
 export function callWebhook(target: Target, review: unknown, timeoutSeconds: number): Promise<any> {
   const url = new URL(target.url);
@@ -37,7 +59,7 @@ export function callWebhook(target: Target, review: unknown, timeoutSeconds: num
     const req = request(url, {
       method: 'POST', ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}),
       headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length },
-      agent: false,
+      agent: agentFor(target),
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
