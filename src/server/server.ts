@@ -388,7 +388,8 @@ export class ApiServer {
 
   /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
   private write(req: Request): void {
-    if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
+    const plugin = req.info.subresource === 'approval' ? 'CertificateApproval' : 'CertificateSigning';
+    if (this.signerAdmission.applies(req) && this.options.admissionPlugins.has(plugin)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
     if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
     handleResource(req, this.services);
   }
