@@ -1,7 +1,8 @@
 /** A loopback HTTPS admission webhook for the tests: each path answers AdmissionReviews its own way. */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Pki } from '../auth/helpers.js';
+import { writeFileSync } from 'node:fs';
+import { openssl, type Pki } from '../auth/helpers.js';
 
 export interface AdmissionAnswer {
   /** the AdmissionReview response fields besides uid (default: allowed) */
@@ -24,8 +25,12 @@ export interface AdmissionWebhook {
   close(): Promise<void>;
 }
 
-export async function startAdmissionWebhook(pki: Pki): Promise<AdmissionWebhook> {
-  pki.ca('admission-ca').server('admission-ca', 'admission');
+/** The serving certificate also names `dnsNames` (e.g. `<service>.<namespace>.svc`). */
+export async function startAdmissionWebhook(pki: Pki, dnsNames: string[] = []): Promise<AdmissionWebhook> {
+  pki.ca('admission-ca');
+  openssl(pki.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'admission.key', '-out', 'admission.csr', '-subj', '/CN=admission');
+  writeFileSync(pki.path('admission.ext'), `subjectAltName=${['DNS:localhost', 'IP:127.0.0.1', ...dnsNames.map((d) => `DNS:${d}`)].join(',')}\nextendedKeyUsage=serverAuth\n`);
+  openssl(pki.dir, 'x509', '-req', '-in', 'admission.csr', '-CA', 'admission-ca.crt', '-CAkey', 'admission-ca.key', '-CAcreateserial', '-out', 'admission.crt', '-days', '1', '-extfile', 'admission.ext');
   const timers = new Set<NodeJS.Timeout>();
   const hook: AdmissionWebhook = { base: '', caBundle: pki.read('admission-ca.crt').toString('base64'), reviews: [], answers: new Map(), close: async () => {} };
   const server: Server = createServer({ cert: pki.read('admission.crt'), key: pki.read('admission.key') }, (req, res) => {

@@ -17,7 +17,7 @@ let wh: AdmissionWebhook;
 
 before(async () => {
   pki = new Pki();
-  wh = await startAdmissionWebhook(pki);
+  wh = await startAdmissionWebhook(pki, ['hook.wh-on.svc']);
   s = await startServer();
   for (const [name, labels] of [['wh-on', { admission: 'on' }], ['wh-off', {}]] as const) {
     assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name, labels } })).status, 201);
@@ -176,5 +176,26 @@ test('reinvocation IfNeeded, v1beta1 reviews, and a webhook without the right CA
     assert.match(r.json.message, /^Internal error occurred: failed calling webhook "untrusted\.test\.plat\.io": failed to call webhook: Post/);
   } finally {
     await untrusted();
+  }
+});
+
+test('clientConfig.service: resolved through the Service and its Endpoints, TLS name <service>.<namespace>.svc', async () => {
+  const port = Number(new URL(wh.base).port);
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/wh-on/services', { metadata: { name: 'hook' }, spec: { ports: [{ port: 443, targetPort: port }] } })).status, 201);
+  wh.answers.set('/svc', () => ({ patch: [{ op: 'add', path: '/data/via', value: 'service' }] }));
+  const config = (name: string) => webhook(name, '', wh.caBundle, { clientConfig: { service: { namespace: 'wh-on', name: 'hook', path: '/svc' }, caBundle: wh.caBundle } });
+  const done = await configure('mutating', 'svc', [config('svc.test.plat.io')]);
+  try {
+    const missing = await request(s.url, 'POST', '/api/v1/namespaces/wh-on/configmaps', cm('s1'));
+    assert.equal(missing.status, 500, 'no endpoints yet');
+    assert.match(missing.json.message, /failed calling webhook "svc\.test\.plat\.io": endpoints for service\/hook in "wh-on" have no addresses/);
+    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/wh-on/endpoints', {
+      metadata: { name: 'hook' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
+    })).status, 201);
+    const r = await request(s.url, 'POST', '/api/v1/namespaces/wh-on/configmaps', cm('s2'));
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.data.via, 'service');
+  } finally {
+    await done();
   }
 });
