@@ -1,6 +1,6 @@
 /**
- * The admission plugins this server runs, in upstream's order (mutating ServiceAccount, then
- * MutatingAdmissionWebhook; validating ValidatingAdmissionWebhook), each only when
+ * The admission plugins this server runs, in upstream's order (LimitRanger, ServiceAccount, then
+ * MutatingAdmissionWebhook; validating LimitRanger, ValidatingAdmissionWebhook), each only when
  * `--enable-admission-plugins` / `--disable-admission-plugins` leave it on. NamespaceLifecycle
  * lives in the create path (src/handlers/resource.ts and the store), NodeRestriction and the
  * certificate plugins in src/auth/authz (they run after this chain, on the final object).
@@ -11,6 +11,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ServerOptions } from '../server/options.js';
 import type { AdmissionPlugin } from './attributes.js';
 import { ServiceAccountPlugin } from './service-account.js';
+import { LimitRangerPlugin } from './limit-ranger.js';
 import { WebhookSource } from './webhook/source.js';
 import { MutatingWebhookPlugin, ValidatingWebhookPlugin } from './webhook/dispatcher.js';
 
@@ -25,6 +26,9 @@ export function buildAdmissionPlugins(options: ServerOptions, registry: Registry
   const on = options.admissionPlugins;
   const { identity } = registry;
   const plugins: AdmissionPlugin[] = [];
+  if (on.has('LimitRanger')) {
+    plugins.push(new LimitRangerPlugin({ identity, limitRanges: (ns) => services.readCache.inNamespace('/limitranges', ns), count: () => services.readCache.count('/limitranges') }));
+  }
   if (on.has('ServiceAccount')) {
     plugins.push(new ServiceAccountPlugin({ identity, serviceAccount: (ns, name) => services.readCache.get('/serviceaccounts', ns, name, 'v1') }));
   }
