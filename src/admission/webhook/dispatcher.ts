@@ -93,7 +93,8 @@ abstract class WebhookPlugin implements AdmissionPlugin {
       throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`);
     }
     for (const w of Array.isArray(response.warnings) ? response.warnings : []) if (typeof w === 'string' && w) a.warnings.push(w);
-    for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) if (typeof v === 'string') a.annotations[`${h.name}/${k}`] = v;
+    const notes = response.auditAnnotations && typeof response.auditAnnotations === 'object' ? response.auditAnnotations : {};
+    for (const [k, v] of Object.entries(notes)) if (typeof v === 'string') a.annotations[`${h.name}/${k}`] = v;
     if (response.allowed !== true) throw denied(h.name, response.status);
     return response;
   }

@@ -71,6 +71,8 @@ export function rulesMatch(h: Hook, a: RequestAttributes, equivalents: (group: s
 
 /** namespaceSelector and objectSelector; nsLabels are the namespace's labels (undefined: cluster-scoped). */
 export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: any; oldObject?: any }, nsLabels: Record<string, string> | undefined): boolean {
+  // a selector that did not compile selects nothing
+  if (h.namespaceSelector.matchesNothing || h.objectSelector.matchesNothing) return false;
   if (!h.namespaceSelector.empty) {
     const labels = a.group === '' && a.resource === 'namespaces' ? (a.object ?? a.oldObject)?.metadata?.labels ?? {} : nsLabels;
     if (labels !== undefined && !h.namespaceSelector.matches(labels)) return false;
