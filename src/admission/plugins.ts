@@ -1,6 +1,6 @@
 /**
  * The admission plugins this server runs, in upstream's order (LimitRanger, ServiceAccount, then
- * MutatingAdmissionWebhook; validating LimitRanger, ValidatingAdmissionWebhook), each only when
+ * MutatingAdmissionWebhook; validating LimitRanger, ValidatingAdmissionWebhook, ResourceQuota), each only when
  * `--enable-admission-plugins` / `--disable-admission-plugins` leave it on. NamespaceLifecycle
  * lives in the create path (src/handlers/resource.ts and the store), NodeRestriction and the
  * certificate plugins in src/auth/authz (they run after this chain, on the final object).
@@ -12,6 +12,7 @@ import type { ServerOptions } from '../server/options.js';
 import type { AdmissionPlugin } from './attributes.js';
 import { ServiceAccountPlugin } from './service-account.js';
 import { LimitRangerPlugin } from './limit-ranger.js';
+import { ResourceQuotaPlugin } from './resource-quota.js';
 import { WebhookSource } from './webhook/source.js';
 import { MutatingWebhookPlugin, ValidatingWebhookPlugin } from './webhook/dispatcher.js';
 
@@ -35,5 +36,6 @@ export function buildAdmissionPlugins(options: ServerOptions, registry: Registry
   const source = new WebhookSource(identity, registry, services.readCache);
   if (on.has('MutatingAdmissionWebhook')) plugins.push(new MutatingWebhookPlugin(source));
   if (on.has('ValidatingAdmissionWebhook')) plugins.push(new ValidatingWebhookPlugin(source));
+  if (on.has('ResourceQuota')) plugins.push(new ResourceQuotaPlugin(services.readCache));
   return { plugins, observe: (evs) => source.observe(evs), load: (objects) => source.load(objects) };
 }

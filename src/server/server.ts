@@ -54,6 +54,7 @@ import { Converter } from '../registry/conversion/conversion.js';
 import { AdmissionChain } from '../admission/chain.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
+import { ResourceQuotaController } from '../controllers/resourcequota-controller.js';
 import type { Request } from '../handlers/context.js';
 import { ApiServices } from '../aggregator/apiservices.js';
 import { AggregatorProxy } from '../aggregator/proxy.js';
@@ -90,6 +91,8 @@ export class ApiServer {
   readonly aggregator: AggregatorProxy;
   /** the `default` ServiceAccount of every namespace (controller `serviceaccount`) */
   readonly serviceAccounts: ServiceAccountsController | undefined;
+  /** ResourceQuota status (controller `resourcequota`) */
+  readonly quotas: ResourceQuotaController | undefined;
   readonly metrics: FrontMetrics;
   readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
@@ -181,6 +184,7 @@ export class ApiServer {
     this.apiServices = new ApiServices(this.registry.identity, this.registry, this.pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
     this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
     if (controllerEnabled(options.controllers, 'serviceaccount')) this.serviceAccounts = new ServiceAccountsController(this.pool);
+    if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(this.pool, readCache);
   }
 
   private onEvents(evs: ChangeEvent[]): void {
@@ -191,6 +195,7 @@ export class ApiServer {
     this.admissionPlugins.observe(evs);
     this.apiServices.observe(evs);
     this.serviceAccounts?.observe(evs);
+    this.quotas?.observe(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
@@ -242,6 +247,7 @@ export class ApiServer {
     this.csrCleaner.start();
     this.nodeLifecycle.start();
     this.serviceAccounts?.start();
+    this.quotas?.start();
     await this.apiServices.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
@@ -435,6 +441,7 @@ export class ApiServer {
     this.tokenCleaner?.stop();
     this.bootstrapSigner?.stop();
     this.apiServices.stop();
+    this.quotas?.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
