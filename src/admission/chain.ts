@@ -124,7 +124,8 @@ function operationOf(verb: string, subresource: string): Operation | undefined {
 
 function optionsOf(r: Request, op: Operation): Record<string, unknown> {
   const kind = op === 'CREATE' ? 'CreateOptions' : op === 'UPDATE' ? (r.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions') : 'DeleteOptions';
-  const o: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  // apiVersion: meta.<domain>/v1, filled in by the webhook plugin (which knows the domain)
+  const o: Record<string, unknown> = { kind };
   const fm = r.query.get('fieldManager');
   if (fm) o.fieldManager = fm;
   if (r.query.getAll('dryRun').length) o.dryRun = ['All'];

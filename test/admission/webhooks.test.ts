@@ -72,7 +72,7 @@ test('mutating webhook: JSONPatch applied on create and update, the review as up
     assert.equal(upd.operation, 'UPDATE');
     assert.equal(upd.oldObject.data.k, 'v', 'the stored object');
     assert.equal(upd.object.data.k, 'v2', 'the patched object');
-    assert.equal(upd.options.kind, 'PatchOptions');
+    assert.deepEqual(upd.options, { kind: 'PatchOptions', apiVersion: 'meta.plat.io/v1' });
 
     const before = wh.reviews.length;
     const off = await request(s.url, 'POST', '/api/v1/namespaces/wh-off/configmaps', cm('m2'));

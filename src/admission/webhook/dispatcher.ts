@@ -109,7 +109,8 @@ abstract class WebhookPlugin implements AdmissionPlugin {
       ...(a.name || a.object?.metadata?.name ? { name: a.name || a.object.metadata.name } : {}),
       ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation, userInfo,
-      object: a.object ?? null, oldObject: a.oldObject ?? null, dryRun: a.dryRun, options: a.options,
+      object: a.object ?? null, oldObject: a.oldObject ?? null, dryRun: a.dryRun,
+      options: { ...a.options, apiVersion: `${groupFor(this.source.identity, 'meta.plat.io')}/v1` },
     };
   }
 }
