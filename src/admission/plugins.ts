@@ -1,6 +1,6 @@
 /**
  * The admission plugins this server runs, in upstream's order (LimitRanger, ServiceAccount, then
- * MutatingAdmissionWebhook; validating LimitRanger, ValidatingAdmissionWebhook, ResourceQuota), each only when
+ * MutatingAdmissionWebhook; validating LimitRanger, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota), each only when
  * `--enable-admission-plugins` / `--disable-admission-plugins` leave it on. NamespaceLifecycle
  * lives in the create path (src/handlers/resource.ts and the store), NodeRestriction and the
  * certificate plugins in src/auth/authz (they run after this chain, on the final object).
@@ -13,6 +13,7 @@ import type { AdmissionPlugin } from './attributes.js';
 import { ServiceAccountPlugin } from './service-account.js';
 import { LimitRangerPlugin } from './limit-ranger.js';
 import { ResourceQuotaPlugin } from './resource-quota.js';
+import { ValidatingPolicyPlugin } from './validating-policy.js';
 import { WebhookSource } from './webhook/source.js';
 import { MutatingWebhookPlugin, ValidatingWebhookPlugin } from './webhook/dispatcher.js';
 
@@ -35,7 +36,13 @@ export function buildAdmissionPlugins(options: ServerOptions, registry: Registry
   }
   const source = new WebhookSource(identity, registry, services.readCache);
   if (on.has('MutatingAdmissionWebhook')) plugins.push(new MutatingWebhookPlugin(source));
+  const policies = new ValidatingPolicyPlugin(identity, services.readCache);
+  if (on.has('ValidatingAdmissionPolicy') && options.featureGates['ValidatingAdmissionPolicy'] !== false) plugins.push(policies);
   if (on.has('ValidatingAdmissionWebhook')) plugins.push(new ValidatingWebhookPlugin(source));
   if (on.has('ResourceQuota')) plugins.push(new ResourceQuotaPlugin(services.readCache));
-  return { plugins, observe: (evs) => source.observe(evs), load: (objects) => source.load(objects) };
+  return {
+    plugins,
+    observe: (evs) => { source.observe(evs); policies.observe(evs); },
+    load: (objects) => { source.load(objects); policies.load(objects); },
+  };
 }

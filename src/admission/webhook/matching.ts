@@ -48,7 +48,7 @@ function resourceMatches(patterns: unknown, resource: string, subresource: strin
 }
 
 /** One rule against the request: operation, group, version, resource/subresource and scope. */
-function ruleMatches(rule: any, a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>): boolean {
+export function ruleMatches(rule: any, a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>): boolean {
   if (!rule || !has(rule.operations, a.operation) || !has(rule.apiGroups, a.group) || !has(rule.apiVersions, a.version)) return false;
   if (!resourceMatches(rule.resources, a.resource, a.subresource)) return false;
   const scope = rule.scope ?? '*';
