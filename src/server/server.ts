@@ -3,6 +3,7 @@
  * health itself, and hands resource work to the shard actors, writing their bytes back.
  */
 import uWS from 'uWebSockets.js';
+import { existsSync, readFileSync } from 'node:fs';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
@@ -183,7 +184,14 @@ export class ApiServer {
     const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
     this.apiServices = new ApiServices(this.registry.identity, this.registry, this.pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
     this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
-    if (controllerEnabled(options.controllers, 'serviceaccount')) this.serviceAccounts = new ServiceAccountsController(this.pool);
+    if (controllerEnabled(options.controllers, 'serviceaccount')) {
+      const short = this.registry.identity.systemNamespace.replace(/-system$/, '');
+      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
+      this.serviceAccounts = new ServiceAccountsController(this.pool, readCache, `${short}-root-ca.crt`, () => {
+        const file = publish ? this.auth.clusterCAFile : undefined;
+        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+      });
+    }
     if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(this.pool, readCache);
   }
 

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 import { parseArgs } from '../../src/server/options.js';
 import { DEFAULT_ON_ADMISSION_PLUGINS } from '../../src/admission/options.js';
+import { readFileSync } from 'node:fs';
+import { startAuthServer } from '../auth/helpers.js';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });
@@ -109,4 +111,20 @@ test('--disable-admission-plugins ServiceAccount,NamespaceLifecycle: pods untouc
   }
   const missing = await request(s.url, 'POST', '/api/v1/namespaces/ghost/configmaps', { metadata: { name: 'c' } });
   assert.equal(missing.status, 404, 'NamespaceLifecycle on by default');
+});
+
+test('root CA publisher: with the generated cluster CA, every namespace gets <short>-root-ca.crt, recreated when deleted', async () => {
+  const t = await startAuthServer([]);
+  try {
+    const ca = readFileSync(`${t.dataDir}/pki/ca.crt`, 'utf8');
+    const get = async (ns: string) => { const r = await request(t.url, 'GET', `/api/v1/namespaces/${ns}/configmaps/plat-root-ca.crt`); return r.status === 200 ? r.json : undefined; };
+    assert.equal((await until('the default namespace\'s CA', () => get('default'))).data['ca.crt'], ca);
+    assert.equal((await request(t.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'rc1' } })).status, 201);
+    const first = await until('the new namespace\'s CA', () => get('rc1'));
+    assert.equal((await request(t.url, 'DELETE', '/api/v1/namespaces/rc1/configmaps/plat-root-ca.crt')).status, 200);
+    await until('recreated', async () => { const c = await get('rc1'); return c && c.metadata.uid !== first.metadata.uid ? c : undefined; });
+  } finally {
+    await t.stop();
+    t.cleanup();
+  }
 });
