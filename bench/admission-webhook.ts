@@ -31,8 +31,8 @@ function pki(dir: string): { cert: Buffer; key: Buffer; ca: Buffer } {
   return { cert: readFileSync(join(dir, 'hook.crt')), key: readFileSync(join(dir, 'hook.key')), ca: readFileSync(join(dir, 'ca.crt')) };
 }
 
-async function start(dir: string): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function start(dir: string, args: string[] = []): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', join(dir, `data-${args.join('')}`), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d) => { out += d; const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out); if (m) resolve(Number(m[1])); });
@@ -49,20 +49,21 @@ async function post(url: string, body: unknown): Promise<number> {
 
 let seq = 0;
 const cm = () => ({ metadata: { name: `cm-${++seq}` }, data: { a: 'x'.repeat(200), b: 'y'.repeat(200) } });
+const pod = () => ({ metadata: { name: `pod-${++seq}` }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
 
-async function measure(url: string): Promise<{ mean: number; p50: number; p99: number; rps: number }> {
-  const path = `${url}/api/v1/namespaces/default/configmaps`;
-  for (let i = 0; i < 50; i++) await post(path, cm()); // warm-up
+async function measure(url: string, resource = 'configmaps', body: () => unknown = cm): Promise<{ mean: number; p50: number; p99: number; rps: number }> {
+  const path = `${url}/api/v1/namespaces/default/${resource}`;
+  for (let i = 0; i < 50; i++) await post(path, body()); // warm-up
   const lat: number[] = [];
   for (let i = 0; i < COUNT; i++) {
     const t = performance.now();
-    if (await post(path, cm()) !== 201) throw new Error('create failed');
+    if (await post(path, body()) !== 201) throw new Error('create failed');
     lat.push(performance.now() - t);
   }
   lat.sort((a, b) => a - b);
   const t0 = performance.now();
   let left = COUNT * 2;
-  await Promise.all(Array.from({ length: CLIENTS }, async () => { while (left-- > 0) if (await post(path, cm()) !== 201) throw new Error('create failed'); }));
+  await Promise.all(Array.from({ length: CLIENTS }, async () => { while (left-- > 0) if (await post(path, body()) !== 201) throw new Error('create failed'); }));
   const rps = (COUNT * 2) / ((performance.now() - t0) / 1000);
   return { mean: lat.reduce((a, b) => a + b, 0) / lat.length, p50: lat[Math.floor(lat.length / 2)]!, p99: lat[Math.floor(lat.length * 0.99)]!, rps };
 }
@@ -101,14 +102,23 @@ async function main(): Promise<void> {
   } finally {
     s.proc.kill('SIGKILL');
     hook.close();
-    rmSync(dir, { recursive: true, force: true });
   }
   const base0 = rows[0]![1];
+  // the ServiceAccount plugin (on by default) previews every pod create: pods with it on and off
+  const podRows: [string, Awaited<ReturnType<typeof measure>>][] = [];
+  for (const [label, args] of [['ServiceAccount on (default)', []], ['--disable-admission-plugins ServiceAccount', ['--disable-admission-plugins', 'ServiceAccount']]] as const) {
+    const p = await start(dir, [...args]);
+    try { podRows.push([label, await measure(p.url, 'pods', pod)]); } finally { p.proc.kill('SIGKILL'); }
+  }
+  rmSync(dir, { recursive: true, force: true });
   console.log(`| webhook | mean | p50 | p99 | overhead (mean) | creates/s, ${CLIENTS} clients |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const [label, m] of rows) {
     console.log(`| ${label} | ${m.mean.toFixed(2)} ms | ${m.p50.toFixed(2)} ms | ${m.p99.toFixed(2)} ms | ${label === 'no webhook' ? '—' : `+${(m.mean - base0.mean).toFixed(2)} ms`} | ${m.rps.toFixed(0)} |`);
   }
+  console.log(`\n| pod creates | mean | p50 | p99 | creates/s, ${CLIENTS} clients |`);
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const [label, m] of podRows) console.log(`| ${label} | ${m.mean.toFixed(2)} ms | ${m.p50.toFixed(2)} ms | ${m.p99.toFixed(2)} ms | ${m.rps.toFixed(0)} |`);
 }
 
 void main().catch((e) => { console.error(e); process.exit(1); });
