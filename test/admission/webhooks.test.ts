@@ -199,3 +199,31 @@ test('clientConfig.service: resolved through the Service and its Endpoints, TLS 
     await done();
   }
 });
+
+test('matchPolicy Equivalent: a v2 rule sees a v1 request converted to v2; the patch comes back to v1; Exact skips it', async () => {
+  wh.answers.set('/hpa', () => ({ patch: [{ op: 'add', path: '/spec/maxReplicas', value: 9 }] }));
+  const rules = [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] }];
+  const done = await configure('mutating', 'hpa', [
+    webhook('hpa.test.plat.io', `${wh.base}/hpa`, wh.caBundle, { rules }),
+    webhook('exact.test.plat.io', `${wh.base}/exact`, wh.caBundle, { rules, matchPolicy: 'Exact' }),
+  ]);
+  try {
+    const from = wh.reviews.length;
+    const hpa = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h1' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, targetCPUUtilizationPercentage: 60 } };
+    const r = await request(s.url, 'POST', '/apis/autoscaling/v1/namespaces/wh-off/horizontalpodautoscalers', hpa);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.apiVersion, 'autoscaling/v1');
+    assert.equal(r.json.spec.maxReplicas, 9, 'the v2 patch applied to the v1 object');
+    assert.equal(r.json.spec.targetCPUUtilizationPercentage, 60);
+    const calls = wh.reviews.slice(from);
+    assert.deepEqual(calls.map((c) => c.path), ['/hpa'], 'Exact does not match v1');
+    const req = calls[0]!.review.request;
+    assert.deepEqual(req.kind, { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' });
+    assert.deepEqual(req.requestKind, { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' });
+    assert.deepEqual(req.resource.version, 'v2');
+    assert.equal(req.object.apiVersion, 'autoscaling/v2');
+    assert.equal(req.object.spec.metrics[0].resource.target.averageUtilization, 60);
+  } finally {
+    await done();
+  }
+});

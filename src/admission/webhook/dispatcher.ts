@@ -14,7 +14,9 @@ import { StatusError, errors, type Status } from '../../api/status.js';
 import { groupFor } from '../../api/identity.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from '../attributes.js';
-import { evaluateConditions, rulesMatch, selectorsMatch, type Hook } from './matching.js';
+import { evaluateConditions, matchVersion, selectorsMatch, type Hook } from './matching.js';
+import { Converter } from '../../registry/conversion/conversion.js';
+import { typeKeyOf } from '../../actors/routing.js';
 import type { HookKind, WebhookSource } from './source.js';
 import { callWebhook, resolveTarget } from './client.js';
 
@@ -26,10 +28,12 @@ abstract class WebhookPlugin implements AdmissionPlugin {
   private readonly admissionGroup: string;
   private readonly adminGroup: string;
   private readonly equivalents: Map<string, string[]> = new Map();
+  private readonly converter: Converter;
 
   constructor(protected readonly source: WebhookSource, private readonly kind: HookKind) {
     this.admissionGroup = groupFor(source.identity, 'admission.plat.io');
     this.adminGroup = groupFor(source.identity, 'admissionregistration.plat.io');
+    this.converter = new Converter(source.identity.domain);
     for (const d of source.registry.allEnabled()) {
       const k = `${d.group}/${d.resource}`;
       this.equivalents.set(k, [...(this.equivalents.get(k) ?? []), d.version]);
@@ -46,7 +50,27 @@ abstract class WebhookPlugin implements AdmissionPlugin {
   }
 
   private rules(h: Hook, a: RequestAttributes): boolean {
-    return rulesMatch(h, a, (g, r) => this.equivalents.get(`${g}/${r}`) ?? []);
+    return this.version(h, a) !== undefined;
+  }
+
+  private version(h: Hook, a: RequestAttributes): string | undefined {
+    return matchVersion(h, a, (g, r) => this.equivalents.get(`${g}/${r}`) ?? []);
+  }
+
+  /**
+   * The attributes as a webhook matched in another version (matchPolicy Equivalent) sees them:
+   * the objects converted, kind and resource of that version; `back` converts a patched object
+   * to the requested version again.
+   */
+  protected asMatched(h: Hook, a: AdmissionAttributes): { view: AdmissionAttributes; back: (o: any) => any } {
+    const version = this.version(h, a) ?? a.version;
+    if (version === a.version) return { view: a, back: (o) => o };
+    const typeKey = typeKeyOf(a.group, a.resource);
+    const gv = (v: string) => (a.group ? `${a.group}/${v}` : v);
+    const to = (o: any) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(version)) : o);
+    const def = this.source.registry.lookup(a.group, version, a.resource);
+    const view = { ...a, version, kind: { group: a.group, version, kind: def?.kind ?? a.kind.kind }, object: to(a.object), oldObject: to(a.oldObject) };
+    return { view, back: (o) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(a.version)) : o) };
   }
 
   /** The webhooks to call for the object as it is now (rules, selectors, matchConditions). */
@@ -69,7 +93,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     const version = (spec.admissionReviewVersions ?? []).find((v: string) => v === 'v1' || v === 'v1beta1') ?? 'v1';
     const apiVersion = `${this.admissionGroup}/${version}`;
     const uid = randomUUID();
-    const request = this.reviewRequest(uid, a);
+    const request = this.reviewRequest(uid, this.asMatched(h, a).view, a);
     const ignore = spec.failurePolicy === 'Ignore';
     const failedOpen = () => { a.annotations[`failed-open.${this.kind === 'mutating' ? 'mutation' : 'validating'}.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`] = h.name; };
     if (h.conditions.length) {
@@ -99,13 +123,15 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     return response;
   }
 
-  private reviewRequest(uid: string, a: AdmissionAttributes): any {
+  /** a: as the webhook matched; requested: as requested (requestKind, requestResource). */
+  private reviewRequest(uid: string, a: AdmissionAttributes, requested: AdmissionAttributes): any {
     const resource = { group: a.group, version: a.version, resource: a.resource };
+    const requestResource = { group: requested.group, version: requested.version, resource: requested.resource };
     const u = a.user;
     const userInfo = { username: u.username, ...(u.uid ? { uid: u.uid } : {}), groups: u.groups, ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}) };
     return {
       uid, kind: a.kind, resource, ...(a.subresource ? { subResource: a.subresource } : {}),
-      requestKind: a.kind, requestResource: resource, ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      requestKind: requested.kind, requestResource, ...(a.subresource ? { requestSubResource: a.subresource } : {}),
       ...(a.name || a.object?.metadata?.name ? { name: a.name || a.object.metadata.name } : {}),
       ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation, userInfo,
@@ -166,7 +192,8 @@ export class MutatingWebhookPlugin extends WebhookPlugin {
     try { patch = JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')); } catch (e) { throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`); }
     if (Array.isArray(patch) && patch.length === 0) return false;
     let next: any;
-    try { next = applyJsonPatch(a.object, patch); } catch (e) { throw errors.internal((e as Error).message); }
+    const { view, back } = this.asMatched(h, a);
+    try { next = back(applyJsonPatch(view.object, patch)); } catch (e) { throw errors.internal((e as Error).message); }
     const changed = JSON.stringify(next) !== JSON.stringify(a.object);
     a.annotations[`mutation.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`] = JSON.stringify({ configuration: h.configuration, webhook: h.name, mutated: changed });
     a.object = next;

@@ -59,14 +59,15 @@ export function ruleMatches(rule: any, a: Pick<RequestAttributes, 'operation' | 
 }
 
 /**
- * The rules alone (no object): with matchPolicy Equivalent another served version of the same
- * group and resource counts too (the review then still carries the requested version).
+ * The rules alone (no object): the version a webhook matches the request in — the requested
+ * one, or with matchPolicy Equivalent another served version of the same group and resource
+ * (the review then carries the object converted to it) — or undefined.
  */
-export function rulesMatch(h: Hook, a: RequestAttributes, equivalents: (group: string, resource: string) => readonly string[]): boolean {
+export function matchVersion(h: Hook, a: RequestAttributes, equivalents: (group: string, resource: string) => readonly string[]): string | undefined {
   const rules = Array.isArray(h.spec?.rules) ? h.spec.rules : [];
-  if (rules.some((r: any) => ruleMatches(r, a))) return true;
-  if ((h.spec?.matchPolicy ?? 'Equivalent') !== 'Equivalent') return false;
-  return equivalents(a.group, a.resource).some((version) => version !== a.version && rules.some((r: any) => ruleMatches(r, { ...a, version })));
+  if (rules.some((r: any) => ruleMatches(r, a))) return a.version;
+  if ((h.spec?.matchPolicy ?? 'Equivalent') !== 'Equivalent') return undefined;
+  return equivalents(a.group, a.resource).find((version) => version !== a.version && rules.some((r: any) => ruleMatches(r, { ...a, version })));
 }
 
 /** namespaceSelector and objectSelector; nsLabels are the namespace's labels (undefined: cluster-scoped). */
