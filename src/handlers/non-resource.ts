@@ -64,7 +64,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
-  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.apiServices, segs[1]!));
+  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
   if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
   if (path === '/openapi/v2') return json(openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return json(openapiV3Index(reg));
@@ -79,11 +79,11 @@ function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
   const reg = server.registry;
   if (aggregated) {
     const doc = aggregatedDiscovery(reg, false);
-    const extra = remoteAggregatedItems(server.apiServices);
+    const extra = remoteAggregatedItems(server.extensions.apiServices);
     return extra.length ? { ...doc, items: [...doc.items, ...extra] } : doc;
   }
   const list = apiGroupList(reg);
-  const extra = remoteGroupEntries(server.apiServices);
+  const extra = remoteGroupEntries(server.extensions.apiServices);
   return extra.length ? { ...list, groups: [...list.groups, ...extra] } : list;
 }
 

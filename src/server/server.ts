@@ -3,7 +3,6 @@
  * health itself, and hands resource work to the shard actors, writing their bytes back.
  */
 import uWS from 'uWebSockets.js';
-import { existsSync, readFileSync } from 'node:fs';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
@@ -52,14 +51,8 @@ import { FrontMetrics, featureGateSource, storageObjectSources } from './front-m
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
-import { AdmissionChain } from '../admission/chain.js';
-import { buildAdmissionPlugins } from '../admission/plugins.js';
-import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
-import { ResourceQuotaController } from '../controllers/resourcequota-controller.js';
 import type { Request } from '../handlers/context.js';
-import { ApiServices } from '../aggregator/apiservices.js';
-import { AggregatorProxy } from '../aggregator/proxy.js';
-import { loadProxyClient } from '../aggregator/transport.js';
+import { Extensions } from './extensions.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -84,16 +77,8 @@ export class ApiServer {
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   readonly signerAdmission: SignerAdmission;
-  /** mutating then validating admission (src/admission/chain.ts) */
-  readonly admission: AdmissionChain;
-  readonly admissionPlugins: ReturnType<typeof buildAdmissionPlugins>;
-  /** the aggregation layer: APIServices and the proxy to extension servers (src/aggregator) */
-  readonly apiServices: ApiServices;
-  readonly aggregator: AggregatorProxy;
-  /** the `default` ServiceAccount of every namespace (controller `serviceaccount`) */
-  readonly serviceAccounts: ServiceAccountsController | undefined;
-  /** ResourceQuota status (controller `resourcequota`) */
-  readonly quotas: ResourceQuotaController | undefined;
+  /** admission, the aggregation layer and their controllers (src/server/extensions.ts) */
+  readonly extensions: Extensions;
   readonly metrics: FrontMetrics;
   readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
@@ -179,20 +164,10 @@ export class ApiServer {
       readCache,
       authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
-    this.admissionPlugins = buildAdmissionPlugins(options, this.registry, this.services);
-    this.admission = new AdmissionChain(this.admissionPlugins.plugins, this.services, UNSECURED_USER);
-    const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
-    this.apiServices = new ApiServices(this.registry.identity, this.registry, this.pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
-    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
-    if (controllerEnabled(options.controllers, 'serviceaccount')) {
-      const short = this.registry.identity.systemNamespace.replace(/-system$/, '');
-      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
-      this.serviceAccounts = new ServiceAccountsController(this.pool, readCache, `${short}-root-ca.crt`, () => {
-        const file = publish ? this.auth.clusterCAFile : undefined;
-        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-      });
-    }
-    if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(this.pool, readCache);
+    this.extensions = new Extensions({
+      options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
+      clusterCAFile: () => this.auth.clusterCAFile,
+    });
   }
 
   private onEvents(evs: ChangeEvent[]): void {
@@ -200,10 +175,7 @@ export class ApiServer {
     this.auth.observe(evs);
     this.apf?.observe(evs);
     this.services.readCache.apply(evs);
-    this.admissionPlugins.observe(evs);
-    this.apiServices.observe(evs);
-    this.serviceAccounts?.observe(evs);
-    this.quotas?.observe(evs);
+    this.extensions.observe(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
@@ -227,9 +199,7 @@ export class ApiServer {
     await this.auth.init();
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
-    this.admissionPlugins.load(init.objects);
-    this.apiServices.load(init.objects);
-    this.serviceAccounts?.load(init.objects);
+    this.extensions.load(init.objects);
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
@@ -254,9 +224,7 @@ export class ApiServer {
     this.csrSigner.start();
     this.csrCleaner.start();
     this.nodeLifecycle.start();
-    this.serviceAccounts?.start();
-    this.quotas?.start();
-    await this.apiServices.start();
+    await this.extensions.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
@@ -370,11 +338,11 @@ export class ApiServer {
     const { x, query, headers, method, path } = r;
     let enc: Encoding | undefined;
     try {
-      const remote = this.aggregator.claims(path);
+      const remote = this.extensions.aggregator.claims(path);
       if (remote) {
         this.metrics.nonResource(x, method, path, false);
         if (!this.apf) x.release = this.inflight.admit(info.verb);
-        return this.aggregator.proxy(r, remote);
+        return this.extensions.aggregator.proxy(r, remote);
       }
       if (!info.isResourceRequest) {
         this.metrics.nonResource(x, method, path, false);
@@ -392,7 +360,8 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
-      if (this.admission.applies(req)) return this.admission.admit(req, (admitted) => this.write(admitted));
+      const { admission } = this.extensions;
+      if (admission.applies(req)) return admission.admit(req, (admitted) => this.write(admitted));
       this.write(req);
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
@@ -448,8 +417,7 @@ export class ApiServer {
     this.authz.stop();
     this.tokenCleaner?.stop();
     this.bootstrapSigner?.stop();
-    this.apiServices.stop();
-    this.quotas?.stop();
+    this.extensions.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
