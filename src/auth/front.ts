@@ -40,6 +40,11 @@ export class FrontAuthentication {
   private virtual = new Map<string, VirtualKind>();
   private listener: SecureListener | undefined;
   private serving: ServingFiles | undefined;
+
+  /** The generated cluster CA's file (undefined when the serving pair was given or the secure port is off). */
+  get clusterCAFile(): string | undefined {
+    return this.serving?.caFile;
+  }
   private certDir = '';
 
   constructor(

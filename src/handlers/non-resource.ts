@@ -8,6 +8,7 @@ import type { RequestInfo } from '../server/request-info.js';
 import type { RequestHeaders } from './context.js';
 import type { ApiServer } from '../server/server.js';
 import { stringify as yaml } from 'yaml';
+import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 
 export const VERSION_INFO = {
   major: '1', minor: '32', gitVersion: 'v1.32.0-platform', gitCommit: 'platform-apiserver', gitTreeState: 'clean',
@@ -61,9 +62,9 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
   if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? ''));
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
-  if (segs[0] === 'apis' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, false) : apiGroupList(reg));
+  if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
-  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!));
+  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
   if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
   if (path === '/openapi/v2') return json(openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return json(openapiV3Index(reg));
@@ -71,6 +72,19 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (path === '/') return json({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
   void info;
   throw errors.notFoundMessage('the server could not find the requested resource');
+}
+
+/** /apis with the groups of remote APIServices after the built-in ones (src/aggregator/discovery.ts). */
+function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
+  const reg = server.registry;
+  if (aggregated) {
+    const doc = aggregatedDiscovery(reg, false);
+    const extra = remoteAggregatedItems(server.extensions.apiServices);
+    return extra.length ? { ...doc, items: [...doc.items, ...extra] } : doc;
+  }
+  const list = apiGroupList(reg);
+  const extra = remoteGroupEntries(server.extensions.apiServices);
+  return extra.length ? { ...list, groups: [...list.groups, ...extra] } : list;
 }
 
 function found(json: (v: unknown) => void, v: unknown): void {

@@ -136,24 +136,8 @@ export function handleResource(r: Request, s: Services): void {
       return serveWatch(r, s, base);
     case 'create':
     case 'update':
-      return withBody(r, s, (body) => {
-        const write = { ...base, dryRun: dryRun(query), fieldManager: fieldManager(r), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
-        if (info.verb === 'create') {
-          const terminating = r.def.namespaced && namespaceTerminating(s, ns);
-          return run(r, s, { ...write, op: 'create', namespace: ns, body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user });
-        }
-        return run(r, s, { ...write, op: 'update', namespace: ns, name: info.name, body });
-      });
     case 'patch':
-      return withBody(r, s, (body) => {
-        const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
-        return run(r, s, {
-          ...base, op: 'patch', namespace: ns, name: info.name, dryRun: dryRun(query), patchType, text: patchText(body),
-          fieldValidation: parseFieldValidation(query.get('fieldValidation')),
-          force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
-          ...(patchType === 'apply' ? { user: r.user } : {}),
-        });
-      }, false, true);
+      return withBody(r, s, (body) => run(r, s, writeOp(r, s, body)), false, info.verb === 'patch');
     case 'delete':
     case 'deletecollection':
       return withBody(r, s, async (body) => {
@@ -170,6 +154,28 @@ export function handleResource(r: Request, s: Services): void {
   }
 }
 
+/**
+ * The actor operation of a create, update or patch with its body (admission previews the same
+ * operation as a dry run, src/admission/chain.ts).
+ */
+export function writeOp(r: Request, s: Services, body: Body): OpInput {
+  const { info, query } = r;
+  const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
+  if (info.verb === 'patch') {
+    const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
+    return {
+      ...base, op: 'patch', name: info.name, patchType, text: patchText(body),
+      force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
+      ...(patchType === 'apply' ? { user: r.user } : {}),
+    };
+  }
+  if (info.verb === 'create') {
+    const terminating = r.def.namespaced && namespaceTerminating(s, info.namespace);
+    return { ...base, fieldManager: fieldManager(r), op: 'create', body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user };
+  }
+  return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
+}
+
 /** upstream: an unsafe delete also needs the verb `unsafe-delete-ignore-read-errors` on the resource */
 async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
   const verb = 'unsafe-delete-ignore-read-errors';
@@ -181,8 +187,14 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
     { group: r.def.group, kind: r.def.resource, name: r.info.name });
 }
 
+/** The decoded body of a create, update or patch (as withBody hands it on). */
+export function writeBody(r: Request, s: Services, buf: Buffer): Body {
+  if (r.info.verb === 'patch') return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
+  return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
+}
+
 /** Reads the body, then runs next; errors from next become Status replies. */
-function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
+export function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
   const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options));
   const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
   read((buf) => {
@@ -193,8 +205,12 @@ function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> |
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
 
-/** Namespaced creates need an existing namespace; the actor refuses one being terminated. */
+/**
+ * NamespaceLifecycle: namespaced creates need an existing namespace; the actor refuses one
+ * being terminated. Off with the plugin disabled.
+ */
 function namespaceTerminating(s: Services, ns: string): boolean {
+  if (!s.options.admissionPlugins.has('NamespaceLifecycle')) return false;
   const phase = s.namespaces.get(ns);
   if (!phase) throw errors.notFound({ resource: 'namespaces', name: ns });
   return phase === 'Terminating';

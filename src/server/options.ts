@@ -3,10 +3,14 @@ import { validateShowHidden } from '../metrics/registry.js';
 import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { parseControllers } from '../controllers/selection.js';
+import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, type AggregatorOptions } from '../aggregator/options.js';
+import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions extends AuthenticationOptions {
+export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions {
+  /** the admission plugins on (src/admission/options.ts), computed once the flags are parsed */
+  admissionPlugins: Set<string>;
   /** address of the secure port (`--bind-address`) */
   bindAddress: string;
   /** the plain port without authentication; -1 = off (the default), 0 = any free port */
@@ -91,6 +95,9 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   maxMutatingRequestsInflight: 200,
   enablePriorityAndFairness: true,
   ...DEFAULT_AUTHENTICATION_OPTIONS,
+  ...DEFAULT_ADMISSION_OPTIONS,
+  ...DEFAULT_AGGREGATOR_OPTIONS,
+  admissionPlugins: enabledAdmissionPlugins(DEFAULT_ADMISSION_OPTIONS),
   storageBackend: 'lmdb',
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
@@ -133,6 +140,8 @@ function duration(flag: string, set: (o: ServerOptions, ms: number) => void): Se
 
 const FLAGS: Record<string, Setter> = {
   ...AUTHENTICATION_FLAGS,
+  ...ADMISSION_FLAGS,
+  ...AGGREGATOR_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
   'port': (o, v) => {
     if (v === 'off') { o.port = -1; return; }
@@ -216,6 +225,9 @@ function checkCombined(o: ServerOptions): void {
   checkAuthenticationOptions(o);
   if (o.port < 0 && o.securePort < 0) throw new Error('--port and --secure-port are both off: nothing would be served');
   checkAuthorizationOptions(o);
+  checkAdmissionOptions(o);
+  checkAggregatorOptions(o);
+  o.admissionPlugins = enabledAdmissionPlugins(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;

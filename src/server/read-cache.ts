@@ -35,6 +35,12 @@ export class ReadCache {
     return this.types.get(typeKey)?.size ?? 0;
   }
 
+  /** The JSON of every object of the type in a namespace (small kinds only: a scan of the type). */
+  *inNamespace(typeKey: string, namespace: string): Iterable<string> {
+    const prefix = namespace + '\u0000';
+    for (const [k, c] of this.types.get(typeKey) ?? []) if (k.startsWith(prefix)) yield c.json;
+  }
+
   /** The object's JSON when it is stored in apiVersion; undefined otherwise (ask the actor). */
   get(typeKey: string, namespace: string, name: string, apiVersion: string): string | undefined {
     const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);

@@ -52,6 +52,8 @@ import { FrontMetrics, featureGateSource, storageObjectSources } from './front-m
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
+import type { Request } from '../handlers/context.js';
+import { Extensions } from './extensions.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -77,6 +79,8 @@ export class ApiServer {
   readonly auth: FrontAuthentication;
   readonly authz: Authorization;
   readonly signerAdmission: SignerAdmission;
+  /** admission, the aggregation layer and their controllers (src/server/extensions.ts) */
+  readonly extensions: Extensions;
   readonly metrics: FrontMetrics;
   readonly audit: FrontAudit | undefined;
   /** feature gate APIResponseCompression (beta, on by default) */
@@ -164,6 +168,10 @@ export class ApiServer {
       readCache,
       authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
+    this.extensions = new Extensions({
+      options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
+      clusterCAFile: () => this.auth.clusterCAFile,
+    });
   }
 
   private onEvents(evs: ChangeEvent[]): void {
@@ -171,6 +179,7 @@ export class ApiServer {
     this.auth.observe(evs);
     this.apf?.observe(evs);
     this.services.readCache.apply(evs);
+    this.extensions.observe(evs);
     for (const ev of evs) {
       if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
@@ -195,6 +204,7 @@ export class ApiServer {
     await this.auth.init();
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
+    this.extensions.load(init.objects);
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
@@ -222,6 +232,7 @@ export class ApiServer {
     this.csrSigner.start();
     this.csrCleaner.start();
     this.nodeLifecycle.start();
+    await this.extensions.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
@@ -335,6 +346,12 @@ export class ApiServer {
     const { x, query, headers, method, path } = r;
     let enc: Encoding | undefined;
     try {
+      const remote = this.extensions.aggregator.claims(path);
+      if (remote) {
+        this.metrics.nonResource(x, method, path, false);
+        if (!this.apf) x.release = this.inflight.admit(info.verb);
+        return this.extensions.aggregator.proxy(r, remote);
+      }
       if (!info.isResourceRequest) {
         this.metrics.nonResource(x, method, path, false);
         return handleNonResource(this, x, method, path, query, headers, info);
@@ -355,13 +372,21 @@ export class ApiServer {
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
-      if (this.signerAdmission.applies(req)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
-      if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
-      handleResource(req, this.services);
+      const { admission } = this.extensions;
+      if (admission.applies(req)) return admission.admit(req, (admitted) => this.write(admitted));
+      this.write(req);
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
     }
+  }
+
+  /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
+  private write(req: Request): void {
+    const plugin = req.info.subresource === 'approval' ? 'CertificateApproval' : 'CertificateSigning';
+    if (this.signerAdmission.applies(req) && this.options.admissionPlugins.has(plugin)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
+    if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
+    handleResource(req, this.services);
   }
 
   /** A request to a deprecated version: the Warning header and apiserver_requested_deprecated_apis (upstream). */
@@ -406,6 +431,7 @@ export class ApiServer {
     this.authz.stop();
     this.tokenCleaner?.stop();
     this.bootstrapSigner?.stop();
+    this.extensions.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;

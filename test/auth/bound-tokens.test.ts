@@ -33,6 +33,8 @@ before(async () => {
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
   for (const [path, body] of [
     ['/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'bot' } }],
+    // the ServiceAccount admission plugin refuses pods of accounts that do not exist
+    ['/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'other' } }],
     ['/api/v1/namespaces/default/pods', pod('p1', 'bot')],
     ['/api/v1/namespaces/default/pods', pod('p2', 'other')],
     ['/api/v1/namespaces/default/secrets', { metadata: { name: 's1' } }],

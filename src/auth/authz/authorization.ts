@@ -64,10 +64,10 @@ export class Authorization {
   private readonly protobufType: string;
   private readonly cbor: boolean;
 
-  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
+  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean>; admissionPlugins?: Set<string> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
-    this.nodeRestriction = options.enableAdmissionPlugins.includes('NodeRestriction') ? new NodeRestriction(this.graph, identity) : undefined;
+    this.nodeRestriction = options.admissionPlugins?.has('NodeRestriction') ? new NodeRestriction(this.graph, identity) : undefined;
     this.node = new NodeAuthorizer(this.graph, identity, options.featureGates?.['AuthorizeNodeWithSelectors'] !== false);
     if (options.authorizationConfigFile) {
       const deps: ConfigDeps = {

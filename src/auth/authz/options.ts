@@ -17,8 +17,6 @@ export interface AuthorizationOptions {
   authorizationWebhookCacheUnauthorizedTtlMs: number;
   /** `--authorization-config`: an AuthorizationConfiguration file (excludes every flag above) */
   authorizationConfigFile: string;
-  /** `--enable-admission-plugins`: of upstream's plugins, NodeRestriction acts here (docs/authorization.md) */
-  enableAdmissionPlugins: string[];
   /** the legacy flags given explicitly (they cannot be combined with --authorization-config) */
   authorizationLegacyFlags: string[];
 }
@@ -32,19 +30,7 @@ export const DEFAULT_AUTHORIZATION_OPTIONS: AuthorizationOptions = {
   authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
   authorizationConfigFile: '',
   authorizationLegacyFlags: [],
-  enableAdmissionPlugins: [],
 };
-
-/** upstream kube-apiserver's admission plugin names (v1.32), accepted by --enable-admission-plugins */
-const ADMISSION_PLUGINS = [
-  'AlwaysAdmit', 'AlwaysDeny', 'AlwaysPullImages', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
-  'ClusterTrustBundleAttest', 'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'DenyServiceExternalIPs',
-  'EventRateLimit', 'ExtendedResourceToleration', 'ImagePolicyWebhook', 'LimitPodHardAntiAffinityTopology', 'LimitRanger',
-  'MutatingAdmissionWebhook', 'NamespaceAutoProvision', 'NamespaceExists', 'NamespaceLifecycle', 'NodeRestriction',
-  'OwnerReferencesPermissionEnforcement', 'PersistentVolumeClaimResize', 'PodNodeSelector', 'PodSecurity', 'PodTolerationRestriction',
-  'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection', 'TaintNodesByCondition',
-  'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
-];
 
 export function parseAuthorizationModes(v: string): Mode[] {
   const modes = v.split(',').map((m) => m.trim());
@@ -102,11 +88,6 @@ export const AUTHORIZATION_FLAGS: Record<string, (o: AuthorizationOptions, v: st
   'authorization-webhook-cache-unauthorized-ttl': legacy('authorization-webhook-cache-unauthorized-ttl',
     ttl('authorization-webhook-cache-unauthorized-ttl', (o, ms) => { o.authorizationWebhookCacheUnauthorizedTtlMs = ms; })),
   'authorization-config': (o, v) => { o.authorizationConfigFile = v; },
-  'enable-admission-plugins': (o, v) => {
-    const names = v.split(',').map((x) => x.trim()).filter(Boolean);
-    for (const n of names) if (!ADMISSION_PLUGINS.includes(n)) throw new Error(`enable-admission-plugins plugin "${n}" is unknown`);
-    o.enableAdmissionPlugins = names;
-  },
 };
 
 /** Rules between the authorization flags (upstream's messages), once all flags are parsed. */

@@ -20,6 +20,7 @@ import { pvcStrategy } from './pvc.js';
 import { leaseStrategy } from './leases.js';
 import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
 import { crdStrategy } from './crds.js';
+import { apiServiceStrategy } from './apiservices.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
 
@@ -34,6 +35,7 @@ const nodeStrategy: ResourceStrategy = {
 
 const STRATEGIES: Record<string, ResourceStrategy> = {
   '/namespaces': namespaceStrategy,
+  'apiregistration.plat.io/apiservices': apiServiceStrategy,
   '/pods': podStrategy,
   '/nodes': nodeStrategy,
   '/configmaps': immutableDataStrategy,

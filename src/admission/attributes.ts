@@ -1,0 +1,52 @@
+/**
+ * What an admission plugin sees (upstream admission.Attributes): the operation, the resource
+ * and kind, who asks, the object the write would store and the stored one. Mutating plugins
+ * change `object` in place and say so; every plugin may refuse by throwing a StatusError.
+ */
+import type { UserInfo } from '../auth/types.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface GroupVersionKind { group: string; version: string; kind: string }
+
+/** The request alone, known before any body is read: enough to decide whether a plugin applies. */
+export interface RequestAttributes {
+  operation: Operation;
+  group: string;
+  version: string;
+  resource: string;
+  /** '' for the main resource */
+  subresource: string;
+  kind: GroupVersionKind;
+  namespace: string;
+  /** '' for a create whose name is generated */
+  name: string;
+  namespaced: boolean;
+  dryRun: boolean;
+  user: UserInfo;
+}
+
+export interface AdmissionAttributes extends RequestAttributes {
+  /** the object the write would store (undefined for DELETE) */
+  object: any;
+  /** the stored object (UPDATE, DELETE) */
+  oldObject: any;
+  /** CreateOptions / UpdateOptions / DeleteOptions as the AdmissionReview carries them */
+  options: Record<string, unknown>;
+  /** Warning header values collected along the chain */
+  warnings: string[];
+  /** audit annotations collected along the chain */
+  annotations: Record<string, string>;
+}
+
+/**
+ * One admission plugin. `handles` is called on every write and must be cheap; `admit` (mutating
+ * plugins, run first, in order) returns true when it changed the object; `validate` (validating
+ * plugins, run after every mutation) may only refuse.
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  handles(a: RequestAttributes): boolean;
+  admit?(a: AdmissionAttributes): Promise<boolean> | boolean;
+  validate?(a: AdmissionAttributes): Promise<void> | void;
+}

@@ -1,0 +1,89 @@
+/**
+ * What a ResourceQuota counts (upstream pkg/quota/v1/evaluator/core), over the front thread's
+ * read cache: object counts (`count/<resource>[.<group>]` and the legacy `pods`, `services`,
+ * `configmaps`, `secrets`, `persistentvolumeclaims`, `replicationcontrollers`,
+ * `resourcequotas`, `services.nodeports`, `services.loadbalancers`), pod compute resources
+ * (`requests.*`, `limits.*`, bare `cpu`/`memory` meaning requests; pods that Succeeded or
+ * Failed do not count) and claim storage (`requests.storage`).
+ */
+import { typeKeyOf } from '../actors/routing.js';
+import type { ReadCache } from '../server/read-cache.js';
+import { quantityValue } from '../registry/strategies/quantity.js';
+
+const LEGACY: Record<string, string> = {
+  pods: '/pods', services: '/services', configmaps: '/configmaps', secrets: '/secrets', persistentvolumeclaims: '/persistentvolumeclaims',
+  replicationcontrollers: '/replicationcontrollers', resourcequotas: '/resourcequotas',
+};
+
+/** The type key an object-count resource name counts, or undefined. */
+export function countedType(name: string): string | undefined {
+  if (LEGACY[name]) return LEGACY[name];
+  if (!name.startsWith('count/')) return undefined;
+  const rest = name.slice('count/'.length);
+  const dot = rest.indexOf('.');
+  return dot < 0 ? typeKeyOf('', rest) : typeKeyOf(rest.slice(dot + 1), rest.slice(0, dot));
+}
+
+/** The usage one object adds, for the given quota resource names. */
+export function usageOf(typeKey: string, obj: any, names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (typeKey === '/pods' && ['Succeeded', 'Failed'].includes(obj?.status?.phase)) return out;
+  for (const n of names) {
+    if (countedType(n) === typeKey) out[n] = 1;
+    else if (typeKey === '/services' && n === 'services.nodeports') out[n] = obj?.spec?.type === 'NodePort' || obj?.spec?.type === 'LoadBalancer' ? (obj.spec.ports ?? []).length : 0;
+    else if (typeKey === '/services' && n === 'services.loadbalancers') out[n] = obj?.spec?.type === 'LoadBalancer' ? 1 : 0;
+    else if (typeKey === '/persistentvolumeclaims' && n === 'requests.storage') out[n] = quantityValue(obj?.spec?.resources?.requests?.storage) ?? 0;
+    else if (typeKey === '/pods') {
+      const m = /^(requests|limits)\.(.+)$/.exec(n) ?? (n === 'cpu' || n === 'memory' || n === 'ephemeral-storage' ? [n, 'requests', n] : null);
+      if (m) out[n] = podSum(obj, m[1] as 'requests' | 'limits', m[2]!);
+    }
+  }
+  return out;
+}
+
+function podSum(pod: any, key: 'requests' | 'limits', resource: string): number {
+  let total = 0;
+  for (const c of pod?.spec?.containers ?? []) total += quantityValue(c?.resources?.[key]?.[resource]) ?? 0;
+  return total;
+}
+
+/** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
+export function missingCompute(pod: any, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const n of names) {
+    const m = /^(requests|limits)\.(cpu|memory)$/.exec(n);
+    if (!m) continue;
+    if ((pod?.spec?.containers ?? []).some((c: any) => c?.resources?.[m[1]!]?.[m[2]!] === undefined)) out.push(n);
+  }
+  return out.sort();
+}
+
+/** Current usage of a namespace for the quota's resource names. */
+export function namespaceUsage(readCache: ReadCache, namespace: string, names: readonly string[]): Record<string, number> {
+  const used: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  const types = new Set<string>();
+  for (const n of names) {
+    const t = countedType(n);
+    if (t) types.add(t);
+    else if (n.startsWith('services.')) types.add('/services');
+    else if (n === 'requests.storage') types.add('/persistentvolumeclaims');
+    else types.add('/pods');
+  }
+  for (const t of types) {
+    for (const json of readCache.inNamespace(t, namespace)) {
+      for (const [k, v] of Object.entries(usageOf(t, JSON.parse(json), names))) used[k] = (used[k] ?? 0) + v;
+    }
+  }
+  return used;
+}
+
+const BIN = [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const;
+
+/** A quantity as upstream prints it, roughly: integers, binary suffixes, millis. */
+export function formatQuantity(v: number): string {
+  if (Number.isInteger(v)) {
+    for (const [s, f] of BIN) if (v >= f && v % f === 0) return `${v / f}${s}`;
+    return String(v);
+  }
+  return `${Math.round(v * 1000)}m`;
+}

@@ -1,0 +1,86 @@
+/**
+ * Calls one admission webhook: POSTs the AdmissionReview over HTTPS to `clientConfig.url`, or
+ * to a `clientConfig.service` resolved through its Endpoints (the first ready address and the
+ * port the service port targets; TLS server name `<name>.<namespace>.svc`, as upstream's
+ * endpoint routing), trusting `caBundle` when given (else the system roots), with
+ * `?timeout=<n>s` and the webhook's timeout. Errors come back as upstream's wording (the
+ * caller prefixes `failed calling webhook "x": `).
+ */
+import { Agent, request } from 'node:https';
+import type { ReadCache } from '../../server/read-cache.js';
+import { resolveService } from '../../server/service-resolver.js';
+
+const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
+
+export interface Target { url: URL; servername?: string; ca?: string }
+
+/** Where the webhook lives; throws upstream-like messages when the service cannot be resolved. */
+export function resolveTarget(clientConfig: any, readCache: ReadCache): Target {
+  const ca = clientConfig?.caBundle ? Buffer.from(String(clientConfig.caBundle), 'base64').toString('utf8') : undefined;
+  if (clientConfig?.url) return { url: new URL(String(clientConfig.url)), ...(ca ? { ca } : {}) };
+  const svc = clientConfig?.service ?? {};
+  const r = resolveService(readCache, String(svc.namespace ?? ''), String(svc.name ?? ''), Number(svc.port ?? 443));
+  if ('reason' in r) throw new Error(r.message);
+  const { host, port, servername } = r.address;
+  return { url: new URL(`https://${host}:${port}${svc.path ?? ''}`), servername, ...(ca ? { ca } : {}) };
+}
+
+/**
+ * Keep-alive agents per (origin, CA, server name): a TLS handshake per call would cost more
+ * than the call itself. Bounded: the oldest agent is dropped past MAX_AGENTS.
+ */
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(target: Target): Agent {
+  const key = `${target.url.origin}|${target.servername ?? ''}|${target.ca ?? ''}`;
+  let a = agents.get(key);
+  if (!a) {
+    if (agents.size >= MAX_AGENTS) {
+      const [oldest, agent] = agents.entries().next().value as [string, Agent];
+      agent.destroy();
+      agents.delete(oldest);
+    }
+    a = new Agent({ keepAlive: true, maxSockets: 64, ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}) });
+    agents.set(key, a);
+  }
+  return a;
+}
+
+/** POSTs the review; resolves with the parsed body of a 2xx reply. */
+export function callWebhook(target: Target, review: unknown, timeoutSeconds: number): Promise<any> {
+  const url = new URL(target.url);
+  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  const where = `Post "${url.toString()}"`;
+  const body = Buffer.from(JSON.stringify(review));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (why: string) => { if (!settled) { settled = true; reject(new Error(`failed to call webhook: ${where}: ${why}`)); } };
+    const req = request(url, {
+      method: 'POST', ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}),
+      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length },
+      agent: agentFor(target),
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_RESPONSE_BYTES) { req.destroy(); fail('response body too large'); } else chunks.push(c);
+      });
+      res.on('end', () => {
+        if (settled) return;
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
+          settled = true;
+          return reject(new Error(`received invalid webhook response: the server responded with the status code ${res.statusCode} but did not return more information`));
+        }
+        try { settled = true; resolve(JSON.parse(text)); } catch (e) { reject(new Error(`received invalid webhook response: ${(e as Error).message}`)); }
+      });
+      res.on('error', (e) => fail(e.message));
+    });
+    const timer = setTimeout(() => { fail('context deadline exceeded'); req.destroy(); }, timeoutSeconds * 1000);
+    req.on('error', (e) => { clearTimeout(timer); fail(e.message); });
+    req.end(body);
+  });
+}

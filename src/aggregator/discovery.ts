@@ -1,0 +1,51 @@
+/**
+ * Discovery of the groups remote APIServices serve: entries for `/apis`, the APIGroup at
+ * `/apis/<group>` (versions by versionPriority, as upstream's aggregator), and aggregated
+ * discovery items built from each extension server's APIResourceList (fetched by the
+ * availability check; `Stale` until one passed).
+ */
+import type { APIGroup, APIGroupEntry } from '../api/discovery.js';
+import type { ApiServices, RemoteService } from './apiservices.js';
+
+function entry(group: string, list: RemoteService[]): APIGroupEntry {
+  const versions = list.map((s) => ({ groupVersion: `${group}/${s.version}`, version: s.version }));
+  return { name: group, versions, preferredVersion: versions[0]! };
+}
+
+export function remoteGroupEntries(apiServices: ApiServices): APIGroupEntry[] {
+  const groups = [...apiServices.remoteGroups()];
+  groups.sort((a, b) => Math.max(...b[1].map((s) => s.groupPriorityMinimum)) - Math.max(...a[1].map((s) => s.groupPriorityMinimum)) || (a[0] < b[0] ? -1 : 1));
+  return groups.map(([g, list]) => entry(g, list));
+}
+
+export function remoteApiGroup(apiServices: ApiServices, group: string): APIGroup | undefined {
+  const list = apiServices.remoteGroups().get(group);
+  return list ? { kind: 'APIGroup', apiVersion: 'v1', ...entry(group, list) } : undefined;
+}
+
+/** APIResourceList entries → aggregated discovery (subresources folded into their resource). */
+function resources(list: any): any[] {
+  const all: any[] = Array.isArray(list?.resources) ? list.resources : [];
+  const main = all.filter((r) => typeof r?.name === 'string' && !r.name.includes('/'));
+  return main.map((r) => {
+    const subs = all.filter((s) => typeof s?.name === 'string' && s.name.startsWith(`${r.name}/`)).map((s) => ({
+      subresource: s.name.slice(r.name.length + 1), responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind ?? '' }, verbs: s.verbs ?? [],
+    }));
+    return {
+      resource: r.name, responseKind: { group: '', version: '', kind: r.kind ?? '' }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
+      singularResource: r.singularName ?? '', verbs: r.verbs ?? [],
+      ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}), ...(r.categories?.length ? { categories: r.categories } : {}),
+      ...(subs.length ? { subresources: subs } : {}),
+    };
+  });
+}
+
+export function remoteAggregatedItems(apiServices: ApiServices): any[] {
+  return remoteGroupEntries(apiServices).map((g) => {
+    const list = apiServices.remoteGroups().get(g.name)!;
+    return {
+      metadata: { name: g.name, creationTimestamp: null },
+      versions: list.map((s) => ({ version: s.version, resources: resources(s.resources), freshness: s.resources && s.available ? 'Current' : 'Stale' })),
+    };
+  });
+}

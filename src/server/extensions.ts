@@ -1,0 +1,90 @@
+/**
+ * The server's extension points, built and fed in one place: the admission chain and its
+ * plugins (src/admission), the aggregation layer (src/aggregator), and the controllers that
+ * serve them (default ServiceAccounts and the root CA config map, ResourceQuota status).
+ * The ApiServer hands every change event and the start-up objects to `observe`/`load`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Registry } from '../registry/registry.js';
+import type { Services } from '../handlers/context.js';
+import type { UserInfo } from '../auth/types.js';
+import type { ActorPool } from './actor-pool.js';
+import type { ServerOptions } from './options.js';
+import { AdmissionChain } from '../admission/chain.js';
+import { buildAdmissionPlugins, type AdmissionPlugins } from '../admission/plugins.js';
+import { ApiServices } from '../aggregator/apiservices.js';
+import { AggregatorProxy } from '../aggregator/proxy.js';
+import { loadProxyClient } from '../aggregator/transport.js';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
+import { ResourceQuotaController } from '../controllers/resourcequota-controller.js';
+import { controllerEnabled } from '../controllers/selection.js';
+
+export interface ExtensionDeps {
+  options: ServerOptions;
+  registry: Registry;
+  services: Services;
+  pool: ActorPool;
+  /** who a request without a user is (the plain port) */
+  anonymous: UserInfo;
+  /** the generated cluster CA file, once authentication is set up (undefined: none) */
+  clusterCAFile(): string | undefined;
+}
+
+export class Extensions {
+  /** mutating then validating admission */
+  readonly admission: AdmissionChain;
+  readonly plugins: AdmissionPlugins;
+  /** APIServices (local and remote) and their availability */
+  readonly apiServices: ApiServices;
+  /** the proxy to extension API servers */
+  readonly aggregator: AggregatorProxy;
+  /** the `default` ServiceAccount and the root CA config map of every namespace (controller `serviceaccount`) */
+  readonly serviceAccounts: ServiceAccountsController | undefined;
+  /** ResourceQuota status (controller `resourcequota`) */
+  readonly quotas: ResourceQuotaController | undefined;
+
+  constructor(d: ExtensionDeps) {
+    const { options, registry, services, pool } = d;
+    const readCache = services.readCache;
+    this.plugins = buildAdmissionPlugins(options, registry, services);
+    this.admission = new AdmissionChain(this.plugins.plugins, services, d.anonymous);
+    const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
+    this.apiServices = new ApiServices(registry.identity, registry, pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
+    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
+    if (controllerEnabled(options.controllers, 'serviceaccount')) {
+      const short = registry.identity.systemNamespace.replace(/-system$/, '');
+      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
+      this.serviceAccounts = new ServiceAccountsController(pool, readCache, `${short}-root-ca.crt`, () => {
+        const file = publish ? d.clusterCAFile() : undefined;
+        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+      });
+    }
+    if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(pool, readCache);
+  }
+
+  load(objects: CachedObject[]): void {
+    this.plugins.load(objects);
+    this.apiServices.load(objects);
+    this.serviceAccounts?.load(objects);
+  }
+
+  observe(evs: ChangeEvent[]): void {
+    this.plugins.observe(evs);
+    this.apiServices.observe(evs);
+    this.serviceAccounts?.observe(evs);
+    this.quotas?.observe(evs);
+  }
+
+  /** After bootstrap, before the listeners open: the local APIServices exist once this resolves. */
+  async start(): Promise<void> {
+    this.serviceAccounts?.start();
+    this.quotas?.start();
+    await this.apiServices.start();
+  }
+
+  stop(): void {
+    this.apiServices.stop();
+    this.quotas?.stop();
+  }
+}
