@@ -12,7 +12,7 @@ const shard = new Shard(workerData as ActorConfig);
 
 export default async function handle(task: Batch | InitRequest): Promise<BatchReply | InitReply | unknown> {
   if ('init' in task) return shard.init();
-  const reply = await shard.run(task.ops, task.streams);
+  const reply = await shard.run(task.ops, task.streams, task.poll);
   const buf = packBodies(reply);
   return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;
 }

@@ -128,6 +128,12 @@ export interface ChangeEvent {
 
 export interface Batch {
   ops: Op[];
+  /**
+   * Set (to the shard's wake counter as sent) on the empty batch the front thread keeps in
+   * flight on a shared store: the actor answers once other servers' changes arrived, the
+   * counter moved (work is queued) or a second passed.
+   */
+  poll?: number;
   /** per type key, the non-JSON stream encodings its live watchers use: events carry them encoded */
   streams?: Record<string, Encoding[]>;
 }
@@ -161,6 +167,8 @@ export interface ActorConfig {
   apiDomain: string;
   /** shared resourceVersion counter: BigInt64Array over this buffer, index 0 */
   rvBuffer: SharedArrayBuffer;
+  /** this shard's wake counter (Int32Array, index 0): bumped when work queues behind a poll */
+  wakeBuffer?: SharedArrayBuffer;
   historyWindowMs: number;
   continueTtlMs: number;
   strategyConfig: StrategyConfig;

@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
-import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
-import type { Backend, Write } from '../storage/interface.js';
+import { CommitConflict, type Backend, type RemoteChange, type Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
 import { Registry } from '../registry/registry.js';
@@ -25,6 +24,7 @@ import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
+import { changeEvent, raiseRV, remoteWrite } from './remote.js';
 
 
 function compress(r: Result): Result {
@@ -55,6 +55,10 @@ const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'delete
  */
 const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
 const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
+/** times a batch runs again after another server's commit beat it, before it fails */
+const MAX_CONFLICT_RETRIES = 32;
+/** longest wait of an idle poll (Batch.poll) */
+const POLL_MS = 1000;
 
 export class Shard {
   private readonly registry: Registry;
@@ -72,6 +76,10 @@ export class Shard {
   /** keys of corrupt objects removed by unsafe deletes in the current batch */
   private rawDeletes: string[] = [];
   private readonly converter: Converter;
+  /** other servers' changes (shared store), applied to the caches, for the next reply */
+  private outbox: ChangeEvent[] = [];
+  /** resolves the waiting poll when outbox fills */
+  private remoteArrived: (() => void) | undefined;
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
@@ -111,6 +119,7 @@ export class Shard {
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
     }
     for (const c of this.caches.values()) c.setFloor(floor);
+    this.backend.follow?.((changes) => this.applyRemote(changes));
     return { maxRV: floor, namespaces, objects, leases: await this.loadLeases(stored) };
   }
 
@@ -137,7 +146,12 @@ export class Shard {
       }
     }
     for (const id of stored.keys()) writes.push({ key: LEASE_PREFIX + id, value: undefined });
-    if (writes.length) await this.backend.commit(writes, this.floor);
+    try {
+      if (writes.length) await this.backend.commit(writes, this.floor);
+    } catch (e) {
+      // another server started at the same time and wrote first: it repairs the leases too
+      if (!(e instanceof CommitConflict)) throw e;
+    }
     return leases;
   }
 
@@ -175,7 +189,11 @@ export class Shard {
   }
 
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
-  async run(ops: Op[], streams?: Record<string, Encoding[]>): Promise<BatchReply> {
+  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number, attempt = 0): Promise<BatchReply> {
+    if (poll !== undefined) {
+      await this.waitForWork(poll);
+      return { results: [], events: this.takeOutbox() };
+    }
     const staged: StagedWrite[] = [];
     const pending = new Map<string, Entry | undefined>();
     const snapshot = Number(Atomics.load(this.rv, 0));
@@ -217,22 +235,69 @@ export class Shard {
     });
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
-    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: [] };
+    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.takeOutbox() };
     try {
       await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
+      // another server committed to this shard first; its changes are in the caches now
+      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.run(ops, streams, undefined, attempt + 1);
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
       if (ops.length > 1) return this.runEach(ops);
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
+      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.takeOutbox() };
     }
-    return { results, events: this.publish(staged, txn.now, streams) };
+    const own = this.publish(staged, txn.now, streams);
+    const remote = this.takeOutbox();
+    return { results, events: remote.length ? [...remote, ...own] : own };
+  }
+
+  private takeOutbox(): ChangeEvent[] {
+    const out = this.outbox;
+    this.outbox = [];
+    return out;
+  }
+
+  /** An idle poll: until other servers' changes arrive, work queues (the wake counter moves) or POLL_MS. */
+  private async waitForWork(seen: number): Promise<void> {
+    if (this.outbox.length || !this.cfg.wakeBuffer) return;
+    const wake = new Int32Array(this.cfg.wakeBuffer);
+    const arrived = new Promise<void>((resolve) => { this.remoteArrived = resolve; });
+    const woken = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } }).waitAsync(wake, 0, seen, POLL_MS);
+    if (woken.async) await Promise.race([arrived, woken.value]);
+    this.remoteArrived = undefined;
+  }
+
+  /**
+   * Other servers' commits to this shard (shared store), in commit order: applied to the
+   * caches as local commits are, queued as change events for the next reply, and the global
+   * counter raised so later local writes get higher versions.
+   */
+  private applyRemote(changes: RemoteChange[]): void {
+    const now = Date.now();
+    const byId = new Map<string, ChangeEvent>();
+    let maxRV = 0;
+    for (const c of changes) {
+      maxRV = Math.max(maxRV, c.rv);
+      if (c.key.startsWith(LEASE_PREFIX)) {
+        const ev = byId.get(c.key.slice(LEASE_PREFIX.length));
+        if (ev && c.value !== undefined) ev.expiresAt = Number(c.value);
+        continue;
+      }
+      const w = remoteWrite(c, (t) => this.storeForKey(t), this.transformers, this.corrupt);
+      if (!w) continue;
+      maxRV = Math.max(maxRV, w.entry.rv);
+      const ev = this.toEvent(w, now);
+      byId.set(leaseId(w.typeKey, w.entry.namespace, w.entry.name), ev);
+      this.outbox.push(ev);
+    }
+    raiseRV(this.rv, maxRV);
+    this.remoteArrived?.();
   }
 
   private async runEach(ops: Op[]): Promise<BatchReply> {
-    const out: BatchReply = { results: [], events: [] };
+    const out: BatchReply = { results: [], events: this.takeOutbox() };
     for (const op of ops) {
       const r = await this.run([op]);
       out.results.push(...r.results);
@@ -274,7 +339,7 @@ export class Shard {
     const writes: Write[] = [];
     for (const w of staged) {
       const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
-      writes.push({ key, value: w.type === 'DELETED' ? undefined : this.transformers.forType(w.typeKey).write(key, w.entry.json) });
+      writes.push(w.type === 'DELETED' ? { key, value: undefined, rv: w.entry.rv } : { key, value: this.transformers.forType(w.typeKey).write(key, w.entry.json) });
       // the lease is stored with the object, in the same transaction (upstream: an etcd lease per write)
       if (w.expiresAt !== undefined) writes.push({ key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined });
     }
@@ -289,22 +354,16 @@ export class Shard {
   /** Makes committed writes visible and turns them into events for the front thread. */
   private publish(staged: StagedWrite[], now: number, streams?: Record<string, Encoding[]>): ChangeEvent[] {
     return staged.map((w) => {
-      const ev = this.caches.get(w.typeKey)!.apply(w.type, w.entry, now);
-      const out: ChangeEvent = {
-        typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
-        json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
-        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid, apiVersion: w.entry.obj.apiVersion,
-      };
-      const meta = w.entry.obj.metadata;
-      if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;
-      if (meta.finalizers?.length) out.finalizers = meta.finalizers;
-      if (meta.deletionTimestamp) out.deleting = true;
-      if (w.expiresAt) out.expiresAt = w.expiresAt;
-      if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
+      const out = this.toEvent(w, now);
       const wanted = streams?.[w.typeKey];
       if (wanted?.length) out.encoded = this.encodeForStreams(w, wanted, now);
       return out;
     });
+  }
+
+  /** Applies one committed write to its type's cache and describes it for the front thread. */
+  private toEvent(w: StagedWrite, now: number): ChangeEvent {
+    return changeEvent(w, this.caches.get(w.typeKey)!.apply(w.type, w.entry, now));
   }
 
   /**

@@ -15,6 +15,28 @@ export interface Write {
   key: string;
   /** encoded object; undefined deletes the key */
   value: string | undefined;
+  /** the resourceVersion of a delete (a shared store tells other readers; see RemoteChange) */
+  rv?: number;
+}
+
+/**
+ * A change committed to a shared store by another writer (another API server on the same
+ * etcd prefix). value undefined is a delete; rv is the resourceVersion its writer gave it.
+ */
+export interface RemoteChange {
+  key: string;
+  value: string | undefined;
+  rv: number;
+}
+
+/**
+ * A shared store refused a commit because another writer committed to the same key space
+ * since the state this backend delivered (optimistic concurrency). By the time it is thrown,
+ * that writer's changes have been delivered through follow(): the batch can be run again.
+ */
+export class CommitConflict extends Error {
+  /** the store revision of the commit that won (for the backend's own catch-up) */
+  constructor(message: string, readonly rev = 0) { super(message); }
 }
 
 export interface Backend {
@@ -39,5 +61,13 @@ export interface Backend {
   commit(writes: Write[], revision: number): Promise<void>;
   /** The highest revision ever committed through this backend (0 when empty). */
   revision(): number;
+  /**
+   * Shared stores only (etcd): delivers, in commit order and one call per foreign commit, the
+   * changes other writers commit after the snapshot range('') read. A commit may then reject
+   * with CommitConflict. LMDB has one writer and leaves it out.
+   */
+  follow?(onChanges: (changes: RemoteChange[]) => void): void;
+  /** Shared stores: undefined while the store answers, else why not (health checks). */
+  health?(): Promise<string | undefined>;
   close(): Promise<void>;
 }
