@@ -10,7 +10,7 @@ import { GZIP_THRESHOLD } from './pack.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
-import { CommitConflict, type Backend, type RemoteChange, type Write } from '../storage/interface.js';
+import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange, type Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
 import { Registry } from '../registry/registry.js';
@@ -59,6 +59,21 @@ const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
 const MAX_CONFLICT_RETRIES = 32;
 /** longest wait of an idle poll (Batch.poll) */
 const POLL_MS = 1000;
+
+/** A read of the newest state (no resourceVersion): on a shared store it needs backend.sync(). */
+function consistentRead(op: Op): boolean {
+  if (op.op === 'get') return !op.resourceVersion;
+  if (op.op === 'list' || op.op === 'watch') return !op.opts.resourceVersion && !op.opts.continue;
+  return false;
+}
+
+/** 503 while the store is unreachable, 504 when it did not answer in time (never a hang). */
+function unavailableStatus(e: unknown): ReturnType<typeof toStatus> {
+  if (e instanceof CommitConflict) return errors.timeout(`Timeout: request did not complete within requested timeout - ${MAX_CONFLICT_RETRIES} conflicting commits by other servers`).status;
+  const msg = (e as Error).message;
+  if (e instanceof StoreUnavailable && e.timeout) return errors.timeout(`Timeout: request did not complete within requested timeout - ${msg}`).status;
+  return errors.serviceUnavailable(`storage is unavailable: ${msg}`).status;
+}
 
 export class Shard {
   private readonly registry: Registry;
@@ -194,6 +209,14 @@ export class Shard {
       await this.waitForWork(poll);
       return { results: [], events: this.takeOutbox() };
     }
+    // on a shared store, a read of the newest state first waits for every commit made before it
+    if (this.backend.sync && attempt === 0 && ops.some(consistentRead)) {
+      try {
+        await this.backend.sync();
+      } catch (e) {
+        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.takeOutbox() };
+      }
+    }
     const staged: StagedWrite[] = [];
     const pending = new Map<string, Entry | undefined>();
     const snapshot = Number(Atomics.load(this.rv, 0));
@@ -242,6 +265,10 @@ export class Shard {
     } catch (e) {
       // another server committed to this shard first; its changes are in the caches now
       if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.run(ops, streams, undefined, attempt + 1);
+      if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
+        const status = unavailableStatus(e);
+        return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.takeOutbox() };
+      }
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
       if (ops.length > 1) return this.runEach(ops);

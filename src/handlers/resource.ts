@@ -94,7 +94,7 @@ function requestTimeoutMs(v: string | null): number | undefined {
  */
 function servedFromCache(r: Request, s: Services): boolean {
   const { enc, info, query } = r;
-  if (info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
+  if (!s.readCache.servesGets || info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
   const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;

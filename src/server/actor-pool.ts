@@ -42,12 +42,14 @@ export class ActorPool {
    * in flight while idle, answered with their changes as the actor's etcd watch delivers them.
    */
   private readonly follow: boolean;
+  readonly etcdConfig: ActorConfig['etcd'];
   private closed = false;
 
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
   constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
     this.follow = cfg.storageBackend === 'etcd3';
+    this.etcdConfig = cfg.etcd;
     for (let shard = 0; shard < cfg.shards; shard++) {
       const wakeBuffer = new SharedArrayBuffer(4);
       const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer, wakeBuffer };

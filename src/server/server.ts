@@ -85,6 +85,8 @@ export class ApiServer {
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
   started = false;
+  /** the `etcd` health check (with --storage-backend etcd3) */
+  etcdHealth: { run: () => Promise<string | undefined>; close: () => void } | undefined;
   /** the plain port actually bound (differs from options.port when that is 0); 0 when off */
   port = 0;
   /** the HTTPS port actually bound (undefined when --secure-port is off) */
@@ -137,6 +139,7 @@ export class ApiServer {
       this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
     }
     const readCache = new ReadCache();
+    readCache.servesGets = options.storageBackend !== 'etcd3';
     this.audit = FrontAudit.create(options, this.registry.identity.domain);
     const audit = this.audit;
     this.metrics = new FrontMetrics(this.registry, {
@@ -188,6 +191,10 @@ export class ApiServer {
   /** Starts everything; returns the plain port bound (0 when `--port` is off). */
   async start(): Promise<number> {
     await this.auth.init();
+    if (this.options.storageBackend === 'etcd3') {
+      const { etcdProbe } = await import('../storage/etcd/probe.js');
+      this.etcdHealth = etcdProbe(this.pool.etcdConfig);
+    }
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.authz.load(init.objects);
@@ -397,6 +404,7 @@ export class ApiServer {
     this.listenSocket = undefined;
     this.auth.close();
     await this.pool.close();
+    this.etcdHealth?.close();
     await this.audit?.close();
   }
 }

@@ -34,6 +34,14 @@ export interface RemoteChange {
  * since the state this backend delivered (optimistic concurrency). By the time it is thrown,
  * that writer's changes have been delivered through follow(): the batch can be run again.
  */
+/**
+ * The store cannot be reached or did not answer in time (etcd without quorum, all members
+ * down): the request fails with 503 (unavailable) or 504 (timeout) instead of waiting.
+ */
+export class StoreUnavailable extends Error {
+  constructor(message: string, readonly timeout: boolean) { super(message); }
+}
+
 export class CommitConflict extends Error {
   /** the store revision of the commit that won (for the backend's own catch-up) */
   constructor(message: string, readonly rev = 0) { super(message); }
@@ -67,7 +75,11 @@ export interface Backend {
    * with CommitConflict. LMDB has one writer and leaves it out.
    */
   follow?(onChanges: (changes: RemoteChange[]) => void): void;
-  /** Shared stores: undefined while the store answers, else why not (health checks). */
-  health?(): Promise<string | undefined>;
+  /**
+   * Shared stores: resolves once every commit to this key space that completed before the
+   * call has been delivered through follow(), so a read after it is consistent (upstream's
+   * consistent reads from the watch cache). Rejects with StoreUnavailable.
+   */
+  sync?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@
  */
 import type { Etcd3, ICompare, IRequestOp } from 'etcd3';
 import { CommitConflict, type Backend, type RemoteChange, type StoredEntry, type Write } from '../interface.js';
-import { createClient, type EtcdConfig } from './etcd-client.js';
+import { classify, createClient, type EtcdConfig } from './etcd-client.js';
 import { Compactor } from './compactor.js';
 import { META_REVISION, SpaceFollower, parseRevision, type RevisionRecord } from './follower.js';
 
@@ -27,8 +27,8 @@ export interface EtcdBackendOptions {
 const DEFAULTS = { pageKeys: 1000, maxTxnOps: 128, maxTxnBytes: 1024 * 1024 };
 /** how long a refused commit waits for the watch to deliver the commit that beat it */
 const CATCH_UP_MS = 10_000;
-/** a health probe's deadline */
-const HEALTH_TIMEOUT_MS = 2_000;
+/** the deadline of the read that makes a read consistent */
+const SYNC_TIMEOUT_MS = 5_000;
 
 /** The first key after every key that starts with prefix (etcd's range_end for a prefix). */
 export function prefixEnd(prefix: Buffer): Buffer {
@@ -137,7 +137,7 @@ export class EtcdBackend implements Backend {
           compare.push(f.keyCompare(key, w.key));
           success.push(w.value === undefined ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(w.value) } });
         }
-        const res = await this.client.kv.txn({ compare, success, failure: [{ request_range: { key: this.revisionKey } }] });
+        const res = await this.client.kv.txn({ compare, success, failure: [{ request_range: { key: this.revisionKey } }] }).catch((e: unknown) => { throw classify(e, this.servers); });
         if (!res.succeeded) {
           const kv = res.responses[0]?.response_range?.kvs[0];
           throw new CommitConflict(`the revision record moved to ${kv?.mod_revision ?? 'absent'}`, Number(kv?.mod_revision ?? res.header.revision));
@@ -180,13 +180,16 @@ export class EtcdBackend implements Backend {
     return this.rev;
   }
 
-  async health(): Promise<string | undefined> {
-    try {
-      await this.client.kv.range({ key: this.revisionKey, keys_only: true }, { deadline: Date.now() + HEALTH_TIMEOUT_MS });
-      return undefined;
-    } catch (e) {
-      return `etcd at ${this.servers}: ${(e as Error).message}`;
-    }
+  /**
+   * Reads the revision record (a linearizable read: it goes through the raft leader) and waits
+   * until the follower has delivered the space's state up to its mod_revision: every commit to
+   * the space writes the record, so nothing committed before the read is missed.
+   */
+  async sync(): Promise<void> {
+    const res = await this.client.kv.range({ key: this.revisionKey, keys_only: true }, { deadline: Date.now() + SYNC_TIMEOUT_MS })
+      .catch((e: unknown) => { throw classify(e, this.servers); });
+    const kv = res.kvs[0];
+    if (kv) await this.follower.caughtUp(Number(kv.mod_revision), CATCH_UP_MS);
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@
  * the space's commits in order, its own included.
  */
 import type { Etcd3, ICompare, IEvent, Watcher } from 'etcd3';
-import type { RemoteChange, Write } from '../interface.js';
+import { StoreUnavailable, type RemoteChange, type Write } from '../interface.js';
 
 /** the space's revision record, inside the space so that one watch sees it with the objects */
 export const META_REVISION = '\u0000meta/revision';
@@ -122,7 +122,7 @@ export class SpaceFollower {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`the etcd watch did not deliver revision ${rev} within ${timeoutMs} ms`));
+        reject(new StoreUnavailable(`the etcd watch did not deliver revision ${rev} within ${timeoutMs} ms${this.failed ? ` (${this.failed})` : ''}`, true));
       }, timeoutMs);
       const waiter: Waiter = { rev, resolve: () => { clearTimeout(timer); resolve(); } };
       this.waiters.push(waiter);
