@@ -6,12 +6,13 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
-import type { ActorConfig, Batch, BatchReply, InitReply, InitRequest } from '../src/actors/protocol.js';
+import type { ActorConfig, Batch, BatchReply, InitReply, InitRequest, SnapshotRequest } from '../src/actors/protocol.js';
 
 const shard = new Shard(workerData as ActorConfig);
 
-export default async function handle(task: Batch | InitRequest): Promise<BatchReply | InitReply | unknown> {
+export default async function handle(task: Batch | InitRequest | SnapshotRequest): Promise<BatchReply | InitReply | unknown> {
   if ('init' in task) return shard.init();
+  if ('snapshot' in task) return shard.snapshot();
   const reply = await shard.run(task.ops, task.streams, task.poll);
   const buf = packBodies(reply);
   return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;

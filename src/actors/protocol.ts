@@ -147,6 +147,8 @@ export interface BatchReply {
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
+/** Asks an actor for the state of every object and lease now (InitReply), e.g. for a newly elected leader's controllers. */
+export interface SnapshotRequest { snapshot: true }
 export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[]; leases: Lease[] }
 
 /** A stored object's lease (kinds with a TTL): it expires at expiresAt unless written again. */

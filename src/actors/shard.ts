@@ -139,6 +139,31 @@ export class Shard {
   }
 
   /**
+   * Every cached object and the lease of each of a TTL kind, as init() reports them (a lease
+   * never stored gets a full TTL from now, not stored here). On a shared store, after a sync.
+   */
+  async snapshot(): Promise<InitReply> {
+    await this.backend.sync?.();
+    const namespaces: InitReply['namespaces'] = [];
+    const objects: InitReply['objects'] = [];
+    const leases: Lease[] = [];
+    const stored = new Map<string, number>();
+    for await (const page of this.backend.range(LEASE_PREFIX)) for (const { key, value } of page) stored.set(key.slice(LEASE_PREFIX.length), Number(value));
+    const now = Date.now();
+    for (const [typeKey, cache] of this.caches) {
+      const store = this.storeForKey(typeKey);
+      if (!store) continue;
+      for (const [, e] of cache.scan('', undefined)) {
+        objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+        if (typeKey === '/namespaces') namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
+        const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
+        if (ttl > 0) leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl });
+      }
+    }
+    return { maxRV: Number(Atomics.load(this.rv, 0)), namespaces, objects, leases };
+  }
+
+  /**
    * The lease of every stored object of a kind with a TTL. An object without one (written
    * before its kind had a TTL) gets a full TTL from now, stored at once so that a restart
    * never extends it; leases whose object is gone are dropped.

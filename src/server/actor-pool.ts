@@ -68,6 +68,15 @@ export class ActorPool {
     return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
   }
 
+  /** Every object and lease now, from every shard (a newly elected leader's controllers load it). */
+  async snapshot(): Promise<InitReply> {
+    const replies = (await Promise.all(this.shards.map((s) => {
+      if (s.polling) this.wakeUp(s);
+      return s.pool.run({ snapshot: true });
+    }))) as InitReply[];
+    return { maxRV: this.currentRV(), namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
+  }
+
   currentRV(): number {
     return Number(Atomics.load(new BigInt64Array(this.rvBuffer), 0));
   }

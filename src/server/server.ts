@@ -21,18 +21,9 @@ import { handleResource } from '../handlers/resource.js';
 import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
-import { NamespaceController } from '../controllers/namespace-controller.js';
-import { GarbageCollector } from '../controllers/garbage-collector.js';
-import { DisruptionController } from '../controllers/disruption-controller.js';
-import { CsrSigner } from '../controllers/csr-signer.js';
-import { CsrApprover } from '../controllers/csr-approver.js';
-import { CsrCleaner } from '../controllers/csr-cleaner.js';
-import { ExpiryController } from '../controllers/expiry-controller.js';
-import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
-import { TokenCleaner } from '../controllers/token-cleaner.js';
-import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
-import { controllerEnabled } from '../controllers/selection.js';
 import { ReadCache } from './read-cache.js';
+import { Controllers } from './controllers.js';
+import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
@@ -57,17 +48,10 @@ export class ApiServer {
   readonly pool: ActorPool;
   readonly hub: WatchHub;
   readonly services: Services;
-  readonly namespaceController: NamespaceController;
-  readonly gc: GarbageCollector;
-  readonly disruption: DisruptionController;
-  readonly csrSigner: CsrSigner;
-  readonly csrApprover: CsrApprover;
-  readonly csrCleaner: CsrCleaner;
-  readonly expiry: ExpiryController;
-  readonly nodeLifecycle: NodeLifecycleController;
-  /** the bootstrap token controllers, when --controllers names them */
-  readonly tokenCleaner: TokenCleaner | undefined;
-  readonly bootstrapSigner: BootstrapSigner | undefined;
+  /** the running controllers: always without leader election, else while this server leads */
+  controllers: Controllers | undefined;
+  /** --leader-elect (on by default with etcd): the controller Lease's elector */
+  readonly elector: LeaderElector | undefined;
   readonly inflight: InflightLimiter;
   /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
   readonly apf: PriorityAndFairness | undefined;
@@ -113,22 +97,14 @@ export class ApiServer {
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
-    this.namespaceController = new NamespaceController(this.pool, this.registry);
-    this.gc = new GarbageCollector(this.pool, this.registry);
-    this.disruption = new DisruptionController(this.pool);
-    this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
-    this.csrCleaner = new CsrCleaner(this.pool, this.registry.identity);
-    this.expiry = new ExpiryController(this.pool, (typeKey) => {
-      const [group, resource] = typeKey.split('/') as [string, string];
-      const d = this.registry.allEnabled().find((x) => x.group === group && x.resource === resource);
-      return d ? { group, version: d.version, resource } : undefined;
-    });
-    this.nodeLifecycle = new NodeLifecycleController(this.pool, this.registry.identity, {
-      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
-    });
-    const identity = this.registry.identity;
-    if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(this.pool, identity);
-    if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(this.pool, identity);
+    if (options.leaderElect ?? options.storageBackend === 'etcd3') {
+      const id = this.registry.identity;
+      this.elector = new LeaderElector(this.pool, id, {
+        leaseDurationMs: options.leaderElectLeaseDurationMs, renewDeadlineMs: options.leaderElectRenewDeadlineMs,
+        retryPeriodMs: options.leaderElectRetryPeriodMs,
+        name: `${id.systemNamespace.replace(/-system$/, '')}-controller-manager`, namespace: id.systemNamespace,
+      }, { started: () => void this.startControllers(), stopped: () => this.stopControllers() });
+    }
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.cbor = cborEnabled(options);
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
@@ -150,7 +126,6 @@ export class ApiServer {
     }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
-    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
     this.signerAdmission = new SignerAdmission({
       authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
@@ -175,17 +150,28 @@ export class ApiServer {
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
       const ns = JSON.parse(ev.json);
       this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
-      this.namespaceController.observe(ns);
     }
-    this.gc.observe(evs);
-    this.disruption.observe(evs);
-    this.csrApprover.observe(evs);
-    this.csrSigner.observe(evs);
-    this.expiry.observe(evs);
-    this.nodeLifecycle.observe(evs);
-    this.tokenCleaner?.observe(evs);
-    this.bootstrapSigner?.observe(evs);
+    this.controllers?.observe(evs);
     this.hub.dispatch(evs);
+  }
+
+  private newControllers(): Controllers {
+    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
+  }
+
+  /** Elected: a fresh set of controllers loads the state of every object now and starts. */
+  private async startControllers(): Promise<void> {
+    const c = this.newControllers();
+    this.controllers = c;
+    const snapshot = await this.pool.snapshot();
+    if (this.controllers !== c) return;
+    c.load(snapshot);
+    c.start();
+  }
+
+  private stopControllers(): void {
+    this.controllers?.stop();
+    this.controllers = undefined;
   }
 
   /** Starts everything; returns the plain port bound (0 when `--port` is off). */
@@ -200,14 +186,13 @@ export class ApiServer {
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
-    this.tokenCleaner?.load(init.objects);
-    this.bootstrapSigner?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
-      if (n.terminating) this.namespaceController.observe(n.obj);
     }
-    this.expiry.load(init.leases);
-    this.nodeLifecycle.load(init.objects);
+    if (!this.elector) {
+      this.controllers = this.newControllers();
+      this.controllers.load(init);
+    }
     await bootstrap(this);
     if (this.apf) {
       this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
@@ -215,12 +200,8 @@ export class ApiServer {
     }
     this.authz.start();
     this.started = true;
-    void this.gc.start();
-    void this.disruption.start();
-    this.csrApprover.start();
-    this.csrSigner.start();
-    this.csrCleaner.start();
-    this.nodeLifecycle.start();
+    this.controllers?.start();
+    this.elector?.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
@@ -392,13 +373,10 @@ export class ApiServer {
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
-    this.namespaceController.stop();
-    this.csrCleaner.stop();
-    this.expiry.stop();
-    this.nodeLifecycle.stop();
+    // a leader hands the Lease back, so another server's controllers take over at once
+    await this.elector?.stop().catch(() => undefined);
+    this.stopControllers();
     this.authz.stop();
-    this.tokenCleaner?.stop();
-    this.bootstrapSigner?.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
