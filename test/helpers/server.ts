@@ -33,10 +33,17 @@ let fileEtcd: Promise<TestEtcd> | undefined;
 function etcdForThisFile(): Promise<TestEtcd> {
   if (!fileEtcd) {
     fileEtcd = startEtcd();
-    void fileEtcd.then((e) => process.once('exit', () => {
-      e.proc.kill('SIGKILL');
-      rmSync(dirname(e.dataDir), { recursive: true, force: true });
-    }));
+    void fileEtcd.then((e) => {
+      // etcd must not keep the file's process alive: it goes when the process exits
+      e.proc.unref();
+      (e.proc.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+      const kill = () => {
+        e.proc.kill('SIGKILL');
+        rmSync(dirname(e.dataDir), { recursive: true, force: true });
+      };
+      process.once('exit', kill);
+      process.once('SIGTERM', () => { kill(); process.exit(143); });
+    });
   }
   return fileEtcd;
 }
