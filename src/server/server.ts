@@ -161,6 +161,7 @@ export class ApiServer {
 
   /** Elected: a fresh set of controllers loads the state of every object now and starts. */
   private async startControllers(): Promise<void> {
+    this.authz.aggregation.setActive(true);
     const c = this.newControllers();
     this.controllers = c;
     const snapshot = await this.pool.snapshot();
@@ -170,6 +171,7 @@ export class ApiServer {
   }
 
   private stopControllers(): void {
+    if (this.elector) this.authz.aggregation.setActive(false);
     this.controllers?.stop();
     this.controllers = undefined;
   }
@@ -201,7 +203,11 @@ export class ApiServer {
     this.authz.start();
     this.started = true;
     this.controllers?.start();
-    this.elector?.start();
+    if (this.elector) {
+      // the aggregation pass at start ran on every replica (bootstrap); later passes on the leader
+      this.authz.aggregation.setActive(false);
+      this.elector.start();
+    }
     this.port = await this.listenPlain();
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {

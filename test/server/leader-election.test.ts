@@ -3,7 +3,7 @@
  * (`plat-system/plat-controller-manager`), the first server leads; the namespace controller
  * of the leader finalizes a namespace deleted through the other server; after the leader is
  * killed (-9) the other server takes the Lease over (leaseTransitions + 1) and its
- * controllers act.
+ * controllers (namespace, ClusterRole aggregation) act.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +36,20 @@ async function namespaceLifecycle(via: TestServer, name: string, timeoutMs: numb
   await until(async () => (await request(via.url, 'GET', `/api/v1/namespaces/${name}`)).status === 404, `namespace ${name} finalized`, timeoutMs, 100);
 }
 
+/** A ClusterRole aggregated into `view`; resolves once the leader's aggregation wrote its rule into `view`. */
+async function aggregated(via: TestServer, resource: string): Promise<void> {
+  const role = {
+    apiVersion: 'rbac.authorization.plat.io/v1', kind: 'ClusterRole',
+    metadata: { name: `extra-${resource}`, labels: { 'rbac.authorization.plat.io/aggregate-to-view': 'true' } },
+    rules: [{ apiGroups: ['example.com'], resources: [resource], verbs: ['get'] }],
+  };
+  assert.equal((await request(via.url, 'POST', '/apis/rbac.authorization.plat.io/v1/clusterroles', role)).status, 201);
+  await until(async () => {
+    const v = await request(via.url, 'GET', '/apis/rbac.authorization.plat.io/v1/clusterroles/view');
+    return (v.json.rules ?? []).some((r: any) => r.resources?.includes(resource));
+  }, `${resource} aggregated into view`, 15_000, 100);
+}
+
 test('one leader at a time; the follower\'s requests are acted on by the leader; failover after kill -9', async () => {
   const a = await serve();
   const first = await until(async () => {
@@ -53,6 +67,7 @@ test('one leader at a time; the follower\'s requests are acted on by the leader;
     await new Promise((res) => setTimeout(res, 250)); // sample the Lease over more than one lease duration
   }
   await namespaceLifecycle(b, 'via-follower', 15_000);
+  await aggregated(b, 'before-failover');
 
   await a.stop('SIGKILL');
   const taken = await until(async () => {
@@ -61,4 +76,5 @@ test('one leader at a time; the follower\'s requests are acted on by the leader;
   }, 'B takes the Lease over', 15_000, 100);
   assert.equal(taken.spec.leaseTransitions, (first.spec.leaseTransitions ?? 0) + 1);
   await namespaceLifecycle(b, 'after-failover', 15_000);
+  await aggregated(b, 'after-failover');
 });
