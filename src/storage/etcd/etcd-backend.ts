@@ -9,7 +9,7 @@ import type { Etcd3, ICompare, IRequestOp } from 'etcd3';
 import { CommitConflict, type Backend, type RemoteChange, type StoredEntry, type Write } from '../interface.js';
 import { classify, createClient, type EtcdConfig } from './etcd-client.js';
 import { Compactor } from './compactor.js';
-import { META_REVISION, SpaceFollower, parseRevision, type RevisionRecord } from './follower.js';
+import { META_REVISION, SpaceFollower, parseRevision, type RevisionRecord, type SpaceSnapshot } from './follower.js';
 
 export { META_REVISION, parseRevision } from './follower.js';
 
@@ -62,7 +62,7 @@ export class EtcdBackend implements Backend {
     this.revisionKey = Buffer.concat([this.root, Buffer.from(META_REVISION)]);
     this.legacyRevisionKey = Buffer.from(`${cfg.prefix}/meta/${space}/revision`);
     this.opts = { ...DEFAULTS, ...stripUndefined(options) };
-    this.follower = new SpaceFollower(this.client, this.root);
+    this.follower = new SpaceFollower(this.client, this.root, () => this.snapshot());
     if (options.compact && cfg.compactionIntervalMs > 0) {
       this.compactor = new Compactor(this.client, Buffer.from(`${cfg.prefix}/compact_rev_key`), cfg.compactionIntervalMs);
     }
@@ -108,6 +108,21 @@ export class EtcdBackend implements Backend {
       }
       if (page.length) yield page;
       if (!res.more || res.kvs.length === 0) return;
+      key = Buffer.concat([res.kvs[res.kvs.length - 1]!.key, Buffer.from([0])]);
+    }
+  }
+
+  /** Every key of the space at one revision, with mod_revisions (the follower's re-list). */
+  private async snapshot(): Promise<SpaceSnapshot> {
+    const end = prefixEnd(this.root);
+    let key = this.root;
+    let revision: string | undefined;
+    const kvs: SpaceSnapshot['kvs'] = [];
+    for (;;) {
+      const res = await this.client.kv.range({ key, range_end: end, limit: this.opts.pageKeys, revision });
+      revision ??= res.header.revision;
+      for (const kv of res.kvs) kvs.push({ key: kv.key.subarray(this.root.length).toString(), value: kv.value.toString(), modRev: Number(kv.mod_revision) });
+      if (!res.more || res.kvs.length === 0) return { revision: Number(revision), kvs };
       key = Buffer.concat([res.kvs[res.kvs.length - 1]!.key, Buffer.from([0])]);
     }
   }

@@ -26,6 +26,9 @@ export function parseRevision(value: string): RevisionRecord {
 
 interface Waiter { rev: number; resolve: () => void }
 
+/** Every key of the space (inside it) with its value and mod_revision, read at one etcd revision. */
+export interface SpaceSnapshot { revision: number; kvs: { key: string; value: string; modRev: number }[] }
+
 export class SpaceFollower {
   /** key (inside the space) -> mod_revision, from the full load on */
   readonly modRevs = new Map<string, number>();
@@ -46,7 +49,10 @@ export class SpaceFollower {
   /** why the watch failed for good (compaction past its revision), if it did */
   failed: string | undefined;
 
-  constructor(private readonly client: Etcd3, private readonly root: Buffer) {}
+  /** while a re-list after a failed watch runs: deliveries wait */
+  private relisting = false;
+
+  constructor(private readonly client: Etcd3, private readonly root: Buffer, private readonly snapshot: () => Promise<SpaceSnapshot>) {}
 
   /** A full load starts at etcd revision rev. */
   reset(rev: number): void {
@@ -64,6 +70,10 @@ export class SpaceFollower {
 
   start(onChanges: (changes: RemoteChange[]) => void): void {
     this.onChanges = onChanges;
+    this.watch();
+  }
+
+  private watch(): void {
     void this.client.watch().prefix(this.root).startRevision(String(this.applied + 1)).create().then((w) => {
       if (this.stopped) { void w.cancel(); return; }
       this.watcher = w;
@@ -72,12 +82,64 @@ export class SpaceFollower {
         this.buffer.push(...res.events);
         this.drain();
       });
-      w.on('error', (e) => {
-        // the etcd3 client resumes a broken watch by itself; an error is final (e.g. compacted)
-        this.failed = `etcd watch of ${this.root.toString()} failed: ${e.message}`;
-        console.error(this.failed);
-      });
-    }, (e: Error) => { this.failed = `cannot watch etcd: ${e.message}`; console.error(this.failed); });
+      // the etcd3 client resumes a broken stream by itself; an error ends the watch (e.g. its
+      // revision was compacted while this server was cut off): re-list, then watch again
+      w.on('error', (e) => void this.relist(`etcd watch of ${this.root.toString()} failed: ${e.message}`));
+    }, (e: Error) => void this.relist(`cannot watch etcd: ${e.message}`));
+  }
+
+  /**
+   * Upstream's cacher re-list: reads the whole space at one revision, delivers the difference
+   * from what this backend knew (puts for new or changed keys, deletes for vanished ones) as
+   * one change, and watches again from that revision. Retried every second until it succeeds.
+   */
+  private async relist(why: string): Promise<void> {
+    if (this.stopped || this.relisting) return;
+    this.relisting = true;
+    this.failed = why;
+    console.error(`${why}; re-listing`);
+    void this.watcher?.cancel().catch(() => undefined);
+    this.watcher = undefined;
+    for (;;) {
+      if (this.stopped) return;
+      // a commit in flight settles first (its events are then known by revision)
+      while (this.committing) await new Promise((r) => setTimeout(r, 10));
+      try {
+        const snap = await this.snapshot();
+        this.resynced(snap);
+        break;
+      } catch (e) {
+        console.error(`re-list of ${this.root.toString()} failed: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    this.relisting = false;
+    this.failed = undefined;
+    this.watch();
+    this.wake();
+  }
+
+  private resynced(snap: SpaceSnapshot): void {
+    const changes: RemoteChange[] = [];
+    let record: RevisionRecord = { rv: this.lastRv };
+    const seen = new Set<string>();
+    for (const kv of snap.kvs) {
+      seen.add(kv.key);
+      if (kv.key === META_REVISION) { record = parseRevision(kv.value); this.recordRev = kv.modRev; continue; }
+      if (this.modRevs.get(kv.key) !== kv.modRev) changes.push({ key: kv.key, value: kv.value, rv: 0 });
+      this.modRevs.set(kv.key, kv.modRev);
+    }
+    for (const key of [...this.modRevs.keys()]) {
+      if (seen.has(key)) continue;
+      this.modRevs.delete(key);
+      if (key !== META_REVISION) changes.push({ key, value: undefined, rv: 0 });
+    }
+    for (const c of changes) c.rv = record.rv;
+    this.lastRv = record.rv;
+    // events of the old watch are older than the snapshot or in it
+    this.buffer = [];
+    this.applied = Math.max(this.applied, snap.revision);
+    if (changes.length) this.onChanges?.(changes);
   }
 
   /** Runs a commit; events that arrive meanwhile wait for it to settle. */
@@ -130,7 +192,7 @@ export class SpaceFollower {
   }
 
   private drain(): void {
-    if (this.committing || this.stopped) return;
+    if (this.committing || this.relisting || this.stopped) return;
     const buf = this.buffer;
     this.buffer = [];
     for (let i = 0; i < buf.length;) {

@@ -176,6 +176,31 @@ describe('EtcdBackend shared by two writers', () => {
   });
 });
 
+describe('EtcdBackend follower re-list', () => {
+  it('re-lists when its watch revision was compacted: delivers the difference, then follows and commits again', async () => {
+    const a = await follower('relist');
+    await a.b.commit([{ key: 'k/1', value: 'one' }], 1);
+    const b = await backend('relist');
+    for await (const page of b.range('')) void page;
+    await a.b.commit([{ key: 'k/2', value: 'two' }, { key: 'k/1', value: undefined, rv: 3 }], 3);
+    await a.b.commit([{ key: 'k/2', value: 'two again' }], 4);
+    const current = Number((await raw.kv.range({ key: Buffer.from('/t/relist/') })).header.revision);
+    await raw.kv.compact({ revision: current, physical: true });
+    const seen: RemoteChange[][] = [];
+    b.follow((changes) => seen.push(changes));
+    await until('the re-list', () => seen.length === 1);
+    assert.deepEqual(seen[0]!.sort((x, y) => x.key.localeCompare(y.key)), [
+      { key: 'k/1', value: undefined, rv: 4 },
+      { key: 'k/2', value: 'two again', rv: 4 },
+    ]);
+    // b's state is current: its commit on top succeeds, and a (following) receives it
+    await b.commit([{ key: 'k/3', value: 'three' }], 5);
+    await until('a sees k/3', () => a.seen.some((c) => c.some((x) => x.key === 'k/3')));
+    await a.b.commit([{ key: 'k/4', value: 'four' }], 6);
+    await until('b follows again after the re-list', () => seen.some((c) => c.some((x) => x.key === 'k/4')));
+  });
+});
+
 describe('Compactor', () => {
   it('compacts to the revision seen one round earlier; a second server skips a claimed round', async () => {
     const key = Buffer.from('/c/compact_rev_key');
