@@ -3,13 +3,61 @@
  * the backend's follow()): decoded into the same writes and change events as local commits.
  */
 import { selectableChanged } from '../api/watch-filter.js';
-import type { ChangeEvent } from './protocol.js';
-import type { RemoteChange } from '../storage/interface.js';
+import { errors, type Status } from '../api/status.js';
+import type { ChangeEvent, Op } from './protocol.js';
+import { CommitConflict, StoreUnavailable, type RemoteChange } from '../storage/interface.js';
 import type { HistoryEvent } from '../storage/cacher/type-cache.js';
 import type { Store } from '../registry/store.js';
 import type { StagedWrite } from '../registry/txn.js';
 import type { Transformers } from '../storage/encryption/transformer.js';
 import type { CorruptObjects } from './corrupt.js';
+
+/** times a batch runs again after another server's commit beat it, before it fails */
+export const MAX_CONFLICT_RETRIES = 32;
+/** longest wait of an idle poll (Batch.poll) */
+const POLL_MS = 1000;
+
+/** A read of the newest state (no resourceVersion): on a shared store it needs backend.sync(). */
+export function consistentRead(op: Op): boolean {
+  if (op.op === 'get') return !op.resourceVersion;
+  if (op.op === 'list' || op.op === 'watch') return !op.opts.resourceVersion && !op.opts.continue;
+  return false;
+}
+
+/** 503 while the store is unreachable, 504 when it did not answer in time (never a hang). */
+export function unavailableStatus(e: unknown): Status {
+  if (e instanceof CommitConflict) return errors.timeout(`Timeout: request did not complete within requested timeout - ${MAX_CONFLICT_RETRIES} conflicting commits by other servers`).status;
+  const msg = (e as Error).message;
+  if (e instanceof StoreUnavailable && e.timeout) return errors.timeout(`Timeout: request did not complete within requested timeout - ${msg}`).status;
+  return errors.serviceUnavailable(`storage is unavailable: ${msg}`).status;
+}
+
+/** Change events of other servers' commits, held for the actor's next reply (or an idle poll). */
+export class RemoteFeed {
+  private outbox: ChangeEvent[] = [];
+  private wakePoll: (() => void) | undefined;
+
+  push(ev: ChangeEvent): void { this.outbox.push(ev); }
+
+  /** wakes a waiting poll once a commit's events are queued */
+  arrived(): void { this.wakePoll?.(); }
+
+  take(): ChangeEvent[] {
+    const out = this.outbox;
+    this.outbox = [];
+    return out;
+  }
+
+  /** An idle poll: until changes arrive, work queues (the front thread moves the wake counter past seen) or POLL_MS. */
+  async waitForWork(seen: number, wakeBuffer: SharedArrayBuffer | undefined): Promise<void> {
+    if (this.outbox.length || !wakeBuffer) return;
+    const arrived = new Promise<void>((resolve) => { this.wakePoll = resolve; });
+    const woken = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } })
+      .waitAsync(new Int32Array(wakeBuffer), 0, seen, POLL_MS);
+    if (woken.async) await Promise.race([arrived, woken.value]);
+    this.wakePoll = undefined;
+  }
+}
 
 /** A remote change as the write it is (undefined: not a type this server serves, or no-op). */
 export function remoteWrite(c: RemoteChange, storeForKey: (typeKey: string) => Store | undefined, transformers: Transformers, corrupt: CorruptObjects): StagedWrite | undefined {

@@ -24,7 +24,7 @@ import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
-import { changeEvent, raiseRV, remoteWrite } from './remote.js';
+import { MAX_CONFLICT_RETRIES, RemoteFeed, changeEvent, consistentRead, raiseRV, remoteWrite, unavailableStatus } from './remote.js';
 
 
 function compress(r: Result): Result {
@@ -55,26 +55,6 @@ const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'delete
  */
 const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
 const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
-/** times a batch runs again after another server's commit beat it, before it fails */
-const MAX_CONFLICT_RETRIES = 32;
-/** longest wait of an idle poll (Batch.poll) */
-const POLL_MS = 1000;
-
-/** A read of the newest state (no resourceVersion): on a shared store it needs backend.sync(). */
-function consistentRead(op: Op): boolean {
-  if (op.op === 'get') return !op.resourceVersion;
-  if (op.op === 'list' || op.op === 'watch') return !op.opts.resourceVersion && !op.opts.continue;
-  return false;
-}
-
-/** 503 while the store is unreachable, 504 when it did not answer in time (never a hang). */
-function unavailableStatus(e: unknown): ReturnType<typeof toStatus> {
-  if (e instanceof CommitConflict) return errors.timeout(`Timeout: request did not complete within requested timeout - ${MAX_CONFLICT_RETRIES} conflicting commits by other servers`).status;
-  const msg = (e as Error).message;
-  if (e instanceof StoreUnavailable && e.timeout) return errors.timeout(`Timeout: request did not complete within requested timeout - ${msg}`).status;
-  return errors.serviceUnavailable(`storage is unavailable: ${msg}`).status;
-}
-
 export class Shard {
   private readonly registry: Registry;
   /** set by init() */
@@ -92,9 +72,7 @@ export class Shard {
   private rawDeletes: string[] = [];
   private readonly converter: Converter;
   /** other servers' changes (shared store), applied to the caches, for the next reply */
-  private outbox: ChangeEvent[] = [];
-  /** resolves the waiting poll when outbox fills */
-  private remoteArrived: (() => void) | undefined;
+  private readonly feed = new RemoteFeed();
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
@@ -231,15 +209,15 @@ export class Shard {
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
   async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number, attempt = 0): Promise<BatchReply> {
     if (poll !== undefined) {
-      await this.waitForWork(poll);
-      return { results: [], events: this.takeOutbox() };
+      await this.feed.waitForWork(poll, this.cfg.wakeBuffer);
+      return { results: [], events: this.feed.take() };
     }
     // on a shared store, a read of the newest state first waits for every commit made before it
     if (this.backend.sync && attempt === 0 && ops.some(consistentRead)) {
       try {
         await this.backend.sync();
       } catch (e) {
-        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.takeOutbox() };
+        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
       }
     }
     const staged: StagedWrite[] = [];
@@ -283,7 +261,7 @@ export class Shard {
     });
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
-    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.takeOutbox() };
+    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
       await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
       for (const k of rawDeletes) this.corrupt.remove(k);
@@ -292,33 +270,17 @@ export class Shard {
       if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.run(ops, streams, undefined, attempt + 1);
       if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
         const status = unavailableStatus(e);
-        return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.takeOutbox() };
+        return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
       }
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
       if (ops.length > 1) return this.runEach(ops);
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.takeOutbox() };
+      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
     }
     const own = this.publish(staged, txn.now, streams);
-    const remote = this.takeOutbox();
+    const remote = this.feed.take();
     return { results, events: remote.length ? [...remote, ...own] : own };
-  }
-
-  private takeOutbox(): ChangeEvent[] {
-    const out = this.outbox;
-    this.outbox = [];
-    return out;
-  }
-
-  /** An idle poll: until other servers' changes arrive, work queues (the wake counter moves) or POLL_MS. */
-  private async waitForWork(seen: number): Promise<void> {
-    if (this.outbox.length || !this.cfg.wakeBuffer) return;
-    const wake = new Int32Array(this.cfg.wakeBuffer);
-    const arrived = new Promise<void>((resolve) => { this.remoteArrived = resolve; });
-    const woken = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } }).waitAsync(wake, 0, seen, POLL_MS);
-    if (woken.async) await Promise.race([arrived, woken.value]);
-    this.remoteArrived = undefined;
   }
 
   /**
@@ -342,14 +304,14 @@ export class Shard {
       maxRV = Math.max(maxRV, w.entry.rv);
       const ev = this.toEvent(w, now);
       byId.set(leaseId(w.typeKey, w.entry.namespace, w.entry.name), ev);
-      this.outbox.push(ev);
+      this.feed.push(ev);
     }
     raiseRV(this.rv, maxRV);
-    this.remoteArrived?.();
+    this.feed.arrived();
   }
 
   private async runEach(ops: Op[]): Promise<BatchReply> {
-    const out: BatchReply = { results: [], events: this.takeOutbox() };
+    const out: BatchReply = { results: [], events: this.feed.take() };
     for (const op of ops) {
       const r = await this.run([op]);
       out.results.push(...r.results);
