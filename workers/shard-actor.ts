@@ -6,14 +6,15 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
-import type { ActorConfig, Batch, BatchReply, DefsReply, DefsRequest, InitReply, InitRequest } from '../src/actors/protocol.js';
+import type { ActorConfig, Batch, BatchReply, DefsReply, DefsRequest, InitReply, InitRequest, SnapshotRequest } from '../src/actors/protocol.js';
 
 const shard = new Shard(workerData as ActorConfig);
 
-export default async function handle(task: Batch | InitRequest | DefsRequest): Promise<BatchReply | InitReply | DefsReply | unknown> {
+export default async function handle(task: Batch | InitRequest | DefsRequest | SnapshotRequest): Promise<BatchReply | InitReply | DefsReply | unknown> {
   if ('init' in task) return shard.init();
   if ('defs' in task) return shard.setDefs(task.defs);
-  const reply = await shard.run(task.ops, task.streams);
+  if ('snapshot' in task) return shard.snapshot();
+  const reply = await shard.run(task.ops, task.streams, task.poll);
   const buf = packBodies(reply);
   return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;
 }

@@ -135,6 +135,12 @@ export interface ChangeEvent {
 
 export interface Batch {
   ops: Op[];
+  /**
+   * Set (to the shard's wake counter as sent) on the empty batch the front thread keeps in
+   * flight on a shared store: the actor answers once other servers' changes arrived, the
+   * counter moved (work is queued) or a second passed.
+   */
+  poll?: number;
   /** per type key, the non-JSON stream encodings its live watchers use: events carry them encoded */
   streams?: Record<string, Encoding[]>;
 }
@@ -148,6 +154,8 @@ export interface BatchReply {
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
 export interface InitRequest { init: true }
+/** Asks an actor for the state of every object and lease now (InitReply), e.g. for a newly elected leader's controllers. */
+export interface SnapshotRequest { snapshot: true }
 export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[]; leases: Lease[] }
 
 /**
@@ -175,6 +183,8 @@ export interface ActorConfig {
   apiDomain: string;
   /** shared resourceVersion counter: BigInt64Array over this buffer, index 0 */
   rvBuffer: SharedArrayBuffer;
+  /** this shard's wake counter (Int32Array, index 0): bumped when work queues behind a poll */
+  wakeBuffer?: SharedArrayBuffer;
   historyWindowMs: number;
   continueTtlMs: number;
   strategyConfig: StrategyConfig;

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
-import { selectableChanged } from '../api/watch-filter.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, CachedObject, ChangeEvent, DefsReply, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { customVersion, type CustomType } from '../registry/crd/types.js';
@@ -15,7 +14,7 @@ import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
 import { compileCustomSchema } from '../registry/crd/structural.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
-import type { Backend, Write } from '../storage/interface.js';
+import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange, type Write } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
 import { Registry } from '../registry/registry.js';
@@ -29,6 +28,7 @@ import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
+import { MAX_CONFLICT_RETRIES, RemoteFeed, changeEvent, consistentRead, raiseRV, remoteWrite, unavailableStatus } from './remote.js';
 
 
 function compress(r: Result): Result {
@@ -59,7 +59,6 @@ const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'delete
  */
 const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
 const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
-
 export class Shard {
   private readonly registry: Registry;
   /** set by init() */
@@ -76,6 +75,8 @@ export class Shard {
   /** keys of corrupt objects removed by unsafe deletes in the current batch */
   private rawDeletes: string[] = [];
   private readonly converter: Converter;
+  /** other servers' changes (shared store), applied to the caches, for the next reply */
+  private readonly feed = new RemoteFeed();
 
   constructor(private readonly cfg: ActorConfig) {
     this.registry = new Registry(makeIdentity(cfg.apiDomain), cfg.runtimeConfig);
@@ -160,7 +161,33 @@ export class Shard {
       if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
     }
     for (const c of this.caches.values()) c.setFloor(floor);
+    this.backend.follow?.((changes) => this.applyRemote(changes));
     return { maxRV: floor, namespaces, objects, leases: await this.loadLeases(stored) };
+  }
+
+  /**
+   * Every cached object and the lease of each of a TTL kind, as init() reports them (a lease
+   * never stored gets a full TTL from now, not stored here). On a shared store, after a sync.
+   */
+  async snapshot(): Promise<InitReply> {
+    await this.backend.sync?.();
+    const namespaces: InitReply['namespaces'] = [];
+    const objects: InitReply['objects'] = [];
+    const leases: Lease[] = [];
+    const stored = new Map<string, number>();
+    for await (const page of this.backend.range(LEASE_PREFIX)) for (const { key, value } of page) stored.set(key.slice(LEASE_PREFIX.length), Number(value));
+    const now = Date.now();
+    for (const [typeKey, cache] of this.caches) {
+      const store = this.storeForKey(typeKey);
+      if (!store) continue;
+      for (const [, e] of cache.scan('', undefined)) {
+        objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+        if (typeKey === '/namespaces') namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
+        const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
+        if (ttl > 0) leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl });
+      }
+    }
+    return { maxRV: Number(Atomics.load(this.rv, 0)), namespaces, objects, leases };
   }
 
   /**
@@ -186,7 +213,12 @@ export class Shard {
       }
     }
     for (const id of stored.keys()) writes.push({ key: LEASE_PREFIX + id, value: undefined });
-    if (writes.length) await this.backend.commit(writes, this.floor);
+    try {
+      if (writes.length) await this.backend.commit(writes, this.floor);
+    } catch (e) {
+      // another server started at the same time and wrote first: it repairs the leases too
+      if (!(e instanceof CommitConflict)) throw e;
+    }
     return leases;
   }
 
@@ -228,7 +260,19 @@ export class Shard {
   }
 
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
-  async run(ops: Op[], streams?: Record<string, Encoding[]>): Promise<BatchReply> {
+  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number, attempt = 0): Promise<BatchReply> {
+    if (poll !== undefined) {
+      await this.feed.waitForWork(poll, this.cfg.wakeBuffer);
+      return { results: [], events: this.feed.take() };
+    }
+    // on a shared store, a read of the newest state first waits for every commit made before it
+    if (this.backend.sync && attempt === 0 && ops.some(consistentRead)) {
+      try {
+        await this.backend.sync();
+      } catch (e) {
+        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
+      }
+    }
     const staged: StagedWrite[] = [];
     const pending = new Map<string, Entry | undefined>();
     const snapshot = Number(Atomics.load(this.rv, 0));
@@ -270,22 +314,57 @@ export class Shard {
     });
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
-    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: [] };
+    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
       await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
+      // another server committed to this shard first; its changes are in the caches now
+      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.run(ops, streams, undefined, attempt + 1);
+      if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
+        const status = unavailableStatus(e);
+        return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
+      }
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
       if (ops.length > 1) return this.runEach(ops);
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: [] };
+      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
     }
-    return { results, events: this.publish(staged, txn.now, streams) };
+    const own = this.publish(staged, txn.now, streams);
+    const remote = this.feed.take();
+    return { results, events: remote.length ? [...remote, ...own] : own };
+  }
+
+  /**
+   * Other servers' commits to this shard (shared store), in commit order: applied to the
+   * caches as local commits are, queued as change events for the next reply, and the global
+   * counter raised so later local writes get higher versions.
+   */
+  private applyRemote(changes: RemoteChange[]): void {
+    const now = Date.now();
+    const byId = new Map<string, ChangeEvent>();
+    let maxRV = 0;
+    for (const c of changes) {
+      maxRV = Math.max(maxRV, c.rv);
+      if (c.key.startsWith(LEASE_PREFIX)) {
+        const ev = byId.get(c.key.slice(LEASE_PREFIX.length));
+        if (ev && c.value !== undefined) ev.expiresAt = Number(c.value);
+        continue;
+      }
+      const w = remoteWrite(c, (t) => this.storeForKey(t), this.transformers, this.corrupt);
+      if (!w) continue;
+      maxRV = Math.max(maxRV, w.entry.rv);
+      const ev = this.toEvent(w, now);
+      byId.set(leaseId(w.typeKey, w.entry.namespace, w.entry.name), ev);
+      this.feed.push(ev);
+    }
+    raiseRV(this.rv, maxRV);
+    this.feed.arrived();
   }
 
   private async runEach(ops: Op[]): Promise<BatchReply> {
-    const out: BatchReply = { results: [], events: [] };
+    const out: BatchReply = { results: [], events: this.feed.take() };
     for (const op of ops) {
       const r = await this.run([op]);
       // loops, not spreads: a deletecollection can produce more events than a call takes arguments
@@ -330,7 +409,7 @@ export class Shard {
     const writes: Write[] = [];
     for (const w of staged) {
       const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
-      writes.push({ key, value: w.type === 'DELETED' ? undefined : this.transformers.forType(w.typeKey).write(key, w.entry.json) });
+      writes.push(w.type === 'DELETED' ? { key, value: undefined, rv: w.entry.rv } : { key, value: this.transformers.forType(w.typeKey).write(key, w.entry.json) });
       // the lease is stored with the object, in the same transaction (upstream: an etcd lease per write)
       if (w.expiresAt !== undefined) writes.push({ key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined });
     }
@@ -345,22 +424,16 @@ export class Shard {
   /** Makes committed writes visible and turns them into events for the front thread. */
   private publish(staged: StagedWrite[], now: number, streams?: Record<string, Encoding[]>): ChangeEvent[] {
     return staged.map((w) => {
-      const ev = this.caches.get(w.typeKey)!.apply(w.type, w.entry, now);
-      const out: ChangeEvent = {
-        typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
-        json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
-        prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid, apiVersion: w.entry.obj.apiVersion,
-      };
-      const meta = w.entry.obj.metadata;
-      if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;
-      if (meta.finalizers?.length) out.finalizers = meta.finalizers;
-      if (meta.deletionTimestamp) out.deleting = true;
-      if (w.expiresAt) out.expiresAt = w.expiresAt;
-      if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
+      const out = this.toEvent(w, now);
       const wanted = streams?.[w.typeKey];
       if (wanted?.length) out.encoded = this.encodeForStreams(w, wanted, now);
       return out;
     });
+  }
+
+  /** Applies one committed write to its type's cache and describes it for the front thread. */
+  private toEvent(w: StagedWrite, now: number): ChangeEvent {
+    return changeEvent(w, this.caches.get(w.typeKey)!.apply(w.type, w.entry, now));
   }
 
   /**

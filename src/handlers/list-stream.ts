@@ -15,22 +15,30 @@ import { statusLine } from '../server/http.js';
 import { errors } from '../api/status.js';
 import type { Request, Services } from './context.js';
 import { reply } from './resource.js';
-import { submitWaitingForRV } from './watch.js';
 
 /** objects per page: pages stay a few MB for typical objects */
 export const STREAM_PAGE = 1000;
 
-type ListOp = Extract<OpInput, { op: 'list' }>;
+export type ListOp = Extract<OpInput, { op: 'list' }>;
 type Page = Extract<Result, { code: number }> & { page: PageMeta };
 
-/** Plain JSON LISTs of a whole collection stream; chunked, Table, YAML and binary ones do not. */
+/**
+ * Plain JSON LISTs of a whole collection at the newest version stream; chunked, Table, YAML,
+ * binary and resourceVersion-pinned ones (served by their semantics table) do not.
+ */
 export function streamable(r: Request): boolean {
   const { enc, query } = r;
-  return enc.format === 'json' && !enc.pretty && !enc.view && !query.get('limit') && !query.get('continue') && !r.info.subresource;
+  return enc.format === 'json' && !enc.pretty && !enc.view && !r.info.subresource &&
+    !query.get('limit') && !query.get('continue') && !query.has('resourceVersion') && !query.has('resourceVersionMatch');
 }
 
-export async function streamList(r: Request, s: Services, op: ListOp): Promise<void> {
-  const first = await submitWaitingForRV(s, { ...op, opts: { ...op.opts, limit: STREAM_PAGE }, page: true });
+/** The first page's operation. */
+export function firstPage(op: ListOp): ListOp {
+  return { ...op, opts: { ...op.opts, limit: STREAM_PAGE }, page: true };
+}
+
+/** Answers with the first page's reply: the whole list when it fitted, else the stream of pages. */
+export async function streamList(r: Request, s: Services, op: ListOp, first: Result): Promise<void> {
   // the whole list fitted in one page: an ordinary reply (compressed by the actor when large)
   if (!('code' in first) || !first.page) return reply(r, first);
   const head = `{"kind":"${r.def.listKind}","apiVersion":"${r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version}","metadata":{"resourceVersion":"${first.page.resourceVersion}"},"items":[`;

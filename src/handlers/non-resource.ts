@@ -22,6 +22,7 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
   const checks: HealthCheck[] = [
     { name: 'ping', run: ok },
     { name: 'log', run: ok },
+    ...(server.etcdHealth ? [{ name: 'etcd', run: server.etcdHealth.run }] : []),
     { name: 'backing-store', run: async () => {
       const r = await server.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: { format: 'json', pretty: false }, namespace: '', name: 'default' });
       return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;

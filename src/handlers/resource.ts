@@ -16,7 +16,7 @@ import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
-import { streamList, streamable } from './list-stream.js';
+import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -61,7 +61,7 @@ export function reply(r: Request, res: Result): void {
  * bounds how long the client waits: past it the reply is a 504 Timeout Status. The operation
  * itself is not cancelled (a write may still commit, as upstream).
  */
-async function run(r: Request, s: Services, op: OpInput): Promise<void> {
+async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => void | Promise<void> = (res) => reply(r, res)): Promise<void> {
   let limitMs: number | undefined;
   try {
     // validated before anything is submitted: a bad timeout must not leave a write behind
@@ -72,13 +72,13 @@ async function run(r: Request, s: Services, op: OpInput): Promise<void> {
     return sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
   }
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
-  if (limitMs === undefined) return reply(r, await pending);
+  if (limitMs === undefined) return done(await pending);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
   const res = await Promise.race([pending, timedOut]);
   clearTimeout(timer);
   if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status, r.enc.pretty, r.enc);
-  else reply(r, res);
+  else await done(res);
 }
 
 function requestTimeoutMs(v: string | null): number | undefined {
@@ -95,7 +95,7 @@ function requestTimeoutMs(v: string | null): number | undefined {
  */
 function servedFromCache(r: Request, s: Services): boolean {
   const { enc, info, query } = r;
-  if (info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
+  if (!s.readCache.servesGets || info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
   const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
@@ -128,7 +128,9 @@ export function handleResource(r: Request, s: Services): void {
       return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
     case 'list':
       if (streamable(r)) {
-        return void streamList(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) })
+        // the first page answers within the request's timeout; a list longer than a page then streams
+        const op: ListOp = { ...base, op: 'list', namespace: ns, opts: listOptions(query) };
+        return void run(r, s, firstPage(op), (first) => streamList(r, s, op, first))
           .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
       }
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });

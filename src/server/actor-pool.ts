@@ -22,6 +22,11 @@ interface ShardQueue {
   /** global resourceVersion read just before each in-flight batch was sent, oldest first */
   inFlight: number[];
   scheduled: boolean;
+  /** wake counter shared with the actor, bumped when work queues behind a poll */
+  wake: Int32Array;
+  polling: boolean;
+  /** highest resourceVersion of this shard's events delivered so far (shared stores) */
+  delivered: number;
 }
 
 /** Batches in flight per shard (env PLAT_PIPELINE_DEPTH overrides, for benchmarking). */
@@ -33,14 +38,24 @@ export class ActorPool {
   readonly rvBuffer = new SharedArrayBuffer(8);
   /** the stream encodings live watchers use per type key, sent with every batch (see Batch.streams) */
   streams: () => Record<string, Encoding[]> | undefined = () => undefined;
+  /**
+   * On a shared store (etcd) other servers write too: each shard keeps an empty "poll" batch
+   * in flight while idle, answered with their changes as the actor's etcd watch delivers them.
+   */
+  private readonly follow: boolean;
+  readonly etcdConfig: ActorConfig['etcd'];
+  private closed = false;
 
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
   constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
+    this.follow = cfg.storageBackend === 'etcd3';
+    this.etcdConfig = cfg.etcd;
     for (let shard = 0; shard < cfg.shards; shard++) {
-      const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer };
+      const wakeBuffer = new SharedArrayBuffer(4);
+      const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer, wakeBuffer };
       const pool = new Piscina({ filename, minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 1, idleTimeout: Infinity, workerData });
-      this.shards.push({ pool, queue: [], inFlight: [], scheduled: false });
+      this.shards.push({ pool, queue: [], inFlight: [], scheduled: false, wake: new Int32Array(wakeBuffer), polling: false, delivered: 0 });
     }
   }
 
@@ -49,6 +64,8 @@ export class ActorPool {
     const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ init: true })))) as InitReply[];
     const maxRV = Math.max(0, ...replies.map((r) => r.maxRV));
     Atomics.store(new BigInt64Array(this.rvBuffer), 0, BigInt(maxRV));
+    this.shards.forEach((s, i) => { s.delivered = replies[i]!.maxRV; });
+    if (this.follow) for (const s of this.shards) this.schedule(s);
     return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
   }
 
@@ -57,8 +74,21 @@ export class ActorPool {
    * sent, ahead of later ones); resolves with the objects the actors loaded for new types.
    */
   async setDefs(defs: CustomType[]): Promise<CachedObject[]> {
-    const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ defs } satisfies DefsRequest)))) as DefsReply[];
+    const replies = (await Promise.all(this.shards.map((s) => {
+      // a shard idling in its etcd poll takes the task once woken
+      if (s.polling) this.wakeUp(s);
+      return s.pool.run({ defs } satisfies DefsRequest);
+    }))) as DefsReply[];
     return replies.flatMap((r) => r.objects);
+  }
+
+  /** Every object and lease now, from every shard (a newly elected leader's controllers load it). */
+  async snapshot(): Promise<InitReply> {
+    const replies = (await Promise.all(this.shards.map((s) => {
+      if (s.polling) this.wakeUp(s);
+      return s.pool.run({ snapshot: true });
+    }))) as InitReply[];
+    return { maxRV: this.currentRV(), namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
   }
 
   currentRV(): number {
@@ -71,6 +101,8 @@ export class ActorPool {
    */
   safeRV(shard: number): number {
     const s = this.shards[shard]!;
+    // another server's change may carry a version below our counter until it arrives
+    if (this.follow) return s.delivered;
     return s.inFlight.length ? s.inFlight[0]! : this.currentRV();
   }
 
@@ -79,6 +111,7 @@ export class ActorPool {
     const s = this.shards[shardOf(typeKeyOf(op.type.group, op.type.resource), this.shards.length)]!;
     return new Promise((resolve) => {
       s.queue.push({ op, resolve });
+      if (s.polling) this.wakeUp(s);
       this.schedule(s);
     });
   }
@@ -89,29 +122,45 @@ export class ActorPool {
     setImmediate(() => this.flush(s));
   }
 
+  private wakeUp(s: ShardQueue): void {
+    Atomics.add(s.wake, 0, 1);
+    Atomics.notify(s.wake, 0);
+  }
+
   private async flush(s: ShardQueue): Promise<void> {
     s.scheduled = false;
-    if (s.inFlight.length >= PIPELINE_DEPTH || s.queue.length === 0) return;
+    if (s.inFlight.length >= PIPELINE_DEPTH) return;
+    const poll = s.queue.length === 0;
+    if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
     const batch = s.queue;
     s.queue = [];
     s.inFlight.push(this.currentRV());
     try {
       const task: Batch = { ops: batch.map((p) => p.op) };
+      if (poll) { task.poll = Atomics.load(s.wake, 0); s.polling = true; }
       const streams = this.streams();
       if (streams) task.streams = streams;
       const reply = (await s.pool.run(task)) as BatchReply;
       unpackBodies(reply);
-      if (reply.events.length) this.onEvents(reply.events);
+      if (reply.events.length) {
+        for (const ev of reply.events) if (ev.rv > s.delivered) s.delivered = ev.rv;
+        this.onEvents(reply.events);
+      }
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
     } catch (e) {
       for (const p of batch) p.resolve(internal(p.op.id, (e as Error).message));
+      // a failed poll (pool closing) is not retried in a tight loop
+      if (poll) await new Promise((r) => setTimeout(r, 100));
     } finally {
       s.inFlight.shift();
-      if (s.queue.length) this.schedule(s);
+      if (poll) s.polling = false;
+      if (s.queue.length || this.follow) this.schedule(s);
     }
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.shards) this.wakeUp(s);
     await Promise.all(this.shards.map((s) => s.pool.destroy()));
   }
 }

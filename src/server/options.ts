@@ -46,6 +46,14 @@ export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, 
   etcdCertFile?: string;
   etcdKeyFile?: string;
   etcdCompactionIntervalMs: number;
+  /**
+   * run the controllers only while holding the controller Lease (several servers on one
+   * etcd); undefined: on with --storage-backend etcd3, off with lmdb
+   */
+  leaderElect?: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
   /** CA pair of the built-in CSR signers; '' = the cluster CA under the cert dir */
   clusterSigningCertFile: string;
   clusterSigningKeyFile: string;
@@ -102,6 +110,9 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   etcdServers: ['http://127.0.0.1:2379'],
   etcdPrefix: '/registry',
   etcdCompactionIntervalMs: 5 * 60_000,
+  leaderElectLeaseDurationMs: 15_000,
+  leaderElectRenewDeadlineMs: 10_000,
+  leaderElectRetryPeriodMs: 2_000,
   clusterSigningCertFile: '',
   clusterSigningKeyFile: '',
   clusterSigningDurationMs: 8760 * 3_600_000,
@@ -211,6 +222,13 @@ const FLAGS: Record<string, Setter> = {
     if (v !== 'json') throw new Error(`--audit-log-format must be json, got "${v}"`);
   },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
+  'leader-elect': (o, v) => {
+    if (v !== 'true' && v !== 'false') throw new Error(`--leader-elect must be true or false, got "${v}"`);
+    o.leaderElect = v === 'true';
+  },
+  'leader-elect-lease-duration': duration('leader-elect-lease-duration', (o, ms) => { o.leaderElectLeaseDurationMs = ms; }),
+  'leader-elect-renew-deadline': duration('leader-elect-renew-deadline', (o, ms) => { o.leaderElectRenewDeadlineMs = ms; }),
+  'leader-elect-retry-period': duration('leader-elect-retry-period', (o, ms) => { o.leaderElectRetryPeriodMs = ms; }),
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
   'cluster-signing-duration': (o, v) => {
@@ -229,6 +247,8 @@ function checkCombined(o: ServerOptions): void {
   checkAggregatorOptions(o);
   o.admissionPlugins = enabledAdmissionPlugins(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
+  if (o.leaderElectLeaseDurationMs <= o.leaderElectRenewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
+  if (o.leaderElectRenewDeadlineMs <= o.leaderElectRetryPeriodMs) throw new Error('renewDeadline must be greater than retryPeriod');
   if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
@@ -243,7 +263,7 @@ export function parseArgs(argv: string[]): ServerOptions {
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const bare = eq < 0 && BOOLEAN_FLAGS.has(name) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || name === 'leader-elect') && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
     const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);

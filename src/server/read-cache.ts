@@ -10,6 +10,12 @@ import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
 interface Cached { json: string; apiVersion: string }
 
 export class ReadCache {
+  /**
+   * Whether plain GETs may be answered from here. Off on a shared store (etcd): another
+   * server's write reaches this cache only through the etcd watch, so a GET of the newest state
+   * goes to the actor, which first syncs with etcd (a consistent read, as upstream's).
+   */
+  servesGets = true;
   private readonly types = new Map<string, Map<string, Cached>>();
 
   private type(typeKey: string): Map<string, Cached> {

@@ -21,19 +21,10 @@ import { handleResource } from '../handlers/resource.js';
 import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services, RequestHeaders } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
-import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
-import { GarbageCollector } from '../controllers/garbage-collector.js';
-import { DisruptionController } from '../controllers/disruption-controller.js';
-import { CsrSigner } from '../controllers/csr-signer.js';
-import { CsrApprover } from '../controllers/csr-approver.js';
-import { CsrCleaner } from '../controllers/csr-cleaner.js';
-import { ExpiryController } from '../controllers/expiry-controller.js';
-import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
-import { TokenCleaner } from '../controllers/token-cleaner.js';
-import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
-import { controllerEnabled } from '../controllers/selection.js';
 import { ReadCache } from './read-cache.js';
+import { Controllers } from './controllers.js';
+import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
@@ -60,18 +51,11 @@ export class ApiServer {
   readonly pool: ActorPool;
   readonly hub: WatchHub;
   readonly services: Services;
-  readonly namespaceController: NamespaceController;
   readonly crdController: CrdController;
-  readonly gc: GarbageCollector;
-  readonly disruption: DisruptionController;
-  readonly csrSigner: CsrSigner;
-  readonly csrApprover: CsrApprover;
-  readonly csrCleaner: CsrCleaner;
-  readonly expiry: ExpiryController;
-  readonly nodeLifecycle: NodeLifecycleController;
-  /** the bootstrap token controllers, when --controllers names them */
-  readonly tokenCleaner: TokenCleaner | undefined;
-  readonly bootstrapSigner: BootstrapSigner | undefined;
+  /** the running controllers: always without leader election, else while this server leads */
+  controllers: Controllers | undefined;
+  /** --leader-elect (on by default with etcd): the controller Lease's elector */
+  readonly elector: LeaderElector | undefined;
   readonly inflight: InflightLimiter;
   /** API Priority and Fairness (--enable-priority-and-fairness, on by default); replaces the in-flight limiter */
   readonly apf: PriorityAndFairness | undefined;
@@ -91,6 +75,8 @@ export class ApiServer {
   private listenSocket: us_listen_socket | undefined;
   shuttingDown = false;
   started = false;
+  /** the `etcd` health check (with --storage-backend etcd3) */
+  etcdHealth: { run: () => Promise<string | undefined>; close: () => void } | undefined;
   /** the plain port actually bound (differs from options.port when that is 0); 0 when off */
   port = 0;
   /** the HTTPS port actually bound (undefined when --secure-port is off) */
@@ -117,24 +103,16 @@ export class ApiServer {
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
-    this.namespaceController = new NamespaceController(this.pool, this.registry);
     this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
       (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
-    this.gc = new GarbageCollector(this.pool, this.registry);
-    this.disruption = new DisruptionController(this.pool);
-    this.csrSigner = new CsrSigner(this.pool, this.registry.identity, options);
-    this.csrCleaner = new CsrCleaner(this.pool, this.registry.identity);
-    this.expiry = new ExpiryController(this.pool, (typeKey) => {
-      const [group, resource] = typeKey.split('/') as [string, string];
-      const d = this.registry.allEnabled().find((x) => x.group === group && x.resource === resource);
-      return d ? { group, version: d.version, resource } : undefined;
-    });
-    this.nodeLifecycle = new NodeLifecycleController(this.pool, this.registry.identity, {
-      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
-    });
-    const identity = this.registry.identity;
-    if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(this.pool, identity);
-    if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(this.pool, identity);
+    if (options.leaderElect ?? options.storageBackend === 'etcd3') {
+      const id = this.registry.identity;
+      this.elector = new LeaderElector(this.pool, id, {
+        leaseDurationMs: options.leaderElectLeaseDurationMs, renewDeadlineMs: options.leaderElectRenewDeadlineMs,
+        retryPeriodMs: options.leaderElectRetryPeriodMs,
+        name: `${id.systemNamespace.replace(/-system$/, '')}-controller-manager`, namespace: id.systemNamespace,
+      }, { started: () => void this.startControllers(), stopped: () => this.stopControllers() });
+    }
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.cbor = cborEnabled(options);
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
@@ -145,6 +123,7 @@ export class ApiServer {
       this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
     }
     const readCache = new ReadCache();
+    readCache.servesGets = options.storageBackend !== 'etcd3';
     this.audit = FrontAudit.create(options, this.registry.identity.domain);
     const audit = this.audit;
     this.metrics = new FrontMetrics(this.registry, {
@@ -155,7 +134,6 @@ export class ApiServer {
     }, options.showHiddenMetricsForVersion);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
-    this.csrApprover = new CsrApprover(this.pool, this.registry.identity, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
     this.signerAdmission = new SignerAdmission({
       authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
@@ -185,40 +163,56 @@ export class ApiServer {
       if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
       const ns = JSON.parse(ev.json);
       this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
-      this.namespaceController.observe(ns);
     }
     this.crdController.observe(evs);
-    this.gc.observe(evs);
-    this.disruption.observe(evs);
-    this.csrApprover.observe(evs);
-    this.csrSigner.observe(evs);
-    this.expiry.observe(evs);
-    this.nodeLifecycle.observe(evs);
-    this.tokenCleaner?.observe(evs);
-    this.bootstrapSigner?.observe(evs);
+    this.controllers?.observe(evs);
     this.hub.dispatch(evs);
+  }
+
+  private newControllers(): Controllers {
+    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
+  }
+
+  /** Elected: a fresh set of controllers loads the state of every object now and starts. */
+  private async startControllers(): Promise<void> {
+    this.authz.aggregation.setActive(true);
+    const c = this.newControllers();
+    this.controllers = c;
+    const snapshot = await this.pool.snapshot();
+    if (this.controllers !== c) return;
+    c.load(snapshot);
+    c.start();
+  }
+
+  private stopControllers(): void {
+    if (this.elector) this.authz.aggregation.setActive(false);
+    this.controllers?.stop();
+    this.controllers = undefined;
   }
 
   /** Starts everything; returns the plain port bound (0 when `--port` is off). */
   async start(): Promise<number> {
     await this.auth.init();
+    if (this.options.storageBackend === 'etcd3') {
+      const { etcdProbe } = await import('../storage/etcd/probe.js');
+      this.etcdHealth = etcdProbe(this.pool.etcdConfig);
+    }
     const init = await this.pool.init();
     this.services.readCache.load(init.objects);
     this.extensions.load(init.objects);
     this.authz.load(init.objects);
     this.auth.load(init.objects);
     this.apf?.load(init.objects);
-    this.tokenCleaner?.load(init.objects);
-    this.bootstrapSigner?.load(init.objects);
     for (const n of init.namespaces) {
       this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
-      if (n.terminating) this.namespaceController.observe(n.obj);
     }
-    this.expiry.load(init.leases);
-    this.nodeLifecycle.load(init.objects);
     // custom resources are served (and their stored objects loaded) before any request
     this.crdController.load(init.objects);
     await this.crdController.sync();
+    if (!this.elector) {
+      this.controllers = this.newControllers();
+      this.controllers.load(init);
+    }
     await bootstrap(this);
     if (this.apf) {
       this.apfConfig = new ApfConfigController(this.pool, this.registry.identity, this.apf);
@@ -226,12 +220,12 @@ export class ApiServer {
     }
     this.authz.start();
     this.started = true;
-    void this.gc.start();
-    void this.disruption.start();
-    this.csrApprover.start();
-    this.csrSigner.start();
-    this.csrCleaner.start();
-    this.nodeLifecycle.start();
+    this.controllers?.start();
+    if (this.elector) {
+      // the aggregation pass at start ran on every replica (bootstrap); later passes on the leader
+      this.authz.aggregation.setActive(false);
+      this.elector.start();
+    }
     await this.extensions.start();
     this.port = await this.listenPlain();
     const audit = this.audit;
@@ -423,20 +417,18 @@ export class ApiServer {
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
-    this.namespaceController.stop();
+    // a leader hands the Lease back, so another server's controllers take over at once
+    await this.elector?.stop().catch(() => undefined);
+    this.stopControllers();
     this.crdController.stop();
-    this.csrCleaner.stop();
-    this.expiry.stop();
-    this.nodeLifecycle.stop();
     this.authz.stop();
-    this.tokenCleaner?.stop();
-    this.bootstrapSigner?.stop();
     this.extensions.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
     this.auth.close();
     await this.pool.close();
+    this.etcdHealth?.close();
     await this.audit?.close();
   }
 }

@@ -15,6 +15,36 @@ export interface Write {
   key: string;
   /** encoded object; undefined deletes the key */
   value: string | undefined;
+  /** the resourceVersion of a delete (a shared store tells other readers; see RemoteChange) */
+  rv?: number;
+}
+
+/**
+ * A change committed to a shared store by another writer (another API server on the same
+ * etcd prefix). value undefined is a delete; rv is the resourceVersion its writer gave it.
+ */
+export interface RemoteChange {
+  key: string;
+  value: string | undefined;
+  rv: number;
+}
+
+/**
+ * A shared store refused a commit because another writer committed to the same key space
+ * since the state this backend delivered (optimistic concurrency). By the time it is thrown,
+ * that writer's changes have been delivered through follow(): the batch can be run again.
+ */
+/**
+ * The store cannot be reached or did not answer in time (etcd without quorum, all members
+ * down): the request fails with 503 (unavailable) or 504 (timeout) instead of waiting.
+ */
+export class StoreUnavailable extends Error {
+  constructor(message: string, readonly timeout: boolean) { super(message); }
+}
+
+export class CommitConflict extends Error {
+  /** the store revision of the commit that won (for the backend's own catch-up) */
+  constructor(message: string, readonly rev = 0) { super(message); }
 }
 
 export interface Backend {
@@ -39,5 +69,17 @@ export interface Backend {
   commit(writes: Write[], revision: number): Promise<void>;
   /** The highest revision ever committed through this backend (0 when empty). */
   revision(): number;
+  /**
+   * Shared stores only (etcd): delivers, in commit order and one call per foreign commit, the
+   * changes other writers commit after the snapshot range('') read. A commit may then reject
+   * with CommitConflict. LMDB has one writer and leaves it out.
+   */
+  follow?(onChanges: (changes: RemoteChange[]) => void): void;
+  /**
+   * Shared stores: resolves once every commit to this key space that completed before the
+   * call has been delivered through follow(), so a read after it is consistent (upstream's
+   * consistent reads from the watch cache). Rejects with StoreUnavailable.
+   */
+  sync?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -150,3 +150,82 @@ function makeTls(base: string): TestTls {
   }
   return { caFile: f('ca.crt'), certFile: f('client.crt'), keyFile: f('client.key'), serverCertFile: f('server.crt'), serverKeyFile: f('server.key') };
 }
+
+/** One member of a test cluster: stop it (kill -9 by default) and start it again on the same ports and data. */
+export interface ClusterMember {
+  name: string;
+  url: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** starts the member again (after stop) and waits until it answers /health (quorum) */
+  restart(): Promise<void>;
+}
+
+export interface TestEtcdCluster {
+  urls: string[];
+  members: ClusterMember[];
+  /** whether a member answers /health with quorum */
+  healthy(url: string): Promise<boolean>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Starts an n-member etcd cluster on free loopback ports, data under one temp dir, and waits
+ * until every member reports health (a quorum with a leader).
+ */
+export async function startEtcdCluster(n = 3): Promise<TestEtcdCluster> {
+  const bin = etcdBinary();
+  const root = mkdtempSync(join(tmpdir(), 'plat-etcd-cluster-'));
+  const ports: [number, number][] = [];
+  for (let i = 0; i < n; i++) ports.push([await freePort(), await freePort()]);
+  const initial = ports.map(([, p], i) => `m${i}=http://127.0.0.1:${p}`).join(',');
+  const procs: (ChildProcess | undefined)[] = [];
+  const spawnMember = (i: number) => {
+    const [cp, pp] = ports[i]!;
+    const url = `http://127.0.0.1:${cp}`, peer = `http://127.0.0.1:${pp}`;
+    const proc = spawn(bin, [
+      '--name', `m${i}`, '--data-dir', join(root, `m${i}`),
+      '--listen-client-urls', url, '--advertise-client-urls', url,
+      '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
+      '--initial-cluster', initial, '--initial-cluster-state', 'new', '--initial-cluster-token', 'plat-test',
+      // loopback: short elections keep failover within the tests' bounded waits
+      '--heartbeat-interval', '50', '--election-timeout', '500',
+    ], { stdio: ['ignore', 'ignore', 'ignore'] });
+    procs[i] = proc;
+  };
+  const waitHealthy = async (url: string) => {
+    const started = Date.now();
+    while (!(await healthy(url, undefined))) {
+      if (Date.now() - started > READY_TIMEOUT_MS) throw new Error(`etcd member ${url} not healthy within ${READY_TIMEOUT_MS}ms`);
+      await delay(POLL_MS); // poll interval of the bounded readiness loop
+    }
+  };
+  const stopMember = async (i: number, signal: NodeJS.Signals = 'SIGKILL') => {
+    const proc = procs[i];
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const done = once(proc, 'exit');
+    proc.kill(signal);
+    await done;
+  };
+  const urls = ports.map(([cp]) => `http://127.0.0.1:${cp}`);
+  for (let i = 0; i < n; i++) spawnMember(i);
+  try {
+    await Promise.all(urls.map(waitHealthy));
+  } catch (e) {
+    for (let i = 0; i < n; i++) await stopMember(i);
+    rmSync(root, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    urls,
+    members: urls.map((url, i) => ({
+      name: `m${i}`, url,
+      stop: (signal) => stopMember(i, signal),
+      restart: async () => { spawnMember(i); await waitHealthy(url); },
+    })),
+    healthy: (url) => healthy(url, undefined),
+    async cleanup() {
+      for (let i = 0; i < n; i++) await stopMember(i, 'SIGTERM');
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

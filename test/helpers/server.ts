@@ -5,8 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { startEtcd, type TestEtcd } from './etcd.js';
 
 const MAIN = resolve(process.cwd(), 'dist/src/main.js');
 
@@ -20,8 +21,42 @@ export interface TestServer {
   cleanup(): void;
 }
 
+/**
+ * PLAT_TEST_STORAGE=etcd3 runs every server a test starts on etcd: one etcd per test file
+ * (started on first use, killed when the file's process exits), each data directory its own
+ * --etcd-prefix (so a restart on the same data dir finds its objects). A test that picks its
+ * storage itself (--storage-backend) is left as it is.
+ */
+const TEST_STORAGE = process.env.PLAT_TEST_STORAGE ?? 'lmdb';
+let fileEtcd: Promise<TestEtcd> | undefined;
+
+function etcdForThisFile(): Promise<TestEtcd> {
+  if (!fileEtcd) {
+    fileEtcd = startEtcd();
+    void fileEtcd.then((e) => {
+      // etcd must not keep the file's process alive: it goes when the process exits
+      e.proc.unref();
+      (e.proc.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+      const kill = () => {
+        e.proc.kill('SIGKILL');
+        rmSync(dirname(e.dataDir), { recursive: true, force: true });
+      };
+      process.once('exit', kill);
+      process.once('SIGTERM', () => { kill(); process.exit(143); });
+    });
+  }
+  return fileEtcd;
+}
+
+async function storageArgs(args: string[], dir: string): Promise<string[]> {
+  if (TEST_STORAGE !== 'etcd3' || args.includes('--storage-backend')) return [];
+  const etcd = await etcdForThisFile();
+  return ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', `/${basename(dir)}`];
+}
+
 export async function startServer(args: string[] = [], dataDir?: string, env?: Record<string, string>): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
+  args = [...await storageArgs(args, dir), ...args];
   // the secure port (default 6443) stays off unless the test asks: tests never share a fixed port
   const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';

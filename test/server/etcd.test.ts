@@ -198,6 +198,21 @@ test('etcd flags: defaults, parsing and exact messages', () => {
   for (const [args, message] of bad) assert.throws(() => parseArgs(args), { message });
 });
 
+test('leader election flags: defaults, parsing and exact messages', () => {
+  assert.equal(DEFAULT_OPTIONS.leaderElect, undefined, 'unset: on with etcd3, off with lmdb');
+  assert.deepEqual([DEFAULT_OPTIONS.leaderElectLeaseDurationMs, DEFAULT_OPTIONS.leaderElectRenewDeadlineMs, DEFAULT_OPTIONS.leaderElectRetryPeriodMs], [15_000, 10_000, 2_000]);
+  assert.equal(parseArgs(['--leader-elect']).leaderElect, true);
+  assert.equal(parseArgs(['--leader-elect=false']).leaderElect, false);
+  const o = parseArgs(['--leader-elect-lease-duration', '30s', '--leader-elect-renew-deadline', '20s', '--leader-elect-retry-period', '500ms']);
+  assert.deepEqual([o.leaderElectLeaseDurationMs, o.leaderElectRenewDeadlineMs, o.leaderElectRetryPeriodMs], [30_000, 20_000, 500]);
+  const bad: [string[], string][] = [
+    [['--leader-elect=yes'], '--leader-elect must be true or false, got "yes"'],
+    [['--leader-elect-lease-duration', '10s'], 'leaseDuration must be greater than renewDeadline'],
+    [['--leader-elect-retry-period', '10s'], 'renewDeadline must be greater than retryPeriod'],
+  ];
+  for (const [args, message] of bad) assert.throws(() => parseArgs(args), { message });
+});
+
 test('Event leases live in etcd too: an Event written before a restart expires at its stored time', async () => {
   const args = (ttl: string) => ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/e2e-ttl', '--event-ttl', ttl];
   const first = await startServer(args('2s'));

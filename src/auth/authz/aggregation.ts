@@ -17,6 +17,11 @@ export class AggregationController {
   private scheduled = false;
   private running: Promise<void> | undefined;
   private again = false;
+  /**
+   * Whether passes after start run here: with leader election only on the Lease holder
+   * (upstream runs this controller in the leader-elected controller manager).
+   */
+  private active = true;
 
   constructor(private readonly index: RbacIndex, private readonly pool: Pick<ActorPool, 'submit'>) {}
 
@@ -26,9 +31,15 @@ export class AggregationController {
     this.enabled = true;
   }
 
+  /** Leadership gained (a pass now, catching up on changes missed) or lost. */
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active) this.changed();
+  }
+
   /** Called when the index changed; coalesces bursts of changes into one pass. */
   changed(): void {
-    if (!this.enabled || this.scheduled) return;
+    if (!this.enabled || !this.active || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;

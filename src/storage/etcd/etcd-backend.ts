@@ -1,13 +1,17 @@
 /**
  * etcd backend: one key space per shard actor, `<prefix>/<space>/<key>`, mirroring the LMDB
- * environment per shard; the space's revision lives at `<prefix>/meta/<space>/revision`.
- * Reads at start-up are paginated ranges at one etcd revision; commits are etcd transactions,
- * durable once etcd acknowledges them (etcd syncs its raft log before answering).
+ * environment per shard; the space's revision record lives inside it at `\0meta/revision`.
+ * Reads at start-up are paginated ranges at one etcd revision; commits are etcd transactions
+ * guarded by compares (optimistic concurrency), durable once etcd acknowledges them. Several
+ * API servers may share a space: each follows the others' commits through an etcd watch.
  */
-import type { Etcd3, IRequestOp } from 'etcd3';
-import type { Backend, StoredEntry, Write } from '../interface.js';
-import { createClient, type EtcdConfig } from './etcd-client.js';
+import type { Etcd3, ICompare, IRequestOp } from 'etcd3';
+import { CommitConflict, type Backend, type RemoteChange, type StoredEntry, type Write } from '../interface.js';
+import { classify, createClient, type EtcdConfig } from './etcd-client.js';
 import { Compactor } from './compactor.js';
+import { META_REVISION, SpaceFollower, parseRevision, type RevisionRecord, type SpaceSnapshot } from './follower.js';
+
+export { META_REVISION, parseRevision } from './follower.js';
 
 export interface EtcdBackendOptions {
   /** keys per range page at start-up */
@@ -21,6 +25,10 @@ export interface EtcdBackendOptions {
 }
 
 const DEFAULTS = { pageKeys: 1000, maxTxnOps: 128, maxTxnBytes: 1024 * 1024 };
+/** how long a refused commit waits for the watch to deliver the commit that beat it */
+const CATCH_UP_MS = 10_000;
+/** the deadline of the read that makes a read consistent */
+const SYNC_TIMEOUT_MS = 5_000;
 
 /** The first key after every key that starts with prefix (etcd's range_end for a prefix). */
 export function prefixEnd(prefix: Buffer): Buffer {
@@ -38,9 +46,12 @@ export class EtcdBackend implements Backend {
   private readonly client: Etcd3;
   private readonly root: Buffer;
   private readonly revisionKey: Buffer;
+  /** where the first slice kept the revision (read once at open, for stores it wrote) */
+  private readonly legacyRevisionKey: Buffer;
   private readonly opts: typeof DEFAULTS;
   private readonly compactor: Compactor | undefined;
   private readonly servers: string;
+  private readonly follower: SpaceFollower;
   private rev = 0;
 
   /** space names this backend's key space inside the prefix, e.g. `shard-0-of-2`. */
@@ -48,46 +59,113 @@ export class EtcdBackend implements Backend {
     this.client = createClient(cfg);
     this.servers = cfg.servers.join(',');
     this.root = Buffer.from(`${cfg.prefix}/${space}/`);
-    this.revisionKey = Buffer.from(`${cfg.prefix}/meta/${space}/revision`);
+    this.revisionKey = Buffer.concat([this.root, Buffer.from(META_REVISION)]);
+    this.legacyRevisionKey = Buffer.from(`${cfg.prefix}/meta/${space}/revision`);
     this.opts = { ...DEFAULTS, ...stripUndefined(options) };
+    this.follower = new SpaceFollower(this.client, this.root, () => this.snapshot());
     if (options.compact && cfg.compactionIntervalMs > 0) {
       this.compactor = new Compactor(this.client, Buffer.from(`${cfg.prefix}/compact_rev_key`), cfg.compactionIntervalMs);
     }
   }
 
   async open(): Promise<void> {
-    const res = await this.client.kv.range({ key: this.revisionKey }).catch((e: Error) => {
+    const [res, legacy] = await Promise.all([this.revisionKey, this.legacyRevisionKey].map((key) => this.client.kv.range({ key }))).catch((e: Error) => {
       throw new Error(`cannot read from etcd at ${this.servers}: ${e.message}`);
     });
-    const kv = res.kvs[0];
-    this.rev = kv ? Number(kv.value.toString()) : 0;
+    const kv = res!.kvs[0];
+    const old = legacy!.kvs[0];
+    this.rev = Math.max(kv ? parseRevision(kv.value.toString()).rv : 0, old ? Number(old.value.toString()) : 0);
+    this.follower.known(Number(res!.header.revision), kv ? Number(kv.mod_revision) : 0);
     this.compactor?.start();
   }
 
+  /**
+   * Pages of the space at one etcd revision. A full read (prefix '') is the shard's load: the
+   * backend then knows every key's mod_revision at that revision, which its commits compare.
+   */
   async *range(prefix: string): AsyncIterable<StoredEntry[]> {
     let key = Buffer.concat([this.root, Buffer.from(prefix)]);
     const end = prefixEnd(key);
     let revision: string | undefined;
+    const full = prefix === '';
     // Every page starts strictly after the last key of the one before, so this ends.
     for (;;) {
       const res = await this.client.kv.range({ key, range_end: end, limit: this.opts.pageKeys, revision });
       // All pages are read at the first page's revision: one consistent snapshot.
-      revision ??= res.header.revision;
-      if (res.kvs.length) {
-        yield res.kvs.map((kv) => ({ key: kv.key.subarray(this.root.length).toString(), value: kv.value.toString() }));
+      if (revision === undefined) {
+        revision = res.header.revision;
+        if (full) this.follower.reset(Number(revision));
       }
+      const page: StoredEntry[] = [];
+      for (const kv of res.kvs) {
+        const k = kv.key.subarray(this.root.length).toString();
+        if (full) this.follower.modRevs.set(k, Number(kv.mod_revision));
+        if (k === META_REVISION) {
+          if (full) this.follower.known(Number(revision), Number(kv.mod_revision));
+          continue;
+        }
+        page.push({ key: k, value: kv.value.toString() });
+      }
+      if (page.length) yield page;
       if (!res.more || res.kvs.length === 0) return;
       key = Buffer.concat([res.kvs[res.kvs.length - 1]!.key, Buffer.from([0])]);
     }
   }
 
-  async commit(writes: Write[], revision: number): Promise<void> {
-    const revisionOp: IRequestOp = { request_put: { key: this.revisionKey, value: Buffer.from(String(revision)) } };
-    for (const ops of this.transactions(writes)) {
-      // The revision rides in every transaction, so it is never below a stored write's.
-      await this.client.kv.txn({ success: [...ops, revisionOp] });
+  /** Every key of the space at one revision, with mod_revisions (the follower's re-list). */
+  private async snapshot(): Promise<SpaceSnapshot> {
+    const end = prefixEnd(this.root);
+    let key = this.root;
+    let revision: string | undefined;
+    const kvs: SpaceSnapshot['kvs'] = [];
+    for (;;) {
+      const res = await this.client.kv.range({ key, range_end: end, limit: this.opts.pageKeys, revision });
+      revision ??= res.header.revision;
+      for (const kv of res.kvs) kvs.push({ key: kv.key.subarray(this.root.length).toString(), value: kv.value.toString(), modRev: Number(kv.mod_revision) });
+      if (!res.more || res.kvs.length === 0) return { revision: Number(revision), kvs };
+      key = Buffer.concat([res.kvs[res.kvs.length - 1]!.key, Buffer.from([0])]);
     }
-    this.rev = revision;
+  }
+
+  follow(onChanges: (changes: RemoteChange[]) => void): void {
+    this.follower.start(onChanges);
+  }
+
+  /**
+   * Commits as etcd transactions that succeed only if nothing changed the space since the
+   * state this backend knows: the revision record's mod_revision is compared (every commit
+   * writes it, so commits to a space are totally ordered), and every written key's
+   * mod_revision (absent for a create), as upstream's guaranteed updates do. A refused
+   * transaction waits until the follower has delivered the commit that beat it, then rejects
+   * with CommitConflict.
+   */
+  async commit(writes: Write[], revision: number): Promise<void> {
+    const f = this.follower;
+    await f.hold(async () => {
+      for (const batch of this.transactions(writes)) {
+        const record: RevisionRecord = { rv: revision };
+        for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
+        const compare: ICompare[] = [f.revisionCompare(this.revisionKey)];
+        const success: IRequestOp[] = [{ request_put: { key: this.revisionKey, value: Buffer.from(JSON.stringify(record.del ? record : revision)) } }];
+        for (const w of batch) {
+          const key = Buffer.concat([this.root, Buffer.from(w.key)]);
+          compare.push(f.keyCompare(key, w.key));
+          success.push(w.value === undefined ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(w.value) } });
+        }
+        const res = await this.client.kv.txn({ compare, success, failure: [{ request_range: { key: this.revisionKey } }] }).catch((e: unknown) => { throw classify(e, this.servers); });
+        if (!res.succeeded) {
+          const kv = res.responses[0]?.response_range?.kvs[0];
+          throw new CommitConflict(`the revision record moved to ${kv?.mod_revision ?? 'absent'}`, Number(kv?.mod_revision ?? res.header.revision));
+        }
+        f.committed(Number(res.header.revision), batch);
+      }
+    }).catch(async (e: unknown) => {
+      if (!(e instanceof CommitConflict)) throw e;
+      // deliver the commit that won before the batch runs again
+      await f.caughtUp(e.rev, CATCH_UP_MS);
+      throw e;
+    });
+    this.rev = Math.max(this.rev, revision);
   }
 
   /**
@@ -95,23 +173,19 @@ export class EtcdBackend implements Backend {
    * rejects a key twice in one transaction, so only the last write of a key is kept (the
    * batch's final state is the same).
    */
-  private transactions(writes: Write[]): IRequestOp[][] {
+  private transactions(writes: Write[]): Write[][] {
     const last = new Map<string, Write>();
     for (const w of writes) { last.delete(w.key); last.set(w.key, w); }
-    const txns: IRequestOp[][] = [[]];
+    const txns: Write[][] = [[]];
     let bytes = 0;
     for (const w of last.values()) {
-      const key = Buffer.concat([this.root, Buffer.from(w.key)]);
-      const op: IRequestOp = w.value === undefined
-        ? { request_delete_range: { key } }
-        : { request_put: { key, value: Buffer.from(w.value) } };
-      const size = key.length + (op.request_put?.value?.length ?? 0);
+      const size = this.root.length + Buffer.byteLength(w.key) + (w.value === undefined ? 0 : Buffer.byteLength(w.value));
       let cur = txns[txns.length - 1]!;
       if (cur.length && (cur.length + 1 >= this.opts.maxTxnOps || bytes + size > this.opts.maxTxnBytes)) {
         txns.push(cur = []);
         bytes = 0;
       }
-      cur.push(op);
+      cur.push(w);
       bytes += size;
     }
     return txns;
@@ -121,8 +195,21 @@ export class EtcdBackend implements Backend {
     return this.rev;
   }
 
+  /**
+   * Reads the revision record (a linearizable read: it goes through the raft leader) and waits
+   * until the follower has delivered the space's state up to its mod_revision: every commit to
+   * the space writes the record, so nothing committed before the read is missed.
+   */
+  async sync(): Promise<void> {
+    const res = await this.client.kv.range({ key: this.revisionKey, keys_only: true }, { deadline: Date.now() + SYNC_TIMEOUT_MS })
+      .catch((e: unknown) => { throw classify(e, this.servers); });
+    const kv = res.kvs[0];
+    if (kv) await this.follower.caughtUp(Number(kv.mod_revision), CATCH_UP_MS);
+  }
+
   async close(): Promise<void> {
     this.compactor?.stop();
+    this.follower.stop();
     this.client.close();
   }
 }

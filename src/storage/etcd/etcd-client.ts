@@ -3,7 +3,8 @@
  * the one place an etcd3 client is built from them.
  */
 import { readFileSync } from 'node:fs';
-import { Etcd3, type IOptions } from 'etcd3';
+import { Etcd3, GRPCDeadlineExceededError, isRecoverableError, type IOptions } from 'etcd3';
+import { StoreUnavailable } from '../interface.js';
 
 export interface EtcdConfig {
   /** client URLs, http:// or https:// */
@@ -40,4 +41,18 @@ export function createClient(cfg: EtcdConfig): Etcd3 {
     };
   }
   return new Etcd3(options);
+}
+
+/**
+ * An etcd client error as the API answers it: unreachable members, an open circuit breaker or
+ * a closed client are StoreUnavailable (503), a passed deadline a timeout (504); anything else
+ * (a refused request, e.g. too large) is returned as it is.
+ */
+export function classify(e: unknown, servers: string): Error {
+  const err = e instanceof Error ? e : new Error(String(e));
+  if (err instanceof StoreUnavailable) return err;
+  const what = `etcd at ${servers}: ${err.message}`;
+  if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|timed out/i.test(err.message)) return new StoreUnavailable(what, true);
+  if (isRecoverableError(err) || err.name === 'BrokenCircuitError' || err.name === 'ClientClosedError' || /unavailable|ECONNREFUSED|circuit/i.test(err.message)) return new StoreUnavailable(what, false);
+  return err;
 }

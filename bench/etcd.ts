@@ -1,0 +1,121 @@
+/**
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5]`
+ *
+ * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
+ * throughput measured on the same etcd:
+ * - raw etcd: 1 KB puts and single-key ranges (linearizable) from 32 concurrent etcd3 calls;
+ * - durable creates/s of 1 KB ConfigMaps, 32 clients (with two servers, clients alternate);
+ * - GET req/s of one ConfigMap by name with wrk (-c32 per server; with two servers one wrk per
+ *   server, run at the same time, summed).
+ * etcd is Debian's single member on free loopback ports, data under a temp dir, removed after.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { Etcd3 } from 'etcd3';
+import { startServer, sleep, type ServerChild } from './lib/procs.js';
+import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
+import { runWrk } from './lib/wrk.js';
+
+const CLIENTS = 32;
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const CREATES = arg('creates', 3000);
+const GET_SECONDS = arg('get-seconds', 5);
+
+async function freePort(): Promise<number> {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  return port;
+}
+
+async function startEtcd(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const root = mkdtempSync(join(tmpdir(), 'plat-bench-etcd-'));
+  const [cp, pp] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${cp}`, peer = `http://127.0.0.1:${pp}`;
+  const proc = spawn(process.env.ETCD_BIN ?? '/usr/bin/etcd', ['--name', 'bench', '--data-dir', join(root, 'data'),
+    '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', peer,
+    '--initial-advertise-peer-urls', peer, '--initial-cluster', `bench=${peer}`, '--quota-backend-bytes', String(4 * 1024 ** 3)], { stdio: 'ignore' });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try { if ((await (await fetch(`${url}/health`)).json() as { health: string }).health === 'true') break; } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error('etcd did not start');
+    await sleep(50); // bounded readiness poll
+  }
+  return { url, stop: async () => { proc.kill('SIGTERM'); await once(proc, 'exit'); rmSync(root, { recursive: true, force: true }); } };
+}
+
+async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number> {
+  const t0 = performance.now();
+  await parallel(n, CLIENTS, fn);
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function rawEtcd(url: string): Promise<{ put: number; range: number }> {
+  const c = new Etcd3({ hosts: url });
+  const value = 'x'.repeat(1024);
+  const put = await timed(CREATES, async (i) => { await c.put(`/raw/k${i}`).value(value); });
+  const range = await timed(CREATES * 2, async (i) => { await c.get(`/raw/k${i % CREATES}`).string(); });
+  c.close();
+  return { put, range };
+}
+
+async function creates(servers: ServerChild[], ns: string): Promise<number> {
+  return timed(CREATES, async (i) => {
+    await expect(servers[i % servers.length]!.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, configMapJson(`c-${i}`, 1024), [201]);
+  });
+}
+
+async function gets(servers: ServerChild[], ns: string): Promise<{ reqPerSec: number; p99: number; errors: number; command: string }> {
+  const runs = await Promise.all(servers.map((s) => runWrk({ url: `${s.url}/api/v1/namespaces/${ns}/configmaps/c-1`, threads: 1, connections: CLIENTS, durationSec: GET_SECONDS })));
+  return { reqPerSec: runs.reduce((a, r) => a + r.reqPerSec, 0), p99: Math.max(...runs.map((r) => r.p99Ms)), errors: runs.reduce((a, r) => a + r.errors, 0), command: runs[0]!.command };
+}
+
+async function scenario(name: string, count: number, args: string[]): Promise<string> {
+  const servers: ServerChild[] = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await startServer([], args));
+    const ns = `bench-${name.replace(/\W+/g, '-')}`;
+    await ensureNamespace(servers[0]!.url, ns);
+    // the namespace reaches the other server through its etcd watch
+    for (const s of servers.slice(1)) {
+      const deadline = Date.now() + 10_000;
+      while ((await fetch(`${s.url}/api/v1/namespaces/${ns}`)).status !== 200 && Date.now() < deadline) await sleep(20);
+    }
+    const c = await creates(servers, ns);
+    const g = await gets(servers, ns);
+    return `| ${name} | ${c.toFixed(0)} | ${g.reqPerSec.toFixed(0)} | ${g.p99.toFixed(1)} | ${g.errors} |`;
+  } finally {
+    for (const s of servers) { await s.stop(); s.cleanup(); }
+    closeAgent();
+  }
+}
+
+async function main(): Promise<void> {
+  const etcd = await startEtcd();
+  const rows: string[] = [];
+  try {
+    const raw = await rawEtcd(etcd.url);
+    rows.push(await scenario('lmdb, 1 server', 1, []));
+    const e = (prefix: string) => ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', prefix];
+    rows.push(await scenario('etcd, 1 server', 1, e('/bench1')));
+    rows.push(await scenario('etcd, 2 servers', 2, e('/bench2')));
+    console.log(`## etcd benchmark (${new Date().toISOString()}, ${CREATES} creates, GET ${GET_SECONDS}s per run, ${CLIENTS} clients)\n`);
+    console.log(`raw etcd (same member, etcd3 client, ${CLIENTS} concurrent calls): ${raw.put.toFixed(0)} puts/s (1 KB), ${raw.range.toFixed(0)} ranges/s (one key, linearizable)\n`);
+    console.log('| setup | durable creates/s | GET req/s | GET p99 ms | GET errors |');
+    console.log('|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+  } finally {
+    await etcd.stop();
+  }
+}
+
+await main();
