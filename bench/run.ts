@@ -23,6 +23,9 @@ import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
 import { encodingsScenario } from './scenarios/encodings.js';
+import { isLoadInvocation } from './load/args.js';
+import { loadMain } from './load/cli.js';
+import { compareMain } from './load/compare.js';
 
 const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   get: getScenario,
@@ -102,6 +105,8 @@ async function waitQuiet(maxSec: number): Promise<number> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'compare') process.exit(compareMain(argv.slice(1)));
+  if (isLoadInvocation(argv)) process.exit(await loadMain(argv));
   const args = parseArgs(argv);
   if (!existsSync(WRK)) throw new Error(`${WRK} not found (Debian package wrk)`);
   const ctx: Ctx = {

@@ -1,0 +1,159 @@
+/**
+ * The bench's HTTP(S) client: keep-alive agents (one pool for requests, one for long-running
+ * watches), the target's credentials (kubeconfig CA/client certificate or bearer token), and
+ * every request recorded in a Recorder with its verb+resource, status, latency and bytes.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Credentials } from './kubeconfig.js';
+import type { OpId, Recorder } from './recorder.js';
+
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+export interface Call extends OpId {
+  method: string;
+  path: string;
+  body?: string | Buffer;
+  contentType?: string;
+  accept?: string;
+  /** performance.now() at which the request was due (open loop): latency counts from here */
+  scheduledAt?: number;
+}
+
+export interface Answer { status: number; body: Buffer; ms: number }
+
+export class Client {
+  readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly watchAgent: http.Agent;
+  private readonly auth: Record<string, string>;
+  recorder: Recorder;
+
+  constructor(server: string, creds: Credentials, concurrency: number, recorder: Recorder) {
+    this.base = new URL(server);
+    const tls = this.base.protocol === 'https:';
+    const opts = { keepAlive: true, maxSockets: Math.max(1, concurrency), ca: creds.ca, cert: creds.cert, key: creds.key, rejectUnauthorized: !creds.insecure };
+    this.agent = tls ? new https.Agent(opts) : new http.Agent(opts);
+    this.watchAgent = tls ? new https.Agent({ ...opts, keepAlive: false, maxSockets: Infinity }) : new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    this.auth = creds.token ? { authorization: `Bearer ${creds.token}` } : {};
+    this.recorder = recorder;
+  }
+
+  get tls(): boolean {
+    return this.base.protocol === 'https:';
+  }
+
+  private mod(): typeof http | typeof https {
+    return this.tls ? https : http;
+  }
+
+  /** Sends one request and records it; never throws for a failed request (status 0). */
+  call(c: Call): Promise<Answer> {
+    const t0 = c.scheduledAt ?? performance.now();
+    const url = new URL(c.path, this.base);
+    const headers: Record<string, string | number> = { ...this.auth, accept: c.accept ?? 'application/json' };
+    if (c.body !== undefined) {
+      headers['content-type'] = c.contentType ?? 'application/json';
+      headers['content-length'] = Buffer.byteLength(c.body);
+    }
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (status: number, body: Buffer): void => {
+        if (done) return;
+        done = true;
+        const ms = performance.now() - t0;
+        this.recorder.record(c, status, ms, body.length);
+        resolve({ status, body, ms });
+      };
+      const req = this.mod().request(url, { method: c.method, agent: this.agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks)));
+        res.on('error', () => finish(0, Buffer.alloc(0)));
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => finish(0, Buffer.alloc(0)));
+      req.end(c.body);
+    });
+  }
+
+  /** Like call, but throws unless the status is one of `ok`; returns the parsed JSON body. */
+  async must(c: Call, ok: number[] = [200, 201]): Promise<any> {
+    const a = await this.call(c);
+    if (!ok.includes(a.status)) throw new Error(`${c.method} ${c.path}: ${a.status} ${a.body.toString('utf8').slice(0, 300)}`);
+    try { return JSON.parse(a.body.toString('utf8')); } catch { return undefined; }
+  }
+
+  /**
+   * Opens a watch (JSON lines) and calls onEvent for each event; resolves when the server
+   * ends it or `signal` aborts it, recording it once as a WATCH with its open time.
+   */
+  watch(op: OpId, path: string, signal: AbortSignal, onEvent: (ev: any, at: number) => void, onOpen?: (status: number) => void): Promise<number> {
+    const t0 = performance.now();
+    const url = new URL(path, this.base);
+    return new Promise((resolve) => {
+      let status = 0;
+      let bytes = 0;
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        this.recorder.record(op, status, performance.now() - t0, bytes);
+        resolve(status);
+      };
+      const req = this.mod().request(url, { method: 'GET', agent: this.watchAgent, headers: { ...this.auth, accept: 'application/json' } }, (res) => {
+        status = res.statusCode ?? 0;
+        onOpen?.(status);
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          const at = performance.now();
+          bytes += Buffer.byteLength(d);
+          buf += d;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (!line.trim()) continue;
+            try { onEvent(JSON.parse(line), at); } catch { /* a partial or foreign line is not an event */ }
+          }
+        });
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      });
+      const onAbort = (): void => { req.destroy(); finish(); };
+      if (signal.aborted) { onAbort(); return; }
+      signal.addEventListener('abort', onAbort);
+      req.on('error', finish);
+      req.end();
+    });
+  }
+
+  /** The server's /metrics text, not recorded (a non-resource request, excluded from comparisons). */
+  async metricsText(): Promise<string | undefined> {
+    const saved = this.recorder;
+    try {
+      const url = new URL('/metrics', this.base);
+      return await new Promise((resolve) => {
+        const req = this.mod().request(url, { agent: this.agent, headers: { ...this.auth, accept: 'text/plain' }, timeout: 10_000 }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
+          res.on('error', () => resolve(undefined));
+        });
+        req.on('timeout', () => req.destroy());
+        req.on('error', () => resolve(undefined));
+        req.end();
+      });
+    } finally {
+      this.recorder = saved;
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+    this.watchAgent.destroy();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * density: --namespaces namespaces × --per-namespace Pods, ConfigMaps and Secrets each, created
+ * (phase `create`), then cluster-scope LISTs of all Pods at that size (phase `list`), then
+ * every object and namespace deleted (phase `delete`), each phase timed; the server's resident
+ * memory is sampled before, at full size and after. The upstream planning limits (10,000
+ * namespaces, 150,000 Pods) are reached with --namespaces 10000 --per-namespace 15.
+ */
+import { parallel } from '../engine.js';
+import { measured, type ScenarioCtx } from './ctx.js';
+
+const MAX_OBJECTS = 3_000_000;
+const MAX_LISTS = 1000;
+const KINDS = ['pods', 'configmaps', 'secrets'] as const;
+
+function body(kind: typeof KINDS[number], name: string): string {
+  const metadata = { name, labels: { bench: 'density' } };
+  if (kind === 'pods') return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata, spec: { containers: [{ name: 'c', image: 'registry.example/pause:3.10' }] } });
+  if (kind === 'configmaps') return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { k: 'v'.repeat(256) } });
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', data: { k: Buffer.from('s'.repeat(128)).toString('base64') } });
+}
+
+export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
+  const N = ctx.opts.namespaces;
+  const M = ctx.opts.perNamespace;
+  if (N * M * KINDS.length > MAX_OBJECTS) throw new Error(`density: ${N} × ${M} × ${KINDS.length} objects is over the bound of ${MAX_OBJECTS}`);
+  const c = ctx.opts.concurrency;
+  const nsName = (i: number): string => `${ctx.tag}-d-${i}`;
+  const total = N * M * KINDS.length;
+  Object.assign(ctx.params, { namespaces: N, perNamespace: M, kinds: [...KINDS], objects: total });
+  const rss0 = await ctx.serverRss();
+  // create: namespaces, then the objects, interleaving kinds and namespaces
+  const createSec = await measured(ctx, async (signal) => {
+    await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
+    await parallel(total, c, signal, async (j) => {
+      const kind = KINDS[j % KINDS.length]!;
+      const rest = Math.floor(j / KINDS.length);
+      const ns = nsName(rest % N);
+      await ctx.client.call({ verb: 'POST', resource: kind, phase: 'create', method: 'POST', path: `/api/v1/namespaces/${ns}/${kind}`, body: body(kind, `o-${Math.floor(rest / N)}`) });
+    });
+  }, 86_400);
+  const rssFull = await ctx.serverRss();
+  // list: cluster-scope LIST of every Pod, for --duration or MAX_LISTS lists, concurrency 1
+  let lists = 0;
+  const listSec = await measured(ctx, async (signal) => {
+    while (!signal.aborted && lists < MAX_LISTS) {
+      lists++;
+      await ctx.client.call({ verb: 'LIST', resource: 'pods', phase: 'list', method: 'GET', path: '/api/v1/pods' });
+    }
+  });
+  // delete: every object, then the namespaces
+  const deleteSec = await measured(ctx, async () => {
+    const never = new AbortController().signal;
+    await parallel(total, c, never, async (j) => {
+      const kind = KINDS[j % KINDS.length]!;
+      const rest = Math.floor(j / KINDS.length);
+      await ctx.client.call({ verb: 'DELETE', resource: kind, phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(rest % N)}/${kind}/o-${Math.floor(rest / N)}` });
+    });
+    await parallel(N, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'namespaces', phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(i)}` }).then(() => undefined));
+  }, 86_400);
+  const rssAfter = await ctx.serverRss();
+  const listOp = ctx.client.recorder.ops.get('list LIST pods');
+  Object.assign(ctx.figures, {
+    createSec, createdPerSec: (N + total) / createSec, listSec, clusterLists: lists,
+    clusterListPodsP50Ms: listOp?.hdr.percentileMs(50) ?? NaN, clusterListPodsP99Ms: listOp?.hdr.percentileMs(99) ?? NaN,
+    clusterListPodsBytes: listOp && listOp.requests ? listOp.bytes / listOp.requests : NaN,
+    deleteSec, deletedPerSec: (N + total) / deleteSec,
+  });
+  if (rss0 !== undefined) ctx.figures.rssBeforeBytes = rss0;
+  if (rssFull !== undefined) ctx.figures.rssAtFullSizeBytes = rssFull;
+  if (rssAfter !== undefined) ctx.figures.rssAfterDeleteBytes = rssAfter;
+  if (rss0 !== undefined && rssFull !== undefined) ctx.figures.rssPerObjectBytes = (rssFull - rss0) / total;
+  if (ctx.stop.aborted) ctx.notes.push('interrupted: the objects created so far were deleted (deletes of objects never created answer 404)');
+}
