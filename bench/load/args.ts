@@ -5,7 +5,7 @@ export const LOAD_SCENARIOS = ['get', 'list', 'create', 'update', 'apply', 'watc
 /** scenarios only the load CLI knows: naming one selects it even without a load flag */
 export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
 /** flags only the load CLI knows: any of them selects it */
-export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--objects', '--namespaces', '--per-namespace', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure']);
+export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--objects', '--namespaces', '--per-namespace', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
 
 export interface LoadArgs {
   scenarios: string[];
@@ -16,6 +16,8 @@ export interface LoadArgs {
   insecure: boolean;
   out?: string;
   progress?: boolean;
+  /** a local server's pid, to sample its RSS/CPU from /proc */
+  serverPid?: number;
   /** extra flags for a server the bench starts */
   serverArgs: string[];
   opts: Options;
@@ -61,6 +63,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--progress': a.progress = true; break;
       case '--no-progress': a.progress = false; break;
       case '--server-arg': a.serverArgs.push(value()); break;
+      case '--server-pid': a.serverPid = int(flag, value(), 1, 2 ** 31 - 1); break;
       case '--duration': o.durationSec = parseDuration(flag, value(), 86_400); break;
       case '--concurrency': o.concurrency = int(flag, value(), 1, 10_000); break;
       case '--qps': o.qps = int(flag, value(), 1, 1_000_000); break;

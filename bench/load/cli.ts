@@ -61,6 +61,7 @@ export async function loadMain(argv: string[]): Promise<number> {
     url = server.url;
     log(`started a server at ${url} (data in ${server.dataDir})`);
   }
+  const pid = server?.pid ?? args.serverPid;
   const stopper = new AbortController();
   const onSigint = (): void => {
     if (stopper.signal.aborted) process.exit(130);
@@ -82,17 +83,17 @@ export async function loadMain(argv: string[]): Promise<number> {
       const rec = new Recorder();
       recorders.push(rec);
       client.recorder = rec;
-      const samples: Sample[] = [await sampler(client, server?.pid)];
+      const samples: Sample[] = [await sampler(client, pid)];
       const ctx: ScenarioCtx = {
         client, opts: args.opts, stop: stopper.signal, tag: `${tag}-${scenarios.length}`, log, figures: {}, params: {}, notes: [], ceilings: [],
-        serverRss: async () => (await sampler(client, server?.pid)).rss,
+        serverRss: async () => (await sampler(client, pid)).rss,
       };
       const t0 = performance.now();
       let ticks = 0;
       const timer = setInterval(() => {
         rec.tick();
         ticks++;
-        void sampler(client, server?.pid).then((s) => samples.push(s));
+        void sampler(client, pid).then((s) => samples.push(s));
         if (showProgress && (process.stderr.isTTY || ticks % 10 === 0)) {
           const m = rec.measured();
           const line = `[${name} ${ticks}s/${args.opts.durationSec}s] ${m.requests.toLocaleString('en-US')} requests, ${Math.round(m.requests / ((performance.now() - t0) / 1000)).toLocaleString('en-US')}/s, p99 ${Number.isFinite(m.p99Ms) ? m.p99Ms.toFixed(1) : '–'} ms, ${m.errors} errors`;
@@ -112,13 +113,13 @@ export async function loadMain(argv: string[]): Promise<number> {
         if (showProgress && process.stderr.isTTY) process.stderr.write('\n');
       }
       const sec = (performance.now() - t0) / 1000;
-      samples.push(await sampler(client, server?.pid));
+      samples.push(await sampler(client, pid));
       const ops = operations(rec);
       scenarios.push({
         name, startedAt: new Date(Date.now() - sec * 1000).toISOString(), elapsedSec: sec, interrupted: stopper.signal.aborted, error,
         params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params }, operations: ops, timeline: rec.timeline,
         figures: Object.fromEntries(Object.entries(ctx.figures).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-        ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, server ? 'proc' : 'metrics'), notes: ctx.notes,
+        ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'), notes: ctx.notes,
       });
     }
     const report: Report = {

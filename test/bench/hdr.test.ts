@@ -1,0 +1,62 @@
+/** The log-bucket histogram and the protobuf continue reader of the load CLI. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Hdr, bucketOf, upperOf, BUCKETS } from '../../bench/load/hdr.js';
+import { protobufContinue } from '../../bench/load/scenarios/protobuf.js';
+import { compareReports } from '../../bench/load/compare.js';
+import { parseLoadArgs, isLoadInvocation } from '../../bench/load/args.js';
+
+test('buckets are monotonic and within 1/64 of the value', () => {
+  let last = -1;
+  for (const us of [0, 1, 127, 128, 129, 1000, 65_432, 1e6, 3.7e7, 4e9, 6e10]) {
+    const b = bucketOf(us);
+    assert.ok(b >= last && b < BUCKETS, `${us}`);
+    last = b;
+    const up = upperOf(b);
+    assert.ok(up >= Math.floor(us) && up <= Math.floor(us) * (1 + 1 / 64) + 1, `${us} → ${up}`);
+  }
+});
+
+test('percentiles of a known distribution, merge and sparse round trip', () => {
+  const h = new Hdr();
+  for (let i = 1; i <= 10_000; i++) h.recordMs(i / 100); // 0.01 .. 100 ms
+  assert.ok(Math.abs(h.percentileMs(50) - 50) / 50 < 0.02, `${h.percentileMs(50)}`);
+  assert.ok(Math.abs(h.percentileMs(99) - 99) / 99 < 0.02);
+  assert.equal(h.percentileMs(100), 100);
+  const g = Hdr.fromSparse(h.sparse());
+  assert.equal(g.count, 10_000);
+  assert.ok(Math.abs(g.percentileMs(90) - h.percentileMs(90)) < 0.01);
+  g.merge(h);
+  assert.equal(g.count, 20_000);
+  assert.ok(Number.isNaN(new Hdr().percentileMs(50)));
+});
+
+test('protobufContinue reads ListMeta.continue and tolerates junk', () => {
+  const tok = 'eyJydiI6MX0';
+  const meta = Buffer.concat([Buffer.from([0x12, 1, 0x35]), Buffer.from([0x1a, tok.length]), Buffer.from(tok)]);
+  const list = Buffer.concat([Buffer.from([0x0a, meta.length]), meta]);
+  const unknown = Buffer.concat([Buffer.from([0x0a, 0]), Buffer.from([0x12, list.length]), list]);
+  assert.equal(protobufContinue(Buffer.concat([Buffer.from('k8s\0', 'latin1'), unknown])), tok);
+  assert.equal(protobufContinue(Buffer.from('{"json":true}')), '');
+  assert.equal(protobufContinue(Buffer.concat([Buffer.from('k8s\0', 'latin1'), Buffer.from([0x12, 0xff])])), '');
+});
+
+test('argument parsing selects the load CLI and bounds its flags', () => {
+  assert.equal(isLoadInvocation(['get', '--duration', '5s']), false);
+  assert.equal(isLoadInvocation(['get', '--out', 'x']), true);
+  assert.equal(isLoadInvocation(['density']), true);
+  const a = parseLoadArgs(['mixed', '--server=https://127.0.0.1:6443', '--duration', '1m', '--qps', '300']);
+  assert.deepEqual([a.scenarios, a.server, a.opts.durationSec, a.opts.qps], [['mixed'], 'https://127.0.0.1:6443', 60, 300]);
+  assert.throws(() => parseLoadArgs(['get', '--concurrency', '0']), /--concurrency/);
+  assert.throws(() => parseLoadArgs(['nope', '--out', 'x']), /unknown scenario/);
+  assert.throws(() => parseLoadArgs(['get', '--duration', 'forever']), /--duration/);
+});
+
+test('compare marks changes outside the noise band by direction', () => {
+  const rep = (rps: number, p99: number): any => ({ scenarios: [{ name: 'get', figures: {}, ceilings: [], operations: [{ key: 'GET configmaps', verb: 'GET', phase: 'measure', throughputPerSec: rps, errors: 0, latencyMs: { p50: 1, p99 } }] }] });
+  const c = compareReports(rep(1000, 10), rep(1050, 20), 10);
+  const by = Object.fromEntries(c.map((x) => [x.figure, x.verdict]));
+  assert.equal(by['get GET configmaps req/s'], 'within noise');
+  assert.equal(by['get GET configmaps p99 ms'], 'worse');
+  assert.equal(compareReports(rep(1000, 10), rep(2000, 5), 10).filter((x) => x.verdict === 'better').length, 2);
+});
