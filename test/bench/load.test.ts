@@ -17,7 +17,7 @@ import { LOAD_SCENARIOS } from '../../bench/load/args.js';
 import { delta, requestCounts } from '../../bench/load/metrics.js';
 
 const RUN = resolve(process.cwd(), 'dist/bench/run.js');
-const SMALL = ['--duration', '1s', '--concurrency', '2', '--objects', '20', '--namespaces', '2', '--per-namespace', '3', '--watchers', '4', '--write-rate', '20', '--informers', '3', '--relist', '1', '--qps', '40', '--no-progress'];
+const SMALL = ['--duration', '1s', '--concurrency', '2', '--objects', '20', '--namespaces', '2', '--per-namespace', '3', '--nodes', '2', '--watchers', '4', '--write-rate', '20', '--informers', '3', '--relist', '1', '--qps', '40', '--no-progress'];
 
 function bench(args: string[], timeoutMs = 90_000): { status: number | null; stderr: string; stdout: string } {
   const r = spawnSync(process.execPath, [RUN, ...args], { encoding: 'utf8', timeout: timeoutMs });
@@ -56,6 +56,7 @@ test('every scenario: schema, files, and counts equal to the server\'s apiserver
     assert.ok((fan.figures.deliveries ?? 0) > 0 && fan.figures.deliveries === fan.figures.deliveriesExpected, JSON.stringify(fan.figures));
     const density = report.scenarios.find((s) => s.name === 'density')!;
     assert.equal(density.operations.find((o) => o.key === 'create POST pods')?.requests, 6);
+    assert.equal(density.operations.find((o) => o.key === 'delete DELETE nodes')?.requests, 2);
     assert.ok(density.figures.clusterListPodsP99Ms !== null);
     assert.ok(report.scenarios.find((s) => s.name === 'get')!.ceilings.length === 1);
     // the server's counters: poll (bounded) until the watches the bench closed are counted

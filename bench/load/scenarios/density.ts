@@ -1,9 +1,10 @@
 /**
- * density: --namespaces namespaces × --per-namespace Pods, ConfigMaps and Secrets each, created
- * (phase `create`), then cluster-scope LISTs of all Pods at that size (phase `list`), then
+ * density: --nodes Node objects and --namespaces namespaces × --per-namespace Pods, ConfigMaps
+ * and Secrets each, created (phase `create`), then cluster-scope LISTs of all Pods at that size (phase `list`), then
  * every object and namespace deleted (phase `delete`), each phase timed; the server's resident
  * memory is sampled before, at full size and after. The upstream planning limits (10,000
- * namespaces, 150,000 Pods) are reached with --namespaces 10000 --per-namespace 15.
+ * namespaces, 150,000 Pods, 5,000 Nodes) are reached with --namespaces 10000 --per-namespace 15
+ * --nodes 5000.
  */
 import { parallel } from '../engine.js';
 import { measured, type ScenarioCtx } from './ctx.js';
@@ -25,11 +26,14 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   if (N * M * KINDS.length > MAX_OBJECTS) throw new Error(`density: ${N} × ${M} × ${KINDS.length} objects is over the bound of ${MAX_OBJECTS}`);
   const c = ctx.opts.concurrency;
   const nsName = (i: number): string => `${ctx.tag}-d-${i}`;
+  const nodes = ctx.opts.nodes;
+  const nodeName = (i: number): string => `${ctx.tag}-node-${i}`;
   const total = N * M * KINDS.length;
-  Object.assign(ctx.params, { namespaces: N, perNamespace: M, kinds: [...KINDS], objects: total });
+  Object.assign(ctx.params, { nodes, namespaces: N, perNamespace: M, kinds: [...KINDS], objects: total });
   const rss0 = await ctx.serverRss();
-  // create: namespaces, then the objects, interleaving kinds and namespaces
+  // create: nodes and namespaces, then the objects, interleaving kinds and namespaces
   const createSec = await measured(ctx, async (signal) => {
+    await parallel(nodes, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'nodes', phase: 'create', method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: { bench: 'density' } } }) }).then(() => undefined));
     await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
     await parallel(total, c, signal, async (j) => {
       const kind = KINDS[j % KINDS.length]!;
@@ -55,15 +59,16 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
       const rest = Math.floor(j / KINDS.length);
       await ctx.client.call({ verb: 'DELETE', resource: kind, phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(rest % N)}/${kind}/o-${Math.floor(rest / N)}` });
     });
+    await parallel(nodes, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'nodes', phase: 'delete', method: 'DELETE', path: `/api/v1/nodes/${nodeName(i)}` }).then(() => undefined));
     await parallel(N, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'namespaces', phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(i)}` }).then(() => undefined));
   }, 86_400);
   const rssAfter = await ctx.serverRss();
   const listOp = ctx.client.recorder.ops.get('list LIST pods');
   Object.assign(ctx.figures, {
-    createSec, createdPerSec: (N + total) / createSec, listSec, clusterLists: lists,
+    createSec, createdPerSec: (nodes + N + total) / createSec, listSec, clusterLists: lists,
     clusterListPodsP50Ms: listOp?.hdr.percentileMs(50) ?? NaN, clusterListPodsP99Ms: listOp?.hdr.percentileMs(99) ?? NaN,
     clusterListPodsBytes: listOp && listOp.requests ? listOp.bytes / listOp.requests : NaN,
-    deleteSec, deletedPerSec: (N + total) / deleteSec,
+    deleteSec, deletedPerSec: (nodes + N + total) / deleteSec,
   });
   if (rss0 !== undefined) ctx.figures.rssBeforeBytes = rss0;
   if (rssFull !== undefined) ctx.figures.rssAtFullSizeBytes = rssFull;

@@ -1,10 +1,11 @@
-/** The log-bucket histogram and the protobuf continue reader of the load CLI. */
+/** Pieces of the load CLI: histogram, protobuf continue reader, flags, compare, the open loop. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hdr, bucketOf, upperOf, BUCKETS } from '../../bench/load/hdr.js';
 import { protobufContinue } from '../../bench/load/scenarios/protobuf.js';
 import { compareReports } from '../../bench/load/compare.js';
 import { parseLoadArgs, isLoadInvocation } from '../../bench/load/args.js';
+import { closedLoop, openLoop, sleep } from '../../bench/load/engine.js';
 
 test('buckets are monotonic and within 1/64 of the value', () => {
   let last = -1;
@@ -59,4 +60,32 @@ test('compare marks changes outside the noise band by direction', () => {
   assert.equal(by['get GET configmaps req/s'], 'within noise');
   assert.equal(by['get GET configmaps p99 ms'], 'worse');
   assert.equal(compareReports(rep(1000, 10), rep(2000, 5), 10).filter((x) => x.verdict === 'better').length, 2);
+});
+
+test('open loop: a stalled server shows as latency counted from the schedule (no coordinated omission)', async () => {
+  const latencies: number[] = [];
+  // one request in flight at a time, each taking 20 ms, due every 5 ms: the queue grows
+  const r = await openLoop({
+    qps: 200, maxRequests: 20, maxInFlight: 1, signal: new AbortController().signal,
+    step: async (_i, due) => { await sleep(20); latencies.push(performance.now() - due); },
+  });
+  assert.equal(r.sent, 20);
+  assert.equal(latencies.length, 20);
+  // a closed loop would report ~20 ms each; from the schedule, the last one waited for the 19 before it
+  assert.ok(latencies[19]! > 19 * 20 - 19 * 5 - 5, `${latencies[19]}`);
+  assert.ok(r.lagMs > 200);
+});
+
+test('loops stop at their count bound and at the signal', async () => {
+  let n = 0;
+  assert.equal(await closedLoop({ concurrency: 3, maxRequests: 10, signal: new AbortController().signal, step: async () => { n++; } }), 10);
+  assert.equal(n, 10);
+  const c = new AbortController();
+  setTimeout(() => c.abort(), 50);
+  const t0 = performance.now();
+  const sent = await closedLoop({ concurrency: 2, maxRequests: 1e9, signal: c.signal, step: () => sleep(5) });
+  assert.ok(sent > 0 && sent < 1e9);
+  assert.ok(performance.now() - t0 < 5000);
+  const o = await openLoop({ qps: 1000, maxRequests: 1e9, maxInFlight: 10, signal: AbortSignal.timeout(100), step: () => sleep(1) });
+  assert.ok(o.sent > 10 && o.sent < 1000, `${o.sent}`);
 });
