@@ -5,7 +5,7 @@ export const LOAD_SCENARIOS = ['get', 'list', 'create', 'update', 'apply', 'watc
 /** scenarios only the load CLI knows: naming one selects it even without a load flag */
 export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
 /** flags only the load CLI knows: any of them selects it */
-export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--objects', '--namespaces', '--per-namespace', '--nodes', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
+export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
 
 export interface LoadArgs {
   scenarios: string[];
@@ -42,7 +42,7 @@ export function isLoadInvocation(argv: string[]): boolean {
 }
 
 export function parseLoadArgs(argv: string[]): LoadArgs {
-  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true };
+  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true };
   const a: LoadArgs = { scenarios: [], insecure: false, serverArgs: [], opts: o };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -71,6 +71,13 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--namespaces': o.namespaces = int(flag, value(), 1, 100_000); break;
       case '--per-namespace': o.perNamespace = int(flag, value(), 1, 100_000); break;
       case '--nodes': o.nodes = int(flag, value(), 0, 100_000); break;
+      case '--kinds': {
+        const ks = value().split(',').filter(Boolean);
+        const ok = ['pods', 'configmaps', 'secrets'];
+        if (!ks.length || ks.some((k) => !ok.includes(k)) || new Set(ks).size !== ks.length) throw new Error(`--kinds must be a comma-separated subset of ${ok.join(',')}`);
+        o.kinds = ks as Options['kinds'];
+        break;
+      }
       case '--watchers': o.watchers = int(flag, value(), 1, 100_000); break;
       case '--write-rate': o.writeRate = int(flag, value(), 1, 1_000_000); break;
       case '--informers': o.informers = int(flag, value(), 1, 100_000); break;

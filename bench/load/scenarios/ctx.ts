@@ -12,6 +12,8 @@ export interface Options {
   /** density: namespaces × perNamespace of each kind */
   namespaces: number;
   perNamespace: number;
+  /** density: the namespaced kinds created (pods, configmaps, secrets) */
+  kinds: ('pods' | 'configmaps' | 'secrets')[];
   /** density: cluster-scoped Node objects */
   nodes: number;
   /** watch-fanout: watchers and the writer's rate (writes/s) */

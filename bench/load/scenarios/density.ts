@@ -11,9 +11,10 @@ import { measured, type ScenarioCtx } from './ctx.js';
 
 const MAX_OBJECTS = 3_000_000;
 const MAX_LISTS = 1000;
-const KINDS = ['pods', 'configmaps', 'secrets'] as const;
+export const KINDS = ['pods', 'configmaps', 'secrets'] as const;
+export type Kind = typeof KINDS[number];
 
-function body(kind: typeof KINDS[number], name: string): string {
+function body(kind: Kind, name: string): string {
   const metadata = { name, labels: { bench: 'density' } };
   if (kind === 'pods') return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata, spec: { containers: [{ name: 'c', image: 'registry.example/pause:3.10' }] } });
   if (kind === 'configmaps') return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { k: 'v'.repeat(256) } });
@@ -23,21 +24,22 @@ function body(kind: typeof KINDS[number], name: string): string {
 export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   const N = ctx.opts.namespaces;
   const M = ctx.opts.perNamespace;
-  if (N * M * KINDS.length > MAX_OBJECTS) throw new Error(`density: ${N} × ${M} × ${KINDS.length} objects is over the bound of ${MAX_OBJECTS}`);
+  const kinds = ctx.opts.kinds;
+  if (N * M * kinds.length > MAX_OBJECTS) throw new Error(`density: ${N} × ${M} × ${kinds.length} objects is over the bound of ${MAX_OBJECTS}`);
   const c = ctx.opts.concurrency;
   const nsName = (i: number): string => `${ctx.tag}-d-${i}`;
   const nodes = ctx.opts.nodes;
   const nodeName = (i: number): string => `${ctx.tag}-node-${i}`;
-  const total = N * M * KINDS.length;
-  Object.assign(ctx.params, { nodes, namespaces: N, perNamespace: M, kinds: [...KINDS], objects: total });
+  const total = N * M * kinds.length;
+  Object.assign(ctx.params, { nodes, namespaces: N, perNamespace: M, kinds: [...kinds], objects: total });
   const rss0 = await ctx.serverRss();
   // create: nodes and namespaces, then the objects, interleaving kinds and namespaces
   const createSec = await measured(ctx, async (signal) => {
     await parallel(nodes, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'nodes', phase: 'create', method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: { bench: 'density' } } }) }).then(() => undefined));
     await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
     await parallel(total, c, signal, async (j) => {
-      const kind = KINDS[j % KINDS.length]!;
-      const rest = Math.floor(j / KINDS.length);
+      const kind = kinds[j % kinds.length]!;
+      const rest = Math.floor(j / kinds.length);
       const ns = nsName(rest % N);
       await ctx.client.call({ verb: 'POST', resource: kind, phase: 'create', method: 'POST', path: `/api/v1/namespaces/${ns}/${kind}`, body: body(kind, `o-${Math.floor(rest / N)}`) });
     });
@@ -55,8 +57,8 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   const deleteSec = await measured(ctx, async () => {
     const never = new AbortController().signal;
     await parallel(total, c, never, async (j) => {
-      const kind = KINDS[j % KINDS.length]!;
-      const rest = Math.floor(j / KINDS.length);
+      const kind = kinds[j % kinds.length]!;
+      const rest = Math.floor(j / kinds.length);
       await ctx.client.call({ verb: 'DELETE', resource: kind, phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(rest % N)}/${kind}/o-${Math.floor(rest / N)}` });
     });
     await parallel(nodes, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'nodes', phase: 'delete', method: 'DELETE', path: `/api/v1/nodes/${nodeName(i)}` }).then(() => undefined));
