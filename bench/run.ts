@@ -1,4 +1,8 @@
 /**
+ * Two modes. `npm run bench -- compare a/report.json b/report.json` and the load CLI
+ * (`bench/load/cli.ts`: any target server, report directory) when a load-only scenario or flag
+ * is named (bench/load/args.ts); otherwise the wrk mode below, unchanged:
+ *
  * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--no-doc]`
  *
  * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings; all by default) against the real server and

@@ -96,7 +96,7 @@ export async function loadMain(argv: string[]): Promise<number> {
         void sampler(client, pid).then((s) => samples.push(s));
         if (showProgress && (process.stderr.isTTY || ticks % 10 === 0)) {
           const m = rec.measured();
-          const line = `[${name} ${ticks}s/${args.opts.durationSec}s] ${m.requests.toLocaleString('en-US')} requests, ${Math.round(m.requests / ((performance.now() - t0) / 1000)).toLocaleString('en-US')}/s, p99 ${Number.isFinite(m.p99Ms) ? m.p99Ms.toFixed(1) : '–'} ms, ${m.errors} errors`;
+          const line = `[${name} ${ticks}s] ${m.requests.toLocaleString('en-US')} requests, ${Math.round(m.requests / ((performance.now() - t0) / 1000)).toLocaleString('en-US')}/s, p99 ${Number.isFinite(m.p99Ms) ? m.p99Ms.toFixed(1) : '–'} ms, ${m.errors} errors`;
           process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : line + '\n');
         }
       }, 1000);

@@ -133,23 +133,18 @@ export class Client {
 
   /** The server's /metrics text, not recorded (a non-resource request, excluded from comparisons). */
   async metricsText(): Promise<string | undefined> {
-    const saved = this.recorder;
-    try {
-      const url = new URL('/metrics', this.base);
-      return await new Promise((resolve) => {
-        const req = this.mod().request(url, { agent: this.agent, headers: { ...this.auth, accept: 'text/plain' }, timeout: 10_000 }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (d: Buffer) => chunks.push(d));
-          res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
-          res.on('error', () => resolve(undefined));
-        });
-        req.on('timeout', () => req.destroy());
-        req.on('error', () => resolve(undefined));
-        req.end();
+    const url = new URL('/metrics', this.base);
+    return new Promise((resolve) => {
+      const req = this.mod().request(url, { agent: this.agent, headers: { ...this.auth, accept: 'text/plain' }, timeout: 10_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
+        res.on('error', () => resolve(undefined));
       });
-    } finally {
-      this.recorder = saved;
-    }
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => resolve(undefined));
+      req.end();
+    });
   }
 
   close(): void {

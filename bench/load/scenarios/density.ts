@@ -34,10 +34,11 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   Object.assign(ctx.params, { nodes, namespaces: N, perNamespace: M, kinds: [...kinds], objects: total });
   const rss0 = await ctx.serverRss();
   // create: nodes and namespaces, then the objects, interleaving kinds and namespaces
+  const started = { nodes: 0, namespaces: 0, objects: 0 };
   const createSec = await measured(ctx, async (signal) => {
-    await parallel(nodes, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'nodes', phase: 'create', method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: { bench: 'density' } } }) }).then(() => undefined));
-    await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
-    await parallel(total, c, signal, async (j) => {
+    started.nodes = await parallel(nodes, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'nodes', phase: 'create', method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: { bench: 'density' } } }) }).then(() => undefined));
+    started.namespaces = await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
+    started.objects = await parallel(total, c, signal, async (j) => {
       const kind = kinds[j % kinds.length]!;
       const rest = Math.floor(j / kinds.length);
       const ns = nsName(rest % N);
@@ -53,16 +54,16 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
       await ctx.client.call({ verb: 'LIST', resource: 'pods', phase: 'list', method: 'GET', path: '/api/v1/pods' });
     }
   });
-  // delete: every object, then the namespaces
+  // delete: every object created (or attempted, when interrupted), then the nodes and namespaces
   const deleteSec = await measured(ctx, async () => {
     const never = new AbortController().signal;
-    await parallel(total, c, never, async (j) => {
+    await parallel(started.objects, c, never, async (j) => {
       const kind = kinds[j % kinds.length]!;
       const rest = Math.floor(j / kinds.length);
       await ctx.client.call({ verb: 'DELETE', resource: kind, phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(rest % N)}/${kind}/o-${Math.floor(rest / N)}` });
     });
-    await parallel(nodes, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'nodes', phase: 'delete', method: 'DELETE', path: `/api/v1/nodes/${nodeName(i)}` }).then(() => undefined));
-    await parallel(N, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'namespaces', phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(i)}` }).then(() => undefined));
+    await parallel(started.nodes, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'nodes', phase: 'delete', method: 'DELETE', path: `/api/v1/nodes/${nodeName(i)}` }).then(() => undefined));
+    await parallel(started.namespaces, c, never, (i) => ctx.client.call({ verb: 'DELETE', resource: 'namespaces', phase: 'delete', method: 'DELETE', path: `/api/v1/namespaces/${nsName(i)}` }).then(() => undefined));
   }, 86_400);
   const rssAfter = await ctx.serverRss();
   const listOp = ctx.client.recorder.ops.get('list LIST pods');
@@ -76,5 +77,5 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   if (rssFull !== undefined) ctx.figures.rssAtFullSizeBytes = rssFull;
   if (rssAfter !== undefined) ctx.figures.rssAfterDeleteBytes = rssAfter;
   if (rss0 !== undefined && rssFull !== undefined) ctx.figures.rssPerObjectBytes = (rssFull - rss0) / total;
-  if (ctx.stop.aborted) ctx.notes.push('interrupted: the objects created so far were deleted (deletes of objects never created answer 404)');
+  if (ctx.stop.aborted) ctx.notes.push(`interrupted: ${started.objects} of ${total} objects, ${started.namespaces} of ${N} namespaces and ${started.nodes} of ${nodes} nodes were created, and deleted again`);
 }

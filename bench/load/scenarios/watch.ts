@@ -94,11 +94,12 @@ export async function informersScenario(ctx: ScenarioCtx): Promise<void> {
       if (rv === undefined) { await sleep(100, signal); continue; }
       let expired = false;
       // the server ends the watch after timeoutSeconds; the signal ends it at the deadline
-      await ctx.client.watch({ verb: 'WATCH', resource: 'configmaps' }, `${cmPath(ns)}?watch=1&resourceVersion=${rv}&timeoutSeconds=${ctx.opts.relistSec}`, signal, (ev) => {
+      const status = await ctx.client.watch({ verb: 'WATCH', resource: 'configmaps' }, `${cmPath(ns)}?watch=1&resourceVersion=${rv}&timeoutSeconds=${ctx.opts.relistSec}`, signal, (ev) => {
         if (ev.type === 'ERROR') expired = true;
         else events++;
       });
       if (expired) gone++;
+      if (status !== 200) await sleep(100, signal); // a refused watch: back off before relisting
     }
   };
   await measured(ctx, (signal) => Promise.all([
