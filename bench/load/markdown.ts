@@ -12,7 +12,7 @@ function scenario(s: ScenarioReport): string[] {
   out.push('| Operation | Requests | Req/s | p50 ms | p90 ms | p99 ms | max ms | Errors | Bytes/resp |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |');
   for (const o of s.operations) {
     const errs = o.errors ? Object.entries(o.errorsByCode).map(([c, k]) => `${k}×${c === '0' ? 'no answer' : c}`).join(', ') : '0';
-    out.push(`| ${o.key} | ${int(o.requests)} | ${o.verb === 'WATCH' ? '–' : int(o.throughputPerSec)} | ${n(o.latencyMs.p50)} | ${n(o.latencyMs.p90)} | ${n(o.latencyMs.p99)} | ${n(o.latencyMs.max)} | ${errs} | ${int(o.bytesPerResponse)} |`);
+    out.push(`| ${o.key} | ${int(o.requests)} | ${o.verb === 'WATCH' ? '–' : o.throughputPerSec < 10 ? n(o.throughputPerSec) : int(o.throughputPerSec)} | ${n(o.latencyMs.p50)} | ${n(o.latencyMs.p90)} | ${n(o.latencyMs.p99)} | ${n(o.latencyMs.max)} | ${errs} | ${int(o.bytesPerResponse)} |`);
   }
   out.push('');
   const figs = Object.entries(s.figures);

@@ -91,7 +91,8 @@ export function latencyCdf(r: Report): string {
   const h = 420;
   const ops = r.scenarios.flatMap((s) => s.operations.filter((o) => o.phase !== 'setup' && o.verb !== 'WATCH' && o.requests > 0).map((o) => ({ label: `${s.name}: ${o.key}`, hist: o.histogram })));
   const maxUs = Math.max(10, ...ops.flatMap((o) => o.hist.map(([us]) => us)));
-  const minUs = Math.max(1, Math.min(maxUs / 10, ...ops.flatMap((o) => o.hist.map(([us]) => us))));
+  // the axis starts at the lowest 1st percentile (a stray fast answer would stretch it otherwise)
+  const minUs = Math.max(1, Math.min(maxUs / 10, ...ops.map((o) => Hdr.fromSparse(o.hist).percentileMs(1) * 1000)));
   const lo = Math.floor(Math.log10(minUs));
   const hi = Math.ceil(Math.log10(maxUs));
   const iw = W - PAD.l - PAD.r;
