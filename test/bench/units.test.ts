@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hdr, bucketOf, upperOf, BUCKETS } from '../../bench/load/hdr.js';
 import { protobufContinue } from '../../bench/load/scenarios/protobuf.js';
-import { compareReports } from '../../bench/load/compare.js';
+import { compareReports, wobblePct } from '../../bench/load/compare.js';
 import { parseLoadArgs, isLoadInvocation } from '../../bench/load/args.js';
 import { closedLoop, openLoop, sleep } from '../../bench/load/engine.js';
 
@@ -60,6 +60,13 @@ test('compare marks changes outside the noise band by direction', () => {
   assert.equal(by['get GET configmaps req/s'], 'within noise');
   assert.equal(by['get GET configmaps p99 ms'], 'worse');
   assert.equal(compareReports(rep(1000, 10), rep(2000, 5), 10).filter((x) => x.verdict === 'better').length, 2);
+  // a run whose per-second throughput wobbles ±50 % widens the band past a 60 % change
+  const wobbly = rep(1000, 10);
+  wobbly.scenarios[0].timeline = [0, 500, 1500, 500, 1500, 500, 0].map((requests, tSec) => ({ tSec, requests }));
+  assert.ok(wobblePct(wobbly.scenarios[0].timeline) > 50);
+  const w = compareReports(wobbly, rep(1600, 10), 10).find((x) => x.figure === 'get GET configmaps req/s')!;
+  assert.equal(w.verdict, 'within noise');
+  assert.ok(w.bandPct > 100);
 });
 
 test('open loop: a stalled server shows as latency counted from the schedule (no coordinated omission)', async () => {
