@@ -1,11 +1,12 @@
 /** Flags of the load CLI (`npm run bench -- <scenario...> --server URL ...`), each bounded. */
 import type { Options } from './scenarios/ctx.js';
+import { MIX, MIX_KINDS } from './scenarios/mixed.js';
 
 export const LOAD_SCENARIOS = ['get', 'list', 'create', 'update', 'apply', 'watch-fanout', 'informers', 'density', 'mixed'] as const;
 /** scenarios only the load CLI knows: naming one selects it even without a load flag */
 export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
 /** flags only the load CLI knows: any of them selects it */
-export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
+export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--mix', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
 
 export interface LoadArgs {
   scenarios: string[];
@@ -42,7 +43,7 @@ export function isLoadInvocation(argv: string[]): boolean {
 }
 
 export function parseLoadArgs(argv: string[]): LoadArgs {
-  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true };
+  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, mix: MIX.map(([k, w]) => [k, w]), objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true };
   const a: LoadArgs = { scenarios: [], insecure: false, serverArgs: [], opts: o };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -67,6 +68,14 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--duration': o.durationSec = parseDuration(flag, value(), 86_400); break;
       case '--concurrency': o.concurrency = int(flag, value(), 1, 10_000); break;
       case '--qps': o.qps = int(flag, value(), 1, 1_000_000); break;
+      case '--mix': {
+        const pairs = value().split(',').filter(Boolean).map((p) => p.split('='));
+        if (!pairs.length || pairs.some(([k, w]) => !MIX_KINDS.includes(k!) || !/^[0-9]+$/.test(w ?? '')) || pairs.every(([, w]) => Number(w) === 0)) {
+          throw new Error(`--mix must look like get=40,list=10 with kinds from ${MIX_KINDS.join(', ')} and whole weights, not all 0`);
+        }
+        o.mix = pairs.map(([k, w]) => [k!, Number(w)]);
+        break;
+      }
       case '--objects': o.objects = int(flag, value(), 1, 1_000_000); break;
       case '--namespaces': o.namespaces = int(flag, value(), 1, 100_000); break;
       case '--per-namespace': o.perNamespace = int(flag, value(), 1, 100_000); break;

@@ -51,6 +51,8 @@ test('argument parsing selects the load CLI and bounds its flags', () => {
   assert.throws(() => parseLoadArgs(['get', '--concurrency', '0']), /--concurrency/);
   assert.throws(() => parseLoadArgs(['nope', '--out', 'x']), /unknown scenario/);
   assert.throws(() => parseLoadArgs(['get', '--duration', 'forever']), /--duration/);
+  assert.deepEqual(parseLoadArgs(['mixed', '--mix', 'get=3,delete=1']).opts.mix, [['get', 3], ['delete', 1]]);
+  assert.throws(() => parseLoadArgs(['mixed', '--mix', 'watch=3']), /--mix/);
 });
 
 test('compare marks changes outside the noise band by direction', () => {

@@ -7,6 +7,8 @@ export interface Options {
   concurrency: number;
   /** open-loop target rate (mixed), requests/s */
   qps: number;
+  /** mixed: weights by kind (get, list, create, update, apply, delete) */
+  mix: [string, number][];
   /** objects to list (list) */
   objects: number;
   /** density: namespaces × perNamespace of each kind */

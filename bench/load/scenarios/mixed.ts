@@ -8,6 +8,7 @@ import { openLoop } from '../engine.js';
 import { cmPath, configMap, dropNamespace, ensureNamespace, fill, measured, type ScenarioCtx } from './ctx.js';
 
 const POOL = 50;
+export const MIX_KINDS = ['get', 'list', 'create', 'update', 'apply', 'delete'];
 export const MIX: [string, number][] = [['get', 40], ['list', 10], ['create', 15], ['update', 15], ['apply', 10], ['delete', 10]];
 
 /** A small deterministic PRNG (mulberry32), so runs draw the same mix. */
@@ -24,10 +25,11 @@ function rng(seed: number): () => number {
 
 export async function mixedScenario(ctx: ScenarioCtx): Promise<void> {
   const ns = `${ctx.tag}-mixed`;
-  Object.assign(ctx.params, { qps: ctx.opts.qps, mix: Object.fromEntries(MIX), pool: POOL, maxInFlight: 4 * ctx.opts.concurrency });
+  const mix = ctx.opts.mix;
+  Object.assign(ctx.params, { qps: ctx.opts.qps, mix: Object.fromEntries(mix), pool: POOL, maxInFlight: 4 * ctx.opts.concurrency });
   await ensureNamespace(ctx, ns);
   await fill(ctx, ns, POOL, 'p');
-  const total = MIX.reduce((s, [, w]) => s + w, 0);
+  const total = mix.reduce((s, [, w]) => s + w, 0);
   const rand = rng(42);
   const created: string[] = [];
   let lag = 0;
@@ -36,8 +38,8 @@ export async function mixedScenario(ctx: ScenarioCtx): Promise<void> {
       qps: ctx.opts.qps, maxRequests: ctx.opts.maxRequests, maxInFlight: 4 * ctx.opts.concurrency, signal,
       step: async (i, scheduledAt) => {
         let x = rand() * total;
-        let kind = MIX[0]![0];
-        for (const [k, w] of MIX) { if (x < w) { kind = k; break; } x -= w; }
+        let kind = mix[0]![0];
+        for (const [k, w] of mix) { if (x < w) { kind = k; break; } x -= w; }
         const p = `p-${i % POOL}`;
         const c = ctx.client;
         switch (kind) {
