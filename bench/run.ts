@@ -27,7 +27,7 @@ import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
 import { encodingsScenario } from './scenarios/encodings.js';
-import { isLoadInvocation } from './load/args.js';
+import { isLoadInvocation, UsageError } from './load/args.js';
 import { loadMain } from './load/cli.js';
 import { compareMain } from './load/compare.js';
 
@@ -137,6 +137,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`bench: ${(e as Error).stack ?? e}\n`);
+  process.stderr.write(e instanceof UsageError ? `bench: ${e.message}\n` : `bench: ${(e as Error).stack ?? e}\n`);
   process.exit(1);
 });

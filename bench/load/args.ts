@@ -24,17 +24,20 @@ export interface LoadArgs {
   opts: Options;
 }
 
+/** A bad command line: reported as its message alone. */
+export class UsageError extends Error { override name = 'UsageError'; }
+
 export function parseDuration(flag: string, v: string, maxSec: number): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(v);
-  if (!m) throw new Error(`${flag} must look like 500ms, 10s, 1m or 10, got "${v}"`);
+  if (!m) throw new UsageError(`${flag} must look like 500ms, 10s, 1m or 10, got "${v}"`);
   const sec = Number(m[1]) * ({ ms: 0.001, s: 1, m: 60, h: 3600 }[m[2] ?? 's'] ?? 1);
-  if (!(sec >= 0.1 && sec <= maxSec)) throw new Error(`${flag} must be between 0.1s and ${maxSec}s`);
+  if (!(sec >= 0.1 && sec <= maxSec)) throw new UsageError(`${flag} must be between 0.1s and ${maxSec}s`);
   return sec;
 }
 
 function int(flag: string, v: string, min: number, max: number): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer in ${min}..${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer in ${min}..${max}`);
   return n;
 }
 
@@ -51,7 +54,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const value = (): string => {
       const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
       return v;
     };
     switch (flag) {
@@ -71,7 +74,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--mix': {
         const pairs = value().split(',').filter(Boolean).map((p) => p.split('='));
         if (!pairs.length || pairs.some(([k, w]) => !MIX_KINDS.includes(k!) || !/^[0-9]+$/.test(w ?? '')) || pairs.every(([, w]) => Number(w) === 0)) {
-          throw new Error(`--mix must look like get=40,list=10 with kinds from ${MIX_KINDS.join(', ')} and whole weights, not all 0`);
+          throw new UsageError(`--mix must look like get=40,list=10 with kinds from ${MIX_KINDS.join(', ')} and whole weights, not all 0`);
         }
         o.mix = pairs.map(([k, w]) => [k!, Number(w)]);
         break;
@@ -83,7 +86,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--kinds': {
         const ks = value().split(',').filter(Boolean);
         const ok = ['pods', 'configmaps', 'secrets'];
-        if (!ks.length || ks.some((k) => !ok.includes(k)) || new Set(ks).size !== ks.length) throw new Error(`--kinds must be a comma-separated subset of ${ok.join(',')}`);
+        if (!ks.length || ks.some((k) => !ok.includes(k)) || new Set(ks).size !== ks.length) throw new UsageError(`--kinds must be a comma-separated subset of ${ok.join(',')}`);
         o.kinds = ks as Options['kinds'];
         break;
       }
@@ -94,12 +97,12 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--max-requests': o.maxRequests = int(flag, value(), 1, 1_000_000_000); break;
       case '--no-ceilings': o.ceilings = false; break;
       default:
-        if (flag.startsWith('--')) throw new Error(`unknown flag ${flag}`);
+        if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag}`);
         if (flag === 'all') a.scenarios.push(...LOAD_SCENARIOS);
-        else if (!(LOAD_SCENARIOS as readonly string[]).includes(flag)) throw new Error(`unknown scenario "${flag}" (known: ${LOAD_SCENARIOS.join(', ')}, all)`);
+        else if (!(LOAD_SCENARIOS as readonly string[]).includes(flag)) throw new UsageError(`unknown scenario "${flag}" (known: ${LOAD_SCENARIOS.join(', ')}, all)`);
         else a.scenarios.push(flag);
     }
   }
-  if (a.scenarios.length === 0) throw new Error(`name a scenario: ${LOAD_SCENARIOS.join(', ')} or all`);
+  if (a.scenarios.length === 0) throw new UsageError(`name a scenario: ${LOAD_SCENARIOS.join(', ')} or all`);
   return a;
 }

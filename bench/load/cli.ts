@@ -76,6 +76,7 @@ export async function loadMain(argv: string[]): Promise<number> {
   const recorders: Recorder[] = [];
   const scenarios: ScenarioReport[] = [];
   try {
+    await client.preflight();
     const before = await client.metricsText();
     const tag = `bench-${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
     for (const name of args.scenarios) {

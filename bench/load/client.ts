@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { UsageError } from './args.js';
 import type { Credentials } from './kubeconfig.js';
 import type { OpId, Recorder } from './recorder.js';
 
@@ -16,11 +17,13 @@ export interface Call extends OpId {
   body?: string | Buffer;
   contentType?: string;
   accept?: string;
+  /** not recorded (the bench's own probes) */
+  unrecorded?: boolean;
   /** performance.now() at which the request was due (open loop): latency counts from here */
   scheduledAt?: number;
 }
 
-export interface Answer { status: number; body: Buffer; ms: number }
+export interface Answer { status: number; body: Buffer; ms: number; /** why there was no answer (status 0) */ error?: string }
 
 export class Client {
   readonly base: URL;
@@ -58,21 +61,21 @@ export class Client {
     }
     return new Promise((resolve) => {
       let done = false;
-      const finish = (status: number, body: Buffer): void => {
+      const finish = (status: number, body: Buffer, error?: string): void => {
         if (done) return;
         done = true;
         const ms = performance.now() - t0;
-        this.recorder.record(c, status, ms, body.length);
-        resolve({ status, body, ms });
+        if (!c.unrecorded) this.recorder.record(c, status, ms, body.length);
+        resolve({ status, body, ms, error });
       };
       const req = this.mod().request(url, { method: c.method, agent: this.agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks)));
-        res.on('error', () => finish(0, Buffer.alloc(0)));
+        res.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
       });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => finish(0, Buffer.alloc(0)));
+      req.on('timeout', () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
+      req.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
       req.end(c.body);
     });
   }
@@ -80,7 +83,7 @@ export class Client {
   /** Like call, but throws unless the status is one of `ok`; returns the parsed JSON body. */
   async must(c: Call, ok: number[] = [200, 201]): Promise<any> {
     const a = await this.call(c);
-    if (!ok.includes(a.status)) throw new Error(`${c.method} ${c.path}: ${a.status} ${a.body.toString('utf8').slice(0, 300)}`);
+    if (!ok.includes(a.status)) throw new Error(`${c.method} ${c.path}: ${a.status ? `${a.status} ${a.body.toString('utf8').slice(0, 300)}` : `no answer (${a.error})`}`);
     try { return JSON.parse(a.body.toString('utf8')); } catch { return undefined; }
   }
 
@@ -129,6 +132,13 @@ export class Client {
       req.on('error', finish);
       req.end();
     });
+  }
+
+  /** GET /version, not recorded: throws when the server cannot be reached or refuses the credentials. */
+  async preflight(): Promise<void> {
+    const a = await this.call({ verb: 'GET', resource: '', method: 'GET', path: '/version', unrecorded: true });
+    if (a.status === 0) throw new UsageError(`cannot reach ${this.base.origin}: ${a.error}`);
+    if (a.status === 401) throw new UsageError(`${this.base.origin} answered 401 Unauthorized: check --token or the kubeconfig's credentials`);
   }
 
   /** The server's /metrics text, not recorded (a non-resource request, excluded from comparisons). */

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { checkSchema, type Report } from './report.js';
+import { UsageError } from './args.js';
 
 const DEFAULT_NOISE = 10;
 
@@ -71,14 +72,14 @@ export function compareMain(argv: string[]): number {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--noise') {
       noise = Number(argv[++i]);
-      if (!(noise >= 0 && noise <= 1000)) throw new Error('--noise must be a percentage in 0..1000');
+      if (!(noise >= 0 && noise <= 1000)) throw new UsageError('--noise must be a percentage in 0..1000');
     } else files.push(argv[i]!);
   }
-  if (files.length !== 2) throw new Error('usage: npm run bench -- compare a/report.json b/report.json [--noise 10]');
+  if (files.length !== 2) throw new UsageError('usage: npm run bench -- compare a/report.json b/report.json [--noise 10]');
   const [a, b] = files.map((f) => {
     const r = JSON.parse(readFileSync(f, 'utf8'));
     const bad = checkSchema(r);
-    if (bad) throw new Error(`${f}: not a bench report (${bad})`);
+    if (bad) throw new UsageError(`${f}: not a bench report (${bad})`);
     return r as Report;
   });
   const changes = compareReports(a!, b!, noise);

@@ -23,7 +23,7 @@ function kubeconfig(server: string, caFile: string, user: Record<string, string>
   ].join('\n');
 }
 
-test('HTTPS with a kubeconfig: token and client certificate', async () => {
+test('HTTPS with a kubeconfig: token and client certificate; refused and unreachable targets', async () => {
   const pki = new Pki().ca('client-ca').client('client-ca', 'admin', '/CN=bench-admin/O=system:masters');
   writeFileSync(pki.path('tokens.csv'), 'root-token,root,uid-r,system:masters\n');
   const s = await startAuthServer(['--client-ca-file', pki.path('client-ca.crt'), '--token-auth-file', pki.path('tokens.csv')]);
@@ -46,6 +46,13 @@ test('HTTPS with a kubeconfig: token and client certificate', async () => {
       assert.equal(report.metricsCheck.available, true);
       assert.equal(report.metricsCheck.matched, true, JSON.stringify(report.metricsCheck.differences));
     }
+    // a refused credential stops the run before any scenario, with a message, no stack
+    const bad = spawnSync(process.execPath, [RUN, 'get', '--server', s.secureUrl, '--kubeconfig', join(out, 'token.kubeconfig'), '--token', 'wrong', '--out', join(out, 'bad')], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(bad.status, 1);
+    assert.equal(bad.stderr.trim(), `bench: ${s.secureUrl} answered 401 Unauthorized: check --token or the kubeconfig's credentials`);
+    const down = spawnSync(process.execPath, [RUN, 'get', '--server', 'http://127.0.0.1:1', '--out', join(out, 'down')], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(down.status, 1);
+    assert.match(down.stderr, /^bench: cannot reach http:\/\/127\.0\.0\.1:1: connect ECONNREFUSED/);
   } finally {
     await s.stop();
     s.cleanup();
