@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuSeconds, rssBytes, startServer, type ServerChild } from '../lib/procs.js';
-import { parseLoadArgs } from './args.js';
+import { parseLoadArgs, type LoadArgs } from './args.js';
 import { Client } from './client.js';
 import { sleep } from './engine.js';
 import { loadKubeconfig, type Credentials } from './kubeconfig.js';
@@ -48,6 +48,109 @@ function differences(sent: Counts, seen: Counts): Report['metricsCheck']['differ
   return [...keys].filter((k) => (sent.get(k) ?? 0) !== (seen.get(k) ?? 0)).map((k) => ({ key: k, sent: sent.get(k) ?? 0, counted: seen.get(k) ?? 0 }));
 }
 
+/** What every scenario run shares. */
+interface Run {
+  client: Client;
+  args: LoadArgs;
+  stop: AbortSignal;
+  /** the server process to sample from /proc, if local */
+  pid?: number;
+  tag: string;
+  showProgress: boolean;
+  log(msg: string): void;
+}
+
+function progressLine(name: string, sec: number, rec: Recorder, elapsedSec: number): string {
+  const m = rec.measured();
+  const rate = Math.round(m.requests / Math.max(0.001, elapsedSec)).toLocaleString('en-US');
+  return `[${name} ${sec}s] ${m.requests.toLocaleString('en-US')} requests, ${rate}/s, p99 ${Number.isFinite(m.p99Ms) ? m.p99Ms.toFixed(1) : '–'} ms, ${m.errors} errors`;
+}
+
+/** Runs one scenario with a fresh Recorder, a one-second tick (timeline, server sample, progress) and its report. */
+async function runScenario(run: Run, name: string, index: number): Promise<{ report: ScenarioReport; rec: Recorder }> {
+  const { client, args, pid } = run;
+  const rec = new Recorder();
+  client.recorder = rec;
+  const samples: Sample[] = [await sampler(client, pid)];
+  const ctx: ScenarioCtx = {
+    client, opts: args.opts, stop: run.stop, tag: `${run.tag}-${index}`, log: run.log, figures: {}, params: {}, notes: [], ceilings: [],
+    serverRss: async () => (await sampler(client, pid)).rss,
+  };
+  const t0 = performance.now();
+  let ticks = 0;
+  const tty = process.stderr.isTTY;
+  const timer = setInterval(() => {
+    rec.tick();
+    ticks++;
+    void sampler(client, pid).then((x) => samples.push(x));
+    if (!run.showProgress || (!tty && ticks % 10 !== 0)) return;
+    const line = progressLine(name, ticks, rec, (performance.now() - t0) / 1000);
+    process.stderr.write(tty ? `\r${line}\x1b[K` : line + '\n');
+  }, 1000);
+  run.log(`== ${name}`);
+  let error: string | null = null;
+  try {
+    await SCENARIOS[name]!(ctx);
+  } catch (e) {
+    error = (e as Error).message;
+    run.log(`${name} failed: ${error}`);
+  } finally {
+    clearInterval(timer);
+    rec.tick();
+    if (run.showProgress && tty) process.stderr.write('\n');
+  }
+  const sec = (performance.now() - t0) / 1000;
+  samples.push(await sampler(client, pid));
+  const ops = operations(rec);
+  return {
+    rec,
+    report: {
+      name, startedAt: new Date(Date.now() - sec * 1000).toISOString(), elapsedSec: sec, interrupted: run.stop.aborted, error,
+      params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params }, operations: ops, timeline: rec.timeline,
+      figures: Object.fromEntries(Object.entries(ctx.figures).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
+      ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'), notes: ctx.notes,
+    },
+  };
+}
+
+/**
+ * The server's apiserver_request_total change against what was sent. The server counts a
+ * request once it is answered (a watch once it ends): poll for a bounded while.
+ */
+async function checkMetrics(client: Client, before: string, report: Report): Promise<Report['metricsCheck']> {
+  const sent = sentCounts(report);
+  const deadline = performance.now() + METRICS_SETTLE_MS;
+  let check: Report['metricsCheck'] = { available: false, matched: false, differences: [] };
+  for (let i = 0; i < 100; i++) {
+    const after = await client.metricsText();
+    if (after === undefined) break;
+    const diffs = differences(sent, delta(requestCounts(before), requestCounts(after)));
+    check = { available: true, matched: diffs.length === 0, differences: diffs };
+    if (!diffs.length || performance.now() > deadline) break;
+    await sleep(200);
+  }
+  return check;
+}
+
+function summarize(scenarios: ScenarioReport[]): Report['summary'] {
+  const sum = { requests: 0, errors: 0, sloChecked: 0, sloFailed: 0 };
+  for (const s of scenarios) {
+    for (const o of s.operations) { sum.requests += o.requests; sum.errors += o.errors; }
+    sum.sloChecked += s.slo.length;
+    sum.sloFailed += s.slo.filter((v) => !v.met).length;
+  }
+  return sum;
+}
+
+function writeReport(out: string, report: Report): void {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 1) + '\n');
+  writeFileSync(join(out, 'report.md'), renderMarkdown(report) + '\n');
+  writeFileSync(join(out, 'latency-over-time.svg'), latencyOverTime(report));
+  writeFileSync(join(out, 'throughput.svg'), throughputBars(report));
+  writeFileSync(join(out, 'latency-cdf.svg'), latencyCdf(report));
+}
+
 export async function loadMain(argv: string[]): Promise<number> {
   const args = parseLoadArgs(argv);
   let creds: Credentials = args.kubeconfig ? loadKubeconfig(args.kubeconfig, args.context) : {};
@@ -61,7 +164,6 @@ export async function loadMain(argv: string[]): Promise<number> {
     url = server.url;
     log(`started a server at ${url} (data in ${server.dataDir})`);
   }
-  const pid = server?.pid ?? args.serverPid;
   const stopper = new AbortController();
   const onSigint = (): void => {
     if (stopper.signal.aborted) process.exit(130);
@@ -72,92 +174,32 @@ export async function loadMain(argv: string[]): Promise<number> {
   const client = new Client(url, creds, args.opts.concurrency, new Recorder());
   const out = args.out ?? join('bench-out', new Date().toISOString().replace(/[:.]/g, '-'));
   const startedAt = new Date().toISOString();
-  const showProgress = args.progress ?? (process.stderr.isTTY || args.opts.durationSec >= 10);
-  const recorders: Recorder[] = [];
-  const scenarios: ScenarioReport[] = [];
   try {
     await client.preflight();
     const before = await client.metricsText();
-    const tag = `bench-${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+    const run: Run = {
+      client, args, stop: stopper.signal, pid: server?.pid ?? args.serverPid, log,
+      tag: `bench-${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`,
+      showProgress: args.progress ?? (process.stderr.isTTY || args.opts.durationSec >= 10),
+    };
+    const done: { report: ScenarioReport; rec: Recorder }[] = [];
     for (const name of args.scenarios) {
       if (stopper.signal.aborted) break;
-      const rec = new Recorder();
-      recorders.push(rec);
-      client.recorder = rec;
-      const samples: Sample[] = [await sampler(client, pid)];
-      const ctx: ScenarioCtx = {
-        client, opts: args.opts, stop: stopper.signal, tag: `${tag}-${scenarios.length}`, log, figures: {}, params: {}, notes: [], ceilings: [],
-        serverRss: async () => (await sampler(client, pid)).rss,
-      };
-      const t0 = performance.now();
-      let ticks = 0;
-      const timer = setInterval(() => {
-        rec.tick();
-        ticks++;
-        void sampler(client, pid).then((s) => samples.push(s));
-        if (showProgress && (process.stderr.isTTY || ticks % 10 === 0)) {
-          const m = rec.measured();
-          const line = `[${name} ${ticks}s] ${m.requests.toLocaleString('en-US')} requests, ${Math.round(m.requests / ((performance.now() - t0) / 1000)).toLocaleString('en-US')}/s, p99 ${Number.isFinite(m.p99Ms) ? m.p99Ms.toFixed(1) : '–'} ms, ${m.errors} errors`;
-          process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : line + '\n');
-        }
-      }, 1000);
-      log(`== ${name}`);
-      let error: string | null = null;
-      try {
-        await SCENARIOS[name]!(ctx);
-      } catch (e) {
-        error = (e as Error).message;
-        log(`${name} failed: ${error}`);
-      } finally {
-        clearInterval(timer);
-        rec.tick();
-        if (showProgress && process.stderr.isTTY) process.stderr.write('\n');
-      }
-      const sec = (performance.now() - t0) / 1000;
-      samples.push(await sampler(client, pid));
-      const ops = operations(rec);
-      scenarios.push({
-        name, startedAt: new Date(Date.now() - sec * 1000).toISOString(), elapsedSec: sec, interrupted: stopper.signal.aborted, error,
-        params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params }, operations: ops, timeline: rec.timeline,
-        figures: Object.fromEntries(Object.entries(ctx.figures).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-        ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'), notes: ctx.notes,
-      });
+      done.push(await runScenario(run, name, done.length));
     }
+    const scenarios = done.map((d) => d.report);
     const report: Report = {
       schemaVersion: SCHEMA_VERSION, tool: 'platform-apiserver bench (bench/load)', startedAt, endedAt: '', interrupted: stopper.signal.aborted, argv,
       target: { url, startedByBench: !!server, tls: client.tls, auth: creds.token ? 'token' : creds.cert ? 'client-certificate' : 'none' },
-      machine: machine(), options: { ...args.opts }, scenarios, requestCounts: countsOf(recorders),
-      metricsCheck: { available: false, matched: false, differences: [] },
-      summary: { requests: 0, errors: 0, sloChecked: 0, sloFailed: 0 },
+      machine: machine(), options: { ...args.opts }, scenarios, requestCounts: countsOf(done.map((d) => d.rec)),
+      metricsCheck: { available: false, matched: false, differences: [] }, summary: summarize(scenarios),
     };
-    // the server counts a request once it is answered (a watch once it ends): poll a bounded while
-    if (before !== undefined) {
-      const sent = sentCounts(report);
-      const deadline = performance.now() + METRICS_SETTLE_MS;
-      let diffs: Report['metricsCheck']['differences'] = [];
-      for (let i = 0; i < 100; i++) {
-        const after = await client.metricsText();
-        if (after === undefined) break;
-        diffs = differences(sent, delta(requestCounts(before), requestCounts(after)));
-        report.metricsCheck = { available: true, matched: diffs.length === 0, differences: diffs };
-        if (!diffs.length || performance.now() > deadline) break;
-        await sleep(200);
-      }
-    }
-    for (const s of scenarios) {
-      for (const o of s.operations) { report.summary.requests += o.requests; report.summary.errors += o.errors; }
-      report.summary.sloChecked += s.slo.length;
-      report.summary.sloFailed += s.slo.filter((v) => !v.met).length;
-    }
+    if (before !== undefined) report.metricsCheck = await checkMetrics(client, before, report);
     report.endedAt = new Date().toISOString();
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 1) + '\n');
-    writeFileSync(join(out, 'report.md'), renderMarkdown(report) + '\n');
-    writeFileSync(join(out, 'latency-over-time.svg'), latencyOverTime(report));
-    writeFileSync(join(out, 'throughput.svg'), throughputBars(report));
-    writeFileSync(join(out, 'latency-cdf.svg'), latencyCdf(report));
-    log(`report: ${join(out, 'report.md')} (${report.summary.requests} requests, ${report.summary.errors} errors, SLOs met ${report.summary.sloChecked - report.summary.sloFailed}/${report.summary.sloChecked}${report.interrupted ? ', interrupted' : ''})`);
-    return scenarios.some((s) => s.error) ? 1 : 0;
+    writeReport(out, report);
+    const sum = report.summary;
+    log(`report: ${join(out, 'report.md')} (${sum.requests} requests, ${sum.errors} errors, SLOs met ${sum.sloChecked - sum.sloFailed}/${sum.sloChecked}${report.interrupted ? ', interrupted' : ''})`);
+    return scenarios.some((x) => x.error) ? 1 : 0;
   } finally {
     process.off('SIGINT', onSigint);
     client.close();
