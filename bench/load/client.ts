@@ -10,6 +10,7 @@ import type { Credentials } from './kubeconfig.js';
 import type { OpId, Recorder } from './recorder.js';
 
 export const REQUEST_TIMEOUT_MS = 60_000;
+const MUST_ATTEMPTS = 5;
 
 export interface Call extends OpId {
   method: string;
@@ -30,6 +31,7 @@ export class Client {
   private readonly agent: http.Agent;
   private readonly watchAgent: http.Agent;
   private readonly auth: Record<string, string>;
+  private readonly creds: Credentials;
   recorder: Recorder;
 
   constructor(server: string, creds: Credentials, concurrency: number, recorder: Recorder) {
@@ -39,7 +41,14 @@ export class Client {
     this.agent = tls ? new https.Agent(opts) : new http.Agent(opts);
     this.watchAgent = tls ? new https.Agent({ ...opts, keepAlive: false, maxSockets: Infinity }) : new http.Agent({ keepAlive: false, maxSockets: Infinity });
     this.auth = creds.token ? { authorization: `Bearer ${creds.token}` } : {};
+    this.creds = creds;
     this.recorder = recorder;
+  }
+
+  /** What another thread needs to open watches on this target as this client. */
+  target(path: string): { url: string; headers: Record<string, string>; tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized: boolean } } {
+    const c = this.creds;
+    return { url: new URL(path, this.base).href, headers: { ...this.auth }, tls: { ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecure } };
   }
 
   get tls(): boolean {
@@ -80,18 +89,27 @@ export class Client {
     });
   }
 
-  /** Like call, but throws unless the status is one of `ok`; returns the parsed JSON body. */
+  /**
+   * Like call, but throws unless the status is one of `ok`; returns the parsed JSON body. For
+   * set-up traffic: no answer, 429 and 5xx are retried (at most MUST_ATTEMPTS times, backing off).
+   */
   async must(c: Call, ok: number[] = [200, 201]): Promise<any> {
-    const a = await this.call(c);
+    let a = await this.call(c);
+    for (let attempt = 1; attempt < MUST_ATTEMPTS && (a.status === 0 || a.status === 429 || a.status >= 500); attempt++) {
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+      a = await this.call(c);
+    }
     if (!ok.includes(a.status)) throw new Error(`${c.method} ${c.path}: ${a.status ? `${a.status} ${a.body.toString('utf8').slice(0, 300)}` : `no answer (${a.error})`}`);
     try { return JSON.parse(a.body.toString('utf8')); } catch { return undefined; }
   }
 
   /**
-   * Opens a watch (JSON lines) and calls onEvent for each event; resolves when the server
-   * ends it or `signal` aborts it, recording it once as a WATCH with its open time.
+   * Opens a watch (JSON lines) and calls onEvent for each event, parsed (or the line itself
+   * with `raw`, for fan-outs where parsing every event would make the client the bottleneck);
+   * resolves when the server ends it or `signal` aborts it, recording it once as a WATCH with
+   * its open time.
    */
-  watch(op: OpId, path: string, signal: AbortSignal, onEvent: (ev: any, at: number) => void, onOpen?: (status: number) => void): Promise<number> {
+  watch(op: OpId, path: string, signal: AbortSignal, onEvent: (ev: any, at: number) => void, onOpen?: (status: number) => void, raw = false): Promise<number> {
     const t0 = performance.now();
     const url = new URL(path, this.base);
     return new Promise((resolve) => {
@@ -119,7 +137,8 @@ export class Client {
             const line = buf.slice(0, nl);
             buf = buf.slice(nl + 1);
             if (!line.trim()) continue;
-            try { onEvent(JSON.parse(line), at); } catch { /* a partial or foreign line is not an event */ }
+            if (raw) onEvent(line, at);
+            else try { onEvent(JSON.parse(line), at); } catch { /* a partial or foreign line is not an event */ }
           }
         });
         res.on('end', finish);

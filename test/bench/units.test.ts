@@ -6,6 +6,7 @@ import { protobufContinue } from '../../bench/load/scenarios/protobuf.js';
 import { compareReports, wobblePct } from '../../bench/load/compare.js';
 import { parseLoadArgs, isLoadInvocation } from '../../bench/load/args.js';
 import { closedLoop, openLoop, sleep } from '../../bench/load/engine.js';
+import { sentOf } from '../../bench/load/watch-worker.js';
 
 test('buckets are monotonic and within 1/64 of the value', () => {
   let last = -1;
@@ -97,4 +98,14 @@ test('loops stop at their count bound and at the signal', async () => {
   assert.ok(performance.now() - t0 < 5000);
   const o = await openLoop({ qps: 1000, maxRequests: 1e9, maxInFlight: 10, signal: AbortSignal.timeout(100), step: () => sleep(1) });
   assert.ok(o.sent > 10 && o.sent < 1000, `${o.sent}`);
+});
+
+test('sentOf reads the send stamp of MODIFIED lines only, the first one with its leading space', () => {
+  const key = '"bench.plat.io/sent":"';
+  const line = (type: string, v = '1700000000123.456') => `{"type":"${type}","object":{"metadata":{"annotations":{"bench.plat.io/sent":"${v}"}}}}`;
+  assert.equal(sentOf(line('MODIFIED'), key), 1700000000123.456);
+  assert.equal(sentOf(' ' + line('MODIFIED'), key), 1700000000123.456);
+  assert.equal(sentOf(line('ADDED'), key), undefined);
+  assert.equal(sentOf(line('MODIFIED', 'x'), key), undefined);
+  assert.equal(sentOf('{"type":"MODIFIED","object":{}}', key), undefined);
 });
