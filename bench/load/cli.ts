@@ -22,6 +22,8 @@ import { SCENARIOS } from './scenarios/index.js';
 import { latencyCdf, latencyOverTime, throughputBars } from './svg.js';
 
 const METRICS_SETTLE_MS = 10_000;
+/** bench CPU (cores, all threads) above which a scenario's figures are flagged as possibly client-bound */
+const CLIENT_BOUND_CORES = 0.85;
 
 interface Sample { rss?: number; cpu?: number }
 
@@ -77,6 +79,7 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
     serverRss: async () => (await sampler(client, pid)).rss,
   };
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let ticks = 0;
   const tty = process.stderr.isTTY;
   const timer = setInterval(() => {
@@ -100,6 +103,9 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
     if (run.showProgress && tty) process.stderr.write('\n');
   }
   const sec = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const clientCpu = (cpu.user + cpu.system) / 1e6;
+  if (clientCpu / sec > CLIENT_BOUND_CORES) ctx.notes.push(`the bench process used ${(clientCpu / sec).toFixed(2)} cores on average: the figures may be bounded by the client, not the server`);
   samples.push(await sampler(client, pid));
   const ops = operations(rec);
   return {
@@ -108,7 +114,8 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
       name, startedAt: new Date(Date.now() - sec * 1000).toISOString(), elapsedSec: sec, interrupted: run.stop.aborted, error,
       params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params }, operations: ops, timeline: rec.timeline,
       figures: Object.fromEntries(Object.entries(ctx.figures).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-      ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'), notes: ctx.notes,
+      ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'),
+      client: { cpuSeconds: clientCpu, cpuCores: clientCpu / sec }, notes: ctx.notes,
     },
   };
 }

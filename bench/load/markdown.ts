@@ -19,7 +19,7 @@ function scenario(s: ScenarioReport): string[] {
   if (figs.length) out.push('Figures: ' + figs.map(([k, v]) => `${k} = ${v === null ? '–' : Number.isInteger(v) ? int(v) : n(v)}`).join('; '), '');
   for (const c of s.ceilings) out.push(`- Ceiling: ${c.name}: ${int(c.throughputPerSec)} ${c.unit}; ${c.comparedWith} reached **${(c.ratio * 100).toFixed(1)}%** of it`);
   const u = s.server;
-  out.push(`- Server (${u.source}): RSS ${mib(u.rssStartBytes)} → ${mib(u.rssEndBytes)} (peak ${mib(u.rssPeakBytes)}), CPU ${n(u.cpuSeconds)} s (${n(u.cpuCores)} cores on average)`);
+  out.push(`- Server (${u.source}): RSS ${mib(u.rssStartBytes)} → ${mib(u.rssEndBytes)} (peak ${mib(u.rssPeakBytes)}), CPU ${n(u.cpuSeconds)} s (${n(u.cpuCores)} cores on average); bench process CPU ${n(s.client.cpuSeconds)} s (${n(s.client.cpuCores)} cores)`);
   for (const note of s.notes) out.push(`- ${note}`);
   out.push('');
   if (s.slo.length) {

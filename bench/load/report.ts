@@ -55,6 +55,8 @@ export interface ScenarioReport {
   ceilings: CeilingFigure[];
   slo: SloResult[];
   server: ServerUsage;
+  /** CPU of the bench process (all its threads) over the scenario: near 1 core or more, the figures are (partly) client-bound */
+  client: { cpuSeconds: number; cpuCores: number };
   notes: string[];
 }
 

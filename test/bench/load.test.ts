@@ -49,6 +49,7 @@ test('every scenario: schema, files, and counts equal to the server\'s apiserver
       for (const o of measuredOps) if (o.verb !== 'WATCH' && o.verb !== 'PUT') assert.equal(o.errors, 0, `${s.name} ${o.key}: ${JSON.stringify(o.errorsByCode)}`);
       assert.ok(s.timeline.length >= 1, `${s.name} has a timeline`);
       assert.equal(s.server.source, 'proc');
+      assert.ok(s.client.cpuSeconds > 0 && s.client.cpuCores > 0);
       assert.ok((s.server.rssPeakBytes ?? 0) > 10 * 2 ** 20);
     }
     const fan = report.scenarios.find((s) => s.name === 'watch-fanout')!;
