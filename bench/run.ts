@@ -1,4 +1,8 @@
 /**
+ * Two modes. `npm run bench -- compare a/report.json b/report.json` and the load CLI
+ * (`bench/load/cli.ts`: any target server, report directory) when a load-only scenario or flag
+ * is named (bench/load/args.ts); otherwise the wrk mode below, unchanged:
+ *
  * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--no-doc]`
  *
  * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings; all by default) against the real server and
@@ -23,6 +27,9 @@ import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
 import { encodingsScenario } from './scenarios/encodings.js';
+import { isLoadInvocation, UsageError } from './load/args.js';
+import { loadMain } from './load/cli.js';
+import { compareMain } from './load/compare.js';
 
 const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   get: getScenario,
@@ -102,6 +109,8 @@ async function waitQuiet(maxSec: number): Promise<number> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'compare') process.exit(compareMain(argv.slice(1)));
+  if (isLoadInvocation(argv)) process.exit(await loadMain(argv));
   const args = parseArgs(argv);
   if (!existsSync(WRK)) throw new Error(`${WRK} not found (Debian package wrk)`);
   const ctx: Ctx = {
@@ -128,6 +137,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  process.stderr.write(`bench: ${(e as Error).stack ?? e}\n`);
+  process.stderr.write(e instanceof UsageError ? `bench: ${e.message}\n` : `bench: ${(e as Error).stack ?? e}\n`);
   process.exit(1);
 });
