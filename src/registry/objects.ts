@@ -52,7 +52,7 @@ export function identifyPatched(def: ResourceDef, apiVersion: string, obj: any, 
   obj.kind = def.kind;
   obj.apiVersion = apiVersion;
   if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
-  if (def.namespaced) placeInNamespace(def, obj.metadata, namespace);
+  placeInNamespace(def, obj.metadata, namespace);
   return obj;
 }
 

@@ -5,7 +5,7 @@
  * (Strict) them. The JSON scan runs only when a cheap count says the text may hold a repeat.
  */
 import { parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
-import { checkBracketDepth, checkNodeDepth, DepthError } from './depth.js';
+import { checkAcyclic, checkBracketDepth, checkNodeDepth, CycleError, DepthError } from './depth.js';
 
 /** One repeated key: its path (`spec.template.spec.containers[0].name`), the key, and its 1-based line. */
 export interface Duplicate { path: string; key: string; line: number }
@@ -43,9 +43,17 @@ export function parseYamlNoting(text: string, found?: Duplicate[]): any {
   }
   const fatal = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
   if (fatal) throw fatal;
-  checkNodeDepth(doc.contents);
+  const aliases = checkNodeDepth(doc.contents);
   if (found && doc.errors.length) for (const d of yamlDuplicates(doc.contents, text)) found.push(d);
-  return doc.toJS(YAML_OPTIONS);
+  let value: unknown;
+  try {
+    value = doc.toJS(YAML_OPTIONS);
+  } catch (e) {
+    if (e instanceof RangeError) throw new CycleError();
+    throw e;
+  }
+  if (aliases) checkAcyclic(value);
+  return value;
 }
 
 /** Counts keys of a parsed value (objects at any depth). */

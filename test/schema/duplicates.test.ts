@@ -57,3 +57,10 @@ test('a body with more repeated keys than a call takes arguments is parsed (no s
   assert.deepEqual(parseJsonNoting(text, found), { a: 1 });
   assert.equal(found.length, 199_999);
 });
+
+test('a YAML alias to an enclosing anchor is refused, not followed (fuzz finding: stack overflow → 500)', () => {
+  assert.throws(() => parseYamlNoting('kind: X\ndata: &x\n  self: *x\n'), /recursive alias/);
+  assert.throws(() => parseYamlNoting('a: &l [1, *l]\n'), /recursive alias/);
+  // shared (non-recursive) aliases stay fine
+  assert.deepEqual(parseYamlNoting('a: &v {k: 1}\nb: *v\n'), { a: { k: 1 }, b: { k: 1 } });
+});

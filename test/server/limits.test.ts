@@ -115,3 +115,12 @@ test('HEAD on a watch answers the headers only; the kept-alive connection keeps 
     agent.destroy();
   }
 });
+
+test('fuzz findings: a recursive YAML alias is 400; metadata.namespace on a cluster-scoped apply is dropped, not stored', async () => {
+  const r = await request(s.url, 'POST', REVS, 'apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: loop\nrevision: 1\ndata: &x\n  self: *x\n', { 'content-type': 'application/yaml' });
+  assertStatus(r, 400, 'BadRequest');
+  const apply = await request(s.url, 'PATCH', '/api/v1/nodes/n-ns?fieldManager=t',
+    JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-ns', namespace: 'h'.repeat(3000) } }), { 'content-type': 'application/apply-patch+yaml' });
+  assert.equal(apply.status, 201, apply.text.slice(0, 300));
+  assert.equal(apply.json.metadata.namespace, undefined);
+});
