@@ -3,6 +3,7 @@
  * CBORServingAndStorage gate, CBOR; server-side views (`as=`) where the caller can serve them.
  */
 import { errors } from '../api/status.js';
+import type { Identity } from '../api/identity.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 
 export interface MediaRange { type: string; params: Record<string, string> }
@@ -105,4 +106,27 @@ export function toBody(format: Format, buf: Buffer): Body {
 /** Feature gate CBORServingAndStorage (alpha, off by default). */
 export function cborEnabled(o: { featureGates?: Record<string, boolean> }): boolean {
   return o.featureGates?.CBORServingAndStorage === true;
+}
+
+/**
+ * Response encoding of a resource request: JSON, YAML, Protobuf, CBOR, or a server-side view
+ * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
+ */
+export function negotiateResource(identity: Identity, cbor: boolean, accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string, custom: boolean): Encoding {
+  const metaGroup = `meta.${identity.domain}`;
+  const views = verb === 'list' || verb === 'deletecollection' ? ['Table', 'PartialObjectMetadataList'] : ['Table', 'PartialObjectMetadata'];
+  // upstream (AllowsMediaTypeTransform): Table has no Protobuf message, so JSON or YAML only
+  const canServe = (m: { params: Record<string, string> }, format: Encoding['format']) =>
+    views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
+    (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
+  const { as, ...enc } = negotiate(accept, pretty, {
+    // custom resources have no Protobuf form (406; `protobuf, json` falls back to JSON)
+    canServe, protobufType: custom ? undefined : identity.protobufMediaType, cbor, stream: verb === 'watch',
+  });
+  if (as) {
+    const include = query.get('includeObject') ?? 'Metadata';
+    if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
+    enc.view = { as: as.params.as as 'Table', groupVersion: `${metaGroup}/${as.params.v}`, includeObject: include as 'Metadata' };
+  }
+  return enc;
 }

@@ -14,7 +14,7 @@ import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
 import { WatchHub } from './watch-hub.js';
 import { parseRequestInfo } from './request-info.js';
-import { negotiate, isTruthy, cborEnabled } from './negotiation.js';
+import { isTruthy, cborEnabled, negotiateResource } from './negotiation.js';
 import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
@@ -31,8 +31,8 @@ import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/fro
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';
 import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
+import { gate } from '../flowcontrol/gate.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
-import { mayHaveBody, preReadBody } from '../filters/body.js';
 import type { RequestInfo } from './request-info.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
 import { groupFor } from '../api/identity.js';
@@ -305,31 +305,11 @@ export class ApiServer {
   private dispatch(r: FilterRequest): void {
     const { x, method, path, query } = r;
     const pretty = isTruthy(query.get('pretty'));
-    let enc: Encoding | undefined;
     try {
       if (this.auth.serveDiscovery(x, path)) return;
       const info = r.info ?? parseRequestInfo(method, path, query);
-      const c = this.apf?.classify(r.user ?? UNSECURED_USER, info);
-      if (!c) return this.serve(r, info, pretty);
-      x.headers.push([this.apf!.headers.schema, c.schema.uid], [this.apf!.headers.level, c.level!.uid]);
-      let waiting = false;
-      const cancel = this.apf!.admit(c, (release) => {
-        if (x.aborted) return release();
-        x.release = release;
-        if (waiting) x.onAbort = undefined;
-        this.serve(r, info, pretty);
-      }, () => {
-        // upstream answers every APF rejection alike: 429 with Retry-After
-        const refuse = () => sendStatus(x, errors.tooManyRequests('Too many requests, please try again later.', 1).status, pretty);
-        if (waiting && mayHaveBody(method) && r.body) return r.body(refuse, refuse);
-        refuse();
-      });
-      if (cancel) {
-        // queued: keep the body coming (uWS needs onData now) and leave the queue if the client goes
-        waiting = true;
-        if (mayHaveBody(method) && !r.body) r.body = preReadBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength);
-        x.onAbort = cancel;
-      }
+      const serve = () => this.serve(r, info, pretty);
+      if (!this.apf || !gate(this.apf, r, r.user ?? UNSECURED_USER, info, pretty, this.options.maxRequestBodyBytes, serve)) serve();
     } catch (e) {
       sendStatus(x, toStatus(e), pretty);
     }
@@ -360,7 +340,7 @@ export class ApiServer {
         // upstream crdHandler: a terminating CRD's resources take no new objects
         throw errors.methodNotAllowed(`create is not supported on resources of kind "${def.resource}.${def.group}"`);
       }
-      enc = this.negotiateResource(headers.accept, pretty, query, info.verb, def.custom === true);
+      enc = negotiateResource(this.registry.identity, this.cbor, headers.accept, pretty, query, info.verb, def.custom === true);
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       if (!this.apf) x.release = this.inflight.admit(info.verb);
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
@@ -389,29 +369,6 @@ export class ApiServer {
     x.headers.push(['Warning', `299 - "${d.warning}"`]);
     this.metrics.metrics.deprecated.requested(def, subresource, d.removedRelease);
     x.audit?.deprecated(d.removedRelease);
-  }
-
-  /**
-   * Response encoding of a resource request: JSON, YAML, Protobuf, or a server-side view
-   * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
-   */
-  private negotiateResource(accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string, custom: boolean): Encoding {
-    const metaGroup = `meta.${this.registry.identity.domain}`;
-    const views = verb === 'list' || verb === 'deletecollection' ? ['Table', 'PartialObjectMetadataList'] : ['Table', 'PartialObjectMetadata'];
-    // upstream (AllowsMediaTypeTransform): Table has no Protobuf message, so JSON or YAML only
-    const canServe = (m: { params: Record<string, string> }, format: Encoding['format']) =>
-      views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
-      (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
-    const { as, ...enc } = negotiate(accept, pretty, {
-      // custom resources have no Protobuf form (406; `protobuf, json` falls back to JSON)
-      canServe, protobufType: custom ? undefined : this.registry.identity.protobufMediaType, cbor: this.cbor, stream: verb === 'watch',
-    });
-    if (as) {
-      const include = query.get('includeObject') ?? 'Metadata';
-      if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
-      enc.view = { as: as.params.as as 'Table', groupVersion: `${metaGroup}/${as.params.v}`, includeObject: include as 'Metadata' };
-    }
-    return enc;
   }
 
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
