@@ -74,7 +74,7 @@ export class Store {
     this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
     this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
     this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
-    this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion);
+    this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion, ctx.conversion);
   }
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
@@ -86,10 +86,10 @@ export class Store {
     };
   }
 
-  /** The entry to stage for an object of this store's version (converted to the storage version). */
+  /** The entry to stage for an object of this store's version; over the storage limit is 413. */
   private stored(obj: any): Entry {
-    const entry = this.entryOf(this.ctx.conversion ? this.ctx.conversion.toStorage(obj) : obj);
-    // over the storage limit is refused (413) before staging; a JSON character is at least one byte
+    const entry = this.entryOf(obj);
+    // a JSON character is at least one byte: only long texts need counting
     if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
     return entry;
   }
@@ -98,26 +98,21 @@ export class Store {
   view(e: Entry): Entry;
   view(e: Entry | undefined): Entry | undefined;
   view(e: Entry | undefined): Entry | undefined {
-    const conv = this.ctx.conversion;
-    if (!conv) return this.versions.entry(e);
-    if (!e || e.obj.apiVersion === this.apiVersion) return e;
-    const obj = conv.fromStorage(e.obj, this.apiVersion);
-    return { ...e, obj, json: JSON.stringify(obj) };
+    return this.versions.entry(e);
   }
 
   /** An entry's JSON as this store's version (lists and watch replay). */
   jsonOf(e: Entry): string {
-    if (e.obj.apiVersion === this.apiVersion) return e.json;
-    return this.ctx.conversion ? this.view(e).json : this.versions.jsonOf(e);
+    return this.versions.jsonOf(e);
   }
 
   private read(txn: Txn, namespace: string, name: string): Entry | undefined {
     return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
   }
 
-  /** The reply to a write: the staged entry as this store's version (its JSON reused when stored as such). */
+  /** The reply to a write: what was written, its JSON reused when it is stored as this version. */
   private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
-    if (!this.ctx.conversion) return this.reply(obj, enc, code, entry.obj === obj ? entry.json : undefined);
+    if (entry.obj === obj) return this.reply(obj, enc, code, entry.json);
     const v = this.view(entry);
     return this.reply(v.obj, enc, code, v.json);
   }

@@ -1,22 +1,29 @@
 /**
  * How one served version of a type sees the type's cached entries: the entries hold the stored
- * form (the storage version for types with a converter); a store of another version reads
- * converted copies and writes through toStorage (see conversion/conversion.ts).
+ * form; a store of another version reads converted copies and writes through toStorage. Two
+ * kinds of conversion exist: a `Conversion` for a version served over another resource's
+ * storage (events.<domain>/v1 over core Events, conversion.ts) and the `Converter` of types
+ * served in several versions of one group (HorizontalPodAutoscaler, conversion/conversion.ts);
+ * other versions only restamp apiVersion.
  */
 import type { Entry } from '../storage/cacher/type-cache.js';
+import type { Conversion } from './conversion.js';
 import type { Converter } from './conversion/conversion.js';
 
 export class VersionView {
-  constructor(private readonly converter: Converter | undefined, private readonly typeKey: string, private readonly apiVersion: string) {}
+  constructor(private readonly converter: Converter | undefined, private readonly typeKey: string, private readonly apiVersion: string,
+    private readonly conversion?: Conversion) {}
 
-  /** The stored form of an object written through this version. */
+  /** The stored form of an object written through this version (itself when already stored so). */
   toStorage(obj: any): any {
+    if (this.conversion) return obj.apiVersion === this.conversion.storageVersion ? obj : this.conversion.toStorage(obj);
     return this.converter ? this.converter.toStorage(this.typeKey, obj) : obj;
   }
 
   /** obj as this version (obj itself when it already is). */
   asServed(obj: any): any {
     if (obj.apiVersion === this.apiVersion) return obj;
+    if (this.conversion) return this.conversion.fromStorage(obj, this.apiVersion);
     return this.converter ? this.converter.convert(this.typeKey, obj, this.apiVersion) : { ...obj, apiVersion: this.apiVersion };
   }
 
@@ -26,6 +33,8 @@ export class VersionView {
   }
 
   /** A cached entry as this version: itself, or a converted copy. */
+  entry(e: Entry): Entry;
+  entry(e: Entry | undefined): Entry | undefined;
   entry(e: Entry | undefined): Entry | undefined {
     if (!e || e.obj.apiVersion === this.apiVersion) return e;
     const obj = this.asServed(e.obj);
