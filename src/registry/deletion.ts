@@ -20,6 +20,7 @@ interface Target { group: string; kind: string; resource: string; name: string }
 
 /** DeleteOptions from a decoded body (only the known fields, typed), validated. */
 export function toDeleteOptions(o: any): DeleteOptions {
+  checkTypes(o);
   const options: DeleteOptions = {
     gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
     preconditions: o.preconditions ?? undefined,
@@ -30,6 +31,28 @@ export function toDeleteOptions(o: any): DeleteOptions {
   if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   checkDeleteOptions(options);
   return options;
+}
+
+const JSON_TYPES: Record<string, [string, string]> = {
+  propagationPolicy: ['string', 'v1.DeletionPropagation'],
+  orphanDependents: ['boolean', 'bool'],
+  gracePeriodSeconds: ['number', 'int64'],
+  preconditions: ['object', 'v1.Preconditions'],
+  dryRun: ['array', '[]string'],
+  ignoreStoreReadErrorWithClusterBreakingPotential: ['boolean', 'bool'],
+};
+
+/** A field of the wrong JSON type is a decoding error (400), as upstream's decoder says it. */
+function checkTypes(o: any): void {
+  for (const [field, [want, goType]] of Object.entries(JSON_TYPES)) {
+    const v = o[field];
+    if (v === undefined || v === null) continue;
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    if (got !== want || (want === 'object' && Array.isArray(v))) {
+      const what = got === 'object' ? 'object' : got === 'array' ? 'array' : got === 'string' ? 'string' : got === 'boolean' ? 'bool' : 'number';
+      throw errors.badRequest(`json: cannot unmarshal ${what} into Go struct field DeleteOptions.${field} of type ${goType}`);
+    }
+  }
 }
 
 export function checkDeleteOptions(o: DeleteOptions): void {
