@@ -229,7 +229,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         const failed = r.status >= 300;
         if (failed || plan.check.dryRun) {
           const after = await readState(plan.check.path);
-          // Nodes are also written by the node lifecycle controller (conditions, taints) at any moment
+          // controllers write some kinds' status (and Nodes' taints) at any moment
           if (after.status !== before.status || (after.text !== before.text && !controllerWritten(plan.check.path, before.text, after.text))) {
             find(failed ? 'half-write' : 'dry-run-wrote', `HTTP ${r.status} ${r.body.subarray(0, 300).toString('utf8')}; before ${before.status} ${before.text.slice(0, 400)}; after ${after.status} ${after.text.slice(0, 400)}`, i, what);
           }
@@ -301,9 +301,12 @@ async function setup(url: string, transport: Transport): Promise<void> {
 
 export type { ResourceType };
 
-/** A change a controller makes on its own: a Node's status and taints (node lifecycle controller). */
+/** Kinds whose status a controller writes on its own (and, for Nodes, the taints). */
+const CONTROLLER_STATUS = /\/(nodes|resourcequotas|poddisruptionbudgets|certificatesigningrequests|flowschemas|customresourcedefinitions|apiservices)\//;
+
+/** A change a controller makes on its own: the status of CONTROLLER_STATUS kinds, a Node's taints. */
 function controllerWritten(path: string, before: string, after: string): boolean {
-  if (!/\/api\/v1\/nodes\//.test(path)) return false;
+  if (!CONTROLLER_STATUS.test(path)) return false;
   try {
     const strip = (t: string) => {
       const o = JSON.parse(t);
