@@ -7,6 +7,7 @@ import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } fro
 import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
 import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
+import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
@@ -122,6 +123,10 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
+  if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
+    // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
+    return withBody(r, s, (body) => run(r, s, legacyBindingOp(r, body)));
+  }
   switch (info.verb) {
     case 'get':
       if (servedFromCache(r, s)) return;
@@ -176,6 +181,16 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
     return { ...base, fieldManager: fieldManager(r), op: 'create', body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user };
   }
   return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
+}
+
+function legacyBindingOp(r: Request, body: Body): OpInput {
+  const obj = decodeBody(body);
+  const name = obj?.metadata?.name;
+  if (typeof name !== 'string' || !name) throw errors.invalid({ kind: 'Binding', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+  return {
+    type: { group: '', version: r.def.version, resource: 'pods', subresource: 'binding' }, enc: r.enc, op: 'create',
+    namespace: r.info.namespace, name, body, dryRun: dryRun(r.query), fieldManager: fieldManager(r), user: r.user,
+  };
 }
 
 /** upstream: an unsafe delete also needs the verb `unsafe-delete-ignore-read-errors` on the resource */

@@ -3,7 +3,8 @@
  * CSR approver/signer/cleaner, expiry, node lifecycle, bootstrap token cleaner and signer), as
  * one set: built fresh, loaded with a snapshot of every object, fed the change events, and
  * stopped together. Without leader election one set runs for the life of the server; with it
- * (several servers on one etcd) a set runs only while this server holds the Lease.
+ * (several servers on one etcd) a set runs only while this server holds the Lease. Each runs
+ * unless `--controllers` turns it off by its upstream name (`*,-garbagecollector`).
  */
 import type { ChangeEvent, InitReply } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -22,82 +23,78 @@ import { TokenCleaner } from '../controllers/token-cleaner.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
 import { controllerEnabled } from '../controllers/selection.js';
 
+/** What every controller here offers the set: all optional but observe/stop are no-ops when absent. */
+interface Member {
+  load?(init: Pick<InitReply, 'objects' | 'namespaces' | 'leases'>): void;
+  start?(): unknown;
+  observe?(evs: ChangeEvent[]): void;
+  stop?(): void;
+}
+
+/** A controller that loads from the objects alone. */
+function fromObjects(c: Omit<Member, 'load'> & { load(objects: InitReply['objects']): void }): Member {
+  return { start: c.start?.bind(c), observe: c.observe?.bind(c), stop: c.stop?.bind(c), load: (init) => c.load(init.objects) };
+}
+
 export class Controllers {
-  readonly namespace: NamespaceController;
-  readonly gc: GarbageCollector;
-  readonly disruption: DisruptionController;
-  readonly csrSigner: CsrSigner;
-  readonly csrApprover: CsrApprover;
-  readonly csrCleaner: CsrCleaner;
-  readonly expiry: ExpiryController;
-  readonly nodeLifecycle: NodeLifecycleController;
-  /** the bootstrap token controllers, when --controllers names them */
-  readonly tokenCleaner: TokenCleaner | undefined;
-  readonly bootstrapSigner: BootstrapSigner | undefined;
+  /** the running controllers, by upstream name (`--controllers` turns each on or off) */
+  private readonly members = new Map<string, Member>();
   private stopped = false;
 
   constructor(pool: ActorPool, registry: Registry, options: ServerOptions, authorize: ConstructorParameters<typeof CsrApprover>[2]) {
     const identity = registry.identity;
-    this.namespace = new NamespaceController(pool, registry);
-    this.gc = new GarbageCollector(pool, registry);
-    this.disruption = new DisruptionController(pool);
-    this.csrSigner = new CsrSigner(pool, identity, options);
-    this.csrApprover = new CsrApprover(pool, identity, authorize);
-    this.csrCleaner = new CsrCleaner(pool, identity);
-    this.expiry = new ExpiryController(pool, (typeKey) => {
+    const add = (name: string, make: () => Member): void => {
+      if (controllerEnabled(options.controllers, name)) this.members.set(name, make());
+    };
+    add('namespace', () => {
+      const c = new NamespaceController(pool, registry);
+      return {
+        load: (init) => { for (const n of init.namespaces) if (n.terminating) c.observe(n.obj); },
+        observe: (evs) => {
+          for (const ev of evs) {
+            if (ev.typeKey !== typeKeyOf('', 'namespaces') || ev.type === 'DELETED') continue;
+            c.observe(JSON.parse(ev.json));
+          }
+        },
+        stop: () => c.stop(),
+      };
+    });
+    add('garbagecollector', () => new GarbageCollector(pool, registry));
+    add('disruption', () => new DisruptionController(pool));
+    add('certificatesigningrequest-signing', () => new CsrSigner(pool, identity, options));
+    add('certificatesigningrequest-approving', () => new CsrApprover(pool, identity, authorize));
+    add('certificatesigningrequest-cleaner', () => new CsrCleaner(pool, identity));
+    add('nodelifecycle', () => fromObjects(new NodeLifecycleController(pool, identity, {
+      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
+    })));
+    add('tokencleaner', () => fromObjects(new TokenCleaner(pool, identity)));
+    add('bootstrapsigner', () => fromObjects(new BootstrapSigner(pool, identity)));
+    // not an upstream controller (event TTL and lease expiry are etcd's leases there): always on
+    const expiry = new ExpiryController(pool, (typeKey) => {
       const [group, resource] = typeKey.split('/') as [string, string];
       const d = registry.allEnabled().find((x) => x.group === group && x.resource === resource);
       return d ? { group, version: d.version, resource } : undefined;
     });
-    this.nodeLifecycle = new NodeLifecycleController(pool, identity, {
-      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
-    });
-    if (controllerEnabled(options.controllers, 'tokencleaner')) this.tokenCleaner = new TokenCleaner(pool, identity);
-    if (controllerEnabled(options.controllers, 'bootstrapsigner')) this.bootstrapSigner = new BootstrapSigner(pool, identity);
+    this.members.set('expiry', { load: (init) => expiry.load(init.leases), observe: (evs) => expiry.observe(evs), stop: () => expiry.stop() });
   }
 
   /** The state every object and lease is in (the shards' load, or a later snapshot). */
   load(init: Pick<InitReply, 'objects' | 'namespaces' | 'leases'>): void {
-    this.tokenCleaner?.load(init.objects);
-    this.bootstrapSigner?.load(init.objects);
-    for (const n of init.namespaces) if (n.terminating) this.namespace.observe(n.obj);
-    this.expiry.load(init.leases);
-    this.nodeLifecycle.load(init.objects);
+    for (const m of this.members.values()) m.load?.(init);
   }
 
   start(): void {
-    void this.gc.start();
-    void this.disruption.start();
-    this.csrApprover.start();
-    this.csrSigner.start();
-    this.csrCleaner.start();
-    this.nodeLifecycle.start();
+    for (const m of this.members.values()) void m.start?.();
   }
 
   observe(evs: ChangeEvent[]): void {
     if (this.stopped) return;
-    for (const ev of evs) {
-      if (ev.typeKey !== typeKeyOf('', 'namespaces') || ev.type === 'DELETED') continue;
-      this.namespace.observe(JSON.parse(ev.json));
-    }
-    this.gc.observe(evs);
-    this.disruption.observe(evs);
-    this.csrApprover.observe(evs);
-    this.csrSigner.observe(evs);
-    this.expiry.observe(evs);
-    this.nodeLifecycle.observe(evs);
-    this.tokenCleaner?.observe(evs);
-    this.bootstrapSigner?.observe(evs);
+    for (const m of this.members.values()) m.observe?.(evs);
   }
 
   /** Stops acting: timers end, and no further events reach the controllers (work under way finishes). */
   stop(): void {
     this.stopped = true;
-    this.namespace.stop();
-    this.csrCleaner.stop();
-    this.expiry.stop();
-    this.nodeLifecycle.stop();
-    this.tokenCleaner?.stop();
-    this.bootstrapSigner?.stop();
+    for (const m of this.members.values()) m.stop?.();
   }
 }

@@ -93,3 +93,16 @@ test('pods bound to a node wait for their grace period; unbound pods go at once 
   assert.equal(now.status, 200);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/pods/bound')).status, 404);
 });
+
+test('--controllers=*,-garbagecollector: a dangling owner reference is left alone', async () => {
+  const off = await startServer(['--controllers', '*,-garbagecollector']);
+  try {
+    const dangling = { metadata: { name: 'orphaned', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: '6c1f4b9e-2a7d-4c55-9a3e-0b8f2d1e7c40' }] } };
+    await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'gc-dangling' } });
+    assert.equal((await request(off.url, 'POST', CM('default'), dangling)).status, 201);
+    assert.equal((await request(s.url, 'POST', CM('gc-dangling'), dangling)).status, 201);
+    // the collecting server removes its copy; by then the other would have too
+    await until(async () => !(await exists(`${CM('gc-dangling')}/orphaned`)), 'dangling dependent collected');
+    assert.equal((await request(off.url, 'GET', `${CM('default')}/orphaned`)).status, 200);
+  } finally { await off.stop(); off.cleanup(); }
+});

@@ -140,6 +140,20 @@ test('pods/binding sets nodeName once: 201 Success, then 409 Conflict', T, async
   assert.equal(missing.status, 404);
 });
 
+test('legacy POST bindings binds the pod named in the body and stores no Binding', T, async () => {
+  assert.equal((await request(s.url, 'POST', `${NS}/pods`, pod('bind-legacy'))).status, 201);
+  const b = await request(s.url, 'POST', `${NS}/bindings`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-legacy' }, target: { kind: 'Node', name: 'n3' } });
+  assert.equal(b.status, 201, b.text);
+  assert.deepEqual(b.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  assert.equal((await request(s.url, 'GET', `${NS}/pods/bind-legacy`)).json.spec.nodeName, 'n3');
+  const again = await request(s.url, 'POST', `${NS}/bindings`, { metadata: { name: 'bind-legacy' }, target: { name: 'n4' } });
+  assert.equal(again.status, 409, again.text);
+  assert.equal((await request(s.url, 'POST', `${NS}/bindings`, { metadata: { name: 'nobody' }, target: { name: 'n1' } })).status, 404);
+  const unnamed = await request(s.url, 'POST', `${NS}/bindings`, { target: { name: 'n1' } });
+  assert.equal(unnamed.status, 422, unnamed.text);
+  assert.equal(unnamed.json.details.causes[0].field, 'metadata.name');
+});
+
 test('log, exec, attach, portforward and proxy answer at once without a node agent', T, async () => {
   assert.equal((await request(s.url, 'POST', `${NS}/pods`, pod('lonely'))).status, 201);
   const log = await request(s.url, 'GET', `${NS}/pods/lonely/log`);
