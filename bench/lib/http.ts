@@ -5,13 +5,13 @@ export interface Reply { status: number; text: string }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(base: string, method: string, path: string, body?: string, timeoutMs = 30_000): Promise<Reply> {
+export function request(base: string, method: string, path: string, body?: string, timeoutMs = 30_000, contentType = 'application/json'): Promise<Reply> {
   const url = new URL(path, base);
   if (url.hostname !== '127.0.0.1') throw new Error(`bench traffic stays on loopback, not ${url.hostname}`);
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method, agent, timeout: timeoutMs,
-      headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -128,7 +128,7 @@ appends a dated section below. Benchmarks are not tests: numbers depend on the m
 load generator, the server and the ceiling share its CPUs.
 
 Scenarios: \`get\` (one ~1 KB ConfigMap, wrk), \`list\` (500 ConfigMaps in one namespace, wrk),
-\`create\` (durable CREATE, wrk with \`bench/create.lua\`: unique names, non-201 counted as errors),
+\`create\` (durable CREATE, wrk with \`bench/template-create.lua\`: unique names, non-201 counted as errors),
 \`watch\` (1,000 watchers on one namespace, a paced writer, write-to-delivery latency from a
 timestamp annotation, server RSS per idle watcher).
 

@@ -1,6 +1,6 @@
 /**
  * Durable CREATE with many concurrent clients: wrk POSTs ~1 KB ConfigMaps with unique names
- * (bench/create.lua) and counts every non-201 as an error. Ceilings: raw LMDB batched puts in
+ * (bench/template-create.lua) and counts every non-201 as an error. Ceilings: raw LMDB batched puts in
  * this process (awaiting the commit, as the server does, and awaiting the disk flush too), and
  * the hello-world server answering the same POSTs with a 201 body of the created object's size.
  */
@@ -11,15 +11,17 @@ import { lmdbBatchedPuts, type LmdbCeilingResult } from '../lib/lmdb-ceiling.js'
 import type { Row, ScenarioResult } from '../lib/report.js';
 import { bestOf, runTag, warmAndMeasure, type Ctx, type Measured } from './common.js';
 
-const SCRIPT = fileURLToPath(new URL('../../../bench/create.lua', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../../bench/template-create.lua', import.meta.url));
 const OBJECT_BYTES = 1024;
 const NS = 'bench-create';
 const PATH = `/api/v1/namespaces/${NS}/configmaps`;
 const LMDB_MAX_PUTS = 5_000_000;
 
-/** The request body create.lua sends, so the pad makes it OBJECT_BYTES long. */
+/** The body template-create.lua sends (prefix, unique name, suffix); the pad makes it OBJECT_BYTES long. */
+const PREFIX = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"';
+const suffixFor = (pad: string) => `","labels":{"bench":"create"}},"data":{"pad":"${pad}"}}`;
 function luaBody(name: string, pad: string): string {
-  return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"bench":"create"}},"data":{"pad":"${pad}"}}`;
+  return PREFIX + name + suffixFor(pad);
 }
 
 function okPerSec(r: Measured): number {
@@ -35,7 +37,8 @@ async function logged(ctx: Ctx, what: string, p: Promise<LmdbCeilingResult>): Pr
 export async function createScenario(ctx: Ctx): Promise<ScenarioResult> {
   const tag = runTag('c');
   const padBytes = OBJECT_BYTES - luaBody(`${tag}m-1-100000`, '').length;
-  const scriptArgs = (suffix: string, status: number) => [`${tag}${suffix}`, String(status), String(padBytes)];
+  const bodySuffix = suffixFor('x'.repeat(padBytes));
+  const scriptArgs = (suffix: string, status: number) => [`${tag}${suffix}`, String(status), PREFIX, bodySuffix];
   const run = (url: string, suffix: string, status: number) => ({
     url, threads: 1, connections: ctx.connections, durationSec: ctx.durationSec, script: SCRIPT, scriptArgs: scriptArgs(suffix, status),
   });

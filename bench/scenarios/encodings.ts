@@ -11,12 +11,14 @@ import type { Row, ScenarioResult } from '../lib/report.js';
 import { bestOf, warmAndMeasure, type Ctx, type Measured } from './common.js';
 import { encodeEntries, type Encodable } from '../../src/codec/codec.js';
 import { tableJson } from '../../src/codec/table.js';
+import { benchContainer, createRunningPods } from './running-pods.js';
 import type { Encoding } from '../../src/actors/protocol.js';
 
 const PODS = 5000;
 const NS = 'bench-enc';
 const CONNECTIONS = 4;
 const PATH = `/api/v1/namespaces/${NS}/pods`;
+const RUNNING_NS = 'bench-enc-running';
 const PB = 'application/vnd.platform.protobuf';
 const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
 
@@ -31,11 +33,7 @@ const VARIANTS: Variant[] = [
 /** A Pod like a small deployment's: labels, two containers with ports, env, resources. */
 function podJson(i: number): string {
   const name = `web-${String(i).padStart(5, '0')}`;
-  const container = (n: string, port: number) => ({
-    name: n, image: `registry.example/${n}:1.${i % 10}`, ports: [{ containerPort: port, protocol: 'TCP' }],
-    env: [{ name: 'MODE', value: 'production' }, { name: 'REPLICA', value: String(i) }],
-    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
-  });
+  const container = (n: string, port: number) => benchContainer(i, n, port);
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name, labels: { app: 'web', tier: 'frontend', shard: String(i % 16) }, annotations: { 'example.com/owner': 'team-a' } },
@@ -43,8 +41,8 @@ function podJson(i: number): string {
   });
 }
 
-async function bodyBytes(base: string, accept: string): Promise<number> {
-  const res = await fetch(base + PATH, { headers: { accept } });
+async function bodyBytes(base: string, accept: string, path = PATH): Promise<number> {
+  const res = await fetch(base + path, { headers: { accept } });
   if (res.status !== 200) throw new Error(`LIST as ${accept}: ${res.status}`);
   return (await res.arrayBuffer()).byteLength;
 }
@@ -100,6 +98,7 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
   const sizes = new Map<string, number>();
   let encode = new Map<string, number>();
   let withoutMF = { json: 0, pb: 0 };
+  const running = new Map<string, number>();
   try {
     await ensureNamespace(server.url, NS);
     await parallel(PODS, 32, async (i) => { await expect(server.url, 'POST', PATH, podJson(i), [201]); });
@@ -128,12 +127,21 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
     }
     encode = await encodeThroughput(listJson, ctx);
     withoutMF = bytesWithoutManagedFields(listJson);
+    // bytes only: the same count of Pods shaped as a running Deployment's (src: running-pods.ts)
+    await ensureNamespace(server.url, RUNNING_NS);
+    const runningPath = await createRunningPods(server.url, RUNNING_NS, PODS);
+    for (const v of VARIANTS) running.set(v.name, await bodyBytes(server.url, v.accept, runningPath));
+    ctx.log(`  bytes per LIST of running Pods: ${VARIANTS.map((v) => `${v.name} ${running.get(v.name)}`).join(', ')}`);
   } finally {
     await server.stop();
     server.cleanup();
   }
   const json = sizes.get('JSON')!;
   const pbShare = sizes.get('Protobuf')! / json;
+  const share = (m: Map<string, number>, name: string) => `${(100 * m.get(name)! / m.get('JSON')!).toFixed(1)}%`;
+  for (const v of VARIANTS) {
+    rows.push({ scenario: `list ${PODS} running pods (bytes only)`, subject: `${v.name} (${running.get(v.name)} B)`, throughput: running.get(v.name)!, unit: 'B', ratio: running.get(v.name)! / running.get('JSON')! });
+  }
   const jsonOps = encode.get('JSON') || 1;
   for (const [name, ops] of encode) {
     rows.push({ scenario: `encode ${PODS}-pod list in-process`, subject: name, throughput: ops, unit: 'lists/s', ratio: ops / jsonOps });
@@ -145,6 +153,10 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
       target: 'Protobuf LIST bytes ≤ 60% of JSON',
       measured: `${(pbShare * 100).toFixed(1)}% (${sizes.get('Protobuf')} vs ${json} B; CBOR ${(100 * sizes.get('CBOR')! / json).toFixed(1)}%, Table ${(100 * sizes.get('Table')! / json).toFixed(1)}%); without managedFields ${(100 * withoutMF.pb / withoutMF.json).toFixed(1)}% (${withoutMF.pb} vs ${withoutMF.json} B)`,
       met: pbShare <= 0.6,
+    }, {
+      target: 'Protobuf LIST bytes ≤ 60% of JSON (running Pods: controller-created, bound, kubelet status)',
+      measured: `${share(running, 'Protobuf')} (${running.get('Protobuf')} vs ${running.get('JSON')} B; CBOR ${share(running, 'CBOR')}, Table ${share(running, 'Table')})`,
+      met: running.get('Protobuf')! / running.get('JSON')! <= 0.6,
     }],
     commands: [...commands, `# encode: tinybench in the bench process over the served list (codec.encodeEntries per encoding, warm = item bytes cached on the entries, cold = fresh entries; Table = tableJson, as the actor's list path); ratio = lists/s ÷ the JSON path's`],
     notes: [`${CONNECTIONS} connections (each response is several MB)`, 'encode ratio is against the JSON path, which joins the already-encoded item strings (the ceiling of what a list encoding can cost in the actor)'],
