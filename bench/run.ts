@@ -5,7 +5,7 @@
  *
  * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--no-doc]`
  *
- * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings; all by default) against the real server and
+ * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings, fairness; all by default) against the real server and
  * its ceiling in the same run (get, list and create alternate the two for --rounds rounds and
  * keep the best of each, since other work on the machine shifts either; --wait-quiet waits up
  * to that long for the machine to be mostly idle before starting), prints a markdown
@@ -27,6 +27,7 @@ import { applyScenario } from './scenarios/apply.js';
 import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
 import { encodingsScenario } from './scenarios/encodings.js';
+import { fairnessScenario } from './scenarios/fairness.js';
 import { isLoadInvocation, UsageError } from './load/args.js';
 import { loadMain } from './load/cli.js';
 import { compareMain } from './load/compare.js';
@@ -40,6 +41,7 @@ const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
   tls: tlsScenario,
   authz: authzScenario,
   encodings: encodingsScenario,
+  fairness: fairnessScenario,
 };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 
 export const DIST = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN_JS = join(DIST, 'src/main.js');
@@ -107,3 +108,15 @@ export function machineTicks(): { busy: number; total: number } {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A loopback port free a moment ago (for servers whose port must be known before they start). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}

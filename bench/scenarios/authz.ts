@@ -5,11 +5,10 @@
  * same wrk settings, alternating rounds (best of each). Target: RBAC ≥ 85% of AlwaysAllow.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configMapJson, ensureNamespace, expect, parallel, servedOverhead } from '../lib/http.js';
-import { startServer, type ServerChild } from '../lib/procs.js';
+import { freePort, startServer, type ServerChild } from '../lib/procs.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { bestOf, warmAndMeasure, type Ctx } from './common.js';
 
@@ -20,17 +19,6 @@ const TOKEN = 'bench-token';
 const RBAC = '/apis/rbac.authorization.plat.io/v1';
 const G = 'rbac.authorization.plat.io';
 const TARGET = 0.85;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** 1,000 Roles, 1,000 RoleBindings to other users, the caller's view binding, and the ConfigMap read. */
 async function prepare(base: string): Promise<void> {

@@ -3,9 +3,13 @@
  * nominal share of the server's concurrency limit, may lend `lendablePercent` of it and borrow
  * up to `borrowingLimitPercent` from others (borrowing here is per seat at dispatch time;
  * upstream re-divides every 10 s). A request finding no seat is rejected (limitResponse
- * Reject) or queued: shuffle sharding deals its flow a hand of queues, it joins the shortest,
- * and freed seats go round-robin over the non-empty queues, so one flow's flood cannot starve
- * another flow. Every request takes one seat (no width estimate for LISTs).
+ * Reject) or queued: shuffle sharding deals its flow a hand of queues, it joins the one with the
+ * fewest requests waiting and executing. Freed seats go to the non-empty queue with the least
+ * virtual time (fair queuing by service received, as upstream's queueset): every dispatch from a
+ * queue charges it an estimated service time, corrected to the real seat time on release, and a
+ * queue that turns busy starts at the level's current virtual time, so a flow of long requests
+ * (a LIST flood) falls behind one of short requests instead of taking turns with it. Every
+ * request takes one seat (no width estimate for LISTs).
  */
 
 export interface LevelConfig {
@@ -27,6 +31,9 @@ export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'ca
 
 interface Waiter { go: () => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
 
+/** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
+export const ESTIMATED_SERVICE_MS = 3;
+
 export class Level {
   nominal = 0;
   lendable = 0;
@@ -39,24 +46,48 @@ export class Level {
   borrowed = 0;
   waiting = 0;
   queues: Waiter[][] = [];
-  private rr = 0;
+  /** per queue: virtual time (ms of seat time received, plus charges) and requests executing */
+  vt: number[] = [];
+  running: number[] = [];
+  /** the virtual time of the latest dispatch: where a queue turning busy starts */
+  private now = 0;
 
   constructor(public cfg: LevelConfig) {}
 
   get executing(): number { return this.executingOwn + this.borrowed; }
 
-  /** the next waiter, round robin over the non-empty queues */
+  resize(queues: number): void {
+    this.vt = Array.from({ length: queues }, (_, i) => this.vt[i] ?? this.now);
+    this.running = Array.from({ length: queues }, (_, i) => this.running[i] ?? 0);
+  }
+
+  /** A request joins queue i (an idle queue catches up with the level's virtual time first). */
+  enqueue(i: number, w: Waiter): void {
+    if (this.queues[i]!.length === 0 && this.running[i] === 0) this.vt[i] = Math.max(this.vt[i]!, this.now);
+    this.queues[i]!.push(w);
+  }
+
+  /** Queue i dispatches a request: charged the estimate now; `finish(ms)` settles the real seat time. */
+  dispatch(i: number): (ms: number) => void {
+    this.now = Math.max(this.now, this.vt[i]!);
+    this.vt[i]! += ESTIMATED_SERVICE_MS;
+    this.running[i]!++;
+    return (ms) => {
+      if (i >= this.vt.length) return; // the queue went with a configuration change
+      this.vt[i]! += ms - ESTIMATED_SERVICE_MS;
+      this.running[i] = Math.max(0, this.running[i]! - 1);
+    };
+  }
+
+  /** The next waiter: the head of the non-empty queue with the least virtual time. */
   next(): Waiter | undefined {
-    const n = this.queues.length;
-    for (let i = 0; i < n; i++) {
-      const q = this.queues[(this.rr + i) % n]!;
-      if (q.length) {
-        this.rr = (this.rr + i + 1) % n;
-        this.waiting--;
-        return q.shift();
-      }
+    let best = -1;
+    for (let i = 0; i < this.queues.length; i++) {
+      if (this.queues[i]!.length && (best < 0 || this.vt[i]! < this.vt[best]!)) best = i;
     }
-    return undefined;
+    if (best < 0) return undefined;
+    this.waiting--;
+    return this.queues[best]!.shift();
   }
 }
 
@@ -65,7 +96,7 @@ interface Seat { from: Level; by: Level }
 export class Dispatcher {
   readonly levels = new Map<string, Level>();
 
-  constructor(private serverLimit: number, private readonly maxWaitMs: number) {}
+  constructor(private serverLimit: number, private readonly maxWaitMs: number, private readonly clock: () => number = () => performance.now()) {}
 
   /** Installs a configuration; levels keep their counters and waiters across changes. */
   configure(configs: LevelConfig[], serverLimit = this.serverLimit): void {
@@ -79,6 +110,7 @@ export class Dispatcher {
       // waiters of removed queues keep their place in the remaining ones
       const orphans = l.queues.slice(queues).flat();
       l.queues = Array.from({ length: queues }, (_, i) => l.queues[i] ?? []);
+      l.resize(queues);
       for (const w of orphans) { w.queue = l.queues[0] ?? []; w.queue.push(w); }
       this.levels.set(cfg.name, l);
     }
@@ -106,20 +138,21 @@ export class Dispatcher {
   admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
     const l = this.levels.get(levelName);
     if (!l) return void refuse('concurrency-limit');
+    const qi = l.queues.length ? this.shortestInHand(l, flowHash) : -1;
     const seat = l.waiting === 0 ? this.acquire(l, true) : undefined;
-    if (seat) return void go(this.releaser(seat));
-    if (l.cfg.reject || l.queues.length === 0) return void refuse('concurrency-limit');
-    const queue = this.shortestInHand(l, flowHash);
+    if (seat) return void go(this.releaser(seat, l, qi));
+    if (l.cfg.reject || qi < 0) return void refuse('concurrency-limit');
+    const queue = l.queues[qi]!;
     if (queue.length >= l.cfg.queueLengthLimit) return void refuse('queue-full');
     const w: Waiter = { go: () => {}, refuse, timer: undefined, queue };
     w.go = () => {
       clearTimeout(w.timer);
       const s = this.acquire(l, true)!;
-      go(this.releaser(s));
+      go(this.releaser(s, l, l.queues.indexOf(w.queue)));
     };
     w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
     w.timer.unref();
-    queue.push(w);
+    l.enqueue(qi, w);
     l.waiting++;
     return () => { if (this.drop(l, w)) { clearTimeout(w.timer); refuse('cancelled'); } };
   }
@@ -148,11 +181,15 @@ export class Dispatcher {
     return undefined;
   }
 
-  private releaser(seat: Seat): () => void {
+  /** The release of a seat; a request from queue `qi` (≥ 0) settles its queue's virtual time. */
+  private releaser(seat: Seat, l: Level, qi: number): () => void {
     let done = false;
+    const started = this.clock();
+    const finish = qi >= 0 ? l.dispatch(qi) : undefined;
     return () => {
       if (done) return;
       done = true;
+      finish?.(this.clock() - started);
       if (seat.from === seat.by) seat.by.executingOwn--;
       else { seat.from.lentOut--; seat.by.borrowed--; }
       this.pump();
@@ -178,13 +215,14 @@ export class Dispatcher {
     else { seat.from.lentOut--; seat.by.borrowed--; }
   }
 
-  private shortestInHand(l: Level, flowHash: number): Waiter[] {
-    let best: Waiter[] | undefined;
+  /** The queue of the flow's hand with the fewest requests waiting and executing. */
+  private shortestInHand(l: Level, flowHash: number): number {
+    let best = -1;
+    const load = (i: number) => l.queues[i]!.length + l.running[i]!;
     for (const i of dealHand(flowHash, l.queues.length, Math.min(l.cfg.handSize, l.queues.length))) {
-      const q = l.queues[i]!;
-      if (!best || q.length < best.length) best = q;
+      if (best < 0 || load(i) < load(best)) best = i;
     }
-    return best!;
+    return best;
   }
 }
 

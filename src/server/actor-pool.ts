@@ -132,8 +132,7 @@ export class ActorPool {
     if (s.inFlight.length >= PIPELINE_DEPTH) return;
     const poll = s.queue.length === 0;
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
-    const batch = s.queue;
-    s.queue = [];
+    const batch = takeBatch(s);
     s.inFlight.push(this.currentRV());
     try {
       const task: Batch = { ops: batch.map((p) => p.op) };
@@ -163,6 +162,34 @@ export class ActorPool {
     for (const s of this.shards) this.wakeUp(s);
     await Promise.all(this.shards.map((s) => s.pool.destroy()));
   }
+}
+
+/**
+ * A batch's replies all arrive when its last op is done, so a few large LISTs in a batch would
+ * hold every small op behind them (a controller's write behind a flood of whole-collection
+ * LISTs waited seconds). A batch therefore takes every queued small op but at most
+ * HEAVY_PER_BATCH heavy ones (LISTs without a small limit, DELETE collection) in arrival order;
+ * the rest wait for the next batch. Ops in one batch are concurrent requests, so their order
+ * among themselves carries no meaning.
+ */
+/** env PLAT_HEAVY_PER_BATCH overrides, for benchmarking */
+const HEAVY_PER_BATCH = Number(process.env.PLAT_HEAVY_PER_BATCH ?? 4);
+const SMALL_LIST = 250;
+
+function heavy(op: Op): boolean {
+  if (op.op === 'deletecollection') return true;
+  return op.op === 'list' && !(op.opts.limit !== undefined && op.opts.limit <= SMALL_LIST);
+}
+
+function takeBatch(s: ShardQueue): Pending[] {
+  let heavyCount = 0;
+  const take: Pending[] = [];
+  const keep: Pending[] = [];
+  for (const p of s.queue) {
+    if (heavy(p.op) && ++heavyCount > HEAVY_PER_BATCH) keep.push(p); else take.push(p);
+  }
+  s.queue = keep;
+  return take;
 }
 
 function internal(id: number, message: string): Result {

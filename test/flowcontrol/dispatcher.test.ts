@@ -70,6 +70,25 @@ test('fair queuing: freed seats go round-robin over the flows\' queues, a flood 
   assert.ok(h.ran.indexOf('q2') <= 4, `quiet flow keeps its turn: ${h.ran.join(',')}`);
 });
 
+test('fair queuing by seat time: a flow of long requests falls behind a flow of short ones', () => {
+  let t = 0;
+  const d = new Dispatcher(1, 60_000, () => t);
+  d.configure([level('q', { queues: 16, handSize: 1, queueLengthLimit: 100 })]);
+  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const h = harness(d);
+  h.send('q', noisy, 'n0');
+  for (let i = 1; i <= 20; i++) h.send('q', noisy, `n${i}`);
+  for (let i = 1; i <= 5; i++) h.send('q', quiet, `q${i}`);
+  // each noisy request holds the seat 100 ms, each quiet one 1 ms
+  for (let step = 0; step < 8; step++) {
+    const id = h.ran[h.ran.length - 1]!;
+    t += id.startsWith('n') ? 100 : 1;
+    h.held.get(id)!();
+  }
+  assert.deepEqual(h.ran.slice(0, 7), ['n0', 'q1', 'q2', 'q3', 'q4', 'q5', 'n1'], h.ran.join(','));
+  // round robin would have interleaved them: n0, q1, n1, q2, n2, ...
+});
+
 test('borrowing: a busy level borrows lendable seats of an idle one, within its borrowing limit; lenders come first', () => {
   const d = new Dispatcher(4, 60_000);
   d.configure([

@@ -3,7 +3,8 @@
  * - no 5xx, except 504 Timeout Status (too-large resourceVersion, request `timeout` elapsed);
  * - every non-2xx answer is a Status (kind Status, apiVersion v1, status Failure, message,
  *   reason, code equal to the HTTP status) in the encoding it declares; health checks,
- *   /metrics (Prometheus text) and pod logs may answer text/plain;
+ *   /metrics (Prometheus text) and pod logs may answer text/plain (a log path with empty
+ *   segments too: the server, like upstream's router, skips them);
  * - every 2xx body decodes in the encoding it declares (JSON, YAML, Protobuf, watch lines).
  */
 import { gunzipSync } from 'node:zlib';
@@ -94,7 +95,7 @@ function watchFrames(body: Buffer, cut: boolean): unknown[] {
 /** connect subresources answer 503 ServiceUnavailable while no node agent is connected (as upstream when a node is unreachable) */
 const CONNECT = /\/(proxy|exec|attach|portforward|log)(\/|\?|$)/;
 
-const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|^\/metrics(\?|$)|\/pods\/[^/]+\/log(\?|$)/;
+const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|^\/metrics(\?|$)|\/pods\/[^/]+\/+log\/*(\?|$)/;
 
 /** Problems with one reply (empty when it is acceptable). */
 export function replyProblems(method: string, target: string, r: HttpReply, watch = false): { kind: string; detail: string }[] {
