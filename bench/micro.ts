@@ -7,7 +7,8 @@
  */
 import { Bench } from 'tinybench';
 import { makeIdentity } from '../src/api/identity.js';
-import { parseFieldSelector, parseLabelSelector } from '../src/api/selectors.js';
+import { parseLabelSelector } from '../src/api/selectors.js';
+import { parseFieldSelector } from '../src/api/field-selectors.js';
 import { apply } from '../src/apply/managed-fields.js';
 import { fieldsOf } from '../src/apply/fieldset.js';
 import { defaultPolicy } from '../src/auth/authz/bootstrap-policy.js';

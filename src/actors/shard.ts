@@ -14,9 +14,9 @@ import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
 import { compileCustomSchema } from '../registry/crd/structural.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
-import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange, type Write } from '../storage/interface.js';
+import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
-import { TypeCache, entryKey, type Entry } from '../storage/cacher/type-cache.js';
+import { TypeCache, type Entry } from '../storage/cacher/type-cache.js';
 import { Registry } from '../registry/registry.js';
 import { makeIdentity, referenceGroup } from '../api/identity.js';
 import { Store } from '../registry/store.js';
@@ -24,12 +24,13 @@ import { strategyFor } from '../registry/strategies/index.js';
 import { conversionFor } from '../registry/conversion.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
+import { Batch, commitBatch } from './batch.js';
+import { LEASE_PREFIX, leaseId, loadLeases, storedLeases, type LeasedEntry } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
 import { MAX_CONFLICT_RETRIES, RemoteFeed, changeEvent, consistentRead, raiseRV, remoteWrite, unavailableStatus } from './remote.js';
-
 
 function compress(r: Result): Result {
   if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
@@ -45,20 +46,8 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
   return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0 });
 }
 
-/**
- * Leases of kinds with a TTL live beside the objects: `\0lease/<group>/<resource>/<namespace>/<name>`
- * holds the expiry time (ms); the NUL keeps them out of every type's key range.
- */
-const LEASE_PREFIX = '\u0000lease/';
-const leaseId = (typeKey: string, namespace: string, name: string): string => `${typeKey}/${namespace}/${name}`;
-
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
-/**
- * Fault injection for the tests of commit isolation: a commit holding a key that contains this
- * text fails as a backend refusal would. Unset in production.
- */
-const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
-const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
+
 export class Shard {
   private readonly registry: Registry;
   /** set by init() */
@@ -162,7 +151,7 @@ export class Shard {
     }
     for (const c of this.caches.values()) c.setFloor(floor);
     this.backend.follow?.((changes) => this.applyRemote(changes));
-    return { maxRV: floor, namespaces, objects, leases: await this.loadLeases(stored) };
+    return { maxRV: floor, namespaces, objects, leases: await loadLeases(this.backend, this.floor, stored, this.leased()) };
   }
 
   /**
@@ -173,53 +162,29 @@ export class Shard {
     await this.backend.sync?.();
     const namespaces: InitReply['namespaces'] = [];
     const objects: InitReply['objects'] = [];
-    const leases: Lease[] = [];
-    const stored = new Map<string, number>();
-    for await (const page of this.backend.range(LEASE_PREFIX)) for (const { key, value } of page) stored.set(key.slice(LEASE_PREFIX.length), Number(value));
+    const stored = await storedLeases(this.backend);
     const now = Date.now();
     for (const [typeKey, cache] of this.caches) {
-      const store = this.storeForKey(typeKey);
-      if (!store) continue;
+      if (!this.storeForKey(typeKey)) continue;
       for (const [, e] of cache.scan('', undefined)) {
         objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
         if (typeKey === '/namespaces') namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
-        const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
-        if (ttl > 0) leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl });
       }
     }
+    const leases = [...this.leased()].map(([typeKey, e, ttl]): Lease => ({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl }));
     return { maxRV: Number(Atomics.load(this.rv, 0)), namespaces, objects, leases };
   }
 
-  /**
-   * The lease of every stored object of a kind with a TTL. An object without one (written
-   * before its kind had a TTL) gets a full TTL from now, stored at once so that a restart
-   * never extends it; leases whose object is gone are dropped.
-   */
-  private async loadLeases(stored: Map<string, number>): Promise<Lease[]> {
-    const leases: Lease[] = [];
-    const writes: Write[] = [];
-    const now = Date.now();
+  /** Every cached object of a kind with a TTL, with that TTL (their leases). */
+  private *leased(): Generator<LeasedEntry> {
     for (const [typeKey, cache] of this.caches) {
       const store = this.storeForKey(typeKey);
       if (!store) continue;
       for (const [, e] of cache.scan('', undefined)) {
         const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
-        if (ttl <= 0) continue;
-        const id = leaseId(typeKey, e.namespace, e.name);
-        let expiresAt = stored.get(id);
-        if (expiresAt === undefined) writes.push({ key: LEASE_PREFIX + id, value: String(expiresAt = now + ttl) });
-        stored.delete(id);
-        leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt });
+        if (ttl > 0) yield [typeKey, e, ttl];
       }
     }
-    for (const id of stored.keys()) writes.push({ key: LEASE_PREFIX + id, value: undefined });
-    try {
-      if (writes.length) await this.backend.commit(writes, this.floor);
-    } catch (e) {
-      // another server started at the same time and wrote first: it repairs the leases too
-      if (!(e instanceof CommitConflict)) throw e;
-    }
-    return leases;
   }
 
   /** The store for a stored type key, created on first use with any served version. */
@@ -273,50 +238,14 @@ export class Shard {
         return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
       }
     }
-    const staged: StagedWrite[] = [];
-    const pending = new Map<string, Entry | undefined>();
-    const snapshot = Number(Atomics.load(this.rv, 0));
-    const txn: Txn = {
-      now: Date.now(),
-      read: (cache, typeKey, ns, name) => {
-        const k = typeKey + '\u0001' + entryKey(ns, name);
-        if (pending.has(k)) return pending.get(k);
-        // a corrupt object still occupies its name: a create of it is a conflict
-        return cache.get(ns, name) ?? (this.corrupt.size ? this.corrupt.placeholder(typeKey, ns, name) : undefined);
-      },
-      nextRV: () => Number(Atomics.add(this.rv, 0, 1n)) + 1,
-      currentRV: () => snapshot,
-      stage: (w) => {
-        const k = w.typeKey + '\u0001' + entryKey(w.entry.namespace, w.entry.name);
-        undo.push([k, pending.has(k), pending.get(k)]);
-        staged.push(w);
-        pending.set(k, w.type === 'DELETED' ? undefined : w.entry);
-      },
-      staged: (typeKey) => {
-        const out = new Map<string, Entry | undefined>();
-        const prefix = typeKey + '\u0001';
-        for (const [k, v] of pending) if (k.startsWith(prefix)) out.set(k.slice(prefix.length), v);
-        return out;
-      },
-    };
-    // an operation that fails after staging (e.g. its reply cannot be encoded) takes its writes
-    // back, so a failure never half-writes
-    const undo: [string, boolean, Entry | undefined][] = [];
-    const results: Result[] = ops.map((op) => {
-      const mark = staged.length;
-      const undoMark = undo.length;
-      const r = this.exec(op, txn);
-      if ('error' in r && staged.length > mark) {
-        staged.length = mark;
-        for (const [k, had, v] of undo.splice(undoMark).reverse()) if (had) pending.set(k, v); else pending.delete(k);
-      }
-      return r;
-    });
+    const batch = new Batch(this.rv, this.corrupt);
+    const { staged, txn } = batch;
+    const results: Result[] = ops.map((op) => batch.run((t) => this.exec(op, t)));
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
     if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
-      await this.commit(staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
+      await commitBatch(this.backend, this.transformers, staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
       // another server committed to this shard first; its changes are in the caches now
@@ -403,22 +332,6 @@ export class Shard {
     } catch (e) {
       return { id: op.id, error: toStatus(e) };
     }
-  }
-
-  private async commit(staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = []): Promise<void> {
-    const writes: Write[] = [];
-    for (const w of staged) {
-      const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
-      writes.push(w.type === 'DELETED' ? { key, value: undefined, rv: w.entry.rv } : { key, value: this.transformers.forType(w.typeKey).write(key, w.entry.json) });
-      // the lease is stored with the object, in the same transaction (upstream: an etcd lease per write)
-      if (w.expiresAt !== undefined) writes.push({ key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined });
-    }
-    for (const key of rawDeletes) writes.push({ key, value: undefined });
-    if (FAIL_COMMIT_MATCH && writes.some((w) => w.key.includes(FAIL_COMMIT_MATCH))) {
-      throw new Error(`injected commit failure (${FAIL_COMMIT_ENV})`);
-    }
-    const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
-    await this.backend.commit(writes, maxRV);
   }
 
   /** Makes committed writes visible and turns them into events for the front thread. */

@@ -7,7 +7,8 @@
 import { errors } from '../api/status.js';
 import type { ListOptions, Result, TypeRef, Encoding, WatchFlags } from '../actors/protocol.js';
 import type { OpInput } from '../server/actor-pool.js';
-import { parseFieldSelector, parseLabelSelector } from '../api/selectors.js';
+import { parseLabelSelector } from '../api/selectors.js';
+import { parseFieldSelector } from '../api/field-selectors.js';
 import type { Matcher } from '../api/watch-filter.js';
 import { sendStatus, statusLine, type Exchange } from '../server/http.js';
 import { isTruthy } from '../server/negotiation.js';

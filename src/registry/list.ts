@@ -5,7 +5,8 @@
 import { errors } from '../api/status.js';
 import type { ListOptions } from '../actors/protocol.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
-import { parseFieldSelector, parseLabelSelector, SelectorError, type FieldSelector, type LabelSelector } from '../api/selectors.js';
+import { parseLabelSelector, SelectorError, type LabelSelector } from '../api/selectors.js';
+import { parseFieldSelector, type FieldSelector } from '../api/field-selectors.js';
 
 export interface ContinueToken { rv: number; start: string; issued: number }
 

@@ -3,15 +3,14 @@
  * a ResourceStrategy. Runs inside the shard actor that owns the type; reads see committed
  * state, writes are staged on the batch transaction and acknowledged after commit.
  */
-import { randomUUID } from 'node:crypto';
-import { errors, successStatus, type StatusCause } from '../api/status.js';
+import { errors, successStatus } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, PageMeta, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
-import { metadataCauses } from '../api/validation.js';
-import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/selectors.js';
+import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
-import type { Requester, ResourceStrategy, StrategyConfig, StrategyContext } from './strategy.js';
+import type { Requester, ResourceStrategy, StrategyConfig } from './strategy.js';
+import { nextFor, prepareCreate, strategyContext, type PrepareContext } from './prepare.js';
 import type { StagedWrite, Txn } from './txn.js';
 import type { Conversion } from './conversion.js';
 import { VersionView } from './version-view.js';
@@ -20,8 +19,7 @@ import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
-import { requiredCauses } from '../schema/required.js';
-import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored, specChanged, tracksGeneration } from './objects.js';
+import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -58,8 +56,8 @@ export function apiVersionOf(def: { group: string; version: string }): string {
 export class Store {
   readonly apiVersion: string;
   private readonly allowedFields: readonly string[];
-  /** whether a status subresource exists: PUT on the main resource keeps status */
-  private readonly hasStatus: boolean;
+  /** what the write steps of prepare.ts read of this store */
+  private readonly prep: PrepareContext;
   /** the structural schema (merge keys, list types); undefined for kinds without one */
   private readonly schema: SchemaNode | undefined;
   /** this version's view of the cached (stored) entries */
@@ -71,8 +69,8 @@ export class Store {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
-    this.hasStatus = ctx.def.subresources.some((s) => s.name === 'status');
     this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
     this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
     this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion, ctx.conversion);
   }
@@ -216,18 +214,12 @@ export class Store {
     return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager, op.user), warnings);
   }
 
-  /** upstream NewForbidden(groupResource, name, err), as validating admission answers. */
-  private forbidden(name: string, why: string) {
-    const { group, resource } = this.ctx.def;
-    return errors.forbidden(`${resource}${group ? '.' + group : ''} ${JSON.stringify(name ?? '')} is forbidden: ${why}`, { group, kind: resource, name });
-  }
-
   /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
   private createSubresource(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
     const old = this.read(txn, op.namespace, op.name ?? '');
     if (!old) throw errors.notFound(this.target(op.name));
     const body = decodeBody(op.body);
-    const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, this.strategyContext(txn, op.dryRun));
+    const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, strategyContext(this.ctx, txn, op.dryRun));
     if (!out) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
     if (out.next === undefined) this.remove(old, structuredClone(old.obj), op.dryRun, op.enc, txn);
     else this.commitUpdate(out.next, old, op.dryRun, op.enc, txn);
@@ -237,17 +229,8 @@ export class Store {
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
   private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined, user?: Requester): Ok {
     // the namespace's existence is checked on the front thread, which owns the namespace index
-    const { strategy } = this.ctx;
+    prepareCreate(this.prep, obj, txn, dryRun, user);
     const meta = obj.metadata;
-    for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
-    meta.uid = randomUUID();
-    meta.creationTimestamp = rfc3339(txn.now);
-    if (tracksGeneration(this.ctx.def, obj)) meta.generation = 1;
-    const sctx = this.strategyContext(txn, dryRun, user);
-    strategy.prepareForCreate(obj, sctx);
-    this.validate(obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj, this.ctx.config));
-    const refused = strategy.admitCreate(obj, sctx);
-    if (refused) throw this.forbidden(meta.name, refused);
     if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
@@ -290,7 +273,7 @@ export class Store {
     if (rv && rv !== String(old.rv)) {
       throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    const next = this.nextFor(op.type.subresource, obj, old.obj, txn, op.dryRun);
+    const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
     if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
     if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
@@ -323,61 +306,6 @@ export class Store {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
     }
     return withWarnings(this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager), warnings);
-  }
-
-  /** The read-only view strategies get: this type's objects including staged writes. */
-  private strategyContext(txn: Txn, dryRun: boolean, user?: Requester): StrategyContext {
-    const { cache, typeKey, config } = this.ctx;
-    return {
-      dryRun, config, now: txn.now, user,
-      *existing() {
-        const staged = txn.staged(typeKey);
-        for (const [k, e] of cache.scan('', undefined)) if (!staged.has(k)) yield e.obj;
-        for (const e of staged.values()) if (e) yield e.obj;
-      },
-    };
-  }
-
-  private mainUpdate(obj: any, old: any, txn: Txn, dryRun: boolean): any {
-    const { strategy } = this.ctx;
-    this.keepSystemMeta(obj.metadata, old.metadata);
-    if (this.hasStatus) {
-      if (old.status === undefined) delete obj.status; else obj.status = old.status;
-    }
-    strategy.prepareForUpdate(obj, old, this.strategyContext(txn, dryRun));
-    this.validate(obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, this.ctx.config), strategy.validateUpdate(obj, old));
-    if (tracksGeneration(this.ctx.def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
-    return obj;
-  }
-
-  private nextFor(subresource: string | undefined, obj: any, old: any, txn: Txn, dryRun: boolean): any {
-    if (!subresource) return this.mainUpdate(obj, old, txn, dryRun);
-    const { strategy } = this.ctx;
-    const ctx = this.strategyContext(txn, dryRun);
-    let next: any;
-    if (subresource === 'status') {
-      next = this.statusUpdate(obj, old);
-      strategy.prepareForStatusUpdate(next, old, ctx);
-    } else {
-      next = strategy.updateSubresource(subresource, obj, old, ctx);
-      if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
-    }
-    const causes = strategy.validateSubresourceUpdate(subresource, next, old);
-    if (causes.length) throw errors.invalid({ group: this.ctx.def.group, kind: this.ctx.def.kind, name: old.metadata?.name }, causes);
-    return next;
-  }
-
-  /** The status subresource changes only status; everything else stays as stored. */
-  private statusUpdate(obj: any, old: any): any {
-    const next = structuredClone(old);
-    if (obj.status === undefined) delete next.status; else next.status = obj.status;
-    return next;
-  }
-
-  private keepSystemMeta(meta: any, old: any): void {
-    for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
-      if (old[f] === undefined) delete meta[f]; else meta[f] = old[f];
-    }
   }
 
   /** render: what the reply shows of the written object (a subresource view), default the object. */
@@ -453,13 +381,5 @@ export class Store {
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
-  }
-
-  /** The kind's causes, then Required for schema-required fields it did not already report on. */
-  private validate(obj: any, ...lists: StatusCause[][]): void {
-    const causes = lists.flat();
-    const reported = new Set(causes.map((c) => c.field));
-    for (const c of requiredCauses(obj, this.schema)) if (!reported.has(c.field)) causes.push(c);
-    if (causes.length) throw errors.invalid({ group: this.ctx.def.group, kind: this.ctx.def.kind, name: obj.metadata?.name }, causes);
   }
 }

@@ -4,6 +4,7 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { acceptRequest, listenPlain } from './listener.js';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
@@ -19,7 +20,7 @@ import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
 import { handleNonResource } from '../handlers/non-resource.js';
-import type { Services, RequestHeaders } from '../handlers/context.js';
+import type { Services } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { CrdController } from '../controllers/crd-controller.js';
 import { ReadCache } from './read-cache.js';
@@ -27,7 +28,7 @@ import { Controllers } from './controllers.js';
 import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
 import type { FilterRequest } from '../filters/chain.js';
-import { FrontAuthentication, NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
+import { FrontAuthentication, UNSECURED_USER } from '../auth/front.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';
 import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
@@ -36,8 +37,6 @@ import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import type { RequestInfo } from './request-info.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
 import { groupFor } from '../api/identity.js';
-
-const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 import { attributesFor } from '../auth/authz/attributes.js';
 import { FrontMetrics, featureGateSource, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
@@ -227,7 +226,10 @@ export class ApiServer {
       this.elector.start();
     }
     await this.extensions.start();
-    this.port = await this.listenPlain();
+    const plain = await listenPlain(this.options.insecureBindAddress, this.options.port, (res, req) => this.handle(res, req));
+    this.listenSocket = plain.socket;
+    this.app = plain.app;
+    this.port = plain.port;
     const audit = this.audit;
     const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
       const r = this.accept(res, req);
@@ -246,29 +248,6 @@ export class ApiServer {
     return this.port;
   }
 
-  /**
-   * The plain `--port` (off by default): loopback only unless `--insecure-bind-address` says
-   * otherwise (with a warning), as upstream's old insecure port. Returns the bound port, 0 when off.
-   */
-  private async listenPlain(): Promise<number> {
-    const { port, insecureBindAddress: host } = this.options;
-    if (port < 0) return 0;
-    if (!isLoopback(host)) {
-      process.stderr.write(`warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`);
-    }
-    const app = uWS.App();
-    app.any('/*', (res, req) => this.handle(res, req));
-    const bound = await new Promise<number>((resolve, reject) => {
-      app.listen(host, port, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${host}:${port}`));
-        this.listenSocket = sock;
-        resolve(uWS.us_socket_local_port(sock));
-      });
-    });
-    this.app = app;
-    return bound;
-  }
-
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
   private handle(res: HttpResponse, req: HttpRequest): void {
     const r = this.accept(res, req);
@@ -276,29 +255,8 @@ export class ApiServer {
     this.dispatch(r);
   }
 
-  /** Reads what the request path needs from uWS, synchronously (uWS request data dies with the call). */
   private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
-    const x: Exchange = { res, aborted: false, done: false, headers: [] };
-    this.metrics.begin(x);
-    res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
-    const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
-    if (method === 'HEAD') x.head = true;
-    const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? '');
-    const headers: RequestHeaders = {
-      accept: req.getHeader('accept') || undefined,
-      contentType: req.getHeader('content-type') || undefined,
-      contentLength: Number(req.getHeader('content-length') || 0),
-      userAgent: req.getHeader('user-agent') || undefined,
-      acceptEncoding: req.getHeader('accept-encoding') || undefined,
-    };
-    const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
-    x.request = r;
-    if (this.audit) {
-      r.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
-      r.auditIdHeader = req.getHeader('audit-id') || undefined;
-    }
-    return r;
+    return acceptRequest(res, req, this.metrics, this.audit !== undefined);
   }
 
   /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */

@@ -3,7 +3,7 @@
  * the authenticated user, and the upstream 403 Status for a denied request.
  */
 import { errors, type Status } from '../../api/status.js';
-import { parseFieldSelector } from '../../api/selectors.js';
+import { parseFieldSelector } from '../../api/field-selectors.js';
 import type { RequestInfo } from '../../server/request-info.js';
 import { fieldRequirements, labelRequirements, type SelectorRequirement } from './selectors.js';
 import type { Attributes as BaseAttributes, UserInfo } from '../types.js';

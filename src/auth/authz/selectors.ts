@@ -5,7 +5,8 @@
  * Parsing never fails a request: an unparsable selector yields what could be read (upstream:
  * selectors only narrow, so fewer requirements never allow more).
  */
-import { parseFieldSelector, parseLabelSelector } from '../../api/selectors.js';
+import { parseLabelSelector } from '../../api/selectors.js';
+import { parseFieldSelector } from '../../api/field-selectors.js';
 
 export interface SelectorRequirement {
   key: string;

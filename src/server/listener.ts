@@ -1,0 +1,64 @@
+/**
+ * The front thread's side of uWebSockets.js: reading a request into a FilterRequest (at once:
+ * uWS request data dies with the call) and opening the plain `--port` listener. The secure port
+ * is opened by src/auth/front.ts with the same reading function.
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { Exchange } from './http.js';
+import type { FrontMetrics } from './front-metrics.js';
+import type { RequestHeaders } from '../handlers/context.js';
+import type { FilterRequest } from '../filters/chain.js';
+import { NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
+/** A bound plain listener: its port (0 when `--port` is off), its socket and app while open. */
+export interface PlainListener { port: number; socket?: us_listen_socket; app?: TemplatedApp }
+
+/**
+ * Reads what the request path needs from uWS, synchronously, as system:unsecured until the
+ * filters say otherwise; audited: also the remote address and Audit-ID header.
+ */
+export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: FrontMetrics, audited: boolean): FilterRequest {
+  const x: Exchange = { res, aborted: false, done: false, headers: [] };
+  metrics.begin(x);
+  res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
+  const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
+  if (method === 'HEAD') x.head = true;
+  const path = req.getUrl();
+  const query = new URLSearchParams(req.getQuery() ?? '');
+  const headers: RequestHeaders = {
+    accept: req.getHeader('accept') || undefined,
+    contentType: req.getHeader('content-type') || undefined,
+    contentLength: Number(req.getHeader('content-length') || 0),
+    userAgent: req.getHeader('user-agent') || undefined,
+    acceptEncoding: req.getHeader('accept-encoding') || undefined,
+  };
+  const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+  x.request = r;
+  if (audited) {
+    r.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    r.auditIdHeader = req.getHeader('audit-id') || undefined;
+  }
+  return r;
+}
+
+/**
+ * The plain `--port` (off by default, port < 0): loopback only unless `--insecure-bind-address`
+ * says otherwise (with a warning), as upstream's old insecure port. Every request goes to handle.
+ */
+export async function listenPlain(host: string, port: number, handle: (res: HttpResponse, req: HttpRequest) => void): Promise<PlainListener> {
+  if (port < 0) return { port: 0 };
+  if (!isLoopback(host)) {
+    process.stderr.write(`warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`);
+  }
+  const app = uWS.App();
+  app.any('/*', handle);
+  return new Promise<PlainListener>((resolve, reject) => {
+    app.listen(host, port, (sock) => {
+      if (!sock) return reject(new Error(`cannot listen on ${host}:${port}`));
+      resolve({ port: uWS.us_socket_local_port(sock), socket: sock, app });
+    });
+  });
+}
