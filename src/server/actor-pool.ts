@@ -13,7 +13,7 @@ import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from '../actors/routing.js';
 import { unpackBodies } from '../actors/pack.js';
 
-type Pending = { op: Op; resolve: (r: Result) => void };
+export type Pending = { op: Op; resolve: (r: Result) => void };
 export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;
 
 interface ShardQueue {
@@ -181,7 +181,7 @@ function heavy(op: Op): boolean {
   return op.op === 'list' && !(op.opts.limit !== undefined && op.opts.limit <= SMALL_LIST);
 }
 
-function takeBatch(s: ShardQueue): Pending[] {
+export function takeBatch(s: Pick<ShardQueue, 'queue'>): Pending[] {
   let heavyCount = 0;
   const take: Pending[] = [];
   const keep: Pending[] = [];
