@@ -19,60 +19,49 @@ function annotationKeys(domain: string) {
   return { metrics: `${p}/metrics`, currentMetrics: `${p}/current-metrics`, conditions: `${p}/conditions`, behavior: `${p}/behavior` };
 }
 
-/** v2 MetricSpec → v1 MetricSpec */
-function specToV1(m: Obj): Obj {
-  const t = m.object?.target ?? m.pods?.target ?? m.resource?.target ?? m.containerResource?.target ?? m.external?.target ?? {};
+/**
+ * The two sides of a metric: the spec's `target` and the status's `current`. v1 names their
+ * values with the side as prefix (`targetAverageValue`, `currentAverageValue`, ...); v2 nests
+ * them in a `target` (which also carries its `type`) or `current` object.
+ */
+type Side = 'target' | 'current';
+
+/** v2 MetricSpec (side `target`) or MetricStatus (side `current`) → v1 */
+function metricToV1(m: Obj, side: Side): Obj {
+  const v = m.object?.[side] ?? m.pods?.[side] ?? m.resource?.[side] ?? m.containerResource?.[side] ?? m.external?.[side] ?? {};
+  const value = `${side}Value`, averageValue = `${side}AverageValue`, averageUtilization = `${side}AverageUtilization`;
   switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ target: m.object.describedObject, metricName: m.object.metric?.name, selector: m.object.metric?.selector, targetValue: t.value, averageValue: t.averageValue }) };
-    case 'Pods': return { type: 'Pods', pods: defined({ metricName: m.pods.metric?.name, selector: m.pods.metric?.selector, targetAverageValue: t.averageValue }) };
-    case 'Resource': return { type: 'Resource', resource: defined({ name: m.resource.name, targetAverageUtilization: t.averageUtilization, targetAverageValue: t.averageValue }) };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: defined({ name: m.containerResource.name, container: m.containerResource.container, targetAverageUtilization: t.averageUtilization, targetAverageValue: t.averageValue }) };
-    case 'External': return { type: 'External', external: defined({ metricName: m.external.metric?.name, metricSelector: m.external.metric?.selector, targetValue: t.value, targetAverageValue: t.averageValue }) };
+    case 'Object': return { type: 'Object', object: defined({ target: m.object.describedObject, metricName: m.object.metric?.name, selector: m.object.metric?.selector, [value]: v.value, averageValue: v.averageValue }) };
+    case 'Pods': return { type: 'Pods', pods: defined({ metricName: m.pods.metric?.name, selector: m.pods.metric?.selector, [averageValue]: v.averageValue }) };
+    case 'Resource': return { type: 'Resource', resource: defined({ name: m.resource.name, [averageUtilization]: v.averageUtilization, [averageValue]: v.averageValue }) };
+    case 'ContainerResource': return { type: 'ContainerResource', containerResource: defined({ name: m.containerResource.name, container: m.containerResource.container, [averageUtilization]: v.averageUtilization, [averageValue]: v.averageValue }) };
+    case 'External': return { type: 'External', external: defined({ metricName: m.external.metric?.name, metricSelector: m.external.metric?.selector, [value]: v.value, [averageValue]: v.averageValue }) };
     default: return m;
   }
 }
 
+/** v2 MetricTarget: its type is the kind of value it holds */
 function target(value: unknown, averageValue: unknown, averageUtilization?: unknown): Obj {
   const type = averageUtilization !== undefined ? 'Utilization' : value !== undefined ? 'Value' : 'AverageValue';
   return defined({ type, value, averageValue, averageUtilization });
 }
 
-/** v1 MetricSpec → v2 MetricSpec */
-function specToV2(m: Obj): Obj {
-  const metric = (name: unknown, selector: unknown) => defined({ name, selector });
-  switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ describedObject: m.object.target, metric: metric(m.object.metricName, m.object.selector), target: target(m.object.targetValue, m.object.averageValue) }) };
-    case 'Pods': return { type: 'Pods', pods: { metric: metric(m.pods.metricName, m.pods.selector), target: target(undefined, m.pods.targetAverageValue) } };
-    case 'Resource': return { type: 'Resource', resource: { name: m.resource.name, target: target(undefined, m.resource.targetAverageValue, m.resource.targetAverageUtilization) } };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: { name: m.containerResource.name, container: m.containerResource.container, target: target(undefined, m.containerResource.targetAverageValue, m.containerResource.targetAverageUtilization) } };
-    case 'External': return { type: 'External', external: { metric: metric(m.external.metricName, m.external.metricSelector), target: target(m.external.targetValue, m.external.targetAverageValue) } };
-    default: return m;
-  }
+/** v2 MetricValueStatus */
+function valueStatus(value: unknown, averageValue: unknown, averageUtilization?: unknown): Obj {
+  return defined({ value, averageValue, averageUtilization });
 }
 
-/** v2 MetricStatus → v1 MetricStatus */
-function statusToV1(m: Obj): Obj {
-  const c = m.object?.current ?? m.pods?.current ?? m.resource?.current ?? m.containerResource?.current ?? m.external?.current ?? {};
-  switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ target: m.object.describedObject, metricName: m.object.metric?.name, selector: m.object.metric?.selector, currentValue: c.value, averageValue: c.averageValue }) };
-    case 'Pods': return { type: 'Pods', pods: defined({ metricName: m.pods.metric?.name, selector: m.pods.metric?.selector, currentAverageValue: c.averageValue }) };
-    case 'Resource': return { type: 'Resource', resource: defined({ name: m.resource.name, currentAverageUtilization: c.averageUtilization, currentAverageValue: c.averageValue }) };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: defined({ name: m.containerResource.name, container: m.containerResource.container, currentAverageUtilization: c.averageUtilization, currentAverageValue: c.averageValue }) };
-    case 'External': return { type: 'External', external: defined({ metricName: m.external.metric?.name, metricSelector: m.external.metric?.selector, currentValue: c.value, currentAverageValue: c.averageValue }) };
-    default: return m;
-  }
-}
-
-/** v1 MetricStatus → v2 MetricStatus */
-function statusToV2(m: Obj): Obj {
+/** v1 MetricSpec (side `target`) or MetricStatus (side `current`) → v2 */
+function metricToV2(m: Obj, side: Side): Obj {
   const metric = (name: unknown, selector: unknown) => defined({ name, selector });
-  const current = (value: unknown, averageValue: unknown, averageUtilization?: unknown) => defined({ value, averageValue, averageUtilization });
+  const values = side === 'target' ? target : valueStatus;
+  const value = `${side}Value`, averageValue = `${side}AverageValue`, averageUtilization = `${side}AverageUtilization`;
   switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ describedObject: m.object.target, metric: metric(m.object.metricName, m.object.selector), current: current(m.object.currentValue, m.object.averageValue) }) };
-    case 'Pods': return { type: 'Pods', pods: { metric: metric(m.pods.metricName, m.pods.selector), current: current(undefined, m.pods.currentAverageValue) } };
-    case 'Resource': return { type: 'Resource', resource: { name: m.resource.name, current: current(undefined, m.resource.currentAverageValue, m.resource.currentAverageUtilization) } };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: { name: m.containerResource.name, container: m.containerResource.container, current: current(undefined, m.containerResource.currentAverageValue, m.containerResource.currentAverageUtilization) } };
-    case 'External': return { type: 'External', external: { metric: metric(m.external.metricName, m.external.metricSelector), current: current(m.external.currentValue, m.external.currentAverageValue) } };
+    case 'Object': return { type: 'Object', object: defined({ describedObject: m.object.target, metric: metric(m.object.metricName, m.object.selector), [side]: values(m.object[value], m.object.averageValue) }) };
+    case 'Pods': return { type: 'Pods', pods: { metric: metric(m.pods.metricName, m.pods.selector), [side]: values(undefined, m.pods[averageValue]) } };
+    case 'Resource': return { type: 'Resource', resource: { name: m.resource.name, [side]: values(undefined, m.resource[averageValue], m.resource[averageUtilization]) } };
+    case 'ContainerResource': return { type: 'ContainerResource', containerResource: { name: m.containerResource.name, container: m.containerResource.container, [side]: values(undefined, m.containerResource[averageValue], m.containerResource[averageUtilization]) } };
+    case 'External': return { type: 'External', external: { metric: metric(m.external.metricName, m.external.metricSelector), [side]: values(m.external[value], m.external[averageValue]) } };
     default: return m;
   }
 }
@@ -98,9 +87,9 @@ export function hpaV2ToV1(o: Obj, domain: string): Obj {
   const cpuNow = current.find(CPU_CURRENT);
   const otherNow = current.filter((m) => m !== cpuNow);
   const meta = withAnnotations(o.metadata ?? {}, {
-    [keys.metrics]: others.length ? JSON.stringify(others.map(specToV1)) : undefined,
+    [keys.metrics]: others.length ? JSON.stringify(others.map((m) => metricToV1(m, 'target'))) : undefined,
     [keys.behavior]: spec.behavior ? JSON.stringify(spec.behavior) : undefined,
-    [keys.currentMetrics]: otherNow.length ? JSON.stringify(otherNow.map(statusToV1)) : undefined,
+    [keys.currentMetrics]: otherNow.length ? JSON.stringify(otherNow.map((m) => metricToV1(m, 'current'))) : undefined,
     [keys.conditions]: status?.conditions?.length ? JSON.stringify(status.conditions) : undefined,
   }, Object.values(keys));
   const out: Obj = { ...o, apiVersion: 'autoscaling/v1', metadata: meta };
@@ -126,7 +115,7 @@ export function hpaV1ToV2(o: Obj, domain: string): Obj {
   const keys = annotationKeys(domain);
   const meta0 = o.metadata ?? {};
   const spec = o.spec ?? {};
-  const metrics: Obj[] = (parsedAnnotation(meta0, keys.metrics) ?? []).map(specToV2);
+  const metrics: Obj[] = (parsedAnnotation(meta0, keys.metrics) ?? []).map((m: Obj) => metricToV2(m, 'target'));
   if (spec.targetCPUUtilizationPercentage !== undefined) {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
   }
@@ -140,7 +129,7 @@ export function hpaV1ToV2(o: Obj, domain: string): Obj {
   }
   const status = o.status;
   if (status) {
-    const current: Obj[] = (parsedAnnotation(meta0, keys.currentMetrics) ?? []).map(statusToV2);
+    const current: Obj[] = (parsedAnnotation(meta0, keys.currentMetrics) ?? []).map((m: Obj) => metricToV2(m, 'current'));
     if (status.currentCPUUtilizationPercentage !== undefined) {
       current.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } });
     }

@@ -59,30 +59,23 @@ export const LABEL_MESSAGE = `a lowercase RFC 1123 label must consist of lower c
 export const SUBDOMAIN_MESSAGE = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
 const DNS1035_MESSAGE = `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`;
 
+/** A name checked against a length limit and a pattern: a cause for each it breaks. */
+function nameCauses(field: string, v: unknown, max: number, pattern: RegExp, message: string): Cause[] {
+  const s = String(v);
+  const out: Cause[] = [];
+  if (s.length > max) out.push(invalid(field, s, `must be no more than ${max} characters`));
+  if (!pattern.test(s)) out.push(invalid(field, s, message));
+  return out;
+}
+
 /** IsDNS1123Label as causes on field. */
-export function dnsLabel(field: string, v: unknown): Cause[] {
-  const s = String(v);
-  const out: Cause[] = [];
-  if (s.length > 63) out.push(invalid(field, s, 'must be no more than 63 characters'));
-  if (!DNS1123_LABEL.test(s)) out.push(invalid(field, s, LABEL_MESSAGE));
-  return out;
-}
+export function dnsLabel(field: string, v: unknown): Cause[] { return nameCauses(field, v, 63, DNS1123_LABEL, LABEL_MESSAGE); }
 
-export function dnsSubdomain(field: string, v: unknown): Cause[] {
-  const s = String(v);
-  const out: Cause[] = [];
-  if (s.length > 253) out.push(invalid(field, s, 'must be no more than 253 characters'));
-  if (!DNS1123_SUBDOMAIN.test(s)) out.push(invalid(field, s, SUBDOMAIN_MESSAGE));
-  return out;
-}
+/** IsDNS1123Subdomain as causes on field. */
+export function dnsSubdomain(field: string, v: unknown): Cause[] { return nameCauses(field, v, 253, DNS1123_SUBDOMAIN, SUBDOMAIN_MESSAGE); }
 
-export function dns1035Label(field: string, v: unknown): Cause[] {
-  const s = String(v);
-  const out: Cause[] = [];
-  if (s.length > 63) out.push(invalid(field, s, 'must be no more than 63 characters'));
-  if (!DNS1035_LABEL.test(s)) out.push(invalid(field, s, DNS1035_MESSAGE));
-  return out;
-}
+/** IsDNS1035Label as causes on field. */
+export function dns1035Label(field: string, v: unknown): Cause[] { return nameCauses(field, v, 63, DNS1035_LABEL, DNS1035_MESSAGE); }
 
 /** IsValidPortNum */
 export function portNumber(field: string, v: unknown): Cause[] {
