@@ -4,31 +4,20 @@
  * failurePolicy), the reload on change (an invalid file keeps the running one), and the
  * startup errors.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigReloader, loadAuthorizationConfig, parseAuthorizationConfig, type ConfigDeps } from '../../src/auth/authz/config.js';
 import { alwaysAllow, alwaysDeny, type Authorizer } from '../../src/auth/authz/authorizer.js';
-import { Pki, request, startAuthServer, startupError } from '../auth/helpers.js';
-import { startWebhook, writeWebhookKubeconfig, type TestWebhook } from './webhook-helpers.js';
+import { request, startAuthServer, startupError } from '../auth/helpers.js';
+import { webhookPerFile } from './webhook-helpers.js';
 
 const GROUPS = ['apiserver.config.plat.io'];
-let pki: Pki;
-let hook: TestWebhook;
-let kubeconfig: string;
-before(async () => {
-  pki = new Pki();
-  hook = await startWebhook(pki);
-  kubeconfig = writeWebhookKubeconfig(pki, hook.url);
-});
-after(async () => {
-  await hook?.close();
-  pki?.cleanup();
-});
+const w = webhookPerFile();
 
 const webhook = (over: Record<string, unknown> = {}) => ({
   timeout: '3s', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1', failurePolicy: 'NoOpinion',
-  connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: kubeconfig }, ...over,
+  connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: w.kubeconfig }, ...over,
 });
 const doc = (authorizers: unknown[]) => JSON.stringify({ apiVersion: 'apiserver.config.plat.io/v1', kind: 'AuthorizationConfiguration', authorizers });
 const parse = (authorizers: unknown[]) => parseAuthorizationConfig(doc(authorizers), GROUPS);
@@ -42,16 +31,16 @@ test('decoding: YAML or JSON, defaults authorizedTTL 5m0s and unauthorizedTTL 30
     'apiVersion: apiserver.config.plat.io/v1', 'kind: AuthorizationConfiguration', 'authorizers:',
     '- type: Webhook', '  name: first.hook', '  webhook:', '    timeout: 3s', '    subjectAccessReviewVersion: v1beta1',
     '    matchConditionSubjectAccessReviewVersion: v1', '    failurePolicy: Deny', '    connectionInfo:', '      type: KubeConfigFile',
-    `      kubeConfigFile: ${kubeconfig}`, '    matchConditions:', '    - expression: has(request.resourceAttributes)',
+    `      kubeConfigFile: ${w.kubeconfig}`, '    matchConditions:', '    - expression: has(request.resourceAttributes)',
     '- type: RBAC', '  name: rbac', '- type: Webhook', '  name: second', '  webhook:', '    timeout: 1s', '    authorizedTTL: 1m',
     '    unauthorizedTTL: 2s', '    subjectAccessReviewVersion: v1', '    matchConditionSubjectAccessReviewVersion: v1',
-    '    failurePolicy: NoOpinion', '    connectionInfo: {type: KubeConfigFile, kubeConfigFile: "' + kubeconfig + '"}', '',
+    '    failurePolicy: NoOpinion', '    connectionInfo: {type: KubeConfigFile, kubeConfigFile: "' + w.kubeconfig + '"}', '',
   ].join('\n');
   const cfg = parseAuthorizationConfig(yaml, GROUPS);
   assert.deepEqual(cfg.map((a) => [a.type, a.name]), [['Webhook', 'first.hook'], ['RBAC', 'rbac'], ['Webhook', 'second']]);
   assert.deepEqual(cfg[0]!.webhook, {
     timeoutMs: 3000, authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, subjectAccessReviewVersion: 'v1beta1', failurePolicy: 'Deny',
-    kubeConfigFile: kubeconfig, matchConditions: ['has(request.resourceAttributes)'],
+    kubeConfigFile: w.kubeconfig, matchConditions: ['has(request.resourceAttributes)'],
   });
   assert.equal(cfg[2]!.webhook!.authorizedTtlMs, 60_000);
   assert.equal(cfg[2]!.webhook!.unauthorizedTtlMs, 2_000);
@@ -99,7 +88,7 @@ test('validation: upstream field paths and messages', () => {
 });
 
 test('reloader: only a changed, valid content is applied; an invalid one is reported once and kept out; started, it picks up changes by itself', async () => {
-  const path = pki.path('reload.json');
+  const path = w.pki.path('reload.json');
   const deps: ConfigDeps = { configGroups: GROUPS, reviewGroup: 'authorization.plat.io', builtIn: { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny } };
   writeFileSync(path, doc([{ type: 'AlwaysDeny', name: 'deny' }]));
   const first = loadAuthorizationConfig(path, deps);
@@ -132,27 +121,27 @@ test('reloader: only a changed, valid content is applied; an invalid one is repo
 const TOKENS = 'bob-token,bob,uid-b,dev\ncarol-token,carol,uid-c\n';
 
 test('server: the chain of the file (webhook with matchConditions, then RBAC), timeout under failurePolicy Deny, reload on change', async () => {
-  writeFileSync(pki.path('tokens.csv'), TOKENS);
-  const configPath = pki.path('authz.yaml');
+  writeFileSync(w.pki.path('tokens.csv'), TOKENS);
+  const configPath = w.pki.path('authz.yaml');
   const write = (hookOver: Record<string, unknown>, rest: unknown[] = [{ type: 'RBAC', name: 'rbac' }]) =>
     writeFileSync(configPath, doc([{ type: 'Webhook', name: 'hook', webhook: webhook(hookOver) }, ...rest]));
   // the webhook only sees resource requests of group "dev" members in namespace "hooked"
   write({ failurePolicy: 'Deny', timeout: '1s', matchConditions: [
     { expression: 'has(request.resourceAttributes)' }, { expression: "request.resourceAttributes.namespace == 'hooked'" }, { expression: "'dev' in request.groups" },
   ] });
-  hook.answer = (r) => (r.spec.resourceAttributes.resource === 'secrets' ? { delayMs: 5_000 } : { status: { allowed: r.spec.resourceAttributes.verb === 'list' } });
-  const s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-config', configPath]);
+  w.hook.answer = (r) => (r.spec.resourceAttributes.resource === 'secrets' ? { delayMs: 5_000 } : { status: { allowed: r.spec.resourceAttributes.verb === 'list' } });
+  const s = await startAuthServer(['--token-auth-file', w.pki.path('tokens.csv'), '--authorization-config', configPath]);
   let stderr = '';
   s.proc.stderr!.on('data', (d) => { stderr += d; });
   try {
     const tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
     const as = (t: string, method: string, p: string) => request(s.secureUrl, tls, method, p, undefined, { authorization: `Bearer ${t}` });
-    hook.reviews.length = 0;
+    w.hook.reviews.length = 0;
     assert.equal((await as('bob-token', 'GET', '/api/v1/namespaces/hooked/configmaps')).status, 200, 'conditions true: the webhook allows');
     assert.equal((await as('carol-token', 'GET', '/api/v1/namespaces/hooked/configmaps')).status, 403, 'carol is not in dev: skipped, RBAC has no opinion');
     assert.equal((await as('bob-token', 'GET', '/api/v1/namespaces/other/configmaps')).status, 403, 'another namespace: skipped');
     assert.equal((await as('bob-token', 'GET', '/apis')).status, 200, 'a path: skipped, RBAC allows discovery');
-    assert.equal(hook.reviews.length, 1, 'only the matching request reached the webhook');
+    assert.equal(w.hook.reviews.length, 1, 'only the matching request reached the webhook');
     const started = Date.now();
     const slow = await as('bob-token', 'GET', '/api/v1/namespaces/hooked/secrets');
     assert.ok(Date.now() - started < 4_000, 'cut by the 1 s timeout');
@@ -161,7 +150,7 @@ test('server: the chain of the file (webhook with matchConditions, then RBAC), t
 
     // reload: the webhook now sees everything and fails open; RBAC is gone from the chain
     write({ failurePolicy: 'NoOpinion' }, [{ type: 'AlwaysDeny', name: 'deny' }]);
-    hook.answer = () => ({ status: { allowed: false, denied: true, reason: 'reloaded hook says no' } });
+    w.hook.answer = () => ({ status: { allowed: false, denied: true, reason: 'reloaded hook says no' } });
     const deadline = Date.now() + 15_000;
     let r = await as('bob-token', 'GET', '/apis');
     for (let i = 0; i < 100 && r.status === 200 && Date.now() < deadline; i++) {
@@ -184,17 +173,17 @@ test('server: the chain of the file (webhook with matchConditions, then RBAC), t
 });
 
 test('startup: --authorization-config with a legacy flag exits; an invalid file exits naming the problem', async () => {
-  const configPath = pki.path('ok.yaml');
+  const configPath = w.pki.path('ok.yaml');
   writeFileSync(configPath, doc([{ type: 'RBAC', name: 'rbac' }]));
   const both = await startupError(['--authorization-config', configPath, '--authorization-mode', 'RBAC']);
   assert.equal(both.code, 2);
   assert.match(both.stderr, /--authorization-config cannot be used in conjunction with --authorization-mode/);
   const hookFlags = await startupError(['--authorization-config', configPath, '--authorization-webhook-cache-unauthorized-ttl', '10s']);
   assert.equal(hookFlags.code, 2);
-  writeFileSync(pki.path('bad.yaml'), doc([{ type: 'Webhook', name: 'w', webhook: webhook({ timeout: '31s' }) }]));
-  const bad = await startupError(['--authorization-config', pki.path('bad.yaml')]);
+  writeFileSync(w.pki.path('bad.yaml'), doc([{ type: 'Webhook', name: 'w', webhook: webhook({ timeout: '31s' }) }]));
+  const bad = await startupError(['--authorization-config', w.pki.path('bad.yaml')]);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /invalid authorization config file ".*bad\.yaml": authorizers\[0\]\.webhook\.timeout: Invalid value: "31s": must be > 0s and <= 30s/);
-  const missing = await startupError(['--authorization-config', pki.path('none.yaml')]);
+  const missing = await startupError(['--authorization-config', w.pki.path('none.yaml')]);
   assert.match(missing.stderr, /failed to read authorization config file/);
 });

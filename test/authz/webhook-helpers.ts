@@ -1,8 +1,9 @@
 /** A loopback HTTPS authorization webhook for the tests, and the kubeconfig naming it. */
+import { before, after } from 'node:test';
 import { createServer, type Server } from 'node:https';
 import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Pki } from '../auth/helpers.js';
+import { Pki } from '../auth/helpers.js';
 
 export interface WebhookReply {
   /** the SubjectAccessReview status to answer (default: no opinion) */
@@ -69,4 +70,31 @@ export function writeWebhookKubeconfig(pki: Pki, url: string, name = 'webhook.ku
     'current-context: webhook', '',
   ].join('\n'));
   return path;
+}
+
+export interface WebhookFixture {
+  pki: Pki;
+  hook: TestWebhook;
+  /** the path of the kubeconfig naming the webhook */
+  kubeconfig: string;
+  /** starts a new webhook (after the test closed the old one) and rewrites the kubeconfig */
+  restart(): Promise<void>;
+}
+
+/** A Pki, a webhook and its kubeconfig for the whole test file (registers its before and after hooks). */
+export function webhookPerFile(): WebhookFixture {
+  const f = {} as WebhookFixture;
+  f.restart = async () => {
+    f.hook = await startWebhook(f.pki);
+    f.kubeconfig = writeWebhookKubeconfig(f.pki, f.hook.url);
+  };
+  before(async () => {
+    f.pki = new Pki();
+    await f.restart();
+  });
+  after(async () => {
+    await f.hook?.close();
+    f.pki?.cleanup();
+  });
+  return f;
 }

@@ -4,7 +4,7 @@
  * answers under both failure policies, matchConditions, the kubeconfig loader, and the mode
  * in the real server (flags), where a deny short-circuits RBAC.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Attributes } from '../../src/auth/authz/attributes.js';
@@ -13,21 +13,10 @@ import { loadKubeconfig } from '../../src/auth/authz/kubeconfig.js';
 import { MatchConditions } from '../../src/auth/authz/match-conditions.js';
 import { WebhookAuthorizer, reviewSpec, type WebhookSettings } from '../../src/auth/authz/webhook.js';
 import { fieldRequirements, labelRequirements } from '../../src/auth/authz/selectors.js';
-import { Pki, request, startAuthServer } from '../auth/helpers.js';
-import { startWebhook, writeWebhookKubeconfig, type TestWebhook } from './webhook-helpers.js';
+import { request, startAuthServer } from '../auth/helpers.js';
+import { webhookPerFile } from './webhook-helpers.js';
 
-let pki: Pki;
-let hook: TestWebhook;
-let kubeconfig: string;
-before(async () => {
-  pki = new Pki();
-  hook = await startWebhook(pki);
-  kubeconfig = writeWebhookKubeconfig(pki, hook.url);
-});
-after(async () => {
-  await hook?.close();
-  pki?.cleanup();
-});
+const w = webhookPerFile();
 
 const alice = { username: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
 const get = (name = 'x', user = alice): Attributes => ({ user, verb: 'get', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale', namespace: 'ns', name, resourceRequest: true, path: '/apis/apps/v1/namespaces/ns/deployments/x/scale' });
@@ -35,21 +24,21 @@ const nonResource = (): Attributes => ({ user: alice, verb: 'get', apiGroup: '',
 
 function authorizer(over: Partial<WebhookSettings> = {}): WebhookAuthorizer {
   return new WebhookAuthorizer({
-    name: 'hook', client: loadKubeconfig(kubeconfig), reviewGroup: 'authorization.plat.io', subjectAccessReviewVersion: 'v1',
+    name: 'hook', client: loadKubeconfig(w.kubeconfig), reviewGroup: 'authorization.plat.io', subjectAccessReviewVersion: 'v1',
     authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, timeoutMs: 5_000, failurePolicy: 'NoOpinion', retryBackoffMs: 10, ...over,
   });
 }
 const ask = async (z: WebhookAuthorizer, a: Attributes): Promise<AuthorizerResult> => z.authorize(a);
 
 test('the review sent: v1 with groups, v1beta1 with group; resource and non-resource attributes; the kubeconfig token', async () => {
-  hook.reviews.length = 0;
-  hook.answer = () => ({ status: { allowed: true } });
+  w.hook.reviews.length = 0;
+  w.hook.answer = () => ({ status: { allowed: true } });
   const v1 = authorizer();
   await ask(v1, get());
   await ask(v1, nonResource());
   await ask(authorizer({ subjectAccessReviewVersion: 'v1beta1' }), get());
   v1.close();
-  assert.deepEqual(hook.reviews[0], {
+  assert.deepEqual(w.hook.reviews[0], {
     kind: 'SubjectAccessReview', apiVersion: 'authorization.plat.io/v1', metadata: { creationTimestamp: null },
     spec: {
       resourceAttributes: { namespace: 'ns', verb: 'get', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'x' },
@@ -57,14 +46,14 @@ test('the review sent: v1 with groups, v1beta1 with group; resource and non-reso
     },
     status: { allowed: false },
   });
-  assert.deepEqual(hook.reviews[1].spec.nonResourceAttributes, { path: '/healthz', verb: 'get' });
+  assert.deepEqual(w.hook.reviews[1].spec.nonResourceAttributes, { path: '/healthz', verb: 'get' });
   assert.deepEqual(reviewSpec({ ...get(), verb: 'list', name: undefined, subresource: undefined, fieldSelector: fieldRequirements('spec.nodeName=n1'), labelSelector: labelRequirements('app') }).resourceAttributes, {
     namespace: 'ns', verb: 'list', group: 'apps', version: 'v1', resource: 'deployments',
     fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] }, labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
   }, 'selectors are sent as parsed requirements');
-  assert.equal(hook.reviews[2].apiVersion, 'authorization.plat.io/v1beta1');
-  assert.deepEqual(hook.reviews[2].spec.group, ['dev', 'system:authenticated']);
-  assert.equal(hook.reviews[2].spec.groups, undefined);
+  assert.equal(w.hook.reviews[2].apiVersion, 'authorization.plat.io/v1beta1');
+  assert.deepEqual(w.hook.reviews[2].spec.group, ['dev', 'system:authenticated']);
+  assert.equal(w.hook.reviews[2].spec.groups, undefined);
 });
 
 test('allowed allows, denied denies, neither is no opinion; the reason is kept; allowed and denied together is a deny with an error', async () => {
@@ -77,7 +66,7 @@ test('allowed allows, denied denies, neither is no opinion; the reason is kept; 
   ];
   let i = 0;
   for (const [status, want] of rows) {
-    hook.answer = () => ({ status });
+    w.hook.answer = () => ({ status });
     assert.deepEqual(await ask(z, get(`r${i++}`)), want, JSON.stringify(status));
   }
   z.close();
@@ -86,7 +75,7 @@ test('allowed allows, denied denies, neither is no opinion; the reason is kept; 
 test('cache: allowed answers last authorizedTTL, the others unauthorizedTTL; a hit is synchronous; keyed by the whole spec', async () => {
   let now = 1_000_000;
   const z = authorizer({ now: () => now, authorizedTtlMs: 60_000, unauthorizedTtlMs: 5_000 });
-  hook.answer = (r) => ({ status: { allowed: r.spec.resourceAttributes?.name === 'yes' } });
+  w.hook.answer = (r) => ({ status: { allowed: r.spec.resourceAttributes?.name === 'yes' } });
   assert.equal((await ask(z, get('yes'))).decision, 'allow');
   assert.equal((await ask(z, get('no'))).decision, 'noOpinion');
   assert.equal(z.calls, 2);
@@ -110,35 +99,35 @@ test('failures: timeout, non-2xx, malformed body and a closed port answer the fa
   for (const failurePolicy of ['NoOpinion', 'Deny'] as const) {
     const decision = failurePolicy === 'Deny' ? 'deny' : 'noOpinion';
     const z = authorizer({ failurePolicy, timeoutMs: 300 });
-    hook.answer = () => ({ status: { allowed: true }, delayMs: 3_000 });
+    w.hook.answer = () => ({ status: { allowed: true }, delayMs: 3_000 });
     const started = Date.now();
     const slow = await ask(z, get('t'));
     assert.equal(slow.decision, decision);
     assert.match(slow.error!, /^Post "https:\/\/127\.0\.0\.1:\d+\/authorize": context deadline exceeded$/);
     assert.ok(Date.now() - started < 2_500, 'the timeout cuts the call');
-    hook.answer = () => ({ code: 500, raw: 'boom' });
+    w.hook.answer = () => ({ code: 500, raw: 'boom' });
     let before = z.calls;
     assert.match((await ask(z, get('t'))).error!, /status code 500/);
     assert.equal(z.calls - before, 5, 'a 500 is retried: 5 attempts in all');
     let n = 0;
-    hook.answer = () => (++n < 3 ? { code: 429, raw: 'slow down' } : { status: { allowed: true } });
+    w.hook.answer = () => (++n < 3 ? { code: 429, raw: 'slow down' } : { status: { allowed: true } });
     before = z.calls;
     assert.equal((await ask(z, get('retry'))).decision, 'allow', 'a 429 then success');
     assert.equal(z.calls - before, 3);
-    hook.answer = () => ({ code: 403, raw: 'no' });
+    w.hook.answer = () => ({ code: 403, raw: 'no' });
     before = z.calls;
     assert.match((await ask(z, get('t'))).error!, /status code 403/);
     assert.equal(z.calls - before, 1, 'other statuses are not retried');
-    hook.answer = () => ({ raw: '{"status":{"allowed":"yes"}}' });
+    w.hook.answer = () => ({ raw: '{"status":{"allowed":"yes"}}' });
     const bad = await ask(z, get('t'));
     assert.equal(bad.decision, decision);
     assert.match(bad.error!, /malformed SubjectAccessReview response: status.allowed is not a boolean/);
-    hook.answer = () => ({ status: { allowed: true } });
+    w.hook.answer = () => ({ status: { allowed: true } });
     assert.equal((await ask(z, get('t'))).decision, 'allow', 'failures were not cached');
     z.close();
   }
   const closed = new WebhookAuthorizer({
-    name: 'x', client: { ...loadKubeconfig(kubeconfig), server: 'https://127.0.0.1:1/authorize' }, reviewGroup: 'authorization.plat.io',
+    name: 'x', client: { ...loadKubeconfig(w.kubeconfig), server: 'https://127.0.0.1:1/authorize' }, reviewGroup: 'authorization.plat.io',
     subjectAccessReviewVersion: 'v1', authorizedTtlMs: 1, unauthorizedTtlMs: 1, timeoutMs: 2_000, failurePolicy: 'Deny',
   });
   const r = await ask(closed, get());
@@ -148,7 +137,7 @@ test('failures: timeout, non-2xx, malformed body and a closed port answer the fa
 });
 
 test('matchConditions: any false skips the webhook, all true calls it, an error (none false) answers the failure policy', async () => {
-  hook.answer = () => ({ status: { allowed: true } });
+  w.hook.answer = () => ({ status: { allowed: true } });
   const conditions = new MatchConditions(["has(request.resourceAttributes)", "request.resourceAttributes.namespace == 'ns'", "'dev' in request.groups"]);
   const z = authorizer({ matchConditions: conditions });
   const calls = z.calls;
@@ -169,11 +158,11 @@ test('matchConditions: any false skips the webhook, all true calls it, an error 
 });
 
 test('kubeconfig: current context, CA file relative to the file, inline data, https only, missing parts named', () => {
-  const c = loadKubeconfig(kubeconfig);
-  assert.equal(c.server, hook.url);
-  assert.deepEqual(c.ca, pki.read('webhook-ca.crt'));
+  const c = loadKubeconfig(w.kubeconfig);
+  assert.equal(c.server, w.hook.url);
+  assert.deepEqual(c.ca, w.pki.read('webhook-ca.crt'));
   assert.equal(c.token, 'apiserver-token');
-  const write = (text: string) => { writeFileSync(pki.path('k.yaml'), text); return pki.path('k.yaml'); };
+  const write = (text: string) => { writeFileSync(w.pki.path('k.yaml'), text); return w.pki.path('k.yaml'); };
   const inline = write(JSON.stringify({
     clusters: [{ name: 'c', cluster: { server: 'https://h:1/x', 'certificate-authority-data': Buffer.from('CA').toString('base64') } }],
     users: [{ name: 'u', user: { 'client-certificate-data': Buffer.from('C').toString('base64'), 'client-key-data': Buffer.from('K').toString('base64') } }],
@@ -184,17 +173,17 @@ test('kubeconfig: current context, CA file relative to the file, inline data, ht
   assert.throws(() => loadKubeconfig(write('clusters: []\n')), /no current context is set/);
   assert.throws(() => loadKubeconfig(write('current-context: a\ncontexts: []\n')), /context was not found for specified context: a/);
   assert.throws(() => loadKubeconfig(write('current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: "http://h/"}}]\n')), /must be an https:\/\/ URL/);
-  assert.throws(() => loadKubeconfig(pki.path('none.yaml')), /ENOENT/);
+  assert.throws(() => loadKubeconfig(w.pki.path('none.yaml')), /ENOENT/);
 });
 
 test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RBAC, no opinion falls through; a failing webhook is a 500 unless RBAC allows', async () => {
-  writeFileSync(pki.path('tokens.csv'), 'bob-token,bob,uid-b\n');
-  const s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-mode', 'Webhook,RBAC',
-    '--authorization-webhook-config-file', kubeconfig, '--authorization-webhook-version', 'v1', '--authorization-webhook-cache-unauthorized-ttl', '0s']);
+  writeFileSync(w.pki.path('tokens.csv'), 'bob-token,bob,uid-b\n');
+  const s = await startAuthServer(['--token-auth-file', w.pki.path('tokens.csv'), '--authorization-mode', 'Webhook,RBAC',
+    '--authorization-webhook-config-file', w.kubeconfig, '--authorization-webhook-version', 'v1', '--authorization-webhook-cache-unauthorized-ttl', '0s']);
   try {
     const tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
     const as = (method: string, p: string, body?: unknown) => request(s.secureUrl, tls, method, p, body, { authorization: 'Bearer bob-token' });
-    hook.answer = (r) => {
+    w.hook.answer = (r) => {
       const ra = r.spec.resourceAttributes;
       if (ra?.resource === 'configmaps') return { status: { allowed: true, reason: 'hook says yes' } };
       if (r.spec.nonResourceAttributes?.path === '/apis') return { status: { allowed: false, denied: true, reason: 'hook says no' } };
@@ -217,10 +206,10 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
       kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { nonResourceAttributes: { path: '/apis', verb: 'get' } },
     });
     assert.deepEqual(sar.json.status, { allowed: false, denied: true, reason: 'hook says no' });
-    const reviews = hook.reviews.length;
+    const reviews = w.hook.reviews.length;
     await as('GET', '/api/v1/namespaces/default/configmaps');
-    assert.equal(hook.reviews.length, reviews, 'an allow is cached');
-    await hook.close();
+    assert.equal(w.hook.reviews.length, reviews, 'an allow is cached');
+    await w.hook.close();
     const down = await as('GET', '/api/v1/namespaces/default/pods');
     assert.equal(down.status, 500, 'the webhook fails (no opinion) and nobody allows: upstream answers the error');
     assert.equal(down.json.reason, 'InternalError');
@@ -230,7 +219,6 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
   } finally {
     await s.stop();
     s.cleanup();
-    hook = await startWebhook(pki);
-    kubeconfig = writeWebhookKubeconfig(pki, hook.url);
+    await w.restart();
   }
 });

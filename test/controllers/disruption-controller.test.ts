@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });
@@ -8,15 +9,6 @@ after(async () => { await s.stop(); s.cleanup(); });
 
 const PODS = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
 const PDBS = (ns: string) => `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
-}
 
 /** Creates a pod and sets its status through /status (Running and Ready unless told otherwise). */
 async function pod(ns: string, name: string, labels: Record<string, string>, ready = true, phase = 'Running') {

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 const GRACE_MS = 1500;
@@ -13,16 +14,6 @@ const UNREACHABLE = 'node.platform.io/unreachable';
 const NOT_READY = 'node.platform.io/not-ready';
 
 const microTime = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000Z');
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
-}
 
 const getNode = async (name: string) => (await request(s.url, 'GET', `${NODES}/${name}`)).json;
 const ready = (node: any) => node.status?.conditions?.find((c: any) => c.type === 'Ready');

@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
 import { kubectlRunner } from '../helpers/kubectl.js';
 import { request } from '../helpers/server.js';
-import { CSR_PATH, makeRequest, until } from '../helpers/csr.js';
+import { CSR_PATH, makeRequest } from '../helpers/csr.js';
+import { until } from '../helpers/poll.js';
 
 const G = 'certificates.k8s.io';
 let pki: Pki;

@@ -10,20 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlRunner } from '../helpers/kubectl.js';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 let dir: string;
 
 const { kubectl, ok } = kubectlRunner(() => s.url, () => dir, 60_000);
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
-}
 
 before(async () => {
   s = await startServer();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlRunner } from '../helpers/kubectl.js';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 let dir: string;
@@ -38,16 +39,6 @@ async function node(name: string, ready?: 'True' | 'False'): Promise<void> {
   assert.equal(u.status, 200, u.text);
   const l = await request(s.url, 'POST', LEASES, { metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() } });
   assert.equal(l.status, 201, l.text);
-}
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
 }
 
 function statuses(out: string): Record<string, string> {

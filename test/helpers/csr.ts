@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from './server.js';
+import { until } from './poll.js';
 
 export const CSR_PATH = (group = 'certificates.plat.io') => `/apis/${group}/v1/certificatesigningrequests`;
 
@@ -24,17 +25,6 @@ export function csrObject(name: string, pem: string, signerName: string, usages:
     apiVersion: 'certificates.plat.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
     spec: { request: Buffer.from(pem).toString('base64'), signerName, usages, ...extra },
   };
-}
-
-/** Polls fn every 20 ms until it returns a value; fails after timeoutMs. */
-export async function until<T>(fn: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let i = 0; i < 10_000 && Date.now() < deadline; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
 }
 
 /** Sets an Approved (or Denied) condition through the approval subresource. */

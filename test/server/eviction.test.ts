@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });
@@ -11,15 +12,6 @@ const PDBS = (ns: string) => `/apis/policy/v1/namespaces/${ns}/poddisruptionbudg
 const evict = (ns: string, name: string, deleteOptions?: object) =>
   request(s.url, 'POST', `${PODS(ns)}/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns }, ...(deleteOptions ? { deleteOptions } : {}) });
 const exists = async (ns: string, name: string) => (await request(s.url, 'GET', `${PODS(ns)}/${name}`)).status === 200;
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return assert.fail(`timed out waiting for ${what}`);
-}
 
 async function ns(name: string) {
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name } })).status, 201);
