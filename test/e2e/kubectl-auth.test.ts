@@ -6,30 +6,19 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
+import { runKubectl, type Run } from '../helpers/kubectl.js';
 import { grant } from '../authz/helpers.js';
 import { request as plainRequest } from '../helpers/server.js';
-
-const KUBECTL = '/usr/bin/kubectl';
 
 let pki: Pki;
 let s: AuthServer;
 let upstream: AuthServer | undefined;
 let upstreamArgs: string[];
 
-interface Run { code: number; stdout: string; stderr: string }
-
 function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(KUBECTL, ['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: pki.dir }, timeout: 30_000,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
+  return runKubectl(['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], { KUBECONFIG: kubeconfig, HOME: pki.dir });
 }
 
 /** A kubeconfig with one context per user: tok, bad, cert. */

@@ -6,27 +6,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pki, startAuthServer, type AuthServer } from '../auth/helpers.js';
-
-const KUBECTL = '/usr/bin/kubectl';
+import { runKubectl, type Run } from '../helpers/kubectl.js';
 
 let pki: Pki;
 let s: AuthServer;
 let kubeconfig: string;
 
-interface Run { code: number; stdout: string; stderr: string }
-
 function kubectl(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(KUBECTL, ['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: pki.dir }, timeout: 30_000,
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
+  return runKubectl(['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], { KUBECONFIG: kubeconfig, HOME: pki.dir });
 }
 
 before(async () => {

@@ -3,38 +3,25 @@
  * the `x-kubernetes-*` schema extensions kubectl users write): apply -f crd.yaml, the custom
  * resources by plural and short name with their printer columns, scale, patch, delete.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { kubectlRunner } from '../helpers/kubectl.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { kubectlWithServer } from '../helpers/kubectl.js';
 import { cronTabCRD, waitEstablished } from '../registry/crd/fixtures.js';
 
-let s: TestServer;
-let dir: string;
-const { kubectl, ok } = kubectlRunner(() => s.url, () => dir, 30_000);
-
-before(async () => {
-  s = await startServer(['--api-domain', 'k8s.io']);
-  dir = mkdtempSync(join(tmpdir(), 'plat-kubectl-crd-'));
-});
-after(async () => {
-  await s.stop();
-  s.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const k = kubectlWithServer('crd', ['--api-domain', 'k8s.io']);
+const { kubectl, ok } = k;
 
 test('kubectl apply -f crd.yaml, then get, get by short name, scale, patch, delete', async () => {
-  const crdFile = join(dir, 'crd.yaml');
+  const crdFile = join(k.dir, 'crd.yaml');
   writeFileSync(crdFile, stringify(cronTabCRD('apiextensions.k8s.io', 'x-kubernetes')));
   assert.equal((await ok('apply', '-f', crdFile)).trim(), 'customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created');
-  await waitEstablished(s.url, 'crontabs.stable.example.com', 'apiextensions.k8s.io');
+  await waitEstablished(k.url, 'crontabs.stable.example.com', 'apiextensions.k8s.io');
   assert.match(await ok('get', 'crd'), /^crontabs\.stable\.example\.com\s+\d{4}-/m);
 
-  const crFile = join(dir, 'cr.yaml');
+  const crFile = join(k.dir, 'cr.yaml');
   writeFileSync(crFile, 'apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: nightly\n  namespace: default\nspec:\n  cronSpec: "0 3 * * *"\n  replicas: 2\n  port: http\n');
   assert.equal((await ok('apply', '-f', crFile)).trim(), 'crontab.stable.example.com/nightly created');
   const table = await ok('get', 'crontabs');

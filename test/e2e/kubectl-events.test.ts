@@ -3,37 +3,23 @@
  * events.k8s.io/v1 is listed by `kubectl get events` (core v1) and `kubectl events`, and one
  * written through core v1 by `kubectl get events.v1.events.k8s.io`, with the same columns.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectlRunner } from '../helpers/kubectl.js';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { kubectlWithServer } from '../helpers/kubectl.js';
+import { request } from '../helpers/server.js';
 
-let s: TestServer;
-let dir: string;
-const { ok } = kubectlRunner(() => s.url, () => dir, 60_000);
-
-before(async () => {
-  s = await startServer(['--api-domain', 'k8s.io']);
-  dir = mkdtempSync(join(tmpdir(), 'plat-kubectl-events-'));
-});
-after(async () => {
-  await s.stop();
-  s.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const k = kubectlWithServer('events', ['--api-domain', 'k8s.io'], 60_000);
+const { ok } = k;
 
 test('kubectl reads Events written through either API', async () => {
-  const v1 = await request(s.url, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+  const v1 = await request(k.url, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
     metadata: { name: 'via-v1' }, eventTime: new Date().toISOString().replace('Z', '000Z'), reportingController: 'kubernetes.io/test',
     reportingInstance: 'test-1', action: 'Scheduling', reason: 'Scheduled', type: 'Normal', note: 'placed on node-1',
     regarding: { kind: 'Pod', namespace: 'default', name: 'web-1', apiVersion: 'v1' },
   });
   assert.equal(v1.status, 201, v1.text);
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const core = await request(s.url, 'POST', '/api/v1/namespaces/default/events', {
+  const core = await request(k.url, 'POST', '/api/v1/namespaces/default/events', {
     metadata: { name: 'via-core' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-2', apiVersion: 'v1' },
     reason: 'Pulled', message: 'pulled the image', type: 'Normal', source: { component: 'kubelet' }, count: 1, firstTimestamp: now, lastTimestamp: now,
   });

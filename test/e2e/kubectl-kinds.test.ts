@@ -3,29 +3,15 @@
  * (create deployment, expose, create service), allocated addresses and node ports, server-side
  * validation errors, and logs/exec answering at once for pods without a node agent.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlRunner } from '../helpers/kubectl.js';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { kubectlWithServer } from '../helpers/kubectl.js';
+import { request } from '../helpers/server.js';
 
-
-let s: TestServer;
-let dir: string;
-
-const { kubectl, ok } = kubectlRunner(() => s.url, () => dir, 30_000);
-
-before(async () => {
-  s = await startServer();
-  dir = mkdtempSync(join(tmpdir(), 'plat-kubectl-kinds-'));
-});
-after(async () => {
-  await s.stop();
-  s.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const k = kubectlWithServer('kinds');
+const { kubectl, ok } = k;
 
 test('create deployment, then expose it: the Service gets a ClusterIP from the range', async () => {
   assert.equal((await ok('create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2')).trim(), 'deployment.apps/web created');
@@ -52,7 +38,7 @@ test('create service nodeport: a node port from the range; a taken one is refuse
 });
 
 test('create -f of an invalid Deployment prints the server\'s field errors', async () => {
-  const file = join(dir, 'bad.yaml');
+  const file = join(k.dir, 'bad.yaml');
   writeFileSync(file, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: bad}
@@ -77,7 +63,7 @@ test('logs and exec of a pod without a node answer at once; once bound, logs say
   const exec = await kubectl('exec', 'solo', '--', 'ls');
   assert.equal(exec.code, 1);
   assert.match(exec.stderr, /Error from server \(BadRequest\)/);
-  const bind = await request(s.url, 'POST', '/api/v1/namespaces/default/pods/solo/binding', { target: { kind: 'Node', name: 'n1' } });
+  const bind = await request(k.url, 'POST', '/api/v1/namespaces/default/pods/solo/binding', { target: { kind: 'Node', name: 'n1' } });
   assert.equal(bind.status, 201, bind.text);
   assert.equal(await ok('get', 'pod', 'solo', '-o', 'jsonpath={.spec.nodeName}'), 'n1');
   const logs = await kubectl('logs', 'solo');

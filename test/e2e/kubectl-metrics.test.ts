@@ -2,27 +2,13 @@
  * kubectl v1.32 `get --raw /metrics`: the request counts match the requests kubectl made; a
  * deprecated version prints upstream's warning and shows in apiserver_requested_deprecated_apis.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectlRunner } from '../helpers/kubectl.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { kubectlWithServer } from '../helpers/kubectl.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics.js';
 
-let s: TestServer;
-let home: string;
-const { kubectl, ok } = kubectlRunner(() => s.url, () => home);
-
-before(async () => {
-  s = await startServer(['--api-domain', 'k8s.io', '--runtime-config', 'admissionregistration.k8s.io/v1beta1=true']);
-  home = mkdtempSync(join(tmpdir(), 'plat-kubectl-metrics-'));
-});
-after(async () => {
-  if (s) { await s.stop(); s.cleanup(); }
-  rmSync(home, { recursive: true, force: true });
-});
+const k = kubectlWithServer('metrics', ['--api-domain', 'k8s.io', '--runtime-config', 'admissionregistration.k8s.io/v1beta1=true']);
+const { kubectl, ok } = k;
 
 test('kubectl get --raw /metrics counts the lists, gets and creates kubectl made', async () => {
   const CM = { group: '', version: 'v1', resource: 'configmaps', subresource: '', component: 'apiserver', dry_run: '' };

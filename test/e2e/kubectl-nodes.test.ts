@@ -3,41 +3,27 @@
  * Ready, a silent one turns NotReady (Ready=Unknown, unreachable taints), one that never posted
  * status shows Unknown, Ready=False shows NotReady; names as upstream under --api-domain k8s.io.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectlRunner } from '../helpers/kubectl.js';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { kubectlWithServer } from '../helpers/kubectl.js';
+import { request } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
 
-let s: TestServer;
-let dir: string;
-const { ok } = kubectlRunner(() => s.url, () => dir, 60_000);
-
-before(async () => {
-  s = await startServer(['--api-domain', 'k8s.io', '--node-monitor-grace-period', '1500ms', '--node-startup-grace-period', '1h']);
-  dir = mkdtempSync(join(tmpdir(), 'plat-kubectl-nodes-'));
-});
-after(async () => {
-  await s.stop();
-  s.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+const k = kubectlWithServer('nodes', ['--api-domain', 'k8s.io', '--node-monitor-grace-period', '1500ms', '--node-startup-grace-period', '1h'], 60_000);
+const { ok } = k;
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
 const microTime = () => new Date().toISOString().replace('Z', '000Z');
 
 async function node(name: string, ready?: 'True' | 'False'): Promise<void> {
-  const c = await request(s.url, 'POST', '/api/v1/nodes', { metadata: { name } });
+  const c = await request(k.url, 'POST', '/api/v1/nodes', { metadata: { name } });
   assert.equal(c.status, 201, c.text);
   if (!ready) return;
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const status = { conditions: [{ type: 'Ready', status: ready, reason: 'KubeletReady', message: '', lastHeartbeatTime: now, lastTransitionTime: now }], nodeInfo: { kubeletVersion: 'v1.32.0' } };
-  const u = await request(s.url, 'PUT', `/api/v1/nodes/${name}/status`, { ...c.json, status });
+  const u = await request(k.url, 'PUT', `/api/v1/nodes/${name}/status`, { ...c.json, status });
   assert.equal(u.status, 200, u.text);
-  const l = await request(s.url, 'POST', LEASES, { metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() } });
+  const l = await request(k.url, 'POST', LEASES, { metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() } });
   assert.equal(l.status, 201, l.text);
 }
 
@@ -57,7 +43,7 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
   const agent = (async () => {
     for (let i = 0; i < 300 && renewing; i++) {
       for (const name of ['alive', 'sick']) {
-        const r = await request(s.url, 'PATCH', `${LEASES}/${name}`, { spec: { renewTime: microTime() } }, { 'content-type': 'application/merge-patch+json' });
+        const r = await request(k.url, 'PATCH', `${LEASES}/${name}`, { spec: { renewTime: microTime() } }, { 'content-type': 'application/merge-patch+json' });
         assert.equal(r.status, 200, r.text);
       }
       await new Promise((res) => setTimeout(res, 200));
@@ -65,7 +51,7 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
   })();
   try {
     const down = await until(async () => {
-      const n = (await request(s.url, 'GET', '/api/v1/nodes/down')).json;
+      const n = (await request(k.url, 'GET', '/api/v1/nodes/down')).json;
       return n.status.conditions.find((c: any) => c.type === 'Ready').status === 'Unknown' && n.spec.taints?.length === 2 ? n : undefined;
     }, 'down: Ready=Unknown and tainted');
     assert.deepEqual(down.spec.taints.map((t: any) => `${t.key}:${t.effect}`).sort(), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
@@ -77,7 +63,7 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
     await ok('cordon', 'alive');
     assert.equal(statuses(await ok('get', 'nodes'))['alive'], 'Ready,SchedulingDisabled');
     const alive = await until(async () => {
-      const n = (await request(s.url, 'GET', '/api/v1/nodes/alive')).json;
+      const n = (await request(k.url, 'GET', '/api/v1/nodes/alive')).json;
       return n.spec.taints?.length ? n : undefined;
     }, 'alive: unschedulable taint');
     assert.deepEqual(alive.spec.taints.map((t: any) => `${t.key}:${t.effect}`), ['node.kubernetes.io/unschedulable:NoSchedule']);
