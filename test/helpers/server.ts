@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { startEtcd, type TestEtcd } from './etcd.js';
 
 const MAIN = resolve(process.cwd(), 'dist/src/main.js');
@@ -83,6 +84,30 @@ export async function startServer(args: string[] = [], dataDir?: string, env?: R
   };
 }
 
+/**
+ * Starts one server per argument list, one at a time; if one fails to start, stops (and cleans
+ * up) those already started before rethrowing, so nothing is left running.
+ */
+export async function startServers(...argLists: string[][]): Promise<TestServer[]> {
+  const started: TestServer[] = [];
+  try {
+    for (const args of argLists) started.push(await startServer(args));
+  } catch (e) {
+    await stopServers(started);
+    throw e;
+  }
+  return started;
+}
+
+/** Stops and cleans up every server given (skipping those that never started). */
+export async function stopServers(servers: (TestServer | undefined)[]): Promise<void> {
+  for (const t of servers) {
+    if (!t) continue;
+    await t.stop();
+    t.cleanup();
+  }
+}
+
 export interface Reply { status: number; headers: Headers; text: string; json: any }
 
 export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
@@ -96,6 +121,28 @@ export async function request(base: string, method: string, path: string, body?:
   let json: any;
   try { json = JSON.parse(text); } catch { json = undefined; }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+export interface WarningsReply { status: number; warnings: string[]; json: any }
+
+/**
+ * A request through node:http that keeps every Warning header line as sent (`299 - "..."`):
+ * fetch joins repeated headers into one. A body that is not a string is sent as JSON.
+ */
+export function requestWithWarnings(base: string, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<WarningsReply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + path, { method, headers: { 'content-type': contentType } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => {
+        const warnings: string[] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i]!.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1]!);
+        resolve({ status: res.statusCode!, warnings, json: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
 }
 
 /** A ConfigMap body for tests. */

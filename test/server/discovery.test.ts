@@ -4,24 +4,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { startServers, stopServers, request, type TestServer } from '../helpers/server.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.plat.io;v=v2;as=APIGroupDiscoveryList';
 
 let s: TestServer;
 let noBatch: TestServer;
 before(async () => {
-  // one at a time, so that a failed start leaves nothing unassigned (and so unstopped) behind
-  s = await startServer();
-  noBatch = await startServer(['--runtime-config', 'batch/v1=false']);
+  [s, noBatch] = await startServers([], ['--runtime-config', 'batch/v1=false']);
 });
-after(async () => {
-  for (const t of [s, noBatch]) {
-    if (!t) continue;
-    await t.stop();
-    t.cleanup();
-  }
-});
+after(() => stopServers([s, noBatch]));
 
 const resource = (list: any, name: string) => list.resources.find((r: any) => r.name === name);
 

@@ -7,36 +7,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { startServer, request, configMap, type TestServer, type Reply } from '../helpers/server.js';
+import { startServers, stopServers, request, configMap, type TestServer, type Reply } from '../helpers/server.js';
+import { assertStatus } from '../helpers/status.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 
 let s: TestServer;
 let small: TestServer;
 before(async () => {
-  // one at a time, so that a failed start leaves nothing unassigned (and so unstopped) behind
-  s = await startServer();
-  small = await startServer(['--max-request-body-bytes', '1024']);
+  [s, small] = await startServers([], ['--max-request-body-bytes', '1024']);
 });
-after(async () => {
-  for (const t of [s, small]) {
-    if (!t) continue;
-    await t.stop();
-    t.cleanup();
-  }
-});
-
-function assertStatus(r: Reply, code: number, reason: string): void {
-  assert.equal(r.status, code, `HTTP ${r.status}: ${r.text.slice(0, 300)}`);
-  assert.ok(r.json, `not a JSON Status body: ${r.text.slice(0, 300)}`);
-  assert.equal(r.json.kind, 'Status');
-  assert.equal(r.json.apiVersion, 'v1');
-  assert.equal(r.json.status, 'Failure');
-  assert.equal(r.json.code, code);
-  assert.equal(r.json.reason, reason);
-  assert.equal(typeof r.json.message, 'string');
-  assert.ok(r.json.message.length > 0);
-}
+after(() => stopServers([s, small]));
 
 /** A request over node:http, which sends the path exactly as given (fetch normalizes `..`). */
 function raw(port: number, method: string, path: string, body?: Buffer | string[], headers: Record<string, string> = {}, agent?: http.Agent): Promise<Reply> {

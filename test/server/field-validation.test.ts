@@ -6,8 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { startServer, request, requestWithWarnings, type TestServer, type WarningsReply } from '../helpers/server.js';
 
 let s: TestServer;
 before(async () => { s = await startServer(); });
@@ -21,22 +20,9 @@ const SMP = 'application/strategic-merge-patch+json';
 const JSON_PATCH = 'application/json-patch+json';
 
 /** A request keeping every Warning header line (fetch joins repeated headers), texts unquoted. */
-function send(method: string, path: string, body: string, contentType = 'application/json'): Promise<{ status: number; warnings: string[]; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(s.url + path, { method, headers: { 'content-type': contentType } }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        const warnings: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          if (res.rawHeaders[i]!.toLowerCase() === 'warning') warnings.push(JSON.parse(res.rawHeaders[i + 1]!.replace(/^299 - /, '')));
-        }
-        resolve({ status: res.statusCode!, warnings, json: text ? JSON.parse(text) : undefined });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+async function send(method: string, path: string, body: string, contentType = 'application/json'): Promise<WarningsReply> {
+  const r = await requestWithWarnings(s.url, method, path, body, contentType);
+  return { ...r, warnings: r.warnings.map((w) => JSON.parse(w.replace(/^299 - /, ''))) };
 }
 
 /** Upstream's integration-test body: repeats and unknown fields at several depths. */

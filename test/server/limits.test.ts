@@ -6,7 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startServer, request, configMap, type TestServer, type Reply } from '../helpers/server.js';
+import { startServers, stopServers, request, configMap, type TestServer } from '../helpers/server.js';
+import { assertStatus } from '../helpers/status.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const REVS = '/apis/apps/v1/namespaces/default/controllerrevisions';
@@ -14,23 +15,9 @@ const REVS = '/apis/apps/v1/namespaces/default/controllerrevisions';
 let s: TestServer;
 let slow: TestServer;
 before(async () => {
-  s = await startServer();
-  slow = await startServer(['--request-timeout', '200ms']);
+  [s, slow] = await startServers([], ['--request-timeout', '200ms']);
 });
-after(async () => {
-  for (const t of [s, slow]) {
-    if (!t) continue;
-    await t.stop();
-    t.cleanup();
-  }
-});
-
-function assertStatus(r: Reply, code: number, reason: string): void {
-  assert.equal(r.status, code, `HTTP ${r.status}: ${r.text.slice(0, 300)}`);
-  assert.equal(r.json?.kind, 'Status');
-  assert.equal(r.json.code, code);
-  assert.equal(r.json.reason, reason);
-}
+after(() => stopServers([s, slow]));
 
 const nestedJson = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 const revision = (name: string, data: string): string =>

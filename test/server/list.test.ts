@@ -5,7 +5,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, configMap, type TestServer, type Reply } from '../helpers/server.js';
+import { startServers, stopServers, request, configMap, type TestServer } from '../helpers/server.js';
+import { assertStatus } from '../helpers/status.js';
 
 const NS = 'list-1k';
 const SNAP = 'list-snap';
@@ -18,16 +19,6 @@ const names: string[] = [];
 
 const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const nameOf = (i: number) => `cm-${String(i).padStart(4, '0')}`;
-
-function assertStatus(r: Reply, code: number, reason: string): void {
-  assert.equal(r.status, code, r.text.slice(0, 300));
-  assert.equal(r.json.kind, 'Status');
-  assert.equal(r.json.apiVersion, 'v1');
-  assert.equal(r.json.status, 'Failure');
-  assert.equal(r.json.code, code);
-  assert.equal(r.json.reason, reason);
-  assert.equal(typeof r.json.message, 'string');
-}
 
 async function createNamespace(t: TestServer, name: string): Promise<void> {
   const r = await request(t.url, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -59,9 +50,7 @@ async function allChunks(t: TestServer, path: string, limit: number): Promise<an
 }
 
 before(async () => {
-  // one at a time, so that a failed start leaves nothing unassigned (and so unstopped) behind
-  s = await startServer();
-  shortTtl = await startServer(['--continue-token-ttl', '1s']);
+  [s, shortTtl] = await startServers([], ['--continue-token-ttl', '1s']);
   await createNamespace(s, NS);
   await createNamespace(s, SNAP);
   // create in a scrambled order so that name order is the server's doing
@@ -70,13 +59,7 @@ before(async () => {
   for (let i = 0; i < N; i++) names.push(nameOf(i));
   await createMany(s, SNAP, Array.from({ length: 250 }, (_, i) => i));
 });
-after(async () => {
-  for (const t of [s, shortTtl]) {
-    if (!t) continue;
-    await t.stop();
-    t.cleanup();
-  }
-});
+after(() => stopServers([s, shortTtl]));
 
 test('an unchunked list returns all 1,000 objects in name order', async () => {
   const r = await request(s.url, 'GET', cms(NS));

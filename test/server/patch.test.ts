@@ -4,8 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { startServer, request, requestWithWarnings, configMap, type TestServer } from '../helpers/server.js';
 import { openWatch } from '../helpers/watch.js';
 
 let s: TestServer;
@@ -25,22 +24,8 @@ async function create(path: string, body: unknown): Promise<any> {
   return r.json;
 }
 
-/** A request that keeps every response header line (fetch joins repeated headers). */
-function raw(method: string, path: string, body: unknown, contentType = 'application/json'): Promise<{ status: number; warnings: string[]; json: any }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(s.url + path, { method, headers: { 'content-type': contentType } }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        const warnings: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i]!.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1]!);
-        resolve({ status: res.statusCode!, warnings, json: text ? JSON.parse(text) : undefined });
-      });
-    });
-    req.on('error', reject);
-    req.end(typeof body === 'string' ? body : JSON.stringify(body));
-  });
-}
+/** A request that keeps every Warning header line (fetch joins repeated headers). */
+const raw = (method: string, path: string, body: unknown, contentType?: string) => requestWithWarnings(s.url, method, path, body, contentType);
 
 const deployment = (name: string) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, finalizers: ['example.com/a', 'example.com/b'] },
