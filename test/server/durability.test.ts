@@ -5,8 +5,8 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { createUntilKilled } from '../helpers/kill-stream.js';
 
 const NS = 'durable';
 const CLIENTS = 64;
@@ -15,8 +15,6 @@ const MAX_MS = 3000;
 /** kill once this many creates are acknowledged, or this much time has passed */
 const KILL_AFTER_ACKS = 1500;
 const KILL_AFTER_MS = 1500;
-
-interface Ack { name: string; uid: string; resourceVersion: string }
 
 const servers: TestServer[] = [];
 after(async () => {
@@ -33,44 +31,12 @@ test('every acknowledged create survives SIGKILL and restart', async (t) => {
   const before = await request(first.url, 'GET', cms);
   let maxSeenRV = BigInt(before.json.metadata.resourceVersion);
 
-  const acks: Ack[] = [];
-  const unexpected: string[] = [];
-  let attempted = 0;
-  let inFlight = 0;
-  let inFlightAtKill = -1;
-  let killed = false;
-  const exited = once(first.proc, 'exit');
-  const started = Date.now();
-  const kill = () => {
-    if (killed) return;
-    killed = true;
-    inFlightAtKill = inFlight;
-    first.proc.kill('SIGKILL');
-  };
-
-  async function client(c: number): Promise<void> {
-    for (let i = 0; !killed && attempted < MAX_CREATES && Date.now() - started < MAX_MS; i++) {
-      attempted++;
-      inFlight++;
-      let r;
-      try {
-        r = await request(first.url, 'POST', cms, configMap(`d-${c}-${i}`, { client: String(c) }));
-      } catch {
-        break; // the connection died with the server
-      } finally {
-        inFlight--;
-      }
-      if (r.status !== 201) { unexpected.push(`${r.status} ${r.text.slice(0, 200)}`); break; }
-      assert.equal(r.json.metadata.name, `d-${c}-${i}`);
-      acks.push({ name: r.json.metadata.name, uid: r.json.metadata.uid, resourceVersion: r.json.metadata.resourceVersion });
-      if (acks.length >= KILL_AFTER_ACKS || Date.now() - started >= KILL_AFTER_MS) kill();
-    }
-  }
-  await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
-  kill(); // in case the budget ran out first
-  const [code, signal] = await exited;
+  const { acks, unexpected, attempted, inFlightAtKill, code, signal, elapsedMs } = await createUntilKilled(first, cms, {
+    clients: CLIENTS, maxCreates: MAX_CREATES, maxMs: MAX_MS, killAfterAcks: KILL_AFTER_ACKS, killAfterMs: KILL_AFTER_MS,
+    labels: (c) => ({ client: String(c) }),
+  });
   assert.equal(signal, 'SIGKILL', `server exited on its own (code ${code})`);
-  t.diagnostic(`${acks.length} acknowledged of ${attempted} attempted; ${inFlightAtKill} in flight at the kill after ${Date.now() - started}ms`);
+  t.diagnostic(`${acks.length} acknowledged of ${attempted} attempted; ${inFlightAtKill} in flight at the kill after ${elapsedMs}ms`);
   assert.deepEqual(unexpected, [], 'every answered create was a 201');
   assert.ok(acks.length > 0, 'some creates were acknowledged');
   assert.ok(inFlightAtKill > 0, 'creates were in flight at the kill');

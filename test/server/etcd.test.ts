@@ -5,11 +5,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { openWatch, type WatchClient } from '../helpers/watch.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { createUntilKilled, type Ack } from '../helpers/kill-stream.js';
 import { parseArgs, DEFAULT_OPTIONS } from '../../src/server/options.js';
 
 let etcd: TestEtcd;
@@ -33,8 +33,6 @@ async function namespace(url: string, name: string): Promise<void> {
   const r = await request(url, 'POST', '/api/v1/namespaces', { metadata: { name } });
   assert.equal(r.status, 201, r.text);
 }
-
-interface Ack { name: string; uid: string; resourceVersion: string }
 
 /** Every acknowledged object is listed with the same uid and resourceVersion. */
 async function assertAllPresent(url: string, path: string, acks: Ack[]): Promise<void> {
@@ -91,38 +89,11 @@ test('every acknowledged create survives SIGKILL of the server during a stream o
   const first = await serve('/e2e-kill');
   await namespace(first.url, 'durable');
   const cms = '/api/v1/namespaces/durable/configmaps';
-  const acks: Ack[] = [];
-  const unexpected: string[] = [];
-  const started = Date.now();
-  let killed = false, inFlight = 0, inFlightAtKill = 0;
-  const exited = once(first.proc, 'exit');
-  const kill = () => {
-    if (killed) return;
-    killed = true;
-    inFlightAtKill = inFlight;
-    first.proc.kill('SIGKILL');
-  };
-  async function client(c: number): Promise<void> {
-    for (let i = 0; !killed && i < 1000 && Date.now() - started < 5000; i++) {
-      inFlight++;
-      let r;
-      try {
-        r = await request(first.url, 'POST', cms, configMap(`d-${c}-${i}`));
-      } catch {
-        break; // the connection died with the server
-      } finally {
-        inFlight--;
-      }
-      if (r.status !== 201) { unexpected.push(`${r.status} ${r.text.slice(0, 200)}`); break; }
-      acks.push({ name: r.json.metadata.name, uid: r.json.metadata.uid, resourceVersion: r.json.metadata.resourceVersion });
-      if (acks.length >= 500 || Date.now() - started > 1500) kill();
-    }
-  }
-  await Promise.all(Array.from({ length: 32 }, (_, c) => client(c)));
-  kill();
-  const [, signal] = await exited;
+  const { acks, unexpected, inFlightAtKill, signal, elapsedMs } = await createUntilKilled(first, cms, {
+    clients: 32, maxCreates: 32_000, maxMs: 5000, killAfterAcks: 500, killAfterMs: 1500,
+  });
   assert.equal(signal, 'SIGKILL');
-  t.diagnostic(`${acks.length} acknowledged; ${inFlightAtKill} in flight at the kill after ${Date.now() - started} ms`);
+  t.diagnostic(`${acks.length} acknowledged; ${inFlightAtKill} in flight at the kill after ${elapsedMs} ms`);
   assert.deepEqual(unexpected, []);
   assert.ok(acks.length > 0 && inFlightAtKill > 0, 'creates were acknowledged and in flight at the kill');
 
