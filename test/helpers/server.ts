@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import assert from 'node:assert/strict';
 import { startEtcd, type TestEtcd } from './etcd.js';
+import { until } from './poll.js';
 
 const MAIN = resolve(process.cwd(), 'dist/src/main.js');
 
@@ -106,6 +108,24 @@ export async function stopServers(servers: (TestServer | undefined)[]): Promise<
     await t.stop();
     t.cleanup();
   }
+}
+
+/**
+ * Two servers on one etcd prefix (one API served twice), with `namespace` created through A and
+ * seen by B: it reaches B through B's etcd watch, and B's admission needs it for creates.
+ */
+export async function startEtcdPair(etcdServers: string, prefix: string, namespace: string): Promise<[TestServer, TestServer]> {
+  const args = ['--storage-backend', 'etcd3', '--etcd-servers', etcdServers, '--etcd-prefix', prefix];
+  const [a, b] = await startServers(args, args) as [TestServer, TestServer];
+  try {
+    const r = await request(a.url, 'POST', '/api/v1/namespaces', { metadata: { name: namespace } });
+    assert.equal(r.status, 201, r.text);
+    await until(async () => ((await request(b.url, 'GET', `/api/v1/namespaces/${namespace}`)).status === 200 ? true : undefined), 'namespace on B');
+  } catch (e) {
+    await stopServers([a, b]);
+    throw e;
+  }
+  return [a, b];
 }
 
 export interface Reply { status: number; headers: Headers; text: string; json: any }

@@ -10,9 +10,7 @@ const AGGREGATED = 'application/json;g=apidiscovery.plat.io;v=v2;as=APIGroupDisc
 
 let s: TestServer;
 let noBatch: TestServer;
-before(async () => {
-  [s, noBatch] = await startServers([], ['--runtime-config', 'batch/v1=false']);
-});
+before(async () => { [s, noBatch] = await startServers([], ['--runtime-config', 'batch/v1=false']); });
 after(() => stopServers([s, noBatch]));
 
 const resource = (list: any, name: string) => list.resources.find((r: any) => r.name === name);

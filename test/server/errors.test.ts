@@ -14,9 +14,7 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 
 let s: TestServer;
 let small: TestServer;
-before(async () => {
-  [s, small] = await startServers([], ['--max-request-body-bytes', '1024']);
-});
+before(async () => { [s, small] = await startServers([], ['--max-request-body-bytes', '1024']); });
 after(() => stopServers([s, small]));
 
 /** A request over node:http, which sends the path exactly as given (fetch normalizes `..`). */

@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { startEtcdPair, request, configMap, type TestServer } from '../helpers/server.js';
 import { until, pool } from '../helpers/watch.js';
 import { startEtcdCluster, type TestEtcdCluster } from '../helpers/etcd.js';
 
@@ -17,12 +17,7 @@ const cms = '/api/v1/namespaces/ha/configmaps';
 
 before(async () => {
   cluster = await startEtcdCluster(3);
-  const args = ['--storage-backend', 'etcd3', '--etcd-servers', cluster.urls.join(','), '--etcd-prefix', '/ha'];
-  a = await startServer(args);
-  b = await startServer(args);
-  const r = await request(a.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'ha' } });
-  assert.equal(r.status, 201, r.text);
-  await until(async () => (await request(b.url, 'GET', '/api/v1/namespaces/ha')).status === 200, 'namespace on B');
+  [a, b] = await startEtcdPair(cluster.urls.join(','), '/ha', 'ha');
 });
 after(async () => {
   for (const s of [a, b]) if (s) { await s.stop('SIGKILL'); s.cleanup(); }

@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { startEtcdPair, request, configMap, type TestServer } from '../helpers/server.js';
 import { openWatch, until, type WatchClient } from '../helpers/watch.js';
 import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
 
@@ -18,13 +18,7 @@ const cms = '/api/v1/namespaces/shared/configmaps';
 
 before(async () => {
   etcd = await startEtcd();
-  const args = ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/multi'];
-  a = await startServer(args);
-  b = await startServer(args);
-  const r = await request(a.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'shared' } });
-  assert.equal(r.status, 201, r.text);
-  // the namespace reaches B through its etcd watch (B's admission needs it for creates)
-  await until(async () => (await request(b.url, 'GET', '/api/v1/namespaces/shared')).status === 200, 'namespace on B');
+  [a, b] = await startEtcdPair(etcd.url, '/multi', 'shared');
 });
 after(async () => {
   for (const w of watches) w.close();

@@ -14,9 +14,7 @@ const REVS = '/apis/apps/v1/namespaces/default/controllerrevisions';
 
 let s: TestServer;
 let slow: TestServer;
-before(async () => {
-  [s, slow] = await startServers([], ['--request-timeout', '200ms']);
-});
+before(async () => { [s, slow] = await startServers([], ['--request-timeout', '200ms']); });
 after(() => stopServers([s, slow]));
 
 const nestedJson = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
