@@ -49,10 +49,26 @@ function checkTypes(o: any): void {
     if (v === undefined || v === null) continue;
     const got = Array.isArray(v) ? 'array' : typeof v;
     if (got !== want || (want === 'object' && Array.isArray(v))) {
-      const what = got === 'object' ? 'object' : got === 'array' ? 'array' : got === 'string' ? 'string' : got === 'boolean' ? 'bool' : 'number';
-      throw errors.badRequest(`json: cannot unmarshal ${what} into Go struct field DeleteOptions.${field} of type ${goType}`);
+      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`);
     }
   }
+  // nested strings: preconditions.uid / .resourceVersion, dryRun items
+  const pre = o.preconditions;
+  for (const f of ['uid', 'resourceVersion']) {
+    const v = pre?.[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type string`);
+    }
+  }
+  for (const v of Array.isArray(o.dryRun) ? o.dryRun : []) {
+    if (typeof v !== 'string') throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.dryRun of type string`);
+  }
+}
+
+function goKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
 export function checkDeleteOptions(o: DeleteOptions): void {

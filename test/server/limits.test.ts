@@ -112,10 +112,13 @@ test('fuzz findings: a recursive YAML alias is 400; metadata.namespace on a clus
 
 test('fuzz finding: delete options of the wrong JSON type are a 400 decoding error, not a 500', async () => {
   await request(s.url, 'POST', CMS, configMap('del-typed'));
-  for (const body of [{ propagationPolicy: { a: [1] } }, { orphanDependents: 'yes' }, { gracePeriodSeconds: '30' }, { preconditions: [1] }, { dryRun: 'All' }]) {
-    const r = await request(s.url, 'DELETE', `${CMS}/del-typed`, { kind: 'DeleteOptions', apiVersion: 'v1', ...body });
-    assertStatus(r, 400, 'BadRequest');
-    assert.match(r.json.message, /json: cannot unmarshal/);
+  for (const body of [{ propagationPolicy: { a: [1] } }, { orphanDependents: 'yes' }, { gracePeriodSeconds: '30' }, { preconditions: [1] }, { dryRun: 'All' },
+    { preconditions: { resourceVersion: [{ 0: '-a' }] } }, { preconditions: { uid: 7 } }, { dryRun: [{ a: 1 }] }]) {
+    for (const path of [`${CMS}/del-typed`, CMS]) {
+      const r = await request(s.url, 'DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', ...body });
+      assertStatus(r, 400, 'BadRequest');
+      assert.match(r.json.message, /json: cannot unmarshal/);
+    }
   }
   assert.equal((await request(s.url, 'GET', `${CMS}/del-typed`)).status, 200, 'nothing deleted');
 });
