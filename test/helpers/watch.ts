@@ -135,7 +135,19 @@ export function api(base: string) {
   const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
   return {
     call,
-    namespace: (name: string) => call('POST', '/api/v1/namespaces', { metadata: { name } }),
+    /**
+     * Creates a namespace and waits for the writes it triggers (the `default` ServiceAccount and,
+     * where the cluster publishes one, the root CA ConfigMap), so the caller's next write is the
+     * next resourceVersion.
+     */
+    namespace: async (name: string) => {
+      const ns = await call('POST', '/api/v1/namespaces', { metadata: { name } });
+      const present = async (path: string) => (await request(base, 'GET', path)).status === 200;
+      const ca = ((await call('GET', cms('default'))).items as any[]).map((o) => o.metadata.name as string).find((n) => n.endsWith('root-ca.crt'));
+      await until(async () => await present(`/api/v1/namespaces/${name}/serviceaccounts/default`)
+        && (!ca || await present(`${cms(name)}/${ca}`)), `the writes namespace ${name} triggers`);
+      return ns;
+    },
     create: (ns: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = { k: 'v' }) =>
       call('POST', cms(ns), { metadata: { name, labels }, data }),
     /** read-modify-write of a ConfigMap: sets data and (optionally) labels */
