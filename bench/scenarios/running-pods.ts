@@ -25,7 +25,7 @@ function podBody(i: number, rsUid: string): string {
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Pod',
     metadata: {
-      name: `web-${HASH}-${i.toString(36).padStart(5, 'x')}`, generateName: `web-${HASH}-`,
+      name: `web-${HASH}-${i.toString(36).padStart(5, '0')}`, generateName: `web-${HASH}-`,
       labels: { app: 'web', 'pod-template-hash': HASH },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${HASH}`, uid: rsUid, controller: true, blockOwnerDeletion: true }],
     },
