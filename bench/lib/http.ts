@@ -25,8 +25,8 @@ export function request(base: string, method: string, path: string, body?: strin
 }
 
 /** Like request, but fails unless the status is one of `ok`. */
-export async function expect(base: string, method: string, path: string, body: string | undefined, ok: number[]): Promise<Reply> {
-  const r = await request(base, method, path, body);
+export async function expect(base: string, method: string, path: string, body: string | undefined, ok: number[], contentType?: string): Promise<Reply> {
+  const r = await request(base, method, path, body, undefined, contentType);
   if (!ok.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.text.slice(0, 300)}`);
   return r;
 }

@@ -7,7 +7,7 @@
  * five conditions, host and pod IPs, start time, two container statuses). The served objects then
  * carry two managed-fields entries, as `kubectl get pods -o json` shows on a real cluster.
  */
-import { expect, parallel, request } from '../lib/http.js';
+import { expect, parallel } from '../lib/http.js';
 
 const HASH = '7d9f8c6b5';
 
@@ -68,8 +68,7 @@ export async function createRunningPods(base: string, ns: string, count: number)
     const created = JSON.parse((await expect(base, 'POST', `${pods}?fieldManager=kube-controller-manager`, podBody(i, rsUid), [201])).text);
     const name = created.metadata.name as string;
     await expect(base, 'POST', `${pods}/${name}/binding`, JSON.stringify({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: `node-${i % 50}` } }), [201]);
-    const r = await request(base, 'PATCH', `${pods}/${name}/status?fieldManager=kubelet`, statusPatch(i), 30_000, 'application/strategic-merge-patch+json');
-    if (r.status !== 200) throw new Error(`PATCH ${name}/status: ${r.status} ${r.text.slice(0, 300)}`);
+    await expect(base, 'PATCH', `${pods}/${name}/status?fieldManager=kubelet`, statusPatch(i), [200], 'application/strategic-merge-patch+json');
   });
   return pods;
 }

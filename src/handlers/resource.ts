@@ -125,7 +125,7 @@ export function handleResource(r: Request, s: Services): void {
   }
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
-    return withBody(r, s, (body) => run(r, s, legacyBindingOp(r, body)));
+    return withBody(r, s, (body) => run(r, s, legacyBindingOp(r, s, body)));
   }
   switch (info.verb) {
     case 'get':
@@ -183,14 +183,12 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
   return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
 }
 
-function legacyBindingOp(r: Request, body: Body): OpInput {
-  const obj = decodeBody(body);
-  const name = obj?.metadata?.name;
+/** The create of `pods/<metadata.name>/binding` that a legacy `bindings` create stands for (writeOp's op, retargeted). */
+function legacyBindingOp(r: Request, s: Services, body: Body): OpInput {
+  const name = decodeBody(body)?.metadata?.name;
   if (typeof name !== 'string' || !name) throw errors.invalid({ kind: 'Binding', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
-  return {
-    type: { group: '', version: r.def.version, resource: 'pods', subresource: 'binding' }, enc: r.enc, op: 'create',
-    namespace: r.info.namespace, name, body, dryRun: dryRun(r.query), fieldManager: fieldManager(r), user: r.user,
-  };
+  const create = writeOp(r, s, body) as Extract<OpInput, { op: 'create' }>; // the verb is create
+  return { ...create, type: { group: '', version: r.def.version, resource: 'pods', subresource: 'binding' }, name };
 }
 
 /** upstream: an unsafe delete also needs the verb `unsafe-delete-ignore-read-errors` on the resource */
