@@ -59,8 +59,10 @@ export interface MetricResource {
 export type Scope = 'resource' | 'namespace' | 'cluster';
 const SCOPES: readonly Scope[] = ['resource', 'namespace', 'cluster'];
 const DRY_RUNS = ['', 'All', 'invalid'] as const;
-/** Bound on distinct non-resource paths kept as their own series (the rest share one). */
-const MAX_PATHS = 500;
+/** Bound on distinct non-resource paths kept as their own series per method (the rest share one). */
+const MAX_PATHS = 100;
+/** A longer path is never a label (the series would repeat it in every bucket line). */
+export const MAX_PATH_LABEL = 256;
 
 /** Upstream's reported verbs: uppercase, LIST/WATCH split from GET, APPLY split from PATCH. */
 export const REPORTED_VERBS: Record<string, string> = {
@@ -75,14 +77,22 @@ const HELP = {
 };
 
 export class RequestMetrics {
-  private readonly byResource = new Map<MetricResource, Map<string, Map<string, Series[]>>>();
+  /** by definition object (the hot path); a custom resource's definition is rebuilt whenever the
+   *  served set changes, so a miss falls back to the group/version/resource key and its series */
+  private readonly byResource = new WeakMap<MetricResource, Map<string, Map<string, Series[]>>>();
+  private readonly byGvr = new Map<string, Map<string, Map<string, Series[]>>>();
   private readonly byPath = new Map<string, Map<string, Series>>();
   private readonly all: Series[] = [];
 
   /** The series of a resource request; dryRun is upstream's cleaned value ('', 'All', 'invalid'). */
   resource(def: MetricResource, verb: string, subresource: string, scope: Scope, dryRun: '' | 'All' | 'invalid'): Series {
     let verbs = this.byResource.get(def);
-    if (!verbs) this.byResource.set(def, verbs = new Map());
+    if (!verbs) {
+      const key = `${def.group}/${def.version}/${def.resource}`;
+      verbs = this.byGvr.get(key);
+      if (!verbs) this.byGvr.set(key, verbs = new Map());
+      this.byResource.set(def, verbs);
+    }
     let subs = verbs.get(verb);
     if (!subs) verbs.set(verb, subs = new Map());
     let slots = subs.get(subresource);
@@ -100,7 +110,7 @@ export class RequestMetrics {
   nonResource(method: string, path: string, component: string): Series {
     let paths = this.byPath.get(method);
     if (!paths) this.byPath.set(method, paths = new Map());
-    const key = paths.has(path) || paths.size < MAX_PATHS ? path : '';
+    const key = path.length <= MAX_PATH_LABEL && (paths.has(path) || paths.size < MAX_PATHS) ? path : '';
     let s = paths.get(key);
     if (!s) paths.set(key, s = this.add({ verb: method, dry_run: '', group: '', version: '', resource: '', subresource: key, scope: '', component }));
     return s;

@@ -20,6 +20,11 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** Health endpoints are instrumented without a component (upstream). */
 const HEALTH = /^\/(livez|readyz|healthz)(\/|$)/;
 
+/** A non-resource request whose series waits for its status code. */
+class PathRef {
+  constructor(readonly verb: string, readonly path: string, readonly component: string) {}
+}
+
 export class FrontMetrics implements ResponseObserver {
   readonly metrics: ApiServerMetrics;
 
@@ -33,26 +38,37 @@ export class FrontMetrics implements ResponseObserver {
     x.start = performance.now();
   }
 
-  /** A resource request whose served definition is known (the hot path: Map lookups only). */
+  /**
+   * A resource request whose served definition is known (the hot path: Map lookups only). A
+   * subresource the resource does not have is answered 404 and counted as an unknown resource
+   * request, so that request paths never become label values.
+   */
   resource(x: Exchange, info: RequestInfo, def: ResourceDef, query: URLSearchParams, contentType: string | undefined): void {
-    x.series = this.metrics.requests.resource(def, reportedVerb(info, contentType), info.subresource, scopeOf(info), cleanDryRun(query));
+    const sub = info.subresource;
+    if (sub !== '' && !def.subresources.some((s) => s.name === sub)) return this.nonResource(x, x.request?.method ?? 'GET', '', true);
+    x.series = this.metrics.requests.resource(def, reportedVerb(info, contentType), sub, scopeOf(info), cleanDryRun(query));
   }
 
-  /** A non-resource path (discovery, health, /metrics, ...) or an unserved resource. */
+  /**
+   * A non-resource path (discovery, health, /metrics, ...) or an unserved resource. A path's
+   * series is chosen when the answer starts: a path that is not served (404) is not a label
+   * value (upstream does not count unrouted paths at all), so hostile paths cannot grow the
+   * exposition.
+   */
   nonResource(x: Exchange, method: string, path: string, resourceRequest: boolean): void {
     const verb = method === 'HEAD' ? 'GET' : METHODS.has(method) ? method : 'other';
     x.series = resourceRequest
       ? this.metrics.requests.nonResource(verb, '', 'apiserver')
-      : this.metrics.requests.nonResource(verb, path, HEALTH.test(path) ? '' : 'apiserver');
+      : new PathRef(verb, path, HEALTH.test(path) ? '' : 'apiserver');
   }
 
   responded(x: Exchange, code: number): void {
-    const s = (x.series ?? this.late(x)) as Series | undefined;
+    const s = this.seriesOf(x, code);
     if (s && x.start !== undefined) s.observe(code, (performance.now() - x.start) / 1000);
   }
 
   streamOpened(x: Exchange): void {
-    const s = x.series as Series | undefined;
+    const s = this.seriesOf(x, 200);
     if (s) s.longRunning++;
   }
 
@@ -68,15 +84,22 @@ export class FrontMetrics implements ResponseObserver {
     return this.metrics.render();
   }
 
+  private seriesOf(x: Exchange, code: number): Series | undefined {
+    const s = x.series;
+    if (s instanceof PathRef) return (x.series = this.metrics.requests.nonResource(s.verb, code === 404 ? '' : s.path, s.component));
+    if (s === undefined) return this.late(x, code);
+    return s as Series;
+  }
+
   /** Resolves the series of a request answered before dispatch (rare: rejections). */
-  private late(x: Exchange): Series | undefined {
+  private late(x: Exchange, code: number): Series | undefined {
     const p = x.request;
     if (!p) return undefined;
     const info = parseRequestInfo(p.method, p.path, p.query);
     const def = info.isResourceRequest ? this.registry.lookup(info.apiGroup, info.apiVersion, info.resource) : undefined;
     if (def) this.resource(x, info, def, p.query, undefined);
     else this.nonResource(x, p.method, p.path, info.isResourceRequest);
-    return x.series as Series;
+    return x.series === undefined ? undefined : this.seriesOf(x, code);
   }
 }
 

@@ -69,6 +69,20 @@ test('an unknown resource and an unknown path are counted without user-controlle
   assert.ok(!after.some((x) => Object.values(x.labels).includes('nothere.example')));
 });
 
+test('hostile paths and unknown subresources never become label values; served paths do; no series repeats', async () => {
+  const long = `/${'y'.repeat(20_000)}`;
+  assert.equal((await request(s.url, 'GET', long)).status, 404);
+  assert.equal((await request(s.url, 'GET', '/healthz/no-such-check')).status, 404);
+  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/x/no-such-sub')).status, 404);
+  assert.equal((await request(s.url, 'GET', '/version')).status, 200);
+  const r = await request(s.url, 'GET', '/metrics');
+  assert.ok(!r.text.includes('yyyy'), 'a 404 path is not a label');
+  assert.ok(!r.text.includes('no-such'), 'neither an unknown health check nor an unknown subresource');
+  assert.ok(total(parseMetrics(r.text), { verb: 'GET', subresource: '/version', code: '200' }) >= 1, 'a served path is its own series');
+  const keys = r.text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' ')));
+  assert.equal(new Set(keys).size, keys.length, 'every series once');
+});
+
 test('a watch is a long-running request while open and is counted once it ends', async () => {
   const path = '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=30';
   const watchLabels = { ...CM, verb: 'WATCH', scope: 'namespace' };
