@@ -8,8 +8,12 @@
  * virtual time (fair queuing by service received, as upstream's queueset): every dispatch from a
  * queue charges it an estimated service time, corrected to the real seat time on release, and a
  * queue that turns busy starts at the level's current virtual time, so a flow of long requests
- * (a LIST flood) falls behind one of short requests instead of taking turns with it. Every
- * request takes one seat (no width estimate for LISTs).
+ * (a LIST flood) falls behind one of short requests instead of taking turns with it.
+ *
+ * A request occupies one or more seats (its width: a LIST's estimate from
+ * src/flowcontrol/work-estimate.ts, at most the level's `maxSeats`), and is charged virtual time
+ * for each. As upstream's queueset, a wide request at the head of the chosen queue waits until
+ * enough seats are free: the level dispatches nothing else meanwhile.
  */
 
 export interface LevelConfig {
@@ -29,7 +33,7 @@ export interface LevelConfig {
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
-interface Waiter { go: () => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
+interface Waiter { seats: number; go: (seat: Seat) => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
 
 /** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
 export const ESTIMATED_SERVICE_MS = 3;
@@ -38,12 +42,16 @@ export class Level {
   nominal = 0;
   lendable = 0;
   borrowLimit = Infinity;
-  /** own requests on own seats */
+  /** the widest a request of this level may be (upstream's MaxSeatsTracker value) */
+  maxSeats = 1;
+  /** own seats used by own requests */
   executingOwn = 0;
   /** own seats used by other levels' requests */
   lentOut = 0;
-  /** own requests on other levels' seats */
+  /** seats of other levels used by own requests */
   borrowed = 0;
+  /** requests executing (each holds one or more of the seats above) */
+  requests = 0;
   waiting = 0;
   queues: Waiter[][] = [];
   /** per queue: virtual time (ms of seat time received, plus charges) and requests executing */
@@ -54,6 +62,7 @@ export class Level {
 
   constructor(public cfg: LevelConfig) {}
 
+  /** seats in use by this level's requests */
   get executing(): number { return this.executingOwn + this.borrowed; }
 
   resize(queues: number): void {
@@ -67,31 +76,33 @@ export class Level {
     this.queues[i]!.push(w);
   }
 
-  /** Queue i dispatches a request: charged the estimate now; `finish(ms)` settles the real seat time. */
-  dispatch(i: number): (ms: number) => void {
+  /**
+   * Queue i dispatches a request of `seats` seats: charged the estimate now; `finish(ms)`
+   * settles the real seat time (seats × ms, as upstream's work in seat-seconds).
+   */
+  dispatch(i: number, seats: number): (ms: number) => void {
     this.now = Math.max(this.now, this.vt[i]!);
-    this.vt[i]! += ESTIMATED_SERVICE_MS;
+    this.vt[i]! += ESTIMATED_SERVICE_MS * seats;
     this.running[i]!++;
     return (ms) => {
       if (i >= this.vt.length) return; // the queue went with a configuration change
-      this.vt[i]! += ms - ESTIMATED_SERVICE_MS;
+      this.vt[i]! += (ms - ESTIMATED_SERVICE_MS) * seats;
       this.running[i] = Math.max(0, this.running[i]! - 1);
     };
   }
 
-  /** The next waiter: the head of the non-empty queue with the least virtual time. */
-  next(): Waiter | undefined {
+  /** The next waiter: the head of the non-empty queue with the least virtual time (not removed). */
+  peek(): Waiter | undefined {
     let best = -1;
     for (let i = 0; i < this.queues.length; i++) {
       if (this.queues[i]!.length && (best < 0 || this.vt[i]! < this.vt[best]!)) best = i;
     }
-    if (best < 0) return undefined;
-    this.waiting--;
-    return this.queues[best]!.shift();
+    return best < 0 ? undefined : this.queues[best]![0];
   }
 }
 
-interface Seat { from: Level; by: Level }
+/** The seats one request holds: `own` of its level's, and loans from lending levels. */
+interface Seat { by: Level; own: number; loans: [Level, number][] }
 
 export class Dispatcher {
   readonly levels = new Map<string, Level>();
@@ -125,6 +136,7 @@ export class Dispatcher {
     const shares = limited.reduce((s, l) => s + l.cfg.shares, 0) || 1;
     for (const l of limited) {
       l.nominal = Math.ceil((this.serverLimit * l.cfg.shares) / shares);
+      l.maxSeats = maxSeatsOf(l.nominal, l.cfg);
       l.lendable = Math.round((l.nominal * l.cfg.lendablePercent) / 100);
       l.borrowLimit = l.cfg.borrowingLimitPercent === undefined ? Infinity : Math.round((l.nominal * l.cfg.borrowingLimitPercent) / 100);
     }
@@ -135,20 +147,21 @@ export class Dispatcher {
    * Runs `go(release)` now or once a seat frees; `refuse` when the request cannot be served.
    * Returns a cancel function while the request waits (client gone).
    */
-  admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
+  admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void, width = 1): (() => void) | undefined {
     const l = this.levels.get(levelName);
     if (!l) return void refuse('concurrency-limit');
+    // a request never needs more seats than its level could ever give it
+    const seats = l.cfg.exempt ? 1 : Math.max(1, Math.min(width, l.maxSeats));
     const qi = l.queues.length ? this.shortestInHand(l, flowHash) : -1;
-    const seat = l.waiting === 0 ? this.acquire(l, true) : undefined;
-    if (seat) return void go(this.releaser(seat, l, qi));
+    const seat = l.waiting === 0 ? this.acquire(l, seats, true) : undefined;
+    if (seat) return void go(this.releaser(seat, l, qi, seats));
     if (l.cfg.reject || qi < 0) return void refuse('concurrency-limit');
     const queue = l.queues[qi]!;
     if (queue.length >= l.cfg.queueLengthLimit) return void refuse('queue-full');
-    const w: Waiter = { go: () => {}, refuse, timer: undefined, queue };
-    w.go = () => {
+    const w: Waiter = { seats, go: () => {}, refuse, timer: undefined, queue };
+    w.go = (s) => {
       clearTimeout(w.timer);
-      const s = this.acquire(l, true)!;
-      go(this.releaser(s, l, l.queues.indexOf(w.queue)));
+      go(this.releaser(s, l, l.queues.indexOf(w.queue), seats));
     };
     w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
     w.timer.unref();
@@ -165,54 +178,67 @@ export class Dispatcher {
     return true;
   }
 
-  /** Own seat first; then a seat another level lends, within this level's borrowing limit. */
-  private acquire(l: Level, mayBorrow: boolean): Seat | undefined {
-    if (l.cfg.exempt) { l.executingOwn++; return { from: l, by: l }; }
-    if (l.executingOwn + l.lentOut < l.nominal) { l.executingOwn++; return { from: l, by: l }; }
-    if (!mayBorrow || l.borrowed >= l.borrowLimit) return undefined;
-    for (const j of this.levels.values()) {
-      if (j === l || j.cfg.exempt || j.waiting > 0) continue;
-      if (j.lentOut < j.lendable && j.executingOwn + j.lentOut < j.nominal) {
-        j.lentOut++;
-        l.borrowed++;
-        return { from: j, by: l };
+  /**
+   * `seats` seats, all or none: own seats first; the rest lent by other levels (each lends what
+   * is free of its lendable part), within this level's borrowing limit.
+   */
+  private acquire(l: Level, seats: number, mayBorrow: boolean): Seat | undefined {
+    const own = l.cfg.exempt ? seats : Math.min(seats, Math.max(0, l.nominal - l.executingOwn - l.lentOut));
+    let need = seats - own;
+    const loans: [Level, number][] = [];
+    if (need > 0) {
+      if (!mayBorrow || l.borrowed + need > l.borrowLimit) return undefined;
+      for (const j of this.levels.values()) {
+        if (j === l || j.cfg.exempt || j.waiting > 0) continue;
+        const n = Math.min(need, j.lendable - j.lentOut, j.nominal - j.executingOwn - j.lentOut);
+        if (n <= 0) continue;
+        loans.push([j, n]);
+        if ((need -= n) === 0) break;
       }
+      if (need > 0) return undefined;
     }
-    return undefined;
+    l.executingOwn += own;
+    l.requests++;
+    for (const [j, n] of loans) { j.lentOut += n; l.borrowed += n; }
+    return { by: l, own, loans };
   }
 
-  /** The release of a seat; a request from queue `qi` (≥ 0) settles its queue's virtual time. */
-  private releaser(seat: Seat, l: Level, qi: number): () => void {
+  /** Gives the seats back. */
+  private free(seat: Seat): void {
+    seat.by.executingOwn -= seat.own;
+    seat.by.requests--;
+    for (const [j, n] of seat.loans) { j.lentOut -= n; seat.by.borrowed -= n; }
+  }
+
+  /** The release of a request's seats; one from queue `qi` (≥ 0) settles its queue's virtual time. */
+  private releaser(seat: Seat, l: Level, qi: number, seats: number): () => void {
     let done = false;
     const started = this.clock();
-    const finish = qi >= 0 ? l.dispatch(qi) : undefined;
+    const finish = qi >= 0 ? l.dispatch(qi, seats) : undefined;
     return () => {
       if (done) return;
       done = true;
       finish?.(this.clock() - started);
-      if (seat.from === seat.by) seat.by.executingOwn--;
-      else { seat.from.lentOut--; seat.by.borrowed--; }
+      this.free(seat);
       this.pump();
     };
   }
 
-  /** Gives free seats to waiters: own seats first (lenders before borrowers), then borrowed ones. */
+  /**
+   * Gives free seats to waiters: own seats first (lenders before borrowers), then borrowed ones.
+   * A level's next request waits for all its seats; nothing behind it is dispatched meanwhile.
+   */
   private pump(): void {
     for (const mayBorrow of [false, true]) {
       for (const l of this.levels.values()) {
-        while (l.waiting > 0) {
-          const probe = this.acquire(l, mayBorrow);
-          if (!probe) break;
-          this.undo(probe);
-          l.next()!.go();
+        for (let w = l.peek(); w; w = l.peek()) {
+          const seat = this.acquire(l, w.seats, mayBorrow);
+          if (!seat) break;
+          this.drop(l, w);
+          w.go(seat);
         }
       }
     }
-  }
-
-  private undo(seat: Seat): void {
-    if (seat.from === seat.by) seat.by.executingOwn--;
-    else { seat.from.lentOut--; seat.by.borrowed--; }
   }
 
   /** The queue of the flow's hand with the fewest requests waiting and executing. */
@@ -224,6 +250,16 @@ export class Dispatcher {
     }
     return best;
   }
+}
+
+/**
+ * The widest request a level takes (upstream's apf_controller): 15% of its nominal seats rounded
+ * up, but no more than a hand's share of them, and at least 1; the work estimator caps it at 10.
+ */
+export function maxSeatsOf(nominal: number, cfg: Pick<LevelConfig, 'reject' | 'handSize'>): number {
+  const fifteenPercent = Math.ceil(nominal * 0.15);
+  const perHand = cfg.reject ? fifteenPercent : Math.floor(nominal / Math.max(1, cfg.handSize));
+  return Math.max(1, Math.min(fifteenPercent, perHand));
 }
 
 /** Shuffle sharding: `handSize` distinct queue indexes out of `deck`, determined by the hash. */

@@ -18,7 +18,7 @@ export function gate(apf: PriorityAndFairness, r: FilterRequest, user: UserInfo,
   if (!c) return false;
   x.headers.push([apf.headers.schema, c.schema.uid], [apf.headers.level, c.level!.uid]);
   let waiting = false;
-  const cancel = apf.admit(c, (release) => {
+  const cancel = apf.admit(c, info, r.query, (release) => {
     if (x.aborted) return release();
     x.release = release;
     if (waiting) x.onAbort = undefined;

@@ -12,6 +12,7 @@ import type { UserInfo } from '../auth/types.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
 import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
+import { estimateSeats } from './work-estimate.js';
 
 export interface Classification { schema: CompiledSchema; level: LevelConfig | undefined; flow: string }
 
@@ -30,6 +31,8 @@ export class PriorityAndFairness {
   readonly rejected = new Map<string, number>();
   /** called after each configuration change (status writer, mandatory objects) */
   onConfigChange?: () => void;
+  /** stored objects of a resource, for the LIST work estimate (set by the server) */
+  objectCount: (group: string, resource: string) => number = () => 0;
 
   constructor(identity: Identity, readonly serverLimit: number, maxWaitMs: number) {
     const group = groupFor(identity, 'flowcontrol.apiserver.plat.io');
@@ -86,8 +89,9 @@ export class PriorityAndFairness {
    * Admits a classified request: `go(release)` when it may run (release once it is answered),
    * `refuse(reason)` when it is rejected. Returns a cancel function while it waits in a queue.
    */
-  admit(c: Classification, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
+  admit(c: Classification, info: RequestInfo, query: URLSearchParams, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
     const key = `${c.schema.name}\u0000${c.level!.name}`;
+    const seats = estimateSeats(info, query, this.objectCount);
     return this.dispatcher.admit(c.level!.name, flowHash(c.flow), (release) => {
       this.dispatched.set(key, (this.dispatched.get(key) ?? 0) + 1);
       go(release);
@@ -95,7 +99,7 @@ export class PriorityAndFairness {
       const rk = `${key}\u0000${reason}`;
       this.rejected.set(rk, (this.rejected.get(rk) ?? 0) + 1);
       refuse(reason);
-    });
+    }, seats);
   }
 
   /** Prometheus text of the `apiserver_flowcontrol_*` families. */
@@ -117,7 +121,8 @@ export class PriorityAndFairness {
       family(name, 'gauge', help);
       for (const [pl, l] of this.dispatcher.levels) lines.push(`${name}{priority_level="${esc(pl)}"} ${value(l)}`);
     };
-    gauge('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (l) => l.executing);
+    gauge('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (l) => l.requests);
+    gauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (l) => l.executing);
     gauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', (l) => l.waiting);
     gauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal));
     gauge('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal - l.lentOut + l.borrowed));

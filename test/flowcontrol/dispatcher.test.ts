@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Dispatcher, dealHand, flowHash, type LevelConfig } from '../../src/flowcontrol/dispatcher.js';
+import { Dispatcher, dealHand, flowHash, maxSeatsOf, type LevelConfig } from '../../src/flowcontrol/dispatcher.js';
 
 const level = (name: string, o: Partial<LevelConfig> = {}): LevelConfig => ({
   name, uid: name, exempt: false, shares: 10, lendablePercent: 0, borrowingLimitPercent: 0, reject: false,
@@ -12,8 +12,8 @@ function harness(d: Dispatcher) {
   const ran: string[] = [];
   const refused: string[] = [];
   const held = new Map<string, () => void>();
-  const send = (lvl: string, flow: string, id: string) =>
-    d.admit(lvl, flowHash(flow), (release) => { ran.push(id); held.set(id, release); }, (reason) => refused.push(`${id}:${reason}`));
+  const send = (lvl: string, flow: string, id: string, seats = 1) =>
+    d.admit(lvl, flowHash(flow), (release) => { ran.push(id); held.set(id, release); }, (reason) => refused.push(`${id}:${reason}`), seats);
   return { ran, refused, held, send };
 }
 
@@ -112,6 +112,66 @@ test('borrowing: a busy level borrows lendable seats of an idle one, within its 
   const h2 = harness(noBorrow);
   for (let i = 0; i < 4; i++) h2.send('busy', 'b', `b${i}`);
   assert.equal(h2.ran.length, 2, 'borrowingLimitPercent 0 never borrows');
+});
+
+test('maxSeats of a level: upstream\'s table (15% of nominal seats, at most a hand\'s share, at least 1)', () => {
+  // upstream apf_controller Test_GetMaxSeats: [nominalCL, handSize, maxSeats]
+  const table: [number, number, number][] = [[5, 6, 1], [10, 6, 1], [15, 6, 2], [20, 6, 3], [35, 6, 5], [100, 6, 15], [200, 6, 30], [10, 1, 2], [100, 20, 5]];
+  for (const [nominal, handSize, want] of table) assert.equal(maxSeatsOf(nominal, { reject: false, handSize }), want, `nominal ${nominal} hand ${handSize}`);
+});
+
+test('width: a request takes several seats; a wide one at the head waits for all of them and holds back the rest', () => {
+  const d = new Dispatcher(40, 60_000);
+  d.configure([level('w', { shares: 10, queues: 1, handSize: 1, queueLengthLimit: 10 })]);
+  const l = d.levels.get('w')!;
+  assert.equal(l.nominal, 40);
+  assert.equal(l.maxSeats, 6, 'ceil(15% of 40)');
+  const h = harness(d);
+  h.send('w', 'f', 'big', 50);
+  assert.equal(l.executing, 6, 'clamped to maxSeats');
+  assert.equal(l.requests, 1);
+  for (let i = 0; i < 34; i++) h.send('w', 'f', `s${i}`);
+  assert.equal(l.executing, 40);
+  h.send('w', 'f', 'wide', 5);
+  h.send('w', 'f', 'small');
+  assert.ok(!h.ran.includes('wide') && !h.ran.includes('small'));
+  for (let i = 0; i < 4; i++) h.held.get(`s${i}`)!();
+  assert.ok(!h.ran.includes('wide'), 'four free seats are not enough');
+  assert.ok(!h.ran.includes('small'), 'and nothing behind the wide request is dispatched meanwhile');
+  h.held.get('s4')!();
+  assert.deepEqual(h.ran.slice(-1), ['wide']);
+  assert.ok(!h.ran.includes('small'), 'the wide request took every free seat');
+  h.held.get('big')!();
+  assert.deepEqual(h.ran.slice(-1), ['small']);
+  assert.equal(l.executing, 29 + 5 + 1);
+  assert.equal(l.requests, 29 + 1 + 1);
+});
+
+test('width: a wide request borrows the seats it lacks from several lenders, all or none, and gives them back', () => {
+  const d = new Dispatcher(60, 60_000);
+  d.configure([
+    level('busy', { shares: 20, borrowingLimitPercent: 100, queues: 1, handSize: 1, queueLengthLimit: 10 }),
+    level('a', { shares: 20, lendablePercent: 15, queues: 1, handSize: 1 }),
+    level('b', { shares: 20, lendablePercent: 15, queues: 1, handSize: 1 }),
+  ]);
+  const busy = d.levels.get('busy')!, a = d.levels.get('a')!, b = d.levels.get('b')!;
+  assert.deepEqual([busy.nominal, busy.maxSeats, a.lendable, b.lendable], [20, 3, 3, 3]);
+  const h = harness(d);
+  for (let i = 0; i < 19; i++) h.send('busy', 'f', `s${i}`);
+  h.send('busy', 'f', 'wide', 3);
+  assert.ok(h.ran.includes('wide'), 'one own seat and two lent ones');
+  assert.deepEqual([a.lentOut, b.lentOut, busy.borrowed], [2, 0, 2]);
+  h.send('busy', 'f', 'wide2', 3);
+  assert.ok(h.ran.includes('wide2'), 'lent by both lenders');
+  assert.deepEqual([a.lentOut, b.lentOut, busy.borrowed], [3, 2, 5]);
+  h.send('busy', 'f', 'wide3', 3);
+  assert.ok(!h.ran.includes('wide3'), 'one lendable seat is left: it waits rather than taking fewer seats');
+  h.held.get('wide')!();
+  assert.ok(h.ran.includes('wide3'), 'the returned seats go to it');
+  assert.equal(busy.executing, 20 + 5);
+  h.held.get('wide2')!();
+  h.held.get('wide3')!();
+  assert.deepEqual([a.lentOut, b.lentOut, busy.borrowed, busy.executing], [0, 0, 0, 19], 'every seat given back');
 });
 
 test('a queued request times out (time-out) or is cancelled by its client (cancelled)', async () => {
