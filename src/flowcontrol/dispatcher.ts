@@ -13,8 +13,11 @@
  * A request occupies one or more seats (its width: a LIST's estimate from
  * src/flowcontrol/work-estimate.ts, at most the level's `maxSeats`), and is charged virtual time
  * for each. As upstream's queueset, a wide request at the head of the chosen queue waits until
- * enough seats are free: the level dispatches nothing else meanwhile.
+ * enough seats are free: the level dispatches nothing else meanwhile. A write that fans out to
+ * many watchers holds its seats (the larger of its initial and final seats) for its
+ * `additionalLatencyMs` after it is answered, as upstream's queueset; its answer is not delayed.
  */
+import type { WorkEstimate } from './work-estimate.js';
 
 export interface LevelConfig {
   name: string;
@@ -33,7 +36,7 @@ export interface LevelConfig {
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
-interface Waiter { seats: number; go: (seat: Seat) => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
+interface Waiter { seats: number; work: WorkEstimate; go: (seat: Seat) => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
 
 /** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
 export const ESTIMATED_SERVICE_MS = 3;
@@ -80,9 +83,9 @@ export class Level {
    * Queue i dispatches a request of `seats` seats: charged the estimate now; `finish(ms)`
    * settles the real seat time (seats × ms, as upstream's work in seat-seconds).
    */
-  dispatch(i: number, seats: number): (ms: number) => void {
+  dispatch(i: number, seats: number, afterwards = 0): (ms: number) => void {
     this.now = Math.max(this.now, this.vt[i]!);
-    this.vt[i]! += ESTIMATED_SERVICE_MS * seats;
+    this.vt[i]! += ESTIMATED_SERVICE_MS * seats + afterwards;
     this.running[i]!++;
     return (ms) => {
       if (i >= this.vt.length) return; // the queue went with a configuration change
@@ -107,7 +110,10 @@ interface Seat { by: Level; own: number; loans: [Level, number][] }
 export class Dispatcher {
   readonly levels = new Map<string, Level>();
 
-  constructor(private serverLimit: number, private readonly maxWaitMs: number, private readonly clock: () => number = () => performance.now()) {}
+  constructor(
+    private serverLimit: number, private readonly maxWaitMs: number, private readonly clock: () => number = () => performance.now(),
+    private readonly after: (ms: number, fn: () => void) => void = (ms, fn) => void setTimeout(fn, ms).unref(),
+  ) {}
 
   /** Installs a configuration; levels keep their counters and waiters across changes. */
   configure(configs: LevelConfig[], serverLimit = this.serverLimit): void {
@@ -147,21 +153,22 @@ export class Dispatcher {
    * Runs `go(release)` now or once a seat frees; `refuse` when the request cannot be served.
    * Returns a cancel function while the request waits (client gone).
    */
-  admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void, width = 1): (() => void) | undefined {
+  admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void, estimate: WorkEstimate | number = 1): (() => void) | undefined {
     const l = this.levels.get(levelName);
     if (!l) return void refuse('concurrency-limit');
+    const work = typeof estimate === 'number' ? { initialSeats: estimate, finalSeats: 0, additionalLatencyMs: 0 } : estimate;
     // a request never needs more seats than its level could ever give it
-    const seats = l.cfg.exempt ? 1 : Math.max(1, Math.min(width, l.maxSeats));
+    const seats = l.cfg.exempt ? 1 : Math.max(1, Math.min(Math.max(work.initialSeats, work.finalSeats), l.maxSeats));
     const qi = l.queues.length ? this.shortestInHand(l, flowHash) : -1;
     const seat = l.waiting === 0 ? this.acquire(l, seats, true) : undefined;
-    if (seat) return void go(this.releaser(seat, l, qi, seats));
+    if (seat) return void go(this.releaser(seat, l, qi, seats, work));
     if (l.cfg.reject || qi < 0) return void refuse('concurrency-limit');
     const queue = l.queues[qi]!;
     if (queue.length >= l.cfg.queueLengthLimit) return void refuse('queue-full');
-    const w: Waiter = { seats, go: () => {}, refuse, timer: undefined, queue };
+    const w: Waiter = { seats, work, go: () => {}, refuse, timer: undefined, queue };
     w.go = (s) => {
       clearTimeout(w.timer);
-      go(this.releaser(s, l, l.queues.indexOf(w.queue), seats));
+      go(this.releaser(s, l, l.queues.indexOf(w.queue), seats, work));
     };
     w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
     w.timer.unref();
@@ -210,17 +217,25 @@ export class Dispatcher {
     for (const [j, n] of seat.loans) { j.lentOut -= n; seat.by.borrowed -= n; }
   }
 
-  /** The release of a request's seats; one from queue `qi` (≥ 0) settles its queue's virtual time. */
-  private releaser(seat: Seat, l: Level, qi: number, seats: number): () => void {
+  /**
+   * The release of a request's seats (after its additional latency, if any); one from queue
+   * `qi` (≥ 0) settles its queue's virtual time.
+   */
+  private releaser(seat: Seat, l: Level, qi: number, seats: number, work: WorkEstimate): () => void {
     let done = false;
     const started = this.clock();
-    const finish = qi >= 0 ? l.dispatch(qi, seats) : undefined;
+    const later = work.finalSeats > 0 ? work.additionalLatencyMs : 0;
+    const finish = qi >= 0 ? l.dispatch(qi, seats, work.finalSeats * later) : undefined;
+    const free = () => {
+      this.free(seat);
+      this.pump();
+    };
     return () => {
       if (done) return;
       done = true;
       finish?.(this.clock() - started);
-      this.free(seat);
-      this.pump();
+      if (later > 0) this.after(later, free);
+      else free();
     };
   }
 

@@ -12,7 +12,7 @@ import type { UserInfo } from '../auth/types.js';
 import type { RequestInfo } from '../server/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
 import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
-import { estimateSeats } from './work-estimate.js';
+import { estimateWork, type Counts } from './work-estimate.js';
 
 export interface Classification { schema: CompiledSchema; level: LevelConfig | undefined; flow: string }
 
@@ -29,10 +29,12 @@ export class PriorityAndFairness {
   /** `<schema>\0<level>` → counts */
   readonly dispatched = new Map<string, number>();
   readonly rejected = new Map<string, number>();
+  /** `<schema>\0<level>` → estimated seats: count per bucket of SEAT_BUCKETS (last is +Inf), sum */
+  readonly estimated = new Map<string, { buckets: number[]; sum: number }>();
   /** called after each configuration change (status writer, mandatory objects) */
   onConfigChange?: () => void;
-  /** stored objects of a resource, for the LIST work estimate (set by the server) */
-  objectCount: (group: string, resource: string) => number = () => 0;
+  /** stored objects and watchers of a resource, for the work estimates (set by the server) */
+  counts: Counts = { objects: () => 0, watchers: () => 0 };
 
   constructor(identity: Identity, readonly serverLimit: number, maxWaitMs: number) {
     const group = groupFor(identity, 'flowcontrol.apiserver.plat.io');
@@ -91,7 +93,8 @@ export class PriorityAndFairness {
    */
   admit(c: Classification, info: RequestInfo, query: URLSearchParams, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
     const key = `${c.schema.name}\u0000${c.level!.name}`;
-    const seats = estimateSeats(info, query, this.objectCount);
+    const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(c.level!.name)?.maxSeats ?? 1);
+    this.observeSeats(key, Math.max(work.initialSeats, work.finalSeats));
     return this.dispatcher.admit(c.level!.name, flowHash(c.flow), (release) => {
       this.dispatched.set(key, (this.dispatched.get(key) ?? 0) + 1);
       go(release);
@@ -99,7 +102,16 @@ export class PriorityAndFairness {
       const rk = `${key}\u0000${reason}`;
       this.rejected.set(rk, (this.rejected.get(rk) ?? 0) + 1);
       refuse(reason);
-    }, seats);
+    }, work);
+  }
+
+  private observeSeats(key: string, seats: number): void {
+    let h = this.estimated.get(key);
+    if (!h) this.estimated.set(key, h = { buckets: new Array(SEAT_BUCKETS.length + 1).fill(0), sum: 0 });
+    let i = 0;
+    while (i < SEAT_BUCKETS.length && seats > SEAT_BUCKETS[i]!) i++;
+    h.buckets[i]!++;
+    h.sum += seats;
   }
 
   /** Prometheus text of the `apiserver_flowcontrol_*` families. */
@@ -117,6 +129,16 @@ export class PriorityAndFairness {
       const [fs, pl, reason] = k.split('\u0000');
       lines.push(`apiserver_flowcontrol_rejected_requests_total{flow_schema="${esc(fs!)}",priority_level="${esc(pl!)}",reason="${reason}"} ${n}`);
     }
+    const ws = 'apiserver_flowcontrol_work_estimated_seats';
+    lines.push(`# HELP ${ws} [ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness`, `# TYPE ${ws} histogram`);
+    for (const [k, h] of this.estimated) {
+      const [fs, pl] = k.split('\u0000');
+      const labels = `flow_schema="${esc(fs!)}",priority_level="${esc(pl!)}"`;
+      let cum = 0;
+      SEAT_BUCKETS.forEach((b, i) => { cum += h.buckets[i]!; lines.push(`${ws}_bucket{${labels},le="${b}"} ${cum}`); });
+      cum += h.buckets[SEAT_BUCKETS.length]!;
+      lines.push(`${ws}_bucket{${labels},le="+Inf"} ${cum}`, `${ws}_sum{${labels}} ${h.sum}`, `${ws}_count{${labels}} ${cum}`);
+    }
     const gauge = (name: string, help: string, value: (l: import('./dispatcher.js').Level) => number) => {
       family(name, 'gauge', help);
       for (const [pl, l] of this.dispatcher.levels) lines.push(`${name}{priority_level="${esc(pl)}"} ${value(l)}`);
@@ -129,6 +151,9 @@ export class PriorityAndFairness {
     return lines.join('\n') + '\n';
   }
 }
+
+/** upstream's buckets of apiserver_flowcontrol_work_estimated_seats */
+const SEAT_BUCKETS = [1, 2, 4, 10];
 
 export function levelConfig(o: any): LevelConfig {
   const spec = o.spec ?? {};

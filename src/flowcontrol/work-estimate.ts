@@ -5,14 +5,45 @@
  * The objects processed are the stored objects of the resource (all namespaces, as upstream's
  * object count) when the list is served from the cache (no `limit`, or `resourceVersion=0`),
  * twice the limit when it is paged from storage, the count plus the limit when a paged list
- * also filters by selector. Every other request costs one seat (mutating requests have no
- * watch fan-out width here).
+ * also filters by selector. A write (create, update, patch, delete) of a resource with 10 or
+ * more watchers (upstream's mutating work estimator) also pays for the events it fans out: one
+ * final seat per 10 watchers, held 5 ms per seat after it is answered (capped at the level's
+ * maximum seats, the same work held longer). Everything else costs one seat.
  */
 import type { RequestInfo } from '../server/request-info.js';
 
 export const MINIMUM_SEATS = 1;
 export const MAXIMUM_SEATS_LIMIT = 10;
 export const OBJECTS_PER_SEAT = 100;
+export const WATCHES_PER_SEAT = 10;
+export const EVENT_ADDITIONAL_MS = 5;
+
+/** What a request costs: seats while it runs, and seats held for a while after it is answered. */
+export interface WorkEstimate {
+  initialSeats: number;
+  finalSeats: number;
+  additionalLatencyMs: number;
+}
+
+export interface Counts {
+  objects(group: string, resource: string): number;
+  watchers(group: string, resource: string): number;
+}
+
+const MUTATING = new Set(['create', 'update', 'patch', 'delete']);
+
+/** The estimate of a request in a level whose widest request is `maxSeats` (at most 10). */
+export function estimateWork(info: RequestInfo, query: URLSearchParams, counts: Counts, maxSeats: number): WorkEstimate {
+  const cap = Math.max(MINIMUM_SEATS, Math.min(maxSeats, MAXIMUM_SEATS_LIMIT));
+  if (info.isResourceRequest && MUTATING.has(info.verb)) {
+    const watchers = counts.watchers(info.apiGroup, info.resource);
+    if (watchers < WATCHES_PER_SEAT) return { initialSeats: MINIMUM_SEATS, finalSeats: 0, additionalLatencyMs: 0 };
+    const seats = Math.ceil(watchers / WATCHES_PER_SEAT);
+    const finalSeats = Math.min(seats, cap);
+    return { initialSeats: MINIMUM_SEATS, finalSeats, additionalLatencyMs: (seats * EVENT_ADDITIONAL_MS) / finalSeats };
+  }
+  return { initialSeats: Math.min(cap, estimateSeats(info, query, counts.objects)), finalSeats: 0, additionalLatencyMs: 0 };
+}
 
 /**
  * The width of a request; `objectCount(group, resource)` is the number of stored objects of the

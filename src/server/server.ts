@@ -122,7 +122,12 @@ export class ApiServer {
       this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
     }
     const readCache = new ReadCache();
-    if (this.apf) this.apf.objectCount = (group, resource) => readCache.count(typeKeyOf(group, resource));
+    if (this.apf) {
+      this.apf.counts = {
+        objects: (group, resource) => readCache.count(typeKeyOf(group, resource)),
+        watchers: (group, resource) => this.hub.watchers(typeKeyOf(group, resource)),
+      };
+    }
     readCache.servesGets = options.storageBackend !== 'etcd3';
     this.audit = FrontAudit.create(options, this.registry.identity.domain);
     const audit = this.audit;

@@ -75,6 +75,11 @@ export class WatchHub {
     return n;
   }
 
+  /** Watchers of one type (all namespaces): the mutating work estimate of API Priority and Fairness. */
+  watchers(typeKey: string): number {
+    return this.byType.get(typeKey)?.size ?? 0;
+  }
+
   /** Registers a watcher; first replays dispatched changes newer than its start. */
   add(w: Live): void {
     w.key = streamKey(w.enc);

@@ -174,6 +174,22 @@ test('width: a wide request borrows the seats it lacks from several lenders, all
   assert.deepEqual([a.lentOut, b.lentOut, busy.borrowed, busy.executing], [0, 0, 0, 19], 'every seat given back');
 });
 
+test('a write that fans out to watchers holds its seats after it is answered, for its additional latency', () => {
+  const timers: [number, () => void][] = [];
+  const d = new Dispatcher(40, 60_000, () => 0, (ms, fn) => { timers.push([ms, fn]); });
+  d.configure([level('w', { shares: 10, queues: 1, handSize: 1, queueLengthLimit: 10 })]);
+  const l = d.levels.get('w')!;
+  let released: (() => void) | undefined;
+  d.admit('w', flowHash('f'), (release) => { released = release; }, () => assert.fail('refused'), { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
+  assert.equal(l.executing, 3, 'the larger of its initial and final seats while it runs');
+  released!();
+  assert.equal(l.executing, 3, 'still held once answered');
+  assert.deepEqual(timers.map(([ms]) => ms), [5]);
+  timers[0]![1]();
+  assert.equal(l.executing, 0);
+  assert.equal(l.requests, 0);
+});
+
 test('a queued request times out (time-out) or is cancelled by its client (cancelled)', async () => {
   const d = new Dispatcher(1, 30);
   d.configure([level('q', { queues: 1, handSize: 1, queueLengthLimit: 5 })]);

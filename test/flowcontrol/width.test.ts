@@ -11,6 +11,7 @@ import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '
 import { request as plain, configMap } from '../helpers/server.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics.js';
 import { until } from '../helpers/poll.js';
+import { openWatch, type WatchClient } from '../helpers/watch.js';
 
 const FC = '/apis/flowcontrol.apiserver.plat.io/v1';
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -81,4 +82,32 @@ test('a LIST occupies a seat per 100 stored objects of its resource; a paged one
   assert.deepEqual(await heldList(CMS), { seats: 3, requests: 1 });
   assert.deepEqual(await heldList(`${CMS}?limit=50`), { seats: 1, requests: 1 }, 'a page of 50 from storage: 100 objects');
   assert.deepEqual(await heldList(`${CMS}?limit=150`), { seats: 3, requests: 1 });
+});
+
+test('a write to a resource with 30 watchers is estimated at 3 seats (a final seat per 10 watchers); with none, 1', async () => {
+  const estimated = async () => {
+    const m = parseMetrics((await plain(s.url, 'GET', '/metrics')).text);
+    const labels = { flow_schema: 'wide', priority_level: 'wide' };
+    return { sum: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_sum', labels), count: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_count', labels) };
+  };
+  const create = (name: string) => request(s.secureUrl, tls, 'POST', CMS, configMap(name), { authorization: 'Bearer lister' });
+  let before = await estimated();
+  assert.equal((await create('no-watchers')).status, 201);
+  let after = await estimated();
+  assert.deepEqual([after.count - before.count, after.sum - before.sum], [1, 1]);
+  const watches: WatchClient[] = [];
+  try {
+    for (let i = 0; i < 30; i++) watches.push(await openWatch(s.url, '/api/v1/configmaps?watch=true'));
+    let i = 0;
+    // the last watch may register a moment after its headers: write until the estimate shows all 30
+    await until(async () => {
+      before = await estimated();
+      assert.equal((await create(`watched-${i++}`)).status, 201);
+      after = await estimated();
+      return after.sum - before.sum === 3 ? true : undefined;
+    }, 'a write estimated at 3 seats');
+    assert.equal(after.count - before.count, 1);
+  } finally {
+    for (const w of watches) w.close();
+  }
 });

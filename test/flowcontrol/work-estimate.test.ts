@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateSeats } from '../../src/flowcontrol/work-estimate.js';
+import { estimateSeats, estimateWork } from '../../src/flowcontrol/work-estimate.js';
 import { parseRequestInfo } from '../../src/server/request-info.js';
 
 /** The seats of a GET of `url` when the resource holds `stored` objects. */
@@ -34,4 +34,18 @@ test('one seat: gets, writes, a list by metadata.name, a watch without initial e
   assert.equal(seats('/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan', 450), 5);
   assert.equal(seats('/api/v1/configmaps?limit=abc', 5), 10);
   assert.equal(seats('/version', 100_000), 1);
+});
+
+test('a write to a resource with 10+ watchers pays for its events: a final seat per 10 watchers, 5 ms each', () => {
+  const u = new URL('http://x/api/v1/namespaces/a/configmaps');
+  const info = parseRequestInfo('POST', u.pathname, u.searchParams);
+  const work = (watchers: number, maxSeats = 10) => estimateWork(info, u.searchParams, { objects: () => 0, watchers: () => watchers }, maxSeats);
+  assert.deepEqual(work(9), { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, 'fewer than 10 watchers: nothing extra');
+  assert.deepEqual(work(25), { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
+  assert.deepEqual(work(500), { initialSeats: 1, finalSeats: 10, additionalLatencyMs: 25 }, 'capped at 10 seats, the same work held longer');
+  assert.deepEqual(work(100, 4), { initialSeats: 1, finalSeats: 4, additionalLatencyMs: 12.5 }, 'capped at the level\'s maxSeats');
+  const get = new URL('http://x/api/v1/namespaces/a/configmaps/x');
+  assert.deepEqual(estimateWork(parseRequestInfo('GET', get.pathname, get.searchParams), get.searchParams, { objects: () => 0, watchers: () => 500 }, 10).finalSeats, 0, 'reads fan nothing out');
+  const list = new URL('http://x/api/v1/configmaps');
+  assert.equal(estimateWork(parseRequestInfo('GET', list.pathname, list.searchParams), list.searchParams, { objects: () => 1_000, watchers: () => 0 }, 4).initialSeats, 4, 'a LIST is capped at the level\'s maxSeats too');
 });
