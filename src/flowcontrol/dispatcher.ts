@@ -109,6 +109,8 @@ interface Seat { by: Level; own: number; loans: [Level, number][] }
 
 export class Dispatcher {
   readonly levels = new Map<string, Level>();
+  /** the length of the queue the latest queued request joined, itself included */
+  lastQueueLength = 0;
 
   constructor(
     private serverLimit: number, private readonly maxWaitMs: number, private readonly clock: () => number = () => performance.now(),
@@ -174,6 +176,7 @@ export class Dispatcher {
     w.timer.unref();
     l.enqueue(qi, w);
     l.waiting++;
+    this.lastQueueLength = queue.length;
     return () => { if (this.drop(l, w)) { clearTimeout(w.timer); refuse('cancelled'); } };
   }
 

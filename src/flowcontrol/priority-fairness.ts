@@ -13,6 +13,7 @@ import type { RequestInfo } from '../server/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
 import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
 import { estimateWork, type Counts } from './work-estimate.js';
+import { ApfMetrics } from './apf-metrics.js';
 
 export interface Classification { schema: CompiledSchema; level: LevelConfig | undefined; flow: string }
 
@@ -26,11 +27,7 @@ export class PriorityAndFairness {
   private schemas: CompiledSchema[] = [];
   private levelConfigs = new Map<string, LevelConfig>();
   private dirty = false;
-  /** `<schema>\0<level>` → counts */
-  readonly dispatched = new Map<string, number>();
-  readonly rejected = new Map<string, number>();
-  /** `<schema>\0<level>` → estimated seats: count per bucket of SEAT_BUCKETS (last is +Inf), sum */
-  readonly estimated = new Map<string, { buckets: number[]; sum: number }>();
+  readonly metrics = new ApfMetrics();
   /** called after each configuration change (status writer, mandatory objects) */
   onConfigChange?: () => void;
   /** stored objects and watchers of a resource, for the work estimates (set by the server) */
@@ -92,68 +89,46 @@ export class PriorityAndFairness {
    * `refuse(reason)` when it is rejected. Returns a cancel function while it waits in a queue.
    */
   admit(c: Classification, info: RequestInfo, query: URLSearchParams, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
-    const key = `${c.schema.name}\u0000${c.level!.name}`;
-    const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(c.level!.name)?.maxSeats ?? 1);
-    this.observeSeats(key, Math.max(work.initialSeats, work.finalSeats));
-    return this.dispatcher.admit(c.level!.name, flowHash(c.flow), (release) => {
-      this.dispatched.set(key, (this.dispatched.get(key) ?? 0) + 1);
-      go(release);
+    const level = c.level!.name;
+    const flow = this.metrics.flow(c.schema.name, level);
+    const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
+    const seats = Math.max(work.initialSeats, work.finalSeats);
+    flow.seats.observe(seats);
+    const arrived = performance.now();
+    let queued = false;
+    const cancel = this.dispatcher.admit(level, flowHash(c.flow), (release) => {
+      if (queued) flow.waiting--;
+      flow.waitExecuted.observe((performance.now() - arrived) / 1000);
+      flow.dispatched++;
+      flow.executing++;
+      flow.executingSeats += seats;
+      let done = false;
+      go(() => {
+        if (done) return;
+        done = true;
+        flow.executing--;
+        flow.executingSeats -= seats;
+        release();
+      });
     }, (reason) => {
-      const rk = `${key}\u0000${reason}`;
-      this.rejected.set(rk, (this.rejected.get(rk) ?? 0) + 1);
+      if (queued) flow.waiting--;
+      flow.waitRejected.observe((performance.now() - arrived) / 1000);
+      flow.rejected.set(reason, (flow.rejected.get(reason) ?? 0) + 1);
       refuse(reason);
     }, work);
-  }
-
-  private observeSeats(key: string, seats: number): void {
-    let h = this.estimated.get(key);
-    if (!h) this.estimated.set(key, h = { buckets: new Array(SEAT_BUCKETS.length + 1).fill(0), sum: 0 });
-    let i = 0;
-    while (i < SEAT_BUCKETS.length && seats > SEAT_BUCKETS[i]!) i++;
-    h.buckets[i]!++;
-    h.sum += seats;
+    if (cancel) {
+      queued = true;
+      flow.waiting++;
+      flow.queueLength.observe(this.dispatcher.lastQueueLength);
+    }
+    return cancel;
   }
 
   /** Prometheus text of the `apiserver_flowcontrol_*` families. */
   metricsText(): string {
-    const lines: string[] = [];
-    const family = (name: string, type: string, help: string) => lines.push(`# HELP ${name} [BETA] ${help}`, `# TYPE ${name} ${type}`);
-    const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-    family('apiserver_flowcontrol_dispatched_requests_total', 'counter', 'Number of requests executed by API Priority and Fairness subsystem');
-    for (const [k, n] of this.dispatched) {
-      const [fs, pl] = k.split('\u0000');
-      lines.push(`apiserver_flowcontrol_dispatched_requests_total{flow_schema="${esc(fs!)}",priority_level="${esc(pl!)}"} ${n}`);
-    }
-    family('apiserver_flowcontrol_rejected_requests_total', 'counter', 'Number of requests rejected by API Priority and Fairness subsystem');
-    for (const [k, n] of this.rejected) {
-      const [fs, pl, reason] = k.split('\u0000');
-      lines.push(`apiserver_flowcontrol_rejected_requests_total{flow_schema="${esc(fs!)}",priority_level="${esc(pl!)}",reason="${reason}"} ${n}`);
-    }
-    const ws = 'apiserver_flowcontrol_work_estimated_seats';
-    lines.push(`# HELP ${ws} [ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness`, `# TYPE ${ws} histogram`);
-    for (const [k, h] of this.estimated) {
-      const [fs, pl] = k.split('\u0000');
-      const labels = `flow_schema="${esc(fs!)}",priority_level="${esc(pl!)}"`;
-      let cum = 0;
-      SEAT_BUCKETS.forEach((b, i) => { cum += h.buckets[i]!; lines.push(`${ws}_bucket{${labels},le="${b}"} ${cum}`); });
-      cum += h.buckets[SEAT_BUCKETS.length]!;
-      lines.push(`${ws}_bucket{${labels},le="+Inf"} ${cum}`, `${ws}_sum{${labels}} ${h.sum}`, `${ws}_count{${labels}} ${cum}`);
-    }
-    const gauge = (name: string, help: string, value: (l: import('./dispatcher.js').Level) => number) => {
-      family(name, 'gauge', help);
-      for (const [pl, l] of this.dispatcher.levels) lines.push(`${name}{priority_level="${esc(pl)}"} ${value(l)}`);
-    };
-    gauge('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', (l) => l.requests);
-    gauge('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', (l) => l.executing);
-    gauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', (l) => l.waiting);
-    gauge('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal));
-    gauge('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal - l.lentOut + l.borrowed));
-    return lines.join('\n') + '\n';
+    return this.metrics.render(this.dispatcher.levels);
   }
 }
-
-/** upstream's buckets of apiserver_flowcontrol_work_estimated_seats */
-const SEAT_BUCKETS = [1, 2, 4, 10];
 
 export function levelConfig(o: any): LevelConfig {
   const spec = o.spec ?? {};

@@ -247,5 +247,15 @@ test('apiserver_flowcontrol_* metrics count dispatches and rejections per flow s
   assert.ok(rejected && Number(rejected.split(' ').pop()) >= 1, 'the Reject level counted its refusal');
   assert.ok(line(/^apiserver_flowcontrol_rejected_requests_total\{flow_schema="queued",priority_level="tiny-queue",reason="queue-full"\} \d+/), 'queue-full counted');
   assert.ok(line(/^apiserver_flowcontrol_nominal_limit_seats\{priority_level="catch-all"\} \d+/));
-  assert.ok(line(/^apiserver_flowcontrol_current_executing_requests\{priority_level="exempt"\} \d+/));
+  assert.ok(line(/^apiserver_flowcontrol_current_executing_requests\{flow_schema="exempt",priority_level="exempt"\} \d+/));
+  assert.ok(line(/^apiserver_flowcontrol_current_inqueue_requests\{flow_schema="queued",priority_level="tiny-queue"\} 0$/), 'nothing left waiting');
+  // the Queue test's two waiters: queue lengths 1 and 2 after enqueue; its requests waited (execute
+  // true) and the refused ones are counted with execute false
+  assert.ok(line(/^apiserver_flowcontrol_request_queue_length_after_enqueue_count\{flow_schema="queued",priority_level="tiny-queue"\} [1-9]/));
+  assert.ok(line(/^apiserver_flowcontrol_request_queue_length_after_enqueue_bucket\{flow_schema="queued",priority_level="tiny-queue",le="0"\} 0$/), 'a queued request sees itself in the queue');
+  const waited = line(/^apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="true",flow_schema="queued",priority_level="tiny-queue"\} \d+/);
+  assert.ok(waited && Number(waited.split(' ').pop()) >= 3, 'the held request and the two that waited');
+  const waitSum = line(/^apiserver_flowcontrol_request_wait_duration_seconds_sum\{execute="true",flow_schema="queued",priority_level="tiny-queue"\} /);
+  assert.ok(waitSum && Number(waitSum.split(' ').pop()) > 0, 'time spent waiting is recorded');
+  assert.ok(line(/^apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="false",flow_schema="flooder",priority_level="tiny-reject"\} [1-9]/), 'rejections are observed with execute="false"');
 });

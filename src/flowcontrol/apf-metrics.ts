@@ -1,0 +1,101 @@
+/**
+ * The `apiserver_flowcontrol_*` metrics of API Priority and Fairness, as upstream names and
+ * labels them: per flow schema and priority level the dispatched and rejected counters, the
+ * requests and seats executing and the requests waiting, the histograms of time spent waiting
+ * (`execute` true once dispatched, false when rejected), of queue length after enqueue and of
+ * estimated seats; per priority level its nominal and current seat limits. Label values are
+ * object names (bounded by what is stored).
+ */
+import type { Level } from './dispatcher.js';
+
+/** upstream's buckets (seconds) of apiserver_flowcontrol_request_wait_duration_seconds */
+const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
+/** of apiserver_flowcontrol_request_queue_length_after_enqueue */
+const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
+/** of apiserver_flowcontrol_work_estimated_seats */
+const SEAT_BUCKETS = [1, 2, 4, 10];
+
+class Histogram {
+  readonly counts: number[];
+  sum = 0;
+  constructor(readonly bounds: readonly number[]) { this.counts = new Array(bounds.length + 1).fill(0); }
+  observe(v: number): void {
+    let i = 0;
+    while (i < this.bounds.length && v > this.bounds[i]!) i++;
+    this.counts[i]!++;
+    this.sum += v;
+  }
+  lines(name: string, labels: string, out: string[]): void {
+    let cum = 0;
+    this.bounds.forEach((b, i) => { cum += this.counts[i]!; out.push(`${name}_bucket{${labels},le="${b}"} ${cum}`); });
+    cum += this.counts[this.bounds.length]!;
+    out.push(`${name}_bucket{${labels},le="+Inf"} ${cum}`, `${name}_sum{${labels}} ${this.sum}`, `${name}_count{${labels}} ${cum}`);
+  }
+}
+
+/** Everything kept for one flow schema in one priority level. */
+export class FlowStats {
+  dispatched = 0;
+  readonly rejected = new Map<string, number>();
+  executing = 0;
+  executingSeats = 0;
+  waiting = 0;
+  readonly waitExecuted = new Histogram(WAIT_BUCKETS);
+  readonly waitRejected = new Histogram(WAIT_BUCKETS);
+  readonly queueLength = new Histogram(QUEUE_LENGTH_BUCKETS);
+  readonly seats = new Histogram(SEAT_BUCKETS);
+  constructor(readonly labels: string) {}
+}
+
+const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+export class ApfMetrics {
+  private readonly flows = new Map<string, FlowStats>();
+
+  /** The stats of one flow schema in one priority level. */
+  flow(schema: string, level: string): FlowStats {
+    const key = `${schema}\u0000${level}`;
+    let f = this.flows.get(key);
+    if (!f) this.flows.set(key, f = new FlowStats(`flow_schema="${esc(schema)}",priority_level="${esc(level)}"`));
+    return f;
+  }
+
+  /** The count of dispatches of a flow schema in a level (tests, the status writer). */
+  dispatchedOf(schema: string, level: string): number {
+    return this.flows.get(`${schema}\u0000${level}`)?.dispatched ?? 0;
+  }
+
+  render(levels: ReadonlyMap<string, Level>): string {
+    const out: string[] = [];
+    const family = (name: string, type: string, stability: string, help: string) => out.push(`# HELP ${name} [${stability}] ${help}`, `# TYPE ${name} ${type}`);
+    const perFlow = (name: string, type: string, stability: string, help: string, each: (f: FlowStats, name: string) => void) => {
+      family(name, type, stability, help);
+      for (const f of this.flows.values()) each(f, name);
+    };
+    const value = (pick: (f: FlowStats) => number) => (f: FlowStats, name: string) => { out.push(`${name}{${f.labels}} ${pick(f)}`); };
+    perFlow('apiserver_flowcontrol_dispatched_requests_total', 'counter', 'BETA', 'Number of requests executed by API Priority and Fairness subsystem', value((f) => f.dispatched));
+    perFlow('apiserver_flowcontrol_rejected_requests_total', 'counter', 'BETA', 'Number of requests rejected by API Priority and Fairness subsystem', (f, name) => {
+      for (const [reason, n] of f.rejected) out.push(`${name}{${f.labels},reason="${reason}"} ${n}`);
+    });
+    perFlow('apiserver_flowcontrol_current_executing_requests', 'gauge', 'BETA', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', value((f) => f.executing));
+    perFlow('apiserver_flowcontrol_current_executing_seats', 'gauge', 'BETA', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', value((f) => f.executingSeats));
+    perFlow('apiserver_flowcontrol_current_inqueue_requests', 'gauge', 'BETA', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', value((f) => f.waiting));
+    perFlow('apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', 'BETA', 'Length of time a request spent waiting in its queue', (f, name) => {
+      if (f.waitExecuted.counts.some((n) => n > 0)) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
+      if (f.waitRejected.counts.some((n) => n > 0)) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
+    });
+    perFlow('apiserver_flowcontrol_request_queue_length_after_enqueue', 'histogram', 'ALPHA', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', (f, name) => {
+      if (f.queueLength.counts.some((n) => n > 0)) f.queueLength.lines(name, f.labels, out);
+    });
+    perFlow('apiserver_flowcontrol_work_estimated_seats', 'histogram', 'ALPHA', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', (f, name) => {
+      f.seats.lines(name, f.labels, out);
+    });
+    const perLevel = (name: string, help: string, pick: (l: Level) => number) => {
+      family(name, 'gauge', 'BETA', help);
+      for (const [pl, l] of levels) out.push(`${name}{priority_level="${esc(pl)}"} ${pick(l)}`);
+    };
+    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal));
+    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal - l.lentOut + l.borrowed));
+    return out.join('\n') + '\n';
+  }
+}
