@@ -94,8 +94,8 @@ export class ApfMetrics {
       family(name, 'gauge', 'BETA', help);
       for (const [pl, l] of levels) out.push(`${name}{priority_level="${esc(pl)}"} ${pick(l)}`);
     };
-    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal));
-    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? 0 : l.nominal - l.lentOut + l.borrowed));
+    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => l.nominal);
+    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? l.nominal : l.nominal - l.lentOut + l.borrowed));
     return out.join('\n') + '\n';
   }
 }

@@ -140,9 +140,11 @@ export class Dispatcher {
       l.waiting = 0;
       if (l.executing === 0 && l.lentOut === 0) this.levels.delete(name);
     }
-    const limited = [...this.levels.values()].filter((l) => seen.has(l.cfg.name) && !l.cfg.exempt);
-    const shares = limited.reduce((s, l) => s + l.cfg.shares, 0) || 1;
-    for (const l of limited) {
+    // v1: the shares of every level count, the exempt one's too (its seats are not limited, but
+    // they are taken out of what the Limited levels divide)
+    const current = [...this.levels.values()].filter((l) => seen.has(l.cfg.name));
+    const shares = current.reduce((s, l) => s + l.cfg.shares, 0) || 1;
+    for (const l of current) {
       l.nominal = Math.ceil((this.serverLimit * l.cfg.shares) / shares);
       l.maxSeats = maxSeatsOf(l.nominal, l.cfg);
       l.lendable = Math.round((l.nominal * l.cfg.lendablePercent) / 100);

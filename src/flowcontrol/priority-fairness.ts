@@ -140,7 +140,7 @@ export function levelConfig(o: any): LevelConfig {
     name: o.metadata.name,
     uid: o.metadata.uid ?? '',
     exempt,
-    shares: exempt ? 0 : (limited.nominalConcurrencyShares ?? 30),
+    shares: exempt ? (spec.exempt?.nominalConcurrencyShares ?? 0) : (limited.nominalConcurrencyShares ?? 30),
     lendablePercent: exempt ? 0 : (limited.lendablePercent ?? 0),
     borrowingLimitPercent: limited.borrowingLimitPercent ?? undefined,
     reject: lr.type === 'Reject',

@@ -25,6 +25,11 @@ test('nominal seats divide the server limit by shares (ceil); exempt is unlimite
   const h = harness(d);
   for (let i = 0; i < 100; i++) h.send('x', 'f', `x${i}`);
   assert.equal(h.ran.length, 100);
+  // v1: the exempt level's nominalConcurrencyShares count in the sum (its seats stay unlimited)
+  d.configure([level('a', { shares: 30 }), level('b', { shares: 10 }), level('x', { exempt: true, shares: 40 })]);
+  assert.deepEqual(['a', 'b', 'x'].map((n) => d.levels.get(n)!.nominal), [4, 2, 5]);
+  for (let i = 0; i < 100; i++) h.send('x', 'f', `y${i}`);
+  assert.equal(h.ran.length, 200);
 });
 
 test('Reject: past the seats a request is refused at once (concurrency-limit)', () => {
