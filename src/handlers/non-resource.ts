@@ -9,6 +9,7 @@ import type { RequestHeaders } from './context.js';
 import type { ApiServer } from '../server/server.js';
 import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
+import { processMetricsText } from '../metrics/process-metrics.js';
 
 export const VERSION_INFO = {
   major: '1', minor: '32', gitVersion: 'v1.32.0-platform', gitCommit: 'platform-apiserver', gitTreeState: 'clean',
@@ -61,7 +62,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
   const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' }).as !== undefined;
   if (path === '/version' || path === '/version/') return json(VERSION_INFO);
-  if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? ''));
+  if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText());
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));

@@ -83,6 +83,17 @@ test('hostile paths and unknown subresources never become label values; served p
   assert.equal(new Set(keys).size, keys.length, 'every series once');
 });
 
+test('the process_* families of the Prometheus process collector', async () => {
+  const m = await scrape();
+  const v = (name: string) => sampleValue(m, name, {});
+  assert.ok(v('process_resident_memory_bytes') > 10 * 1024 * 1024);
+  assert.ok(v('process_virtual_memory_bytes') >= v('process_resident_memory_bytes'));
+  assert.ok(v('process_cpu_seconds_total') > 0);
+  assert.ok(v('process_open_fds') > 0 && v('process_open_fds') <= v('process_max_fds'));
+  const start = v('process_start_time_seconds');
+  assert.ok(start > Date.now() / 1000 - 600 && start <= Date.now() / 1000, `started ${start}`);
+});
+
 test('a watch is a long-running request while open and is counted once it ends', async () => {
   const path = '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=30';
   const watchLabels = { ...CM, verb: 'WATCH', scope: 'namespace' };
