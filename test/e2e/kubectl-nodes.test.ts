@@ -52,7 +52,7 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
   try {
     const down = await until(async () => {
       const n = (await request(k.url, 'GET', '/api/v1/nodes/down')).json;
-      return n.status.conditions.find((c: any) => c.type === 'Ready').status === 'Unknown' && n.spec.taints?.length === 2 ? n : undefined;
+      return n.status.conditions.find((c: any) => c.type === 'Ready').status === 'Unknown' && n.spec?.taints?.length === 2 ? n : undefined;
     }, 'down: Ready=Unknown and tainted');
     assert.deepEqual(down.spec.taints.map((t: any) => `${t.key}:${t.effect}`).sort(), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
 
@@ -64,7 +64,7 @@ test('kubectl get nodes: Ready while the lease is renewed, NotReady once it is n
     assert.equal(statuses(await ok('get', 'nodes'))['alive'], 'Ready,SchedulingDisabled');
     const alive = await until(async () => {
       const n = (await request(k.url, 'GET', '/api/v1/nodes/alive')).json;
-      return n.spec.taints?.length ? n : undefined;
+      return n.spec?.taints?.length ? n : undefined;
     }, 'alive: unschedulable taint');
     assert.deepEqual(alive.spec.taints.map((t: any) => `${t.key}:${t.effect}`), ['node.kubernetes.io/unschedulable:NoSchedule']);
     assert.match(await ok('describe', 'node', 'down'), /node\.kubernetes\.io\/unreachable:NoExecute/);
