@@ -231,7 +231,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
           const after = await readState(plan.check.path);
           // controllers write some kinds' status (and Nodes' taints) at any moment
           if (after.status !== before.status || (after.text !== before.text && !controllerWritten(plan.check.path, before.text, after.text))) {
-            find(failed ? 'half-write' : 'dry-run-wrote', `HTTP ${r.status} ${r.body.subarray(0, 300).toString('utf8')}; before ${before.status} ${before.text.slice(0, 400)}; after ${after.status} ${after.text.slice(0, 400)}`, i, what);
+            find(failed ? 'half-write' : 'dry-run-wrote', `HTTP ${r.status} ${r.body.subarray(0, 300).toString('utf8')}; changed ${changedPaths(before.text, after.text)}; before ${before.status} ${before.text.slice(0, 400)}; after ${after.status} ${after.text.slice(0, 400)}`, i, what);
           }
         }
       }
@@ -300,6 +300,24 @@ async function setup(url: string, transport: Transport): Promise<void> {
 }
 
 export type { ResourceType };
+
+/** The JSON paths whose values differ between two answers (at most 20), to read a finding by. */
+export function changedPaths(before: string, after: string): string {
+  let a: unknown, b: unknown;
+  try { a = JSON.parse(before); b = JSON.parse(after); } catch { return '(not JSON)'; }
+  const out: string[] = [];
+  const walk = (x: unknown, y: unknown, path: string): void => {
+    if (out.length >= 20) return;
+    if (x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y)) {
+      const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+      for (const k of keys) walk((x as any)[k], (y as any)[k], `${path}.${k}`);
+    } else if (JSON.stringify(x) !== JSON.stringify(y)) {
+      out.push(`${path}: ${JSON.stringify(x)?.slice(0, 80)} -> ${JSON.stringify(y)?.slice(0, 80)}`);
+    }
+  };
+  walk(a, b, '');
+  return out.length ? out.join('; ') : '(none)';
+}
 
 /** Kinds whose status a controller writes on its own (and, for Nodes, the taints). */
 const CONTROLLER_STATUS = /\/(nodes|resourcequotas|poddisruptionbudgets|certificatesigningrequests|flowschemas|customresourcedefinitions|apiservices)\//;
