@@ -82,15 +82,18 @@ test('--event-ttl: other kinds never expire; a dry-run create leaves no lease be
 });
 
 test('leases are durable: an Event written before a restart expires at its stored time, whatever the new --event-ttl', async () => {
-  const first = await server(['--event-ttl', '3s']);
+  const first = await server(['--event-ttl', '5s']);
   const t0 = Date.now();
   await create(first.url, 'default', 'durable');
   await first.stop();
-  // the restarted server would keep new Events for an hour; the stored lease still says 3s
+  // the restarted server would keep new Events for an hour; the stored lease still says 5s
   const second = await server(['--event-ttl', '1h'], first.dataDir);
-  assert.equal((await request(second.url, 'GET', `${EVENTS('default')}/durable`)).status, 200);
-  const gone = await goneBy(second.url, `${EVENTS('default')}/durable`, 15_000);
-  assert.ok(gone - t0 >= 2900, `deleted ${gone - t0} ms after its write`);
+  // (on a loaded machine the restart itself can outlast the lease: then the Event is rightly
+  // deleted at start, and only the bounds below can be checked)
+  const lookup = await request(second.url, 'GET', `${EVENTS('default')}/durable`);
+  if (Date.now() - t0 < 4_000) assert.equal(lookup.status, 200, 'the Event survived the restart');
+  const gone = await goneBy(second.url, `${EVENTS('default')}/durable`, 20_000);
+  assert.ok(gone - t0 >= 4_900, `deleted ${gone - t0} ms after its write, not before its stored lease ran out`);
   // a new Event on the restarted server gets the new TTL
   await create(second.url, 'default', 'fresh');
   assert.equal((await request(second.url, 'GET', `${EVENTS('default')}/fresh`)).status, 200);
