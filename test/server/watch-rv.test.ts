@@ -138,9 +138,12 @@ describe('resourceVersion semantics', () => {
     const w = await watch(`${CM('fut')}?watch=1&resourceVersion=${now + 3}`);
     const rvs: number[] = [];
     for (let i = 1; i <= 5; i++) rvs.push(rvOf(await a.create('fut', `f${i}`)));
-    assert.deepEqual(rvs, [now + 1, now + 2, now + 3, now + 4, now + 5], 'no other writer on this server');
+    // the server's own writers (leader-election lease renewals, controllers) may take versions
+    // in between: the watch sends exactly the creates after version now+3
+    const after = rvs.map((rv, i) => [rv, `ADDED f${i + 1}`] as const).filter(([rv]) => rv > now + 3).map(([, n]) => n);
+    assert.ok(after.length >= 2 && after.length <= 3, `f4 and f5 at least come after now+3: ${rvs.join(',')}`);
     await w.waitFor((evs) => names(evs).includes('ADDED f5'), 'f5');
-    assert.deepEqual(names(w.events), ['ADDED f4', 'ADDED f5']);
+    assert.deepEqual(names(w.events), after);
   });
 
   it('streaming list of a version not reached yet waits for it, or answers 504 after a few seconds', async () => {
