@@ -94,6 +94,9 @@ describe('core', () => {
     const v1 = table('Event', { metadata: meta('e2'), type: 'Normal', reason: 'Scheduled', regarding: { kind: 'Pod', name: 'web' }, note: 'ok',
       eventTime: AGO(120), reportingController: 'sched', series: { count: 7, lastObservedTime: AGO(30) } });
     assert.deepEqual(v1.rows[0], ['30s', 'Normal', 'Scheduled', 'pod/web', '', 'sched', 'ok', '2m', 7, 'e2']);
+    // core v1 names the reporting controller reportingComponent; a singleton event counts 1; no kind name without an object name
+    const singleton = table('Event', { metadata: meta('e3'), involvedObject: { kind: 'Node' }, reportingComponent: 'ctl', reportingInstance: 'i1', eventTime: AGO(5) });
+    assert.deepEqual(singleton.rows[0], ['5s', '', '', 'node', '', 'ctl, i1', '', '5s', 1, 'e3']);
   });
 });
 
@@ -243,6 +246,9 @@ describe('storage and networking', () => {
   test('StorageClass (default marker), CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity', () => {
     const sc = table('StorageClass', { metadata: meta('std', { annotations: { 'storageclass.plat.io/is-default-class': 'true' } }), provisioner: 'csi.x' });
     assert.deepEqual(sc.rows[0], ['std (default)', 'csi.x', 'Delete', 'Immediate', false, '60m']);
+    assert.deepEqual(table('StorageClass', { metadata: meta('slow', { annotations: { 'storageclass.beta.kubernetes.io/is-default-class': 'false' } }), provisioner: 'p', reclaimPolicy: 'Retain',
+      volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true }).rows[0], ['slow', 'p', 'Retain', 'WaitForFirstConsumer', true, '60m']);
+    assert.equal(table('VolumeAttributesClass', { metadata: meta('gold', { annotations: { 'volumeattributesclass.alpha.kubernetes.io/is-default-class': 'true' } }), driverName: 'd' }).row().Name, 'gold (default)');
     const drv = table('CSIDriver', { metadata: meta('d'), spec: { tokenRequests: [{ audience: 'a' }, { audience: 'b' }], volumeLifecycleModes: ['Persistent', 'Ephemeral'] } });
     assert.deepEqual(drv.rows[0], ['d', true, false, false, 'a,b', false, 'Persistent,Ephemeral', '60m']);
     assert.deepEqual(table('CSIDriver', { metadata: meta('e'), spec: { attachRequired: false } }).rows[0].slice(1, 7), [false, false, false, '<unset>', false, '<none>']);

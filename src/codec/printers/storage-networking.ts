@@ -146,7 +146,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
   StorageClass: [nameWithDefault(isDefaultClass), col('Provisioner', 'string', (o) => o.provisioner ?? ''),
     col('ReclaimPolicy', 'string', (o) => o.reclaimPolicy ?? 'Delete'), col('VolumeBindingMode', 'string', (o) => o.volumeBindingMode ?? 'Immediate'),
     col('AllowVolumeExpansion', 'string', (o) => o.allowVolumeExpansion === true), AGE],
-  VolumeAttributesClass: [NAME, col('DriverName', 'string', (o) => o.driverName ?? ''), AGE],
+  VolumeAttributesClass: [nameWithDefault((o) => domainValue(o.metadata?.annotations, 'volumeattributesclass.alpha.', '/is-default-class') === 'true'), col('DriverName', 'string', (o) => o.driverName ?? ''), AGE],
   CSIDriver: [NAME, col('AttachRequired', 'boolean', (o) => o.spec?.attachRequired ?? true), col('PodInfoOnMount', 'boolean', (o) => o.spec?.podInfoOnMount ?? false),
     col('StorageCapacity', 'boolean', (o) => o.spec?.storageCapacity ?? false),
     col('TokenRequests', 'string', (o) => (Array.isArray(o.spec?.tokenRequests) ? o.spec.tokenRequests.map((t: any) => t?.audience ?? '').join(',') : '<unset>')),
