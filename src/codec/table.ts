@@ -1,113 +1,14 @@
 /**
- * Server-side Table rendering (meta/v1 Table) and PartialObjectMetadata views. Columns for
- * the kinds users know from `kubectl get`; every other kind gets Name and Created At.
+ * Server-side Table rendering (meta/v1 Table) and PartialObjectMetadata views. The built-in
+ * kinds print with upstream's columns (src/codec/printers/); every other kind gets Name and
+ * Created At, as upstream's default table convertor.
  */
-type Cell = string | number | boolean | null;
+import { AGE_DESCRIPTION, NAME, age, col, type Cell, type Column } from './printers/common.js';
+import { COLUMNS, ROW_ORDER } from './printers/index.js';
 
-export interface Column {
-  name: string;
-  type: 'string' | 'integer' | 'date' | 'number' | 'boolean';
-  format: string;
-  description: string;
-  priority: number;
-  cell(obj: any, now: number): Cell;
-}
+export { age, humanDuration, type Column } from './printers/common.js';
 
-const col = (name: string, type: Column['type'], cell: Column['cell'], priority = 0, format = '', description = ''): Column =>
-  ({ name, type, format, description: description || `${name} of the object`, priority, cell });
-
-export function age(ts: string | undefined, now: number): string {
-  if (!ts) return '<unknown>';
-  const s = Math.max(0, Math.floor((now - Date.parse(ts)) / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
-}
-
-/** apimachinery duration.HumanDuration of whole seconds */
-export function humanDuration(seconds: number): string {
-  if (seconds < 0) return seconds < -1 ? '<invalid>' : '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const m = Math.floor(seconds / 60), h = Math.floor(seconds / 3600), d = Math.floor(h / 24);
-  const unit = (a: number, ua: string, b: number, ub: string) => (b ? `${a}${ua}${b}${ub}` : `${a}${ua}`);
-  if (m < 10) return unit(m, 'm', seconds % 60, 's');
-  if (m < 180) return `${m}m`;
-  if (h < 8) return unit(h, 'h', m % 60, 'm');
-  if (h < 48) return `${h}h`;
-  if (h < 24 * 8) return unit(d, 'd', h % 24, 'h');
-  if (h < 24 * 365 * 2) return `${d}d`;
-  if (h < 24 * 365 * 8) return unit(Math.floor(d / 365), 'y', d % 365, 'd');
-  return `${Math.floor(d / 365)}y`;
-}
-
-/** upstream extractCSRStatus: Denied, Approved or Pending, then ,Failed and ,Issued. */
-function csrCondition(o: any): string {
-  const types = new Set((o.status?.conditions ?? []).map((c: any) => c?.type));
-  let s = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
-  if (types.has('Failed')) s += ',Failed';
-  if (o.status?.certificate) s += ',Issued';
-  return s;
-}
-
-const NAME = col('Name', 'string', (o) => o.metadata?.name ?? '', 0, 'name', 'Name must be unique within a namespace.');
-const AGE = col('Age', 'string', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
-const ready = (o: any) => `${(o.status?.containerStatuses ?? []).filter((c: any) => c.ready).length}/${(o.spec?.containers ?? []).length}`;
-const restarts = (o: any) => (o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0);
-const replicasOf = (o: any) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`;
-const images = (o: any) => (o.spec?.template?.spec?.containers ?? []).map((c: any) => c.image).join(',');
-const containers = (o: any) => (o.spec?.template?.spec?.containers ?? []).map((c: any) => c.name).join(',');
-const selector = (o: any) => Object.entries(o.spec?.selector?.matchLabels ?? o.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>';
-const ports = (o: any) => (o.spec?.ports ?? []).map((p: any) => `${p.port}${p.nodePort ? ':' + p.nodePort : ''}/${p.protocol ?? 'TCP'}`).join(',') || '<none>';
-
-const COLUMNS: Record<string, Column[]> = {
-  Pod: [NAME, col('Ready', 'string', ready), col('Status', 'string', (o) => o.status?.reason ?? o.status?.phase ?? 'Unknown'),
-    col('Restarts', 'string', (o) => String(restarts(o))), AGE, col('IP', 'string', (o) => o.status?.podIP ?? '<none>', 1),
-    col('Node', 'string', (o) => o.spec?.nodeName ?? '<none>', 1), col('Nominated Node', 'string', (o) => o.status?.nominatedNodeName ?? '<none>', 1),
-    col('Readiness Gates', 'string', (o) => o.spec?.readinessGates?.length ? String(o.spec.readinessGates.length) : '<none>', 1)],
-  Deployment: [NAME, col('Ready', 'string', replicasOf), col('Up-to-date', 'integer', (o) => o.status?.updatedReplicas ?? 0),
-    col('Available', 'integer', (o) => o.status?.availableReplicas ?? 0), AGE, col('Containers', 'string', containers, 1),
-    col('Images', 'string', images, 1), col('Selector', 'string', selector, 1)],
-  ReplicaSet: [NAME, col('Desired', 'integer', (o) => o.spec?.replicas ?? 0), col('Current', 'integer', (o) => o.status?.replicas ?? 0),
-    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0), AGE, col('Containers', 'string', containers, 1), col('Images', 'string', images, 1), col('Selector', 'string', selector, 1)],
-  StatefulSet: [NAME, col('Ready', 'string', replicasOf), AGE, col('Containers', 'string', containers, 1), col('Images', 'string', images, 1)],
-  DaemonSet: [NAME, col('Desired', 'integer', (o) => o.status?.desiredNumberScheduled ?? 0), col('Current', 'integer', (o) => o.status?.currentNumberScheduled ?? 0),
-    col('Ready', 'integer', (o) => o.status?.numberReady ?? 0), col('Up-to-date', 'integer', (o) => o.status?.updatedNumberScheduled ?? 0),
-    col('Available', 'integer', (o) => o.status?.numberAvailable ?? 0), col('Node Selector', 'string', (o) => Object.entries(o.spec?.template?.spec?.nodeSelector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>'), AGE],
-  Service: [NAME, col('Type', 'string', (o) => o.spec?.type ?? 'ClusterIP'), col('Cluster-IP', 'string', (o) => o.spec?.clusterIP ?? '<none>'),
-    col('External-IP', 'string', (o) => (o.spec?.externalIPs ?? []).join(',') || (o.spec?.externalName ?? '<none>')), col('Port(s)', 'string', ports), AGE,
-    col('Selector', 'string', (o) => Object.entries(o.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '<none>', 1)],
-  Namespace: [NAME, col('Status', 'string', (o) => o.status?.phase ?? ''), AGE],
-  ConfigMap: [NAME, col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length), AGE],
-  Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'integer', (o) => Object.keys(o.data ?? {}).length), AGE],
-  Node: [NAME, col('Status', 'string', nodeStatus),
-    col('Roles', 'string', () => '<none>'), AGE, col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? '')],
-  Job: [NAME, col('Status', 'string', (o) => (o.status?.succeeded ?? 0) >= (o.spec?.completions ?? 1) ? 'Complete' : 'Running'),
-    col('Completions', 'string', (o) => `${o.status?.succeeded ?? 0}/${o.spec?.completions ?? 1}`), col('Duration', 'string', () => ''), AGE],
-  CertificateSigningRequest: [NAME, AGE, col('SignerName', 'string', (o) => o.spec?.signerName || '<none>'),
-    col('Requestor', 'string', (o) => o.spec?.username ?? ''),
-    col('RequestedDuration', 'string', (o) => (typeof o.spec?.expirationSeconds === 'number' ? humanDuration(o.spec.expirationSeconds) : '<none>')),
-    col('Condition', 'string', csrCondition)],
-  Lease: [NAME, col('Holder', 'string', (o) => o.spec?.holderIdentity ?? ''), AGE],
-  // core v1 and events.<domain>/v1 (regarding, note, deprecated*) Events print alike, as upstream's one printer
-  Event: [col('Last Seen', 'string', (o, now) => age(o.series?.lastObservedTime ?? o.lastTimestamp ?? o.deprecatedLastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now)),
-    col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
-    col('Object', 'string', (o) => { const r = o.involvedObject ?? o.regarding; return `${String(r?.kind ?? '').toLowerCase()}/${r?.name ?? ''}`; }),
-    col('Message', 'string', (o) => o.message ?? o.note ?? '')],
-};
-
-/** upstream printNode: Ready / NotReady (False or Unknown) / Unknown (no Ready condition), then SchedulingDisabled */
-function nodeStatus(o: any): string {
-  const ready = (Array.isArray(o.status?.conditions) ? o.status.conditions : []).find((c: any) => c?.type === 'Ready');
-  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
-  if (o.spec?.unschedulable === true) status.push('SchedulingDisabled');
-  return status.join(',');
-}
-
-const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', 'CreationTimestamp is a timestamp representing the server time when this object was created.')];
+const DEFAULT: Column[] = [NAME, col('Created At', 'date', (o) => o.metadata?.creationTimestamp ?? null, 0, '', AGE_DESCRIPTION)];
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -122,6 +23,12 @@ export function setCustomColumns(apiVersion: string, kind: string, columns: Colu
 /** The columns for `kind` (a custom key `<apiVersion>/<kind>` or a built-in kind), else by the first object's identity. */
 function columnsFor(kind: string, first: any): Column[] {
   return CUSTOM.get(kind) ?? (first ? CUSTOM.get(`${first.apiVersion}/${first.kind}`) : undefined) ?? COLUMNS[kind] ?? DEFAULT;
+}
+
+/** The items in the order upstream prints the kind's rows (FlowSchemas by matching precedence), else as given. */
+function inRowOrder<T>(kind: string, items: T[], objOf: (item: T) => any): T[] {
+  const order = CUSTOM.has(kind) ? undefined : ROW_ORDER[kind];
+  return order && items.length > 1 ? [...items].sort((a, b) => order(objOf(a), objOf(b))) : items;
 }
 
 /** A column of a CRD's additionalPrinterColumns (cells from a simple JSONPath). */
@@ -171,6 +78,7 @@ export function partialObjectMetadata(obj: any, metaGroupVersion: string): any {
 /** Renders objects as a Table of the given meta group version (e.g. meta.plat.io/v1). */
 export function toTable(kind: string, objs: any[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): any {
   const cols = columnsFor(kind, objs[0]);
+  objs = inRowOrder(kind, objs, (o) => o);
   return {
     kind: 'Table', apiVersion: metaGroupVersion, metadata: listMeta,
     columnDefinitions: cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
@@ -200,6 +108,7 @@ export interface TableEntry { obj: any; json: string; metaJson?: string }
  */
 export function tableJson(kind: string, entries: TableEntry[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): string {
   const cols = columnsFor(kind, entries[0]?.obj);
+  entries = inRowOrder(kind, entries, (e) => e.obj);
   const defs = JSON.stringify(cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })));
   const pomHead = `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":`;
   const rows = entries.map((e) => {

@@ -200,7 +200,9 @@ test('Table view through events.plat.io/v1 prints the same columns as core', asy
   const t = await request(s.url, 'GET', `${V1('default')}/tabled`, undefined, { accept });
   assert.equal(t.status, 200, t.text);
   const c = await request(s.url, 'GET', `${CORE('default')}/tabled`, undefined, { accept });
-  assert.deepEqual(t.json.columnDefinitions.map((d: any) => d.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
-  assert.deepEqual(t.json.rows[0].cells.slice(1), ['Normal', 'Scheduled', 'pod/web-1', 'assigned to node-1']);
+  assert.deepEqual(t.json.columnDefinitions.map((d: any) => d.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject', 'Source', 'Message', 'First Seen', 'Count', 'Name']);
+  assert.deepEqual(t.json.columnDefinitions.filter((d: any) => d.priority === 0).map((d: any) => d.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
+  const cells = t.json.rows[0].cells;
+  assert.deepEqual([...cells.slice(1, 4), cells[6], cells[9]], ['Normal', 'Scheduled', 'pod/web-1', 'assigned to node-1', 'tabled']);
   assert.deepEqual(c.json.rows[0].cells.slice(1), t.json.rows[0].cells.slice(1));
 });

@@ -77,6 +77,34 @@ test('kubectl renders server-side tables with the upstream domain', async () => 
   assert.match(ns.stdout, /default/);
 });
 
+test('kubectl renders the upstream columns of flow schemas, priority levels, cluster roles and service accounts', async () => {
+  const env = { ...process.env, KUBECONFIG: '/dev/null' };
+  const get = async (...args: string[]) => (await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', ...args], { env })).stdout;
+  const created = await request(upstream.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'tbl-sa' }, secrets: [{ name: 'tbl-token' }] });
+  assert.equal(created.status, 201, created.text);
+
+  const fs = await get('flowschemas');
+  assert.match(fs, /^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL$/m);
+  assert.match(fs, /^exempt\s+exempt\s+1\s+<none>\s+\S+\s+\S+$/m);
+  assert.match(fs, /^catch-all\s+catch-all\s+10000\s+ByUser\s+\S+\s+\S+$/m);
+  // rows in matching order: the exempt schema (precedence 1) first, catch-all (10000) last
+  const names = fs.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+  assert.deepEqual([names[0], names.at(-1)], ['exempt', 'catch-all']);
+
+  const pl = await get('prioritylevelconfigurations');
+  assert.match(pl, /^NAME\s+TYPE\s+NOMINALCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE$/m);
+  assert.match(pl, /^catch-all\s+Limited\s+5\s+<none>\s+<none>\s+<none>\s+\S+$/m);
+  assert.match(pl, /^exempt\s+Exempt\s+<none>\s+<none>\s+<none>\s+<none>\s+\S+$/m);
+
+  const roles = await get('clusterroles');
+  assert.match(roles, /^NAME\s+CREATED AT$/m);
+  assert.match(roles, /^cluster-admin\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+
+  const sa = await get('sa', '-n', 'default');
+  assert.match(sa, /^NAME\s+SECRETS\s+AGE$/m);
+  assert.match(sa, /^tbl-sa\s+1\s+\d+s$/m);
+});
+
 test('Table on watch: the first event carries the column definitions, later ones rows only', async () => {
   const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20&fieldSelector=metadata.name%3Dtw`, { headers: { accept: `${TABLE},application/json` } });
   assert.equal(res.status, 200);
