@@ -101,9 +101,11 @@ function resource(rng: Rng, t: ResourceType, seen: Observed): Plan {
     note: `${t.group || 'core'}/${t.version}/${t.resource}${sub ? '/' + sub : ''} ${verb}${checked ? ' checked' : ''}${mangled ? ' mangled' : ''}`,
   };
   if (checked && isWrite && !mangled && verb !== 'deletecollection') {
-    // events.<domain>/v1 Events are the core Events stored once: one lock for both
+    // events.<domain>/v1 Events are the core Events stored once: one lock for both; a legacy
+    // Binding (core `bindings`) writes the pod it names, so it takes that pod's lock
     const group = t.resource === 'events' && t.group.startsWith('events.') ? '' : t.group;
-    plan.check = { key: `${group}/${t.resource}/${ns ?? ''}/${name}`, path: objectPath(t, ns, enc(name)), dryRun };
+    const resource = t.resource === 'bindings' && !t.group ? 'pods' : t.resource;
+    plan.check = { key: `${group}/${resource}/${ns ?? ''}/${name}`, path: objectPath(t, ns, enc(name)), dryRun };
   }
   if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE' || rng.chance(0.03)) {
     plan.makeBody = (current) => {
