@@ -8,7 +8,7 @@
  */
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../server/read-cache.js';
-import { quantityValue } from '../registry/strategies/quantity.js';
+import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
 
 const LEGACY: Record<string, string> = {
   pods: '/pods', services: '/services', configmaps: '/configmaps', secrets: '/secrets', persistentvolumeclaims: '/persistentvolumeclaims',
@@ -79,11 +79,18 @@ export function namespaceUsage(readCache: ReadCache, namespace: string, names: r
 
 const BIN = [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const;
 
-/** A quantity as upstream prints it, roughly: integers, binary suffixes, millis. */
+/**
+ * A summed quantity as upstream prints it: integers (with a binary suffix when one divides
+ * them, as sums of BinarySI values print) or millis, in canonical form ("1000" is "1k"), so
+ * the written status equals what decoding would store and syncs compare equal.
+ */
 export function formatQuantity(v: number): string {
-  if (Number.isInteger(v)) {
-    for (const [s, f] of BIN) if (v >= f && v % f === 0) return `${v / f}${s}`;
-    return String(v);
-  }
-  return `${Math.round(v * 1000)}m`;
+  const written = Number.isInteger(v) ? integerQuantity(v) : `${Math.round(v * 1000)}m`;
+  const c = canonicalQuantity(written);
+  return 'value' in c ? c.value : written;
+}
+
+function integerQuantity(v: number): string {
+  for (const [s, f] of BIN) if (v >= f && v % f === 0) return `${v / f}${s}`;
+  return String(v);
 }

@@ -19,6 +19,7 @@ import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
+import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
 import { SCALE_TARGET, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
@@ -64,15 +65,26 @@ export class Store {
   private readonly versions: VersionView;
   /** the key of the Table columns (custom resources have their own per version) */
   private readonly tableKind: string;
+  /** the kind's resource.Quantity paths; undefined for kinds without any and custom resources */
+  private readonly quantities: QuantityPlan | undefined;
 
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
     this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
     this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.quantities = ctx.def.custom ? undefined : quantityPlan(this.schema);
     this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
     this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
     this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion, ctx.conversion);
+  }
+
+  /** Upstream decodes Quantity fields: canonical strings in place, or 400 for an unparseable one. */
+  private decodeQuantities(obj: any): any {
+    if (!this.quantities) return obj;
+    const { kind, version } = this.ctx.def;
+    canonicalizeQuantities(obj, this.quantities, (m) => { throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${m}`); });
+    return obj;
   }
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
@@ -199,7 +211,7 @@ export class Store {
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
     if (op.type.subresource) return this.createSubresource(op, txn);
     const notes = decodeNotes(op.body);
-    const obj = decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes);
+    const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) {
@@ -242,7 +254,7 @@ export class Store {
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
     const notes = decodeNotes(op.body);
-    const obj = decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes);
+    const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     return withWarnings(this.updateDecoded(obj, op, txn), warnings);
   }
@@ -294,13 +306,13 @@ export class Store {
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
-      const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace);
+      const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace));
       obj.metadata.name = op.name;
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
     // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
-    const obj = identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace);
+    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);

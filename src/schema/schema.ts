@@ -31,7 +31,12 @@ export interface SchemaNode {
   preserveUnknown?: boolean;
   /** the reference definition a struct was compiled from (`io.plat.api.core.v1.Container`) */
   name?: string;
+  /** a resource.Quantity scalar: canonicalized on decode (schema/quantities.ts) */
+  quantity?: boolean;
 }
+
+/** The reference definition of resource.Quantity, whatever the group domain. */
+const QUANTITY_DEFINITION = /\.apimachinery\.pkg\.api\.resource\.Quantity$/;
 
 interface RawSchema { [k: string]: any }
 
@@ -73,6 +78,7 @@ export class SchemaIndex {
     this.compiled.set(name, n);
     Object.assign(n, this.compile(this.defs[name] ?? {}));
     if (n.kind === 'struct') n.name = name;
+    else if (n.kind === 'scalar' && QUANTITY_DEFINITION.test(name)) n.quantity = true;
     // CRD schemas as upstream clients write them: x-kubernetes-* is accepted beside x-plat-*
     if (name.endsWith('.apiextensions.v1.JSONSchemaProps') && n.props) {
       for (const [k, v] of Object.entries(n.props)) if (k.startsWith('x-plat-')) n.props['x-kubernetes-' + k.slice(7)] = v;

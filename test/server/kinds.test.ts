@@ -33,9 +33,13 @@ function assertInvalid(r: { status: number; json: any; text: string }, field: st
 }
 
 test('validation: 422 Invalid with one cause per field path', T, async () => {
-  const dup = await request(s.url, 'POST', `${NS}/pods`, pod('dup', [{ name: 'c', image: 'a' }, { name: 'c', image: 'b', resources: { limits: { cpu: 'lots' } } }]));
+  const dup = await request(s.url, 'POST', `${NS}/pods`, pod('dup', [{ name: 'c', image: 'a' }, { name: 'c', image: 'b', resources: { limits: { cpu: '-1' } } }]));
   assertInvalid(dup, 'spec.containers[1].name', 'FieldValueDuplicate', 'spec.containers[1].name: Duplicate value: "c"');
-  assertInvalid(dup, 'spec.containers[1].resources.limits[cpu]', 'FieldValueInvalid', 'quantities must match the regular expression');
+  assertInvalid(dup, 'spec.containers[1].resources.limits[cpu]', 'FieldValueInvalid', 'must be greater than or equal to 0');
+  const lots = await request(s.url, 'POST', `${NS}/pods`, pod('lots', [{ name: 'c', image: 'b', resources: { limits: { cpu: 'lots' } } }]));
+  assert.equal(lots.status, 400, lots.text);
+  assert.equal(lots.json.reason, 'BadRequest');
+  assert.equal(lots.json.message, `Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
   const mismatch = await request(s.url, 'POST', DEP, deployment('mismatch', { matchLabels: { app: 'x' } }, { app: 'y' }));
   assertInvalid(mismatch, 'spec.template.metadata.labels', 'FieldValueInvalid', 'Deployment.apps "mismatch" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"y"}: `selector` does not match template `labels`');
   const cron = await request(s.url, 'POST', '/apis/batch/v1/namespaces/default/cronjobs', {

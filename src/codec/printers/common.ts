@@ -102,7 +102,7 @@ export function listWithMore(items: string[], max = 3): string {
 /** printBoolPtr: True, False or `<unset>`. */
 export const boolPtr = (v: unknown): string => (typeof v === 'boolean' ? (v ? 'True' : 'False') : '<unset>');
 
-/** resource.Quantity as stored (the server keeps the written form); a missing quantity is 0. */
+/** resource.Quantity as stored (canonical, as decoding wrote it); a missing quantity is 0. */
 export const quantity = (q: unknown): string => (q === undefined || q === null || q === '' ? '0' : String(q));
 
 /** IntOrString.String */

@@ -1,0 +1,94 @@
+/**
+ * Where a built-in kind holds resource.Quantity values, and their canonicalization on decode.
+ * Upstream decodes every Quantity field into a Go resource.Quantity and encodes it back with
+ * String(), so a stored or served object never shows the client's spelling ("1000m" is "1"),
+ * and an unparseable quantity fails the decode (400). The plan is compiled once per kind from
+ * its structural schema and holds only the paths that lead to a Quantity, so a write walks
+ * nothing else, and kinds without quantities (ConfigMap, Secret, ...) have no plan at all.
+ */
+import { canonicalQuantity } from '../api/quantity.js';
+import type { SchemaNode } from './schema.js';
+
+export type QuantityPlan =
+  | { at: 'value' }
+  | { at: 'struct'; fields: [string, QuantityPlan][] }
+  | { at: 'map'; elem: QuantityPlan }
+  | { at: 'list'; elem: QuantityPlan };
+
+const VALUE: QuantityPlan = { at: 'value' };
+/** null: the node holds no quantity; memoized per compiled node (the schema index shares them) */
+const plans = new WeakMap<SchemaNode, QuantityPlan | null>();
+
+/**
+ * The Quantity-bearing paths under a schema node, or undefined when there are none. A node
+ * met again while its own plan is being compiled (a recursive definition) adds nothing there:
+ * no recursive reference definition holds a Quantity.
+ */
+export function quantityPlan(node: SchemaNode | undefined, visiting = new Set<SchemaNode>()): QuantityPlan | undefined {
+  if (!node) return undefined;
+  const known = plans.get(node);
+  if (known !== undefined) return known ?? undefined;
+  if (visiting.has(node)) return undefined;
+  visiting.add(node);
+  const plan = compile(node, visiting);
+  visiting.delete(node);
+  plans.set(node, plan ?? null);
+  return plan;
+}
+
+function compile(node: SchemaNode, visiting: Set<SchemaNode>): QuantityPlan | undefined {
+  if (node.quantity) return VALUE;
+  if (node.kind === 'struct') {
+    const fields: [string, QuantityPlan][] = [];
+    for (const [k, v] of Object.entries(node.props ?? {})) {
+      const p = quantityPlan(v, visiting);
+      if (p) fields.push([k, p]);
+    }
+    return fields.length ? { at: 'struct', fields } : undefined;
+  }
+  if (node.kind === 'map' || node.kind === 'list') {
+    const elem = quantityPlan(node.elem, visiting);
+    return elem ? { at: node.kind, elem } : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Rewrites every quantity on the plan's paths in place to upstream's canonical string. A
+ * value that is no quantity calls fail with upstream's parse error (and nothing is changed
+ * that matters: the write is refused). Values of another shape than the schema's are left
+ * to validation. A null map value decodes to the zero Quantity ("0") as upstream; a null
+ * field is left for the passes that drop nulls.
+ */
+export function canonicalizeQuantities(obj: unknown, plan: QuantityPlan, fail: (message: string) => never): void {
+  if (plan.at === 'struct') {
+    if (!isObject(obj)) return;
+    for (const [k, p] of plan.fields) {
+      const v = obj[k];
+      if (v === undefined || v === null) continue;
+      if (p.at === 'value') obj[k] = canonical(v, fail);
+      else canonicalizeQuantities(v, p, fail);
+    }
+  } else if (plan.at === 'map') {
+    if (!isObject(obj)) return;
+    const elem = plan.elem;
+    for (const k of Object.keys(obj)) {
+      if (elem.at === 'value') obj[k] = obj[k] === null ? '0' : canonical(obj[k], fail);
+      else canonicalizeQuantities(obj[k], elem, fail);
+    }
+  } else if (plan.at === 'list' && Array.isArray(obj)) {
+    for (let i = 0; i < obj.length; i++) {
+      if (plan.elem.at !== 'value') canonicalizeQuantities(obj[i], plan.elem, fail);
+      else if (obj[i] !== null) obj[i] = canonical(obj[i], fail);
+    }
+  }
+}
+
+function canonical(v: unknown, fail: (message: string) => never): string {
+  const r = canonicalQuantity(v);
+  return 'error' in r ? fail(r.error) : r.value;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
