@@ -94,11 +94,20 @@ export class Level {
     };
   }
 
-  /** The next waiter: the head of the non-empty queue with the least virtual time (not removed). */
+  /**
+   * The next waiter (not removed): the head of the non-empty queue whose head would finish
+   * first in virtual time (its queue's virtual time plus the head's estimated work), as
+   * upstream's queueset; so of two queues level in virtual time, a one-seat write goes before
+   * an eight-seat LIST instead of waiting behind it for eight free seats.
+   */
   peek(): Waiter | undefined {
     let best = -1;
+    let bestFinish = Infinity;
     for (let i = 0; i < this.queues.length; i++) {
-      if (this.queues[i]!.length && (best < 0 || this.vt[i]! < this.vt[best]!)) best = i;
+      const head = this.queues[i]![0];
+      if (!head) continue;
+      const finish = this.vt[i]! + ESTIMATED_SERVICE_MS * head.seats + head.work.finalSeats * head.work.additionalLatencyMs;
+      if (finish < bestFinish) { best = i; bestFinish = finish; }
     }
     return best < 0 ? undefined : this.queues[best]![0];
   }
@@ -169,16 +178,23 @@ export class Dispatcher {
     if (l.cfg.reject || qi < 0) return void refuse('concurrency-limit');
     const queue = l.queues[qi]!;
     if (queue.length >= l.cfg.queueLengthLimit) return void refuse('queue-full');
+    let dispatched = false;
     const w: Waiter = { seats, work, go: () => {}, refuse, timer: undefined, queue };
     w.go = (s) => {
+      dispatched = true;
       clearTimeout(w.timer);
       go(this.releaser(s, l, l.queues.indexOf(w.queue), seats, work));
     };
-    w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
-    w.timer.unref();
     l.enqueue(qi, w);
     l.waiting++;
     this.lastQueueLength = queue.length;
+    // as upstream's queueset, an arrival dispatches as much as fair order allows: when its queue
+    // has the least virtual time, free seats that the wide request at another queue's head
+    // cannot use yet go to it now rather than at the next release
+    this.pump();
+    if (dispatched) return undefined;
+    w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
+    w.timer.unref();
     return () => { if (this.drop(l, w)) { clearTimeout(w.timer); refuse('cancelled'); } };
   }
 

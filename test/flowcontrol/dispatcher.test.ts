@@ -152,6 +152,20 @@ test('width: a request takes several seats; a wide one at the head waits for all
   assert.equal(l.requests, 29 + 1 + 1);
 });
 
+test('an arrival from the queue with the least virtual time takes free seats a waiting wide request cannot use yet', () => {
+  const d = new Dispatcher(40, 60_000, () => 0);
+  d.configure([level('w', { shares: 10, queues: 16, handSize: 1, queueLengthLimit: 10 })]);
+  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const h = harness(d);
+  for (let i = 0; i < 6; i++) h.send('w', noisy, `n${i}`, 6);
+  h.send('w', noisy, 'n6', 6);
+  assert.ok(!h.ran.includes('n6'), 'four seats are free: the wide request waits');
+  h.send('w', quiet, 'q1');
+  assert.ok(h.ran.includes('q1'), 'the quiet flow\'s request runs at once on a free seat');
+  h.send('w', noisy, 'n7', 1);
+  assert.ok(!h.ran.includes('n7'), 'a narrow request behind the wide one in its own queue still waits');
+});
+
 test('width: a wide request borrows the seats it lacks from several lenders, all or none, and gives them back', () => {
   const d = new Dispatcher(60, 60_000);
   d.configure([
