@@ -60,11 +60,6 @@ export class ApfMetrics {
     return f;
   }
 
-  /** The count of dispatches of a flow schema in a level (tests, the status writer). */
-  dispatchedOf(schema: string, level: string): number {
-    return this.flows.get(`${schema}\u0000${level}`)?.dispatched ?? 0;
-  }
-
   render(levels: ReadonlyMap<string, Level>): string {
     const out: string[] = [];
     const family = (name: string, type: string, stability: string, help: string) => out.push(`# HELP ${name} [${stability}] ${help}`, `# TYPE ${name} ${type}`);
