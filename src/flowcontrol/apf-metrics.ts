@@ -7,6 +7,7 @@
  * object names (bounded by what is stored).
  */
 import type { Level } from './dispatcher.js';
+import { Histogram } from '../metrics/histogram.js';
 
 /** upstream's buckets (seconds) of apiserver_flowcontrol_request_wait_duration_seconds */
 const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
@@ -14,24 +15,6 @@ const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
 const QUEUE_LENGTH_BUCKETS = [0, 10, 25, 50, 100, 250, 500, 1000];
 /** of apiserver_flowcontrol_work_estimated_seats */
 const SEAT_BUCKETS = [1, 2, 4, 10];
-
-class Histogram {
-  readonly counts: number[];
-  sum = 0;
-  constructor(readonly bounds: readonly number[]) { this.counts = new Array(bounds.length + 1).fill(0); }
-  observe(v: number): void {
-    let i = 0;
-    while (i < this.bounds.length && v > this.bounds[i]!) i++;
-    this.counts[i]!++;
-    this.sum += v;
-  }
-  lines(name: string, labels: string, out: string[]): void {
-    let cum = 0;
-    this.bounds.forEach((b, i) => { cum += this.counts[i]!; out.push(`${name}_bucket{${labels},le="${b}"} ${cum}`); });
-    cum += this.counts[this.bounds.length]!;
-    out.push(`${name}_bucket{${labels},le="+Inf"} ${cum}`, `${name}_sum{${labels}} ${this.sum}`, `${name}_count{${labels}} ${cum}`);
-  }
-}
 
 /** Everything kept for one flow schema in one priority level. */
 export class FlowStats {
@@ -76,11 +59,11 @@ export class ApfMetrics {
     perFlow('apiserver_flowcontrol_current_executing_seats', 'gauge', 'BETA', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', value((f) => f.executingSeats));
     perFlow('apiserver_flowcontrol_current_inqueue_requests', 'gauge', 'BETA', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', value((f) => f.waiting));
     perFlow('apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', 'BETA', 'Length of time a request spent waiting in its queue', (f, name) => {
-      if (f.waitExecuted.counts.some((n) => n > 0)) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
-      if (f.waitRejected.counts.some((n) => n > 0)) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
+      if (f.waitExecuted.count > 0) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
+      if (f.waitRejected.count > 0) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
     });
     perFlow('apiserver_flowcontrol_request_queue_length_after_enqueue', 'histogram', 'ALPHA', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', (f, name) => {
-      if (f.queueLength.counts.some((n) => n > 0)) f.queueLength.lines(name, f.labels, out);
+      if (f.queueLength.count > 0) f.queueLength.lines(name, f.labels, out);
     });
     perFlow('apiserver_flowcontrol_work_estimated_seats', 'histogram', 'ALPHA', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', (f, name) => {
       f.seats.lines(name, f.labels, out);

@@ -9,12 +9,12 @@
  */
 import type { Family, MetricOpts } from './registry.js';
 import { labelPairs } from './registry.js';
+import { Histogram } from './histogram.js';
 
 /** Upstream's apiserver_request_duration_seconds buckets (seconds). */
 export const DURATION_BUCKETS: readonly number[] = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
 ];
-const BUCKET_LABELS = DURATION_BUCKETS.map((b) => `le="${b}"`);
 
 const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 const LONGRUNNING_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
@@ -25,10 +25,7 @@ export class Series {
   readonly labels: string;
   readonly longRunningLabels: string;
   readonly codes = new Map<number, number>();
-  /** observations per bucket (not cumulative); the last slot is +Inf */
-  readonly buckets = new Float64Array(DURATION_BUCKETS.length + 1);
-  sum = 0;
-  count = 0;
+  readonly duration = new Histogram(DURATION_BUCKETS);
   longRunning = 0;
   /** the reported verb (WATCH series are listed in the long-running gauge even at 0) */
   readonly verb: string;
@@ -41,11 +38,7 @@ export class Series {
 
   observe(code: number, seconds: number): void {
     this.codes.set(code, (this.codes.get(code) ?? 0) + 1);
-    let i = 0;
-    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
-    this.buckets[i]!++;
-    this.sum += seconds;
-    this.count++;
+    this.duration.observe(seconds);
   }
 }
 
@@ -135,15 +128,7 @@ export class RequestMetrics {
       opts: { name: 'apiserver_request_duration_seconds', help: HELP.duration, stability: 'STABLE' }, type: 'histogram',
       samples(out) {
         const n = 'apiserver_request_duration_seconds';
-        for (const s of all) {
-          if (s.count === 0) continue;
-          let cum = 0;
-          for (let i = 0; i < BUCKET_LABELS.length; i++) {
-            cum += s.buckets[i]!;
-            out.push(`${n}_bucket{${s.labels},${BUCKET_LABELS[i]}} ${cum}`);
-          }
-          out.push(`${n}_bucket{${s.labels},le="+Inf"} ${s.count}`, `${n}_sum{${s.labels}} ${s.sum}`, `${n}_count{${s.labels}} ${s.count}`);
-        }
+        for (const s of all) if (s.duration.count > 0) s.duration.lines(n, s.labels, out);
       },
     };
     const longRunning: Family = {
