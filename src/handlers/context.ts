@@ -9,6 +9,7 @@ import type { Encoding } from '../actors/protocol.js';
 import type { ReadCache } from '../server/read-cache.js';
 import type { Status } from '../api/status.js';
 import type { UserInfo } from '../auth/types.js';
+import type { PinState } from './pin.js';
 
 export interface RequestHeaders {
   accept: string | undefined;
@@ -32,6 +33,8 @@ export interface Request {
   user?: UserInfo;
   /** the body when a filter already started reading it (async authentication) */
   body?: BodyReader;
+  /** a checked write: the version its checks saw, which the write must find (see pin.ts) */
+  pin?: PinState;
 }
 
 export interface Services {

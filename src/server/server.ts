@@ -19,6 +19,7 @@ import { isTruthy, cborEnabled, negotiateResource } from './negotiation.js';
 import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
+import { withPin } from '../handlers/pin.js';
 import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
@@ -311,12 +312,19 @@ export class ApiServer {
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
       const { admission } = this.extensions;
-      if (admission.applies(req)) return admission.admit(req, (admitted) => this.write(admitted));
-      this.write(req);
+      const attempt = (r: Request) => (admission.applies(r) ? admission.admit(r, (admitted) => this.write(admitted)) : this.write(r));
+      if (!admission.applies(req) && !this.checksWrite(req)) return this.write(req);
+      // checks look at a preview: the write is pinned to it, and a moved object starts over
+      withPin(req, this.options.maxRequestBodyBytes, attempt);
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
     }
+  }
+
+  /** Whether write() checks the request before its handler. */
+  private checksWrite(req: Request): boolean {
+    return this.signerAdmission.applies(req) || this.authz.guards(req);
   }
 
   /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
