@@ -16,6 +16,10 @@ export interface RequestHeaders {
   contentLength: number;
   userAgent: string | undefined;
   acceptEncoding?: string | undefined;
+  /** the Upgrade header (connect subresources: exec, attach, portforward) */
+  upgrade?: string | undefined;
+  /** every header, lower-cased, in order: read only for proxy subresources (forwarded to the backend) */
+  all?: [string, string][];
 }
 
 /** Delivers the request body once (already buffering, or read on demand). */
