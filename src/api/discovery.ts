@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { groupFor, type Identity } from './identity.js';
 import type { Registry } from '../registry/registry.js';
 import { customOpenAPI } from './openapi-custom.js';
+import { storageHashOf } from './storage-version-hash.js';
 import type { ResourceDef, Verb } from '../registry/types.js';
 
 export interface ServerAddressByClientCIDR { clientCIDR: string; serverAddress: string }
@@ -29,6 +30,7 @@ export interface APIResource {
   verbs: Verb[];
   shortNames?: string[];
   categories?: string[];
+  storageVersionHash?: string;
 }
 export interface APIResourceList { kind: 'APIResourceList'; apiVersion: 'v1'; groupVersion: string; resources: APIResource[] }
 
@@ -105,10 +107,12 @@ export function apiGroup(registry: Registry, group: string): APIGroup | undefine
   return entry && { kind: 'APIGroup', apiVersion: 'v1', ...entry };
 }
 
-function apiResources(r: ResourceDef): APIResource[] {
+function apiResources(registry: Registry, r: ResourceDef): APIResource[] {
+  const hash = storageHashOf(registry, r);
   const main: APIResource = {
     name: r.resource, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
     ...optional('shortNames', r.shortNames), ...optional('categories', r.categories),
+    ...(hash !== undefined ? { storageVersionHash: hash } : {}),
   };
   const subs = r.subresources.map((s): APIResource => ({
     name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced,
@@ -123,7 +127,7 @@ export function apiResourceList(registry: Registry, group: string, version: stri
   if (!registry.isServed(group, version)) return undefined;
   return memo(registry, `resources:${group}/${version}`, () => ({
     kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version),
-    resources: registry.resourcesFor(group, version).flatMap(apiResources)
+    resources: registry.resourcesFor(group, version).flatMap((r) => apiResources(registry, r))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   }));
 }

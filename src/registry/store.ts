@@ -251,7 +251,15 @@ export class Store {
     return this.replyWritten(obj, entry, enc, 201);
   }
 
+  /** A write pinned to the version its checks saw (Op `pin`): any other state is a 409. */
+  private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
+    if (op.pin === undefined) return;
+    const e = this.read(txn, op.namespace, op.name);
+    if ((e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
     const notes = decodeNotes(op.body);
     const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
@@ -281,10 +289,7 @@ export class Store {
 
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
   private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined, render?: (obj: any) => unknown): Ok {
-    const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== String(old.rv)) {
-      throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
-    }
+    this.checkResourceVersion(obj, old);
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
     if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
@@ -292,7 +297,30 @@ export class Store {
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
 
+  /**
+   * Upstream Store.Update: a resourceVersion that is unset or "0" (the versioner's zero) asks
+   * for an unconditional update where the kind allows one (the stored version is taken), else
+   * 422 `must be specified for an update`; any other value must match the stored one (409).
+   */
+  private checkResourceVersion(obj: any, old: Entry): void {
+    const rv = obj.metadata.resourceVersion;
+    if (!rv || rv === '0') {
+      if (!this.ctx.strategy.allowUnconditionalUpdate) {
+        const { def } = this.ctx;
+        // upstream names the GroupKind {group, kind: resource} here
+        throw errors.invalid({ group: def.group, kind: def.resource, name: old.name },
+          [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
+      }
+      delete obj.metadata.resourceVersion;
+      return;
+    }
+    if (rv !== String(old.rv)) {
+      throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+  }
+
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     const { def } = this.ctx;
     const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
@@ -336,6 +364,7 @@ export class Store {
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     if (op.type.subresource) {

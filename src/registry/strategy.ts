@@ -42,6 +42,11 @@ export interface ResourceStrategy {
   /** PUT of a missing object creates it (upstream AllowCreateOnUpdate) */
   allowCreateOnUpdate: boolean;
   /**
+   * PUT without metadata.resourceVersion (or with "0") updates whatever is stored (upstream
+   * AllowUnconditionalUpdate); false: such a PUT is a 422.
+   */
+  allowUnconditionalUpdate: boolean;
+  /**
    * Runs on create after metadata is stamped, before validation: set defaults, reset
    * status when the kind has a status subresource. May change obj.
    */
@@ -111,6 +116,7 @@ export interface ResourceStrategy {
 export const DEFAULT_STRATEGY: ResourceStrategy = {
   nameRule: 'subdomain',
   allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
   prepareForCreate() {},
   prepareForUpdate() {},
   validate() { return []; },

@@ -64,6 +64,7 @@ describe('legacy discovery', () => {
     assert.deepEqual(names, [...names].sort());
     assert.deepEqual(list.resources.find((r) => r.name === 'configmaps'), {
       name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ALL_VERBS, shortNames: ['cm'],
+      storageVersionHash: 'qFsyl6wFWjQ=',
     });
     assert.deepEqual(list.resources.find((r) => r.name === 'pods/eviction'), {
       name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'],

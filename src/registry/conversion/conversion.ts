@@ -6,6 +6,7 @@
  * (same schema in every version: only apiVersion changes).
  */
 import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
+import { defaultHpaV2 } from './hpa-defaults.js';
 
 type Obj = Record<string, any>;
 
@@ -14,6 +15,8 @@ interface TypeConversion {
   storage: string;
   /** from → to → convert */
   convert: Record<string, Record<string, (o: Obj, domain: string) => Obj>>;
+  /** the storage version's defaults (upstream defaults on every decode): run on every stored form */
+  defaults?: (o: Obj) => Obj;
 }
 
 /** By stored type key (`<group>/<resource>`, group as served). */
@@ -21,6 +24,7 @@ const CONVERSIONS: Record<string, TypeConversion> = {
   'autoscaling/horizontalpodautoscalers': {
     storage: 'autoscaling/v2',
     convert: { 'autoscaling/v1': { 'autoscaling/v2': hpaV1ToV2 }, 'autoscaling/v2': { 'autoscaling/v1': hpaV2ToV1 } },
+    defaults: defaultHpaV2,
   },
 };
 
@@ -61,6 +65,10 @@ export class Converter {
   /** The stored form of an object written through any version. */
   toStorage(typeKey: string, obj: Obj): Obj {
     const storage = this.storageVersion(typeKey);
-    return storage ? this.convert(typeKey, obj, storage) : obj;
+    if (!storage) return obj;
+    const stored = this.convert(typeKey, obj, storage);
+    const defaults = CONVERSIONS[typeKey]?.defaults;
+    // a converted object is a fresh copy; one written in the storage version was defaulted already
+    return defaults && stored !== obj ? defaults(stored) : stored;
   }
 }

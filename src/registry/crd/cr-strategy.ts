@@ -43,6 +43,8 @@ export function customResourceStrategy(t: CustomType, v: CustomVersion): Resourc
   const scale = v.scale;
   return {
     ...DEFAULT_STRATEGY,
+    // upstream customResourceStrategy: a PUT must name the version it replaces
+    allowUnconditionalUpdate: false,
     prepareForCreate(obj) {
       if (v.status) delete obj.status;
       defaults(obj);

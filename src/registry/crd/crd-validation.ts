@@ -56,7 +56,8 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
   if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
   if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
-  if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
+  // upstream: beside properties only `additionalProperties: true` (no schema) is allowed
+  if (isObj(s.properties) && Object.keys(s.properties).length > 0 && s.additionalProperties !== undefined && s.additionalProperties !== true) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
   // a default must itself be valid against its schema (upstream validates defaults at CRD write)

@@ -21,7 +21,9 @@ function compile(s: Raw | undefined): SchemaNode {
     node = { kind: 'list', elem: compile(s.items), listType: s['x-plat-list-type'] ?? 'atomic' };
     if (Array.isArray(s['x-plat-list-map-keys'])) node.mapKeys = s['x-plat-list-map-keys'];
   } else if (s.type === 'object' || s.properties || s['x-plat-embedded-resource']) {
-    if (isObj(s.additionalProperties) || s.additionalProperties === true) {
+    // properties beside `additionalProperties: true`: a struct keeping unknown fields (upstream pruning)
+    const keepsUnknown = s.additionalProperties === true && isObj(s.properties);
+    if (isObj(s.additionalProperties) || (s.additionalProperties === true && !keepsUnknown)) {
       node = { kind: 'map', elem: s.additionalProperties === true ? { kind: 'any', preserveUnknown: true } : compile(s.additionalProperties) };
     } else if (!s.properties && !s['x-plat-embedded-resource']) {
       node = preserve ? { kind: 'any', preserveUnknown: true } : { kind: 'struct', props: {} };
@@ -36,7 +38,7 @@ function compile(s: Raw | undefined): SchemaNode {
       node = { kind: 'struct', props };
       if (Array.isArray(s.required)) node.required = s.required;
     }
-    if (preserve) node.preserveUnknown = true;
+    if (preserve || keepsUnknown) node.preserveUnknown = true;
     if (s['x-plat-map-type']) node.mapType = s['x-plat-map-type'];
   } else {
     node = preserve ? { kind: 'any', preserveUnknown: true } : { kind: 'scalar' };

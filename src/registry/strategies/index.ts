@@ -21,6 +21,7 @@ import { leaseStrategy } from './leases.js';
 import { flowSchemaStrategy, priorityLevelStrategy } from './flowcontrol.js';
 import { crdStrategy } from './crds.js';
 import { apiServiceStrategy } from './apiservices.js';
+import { hpaStrategy } from './hpa.js';
 
 const createOnUpdate: ResourceStrategy = { ...DEFAULT_STRATEGY, allowCreateOnUpdate: true };
 
@@ -52,6 +53,7 @@ const STRATEGIES: Record<string, ResourceStrategy> = {
   'apps/daemonsets': daemonSetStrategy,
   'batch/jobs': jobStrategy,
   'batch/cronjobs': cronJobStrategy,
+  'autoscaling/horizontalpodautoscalers': hpaStrategy,
   'policy/poddisruptionbudgets': pdbStrategy,
   'networking.plat.io/ingresses': ingressStrategy,
   'admissionregistration.plat.io/validatingwebhookconfigurations': validatingWebhookStrategy,

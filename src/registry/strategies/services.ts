@@ -5,7 +5,7 @@
  */
 import { errors } from '../../api/status.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { dnsLabel, dnsSubdomain, duplicate, forbidden, immutable, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
+import { dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
 import { allocateClusterIP, allocateNodePorts, ipToInt } from './service-alloc.js';
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -105,16 +105,30 @@ function allocate(svc: any, old: any | undefined, ctx: StrategyContext): void {
   }
 }
 
-/** Upstream patchAllocatedValues and dropTypeDependentFields: what an update keeps or drops. */
+const sameClusterIPs = (a: any, b: any): boolean => {
+  const x: unknown[] = a.clusterIPs ?? [], y: unknown[] = b.clusterIPs ?? [];
+  return x.length === y.length && x.every((ip, i) => ip === y[i]);
+};
+
+/**
+ * Upstream's service REST beginUpdate and strategy: patchAllocatedValues (what the client left
+ * out is kept), normalizeClusterIPs (clusterIP and clusterIPs kept in sync), then
+ * dropTypeDependentFields (what the new type no longer needs is wiped unless the client also
+ * changed it, which validation then reports).
+ */
 function carryOver(svc: any, old: any): void {
   const spec = svc.spec;
   const was = old.spec ?? {};
-  if (needsIP(old) && needsIP(svc) && !spec.clusterIP && was.clusterIP) {
-    spec.clusterIP = was.clusterIP;
-    spec.clusterIPs = was.clusterIPs ?? [was.clusterIP];
+  if (needsIP(old) && needsIP(svc)) {
+    if (!spec.clusterIP && was.clusterIP) spec.clusterIP = was.clusterIP;
+    if (!spec.clusterIPs?.length && was.clusterIPs?.length) spec.clusterIPs = was.clusterIPs;
   }
-  if (needsIP(old) && !needsIP(svc) && spec.clusterIP === was.clusterIP) {
-    for (const f of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy']) delete spec[f];
+  normalizeClusterIPs(spec, was);
+  if (needsIP(old) && !needsIP(svc)) {
+    if (sameClusterIPs(was, spec)) { delete spec.clusterIP; delete spec.clusterIPs; }
+    // an empty clusterIP is no value (upstream's omitempty drops it)
+    if (spec.clusterIP === '') delete spec.clusterIP;
+    for (const f of ['ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy']) if (JSON.stringify(spec[f]) === JSON.stringify(was[f])) delete spec[f];
   }
   const byName = new Map<string, number>((was.ports ?? []).map((p: any) => [p?.name ?? '', p?.nodePort]));
   for (const p of spec.ports ?? []) {
@@ -122,6 +136,30 @@ function carryOver(svc: any, old: any): void {
     if (needsNodePorts(old) && needsNodePorts(svc) && !p.nodePort && byName.get(p.name ?? '')) p.nodePort = byName.get(p.name ?? '');
     if (needsNodePorts(old) && !needsNodePorts(svc) && p.nodePort && p.nodePort === byName.get(p.name ?? '')) delete p.nodePort;
   }
+}
+
+/** Upstream normalizeClusterIPs on update: an old client's lone clusterIP, or a cleared one, updates clusterIPs. */
+function normalizeClusterIPs(spec: any, was: any): void {
+  if (was.clusterIPs?.length && !spec.clusterIPs?.length && was.clusterIP === spec.clusterIP) spec.clusterIPs = was.clusterIPs;
+  if ((was.clusterIP ?? '') === (spec.clusterIP ?? '')) return;
+  if (was.clusterIP && !spec.clusterIP && sameClusterIPs(was, spec)) delete spec.clusterIPs;
+  if (spec.clusterIP && sameClusterIPs(was, spec)) spec.clusterIPs = [spec.clusterIP];
+}
+
+/** Upstream validateUpgradeDowngradeClusterIPs (single-stack: the primary address is fixed once set). */
+function validateClusterIPsUpdate(svc: any, old: any): Cause[] {
+  if (!needsIP(svc) || !needsIP(old) || (isHeadless(svc) && isHeadless(old))) return [];
+  const now: string[] = svc.spec?.clusterIPs ?? [];
+  const was: string[] = old.spec?.clusterIPs ?? [];
+  const at = (i: number, message: string) => invalid(`spec.clusterIPs[${i}]`, now, message);
+  if (now.length === was.length) return was.flatMap((ip, i) => (ip !== now[i] ? [at(i, 'may not change once set')] : []));
+  const out: Cause[] = [];
+  if (now.length < was.length) {
+    if (now.length === 0) out.push(at(0, 'primary clusterIP can not be unset'));
+    else if (now[0] !== was[0]) out.push(at(0, 'may not change once set'));
+    if (now.length === 1 && svc.spec?.ipFamilyPolicy !== 'SingleStack') out.push(at(0, "`ipFamilyPolicy` must be set to 'SingleStack' when releasing the secondary clusterIP"));
+  } else if (was.length > 0 && now[0] !== was[0]) out.push(at(0, 'may not change once set'));
+  return out;
 }
 
 export const serviceStrategy: ResourceStrategy = {
@@ -140,10 +178,7 @@ export const serviceStrategy: ResourceStrategy = {
     allocate(obj, old, ctx);
   },
   validate: validateService,
-  validateUpdate(obj, old) {
-    if (!needsIP(obj) || !needsIP(old) || !old.spec?.clusterIP) return [];
-    return immutable('spec.clusterIP', obj.spec?.clusterIP, old.spec.clusterIP);
-  },
+  validateUpdate: validateClusterIPsUpdate,
   getSubresource(name, obj) {
     if (name !== 'proxy') return undefined;
     throw errors.serviceUnavailable(`no endpoints available for service ${JSON.stringify(obj.metadata.name)}`);
