@@ -1,5 +1,5 @@
 /**
- * Piscina entry of the front thread's body decoder (src/server/body-decoder.ts): decodes one
+ * Piscina entry of the front thread's body decoder (src/codec/body-decoder.ts): decodes one
  * large request body off the front thread. workerData is { apiDomain }; each task is a Body,
  * answered with the decoded object or the Status decodeBody threw (plain data both ways).
  */
@@ -7,7 +7,7 @@ import { workerData } from 'node:worker_threads';
 import { configureProtobuf, decodeBody } from '../src/codec/codec.js';
 import { toStatus } from '../src/api/status.js';
 import type { Body } from '../src/actors/protocol.js';
-import type { DecodeReply } from '../src/server/body-decoder.js';
+import type { DecodeReply } from '../src/codec/body-decoder.js';
 
 configureProtobuf((workerData as { apiDomain: string }).apiDomain);
 

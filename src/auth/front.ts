@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
-import { configureBodyDecoder, decodeRequestBody } from '../server/body-decoder.js';
+import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';

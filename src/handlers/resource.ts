@@ -7,7 +7,7 @@ import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } fro
 import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
 import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
-import { decodeRequestBody } from '../server/body-decoder.js';
+import { decodeRequestBody } from '../codec/body-decoder.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';

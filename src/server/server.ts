@@ -13,7 +13,6 @@ import type { ResourceDef } from '../registry/types.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
-import { closeBodyDecoder } from './body-decoder.js';
 import { WatchHub } from './watch-hub.js';
 import { parseRequestInfo } from './request-info.js';
 import { isTruthy, cborEnabled, negotiateResource } from './negotiation.js';
@@ -386,7 +385,6 @@ export class ApiServer {
     this.auth.close();
     this.kubelet?.close();
     await this.pool.close();
-    await closeBodyDecoder();
     this.etcdHealth?.close();
     await this.audit?.close();
   }

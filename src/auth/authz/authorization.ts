@@ -14,7 +14,7 @@ import type { ActorPool } from '../../server/actor-pool.js';
 import { checkBodyThen } from '../../server/http.js';
 import { pinTo, retried } from '../../handlers/pin.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../server/negotiation.js';
-import { decodeRequestBody } from '../../server/body-decoder.js';
+import { decodeRequestBody } from '../../codec/body-decoder.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.js';
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
