@@ -1,6 +1,7 @@
 /** Entry point: parse flags, start the server, print the listening lines, handle SIGTERM. */
 import { parseArgs } from './server/options.js';
 import { ApiServer } from './server/server.js';
+import { secureDataDir } from './storage/data-dir.js';
 
 async function main(): Promise<void> {
   let options;
@@ -11,6 +12,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
+  // before anything opens or creates a file there (issue 18 item 9)
+  for (const w of secureDataDir(options.dataDir)) process.stderr.write(`warning: ${w}\n`);
   let server: ApiServer;
   try {
     server = new ApiServer(options);

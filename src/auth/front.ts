@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
-import { configureProtobuf, contentTypeOf, decodeBody, encode } from '../codec/codec.js';
+import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
+import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
@@ -94,6 +95,7 @@ export class FrontAuthentication {
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
+    configureBodyDecoder(this.options.apiDomain);
   }
 
   /** Objects present at start (bootstrap token secrets). */
@@ -193,9 +195,9 @@ export class FrontAuthentication {
     const apiVersion = sub ? `${sub.group}/${sub.version}` : `${def.group}/${def.version}`;
     const read: BodyReader = r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
     read((buf) => {
-      Promise.resolve()
-        .then(() => {
-          const obj = decodeBody(toBody(format, buf));
+      // a large body decodes off the front thread (src/server/body-decoder.ts)
+      decodeRequestBody(toBody(format, buf))
+        .then((obj) => {
           // field types are checked as for stored kinds (the reply echoes spec and must encode)
           const [group, version] = apiVersion.split('/') as [string, string];
           validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');

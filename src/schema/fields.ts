@@ -120,7 +120,15 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
   }
 }
 
-const under = (p: string, parent: string) => p === parent || (p.startsWith(parent) && (p[parent.length] === '.' || p[parent.length] === '['));
+/** Whether p is one of `paths` or lies under one (a Set lookup per path segment, not a scan of every path per p). */
+function underAny(p: string, paths: Set<string>): boolean {
+  if (paths.has(p)) return true;
+  for (let i = 1; i < p.length; i++) {
+    const c = p.charCodeAt(i);
+    if ((c === 46 || c === 91) && paths.has(p.slice(0, i))) return true;
+  }
+  return false;
+}
 
 /** The Warn messages in upstream's order; `yamlBlock` is the repeats part of a YAML Strict error. */
 function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]; yamlBlock?: string } {
@@ -130,7 +138,8 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
   switch (notes!.as) {
     case 'object': {
       // repeats the walk never met (inside free-form values) go last; those in unknown fields are not reported
-      const rest = [...f.repeats!].filter((p) => !f.unknown.some((u) => under(p, u)));
+      const unknown = new Set(f.unknown);
+      const rest = [...f.repeats!].filter((p) => !underAny(p, unknown));
       return { list: [...f.ordered!, ...rest.map(duplicateField)] };
     }
     case 'patch': return { list: [...dups.map((d) => duplicateField(d.path)), ...sorted()] };
