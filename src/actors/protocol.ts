@@ -57,7 +57,15 @@ export interface DeleteOptions {
 
 interface Base { id: number; type: TypeRef; enc: Encoding }
 export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf' | 'cbor'; bytes?: Uint8Array }
-interface WriteBase extends Base { dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict' }
+interface WriteBase extends Base {
+  dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /**
+   * update, patch, delete: the resourceVersion the named object must have when the write runs
+   * ('' = it must not exist), else 409 Conflict. The front thread sets it to the version its
+   * checks previewed, so the object checked is the object written (src/handlers/pin.ts).
+   */
+  pin?: string;
+}
 
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })

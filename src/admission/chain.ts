@@ -21,6 +21,7 @@ import type { BodyReader, Request, Services } from '../handlers/context.js';
 import { writeBody, writeOp } from '../handlers/resource.js';
 import type { UserInfo } from '../auth/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';
+import { pinTo, retried } from '../handlers/pin.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 /** streaming subresources: CONNECT (not admitted here, see docs/admission.md) */
@@ -68,7 +69,7 @@ export class AdmissionChain {
           for (const [k, v] of Object.entries(out.annotations)) r.x.audit?.annotate(k, v);
           next(out.request);
         })
-        .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty, r.enc));
+        .catch((e) => retried(r, e) || sendStatus(r.x, toStatus(e), r.enc.pretty, r.enc));
     }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
   }
 
@@ -82,14 +83,14 @@ export class AdmissionChain {
       for (const p of this.mutating) if (p.handles(a) && await p.admit!(a)) changed = true;
     }
     const validating = this.validating.filter((p) => p.handles(a));
-    if (changed && validating.length && a.object !== undefined && !a.subresource) a.object = await this.preview(rewrite(r, a));
+    if (changed && validating.length && a.object !== undefined && !a.subresource) a.object = pinned(r, await this.preview(rewrite(r, a)));
     for (const p of validating) await p.validate!(a);
     return { request: changed ? rewrite(r, a) : original, warnings: a.warnings, annotations: a.annotations };
   }
 
   /** The object the write would store (a dry run of it) and the stored one. */
   private async load(a: AdmissionAttributes, r: Request, buf: Buffer): Promise<void> {
-    if (a.operation !== 'CREATE') a.oldObject = await this.stored(r);
+    if (a.operation !== 'CREATE') a.oldObject = pinned(r, await this.stored(r));
     if (a.operation === 'DELETE') return;
     if (a.operation === 'CREATE' && a.subresource) {
       // a POST to a subresource (binding, eviction): the object is the body itself
@@ -97,13 +98,16 @@ export class AdmissionChain {
       return;
     }
     a.object = await this.preview({ ...r, body: (done) => done(buf) }, buf);
+    // an update stores its body (its resourceVersion is the client's); a patch's preview is of the stored version
+    if (r.info.verb === 'patch') pinned(r, a.object);
     if (a.operation === 'CREATE' && !a.name) a.name = '';
   }
 
   /** Runs the write as a dry run and returns the object it would store; its failure is the request's. */
   private async preview(r: Request, buf?: Buffer): Promise<any> {
     const bytes = buf ?? await new Promise<Buffer>((done, fail) => r.body!(done, (st) => fail(st)));
-    const op: OpInput = { ...writeOp(r, this.services, writeBody(r, this.services, bytes)), enc: JSON_ENC, dryRun: true } as OpInput;
+    // unpinned: a preview that finds the object moved must restart the attempt (pinTo), not answer 409
+    const op: OpInput = { ...writeOp({ ...r, pin: undefined }, this.services, writeBody(r, this.services, bytes)), enc: JSON_ENC, dryRun: true } as OpInput;
     return parsed(await this.services.pool.submit(op));
   }
 
@@ -112,6 +116,12 @@ export class AdmissionChain {
     const res = await this.services.pool.submit({ op: 'get', type, enc: JSON_ENC, namespace: r.info.namespace, name: r.info.name });
     return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
   }
+}
+
+/** The object a check looks at, pinned (see src/handlers/pin.ts). */
+function pinned<T>(r: Request, obj: T): T {
+  pinTo(r, obj);
+  return obj;
 }
 
 function operationOf(verb: string, subresource: string): Operation | undefined {

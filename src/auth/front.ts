@@ -23,7 +23,9 @@ import { readImpersonation } from '../filters/impersonation.js';
 import type { AuditDeps } from '../filters/audit.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
-import { ensureAdminCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
+import { ensureAdminCertificate, ensureKubeletClientCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
+import type { KubeletDialMaterial } from '../kubelet/client.js';
+import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { clientHost, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { startSecureListener, type SecureListener } from './secure-listener.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from './types.js';
@@ -46,6 +48,15 @@ export class FrontAuthentication {
     return this.serving?.caFile;
   }
   private certDir = '';
+  /** the default kubelet client certificate (issued from the cluster CA at first start) */
+  kubeletClientFiles: { certFile: string; keyFile: string } | undefined;
+  /** how the TLS front dials node agents (set by the server before listen) */
+  kubeletDial: KubeletDialMaterial | undefined;
+
+  /** The directive handing an upgrade to the TLS front; undefined without one. */
+  get upgradeDirective(): ((t: UpgradeTarget) => string) | undefined {
+    return this.listener?.upgradeDirective;
+  }
 
   constructor(
     private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
@@ -58,6 +69,10 @@ export class FrontAuthentication {
     if (o.securePort >= 0) {
       this.certDir = o.certDir || join(o.dataDir, 'pki');
       this.serving = ensureServingCertificate({ ...o, certDir: this.certDir });
+      if (!o.kubeletClientCertificate) {
+        const short = this.identity.systemNamespace.replace(/-system$/, '');
+        this.kubeletClientFiles = ensureKubeletClientCertificate(this.serving, this.certDir, `${short}-apiserver-kubelet-client`);
+      }
     }
     this.setup = await buildAuthentication(this.options, {
       clusterCAFile: this.serving?.caFile,
@@ -117,7 +132,7 @@ export class FrontAuthentication {
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader },
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);

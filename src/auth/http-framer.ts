@@ -24,6 +24,11 @@ export interface FramerSink {
   write(b: Buffer): void;
   /** the stream is not HTTP we can frame: answer with this status and close */
   fail(code: 400 | 431, message: string): void;
+  /**
+   * an upgrade request's (rewritten) head; when present it replaces write for that head, and
+   * every later byte of the connection still goes to write (the tunnel)
+   */
+  upgrade?(head: Buffer): void;
 }
 
 export class RequestFramer {
@@ -109,7 +114,9 @@ export class RequestFramer {
       out += line + '\r\n';
     }
     if (chunked && length !== undefined) return this.fail(400, 'both Content-Length and Transfer-Encoding');
-    this.sink.write(Buffer.from(out + '\r\n', 'latin1'));
+    const rewritten = Buffer.from(out + '\r\n', 'latin1');
+    if (upgrade && this.sink.upgrade) this.sink.upgrade(rewritten);
+    else this.sink.write(rewritten);
     if (upgrade) this.state = { s: 'tunnel' };
     else if (chunked) this.state = { s: 'chunk-size' };
     else if (length) this.state = { s: 'fixed', left: length };

@@ -115,3 +115,19 @@ export function ensureAdminCertificate(serving: ServingFiles, certDir: string, p
   }
   return files;
 }
+
+/**
+ * The client certificate the server presents to node agents when `--kubelet-client-certificate`
+ * is not given (`kubelet-client.crt`/`.key`, CN `<short>-apiserver-kubelet-client`, no
+ * organization: as upstream's kubeadm default, it is authorized by RBAC on the agents, not by
+ * system:masters), signed by the generated cluster CA, created once and reused.
+ */
+export function ensureKubeletClientCertificate(serving: ServingFiles, certDir: string, user: string): { certFile: string; keyFile: string } | undefined {
+  if (!serving.caFile || !serving.caKeyFile) return undefined;
+  const files = { certFile: join(certDir, 'kubelet-client.crt'), keyFile: join(certDir, 'kubelet-client.key') };
+  if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
+    signCertificate(serving.caFile, serving.caKeyFile, files.certFile, files.keyFile, `/CN=${user}`, 365,
+      ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature']);
+  }
+  return files;
+}

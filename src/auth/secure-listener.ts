@@ -17,6 +17,8 @@ import type { ServingFiles } from './pki.js';
 import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
 import { allHeaders, userFromHeaders, type RequestHeaderConfig } from './request-header.js';
+import type { KubeletDialMaterial } from '../kubelet/client.js';
+import { encodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 function readFlagFile(flag: string, path: string): Buffer {
   try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${(e as Error).message}`); }
@@ -28,6 +30,8 @@ export interface SecureListener {
   port: number;
   /** 'uws' (SSLApp) or 'terminator' (node:tls front + internal uWS listener) */
   mode: 'uws' | 'terminator';
+  /** the directive header value handing an upgrade to the TLS front (terminator mode only) */
+  upgradeDirective?: (t: UpgradeTarget) => string;
   close(): void;
 }
 
@@ -39,6 +43,8 @@ export interface SecureListenerOptions {
   clientCAFiles: { flag: string; path: string }[];
   /** authenticating proxy (`--requestheader-*`), when its CA file is given */
   requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
+  /** how the TLS front dials node agents for streaming upgrades */
+  kubelet?: KubeletDialMaterial;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -77,6 +83,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
     const t = {
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
       clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
+      ...(o.kubelet ? { kubelet: o.kubelet } : {}),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
@@ -88,6 +95,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   }
   return {
     port: front.port, mode: 'terminator',
+    upgradeDirective: (t) => encodeUpgradeDirective(secret.toString('hex'), t),
     close: () => {
       void front.stop();
       uWS.us_listen_socket_close(sock);

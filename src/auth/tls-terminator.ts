@@ -14,6 +14,8 @@ import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from './types.js';
+import type { KubeletDialMaterial } from '../kubelet/client.js';
+import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
 
 export interface TerminatorOptions {
   host: string;
@@ -29,6 +31,8 @@ export interface TerminatorOptions {
   upstreamPath: string;
   /** hex of the per-process secret the internal listener checks */
   secretHex: string;
+  /** how to dial node agents for exec/attach/portforward upgrades */
+  kubelet?: KubeletDialMaterial;
 }
 
 /** SHA-256 fingerprints (as node:tls reports them) of every certificate of a PEM bundle. */
@@ -99,8 +103,22 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
+  let tunnel: Tunnel | undefined;
   const framer = new RequestFramer(CLIENT_IDENTITY_HEADER, inject, {
-    write: (b) => { if (!up.write(b)) sock.pause(); },
+    write: (b) => {
+      if (tunnel) tunnel.write(b);
+      else if (!up.write(b)) sock.pause();
+    },
+    upgrade: (head) => {
+      // the connection now belongs to the upgrade: the internal connection is let go
+      up.unpipe(sock);
+      up.removeAllListeners('close').removeAllListeners('error').removeAllListeners('drain');
+      up.on('error', () => {});
+      up.end();
+      tunnel = startUpgrade(sock, head, {
+        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+      });
+    },
     fail: (code, message) => {
       sock.end(`HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`);
       up.destroy();
@@ -112,7 +130,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   // before its body arrived)
   sock.on('data', (chunk: Buffer) => { up.cork(); framer.push(chunk); up.uncork(); });
   up.pipe(sock);
-  sock.on('end', () => up.end());
+  sock.on('end', () => { if (!tunnel) up.end(); });
   sock.on('error', () => up.destroy());
   sock.on('close', () => up.destroy());
   // after a reset the bytes already piped still go out before the TLS close

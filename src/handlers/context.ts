@@ -9,6 +9,7 @@ import type { Encoding } from '../actors/protocol.js';
 import type { ReadCache } from '../server/read-cache.js';
 import type { Status } from '../api/status.js';
 import type { UserInfo } from '../auth/types.js';
+import type { PinState } from './pin.js';
 
 export interface RequestHeaders {
   accept: string | undefined;
@@ -16,6 +17,10 @@ export interface RequestHeaders {
   contentLength: number;
   userAgent: string | undefined;
   acceptEncoding?: string | undefined;
+  /** the Upgrade header (connect subresources: exec, attach, portforward) */
+  upgrade?: string | undefined;
+  /** every header, lower-cased, in order: read only for proxy subresources (forwarded to the backend) */
+  all?: [string, string][];
 }
 
 /** Delivers the request body once (already buffering, or read on demand). */
@@ -32,6 +37,8 @@ export interface Request {
   user?: UserInfo;
   /** the body when a filter already started reading it (async authentication) */
   body?: BodyReader;
+  /** a checked write: the version its checks saw, which the write must find (see pin.ts) */
+  pin?: PinState;
 }
 
 export interface Services {

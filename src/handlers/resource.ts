@@ -18,6 +18,7 @@ import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
+import { pinOf, retriedWrite } from './pin.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -62,7 +63,7 @@ export function reply(r: Request, res: Result): void {
  * bounds how long the client waits: past it the reply is a 504 Timeout Status. The operation
  * itself is not cancelled (a write may still commit, as upstream).
  */
-async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => void | Promise<void> = (res) => reply(r, res)): Promise<void> {
+async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => void | Promise<void> = (res) => { if (!retriedWrite(r, res)) reply(r, res); }): Promise<void> {
   let limitMs: number | undefined;
   try {
     // validated before anything is submitted: a bad timeout must not leave a write behind
@@ -153,7 +154,7 @@ export function handleResource(r: Request, s: Services): void {
         checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
         if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
         const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
-        if (info.verb === 'delete') return run(r, s, { ...write, op: 'delete', namespace: ns, name: info.name, options });
+        if (info.verb === 'delete') return run(r, s, { ...write, ...pinOf(r), op: 'delete', namespace: ns, name: info.name, options });
         return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
       }, true);
     default:
@@ -167,7 +168,7 @@ export function handleResource(r: Request, s: Services): void {
  */
 export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
-  const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')) };
+  const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
   if (info.verb === 'patch') {
     const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
     return {

@@ -251,7 +251,15 @@ export class Store {
     return this.replyWritten(obj, entry, enc, 201);
   }
 
+  /** A write pinned to the version its checks saw (Op `pin`): any other state is a 409. */
+  private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
+    if (op.pin === undefined) return;
+    const e = this.read(txn, op.namespace, op.name);
+    if ((e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
     const notes = decodeNotes(op.body);
     const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
@@ -312,6 +320,7 @@ export class Store {
   }
 
   patch(op: Extract<Op, { op: 'patch' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     const { def } = this.ctx;
     const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
@@ -355,6 +364,7 @@ export class Store {
   }
 
   delete(op: Extract<Op, { op: 'delete' }>, txn: Txn): Ok {
+    this.checkPin(op, txn);
     const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     if (op.type.subresource) {

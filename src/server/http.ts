@@ -133,15 +133,16 @@ type Reader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
 
 /**
  * Reads the whole body, runs an asynchronous check on it, then hands the request on with the
- * same bytes (admission-style guards); a failed check or read answers its Status.
+ * same bytes (admission-style guards); a failed check or read answers its Status, unless
+ * `handled` took the check's failure over (a pinned write starting over, src/handlers/pin.ts).
  */
 export function checkBodyThen<R extends { x: Exchange; headers: { contentLength: number }; body?: Reader; enc: { pretty: boolean } }>(
-  r: R, maxBody: number, check: (buf: Buffer) => Promise<void>, next: (r: R) => void,
+  r: R, maxBody: number, check: (buf: Buffer) => Promise<void>, next: (r: R) => void, handled: (e: unknown) => boolean = () => false,
 ): void {
   const read: Reader = r.body ?? ((done, fail) => readBody(r.x, maxBody, r.headers.contentLength, done, fail));
   read((buf) => {
     check(buf)
       .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
-      .catch((e) => sendStatus(r.x, toStatus(e), r.enc.pretty));
+      .catch((e) => handled(e) || sendStatus(r.x, toStatus(e), r.enc.pretty));
   }, (st) => sendStatus(r.x, st));
 }

@@ -20,6 +20,9 @@ export interface PlainListener { port: number; socket?: us_listen_socket; app?: 
  * Reads what the request path needs from uWS, synchronously, as system:unsecured until the
  * filters say otherwise; audited: also the remote address and Audit-ID header.
  */
+/** A path that may name a connect subresource (cheap pre-check; the handler decides). */
+const CONNECT_PATH = /\/(?:proxy|exec|attach|portforward)(?:\/|$)/;
+
 export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: FrontMetrics, audited: boolean): FilterRequest {
   const x: Exchange = { res, aborted: false, done: false, headers: [] };
   metrics.begin(x);
@@ -35,6 +38,13 @@ export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: Fron
     userAgent: req.getHeader('user-agent') || undefined,
     acceptEncoding: req.getHeader('accept-encoding') || undefined,
   };
+  // connect subresources only: the upgrade and the headers a proxy forwards (uWS headers die with this call)
+  if (CONNECT_PATH.test(path)) {
+    headers.upgrade = req.getHeader('upgrade') || undefined;
+    const all: [string, string][] = [];
+    req.forEach((k, v) => { all.push([k, v]); });
+    headers.all = all;
+  }
   const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
   x.request = r;
   if (audited) {

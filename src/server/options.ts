@@ -4,11 +4,12 @@ import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { parseControllers } from '../controllers/selection.js';
 import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, type AggregatorOptions } from '../aggregator/options.js';
+import { KUBELET_FLAGS, DEFAULT_KUBELET_OPTIONS, checkKubeletOptions, type KubeletOptions } from '../kubelet/options.js';
 import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions {
+export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions, KubeletOptions {
   /** the admission plugins on (src/admission/options.ts), computed once the flags are parsed */
   admissionPlugins: Set<string>;
   /** address of the secure port (`--bind-address`) */
@@ -105,6 +106,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   ...DEFAULT_AUTHENTICATION_OPTIONS,
   ...DEFAULT_ADMISSION_OPTIONS,
   ...DEFAULT_AGGREGATOR_OPTIONS,
+  ...DEFAULT_KUBELET_OPTIONS,
   admissionPlugins: enabledAdmissionPlugins(DEFAULT_ADMISSION_OPTIONS),
   storageBackend: 'lmdb',
   etcdServers: ['http://127.0.0.1:2379'],
@@ -153,6 +155,7 @@ const FLAGS: Record<string, Setter> = {
   ...AUTHENTICATION_FLAGS,
   ...ADMISSION_FLAGS,
   ...AGGREGATOR_FLAGS,
+  ...KUBELET_FLAGS,
   'bind-address': (o, v) => { o.bindAddress = v; },
   'port': (o, v) => {
     if (v === 'off') { o.port = -1; return; }
@@ -245,6 +248,7 @@ function checkCombined(o: ServerOptions): void {
   checkAuthorizationOptions(o);
   checkAdmissionOptions(o);
   checkAggregatorOptions(o);
+  checkKubeletOptions(o);
   o.admissionPlugins = enabledAdmissionPlugins(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
   if (o.leaderElectLeaseDurationMs <= o.leaderElectRenewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');

@@ -19,6 +19,7 @@ import { isTruthy, cborEnabled, negotiateResource } from './negotiation.js';
 import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
+import { withPin } from '../handlers/pin.js';
 import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
@@ -44,6 +45,9 @@ import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
 import type { Request } from '../handlers/context.js';
 import { Extensions } from './extensions.js';
+import { KubeletClient, loadKubeletTls } from '../kubelet/client.js';
+import { UPGRADE_DIRECTIVE_HEADER } from '../kubelet/upgrade-directive.js';
+import { getCoreObject, isConnect, serveConnect, type ConnectDeps } from '../handlers/connect.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -72,6 +76,8 @@ export class ApiServer {
   readonly cbor: boolean;
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
+  private kubelet: KubeletClient | undefined;
+  private connectDeps: ConnectDeps | undefined;
   shuttingDown = false;
   started = false;
   /** the `etcd` health check (with --storage-backend etcd3) */
@@ -198,6 +204,7 @@ export class ApiServer {
   /** Starts everything; returns the plain port bound (0 when `--port` is off). */
   async start(): Promise<number> {
     await this.auth.init();
+    this.startKubeletClient();
     if (this.options.storageBackend === 'etcd3') {
       const { etcdProbe } = await import('../storage/etcd/probe.js');
       this.etcdHealth = etcdProbe(this.pool.etcdConfig);
@@ -254,6 +261,26 @@ export class ApiServer {
     return this.port;
   }
 
+  /** The node agents' client (connect subresources); the TLS front gets its dial material. */
+  private startKubeletClient(): void {
+    const o = this.options;
+    const tls = loadKubeletTls(o, this.auth.kubeletClientFiles);
+    const kubelet = this.kubelet = new KubeletClient(tls, o.kubeletTimeoutMs);
+    this.auth.kubeletDial = kubelet.dialMaterial;
+    this.connectDeps = {
+      kubelet, preferredAddressTypes: o.kubeletPreferredAddressTypes, kubeletPort: o.kubeletPort, maxRequestBodyBytes: o.maxRequestBodyBytes,
+      getObject: (resource, ns, name) => getCoreObject(this.services, resource, ns, name),
+      upgrade: (x, t) => {
+        const directive = this.auth.upgradeDirective;
+        if (!directive) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
+        x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
+        send(x, 200, 'text/plain', '');
+      },
+      allowLoopbackProxy: process.env.PLAT_PROXY_ALLOW_LOOPBACK === '1',
+      verifiesAgents: tls.ca !== undefined,
+    };
+  }
+
   /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
   private handle(res: HttpResponse, req: HttpRequest): void {
     const r = this.accept(res, req);
@@ -308,15 +335,23 @@ export class ApiServer {
       if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
       if (!this.apf) x.release = this.inflight.admit(info.verb);
       const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
+      if (this.connectDeps && isConnect(req)) return serveConnect(req, this.connectDeps);
       const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
       if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
       const { admission } = this.extensions;
-      if (admission.applies(req)) return admission.admit(req, (admitted) => this.write(admitted));
-      this.write(req);
+      const attempt = (r: Request) => (admission.applies(r) ? admission.admit(r, (admitted) => this.write(admitted)) : this.write(r));
+      if (!admission.applies(req) && !this.checksWrite(req)) return this.write(req);
+      // checks look at a preview: the write is pinned to it, and a moved object starts over
+      withPin(req, this.options.maxRequestBodyBytes, attempt);
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
     }
+  }
+
+  /** Whether write() checks the request before its handler. */
+  private checksWrite(req: Request): boolean {
+    return this.signerAdmission.applies(req) || this.authz.guards(req);
   }
 
   /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
@@ -348,6 +383,7 @@ export class ApiServer {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
     this.auth.close();
+    this.kubelet?.close();
     await this.pool.close();
     this.etcdHealth?.close();
     await this.audit?.close();
@@ -360,7 +396,8 @@ function checkScope(namespaced: boolean, info: ReturnType<typeof parseRequestInf
   if (namespaced && !info.namespace && info.name) throw notFound();
   if (namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw notFound();
   if (info.subresource && !subresources.includes(info.subresource)) throw notFound();
-  if (info.parts.length > 3) throw notFound();
+  // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
+  if (info.parts.length > 3 && info.subresource !== 'proxy') throw notFound();
 }
 
 function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: string[] }[] }, info: ReturnType<typeof parseRequestInfo>): void {

@@ -13,6 +13,7 @@ import type { Request } from '../../handlers/context.js';
 import type { VirtualKind } from '../../registry/strategies/reviews.js';
 import type { ActorPool } from '../../server/actor-pool.js';
 import { checkBodyThen } from '../../server/http.js';
+import { pinTo, retried } from '../../handlers/pin.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../server/negotiation.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.js';
 import { accessReviewKinds } from './access-reviews.js';
@@ -159,7 +160,7 @@ export class Authorization {
    * same bytes; a refusal is upstream's 403.
    */
   guardWrite(r: Request, next: (r: Request) => void): void {
-    checkBodyThen(r, this.maxBody, (buf) => this.check(r, buf), next);
+    checkBodyThen(r, this.maxBody, (buf) => this.check(r, buf), next, (e) => retried(r, e));
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {
@@ -169,12 +170,14 @@ export class Authorization {
       const full = this.nodeRestriction!.needsObjects(w);
       const obj = (i.verb === 'create' && !i.subresource) || full ? await this.preview(r, buf) : undefined;
       const old = full && obj !== undefined ? await this.stored(r) : undefined;
+      if (full) pinOld(r, obj, old);
       if (obj !== undefined || i.verb !== 'create' || i.subresource) this.nodeRestriction!.check(w, obj, old);
     }
     if (!this.escalation.applies(i.apiGroup, i.resource, i.subresource, i.verb, user)) return;
     const obj = await this.preview(r, buf);
     if (obj === undefined) return;
     const old = i.verb === 'create' ? undefined : await this.stored(r);
+    pinOld(r, obj, old);
     await this.escalation.check({ user, resource: i.resource, namespace: i.namespace, pathName: i.name }, obj, old);
   }
 
@@ -200,4 +203,13 @@ export class Authorization {
     if ('error' in res) throw new StatusError(res.error);
     return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
   }
+}
+
+/**
+ * Pins the write to what the check saw: the stored object, and for a patch also its preview
+ * (a dry run at some version, which must be the same one); an update stores its own body.
+ */
+function pinOld(r: Request, obj: unknown, old: unknown): void {
+  if (r.info.verb === 'patch' && obj !== undefined) pinTo(r, obj);
+  pinTo(r, old);
 }

@@ -13,6 +13,7 @@ import type { ActorPool, OpInput } from '../../server/actor-pool.js';
 import type { Request } from '../../handlers/context.js';
 import { PATCH_TYPES } from '../../handlers/resource.js';
 import { checkBodyThen } from '../../server/http.js';
+import { pinTo, retried } from '../../handlers/pin.js';
 import { bodyFormat, isTruthy } from '../../server/negotiation.js';
 import { MASTERS_GROUP, type UserInfo } from '../types.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
@@ -51,13 +52,15 @@ export class SignerAdmission {
 
   /** Reads the body, checks, then hands the request on with the same bytes; a refusal is a 403. */
   admit(r: Request, next: (r: Request) => void): void {
-    checkBodyThen(r, this.deps.maxRequestBodyBytes, (buf) => this.check(r, buf), next);
+    checkBodyThen(r, this.deps.maxRequestBodyBytes, (buf) => this.check(r, buf), next, (e) => retried(r, e));
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {
     const json = this.deps.stored(r.info.name);
     if (json === undefined) return;
     const stored = JSON.parse(json);
+    // the signer and status checked must be those of the object written (delete and re-create keep the name)
+    pinTo(r, stored);
     const signer = String(stored.spec?.signerName ?? '');
     const user = r.user as UserInfo;
     if (r.info.subresource === 'approval') {
@@ -66,6 +69,7 @@ export class SignerAdmission {
     }
     const next = await this.preview(r, buf);
     if (next === undefined) return;
+    pinTo(r, next);
     const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
     if (same(next.status?.certificate, stored.status?.certificate) && same(next.status?.conditions, stored.status?.conditions)) return;
     if (!await authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)) throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);

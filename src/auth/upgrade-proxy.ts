@@ -1,0 +1,147 @@
+/**
+ * Streaming upgrades on the TLS front (upstream UpgradeAwareHandler): exec, attach and
+ * portforward requests with an `Upgrade` header (WebSocket or SPDY/3.1). The head goes, on a
+ * connection of its own, to the internal uWS listener, where the filter chain authenticates and
+ * authorizes it and the connect handler resolves the node agent. Its answer is either an
+ * ordinary response (an error: passed to the client, then the connection closes) or the
+ * upgrade directive (src/kubelet/upgrade-directive.ts): then this thread dials the agent over
+ * TLS with the kubelet client certificate, sends it the client's head with the agent's path,
+ * and pipes raw bytes both ways with stream backpressure. The agent's own answer (101 and its
+ * frames, or its error) reaches the client unchanged, so any protocol the client and the agent
+ * share works: WebSocket v5.channel.k8s.io, SPDY/3.1, SPDY tunneled over WebSocket.
+ */
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { KubeletDialMaterial } from '../kubelet/client.js';
+import { dialMessage } from '../kubelet/client.js';
+import { UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+const MAX_RESPONSE_HEAD = 64 * 1024;
+/** client bytes held while the agent is dialed before the client is paused */
+const MAX_PENDING = 1024 * 1024;
+
+export interface UpgradeProxyOptions {
+  /** unix socket of the internal uWS listener */
+  upstreamPath: string;
+  secretHex: string;
+  /** header name the front injects (dropped from what the agent sees) */
+  identityHeader: string;
+  kubelet?: KubeletDialMaterial;
+}
+
+/** Where the client's bytes after the upgrade head go. */
+export interface Tunnel { write(b: Buffer): void }
+
+/** Starts serving one upgrade request whose (rewritten) head is `head`. */
+export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOptions): Tunnel {
+  let backend: Duplex | undefined;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let closed = false;
+  const internal = netConnect({ path: o.upstreamPath });
+  const finish = () => { closed = true; internal.destroy(); backend?.destroy(); };
+  client.on('close', finish);
+  client.on('error', finish);
+  client.on('end', () => backend?.end());
+  internal.on('error', () => { if (!closed) client.destroy(); });
+  internal.write(head);
+  let buf = Buffer.alloc(0);
+  const onHead = (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    const end = buf.indexOf(HEAD_END);
+    if (end < 0) { if (buf.length > MAX_RESPONSE_HEAD) client.destroy(); return; }
+    internal.off('data', onHead);
+    const headText = buf.subarray(0, end).toString('latin1');
+    const target = directiveOf(headText, o.secretHex);
+    if (!target) return passResponse(client, internal, buf, end + 4, headText);
+    internal.destroy();
+    dial(client, head, target, o, (b) => {
+      backend = b;
+      for (const p of pending) b.write(p);
+      pending = [];
+      client.resume();
+      b.on('drain', () => client.resume());
+    });
+  };
+  internal.on('data', onHead);
+  return {
+    write(b: Buffer) {
+      if (backend) { if (!backend.write(b)) client.pause(); return; }
+      pending.push(Buffer.from(b));
+      pendingBytes += b.length;
+      if (pendingBytes > MAX_PENDING) client.pause();
+    },
+  };
+}
+
+function directiveOf(head: string, secretHex: string): UpgradeTarget | undefined {
+  for (const line of head.split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === UPGRADE_DIRECTIVE_HEADER) return decodeUpgradeDirective(secretHex, line.slice(colon + 1).trim());
+  }
+  return undefined;
+}
+
+/** An ordinary answer (401, 403, 404, 400...): its head and Content-Length bytes, then close. */
+function passResponse(client: Duplex, internal: Duplex, buf: Buffer, bodyStart: number, head: string): void {
+  const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  let left = m ? Number(m[1]) : 0;
+  const first = buf.subarray(0, Math.min(buf.length, bodyStart + left));
+  left -= first.length - bodyStart;
+  client.write(first);
+  if (left <= 0) { internal.destroy(); client.end(); return; }
+  internal.on('data', (c: Buffer) => {
+    const part = c.subarray(0, left);
+    left -= part.length;
+    client.write(part);
+    if (left <= 0) { internal.destroy(); client.end(); }
+  });
+  internal.on('end', () => client.end());
+}
+
+/** The client's head as the agent sees it: the agent's path, its Host, no credentials. */
+function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buffer {
+  const lines = head.toString('latin1').split('\r\n');
+  const method = lines[0]!.split(' ')[0];
+  const host = t.host.includes(':') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
+  let out = `${method} ${t.path} HTTP/1.1\r\nHost: ${host}\r\n`;
+  for (const line of lines.slice(1)) {
+    if (line === '') continue;
+    const name = line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase();
+    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-')) continue;
+    out += line + '\r\n';
+  }
+  return Buffer.from(out + '\r\n', 'latin1');
+}
+
+function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Duplex) => void): void {
+  const k = o.kubelet;
+  const sock = tlsConnect({
+    host: t.host, port: t.port, ...(isIP(t.host) ? {} : { servername: t.host }), ALPNProtocols: ['http/1.1'],
+    ...(k?.cert ? { cert: Buffer.from(k.cert), key: Buffer.from(k.key!) } : {}),
+    ...(k?.ca && !t.insecure ? { ca: Buffer.from(k.ca), rejectUnauthorized: true } : { rejectUnauthorized: false }),
+  });
+  const timeoutMs = k?.timeoutMs ?? 5_000;
+  const timer = setTimeout(() => sock.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
+  let connected = false;
+  sock.once('secureConnect', () => {
+    connected = true;
+    clearTimeout(timer);
+    sock.setNoDelay(true);
+    sock.write(agentHead(head, t, o.identityHeader));
+    sock.pipe(client);
+    ready(sock);
+  });
+  sock.on('error', (e: NodeJS.ErrnoException) => {
+    clearTimeout(timer);
+    if (client.destroyed) return;
+    // once piping, a broken agent connection breaks the client's (as a dropped TCP stream would)
+    if (connected) { client.destroy(); return; }
+    const message = `error dialing backend: ${dialMessage(t, e)}`;
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+    client.end(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}

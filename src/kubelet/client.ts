@@ -1,0 +1,125 @@
+/**
+ * The client of the node agents (upstream pkg/kubelet/client): HTTPS with the server's kubelet
+ * client certificate, the agent's serving certificate verified only when
+ * `--kubelet-certificate-authority` is given (upstream's default), keep-alive connections pooled
+ * per agent by one node:https Agent, and `--kubelet-timeout` bounding the dial and the wait for
+ * the response head (never a streamed body: `logs -f` may stay quiet for hours).
+ */
+import { Agent, request } from 'node:https';
+import { Agent as HttpAgent, request as plainRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { KubeletOptions } from './options.js';
+import { plainError, type NodeConnection } from './location.js';
+import type { StatusError } from '../api/status.js';
+
+export interface KubeletTls { cert?: Buffer; key?: Buffer; ca?: Buffer }
+
+/** What the TLS front needs to dial node agents itself (plain data: it crosses to its thread). */
+export interface KubeletDialMaterial { cert?: Uint8Array; key?: Uint8Array; ca?: Uint8Array; timeoutMs: number }
+
+export interface KubeletRequest {
+  method: string;
+  /** path and query on the agent */
+  path: string;
+  headers?: OutgoingHttpHeaders;
+  /** upstream insecureSkipTLSVerifyBackend (pods/log) */
+  insecure?: boolean;
+  /** plain HTTP (nodes/N:port/proxy to a port other than the agent's, pods and services proxies) */
+  plain?: boolean;
+  /** HTTPS without the client certificate, unverified (pods and services proxies: never show a pod our credential) */
+  bare?: boolean;
+}
+
+export interface KubeletReply {
+  /** the response head arrived */
+  response(res: IncomingMessage): void;
+  /** the dial or the head failed (the Status upstream answers) */
+  error(e: StatusError): void;
+}
+
+export function loadKubeletTls(o: KubeletOptions, defaults: { certFile: string; keyFile: string } | undefined): KubeletTls {
+  const certFile = o.kubeletClientCertificate || defaults?.certFile;
+  const keyFile = o.kubeletClientKey || defaults?.keyFile;
+  const read = (flag: string, f: string) => {
+    try { return readFileSync(f); } catch (e) { throw new Error(`--${flag}: cannot read ${f}: ${(e as Error).message}`); }
+  };
+  return {
+    ...(certFile && keyFile ? { cert: read('kubelet-client-certificate', certFile), key: read('kubelet-client-key', keyFile) } : {}),
+    ...(o.kubeletCertificateAuthority ? { ca: read('kubelet-certificate-authority', o.kubeletCertificateAuthority) } : {}),
+  };
+}
+
+export class KubeletClient {
+  private readonly verified: Agent;
+  private readonly unverified: Agent;
+  private readonly bare = new Agent({ keepAlive: true, maxFreeSockets: 16, rejectUnauthorized: false });
+  private readonly plain = new HttpAgent({ keepAlive: true, maxFreeSockets: 16 });
+
+  constructor(private readonly tls: KubeletTls, private readonly timeoutMs: number) {
+    const base = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 16, ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) };
+    this.verified = new Agent({ ...base, ...(tls.ca ? { ca: tls.ca, rejectUnauthorized: true } : { rejectUnauthorized: false }) });
+    this.unverified = tls.ca ? new Agent({ ...base, rejectUnauthorized: false }) : this.verified;
+  }
+
+  get dialMaterial(): KubeletDialMaterial {
+    return { ...(this.tls.cert ? { cert: this.tls.cert, key: this.tls.key } : {}), ...(this.tls.ca ? { ca: this.tls.ca } : {}), timeoutMs: this.timeoutMs };
+  }
+
+  /** The URL as upstream's error messages show it. */
+  static url(c: NodeConnection, path: string, plain = false): string {
+    const host = c.host.includes(':') ? `[${c.host}]` : c.host;
+    return `${plain ? 'http' : 'https'}://${host}:${c.port}${path}`;
+  }
+
+  /**
+   * Sends a request to the agent; reply.response gets the head, reply.error a dial or head
+   * failure (or the timeout). The caller writes the body and ends the returned request.
+   */
+  send(c: NodeConnection, r: KubeletRequest, reply: KubeletReply): ClientRequest {
+    const url = KubeletClient.url(c, r.path, r.plain);
+    const verb = r.method === 'GET' ? 'Get' : r.method.charAt(0) + r.method.slice(1).toLowerCase();
+    const opts = { host: c.host, port: c.port, method: r.method, path: r.path, headers: r.headers ?? {} };
+    const req = r.plain ? plainRequest({ ...opts, agent: this.plain })
+      : request({ ...opts, agent: r.bare ? this.bare : r.insecure ? this.unverified : this.verified });
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      reply.error(plainError(`${verb} ${JSON.stringify(url)}: net/http: timeout awaiting response headers`));
+    }, this.timeoutMs);
+    req.once('response', (res) => {
+      clearTimeout(timer);
+      if (settled) { res.destroy(); return; }
+      settled = true;
+      reply.response(res);
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      reply.error(plainError(`${verb} ${JSON.stringify(url)}: ${dialMessage(c, e)}`));
+    });
+    return req;
+  }
+
+  close(): void {
+    this.verified.destroy();
+    this.unverified.destroy();
+    this.bare.destroy();
+    this.plain.destroy();
+  }
+}
+
+/** Go's wording of a failed dial, for the errors clients print. */
+export function dialMessage(c: NodeConnection, e: NodeJS.ErrnoException): string {
+  const addr = `${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+  switch (e.code) {
+    case 'ECONNREFUSED': return `dial tcp ${addr}: connect: connection refused`;
+    case 'ETIMEDOUT': return `dial tcp ${addr}: i/o timeout`;
+    case 'ECONNRESET': return `read tcp ${addr}: read: connection reset by peer`;
+    case 'ENOTFOUND': case 'EAI_AGAIN': return `dial tcp: lookup ${c.host}: no such host`;
+    default: return e.message;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * A loopback fake node agent speaking the kubelet's HTTPS API for the connect subresources:
+ * `/healthz`, `/containerLogs/<ns>/<pod>/<container>` (follow streams until closed),
+ * `/exec` and `/attach` over WebSocket (`v5.channel.k8s.io`, a few scripted commands), and
+ * `/portForward` over WebSocket tunneling SPDY (test/helpers/spdy.ts). It requires a client
+ * certificate signed by the given CA (the API server's cluster CA) and records who called.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { WsConn } from './ws-frames.js';
+
+export interface AgentCall { method: string; path: string; user: string; protocol?: string }
+
+export interface FakeKubelet {
+  port: number;
+  calls: AgentCall[];
+  /** log lines already there per `<ns>/<pod>/<container>` */
+  logs: Map<string, string[]>;
+  /** appends to a followed log (every open follow of that container gets it) */
+  emit(key: string, text: string | Buffer): void;
+  /** open follow streams per key */
+  followers(key: string): number;
+  /** handler for /portForward upgrades (set by tests that need it) */
+  portForward?: (ws: WsConn, req: IncomingMessage) => void;
+  /** delays every response head (a slow agent) */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+
+export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buffer }): Promise<FakeKubelet> {
+  const followers = new Map<string, Set<ServerResponse>>();
+  const k: FakeKubelet = {
+    port: 0, calls: [], logs: new Map(), delayMs: 0,
+    emit(key, text) { for (const res of followers.get(key) ?? []) res.write(text); },
+    followers: (key) => followers.get(key)?.size ?? 0,
+    close: async () => {
+      for (const set of followers.values()) for (const res of set) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const server: Server = createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    const user = String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+    k.calls.push({ method: req.method ?? '', path: req.url ?? '', user });
+    const serve = () => serveHttp(k, followers, req, res);
+    if (k.delayMs > 0) setTimeout(serve, k.delayMs); else serve();
+  });
+  server.on('upgrade', (req: IncomingMessage, sock: Duplex, head: Buffer) => {
+    const user = String((sock as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+    const path = req.url ?? '';
+    const want = path.startsWith('/portForward/') ? 'SPDY/3.1+portforward.k8s.io' : 'v5.channel.k8s.io';
+    k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade) });
+    if (String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
+      sock.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request');
+      return;
+    }
+    const accept = createHash('sha1').update(String(req.headers['sec-websocket-key']) + WS_GUID).digest('base64');
+    sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${want}\r\n\r\n`);
+    const ws = new WsConn(sock, head);
+    if (path.startsWith('/portForward/')) {
+      if (k.portForward) k.portForward(ws, req); else ws.close();
+      return;
+    }
+    runCommand(ws, new URL(path, 'https://x'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  k.port = (server.address() as { port: number }).port;
+  return k;
+}
+
+function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'https://x');
+  if (url.pathname === '/healthz') { res.setHeader('content-type', 'text/plain; charset=utf-8'); res.end('ok'); return; }
+  if (url.pathname === '/redirect') { res.statusCode = 302; res.setHeader('location', '/healthz'); res.end(); return; }
+  if (url.pathname === '/echo') {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body: Buffer.concat(chunks).toString() })));
+    return;
+  }
+  const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+  if (!m) { res.statusCode = 404; res.end('404 page not found\n'); return; }
+  const [, ns, pod, container] = m;
+  if (container === 'waiting') {
+    res.statusCode = 400;
+    res.end(`container "${container}" in pod "${pod}" is waiting to start: ContainerCreating`);
+    return;
+  }
+  const key = `${ns}/${pod}/${container}`;
+  let lines = k.logs.get(key) ?? [];
+  const tail = url.searchParams.get('tailLines');
+  if (tail !== null) lines = lines.slice(Math.max(0, lines.length - Number(tail)));
+  res.setHeader('content-type', 'text/plain');
+  res.write(lines.map((l) => `${l}\n`).join(''));
+  if (url.searchParams.get('follow') !== 'true') { res.end(); return; }
+  let set = followers.get(key);
+  if (!set) followers.set(key, set = new Set());
+  set.add(res);
+  res.on('close', () => set!.delete(res));
+}
+
+/** Channel ids of the remote-command WebSocket protocols. */
+export const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, CLOSE = 255;
+
+function exitStatus(command: string[], code: number): string {
+  if (code === 0) return JSON.stringify({ metadata: {}, status: 'Success' });
+  return JSON.stringify({
+    metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
+    reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+  });
+}
+
+/**
+ * The scripted "container": `sh -c 'exit N'`, `echo WORDS`, `cat` (stdin echoed to stdout
+ * until stdin closes), and attach (a greeting, then stdin echoed).
+ */
+function runCommand(ws: WsConn, url: URL): void {
+  const attach = url.pathname.startsWith('/attach/');
+  const command = url.searchParams.getAll('command');
+  const finish = (code: number) => { ws.send(Buffer.concat([Buffer.from([ERROR]), Buffer.from(exitStatus(command, code))])); ws.close(); };
+  const out = (text: string | Buffer) => ws.send(Buffer.concat([Buffer.from([STDOUT]), Buffer.from(text)]));
+  const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? command[2] ?? '' : '');
+  if (exit) return finish(Number(exit[1]));
+  if (command[0] === 'echo') { out(command.slice(1).join(' ') + '\n'); return finish(0); }
+  if (command[0] === 'cat' || attach) {
+    if (attach) out('attached\n');
+    ws.onMessage = (m) => {
+      if (m[0] === STDIN) out(m.subarray(1));
+      else if (m[0] === CLOSE && m[1] === STDIN) finish(0);
+    };
+    return;
+  }
+  ws.send(Buffer.concat([Buffer.from([STDERR]), Buffer.from(`exec: "${command[0]}": executable file not found in $PATH\n`)]));
+  finish(127);
+}
