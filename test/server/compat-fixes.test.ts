@@ -147,3 +147,25 @@ test('item 14: legacy discovery carries upstream storageVersionHash values (stor
   assert.equal(await hash('/apis/autoscaling/v2', 'horizontalpodautoscalers'), 'qwQve8ut294=');
   assert.equal(await hash('/apis/authentication.plat.io/v1', 'tokenreviews'), undefined);
 });
+
+test('item 4: DELETE and DELETE collection take DeleteOptions as Protobuf (any group version in the envelope) and YAML', async () => {
+  const del = (path: string, body: Uint8Array | string, type: string) =>
+    fetch(s.url + path, { method: 'DELETE', headers: { 'content-type': type }, body: body as BodyInit });
+  for (const [i, apiVersion] of ['v1', 'meta.k8s.io/v1', 'apps/v1'].entries()) {
+    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap(`del${i}`))).status, 201);
+    const wrongUid = codec.encodeObject({ apiVersion, kind: 'DeleteOptions', preconditions: { uid: 'not-the-uid' } });
+    const refused = await del(`/api/v1/namespaces/default/configmaps/del${i}`, wrongUid, 'application/vnd.kubernetes.protobuf');
+    assert.equal(refused.status, 409, await refused.text()); // the options were read: the precondition holds the delete back
+    const r = await del(`/api/v1/namespaces/default/configmaps/del${i}`, codec.encodeObject({ apiVersion, kind: 'DeleteOptions', gracePeriodSeconds: 0 }), PROTOBUF_MEDIA_TYPE);
+    assert.equal(r.status, 200, await r.text());
+  }
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('dely'))).status, 201);
+  const y = await del('/api/v1/namespaces/default/configmaps/dely', 'apiVersion: v1\nkind: DeleteOptions\npreconditions:\n  uid: nope\n', 'application/yaml');
+  assert.equal(y.status, 409, await y.text());
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('delc', { sweep: 'yes' }))).status, 201);
+  const c = await del('/api/v1/namespaces/default/configmaps?labelSelector=sweep%3Dyes', codec.encodeObject({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' }), PROTOBUF_MEDIA_TYPE);
+  assert.equal(c.status, 200, await c.text());
+  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/delc')).status, 404);
+  const text = await del('/api/v1/namespaces/default/configmaps/dely', 'x', 'text/plain');
+  assert.equal(text.status, 415);
+});
