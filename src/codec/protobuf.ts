@@ -278,7 +278,8 @@ export class ProtobufCodec {
     const own = pkg ? lookup(`${pkg}.${kind}`) : undefined;
     if (own) return own;
     const key = c.schema.groupKey(group);
-    if (!pkg && key !== '' && key !== 'meta') return undefined;
+    // meta types (DeleteOptions, ...) come under every group version and `meta.<any domain>/v1`
+    if (!pkg && key !== '' && key !== 'meta' && !key.startsWith('meta.')) return undefined;
     const meta = `${c.schema.base}.apimachinery.pkg.apis.meta`;
     return lookup(`${meta}.${version}.${kind}`) ?? lookup(`${meta}.v1.${kind}`);
   }

@@ -149,7 +149,7 @@ export function handleResource(r: Request, s: Services): void {
     case 'delete':
     case 'deletecollection':
       return withBody(r, s, async (body) => {
-        const options = deleteOptions(body?.text, query);
+        const options = deleteOptions(body, query);
         const queryDryRun = dryRun(query);
         checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
         if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
@@ -216,7 +216,7 @@ export function withBody(r: Request, s: Services, next: (body: Body) => Promise<
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : toBody(format, buf)))
+      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
       .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
@@ -282,9 +282,23 @@ function errorStatus(e: unknown) {
   return (e as { status?: unknown }).status ? (e as { status: any }).status : errors.internal(String(e)).status;
 }
 
-function deleteOptions(text: string | undefined, q: URLSearchParams): DeleteOptions {
+/**
+ * The body of a DELETE (DeleteOptions) in any encoding the server reads elsewhere: JSON, YAML,
+ * Protobuf (the `k8s\0` envelope, custom resources included: the options are a meta type) and
+ * CBOR when enabled; an empty body is no options. Another Content-Type is a 415.
+ */
+function optionsBody(r: Request, s: Services, buf: Buffer): Body {
+  if (buf.length === 0) return toBody('json', buf);
+  return toBody(bodyFormat(r.headers.contentType, s.protobufMediaType, cborEnabled(s.options)), buf);
+}
+
+function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOptions {
   let o: any = {};
-  if (text && text.trim()) {
+  const text = body?.text;
+  if (body && body.contentType !== 'json') {
+    o = decodeBody(body);
+    if (o.kind !== undefined && o.kind !== 'DeleteOptions') throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
+  } else if (text && text.trim()) {
     try { o = JSON.parse(text); } catch (e) { throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`); }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw errors.badRequest('DeleteOptions must be an object');
   }

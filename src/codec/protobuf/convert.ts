@@ -9,6 +9,7 @@ import type { ProtoSchema } from './schema.js';
 import { FieldError } from './errors.js';
 import { formatMicroTime, formatTime, parseTime, toNumber } from './time.js';
 import { checkBracketDepth, DepthError } from '../../schema/depth.js';
+import { OMIT_ZERO } from './generated/omit-zero.js';
 
 /** JSON value → protobufjs value. */
 type Enc = (v: any) => unknown;
@@ -24,6 +25,11 @@ interface Slot {
   dec: Dec;
   /** set for Go embedded structs whose members JSON inlines into the parent */
   inline?: Plan;
+  /**
+   * a scalar Go field that is a non-pointer with `omitempty`: upstream's Marshal writes its zero
+   * value, a JSON client never sends it, so decoding drops it (a pointer's zero is a set value)
+   */
+  omitZero?: boolean;
 }
 
 interface Route {
@@ -125,10 +131,12 @@ export class Converter {
       return;
     }
     const layout = this.schema.layout(type);
+    const omitZero = new Set(OMIT_ZERO[this.schema.relName(type)] ?? []);
     type.fieldsArray.forEach((field, i) => {
       const l = layout[i]!;
       const kind = field.map ? 'map' : field.repeated ? 'repeated' : 'single';
       const slot: Slot = { name: field.name, json: l.json, kind, enc: () => undefined, dec: () => undefined };
+      if (kind === 'single' && !field.resolvedType && omitZero.has(field.name)) slot.omitZero = true;
       if (l.inline && field.resolvedType instanceof protobuf.Type) slot.inline = this.plan(field.resolvedType);
       else this.valueCodec(field, slot);
       plan.slots.push(slot);
@@ -202,7 +210,7 @@ export class Converter {
       }
       if (slot.kind === 'single' && !own.call(m, slot.name)) continue;
       const v = m[slot.name];
-      if (v === null || v === undefined) continue;
+      if (v === null || v === undefined || (slot.omitZero && isZero(v))) continue;
       const j = slot.dec(v);
       if (j !== undefined) out[slot.json] = j;
     }
@@ -266,6 +274,13 @@ export class Converter {
     }
     return undefined;
   }
+}
+
+/** The zero value of a scalar as protobufjs decodes it (Long for 64-bit integers, Uint8Array for bytes). */
+function isZero(v: unknown): boolean {
+  if (v === false || v === '' || v === 0) return true;
+  if (v instanceof Uint8Array) return v.length === 0;
+  return typeof v === 'object' && v !== null && (v as { low?: unknown }).low === 0 && (v as { high?: unknown }).high === 0;
 }
 
 /** Runs an encoder, recording the key or index in the error path. */
