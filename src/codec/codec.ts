@@ -64,19 +64,23 @@ export function contentTypeOf(enc: Encoding): string {
   return base;
 }
 
-/** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
+/**
+ * Encodes a value; the JSON fast path reuses an already-encoded string when given one. As
+ * upstream's JSON serializer: a compact body ends with a newline (json.Encoder), a pretty one
+ * does not (json.MarshalIndent). `json + '\n'` is a V8 cons string: no copy of the body here.
+ */
 export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
-  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
-  return json ?? JSON.stringify(value);
+  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2);
+  return (json ?? JSON.stringify(value)) + '\n';
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
 export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
-  return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
+  return enc.format === 'json' && !enc.pretty ? json + '\n' : encode(undefined, enc, json);
 }
 
 /**

@@ -186,7 +186,7 @@ export class Store {
       return { code: 200, body: items.map((e) => e.json).join(','), contentType: contentTypeOf(op.enc), page };
     }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
-      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
+      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };
     }
     if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
@@ -357,7 +357,7 @@ export class Store {
   private deleteOne(old: Entry, options: DeleteOptions, dryRun: boolean, txn: Txn): { obj: any; removed: boolean } {
     const t = { ...this.target(old.name), name: old.name };
     checkPreconditions(old.obj, options, t, old.rv);
-    const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t);
+    const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t, this.ctx.config);
     if (plan.action === 'unchanged') return { obj: old.obj, removed: false };
     if (plan.action === 'pending') {
       this.commitUpdate(plan.next, old, dryRun, { format: 'json', pretty: false }, txn);
