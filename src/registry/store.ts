@@ -17,7 +17,7 @@ import { VersionView } from './version-view.js';
 import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
-import { patchObject } from './patch.js';
+import { patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
@@ -296,6 +296,7 @@ export class Store {
     const { def } = this.ctx;
     const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
+    if (op.patchType === 'strategic') notes.restoreError = (why) => strategicRestoreError(op.text, why);
     const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource, duplicates: notes.duplicates };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
     const now = rfc3339(txn.now);
