@@ -101,7 +101,8 @@ function servedFromCache(r: Request, s: Services): boolean {
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
   const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
-  send(r.x, 200, 'application/json', json);
+  // a compact JSON body ends with a newline, as every serializer reply (a cons string, no copy)
+  send(r.x, 200, 'application/json', json + '\n');
   return true;
 }
 

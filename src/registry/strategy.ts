@@ -12,6 +12,10 @@ export interface StrategyConfig {
   apiServiceName: string;
   /** lifetime of an Event after its last write, ms (--event-ttl) */
   eventTtlMs: number;
+  /** the domain of the labels the server writes (`<product>.io`: platform.io, kubernetes.io) */
+  labelDomain: string;
+  /** namespaces that may not be deleted: default and the identity's system, public and node-lease ones */
+  protectedNamespaces: readonly string[];
 }
 
 /** Who asked for a write (the authenticated user, as plain data that crosses threads). */
@@ -84,7 +88,7 @@ export interface ResourceStrategy {
   /** Reply with the removed object (pods, services, namespaces) instead of a Success Status. */
   returnDeletedObject: boolean;
   /** Refuses deletion outright (e.g. system namespaces): a message for a 403, or undefined. */
-  forbidDelete(obj: any): string | undefined;
+  forbidDelete(obj: any, config: StrategyConfig): string | undefined;
   /**
    * Writes through a subresource other than status and scale (e.g. namespaces/finalize): the
    * next object from the written one and the stored one; undefined when not supported.
