@@ -77,6 +77,8 @@ export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, 
   auditLogMaxAgeDays: number;
   /** `--encryption-provider-config`: EncryptionConfiguration file ('' = no encryption at rest) */
   encryptionProviderConfig: string;
+  /** `--reshard`: redistribute an LMDB data directory's keys to `--shards` before starting (src/server/reshard.ts) */
+  reshard: boolean;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -126,6 +128,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   auditLogMaxBackups: 0,
   auditLogMaxAgeDays: 0,
   encryptionProviderConfig: '',
+  reshard: false,
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -229,6 +232,10 @@ const FLAGS: Record<string, Setter> = {
   'leader-elect-lease-duration': duration('leader-elect-lease-duration', (o, ms) => { o.leaderElectLeaseDurationMs = ms; }),
   'leader-elect-renew-deadline': duration('leader-elect-renew-deadline', (o, ms) => { o.leaderElectRenewDeadlineMs = ms; }),
   'leader-elect-retry-period': duration('leader-elect-retry-period', (o, ms) => { o.leaderElectRetryPeriodMs = ms; }),
+  'reshard': (o, v) => {
+    if (v !== 'true' && v !== 'false') throw new Error(`--reshard must be true or false, got "${v}"`);
+    o.reshard = v === 'true';
+  },
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
   'cluster-signing-duration': (o, v) => {
@@ -254,6 +261,9 @@ function checkCombined(o: ServerOptions): void {
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
+/** Server booleans that, as pflag's, may be given alone (`--reshard` = `--reshard=true`). */
+const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['leader-elect', 'reshard']);
+
 export function parseArgs(argv: string[]): ServerOptions {
   const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: defaultGates(), warnings: [] };
   for (let i = 0; i < argv.length; i++) {
@@ -263,7 +273,7 @@ export function parseArgs(argv: string[]): ServerOptions {
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || name === 'leader-elect') && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || SERVER_BOOLEAN_FLAGS.has(name)) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
     const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);
