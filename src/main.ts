@@ -9,6 +9,8 @@ import { ApiServer } from './server/server.js';
 import { prepareDataDir } from './server/data-dir.js';
 import { reshard } from './server/reshard.js';
 import { oneLine } from './server/startup-error.js';
+import { renderHelp } from './server/flag-docs.js';
+import { GIT_VERSION, VERSION_INFO } from './api/release.js';
 
 function fail(e: unknown, code: number): never {
   process.stderr.write(`error: ${oneLine(e)}\n`);
@@ -30,6 +32,14 @@ async function main(): Promise<void> {
     options = parseArgs(process.argv.slice(2));
   } catch (e) {
     fail(e, 2);
+  }
+  if (options.help) {
+    process.stdout.write(renderHelp());
+    return;
+  }
+  if (options.version) {
+    process.stdout.write(options.version === 'raw' ? `${JSON.stringify(VERSION_INFO, null, 2)}\n` : `platform-apiserver ${GIT_VERSION}\n`);
+    return;
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
   let server: ApiServer;
