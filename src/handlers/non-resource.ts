@@ -10,11 +10,9 @@ import type { ApiServer } from '../server/server.js';
 import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
+import { VERSION_INFO } from '../api/release.js';
 
-export const VERSION_INFO = {
-  major: '1', minor: '32', gitVersion: 'v1.32.0-platform', gitCommit: 'platform-apiserver', gitTreeState: 'clean',
-  buildDate: '2026-11-22T00:00:00Z', goVersion: 'node' + process.versions.node, compiler: 'tsc', platform: `${process.platform}/${process.arch}`,
-};
+export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
