@@ -5,6 +5,7 @@
  */
 import type { StatusCause } from '../../api/status.js';
 import { checkValue, withPlatExtensions } from './structural.js';
+import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -84,13 +85,25 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
 }
 
-function version(v: any, path: string, out: StatusCause[]): void {
+/**
+ * schemaPath: where the version's schema errors point; upstream reports them under
+ * spec.validation.openAPIV3Schema when every version has the same schema (it hoists it).
+ */
+function version(v: any, path: string, out: StatusCause[], schemaPath: string): void {
   if (!isObj(v)) { out.push(required(path)); return; }
   if (!v.name) out.push(required(`${path}.name`));
   else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
   const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
   if (!isObj(schema)) out.push(required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
-  else structural(schema, `${path}.schema.openAPIV3Schema`, out, true);
+  else {
+    const before = out.length;
+    structural(schema, schemaPath, out, true);
+    // rules are compiled only over a structural schema (their types come from it)
+    if (out.length === before) {
+      const ext = JSON.stringify(v.schema.openAPIV3Schema).includes('"x-kubernetes-') ? 'x-kubernetes' : 'x-plat';
+      out.push(...ruleCauses(withTypeAndObjectMeta(schema), schemaPath, ext));
+    }
+  }
   const scale = v.subresources?.scale;
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
@@ -137,8 +150,15 @@ export function validateCRD(crd: any): StatusCause[] {
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
   const seen = new Set<string>();
+  const schemas = versions.map((v: any) => JSON.stringify(v?.schema?.openAPIV3Schema ?? null));
+  const hoisted = versions.length > 0 && schemas.every((x: string) => x === schemas[0]) && schemas[0] !== 'null';
+  const reported = new Set<string>();
   versions.forEach((v: any, i: number) => {
-    version(v, `spec.versions[${i}]`, out);
+    const schemaPath = hoisted ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    const mine: StatusCause[] = [];
+    version(v, `spec.versions[${i}]`, mine, schemaPath);
+    // a hoisted schema is validated once: its errors are not repeated per version
+    for (const c of mine) if (!hoisted || !reported.has(`${c.field}\0${c.message}`)) { reported.add(`${c.field}\0${c.message}`); out.push(c); }
     if (typeof v?.name === 'string') {
       if (seen.has(v.name)) out.push(duplicate(`spec.versions[${i}].name`, v.name));
       seen.add(v.name);

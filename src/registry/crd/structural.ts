@@ -6,6 +6,7 @@
  */
 import type { StatusCause } from '../../api/status.js';
 import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
+import { same } from '../strategies/field-errors.js';
 
 type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -134,8 +135,13 @@ function typeMatches(want: string, v: unknown): boolean {
   return t === want;
 }
 
-/** Validates one value against its schema; `path` is upstream's field path (`spec.replicas`). */
-function check(v: unknown, s: Raw, path: string, c: Ctx): void {
+/**
+ * Validates one value against its schema; `path` is upstream's field path (`spec.replicas`).
+ * old is the correlated stored value on update: an unchanged value is not validated again
+ * (upstream validation ratcheting, CRDValidationRatcheting).
+ */
+function check(v: unknown, s: Raw, path: string, c: Ctx, old?: unknown): void {
+  if (old !== undefined && same(v, old)) return;
   const at = path || '<root>';
   if (v === null) {
     if (s.nullable === true || s['x-plat-preserve-unknown-fields'] === true && !s.type) return;
@@ -154,8 +160,8 @@ function check(v: unknown, s: Raw, path: string, c: Ctx): void {
   }
   if (typeof v === 'string') checkString(v, s, path, at, c);
   else if (typeof v === 'number') checkNumber(v, s, path, at, c);
-  else if (Array.isArray(v)) checkArray(v, s, path, at, c);
-  else if (isObj(v)) checkObject(v, s, path, c);
+  else if (Array.isArray(v)) checkArray(v, s, path, at, c, Array.isArray(old) ? old : undefined);
+  else if (isObj(v)) checkObject(v, s, path, c, isObj(old) ? old : undefined);
 }
 
 /** compiled patterns (null: not a valid expression here, so not checked) */
@@ -198,7 +204,16 @@ function checkNumber(v: number, s: Raw, path: string, at: string, c: Ctx): void 
   }
 }
 
-function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx): void {
+/** The stored item an item correlates with: by keys (map lists), by value (sets); atomic lists do not correlate. */
+function correlated(s: Raw, item: unknown, olds: unknown[] | undefined): unknown {
+  if (!olds) return undefined;
+  const keys = s['x-plat-list-map-keys'];
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(keys) && isObj(item)) return olds.find((o) => isObj(o) && keys.every((k) => same(o[k], item[k])));
+  if (s['x-plat-list-type'] === 'set') return olds.find((o) => same(o, item));
+  return undefined;
+}
+
+function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds?: unknown[]): void {
   if (typeof s.maxItems === 'number' && v.length > s.maxItems) {
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${v.length}: must have at most ${s.maxItems} items`, field: path });
   }
@@ -214,7 +229,7 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx): voi
       seen.add(k);
     });
   }
-  if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c));
+  if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c, correlated(s, x, olds)));
 }
 
 /** a schema's properties as entries, computed once per schema object */
@@ -225,7 +240,7 @@ function entriesOf(props: Raw): [string, Raw][] {
   return e;
 }
 
-function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void {
+function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?: Record<string, any>): void {
   const child = (k: string) => (path ? `${path}.${k}` : k);
   if (s['x-plat-embedded-resource']) {
     for (const k of ['apiVersion', 'kind']) if (!v[k]) c.causes.push({ reason: 'FieldValueRequired', message: 'Required value: must not be empty', field: child(k) });
@@ -237,9 +252,9 @@ function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`, field: path });
   }
   if (isObj(s.properties)) {
-    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c);
+    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c, old?.[k]);
   } else if (isObj(s.additionalProperties)) {
-    for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c);
+    for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c, old?.[k]);
   }
 }
 
@@ -255,9 +270,9 @@ export function rootSchema(schema: Raw): Raw {
  * Causes for every field of obj (but metadata, apiVersion, kind) that breaks the schema;
  * root is rootSchema(schema), computed once.
  */
-export function validateCustom(obj: Record<string, any>, root: Raw): StatusCause[] {
+export function validateCustom(obj: Record<string, any>, root: Raw, old?: Record<string, any>): StatusCause[] {
   const c: Ctx = { causes: [] };
-  checkObject(obj, root, '', c);
+  checkObject(obj, root, '', c, isObj(old) ? old : undefined);
   return c.causes;
 }
 
