@@ -57,6 +57,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
   if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
   if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
+  if (s.uniqueItems === true) out.push(forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   if (s.properties !== undefined && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }

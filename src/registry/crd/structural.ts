@@ -7,6 +7,7 @@
 import type { StatusCause } from '../../api/status.js';
 import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
 import { same } from '../strategies/field-errors.js';
+import { checkComposition } from './composition.js';
 
 type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -16,7 +17,7 @@ const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'obj
 function compile(s: Raw | undefined): SchemaNode {
   if (!isObj(s)) return { kind: 'any', preserveUnknown: true };
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
-  if (s['x-plat-int-or-string'] || s.anyOf || s.oneOf) return { kind: 'scalar' };
+  if (s['x-plat-int-or-string'] || ((s.anyOf || s.oneOf) && !s.type && !s.properties)) return { kind: 'scalar' };
   let node: SchemaNode;
   if (s.type === 'array') {
     node = { kind: 'list', elem: compile(s.items), listType: s['x-plat-list-type'] ?? 'atomic' };
@@ -64,18 +65,19 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
     return item && ((v) => { if (Array.isArray(v)) for (const x of v) item(x); });
   }
   if (isObj(s.properties)) {
-    const fields: [string, unknown, Defaulter | undefined][] = [];
+    const fields: [string, unknown, Defaulter | undefined, boolean][] = [];
     for (const [k, ps] of Object.entries(s.properties as Record<string, Raw>)) {
       if (root && (k === 'metadata' || k === 'apiVersion' || k === 'kind')) continue;
       const d = isObj(ps) ? ps.default : undefined;
       const child = defaulterOf(ps, false);
-      if (d !== undefined || child) fields.push([k, d, child]);
+      if (d !== undefined || child) fields.push([k, d, child, isObj(ps) && ps.nullable === true]);
     }
     if (!fields.length) return undefined;
+    // null is kept where the schema is nullable; elsewhere it is pruned, and the default applies (upstream)
     return (v) => {
       if (!isObj(v)) return;
-      for (const [k, d, child] of fields) {
-        if (v[k] === undefined && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
+      for (const [k, d, child, nullable] of fields) {
+        if ((v[k] === undefined || (v[k] === null && !nullable)) && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
         if (child && v[k] !== undefined) child(v[k]);
       }
     };
@@ -158,6 +160,9 @@ function check(v: unknown, s: Raw, path: string, c: Ctx, old?: unknown): void {
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => e === v || (typeof e === 'object' && JSON.stringify(e) === JSON.stringify(v)))) {
     c.causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown(v)}: supported values: ${s.enum.map(shown).join(', ')}`, field: path });
   }
+  if (s.allOf || s.anyOf || s.oneOf || s.not) {
+    checkComposition(v, s, path, at, c.causes, (x, sub, p, causes) => check(x, sub, p, { causes }));
+  }
   if (typeof v === 'string') checkString(v, s, path, at, c);
   else if (typeof v === 'number') checkNumber(v, s, path, at, c);
   else if (Array.isArray(v)) checkArray(v, s, path, at, c, Array.isArray(old) ? old : undefined);
@@ -213,6 +218,23 @@ function correlated(s: Raw, item: unknown, olds: unknown[] | undefined): unknown
   return undefined;
 }
 
+/** Go's %#v of a list-map item's keys: `map[string]interface {}{"name":"a"}`. */
+function keysShown(keys: string[], x: Record<string, any>): string {
+  const parts = keys.filter((k) => x[k] !== undefined).map((k) => `${JSON.stringify(k)}:${typeof x[k] === 'string' ? JSON.stringify(x[k]) : String(x[k])}`);
+  return `map[string]interface {}{${parts.join(', ')}}`;
+}
+
+/** x-plat-list-type map: no two items with the same key values (upstream: `Duplicate value` on the later item). */
+function duplicateKeys(v: unknown[], keys: string[], path: string, c: Ctx): void {
+  const seen = new Set<string>();
+  v.forEach((x, i) => {
+    if (!isObj(x)) return;
+    const k = JSON.stringify(keys.map((key) => x[key] ?? null));
+    if (seen.has(k)) c.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${keysShown(keys, x)}`, field: `${path}[${i}]` });
+    seen.add(k);
+  });
+}
+
 function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds?: unknown[]): void {
   if (typeof s.maxItems === 'number' && v.length > s.maxItems) {
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${v.length}: must have at most ${s.maxItems} items`, field: path });
@@ -229,6 +251,7 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds
       seen.add(k);
     });
   }
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(s['x-plat-list-map-keys'])) duplicateKeys(v, s['x-plat-list-map-keys'], path, c);
   if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c, correlated(s, x, olds)));
 }
 
@@ -250,6 +273,9 @@ function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?:
   }
   if (typeof s.maxProperties === 'number' && Object.keys(v).length > s.maxProperties) {
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`, field: path });
+  }
+  if (typeof s.minProperties === 'number' && Object.keys(v).length < s.minProperties) {
+    invalid(c, path, v, `${path || '<root>'} in body should have at least ${s.minProperties} properties`);
   }
   if (isObj(s.properties)) {
     for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c, old?.[k]);
