@@ -57,8 +57,11 @@ export interface ResourceStrategy {
   prepareForCreate(obj: any, ctx: StrategyContext): void;
   /** Runs on update of the main resource: may change obj (never old). */
   prepareForUpdate(obj: any, old: any, ctx: StrategyContext): void;
-  /** Field-level validation (create and update); returns one cause per bad field path. */
-  validate(obj: any, config?: StrategyConfig): StatusCause[];
+  /**
+   * Field-level validation (create and update); returns one cause per bad field path. old is
+   * the stored object on update (custom resources: transition rules and ratcheting).
+   */
+  validate(obj: any, config?: StrategyConfig, old?: any): StatusCause[];
   /** Extra validation on update (immutability). */
   validateUpdate(obj: any, old: any): StatusCause[];
   /**
