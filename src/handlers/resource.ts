@@ -8,6 +8,7 @@ import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
 import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
+import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { BodyReader, Request, Services } from './context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
