@@ -12,6 +12,8 @@ export interface StrategyConfig {
   apiServiceName: string;
   /** lifetime of an Event after its last write, ms (--event-ttl) */
   eventTtlMs: number;
+  /** --api-domain (the identity's group names); the reference domain when absent */
+  apiDomain?: string;
 }
 
 /** Who asked for a write (the authenticated user, as plain data that crosses threads). */

@@ -98,7 +98,7 @@ export class ApiServer {
       apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
-        apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
+        apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs, apiDomain: this.registry.identity.domain,
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
