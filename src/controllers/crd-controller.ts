@@ -107,6 +107,10 @@ export class CrdController {
   private accept(crd: any, all: any[]): Accepted {
     const n = crd.spec?.names ?? {};
     const group = crd.spec?.group;
+    // validation refuses these; one stored before that rule is never served
+    if (this.registry.isBuiltinGroup(group)) {
+      return { names: undefined, condition: { status: 'False', reason: 'GroupConflict', message: `group ${JSON.stringify(group)} is served by the API server itself` } };
+    }
     const mine = crd.metadata.name;
     const others = all.filter((o) => o.metadata.name !== mine && o.spec?.group === group && o.status?.acceptedNames?.plural);
     const taken = (pick: (names: any) => string[]) => new Set(others.flatMap((o) => pick(o.status.acceptedNames)));
@@ -135,7 +139,7 @@ export class CrdController {
       status.conditions = conds;
       desired.set(crd.metadata.name, { ...crd, status });
     }
-    const types = [...desired.values()].map(customTypeOf).filter((t): t is CustomType => t !== undefined)
+    const types = [...desired.values()].map(customTypeOf).filter((t): t is CustomType => t !== undefined && !this.registry.isBuiltinGroup(t.group))
       .sort((a, b) => (a.crd < b.crd ? -1 : 1));
     const key = JSON.stringify(types);
     if (key !== this.served) {

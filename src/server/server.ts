@@ -105,7 +105,7 @@ export class ApiServer {
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
-        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity),
+        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity), apiDomain: this.registry.identity.domain,
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();

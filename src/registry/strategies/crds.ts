@@ -6,6 +6,7 @@
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
+import { crdGroupCauses } from '../crd/crd-groups.js';
 
 export const CRD_CLEANUP_FINALIZER_WORD = 'customresourcecleanup';
 
@@ -44,7 +45,8 @@ export const crdStrategy: ResourceStrategy = {
     const stored: string[] = [...(old.status?.storedVersions ?? [])];
     if (sv && !stored.includes(sv)) obj.status = { ...(obj.status ?? {}), storedVersions: [...stored, sv] };
   },
-  validate: (obj) => validateCRD(obj),
+  // the group rules hold on update too (an approval annotation cannot be dropped)
+  validate: (obj, config) => [...validateCRD(obj), ...crdGroupCauses(obj, config?.apiDomain)],
   validateUpdate: (obj, old) => validateCRDUpdate(obj, old),
   validateSubresourceUpdate: (_name, next) => validateCRD(next),
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */
