@@ -16,6 +16,12 @@ export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
+/** A shard whose actor died and is being restarted from its store (see ActorPool). */
+async function shardsDown(server: ApiServer): Promise<string | undefined> {
+  const down = server.pool.restarting();
+  return down.length ? `shard actors restarting: ${down.join(', ')}` : undefined;
+}
+
 function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
   const ok = async () => undefined;
   const checks: HealthCheck[] = [
@@ -27,6 +33,7 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
       return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;
     } },
     { name: 'poststarthook/start-shard-actors', run: async () => (server.started ? undefined : 'not finished') },
+    ...(endpoint === 'readyz' ? [{ name: 'shard-actors', run: async () => shardsDown(server) }] : []),
     { name: 'poststarthook/bootstrap-namespaces', run: async () => (server.started ? undefined : 'not finished') },
   ];
   if (endpoint === 'readyz') checks.push({ name: 'shutdown', run: async () => (server.shuttingDown ? 'process is shutting down' : undefined) });
