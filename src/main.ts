@@ -1,25 +1,60 @@
-/** Entry point: parse flags, start the server, print the listening lines, handle SIGTERM. */
-import { parseArgs } from './server/options.js';
+/**
+ * Entry point: parse flags, check the data directory, start the server, print the listening
+ * lines, handle SIGTERM. A startup error is one line naming the flag and the fix
+ * (src/server/startup-error.ts), never a stack: exit 2 for a flag that does not parse, 1 for
+ * anything else that stops the start.
+ */
+import { parseArgs, type ServerOptions } from './server/options.js';
 import { ApiServer } from './server/server.js';
+import { secureDataDir } from './storage/data-dir.js';
+import { prepareDataDir } from './server/data-dir.js';
+import { reshard } from './server/reshard.js';
+import { oneLine } from './server/startup-error.js';
+import { renderHelp } from './server/flag-docs.js';
+import { GIT_VERSION, VERSION_INFO } from './api/release.js';
+
+function fail(e: unknown, code: number): never {
+  process.stderr.write(`error: ${oneLine(e)}\n`);
+  process.exit(code);
+}
+
+/** The identity check (and `--reshard`) before any shard opens the directory. */
+async function checkDataDir(options: ServerOptions): Promise<void> {
+  const state = prepareDataDir(options);
+  if (state.kind !== 'reshard') return;
+  process.stdout.write(`resharding ${options.dataDir} from ${state.from} to ${options.shards} shards\n`);
+  const r = await reshard(options.dataDir, state.from, state.identity);
+  process.stdout.write(`resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`);
+}
 
 async function main(): Promise<void> {
-  let options;
+  let options: ServerOptions;
   try {
     options = parseArgs(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit(2);
+    fail(e, 2);
+  }
+  if (options.help) {
+    process.stdout.write(renderHelp());
+    return;
+  }
+  if (options.version) {
+    process.stdout.write(options.version === 'raw' ? `${JSON.stringify(VERSION_INFO, null, 2)}\n` : `platform-apiserver ${GIT_VERSION}\n`);
+    return;
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
+  // before anything opens or creates a file there (issue 18 item 9)
+  for (const w of secureDataDir(options.dataDir)) process.stderr.write(`warning: ${w}\n`);
   let server: ApiServer;
+  let port: number;
   try {
-    server = new ApiServer(options);
-  } catch (e) {
+    await checkDataDir(options);
     // configuration files named by flags (audit policy, ...) are read here
-    process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit(1);
+    server = new ApiServer(options);
+    port = await server.start();
+  } catch (e) {
+    fail(e, 1);
   }
-  const port = await server.start();
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
   let stopping = false;
   const stop = () => {
@@ -36,7 +71,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
 }
 
-main().catch((e) => {
-  process.stderr.write(`error: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+main().catch((e) => fail(e, 1));

@@ -34,6 +34,11 @@ export function makeIdentity(domain = REFERENCE_DOMAIN): Identity {
   };
 }
 
+/** The namespaces that always exist and may not be deleted (upstream NamespaceLifecycle's immortal ones). */
+export function protectedNamespaces(identity: Identity): string[] {
+  return ['default', identity.systemNamespace, identity.publicNamespace, identity.nodeLeaseNamespace];
+}
+
 /** Rewrites a group name written in the reference domain to the configured domain. */
 export function groupFor(identity: Identity, referenceGroup: string): string {
   if (identity.domain === REFERENCE_DOMAIN) return referenceGroup;

@@ -34,8 +34,11 @@ export class StatusError extends Error {
 }
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details && Object.keys(details).length) status.details = details;
+  // upstream's struct order (clients compare bytes): details sits between reason and code
+  const d = details && Object.keys(details).length ? details : undefined;
+  const status: Status = d
+    ? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details: d, code }
+    : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
   return new StatusError(status);
 }
 
@@ -89,6 +92,20 @@ export const errors = {
   serviceUnavailable: (message: string) => failure(503, 'ServiceUnavailable', message),
   internal: (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
 };
+
+/**
+ * The Status in upstream's metav1.Status field order (kind, apiVersion, metadata, status,
+ * message, reason, details, code), whoever built it; absent fields stay absent.
+ */
+export function orderedStatus(s: Status): Status {
+  const o: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: s.metadata ?? {} };
+  if (s.status !== undefined) o.status = s.status;
+  if (s.message !== undefined) o.message = s.message;
+  if (s.reason !== undefined) o.reason = s.reason;
+  if (s.details !== undefined) o.details = s.details;
+  if (s.code !== undefined) o.code = s.code;
+  return o as unknown as Status;
+}
 
 /** Converts anything thrown into a Status, never leaking a stack trace to clients. */
 export function toStatus(e: unknown): Status {

@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { StatusError, errors, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
-import { configureProtobuf, contentTypeOf, decodeBody, encode } from '../codec/codec.js';
+import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
+import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
@@ -23,6 +24,7 @@ import { readImpersonation } from '../filters/impersonation.js';
 import type { AuditDeps } from '../filters/audit.js';
 import type { Authorization } from './authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from './setup.js';
+import { defaultIssuer, ensureServiceAccountKey } from './sa-keys.js';
 import { ensureAdminCertificate, ensureKubeletClientCertificate, ensureServingCertificate, type ServingFiles } from './pki.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
@@ -57,15 +59,29 @@ export class FrontAuthentication {
   get upgradeDirective(): ((t: UpgradeTarget) => string) | undefined {
     return this.listener?.upgradeDirective;
   }
+  /** the issuer written into service account tokens (for the start summary) */
+  serviceAccountIssuer: string | undefined;
 
   constructor(
     private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
     private readonly authz: Authorization,
   ) {}
 
+  /**
+   * The service account settings in force: the flags, or with none of `--service-account-*`
+   * given, a generated signing key under the cert dir and the default issuer (as single-binary
+   * distributions do), so TokenRequest and bound tokens work on a fresh data directory.
+   */
+  serviceAccountDefaults(): { issuer: string; keyFile: string } | undefined {
+    const o = this.options;
+    if (o.serviceAccountIssuers.length || o.serviceAccountSigningKeyFile || o.serviceAccountKeyFiles.length) return undefined;
+    const keyFile = ensureServiceAccountKey(join(o.certDir || join(o.dataDir, 'pki'), 'service-account.key'));
+    return { issuer: defaultIssuer(this.identity.product), keyFile };
+  }
+
   /** Reads every credential file and key; throws startup errors naming the flag/file/line. */
   async init(): Promise<void> {
-    const o = this.options;
+    let o = this.options;
     if (o.securePort >= 0) {
       this.certDir = o.certDir || join(o.dataDir, 'pki');
       this.serving = ensureServingCertificate({ ...o, certDir: this.certDir });
@@ -74,7 +90,10 @@ export class FrontAuthentication {
         this.kubeletClientFiles = ensureKubeletClientCertificate(this.serving, this.certDir, `${short}-apiserver-kubelet-client`);
       }
     }
-    this.setup = await buildAuthentication(this.options, {
+    const sa = this.serviceAccountDefaults();
+    if (sa) o = { ...o, serviceAccountIssuers: [sa.issuer], serviceAccountSigningKeyFile: sa.keyFile };
+    this.serviceAccountIssuer = o.serviceAccountIssuers[0];
+    this.setup = await buildAuthentication(o, {
       clusterCAFile: this.serving?.caFile,
       domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
       configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
@@ -94,6 +113,7 @@ export class FrontAuthentication {
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
+    configureBodyDecoder(this.options.apiDomain);
   }
 
   /** Objects present at start (bootstrap token secrets). */
@@ -193,9 +213,9 @@ export class FrontAuthentication {
     const apiVersion = sub ? `${sub.group}/${sub.version}` : `${def.group}/${def.version}`;
     const read: BodyReader = r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
     read((buf) => {
-      Promise.resolve()
-        .then(() => {
-          const obj = decodeBody(toBody(format, buf));
+      // a large body decodes off the front thread (src/server/body-decoder.ts)
+      decodeRequestBody(toBody(format, buf))
+        .then((obj) => {
           // field types are checked as for stored kinds (the reply echoes spec and must encode)
           const [group, version] = apiVersion.split('/') as [string, string];
           validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');

@@ -5,7 +5,8 @@
  * (src/controllers/csr-signer.ts) unless `--cluster-signing-*-file` name another.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { flagError, reasonOf } from '../server/startup-error.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -45,7 +46,9 @@ export function servingNames(bindAddress: string): string[] {
 export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKeyFile: string; certDir: string; bindAddress: string }): ServingFiles {
   if (o.tlsCertFile || o.tlsPrivateKeyFile) {
     if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-    for (const f of [o.tlsCertFile, o.tlsPrivateKeyFile]) if (!existsSync(f)) throw new Error(`cannot read ${f}`);
+    for (const [flag, f] of [['tls-cert-file', o.tlsCertFile], ['tls-private-key-file', o.tlsPrivateKeyFile]] as const) {
+      try { accessSync(f, constants.R_OK); } catch (e) { throw flagError(flag, f, `cannot read: ${reasonOf(e)}`, `give a readable PEM file with --${flag}`); }
+    }
     return { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile };
   }
   const dir = o.certDir;

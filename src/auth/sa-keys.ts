@@ -3,8 +3,9 @@
  * file) for verification, one private key for signing, and the OpenID discovery documents
  * built from them once at start.
  */
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
 
 export interface VerifyKey { kid: string; alg: string; key: KeyObject }
@@ -80,4 +81,22 @@ export function openidConfiguration(issuer: string, jwksUri: string, keys: reado
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...new Set(keys.map((k) => k.alg))].sort(),
   };
+}
+
+/** The default issuer when no `--service-account-*` flag is given, as upstream's in-cluster name. */
+export function defaultIssuer(product: string): string {
+  return `https://${product}.default.svc.cluster.local`;
+}
+
+/**
+ * The generated signing key (`<cert-dir>/service-account.key`): an ECDSA P-256 key in PKCS#8
+ * PEM, created on first start (mode 0600, fast enough for every start of a fresh directory)
+ * and reused on later starts so issued tokens stay valid.
+ */
+export function ensureServiceAccountKey(file: string): string {
+  if (existsSync(file)) return file;
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  return file;
 }

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Credentials } from './types.js';
+import { listenError, reasonOf } from '../server/startup-error.js';
 import type { ServingFiles } from './pki.js';
 import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
@@ -21,7 +22,7 @@ import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { encodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 function readFlagFile(flag: string, path: string): Buffer {
-  try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${(e as Error).message}`); }
+  try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${reasonOf(e)} (give a readable PEM file with --${flag})`); }
 }
 
 export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials) => void;
@@ -48,7 +49,7 @@ export interface SecureListenerOptions {
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
-  return new Promise((resolve, reject) => app.listen(host, port, (sock) => (sock ? resolve(sock) : reject(new Error(`cannot listen on ${host}:${port}`)))));
+  return new Promise((resolve, reject) => app.listen(host, port, (sock) => (sock ? resolve(sock) : void listenError('secure-port', host, port).then(reject))));
 }
 
 const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
@@ -91,6 +92,8 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   } catch (e) {
     uWS.us_listen_socket_close(sock);
     rmSync(dir, { recursive: true, force: true });
+    // the TLS front (node:tls, in a thread: only the message crosses) names the errno of a failed bind
+    if (/\b(EADDRINUSE|EACCES|EADDRNOTAVAIL)\b/.test(`${(e as { code?: unknown }).code} ${(e as Error).message}`)) throw await listenError('secure-port', o.host, o.port);
     throw e;
   }
   return {

@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
+import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from './types.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
@@ -74,11 +75,18 @@ function chainFingerprints(sock: TLSSocket): Set<string> {
 
 const anchored = (chain: Set<string>, anchors: Set<string>) => [...chain].some((f) => anchors.has(f));
 
-/** What a connection's certificate says, as authentication will see it. */
+/**
+ * What a connection's certificate says, as authentication will see it. The subject is read from
+ * the certificate's DER by the server's one name parser (Go's reading: the last CN, every O;
+ * string types Go refuses fail), never from OpenSSL's rendering of it, so the identity is the
+ * one the CSR signer and approver checked. Throws NameError for a certificate Go would refuse
+ * to parse (upstream's handshake fails).
+ */
 export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertificate | undefined {
   const cert = sock.getPeerCertificate();
   if (!cert || Object.keys(cert).length === 0) return undefined;
-  const subject = cert.subject?.CN ? `"${cert.subject.CN}"` : 'without common name';
+  const name = certificateSubject(cert.raw);
+  const subject = name.commonName ? `"${name.commonName}"` : 'without common name';
   if (!sock.authorized) {
     const reason = `verifying certificate ${subject} failed: ${String(sock.authorizationError)}`;
     return anchors?.proxy ? { verified: false, reason, proxy: { ok: false, reason } } : { verified: false, reason };
@@ -88,18 +96,23 @@ export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertific
   if (anchors?.proxy) {
     const p = anchors.proxy;
     if (!anchored(chain!, p.fingerprints)) proxy = { ok: false, reason: `certificate ${subject} is not signed by the requestheader client CA` };
-    else if (p.allowedNames.length && !p.allowedNames.includes(String(cert.subject?.CN ?? ''))) {
-      proxy = { ok: false, reason: `x509: subject with cn=${cert.subject?.CN ?? ''} is not in the allowed list` };
+    else if (p.allowedNames.length && !p.allowedNames.includes(name.commonName)) {
+      proxy = { ok: false, reason: `x509: subject with cn=${name.commonName} is not in the allowed list` };
     } else proxy = { ok: true };
   }
   const withProxy = (c: ClientCertificate): ClientCertificate => (proxy ? { ...c, proxy } : c);
   if (anchors && !anchored(chain!, anchors.client)) return withProxy({ verified: false, reason: `certificate ${subject} is not signed by the client CA` });
-  const user = userFromSubject(cert.subject as unknown as Record<string, string | string[]>);
+  const user = userFromSubject(name);
   return withProxy(user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' });
 }
 
 function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
-  const identity = peerIdentity(sock, anchors);
+  let identity: ClientCertificate | undefined;
+  try { identity = peerIdentity(sock, anchors); } catch {
+    // upstream's TLS stack refuses a client certificate it cannot parse: no request is served
+    sock.destroy();
+    return;
+  }
   const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);

@@ -4,18 +4,19 @@
  * to the uWS listener in one header whose value starts with a per-process secret.
  */
 import { timingSafeEqual } from 'node:crypto';
+import type { Name } from '../x509/name.js';
 import { NOT_MINE, type AuthResult, type Authenticator, type ClientCertificate, type UserInfo } from './types.js';
 
 /** Internal header carrying the verified identity from the TLS front; stripped from client requests. */
 export const CLIENT_IDENTITY_HEADER = 'x-plat-tls-client-identity';
 
-/** The identity of a peer certificate subject as Node reports it (`O` repeats as an array). */
-export function userFromSubject(subject: Record<string, string | string[] | undefined> | undefined): UserInfo | undefined {
-  const cn = subject?.CN;
-  const username = Array.isArray(cn) ? cn[0] : cn;
-  if (!username) return undefined;
-  const o = subject?.O;
-  return { username, groups: o === undefined ? [] : Array.isArray(o) ? [...o] : [o] };
+/**
+ * The identity of a certificate subject (upstream x509 CommonNameUserConversion): the CN (Go's
+ * reading keeps the last one) is the username, each O a group; no CN is no user.
+ */
+export function userFromSubject(subject: Name): UserInfo | undefined {
+  if (!subject.commonName) return undefined;
+  return { username: subject.commonName, groups: [...subject.organization] };
 }
 
 /** Header value for a connection: `<secret> <base64url JSON>`. */

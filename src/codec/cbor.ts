@@ -9,7 +9,7 @@
  * strings, integers or float64, arrays, booleans, null): `bytes` fields stay base64 text, as
  * in JSON.
  */
-import { Encoder } from 'cbor-x';
+import { Encoder, addExtension } from 'cbor-x';
 
 export const CBOR_MEDIA_TYPE = 'application/cbor';
 export const CBOR_SEQ_MEDIA_TYPE = 'application/cbor-seq';
@@ -18,6 +18,13 @@ export const APPLY_PATCH_CBOR = 'application/apply-patch+cbor';
 export const SELF_DESCRIBED: Readonly<Uint8Array> = Uint8Array.of(0xd9, 0xd9, 0xf7);
 
 export class CborDecodeError extends Error {}
+
+/**
+ * Bignums (tags 2 and 3) are refused, as upstream's decoder does (BignumTagForbidden): the JSON
+ * data model cannot carry them, and cbor-x builds the BigInt a byte at a time, quadratic in
+ * the length (a 64 KiB bignum took seconds). The tag's byte string is read (linear) before this runs.
+ */
+for (const tag of [2, 3]) addExtension({ tag, decode: () => { throw new CborDecodeError(`cbor: bignum (tag ${tag}) is not allowed`); } } as never);
 
 // records and structured clones are cbor-x extensions other decoders do not read
 const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, tagUint8Array: false, variableMapSize: true, structuredClone: false });

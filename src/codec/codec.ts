@@ -4,6 +4,7 @@ import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
 
 export const JSON_TYPE = 'application/json';
@@ -21,10 +22,29 @@ export function protobufCodec(): ProtobufCodec {
 }
 
 /**
- * Decodes a request body into an object; malformed input is a 400 carrying the parser message.
- * A repeated key keeps its last value and, when `found` is given, is noted there.
+ * The 400 of a JSON or YAML body that does not parse, in upstream's words (the serializer's
+ * error wrapped by transformDecodeError when the expected kind is known).
  */
-export function decodeBody(body: Body, found?: Duplicate[]): any {
+function undecodable(body: Body, e: unknown, kind: string | undefined): Error {
+  const bytes = Buffer.from(body.text, 'utf8');
+  let why: string;
+  if (body.contentType === 'yaml') {
+    const m = /^(.*?)(?: at line (\d+), column \d+)?:?$/.exec((e as Error).message.split('\n')[0]!.trim());
+    const text = m?.[1] ?? (e as Error).message;
+    const line = m?.[2] ?? String((e as { linePos?: { line: number }[] }).linePos?.[0]?.line ?? 1);
+    why = `error converting YAML to JSON: yaml: line ${line}: ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+  } else {
+    why = `couldn't get version/kind; json parse error: ${goJsonSyntaxError(bytes) ?? (e as Error).message}`;
+  }
+  return errors.badRequest(kind ? `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(bytes)})` : why);
+}
+
+/**
+ * Decodes a request body into an object; malformed input is a 400 in upstream's wording
+ * (`kind`, the kind the endpoint expects, completes it). A repeated key keeps its last value
+ * and, when `found` is given, is noted there.
+ */
+export function decodeBody(body: Body, found?: Duplicate[], kind?: string): any {
   let obj: unknown;
   if (body.contentType === 'protobuf') {
     try {
@@ -45,8 +65,7 @@ export function decodeBody(body: Body, found?: Duplicate[]): any {
   try {
     obj = body.contentType === 'yaml' ? parseYamlNoting(body.text, found) : parseJsonNoting(body.text, found);
   } catch (e) {
-    const what = body.contentType === 'yaml' ? 'yaml' : 'json';
-    throw errors.badRequest(`error decoding ${what}: ${(e as Error).message.split('\n')[0]}`);
+    throw undecodable(body, e, kind);
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw errors.badRequest(`Object 'Kind' is missing in '${body.text.slice(0, 100)}'`);
@@ -64,19 +83,23 @@ export function contentTypeOf(enc: Encoding): string {
   return base;
 }
 
-/** Encodes a value; the JSON fast path reuses an already-encoded string when given one. */
+/**
+ * Encodes a value; the JSON fast path reuses an already-encoded string when given one. As
+ * upstream's JSON serializer: a compact body ends with a newline (json.Encoder), a pretty one
+ * does not (json.MarshalIndent). `json + '\n'` is a V8 cons string: no copy of the body here.
+ */
 export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
-  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2) + '\n';
-  return json ?? JSON.stringify(value);
+  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2);
+  return (json ?? JSON.stringify(value)) + '\n';
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
 export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
-  return enc.format === 'json' && !enc.pretty ? json : encode(undefined, enc, json);
+  return enc.format === 'json' && !enc.pretty ? json + '\n' : encode(undefined, enc, json);
 }
 
 /**

@@ -56,7 +56,7 @@ function canIgnoreBudgets(pod: any): boolean {
 export async function evict(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
   try {
     await run(r, s, body, queryDryRun);
-    send(r.x, 201, 'application/json', JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }));
+    send(r.x, 201, 'application/json', JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }) + '\n');
   } catch (e) {
     if (e instanceof Reply) return sendStatus(r.x, e.status, r.enc.pretty);
     throw e;

@@ -91,9 +91,9 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, head: st
     }
     if (gz) {
       const ended = once(gz, 'end');
-      gz.end(']}');
+      gz.end(']}\n');
       await ended;
-    } else write(']}');
+    } else write(']}\n');
     if (!x.aborted) x.res.cork(() => x.res.end());
   } catch {
     // the status line is gone: an incomplete body is the only signal left (as upstream)

@@ -2,7 +2,7 @@
 import { errors, toStatus } from '../api/status.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../api/discovery.js';
 import { send, sendStatus, type Exchange } from '../server/http.js';
-import { negotiate, isTruthy } from '../server/negotiation.js';
+import { negotiate, prettyRequested } from '../server/negotiation.js';
 import { runChecks, type HealthCheck } from '../server/health.js';
 import type { RequestInfo } from '../server/request-info.js';
 import type { RequestHeaders } from './context.js';
@@ -10,11 +10,9 @@ import type { ApiServer } from '../server/server.js';
 import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
+import { VERSION_INFO } from '../api/release.js';
 
-export const VERSION_INFO = {
-  major: '1', minor: '32', gitVersion: 'v1.32.0-platform', gitCommit: 'platform-apiserver', gitTreeState: 'clean',
-  buildDate: '2026-11-22T00:00:00Z', goVersion: 'node' + process.versions.node, compiler: 'tsc', platform: `${process.platform}/${process.arch}`,
-};
+export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
@@ -41,7 +39,7 @@ function advertised(server: ApiServer): string {
 }
 
 export function handleNonResource(server: ApiServer, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
-  const pretty = isTruthy(query.get('pretty'));
+  const pretty = prettyRequested(query, headers.userAgent);
   const segs = path.split('/').filter(Boolean);
   const health = segs[0];
   if ((health === 'livez' || health === 'readyz' || health === 'healthz') && segs.length <= 2) {
@@ -54,24 +52,29 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
     const enc = negotiate(headers.accept, pretty, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc });
     if (enc.as) x.headers.push(['Vary', 'Accept']);
     const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
-    const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) + '\n' : JSON.stringify(v);
+    // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
+    const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) : JSON.stringify(v) + '\n';
     send(x, 200, ct, body);
   };
+  // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
+  const rawJson = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v, null, 2));
+  // kube-openapi serves the marshalled document as is: never indented, no trailing newline
+  const openapi = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v));
   const reg = server.registry;
   const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
   const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' }).as !== undefined;
-  if (path === '/version' || path === '/version/') return json(VERSION_INFO);
+  if (path === '/version' || path === '/version/') return rawJson(VERSION_INFO);
   if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText());
   if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
   if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
   if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
-  if (path === '/openapi/v2') return json(openapiV2(reg));
-  if (path === '/openapi/v3' || path === '/openapi/v3/') return json(openapiV3Index(reg));
-  if (segs[0] === 'openapi' && segs[1] === 'v3') return found(json, openapiV3Doc(reg, segs.slice(2).join('/')));
-  if (path === '/') return json({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+  if (path === '/openapi/v2') return openapi(openapiV2(reg));
+  if (path === '/openapi/v3' || path === '/openapi/v3/') return openapi(openapiV3Index(reg));
+  if (segs[0] === 'openapi' && segs[1] === 'v3') return found(openapi, openapiV3Doc(reg, segs.slice(2).join('/')));
+  if (path === '/') return rawJson({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
   void info;
   throw errors.notFoundMessage('the server could not find the requested resource');
 }

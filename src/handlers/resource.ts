@@ -7,6 +7,7 @@ import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } fro
 import type { OpInput } from '../server/actor-pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
 import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
+import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../server/http.js';
 import type { BodyReader, Request, Services } from './context.js';
@@ -101,7 +102,8 @@ function servedFromCache(r: Request, s: Services): boolean {
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
   const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
-  send(r.x, 200, 'application/json', json);
+  // a compact JSON body ends with a newline, as every serializer reply (a cons string, no copy)
+  send(r.x, 200, 'application/json', json + '\n');
   return true;
 }
 
@@ -126,7 +128,7 @@ export function handleResource(r: Request, s: Services): void {
   }
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
-    return withBody(r, s, (body) => run(r, s, legacyBindingOp(r, s, body)));
+    return withBody(r, s, async (body) => run(r, s, await legacyBindingOp(r, s, body)));
   }
   switch (info.verb) {
     case 'get':
@@ -185,8 +187,8 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
 }
 
 /** The create of `pods/<metadata.name>/binding` that a legacy `bindings` create stands for (writeOp's op, retargeted). */
-function legacyBindingOp(r: Request, s: Services, body: Body): OpInput {
-  const name = decodeBody(body)?.metadata?.name;
+async function legacyBindingOp(r: Request, s: Services, body: Body): Promise<OpInput> {
+  const name = (await decodeRequestBody(body))?.metadata?.name;
   if (typeof name !== 'string' || !name) throw errors.invalid({ kind: 'Binding', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
   const create = writeOp(r, s, body) as Extract<OpInput, { op: 'create' }>; // the verb is create
   return { ...create, type: { group: '', version: r.def.version, resource: 'pods', subresource: 'binding' }, name };

@@ -5,7 +5,7 @@
  */
 import { errors } from '../api/status.js';
 import type { DeleteOptions } from '../actors/protocol.js';
-import type { ResourceStrategy } from './strategy.js';
+import type { ResourceStrategy, StrategyConfig } from './strategy.js';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
@@ -125,9 +125,10 @@ function policyFinalizer(o: DeleteOptions): string | undefined {
 }
 
 /** What a DELETE does to obj: remove it now, mark it pending (finalizers, grace), or nothing. */
-export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrategy, now: number, t: Target): DeletePlan {
-  const forbidden = strategy.forbidDelete(obj);
-  if (forbidden) throw errors.forbidden(`${t.resource} "${t.name}" is forbidden: ${forbidden}`, t);
+export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrategy, now: number, t: Target, config: StrategyConfig): DeletePlan {
+  const forbidden = strategy.forbidDelete(obj, config);
+  // upstream NewForbidden: details name the resource (plural) as kind
+  if (forbidden) throw errors.forbidden(`${t.resource} "${t.name}" is forbidden: ${forbidden}`, { name: t.name, group: t.group, kind: t.resource });
   const meta = obj.metadata;
   const add = policyFinalizer(o);
   const grace = strategy.gracePeriod(obj, o.gracePeriodSeconds);

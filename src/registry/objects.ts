@@ -33,7 +33,7 @@ function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void 
 
 /** Decodes a request body and checks kind, apiVersion and namespace against the request path. */
 export function decodeObject(def: ResourceDef, apiVersion: string, body: Body, namespace: string, notes: DecodeNotes): any {
-  const obj = { kind: def.kind, apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates) };
+  const obj = { kind: def.kind, apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates, def.kind) };
   if (obj.apiVersion !== apiVersion) {
     throw errors.badRequest(`the API version in the data (${shown(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
   }

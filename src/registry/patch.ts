@@ -11,6 +11,7 @@ import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicPatch } from '../patch/strategic.js';
 import { apply } from '../apply/managed-fields.js';
+import { goJsonSyntaxError, goValue } from '../codec/go-json.js';
 
 export interface PatchInput {
   patchType: PatchType;
@@ -25,11 +26,18 @@ export interface PatchInput {
 
 export interface PatchTarget { kind: string; group: string; apiVersion: string; name: string }
 
+/**
+ * The parsed patch. A JSON patch that does not parse is a 400 in Go's words: `error decoding
+ * patch: <json error>` for JSON and merge patches, the bare error for strategic merge
+ * patches (upstream's patch handler wraps only the former).
+ */
 function parsePatch(input: PatchInput): unknown {
   try {
     return input.patchType === 'apply' ? parseYamlNoting(input.text, input.duplicates) : parseJsonNoting(input.text, input.duplicates);
   } catch (e) {
-    throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+    if (input.patchType === 'apply') throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+    const why = goJsonSyntaxError(Buffer.from(input.text, 'utf8')) ?? (e as Error).message.split('\n')[0];
+    throw errors.badRequest(input.patchType === 'strategic' ? why! : `error decoding patch: ${why}`);
   }
 }
 
@@ -77,4 +85,14 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
       return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name }, input.subresource);
     }
   }
+}
+
+/**
+ * upstream applyPatchToObject: a strategic merge patch whose result does not convert into the
+ * typed object is 422 Invalid on field `patch`, showing the patch as Go prints a map.
+ */
+export function strategicRestoreError(text: string, why: string): Error {
+  let shownPatch: string;
+  try { shownPatch = goValue(JSON.parse(text)); } catch { shownPatch = text; }
+  return errors.invalid({ kind: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(shownPatch)}: ${why}`, field: 'patch' }]);
 }

@@ -86,7 +86,7 @@ function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boo
     if (old.status === undefined) delete obj.status; else obj.status = old.status;
   }
   strategy.prepareForUpdate(obj, old, strategyContext(p.ctx, txn, dryRun));
-  validateObject(p, obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, config), strategy.validateUpdate(obj, old));
+  validateObject(p, obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, config, old), strategy.validateUpdate(obj, old));
   if (tracksGeneration(def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
   return obj;
 }

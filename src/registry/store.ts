@@ -17,7 +17,7 @@ import { VersionView } from './version-view.js';
 import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { recordUpdate } from '../apply/managed-fields.js';
-import { patchObject } from './patch.js';
+import { patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
@@ -186,7 +186,7 @@ export class Store {
       return { code: 200, body: items.map((e) => e.json).join(','), contentType: contentTypeOf(op.enc), page };
     }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
-      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now), contentType: contentTypeOf(op.enc) };
+      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };
     }
     if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
@@ -324,6 +324,7 @@ export class Store {
     const { def } = this.ctx;
     const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
+    if (op.patchType === 'strategic') notes.restoreError = (why) => strategicRestoreError(op.text, why);
     const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource, duplicates: notes.duplicates };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
     const now = rfc3339(txn.now);
@@ -386,7 +387,7 @@ export class Store {
   private deleteOne(old: Entry, options: DeleteOptions, dryRun: boolean, txn: Txn): { obj: any; removed: boolean } {
     const t = { ...this.target(old.name), name: old.name };
     checkPreconditions(old.obj, options, t, old.rv);
-    const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t);
+    const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t, this.ctx.config);
     if (plan.action === 'unchanged') return { obj: old.obj, removed: false };
     if (plan.action === 'pending') {
       this.commitUpdate(plan.next, old, dryRun, { format: 'json', pretty: false }, txn);

@@ -12,6 +12,10 @@ export interface StrategyConfig {
   apiServiceName: string;
   /** lifetime of an Event after its last write, ms (--event-ttl) */
   eventTtlMs: number;
+  /** the domain of the labels the server writes (`<product>.io`: platform.io, kubernetes.io) */
+  labelDomain: string;
+  /** namespaces that may not be deleted: default and the identity's system, public and node-lease ones */
+  protectedNamespaces: readonly string[];
 }
 
 /** Who asked for a write (the authenticated user, as plain data that crosses threads). */
@@ -53,8 +57,11 @@ export interface ResourceStrategy {
   prepareForCreate(obj: any, ctx: StrategyContext): void;
   /** Runs on update of the main resource: may change obj (never old). */
   prepareForUpdate(obj: any, old: any, ctx: StrategyContext): void;
-  /** Field-level validation (create and update); returns one cause per bad field path. */
-  validate(obj: any, config?: StrategyConfig): StatusCause[];
+  /**
+   * Field-level validation (create and update); returns one cause per bad field path. old is
+   * the stored object on update (custom resources: transition rules and ratcheting).
+   */
+  validate(obj: any, config?: StrategyConfig, old?: any): StatusCause[];
   /** Extra validation on update (immutability). */
   validateUpdate(obj: any, old: any): StatusCause[];
   /**
@@ -84,7 +91,7 @@ export interface ResourceStrategy {
   /** Reply with the removed object (pods, services, namespaces) instead of a Success Status. */
   returnDeletedObject: boolean;
   /** Refuses deletion outright (e.g. system namespaces): a message for a 403, or undefined. */
-  forbidDelete(obj: any): string | undefined;
+  forbidDelete(obj: any, config: StrategyConfig): string | undefined;
   /**
    * Writes through a subresource other than status and scale (e.g. namespaces/finalize): the
    * next object from the written one and the stored one; undefined when not supported.

@@ -4,8 +4,6 @@
  * the JavaScript YAML encoder and decoder recurse per level and overflow the stack near
  * 5,000 levels, and a stored object must stay readable in every encoding.
  */
-import { isAlias, isMap, isPair, isSeq, type Node } from 'yaml';
-
 export const MAX_NESTING_DEPTH = 1000;
 
 export class DepthError extends Error {
@@ -36,44 +34,6 @@ export function checkBracketDepth(text: string): void {
   }
 }
 
-/**
- * Throws DepthError when a parsed YAML tree nests deeper than the limit (iterative walk);
- * returns whether it holds an alias (its value may then share or even contain itself).
- */
-export function checkNodeDepth(root: Node | null | undefined): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  let aliases = false;
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (isAlias(node)) aliases = true;
-    else if (isMap(node) || isSeq(node)) {
-      if (depth + 1 > MAX_NESTING_DEPTH) throw new DepthError();
-      for (const item of node.items) stack.push([item, depth + 1]);
-    } else if (isPair(node)) {
-      stack.push([node.key, depth], [node.value, depth]);
-    }
-  }
-  return aliases;
-}
-
 export class CycleError extends Error {
   constructor() { super('recursive alias: the document contains itself'); }
-}
-
-/** Throws CycleError when a value contains itself (a YAML alias to an enclosing anchor). */
-export function checkAcyclic(value: unknown): void {
-  if (!value || typeof value !== 'object') return;
-  const onPath = new Set<object>();
-  const stack: [object, boolean][] = [[value, false]];
-  while (stack.length) {
-    const [v, exit] = stack.pop()!;
-    if (exit) { onPath.delete(v); continue; }
-    onPath.add(v);
-    stack.push([v, true]);
-    for (const child of Object.values(v)) {
-      if (!child || typeof child !== 'object') continue;
-      if (onPath.has(child)) throw new CycleError();
-      stack.push([child, false]);
-    }
-  }
 }

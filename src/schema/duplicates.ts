@@ -4,13 +4,12 @@
  * every repeated key, so field validation can drop (Ignore), warn about (Warn) or reject
  * (Strict) them. The JSON scan runs only when a cheap count says the text may hold a repeat.
  */
-import { parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
-import { checkAcyclic, checkBracketDepth, checkNodeDepth, CycleError, DepthError } from './depth.js';
+import { LineCounter, parseDocument } from 'yaml';
+import { checkBracketDepth, DepthError } from './depth.js';
+import { yamlValue, type Duplicate } from './yaml-value.js';
 
-/** One repeated key: its path (`spec.template.spec.containers[0].name`), the key, and its 1-based line. */
-export interface Duplicate { path: string; key: string; line: number }
+export type { Duplicate };
 
-const YAML_OPTIONS = { maxAliasCount: 100 } as const;
 
 /** JSON.parse, noting repeated keys in `found` when given. Throws JSON.parse's SyntaxError. */
 export function parseJsonNoting(text: string, found?: Duplicate[]): any {
@@ -23,6 +22,8 @@ export function parseJsonNoting(text: string, found?: Duplicate[]): any {
 /**
  * YAML (JSON included) as upstream decodes it: repeated keys keep the last value and are noted
  * in `found`. JSON text takes JSON.parse, far cheaper than the YAML parser and the same value.
+ * Linear in the text: the parser's own repeated-key check (`uniqueKeys`) compares each key with
+ * every other key of its mapping, so it stays off and yamlValue notes repeats with a Set.
  */
 export function parseYamlNoting(text: string, found?: Duplicate[]): any {
   if (text[text.search(/\S/)] === '{') {
@@ -33,27 +34,17 @@ export function parseYamlNoting(text: string, found?: Duplicate[]): any {
     }
   }
   checkBracketDepth(text);
+  const lines = found ? new LineCounter() : undefined;
   let doc;
   try {
-    doc = parseDocument(text, { ...YAML_OPTIONS, uniqueKeys: true });
+    doc = parseDocument(text, { uniqueKeys: false, merge: false, lineCounter: lines });
   } catch (e) {
     // block nesting deep enough to overflow the parser's recursion
     if (e instanceof RangeError) throw new DepthError();
     throw e;
   }
-  const fatal = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
-  if (fatal) throw fatal;
-  const aliases = checkNodeDepth(doc.contents);
-  if (found && doc.errors.length) for (const d of yamlDuplicates(doc.contents, text)) found.push(d);
-  let value: unknown;
-  try {
-    value = doc.toJS(YAML_OPTIONS);
-  } catch (e) {
-    if (e instanceof RangeError) throw new CycleError();
-    throw e;
-  }
-  if (aliases) checkAcyclic(value);
-  return value;
+  if (doc.errors.length) throw doc.errors[0];
+  return yamlValue(doc, found, lines);
 }
 
 /** Counts keys of a parsed value (objects at any depth). */
@@ -85,21 +76,36 @@ function mayRepeatKeys(text: string, value: unknown): boolean {
   return colons > keyCount(value);
 }
 
-interface Frame { keys: Set<string> | undefined; key: string; index: number }
+/** An open object or array: its path (computed once, when it opens), its keys so far, its current key or index. */
+interface Frame { path: string; keys: Set<string> | undefined; key: string; index: number }
 
-const lineAt = (text: string, offset: number): number => {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-};
+/** The path of a frame that opens inside `parent` (at its current key or index). */
+function childPath(parent: Frame | undefined): string {
+  if (!parent) return '';
+  if (!parent.keys) return `${parent.path}[${parent.index}]`;
+  return parent.path ? `${parent.path}.${parent.key}` : parent.key;
+}
 
-function pathOf(frames: Frame[], key: string): string {
-  let path = '';
-  for (let d = 0; d < frames.length - 1; d++) {
-    const f = frames[d]!;
-    path += f.keys ? (path ? `.${f.key}` : f.key) : `[${f.index}]`;
+/**
+ * 1-based line numbers of increasing offsets, counting each newline once (a per-repeat scan
+ * from the start of the text made many repeats quadratic).
+ */
+class Lines {
+  /** the first newline not yet counted (text.length when none is left) */
+  private next: number;
+  private line = 1;
+  constructor(private readonly text: string) { this.next = this.find(0); }
+  of(offset: number): number {
+    while (this.next < offset) {
+      this.line++;
+      this.next = this.find(this.next + 1);
+    }
+    return this.line;
   }
-  return path ? `${path}.${key}` : key;
+  private find(from: number): number {
+    const i = this.text.indexOf('\n', from);
+    return i < 0 ? this.text.length : i;
+  }
 }
 
 /** The end quote of the string starting at `start` (the opening quote). */
@@ -117,6 +123,7 @@ function stringEnd(text: string, start: number): number {
 export function jsonDuplicates(text: string): Duplicate[] {
   const out: Duplicate[] = [];
   const frames: Frame[] = [];
+  const lines = new Lines(text);
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -126,17 +133,17 @@ export function jsonDuplicates(text: string): Duplicate[] {
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, end);
         const key: string = raw.includes('\\') ? JSON.parse(text.slice(i, end + 1)) : raw;
-        if (top.keys.has(key)) out.push({ path: pathOf(frames, key), key, line: lineAt(text, i) });
+        if (top.keys.has(key)) out.push({ path: top.path ? `${top.path}.${key}` : key, key, line: lines.of(i) });
         else top.keys.add(key);
         top.key = key;
         expectKey = false;
       }
       i = end;
     } else if (c === 123) {
-      frames.push({ keys: new Set(), key: '', index: 0 });
+      frames.push({ path: childPath(frames[frames.length - 1]), keys: new Set(), key: '', index: 0 });
       expectKey = true;
     } else if (c === 91) {
-      frames.push({ keys: undefined, key: '', index: 0 });
+      frames.push({ path: childPath(frames[frames.length - 1]), keys: undefined, key: '', index: 0 });
     } else if (c === 125 || c === 93) {
       frames.pop();
     } else if (c === 44) {
@@ -144,30 +151,5 @@ export function jsonDuplicates(text: string): Duplicate[] {
       if (top.keys) expectKey = true; else top.index++;
     }
   }
-  return out;
-}
-
-/** Repeated keys of a parsed YAML document (run only when the parser reported some). */
-function yamlDuplicates(root: Node | null, text: string): Duplicate[] {
-  const out: Duplicate[] = [];
-  const visit = (node: unknown, path: string): void => {
-    if (isSeq(node)) {
-      node.items.forEach((item, i) => visit(item, `${path}[${i}]`));
-    } else if (isMap(node)) {
-      const seen = new Set<string>();
-      for (const pair of node.items) {
-        const k = isScalar(pair.key) ? pair.key.value : pair.key;
-        const key = typeof k === 'string' ? k : JSON.stringify(k);
-        const at = path ? `${path}.${key}` : key;
-        if (seen.has(key)) {
-          const offset = (pair.key as Node | null)?.range?.[0] ?? 0;
-          out.push({ path: at, key, line: lineAt(text, offset) });
-        }
-        seen.add(key);
-        visit(pair.value, at);
-      }
-    }
-  };
-  visit(root, '');
   return out;
 }

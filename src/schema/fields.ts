@@ -6,6 +6,7 @@
 import { errors } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
 import type { Duplicate } from './duplicates.js';
+import { goKind } from '../codec/go-json.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -20,13 +21,24 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
  */
 export type DecodedAs = 'object' | 'yaml' | 'patch' | 'json-patch' | 'apply';
 
-export interface DecodeNotes { as: DecodedAs; duplicates: Duplicate[] }
+export interface DecodeNotes {
+  as: DecodedAs;
+  duplicates: Duplicate[];
+  /**
+   * A strategic merge patch: upstream converts the patched map into the typed object, so a
+   * value of the wrong shape for a map, struct or list fails with the converter's words
+   * (`cannot restore map from string`); this builds that error.
+   */
+  restoreError?: (why: string) => Error;
+}
 
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 interface Findings {
   unknown: string[];
   types: string[];
+  /** the first container of the wrong shape, in the unstructured converter's words */
+  restore?: string;
   /** repeats reported in walk order (typed JSON decode only) */
   repeats?: Set<string>;
   ordered?: string[];
@@ -84,7 +96,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       else if (s.format === 'date-time' && !RFC3339.test(v as string)) f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
       return;
     case 'list':
-      if (!Array.isArray(v)) { f.types.push(`${at}: expected array, got ${typeName(v)}`); return; }
+      if (!Array.isArray(v)) { f.types.push(`${at}: expected array, got ${typeName(v)}`); f.restore ??= `cannot restore slice from ${goKind(v)}`; return; }
       v.forEach((item, i) => {
         // a list element has no "unset": null is not a value of the element type
         if (item === null && s.elem && s.elem.kind !== 'any') f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
@@ -92,7 +104,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       });
       return;
     case 'map':
-      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); return; }
+      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore map from ${goKind(v)}`; return; }
       if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
         // the common map of strings (labels, annotations, data): no paths built unless one is wrong
         for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f);
@@ -104,7 +116,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       }
       return;
     case 'struct':
-      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); return; }
+      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore struct from: ${goKind(v)}`; return; }
       for (const k in v) {
         const x = v[k];
         const sub = s.props?.[k];
@@ -120,7 +132,15 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
   }
 }
 
-const under = (p: string, parent: string) => p === parent || (p.startsWith(parent) && (p[parent.length] === '.' || p[parent.length] === '['));
+/** Whether p is one of `paths` or lies under one (a Set lookup per path segment, not a scan of every path per p). */
+function underAny(p: string, paths: Set<string>): boolean {
+  if (paths.has(p)) return true;
+  for (let i = 1; i < p.length; i++) {
+    const c = p.charCodeAt(i);
+    if ((c === 46 || c === 91) && paths.has(p.slice(0, i))) return true;
+  }
+  return false;
+}
 
 /** The Warn messages in upstream's order; `yamlBlock` is the repeats part of a YAML Strict error. */
 function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]; yamlBlock?: string } {
@@ -130,7 +150,8 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
   switch (notes!.as) {
     case 'object': {
       // repeats the walk never met (inside free-form values) go last; those in unknown fields are not reported
-      const rest = [...f.repeats!].filter((p) => !f.unknown.some((u) => under(p, u)));
+      const unknown = new Set(f.unknown);
+      const rest = [...f.repeats!].filter((p) => !underAny(p, unknown));
       return { list: [...f.ordered!, ...rest.map(duplicateField)] };
     }
     case 'patch': return { list: [...dups.map((d) => duplicateField(d.path)), ...sorted()] };
@@ -159,6 +180,7 @@ export function validateFields(obj: unknown, schema: SchemaNode | undefined, mod
     f.ordered = [];
   }
   if (schema) walk(obj, schema, '', f);
+  if (f.restore && notes?.restoreError) throw notes.restoreError(f.restore);
   if (f.types.length) throw errors.badRequest(`failed to decode object: ${f.types.join('; ')}`);
   if ((!f.unknown.length && !dups.length) || mode === 'Ignore') return [];
   const { list, yamlBlock } = messages(f, notes);

@@ -1,7 +1,7 @@
 /** Thin helpers over uWebSockets.js responses: status lines, bodies, bounded request bodies. */
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Status } from '../api/status.js';
-import { errors, toStatus } from '../api/status.js';
+import { errors, orderedStatus, toStatus } from '../api/status.js';
 import type { Encoding } from '../actors/protocol.js';
 import { contentTypeOf, encode } from '../codec/codec.js';
 
@@ -91,15 +91,16 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
  * Writes a Status; in the negotiated encoding when there is one (a view's base format), so a
  * Protobuf or CBOR client can read its errors. Without one (e.g. the 406 itself), JSON.
  */
-export function sendStatus(x: Exchange, s: Status, pretty = false, enc?: Encoding): void {
+export function sendStatus(x: Exchange, status: Status, pretty = false, enc?: Encoding): void {
+  const s = orderedStatus(status);
   if (s.details?.retryAfterSeconds !== undefined) x.headers.push(['Retry-After', String(s.details.retryAfterSeconds)]);
   if (enc && enc.format !== 'json') {
     const plain: Encoding = { format: enc.format, pretty, mediaType: enc.mediaType };
     try {
-      return send(x, s.code, contentTypeOf(plain), encode({ ...s, kind: 'Status', apiVersion: 'v1' }, plain));
+      return send(x, s.code, contentTypeOf(plain), encode(s, plain));
     } catch { /* a Status always encodes; JSON if it ever does not */ }
   }
-  send(x, s.code, 'application/json', pretty ? JSON.stringify(s, null, 2) + '\n' : JSON.stringify(s));
+  send(x, s.code, 'application/json', pretty ? JSON.stringify(s, null, 2) : JSON.stringify(s) + '\n');
 }
 
 /** Reads the whole body, refusing more than limit bytes with 413 before buffering it all. */

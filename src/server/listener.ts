@@ -10,6 +10,7 @@ import type { FrontMetrics } from './front-metrics.js';
 import type { RequestHeaders } from '../handlers/context.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
+import { listenError } from './startup-error.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 
@@ -67,7 +68,7 @@ export async function listenPlain(host: string, port: number, handle: (res: Http
   app.any('/*', handle);
   return new Promise<PlainListener>((resolve, reject) => {
     app.listen(host, port, (sock) => {
-      if (!sock) return reject(new Error(`cannot listen on ${host}:${port}`));
+      if (!sock) return void listenError('port', host, port).then(reject);
       resolve({ port: uWS.us_socket_local_port(sock), socket: sock, app });
     });
   });

@@ -94,6 +94,19 @@ export function bodyFormat(contentType: string | undefined, protobufType?: strin
   throw errors.unsupportedMediaType(t, acceptedTypes({ protobufType, cbor }));
 }
 
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * Whether the response is pretty-printed, as upstream's isPrettyPrint: a non-empty `pretty`
+ * parameter decides (Go strconv.ParseBool; anything unparsable is false); otherwise the
+ * User-Agent of a browser or command-line HTTP tool (curl, Wget, Mozilla/5.0) asks for it.
+ */
+export function prettyRequested(query: URLSearchParams, userAgent: string | undefined): boolean {
+  const p = query.get('pretty');
+  if (p) return GO_TRUE.has(p);
+  return userAgent !== undefined && (userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0'));
+}
+
 export function isTruthy(v: string | null): boolean {
   return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }

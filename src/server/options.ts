@@ -78,6 +78,15 @@ export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, 
   auditLogMaxAgeDays: number;
   /** `--encryption-provider-config`: EncryptionConfiguration file ('' = no encryption at rest) */
   encryptionProviderConfig: string;
+  /** `--reshard`: redistribute an LMDB data directory's keys to `--shards` before starting (src/server/reshard.ts) */
+  reshard: boolean;
+  /** `-v`/`--v`: log verbosity 0-10 (src/server/log.ts) */
+  verbosity: number;
+  /** `--logging-format` */
+  loggingFormat: 'text' | 'json';
+  /** `--help`/`-h` and `--version` (`raw`: the /version JSON): main prints and exits */
+  help: boolean;
+  version: '' | 'short' | 'raw';
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -128,6 +137,11 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   auditLogMaxBackups: 0,
   auditLogMaxAgeDays: 0,
   encryptionProviderConfig: '',
+  reshard: false,
+  verbosity: 0,
+  loggingFormat: 'text',
+  help: false,
+  version: '',
 };
 
 export { parseDuration } from '../api/duration.js';
@@ -232,6 +246,23 @@ const FLAGS: Record<string, Setter> = {
   'leader-elect-lease-duration': duration('leader-elect-lease-duration', (o, ms) => { o.leaderElectLeaseDurationMs = ms; }),
   'leader-elect-renew-deadline': duration('leader-elect-renew-deadline', (o, ms) => { o.leaderElectRenewDeadlineMs = ms; }),
   'leader-elect-retry-period': duration('leader-elect-retry-period', (o, ms) => { o.leaderElectRetryPeriodMs = ms; }),
+  'v': (o, v) => {
+    if (!/^[0-9]+$/.test(v) || Number(v) > 10) throw new Error(`--v must be an integer between 0 and 10, got "${v}"`);
+    o.verbosity = Number(v);
+  },
+  'logging-format': (o, v) => {
+    if (v !== 'text' && v !== 'json') throw new Error(`--logging-format must be text or json, got "${v}"`);
+    o.loggingFormat = v;
+  },
+  'help': (o, v) => { o.help = v !== 'false'; },
+  'version': (o, v) => {
+    if (v !== 'true' && v !== 'false' && v !== 'raw') throw new Error(`--version must be true, false or raw, got "${v}"`);
+    o.version = v === 'raw' ? 'raw' : v === 'true' ? 'short' : '';
+  },
+  'reshard': (o, v) => {
+    if (v !== 'true' && v !== 'false') throw new Error(`--reshard must be true or false, got "${v}"`);
+    o.reshard = v === 'true';
+  },
   'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
   'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
   'cluster-signing-duration': (o, v) => {
@@ -258,20 +289,34 @@ function checkCombined(o: ServerOptions): void {
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
+/** Server booleans that, as pflag's, may be given alone (`--reshard` = `--reshard=true`). */
+const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['leader-elect', 'reshard', 'help', 'version']);
+
+/** Every flag name parseArgs knows (docs: src/server/flag-docs.ts). */
+export const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
+
+/** The one-dash spellings upstream has: -h, -v 3, -v=3. */
+function longForm(a: string): string {
+  if (a === '-h') return '--help';
+  if (a === '-v' || a.startsWith('-v=')) return `-${a}`;
+  return a;
+}
+
 export function parseArgs(argv: string[]): ServerOptions {
   const o: ServerOptions = { ...DEFAULT_OPTIONS, featureGates: defaultGates(), warnings: [] };
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
+    const a = longForm(argv[i]!);
     if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || name === 'leader-elect') && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || SERVER_BOOLEAN_FLAGS.has(name)) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
     const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);
   }
+  if (o.help || o.version) return o;
   checkCombined(o);
   return o;
 }

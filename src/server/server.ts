@@ -15,7 +15,7 @@ import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { ActorPool } from './actor-pool.js';
 import { WatchHub } from './watch-hub.js';
 import { parseRequestInfo } from './request-info.js';
-import { isTruthy, cborEnabled, negotiateResource } from './negotiation.js';
+import { prettyRequested, cborEnabled, negotiateResource } from './negotiation.js';
 import { send, sendStatus, type Exchange } from './http.js';
 import type { ServerOptions } from './options.js';
 import { handleResource } from '../handlers/resource.js';
@@ -37,7 +37,7 @@ import { gate } from '../flowcontrol/gate.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import type { RequestInfo } from './request-info.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
-import { groupFor } from '../api/identity.js';
+import { groupFor, protectedNamespaces } from '../api/identity.js';
 import { attributesFor } from '../auth/authz/attributes.js';
 import { FrontMetrics, featureGateSource, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
@@ -105,6 +105,7 @@ export class ApiServer {
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
+        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity),
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
@@ -295,7 +296,7 @@ export class ApiServer {
   /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */
   private dispatch(r: FilterRequest): void {
     const { x, method, path, query } = r;
-    const pretty = isTruthy(query.get('pretty'));
+    const pretty = prettyRequested(query, r.headers.userAgent);
     try {
       if (this.auth.serveDiscovery(x, path)) return;
       const info = r.info ?? parseRequestInfo(method, path, query);

@@ -75,16 +75,6 @@ export function decodeOid(content: Buffer): string {
   return [a, first - a * 40, ...parts].join('.');
 }
 
-/** The text of a directory string (UTF8, Printable, IA5, T61 as Latin-1, BMP as UTF-16BE). */
-export function decodeString(t: Tlv): string {
-  if (t.tag === TAG.BMP) {
-    const swapped = Buffer.from(t.content);
-    swapped.swap16();
-    return swapped.toString('utf16le');
-  }
-  return t.tag === TAG.T61 ? t.content.toString('latin1') : t.content.toString('utf8');
-}
-
 // ---- writer ----
 
 function lengthBytes(n: number): Buffer {

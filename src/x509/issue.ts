@@ -1,6 +1,8 @@
 /**
  * Issues an X.509 v3 certificate for a certificate request from a CA, as upstream's
- * authority.CA.Sign with the PermissiveSigningPolicy: subject, public key and subject
+ * authority.CA.Sign with the PermissiveSigningPolicy: subject (re-encoded from the parsed
+ * request as Go's pkix.Name.ToRDNSequence, never the request's own bytes: the certificate says
+ * exactly what the approver and the subject restriction saw), public key and subject
  * alternative names from the request, key usages from spec.usages, never a CA, notBefore
  * backdated 5 minutes for clock skew, never outliving the CA. Signing runs on
  * libuv's thread pool (crypto.sign with a callback), off the event loop.
@@ -8,6 +10,7 @@
 import { X509Certificate, createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { NULL, TAG, bitString, bool, children, decodeOid, explicit, octets, oid, readOne, seq, time, tlv, uint } from './der.js';
 import type { CertificateRequest } from './request.js';
+import { encodeName } from './name.js';
 
 export interface SigningCA {
   cert: X509Certificate;
@@ -115,7 +118,7 @@ export async function issueCertificate(csr: CertificateRequest, usages: readonly
   if (csr.subjectAltName) extensions.push(seq(oid('2.5.29.17'), octets(csr.subjectAltName)));
   const tbs = seq(
     explicit(0, uint(Buffer.from([2]))), uint(serial), algId, issuerName(ca.cert),
-    seq(time(notBefore), time(notAfter)), csr.subject.raw, csr.spki, explicit(3, seq(...extensions)),
+    seq(time(notBefore), time(notAfter)), encodeName(csr.subject), csr.spki, explicit(3, seq(...extensions)),
   );
   const signature = await new Promise<Buffer>((resolve, reject) => sign(hash, tbs, ca.key, (err, sig) => (err ? reject(err) : resolve(sig))));
   const der = seq(tbs, algId, bitString(signature));

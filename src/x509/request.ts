@@ -4,14 +4,10 @@
  * key, requested subject alternative names and signature are read from its DER.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { DerError, TAG, children, decodeOid, decodeString, expectTag, readOne, type Tlv } from './der.js';
+import { DerError, TAG, children, decodeOid, expectTag, readOne, type Tlv } from './der.js';
+import { NameError, parseName, type Name } from './name.js';
 
-export interface Name {
-  commonName: string;
-  organization: string[];
-  /** the DER of the whole Name (copied verbatim into issued certificates) */
-  raw: Buffer;
-}
+export type { Name } from './name.js';
 
 export interface CertificateRequest {
   /** DER of certificationRequestInfo: what the signature covers */
@@ -30,7 +26,7 @@ export interface CertificateRequest {
 }
 
 const OID = {
-  CN: '2.5.4.3', O: '2.5.4.10', EXTENSION_REQUEST: '1.2.840.113549.1.9.14', SAN: '2.5.29.17',
+  EXTENSION_REQUEST: '1.2.840.113549.1.9.14', SAN: '2.5.29.17',
 };
 
 export const PEM_TYPE_ERROR = 'PEM block type must be CERTIFICATE REQUEST';
@@ -44,21 +40,6 @@ export function firstPemBlock(text: string): { type: string; der: Buffer; header
   const b64 = headers ? body.replace(/^[\s\S]*?\r?\n\r?\n/, '') : body;
   if (!/^[A-Za-z0-9+/=\s]*$/.test(b64)) return undefined;
   return { type: m[1]!, der: Buffer.from(b64.replace(/\s+/g, ''), 'base64'), headers, rest: text.slice(m.index + m[0].length) };
-}
-
-function parseName(t: Tlv): Name {
-  expectTag(t, TAG.SEQUENCE);
-  const name: Name = { commonName: '', organization: [], raw: t.raw };
-  for (const rdn of children(t)) {
-    for (const atv of children(expectTag(rdn, TAG.SET))) {
-      const [type, value] = children(expectTag(atv, TAG.SEQUENCE));
-      const oid = decodeOid(expectTag(type, TAG.OID).content);
-      if (!value) throw new DerError('attribute without value');
-      if (oid === OID.CN) name.commonName = decodeString(value);
-      else if (oid === OID.O) name.organization.push(decodeString(value));
-    }
-  }
-  return name;
 }
 
 function ipText(b: Buffer): string {
@@ -102,7 +83,7 @@ export function parseRequestDer(der: Buffer): CertificateRequest {
     const [infoT, algT, sigT] = children(readOne(der, TAG.SEQUENCE));
     const info = children(expectTag(infoT, TAG.SEQUENCE));
     expectTag(info[0], TAG.INTEGER);
-    const subject = parseName(info[1]!);
+    const subject = parseName(expectTag(info[1], TAG.SEQUENCE), 'request');
     const spki = expectTag(info[2], TAG.SEQUENCE).raw;
     const alg = children(expectTag(algT, TAG.SEQUENCE));
     const sig = expectTag(sigT, TAG.BIT_STRING).content;
@@ -113,6 +94,8 @@ export function parseRequestDer(der: Buffer): CertificateRequest {
     readAttributes(csr, info[3]);
     return csr;
   } catch (e) {
+    // a subject value Go's encoding/asn1 refuses keeps Go's message
+    if (e instanceof NameError) throw new Error(e.message);
     if (e instanceof DerError || e instanceof RangeError || e instanceof TypeError) throw new Error('x509: malformed certificate request');
     throw e;
   }

@@ -40,7 +40,9 @@ after(async () => {
 });
 
 test('the given serving pair is used (nothing generated); a verified certificate: CN is the username, each O a group', async () => {
-  assert.equal(existsSync(`${s.dataDir}/pki`), false);
+  // only the service account key is generated there (src/auth/sa-keys.ts): no CA, no serving pair
+  assert.equal(existsSync(`${s.dataDir}/pki/ca.crt`), false);
+  assert.equal(existsSync(`${s.dataDir}/pki/apiserver.crt`), false);
   const r = await whoami(client('carol'));
   assert.equal(r.status, 201, r.text);
   assert.deepEqual(r.json.status.userInfo, { username: 'carol', groups: ['system:masters', 'devs', 'system:authenticated'] });

@@ -80,7 +80,8 @@ test('v1beta1 by default: the user of the webhook, with the client certificate o
   const first = seen.find((q) => q.token === 'hook-alice')!;
   assert.equal(first.apiVersion, 'authentication.plat.io/v1beta1');
   assert.equal(first.cn, 'apiserver');
-  assert.equal(first.audiences, undefined, 'no API audiences configured: none sent');
+  // no --api-audiences: the API audience is the default service account issuer, as upstream
+  assert.deepEqual(first.audiences, ['https://platform.default.svc.cluster.local']);
   for (let i = 0; i < 3; i++) assert.equal((await whoami(x, 'hook-alice')).status, 201);
   assert.equal(calls('hook-alice'), 1, 'the cache answers repeated tokens');
   // refusals: 401 with the generic message, and cached too

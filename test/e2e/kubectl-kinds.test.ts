@@ -57,7 +57,7 @@ spec:
   assert.match(r.stderr, /spec\.template\.spec\.containers\[0\]\.ports\[1\]: Duplicate value: "80\/TCP"/);
 });
 
-test('logs and exec of a pod without a node answer at once; once bound, logs say no node agent is connected', async () => {
+test('logs and exec of a pod without a node answer at once; once bound to a node that does not exist, logs say so', async () => {
   assert.equal((await ok('run', 'solo', '--image=nginx:1.27')).trim(), 'pod/solo created');
   assert.equal(await ok('logs', 'solo'), '', 'an unscheduled pod has no log yet (upstream: empty)');
   const exec = await kubectl('exec', 'solo', '--', 'ls');
@@ -68,5 +68,5 @@ test('logs and exec of a pod without a node answer at once; once bound, logs say
   assert.equal(await ok('get', 'pod', 'solo', '-o', 'jsonpath={.spec.nodeName}'), 'n1');
   const logs = await kubectl('logs', 'solo');
   assert.equal(logs.code, 1);
-  assert.match(logs.stderr, /Error from server \(ServiceUnavailable\): no node agent is connected for pod solo/);
+  assert.match(logs.stderr, /Error from server \(NotFound\): nodes "n1" not found/);
 });

@@ -92,7 +92,7 @@ function watchFrames(body: Buffer, cut: boolean): unknown[] {
   });
 }
 
-/** connect subresources answer 503 ServiceUnavailable while no node agent is connected (as upstream when a node is unreachable) */
+/** connect subresources answer 503 (no endpoints) or 500 (the node agent cannot be dialed) as upstream when a node is unreachable */
 const CONNECT = /\/(proxy|exec|attach|portforward|log)(\/|\?|$)/;
 
 const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|^\/metrics(\?|$)|\/pods\/[^/]+\/+log\/*(\?|$)/;
@@ -100,7 +100,7 @@ const TEXT_OK = /^\/+(healthz|livez|readyz)(\/|\?|$)|^\/metrics(\?|$)|\/pods\/[^
 /** Problems with one reply (empty when it is acceptable). */
 export function replyProblems(method: string, target: string, r: HttpReply, watch = false): { kind: string; detail: string }[] {
   const out: { kind: string; detail: string }[] = [];
-  if (r.status >= 500 && r.status !== 504 && !(r.status === 503 && CONNECT.test(target))) out.push({ kind: '5xx', detail: `HTTP ${r.status}: ${r.body.subarray(0, 400).toString('utf8')}` });
+  if (r.status >= 500 && r.status !== 504 && !((r.status === 503 || r.status === 500) && CONNECT.test(target))) out.push({ kind: '5xx', detail: `HTTP ${r.status}: ${r.body.subarray(0, 400).toString('utf8')}` });
   if (r.status < 100 || r.status > 599) out.push({ kind: 'bad-status', detail: `HTTP ${r.status}` });
   if (r.headBodyBytes) out.push({ kind: 'head-with-body', detail: `HEAD response of HTTP ${r.status} carries ${r.headBodyBytes} body bytes` });
   if (method === 'HEAD' || r.status === 204 || r.status === 304) return out;

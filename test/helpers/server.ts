@@ -19,6 +19,8 @@ export interface TestServer {
   port: number;
   dataDir: string;
   proc: ChildProcess;
+  /** what the server wrote on stderr so far */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** removes the data directory (after stop) */
   cleanup(): void;
@@ -76,6 +78,7 @@ export async function startServer(args: string[] = [], dataDir?: string, env?: R
   const url = `http://127.0.0.1:${port}`;
   return {
     url, port, dataDir: dir, proc,
+    stderr: () => err,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = once(proc, 'exit');

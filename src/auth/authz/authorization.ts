@@ -8,13 +8,13 @@ import { StatusError } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
-import { decodeBody } from '../../codec/codec.js';
 import type { Request } from '../../handlers/context.js';
 import type { VirtualKind } from '../../registry/strategies/reviews.js';
 import type { ActorPool } from '../../server/actor-pool.js';
 import { checkBodyThen } from '../../server/http.js';
 import { pinTo, retried } from '../../handlers/pin.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../server/negotiation.js';
+import { decodeRequestBody } from '../../codec/body-decoder.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../types.js';
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
@@ -191,7 +191,7 @@ export class Authorization {
   private async preview(r: Request, buf: Buffer): Promise<any> {
     if (buf.length === 0) return undefined;
     if (r.info.verb !== 'patch') {
-      return decodeBody(toBody(bodyFormat(r.headers.contentType, this.protobufType, this.cbor), buf));
+      return decodeRequestBody(toBody(bodyFormat(r.headers.contentType, this.protobufType, this.cbor), buf));
     }
     const patchType = PATCH_TYPES[(r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase()];
     if (!patchType) return undefined;

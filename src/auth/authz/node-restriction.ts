@@ -3,8 +3,8 @@
  * with `--enable-admission-plugins=...,NodeRestriction`: a node agent (`system:node:<name>` in
  * `system:nodes`) may only create mirror pods bound to itself, delete, update the status of and
  * evict only pods bound to itself, create and modify only its own Node object (without changing
- * its taints or setting labels of the product's domains other than the kubelet's), and create
- * only its own lease. Users that are not nodes are ignored. Runs on the front thread before the
+ * its taints or setting labels of the product's domains other than the kubelet's), create
+ * only its own lease, and request service account tokens only bound to its own pods. Users that are not nodes are ignored. Runs on the front thread before the
  * write goes to its actor (the existing pod's node comes from the node graph).
  */
 import { groupFor, type Identity } from '../../api/identity.js';
@@ -120,6 +120,26 @@ export class NodeRestriction {
       if (!this.ownDomains.some(within)) return false;
       return !this.kubeletLabels.has(k) && !this.kubeletDomains.some(within);
     }).sort();
+  }
+
+  /**
+   * upstream admitServiceAccount: a TokenRequest by a node must be bound to a Pod (v1, with a
+   * name and uid) that exists, has that uid and is scheduled on the node, so a node can never
+   * mint an unbound token (which would outlive its pods). Non-node users pass. `getPod` answers
+   * the stored pod or throws its StatusError (404 when absent, as upstream).
+   */
+  async checkTokenRequest(user: UserInfo, namespace: string, name: string, tr: any, getPod: (ns: string, name: string) => Promise<any>): Promise<void> {
+    const node = nodeIdentity(user);
+    if (node === undefined) return;
+    const refuse = (why: string) => { throw forbiddenError('serviceaccounts', '', name, why); };
+    const ref = tr?.spec?.boundObjectRef;
+    if (!ref || typeof ref !== 'object' || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) refuse('node requested token not bound to a pod');
+    if (!ref.uid) refuse('node requested token with a pod binding without a uid');
+    const pod = await getPod(namespace, String(ref.name));
+    if (ref.uid !== pod?.metadata?.uid) {
+      refuse(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    }
+    if (pod?.spec?.nodeName !== node) refuse('node requested token bound to a pod scheduled on a different node');
   }
 
   private mirrorPod(node: string, pod: any, refuse: (why: string) => never): void {

@@ -8,6 +8,8 @@ import { labelSelectorFromObject } from '../../api/selectors.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { atPath, compileDefaults, rootSchema, setPath, validateCustom } from './structural.js';
 import type { CustomType, CustomVersion } from './types.js';
+import { ruleTree, validateRules } from './rules.js';
+import { withTypeAndObjectMeta } from './rule-specs.js';
 
 /** The autoscaling/v1 Scale of a custom resource (upstream's scale subresource for CRDs). */
 function toScale(obj: any, paths: NonNullable<CustomVersion['scale']>): any {
@@ -37,9 +39,23 @@ function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion['scale
   return next;
 }
 
+const NOT_CHECKED = {
+  reason: 'FieldValueInvalid', field: '',
+  message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
 export function customResourceStrategy(t: CustomType, v: CustomVersion): ResourceStrategy {
   const schema = rootSchema(v.schema ?? {});
   const defaults = compileDefaults(v.schema ?? {});
+  // compiled once per CRD version (the store keeps this strategy until the CRD changes)
+  const rules = ruleTree(withTypeAndObjectMeta(v.schema ?? {}));
+  const check = (obj: any, old: any) => {
+    const causes = validateCustom(obj, schema, old);
+    if (!rules) return causes;
+    // upstream skips the rules when a value has the wrong type (they are typed by the schema)
+    if (causes.some((c) => c.reason === 'FieldValueTypeInvalid')) return [...causes, NOT_CHECKED];
+    return [...causes, ...validateRules(rules, obj, old)];
+  };
   const scale = v.scale;
   return {
     ...DEFAULT_STRATEGY,
@@ -52,14 +68,14 @@ export function customResourceStrategy(t: CustomType, v: CustomVersion): Resourc
     prepareForUpdate(obj) {
       defaults(obj);
     },
-    validate(obj) {
-      return validateCustom(obj, schema);
+    validate(obj, _config, old) {
+      return check(obj, old);
     },
     prepareForStatusUpdate(next) {
       defaults(next);
     },
-    validateSubresourceUpdate(_name, next) {
-      return validateCustom(next, schema);
+    validateSubresourceUpdate(_name, next, old) {
+      return check(next, old);
     },
     ...(scale ? { scale: { to: (obj: any) => toScale(obj, scale), from: (old: any, s: any) => fromScale(old, s, scale) } } : {}),
   };

@@ -5,6 +5,7 @@
  */
 import type { StatusCause } from '../../api/status.js';
 import { checkValue, withPlatExtensions } from './structural.js';
+import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -56,6 +57,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
   if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
   if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
+  if (s.uniqueItems === true) out.push(forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   // upstream: beside properties only `additionalProperties: true` (no schema) is allowed
   if (isObj(s.properties) && Object.keys(s.properties).length > 0 && s.additionalProperties !== undefined && s.additionalProperties !== true) {
     out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
@@ -85,13 +87,25 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
 }
 
-function version(v: any, path: string, out: StatusCause[]): void {
+/**
+ * schemaPath: where the version's schema errors point; upstream reports them under
+ * spec.validation.openAPIV3Schema when every version has the same schema (it hoists it).
+ */
+function version(v: any, path: string, out: StatusCause[], schemaPath: string): void {
   if (!isObj(v)) { out.push(required(path)); return; }
   if (!v.name) out.push(required(`${path}.name`));
   else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
   const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
   if (!isObj(schema)) out.push(required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
-  else structural(schema, `${path}.schema.openAPIV3Schema`, out, true);
+  else {
+    const before = out.length;
+    structural(schema, schemaPath, out, true);
+    // rules are compiled only over a structural schema (their types come from it)
+    if (out.length === before) {
+      const ext = JSON.stringify(v.schema.openAPIV3Schema).includes('"x-kubernetes-') ? 'x-kubernetes' : 'x-plat';
+      out.push(...ruleCauses(withTypeAndObjectMeta(schema), schemaPath, ext));
+    }
+  }
   const scale = v.subresources?.scale;
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
@@ -138,8 +152,15 @@ export function validateCRD(crd: any): StatusCause[] {
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
   const seen = new Set<string>();
+  const schemas = versions.map((v: any) => JSON.stringify(v?.schema?.openAPIV3Schema ?? null));
+  const hoisted = versions.length > 0 && schemas.every((x: string) => x === schemas[0]) && schemas[0] !== 'null';
+  const reported = new Set<string>();
   versions.forEach((v: any, i: number) => {
-    version(v, `spec.versions[${i}]`, out);
+    const schemaPath = hoisted ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    const mine: StatusCause[] = [];
+    version(v, `spec.versions[${i}]`, mine, schemaPath);
+    // a hoisted schema is validated once: its errors are not repeated per version
+    for (const c of mine) if (!hoisted || !reported.has(`${c.field}\0${c.message}`)) { reported.add(`${c.field}\0${c.message}`); out.push(c); }
     if (typeof v?.name === 'string') {
       if (seen.has(v.name)) out.push(duplicate(`spec.versions[${i}].name`, v.name));
       seen.add(v.name);

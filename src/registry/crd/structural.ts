@@ -6,6 +6,8 @@
  */
 import type { StatusCause } from '../../api/status.js';
 import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
+import { same } from '../strategies/field-errors.js';
+import { checkComposition } from './composition.js';
 
 type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -15,7 +17,7 @@ const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'obj
 function compile(s: Raw | undefined): SchemaNode {
   if (!isObj(s)) return { kind: 'any', preserveUnknown: true };
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
-  if (s['x-plat-int-or-string'] || s.anyOf || s.oneOf) return { kind: 'scalar' };
+  if (s['x-plat-int-or-string'] || ((s.anyOf || s.oneOf) && !s.type && !s.properties)) return { kind: 'scalar' };
   let node: SchemaNode;
   if (s.type === 'array') {
     node = { kind: 'list', elem: compile(s.items), listType: s['x-plat-list-type'] ?? 'atomic' };
@@ -65,18 +67,19 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
     return item && ((v) => { if (Array.isArray(v)) for (const x of v) item(x); });
   }
   if (isObj(s.properties)) {
-    const fields: [string, unknown, Defaulter | undefined][] = [];
+    const fields: [string, unknown, Defaulter | undefined, boolean][] = [];
     for (const [k, ps] of Object.entries(s.properties as Record<string, Raw>)) {
       if (root && (k === 'metadata' || k === 'apiVersion' || k === 'kind')) continue;
       const d = isObj(ps) ? ps.default : undefined;
       const child = defaulterOf(ps, false);
-      if (d !== undefined || child) fields.push([k, d, child]);
+      if (d !== undefined || child) fields.push([k, d, child, isObj(ps) && ps.nullable === true]);
     }
     if (!fields.length) return undefined;
+    // null is kept where the schema is nullable; elsewhere it is pruned, and the default applies (upstream)
     return (v) => {
       if (!isObj(v)) return;
-      for (const [k, d, child] of fields) {
-        if (v[k] === undefined && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
+      for (const [k, d, child, nullable] of fields) {
+        if ((v[k] === undefined || (v[k] === null && !nullable)) && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
         if (child && v[k] !== undefined) child(v[k]);
       }
     };
@@ -136,8 +139,13 @@ function typeMatches(want: string, v: unknown): boolean {
   return t === want;
 }
 
-/** Validates one value against its schema; `path` is upstream's field path (`spec.replicas`). */
-function check(v: unknown, s: Raw, path: string, c: Ctx): void {
+/**
+ * Validates one value against its schema; `path` is upstream's field path (`spec.replicas`).
+ * old is the correlated stored value on update: an unchanged value is not validated again
+ * (upstream validation ratcheting, CRDValidationRatcheting).
+ */
+function check(v: unknown, s: Raw, path: string, c: Ctx, old?: unknown): void {
+  if (old !== undefined && same(v, old)) return;
   const at = path || '<root>';
   if (v === null) {
     if (s.nullable === true || s['x-plat-preserve-unknown-fields'] === true && !s.type) return;
@@ -154,10 +162,13 @@ function check(v: unknown, s: Raw, path: string, c: Ctx): void {
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => e === v || (typeof e === 'object' && JSON.stringify(e) === JSON.stringify(v)))) {
     c.causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown(v)}: supported values: ${s.enum.map(shown).join(', ')}`, field: path });
   }
+  if (s.allOf || s.anyOf || s.oneOf || s.not) {
+    checkComposition(v, s, path, at, c.causes, (x, sub, p, causes) => check(x, sub, p, { causes }));
+  }
   if (typeof v === 'string') checkString(v, s, path, at, c);
   else if (typeof v === 'number') checkNumber(v, s, path, at, c);
-  else if (Array.isArray(v)) checkArray(v, s, path, at, c);
-  else if (isObj(v)) checkObject(v, s, path, c);
+  else if (Array.isArray(v)) checkArray(v, s, path, at, c, Array.isArray(old) ? old : undefined);
+  else if (isObj(v)) checkObject(v, s, path, c, isObj(old) ? old : undefined);
 }
 
 /** compiled patterns (null: not a valid expression here, so not checked) */
@@ -200,7 +211,33 @@ function checkNumber(v: number, s: Raw, path: string, at: string, c: Ctx): void 
   }
 }
 
-function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx): void {
+/** The stored item an item correlates with: by keys (map lists), by value (sets); atomic lists do not correlate. */
+function correlated(s: Raw, item: unknown, olds: unknown[] | undefined): unknown {
+  if (!olds) return undefined;
+  const keys = s['x-plat-list-map-keys'];
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(keys) && isObj(item)) return olds.find((o) => isObj(o) && keys.every((k) => same(o[k], item[k])));
+  if (s['x-plat-list-type'] === 'set') return olds.find((o) => same(o, item));
+  return undefined;
+}
+
+/** Go's %#v of a list-map item's keys: `map[string]interface {}{"name":"a"}`. */
+function keysShown(keys: string[], x: Record<string, any>): string {
+  const parts = keys.filter((k) => x[k] !== undefined).map((k) => `${JSON.stringify(k)}:${typeof x[k] === 'string' ? JSON.stringify(x[k]) : String(x[k])}`);
+  return `map[string]interface {}{${parts.join(', ')}}`;
+}
+
+/** x-plat-list-type map: no two items with the same key values (upstream: `Duplicate value` on the later item). */
+function duplicateKeys(v: unknown[], keys: string[], path: string, c: Ctx): void {
+  const seen = new Set<string>();
+  v.forEach((x, i) => {
+    if (!isObj(x)) return;
+    const k = JSON.stringify(keys.map((key) => x[key] ?? null));
+    if (seen.has(k)) c.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${keysShown(keys, x)}`, field: `${path}[${i}]` });
+    seen.add(k);
+  });
+}
+
+function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds?: unknown[]): void {
   if (typeof s.maxItems === 'number' && v.length > s.maxItems) {
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${v.length}: must have at most ${s.maxItems} items`, field: path });
   }
@@ -216,7 +253,8 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx): voi
       seen.add(k);
     });
   }
-  if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c));
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(s['x-plat-list-map-keys'])) duplicateKeys(v, s['x-plat-list-map-keys'], path, c);
+  if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c, correlated(s, x, olds)));
 }
 
 /** a schema's properties as entries, computed once per schema object */
@@ -227,7 +265,7 @@ function entriesOf(props: Raw): [string, Raw][] {
   return e;
 }
 
-function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void {
+function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?: Record<string, any>): void {
   const child = (k: string) => (path ? `${path}.${k}` : k);
   if (s['x-plat-embedded-resource']) {
     for (const k of ['apiVersion', 'kind']) if (!v[k]) c.causes.push({ reason: 'FieldValueRequired', message: 'Required value: must not be empty', field: child(k) });
@@ -238,10 +276,13 @@ function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx): void
   if (typeof s.maxProperties === 'number' && Object.keys(v).length > s.maxProperties) {
     c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`, field: path });
   }
+  if (typeof s.minProperties === 'number' && Object.keys(v).length < s.minProperties) {
+    invalid(c, path, v, `${path || '<root>'} in body should have at least ${s.minProperties} properties`);
+  }
   if (isObj(s.properties)) {
-    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c);
+    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c, old?.[k]);
   } else if (isObj(s.additionalProperties)) {
-    for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c);
+    for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c, old?.[k]);
   }
 }
 
@@ -257,9 +298,9 @@ export function rootSchema(schema: Raw): Raw {
  * Causes for every field of obj (but metadata, apiVersion, kind) that breaks the schema;
  * root is rootSchema(schema), computed once.
  */
-export function validateCustom(obj: Record<string, any>, root: Raw): StatusCause[] {
+export function validateCustom(obj: Record<string, any>, root: Raw, old?: Record<string, any>): StatusCause[] {
   const c: Ctx = { causes: [] };
-  checkObject(obj, root, '', c);
+  checkObject(obj, root, '', c, isObj(old) ? old : undefined);
   return c.causes;
 }
 

@@ -11,11 +11,14 @@ import { cronError } from './cron.js';
 import { defaultCronJob, defaultJob } from './workload-defaults.js';
 
 const RESTART = ['OnFailure', 'Never'];
-const CONTROLLER_UID = 'batch.platform.io/controller-uid';
-const JOB_NAME = 'batch.platform.io/job-name';
 
-/** Upstream generateSelector: the job's uid selects its pods; the template carries the labels. */
-function generateSelector(job: any): void {
+/**
+ * Upstream generateSelector: the job's uid selects its pods; the template carries the labels
+ * (`batch.<labelDomain>/controller-uid`, `.../job-name`: batch.kubernetes.io upstream).
+ */
+function generateSelector(job: any, labelDomain: string): void {
+  const CONTROLLER_UID = `batch.${labelDomain}/controller-uid`;
+  const JOB_NAME = `batch.${labelDomain}/job-name`;
   const { uid, name } = job.metadata;
   const spec = job.spec;
   spec.selector = { ...(spec.selector ?? {}), matchLabels: { ...(spec.selector?.matchLabels ?? {}) } };
@@ -69,9 +72,9 @@ function validateJobUpdate(obj: any, old: any): Cause[] {
 
 export const jobStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
-  prepareForCreate(obj) {
+  prepareForCreate(obj, ctx) {
     defaultJob(obj);
-    if (obj.spec?.manualSelector !== true) generateSelector(obj);
+    if (obj.spec?.manualSelector !== true) generateSelector(obj, ctx.config.labelDomain);
     defaultJob(obj);
     obj.status = {};
   },

@@ -1,25 +1,27 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 
-/** The namespaces that always exist; deleting them is forbidden. */
-export const SYSTEM_NAMESPACES = new Set(['default', 'plat-system', 'plat-public', 'plat-node-lease']);
 export const NAMESPACE_FINALIZER = 'platform';
+
+/** The label carrying a namespace's name, in the server's label domain (`kubernetes.io/metadata.name` upstream). */
+const nameLabel = (labelDomain: string): string => `${labelDomain}/metadata.name`;
 
 /**
  * Namespaces: DNS labels, the spec finalizer and phase Active set by the server; deletion
- * turns them Terminating until the namespace controller empties them and finalizes.
+ * turns them Terminating until the namespace controller empties them and finalizes. The
+ * namespaces the server keeps (default and the identity's system ones) may not be deleted.
  */
 export const namespaceStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   nameRule: 'label',
   returnDeletedObject: true,
-  prepareForCreate(obj) {
+  prepareForCreate(obj, ctx) {
     obj.spec = { finalizers: [NAMESPACE_FINALIZER] };
     obj.status = { phase: 'Active' };
-    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'platform.io/metadata.name': obj.metadata.name };
+    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [nameLabel(ctx.config.labelDomain)]: obj.metadata.name };
   },
-  prepareForUpdate(obj, old) {
+  prepareForUpdate(obj, old, ctx) {
     obj.spec = old.spec;
-    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'platform.io/metadata.name': obj.metadata.name };
+    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [nameLabel(ctx.config.labelDomain)]: obj.metadata.name };
   },
   holdsDeletion(obj) {
     return (obj.spec?.finalizers?.length ?? 0) > 0;
@@ -27,8 +29,8 @@ export const namespaceStrategy: ResourceStrategy = {
   prepareForDelete(obj) {
     obj.status = { ...(obj.status ?? {}), phase: 'Terminating' };
   },
-  forbidDelete(obj) {
-    return SYSTEM_NAMESPACES.has(obj.metadata.name) ? 'this namespace may not be deleted' : undefined;
+  forbidDelete(obj, config) {
+    return config.protectedNamespaces.includes(obj.metadata.name) ? 'this namespace may not be deleted' : undefined;
   },
   updateSubresource(name, obj, old) {
     if (name !== 'finalize') return undefined;

@@ -1,7 +1,8 @@
 /**
  * The pod subresources that reach past the API server: `binding` (the scheduler's write of
- * spec.nodeName, once) and the node-agent connections (log, exec, attach, portforward, proxy),
- * which answer at once with upstream's Status because no node agent is connected.
+ * spec.nodeName, once) and the node-agent connections (log, exec, attach, portforward, proxy).
+ * The listeners serve those on the front thread (src/handlers/connect.ts, which dials the node
+ * agents); connectPod is only the actor's answer should one ever reach it.
  */
 import { errors } from '../../api/status.js';
 import { notSupported, required, type Cause } from './field-errors.js';

@@ -291,7 +291,7 @@ test('a cluster-scoped CRD; a schema change applies to later writes', async () =
   const refused = await request(s.url, 'PUT', `${CRDS}/gadgets.${GROUP}`, bad);
   assert.equal(refused.status, 422);
   assert.deepEqual(refused.json.details.causes.map((c: any) => c.field).sort(),
-    ['spec.scope', 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].pattern']);
+    ['spec.scope', 'spec.validation.openAPIV3Schema.properties[spec].properties[a].pattern']);
   assert.equal((await request(s.url, 'PUT', `${CRDS}/gadgets.${GROUP}`, stored)).status, 200);
   const deadline = Date.now() + 10_000;
   let two: any;

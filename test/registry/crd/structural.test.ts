@@ -52,22 +52,22 @@ test('the compiled schema prunes unknown fields except where preserved', () => {
   assert.deepEqual(warnings.sort(), ['unknown field "metadata.bogus"', 'unknown field "spec.b"', 'unknown field "top"']);
 });
 
-test('x-kubernetes-* extensions count as x-plat-*; CRD schemas must be structural', () => {
+test('x-kubernetes-* extensions count as x-plat-*; CRD schemas must be structural (one schema for all versions: reported under spec.validation, as upstream hoists it)', () => {
   assert.equal(withPlatExtensions({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true })['x-plat-preserve-unknown-fields'], true);
   const crd = {
     metadata: { name: 'ws.a.io' },
     spec: { group: 'a.io', scope: 'Cluster', names: { plural: 'ws', kind: 'W' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'array', items: { type: 'string' } } } }] },
   };
-  assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.message}`), ['spec.versions[0].schema.openAPIV3Schema.type: Invalid value: "array": must be object at the root']);
+  assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.message}`), ['spec.validation.openAPIV3Schema.type: Invalid value: "array": must be object at the root']);
   crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: { properties: { x: { 'x-kubernetes-int-or-string': true } } } } } as never;
-  assert.deepEqual(validateCRD(crd).map((c) => c.field), ['spec.versions[0].schema.openAPIV3Schema.properties[spec].type']);
+  assert.deepEqual(validateCRD(crd).map((c) => c.field), ['spec.validation.openAPIV3Schema.properties[spec].type']);
   crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: null, list: { type: 'array', items: [] } } } as never;
   assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.reason}`), [
-    'spec.versions[0].schema.openAPIV3Schema.properties[spec]: FieldValueInvalid',
-    'spec.versions[0].schema.openAPIV3Schema.properties[list].items: FieldValueForbidden',
+    'spec.validation.openAPIV3Schema.properties[spec]: FieldValueInvalid',
+    'spec.validation.openAPIV3Schema.properties[list].items: FieldValueForbidden',
   ]);
   crd.spec.versions[0]!.schema.openAPIV3Schema = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } } } } as never;
   assert.deepEqual(validateCRD(crd).map((c) => `${c.field}: ${c.message}`), [
-    'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "string": spec.n in body must be of type integer: "x"',
+    'spec.validation.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "string": spec.n in body must be of type integer: "x"',
   ]);
 });

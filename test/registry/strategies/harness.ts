@@ -9,7 +9,7 @@ import type { StatusCause } from '../../../src/api/status.js';
 export function ctx(existing: any[] = [], config: Partial<StrategyContext['config']> = {}, dryRun = false): StrategyContext {
   return {
     dryRun, now: Date.UTC(2025, 0, 2, 3, 4, 5),
-    config: { serviceClusterIPRange: '10.0.0.0/24', serviceNodePortRange: '30000-32767', apiServiceName: 'platform', eventTtlMs: 3_600_000, ...config } as StrategyConfig,
+    config: { serviceClusterIPRange: '10.0.0.0/24', serviceNodePortRange: '30000-32767', apiServiceName: 'platform', eventTtlMs: 3_600_000, labelDomain: 'platform.io', protectedNamespaces: ['default', 'plat-system', 'plat-public', 'plat-node-lease'], ...config } as StrategyConfig,
     *existing() { yield* existing; },
   };
 }

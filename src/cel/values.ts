@@ -1,0 +1,98 @@
+/**
+ * CEL values of custom resource data: JSON converted as the structural schema types it
+ * (upstream apiextensions UnstructuredToVal): `integer` as int (bigint), `number` as double,
+ * int-or-string as int or string, `byte` strings as bytes, object properties under their
+ * escaped names, additionalProperties maps with their keys as written, unknown fields (under
+ * x-preserve-unknown-fields) with JSON's own types. Plus equality and ordering of CEL values
+ * for the libraries (the evaluator's own are internal to @bufbuild/cel).
+ */
+import { celList, celMap, isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
+import { escapeName } from './escaping.js';
+
+type Raw = Record<string, unknown>;
+const isObj = (v: unknown): v is Raw => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** JSON without a schema (preserved unknown fields): whole numbers are ints. */
+function dynamic(v: unknown): CelInput {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return celList(v.map(dynamic));
+  if (isObj(v)) return celMap(new Map(Object.entries(v).map(([k, x]) => [k, dynamic(x)])));
+  return v as CelInput;
+}
+
+function bytesOf(s: string): Uint8Array {
+  return new Uint8Array(Buffer.from(s, 'base64'));
+}
+
+/** The CEL value of v as schema s types it. */
+export function toCelValue(v: unknown, s: Raw | undefined): CelInput {
+  if (v === null || v === undefined) return null;
+  if (!isObj(s)) return dynamic(v);
+  if (typeof v === 'number') {
+    if (s.type === 'number') return v;
+    return Number.isInteger(v) ? BigInt(v) : v;
+  }
+  if (typeof v === 'string') return s.type === 'string' && s.format === 'byte' ? bytesOf(v) : v;
+  if (Array.isArray(v)) {
+    const items = isObj(s.items) ? s.items : undefined;
+    return celList(v.map((x) => toCelValue(x, items)));
+  }
+  if (isObj(v)) return objectValue(v, s);
+  return v as CelInput;
+}
+
+function objectValue(v: Raw, s: Raw): CelInput {
+  const props = isObj(s.properties) ? s.properties : undefined;
+  if (isObj(s.additionalProperties) && !props) {
+    const elem = s.additionalProperties;
+    return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCelValue(x, elem)])));
+  }
+  const out = new Map<string, CelInput>();
+  const preserve = s['x-plat-preserve-unknown-fields'] === true || s['x-plat-embedded-resource'] === true;
+  for (const [k, x] of Object.entries(v)) {
+    const ps = props?.[k];
+    if (ps === undefined && !preserve) continue;
+    const name = escapeName(k);
+    if (name !== undefined) out.set(name, isObj(ps) ? toCelValue(x, ps) : dynamic(x));
+  }
+  return celMap(out);
+}
+
+/** CEL equality of two values (numbers across int, uint and double compare by value). */
+export function celEquals(a: CelValue, b: CelValue): boolean {
+  const na = numeric(a);
+  const nb = numeric(b);
+  if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && na === nb;
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
+  if (isCelList(a) && isCelList(b)) {
+    if (a.size !== b.size) return false;
+    for (let i = 0; i < a.size; i++) if (!celEquals(a.get(i)!, b.get(i)!)) return false;
+    return true;
+  }
+  if (isCelMap(a) && isCelMap(b)) {
+    if (a.size !== b.size) return false;
+    for (const [k, x] of a) if (!b.has(k) || !celEquals(x, b.get(k)!)) return false;
+    return true;
+  }
+  return a === b;
+}
+
+/** a number's value for comparisons (int and uint exactly when they fit a double). */
+function numeric(v: CelValue): number | undefined {
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number') return v;
+  if (isCelUint(v)) return Number(v.value);
+  return undefined;
+}
+
+/** CEL ordering of comparable values (numbers, strings, bools, bytes); throws for others. */
+export function celCompare(a: CelValue, b: CelValue): number {
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  const na = numeric(a);
+  const nb = numeric(b);
+  if (na !== undefined && nb !== undefined) return na < nb ? -1 : na > nb ? 1 : 0;
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  throw new Error('no such overload');
+}

@@ -1,0 +1,57 @@
+/**
+ * The rule tree in process: runtime errors fail closed with upstream's wording, the per-call
+ * cost limit stops a rule that would run too long (and the rules after it), property names
+ * are escaped, and rules compile once per tree, not per evaluation.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ruleTree, validateRules } from '../../../src/registry/crd/rules.js';
+import { escapeName, unescapeName } from '../../../src/cel/escaping.js';
+
+const tree = (spec: Record<string, unknown>) => ruleTree({ type: 'object', properties: { spec } })!;
+
+test('a rule that errors at runtime fails closed with upstream wording (`no such key`); a false rule gives its message', () => {
+  const t = tree({
+    type: 'object', 'x-plat-validations': [{ rule: 'self.free.b == 1' }, { rule: 'self.ios == 1', message: 'ios must be 1' }],
+    properties: { free: { type: 'object', 'x-plat-preserve-unknown-fields': true }, ios: { 'x-plat-int-or-string': true } },
+  });
+  assert.deepEqual(validateRules(t, { spec: { free: { a: 1 }, ios: 1 } }, undefined).map((c) => `${c.field}: ${c.message}`), [
+    'spec: Invalid value: "object": no such key: b evaluating rule: self.free.b == 1',
+  ]);
+  assert.deepEqual(validateRules(t, { spec: { free: { b: 1 }, ios: 'x' } }, undefined).map((c) => c.message), ['Invalid value: "object": ios must be 1']);
+});
+
+test('the per-call cost limit stops an expensive evaluation and the rules after it', () => {
+  const t = tree({
+    type: 'object',
+    'x-plat-validations': [{ rule: 'self.l.all(x, self.l.all(y, x == y || x != y))' }, { rule: 'self.l.size() == 0', message: 'never reached' }],
+    properties: { l: { type: 'array', items: { type: 'integer' } } },
+  });
+  const l = Array.from({ length: 1100 }, (_, i) => i);
+  const out = validateRules(t, { spec: { l } }, undefined);
+  assert.deepEqual(out.map((c) => `${c.field}: ${c.message}`), [
+    "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.l.all(x, self.l.all(y, x == y || x != y))",
+  ]);
+  assert.deepEqual(validateRules(t, { spec: { l: [1, 2] } }, undefined).map((c) => c.message), ['Invalid value: "object": never reached']);
+});
+
+test('property names are escaped as upstream: __dash__, __dot__, __slash__, __underscores__, reserved words', () => {
+  assert.equal(escapeName('foo-bar'), 'foo__dash__bar');
+  assert.equal(escapeName('a.b/c'), 'a__dot__b__slash__c');
+  assert.equal(escapeName('x__y'), 'x__underscores__y');
+  assert.equal(escapeName('namespace'), '__namespace__');
+  assert.equal(escapeName('1abc'), undefined);
+  assert.equal(unescapeName('foo__dash__bar'), 'foo-bar');
+  const t = tree({
+    type: 'object', 'x-plat-validations': [{ rule: "self.foo__dash__bar == 'x' && self.__namespace__ == 'n'" }],
+    properties: { 'foo-bar': { type: 'string' }, namespace: { type: 'string' } },
+  });
+  assert.deepEqual(validateRules(t, { spec: { 'foo-bar': 'x', namespace: 'n' } }, undefined), []);
+  assert.equal(validateRules(t, { spec: { 'foo-bar': 'y', namespace: 'n' } }, undefined).length, 1);
+});
+
+test('rules at the root see apiVersion, kind and metadata.name', () => {
+  const t = ruleTree({ type: 'object', 'x-plat-validations': [{ rule: "self.metadata.name.startsWith('ok-') && self.kind == 'W'", message: 'bad name' }], properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } }, kind: { type: 'string' } } })!;
+  assert.deepEqual(validateRules(t, { kind: 'W', metadata: { name: 'ok-1' } }, undefined), []);
+  assert.deepEqual(validateRules(t, { kind: 'W', metadata: { name: 'no' } }, undefined).map((c) => `${c.field}|${c.message}`), ['|Invalid value: "object": bad name']);
+});
