@@ -31,6 +31,8 @@ export const FEATURE_GATES: Readonly<Record<string, GateSpec>> = Object.freeze({
   AggregatedDiscoveryEndpoint: ga,
   StorageVersionAPI: alpha,
   DefaultHostNetworkHostPortsInPodTemplates: { stage: 'DEPRECATED', default: false },
+  // pods/resize is served only with it
+  InPlacePodVerticalScaling: alpha,
   // access control (access-control.md)
   StructuredAuthenticationConfiguration: beta,
   AnonymousAuthConfigurableEndpoints: beta,

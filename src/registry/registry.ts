@@ -105,9 +105,9 @@ export class Registry {
    * @param runtimeConfig the `--runtime-config` value, e.g. `batch/v1=false,api/beta=true`
    * @throws Error `--runtime-config: <problem>` for an unknown group, version or resource, or a bad value
    */
-  constructor(identity: Identity, runtimeConfig = '', resources: readonly ResourceDef[] = RESOURCES) {
+  constructor(identity: Identity, runtimeConfig = '', resources: readonly ResourceDef[] = RESOURCES, gates?: Readonly<Record<string, boolean>>) {
     this.identity = identity;
-    this.all = Object.freeze(resources.map((r) => renamed(identity, r)));
+    this.all = Object.freeze(resources.map((r) => renamed(identity, gates ? withoutGated(r, gates) : r)));
     const overrides = parseRuntimeConfig(runtimeConfig, this.all);
     this.builtin = Object.freeze(this.all.filter((r) => isEnabled(r, overrides)));
     this.enabled = this.builtin;
@@ -223,6 +223,19 @@ export class Registry {
         return { name, versions: sorted, preferredVersion: sorted[0]! };
       });
   }
+}
+
+/** Subresources served only while their feature gate is on (upstream registers them conditionally). */
+const GATED_SUBRESOURCES: Readonly<Record<string, string>> = {
+  '/pods/resize': 'InPlacePodVerticalScaling',
+};
+
+function withoutGated(r: ResourceDef, gates: Readonly<Record<string, boolean>>): ResourceDef {
+  const off = (name: string) => {
+    const gate = GATED_SUBRESOURCES[`${r.group}/${r.resource}/${name}`];
+    return gate !== undefined && gates[gate] !== true;
+  };
+  return r.subresources.some((sub) => off(sub.name)) ? { ...r, subresources: r.subresources.filter((sub) => !off(sub.name)) } : r;
 }
 
 function isEnabled(r: ResourceDef, o: Overrides): boolean {

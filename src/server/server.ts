@@ -88,7 +88,7 @@ export class ApiServer {
   securePort: number | undefined;
 
   constructor(readonly options: ServerOptions) {
-    this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig);
+    this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig, undefined, options.featureGates);
     const converter = new Converter(this.registry.identity.domain);
     // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
     this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)));

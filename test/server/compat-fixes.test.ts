@@ -169,3 +169,19 @@ test('item 4: DELETE and DELETE collection take DeleteOptions as Protobuf (any g
   const text = await del('/api/v1/namespaces/default/configmaps/dely', 'x', 'text/plain');
   assert.equal(text.status, 415);
 });
+
+test('item 2: with InPlacePodVerticalScaling on, pods/resize is served and changes only container resources', async () => {
+  const on = await startServer(['--feature-gates', 'InPlacePodVerticalScaling=true']);
+  try {
+    assert.ok((await request(on.url, 'GET', '/api/v1')).json.resources.some((r: any) => r.name === 'pods/resize'));
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'r' }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '100m' } } }] } };
+    assert.equal((await request(on.url, 'POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
+    const patch = { spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '200m' } } }] } };
+    const r = await request(on.url, 'PATCH', '/api/v1/namespaces/default/pods/r/resize', patch, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual([r.json.spec.containers[0].resources.requests.cpu, r.json.spec.containers[0].image], ['200m', 'busybox']);
+  } finally {
+    await on.stop();
+    on.cleanup();
+  }
+});

@@ -62,7 +62,8 @@ test('immutability: selector, pod spec and clusterIP changes are 422 with the fi
   assertInvalid(other, 'spec', 'FieldValueForbidden', 'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`');
   const created = await request(s.url, 'POST', `${NS}/services`, svc('fixed'));
   const moved = await request(s.url, 'PATCH', `${NS}/services/fixed`, { spec: { clusterIP: '10.0.0.13', clusterIPs: ['10.0.0.13'] } }, MERGE);
-  assertInvalid(moved, 'spec.clusterIP', 'FieldValueInvalid', `spec.clusterIP: Invalid value: "10.0.0.13": field is immutable`);
+  // upstream validateUpgradeDowngradeClusterIPs (the single clusterIP immutability rule went with dual-stack)
+  assertInvalid(moved, 'spec.clusterIPs[0]', 'FieldValueInvalid', `spec.clusterIPs[0]: Invalid value: []string{"10.0.0.13"}: may not change once set`);
   assert.equal((await request(s.url, 'DELETE', `${NS}/services/fixed`)).status, 200, created.text);
 });
 

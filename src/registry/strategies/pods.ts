@@ -3,6 +3,7 @@ import { qosClass, validatePodSpec } from './pod-spec.js';
 import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { validatePodUpdate } from './pod-update.js';
 import { bindPod, connectPod } from './pod-connect.js';
+import { ephemeralContainersUpdate, resizeUpdate, validateEphemeralContainers, validateEphemeralContainersUpdate, validateResize } from './pod-ephemeral.js';
 
 /** Upstream SetDefaults_Pod on top of the pod spec defaults; runs on create and update. */
 function defaultPod(obj: any): void {
@@ -33,9 +34,20 @@ export const podStrategy: ResourceStrategy = {
     defaultPod(obj);
   },
   validate(obj) {
-    return validatePodSpec(obj.spec, 'spec');
+    return [...validatePodSpec(obj.spec, 'spec'), ...validateEphemeralContainers(obj.spec, 'spec.ephemeralContainers')];
   },
   validateUpdate: validatePodUpdate,
+  /** pods/ephemeralcontainers, and pods/resize (served only with InPlacePodVerticalScaling) */
+  updateSubresource(name, obj, old) {
+    if (name === 'ephemeralcontainers') return ephemeralContainersUpdate(obj, old);
+    if (name === 'resize') return resizeUpdate(obj, old);
+    return undefined;
+  },
+  validateSubresourceUpdate(name, next, old) {
+    if (name === 'ephemeralcontainers') return validateEphemeralContainersUpdate(next, old);
+    if (name === 'resize') return validateResize(next, old);
+    return [];
+  },
   createSubresource(name, body, old, ctx) {
     if (name === 'binding') return bindPod(body, old, ctx.now);
     connectPod(name, old);
