@@ -97,6 +97,9 @@ function matcherFor(label: string | undefined, field: string | undefined): Match
   return (labels, fields) => (l.empty || l.matches(labels)) && (f.empty || f.matches(fields));
 }
 
+/** The whitespace chunk that ends every flush of a JSON watch (see WatchStream). */
+const FILLER = ' ';
+
 /** timeoutSeconds, else the server's minimum request timeout with up to 100% jitter. */
 function timeoutSeconds(q: URLSearchParams, min: number): number {
   const t = q.get('timeoutSeconds');
@@ -106,11 +109,17 @@ function timeoutSeconds(q: URLSearchParams, min: number): number {
 }
 
 /**
- * One watch response over uWS chunked encoding. uWS sends the header block only with the
- * first non-empty chunk, so a JSON stream always opens with one: the initial events, or a
- * single space (JSON whitespace, ignored by every stream decoder) so clients see headers at
- * once. Binary framings (Protobuf, CBOR) have no such filler: with no initial events their
- * headers go out with the first event (or the end of the stream).
+ * One watch response over uWS chunked encoding. uWS frames a chunk as `\r\n<hex>\r\n<data>`:
+ * the CRLF that ends a chunk's data goes out only with the next chunk (or the end of the
+ * response), and the header block too ends only with the first chunk. A client whose HTTP
+ * library returns a chunk's data only after its terminator (urllib3, so the Python client)
+ * would get each event when the next one is written. So every flush of a JSON stream ends
+ * with a one-byte whitespace chunk (`FILLER`, ignored by every JSON stream decoder and line
+ * splitter): the event chunks before it are complete on the wire when the flush leaves, and
+ * only the filler waits for its terminator. The stream's headers go out at once with the
+ * first flush (the initial events, or the filler alone). Binary framings (Protobuf, CBOR)
+ * cannot take filler bytes; their readers (Go's) return chunk data before the terminator, and
+ * with no initial events their headers go out with the first event (or the end of the stream).
  */
 export class WatchStream implements WatchSink {
   private buffered = 0;
@@ -139,7 +148,7 @@ export class WatchStream implements WatchSink {
       return undefined;
     }
     if (chunkLength(first) === 0 && this.binary) this.headPending = true;
-    else x.res.cork(() => { this.writeHead(); x.res.write(chunkLength(first) ? first : ' '); });
+    else x.res.cork(() => { this.writeHead(); this.flushOut(first); });
     // uWS stops draining its own backlog once onWritable is set; an empty cork drains it
     // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
     x.res.onWritable(() => {
@@ -166,10 +175,17 @@ export class WatchStream implements WatchSink {
     let ok = true;
     this.x.res.cork(() => {
       if (this.headPending) this.writeHead();
-      ok = this.x.res.write(chunk);
+      ok = this.flushOut(chunk);
     });
     this.buffered = ok ? 0 : this.buffered + chunkLength(chunk);
     return this.buffered;
+  }
+
+  /** Writes chunk (inside a cork), then for JSON the filler that completes it on the wire. */
+  private flushOut(chunk: Chunk): boolean {
+    const res = this.x.res;
+    const ok = chunkLength(chunk) === 0 || res.write(chunk);
+    return this.binary ? ok : res.write(FILLER) && ok;
   }
 
   /** Ends the stream cleanly (terminating chunk). */
