@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
-import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
+import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from './types.js';
 
 export interface TerminatorOptions {
@@ -96,10 +96,11 @@ export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertific
 
 function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
   const identity = peerIdentity(sock, anchors);
-  const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
+  const inject = (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '')
+    + (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
-  const framer = new RequestFramer(CLIENT_IDENTITY_HEADER, inject, {
+  const framer = new RequestFramer(FRONT_HEADER_PREFIX, inject, {
     write: (b) => { if (!up.write(b)) sock.pause(); },
     fail: (code, message) => {
       sock.end(`HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`);
