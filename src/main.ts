@@ -11,6 +11,7 @@ import { prepareDataDir } from './server/data-dir.js';
 import { reshard } from './server/reshard.js';
 import { oneLine } from './server/startup-error.js';
 import { renderHelp } from './server/flag-docs.js';
+import { logRiskyWarnings, logStartSummary } from './server/start-summary.js';
 import { GIT_VERSION, VERSION_INFO } from './api/release.js';
 
 function fail(e: unknown, code: number): never {
@@ -56,11 +57,26 @@ async function main(): Promise<void> {
     fail(e, 1);
   }
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
+  const log = server.log;
+  logStartSummary(log, options, {
+    port, securePort: server.securePort, serviceAccountIssuer: server.auth.serviceAccountIssuer, kubeconfig: server.kubeconfig,
+  });
+  logRiskyWarnings(log, options, port);
   let stopping = false;
-  const stop = () => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    server.shutdown().then(() => process.exit(0), () => process.exit(1));
+    log.info('Received signal, shutting down', { signal, delay: `${options.shutdownDelayMs / 1000}s` });
+    const started = Date.now();
+    server.shutdown().then(() => {
+      log.info('Shutdown complete', { duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, droppedLogLines: log.dropped || undefined });
+      log.flushSync();
+      process.exit(0);
+    }, (e) => {
+      log.error('Shutdown failed', { err: oneLine(e) });
+      log.flushSync();
+      process.exit(1);
+    });
   };
   // A request must never take the server down: an unexpected rejection is logged (never with
   // request data) and the process goes on, as upstream recovers a panicking handler.

@@ -156,6 +156,7 @@ export class FrontAuthentication {
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
+        if (r.credentials.remoteAddress) r.remoteAddress = r.credentials.remoteAddress;
         r.impersonation = readImpersonation(req);
         chain(r);
       });

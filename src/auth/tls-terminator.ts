@@ -13,7 +13,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { certificateSubject } from '../x509/name.js';
-import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
+import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from './types.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
@@ -113,11 +113,12 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
     sock.destroy();
     return;
   }
-  const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
+  const inject = (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '')
+    + (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
   let tunnel: Tunnel | undefined;
-  const framer = new RequestFramer(CLIENT_IDENTITY_HEADER, inject, {
+  const framer = new RequestFramer(FRONT_HEADER_PREFIX, inject, {
     write: (b) => {
       if (tunnel) tunnel.write(b);
       else if (!up.write(b)) sock.pause();

@@ -38,7 +38,7 @@ export interface Exchange {
   /** the request's metrics series, once resolved (opaque here; see src/server/front-metrics.ts) */
   series?: unknown;
   /** what identifies the request when it is answered before its series was resolved */
-  request?: { method: string; path: string; query: URLSearchParams };
+  request?: { method: string; path: string; query: URLSearchParams; user?: { username: string }; remoteAddress?: string; info?: { verb: string } };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
 }
@@ -65,8 +65,8 @@ export interface ExchangeAudit {
 
 /** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */
 export interface ResponseObserver {
-  /** a complete response was written with this status code */
-  responded(x: Exchange, code: number): void;
+  /** a complete response was written with this status code (and body size, when known) */
+  responded(x: Exchange, code: number, bytes?: number): void;
   /** a long-running response (watch) started streaming */
   streamOpened(x: Exchange): void;
   /** that stream ended (any way) */
@@ -77,12 +77,13 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
   if (x.aborted || x.done) return;
   x.done = true;
   x.release?.();
-  x.observer?.responded(x, code);
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  x.observer?.responded(x, code, bytes);
   x.audit?.complete(code, body, contentType);
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-    if (x.head) x.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    if (x.head) x.res.endWithoutBody(bytes);
     else x.res.end(body);
   });
 }
