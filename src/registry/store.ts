@@ -6,7 +6,7 @@
 import { errors, successStatus } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, PageMeta, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
-import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
+import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { Requester, ResourceStrategy, StrategyConfig } from './strategy.js';
@@ -42,6 +42,8 @@ export interface StoreContext {
   converter?: Converter;
   /** the structural schema when not the reference one's (custom resources) */
   schema?: SchemaNode;
+  /** custom resources: the CRD's selectable fields, of this version (selectors) and of the storage version (entries) */
+  selectableFields?: { served: readonly string[]; stored: readonly string[] };
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; page?: PageMeta };
@@ -71,7 +73,7 @@ export class Store {
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
-    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
+    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...(ctx.def.custom ? ctx.selectableFields?.served ?? [] : extra)];
     this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
     this.quantities = ctx.def.custom ? undefined : quantityPlan(this.schema);
     this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
@@ -92,7 +94,8 @@ export class Store {
     const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
+      obj, json: JSON.stringify(obj), labels: obj.metadata.labels,
+      fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
     };
   }
 

@@ -106,6 +106,7 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
       out.push(...ruleCauses(withTypeAndObjectMeta(schema), schemaPath, ext));
     }
   }
+  if (isObj(schema)) selectableFields(v.selectableFields, schema, `${path}.selectableFields`, out);
   const scale = v.subresources?.scale;
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
@@ -123,6 +124,37 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
     if (!c?.type) out.push(required(`${cp}.type`));
     else if (!COLUMN_TYPES.includes(c.type)) out.push(notSupported(`${cp}.type`, c.type, COLUMN_TYPES));
     if (!c?.jsonPath) out.push(required(`${cp}.jsonPath`));
+  });
+}
+
+/** The schema a selectable field's path (`.spec.color`) points to, or why it points nowhere. */
+function selectedSchema(jsonPath: string, schema: any): any | string {
+  if (jsonPath.includes('[')) return 'array notation is not allowed';
+  if (!jsonPath.startsWith('.')) return `expected [ or . but got: ${jsonPath.split('.')[0]}`;
+  let s = schema;
+  for (const k of jsonPath.slice(1).split('.')) {
+    s = isObj(s?.properties) ? s.properties[k] : undefined;
+    if (!isObj(s)) return 'does not refer to a valid field';
+  }
+  return s;
+}
+
+/** spec.versions[*].selectableFields (upstream v1.32): at most 8, unique, each a scalar field of the schema. */
+function selectableFields(list: unknown, schema: any, path: string, out: StatusCause[]): void {
+  if (!Array.isArray(list)) return;
+  if (list.length > 8) out.push({ reason: 'FieldValueTooMany', message: `Too many: ${list.length}: must have at most 8 items`, field: path });
+  const seen = new Set<string>();
+  list.forEach((f: any, i: number) => {
+    const at = `${path}[${i}].jsonPath`;
+    const jp = typeof f?.jsonPath === 'string' ? f.jsonPath : '';
+    if (!jp) { out.push(required(at)); return; }
+    const s = selectedSchema(jp, schema);
+    if (typeof s === 'string') out.push(invalid(at, jp, `is an invalid path: ${s}`));
+    else if (!['string', 'integer', 'boolean'].includes(s.type)) {
+      out.push(invalid(at, jp, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+    }
+    if (seen.has(jp)) out.push(duplicate(at, jp));
+    seen.add(jp);
   });
 }
 
