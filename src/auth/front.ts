@@ -117,7 +117,7 @@ export class FrontAuthentication {
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader },
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);

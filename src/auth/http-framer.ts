@@ -34,6 +34,11 @@ export class RequestFramer {
   /** inject: complete header line(s) ending in CRLF, inserted after the request line ('' for none). */
   constructor(private readonly dropHeader: string, private readonly inject: string, private readonly sink: FramerSink) {}
 
+  /** Whether part of a request head has arrived and its end has not. */
+  headPending(): boolean {
+    return this.state.s === 'head' && this.pending !== undefined && !this.failed;
+  }
+
   push(chunk: Buffer): void {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;

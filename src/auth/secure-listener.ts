@@ -39,6 +39,8 @@ export interface SecureListenerOptions {
   clientCAFiles: { flag: string; path: string }[];
   /** authenticating proxy (`--requestheader-*`), when its CA file is given */
   requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
+  /** the TLS front's deadline for a handshake and for a begun request head (--read-header-timeout) */
+  readHeaderTimeoutMs?: number;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -77,6 +79,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
     const t = {
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
       clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
+      ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
