@@ -42,6 +42,11 @@ export class RequestFramer {
    */
   constructor(private readonly dropHeader: string, private readonly inject: string, private readonly sink: FramerSink) {}
 
+  /** Whether part of a request head has arrived and its end has not. */
+  headPending(): boolean {
+    return this.state.s === 'head' && this.pending !== undefined && !this.failed;
+  }
+
   push(chunk: Buffer): void {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;

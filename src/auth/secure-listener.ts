@@ -46,6 +46,8 @@ export interface SecureListenerOptions {
   requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
   /** how the TLS front dials node agents for streaming upgrades */
   kubelet?: KubeletDialMaterial;
+  /** the TLS front's deadline for a handshake and for a begun request head (--read-header-timeout) */
+  readHeaderTimeoutMs?: number;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -86,6 +88,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
       clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
       ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+      ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
