@@ -260,7 +260,7 @@ export class Store {
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     this.checkPin(op, txn);
-    if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
+    if (op.type.subresource === 'scale') return this.scaleWrite(checkedScale(decodeBody(op.body)), op, txn);
     const notes = decodeNotes(op.body);
     const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
@@ -311,7 +311,7 @@ export class Store {
     if (op.type.subresource === 'scale') {
       if (!old) throw errors.notFound(this.target(op.name));
       const scale = patchObject(this.toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
-      return this.scaleWrite(scale, op, txn);
+      return this.scaleWrite(checkedScale(scale, notes), op, txn);
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
@@ -404,4 +404,10 @@ export class Store {
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
+}
+
+/** A Scale body or patched Scale: field types and integer ranges as for any decoded object. */
+function checkedScale(scale: any, notes?: DecodeNotes): any {
+  validateFields(scale, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), 'Ignore', notes);
+  return scale;
 }
