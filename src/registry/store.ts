@@ -21,7 +21,7 @@ import { patchObject } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
-import { SCALE_TARGET, fromScale, toScale } from './scale.js';
+import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
@@ -53,6 +53,8 @@ function withWarnings(ok: Ok, warnings: string[]): Ok {
 export function apiVersionOf(def: { group: string; version: string }): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
 }
+
+const CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export class Store {
   readonly apiVersion: string;
@@ -251,11 +253,10 @@ export class Store {
     return this.replyWritten(obj, entry, enc, 201);
   }
 
-  /** A write pinned to the version its checks saw (Op `pin`): any other state is a 409. */
+  /** A write pinned to the version its checks saw (Op `pin`, src/handlers/pin.ts): any other state is a 409. */
   private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
-    if (op.pin === undefined) return;
-    const e = this.read(txn, op.namespace, op.name);
-    if ((e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+    const e = op.pin === undefined ? undefined : this.read(txn, op.namespace, op.name);
+    if (op.pin !== undefined && (e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), CONFLICT);
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
@@ -291,7 +292,7 @@ export class Store {
   private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined, render?: (obj: any) => unknown): Ok {
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== String(old.rv)) {
-      throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(this.target(old.name), CONFLICT);
     }
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
@@ -404,10 +405,4 @@ export class Store {
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
-}
-
-/** A Scale body or patched Scale: field types and integer ranges as for any decoded object. */
-function checkedScale(scale: any, notes?: DecodeNotes): any {
-  validateFields(scale, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), 'Ignore', notes);
-  return scale;
 }
