@@ -13,6 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import { customOpenAPI } from './openapi-custom.js';
 import { storageHashOf } from './storage-version-hash.js';
 import { describedDefinitions } from './descriptions.js';
+import { servedOpenAPI } from './openapi-names.js';
 import type { ResourceDef, Verb } from '../registry/types.js';
 
 export interface ServerAddressByClientCIDR { clientCIDR: string; serverAddress: string }
@@ -251,7 +252,12 @@ function withCustom(registry: Registry, referenceDir: string): ReferenceDocument
 
 /** GET /openapi/v2: the reference document restricted to the served groups, versions and resources. */
 export function openapiV2(registry: Registry, referenceDir = DEFAULT_REFERENCE_DIR): OpenAPIV2Document {
-  return memo(registry, `v2:${referenceDir}`, () => {
+  return memo(registry, `v2:${referenceDir}`, () => servedOpenAPI(referenceV2(registry, referenceDir), registry.identity));
+}
+
+/** The v2 document in the reference's names (served paths only): what v2 and v3 are served from. */
+function referenceV2(registry: Registry, referenceDir: string): OpenAPIV2Document {
+  return memo(registry, `v2ref:${referenceDir}`, () => {
     const doc = withCustom(registry, referenceDir);
     const paths: Record<string, Json> = {};
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -259,7 +265,7 @@ export function openapiV2(registry: Registry, referenceDir = DEFAULT_REFERENCE_D
       if (served !== undefined) paths[served] = item;
     }
     const { definitions, parameters } = referenced(doc, Object.values(paths));
-    return withUpstreamExtensions({ ...doc, paths, definitions: pick(doc.definitions, definitions), parameters: pick(doc.parameters, parameters) }, registry.identity);
+    return { ...doc, paths, definitions: pick(doc.definitions, definitions), parameters: pick(doc.parameters, parameters) };
   });
 }
 
@@ -324,14 +330,14 @@ function v3PathItem(item: Json, doc: ReferenceDocument): Json {
 function buildV3(registry: Registry, referenceDir: string): Map<string, OpenAPIV3Document> {
   const doc = withCustom(registry, referenceDir);
   const byName = new Map<string, Record<string, Json>>();
-  for (const [path, item] of Object.entries(openapiV2(registry, referenceDir).paths)) {
+  for (const [path, item] of Object.entries(referenceV2(registry, referenceDir).paths)) {
     const name = v3Name(path);
     byName.set(name, { ...byName.get(name), [path]: v3PathItem(item, doc) });
   }
   const documents = new Map<string, OpenAPIV3Document>();
   for (const [name, paths] of [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const { definitions } = referenced(doc, Object.values(paths));
-    documents.set(name, withUpstreamExtensions(v3Refs({
+    documents.set(name, servedOpenAPI(v3Refs({
       openapi: '3.0.0', info: doc['info'], paths,
       components: { schemas: pick(doc.definitions, definitions), securitySchemes: doc.securityDefinitions },
     }) as OpenAPIV3Document, registry.identity));
@@ -357,28 +363,4 @@ export function openapiV3Index(registry: Registry, referenceDir = DEFAULT_REFERE
 /** GET /openapi/v3/<name> (e.g. `apis/apps/v1`), or undefined when nothing is served under that name. */
 export function openapiV3Doc(registry: Registry, name: string, referenceDir = DEFAULT_REFERENCE_DIR): OpenAPIV3Document | undefined {
   return v3Documents(registry, referenceDir).get(name);
-}
-
-/**
- * Upstream clients (kubectl's schema validation and field-validation probe) find schemas by
- * the upstream extension names; every `x-plat-*` key is also served under that name, with
- * the same value, so those clients work against this server unchanged. The groups named in
- * `*-group-version-kind` are the served ones (`--api-domain`), or kubectl finds no schema for
- * a kind of a domain group and falls back to OpenAPI v2.
- */
-function withUpstreamExtensions<T>(doc: T, identity: Identity): T {
-  // definitions carry a list of kinds, operations one
-  const served = (g: any) => (g && typeof g.group === 'string' ? { ...g, group: groupFor(identity, g.group) } : g);
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (!v || typeof v !== 'object') return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) {
-      const w = k.endsWith('-group-version-kind') ? (Array.isArray(val) ? val.map(served) : served(val)) : walk(val);
-      out[k] = w;
-      if (k.startsWith('x-plat-')) out['x-kubernetes-' + k.slice(7)] = w;
-    }
-    return out;
-  };
-  return walk(doc) as T;
 }

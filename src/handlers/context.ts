@@ -17,6 +17,8 @@ export interface RequestHeaders {
   contentLength: number;
   userAgent: string | undefined;
   acceptEncoding?: string | undefined;
+  /** If-None-Match, read for the OpenAPI documents only (their ETags) */
+  ifNoneMatch?: string | undefined;
   /** the Upgrade header (connect subresources: exec, attach, portforward) */
   upgrade?: string | undefined;
   /** every header, lower-cased, in order: read only for proxy subresources (forwarded to the backend) */

@@ -11,6 +11,7 @@ import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
 import { VERSION_INFO } from '../api/release.js';
+import { serveOpenAPIV2 } from './openapi-v2.js';
 
 export { VERSION_INFO };
 
@@ -78,7 +79,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
   if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
   if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
-  if (path === '/openapi/v2') return openapi(openapiV2(reg));
+  if (path === '/openapi/v2') return serveOpenAPIV2(x, headers, openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return openapi(openapiV3Index(reg));
   if (segs[0] === 'openapi' && segs[1] === 'v3') return found(openapi, openapiV3Doc(reg, segs.slice(2).join('/')));
   if (path === '/') return rawJson({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });

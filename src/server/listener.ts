@@ -39,6 +39,7 @@ export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: Fron
     userAgent: req.getHeader('user-agent') || undefined,
     acceptEncoding: req.getHeader('accept-encoding') || undefined,
   };
+  if (path.startsWith('/openapi/')) headers.ifNoneMatch = req.getHeader('if-none-match') || undefined;
   // connect subresources only: the upgrade and the headers a proxy forwards (uWS headers die with this call)
   if (CONNECT_PATH.test(path)) {
     headers.upgrade = req.getHeader('upgrade') || undefined;

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { kubectlWithServer } from '../helpers/kubectl.js';
 import { request } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
+import { gnosticDocumentType } from '../../src/api/gnostic-v2.js';
+import { OPENAPI_V2_PROTOBUF } from '../../src/api/openapi-v2-protobuf.js';
 
 const k = kubectlWithServer('compat', ['--api-domain', 'k8s.io']);
 
@@ -103,4 +105,30 @@ test('item 14: storageVersionHash over the upstream group names (--api-domain k8
   assert.equal(await hash('/apis/apiextensions.k8s.io/v1', 'customresourcedefinitions'), expected('apiextensions.k8s.io/v1/CustomResourceDefinition'));
   // a custom resource: its CRD's storage version
   assert.equal(await until(async () => hash('/apis/example.com/v1', 'widgets'), 'widgets served'), expected('example.com/v1/Widget'));
+});
+
+test('item 3: /openapi/v2 as Protobuf: kubectl apply of a List and the unknown-kind message; upstream names under k8s.io', async () => {
+  const list = join(k.dir, 'list.yaml');
+  writeFileSync(list, 'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l1}, data: {a: "1"}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: l2}}\n');
+  assert.equal(await k.ok('apply', '-f', list), 'configmap/l1 created\nconfigmap/l2 created\n');
+  const unknown = join(k.dir, 'unknown.yaml');
+  writeFileSync(unknown, 'apiVersion: example.com/v1\nkind: Nope\nmetadata: {name: x}\n');
+  const r = await k.kubectl('apply', '-f', unknown);
+  assert.notEqual(r.code, 0);
+  assert.equal(r.stderr, `error: resource mapping not found for name: "x" namespace: "" from "${unknown}": no matches for kind "Nope" in version "example.com/v1"\nensure CRDs are installed first\n`);
+  const res = await fetch(`${k.url}/openapi/v2`, { headers: { accept: OPENAPI_V2_PROTOBUF } });
+  assert.equal(res.headers.get('content-type'), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  const etag = res.headers.get('etag');
+  assert.match(etag ?? '', /^"[0-9A-F]{128}"$/);
+  const doc = gnosticDocumentType().decode(new Uint8Array(await res.arrayBuffer())).toJSON();
+  const pod = doc.definitions.additional_properties.find((d: any) => d.name === 'io.k8s.api.core.v1.Pod');
+  assert.deepEqual(pod.value.vendor_extension.map((e: any) => [e.name, JSON.parse(e.value.yaml)]), [['x-kubernetes-group-version-kind', [{ group: '', kind: 'Pod', version: 'v1' }]]]);
+  assert.equal(pod.value.properties.additional_properties.find((p: any) => p.name === 'spec').value._ref, '#/definitions/io.k8s.api.core.v1.PodSpec');
+  const again = await fetch(`${k.url}/openapi/v2`, { headers: { accept: 'application/json', 'if-none-match': etag! } });
+  assert.equal(again.status, 304);
+  assert.equal((await fetch(`${k.url}/openapi/v2`, { headers: { accept: 'text/html' } })).status, 406);
+  const json = JSON.stringify((await request(k.url, 'GET', '/openapi/v2')).json);
+  const v3 = JSON.stringify((await request(k.url, 'GET', '/openapi/v3/apis/apps/v1')).json);
+  for (const text of [json, v3]) for (const word of ['io.plat.', 'x-plat-', 'plat.io', 'vnd.platform']) assert.ok(!text.includes(word), word);
+  assert.ok(json.includes('"io.k8s.api.apps.v1.Deployment"') && v3.includes('#/components/schemas/io.k8s.api.apps.v1.Deployment'));
 });

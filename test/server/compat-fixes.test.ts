@@ -9,6 +9,10 @@ import assert from 'node:assert/strict';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../../src/codec/protobuf.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
+import { kubectlRunner } from '../helpers/kubectl.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const codec = new ProtobufCodec();
 let s: TestServer;
@@ -183,5 +187,17 @@ test('item 2: with InPlacePodVerticalScaling on, pods/resize is served and chang
   } finally {
     await on.stop();
     on.cleanup();
+  }
+});
+
+test('item 3: kubectl apply of a List reads /openapi/v2 as Protobuf (default domain)', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'plat-compat-'));
+  try {
+    const { ok } = kubectlRunner(() => s.url, () => home);
+    const list = join(home, 'list.yaml');
+    writeFileSync(list, 'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: la}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: lb}}\n');
+    assert.equal(await ok('apply', '-f', list), 'configmap/la created\nconfigmap/lb created\n');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 });
