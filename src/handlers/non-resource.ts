@@ -67,7 +67,11 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
   const rawJson = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v, null, 2));
   // kube-openapi serves the marshalled document as is: never indented, no trailing newline
-  const openapi = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v));
+  // (an Accept the server cannot serve is still a 406)
+  const openapi = (v: unknown) => {
+    negotiate(headers.accept, false);
+    send(x, 200, 'application/json', JSON.stringify(v));
+  };
   const reg = server.registry;
   const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
