@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Entry point: parse flags, check the data directory, start the server, print the listening
  * lines, handle SIGTERM. A startup error is one line naming the flag and the fix
