@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Entry point: parse flags, check the data directory, start the server, print the listening
  * lines, handle SIGTERM. A startup error is one line naming the flag and the fix
@@ -28,7 +29,21 @@ async function checkDataDir(options: ServerOptions): Promise<void> {
   process.stdout.write(`resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`);
 }
 
+/** `backup --data-dir DIR --to TARGET` (src/server/backup.ts): a consistent copy of a running server's data. */
+async function backup(argv: string[]): Promise<void> {
+  const { backupDataDir, parseBackupArgs } = await import('./server/backup.js');
+  let args: { dataDir: string; target: string };
+  try { args = parseBackupArgs(argv); } catch (e) { fail(e, 2); }
+  try {
+    const r = await backupDataDir(args.dataDir, args.target);
+    process.stdout.write(`backed up ${args.dataDir} to ${r.target}: ${r.shards} shards, ${r.keys} keys (start a server on it with --data-dir ${r.target})\n`);
+  } catch (e) {
+    fail(e, 1);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'backup') return backup(process.argv.slice(3));
   let options: ServerOptions;
   try {
     options = parseArgs(process.argv.slice(2));
