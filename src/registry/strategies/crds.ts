@@ -6,6 +6,7 @@
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
+import { approvalCauses } from '../crd/api-approval.js';
 
 export const CRD_CLEANUP_FINALIZER_WORD = 'customresourcecleanup';
 
@@ -44,7 +45,7 @@ export const crdStrategy: ResourceStrategy = {
     const stored: string[] = [...(old.status?.storedVersions ?? [])];
     if (sv && !stored.includes(sv)) obj.status = { ...(obj.status ?? {}), storedVersions: [...stored, sv] };
   },
-  validate: (obj) => validateCRD(obj),
+  validate: (obj, _config, old) => [...validateCRD(obj), ...approvalCauses(obj, old)],
   validateUpdate: (obj, old) => validateCRDUpdate(obj, old),
   validateSubresourceUpdate: (_name, next) => validateCRD(next),
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */
