@@ -18,6 +18,7 @@ import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { groupFor } from '../api/identity.js';
+import { approvalCondition } from '../registry/crd/api-approval.js';
 import { customTypeOf, type CustomType } from '../registry/crd/types.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { cleanupFinalizer } from '../registry/strategies/crds.js';
@@ -136,6 +137,8 @@ export class CrdController {
       let conds: any[] = Array.isArray(status.conditions) ? status.conditions : [];
       conds = condition(conds, 'NamesAccepted', a.condition, now);
       if (a.condition.status === 'True') conds = condition(conds, 'Established', { status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+      const approval = approvalCondition(crd);
+      if (approval) conds = condition(conds, 'KubernetesAPIApprovalPolicyConformant', approval, now);
       status.conditions = conds;
       desired.set(crd.metadata.name, { ...crd, status });
     }

@@ -6,6 +6,7 @@
 import type { StatusCause } from '../../api/status.js';
 import { checkValue, withPlatExtensions } from './structural.js';
 import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
+import { re2 } from '../../cel/re2.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -67,7 +68,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
     for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
   }
   if (typeof s.pattern === 'string') {
-    try { new RegExp(s.pattern, 'u'); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
+    try { re2(s.pattern); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
   }
   const listType = s['x-plat-list-type'];
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
