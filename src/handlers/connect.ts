@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { StatusError, errors, toStatus } from '../api/status.js';
-import { sendStatus, send, readBody, statusLine, type Exchange } from '../server/http.js';
+import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
@@ -223,11 +223,16 @@ export function streamResponse(x: Exchange, res: IncomingMessage, code: number, 
   x.onAbort = () => res.destroy();
   res.on('data', (chunk: Buffer) => {
     if (x.aborted) return;
-    let ok = true;
-    x.res.cork(() => { ok = x.res.write(chunk); });
-    if (!ok) {
+    if (!writeChunk(x.res, chunk)) {
+      // uWS keeps what it could not send; once an onWritable handler is set it no longer drains
+      // that backlog by itself: an empty cork does (uncork writes the backlog first), then the
+      // agent resumes. A write that still finds a backlog pauses it again.
       res.pause();
-      x.res.onWritable(() => { res.resume(); return true; });
+      x.res.onWritable(() => {
+        x.res.cork(() => {});
+        res.resume();
+        return true;
+      });
     }
   });
   let closed = false;

@@ -92,6 +92,7 @@ function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, 
     res.end(`container "${container}" in pod "${pod}" is waiting to start: ContainerCreating`);
     return;
   }
+  if (container === 'blast') return blast(res, Number(url.searchParams.get('limitBytes') ?? 0));
   const key = `${ns}/${pod}/${container}`;
   let lines = k.logs.get(key) ?? [];
   const tail = url.searchParams.get('tailLines');
@@ -103,6 +104,22 @@ function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, 
   if (!set) followers.set(key, set = new Set());
   set.add(res);
   res.on('close', () => set!.delete(res));
+}
+
+/** The `blast` container: limitBytes of log as fast as the reader takes them (benchmarks). */
+function blast(res: ServerResponse, total: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x\n');
+  res.setHeader('content-type', 'text/plain');
+  let left = total;
+  const pump = () => {
+    while (left > 0) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      if (!res.write(part)) { res.once('drain', pump); return; }
+    }
+    res.end();
+  };
+  pump();
 }
 
 /** Channel ids of the remote-command WebSocket protocols. */
