@@ -136,6 +136,7 @@ export class FrontAuthentication {
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
+        if (this.listener?.mode === 'terminator') r.x.upgradable = true;
         r.impersonation = readImpersonation(req);
         chain(r);
       });

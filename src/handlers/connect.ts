@@ -16,7 +16,7 @@ import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
   type NodeConnection, type NodeLike, type PodLike,
 } from '../kubelet/location.js';
-import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 export const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
@@ -146,7 +146,7 @@ function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */
 const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', 'x-plat-client-identity']);
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type']);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type', UPGRADE_DIRECTIVE_HEADER]);
 
 /** The part of the request path after the `proxy` segment ('' when none). */
 export function proxySuffix(path: string, resource: string): { prefix: string; rest: string } {

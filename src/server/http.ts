@@ -41,6 +41,8 @@ export interface Exchange {
   request?: { method: string; path: string; query: URLSearchParams };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
+  /** it came through the TLS front, which can take over an upgrade (exec, attach, portforward) */
+  upgradable?: boolean;
 }
 
 /** What the response path tells the request's audit record. */

@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAuthServer, request as tlsRequest, type AuthServer, type TlsClient } from '../auth/helpers.js';
@@ -135,4 +136,20 @@ test('a large followed log through the secure port arrives intact to a slow read
     req.end();
   });
   assert.deepEqual(got, { n: size, bad: 0 });
+});
+
+test('an upgrade on the plain port is refused (only the TLS front can take it over) and reveals nothing internal', async () => {
+  const { status, headers, body } = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${s.url}${NS}/pods/web/exec?command=ls&stdout=true`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('upgrade', () => reject(new Error('upgraded on the plain port')));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(status, 400, body);
+  assert.equal(JSON.parse(body).message, 'streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)');
+  assert.ok(!Object.keys(headers).some((h) => h.includes('directive')), JSON.stringify(headers));
 });
