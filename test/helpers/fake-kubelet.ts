@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { WsConn } from './ws-frames.js';
+import { serveSpdyExec } from './spdy-exec.js';
 
 export interface AgentCall { method: string; path: string; user: string; protocol?: string }
 
@@ -56,7 +57,16 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
     const path = req.url ?? '';
     const want = path.startsWith('/portForward/') ? 'SPDY/3.1+portforward.k8s.io' : 'v5.channel.k8s.io';
     k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade) });
-    if (String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
+    // the `spdy` container's agent speaks only SPDY/3.1 for exec (kubectl then falls back to it)
+    const spdyOnly = /^\/exec\/[^/]+\/[^/]+\/spdy\?/.test(path);
+    if (spdyOnly && String(req.headers.upgrade) === 'SPDY/3.1') {
+      k.calls[k.calls.length - 1]!.protocol = 'SPDY/3.1';
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+      if (head.length) sock.unshift(head);
+      serveSpdyExec(sock, new URL(path, 'https://x'));
+      return;
+    }
+    if (spdyOnly || String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
       sock.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request');
       return;
     }
