@@ -157,6 +157,7 @@ export class FrontAuthentication {
         const r = accept(res, req);
         r.credentials = credentials(req);
         if (r.credentials.remoteAddress) r.remoteAddress = r.credentials.remoteAddress;
+        if (this.listener?.mode === 'terminator') r.x.upgradable = true;
         r.impersonation = readImpersonation(req);
         chain(r);
       });

@@ -41,6 +41,8 @@ export interface Exchange {
   request?: { method: string; path: string; query: URLSearchParams; user?: { username: string }; remoteAddress?: string; info?: { verb: string } };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
+  /** it came through the TLS front, which can take over an upgrade (exec, attach, portforward) */
+  upgradable?: boolean;
 }
 
 /** What the response path tells the request's audit record. */
@@ -147,4 +149,21 @@ export function checkBodyThen<R extends { x: Exchange; headers: { contentLength:
       .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
       .catch((e) => handled(e) || sendStatus(r.x, toStatus(e), r.enc.pretty));
   }, (st) => sendStatus(r.x, st));
+}
+
+/**
+ * The most one corked write may carry: this uWS build corrupts a chunked response on a unix
+ * socket (the TLS front's internal listener) when a corked write larger than its 16 KiB cork
+ * buffer meets a partial write; pieces that fit the cork buffer are sent in order.
+ */
+export const MAX_CORKED_WRITE = 16 * 1024 - 64;
+
+/** Writes a body chunk in cork-sized pieces; false when uWS had to keep some (backpressure). */
+export function writeChunk(res: HttpResponse, chunk: Uint8Array): boolean {
+  let ok = true;
+  for (let off = 0; off < chunk.byteLength; off += MAX_CORKED_WRITE) {
+    const piece = chunk.subarray(off, Math.min(chunk.byteLength, off + MAX_CORKED_WRITE));
+    res.cork(() => { ok = res.write(piece) && ok; });
+  }
+  return ok;
 }

@@ -284,7 +284,7 @@ export class ApiServer {
       getObject: (resource, ns, name) => getCoreObject(this.services, resource, ns, name),
       upgrade: (x, t) => {
         const directive = this.auth.upgradeDirective;
-        if (!directive) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
+        if (!directive || !x.upgradable) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },

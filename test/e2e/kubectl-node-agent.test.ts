@@ -64,7 +64,7 @@ before(async () => {
     ['/api/v1/nodes', node('n1', agent.port)],
     ['/api/v1/nodes', node('gone', await freePort())],
     ['/api/v1/namespaces/default/pods', pod('p1', 'n1', ['c'])],
-    ['/api/v1/namespaces/default/pods', pod('p2', 'n1', ['a', 'b', 'waiting'])],
+    ['/api/v1/namespaces/default/pods', pod('p2', 'n1', ['a', 'b', 'waiting', 'spdy'])],
     ['/api/v1/namespaces/default/pods', pod('lost', 'gone', ['c'])],
   ] as const) {
     const r = await request(s.url, 'POST', path, body);
@@ -96,9 +96,9 @@ test('kubectl logs reads the container log from the node agent, with the kubelet
 test('container defaulting and upstream errors: several containers, an unknown one, one waiting to start, bad options', async () => {
   const several = await request(s.url, 'GET', '/api/v1/namespaces/default/pods/p2/log');
   assert.equal(several.status, 400);
-  assert.equal(several.json.message, 'a container name must be specified for pod p2, choose one of: [a b waiting]');
+  assert.equal(several.json.message, 'a container name must be specified for pod p2, choose one of: [a b waiting spdy]');
   const defaulted = await kubectl('logs', 'p2');
-  assert.match(defaulted.stderr, /Defaulted container "a" out of: a, b, waiting/, 'kubectl picks the first container itself');
+  assert.match(defaulted.stderr, /Defaulted container "a" out of: a, b, waiting, spdy/, 'kubectl picks the first container itself');
   const unknown = await request(s.url, 'GET', '/api/v1/namespaces/default/pods/p2/log?container=zz');
   assert.equal(unknown.status, 400);
   assert.equal(unknown.json.message, 'container zz is not valid for pod p2');
@@ -137,6 +137,13 @@ test('kubectl exec over WebSocket: exit code 3 is carried back; stdin reaches th
   const cat = await withStdin(['exec', '-i', 'p1', '--', 'cat'], 'piped through\n');
   assert.equal(cat.code, 0, cat.stderr);
   assert.equal(cat.stdout, 'piped through\n');
+});
+
+test('kubectl exec falls back to SPDY/3.1 when the agent refuses the WebSocket upgrade; the SPDY upgrade is piped too', async () => {
+  const r = await kubectl('exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 4');
+  assert.equal(r.code, 4, r.stderr);
+  const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?'));
+  assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['GET', 'v5.channel.k8s.io'], ['POST', 'SPDY/3.1']]);
 });
 
 test('kubectl attach -i: the container greets and echoes stdin', async () => {

@@ -23,7 +23,11 @@ export class SpdyPortForward {
   /** bytes carried towards the target and back (for the benchmark) */
   bytes = 0;
 
-  constructor(private readonly out: (b: Buffer) => void, private readonly target: number) {}
+  /**
+   * out: writes towards the client (false: its transport is full, then `drain` on transport
+   * resumes the target); target: the loopback port standing in for the pod's
+   */
+  constructor(private readonly out: (b: Buffer) => boolean | void, private readonly target: number, private readonly transport?: NodeJS.EventEmitter) {}
 
   feed(chunk: Buffer): void {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -44,7 +48,7 @@ export class SpdyPortForward {
   }
 
   private control(type: number, _flags: number, p: Buffer, whole: Buffer): void {
-    if (type === PING) return this.out(Buffer.from(whole));
+    if (type === PING) { this.out(Buffer.from(whole)); return; }
     if (type === GOAWAY) return this.close();
     if (type === RST_STREAM) { const id = p.readUInt32BE(0) & 0x7fffffff; this.sockets.get(id)?.destroy(); return; }
     if (type !== SYN_STREAM) return;
@@ -54,7 +58,13 @@ export class SpdyPortForward {
     this.errorOf.set(id, this.pendingError);
     const sock = connect({ host: '127.0.0.1', port: this.target });
     this.sockets.set(id, sock);
-    sock.on('data', (c: Buffer) => { this.bytes += c.length; this.frame(id, 0, c); });
+    sock.on('data', (c: Buffer) => {
+      this.bytes += c.length;
+      if (this.frame(id, 0, c) === false && this.transport) {
+        sock.pause();
+        this.transport.once('drain', () => sock.resume());
+      }
+    });
     sock.on('end', () => this.finish(id));
     sock.on('error', () => this.finish(id));
   }
@@ -73,11 +83,11 @@ export class SpdyPortForward {
     if (err !== undefined) this.frame(err, FLAG_FIN, Buffer.alloc(0));
   }
 
-  private frame(id: number, flags: number, data: Buffer): void {
+  private frame(id: number, flags: number, data: Buffer): boolean | void {
     const h = Buffer.alloc(8);
     h.writeUInt32BE(id & 0x7fffffff, 0);
     h.writeUInt32BE(((flags & 0xff) << 24) | data.length, 4);
-    this.out(Buffer.concat([h, data]));
+    return this.out(Buffer.concat([h, data]));
   }
 
   /** SYN_REPLY with an empty header block (0 pairs) as a stored deflate block, then a sync flush. */
