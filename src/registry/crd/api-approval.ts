@@ -18,9 +18,12 @@ function domainOf(apiVersion: unknown): string {
   return group.startsWith('apiextensions.') ? group.slice('apiextensions.'.length) : 'plat.io';
 }
 
-/** The annotation a CRD in a protected group needs, or undefined when its group is not protected. */
-export function approvalAnnotation(crd: any): string | undefined {
-  const domain = domainOf(crd?.apiVersion);
+/**
+ * The annotation a CRD in a protected group needs, or undefined when its group is not protected;
+ * the served identity's domain when known, else the one of the CRD's apiVersion.
+ */
+export function approvalAnnotation(crd: any, identity?: { domain: string }): string | undefined {
+  const domain = identity?.domain ?? domainOf(crd?.apiVersion);
   const product = PRODUCTS[domain] ?? domain;
   const group = String(crd?.spec?.group ?? '');
   const under = (d: string) => group === d || group.endsWith(`.${d}`);
@@ -40,8 +43,8 @@ export function approvalState(annotation: string, value: string | undefined): { 
 }
 
 /** Causes for a CRD write: a protected group without a usable annotation (unchanged on update: allowed). */
-export function approvalCauses(crd: any, old?: any): StatusCause[] {
-  const annotation = approvalAnnotation(crd);
+export function approvalCauses(crd: any, old?: any, identity?: { domain: string }): StatusCause[] {
+  const annotation = approvalAnnotation(crd, identity);
   if (!annotation) return [];
   const value = crd?.metadata?.annotations?.[annotation];
   if (old && old.metadata?.annotations?.[annotation] === value) return [];

@@ -8,6 +8,7 @@ import type { StatusCause } from '../../api/status.js';
 import { groupFor, makeIdentity, type Identity } from '../../api/identity.js';
 import { RESOURCES } from '../generated/resources.js';
 import { invalid } from '../strategies/field-errors.js';
+import { approvalCauses } from './api-approval.js';
 
 const builtinGroups = new Map<string, Set<string>>();
 
@@ -18,11 +19,11 @@ function builtins(identity: Identity): Set<string> {
   return set;
 }
 
-/** Causes for the CRD's group, on create and update alike. */
-export function crdGroupCauses(crd: any, apiDomain: string | undefined): StatusCause[] {
+/** Causes for the CRD's group: a built-in group, else the approval policy of protected groups (old: on update). */
+export function crdGroupCauses(crd: any, apiDomain: string | undefined, old?: any): StatusCause[] {
   const identity = makeIdentity(apiDomain);
   const group = crd?.spec?.group;
   if (typeof group !== 'string' || group === '') return [];
   if (builtins(identity).has(group)) return [invalid('spec.group', group, 'may not be a group served by the API server itself')];
-  return [];
+  return approvalCauses(crd, old, identity);
 }
