@@ -119,7 +119,7 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
   for (const line of lines.slice(1)) {
     if (line === '') continue;
     const name = line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase();
-    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-')) continue;
+    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-') || name.startsWith('x-remote-')) continue;
     out += line + '\r\n';
   }
   return Buffer.from(out + '\r\n', 'latin1');

@@ -11,6 +11,7 @@ import { StatusError, errors, toStatus } from '../api/status.js';
 import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { typeKeyOf } from '../actors/routing.js';
+import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
 import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
@@ -145,7 +146,7 @@ function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach
 }
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */
-const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', 'x-plat-client-identity']);
+const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', CLIENT_IDENTITY_HEADER]);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type', UPGRADE_DIRECTIVE_HEADER]);
 
 /** The part of the request path after the `proxy` segment ('' when none). */
@@ -165,7 +166,7 @@ function proxy(r: Request, d: ConnectDeps, c: NodeConnection, base: KubeletReque
   let host = '';
   for (const [k, v] of r.headers.all ?? []) {
     if (k === 'host') host = v;
-    if (DROP_REQUEST.has(k) || k.startsWith('impersonate-')) continue;
+    if (DROP_REQUEST.has(k) || k.startsWith('impersonate-') || k.startsWith('x-remote-')) continue;
     const prev = headers[k];
     headers[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v];
   }
