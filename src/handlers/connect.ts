@@ -135,14 +135,12 @@ function failedResponse(r: Request, res: IncomingMessage, resource: string, name
 }
 
 /** exec/attach/portforward: an upgrade the TLS front takes over (upstream UpgradeAwareHandler). */
-function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach' | 'portforward'): Promise<void> {
-  return (async () => {
-    const path = streamPath(kind, pod, r.query);
-    const c = nodeConnection(await d.getObject('nodes', '', pod.spec!.nodeName!) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
-    if (!r.headers.upgrade) throw errors.badRequest('Upgrade request required');
-    r.x.release?.();
-    d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: !d.verifiesAgents });
-  })();
+async function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach' | 'portforward'): Promise<void> {
+  const path = streamPath(kind, pod, r.query);
+  const c = nodeConnection(await d.getObject('nodes', '', pod.spec!.nodeName!) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
+  if (!r.headers.upgrade) throw errors.badRequest('Upgrade request required');
+  r.x.release?.();
+  d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: !d.verifiesAgents });
 }
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */

@@ -153,4 +153,6 @@ test('an upgrade on the plain port is refused (only the TLS front can take it ov
   assert.equal(status, 400, body);
   assert.equal(JSON.parse(body).message, 'streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)');
   assert.ok(!Object.keys(headers).some((h) => h.includes('directive')), JSON.stringify(headers));
+  const plainPost = await request(s.url, 'POST', `${NS}/pods/web/exec?command=ls&stdout=true`);
+  assert.deepEqual([plainPost.status, plainPost.json.message], [400, 'Upgrade request required'], 'upstream: exec without an upgrade');
 });
