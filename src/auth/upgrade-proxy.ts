@@ -85,8 +85,16 @@ function directiveOf(head: string, secretHex: string): UpgradeTarget | undefined
   return undefined;
 }
 
-/** An ordinary answer (401, 403, 404, 400...): its head and Content-Length bytes, then close. */
+/**
+ * An ordinary answer (401, 403, 404, 400...): its head and Content-Length bytes, then close;
+ * a streamed answer (an upgrade request to another path, e.g. a watch) is piped to its end.
+ */
 function passResponse(client: Duplex, internal: Duplex, buf: Buffer, bodyStart: number, head: string): void {
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    client.write(buf);
+    internal.pipe(client);
+    return;
+  }
   const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
   let left = m ? Number(m[1]) : 0;
   const first = buf.subarray(0, Math.min(buf.length, bodyStart + left));
@@ -111,7 +119,7 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
   for (const line of lines.slice(1)) {
     if (line === '') continue;
     const name = line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase();
-    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-')) continue;
+    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-') || name.startsWith('x-remote-')) continue;
     out += line + '\r\n';
   }
   return Buffer.from(out + '\r\n', 'latin1');

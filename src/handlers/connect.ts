@@ -11,6 +11,7 @@ import { StatusError, errors, toStatus } from '../api/status.js';
 import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { typeKeyOf } from '../actors/routing.js';
+import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
 import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
@@ -134,18 +135,16 @@ function failedResponse(r: Request, res: IncomingMessage, resource: string, name
 }
 
 /** exec/attach/portforward: an upgrade the TLS front takes over (upstream UpgradeAwareHandler). */
-function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach' | 'portforward'): Promise<void> {
-  return (async () => {
-    const path = streamPath(kind, pod, r.query);
-    const c = nodeConnection(await d.getObject('nodes', '', pod.spec!.nodeName!) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
-    if (!r.headers.upgrade) throw errors.badRequest('Upgrade request required');
-    r.x.release?.();
-    d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: !d.verifiesAgents });
-  })();
+async function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach' | 'portforward'): Promise<void> {
+  const path = streamPath(kind, pod, r.query);
+  const c = nodeConnection(await d.getObject('nodes', '', pod.spec!.nodeName!) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
+  if (!r.headers.upgrade) throw errors.badRequest('Upgrade request required');
+  r.x.release?.();
+  d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: !d.verifiesAgents });
 }
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */
-const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', 'x-plat-client-identity']);
+const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', CLIENT_IDENTITY_HEADER]);
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type', UPGRADE_DIRECTIVE_HEADER]);
 
 /** The part of the request path after the `proxy` segment ('' when none). */
@@ -165,7 +164,7 @@ function proxy(r: Request, d: ConnectDeps, c: NodeConnection, base: KubeletReque
   let host = '';
   for (const [k, v] of r.headers.all ?? []) {
     if (k === 'host') host = v;
-    if (DROP_REQUEST.has(k) || k.startsWith('impersonate-')) continue;
+    if (DROP_REQUEST.has(k) || k.startsWith('impersonate-') || k.startsWith('x-remote-')) continue;
     const prev = headers[k];
     headers[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v];
   }

@@ -63,12 +63,13 @@ after(async () => {
 });
 
 test('nodes/N/proxy/path: method, path, query and body reach the agent; credentials do not; X-Forwarded-* set', async () => {
-  const r = await request(s.url, 'POST', '/api/v1/nodes/n1/proxy/echo?x=1&y=2', 'payload', { 'content-type': 'text/plain', authorization: 'Bearer secret', 'x-custom': 'kept' });
+  const r = await request(s.url, 'POST', '/api/v1/nodes/n1/proxy/echo?x=1&y=2', 'payload', { 'content-type': 'text/plain', authorization: 'Bearer secret', 'x-custom': 'kept', 'impersonate-user': 'x', 'x-remote-user': 'mallory', 'x-plat-tls-client-identity': 'forged' });
   assert.equal(r.status, 200, r.text);
   const seen = r.json;
   assert.deepEqual([seen.method, seen.path, seen.query, seen.body], ['POST', '/echo', '?x=1&y=2', 'payload']);
   assert.equal(seen.headers.authorization, undefined, 'the caller\'s credentials are not forwarded');
   assert.equal(seen.headers['x-custom'], 'kept');
+  assert.deepEqual(['impersonate-user', 'x-remote-user', 'x-plat-tls-client-identity'].filter((h) => h in seen.headers), [], 'identity headers are not forwarded');
   assert.equal(seen.headers['x-forwarded-uri'], '/api/v1/nodes/n1/proxy/echo');
   assert.equal(seen.headers['x-forwarded-proto'], 'https');
   const call = agent.calls.find((c) => c.path === '/echo?x=1&y=2');
@@ -152,4 +153,6 @@ test('an upgrade on the plain port is refused (only the TLS front can take it ov
   assert.equal(status, 400, body);
   assert.equal(JSON.parse(body).message, 'streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)');
   assert.ok(!Object.keys(headers).some((h) => h.includes('directive')), JSON.stringify(headers));
+  const plainPost = await request(s.url, 'POST', `${NS}/pods/web/exec?command=ls&stdout=true`);
+  assert.deepEqual([plainPost.status, plainPost.json.message], [400, 'Upgrade request required'], 'upstream: exec without an upgrade');
 });
