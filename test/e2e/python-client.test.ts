@@ -43,7 +43,11 @@ class Script {
       for (const p of parts) if (p.trim()) this.lines.push(JSON.parse(p));
     });
     this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => { this.stderr += d; });
-    this.exited = new Promise((done) => this.proc.once('exit', (code) => done(code ?? -1)));
+    this.exited = new Promise((done) => {
+      this.proc.once('exit', (code) => done(code ?? -1));
+      // no /usr/bin/python3: a failed test that says so, not a crash of the test process
+      this.proc.once('error', (e) => { this.stderr += `${PYTHON}: ${e.message}`; done(-1); });
+    });
     const timer = setTimeout(() => this.proc.kill('SIGKILL'), 60_000);
     void this.exited.then(() => clearTimeout(timer));
   }
