@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Entry point: parse flags, check the data directory, start the server, print the listening
  * lines, handle SIGTERM. A startup error is one line naming the flag and the fix
@@ -11,6 +12,7 @@ import { prepareDataDir } from './server/data-dir.js';
 import { reshard } from './server/reshard.js';
 import { oneLine } from './server/startup-error.js';
 import { renderHelp } from './server/flag-docs.js';
+import { logRiskyWarnings, logStartSummary } from './server/start-summary.js';
 import { GIT_VERSION, VERSION_INFO } from './api/release.js';
 
 function fail(e: unknown, code: number): never {
@@ -27,7 +29,21 @@ async function checkDataDir(options: ServerOptions): Promise<void> {
   process.stdout.write(`resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`);
 }
 
+/** `backup --data-dir DIR --to TARGET` (src/server/backup.ts): a consistent copy of a running server's data. */
+async function backup(argv: string[]): Promise<void> {
+  const { backupDataDir, parseBackupArgs } = await import('./server/backup.js');
+  let args: { dataDir: string; target: string };
+  try { args = parseBackupArgs(argv); } catch (e) { fail(e, 2); }
+  try {
+    const r = await backupDataDir(args.dataDir, args.target);
+    process.stdout.write(`backed up ${args.dataDir} to ${r.target}: ${r.shards} shards, ${r.keys} keys (start a server on it with --data-dir ${r.target})\n`);
+  } catch (e) {
+    fail(e, 1);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'backup') return backup(process.argv.slice(3));
   let options: ServerOptions;
   try {
     options = parseArgs(process.argv.slice(2));
@@ -56,11 +72,26 @@ async function main(): Promise<void> {
     fail(e, 1);
   }
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
+  const log = server.log;
+  logStartSummary(log, options, {
+    port, securePort: server.securePort, serviceAccountIssuer: server.auth.serviceAccountIssuer, kubeconfig: server.kubeconfig,
+  });
+  logRiskyWarnings(log, options, port);
   let stopping = false;
-  const stop = () => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    server.shutdown().then(() => process.exit(0), () => process.exit(1));
+    log.info('Received signal, shutting down', { signal, delay: `${options.shutdownDelayMs / 1000}s` });
+    const started = Date.now();
+    server.shutdown().then(() => {
+      log.info('Shutdown complete', { duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, droppedLogLines: log.dropped || undefined });
+      log.flushSync();
+      process.exit(0);
+    }, (e) => {
+      log.error('Shutdown failed', { err: oneLine(e) });
+      log.flushSync();
+      process.exit(1);
+    });
   };
   // A request must never take the server down: an unexpected rejection is logged (never with
   // request data) and the process goes on, as upstream recovers a panicking handler.

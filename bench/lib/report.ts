@@ -133,7 +133,7 @@ Scenarios: \`get\` (one ~1 KB ConfigMap, wrk), \`list\` (500 ConfigMaps in one n
 timestamp annotation, server RSS per idle watcher).
 
 Usage: \`npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2]
-[--wait-quiet 10m] [--cpu-prof DIR] [--no-doc]\`. get, list and create alternate the server and
+[--wait-quiet 10m] [--cpu-prof DIR] [--record]\`; only \`--record\` appends a section here. get, list and create alternate the server and
 its ceilings for \`--rounds\` rounds and keep the best of each; \`--wait-quiet\` waits (bounded) for
 the machine to be mostly idle first; \`--cpu-prof DIR\` writes the server's V8 profiles, ranked by
 \`node dist/bench/profile-summary.js DIR/*.cpuprofile\`.

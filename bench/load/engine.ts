@@ -39,6 +39,20 @@ export interface OpenLoop {
   step(i: number, scheduledAt: number): Promise<unknown>;
 }
 
+/**
+ * Resolves at or after `due` (performance.now() clock), never before: timers have millisecond
+ * granularity and may fire a little early against this clock, so whole milliseconds are slept
+ * and the rest is waited in event-loop turns, checking the clock each time.
+ */
+export async function untilDue(due: number, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    const wait = due - performance.now();
+    if (wait <= 0 || signal?.aborted) return;
+    if (wait >= 2) await sleep(Math.floor(wait) - 1, signal);
+    else await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
 export interface OpenLoopResult { sent: number; /** how far behind schedule the last send was, ms */ lagMs: number }
 
 export async function openLoop(o: OpenLoop): Promise<OpenLoopResult> {
@@ -49,8 +63,7 @@ export async function openLoop(o: OpenLoop): Promise<OpenLoopResult> {
   let lagMs = 0;
   while (!o.signal.aborted && i < o.maxRequests) {
     const due = t0 + i * interval;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait, o.signal);
+    await untilDue(due, o.signal);
     if (o.signal.aborted) break;
     while (inflight.size >= o.maxInFlight && !o.signal.aborted) await Promise.race(inflight);
     lagMs = Math.max(0, performance.now() - due);

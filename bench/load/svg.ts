@@ -33,11 +33,28 @@ function axes(h: number, yMax: number, yLabel: string, xLabel: string): string[]
   const ih = h - PAD.t - PAD.b;
   for (let i = 0; i <= 5; i++) {
     const y = PAD.t + ih - (ih * i) / 5;
-    out.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${f(y)}" y2="${f(y)}" stroke="#ddd"/>`, `<text x="${PAD.l - 6}" y="${f(y + 4)}" text-anchor="end">${+(yMax * i / 5).toPrecision(3)}</text>`);
+    out.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${f(y)}" y2="${f(y)}" stroke="#ddd"/>`, `<line x1="${PAD.l - 4}" x2="${PAD.l}" y1="${f(y)}" y2="${f(y)}" stroke="#333"/>`,
+      `<text x="${PAD.l - 6}" y="${f(y + 4)}" text-anchor="end">${+(yMax * i / 5).toPrecision(3)}</text>`);
   }
+  // the axis lines themselves, ticks hang off them
+  out.push(`<line x1="${PAD.l}" x2="${PAD.l}" y1="${PAD.t}" y2="${PAD.t + ih}" stroke="#333"/>`, `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${PAD.t + ih}" y2="${PAD.t + ih}" stroke="#333"/>`);
   out.push(`<text x="16" y="${PAD.t + ih / 2}" transform="rotate(-90 16 ${PAD.t + ih / 2})" text-anchor="middle">${esc(yLabel)}</text>`);
   out.push(`<text x="${(PAD.l + W - PAD.r) / 2}" y="${h - 12}" text-anchor="middle">${esc(xLabel)}</text>`);
   return out;
+}
+
+/** A tick step of 1, 2 or 5 × 10^k giving about `count` ticks up to max. */
+export function tickStep(max: number, count = 8): number {
+  if (!(max > 0)) return 1;
+  const raw = max / count;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * p).find((m) => m >= raw) ?? raw;
+}
+
+/** Tick marks and labels under the x axis at the given positions. */
+function xTicks(h: number, ticks: { x: number; label: string }[]): string[] {
+  const y = h - PAD.b;
+  return ticks.flatMap((t) => [`<line x1="${f(t.x)}" x2="${f(t.x)}" y1="${y}" y2="${y + 4}" stroke="#333"/>`, `<text x="${f(t.x)}" y="${y + 16}" text-anchor="middle">${esc(t.label)}</text>`]);
 }
 
 function legend(items: { label: string; color: string; dash?: boolean }[]): string[] {
@@ -55,6 +72,8 @@ export function latencyOverTime(r: Report): string {
   const iw = W - PAD.l - PAD.r;
   const ih = h - PAD.t - PAD.b;
   const body = axes(h, yMax, 'latency (ms)', 'seconds into the run (scenarios in order)');
+  const step = tickStep(total);
+  for (let sec = 0; sec <= total; sec += step) body.push(...xTicks(h, [{ x: PAD.l + (sec / total) * iw, label: String(sec) }]));
   const items: { label: string; color: string; dash?: boolean }[] = [];
   let offset = 0;
   r.scenarios.forEach((s, i) => {
@@ -83,7 +102,13 @@ export function throughputBars(r: Report): string {
       `<rect x="${left}" y="${y}" width="${f((row.v / xMax) * iw)}" height="${barH}" fill="${COLORS[i % COLORS.length]}"/>`,
       `<text x="${f(left + (row.v / xMax) * iw + 4)}" y="${y + 13}">${Math.round(row.v).toLocaleString('en-US')}</text>`);
   });
-  body.push(`<text x="${left + iw / 2}" y="${h - 12}" text-anchor="middle">requests per second (0 … ${xMax.toLocaleString('en-US')})</text>`);
+  const axisY = PAD.t + Math.max(1, rows.length) * (barH + 6);
+  body.push(`<line x1="${left}" x2="${left + iw}" y1="${axisY}" y2="${axisY}" stroke="#333"/>`);
+  for (let i = 0; i <= 5; i++) {
+    const x = left + (iw * i) / 5;
+    body.push(`<line x1="${f(x)}" x2="${f(x)}" y1="${axisY}" y2="${axisY + 4}" stroke="#333"/>`, `<text x="${f(x)}" y="${axisY + 16}" text-anchor="middle">${(+(xMax * i / 5).toPrecision(3)).toLocaleString('en-US')}</text>`);
+  }
+  body.push(`<text x="${left + iw / 2}" y="${h - 12}" text-anchor="middle">requests per second</text>`);
   return frame(h, 'Throughput per scenario operation', body);
 }
 
@@ -99,7 +124,11 @@ export function latencyCdf(r: Report): string {
   const ih = h - PAD.t - PAD.b;
   const x = (us: number): number => PAD.l + ((Math.log10(Math.max(us, 10 ** lo)) - lo) / Math.max(1, hi - lo)) * iw;
   const body = axes(h, 1, 'share of requests at or below', 'latency (ms, log scale)');
-  for (let e = lo; e <= hi; e++) body.push(`<line x1="${f(x(10 ** e))}" x2="${f(x(10 ** e))}" y1="${PAD.t}" y2="${PAD.t + ih}" stroke="#eee"/>`, `<text x="${f(x(10 ** e))}" y="${PAD.t + ih + 16}" text-anchor="middle">${+(10 ** e / 1000).toPrecision(3)}</text>`);
+  for (let e = lo; e <= hi; e++) {
+    body.push(`<line x1="${f(x(10 ** e))}" x2="${f(x(10 ** e))}" y1="${PAD.t}" y2="${PAD.t + ih}" stroke="#eee"/>`, ...xTicks(h, [{ x: x(10 ** e), label: String(+(10 ** e / 1000).toPrecision(3)) }]));
+    // minor ticks at 2× and 5× each decade
+    for (const m of [2, 5]) if (e < hi) body.push(`<line x1="${f(x(m * 10 ** e))}" x2="${f(x(m * 10 ** e))}" y1="${PAD.t + ih}" y2="${PAD.t + ih + 3}" stroke="#333"/>`);
+  }
   const items: { label: string; color: string }[] = [];
   ops.forEach((o, i) => {
     const color = COLORS[i % COLORS.length]!;

@@ -75,7 +75,8 @@ export type Op =
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
   | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
   | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean; user?: Requester })
-  | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags });
+  /** held: share keys of initial events the front thread holds for this type (WatchStart.shareKey): not sent again */
+  | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags; held?: string[] });
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -107,6 +108,12 @@ export interface WatchStart {
   initialEventsEndRV?: number;
   /** the field selector in the stored object's labels, when the requested version renames them */
   fieldSelector?: string;
+  /**
+   * names `initial` for sharing: watches answered with the same key got the same initial
+   * events (same state, options and encoding), so the front thread keeps one copy for all;
+   * `initial` is empty when the key was among the op's `held` keys
+   */
+  shareKey?: string;
 }
 
 /** A committed change, broadcast to the front thread for watch fan-out. */

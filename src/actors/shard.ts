@@ -216,7 +216,11 @@ export class Shard {
       const cv = custom && customVersion(custom, version);
       const strategy = custom && cv ? customResourceStrategy(custom, cv) : strategyFor(refGroup, resource);
       const schema = cv ? compileCustomSchema(cv.schema) : undefined;
-      s = new Store({ def, typeKey, cache, strategy, continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup, converter: this.converter, ...(schema ? { schema } : {}) });
+      const selectableFields = custom && cv ? { served: cv.selectableFields, stored: customVersion(custom, custom.storageVersion)?.selectableFields ?? [] } : undefined;
+      s = new Store({
+        def, typeKey, cache, strategy, continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup,
+        converter: this.converter, ...(schema ? { schema } : {}), ...(selectableFields ? { selectableFields } : {}),
+      });
       this.stores.set(id, s);
       // the type's own store (loading, leases) is one that stores its objects as they are
       if (!conversion && !this.stores.has(typeKey)) this.stores.set(typeKey, s);

@@ -12,6 +12,7 @@ import { groupFor, type Identity } from './identity.js';
 import type { Registry } from '../registry/registry.js';
 import { customOpenAPI } from './openapi-custom.js';
 import { storageHashOf } from './storage-version-hash.js';
+import { describedDefinitions } from './descriptions.js';
 import { servedOpenAPI } from './openapi-names.js';
 import type { ResourceDef, Verb } from '../registry/types.js';
 
@@ -172,11 +173,14 @@ interface ReferenceDocument extends OpenAPIV2Document { parameters: Record<strin
 
 const references = new Map<string, ReferenceDocument>();
 
-function reference(referenceDir: string): ReferenceDocument {
-  let doc = references.get(referenceDir);
+/** The reference document, its definitions described (src/api/descriptions.ts) in the served domain's names. */
+function reference(referenceDir: string, identity: Identity): ReferenceDocument {
+  const key = `${referenceDir}\u0000${identity.domain}`;
+  let doc = references.get(key);
   if (!doc) {
     doc = JSON.parse(readFileSync(resolve(referenceDir, 'openapi-v2.json'), 'utf8')) as ReferenceDocument;
-    references.set(referenceDir, doc);
+    doc = { ...doc, definitions: describedDefinitions(doc.definitions, referenceDir, identity) };
+    references.set(key, doc);
   }
   return doc;
 }
@@ -237,7 +241,7 @@ const pick = <T>(all: Record<string, T>, names: Set<string>): Record<string, T> 
 
 /** The reference document plus the paths and definitions of the served custom resources. */
 function withCustom(registry: Registry, referenceDir: string): ReferenceDocument {
-  const doc = reference(referenceDir);
+  const doc = reference(referenceDir, registry.identity);
   const types = registry.customTypes();
   if (!types.length) return doc;
   return memo(registry, `custom:${referenceDir}`, () => {

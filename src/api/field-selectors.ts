@@ -167,3 +167,19 @@ export function fieldSetFor(kind: string, obj: any): Record<string, string> {
   }
   return f;
 }
+
+/**
+ * The selectable field set of a custom resource: metadata.name (and namespace), and each of
+ * the CRD's selectableFields (`spec.color`) as text: strings as they are, integers and booleans
+ * formatted, absent values as "" (upstream customresource GetAttrs).
+ */
+export function customFieldSet(obj: any, paths: readonly string[], namespaced: boolean): Record<string, string> {
+  const f: Record<string, string> = { 'metadata.name': str(obj?.metadata?.name) };
+  if (namespaced) f['metadata.namespace'] = str(obj?.metadata?.namespace);
+  for (const p of paths) {
+    let v: any = obj;
+    for (const k of p.split('.')) v = v && typeof v === 'object' ? v[k] : undefined;
+    f[p] = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+  }
+  return f;
+}

@@ -37,6 +37,7 @@ export function customOpenAPI(types: readonly CustomType[]): { paths: Record<str
       ...schema, type: 'object',
       properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: ref(`${META}.ObjectMeta`), ...(schema.properties ?? {}) },
       'x-plat-group-version-kind': gvk,
+      ...(v.selectableFields?.length ? { 'x-plat-selectable-fields': v.selectableFields.map((fieldPath) => ({ fieldPath })) } : {}),
     };
     definitions[`${name}List`] = {
       type: 'object', required: ['items'],

@@ -152,10 +152,12 @@ export class FrontAuthentication {
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
+        if (r.credentials.remoteAddress) r.remoteAddress = r.credentials.remoteAddress;
+        if (this.listener?.mode === 'terminator') r.x.upgradable = true;
         r.impersonation = readImpersonation(req);
         chain(r);
       });
@@ -215,10 +217,14 @@ export class FrontAuthentication {
     read((buf) => {
       // a large body decodes off the front thread (src/server/body-decoder.ts)
       decodeRequestBody(toBody(format, buf))
-        .then((obj) => {
+        .then(async (obj) => {
           // field types are checked as for stored kinds (the reply echoes spec and must encode)
           const [group, version] = apiVersion.split('/') as [string, string];
           validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');
+          // admission of the one virtual kind NodeRestriction checks (upstream admitServiceAccount)
+          if (def.group === '' && def.resource === 'serviceaccounts' && info.subresource === 'token') {
+            await this.authz.nodeRestriction?.checkTokenRequest(user, info.namespace, info.name, obj, (ns, name) => this.getCore('pods', ns, name));
+          }
           return kind.create(obj, { user, namespace: info.namespace, name: info.name, apiVersion });
         })
         .then((obj) => send(x, 201, contentTypeOf(enc), encode(obj, enc)))

@@ -36,8 +36,16 @@ export class RequestFramer {
   private pending: Buffer | undefined;
   private failed = false;
 
-  /** inject: complete header line(s) ending in CRLF, inserted after the request line ('' for none). */
+  /**
+   * dropHeader: a lower-case header name prefix; client headers starting so are dropped (the
+   * front's own). inject: complete header line(s) ending in CRLF, inserted after the request line ('' for none).
+   */
   constructor(private readonly dropHeader: string, private readonly inject: string, private readonly sink: FramerSink) {}
+
+  /** Whether part of a request head has arrived and its end has not. */
+  headPending(): boolean {
+    return this.state.s === 'head' && this.pending !== undefined && !this.failed;
+  }
 
   push(chunk: Buffer): void {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
@@ -103,7 +111,7 @@ export class RequestFramer {
       const colon = line.indexOf(':');
       const name = (colon < 0 ? line : line.slice(0, colon)).trim().toLowerCase();
       const value = colon < 0 ? '' : line.slice(colon + 1).trim();
-      if (name === this.dropHeader) continue;
+      if (name.startsWith(this.dropHeader)) continue;
       if (name === 'content-length') {
         if (!/^[0-9]{1,15}$/.test(value) || (length !== undefined && length !== Number(value))) return this.fail(400, 'invalid Content-Length');
         length = Number(value);

@@ -48,6 +48,12 @@ export interface AuthenticationOptions extends AuthorizationOptions {
   /** which `--oidc-*` flags were given (they conflict with `--authentication-config`) */
   oidcFlagsSet: string[];
   authenticationConfig: string;
+  /**
+   * `--read-header-timeout` (not an upstream flag; upstream's secure server fixes its
+   * ReadHeaderTimeout at 32 s, which also bounds the TLS handshake): how long the TLS front
+   * waits for a client's handshake and for the rest of a request head it has begun
+   */
+  readHeaderTimeoutMs: number;
 }
 
 export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
@@ -68,6 +74,7 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = {
   authenticationTokenWebhookConfigFile: '',
   authenticationTokenWebhookCacheTtlMs: 2 * 60_000,
   authenticationTokenWebhookVersion: 'v1beta1',
+  readHeaderTimeoutMs: 32_000,
   requestheaderUsernameHeaders: [],
   requestheaderGroupHeaders: [],
   requestheaderExtraHeadersPrefix: [],
@@ -126,6 +133,11 @@ export const AUTHENTICATION_FLAGS: Record<string, Setter> = {
   'api-audiences': (o, v) => { o.apiAudiences = v.split(',').filter(Boolean); },
   'enable-bootstrap-token-auth': bool('enable-bootstrap-token-auth', (o, b) => { o.enableBootstrapTokenAuth = b; }),
   'authentication-token-webhook-config-file': (o, v) => { o.authenticationTokenWebhookConfigFile = v; },
+  'read-header-timeout': (o, v) => {
+    const ms = parseDuration(v);
+    if (ms === undefined || ms <= 0) throw new Error(`--read-header-timeout must be a positive duration such as 32s, got "${v}"`);
+    o.readHeaderTimeoutMs = ms;
+  },
   'authentication-token-webhook-cache-ttl': (o, v) => {
     const ms = parseDuration(v);
     if (ms === undefined) throw new Error(`--authentication-token-webhook-cache-ttl must be a duration such as 30s or 2m, got "${v}"`);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Credentials } from './types.js';
 import { listenError, reasonOf } from '../server/startup-error.js';
 import type { ServingFiles } from './pki.js';
-import { CLIENT_IDENTITY_HEADER, clientIdentityReader } from './x509.js';
+import { CLIENT_IDENTITY_HEADER, REMOTE_ADDRESS_HEADER, clientIdentityReader, remoteAddressOf } from './x509.js';
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
 import { allHeaders, userFromHeaders, type RequestHeaderConfig } from './request-header.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
@@ -46,6 +46,8 @@ export interface SecureListenerOptions {
   requestHeader?: RequestHeaderConfig & { clientCAFile: string; allowedNames: string[] };
   /** how the TLS front dials node agents for streaming upgrades */
   kubelet?: KubeletDialMaterial;
+  /** the TLS front's deadline for a handshake and for a begun request head (--read-header-timeout) */
+  readHeaderTimeoutMs?: number;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -66,9 +68,10 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
   const secret = randomBytes(16);
   const readIdentity = clientIdentityReader(secret);
+  const secretHex = secret.toString('hex');
   const withCertificate = (req: HttpRequest): Credentials => {
     const cert = readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER));
-    const c: Credentials = { authorization: req.getHeader('authorization'), clientCertificate: cert };
+    const c: Credentials = { authorization: req.getHeader('authorization'), clientCertificate: cert, remoteAddress: remoteAddressOf(secretHex, req.getHeader(REMOTE_ADDRESS_HEADER)) };
     // the headers are read only on a connection the front found to be a trusted proxy
     if (rh && cert?.proxy) c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
     return c;
@@ -85,6 +88,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
       host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
       clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
       ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+      ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
     };
     front = process.env.PLAT_TLS_FRONT_INLINE === '1'
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))

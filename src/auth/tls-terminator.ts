@@ -13,7 +13,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { certificateSubject } from '../x509/name.js';
-import { CLIENT_IDENTITY_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
+import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from './types.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
@@ -34,7 +34,14 @@ export interface TerminatorOptions {
   secretHex: string;
   /** how to dial node agents for exec/attach/portforward upgrades */
   kubelet?: KubeletDialMaterial;
+  /**
+   * a connection whose handshake, or whose begun request head, is not complete by then is
+   * closed (default 32 s: upstream's ReadHeaderTimeout, which also bounds its handshake)
+   */
+  readHeaderTimeoutMs?: number;
 }
+
+const READ_HEADER_TIMEOUT_MS = 32_000;
 
 /** SHA-256 fingerprints (as node:tls reports them) of every certificate of a PEM bundle. */
 export function bundleFingerprints(pem: Buffer | undefined): Set<string> {
@@ -113,11 +120,12 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
     sock.destroy();
     return;
   }
-  const inject = identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '';
+  const inject = (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '')
+    + (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
   let tunnel: Tunnel | undefined;
-  const framer = new RequestFramer(CLIENT_IDENTITY_HEADER, inject, {
+  const framer = new RequestFramer(FRONT_HEADER_PREFIX, inject, {
     write: (b) => {
       if (tunnel) tunnel.write(b);
       else if (!up.write(b)) sock.pause();
@@ -141,16 +149,30 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   // one writev per TLS read: a head and the body bytes that came with it reach uWS together,
   // as they would over a direct connection (uWS closes a connection whose request was answered
   // before its body arrived)
-  sock.on('data', (chunk: Buffer) => { up.cork(); framer.push(chunk); up.uncork(); });
+  sock.on('data', (chunk: Buffer) => {
+    up.cork();
+    framer.push(chunk);
+    up.uncork();
+    watchHead();
+  });
+  // a begun head must complete in time (a client trickling a head holds a descriptor)
+  let headTimer: NodeJS.Timeout | undefined;
+  const watchHead = () => {
+    if (!framer.headPending()) { clearTimeout(headTimer); headTimer = undefined; return; }
+    headTimer ??= setTimeout(() => { sock.destroy(); up.destroy(); }, o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS);
+  };
+  sock.on('close', () => clearTimeout(headTimer));
   up.pipe(sock);
   sock.on('end', () => { if (!tunnel) up.end(); });
   sock.on('error', () => up.destroy());
   sock.on('close', () => up.destroy());
   // after a reset the bytes already piped still go out before the TLS close
-  up.on('error', () => { if (!sock.writableEnded) sock.end(); });
-  // uWS may close right after a response (e.g. a 401 before the body was read): end, not
-  // destroy, so the response bytes already piped into the TLS socket are still delivered
-  up.on('close', () => { if (!sock.writableEnded) sock.end(); });
+  up.on('error', () => { if (!sock.writableEnded) sock.end(() => sock.destroy()); });
+  // uWS may close right after a response (e.g. a 401 before the body was read) or when a head
+  // never completes (its idle timeout): end, not destroy, so the response bytes already piped
+  // into the TLS socket are still delivered, then close it once they are flushed, so a client
+  // that never closes its side keeps no half-closed socket here
+  up.on('close', () => { if (!sock.writableEnded) sock.end(() => sock.destroy()); else sock.destroy(); });
 }
 
 /** Listens; resolves with the bound port. */
@@ -160,9 +182,12 @@ export function startTlsTerminator(o: TerminatorOptions): Promise<{ server: Serv
   const ca = o.requestHeaderCA ? Buffer.concat([o.clientCA, Buffer.from('\n'), o.requestHeaderCA]) : o.clientCA;
   const server = createServer({
     key: o.key, cert: o.cert, ca, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+    // node's default is 120 s: a client that never sends its ClientHello holds a descriptor that long
+    handshakeTimeout: o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
   }, (sock) => relay(sock, o, anchors));
-  // a failed handshake only concerns that client
-  server.on('tlsClientError', () => {});
+  // a failed or timed-out handshake only concerns that client, whose socket goes (node leaves
+  // it open once a listener is attached)
+  server.on('tlsClientError', (_e, sock) => sock.destroy());
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {

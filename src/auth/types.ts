@@ -55,6 +55,8 @@ export interface Credentials {
   clientCertificate?: ClientCertificate;
   /** authenticating proxy: the verdict on its certificate and, when trusted, the user its headers name */
   proxy?: { ok: true; user?: UserInfo } | { ok: false; reason: string };
+  /** the client's address as the TLS front saw it (the uWS connection is a local socket then) */
+  remoteAddress?: string;
 }
 
 /** Authenticates a whole request (certificate, bearer header, ...). */

@@ -9,6 +9,15 @@ import { NOT_MINE, type AuthResult, type Authenticator, type ClientCertificate, 
 
 /** Internal header carrying the verified identity from the TLS front; stripped from client requests. */
 export const CLIENT_IDENTITY_HEADER = 'x-plat-tls-client-identity';
+/** The TLS front's header with the client's address (`<secret hex> <address>`), for audit sourceIPs and the request log. */
+export const REMOTE_ADDRESS_HEADER = 'x-plat-tls-remote-address';
+/** Every header the TLS front adds starts so; the front drops client copies of all of them. */
+export const FRONT_HEADER_PREFIX = 'x-plat-tls-';
+
+/** The address in the front's header, when it carries the secret (else undefined). */
+export function remoteAddressOf(secretHex: string, value: string): string | undefined {
+  return value.startsWith(`${secretHex} `) ? value.slice(secretHex.length + 1) : undefined;
+}
 
 /**
  * The identity of a certificate subject (upstream x509 CommonNameUserConversion): the CN (Go's

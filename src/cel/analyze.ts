@@ -6,7 +6,7 @@
  */
 import type { CelFunc } from '@bufbuild/cel';
 import { PLAIN_ENV } from './env.js';
-import { CONSTANT_COST } from './cost-classes.js';
+import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
 import { BOOL, DYN, INT, accepts, fieldType, fromCelType, typeName, type T } from './types.js';
 
 /** The shape of @bufbuild/cel's parsed Expr that the pass reads. */
@@ -113,7 +113,8 @@ export class Analyzer {
     }
     const t = target ? this.run(target, scope) : undefined;
     const args = v.args.map((a) => this.run(a, scope));
-    const own = FREE.has(name) ? 0 : CONSTANT_COST.has(name) ? 1 : 1 + sizeCost(t?.t) + args.reduce((a, x) => a + sizeCost(x.t), 0);
+    const sizes = [...(t ? [sizeCost(t.t)] : []), ...args.map((x) => sizeCost(x.t))];
+    const own = FREE.has(name) ? 0 : CONSTANT_COST.has(name) ? 1 : MIN_SIZE_COST.has(name) ? 1 + Math.min(...sizes) : 1 + sizes.reduce((a, x) => a + x, 0);
     const cost = own + (t?.cost ?? 0) + args.reduce((a, x) => a + x.cost, 0);
     const types = args.map((a) => a.t);
     if (LOGIC.has(name)) return this.logic(n, name, types, cost);

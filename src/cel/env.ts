@@ -8,13 +8,13 @@
 import { CelScalar, celEnv, celFunc, type CelEnv, type CelFunc, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { LISTS, SETS } from './library/lists.js';
-import { REGEX } from './library/regex.js';
+import { MATCHES_METHOD, REGEX } from './library/regex.js';
 import { QUANTITIES } from './library/quantity.js';
 import { URLS } from './library/urls.js';
 import { IPS } from './library/ip.js';
 import { OPTIONALS } from './library/optional.js';
 import { OPAQUE, opaqueValue } from './library/opaque.js';
-import { CONSTANT_COST } from './cost-classes.js';
+import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
 
 /** upstream's per-call limit (apiserver/pkg/apis/cel PerCallLimit) */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -38,11 +38,13 @@ function sizeCost(v: CelValue | undefined): number {
 
 function metered(f: CelFunc): CelFunc {
   const constant = CONSTANT_COST.has(f.name);
+  const smallest = MIN_SIZE_COST.has(f.name);
   const wrapper = {
     get id() { return f.id; }, name: f.name, target: f.target, arguments: f.arguments, result: f.result,
     call(id: number, target: CelValue | undefined, args: CelValue[]) {
       let cost = 1;
-      if (!constant) {
+      if (smallest) cost += Math.min(...[target, ...args].filter((v) => v !== undefined).map(sizeCost));
+      else if (!constant) {
         cost += sizeCost(target);
         for (const a of args) cost += sizeCost(a);
       }
@@ -60,7 +62,7 @@ const STRING_OF = celFunc('string', [OPAQUE], CelScalar.STRING, (v) => {
 });
 
 /** The libraries' functions, unmetered (the checker reads their signatures). */
-export const LIBRARY: CelFunc[] = [...strings, ...LISTS, ...SETS, ...REGEX, ...QUANTITIES, ...URLS, ...IPS, ...OPTIONALS, STRING_OF];
+export const LIBRARY: CelFunc[] = [...strings, ...LISTS, ...SETS, ...REGEX, ...QUANTITIES, ...URLS, ...IPS, ...OPTIONALS, STRING_OF, MATCHES_METHOD];
 
 const PLAIN = celEnv({ funcs: LIBRARY });
 

@@ -48,7 +48,9 @@ export function typeOfSchema(s: unknown): T {
     case 'number': return { k: 'double' };
     case 'boolean': return BOOL;
     case 'string': {
-      const max = typeof s.maxLength === 'number' ? s.maxLength : MAX_REQUEST_BYTES;
+      // an enum bounds a string by its longest value (upstream's estimateMaxStringEnumLength)
+      const longest = Array.isArray(s.enum) ? Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? e.length : 0))) : undefined;
+      const max = typeof s.maxLength === 'number' ? s.maxLength : longest ?? MAX_REQUEST_BYTES;
       return { k: s.format === 'byte' ? 'bytes' : 'string', max };
     }
     case 'array': {

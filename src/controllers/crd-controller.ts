@@ -18,6 +18,7 @@ import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { groupFor } from '../api/identity.js';
+import { approvalCondition } from '../registry/crd/api-approval.js';
 import { customTypeOf, type CustomType } from '../registry/crd/types.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { cleanupFinalizer } from '../registry/strategies/crds.js';
@@ -107,6 +108,10 @@ export class CrdController {
   private accept(crd: any, all: any[]): Accepted {
     const n = crd.spec?.names ?? {};
     const group = crd.spec?.group;
+    // validation refuses these; one stored before that rule is never served
+    if (this.registry.isBuiltinGroup(group)) {
+      return { names: undefined, condition: { status: 'False', reason: 'GroupConflict', message: `group ${JSON.stringify(group)} is served by the API server itself` } };
+    }
     const mine = crd.metadata.name;
     const others = all.filter((o) => o.metadata.name !== mine && o.spec?.group === group && o.status?.acceptedNames?.plural);
     const taken = (pick: (names: any) => string[]) => new Set(others.flatMap((o) => pick(o.status.acceptedNames)));
@@ -132,10 +137,12 @@ export class CrdController {
       let conds: any[] = Array.isArray(status.conditions) ? status.conditions : [];
       conds = condition(conds, 'NamesAccepted', a.condition, now);
       if (a.condition.status === 'True') conds = condition(conds, 'Established', { status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+      const approval = approvalCondition(crd);
+      if (approval) conds = condition(conds, 'KubernetesAPIApprovalPolicyConformant', approval, now);
       status.conditions = conds;
       desired.set(crd.metadata.name, { ...crd, status });
     }
-    const types = [...desired.values()].map(customTypeOf).filter((t): t is CustomType => t !== undefined)
+    const types = [...desired.values()].map(customTypeOf).filter((t): t is CustomType => t !== undefined && !this.registry.isBuiltinGroup(t.group))
       .sort((a, b) => (a.crd < b.crd ? -1 : 1));
     const key = JSON.stringify(types);
     if (key !== this.served) {

@@ -2,12 +2,11 @@
  * The namespace controller (front thread): when a namespace is Terminating it deletes every
  * namespaced object in it through the actors (objects with finalizers stay until released),
  * reports progress in the namespace conditions, and once the namespace is empty removes the
- * `platform` spec finalizer through `namespaces/<name>/finalize`, which completes deletion.
+ * spec finalizer (the product word: `platform`, `kubernetes`) through `namespaces/<name>/finalize`, which completes deletion.
  */
 import { bodyText } from '../actors/pack.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
-import { NAMESPACE_FINALIZER } from '../registry/strategies/namespaces.js';
 import { typeKeyOf } from '../actors/routing.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -23,7 +22,7 @@ export class NamespaceController {
   observe(ns: any): void {
     const name = ns?.metadata?.name;
     if (!name || !ns.metadata.deletionTimestamp || this.active.has(name)) return;
-    if (!(ns.spec?.finalizers ?? []).includes(NAMESPACE_FINALIZER)) return;
+    if (!(ns.spec?.finalizers ?? []).includes(this.registry.identity.product)) return;
     this.active.add(name);
     this.cleanup(name).finally(() => this.active.delete(name));
   }
@@ -82,7 +81,7 @@ export class NamespaceController {
     for (let attempt = 0; attempt < 10 && !this.stopped; attempt++) {
       const ns = await this.current(name);
       if (!ns) return;
-      ns.spec = { ...(ns.spec ?? {}), finalizers: (ns.spec?.finalizers ?? []).filter((f: string) => f !== NAMESPACE_FINALIZER) };
+      ns.spec = { ...(ns.spec ?? {}), finalizers: (ns.spec?.finalizers ?? []).filter((f: string) => f !== this.registry.identity.product) };
       const r = await this.pool.submit({ op: 'update', type: { ...NS_TYPE, subresource: 'finalize' }, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(ns), contentType: 'json' } });
       if (!('error' in r) || r.error.code !== 409) return;
     }

@@ -48,12 +48,17 @@ function unescapeKey(k: string): string {
 export function readImpersonation(req: HeaderSource): ImpersonationRequest | undefined {
   if (!req.getHeader('impersonate-user') && !req.getHeader('impersonate-group') && !req.getHeader('impersonate-uid')) return undefined;
   const r: ImpersonationRequest = { user: '', uid: '', groups: [], extra: {} };
+  // a repeated user or uid header: the first value, as Go's Header.Get (every check and the
+  // resulting identity use that same one)
+  let user: string | undefined, uid: string | undefined;
   req.forEach((k, v) => {
-    if (k === 'impersonate-user') r.user = v;
-    else if (k === 'impersonate-uid') r.uid = v;
+    if (k === 'impersonate-user') user ??= v;
+    else if (k === 'impersonate-uid') uid ??= v;
     else if (k === 'impersonate-group') r.groups.push(v);
     else if (k.startsWith(EXTRA_PREFIX)) (r.extra[unescapeKey(k.slice(EXTRA_PREFIX.length))] ??= []).push(v);
   });
+  r.user = user ?? '';
+  r.uid = uid ?? '';
   return r;
 }
 

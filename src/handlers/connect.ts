@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { StatusError, errors, toStatus } from '../api/status.js';
-import { sendStatus, send, readBody, statusLine, type Exchange } from '../server/http.js';
+import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../server/http.js';
 import type { Request, Services } from './context.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
@@ -16,7 +16,7 @@ import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
   type NodeConnection, type NodeLike, type PodLike,
 } from '../kubelet/location.js';
-import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 export const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
@@ -146,7 +146,7 @@ function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */
 const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', 'x-plat-client-identity']);
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type']);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type', UPGRADE_DIRECTIVE_HEADER]);
 
 /** The part of the request path after the `proxy` segment ('' when none). */
 export function proxySuffix(path: string, resource: string): { prefix: string; rest: string } {
@@ -223,11 +223,16 @@ export function streamResponse(x: Exchange, res: IncomingMessage, code: number, 
   x.onAbort = () => res.destroy();
   res.on('data', (chunk: Buffer) => {
     if (x.aborted) return;
-    let ok = true;
-    x.res.cork(() => { ok = x.res.write(chunk); });
-    if (!ok) {
+    if (!writeChunk(x.res, chunk)) {
+      // uWS keeps what it could not send; once an onWritable handler is set it no longer drains
+      // that backlog by itself: an empty cork does (uncork writes the backlog first), then the
+      // agent resumes. A write that still finds a backlog pauses it again.
       res.pause();
-      x.res.onWritable(() => { res.resume(); return true; });
+      x.res.onWritable(() => {
+        x.res.cork(() => {});
+        res.resume();
+        return true;
+      });
     }
   });
   let closed = false;

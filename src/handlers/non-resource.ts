@@ -18,6 +18,12 @@ export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
+/** A shard whose actor died and is being restarted from its store (see ActorPool). */
+async function shardsDown(server: ApiServer): Promise<string | undefined> {
+  const down = server.pool.restarting();
+  return down.length ? `shard actors restarting: ${down.join(', ')}` : undefined;
+}
+
 function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
   const ok = async () => undefined;
   const checks: HealthCheck[] = [
@@ -29,6 +35,7 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
       return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;
     } },
     { name: 'poststarthook/start-shard-actors', run: async () => (server.started ? undefined : 'not finished') },
+    ...(endpoint === 'readyz' ? [{ name: 'shard-actors', run: async () => shardsDown(server) }] : []),
     { name: 'poststarthook/bootstrap-namespaces', run: async () => (server.started ? undefined : 'not finished') },
   ];
   if (endpoint === 'readyz') checks.push({ name: 'shutdown', run: async () => (server.shuttingDown ? 'process is shutting down' : undefined) });
@@ -61,7 +68,11 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
   const rawJson = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v, null, 2));
   // kube-openapi serves the marshalled document as is: never indented, no trailing newline
-  const openapi = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v));
+  // (an Accept the server cannot serve is still a 406)
+  const openapi = (v: unknown) => {
+    negotiate(headers.accept, false);
+    send(x, 200, 'application/json', JSON.stringify(v));
+  };
   const reg = server.registry;
   const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;

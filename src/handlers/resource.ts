@@ -15,6 +15,7 @@ import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
+import { checkFieldManager } from '../registry/patch.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -179,6 +180,7 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
       ...(patchType === 'apply' ? { user: r.user } : {}),
     };
   }
+  checkFieldManager(info.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', query.get('fieldManager') ?? '');
   if (info.verb === 'create') {
     const terminating = r.def.namespaced && namespaceTerminating(s, info.namespace);
     return { ...base, fieldManager: fieldManager(r), op: 'create', body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user };

@@ -13,9 +13,10 @@ import type { Matcher } from '../api/watch-filter.js';
 import { sendStatus, statusLine, type Exchange } from '../server/http.js';
 import { isTruthy } from '../server/negotiation.js';
 import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../server/watch-hub.js';
-import { chunkLength, isBinaryStream, joinChunks, watchContentType, type Chunk } from '../codec/watch-encoding.js';
+import { chunkLength, isBinaryStream, watchContentType, type Chunk } from '../codec/watch-encoding.js';
 import type { Request, Services } from './context.js';
 import { listOptions } from './resource.js';
+import { typeKeyOf } from '../actors/routing.js';
 
 /** how long a read of a resourceVersion the server has not reached waits before 504 */
 export const TOO_LARGE_WAIT_MS = 3000;
@@ -36,37 +37,47 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
     opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
   }
   const timeoutSec = timeoutSeconds(q, s.options.minRequestTimeoutSec);
-  const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts };
-  const enc = base.enc;
-  submitWaitingForRV(s, op).then((res) => {
-    if ('error' in res) {
-      // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
-      if (res.error.code === 410) return void new WatchStream(r.x, enc).open(errorEvent(enc, res.error), 0)?.close();
-      return sendStatus(r.x, res.error, r.enc.pretty, enc);
-    }
-    if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status, r.enc.pretty, enc);
-    const w = res.watch;
-    let matcher: Matcher | undefined;
-    try {
-      matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
-    } catch (e) {
-      return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
-    }
-    const first: Chunk[] = [...w.initial];
-    if (w.initialEventsEndRV !== undefined) {
-      first.push(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' }));
-    }
-    const stream = new WatchStream(r.x, enc).open(joinChunks(first), timeoutSec);
-    if (!stream) return;
-    const live: Watcher = {
-      typeKey: w.typeKey, namespace: r.info.namespace, matcher, fromRV: w.fromRV, startRV: w.fromRV, sink: stream,
-      bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
-      enc, headersSent: w.initial.length > 0,
-    };
-    stream.onClose = () => s.hub.remove(live);
-    // registered in the same turn the actor's reply resolved: see WatchHub.add
-    s.hub.add(live);
-  }).catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, enc));
+  // initial events the hub holds for the type need not cross from the actor again
+  const typeKey = typeKeyOf(base.type.group, base.type.resource);
+  const held = s.hub.initial.pin(typeKey);
+  const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts, ...(held.keys.length ? { held: held.keys } : {}) };
+  // the held payloads stay pinned until the reply has been shared (startStream)
+  submitWaitingForRV(s, op)
+    .then((res) => { try { startStream(r, s, res, { enc: base.enc, opts, timeoutSec, typeKey }); } finally { held.unpin(); } }, (e) => { held.unpin(); throw e; })
+    .catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, base.enc));
+}
+
+/** The actor's answer to a watch op → the stream: initial events (shared), then live events from the hub. */
+function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; opts: ListOptions & WatchFlags; timeoutSec: number; typeKey: string }): void {
+  const { enc, opts, timeoutSec, typeKey } = p;
+  if ('error' in res) {
+    // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
+    if (res.error.code === 410) return void new WatchStream(r.x, enc).open(errorEvent(enc, res.error), 0)?.close();
+    return sendStatus(r.x, res.error, r.enc.pretty, enc);
+  }
+  if (!('watch' in res)) return sendStatus(r.x, errors.internal('watch start failed').status, r.enc.pretty, enc);
+  const w = res.watch;
+  let matcher: Matcher | undefined;
+  try {
+    matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
+  } catch (e) {
+    return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
+  }
+  // one copy of the initial events for every watcher of the same state (src/server/initial-events.ts)
+  const initial = s.hub.initial.share(typeKey, w.shareKey, w.initial);
+  const stream = new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
+  if (!stream) return initial.release();
+  if (w.initialEventsEndRV !== undefined) {
+    stream.write(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' }));
+  }
+  const live: Watcher = {
+    typeKey: w.typeKey, namespace: r.info.namespace, matcher, fromRV: w.fromRV, startRV: w.fromRV, sink: stream,
+    bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
+    enc, headersSent: initial.bytes.byteLength > 0,
+  };
+  stream.onClose = () => s.hub.remove(live);
+  // registered in the same turn the actor's reply resolved: see WatchHub.add
+  s.hub.add(live);
 }
 
 function isTooLarge(res: Result): boolean {
@@ -106,14 +117,45 @@ function timeoutSeconds(q: URLSearchParams, min: number): number {
 }
 
 /**
- * One watch response over uWS chunked encoding. uWS sends the header block only with the
- * first non-empty chunk, so a JSON stream always opens with one: the initial events, or a
- * single space (JSON whitespace, ignored by every stream decoder) so clients see headers at
- * once. Binary framings (Protobuf, CBOR) have no such filler: with no initial events their
- * headers go out with the first event (or the end of the stream).
+ * Bytes of a large first chunk (the initial events) handed to uWS at a time: uWS copies what
+ * the socket does not take at once, so a client that stops reading costs about this much
+ * beyond the shared payload, not a copy of the whole initial state.
+ */
+export const WATCH_SLICE_BYTES = 16 * 1024;
+
+/** The whitespace chunk that ends every flush of a JSON watch (see WatchStream). */
+const FILLER = ' ';
+
+/**
+ * One watch response over uWS chunked encoding. uWS frames a chunk as `\r\n<hex>\r\n<data>`:
+ * the CRLF that ends a chunk's data goes out only with the next chunk (or the end of the
+ * response), and the header block too ends only with the first chunk. A client whose HTTP
+ * library returns a chunk's data only after its terminator (urllib3, so the Python client)
+ * would get each event when the next one is written. So every flush of a JSON stream ends
+ * with a one-byte whitespace chunk (`FILLER`, ignored by every JSON stream decoder and line
+ * splitter): the event chunks before it are complete on the wire when the flush leaves, and
+ * only the filler waits for its terminator. The stream's headers go out at once with the
+ * first flush (the initial events, or the filler alone). Binary framings (Protobuf, CBOR)
+ * cannot take filler bytes; their readers (Go's) return chunk data before the terminator, and
+ * with no initial events their headers go out with the first event (or the end of the stream).
+ *
+ * Initial events (often shared with other watchers) go out in slices as the socket takes
+ * them; later events queue behind them, and the filler follows once the queue is drained (never
+ * between slices, which may split an event). What a watcher holds of its own (uWS's backlog and
+ * the queued events) is what write() reports, so the hub's --watch-buffer-bytes limit closes a
+ * watcher that does not read during its initial events too.
  */
 export class WatchStream implements WatchSink {
+  /** estimated bytes uWS holds for this client (written since the socket last kept up) */
   private buffered = 0;
+  /** chunks waiting for the socket: the initial bytes first, then queued events */
+  private pending: Chunk[] = [];
+  /** bytes of pending[0] already written */
+  private offset = 0;
+  /** bytes of the queued events (all of pending but the initial bytes) */
+  private queued = 0;
+  private initial: Uint8Array | undefined;
+  private release: (() => void) | undefined;
   private ended = false;
   private headPending = false;
   private timer: NodeJS.Timeout | undefined;
@@ -126,8 +168,11 @@ export class WatchStream implements WatchSink {
     this.binary = isBinaryStream(enc);
   }
 
-  /** Sends the headers and the first bytes; undefined when the client already left. */
-  open(first: Chunk, timeoutSec: number): this | undefined {
+  /**
+   * Sends the headers and the first bytes; undefined when the client already left. `release`
+   * is called once the first bytes are no longer needed (all written, or the stream ended).
+   */
+  open(first: Chunk, timeoutSec: number, release?: () => void): this | undefined {
     const { x } = this;
     if (x.aborted || x.done) return undefined;
     x.done = true;
@@ -138,12 +183,20 @@ export class WatchStream implements WatchSink {
       x.res.cork(() => { this.writeHead(); x.res.endWithoutBody(0); });
       return undefined;
     }
+    this.release = release;
     if (chunkLength(first) === 0 && this.binary) this.headPending = true;
-    else x.res.cork(() => { this.writeHead(); x.res.write(chunkLength(first) ? first : ' '); });
+    else if (typeof first !== 'string' && first.byteLength > WATCH_SLICE_BYTES) {
+      x.res.cork(() => this.writeHead());
+      this.initial = first;
+      this.pending.push(first);
+      this.pump();
+    } else x.res.cork(() => { this.writeHead(); this.flushOut(first); });
+    if (!this.pending.length) this.done();
     // uWS stops draining its own backlog once onWritable is set; an empty cork drains it
     // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
     x.res.onWritable(() => {
       x.res.cork(() => {});
+      this.pump();
       return true;
     });
     x.onAbort = () => this.finish();
@@ -160,23 +213,68 @@ export class WatchStream implements WatchSink {
     for (const [k, v] of headers) res.writeHeader(k, v);
   }
 
-  /** Writes one chunk; returns the estimated backlog (bytes written since the socket last kept up). */
+  /** Writes one chunk; returns the bytes this client holds unread (uWS backlog and queued events). */
   write(chunk: Chunk): number {
     if (this.ended) return 0;
+    if (this.pending.length) {
+      this.pending.push(chunk);
+      this.queued += chunkLength(chunk);
+      return this.buffered + this.queued;
+    }
     let ok = true;
     this.x.res.cork(() => {
       if (this.headPending) this.writeHead();
-      ok = this.x.res.write(chunk);
+      ok = this.flushOut(chunk);
     });
     this.buffered = ok ? 0 : this.buffered + chunkLength(chunk);
     return this.buffered;
   }
 
-  /** Ends the stream cleanly (terminating chunk). */
+  /** Writes chunk (inside a cork), then for JSON the filler that completes it on the wire. */
+  private flushOut(chunk: Chunk): boolean {
+    const res = this.x.res;
+    const ok = chunkLength(chunk) === 0 || res.write(chunk);
+    return this.binary ? ok : res.write(FILLER) && ok;
+  }
+
+  /** Writes pending chunks (the initial bytes a slice at a time) until the socket pushes back. */
+  private pump(): void {
+    while (this.pending.length && !this.ended) {
+      const head = this.pending[0]!;
+      const piece = head === this.initial ? head.subarray(this.offset, this.offset + WATCH_SLICE_BYTES) : head;
+      let ok = true;
+      this.x.res.cork(() => { ok = this.x.res.write(piece); });
+      this.offset += chunkLength(piece);
+      if (this.offset >= chunkLength(head)) {
+        this.pending.shift();
+        this.offset = 0;
+        if (head === this.initial) this.done();
+        else this.queued -= chunkLength(head);
+        // the flush is complete: the filler puts its last chunk on the wire
+        if (!this.pending.length && !this.binary) this.x.res.cork(() => { ok = this.x.res.write(FILLER) && ok; });
+      }
+      this.buffered = ok ? 0 : this.buffered + chunkLength(piece);
+      if (!ok) return;
+    }
+  }
+
+  /** The initial bytes are written (or no longer wanted): let go of them. */
+  private done(): void {
+    this.initial = undefined;
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  }
+
+  /** Ends the stream cleanly (terminating chunk) once what is pending is written. */
   close(): void {
     if (this.ended) return;
+    const unsent = this.pending.length > 0;
     this.finish();
-    if (!this.x.aborted) this.x.res.cork(() => {
+    if (this.x.aborted) return;
+    // a stream closed before its events went out is cut off: nothing may follow a partial event
+    if (unsent) return void this.x.res.close();
+    this.x.res.cork(() => {
       if (this.headPending) this.writeHead();
       this.x.res.end();
     });
@@ -192,6 +290,9 @@ export class WatchStream implements WatchSink {
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
+    this.pending = [];
+    this.queued = 0;
+    this.done();
     if (this.timer) clearTimeout(this.timer);
     this.x.observer?.streamClosed(this.x);
     this.x.audit?.complete(200);

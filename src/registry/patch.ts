@@ -2,7 +2,7 @@
  * Turns a PATCH request into the next object: JSON patch, merge patch, strategic merge patch
  * (built-in kinds with a schema only) and server-side apply. Runs in the owning actor.
  */
-import { errors } from '../api/status.js';
+import { errors, type StatusCause } from '../api/status.js';
 import { shown } from './objects.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
 import type { PatchType } from '../actors/protocol.js';
@@ -52,10 +52,32 @@ function checkOptions(input: PatchInput): void {
   if (input.patchType !== 'apply' && input.force) {
     causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' });
   }
-  if (input.fieldManager && input.fieldManager.length > 128) {
-    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
-  }
+  causes.push(...fieldManagerCauses(input.fieldManager ?? ''));
   if (causes.length) throw errors.invalid(PATCH_OPTIONS, causes);
+}
+
+/**
+ * upstream ValidateFieldManager (Create/Update/PatchOptions): at most 128 bytes, every character
+ * printable (Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols, ASCII space).
+ */
+export function fieldManagerCauses(fieldManager: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (Buffer.byteLength(fieldManager) > 128) causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
+  let pos = 0;
+  for (const ch of fieldManager) {
+    if (ch !== ' ' && !/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) {
+      const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(fieldManager)}: invalid character U+${hex} (at position ${pos})`, field: 'fieldManager' });
+    }
+    pos += Buffer.byteLength(ch);
+  }
+  return causes;
+}
+
+/** CreateOptions / UpdateOptions: 422 Invalid when the fieldManager is not one upstream takes. */
+export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', fieldManager: string): void {
+  const causes = fieldManagerCauses(fieldManager);
+  if (causes.length) throw errors.invalid({ ...PATCH_OPTIONS, kind }, causes);
 }
 
 /** The patched object (a new value); `live` is undefined only for apply-create. */

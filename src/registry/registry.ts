@@ -117,15 +117,22 @@ export class Registry {
 
   /**
    * Serves exactly these custom resource types (established CRDs) besides the built-in
-   * resources; a custom resource never shadows a built-in one.
+   * resources; a custom resource never shadows a built-in one, and no custom type is served in
+   * a group the server serves itself (its objects would share the built-in type's storage key,
+   * feed the authorizer and win discovery's preferred version).
    */
   setCustom(types: readonly CustomType[]): void {
-    this.custom = Object.freeze([...types]);
+    this.custom = Object.freeze(types.filter((t) => !this.isBuiltinGroup(t.group)));
     const taken = new Set(this.builtin.map((r) => gvrKey(r.group, r.version, r.resource)));
-    const extra = types.flatMap(customDefs).filter((d) => !taken.has(gvrKey(d.group, d.version, d.resource)));
+    const extra = this.custom.flatMap(customDefs).filter((d) => !taken.has(gvrKey(d.group, d.version, d.resource)));
     this.enabled = Object.freeze([...this.builtin, ...extra]);
     this.rebuild();
     this.generation++;
+  }
+
+  /** Whether a group is one of the server's own (enabled or not): never a custom resource's. */
+  isBuiltinGroup(group: string): boolean {
+    return this.all.some((r) => r.group === group);
   }
 
   /** The served custom resource types. */

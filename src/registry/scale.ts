@@ -4,6 +4,8 @@
  */
 import { errors } from '../api/status.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
+import { schemaIndex } from '../schema/schema.js';
+import { validateFields, type DecodeNotes } from '../schema/fields.js';
 
 export const SCALE_TARGET = { kind: 'Scale', group: 'autoscaling', apiVersion: 'autoscaling/v1' };
 
@@ -32,4 +34,10 @@ export function fromScale(old: any, scale: any): any {
   next.spec = { ...(next.spec ?? {}), replicas };
   next.metadata.resourceVersion = scale.metadata?.resourceVersion || old.metadata.resourceVersion;
   return next;
+}
+
+/** A Scale body or patched Scale: field types and integer ranges as for any decoded object. */
+export function checkedScale(scale: any, notes?: DecodeNotes): any {
+  validateFields(scale, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), 'Ignore', notes);
+  return scale;
 }

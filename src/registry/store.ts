@@ -6,7 +6,7 @@
 import { errors, successStatus } from '../api/status.js';
 import type { Body, DeleteOptions, Encoding, Op, PageMeta, Result, TypeRef } from '../actors/protocol.js';
 import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
-import { fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
+import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
 import type { Requester, ResourceStrategy, StrategyConfig } from './strategy.js';
@@ -21,7 +21,7 @@ import { patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
-import { SCALE_TARGET, fromScale, toScale } from './scale.js';
+import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
@@ -42,6 +42,8 @@ export interface StoreContext {
   converter?: Converter;
   /** the structural schema when not the reference one's (custom resources) */
   schema?: SchemaNode;
+  /** custom resources: the CRD's selectable fields, of this version (selectors) and of the storage version (entries) */
+  selectableFields?: { served: readonly string[]; stored: readonly string[] };
 }
 
 type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; page?: PageMeta };
@@ -53,6 +55,8 @@ function withWarnings(ok: Ok, warnings: string[]): Ok {
 export function apiVersionOf(def: { group: string; version: string }): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
 }
+
+const CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export class Store {
   readonly apiVersion: string;
@@ -71,7 +75,7 @@ export class Store {
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
-    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...extra];
+    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...(ctx.def.custom ? ctx.selectableFields?.served ?? [] : extra)];
     this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
     this.quantities = ctx.def.custom ? undefined : quantityPlan(this.schema);
     this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
@@ -92,7 +96,8 @@ export class Store {
     const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: JSON.stringify(obj), labels: obj.metadata.labels, fields: fieldSetFor(this.ctx.def.kind, obj),
+      obj, json: JSON.stringify(obj), labels: obj.metadata.labels,
+      fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
     };
   }
 
@@ -251,16 +256,15 @@ export class Store {
     return this.replyWritten(obj, entry, enc, 201);
   }
 
-  /** A write pinned to the version its checks saw (Op `pin`): any other state is a 409. */
+  /** A write pinned to the version its checks saw (Op `pin`, src/handlers/pin.ts): any other state is a 409. */
   private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
-    if (op.pin === undefined) return;
-    const e = this.read(txn, op.namespace, op.name);
-    if ((e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), 'the object has been modified; please apply your changes to the latest version and try again');
+    const e = op.pin === undefined ? undefined : this.read(txn, op.namespace, op.name);
+    if (op.pin !== undefined && (e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), CONFLICT);
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     this.checkPin(op, txn);
-    if (op.type.subresource === 'scale') return this.scaleWrite(decodeBody(op.body), op, txn);
+    if (op.type.subresource === 'scale') return this.scaleWrite(checkedScale(decodeBody(op.body)), op, txn);
     const notes = decodeNotes(op.body);
     const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
@@ -331,7 +335,7 @@ export class Store {
     if (op.type.subresource === 'scale') {
       if (!old) throw errors.notFound(this.target(op.name));
       const scale = patchObject(this.toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
-      return this.scaleWrite(scale, op, txn);
+      return this.scaleWrite(checkedScale(scale, notes), op, txn);
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));

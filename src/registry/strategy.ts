@@ -16,6 +16,8 @@ export interface StrategyConfig {
   labelDomain: string;
   /** namespaces that may not be deleted: default and the identity's system, public and node-lease ones */
   protectedNamespaces: readonly string[];
+  /** --api-domain (the identity's group names); the reference domain when absent */
+  apiDomain?: string;
 }
 
 /** Who asked for a write (the authenticated user, as plain data that crosses threads). */

@@ -11,7 +11,7 @@
 import { errors } from '../api/status.js';
 import type { Op, WatchStart } from '../actors/protocol.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
-import { encodeEventObject, frameEvent } from '../codec/watch-encoding.js';
+import { encodeEventObject, frameEvent, streamKey } from '../codec/watch-encoding.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Store } from './store.js';
 import type { Txn } from './txn.js';
@@ -54,11 +54,19 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
   if (opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && noVersion)) {
     if (!noVersion) store.checkNotTooLarge(parseRV(rv), txn);
+    const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
+    const end = { fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
+    // views carry the time (Table age) and are framed per watch; other states are shared
+    const shareKey = op.enc.view ? undefined : `${typeKey}|${store.apiVersion}|${op.namespace}|${streamKey(op.enc)}|${opts.labelSelector ?? ''}|${opts.fieldSelector ?? ''}@${current}`;
+    // the front thread holds these events already: they do not cross again
+    if (shareKey !== undefined && op.held?.includes(shareKey)) return { ...base, initial: [], shareKey, ...end };
+    const shared = shareKey === undefined ? undefined : sharedState(store, current, shareKey);
+    if (shared) return { ...base, initial: shared, shareKey, ...end };
     for (const [, e] of cache.scan(op.namespace, undefined)) {
       if (!m || m(e.labels, e.fields)) push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
     }
-    const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
-    return { ...base, initial, fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
+    if (shareKey !== undefined) rememberState(store, current, shareKey, initial);
+    return { ...base, initial, ...(shareKey !== undefined ? { shareKey } : {}), ...end };
   }
   // sendInitialEvents=false without a version: start now, no state.
   if (noVersion) return { ...base, initial: [], fromRV: current };
@@ -81,4 +89,24 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
 /** The stored object as the requested version (same encoding the list and get use). */
 function jsonAs(store: Store, e: Entry): string {
   return store.jsonOf(e);
+}
+
+/**
+ * Initial states framed at the store's current version, by share key (issue 18 item 6): many
+ * watches of one state are encoded once, and the same array in one batch reply crosses the
+ * thread boundary once (structured clone keeps shared references). Forgotten when the version moves.
+ */
+const states = new WeakMap<Store, { rv: number; byKey: Map<string, (string | Uint8Array)[]> }>();
+const MAX_STATES = 16;
+
+function sharedState(store: Store, rv: number, key: string): (string | Uint8Array)[] | undefined {
+  const s = states.get(store);
+  return s && s.rv === rv ? s.byKey.get(key) : undefined;
+}
+
+function rememberState(store: Store, rv: number, key: string, initial: (string | Uint8Array)[]): void {
+  let s = states.get(store);
+  if (!s || s.rv !== rv) states.set(store, s = { rv, byKey: new Map() });
+  if (s.byKey.size >= MAX_STATES) s.byKey.clear();
+  s.byKey.set(key, initial);
 }

@@ -39,6 +39,8 @@ interface Findings {
   types: string[];
   /** the first container of the wrong shape, in the unstructured converter's words */
   restore?: string;
+  /** the first integer out of its format's range, as Go's typed decode words it */
+  range?: string;
   /** repeats reported in walk order (typed JSON decode only) */
   repeats?: Set<string>;
   ordered?: string[];
@@ -57,6 +59,21 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d
 
 /** standard base64 with padding, as Go's encoding/base64 StdEncoding accepts */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Go's integer ranges per OpenAPI format (int64 as doubles: 2^63 is the first value out) */
+const INT_RANGE: Record<string, [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-(2 ** 63), 2 ** 63],
+};
+
+/** An integer outside its Go type: upstream's json decode error (the first one in document order). */
+function checkRange(v: number, format: string, path: string, owner: string | undefined, f: Findings): void {
+  const [lo, hi] = INT_RANGE[format]!;
+  if (f.range || (v >= lo && (format === 'int64' ? v < hi : v <= hi))) return;
+  const field = path.replace(/\[[^\]]*\]/g, '');
+  const struct = owner ? `${owner.slice(owner.lastIndexOf('.') + 1)}.` : '';
+  f.range = `json: cannot unmarshal number ${BigInt(v)} into Go struct field ${struct}${field} of type ${format}`;
+}
 
 function scalarOk(t: string | undefined, v: unknown): boolean {
   switch (t) {
@@ -86,12 +103,14 @@ function noteRepeat(f: Findings, p: string): void {
   if (f.repeats?.delete(p)) f.ordered!.push(duplicateField(p));
 }
 
-function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings): void {
+/** owner: the reference name of the struct holding the value (Go names it in decode errors) */
+function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, owner?: string): void {
   if (!s || v === null || v === undefined || s.kind === 'any') return;
   const at = path || '<root>';
   switch (s.kind) {
     case 'scalar':
       if (!scalarOk(s.scalarType, v)) f.types.push(`${at}: expected ${s.scalarType}, got ${typeName(v)}`);
+      else if (s.format === 'int32' || s.format === 'int64') checkRange(v as number, s.format, path, owner, f);
       else if (s.format === 'byte' && !BASE64.test(v as string)) f.types.push(`${at}: illegal base64 data`);
       else if (s.format === 'date-time' && !RFC3339.test(v as string)) f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
       return;
@@ -100,19 +119,19 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
       v.forEach((item, i) => {
         // a list element has no "unset": null is not a value of the element type
         if (item === null && s.elem && s.elem.kind !== 'any') f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
-        else walk(item, s.elem, `${path}[${i}]`, f);
+        else walk(item, s.elem, `${path}[${i}]`, f, owner);
       });
       return;
     case 'map':
       if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore map from ${goKind(v)}`; return; }
       if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
         // the common map of strings (labels, annotations, data): no paths built unless one is wrong
-        for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f);
+        for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f, owner);
         return;
       }
       for (const k in v) {
         if (f.repeats) noteRepeat(f, path ? `${path}.${k}` : k);
-        walk(v[k], s.elem, `${path}[${k}]`, f);
+        walk(v[k], s.elem, `${path}[${k}]`, f, owner);
       }
       return;
     case 'struct':
@@ -126,7 +145,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings):
           f.unknown.push(p); f.ordered?.push(unknownField(p)); delete v[k]; continue;
         }
         if (f.repeats) noteRepeat(f, p);
-        walk(x, sub, p, f);
+        walk(x, sub, p, f, s.name);
         if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
       }
   }
@@ -182,6 +201,7 @@ export function validateFields(obj: unknown, schema: SchemaNode | undefined, mod
   if (schema) walk(obj, schema, '', f);
   if (f.restore && notes?.restoreError) throw notes.restoreError(f.restore);
   if (f.types.length) throw errors.badRequest(`failed to decode object: ${f.types.join('; ')}`);
+  if (f.range) throw rangeError(obj, f.range, notes);
   if ((!f.unknown.length && !dups.length) || mode === 'Ignore') return [];
   const { list, yamlBlock } = messages(f, notes);
   if (mode === 'Strict' && list.length) {
@@ -190,6 +210,22 @@ export function validateFields(obj: unknown, schema: SchemaNode | undefined, mod
     throw errors.badRequest(`strict decoding error: ${parts.join(', ')}`);
   }
   return list;
+}
+
+/**
+ * Upstream's answer to an integer its typed decode cannot hold: a create or update body is 400
+ * (`<Kind> in version "<v>" cannot be handled as a <Kind>: json: ...`); a patched object fails
+ * converting the patch result, 422 Invalid on field `patch`.
+ */
+function rangeError(obj: unknown, message: string, notes: DecodeNotes | undefined): Error {
+  const o = isObj(obj) ? obj : {};
+  const kind = typeof o.kind === 'string' ? o.kind : '';
+  if (notes && notes.as !== 'object' && notes.as !== 'yaml') {
+    // the value upstream shows is the patched object's JSON
+    return errors.invalid({ kind: '', name: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${message}`, field: 'patch' }]);
+  }
+  const version = typeof o.apiVersion === 'string' ? o.apiVersion.slice(o.apiVersion.lastIndexOf('/') + 1) : '';
+  return errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${message}`);
 }
 
 export function parseFieldValidation(v: string | null): FieldValidation {

@@ -16,7 +16,7 @@ export interface SchemaNode {
   /** map values and list items */
   elem?: SchemaNode;
   scalarType?: string;
-  /** OpenAPI format of a scalar (e.g. 'byte': base64-encoded bytes) */
+  /** OpenAPI format of a scalar ('byte': base64-encoded bytes; 'int32'/'int64': the integer's range) */
   format?: string;
   listType?: 'atomic' | 'set' | 'map';
   mapKeys?: string[];
@@ -107,6 +107,8 @@ export class SchemaIndex {
     } else if (s.type) {
       node = { kind: 'scalar', scalarType: s.format === 'int-or-string' || s['x-plat-int-or-string'] ? 'int-or-string' : s.type };
       if (s.format === 'byte' || s.format === 'date-time') node.format = s.format;
+      // the Go integer type a typed decode stores the value in (range checked on every decode)
+      if (s.type === 'integer' && (s.format === 'int32' || s.format === 'int64')) node.format = s.format;
     } else {
       node = { kind: 'any', preserveUnknown: true };
     }

@@ -5,6 +5,11 @@
  * after another, so replies, and with them the change events, arrive in commit order even
  * with a few batches in flight; pipelining them keeps the worker busy while the front thread
  * writes the previous replies.
+ *
+ * A shard's worker that dies (out of memory, a crash) is a real event: piscina starts a new
+ * thread, which knows nothing yet; the pool fails only the batch the dead one held (500), keeps
+ * the shard's queue, loads the shard again from its store (init, then the custom types), and
+ * only then sends the queue on. Until then `restarting()` names the shard (/readyz fails).
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +32,13 @@ interface ShardQueue {
   polling: boolean;
   /** highest resourceVersion of this shard's events delivered so far (shared stores) */
   delivered: number;
+  index: number;
+  /** the worker died and a new one is loading the shard: nothing is sent to it until then */
+  restarting: boolean;
+  /** why the last worker stopped (for the 500s of the batch it held) */
+  lostReason?: string;
+  /** settles once a restarting shard serves again (tasks other than batches wait for it) */
+  back?: Promise<void>;
 }
 
 /** Batches in flight per shard (env PLAT_PIPELINE_DEPTH overrides, for benchmarking). */
@@ -45,6 +57,10 @@ export class ActorPool {
   private readonly follow: boolean;
   readonly etcdConfig: ActorConfig['etcd'];
   private closed = false;
+  /** the custom types last sent (a restarted actor gets them again) */
+  private defs: CustomType[] | undefined;
+  /** restarts of dead actors so far (all shards) */
+  restarts = 0;
 
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
   constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
@@ -55,7 +71,53 @@ export class ActorPool {
       const wakeBuffer = new SharedArrayBuffer(4);
       const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer, wakeBuffer };
       const pool = new Piscina({ filename, minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 1, idleTimeout: Infinity, workerData });
-      this.shards.push({ pool, queue: [], inFlight: [], scheduled: false, wake: new Int32Array(wakeBuffer), polling: false, delivered: 0 });
+      const s: ShardQueue = { pool, queue: [], inFlight: [], scheduled: false, wake: new Int32Array(wakeBuffer), polling: false, delivered: 0, index: shard, restarting: false };
+      // emitted before the dead worker's task fails: the batch's failure sees `restarting`
+      pool.on('workerDestroy', () => this.lost(s));
+      // a worker error with no task in flight (the worker is gone as well): never the process's end
+      pool.on('error', (e: Error) => { s.lostReason = e.message; });
+      this.shards.push(s);
+    }
+  }
+
+  /** Shards whose actor is being restarted (empty when all serve). */
+  restarting(): number[] {
+    return this.shards.filter((s) => s.restarting).map((s) => s.index);
+  }
+
+  /** A shard's worker is gone (not by close): load the shard again in its replacement. */
+  private lost(s: ShardQueue): void {
+    if (this.closed || s.restarting) return;
+    s.restarting = true;
+    process.stderr.write(`warning: shard actor ${s.index} stopped${s.lostReason ? ` (${s.lostReason})` : ''}; restarting it from its store\n`);
+    s.back = this.restart(s);
+  }
+
+  /** Runs a non-batch task (defs, snapshot) once the shard serves. */
+  private async task(s: ShardQueue, t: DefsRequest | { snapshot: true }): Promise<unknown> {
+    if (s.restarting) await s.back;
+    // a shard idling in its etcd poll takes the task once woken
+    if (s.polling) this.wakeUp(s);
+    return s.pool.run(t);
+  }
+
+  private async restart(s: ShardQueue): Promise<void> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        const init = (await s.pool.run({ init: true })) as InitReply;
+        if (init.maxRV > s.delivered) s.delivered = init.maxRV;
+        if (this.defs) await s.pool.run({ defs: this.defs } satisfies DefsRequest);
+        s.restarting = false;
+        s.lostReason = undefined;
+        this.restarts++;
+        process.stderr.write(`shard actor ${s.index} restarted\n`);
+        this.schedule(s);
+        return;
+      } catch (e) {
+        // the replacement failed too (its store unavailable): try again, backing off to 5 s
+        process.stderr.write(`warning: restarting shard actor ${s.index}: ${(e as Error).message}\n`);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+      }
     }
   }
 
@@ -74,20 +136,14 @@ export class ActorPool {
    * sent, ahead of later ones); resolves with the objects the actors loaded for new types.
    */
   async setDefs(defs: CustomType[]): Promise<CachedObject[]> {
-    const replies = (await Promise.all(this.shards.map((s) => {
-      // a shard idling in its etcd poll takes the task once woken
-      if (s.polling) this.wakeUp(s);
-      return s.pool.run({ defs } satisfies DefsRequest);
-    }))) as DefsReply[];
+    this.defs = defs;
+    const replies = (await Promise.all(this.shards.map((s) => this.task(s, { defs })))) as DefsReply[];
     return replies.flatMap((r) => r.objects);
   }
 
   /** Every object and lease now, from every shard (a newly elected leader's controllers load it). */
   async snapshot(): Promise<InitReply> {
-    const replies = (await Promise.all(this.shards.map((s) => {
-      if (s.polling) this.wakeUp(s);
-      return s.pool.run({ snapshot: true });
-    }))) as InitReply[];
+    const replies = (await Promise.all(this.shards.map((s) => this.task(s, { snapshot: true })))) as InitReply[];
     return { maxRV: this.currentRV(), namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
   }
 
@@ -117,7 +173,7 @@ export class ActorPool {
   }
 
   private schedule(s: ShardQueue): void {
-    if (s.scheduled || s.inFlight.length >= PIPELINE_DEPTH) return;
+    if (s.scheduled || s.restarting || s.inFlight.length >= PIPELINE_DEPTH) return;
     s.scheduled = true;
     setImmediate(() => this.flush(s));
   }
@@ -129,7 +185,7 @@ export class ActorPool {
 
   private async flush(s: ShardQueue): Promise<void> {
     s.scheduled = false;
-    if (s.inFlight.length >= PIPELINE_DEPTH) return;
+    if (s.restarting || s.inFlight.length >= PIPELINE_DEPTH) return;
     const poll = s.queue.length === 0;
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
     const batch = takeBatch(s);
@@ -147,7 +203,8 @@ export class ActorPool {
       }
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
     } catch (e) {
-      for (const p of batch) p.resolve(internal(p.op.id, (e as Error).message));
+      const why = s.restarting ? `shard actor ${s.index} stopped (${(e as Error).message}); it is being restarted` : (e as Error).message;
+      for (const p of batch) p.resolve(internal(p.op.id, why));
       // a failed poll (pool closing) is not retried in a tight loop
       if (poll) await new Promise((r) => setTimeout(r, 100));
     } finally {

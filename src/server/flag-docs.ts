@@ -121,7 +121,7 @@ const SETS: Record<FlagSet, Row[]> = {
     ['show-hidden-metrics-for-version', 'string', '', 'the previous minor release (e.g. 1.31) shows the metrics it hid'],
   ],
   'Logs': [
-    ['v', 'int', '0', 'log verbosity 0-10 (also -v); 2: start details and warnings, 3: one line per request'],
+    ['v', 'int', '0', 'log verbosity 0-10 (also -v): 0 start summary, warnings and shutdown; 3 adds one line per request'],
     ['logging-format', 'string', 'text', 'log format: text or json (one JSON object a line)'],
   ],
   'Controllers': [

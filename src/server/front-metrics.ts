@@ -62,7 +62,11 @@ export class FrontMetrics implements ResponseObserver {
       : new PathRef(verb, path, HEALTH.test(path) ? '' : 'apiserver');
   }
 
-  responded(x: Exchange, code: number): void {
+  /** told of every response (the `-v=3` request log, src/server/request-log.ts); unset: no cost */
+  onResponse: ((x: Exchange, code: number, bytes: number) => void) | undefined;
+
+  responded(x: Exchange, code: number, bytes = 0): void {
+    this.onResponse?.(x, code, bytes);
     const s = this.seriesOf(x, code);
     if (s && x.start !== undefined) s.observe(code, (performance.now() - x.start) / 1000);
   }

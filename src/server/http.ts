@@ -38,9 +38,11 @@ export interface Exchange {
   /** the request's metrics series, once resolved (opaque here; see src/server/front-metrics.ts) */
   series?: unknown;
   /** what identifies the request when it is answered before its series was resolved */
-  request?: { method: string; path: string; query: URLSearchParams };
+  request?: { method: string; path: string; query: URLSearchParams; user?: { username: string }; remoteAddress?: string; info?: { verb: string } };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
+  /** it came through the TLS front, which can take over an upgrade (exec, attach, portforward) */
+  upgradable?: boolean;
 }
 
 /** What the response path tells the request's audit record. */
@@ -65,8 +67,8 @@ export interface ExchangeAudit {
 
 /** Watches responses on behalf of the metrics; every call is O(1) on the hot path. */
 export interface ResponseObserver {
-  /** a complete response was written with this status code */
-  responded(x: Exchange, code: number): void;
+  /** a complete response was written with this status code (and body size, when known) */
+  responded(x: Exchange, code: number, bytes?: number): void;
   /** a long-running response (watch) started streaming */
   streamOpened(x: Exchange): void;
   /** that stream ended (any way) */
@@ -77,12 +79,13 @@ export function send(x: Exchange, code: number, contentType: string, body: strin
   if (x.aborted || x.done) return;
   x.done = true;
   x.release?.();
-  x.observer?.responded(x, code);
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  x.observer?.responded(x, code, bytes);
   x.audit?.complete(code, body, contentType);
   x.res.cork(() => {
     x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-    if (x.head) x.res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    if (x.head) x.res.endWithoutBody(bytes);
     else x.res.end(body);
   });
 }
@@ -146,4 +149,21 @@ export function checkBodyThen<R extends { x: Exchange; headers: { contentLength:
       .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
       .catch((e) => handled(e) || sendStatus(r.x, toStatus(e), r.enc.pretty));
   }, (st) => sendStatus(r.x, st));
+}
+
+/**
+ * The most one corked write may carry: this uWS build corrupts a chunked response on a unix
+ * socket (the TLS front's internal listener) when a corked write larger than its 16 KiB cork
+ * buffer meets a partial write; pieces that fit the cork buffer are sent in order.
+ */
+export const MAX_CORKED_WRITE = 16 * 1024 - 64;
+
+/** Writes a body chunk in cork-sized pieces; false when uWS had to keep some (backpressure). */
+export function writeChunk(res: HttpResponse, chunk: Uint8Array): boolean {
+  let ok = true;
+  for (let off = 0; off < chunk.byteLength; off += MAX_CORKED_WRITE) {
+    const piece = chunk.subarray(off, Math.min(chunk.byteLength, off + MAX_CORKED_WRITE));
+    res.cork(() => { ok = res.write(piece) && ok; });
+  }
+  return ok;
 }

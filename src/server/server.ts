@@ -48,6 +48,8 @@ import { Extensions } from './extensions.js';
 import { KubeletClient, loadKubeletTls } from '../kubelet/client.js';
 import { UPGRADE_DIRECTIVE_HEADER } from '../kubelet/upgrade-directive.js';
 import { getCoreObject, isConnect, serveConnect, type ConnectDeps } from '../handlers/connect.js';
+import { Logger } from './log.js';
+import { REQUEST_LOG_LEVEL, requestLogger } from './request-log.js';
 
 export class ApiServer {
   readonly registry: Registry;
@@ -86,8 +88,15 @@ export class ApiServer {
   port = 0;
   /** the HTTPS port actually bound (undefined when --secure-port is off) */
   securePort: number | undefined;
+  /** `-v` and `--logging-format` (src/server/log.ts) */
+  readonly log: Logger;
+  /** the admin kubeconfig written at start, if any */
+  kubeconfig: string | undefined;
+  /** read the client's address of every request (auditing, the request log) */
+  private readonly readsRemoteAddress: boolean;
 
   constructor(readonly options: ServerOptions) {
+    this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig, undefined, options.featureGates);
     const converter = new Converter(this.registry.identity.domain);
     // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
@@ -105,7 +114,7 @@ export class ApiServer {
       strategyConfig: {
         serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
-        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity),
+        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity), apiDomain: this.registry.identity.domain,
       },
     }, (evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
@@ -144,6 +153,8 @@ export class ApiServer {
       storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
       featureGates: featureGateSource(options.featureGates),
     }, options.showHiddenMetricsForVersion);
+    this.metrics.onResponse = requestLogger(this.log);
+    this.readsRemoteAddress = this.audit !== undefined || this.log.enabled(REQUEST_LOG_LEVEL);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
@@ -254,7 +265,7 @@ export class ApiServer {
     this.auth.watchConfig();
     if (this.securePort !== undefined) {
       // written before the listening line: whoever waits for that line may use the file at once
-      const kubeconfig = this.auth.writeAdminKubeconfig(this.securePort);
+      const kubeconfig = this.kubeconfig = this.auth.writeAdminKubeconfig(this.securePort);
       process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
       if (kubeconfig) process.stdout.write(`admin kubeconfig written to ${kubeconfig} (kubectl --kubeconfig ${kubeconfig} get ns)\n`);
     }
@@ -273,7 +284,7 @@ export class ApiServer {
       getObject: (resource, ns, name) => getCoreObject(this.services, resource, ns, name),
       upgrade: (x, t) => {
         const directive = this.auth.upgradeDirective;
-        if (!directive) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
+        if (!directive || !x.upgradable) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
@@ -290,7 +301,7 @@ export class ApiServer {
   }
 
   private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
-    return acceptRequest(res, req, this.metrics, this.audit !== undefined);
+    return acceptRequest(res, req, this.metrics, this.readsRemoteAddress);
   }
 
   /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */
@@ -381,6 +392,7 @@ export class ApiServer {
     this.authz.stop();
     this.extensions.stop();
     await new Promise((r) => setTimeout(r, this.options.shutdownDelayMs));
+    this.log.info('Draining: listeners closed, waiting for the storage shards to finish their writes');
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = undefined;
     this.auth.close();

@@ -16,6 +16,7 @@ import type { Status } from '../api/status.js';
 import { errors } from '../api/status.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 import { bookmarkObject, encodeEventObject, encodeValue, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
+import { InitialEvents } from './initial-events.js';
 
 /** A stored object's JSON as another version of its resource (the registry's conversions). */
 export type Convert = (typeKey: string, apiVersion: string, json: string) => string;
@@ -65,6 +66,8 @@ export class WatchHub {
   private streamsDirty = false;
   /** watchers cut off for being slow (observability) */
   slowClosed = 0;
+  /** initial events shared among the watches that start from the same state */
+  readonly initial = new InitialEvents();
 
   /** convert: for watchers of another version than the one a change was stored in */
   constructor(private readonly bufferLimit: number, private readonly convert: Convert = restamp) {}

@@ -10,6 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { SpdyPortForward } from '../helpers/spdy-portforward.js';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 import { runKubectl, KUBECTL, type Run } from '../helpers/kubectl.js';
 import { startFakeKubelet, type FakeKubelet } from '../helpers/fake-kubelet.js';
@@ -19,6 +21,7 @@ let s: TestServer;
 let agent: FakeKubelet;
 let home = '';
 let kubeconfig = '';
+let web: Server;
 
 const kubectl = (...args: string[]): Promise<Run> => runKubectl(['--request-timeout', '20s', ...args], { KUBECONFIG: kubeconfig, HOME: home });
 
@@ -48,20 +51,33 @@ before(async () => {
   const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
   agent = await startFakeKubelet({ cert: pki('apiserver.crt'), key: pki('apiserver.key'), ca: pki('ca.crt') });
   agent.logs.set('default/p1/c', ['one', 'two', 'three']);
+  // the pod's "port": an HTTP server the agent forwards to
+  web = createHttpServer((req, res) => res.end(`hello from the pod: ${req.method} ${req.url}\n`));
+  await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+  const webPort = (web.address() as { port: number }).port;
+  agent.portForward = (ws) => {
+    const pf = new SpdyPortForward((b) => ws.send(b), webPort);
+    ws.onMessage = (m) => pf.feed(m);
+    ws.onClose = () => pf.close();
+  };
   for (const [path, body] of [
     ['/api/v1/nodes', node('n1', agent.port)],
     ['/api/v1/nodes', node('gone', await freePort())],
     ['/api/v1/namespaces/default/pods', pod('p1', 'n1', ['c'])],
-    ['/api/v1/namespaces/default/pods', pod('p2', 'n1', ['a', 'b', 'waiting'])],
+    ['/api/v1/namespaces/default/pods', pod('p2', 'n1', ['a', 'b', 'waiting', 'spdy'])],
     ['/api/v1/namespaces/default/pods', pod('lost', 'gone', ['c'])],
   ] as const) {
     const r = await request(s.url, 'POST', path, body);
     assert.equal(r.status, 201, r.text);
   }
+  const p1 = (await request(s.url, 'GET', '/api/v1/namespaces/default/pods/p1')).json;
+  const st = await request(s.url, 'PUT', '/api/v1/namespaces/default/pods/p1/status', { ...p1, status: { phase: 'Running' } });
+  assert.equal(st.status, 200, st.text);
 });
 
 after(async () => {
   await agent?.close();
+  await new Promise<void>((r) => (web ? web.close(() => r()) : r()));
   if (s) { await s.stop(); s.cleanup(); }
   if (home) rmSync(home, { recursive: true, force: true });
 });
@@ -80,9 +96,9 @@ test('kubectl logs reads the container log from the node agent, with the kubelet
 test('container defaulting and upstream errors: several containers, an unknown one, one waiting to start, bad options', async () => {
   const several = await request(s.url, 'GET', '/api/v1/namespaces/default/pods/p2/log');
   assert.equal(several.status, 400);
-  assert.equal(several.json.message, 'a container name must be specified for pod p2, choose one of: [a b waiting]');
+  assert.equal(several.json.message, 'a container name must be specified for pod p2, choose one of: [a b waiting spdy]');
   const defaulted = await kubectl('logs', 'p2');
-  assert.match(defaulted.stderr, /Defaulted container "a" out of: a, b, waiting/, 'kubectl picks the first container itself');
+  assert.match(defaulted.stderr, /Defaulted container "a" out of: a, b, waiting, spdy/, 'kubectl picks the first container itself');
   const unknown = await request(s.url, 'GET', '/api/v1/namespaces/default/pods/p2/log?container=zz');
   assert.equal(unknown.status, 400);
   assert.equal(unknown.json.message, 'container zz is not valid for pod p2');
@@ -123,10 +139,35 @@ test('kubectl exec over WebSocket: exit code 3 is carried back; stdin reaches th
   assert.equal(cat.stdout, 'piped through\n');
 });
 
+test('kubectl exec falls back to SPDY/3.1 when the agent refuses the WebSocket upgrade; the SPDY upgrade is piped too', async () => {
+  const r = await kubectl('exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 4');
+  assert.equal(r.code, 4, r.stderr);
+  const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?'));
+  assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['GET', 'v5.channel.k8s.io'], ['POST', 'SPDY/3.1']]);
+});
+
 test('kubectl attach -i: the container greets and echoes stdin', async () => {
   const r = await withStdin(['attach', '-i', 'p1'], 'to the container\n');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'attached\nto the container\n');
+});
+
+test('kubectl port-forward carries a real HTTP request to the pod (WebSocket tunneling SPDY, piped to the agent)', async () => {
+  const proc = spawn(KUBECTL, ['port-forward', 'pod/p1', ':8080'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home } });
+  let out = '', err = '';
+  proc.stdout.on('data', (d: Buffer) => { out += d; });
+  proc.stderr.on('data', (d: Buffer) => { err += d; });
+  try {
+    const local = await until(async () => /Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(out)?.[1], `kubectl to listen (${err})`);
+    for (const path of ['/first', '/second']) {
+      const res = await fetch(`http://127.0.0.1:${local}${path}`);
+      assert.equal(await res.text(), `hello from the pod: GET ${path}\n`);
+    }
+    const call = agent.calls.find((c) => c.path.startsWith('/portForward/default/p1'));
+    assert.deepEqual(call && [call.path, call.protocol, call.user], ['/portForward/default/p1', 'SPDY/3.1+portforward.k8s.io', 'plat-apiserver-kubelet-client']);
+  } finally {
+    proc.kill();
+  }
 });
 
 test('get --raw nodes/N/proxy reaches the agent', async () => {
@@ -143,14 +184,17 @@ test('a vanished agent is a dial error; a slow one times out; neither holds up o
   assert.match(execLost.stderr, /error dialing backend: dial tcp 127\.0\.0\.1:\d+: connect: connection refused/);
   agent.delayMs = 3_000;
   try {
-    const slow = kubectl('logs', 'p1');
-    const t0 = Date.now();
-    const other = await kubectl('get', 'pods', '-o', 'name');
-    assert.equal(other.code, 0, other.stderr);
-    assert.ok(Date.now() - t0 < 2_500, 'other requests are served while the agent is slow');
+    let slowDone = false;
+    const slow = request(s.url, 'GET', '/api/v1/namespaces/default/pods/p1/log').then((r) => { slowDone = true; return r; });
+    const other = await request(s.url, 'GET', '/api/v1/namespaces/default/pods');
+    assert.equal(other.status, 200);
+    assert.equal(slowDone, false, 'another request is answered while the log request waits for the slow agent');
     const r = await slow;
-    assert.equal(r.code, 1);
-    assert.match(r.stderr, /Error from server: Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/p1\/c": net\/http: timeout awaiting response headers/);
+    assert.equal(r.status, 500);
+    assert.match(r.json.message, /^Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/p1\/c": net\/http: timeout awaiting response headers$/);
+    const k = await kubectl('logs', 'p1');
+    assert.equal(k.code, 1);
+    assert.match(k.stderr, /Error from server: Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/p1\/c": net\/http: timeout awaiting response headers/);
   } finally {
     agent.delayMs = 0;
   }

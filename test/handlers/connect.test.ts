@@ -7,6 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAuthServer, request as tlsRequest, type AuthServer, type TlsClient } from '../auth/helpers.js';
@@ -45,6 +47,7 @@ before(async () => {
     [`${NS}/services`, { metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } }],
     [`${NS}/endpoints`, { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'http', port: backendPort }] }] }],
     [`${NS}/services`, { metadata: { name: 'empty' }, spec: { ports: [{ port: 80 }] } }],
+    [`${NS}/pods`, { metadata: { name: 'big' }, spec: { nodeName: 'n1', containers: [{ name: 'blast', image: 'x' }] } }],
   ];
   for (const [path, body] of objects) assert.equal((await request(s.url, 'POST', path, body)).status, 201, path);
   const st = await request(s.url, 'PUT', `${NS}/pods/web/status`, {
@@ -107,4 +110,46 @@ test('each connect subresource is authorized as its own resource (get nodes/prox
   const exec = await tlsRequest(s.secureUrl, tls, 'POST', `${NS}/pods/web/exec?command=ls`, undefined, bob);
   assert.deepEqual([exec.status, exec.json.message], [403, 'pods "web" is forbidden: User "bob" cannot create resource "pods/exec" in API group "" in the namespace "default"']);
   assert.ok(!agent.calls.some((c) => c.path.startsWith('/exec/')), 'nothing reached the agent');
+});
+
+test('a large followed log through the secure port arrives intact to a slow reader (backpressure, no corruption)', async () => {
+  const size = 8 * 1024 * 1024;
+  const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
+  const got = await new Promise<{ n: number; bad: number }>((resolve, reject) => {
+    const req = httpsRequest({
+      host: '127.0.0.1', port: s.securePort, path: `${NS}/pods/big/log?follow=true&limitBytes=${size}`,
+      ca: pki('ca.crt'), cert: pki('admin.crt'), key: pki('admin.key'), timeout: 30_000,
+    }, (res) => {
+      let n = 0, bad = 0;
+      res.on('data', (c: Buffer) => {
+        // the agent writes "x\n" repeated: any other byte is corruption
+        for (let i = 0; i < c.length; i++) if (c[i] !== ((n + i) % 2 === 0 ? 0x78 : 0x0a)) bad++;
+        n += c.length;
+        res.pause();
+        setImmediate(() => res.resume());
+      });
+      res.on('end', () => resolve({ n, bad }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.deepEqual(got, { n: size, bad: 0 });
+});
+
+test('an upgrade on the plain port is refused (only the TLS front can take it over) and reveals nothing internal', async () => {
+  const { status, headers, body } = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = httpRequest(`${s.url}${NS}/pods/web/exec?command=ls&stdout=true`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('upgrade', () => reject(new Error('upgraded on the plain port')));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(status, 400, body);
+  assert.equal(JSON.parse(body).message, 'streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)');
+  assert.ok(!Object.keys(headers).some((h) => h.includes('directive')), JSON.stringify(headers));
 });

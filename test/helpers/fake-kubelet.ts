@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { WsConn } from './ws-frames.js';
+import { serveSpdyExec } from './spdy-exec.js';
 
 export interface AgentCall { method: string; path: string; user: string; protocol?: string }
 
@@ -56,7 +57,16 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
     const path = req.url ?? '';
     const want = path.startsWith('/portForward/') ? 'SPDY/3.1+portforward.k8s.io' : 'v5.channel.k8s.io';
     k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade) });
-    if (String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
+    // the `spdy` container's agent speaks only SPDY/3.1 for exec (kubectl then falls back to it)
+    const spdyOnly = /^\/exec\/[^/]+\/[^/]+\/spdy\?/.test(path);
+    if (spdyOnly && String(req.headers.upgrade) === 'SPDY/3.1') {
+      k.calls[k.calls.length - 1]!.protocol = 'SPDY/3.1';
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+      if (head.length) sock.unshift(head);
+      serveSpdyExec(sock, new URL(path, 'https://x'));
+      return;
+    }
+    if (spdyOnly || String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
       sock.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request');
       return;
     }
@@ -92,6 +102,7 @@ function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, 
     res.end(`container "${container}" in pod "${pod}" is waiting to start: ContainerCreating`);
     return;
   }
+  if (container === 'blast') return blast(res, Number(url.searchParams.get('limitBytes') ?? 0));
   const key = `${ns}/${pod}/${container}`;
   let lines = k.logs.get(key) ?? [];
   const tail = url.searchParams.get('tailLines');
@@ -103,6 +114,22 @@ function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, 
   if (!set) followers.set(key, set = new Set());
   set.add(res);
   res.on('close', () => set!.delete(res));
+}
+
+/** The `blast` container: limitBytes of log as fast as the reader takes them (benchmarks). */
+function blast(res: ServerResponse, total: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x\n');
+  res.setHeader('content-type', 'text/plain');
+  let left = total;
+  const pump = () => {
+    while (left > 0) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      if (!res.write(part)) { res.once('drain', pump); return; }
+    }
+    res.end();
+  };
+  pump();
 }
 
 /** Channel ids of the remote-command WebSocket protocols. */

@@ -3,6 +3,7 @@
  * object a patch would store; the write must store exactly that object. One loop toggles an
  * annotation while another JSON-patches a `copy` from it into the guarded field; every stored
  * version (each is the reply of exactly one write) must stay within what the checks allow.
+ * The same for admission (a ValidatingAdmissionPolicy), which also checks a preview.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
 
 const G = 'rbac.authorization.plat.io';
 const ROLES = `/apis/${G}/v1/namespaces/work/roles`;
@@ -87,4 +89,34 @@ test('NodeRestriction: a copy of annotations into labels racing a toggle never s
   const last = await plain(s.url, 'GET', '/api/v1/nodes/n1');
   assert.ok(stored.some((o) => o.metadata?.labels?.keep === 'x'), 'some copies succeeded');
   for (const o of [...stored, last.json]) assert.equal(o.metadata?.labels?.[key], undefined, 'a stored Node carried a node-restriction label');
+});
+
+test('admission: a policy checked on the preview holds for the stored object under the same race', async () => {
+  const AR = '/apis/admissionregistration.plat.io/v1';
+  const CM = '/api/v1/namespaces/work/configmaps';
+  const made = async (path: string, body: object) => assert.equal((await plain(s.url, 'POST', path, body)).status, 201);
+  await made(`${AR}/validatingadmissionpolicies`, { metadata: { name: 'no-bad' }, spec: {
+    failurePolicy: 'Fail',
+    matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }] },
+    validations: [{ expression: '!has(object.data) || !("k" in object.data) || object.data.k != "bad"' }],
+  } });
+  await made(`${AR}/validatingadmissionpolicybindings`, { metadata: { name: 'no-bad' }, spec: { policyName: 'no-bad', validationActions: ['Deny'] } });
+  await made(CM, { metadata: { name: 'c', annotations: { a: 'good' } }, data: { k: 'good' } });
+  // the policy is in force once a direct bad write is refused
+  await until(async () => ((await plain(s.url, 'PATCH', `${CM}/c`, '{"data":{"k":"bad"}}', { 'content-type': 'application/merge-patch+json' })).status === 422 ? true : undefined), 'the policy in force');
+  let flip = 0;
+  const toggle = () => plain(s.url, 'PATCH', `${CM}/c`, JSON.stringify({ metadata: { annotations: { a: flip++ % 2 ? 'good' : 'bad' } } }), { 'content-type': 'application/merge-patch+json' });
+  const copy = () => plain(s.url, 'PATCH', `${CM}/c`, JSON.stringify([{ op: 'copy', from: '/metadata/annotations/a', path: '/data/k' }]), { 'content-type': 'application/json-patch+json' });
+  const stored: any[] = [];
+  const deadline = Date.now() + RACE_MS;
+  await Promise.all([toggle, toggle, copy, copy].map(async (write) => {
+    for (let i = 0; i < RACE_WRITES && Date.now() < deadline; i++) {
+      const r = await write();
+      if (r.status < 300) stored.push(r.json);
+      else assert.ok(r.status === 422 || r.status === 409, `unexpected ${r.status}: ${r.text}`);
+    }
+  }));
+  const last = await plain(s.url, 'GET', `${CM}/c`);
+  assert.ok(stored.length > 0);
+  for (const o of [...stored, last.json]) assert.notEqual(o.data?.k, 'bad', 'a stored ConfigMap broke the policy');
 });

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServers, stopServers, request, type TestServer } from '../helpers/server.js';
 import { assertStatus } from '../helpers/status.js';
+import { until } from '../helpers/poll.js';
 
 let plat: TestServer;
 let k8s: TestServer;
@@ -37,6 +38,13 @@ test('an ordinary namespace named like another identity\'s system namespace can 
   assert.equal(created.status, 201, created.text);
   const r = await request(k8s.url, 'DELETE', '/api/v1/namespaces/plat-system');
   assert.equal(r.status, 200, r.text);
+  // the namespace controller removes the identity's finalizer and the namespace goes
+  await until(async () => ((await request(k8s.url, 'GET', '/api/v1/namespaces/plat-system')).status === 404 ? true : undefined), 'plat-system to be gone');
+});
+
+test('the namespace spec finalizer is the product word of the identity', async () => {
+  assert.deepEqual((await request(plat.url, 'GET', '/api/v1/namespaces/default')).json.spec, { finalizers: ['platform'] });
+  assert.deepEqual((await request(k8s.url, 'GET', '/api/v1/namespaces/default')).json.spec, { finalizers: ['kubernetes'] });
 });
 
 test('the namespace name label uses the domain of the identity', async () => {

@@ -3,26 +3,18 @@
  * and the two-argument `matches(string, pattern)`. Patterns are compiled once and kept.
  */
 import { CelScalar, celFunc, celMethod, listType, type CelFunc } from '@bufbuild/cel';
+import { re2 } from '../re2.js';
 
 const { STRING, INT, BOOL } = CelScalar;
-const CACHE = new Map<string, RegExp>();
-
-/** The compiled pattern (global flag: for findAll), kept for the next call. */
-export function regexOf(pattern: string, flags = 'u'): RegExp {
-  const key = flags + '/' + pattern;
-  let re = CACHE.get(key);
-  if (!re) {
-    try { re = new RegExp(pattern, flags); } catch (e) { throw new Error(`error parsing regexp: ${(e as Error).message}`); }
-    if (CACHE.size < 10_000) CACHE.set(key, re);
-  }
-  re.lastIndex = 0;
-  return re;
+/** The compiled pattern (RE2 syntax), kept for the next call. */
+export function regexOf(pattern: string, flags = ''): RegExp {
+  try { return re2(pattern, flags); } catch (e) { throw new Error(`error parsing regexp: ${(e as Error).message}`); }
 }
 
 function findAll(s: string, pattern: string, limit: bigint): string[] {
   if (limit === 0n) return [];
   const out: string[] = [];
-  for (const m of s.matchAll(regexOf(pattern, 'gu'))) {
+  for (const m of s.matchAll(regexOf(pattern, 'g'))) {
     out.push(m[0]);
     if (limit > 0n && BigInt(out.length) >= limit) break;
   }
@@ -35,3 +27,6 @@ export const REGEX: CelFunc[] = [
   celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (p, n) { return findAll(this, p, n); }),
   celFunc('matches', [STRING, STRING], BOOL, (s, p) => regexOf(p).test(s)),
 ];
+
+/** `<string>.matches(pattern)` with RE2 syntax (replaces the standard library's). */
+export const MATCHES_METHOD = celMethod('matches', STRING, [STRING], BOOL, function (p) { return regexOf(p).test(this); });

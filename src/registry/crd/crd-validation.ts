@@ -6,6 +6,7 @@
 import type { StatusCause } from '../../api/status.js';
 import { checkValue, withPlatExtensions } from './structural.js';
 import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
+import { re2 } from '../../cel/re2.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -67,7 +68,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
     for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
   }
   if (typeof s.pattern === 'string') {
-    try { new RegExp(s.pattern, 'u'); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
+    try { re2(s.pattern); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
   }
   const listType = s['x-plat-list-type'];
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
@@ -106,6 +107,7 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
       out.push(...ruleCauses(withTypeAndObjectMeta(schema), schemaPath, ext));
     }
   }
+  if (isObj(schema)) selectableFields(v.selectableFields, schema, `${path}.selectableFields`, out);
   const scale = v.subresources?.scale;
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
@@ -123,6 +125,37 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
     if (!c?.type) out.push(required(`${cp}.type`));
     else if (!COLUMN_TYPES.includes(c.type)) out.push(notSupported(`${cp}.type`, c.type, COLUMN_TYPES));
     if (!c?.jsonPath) out.push(required(`${cp}.jsonPath`));
+  });
+}
+
+/** The schema a selectable field's path (`.spec.color`) points to, or why it points nowhere. */
+function selectedSchema(jsonPath: string, schema: any): any | string {
+  if (jsonPath.includes('[')) return 'array notation is not allowed';
+  if (!jsonPath.startsWith('.')) return `expected [ or . but got: ${jsonPath.split('.')[0]}`;
+  let s = schema;
+  for (const k of jsonPath.slice(1).split('.')) {
+    s = isObj(s?.properties) ? s.properties[k] : undefined;
+    if (!isObj(s)) return 'does not refer to a valid field';
+  }
+  return s;
+}
+
+/** spec.versions[*].selectableFields (upstream v1.32): at most 8, unique, each a scalar field of the schema. */
+function selectableFields(list: unknown, schema: any, path: string, out: StatusCause[]): void {
+  if (!Array.isArray(list)) return;
+  if (list.length > 8) out.push({ reason: 'FieldValueTooMany', message: `Too many: ${list.length}: must have at most 8 items`, field: path });
+  const seen = new Set<string>();
+  list.forEach((f: any, i: number) => {
+    const at = `${path}[${i}].jsonPath`;
+    const jp = typeof f?.jsonPath === 'string' ? f.jsonPath : '';
+    if (!jp) { out.push(required(at)); return; }
+    const s = selectedSchema(jp, schema);
+    if (typeof s === 'string') out.push(invalid(at, jp, `is an invalid path: ${s}`));
+    else if (!['string', 'integer', 'boolean'].includes(s.type)) {
+      out.push(invalid(at, jp, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+    }
+    if (seen.has(jp)) out.push(duplicate(at, jp));
+    seen.add(jp);
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import type { StatusCause } from '../../api/status.js';
 import { compileExpression, type Compiled } from '../../cel/compile.js';
-import { isObj, typeOfSchema, type Raw } from '../../cel/types.js';
+import { MAX_REQUEST_BYTES, isObj, type Raw } from '../../cel/types.js';
 import { forbidden, invalid, notSupported, required } from '../strategies/field-errors.js';
 
 export interface RuleSpec {
@@ -113,17 +113,31 @@ function checkLevel(s: Raw, path: string, ext: string, cardinality: number, cost
   });
 }
 
-/** how many values of a child schema one value of s may hold (1 for object properties) */
-function times(s: Raw): number {
-  return typeOfSchema(s).max ?? 1;
+/** how many values of a child schema one value of s holds at most, when the schema bounds it */
+function bound(s: Raw): number | undefined {
+  if (typeof s.maxItems === 'number') return s.maxItems;
+  if (typeof s.maxProperties === 'number') return s.maxProperties;
+  return undefined;
 }
 
-function walkSchema(s: unknown, path: string, ext: string, cardinality: number, costs: Costs): void {
+/**
+ * How many times a rule on schema s may run per object: the product of its ancestors' bounds,
+ * or, under an unbounded list or map, as many values of s as fit in a request (upstream maxCardinality).
+ */
+function cardinalityOf(s: Raw, parents: number | undefined): number {
+  if (parents !== undefined) return parents;
+  const min = s.type === 'string' ? 2 : s.type === 'object' || s.type === 'array' ? 2 : 1;
+  return Math.floor(MAX_REQUEST_BYTES / (min + 1));
+}
+
+/** parents: the product of the enclosing lists' and maps' bounds (undefined: one of them is unbounded) */
+function walkSchema(s: unknown, path: string, ext: string, parents: number | undefined, costs: Costs): void {
   if (!isObj(s)) return;
-  checkLevel(s, path, ext, cardinality, costs);
-  if (isObj(s.properties)) for (const [k, ps] of Object.entries(s.properties)) walkSchema(ps, `${path}.properties[${k}]`, ext, cardinality, costs);
-  if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ext, cardinality * times(s), costs);
-  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, cardinality * times(s), costs);
+  checkLevel(s, path, ext, cardinalityOf(s, parents), costs);
+  const inner = (n: number | undefined) => (parents === undefined || n === undefined ? undefined : parents * n);
+  if (isObj(s.properties)) for (const [k, ps] of Object.entries(s.properties)) walkSchema(ps, `${path}.properties[${k}]`, ext, parents, costs);
+  if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ext, inner(bound(s)), costs);
+  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, inner(bound(s)), costs);
 }
 
 /** Every cause of the rules in a version's schema (root at path), the schema-wide cost limit included. */

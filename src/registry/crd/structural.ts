@@ -8,6 +8,7 @@ import type { StatusCause } from '../../api/status.js';
 import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
 import { same } from '../strategies/field-errors.js';
 import { checkComposition } from './composition.js';
+import { re2 } from '../../cel/re2.js';
 
 type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -177,7 +178,7 @@ const PATTERNS = new Map<string, RegExp | null>();
 function patternOf(p: string): RegExp | null {
   let re = PATTERNS.get(p);
   if (re === undefined) {
-    try { re = new RegExp(p, 'u'); } catch { re = null; }
+    try { re = re2(p); } catch { re = null; }
     if (PATTERNS.size < 10_000) PATTERNS.set(p, re);
   }
   return re;

@@ -27,6 +27,8 @@ export interface CustomVersion {
   printerColumns: PrinterColumn[];
   deprecated?: boolean;
   deprecationWarning?: string;
+  /** selectableFields as field labels (`spec.color`): field selectors accept them besides metadata.name/namespace */
+  selectableFields: string[];
 }
 
 export interface CustomType {
@@ -60,6 +62,8 @@ export function customTypeOf(crd: any): CustomType | undefined {
     ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
     printerColumns: Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [],
     ...(v.deprecated ? { deprecated: true, deprecationWarning: v.deprecationWarning } : {}),
+    selectableFields: (Array.isArray(v.selectableFields) ? v.selectableFields : [])
+      .map((f: any) => String(f?.jsonPath ?? '').replace(/^\./, '')).filter((f: string) => f !== ''),
   }));
   const storage = versions.find((v) => v.storage) ?? versions[0];
   if (!storage) return undefined;

@@ -6,6 +6,7 @@
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
+import { crdGroupCauses } from '../crd/crd-groups.js';
 
 export const CRD_CLEANUP_FINALIZER_WORD = 'customresourcecleanup';
 
@@ -44,7 +45,9 @@ export const crdStrategy: ResourceStrategy = {
     const stored: string[] = [...(old.status?.storedVersions ?? [])];
     if (sv && !stored.includes(sv)) obj.status = { ...(obj.status ?? {}), storedVersions: [...stored, sv] };
   },
-  validate: (obj) => validateCRD(obj),
+  // a built-in group is refused (src/registry/crd/crd-groups.ts); the approval policy of protected
+  // groups holds on create and on an update that changes the annotation (api-approval.ts)
+  validate: (obj, config, old) => [...validateCRD(obj), ...crdGroupCauses(obj, config?.apiDomain, old)],
   validateUpdate: (obj, old) => validateCRDUpdate(obj, old),
   validateSubresourceUpdate: (_name, next) => validateCRD(next),
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */

@@ -1,12 +1,12 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 
-export const NAMESPACE_FINALIZER = 'platform';
 
 /** The label carrying a namespace's name, in the server's label domain (`kubernetes.io/metadata.name` upstream). */
 const nameLabel = (labelDomain: string): string => `${labelDomain}/metadata.name`;
 
 /**
- * Namespaces: DNS labels, the spec finalizer and phase Active set by the server; deletion
+ * Namespaces: DNS labels, the spec finalizer (the product word: `kubernetes` upstream, the
+ * server's API Service name) and phase Active set by the server; deletion
  * turns them Terminating until the namespace controller empties them and finalizes. The
  * namespaces the server keeps (default and the identity's system ones) may not be deleted.
  */
@@ -15,7 +15,7 @@ export const namespaceStrategy: ResourceStrategy = {
   nameRule: 'label',
   returnDeletedObject: true,
   prepareForCreate(obj, ctx) {
-    obj.spec = { finalizers: [NAMESPACE_FINALIZER] };
+    obj.spec = { finalizers: [ctx.config.apiServiceName] };
     obj.status = { phase: 'Active' };
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [nameLabel(ctx.config.labelDomain)]: obj.metadata.name };
   },

@@ -55,3 +55,36 @@ test('rules at the root see apiVersion, kind and metadata.name', () => {
   assert.deepEqual(validateRules(t, { kind: 'W', metadata: { name: 'ok-1' } }, undefined), []);
   assert.deepEqual(validateRules(t, { kind: 'W', metadata: { name: 'no' } }, undefined).map((c) => `${c.field}|${c.message}`), ['|Invalid value: "object": bad name']);
 });
+
+test('cost estimates follow upstream: enum-bounded strings, comparisons at the shorter size, cardinality under unbounded lists', async () => {
+  const { ruleCauses } = await import('../../../src/registry/crd/rule-specs.js');
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          // a rule on each item of two nested unbounded lists: bounded by how many items fit in a request
+          receivers: { type: 'array', items: { type: 'object', properties: { configs: { type: 'array', items: { type: 'object', 'x-plat-validations': [{ rule: '!has(self.externalId) || has(self.roleArn)' }], properties: { externalId: { type: 'string' }, roleArn: { type: 'string' } } } } } } },
+          listeners: {
+            type: 'array', maxItems: 64,
+            'x-plat-validations': [{ rule: "self.all(l, (l.protocol == 'HTTPS' && has(l.tls)) ? (l.tls.mode == '' || l.tls.mode == 'Terminate') : true)" }],
+            items: { type: 'object', properties: { protocol: { type: 'string', maxLength: 255 }, tls: { type: 'object', properties: { mode: { type: 'string', enum: ['Terminate', 'Passthrough'] } } } } },
+          },
+        },
+      },
+    },
+  };
+  assert.deepEqual(ruleCauses(schema, 'spec.validation.openAPIV3Schema', 'x-kubernetes'), []);
+});
+
+test('schema patterns and CEL matches take RE2 syntax: inline flags, named groups', async () => {
+  const { re2 } = await import('../../../src/cel/re2.js');
+  assert.equal(re2('^(?i)(abort|warn)?$').test('WARN'), true);
+  assert.equal(re2('^((?i)january|february)$').test('January'), true);
+  assert.equal(re2('^(?P<y>\\d{4})$').test('2024'), true);
+  assert.equal(re2('^[a-z\\-]+$').test('a-b'), true);
+  assert.equal(re2('^[[:alpha:]]+$').test('abc'), true);
+  const t = tree({ type: 'object', 'x-plat-validations': [{ rule: "self.s.matches('^(?i)yes$')" }], properties: { s: { type: 'string' } } });
+  assert.deepEqual(validateRules(t, { spec: { s: 'YES' } }, undefined), []);
+});

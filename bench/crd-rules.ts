@@ -1,0 +1,126 @@
+/**
+ * Create throughput of a custom resource whose schema carries 20 validation rules (CEL,
+ * x-plat-validations on spec and on fields) against the same CRD without rules, on one server,
+ * alternating rounds (best of each kept). Target: with rules >= 70% of without (rules compile
+ * once per CRD version; each create only evaluates them).
+ * Usage: node dist/bench/crd-rules.js [--duration 5] [--connections 32] [--rounds 2]
+ */
+import { fileURLToPath } from 'node:url';
+import { startServer } from './lib/procs.js';
+import { ensureNamespace, expect } from './lib/http.js';
+import { runTag, warmAndMeasure, bestOf, type Ctx, type Measured } from './scenarios/common.js';
+
+const SCRIPT = fileURLToPath(new URL('../../bench/template-create.lua', import.meta.url));
+const NS = 'bench-crd';
+const GROUP = 'bench.example.com';
+
+function arg(name: string, def: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+}
+
+/** 30 fields: strings with bounds/patterns/enums, integers with bounds and defaults, booleans. */
+function schema(): any {
+  const props: Record<string, unknown> = {};
+  for (let i = 1; i <= 30; i++) {
+    const k = `f${String(i).padStart(2, '0')}`;
+    if (i % 3 === 0) props[k] = { type: 'integer', minimum: 0, maximum: 1_000_000, default: i };
+    else if (i % 5 === 0) props[k] = { type: 'string', enum: ['alpha', 'beta', 'gamma'] };
+    else if (i % 7 === 0) props[k] = { type: 'boolean' };
+    else props[k] = { type: 'string', maxLength: 64, pattern: '^[a-z0-9-]*$' };
+  }
+  return { type: 'object', properties: { spec: { type: 'object', properties: props } } };
+}
+
+/** 20 rules of the kinds operators publish: comparisons, string functions, has(), enums, quantities, lists. */
+function rules(): { spec: unknown[]; field: Record<string, unknown[]> } {
+  const spec = [
+    { rule: 'self.f03 <= self.f06', message: 'f03 must not exceed f06' },
+    { rule: 'self.f06 <= self.f09 * 10', message: 'f06 is at most ten times f09' },
+    { rule: "self.f01.startsWith('value')" },
+    { rule: "!has(self.f02) || self.f02.endsWith('-2')", message: 'f02 ends with -2' },
+    { rule: 'has(self.f04) == has(self.f08)', message: 'f04 and f08 go together' },
+    { rule: "self.f05 in ['alpha', 'beta', 'gamma']" },
+    { rule: "self.f10 != 'alpha' || self.f12 > 0" },
+    { rule: 'self.f07 == true || self.f14 == true', message: 'one of f07, f14' },
+    { rule: 'size(self.f11) <= 64' },
+    { rule: "self.f13.contains('field')", messageExpression: "'f13 is ' + self.f13" },
+    { rule: 'self.f15 >= self.f12', message: 'f15 >= f12' },
+    { rule: "!self.f16.matches('^admin')", message: 'f16 is reserved' },
+    { rule: 'self.f18 + self.f21 < 1000000', message: 'sum too large' },
+    { rule: "self.f17.lowerAscii() == self.f17" },
+    { rule: "isQuantity('100Mi') && quantity('100Mi').isLessThan(quantity('1Gi'))" },
+    { rule: '[self.f24, self.f27, self.f30].all(x, x >= 0)' },
+  ];
+  const field = {
+    f19: [{ rule: 'self.size() > 0', message: 'f19 must not be empty' }],
+    f22: [{ rule: "self != 'forbidden'" }],
+    f23: [{ rule: 'self.size() < 40' }],
+    f26: [{ rule: "!self.startsWith('-')" }],
+  };
+  return { spec, field };
+}
+
+function withRules(s: any): any {
+  const out = structuredClone(s);
+  const r = rules();
+  out.properties.spec['x-plat-validations'] = r.spec;
+  for (const [k, list] of Object.entries(r.field)) out.properties.spec.properties[k]['x-plat-validations'] = list;
+  return out;
+}
+
+function spec(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 1; i <= 30; i++) {
+    const k = `f${String(i).padStart(2, '0')}`;
+    out[k] = i % 3 === 0 ? i * 1000 : i % 5 === 0 ? 'beta' : i % 7 === 0 ? true : `value-of-field-${i}`;
+  }
+  return out;
+}
+
+async function createCRD(url: string, plural: string, kind: string, openAPIV3Schema: unknown): Promise<string> {
+  const crd = {
+    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${GROUP}` },
+    spec: { group: GROUP, scope: 'Namespaced', names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
+  };
+  await expect(url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', JSON.stringify(crd), [201]);
+  const path = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && (await expect(url, 'GET', path, undefined, [200, 404])).status !== 200) await new Promise((r) => setTimeout(r, 50));
+  return path;
+}
+
+async function main(): Promise<void> {
+  const ctx: Ctx = { durationSec: arg('duration', 5), connections: arg('connections', 32), rounds: arg('rounds', 2), serverNodeArgs: [], log: (m) => console.log(m) };
+  const server = await startServer();
+  try {
+    await ensureNamespace(server.url, NS);
+    const plainPath = await createCRD(server.url, 'widgets', 'Widget', schema());
+    const rulesPath = await createCRD(server.url, 'gadgets', 'Gadget', withRules(schema()));
+    const body = (kind: string) => [`{"apiVersion":"${GROUP}/v1","kind":"${kind}","metadata":{"name":"`, `","labels":{"bench":"crd"}},"spec":${JSON.stringify(spec())}}`] as const;
+    const [wPrefix, wSuffix] = body('Widget');
+    const [gPrefix, gSuffix] = body('Gadget');
+    // the rules hold for the benchmark's objects: every create is a 201
+    await expect(server.url, 'POST', rulesPath, `${gPrefix}check${gSuffix}`, [201]);
+    const tag = runTag('r');
+    const run = (path: string, prefix: string, suffix: string, round: number) => ({
+      url: server.url + path, threads: 1, connections: ctx.connections, durationSec: ctx.durationSec, script: SCRIPT,
+      scriptArgs: [`${tag}m${round}`, '201', prefix, suffix],
+    });
+    const best = await bestOf<'none' | 'rules', Measured>(ctx.rounds, {
+      none: (round) => warmAndMeasure(ctx, server.pid, run(plainPath, wPrefix, wSuffix, round), [`${tag}w${round}`, '201', wPrefix, wSuffix]),
+      rules: (round) => warmAndMeasure(ctx, server.pid, run(rulesPath, gPrefix, gSuffix, round), [`${tag}w${round}`, '201', gPrefix, gSuffix]),
+    }, (r) => r.reqPerSec * (r.requests - r.errors) / Math.max(1, r.requests));
+    const ok = (r: Measured) => r.reqPerSec * (r.requests - r.errors) / Math.max(1, r.requests);
+    console.log(`\n| Create | req/s | p50 ms | p99 ms | CPU µs/req | errors |\n| --- | ---: | ---: | ---: | ---: | ---: |`);
+    for (const [name, r] of [['custom resource, no rules', best.none], ['custom resource, 20 validation rules', best.rules]] as const) {
+      console.log(`| ${name} | ${ok(r).toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.errors} |`);
+    }
+    console.log(`\nwith rules / without: ${(ok(best.rules) / ok(best.none) * 100).toFixed(0)}% (target >= 70%)`);
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,160 @@
+/**
+ * Throughput to a node agent through the server vs directly, in one run:
+ * `npm run build --silent && node dist/bench/node-agents.js [--mb 256] [--rounds 3]`.
+ *
+ * logs: a followed log of --mb MiB (the fake agent's `blast` container, written as fast as the
+ * reader takes it) read over HTTPS from the agent with the kubelet client certificate, then
+ * through the secure port (TLS front → uWS → kubelet client → agent) with the admin certificate.
+ * port-forward: --mb MiB from the "pod" port to a client speaking WebSocket-tunneled SPDY
+ * (what kubectl v1.32 speaks), directly to the agent and through the secure port, where the
+ * TLS front pipes the upgraded connection. Each round runs both paths; the best of the rounds
+ * is kept per path. Loopback only; every transfer is bounded in bytes and time.
+ */
+import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
+import { createServer, type Server } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, request, type TestServer } from '../test/helpers/server.js';
+import { startFakeKubelet, type FakeKubelet } from '../test/helpers/fake-kubelet.js';
+import { SpdyPortForward } from '../test/helpers/spdy-portforward.js';
+import { WsConn } from '../test/helpers/ws-frames.js';
+
+interface Endpoint { port: number; cert: Buffer; key: Buffer; ca: Buffer }
+
+const arg = (name: string, dflt: number) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+const MB = arg('mb', 256);
+const ROUNDS = arg('rounds', 3);
+const BYTES = MB * 1024 * 1024;
+const LIMIT_MS = 60_000;
+
+/** Reads a followed log of BYTES; resolves with MiB/s. */
+function readLog(e: Endpoint, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    let n = 0;
+    const req = httpsRequest({ host: '127.0.0.1', port: e.port, path, cert: e.cert, key: e.key, ca: e.ca, agent: false, timeout: LIMIT_MS }, (res) => {
+      if (res.statusCode !== 200) { reject(new Error(`HTTP ${res.statusCode}`)); res.resume(); return; }
+      res.on('data', (c: Buffer) => { n += c.length; });
+      res.on('end', () => (n === BYTES ? resolve(MB / ((performance.now() - t0) / 1000)) : reject(new Error(`read ${n} of ${BYTES} bytes`))));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A port-forward client: WebSocket (SPDY/3.1+portforward.k8s.io), error and data streams, counts data. */
+function forward(e: Endpoint, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sock = tlsConnect({ host: '127.0.0.1', port: e.port, cert: e.cert, key: e.key, ca: e.ca, servername: 'localhost' });
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('timed out')); }, LIMIT_MS);
+    const key = randomBytes(16).toString('base64');
+    sock.once('secureConnect', () => sock.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io\r\n\r\n`));
+    let head: Buffer = Buffer.alloc(0);
+    let t0 = 0, n = 0;
+    let buf: Buffer = Buffer.alloc(0);
+    const onHead = (c: Buffer) => {
+      head = Buffer.concat([head, c]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      sock.off('data', onHead);
+      if (!head.subarray(0, 12).toString().includes('101')) { reject(new Error(head.subarray(0, end).toString())); sock.destroy(); return; }
+      const ws = new WsConn(sock, head.subarray(end + 4), true);
+      ws.onMessage = (m) => {
+        buf = buf.length ? Buffer.concat([buf, m]) : m;
+        while (buf.length >= 8) {
+          const len = buf.readUInt32BE(4) & 0xffffff;
+          if (buf.length < 8 + len) break;
+          const fin = (buf[0]! & 0x80) === 0 && (buf[4]! & 1) === 1 && (buf.readUInt32BE(0) & 0x7fffffff) === 3;
+          if ((buf[0]! & 0x80) === 0) n += len;
+          buf = buf.subarray(8 + len);
+          if (fin) {
+            clearTimeout(timer);
+            ws.close();
+            return n === BYTES ? resolve(MB / ((performance.now() - t0) / 1000)) : reject(new Error(`got ${n} of ${BYTES} bytes`));
+          }
+        }
+      };
+      t0 = performance.now();
+      for (const id of [1, 3]) ws.send(synStream(id));
+    };
+    sock.on('data', onHead);
+    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
+  });
+}
+
+/** SYN_STREAM with a header block the fake agent does not decode (stored deflate, 0 pairs). */
+function synStream(id: number): Buffer {
+  const block = Buffer.from([...(id === 1 ? [0x78, 0x01] : []), 0, 4, 0, 0xfb, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]);
+  const p = Buffer.alloc(10 + block.length);
+  p.writeUInt32BE(id, 0);
+  block.copy(p, 10);
+  const h = Buffer.from([0x80, 0x03, 0x00, 0x01, 0, 0, 0, 0]);
+  h.writeUInt32BE(p.length, 4);
+  return Buffer.concat([h, p]);
+}
+
+/** The "pod" port: BYTES to every connection, then close. */
+async function source(): Promise<Server> {
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  const srv = createServer((c) => {
+    let left = BYTES;
+    const pump = () => {
+      while (left > 0) {
+        const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= part.length;
+        if (!c.write(part)) { c.once('drain', pump); return; }
+      }
+      c.end();
+    };
+    c.on('error', () => {});
+    pump();
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  return srv;
+}
+
+async function main(): Promise<void> {
+  const s: TestServer = await startServer(['--secure-port', '0']);
+  let agent: FakeKubelet | undefined;
+  const src = await source();
+  try {
+    const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
+    agent = await startFakeKubelet({ cert: pki('apiserver.crt'), key: pki('apiserver.key'), ca: pki('ca.crt') });
+    const srcPort = (src.address() as { port: number }).port;
+    agent.portForward = (ws) => {
+      const pf = new SpdyPortForward((b) => ws.send(b), srcPort, ws.sock);
+      ws.onMessage = (m) => pf.feed(m);
+      ws.onClose = () => pf.close();
+    };
+    const kubeconfig = readFileSync(join(s.dataDir, 'admin.kubeconfig'), 'utf8');
+    const securePort = Number(/server: https:\/\/[^:]+:(\d+)/.exec(kubeconfig)![1]);
+    await request(s.url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agent.port } } } });
+    await request(s.url, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'p1' }, spec: { nodeName: 'n1', containers: [{ name: 'blast', image: 'x' }] } });
+    const direct: Endpoint = { port: agent.port, cert: pki('kubelet-client.crt'), key: pki('kubelet-client.key'), ca: pki('ca.crt') };
+    const through: Endpoint = { port: securePort, cert: pki('admin.crt'), key: pki('admin.key'), ca: pki('ca.crt') };
+    const best = { logsDirect: 0, logsThrough: 0, pfDirect: 0, pfThrough: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      best.logsDirect = Math.max(best.logsDirect, await readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`));
+      best.logsThrough = Math.max(best.logsThrough, await readLog(through, `/api/v1/namespaces/default/pods/p1/log?follow=true&limitBytes=${BYTES}`));
+      best.pfDirect = Math.max(best.pfDirect, await forward(direct, '/portForward/default/p1'));
+      best.pfThrough = Math.max(best.pfThrough, await forward(through, '/api/v1/namespaces/default/pods/p1/portforward'));
+    }
+    const row = (what: string, d: number, t: number) => `| ${what} | ${d.toFixed(0)} | ${t.toFixed(0)} | ${((t / d) * 100).toFixed(0)}% |`;
+    process.stdout.write([
+      `node agents: ${MB} MiB per transfer, best of ${ROUNDS} rounds`, '',
+      '| stream | direct MiB/s | through the server MiB/s | ratio |', '| --- | ---: | ---: | ---: |',
+      row('logs -f (HTTPS, chunked)', best.logsDirect, best.logsThrough),
+      row('port-forward (WebSocket-tunneled SPDY)', best.pfDirect, best.pfThrough), '',
+    ].join('\n'));
+  } finally {
+    await agent?.close();
+    src.close();
+    await s.stop();
+    s.cleanup();
+  }
+}
+
+main().catch((e: unknown) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });

@@ -1,0 +1,94 @@
+/**
+ * WatchStream with a client that stops reading (issue 18 item 6): the initial events go out a
+ * slice at a time from one shared buffer, what the watcher holds of its own stays bounded, the
+ * hub closes it once its queued events pass --watch-buffer-bytes (during the initial events
+ * too), and the shared payload is let go when the last watcher holding it ends.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { HttpResponse } from 'uWebSockets.js';
+import { WatchStream, WATCH_SLICE_BYTES } from '../../src/handlers/watch.js';
+import { WatchHub, type Watcher } from '../../src/server/watch-hub.js';
+import type { Exchange } from '../../src/server/http.js';
+import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
+
+const JSON_ENC: Encoding = { format: 'json', pretty: false };
+
+/** A uWS response whose socket takes `accept` bytes and then pushes back. */
+function fakeExchange(accept: number): { x: Exchange; state: { handed: number; closed: boolean; writable?: () => boolean; accept: number } } {
+  const state: { handed: number; closed: boolean; writable?: () => boolean; accept: number } = { handed: 0, closed: false, accept };
+  const res = {
+    cork(fn: () => void) { fn(); return res; },
+    writeStatus() { return res; },
+    writeHeader() { return res; },
+    write(chunk: string | Uint8Array) {
+      state.handed += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+      return state.handed <= state.accept;
+    },
+    onWritable(fn: () => boolean) { state.writable = fn; return res; },
+    end() { state.closed = true; return res; },
+    close() { state.closed = true; return res; },
+    endWithoutBody() { return res; },
+  };
+  return { x: { res: res as unknown as HttpResponse, aborted: false, done: false, headers: [] }, state };
+}
+
+function watcher(hub: WatchHub, sink: WatchStream): Watcher {
+  const w: Watcher = {
+    typeKey: '/configmaps', namespace: 'ns', matcher: undefined, fromRV: 10, startRV: 10, sink, bookmarks: false,
+    kind: 'ConfigMap', apiVersion: 'v1', closed: false, enc: JSON_ENC, headersSent: true,
+  };
+  sink.onClose = () => hub.remove(w);
+  return w;
+}
+
+const change = (rv: number, size: number): ChangeEvent => ({
+  typeKey: '/configmaps', type: 'MODIFIED', rv, namespace: 'ns', name: 'big', apiVersion: 'v1', uid: 'u', fields: {}, labels: {},
+  json: JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'big', namespace: 'ns', resourceVersion: String(rv) }, data: { k: 'x'.repeat(size) } }),
+});
+
+test('100 stalled watchers of one 2 MB state: one shared buffer, a slice each handed to the socket, closed past the limit, released', () => {
+  const limit = 64 * 1024;
+  const hub = new WatchHub(limit);
+  const state = Buffer.alloc(2 * 1024 * 1024, 'a').toString();
+  const fakes = Array.from({ length: 100 }, () => fakeExchange(100_000));
+  for (const f of fakes) {
+    const payload = hub.initial.share('/configmaps', 'state@10', [state]);
+    const stream = new WatchStream(f.x, JSON_ENC).open(payload.bytes, 0, payload.release)!;
+    hub.add(watcher(hub, stream));
+  }
+  assert.deepEqual(hub.initial.held(), { payloads: 1, bytes: state.length }, 'one copy for all');
+  for (const f of fakes) assert.ok(f.state.handed <= 100_000 + WATCH_SLICE_BYTES, `handed ${f.state.handed} bytes to a stalled socket`);
+  // a small change queues behind the initial events: still under the limit
+  hub.dispatch([change(11, 1000)]);
+  assert.equal(hub.count, 100);
+  assert.equal(hub.slowClosed, 0);
+  // a large one passes the limit: every stalled watcher is cut off, and the shared state goes
+  hub.dispatch([change(12, limit)]);
+  assert.equal(hub.count, 0);
+  assert.equal(hub.slowClosed, 100);
+  for (const f of fakes) assert.ok(f.state.closed);
+  hub.initial.share('/configmaps', 'other@13', ['y']).release(); // pushes nothing out: few are kept
+  assert.ok(hub.initial.held().payloads <= 2);
+});
+
+test('a watcher that reads gets the initial events whole, then the queued events in order', () => {
+  const hub = new WatchHub(1 << 20);
+  const f = fakeExchange(0);
+  const chunks: string[] = [];
+  const res = f.x.res as unknown as { write: (c: string | Uint8Array) => boolean };
+  const write = res.write;
+  res.write = (c) => { chunks.push(typeof c === 'string' ? c : Buffer.from(c).toString()); return write(c); };
+  const state = '{"type":"ADDED","object":{}}\n'.repeat(10_000);
+  const payload = hub.initial.share('/configmaps', 'k', [state]);
+  const stream = new WatchStream(f.x, JSON_ENC).open(payload.bytes, 0, payload.release)!;
+  hub.add(watcher(hub, stream));
+  hub.dispatch([change(11, 10)]);
+  // the socket drains: uWS calls onWritable until everything went out
+  f.state.accept = Infinity;
+  for (let i = 0; i < 100 && f.state.writable; i++) f.state.writable();
+  const text = chunks.join('');
+  assert.ok(text.startsWith(state), 'the initial events first, whole');
+  assert.match(text.slice(state.length), /^\s*\{"type":"MODIFIED"/);
+  assert.equal(hub.initial.held().payloads, 1, 'kept for the next watcher of that state, unheld');
+});
