@@ -147,5 +147,5 @@ export function documentMessage(doc: Json): Msg {
 /** The Protobuf bytes of an OpenAPI v2 document. */
 export function encodeOpenAPIV2(doc: Json): Uint8Array {
   const type = gnosticDocumentType();
-  return type.encode(type.fromObject(documentMessage(doc))).finish();
+  return type.encode(documentMessage(doc)).finish();
 }

@@ -2,7 +2,7 @@
 import { errors, toStatus } from '../api/status.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../api/discovery.js';
 import { send, sendStatus, type Exchange } from '../server/http.js';
-import { negotiate, prettyRequested } from '../server/negotiation.js';
+import { negotiate, parseAccept, prettyRequested } from '../server/negotiation.js';
 import { runChecks, type HealthCheck } from '../server/health.js';
 import type { RequestInfo } from '../server/request-info.js';
 import type { RequestHeaders } from './context.js';
@@ -11,7 +11,8 @@ import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
 import { VERSION_INFO } from '../api/release.js';
-import { serveOpenAPIV2 } from './openapi-v2.js';
+import { createHash } from 'node:crypto';
+import { encodeOpenAPIV2, OPENAPI_V2_PROTOBUF } from '../api/openapi-v2-protobuf.js';
 
 export { VERSION_INFO };
 
@@ -107,4 +108,59 @@ function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
 function found(json: (v: unknown) => void, v: unknown): void {
   if (v === undefined) throw errors.notFoundMessage('the server could not find the requested resource');
   json(v);
+}
+
+/*
+ * GET /openapi/v2 as kube-openapi serves it: JSON or gnostic Protobuf by Accept (the first
+ * acceptable range in q order; `*` matches JSON first; nothing acceptable is a bare 406),
+ * `Vary: Accept`, and an ETag (SHA-512 of the JSON bytes, upper-case hex, quoted) shared by
+ * both encodings, answered with 304 when If-None-Match names it. Both bodies are built once
+ * per document (the document object changes only when the served set does).
+ */
+interface Encoded { json: string; etag: string; protobuf?: Uint8Array }
+
+const encoded = new WeakMap<object, Encoded>();
+
+function encodingsOf(doc: Record<string, unknown>): Encoded {
+  let e = encoded.get(doc);
+  if (!e) {
+    const json = JSON.stringify(doc);
+    e = { json, etag: `"${createHash('sha512').update(json).digest('hex').toUpperCase()}"` };
+    encoded.set(doc, e);
+  }
+  return e;
+}
+
+/**
+ * The Content-Type of a Protobuf reply: kube-openapi answers the requested type with `.` for
+ * `@` (a media type token cannot hold `@`; Go's mime parser, hence client-go, refuses it).
+ */
+export const OPENAPI_V2_PROTOBUF_RETURNED = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+/** [type, subtype] → the served media type, in kube-openapi's preference order. */
+const OFFERED: [string, string, string][] = [
+  ['application', 'json', 'application/json'],
+  ['application', OPENAPI_V2_PROTOBUF.slice('application/'.length), OPENAPI_V2_PROTOBUF_RETURNED],
+];
+
+function chosen(accept: string | undefined): string | undefined {
+  for (const range of parseAccept(accept || '*/*')) {
+    const [type, sub = ''] = range.type.split('/');
+    const hit = OFFERED.find(([t, s]) => (type === t || type === '*') && (sub === s || sub === '*'));
+    if (hit) return hit[2];
+  }
+  return undefined;
+}
+
+export function serveOpenAPIV2(x: Exchange, headers: RequestHeaders, doc: Record<string, unknown>): void {
+  x.headers.push(['Vary', 'Accept']);
+  const type = chosen(headers.accept);
+  if (!type) return send(x, 406, 'text/plain; charset=utf-8', '');
+  const e = encodingsOf(doc);
+  x.headers.push(['Etag', e.etag]);
+  if (headers.ifNoneMatch !== undefined && headers.ifNoneMatch.split(',').some((t) => t.trim() === e.etag || t.trim() === '*')) {
+    return send(x, 304, type, '');
+  }
+  if (type === OPENAPI_V2_PROTOBUF_RETURNED) return send(x, 200, type, e.protobuf ??= encodeOpenAPIV2(doc));
+  send(x, 200, type, e.json);
 }

@@ -175,7 +175,9 @@ describe('OpenAPI under another API domain', () => {
   it('names the served groups in x-kubernetes-group-version-kind (definitions and operations)', () => {
     const upstream = new Registry(makeIdentity('k8s.io'));
     const doc = openapiV3Doc(upstream, 'apis/certificates.k8s.io/v1')!;
-    const csr = (doc.components as any).schemas['io.plat.api.certificates.v1.CertificateSigningRequest'];
+    // upstream's own names under k8s.io (issue 19 item 3)
+    const csr = (doc.components as any).schemas['io.k8s.api.certificates.v1.CertificateSigningRequest'];
+    assert.equal(csr['x-plat-group-version-kind'], undefined);
     assert.deepEqual(csr['x-kubernetes-group-version-kind'], [{ group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' }]);
     const post = (doc.paths as any)['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post;
     assert.deepEqual(post['x-kubernetes-group-version-kind'], { group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' });

@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../../src/codec/protobuf.js';
+import { encodeCbor } from '../../src/codec/cbor.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
 import { kubectlRunner } from '../helpers/kubectl.js';
@@ -135,7 +136,7 @@ test('item 13: CRD additionalProperties: true beside properties is allowed (unkn
   const bad = await request(s.url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions',
     crd('gizmo', { type: 'object', additionalProperties: { type: 'string' }, properties: { size: { type: 'integer' } } }));
   assert.equal(bad.status, 422, bad.text);
-  // one version: upstream reports the schema hoisted to spec.validation (its internal form)
+  // one schema for every version: upstream reports it hoisted to spec.validation
   assert.match(bad.json.message, /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive/);
 });
 
@@ -175,9 +176,16 @@ test('item 4: DELETE and DELETE collection take DeleteOptions as Protobuf (any g
   assert.equal(text.status, 415);
 });
 
-test('item 2: with InPlacePodVerticalScaling on, pods/resize is served and changes only container resources', async () => {
-  const on = await startServer(['--feature-gates', 'InPlacePodVerticalScaling=true']);
+test('items 2 and 4: with InPlacePodVerticalScaling on, pods/resize changes only container resources; with CBOR on, DELETE takes CBOR options', async () => {
+  const on = await startServer(['--feature-gates', 'InPlacePodVerticalScaling=true,CBORServingAndStorage=true']);
   try {
+    assert.equal((await request(on.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('cb'))).status, 201);
+    const cborDelete = (uid: string) => fetch(`${on.url}/api/v1/namespaces/default/configmaps/cb`, {
+      method: 'DELETE', headers: { 'content-type': 'application/cbor' }, body: encodeCbor({ apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } }) as BodyInit,
+    });
+    assert.equal((await cborDelete('nope')).status, 409);
+    const uid = (await request(on.url, 'GET', '/api/v1/namespaces/default/configmaps/cb')).json.metadata.uid;
+    assert.equal((await cborDelete(uid)).status, 200);
     assert.ok((await request(on.url, 'GET', '/api/v1')).json.resources.some((r: any) => r.name === 'pods/resize'));
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'r' }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '100m' } } }] } };
     assert.equal((await request(on.url, 'POST', '/api/v1/namespaces/default/pods', pod)).status, 201);

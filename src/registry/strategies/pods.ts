@@ -1,5 +1,7 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { qosClass, validatePodSpec } from './pod-spec.js';
+import { asArray, qosClass, validatePodSpec } from './pod-spec.js';
+import { forbidden } from './field-errors.js';
+import { errors } from '../../api/status.js';
 import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { validatePodUpdate } from './pod-update.js';
 import { bindPod, connectPod } from './pod-connect.js';
@@ -27,6 +29,10 @@ export const podStrategy: ResourceStrategy = {
     return requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
   },
   prepareForCreate(obj) {
+    // upstream ValidatePodCreate: ephemeral containers come only through pods/ephemeralcontainers
+    if (asArray(obj.spec?.ephemeralContainers).length > 0) {
+      throw errors.invalid({ kind: 'Pod', name: obj.metadata?.name }, [forbidden('spec.ephemeralContainers', 'cannot be set on create')]);
+    }
     defaultPod(obj);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
   },
