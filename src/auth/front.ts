@@ -179,11 +179,15 @@ export class FrontAuthentication {
     const read: BodyReader = r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
     read((buf) => {
       Promise.resolve()
-        .then(() => {
+        .then(async () => {
           const obj = decodeBody(toBody(format, buf));
           // field types are checked as for stored kinds (the reply echoes spec and must encode)
           const [group, version] = apiVersion.split('/') as [string, string];
           validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');
+          // admission of the one virtual kind NodeRestriction checks (upstream admitServiceAccount)
+          if (def.group === '' && def.resource === 'serviceaccounts' && info.subresource === 'token') {
+            await this.authz.nodeRestriction?.checkTokenRequest(user, info.namespace, info.name, obj, (ns, name) => this.getCore('pods', ns, name));
+          }
           return kind.create(obj, { user, namespace: info.namespace, name: info.name, apiVersion });
         })
         .then((obj) => send(x, 201, contentTypeOf(enc), encode(obj, enc)))
