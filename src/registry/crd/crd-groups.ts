@@ -39,7 +39,7 @@ function approvalState(value: unknown): Approval {
  * Causes for the CRD's group, on create and update alike (unlike upstream, an update of a CRD
  * stored without approval is not exempt: none can be stored since this rule).
  */
-export function crdGroupCauses(crd: any, apiDomain: string | undefined): StatusCause[] {
+export function crdGroupCauses(crd: { metadata?: { annotations?: Record<string, unknown> }; spec?: { group?: unknown } }, apiDomain: string | undefined): StatusCause[] {
   const identity = makeIdentity(apiDomain);
   const group = crd?.spec?.group;
   if (typeof group !== 'string' || group === '') return [];
