@@ -167,12 +167,20 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   sock.on('error', () => up.destroy());
   sock.on('close', () => up.destroy());
   // after a reset the bytes already piped still go out before the TLS close
-  up.on('error', () => { if (!sock.writableEnded) sock.end(() => sock.destroy()); });
+  up.on('error', () => closeAfterFlush(sock));
   // uWS may close right after a response (e.g. a 401 before the body was read) or when a head
   // never completes (its idle timeout): end, not destroy, so the response bytes already piped
   // into the TLS socket are still delivered, then close it once they are flushed, so a client
   // that never closes its side keeps no half-closed socket here
-  up.on('close', () => { if (!sock.writableEnded) sock.end(() => sock.destroy()); else sock.destroy(); });
+  up.on('close', () => closeAfterFlush(sock));
+}
+
+/** Ends the client socket (if not yet) and destroys it once everything written is flushed. */
+function closeAfterFlush(sock: TLSSocket): void {
+  if (sock.destroyed) return;
+  if (!sock.writableEnded) sock.end();
+  if (sock.writableFinished) sock.destroy();
+  else sock.once('finish', () => sock.destroy());
 }
 
 /** Listens; resolves with the bound port. */

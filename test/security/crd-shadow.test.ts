@@ -90,7 +90,7 @@ test('protected groups need the api-approved annotation: a URL or a reason start
 });
 
 test('under --api-domain k8s.io: the upstream names', () => {
-  const k8s = (group: string, annotations?: object) => crdGroupCauses({ metadata: { annotations }, spec: { group } }, 'k8s.io');
+  const k8s = (group: string, annotations?: Record<string, string>) => crdGroupCauses({ metadata: { annotations }, spec: { group } }, 'k8s.io');
   assert.deepEqual(k8s('rbac.authorization.k8s.io').map((c) => c.field), ['spec.group']);
   assert.deepEqual(k8s('gateway.networking.k8s.io').map((c) => c.field), ['metadata.annotations[api-approved.kubernetes.io]']);
   assert.deepEqual(k8s('x.kubernetes.io', { 'api-approved.kubernetes.io': 'unapproved' }), []);

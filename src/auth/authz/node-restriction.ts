@@ -32,6 +32,10 @@ function modifiedLabels(now: Record<string, string> | undefined, before: Record<
   return [...keys].filter((k) => a[k] !== b[k]);
 }
 
+/** A member of a JSON object, or undefined when v is not one. */
+const field = (v: unknown, key: string): unknown =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+
 export class NodeRestriction {
   private readonly coordination: string;
   private readonly mirrorAnnotation: string;
@@ -128,18 +132,19 @@ export class NodeRestriction {
    * mint an unbound token (which would outlive its pods). Non-node users pass. `getPod` answers
    * the stored pod or throws its StatusError (404 when absent, as upstream).
    */
-  async checkTokenRequest(user: UserInfo, namespace: string, name: string, tr: any, getPod: (ns: string, name: string) => Promise<any>): Promise<void> {
+  async checkTokenRequest(user: UserInfo, namespace: string, name: string, tr: unknown, getPod: (ns: string, name: string) => Promise<unknown>): Promise<void> {
     const node = nodeIdentity(user);
     if (node === undefined) return;
-    const refuse = (why: string) => { throw forbiddenError('serviceaccounts', '', name, why); };
-    const ref = tr?.spec?.boundObjectRef;
-    if (!ref || typeof ref !== 'object' || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) refuse('node requested token not bound to a pod');
-    if (!ref.uid) refuse('node requested token with a pod binding without a uid');
-    const pod = await getPod(namespace, String(ref.name));
-    if (ref.uid !== pod?.metadata?.uid) {
-      refuse(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    const refuse = (why: string): never => { throw forbiddenError('serviceaccounts', '', name, why); };
+    const ref = field(field(tr, 'spec'), 'boundObjectRef');
+    const refName = field(ref, 'name'), uid = field(ref, 'uid');
+    if (field(ref, 'apiVersion') !== 'v1' || field(ref, 'kind') !== 'Pod' || typeof refName !== 'string' || !refName) refuse('node requested token not bound to a pod');
+    if (typeof uid !== 'string' || !uid) return refuse('node requested token with a pod binding without a uid');
+    const pod = await getPod(namespace, refName as string);
+    if (uid !== field(field(pod, 'metadata'), 'uid')) {
+      refuse(`the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`);
     }
-    if (pod?.spec?.nodeName !== node) refuse('node requested token bound to a pod scheduled on a different node');
+    if (field(field(pod, 'spec'), 'nodeName') !== node) refuse('node requested token bound to a pod scheduled on a different node');
   }
 
   private mirrorPod(node: string, pod: any, refuse: (why: string) => never): void {

@@ -62,15 +62,16 @@ export function configMapKeyErrors(key: string): string[] {
  * upstream ValidateConfigMap / ValidateSecret: every key of data and binaryData (Secrets: data,
  * stringData already folded in) is a config key; a ConfigMap key may not be in both maps.
  */
-function validateDataKeys(obj: any): StatusCause[] {
+function validateDataKeys(obj: Record<string, unknown>): StatusCause[] {
   const causes: StatusCause[] = [];
   const maps = obj.kind === 'Secret' ? ['data'] : ['data', 'binaryData'];
+  const binary = obj.binaryData;
   for (const field of maps) {
     const m = obj[field];
     if (!m || typeof m !== 'object') continue;
     for (const key of Object.keys(m)) {
       for (const msg of configMapKeyErrors(key)) causes.push(invalid(`${field}[${key}]`, key, msg));
-      if (field === 'data' && obj.kind !== 'Secret' && obj.binaryData && typeof obj.binaryData === 'object' && Object.hasOwn(obj.binaryData, key)) {
+      if (field === 'data' && obj.kind !== 'Secret' && binary && typeof binary === 'object' && Object.hasOwn(binary, key)) {
         causes.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
       }
     }
