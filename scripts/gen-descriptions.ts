@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface Described { description?: string; properties?: Record<string, string> }
 interface ModelText { description?: string; fields: Map<string, string> }
@@ -67,7 +68,8 @@ function modelOf(definition: string, available: Set<string>): string | undefined
   return undefined;
 }
 
-function main(): void {
+/** The descriptions file's content for the reference document (what main writes). */
+export function generateDescriptions(): { text: string; kinds: number; fields: number; definitions: number } {
   const doc = JSON.parse(readFileSync(REFERENCE, 'utf8')) as { definitions: Record<string, { properties?: Record<string, unknown> }> };
   const available = new Set(readdirSync(MODELS).filter((f) => f.endsWith('.d.ts')).map((f) => f.slice(0, -5)));
   const out: Record<string, Described> = {};
@@ -86,8 +88,14 @@ function main(): void {
     if (Object.keys(props).length) d.properties = props;
     if (d.description || d.properties) out[name] = d;
   }
-  writeFileSync(OUT, JSON.stringify(out, null, 1) + '\n');
-  process.stdout.write(`wrote ${OUT}: ${kinds} kind and ${fields} field descriptions for ${Object.keys(doc.definitions).length} definitions\n`);
+  return { text: JSON.stringify(out, null, 1) + '\n', kinds, fields, definitions: Object.keys(doc.definitions).length };
 }
 
-main();
+export const DESCRIPTIONS_OUT = OUT;
+
+// run as a script (node dist/scripts/gen-descriptions.js), not when a test imports it
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const g = generateDescriptions();
+  writeFileSync(OUT, g.text);
+  process.stdout.write(`wrote ${OUT}: ${g.kinds} kind and ${g.fields} field descriptions for ${g.definitions} definitions\n`);
+}

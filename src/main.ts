@@ -42,8 +42,23 @@ async function backup(argv: string[]): Promise<void> {
   }
 }
 
+/** `migrate-to-etcd` (src/server/migrate.ts): a stopped LMDB data directory's keys into etcd. */
+async function migrate(argv: string[]): Promise<void> {
+  const { migrateToEtcd, parseMigrateArgs } = await import('./server/migrate.js');
+  let args: ReturnType<typeof parseMigrateArgs>;
+  try { args = parseMigrateArgs(argv); } catch (e) { fail(e, 2); }
+  try {
+    const r = await migrateToEtcd(args);
+    process.stdout.write(`migrated ${args.dataDir} to etcd ${args.servers.join(',')}${args.prefix}: ${r.shards} shards, ${r.keys} keys, counted on both sides (start with --storage-backend etcd3 --etcd-servers ${args.servers.join(',')} --etcd-prefix ${args.prefix})\n`);
+    process.exit(0);
+  } catch (e) {
+    fail(e, 1);
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'backup') return backup(process.argv.slice(3));
+  if (process.argv[2] === 'migrate-to-etcd') return migrate(process.argv.slice(3));
   let options: ServerOptions;
   try {
     options = parseArgs(process.argv.slice(2));

@@ -31,3 +31,9 @@ test('renamed for the served domain; links kept', () => {
   assert.doesNotMatch(texts.replace(/https?:\/\/[^\s"]+/g, ''), /\bplatform\.io\//, 'no reference label domain under --api-domain k8s.io');
   assert.match(texts, /kubernetes\.io\//);
 });
+
+test('reference/descriptions.json is what scripts/gen-descriptions.ts generates (npm run gen:descriptions)', async () => {
+  const { generateDescriptions, DESCRIPTIONS_OUT } = await import('../../scripts/gen-descriptions.js');
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(DESCRIPTIONS_OUT, 'utf8'), generateDescriptions().text, 'stale: run npm run gen:descriptions');
+});
