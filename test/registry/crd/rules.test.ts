@@ -109,3 +109,13 @@ test('date, date-time and duration strings are timestamps and durations in rules
   const bad = { type: 'object', properties: { spec: { ...spec, 'x-plat-validations': [{ rule: "self.start == '2024-01-01'" }] } } };
   assert.match(ruleCauses(bad, 'x', 'x-plat')[0]?.message ?? '', /found no matching overload for '_==_' applied to '\(google\.protobuf\.Timestamp, string\)'/);
 });
+
+test('transition rules are refused where items cannot be correlated (under atomic and set lists); list-type map items can', async () => {
+  const { ruleCauses } = await import('../../../src/registry/crd/rule-specs.js');
+  const item = { type: 'object', 'x-plat-validations': [{ rule: 'self.v == oldSelf.v' }], properties: { k: { type: 'string' }, v: { type: 'string' } } };
+  const schema = (listType: string) => ({ type: 'object', properties: { l: { type: 'array', maxItems: 5, 'x-plat-list-type': listType, 'x-plat-list-map-keys': ['k'], items: item } } });
+  assert.deepEqual(ruleCauses(schema('map'), 'p', 'x-kubernetes'), []);
+  assert.deepEqual(ruleCauses(schema('atomic'), 'p', 'x-kubernetes').map((c) => `${c.field}: ${c.message}`), [
+    'p.properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self.v == oldSelf.v": oldSelf cannot be used on the uncorrelatable portion of the schema within p.properties[l].items',
+  ]);
+});
