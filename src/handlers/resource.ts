@@ -124,7 +124,7 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
-  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
+  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
   if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored

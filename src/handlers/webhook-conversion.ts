@@ -14,13 +14,20 @@ import type { OpInput } from '../server/actor-pool.js';
 import { decodeBody } from '../codec/codec.js';
 import { send, sendStatus } from '../server/http.js';
 import { callWebhook, resolveTarget } from '../admission/webhook/client.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
+import { applyJsonPatch } from '../patch/json-patch.js';
 import type { CustomType } from '../registry/crd/types.js';
 import type { Request, Services } from './context.js';
 
-const VERBS = new Set(['get', 'list', 'create', 'update', 'delete']);
+const VERBS = new Set(['get', 'list', 'create', 'update', 'delete', 'patch']);
+const PATCHES: Record<string, (doc: unknown, patch: unknown) => unknown> = {
+  'application/merge-patch+json': applyMergePatch, 'application/json-patch+json': applyJsonPatch,
+};
 const TIMEOUT_SECONDS = 30;
 
 class ConversionFailed extends Error {}
+
+const bodyText = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
 
 function failure(message: string): Status {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 } as Status;
@@ -73,6 +80,8 @@ export interface HandlerParts {
 
 export function servedByWebhookConversion(r: Request, s: Services, h: HandlerParts): boolean {
   if (!r.def.custom || r.info.subresource || r.enc.view || !VERBS.has(r.info.verb)) return false;
+  const patchWith = r.info.verb === 'patch' ? PATCHES[(r.headers.contentType ?? '').split(';')[0]!.trim()] : undefined;
+  if (r.info.verb === 'patch' && !patchWith) return false;
   const t = s.customType?.(r.def.group, r.def.resource);
   if (!t?.webhook || t.storageVersion === r.def.version) return false;
   const gvk = (apiVersion: string) => `${apiVersion}, Kind=${t.kind}`;
@@ -84,7 +93,7 @@ export function servedByWebhookConversion(r: Request, s: Services, h: HandlerPar
   /** the storage version's reply, converted to the requested version */
   const answer = async (res: Result): Promise<void> => {
     if ('error' in res || !('code' in res)) return res && 'error' in res ? sendStatus(r.x, res.error, r.enc.pretty, r.enc) : undefined;
-    const body = JSON.parse(typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8'));
+    const body = JSON.parse(bodyText(res.body));
     if (Array.isArray(body.items)) {
       body.items = await convert(s, t, body.items, requested);
       body.apiVersion = requested;
@@ -96,7 +105,20 @@ export function servedByWebhookConversion(r: Request, s: Services, h: HandlerPar
   if (r.info.verb === 'get') void submit({ type, enc, op: 'get', namespace: ns, name: r.info.name });
   else if (r.info.verb === 'list') void submit({ type, enc, op: 'list', namespace: ns, opts: h.listOptions() });
   else if (r.info.verb === 'delete') void submit({ type, enc, op: 'delete', namespace: ns, name: r.info.name, dryRun: false, options: {} });
-  else {
+  else if (patchWith) {
+    // the patch applies to the object as the requested version shows it; the result is written as an update
+    h.withBody(async (body) => {
+      const res = await s.pool.submit({ type, enc, op: 'get', namespace: ns, name: r.info.name });
+      if ('error' in res || !('code' in res)) return void (res && 'error' in res ? sendStatus(r.x, res.error, r.enc.pretty, r.enc) : undefined);
+      let next: any;
+      try {
+        const [current] = await convert(s, t, [JSON.parse(bodyText(res.body))], requested);
+        [next] = await convert(s, t, [patchWith(current, JSON.parse(body.text))], stored);
+      } catch (e) { return fail(e, stored); }
+      const update = { type, enc, op: 'update', namespace: ns, name: r.info.name, dryRun: r.query.has('dryRun'), body: { text: JSON.stringify(next), contentType: 'json' } };
+      await submit(update as OpInput);
+    });
+  } else {
     h.withBody(async (body) => {
       const obj = decodeBody(body);
       let converted: any;

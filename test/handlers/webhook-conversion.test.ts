@@ -1,7 +1,7 @@
 /**
  * conversion.strategy Webhook end to end: a loopback HTTPS webhook converts between v1
  * (storage: spec.sizeCm, an integer) and v2 (spec.size, "<n>cm"); writes and reads in v2 go
- * through ConversionReviews (lists in one batch), objects are stored in v1; a webhook that is
+ * through ConversionReviews (lists in one batch; merge patches apply to the v2 view), objects are stored in v1; a webhook that is
  * down or answers wrongly makes the request a 500 naming the conversion.
  */
 import { test, before, after } from 'node:test';
@@ -78,6 +78,10 @@ test('writes and reads in v2 convert through the webhook; objects are stored in 
   const updated = await request(s.url, 'PUT', `${v2}/b`, { ...got.json, spec: { size: '4cm' } });
   assert.equal(updated.status, 200, updated.text);
   assert.deepEqual((await request(s.url, 'GET', `/apis/${GROUP}/v1/namespaces/default/boxes/b`)).json.spec, { sizeCm: 4 });
+  const patched = await request(s.url, 'PATCH', `${v2}/b`, { spec: { size: '7cm' } }, { 'content-type': 'application/merge-patch+json' });
+  assert.equal(patched.status, 200, patched.text);
+  assert.deepEqual([patched.json.apiVersion, patched.json.spec], [`${GROUP}/v2`, { size: '7cm' }]);
+  assert.deepEqual((await request(s.url, 'GET', `/apis/${GROUP}/v1/namespaces/default/boxes/b`)).json.spec, { sizeCm: 7 });
 });
 
 test('a webhook that answers wrongly, or not at all, is a 500 naming the conversion', async () => {
