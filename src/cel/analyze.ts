@@ -12,8 +12,14 @@ import { BOOL, DYN, INT, accepts, fieldType, fromCelType, typeName, type T } fro
 /** The shape of @bufbuild/cel's parsed Expr that the pass reads. */
 export interface Node {
   id: bigint;
-  exprKind: { case: string | undefined; value?: any };
+  exprKind: { case: string | undefined; value?: unknown };
 }
+
+interface Constant { constantKind: { case: string; value: unknown } }
+interface Select { operand: Node; field: string; testOnly: boolean }
+interface Call { target?: Node; function: string; args: Node[] }
+interface StructEntry { keyKind: { case: string; value: unknown }; value: Node }
+interface Comprehension { iterVar: string; iterRange: Node; accuVar: string; accuInit: Node; loopCondition: Node; loopStep: Node; result: Node }
 
 export interface Issue { offset: number; message: string }
 interface Scope { vars: Map<string, T>; parent?: Scope }
@@ -44,25 +50,26 @@ export class Analyzer {
     const v = n.exprKind.value;
     switch (n.exprKind.case) {
       case 'constExpr': {
-        const c = v.constantKind;
-        if (c.case === 'stringValue') return { t: { k: 'string', max: c.value.length }, cost: 0 };
+        const c = (v as Constant).constantKind;
+        if (c.case === 'stringValue') return { t: { k: 'string', max: String(c.value).length }, cost: 0 };
         return { t: CONSTS[c.case] ?? DYN, cost: 0 };
       }
-      case 'identExpr': return this.ident(n, v.name, scope);
-      case 'selectExpr': return this.select(n, v, scope);
-      case 'callExpr': return this.call(n, v, scope);
+      case 'identExpr': return this.ident(n, (v as { name: string }).name, scope);
+      case 'selectExpr': return this.select(n, v as Select, scope);
+      case 'callExpr': return this.call(n, v as Call, scope);
       case 'listExpr': {
-        const parts = v.elements.map((e: Node) => this.run(e, scope));
-        const cost = parts.reduce((a: number, p: Result) => a + p.cost, 10);
+        const parts = (v as { elements: Node[] }).elements.map((e) => this.run(e, scope));
+        const cost = parts.reduce((a, p) => a + p.cost, 10);
         return { t: { k: 'list', elem: parts[0]?.t ?? DYN, max: parts.length }, cost };
       }
       case 'structExpr': {
-        if (v.messageName) return this.fail(n, `undeclared reference to '${v.messageName}' (in container '')`);
+        const st = v as { messageName: string; entries: StructEntry[] };
+        if (st.messageName) return this.fail(n, `undeclared reference to '${st.messageName}' (in container '')`);
         let cost = 30;
-        for (const e of v.entries) { cost += this.run(e.value, scope).cost; if (e.keyKind.case === 'mapKey') cost += this.run(e.keyKind.value, scope).cost; }
-        return { t: { k: 'map', elem: DYN, max: v.entries.length }, cost };
+        for (const e of st.entries) { cost += this.run(e.value, scope).cost; if (e.keyKind.case === 'mapKey') cost += this.run(e.keyKind.value as Node, scope).cost; }
+        return { t: { k: 'map', elem: DYN, max: st.entries.length }, cost };
       }
-      case 'comprehensionExpr': return this.comprehension(n, v, scope);
+      case 'comprehensionExpr': return this.comprehension(n, v as Comprehension, scope);
       default: return this.fail(n, 'unsupported expression');
     }
   }
@@ -74,7 +81,7 @@ export class Analyzer {
     return { t, cost: 1 };
   }
 
-  private select(n: Node, v: { operand: Node; field: string; testOnly: boolean }, scope: Scope): Result {
+  private select(n: Node, v: Select, scope: Scope): Result {
     const op = this.run(v.operand, scope);
     const out = (t: T): Result => ({ t: v.testOnly ? BOOL : t, cost: op.cost + 1 });
     if (op.t.k === 'dyn') return out(DYN);
@@ -86,7 +93,7 @@ export class Analyzer {
     return this.fail(n, `type '${typeName(op.t)}' does not support field selection`);
   }
 
-  private comprehension(n: Node, v: any, scope: Scope): Result {
+  private comprehension(n: Node, v: Comprehension, scope: Scope): Result {
     const range = this.run(v.iterRange, scope);
     const r = range.t;
     if (!['list', 'map', 'object', 'dyn'].includes(r.k)) {
@@ -103,12 +110,13 @@ export class Analyzer {
     return { t: result.t, cost: range.cost + init.cost + times * (cond.cost + step.cost + 1) + result.cost };
   }
 
-  private call(n: Node, v: { target?: Node; function: string; args: Node[] }, scope: Scope): Result {
+  private call(n: Node, v: Call, scope: Scope): Result {
     let name = v.function;
     let target = v.target;
     // `sets.contains(a, b)`: a qualified function name, not a method of an identifier
-    if (target?.exprKind.case === 'identExpr' && !lookup(scope, target.exprKind.value.name)) {
-      const qualified = `${target.exprKind.value.name}.${name}`;
+    const targetName = target?.exprKind.case === 'identExpr' ? (target.exprKind.value as { name: string }).name : undefined;
+    if (targetName !== undefined && !lookup(scope, targetName)) {
+      const qualified = `${targetName}.${name}`;
       if (PLAIN_ENV.funcs.find(qualified)) { name = qualified; target = undefined; }
     }
     const t = target ? this.run(target, scope) : undefined;

@@ -48,6 +48,8 @@ export function typeOfSchema(s: unknown): T {
     case 'number': return { k: 'double' };
     case 'boolean': return BOOL;
     case 'string': {
+      if (s.format === 'date' || s.format === 'date-time') return { k: 'google.protobuf.Timestamp' };
+      if (s.format === 'duration') return { k: 'google.protobuf.Duration' };
       // an enum bounds a string by its longest value (upstream's estimateMaxStringEnumLength)
       const longest = Array.isArray(s.enum) ? Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? e.length : 0))) : undefined;
       const max = typeof s.maxLength === 'number' ? s.maxLength : longest ?? MAX_REQUEST_BYTES;

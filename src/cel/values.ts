@@ -7,6 +7,7 @@
  * for the libraries (the evaluator's own are internal to @bufbuild/cel).
  */
 import { celList, celMap, isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
+import { durationFromMs, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { escapeName } from './escaping.js';
 
 type Raw = Record<string, unknown>;
@@ -24,6 +25,31 @@ function bytesOf(s: string): Uint8Array {
   return new Uint8Array(Buffer.from(s, 'base64'));
 }
 
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration (`1h30m`, `-1.5s`) in milliseconds, or undefined. */
+export function durationMs(v: string): number | undefined {
+  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/.exec(v);
+  if (!m) return v === '0' ? 0 : undefined;
+  let ms = 0;
+  for (const [, n, u] of v.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) ms += Number(n) * UNITS[u!]!;
+  return m[1] === '-' ? -ms : ms;
+}
+
+/** Strings of the formats upstream types: byte as bytes, date and date-time as timestamps, duration as durations. */
+function formatted(v: string, format: unknown): CelInput {
+  if (format === 'byte') return bytesOf(v);
+  if (format === 'date' || format === 'date-time') {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? v : timestampFromDate(d) as unknown as CelInput;
+  }
+  if (format === 'duration') {
+    const ms = durationMs(v);
+    return ms === undefined ? v : durationFromMs(ms) as unknown as CelInput;
+  }
+  return v;
+}
+
 /** The CEL value of v as schema s types it. */
 export function toCelValue(v: unknown, s: Raw | undefined): CelInput {
   if (v === null || v === undefined) return null;
@@ -32,7 +58,7 @@ export function toCelValue(v: unknown, s: Raw | undefined): CelInput {
     if (s.type === 'number') return v;
     return Number.isInteger(v) ? BigInt(v) : v;
   }
-  if (typeof v === 'string') return s.type === 'string' && s.format === 'byte' ? bytesOf(v) : v;
+  if (typeof v === 'string') return s.type === 'string' ? formatted(v, s.format) : v;
   if (Array.isArray(v)) {
     const items = isObj(s.items) ? s.items : undefined;
     return celList(v.map((x) => toCelValue(x, items)));

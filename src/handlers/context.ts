@@ -1,4 +1,5 @@
 /** What the per-verb handlers receive: the parsed request and the front thread's services. */
+import type { CustomType } from '../registry/crd/types.js';
 import type { Exchange } from '../server/http.js';
 import type { RequestInfo } from '../server/request-info.js';
 import type { ActorPool } from '../server/actor-pool.js';
@@ -55,6 +56,10 @@ export interface Services {
   protobufMediaType: string;
   /** a resourceVersion at or below which every change of typeKey has reached the hub */
   safeRV(typeKey: string): number;
+  /** the served custom type of a group and resource (webhook conversion reads its CRD's settings) */
+  customType?(group: string, resource: string): CustomType | undefined;
+  /** the served apiextensions group (`apiextensions.<domain>`) */
+  apiextensionsGroup?: string;
   /** asks the authorizer about the request's resource with another verb (upstream's extra checks) */
   authorize?(r: Request, verb: string): { decision: string; reason: string } | Promise<{ decision: string; reason: string }>;
 }

@@ -21,6 +21,7 @@ import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
 import { pinOf, retriedWrite } from './pin.js';
+import { servedByWebhookConversion } from './webhook-conversion.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -127,6 +128,8 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
+  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
+  if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
     return withBody(r, s, async (body) => run(r, s, await legacyBindingOp(r, s, body)));

@@ -167,6 +167,8 @@ export class ApiServer {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
       readCache,
+      customType: (group, resource) => this.registry.customType(group, resource),
+      apiextensionsGroup: groupFor(this.registry.identity, 'apiextensions.plat.io'),
       authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
     this.extensions = new Extensions({

@@ -94,3 +94,17 @@ table('ip and cidr', [
 table('optional values', [
   ['optional.of(1).hasValue()', true], ['optional.none().hasValue()', false], ['optional.none().orValue(2)', 2n], ['optional.of(1).value()', 1n],
 ]);
+
+table('format', [
+  ["format.dns1123Label().validate('my-label-name')", { '@type': 'Optional' }],
+  ["format.dns1123Label().validate('my-label-name').hasValue()", false],
+  ["format.dns1123Label().validate('Not_A_Label').value().size()", 1n],
+  ["format.dns1123Subdomain().validate('a.example.com').hasValue()", false],
+  ["format.dns1035Label().validate('1abc').hasValue()", true],
+  ["format.dns1123LabelPrefix().validate('my-prefix-').hasValue()", false],
+  ["format.labelValue().validate('').hasValue()", false],
+  ["format.qualifiedName().validate('example.com/MyName').hasValue()", false],
+  ["format.uuid().validate('not-a-uuid').hasValue()", true],
+  ["format.named('dns1123Label').hasValue()", true], ["format.named('nope').hasValue()", false],
+  ["format.named('uuid').value().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()", false],
+]);

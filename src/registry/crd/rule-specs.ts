@@ -88,7 +88,7 @@ interface Costs { total: number; paths: string[]; causes: StatusCause[] }
 const factor = (cost: number, limit: number) => (cost / limit > 100 ? 'more than 100x' : `${(cost / limit).toFixed(1)}x`);
 
 /** Checks of the rules on one schema level; path is `...properties[spec]`, ext the extension's written prefix. */
-function checkLevel(s: Raw, path: string, ext: string, cardinality: number, costs: Costs): void {
+function checkLevel(s: Raw, path: string, ext: string, cardinality: number, costs: Costs, uncorrelatable?: string): void {
   specsOf(s).forEach((raw, i) => {
     const at = `${path}.${ext}-validations[${i}]`;
     const spec = specOf(raw, s);
@@ -105,6 +105,9 @@ function checkLevel(s: Raw, path: string, ext: string, cardinality: number, cost
       out.push(invalid(`${at}.fieldPath`, raw.fieldPath, `fieldPath must be a valid path: ${why.message}`));
     }
     if (spec.optionalOldSelf && !c.compiled.error && !c.compiled.usesOldSelf) out.push(forbidden(`${at}.optionalOldSelf`, 'may not be set if oldSelf is not used in rule'));
+    if (c.compiled.usesOldSelf && uncorrelatable) {
+      out.push(invalid(`${at}.rule`, spec.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+    }
     if (c.compiled.error) return;
     const cost = (c.compiled.cost + (c.messageProgram?.cost ?? 0)) * cardinality;
     if (cost > RULE_COST_LIMIT) out.push(forbidden(`${at}.rule`, `estimated rule cost exceeds budget by factor of ${factor(cost, RULE_COST_LIMIT)} ${COST_HINT}`));
@@ -130,14 +133,21 @@ function cardinalityOf(s: Raw, parents: number | undefined): number {
   return Math.floor(MAX_REQUEST_BYTES / (min + 1));
 }
 
-/** parents: the product of the enclosing lists' and maps' bounds (undefined: one of them is unbounded) */
-function walkSchema(s: unknown, path: string, ext: string, parents: number | undefined, costs: Costs): void {
+/**
+ * parents: the product of the enclosing lists' and maps' bounds (undefined: one of them is
+ * unbounded); uncorrelatable: the items path of the outermost enclosing list that is not a
+ * list-type map (its items have no old value to compare with: transition rules are refused there).
+ */
+function walkSchema(s: unknown, path: string, ext: string, parents: number | undefined, costs: Costs, uncorrelatable?: string): void {
   if (!isObj(s)) return;
-  checkLevel(s, path, ext, cardinalityOf(s, parents), costs);
+  checkLevel(s, path, ext, cardinalityOf(s, parents), costs, uncorrelatable);
   const inner = (n: number | undefined) => (parents === undefined || n === undefined ? undefined : parents * n);
-  if (isObj(s.properties)) for (const [k, ps] of Object.entries(s.properties)) walkSchema(ps, `${path}.properties[${k}]`, ext, parents, costs);
-  if (isObj(s.items)) walkSchema(s.items, `${path}.items`, ext, inner(bound(s)), costs);
-  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, inner(bound(s)), costs);
+  if (isObj(s.properties)) for (const [k, ps] of Object.entries(s.properties)) walkSchema(ps, `${path}.properties[${k}]`, ext, parents, costs, uncorrelatable);
+  if (isObj(s.items)) {
+    const items = `${path}.items`;
+    walkSchema(s.items, items, ext, inner(bound(s)), costs, uncorrelatable ?? (s['x-plat-list-type'] === 'map' ? undefined : items));
+  }
+  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, inner(bound(s)), costs, uncorrelatable);
 }
 
 /** Every cause of the rules in a version's schema (root at path), the schema-wide cost limit included. */

@@ -111,6 +111,8 @@ function evalRules(n: RuleNode, v: unknown, old: unknown, path: string, run: Run
   const oldSelf = hasOld ? toCelValue(old, n.schema) : undefined;
   const unchanged = hasOld && same(v, old);
   for (const r of n.rules) {
+    // a rule stored before this server checked it at CRD write fails closed, as upstream reports it
+    if (r.compiled.error) { run.causes.push(invalidAt(n, path, `rule compile error: ${r.compiled.error}`)); continue; }
     if (!r.compiled.program) continue;
     if (r.compiled.usesOldSelf && !hasOld && !r.optionalOldSelf) continue;
     if (unchanged && !r.compiled.usesOldSelf) continue;

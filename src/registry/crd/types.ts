@@ -45,6 +45,8 @@ export interface CustomType {
   versions: CustomVersion[];
   /** the version objects are stored in */
   storageVersion: string;
+  /** conversion.strategy Webhook: where to send ConversionReviews (the front thread converts) */
+  webhook?: { clientConfig: unknown; reviewVersions: string[] };
 }
 
 const VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -71,6 +73,9 @@ export function customTypeOf(crd: any): CustomType | undefined {
     crd: crd.metadata.name, group: spec.group, plural: names.plural, singular: names.singular || names.kind.toLowerCase(),
     kind: names.kind, listKind: names.listKind || `${names.kind}List`, namespaced: spec.scope === 'Namespaced',
     shortNames: names.shortNames ?? [], categories: names.categories ?? [], versions, storageVersion: storage.name,
+    ...(spec.conversion?.strategy === 'Webhook' && spec.conversion.webhook?.clientConfig ? {
+      webhook: { clientConfig: spec.conversion.webhook.clientConfig, reviewVersions: spec.conversion.webhook.conversionReviewVersions ?? ['v1'] },
+    } : {}),
   };
 }
 

@@ -88,3 +88,34 @@ test('schema patterns and CEL matches take RE2 syntax: inline flags, named group
   const t = tree({ type: 'object', 'x-plat-validations': [{ rule: "self.s.matches('^(?i)yes$')" }], properties: { s: { type: 'string' } } });
   assert.deepEqual(validateRules(t, { spec: { s: 'YES' } }, undefined), []);
 });
+
+test('date, date-time and duration strings are timestamps and durations in rules; byte strings are bytes', async () => {
+  const { ruleCauses } = await import('../../../src/registry/crd/rule-specs.js');
+  const spec = {
+    type: 'object',
+    'x-plat-validations': [
+      { rule: 'self.end > self.start && self.start.getFullYear() >= 2020', message: 'bad window' },
+      { rule: "self.timeout <= duration('1h')", message: 'timeout too long' },
+      { rule: 'size(self.data) == 3', message: 'data is 3 bytes' },
+    ],
+    properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date' }, timeout: { type: 'string', format: 'duration' }, data: { type: 'string', format: 'byte' } },
+  };
+  const t = tree(spec);
+  const ok = { start: '2024-05-01T10:00:00Z', end: '2024-06-01', timeout: '30m', data: Buffer.from('abc').toString('base64') };
+  assert.deepEqual(validateRules(t, { spec: ok }, undefined), []);
+  assert.deepEqual(validateRules(t, { spec: { ...ok, start: '2019-01-01T00:00:00Z', timeout: '1h0m1s', data: 'YQ==' } }, undefined).map((c) => c.message), [
+    'Invalid value: "object": bad window', 'Invalid value: "object": timeout too long', 'Invalid value: "object": data is 3 bytes',
+  ]);
+  const bad = { type: 'object', properties: { spec: { ...spec, 'x-plat-validations': [{ rule: "self.start == '2024-01-01'" }] } } };
+  assert.match(ruleCauses(bad, 'x', 'x-plat')[0]?.message ?? '', /found no matching overload for '_==_' applied to '\(google\.protobuf\.Timestamp, string\)'/);
+});
+
+test('transition rules are refused where items cannot be correlated (under atomic and set lists); list-type map items can', async () => {
+  const { ruleCauses } = await import('../../../src/registry/crd/rule-specs.js');
+  const item = { type: 'object', 'x-plat-validations': [{ rule: 'self.v == oldSelf.v' }], properties: { k: { type: 'string' }, v: { type: 'string' } } };
+  const schema = (listType: string) => ({ type: 'object', properties: { l: { type: 'array', maxItems: 5, 'x-plat-list-type': listType, 'x-plat-list-map-keys': ['k'], items: item } } });
+  assert.deepEqual(ruleCauses(schema('map'), 'p', 'x-kubernetes'), []);
+  assert.deepEqual(ruleCauses(schema('atomic'), 'p', 'x-kubernetes').map((c) => `${c.field}: ${c.message}`), [
+    'p.properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self.v == oldSelf.v": oldSelf cannot be used on the uncorrelatable portion of the schema within p.properties[l].items',
+  ]);
+});
