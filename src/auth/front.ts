@@ -153,7 +153,7 @@ export class FrontAuthentication implements Informer {
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, inlineFront: o.tlsFrontInline === true, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);

@@ -120,7 +120,8 @@ export class ApiServer {
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
         labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity), apiDomain: this.registry.identity.domain,
       },
-    }, (evs) => this.onEvents(evs));
+      ...(options.testFaults ? { testFaults: options.testFaults } : {}),
+    }, (evs) => this.onEvents(evs), { pipelineDepth: options.actorPipelineDepth, heavyPerBatch: options.actorHeavyPerBatch });
     this.pool.streams = () => this.hub.streams();
     this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
       (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
@@ -277,7 +278,7 @@ export class ApiServer {
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
-      allowLoopbackProxy: process.env.PLAT_PROXY_ALLOW_LOOPBACK === '1',
+      allowLoopbackProxy: o.proxyAllowLoopback === true,
       verifiesAgents: tls.ca !== undefined,
     };
   }
