@@ -9,16 +9,17 @@ import { packBodies } from '../src/actors/pack.js';
 import { crashIfAsked, holdInit } from '../src/actors/test-faults.js';
 import type { ActorConfig, Batch, BatchReply, DefsReply, DefsRequest, InitReply, InitRequest, SnapshotRequest } from '../src/actors/protocol.js';
 
-const shard = new Shard(workerData as ActorConfig);
+const config = workerData as ActorConfig;
+const shard = new Shard(config);
 
 export default async function handle(task: Batch | InitRequest | DefsRequest | SnapshotRequest): Promise<BatchReply | InitReply | DefsReply | unknown> {
   if ('init' in task) {
-    await holdInit();
+    await holdInit(config.testFaults);
     return shard.init();
   }
   if ('defs' in task) return shard.setDefs(task.defs);
   if ('snapshot' in task) return shard.snapshot();
-  crashIfAsked(task.ops);
+  crashIfAsked(config.testFaults, task.ops);
   const reply = await shard.run(task.ops, task.streams, task.poll);
   const buf = packBodies(reply);
   return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;

@@ -12,13 +12,6 @@ import type { CorruptObjects } from './corrupt.js';
 import type { Result } from './protocol.js';
 import { leaseWrite } from './leases.js';
 
-/**
- * Fault injection for the tests of commit isolation: a commit holding a key that contains this
- * text fails as a backend refusal would. Unset in production.
- */
-const FAIL_COMMIT_ENV = 'PLAT_TEST_FAIL_COMMIT_MATCH';
-const FAIL_COMMIT_MATCH = process.env[FAIL_COMMIT_ENV] ?? '';
-
 export class Batch {
   /** the writes staged so far, in order */
   readonly staged: StagedWrite[] = [];
@@ -72,9 +65,11 @@ export class Batch {
 
 /**
  * Commits staged writes (with their leases) and the raw deletes of corrupt keys in one durable
- * transaction; rawRV: the revision the raw deletes took (0 without any).
+ * transaction; rawRV: the revision the raw deletes took (0 without any). failMatch (test-only,
+ * --test-fail-commit-match; '' in production): a commit holding a key that contains this text
+ * fails as a backend refusal would, for the tests of commit isolation.
  */
-export async function commitBatch(backend: Backend, transformers: Transformers, staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = []): Promise<void> {
+export async function commitBatch(backend: Backend, transformers: Transformers, staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = [], failMatch = ''): Promise<void> {
   const writes: Write[] = [];
   for (const w of staged) {
     const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
@@ -83,8 +78,8 @@ export async function commitBatch(backend: Backend, transformers: Transformers, 
     if (lease) writes.push(lease);
   }
   for (const key of rawDeletes) writes.push({ key, value: undefined });
-  if (FAIL_COMMIT_MATCH && writes.some((w) => w.key.includes(FAIL_COMMIT_MATCH))) {
-    throw new Error(`injected commit failure (${FAIL_COMMIT_ENV})`);
+  if (failMatch && writes.some((w) => w.key.includes(failMatch))) {
+    throw new Error('injected commit failure (--test-fail-commit-match)');
   }
   const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
   await backend.commit(writes, maxRV);

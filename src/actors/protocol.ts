@@ -186,6 +186,17 @@ export interface Lease { typeKey: string; namespace: string; name: string; rv: n
 /** An object's encoded state for the front thread's read cache. */
 export interface CachedObject { typeKey: string; namespace: string; name: string; apiVersion: string; json: string }
 
+/**
+ * Test-only fault injection (hidden flags --test-actor-faults, --test-fail-commit-match; see
+ * src/actors/test-faults.ts). Never set in production.
+ */
+export interface TestFaults {
+  /** a GET of CRASH_NAME ends the actor; while `<dir>/hold-init` exists a (re)starting actor waits before loading */
+  dir?: string;
+  /** a commit holding a key that contains this text fails as a backend refusal would */
+  failCommitMatch?: string;
+}
+
 /** Data every actor receives at start (piscina workerData). */
 export interface ActorConfig {
   shard: number;
@@ -205,4 +216,6 @@ export interface ActorConfig {
   strategyConfig: StrategyConfig;
   /** `--encryption-provider-config`, parsed and validated by the front thread */
   encryption?: EncryptionConfig;
+  /** test fixtures only (ServerOptions.testFaults) */
+  testFaults?: TestFaults;
 }

@@ -249,7 +249,7 @@ export class Shard {
     this.rawDeletes = [];
     if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
-      await commitBatch(this.backend, this.transformers, staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes);
+      await commitBatch(this.backend, this.transformers, staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes, this.cfg.testFaults?.failCommitMatch);
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
       // another server committed to this shard first; its changes are in the caches now

@@ -5,7 +5,7 @@
  * lives in the create path (src/handlers/resource.ts and the store), NodeRestriction and the
  * certificate plugins in src/auth/authz (they run after this chain, on the final object).
  */
-import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { Services } from '../handlers/context.js';
 import type { Registry } from '../registry/registry.js';
 import type { ServerOptions } from '../server/options.js';
@@ -17,11 +17,9 @@ import { ValidatingPolicyPlugin } from './validating-policy.js';
 import { WebhookSource } from './webhook/source.js';
 import { MutatingWebhookPlugin, ValidatingWebhookPlugin } from './webhook/dispatcher.js';
 
-export interface AdmissionPlugins {
+/** The plugins, and (as an informer) what keeps what they read (webhook configurations, policies) current. */
+export interface AdmissionPlugins extends Informer {
   plugins: AdmissionPlugin[];
-  /** keeps what plugins read (webhook configurations) current from the change events */
-  observe(evs: ChangeEvent[]): void;
-  load(objects: CachedObject[]): void;
 }
 
 export function buildAdmissionPlugins(options: ServerOptions, registry: Registry, services: Services): AdmissionPlugins {

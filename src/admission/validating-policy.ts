@@ -14,6 +14,7 @@ import { StatusError, type Status } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { labelSelectorFromObject, type LabelSelector } from '../api/selectors.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../server/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
@@ -48,7 +49,7 @@ function matchesRule(rule: any, a: RequestAttributes & { name: string }): boolea
   return !Array.isArray(names) || names.length === 0 || names.includes(a.name);
 }
 
-export class ValidatingPolicyPlugin implements AdmissionPlugin {
+export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
   readonly name = 'ValidatingAdmissionPolicy';
   private readonly keys: { policy: string; binding: string };
   private readonly policies = new Map<string, Policy>();
@@ -61,8 +62,8 @@ export class ValidatingPolicyPlugin implements AdmissionPlugin {
     this.auditKey = `validation.policy.admission.${identity.domain}/validation_failure`;
   }
 
-  load(objects: CachedObject[]): void { for (const o of objects) this.set(o.typeKey, o.name, o.json); }
-  observe(evs: ChangeEvent[]): void { for (const ev of evs) this.set(ev.typeKey, ev.name, ev.type === 'DELETED' ? undefined : ev.json); }
+  load(objects: readonly CachedObject[]): void { for (const o of objects) this.set(o.typeKey, o.name, o.json); }
+  observe(evs: readonly ChangeEvent[]): void { for (const ev of evs) this.set(ev.typeKey, ev.name, ev.type === 'DELETED' ? undefined : ev.json); }
 
   private set(typeKey: string, name: string, json: string | undefined): void {
     if (typeKey !== this.keys.policy && typeKey !== this.keys.binding) return;

@@ -12,6 +12,7 @@
  */
 import { groupFor, type Identity } from '../api/identity.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { ReadCache } from '../server/read-cache.js';
@@ -47,7 +48,7 @@ export interface RemoteService {
   resources?: any;
 }
 
-export class ApiServices {
+export class ApiServices implements Informer {
   private readonly typeKey: string;
   private readonly type: TypeRef;
   private readonly remote = new Map<string, RemoteService>();
@@ -77,11 +78,11 @@ export class ApiServices {
     return out;
   }
 
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     for (const o of objects) if (o.typeKey === this.typeKey) this.set(o.name, o.json);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey === this.typeKey) this.set(ev.name, ev.type === 'DELETED' ? undefined : ev.json);
       else if (ev.typeKey === '/services' || ev.typeKey === '/endpoints') {

@@ -10,6 +10,7 @@ import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
 import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import { readBody, send, sendStatus, type Exchange } from '../server/http.js';
 import { bodyFormat, cborEnabled, toBody } from '../server/negotiation.js';
 import type { ServerOptions } from '../server/options.js';
@@ -39,7 +40,7 @@ export const NO_CREDENTIALS: Credentials = Object.freeze({ authorization: '' });
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';
 
-export class FrontAuthentication {
+export class FrontAuthentication implements Informer {
   setup!: AuthenticationSetup;
   private virtual = new Map<string, VirtualKind>();
   private listener: SecureListener | undefined;
@@ -152,7 +153,7 @@ export class FrontAuthentication {
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
+    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, inlineFront: o.tlsFrontInline === true, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
       (res, req, credentials) => {
         const r = accept(res, req);
         r.credentials = credentials(req);

@@ -48,6 +48,8 @@ export interface SecureListenerOptions {
   kubelet?: KubeletDialMaterial;
   /** the TLS front's deadline for a handshake and for a begun request head (--read-header-timeout) */
   readHeaderTimeoutMs?: number;
+  /** the TLS front on the main thread instead of its own (hidden --tls-front-inline, for benchmarking) */
+  inlineFront?: boolean;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
@@ -90,7 +92,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
       ...(o.kubelet ? { kubelet: o.kubelet } : {}),
       ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
     };
-    front = process.env.PLAT_TLS_FRONT_INLINE === '1'
+    front = o.inlineFront
       ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
       : await startTlsTerminatorThread(t);
   } catch (e) {

@@ -10,6 +10,7 @@
 import { CompactSign } from 'jose';
 import { bodyText } from '../actors/pack.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { Identity } from '../api/identity.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { bootstrapToken, validForSigning, type BootstrapToken } from './bootstrap-token.js';
@@ -31,7 +32,7 @@ export async function detachedSignature(content: string, tokenId: string, tokenS
   return `${header}..${signature}`;
 }
 
-export class BootstrapSigner {
+export class BootstrapSigner implements Informer {
   private readonly tokens = new Map<string, BootstrapToken>();
   private clusterInfo = false;
   private running = false;

@@ -15,6 +15,7 @@
  */
 import { bodyText } from '../actors/pack.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { groupFor } from '../api/identity.js';
@@ -39,7 +40,7 @@ function condition(conds: any[], type: string, want: { status: string; reason: s
   return out;
 }
 
-export class CrdController {
+export class CrdController implements Informer {
   private readonly crds = new Map<string, any>();
   readonly typeRef: TypeRef;
   private readonly typeKey: string;
@@ -61,11 +62,11 @@ export class CrdController {
   }
 
   /** The stored CRDs at start; `sync()` then serves their types before the server listens. */
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     for (const o of objects) if (o.typeKey === this.typeKey) this.crds.set(o.name, JSON.parse(o.json));
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     let changed = false;
     for (const ev of evs) {
       if (ev.typeKey !== this.typeKey) continue;

@@ -104,7 +104,7 @@ export class DisruptionController {
     for (const [ns, m] of this.pdbs) for (const name of m.keys()) this.sync(ns, name);
   }
 
-  observe(events: ChangeEvent[]): void {
+  observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
       if (ev.typeKey !== PODS_KEY && ev.typeKey !== PDBS_KEY) continue;
       const obj = JSON.parse(ev.json);

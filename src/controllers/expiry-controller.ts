@@ -37,7 +37,7 @@ export class ExpiryController {
     this.arm();
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     let changed = false;
     for (const ev of evs) {
       const id = `${ev.typeKey}/${ev.namespace}/${ev.name}`;

@@ -49,7 +49,7 @@ export class GarbageCollector {
     for (const [uid, o] of this.alive) if (o.deleting) this.checkOwner(uid);
   }
 
-  observe(events: ChangeEvent[]): void {
+  observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
       const node: Node = { typeKey: ev.typeKey, namespace: ev.namespace, name: ev.name, uid: ev.uid, owners: ev.owners ?? [], deleting: !!ev.deleting };
       if (ev.type === 'DELETED') this.forget(node);

@@ -12,6 +12,7 @@
  * next change or sweep. The sweep runs every quarter grace period (at most 5 s).
  */
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { needsUnknown, nextTaints, readyCondition, unknownStatus } from './node-health.js';
@@ -32,7 +33,7 @@ interface Health {
   renewTime?: number;
 }
 
-export class NodeLifecycleController {
+export class NodeLifecycleController implements Informer {
   private readonly nodes = new Map<string, any>();
   private readonly health = new Map<string, Health>();
   private readonly busy = new Set<string>();
@@ -46,7 +47,7 @@ export class NodeLifecycleController {
   }
 
   /** The stored Nodes and node Leases at start. */
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     for (const o of objects) {
       if (o.typeKey === NODES_KEY) this.observeNode(o.name, JSON.parse(o.json));
       else if (o.typeKey === this.leasesKey && o.namespace === this.identity.nodeLeaseNamespace) this.observeLease(o.name, JSON.parse(o.json));
@@ -65,7 +66,7 @@ export class NodeLifecycleController {
     clearInterval(this.timer);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey === NODES_KEY) {
         if (ev.type === 'DELETED') { this.nodes.delete(ev.name); this.health.delete(ev.name); continue; }

@@ -30,7 +30,7 @@ export class ResourceQuotaController {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     if (this.readCache.count('/resourcequotas') === 0) return;
     for (const ev of evs) if (ev.namespace) this.pending.add(ev.namespace);
     this.schedule();

@@ -8,6 +8,7 @@
  * writes are ordinary creates (an AlreadyExists is success).
  */
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import type { ReadCache } from '../server/read-cache.js';
 
@@ -17,7 +18,7 @@ const CONFIG_MAPS: TypeRef = { group: '', version: 'v1', resource: 'configmaps' 
 const NAMESPACES_KEY = '/namespaces';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
-export class ServiceAccountsController {
+export class ServiceAccountsController implements Informer {
   private readonly active = new Set<string>();
   private readonly inflight = new Set<string>();
   private started = false;
@@ -29,7 +30,7 @@ export class ServiceAccountsController {
   private ca: string | undefined;
 
   /** The namespaces at start (before start()). */
-  load(objects: { typeKey: string; name: string; json: string }[]): void {
+  load(objects: readonly { typeKey: string; name: string; json: string }[]): void {
     for (const o of objects) if (o.typeKey === NAMESPACES_KEY && !JSON.parse(o.json).metadata?.deletionTimestamp) this.active.add(o.name);
   }
 
@@ -39,7 +40,7 @@ export class ServiceAccountsController {
     for (const ns of this.active) this.ensure(ns);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey === NAMESPACES_KEY) {
         if (ev.type === 'DELETED' || ev.deleting || ev.json.includes('"deletionTimestamp"')) this.active.delete(ev.name);

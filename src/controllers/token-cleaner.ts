@@ -5,6 +5,7 @@
  * precondition. It follows the secret change events and wakes up at the next expiration.
  */
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { Identity } from '../api/identity.js';
 import type { ActorPool } from '../server/actor-pool.js';
 import { bootstrapToken, isExpired, type BootstrapToken } from './bootstrap-token.js';
@@ -15,7 +16,7 @@ const SECRETS_KEY = '/secrets';
 /** setTimeout's ceiling; a later expiration is re-armed when this fires */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-export class TokenCleaner {
+export class TokenCleaner implements Informer {
   private readonly tokens = new Map<string, BootstrapToken>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;

@@ -6,6 +6,7 @@
  * Retry-After. Counters feed the `apiserver_flowcontrol_*` metrics.
  */
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import type { UserInfo } from '../auth/types.js';
@@ -17,7 +18,7 @@ import { ApfMetrics } from './apf-metrics.js';
 
 export interface Classification { schema: CompiledSchema; level: LevelConfig | undefined; flow: string }
 
-export class PriorityAndFairness {
+export class PriorityAndFairness implements Informer {
   readonly dispatcher: Dispatcher;
   readonly schemaKey: string;
   readonly levelKey: string;

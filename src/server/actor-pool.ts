@@ -41,8 +41,13 @@ interface ShardQueue {
   back?: Promise<void>;
 }
 
-/** Batches in flight per shard (env PLAT_PIPELINE_DEPTH overrides, for benchmarking). */
-const PIPELINE_DEPTH = Number(process.env.PLAT_PIPELINE_DEPTH ?? 1);
+/** Front-thread scheduling knobs (hidden flags, for benchmarking). */
+export interface PoolTuning {
+  /** batches in flight per shard (--actor-pipeline-depth; default 1) */
+  pipelineDepth?: number;
+  /** heavy ops per batch (--actor-heavy-per-batch; default 4, see takeBatch) */
+  heavyPerBatch?: number;
+}
 
 export class ActorPool {
   private readonly shards: ShardQueue[] = [];
@@ -62,8 +67,13 @@ export class ActorPool {
   /** restarts of dead actors so far (all shards) */
   restarts = 0;
 
+  private readonly pipelineDepth: number;
+  private readonly heavyPerBatch: number;
+
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
-  constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void) {
+  constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void, tuning: PoolTuning = {}) {
+    this.pipelineDepth = tuning.pipelineDepth ?? 1;
+    this.heavyPerBatch = tuning.heavyPerBatch ?? HEAVY_PER_BATCH;
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
     this.follow = cfg.storageBackend === 'etcd3';
     this.etcdConfig = cfg.etcd;
@@ -173,7 +183,7 @@ export class ActorPool {
   }
 
   private schedule(s: ShardQueue): void {
-    if (s.scheduled || s.restarting || s.inFlight.length >= PIPELINE_DEPTH) return;
+    if (s.scheduled || s.restarting || s.inFlight.length >= this.pipelineDepth) return;
     s.scheduled = true;
     setImmediate(() => this.flush(s));
   }
@@ -185,10 +195,10 @@ export class ActorPool {
 
   private async flush(s: ShardQueue): Promise<void> {
     s.scheduled = false;
-    if (s.restarting || s.inFlight.length >= PIPELINE_DEPTH) return;
+    if (s.restarting || s.inFlight.length >= this.pipelineDepth) return;
     const poll = s.queue.length === 0;
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
-    const batch = takeBatch(s);
+    const batch = takeBatch(s, this.heavyPerBatch);
     s.inFlight.push(this.currentRV());
     try {
       const task: Batch = { ops: batch.map((p) => p.op) };
@@ -229,8 +239,8 @@ export class ActorPool {
  * the rest wait for the next batch. Ops in one batch are concurrent requests, so their order
  * among themselves carries no meaning.
  */
-/** env PLAT_HEAVY_PER_BATCH overrides, for benchmarking */
-const HEAVY_PER_BATCH = Number(process.env.PLAT_HEAVY_PER_BATCH ?? 4);
+/** the default (--actor-heavy-per-batch overrides, for benchmarking) */
+const HEAVY_PER_BATCH = 4;
 const SMALL_LIST = 250;
 
 function heavy(op: Op): boolean {
@@ -238,12 +248,12 @@ function heavy(op: Op): boolean {
   return op.op === 'list' && !(op.opts.limit !== undefined && op.opts.limit <= SMALL_LIST);
 }
 
-export function takeBatch(s: Pick<ShardQueue, 'queue'>): Pending[] {
+export function takeBatch(s: Pick<ShardQueue, 'queue'>, heavyPerBatch = HEAVY_PER_BATCH): Pending[] {
   let heavyCount = 0;
   const take: Pending[] = [];
   const keep: Pending[] = [];
   for (const p of s.queue) {
-    if (heavy(p.op) && ++heavyCount > HEAVY_PER_BATCH) keep.push(p); else take.push(p);
+    if (heavy(p.op) && ++heavyCount > heavyPerBatch) keep.push(p); else take.push(p);
   }
   s.queue = keep;
   return take;

@@ -8,6 +8,7 @@
  */
 import type { ChangeEvent, InitReply } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
+import type { Informer } from '../actors/informer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ActorPool } from './actor-pool.js';
 import type { ServerOptions } from './options.js';
@@ -27,12 +28,12 @@ import { controllerEnabled } from '../controllers/selection.js';
 interface Member {
   load?(init: Pick<InitReply, 'objects' | 'namespaces' | 'leases'>): void;
   start?(): unknown;
-  observe?(evs: ChangeEvent[]): void;
+  observe?(evs: readonly ChangeEvent[]): void;
   stop?(): void;
 }
 
-/** A controller that loads from the objects alone. */
-function fromObjects(c: Omit<Member, 'load'> & { load(objects: InitReply['objects']): void }): Member {
+/** A controller that is an Informer (loads from the objects alone). */
+function fromObjects(c: Informer & Pick<Member, 'start' | 'stop'>): Member {
   return { start: c.start?.bind(c), observe: c.observe?.bind(c), stop: c.stop?.bind(c), load: (init) => c.load(init.objects) };
 }
 
@@ -87,7 +88,7 @@ export class Controllers {
     for (const m of this.members.values()) void m.start?.();
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     if (this.stopped) return;
     for (const m of this.members.values()) m.observe?.(evs);
   }

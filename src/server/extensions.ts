@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 import type { Registry } from '../registry/registry.js';
 import type { Services } from '../handlers/context.js';
 import type { UserInfo } from '../auth/types.js';
@@ -31,7 +32,7 @@ export interface ExtensionDeps {
   clusterCAFile(): string | undefined;
 }
 
-export class Extensions {
+export class Extensions implements Informer {
   /** mutating then validating admission */
   readonly admission: AdmissionChain;
   readonly plugins: AdmissionPlugins;
@@ -63,13 +64,13 @@ export class Extensions {
     if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(pool, readCache);
   }
 
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     this.plugins.load(objects);
     this.apiServices.load(objects);
     this.serviceAccounts?.load(objects);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     this.plugins.observe(evs);
     this.apiServices.observe(evs);
     this.serviceAccounts?.observe(evs);

@@ -7,6 +7,7 @@ import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, t
 import { KUBELET_FLAGS, DEFAULT_KUBELET_OPTIONS, checkKubeletOptions, type KubeletOptions } from '../kubelet/options.js';
 import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
+import type { TestFaults } from '../actors/protocol.js';
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
 export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions, KubeletOptions {
@@ -87,6 +88,16 @@ export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, 
   /** `--help`/`-h` and `--version` (`raw`: the /version JSON): main prints and exits */
   help: boolean;
   version: '' | 'short' | 'raw';
+  /** hidden `--actor-pipeline-depth` (benchmarking): batches in flight per shard; unset = 1 */
+  actorPipelineDepth?: number;
+  /** hidden `--actor-heavy-per-batch` (benchmarking): heavy ops (large LISTs, DELETE collection) per actor batch; unset = 4 */
+  actorHeavyPerBatch?: number;
+  /** hidden `--tls-front-inline` (benchmarking): the TLS front on the main thread, not its own */
+  tlsFrontInline?: boolean;
+  /** hidden `--proxy-allow-loopback` (tests): node proxy/connect may reach loopback addresses, as upstream never does */
+  proxyAllowLoopback?: boolean;
+  /** hidden `--test-actor-faults` / `--test-fail-commit-match`: test-only fault injection in the shard actors */
+  testFaults?: TestFaults;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -289,8 +300,21 @@ function checkCombined(o: ServerOptions): void {
   if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
+/**
+ * Hidden flags: knobs for benchmarks and fixtures for tests, parsed like the others but not
+ * documented (not in FLAG_NAMES, --help or docs/flags.md); a production server never sets them.
+ */
+const HIDDEN_FLAGS: Record<string, Setter> = {
+  'actor-pipeline-depth': int('actor-pipeline-depth', 1, (o, n) => { o.actorPipelineDepth = n; }),
+  'actor-heavy-per-batch': int('actor-heavy-per-batch', 1, (o, n) => { o.actorHeavyPerBatch = n; }),
+  'tls-front-inline': (o, v) => { o.tlsFrontInline = v === 'true'; },
+  'proxy-allow-loopback': (o, v) => { o.proxyAllowLoopback = v === 'true'; },
+  'test-actor-faults': (o, v) => { o.testFaults = { ...o.testFaults, dir: v }; },
+  'test-fail-commit-match': (o, v) => { o.testFaults = { ...o.testFaults, failCommitMatch: v }; },
+};
+
 /** Server booleans that, as pflag's, may be given alone (`--reshard` = `--reshard=true`). */
-const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['leader-elect', 'reshard', 'help', 'version']);
+const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['leader-elect', 'reshard', 'help', 'version', 'tls-front-inline', 'proxy-allow-loopback']);
 
 /** Every flag name parseArgs knows (docs: src/server/flag-docs.ts). */
 export const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
@@ -309,7 +333,7 @@ export function parseArgs(argv: string[]): ServerOptions {
     if (!a.startsWith('--')) throw new Error(`unexpected argument "${a}"`);
     const eq = a.indexOf('=');
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-    const set = FLAGS[name];
+    const set = FLAGS[name] ?? HIDDEN_FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
     const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || SERVER_BOOLEAN_FLAGS.has(name)) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
     const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];

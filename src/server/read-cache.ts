@@ -6,10 +6,11 @@
  * encoding or version, resourceVersion, subresources, views) still goes to the actor.
  */
 import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
+import type { Informer } from '../actors/informer.js';
 
 interface Cached { json: string; apiVersion: string }
 
-export class ReadCache {
+export class ReadCache implements Informer {
   /**
    * Whether plain GETs may be answered from here. Off on a shared store (etcd): another
    * server's write reaches this cache only through the etcd watch, so a GET of the newest state
@@ -24,11 +25,11 @@ export class ReadCache {
     return m;
   }
 
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     for (const o of objects) this.type(o.typeKey).set(o.namespace + '\u0000' + o.name, { json: o.json, apiVersion: o.apiVersion });
   }
 
-  apply(events: ChangeEvent[]): void {
+  observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
       const key = ev.namespace + '\u0000' + ev.name;
       if (ev.type === 'DELETED') this.types.get(ev.typeKey)?.delete(key);

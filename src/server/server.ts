@@ -25,6 +25,8 @@ import type { Services } from '../handlers/context.js';
 import { bootstrap } from './bootstrap.js';
 import { CrdController } from '../controllers/crd-controller.js';
 import { ReadCache } from './read-cache.js';
+import { buildChangeFeed } from './informers.js';
+import type { ChangeFeed } from '../actors/informer.js';
 import { Controllers } from './controllers.js';
 import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
@@ -57,6 +59,8 @@ export class ApiServer {
   readonly hub: WatchHub;
   readonly services: Services;
   readonly crdController: CrdController;
+  /** who hears the shards' change events, in order (src/server/informers.ts) */
+  private readonly feed: ChangeFeed;
   /** the running controllers: always without leader election, else while this server leads */
   controllers: Controllers | undefined;
   /** --leader-elect (on by default with etcd): the controller Lease's elector */
@@ -116,7 +120,8 @@ export class ApiServer {
         apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
         labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity), apiDomain: this.registry.identity.domain,
       },
-    }, (evs) => this.onEvents(evs));
+      ...(options.testFaults ? { testFaults: options.testFaults } : {}),
+    }, (evs) => this.onEvents(evs), { pipelineDepth: options.actorPipelineDepth, heavyPerBatch: options.actorHeavyPerBatch });
     this.pool.streams = () => this.hub.streams();
     this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
       (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
@@ -175,23 +180,15 @@ export class ApiServer {
       options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
       clusterCAFile: () => this.auth.clusterCAFile,
     });
+    this.feed = buildChangeFeed({
+      authz: this.authz, auth: this.auth, apf: this.apf, readCache, extensions: this.extensions, namespaces,
+      crdController: this.crdController, controllers: () => this.controllers, hub: this.hub,
+    });
   }
 
+  /** Every committed batch of the shards, in the feed's order (src/server/informers.ts: the hub last). */
   private onEvents(evs: ChangeEvent[]): void {
-    this.authz.observe(evs);
-    this.auth.observe(evs);
-    this.apf?.observe(evs);
-    this.services.readCache.apply(evs);
-    this.extensions.observe(evs);
-    for (const ev of evs) {
-      if (ev.typeKey !== typeKeyOf('', 'namespaces')) continue;
-      if (ev.type === 'DELETED') { this.services.namespaces.delete(ev.name); continue; }
-      const ns = JSON.parse(ev.json);
-      this.services.namespaces.set(ev.name, ns.metadata.deletionTimestamp ? 'Terminating' : 'Active');
-    }
-    this.crdController.observe(evs);
-    this.controllers?.observe(evs);
-    this.hub.dispatch(evs);
+    this.feed.observe(evs);
   }
 
   private newControllers(): Controllers {
@@ -224,16 +221,9 @@ export class ApiServer {
       this.etcdHealth = etcdProbe(this.pool.etcdConfig);
     }
     const init = await this.pool.init();
-    this.services.readCache.load(init.objects);
-    this.extensions.load(init.objects);
-    this.authz.load(init.objects);
-    this.auth.load(init.objects);
-    this.apf?.load(init.objects);
-    for (const n of init.namespaces) {
-      this.services.namespaces.set(n.name, n.terminating ? 'Terminating' : 'Active');
-    }
+    // every always-on member of the feed loads the shards' objects (the controllers below)
+    this.feed.load(init.objects);
     // custom resources are served (and their stored objects loaded) before any request
-    this.crdController.load(init.objects);
     await this.crdController.sync();
     if (!this.elector) {
       this.controllers = this.newControllers();
@@ -290,7 +280,7 @@ export class ApiServer {
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
-      allowLoopbackProxy: process.env.PLAT_PROXY_ALLOW_LOOPBACK === '1',
+      allowLoopbackProxy: o.proxyAllowLoopback === true,
       verifiesAgents: tls.ca !== undefined,
     };
   }

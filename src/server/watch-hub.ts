@@ -148,7 +148,7 @@ export class WatchHub {
   }
 
   /** Fans out one batch of committed changes (in rv order). */
-  dispatch(events: ChangeEvent[]): void {
+  dispatch(events: readonly ChangeEvent[]): void {
     const byType = new Map<string, ChangeEvent[]>();
     for (const ev of events) {
       let l = byType.get(ev.typeKey);

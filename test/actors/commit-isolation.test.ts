@@ -1,7 +1,7 @@
 /**
  * A commit the backend refuses fails only the operation that caused it: the shard actor runs
  * the batch's operations again one by one (src/actors/shard.ts). The failure is injected by
- * the test-only PLAT_TEST_FAIL_COMMIT_MATCH environment variable.
+ * the test-only hidden flag --test-fail-commit-match.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { startServer, request, configMap, type TestServer } from '../helpers/ser
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 let s: TestServer;
-before(async () => { s = await startServer([], undefined, { PLAT_TEST_FAIL_COMMIT_MATCH: 'poison' }); });
+before(async () => { s = await startServer(['--test-fail-commit-match', 'poison']); });
 after(async () => { await s?.stop(); s?.cleanup(); });
 
 test('one write the backend refuses fails alone; the rest of its batch commits', async () => {

@@ -2,7 +2,7 @@
  * The proxy subresources (nodes/N/proxy to the node agent, pods/P[:port]/proxy and
  * services/S[:port]/proxy to a ready endpoint) with upstream's header handling and path
  * rewriting, and the authorization of each connect subresource. Loopback backends are allowed
- * by PLAT_PROXY_ALLOW_LOOPBACK=1 (upstream never proxies to loopback addresses).
+ * by the hidden flag --proxy-allow-loopback (upstream never proxies to loopback addresses).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +23,6 @@ let tls: TlsClient;
 const NS = '/api/v1/namespaces/default';
 
 before(async () => {
-  process.env.PLAT_PROXY_ALLOW_LOOPBACK = '1';
   backend = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -37,7 +36,7 @@ before(async () => {
   backendPort = (backend.address() as { port: number }).port;
   const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'plat-connect-'));
   writeFileSync(join(dir, 'tokens.csv'), 'bob-token,bob,1001,\n');
-  s = await startAuthServer(['--token-auth-file', join(dir, 'tokens.csv')], join(dir, 'data'));
+  s = await startAuthServer(['--token-auth-file', join(dir, 'tokens.csv'), '--proxy-allow-loopback'], join(dir, 'data'));
   const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
   tls = { ca: pki('ca.crt') };
   agent = await startFakeKubelet({ cert: pki('apiserver.crt'), key: pki('apiserver.key'), ca: pki('ca.crt') });

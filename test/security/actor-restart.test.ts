@@ -2,7 +2,7 @@
  * A dead shard actor is a real event (issue 18 item 5): the requests its batch held fail with a
  * 500 Status, /readyz reports the shard until its replacement has loaded the shard from its
  * store, requests queued meanwhile are served (not failed), and other shards serve throughout.
- * The death is injected (PLAT_TEST_ACTOR_FAULTS, test-only): a GET of `plat-test-actor-crash`
+ * The death is injected (hidden flag --test-actor-faults, test-only): a GET of `plat-test-actor-crash`
  * ends the actor's thread, and `<dir>/hold-init` holds the restart so it can be watched.
  */
 import { test, before, after } from 'node:test';
@@ -20,7 +20,7 @@ const CM = '/api/v1/namespaces/default/configmaps';
 
 before(async () => {
   faults = mkdtempSync(join(tmpdir(), 'plat-faults-'));
-  s = await startServer(['--shards', '2'], undefined, { PLAT_TEST_ACTOR_FAULTS: faults });
+  s = await startServer(['--shards', '2', '--test-actor-faults', faults]);
 });
 after(async () => {
   await s?.stop();

@@ -22,3 +22,10 @@ test('a batch takes every small op but at most four heavy ones, in arrival order
   assert.equal(next.length, 3);
   assert.deepEqual(s.queue, []);
 });
+
+test('the heavy cap is a pool option (--actor-heavy-per-batch), not an environment variable', () => {
+  const queue: Pending[] = [list(), list(), get(), list(), del()];
+  const s = { queue: [...queue] };
+  assert.deepEqual(takeBatch(s, 1).map((p) => p.op.id), [0, 2].map((i) => queue[i]!.op.id));
+  assert.deepEqual(takeBatch(s, 100).length, 3);
+});

@@ -65,3 +65,18 @@ test('CSR signing flags: the pair together, a positive duration (default 8760h)'
   assert.throws(() => parseArgs(['--cluster-signing-cert-file', '/c']), /--cluster-signing-cert-file and --cluster-signing-key-file must be given together/);
   assert.throws(() => parseArgs(['--cluster-signing-duration', '0s']), /--cluster-signing-duration must be a positive duration such as 8760h, got "0s"/);
 });
+
+test('hidden flags: benchmark knobs and test fixtures are options (not environment variables), undocumented', async () => {
+  const o = parseArgs(['--actor-pipeline-depth', '3', '--actor-heavy-per-batch=100000', '--tls-front-inline', '--proxy-allow-loopback',
+    '--test-actor-faults', '/tmp/f', '--test-fail-commit-match', 'poison']);
+  assert.equal(o.actorPipelineDepth, 3);
+  assert.equal(o.actorHeavyPerBatch, 100000);
+  assert.equal(o.tlsFrontInline, true);
+  assert.equal(o.proxyAllowLoopback, true);
+  assert.deepEqual(o.testFaults, { dir: '/tmp/f', failCommitMatch: 'poison' });
+  assert.throws(() => parseArgs(['--actor-pipeline-depth', '0']), /--actor-pipeline-depth must be an integer >= 1, got "0"/);
+  const { FLAG_NAMES } = await import('../../src/server/options.js');
+  for (const hidden of ['actor-pipeline-depth', 'actor-heavy-per-batch', 'tls-front-inline', 'proxy-allow-loopback', 'test-actor-faults', 'test-fail-commit-match']) {
+    assert.ok(!FLAG_NAMES.includes(hidden), `--${hidden} stays out of --help and docs/flags.md`);
+  }
+});

@@ -6,6 +6,7 @@
  */
 import { groupFor, type Identity } from '../../api/identity.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
+import type { Informer } from '../../actors/informer.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import type { Registry } from '../../registry/registry.js';
 import type { ReadCache } from '../../server/read-cache.js';
@@ -13,7 +14,7 @@ import { compileHook, type Hook } from './matching.js';
 
 export type HookKind = 'mutating' | 'validating';
 
-export class WebhookSource {
+export class WebhookSource implements Informer {
   private readonly keys: Record<HookKind, string>;
   private readonly configs: Record<HookKind, Map<string, Hook[]>> = { mutating: new Map(), validating: new Map() };
   private readonly sorted: Record<HookKind, Hook[]> = { mutating: [], validating: [] };
@@ -23,11 +24,11 @@ export class WebhookSource {
     this.keys = { mutating: typeKeyOf(group, 'mutatingwebhookconfigurations'), validating: typeKeyOf(group, 'validatingwebhookconfigurations') };
   }
 
-  load(objects: CachedObject[]): void {
+  load(objects: readonly CachedObject[]): void {
     for (const o of objects) this.set(o.typeKey, o.name, o.json);
   }
 
-  observe(evs: ChangeEvent[]): void {
+  observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) this.set(ev.typeKey, ev.name, ev.type === 'DELETED' ? undefined : ev.json);
   }
 

@@ -8,6 +8,7 @@ import { StatusError } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
+import type { Informer } from '../../actors/informer.js';
 import type { Request } from '../../handlers/context.js';
 import type { VirtualKind } from '../../registry/strategies/reviews.js';
 import type { ActorPool } from '../../server/actor-pool.js';
@@ -46,7 +47,7 @@ const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
   'application/apply-patch+json': 'apply',
 };
 
-export class Authorization {
+export class Authorization implements Informer {
   readonly index: RbacIndex;
   readonly rbac: RbacAuthorizer;
   /** pods bound to each node and what they reference (fed whether or not Node is in the chain: a reload may add it) */
