@@ -7,7 +7,7 @@
 import { GIT_VERSION } from '../api/release.js';
 
 export const FLAG_SETS = [
-  'Generic', 'Secure serving', 'Etcd', 'Auditing', 'Features', 'Authentication', 'Authorization', 'API enablement',
+  'Generic', 'Secure serving', 'Node agents', 'Etcd', 'Auditing', 'Features', 'Authentication', 'Authorization', 'API enablement',
   'Admission', 'Metrics', 'Logs', 'Controllers', 'Storage', 'Global',
 ] as const;
 export type FlagSet = typeof FLAG_SETS[number];
@@ -45,8 +45,17 @@ const SETS: Record<FlagSet, Row[]> = {
     ['cert-dir', 'string', '<data-dir>/pki', 'where the generated CA, serving, admin and service account keys live'],
     ['tls-cert-file', 'string', '', 'serving certificate (PEM); default: a certificate generated under --cert-dir'],
     ['tls-private-key-file', 'string', '', 'private key of --tls-cert-file'],
+    ['read-header-timeout', 'duration', '32s', 'a TLS handshake or a begun request head not complete by then closes the connection'],
     ['port', 'int', 'off', 'plain HTTP port WITHOUT authentication (every request is system:unsecured in system:masters); 0 = any free port'],
     ['insecure-bind-address', 'string', '127.0.0.1', 'address of the plain --port (a warning is printed unless loopback)'],
+  ],
+  'Node agents': [
+    ['kubelet-client-certificate', 'string', '', 'client certificate presented to node agents; default: one issued from the cluster CA at first start'],
+    ['kubelet-client-key', 'string', '', 'private key of --kubelet-client-certificate'],
+    ['kubelet-certificate-authority', 'string', '', "CA bundle verifying the node agents' serving certificates (unverified when empty)"],
+    ['kubelet-preferred-address-types', 'strings', 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', "the order in which a Node's addresses are tried"],
+    ['kubelet-port', 'int', '10250', 'node agent port when the Node does not advertise one'],
+    ['kubelet-timeout', 'duration', '5s', 'dial and response-header timeout of requests to node agents'],
   ],
   'Etcd': [
     ['storage-backend', 'string', 'lmdb', 'lmdb (local, one machine) or etcd3 (shared; several servers for high availability)'],
