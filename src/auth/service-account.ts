@@ -26,7 +26,7 @@ export interface ServiceAccountConfig {
   issuers: readonly string[];
   signingKey?: SigningKey;
   verifyKeys: readonly VerifyKey[];
-  /** the API domain: names the private claim and the extra keys */
+  /** the product domain (`kubernetes.io` as upstream, `platform.io`): names the private claim and the extra keys */
   domain: string;
   /** API audiences: the default audiences of issued tokens and of the request path */
   apiAudiences: readonly string[];

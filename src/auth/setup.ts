@@ -73,7 +73,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
       verifyKeys.push({ kid: signingKey.kid, alg: signingKey.alg, key: createPublicKey(signingKey.key) });
     }
     serviceAccounts = new ServiceAccountTokens({
-      issuers: o.serviceAccountIssuers, signingKey, verifyKeys, domain: deps.domain, apiAudiences,
+      issuers: o.serviceAccountIssuers, signingKey, verifyKeys, domain: `${deps.product}.io`, apiAudiences,
       lookup: o.serviceAccountLookup ? deps.lookupObject : undefined, now: deps.now,
     });
     tokenAuthenticators.push(serviceAccounts.authenticator());

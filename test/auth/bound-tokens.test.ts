@@ -57,9 +57,9 @@ test('a pod-bound token: the uid is filled in, the pod is in the user extra', as
   const me = await whoami(r.json.status.token);
   assert.equal(me.status, 201);
   assert.equal(me.user.username, 'system:serviceaccount:default:bot');
-  assert.deepEqual(me.user.extra['authentication.plat.io/pod-name'], ['p1']);
-  assert.deepEqual(me.user.extra['authentication.plat.io/pod-uid'], [uids.p1]);
-  assert.match(me.user.extra['authentication.plat.io/credential-id'][0], /^JTI=/);
+  assert.deepEqual(me.user.extra['authentication.platform.io/pod-name'], ['p1']);
+  assert.deepEqual(me.user.extra['authentication.platform.io/pod-uid'], [uids.p1]);
+  assert.match(me.user.extra['authentication.platform.io/credential-id'][0], /^JTI=/);
 });
 
 test('upstream refusals: another account\'s pod, a stale uid, an unsupported kind, a missing object', async () => {

@@ -55,9 +55,8 @@ test('quick start: create token, a pod-bound token authenticates, auth whoami, e
   const podToken = ok(await admin('create', 'token', 'default', '--bound-object-kind', 'Pod', '--bound-object-name', 'web'), 'create bound token').trim();
   const podUser = JSON.parse(ok(await withToken(podToken, 'auth', 'whoami', '-o', 'json'), 'auth whoami (pod token)')).status.userInfo;
   assert.equal(podUser.username, 'system:serviceaccount:default:default');
-  // the extra key's domain (authentication.<domain>/pod-name) is src/auth/service-account.ts's concern
-  const podName = Object.entries(podUser.extra as Record<string, string[]>).find(([k]) => k.endsWith('/pod-name'));
-  assert.deepEqual(podName?.[1], ['web']);
+  // upstream's extra keys: authentication.kubernetes.io/pod-name (the product domain, not k8s.io)
+  assert.deepEqual((podUser.extra as Record<string, string[]>)['authentication.kubernetes.io/pod-name'], ['web']);
 
   const bogus = await withToken('not-a-token', 'get', 'namespaces');
   assert.notEqual(bogus.code, 0);
