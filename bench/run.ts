@@ -29,7 +29,7 @@ import { tlsScenario } from './scenarios/tls.js';
 import { authzScenario } from './scenarios/authz.js';
 import { encodingsScenario } from './scenarios/encodings.js';
 import { fairnessScenario } from './scenarios/fairness.js';
-import { isLoadInvocation, LOAD_FLAGS, LOAD_ONLY, UsageError } from './load/args.js';
+import { isLoadInvocation, LOAD_FLAGS, LOAD_ONLY, TargetError, UsageError } from './load/args.js';
 import { loadMain } from './load/cli.js';
 import { compareMain } from './load/compare.js';
 
@@ -174,5 +174,5 @@ export function benchMode(argv: string[]): { load: boolean; text: string } {
 main().catch((e) => {
   const message = e instanceof UsageError || !process.env.BENCH_DEBUG ? (e as Error).message ?? String(e) : (e as Error).stack ?? String(e);
   process.stderr.write(`bench: ${message}\n`);
-  process.exit(e instanceof UsageError ? 2 : 1);
+  process.exit(e instanceof UsageError && !(e instanceof TargetError) ? 2 : 1);
 });

@@ -26,6 +26,8 @@ export interface LoadArgs {
 
 /** A bad command line: reported as its message alone. */
 export class UsageError extends Error { override name = 'UsageError'; }
+/** The target refused or could not be reached: reported as one line like a usage error, but exit 1. */
+export class TargetError extends UsageError { override name = 'TargetError'; }
 
 export function parseDuration(flag: string, v: string, maxSec: number): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(v);

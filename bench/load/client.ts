@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { UsageError } from './args.js';
+import { TargetError } from './args.js';
 import type { Credentials } from './kubeconfig.js';
 import type { OpId, Recorder } from './recorder.js';
 
@@ -156,8 +156,8 @@ export class Client {
   /** GET /version, not recorded: throws when the server cannot be reached or refuses the credentials. */
   async preflight(): Promise<void> {
     const a = await this.call({ verb: 'GET', resource: '', method: 'GET', path: '/version', unrecorded: true });
-    if (a.status === 0) throw new UsageError(`cannot reach ${this.base.origin}: ${a.error}`);
-    if (a.status === 401) throw new UsageError(`${this.base.origin} answered 401 Unauthorized: check --token or the kubeconfig's credentials`);
+    if (a.status === 0) throw new TargetError(`cannot reach ${this.base.origin}: ${a.error}`);
+    if (a.status === 401) throw new TargetError(`${this.base.origin} answered 401 Unauthorized: check --token or the kubeconfig's credentials`);
   }
 
   /** The server's /metrics text, not recorded (a non-resource request, excluded from comparisons). */
