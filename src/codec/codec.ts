@@ -156,7 +156,8 @@ export const owned = new WeakSet<ArrayBufferLike>();
 export function joinItems(head: string, items: Uint8Array[], tail: string): Uint8Array {
   let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
   for (const b of items) total += b.byteLength;
-  const out = Buffer.from(new ArrayBuffer(total));
+  // its own buffer (never the shared pool), not zero-filled: every byte is written below
+  const out = Buffer.allocUnsafeSlow(total);
   let at = out.write(head, 0);
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out[at++] = 0x2c; // ','
