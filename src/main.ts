@@ -2,7 +2,7 @@
 /**
  * Entry point: parse flags, check the data directory, start the server, print the listening
  * lines, handle SIGTERM. A startup error is one line naming the flag and the fix
- * (src/server/startup-error.ts), never a stack: exit 2 for a flag that does not parse, 1 for
+ * (src/api/startup-error.ts), never a stack: exit 2 for a flag that does not parse, 1 for
  * anything else that stops the start.
  */
 import { parseArgs, type ServerOptions } from './server/options.js';
@@ -10,7 +10,7 @@ import { ApiServer } from './server/server.js';
 import { secureDataDir } from './storage/data-dir.js';
 import { prepareDataDir } from './server/data-dir.js';
 import { reshard } from './server/reshard.js';
-import { oneLine } from './server/startup-error.js';
+import { oneLine } from './api/startup-error.js';
 import { renderHelp } from './server/flag-docs.js';
 import { logRiskyWarnings, logStartSummary } from './server/start-summary.js';
 import { GIT_VERSION, VERSION_INFO } from './api/release.js';

@@ -5,116 +5,14 @@
  * per-task overhead dominates single-operation round trips.
  */
 import type { EncryptionConfig } from '../storage/encryption/config.js';
-import type { Status } from '../api/status.js';
-import type { Requester, StrategyConfig } from '../registry/strategy.js';
+import type { StrategyConfig } from '../registry/strategy.js';
 import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
 import type { CustomType } from '../registry/crd/types.js';
 
-/** Identifies the served resource an operation targets (its registry entry). */
-export interface TypeRef {
-  group: string;
-  version: string;
-  resource: string;
-  subresource?: string;
-}
-
-/** How the actor should encode the response body. */
-export interface Encoding {
-  format: 'json' | 'yaml' | 'protobuf' | 'cbor';
-  pretty: boolean;
-  /** the Protobuf media type of the configured identity (format protobuf only) */
-  mediaType?: string;
-  /** render a server-side view instead of the object or list (Accept `as=`) */
-  view?: { as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; groupVersion: string; includeObject: 'None' | 'Metadata' | 'Object' };
-  /** the client accepts gzip and the APIResponseCompression gate is on */
-  gzip?: boolean;
-}
-
-export interface ListOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: string;
-}
-
-/**
- * A page of a streamed LIST (src/handlers/list-stream.ts, op flag `page`): the reply body holds
- * only the page's items, comma-joined JSON, never compressed, and `page` carries the metadata.
- */
-export interface PageMeta { resourceVersion: string; continue?: string; items: number }
-
-export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  propagationPolicy?: string;
-  orphanDependents?: boolean;
-  dryRun?: string[];
-  /** alpha: delete an object that cannot be read (only with gate AllowUnsafeMalformedObjectDeletion) */
-  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
-}
-
-interface Base { id: number; type: TypeRef; enc: Encoding }
-export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf' | 'cbor'; bytes?: Uint8Array }
-interface WriteBase extends Base {
-  dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
-  /**
-   * update, patch, delete: the resourceVersion the named object must have when the write runs
-   * ('' = it must not exist), else 409 Conflict. The front thread sets it to the version its
-   * checks previewed, so the object checked is the object written (src/handlers/pin.ts).
-   */
-  pin?: string;
-}
-
-export type Op =
-  | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
-  | (Base & { op: 'list'; namespace: string; opts: ListOptions; page?: boolean })
-  | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean; name?: string; user?: Requester })
-  | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
-  | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
-  | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
-  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean; user?: Requester })
-  /** held: share keys of initial events the front thread holds for this type (WatchStart.shareKey): not sent again */
-  | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags; held?: string[] });
-
-export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
-
-export interface WatchFlags {
-  sendInitialEvents?: boolean;
-  allowWatchBookmarks?: boolean;
-}
-
-export type OpName = Op['op'];
-
-/** Result of one operation: an already-encoded body, or a Status. */
-export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta }
-  | { id: number; error: Status }
-  | { id: number; watch: WatchStart };
-
-/** Reply to a watch op: encoded initial events and the version the live stream continues from. */
-export interface WatchStart {
-  /** type key (group/resource) whose event feed this watch subscribes to */
-  typeKey: string;
-  /** events to send first (synthetic ADDED, or history replay), already framed in the op's encoding */
-  initial: (string | Uint8Array)[];
-  /** deliver live events with rv strictly greater than this */
-  fromRV: number;
-  /** the kind and apiVersion of bookmarks for this watch */
-  kind: string;
-  apiVersion: string;
-  /** when the initial events end with an initial-events-end bookmark, its rv */
-  initialEventsEndRV?: number;
-  /** the field selector in the stored object's labels, when the requested version renames them */
-  fieldSelector?: string;
-  /**
-   * names `initial` for sharing: watches answered with the same key got the same initial
-   * events (same state, options and encoding), so the front thread keeps one copy for all;
-   * `initial` is empty when the key was among the op's `held` keys
-   */
-  shareKey?: string;
-}
+import type { Encoding, Body } from '../codec/types.js';
+import type { TypeRef, ListOptions, PageMeta, DeleteOptions, Op, PatchType, WatchFlags, OpName, Result, WatchStart } from '../registry/ops.js';
+export type { Encoding, Body } from '../codec/types.js';
+export type { TypeRef, ListOptions, PageMeta, DeleteOptions, Op, PatchType, WatchFlags, OpName, Result, WatchStart } from '../registry/ops.js';
 
 /** A committed change, broadcast to the front thread for watch fan-out. */
 export interface ChangeEvent {

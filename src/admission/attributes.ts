@@ -3,7 +3,7 @@
  * and kind, who asks, the object the write would store and the stored one. Mutating plugins
  * change `object` in place and say so; every plugin may refuse by throwing a StatusError.
  */
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

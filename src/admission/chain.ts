@@ -15,13 +15,13 @@
 import { StatusError, toStatus } from '../api/status.js';
 import { bodyText } from '../actors/pack.js';
 import type { Result } from '../actors/protocol.js';
-import type { OpInput } from '../server/actor-pool.js';
-import { readBody, sendStatus } from '../server/http.js';
-import type { BodyReader, Request, Services } from '../handlers/context.js';
+import type { OpInput } from '../actors/pool.js';
+import { readBody, sendStatus } from '../http/exchange.js';
+import type { BodyReader, Request, Services } from '../http/context.js';
 import { writeBody, writeOp } from '../handlers/resource.js';
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';
-import { pinTo, retried } from '../handlers/pin.js';
+import { pinTo, retried } from '../http/pin.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 /** streaming subresources: CONNECT (not admitted here, see docs/admission.md) */
@@ -118,7 +118,7 @@ export class AdmissionChain {
   }
 }
 
-/** The object a check looks at, pinned (see src/handlers/pin.ts). */
+/** The object a check looks at, pinned (see src/http/pin.ts). */
 function pinned<T>(r: Request, obj: T): T {
   pinTo(r, obj);
   return obj;

@@ -6,7 +6,7 @@
  * certificate plugins in src/auth/authz (they run after this chain, on the final object).
  */
 import type { Informer } from '../actors/informer.js';
-import type { Services } from '../handlers/context.js';
+import type { Services } from '../http/context.js';
 import type { Registry } from '../registry/registry.js';
 import type { ServerOptions } from '../server/options.js';
 import type { AdmissionPlugin } from './attributes.js';

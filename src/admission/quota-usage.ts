@@ -7,7 +7,7 @@
  * Failed do not count) and claim storage (`requests.storage`).
  */
 import { typeKeyOf } from '../actors/routing.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
 
 const LEGACY: Record<string, string> = {

@@ -9,7 +9,7 @@
  */
 import { errors } from '../api/status.js';
 import { typeKeyOf } from '../actors/routing.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
 import { formatQuantity, missingCompute, namespaceUsage, usageOf } from './quota-usage.js';
 import { quantityValue } from '../registry/strategies/quantity.js';

@@ -16,7 +16,7 @@ import { labelSelectorFromObject, type LabelSelector } from '../api/selectors.js
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
 import { ruleMatches } from './webhook/matching.js';
 

@@ -14,10 +14,10 @@ import { groupFor, type Identity } from '../api/identity.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
-import type { ActorPool } from '../server/actor-pool.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ActorPool } from '../actors/pool.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import type { Registry } from '../registry/registry.js';
-import { resolveService, type ServiceAddress } from '../server/service-resolver.js';
+import { resolveService, type ServiceAddress } from '../actors/service-resolver.js';
 import { fetchJson, type TlsMaterial } from './transport.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

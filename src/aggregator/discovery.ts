@@ -4,7 +4,7 @@
  * discovery items built from each extension server's APIResourceList (fetched by the
  * availability check; `Stale` until one passed).
  */
-import type { APIGroup, APIGroupEntry } from '../api/discovery.js';
+import type { APIGroup, APIGroupEntry } from '../registry/discovery.js';
 import type { ApiServices, RemoteService } from './apiservices.js';
 
 function entry(group: string, list: RemoteService[]): APIGroupEntry {

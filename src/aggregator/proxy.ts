@@ -12,7 +12,7 @@ import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { errors, toStatus } from '../api/status.js';
 import type { FilterRequest } from '../filters/chain.js';
-import { readBody, send, sendStatus, statusLine } from '../server/http.js';
+import { readBody, send, sendStatus, statusLine } from '../http/exchange.js';
 import { mayHaveBody } from '../filters/body.js';
 import type { ApiServices, RemoteService } from './apiservices.js';
 import { tlsOptions, type TlsMaterial } from './transport.js';

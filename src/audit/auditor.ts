@@ -7,7 +7,7 @@
  * authorization and deprecation add.
  */
 import { randomUUID } from 'node:crypto';
-import type { ExchangeAudit } from '../server/http.js';
+import type { ExchangeAudit } from '../http/exchange.js';
 import { evaluate, type AuditAttributes, type Level, type Policy, type RequestAuditConfig, type Stage } from './policy.js';
 import type { AuditLog } from './log.js';
 

@@ -3,7 +3,7 @@
  * tokens) is valid for the API audiences only, so a caller asking for other audiences (a
  * TokenReview's spec.audiences) gets the intersection, or not-mine when it is empty.
  */
-import { NOT_MINE, type AuthResult, type TokenAuthenticator } from './types.js';
+import { NOT_MINE, type AuthResult, type TokenAuthenticator } from '../api/user.js';
 
 export function intersect(a: readonly string[], b: readonly string[]): string[] {
   return a.filter((x) => b.includes(x));

@@ -12,7 +12,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
-import { NOT_MINE, type AuthResult, type TokenAuthenticator } from './types.js';
+import { NOT_MINE, type AuthResult, type TokenAuthenticator } from '../api/user.js';
 import { audienceAgnostic } from './audiences.js';
 
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';

@@ -6,7 +6,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { flagError, reasonOf } from '../server/startup-error.js';
+import { flagError, reasonOf } from '../api/startup-error.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';

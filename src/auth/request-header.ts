@@ -9,7 +9,7 @@
  * prefix become extra entries (prefix stripped, lower-cased, percent-decoded key).
  */
 import type { HttpRequest } from 'uWebSockets.js';
-import { NOT_MINE, type AuthResult, type Authenticator, type UserInfo } from './types.js';
+import { NOT_MINE, type AuthResult, type Authenticator, type UserInfo } from '../api/user.js';
 
 export interface RequestHeaderConfig {
   usernameHeaders: string[];

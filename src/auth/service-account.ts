@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { NOT_MINE, SA_PREFIX, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from './types.js';
+import { NOT_MINE, SA_PREFIX, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../api/user.js';
 import { intersect } from './audiences.js';
 import type { SigningKey, VerifyKey } from './sa-keys.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
 import type { AuthenticationOptions } from './options.js';
-import { firstUser, type Authenticator, type TokenAuthenticator } from './types.js';
+import { firstUser, type Authenticator, type TokenAuthenticator } from '../api/user.js';
 import { clientCertAuthenticator } from './x509.js';
 import { bearerAuthenticator, unionTokenAuthenticator } from './bearer.js';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.js';

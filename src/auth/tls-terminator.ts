@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
-import type { ClientCertificate, ProxyVerdict } from './types.js';
+import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
 

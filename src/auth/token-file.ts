@@ -3,7 +3,7 @@
  * start; a malformed file is a startup error naming the line. Audience agnostic.
  */
 import { readFileSync } from 'node:fs';
-import { NOT_MINE, type AuthResult, type TokenAuthenticator, type UserInfo } from './types.js';
+import { NOT_MINE, type AuthResult, type TokenAuthenticator, type UserInfo } from '../api/user.js';
 import { audienceAgnostic } from './audiences.js';
 
 /** Splits one CSV record (RFC 4180 quoting, "" escapes, leading spaces trimmed as Go's reader). */

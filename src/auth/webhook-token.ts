@@ -13,7 +13,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { ClientConfig } from './kubeconfig.js';
 import { intersect } from './audiences.js';
-import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from './types.js';
+import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../api/user.js';
 
 export interface WebhookTokenConfig {
   client: ClientConfig;

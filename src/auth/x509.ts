@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Name } from '../x509/name.js';
-import { NOT_MINE, type AuthResult, type Authenticator, type ClientCertificate, type UserInfo } from './types.js';
+import { NOT_MINE, type AuthResult, type Authenticator, type ClientCertificate, type UserInfo } from '../api/user.js';
 
 /** Internal header carrying the verified identity from the TLS front; stripped from client requests. */
 export const CLIENT_IDENTITY_HEADER = 'x-plat-tls-client-identity';

@@ -1,8 +1,8 @@
 /** JSON, YAML, Protobuf and CBOR encoding of objects and lists. Runs in the actors. */
 import { stringify as stringifyYaml } from 'yaml';
 import { errors } from '../api/status.js';
-import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
-import type { Body, Encoding } from '../actors/protocol.js';
+import { parseJsonNoting, parseYamlNoting, type Duplicate } from './duplicates.js';
+import type { Body, Encoding } from './types.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';

@@ -10,7 +10,7 @@
  * {type = 1, object = 2 (RawExtension {raw = 1})} whose raw holds the complete enveloped object
  * (magic + Unknown). Written by hand here: two length-delimited fields need no protobufjs.
  */
-import type { Encoding } from '../actors/protocol.js';
+import type { Encoding } from './types.js';
 import { encodeCbor, cborWatchEvent, CBOR_SEQ_MEDIA_TYPE } from './cbor.js';
 import { encodeEntry, protobufCodec, type Encodable } from './codec.js';
 import { partialObjectMetadata, toTable } from './table.js';

@@ -12,7 +12,7 @@ import { bodyText } from '../actors/pack.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import type { Identity } from '../api/identity.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import { bootstrapToken, validForSigning, type BootstrapToken } from './bootstrap-token.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

@@ -16,7 +16,7 @@
 import { bodyText } from '../actors/pack.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { Registry } from '../registry/registry.js';
 import { groupFor } from '../api/identity.js';
 import { approvalCondition } from '../registry/crd/api-approval.js';

@@ -12,7 +12,7 @@ import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import type { Attributes } from '../auth/authz/attributes.js';
 import { CsrFeed } from './csr-feed.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import { parseCSR, type CertificateRequest } from '../x509/request.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { builtInSigners } from './signer-policy.js';

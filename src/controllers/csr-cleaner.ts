@@ -11,7 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import { bodyText } from '../actors/pack.js';
 import type { TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const HOUR = 3_600_000;

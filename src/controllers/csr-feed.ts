@@ -4,7 +4,7 @@
  */
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 

@@ -15,7 +15,7 @@ import { groupFor, type Identity } from '../api/identity.js';
 import { ensureClusterCAAsync } from '../auth/pki.js';
 import { rfc3339 } from '../registry/objects.js';
 import { CsrFeed } from './csr-feed.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import { issueCertificate, type SigningCA } from '../x509/issue.js';
 import { parseCSR } from '../x509/request.js';
 import { KeyedQueue } from './keyed-queue.js';

@@ -13,7 +13,7 @@
  */
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

@@ -10,7 +10,7 @@
  * change event brings the new lease).
  */
 import type { ChangeEvent, Lease, TypeRef } from '../actors/protocol.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 /** retry delay after a failed delete (e.g. a storage error) */

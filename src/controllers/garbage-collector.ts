@@ -9,7 +9,7 @@
  */
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { Registry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js';
 import { typeKeyOf } from '../actors/routing.js';

@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { Identity } from '../api/identity.js';
 import { bodyText } from '../actors/pack.js';
 

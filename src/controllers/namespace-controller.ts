@@ -5,7 +5,7 @@
  * spec finalizer (the product word: `platform`, `kubernetes`) through `namespaces/<name>/finalize`, which completes deletion.
  */
 import { bodyText } from '../actors/pack.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { Registry } from '../registry/registry.js';
 import { typeKeyOf } from '../actors/routing.js';
 

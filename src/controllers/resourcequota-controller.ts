@@ -5,8 +5,8 @@
  * per namespace) when it holds quotas; the status is written only when it differs.
  */
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
-import type { ActorPool } from '../server/actor-pool.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ActorPool } from '../actors/pool.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import { formatQuantity, namespaceUsage } from '../admission/quota-usage.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

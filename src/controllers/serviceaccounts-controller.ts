@@ -9,8 +9,8 @@
  */
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
-import type { ActorPool } from '../server/actor-pool.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ActorPool } from '../actors/pool.js';
+import type { ReadCache } from '../actors/read-cache.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const SERVICE_ACCOUNTS: TypeRef = { group: '', version: 'v1', resource: 'serviceaccounts' };

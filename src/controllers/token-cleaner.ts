@@ -7,7 +7,7 @@
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import type { Identity } from '../api/identity.js';
-import type { ActorPool } from '../server/actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import { bootstrapToken, isExpired, type BootstrapToken } from './bootstrap-token.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

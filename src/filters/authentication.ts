@@ -5,11 +5,11 @@
  * (static token, certificate) continues in the same call; an asynchronous one (JWT) first
  * starts buffering the body, because uWS needs `onData` before the handler returns.
  */
-import { sendStatus } from '../server/http.js';
+import { sendStatus } from '../http/exchange.js';
 import {
   ANONYMOUS_USER, UNAUTHENTICATED_GROUP, addAuthenticatedGroup,
   type AuthResult, type Authenticator, type UserInfo,
-} from '../auth/types.js';
+} from '../api/user.js';
 import { unauthorized } from '../auth/errors.js';
 import { mayHaveBody, preReadBody } from './body.js';
 import type { FilterHandler, FilterRequest } from './chain.js';

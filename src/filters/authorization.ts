@@ -6,8 +6,8 @@
  * the body first, as authentication does.
  */
 import type { Status } from '../api/status.js';
-import { sendStatus } from '../server/http.js';
-import { parseRequestInfo } from '../server/request-info.js';
+import { sendStatus } from '../http/exchange.js';
+import { parseRequestInfo } from '../http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer, AuthorizerResult } from '../auth/authz/authorizer.js';
 import { mayHaveBody, preReadBody } from './body.js';

@@ -3,9 +3,9 @@
  * request handler returns, so when authentication has to wait (a JWT signature check) the body
  * starts buffering at once and the handler later receives it through the same reader shape.
  */
-import { readBody, type Exchange } from '../server/http.js';
+import { readBody, type Exchange } from '../http/exchange.js';
 import type { Status } from '../api/status.js';
-import type { BodyReader } from '../handlers/context.js';
+import type { BodyReader } from '../http/context.js';
 
 /** Starts reading now; the returned reader delivers the outcome (once) whenever it is asked. */
 export function preReadBody(x: Exchange, limit: number, declared: number): BodyReader {

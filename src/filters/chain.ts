@@ -2,10 +2,10 @@
  * The filter chain of the authenticated listeners, in request order. Each filter only sets
  * fields of the request (user, pre-read body) or rejects it; none knows about storage.
  */
-import type { Exchange } from '../server/http.js';
-import type { BodyReader, RequestHeaders } from '../handlers/context.js';
-import type { Credentials, UserInfo } from '../auth/types.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { Exchange } from '../http/exchange.js';
+import type { BodyReader, RequestHeaders } from '../http/context.js';
+import type { Credentials, UserInfo } from '../api/user.js';
+import type { RequestInfo } from '../http/request-info.js';
 import { withAuthentication, type AuthenticationDeps } from './authentication.js';
 import { withAuthorization, type AuthorizationDeps } from './authorization.js';
 import { withAudit, type AuditDeps } from './audit.js';

@@ -5,11 +5,11 @@
  * extras, uid). The authorizer is the server's chain (src/auth/authz), as for any request.
  */
 import { errors, toStatus } from '../api/status.js';
-import { sendStatus } from '../server/http.js';
+import { sendStatus } from '../http/exchange.js';
 import {
   ANONYMOUS_USER, AUTHENTICATED_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
   type Attributes, type Authorizer, type MaybeAsync, type UserInfo,
-} from '../auth/types.js';
+} from '../api/user.js';
 import { forbiddenError, forbiddenMessage, resourceAttributes } from '../auth/authz/attributes.js';
 import { mayHaveBody, preReadBody } from './body.js';
 import type { FilterHandler } from './chain.js';

@@ -7,7 +7,7 @@
 import { bodyText } from '../actors/pack.js';
 import type { Result } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
-import type { ActorPool, OpInput } from '../server/actor-pool.js';
+import type { ActorPool, OpInput } from '../actors/pool.js';
 import { apfDefaults, type ApfDefaults } from './defaults.js';
 import type { PriorityAndFairness } from './priority-fairness.js';
 

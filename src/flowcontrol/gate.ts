@@ -4,11 +4,11 @@
  * keeps arriving meanwhile, and a client that leaves also leaves its queue), or refuse it.
  */
 import { errors } from '../api/status.js';
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import { mayHaveBody, preReadBody } from '../filters/body.js';
 import type { FilterRequest } from '../filters/chain.js';
-import { sendStatus } from '../server/http.js';
-import type { RequestInfo } from '../server/request-info.js';
+import { sendStatus } from '../http/exchange.js';
+import type { RequestInfo } from '../http/request-info.js';
 import type { PriorityAndFairness } from './priority-fairness.js';
 
 /** Runs `serve` when APF lets the request through; false when no FlowSchema classifies it. */

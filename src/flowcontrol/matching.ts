@@ -3,8 +3,8 @@
  * matching subject and a matching resource or non-resource rule; schemas are tried in
  * matchingPrecedence order (ties by name). Compiled once per configuration change.
  */
-import type { UserInfo } from '../auth/types.js';
-import type { RequestInfo } from '../server/request-info.js';
+import type { UserInfo } from '../api/user.js';
+import type { RequestInfo } from '../http/request-info.js';
 
 export interface CompiledSchema {
   name: string;

@@ -10,7 +10,7 @@
  * final seat per 10 watchers, held 5 ms per seat after it is answered (capped at the level's
  * maximum seats, the same work held longer). Everything else costs one seat.
  */
-import type { RequestInfo } from '../server/request-info.js';
+import type { RequestInfo } from '../http/request-info.js';
 
 export const MINIMUM_SEATS = 1;
 export const MAXIMUM_SEATS_LIMIT = 10;

@@ -8,8 +8,8 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { StatusError, errors, toStatus } from '../api/status.js';
-import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../server/http.js';
-import type { Request, Services } from './context.js';
+import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../http/exchange.js';
+import type { Request, Services } from '../http/context.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';

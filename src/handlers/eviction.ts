@@ -15,11 +15,11 @@ import { errors, type Status } from '../api/status.js';
 import { bodyText } from '../actors/pack.js';
 import type { DeleteOptions, Result, TypeRef } from '../actors/protocol.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
-import { send, sendStatus } from '../server/http.js';
+import { send, sendStatus } from '../http/exchange.js';
 import { toDeleteOptions } from '../registry/deletion.js';
 import { disruptionCondition } from '../controllers/disruption-controller.js';
 import type { Body } from '../actors/protocol.js';
-import type { Request, Services } from './context.js';
+import type { Request, Services } from '../http/context.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const PODS: TypeRef = { group: '', version: 'v1', resource: 'pods' };

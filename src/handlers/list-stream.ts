@@ -9,11 +9,11 @@
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
-import type { OpInput } from '../server/actor-pool.js';
+import type { OpInput } from '../actors/pool.js';
 import type { PageMeta, Result } from '../actors/protocol.js';
-import { statusLine } from '../server/http.js';
+import { statusLine } from '../http/exchange.js';
 import { errors } from '../api/status.js';
-import type { Request, Services } from './context.js';
+import type { Request, Services } from '../http/context.js';
 import { reply } from './resource.js';
 
 /** objects per page: pages stay a few MB for typical objects */

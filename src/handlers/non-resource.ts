@@ -1,11 +1,11 @@
 /** Non-resource paths: discovery, OpenAPI, version and health, answered on the front thread. */
 import { errors, toStatus } from '../api/status.js';
-import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../api/discovery.js';
-import { send, sendStatus, type Exchange } from '../server/http.js';
-import { negotiate, parseAccept, prettyRequested } from '../server/negotiation.js';
-import { runChecks, type HealthCheck } from '../server/health.js';
-import type { RequestInfo } from '../server/request-info.js';
-import type { RequestHeaders } from './context.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../registry/discovery.js';
+import { send, sendStatus, type Exchange } from '../http/exchange.js';
+import { negotiate, parseAccept, prettyRequested } from '../http/negotiation.js';
+import { runChecks, type HealthCheck } from '../http/health.js';
+import type { RequestInfo } from '../http/request-info.js';
+import type { RequestHeaders } from '../http/context.js';
 import type { ApiServer } from '../server/server.js';
 import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';

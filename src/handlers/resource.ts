@@ -4,13 +4,13 @@
  */
 import { errors } from '../api/status.js';
 import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
-import type { OpInput } from '../server/actor-pool.js';
-import { bodyFormat, cborEnabled, isTruthy, toBody } from '../server/negotiation.js';
+import type { OpInput } from '../actors/pool.js';
+import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
 import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
-import { readBody, send, sendStatus } from '../server/http.js';
-import type { BodyReader, Request, Services } from './context.js';
+import { readBody, send, sendStatus } from '../http/exchange.js';
+import type { BodyReader, Request, Services } from '../http/context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
@@ -20,7 +20,7 @@ import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
-import { pinOf, retriedWrite } from './pin.js';
+import { pinOf, retriedWrite } from '../http/pin.js';
 import { servedByWebhookConversion } from './webhook-conversion.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {

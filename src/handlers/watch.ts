@@ -6,15 +6,15 @@
  */
 import { errors } from '../api/status.js';
 import type { ListOptions, Result, TypeRef, Encoding, WatchFlags } from '../actors/protocol.js';
-import type { OpInput } from '../server/actor-pool.js';
+import type { OpInput } from '../actors/pool.js';
 import { parseLabelSelector } from '../api/selectors.js';
 import { parseFieldSelector } from '../api/field-selectors.js';
 import type { Matcher } from '../api/watch-filter.js';
-import { sendStatus, statusLine, type Exchange } from '../server/http.js';
-import { isTruthy } from '../server/negotiation.js';
-import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../server/watch-hub.js';
+import { sendStatus, statusLine, type Exchange } from '../http/exchange.js';
+import { isTruthy } from '../http/negotiation.js';
+import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../http/watch-hub.js';
 import { chunkLength, isBinaryStream, watchContentType, type Chunk } from '../codec/watch-encoding.js';
-import type { Request, Services } from './context.js';
+import type { Request, Services } from '../http/context.js';
 import { listOptions } from './resource.js';
 import { typeKeyOf } from '../actors/routing.js';
 
@@ -63,7 +63,7 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
   } catch (e) {
     return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
   }
-  // one copy of the initial events for every watcher of the same state (src/server/initial-events.ts)
+  // one copy of the initial events for every watcher of the same state (src/http/initial-events.ts)
   const initial = s.hub.initial.share(typeKey, w.shareKey, w.initial);
   const stream = new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
   if (!stream) return initial.release();

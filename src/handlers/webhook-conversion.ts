@@ -10,14 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Status } from '../api/status.js';
 import type { Body, ListOptions, Result, TypeRef } from '../actors/protocol.js';
-import type { OpInput } from '../server/actor-pool.js';
+import type { OpInput } from '../actors/pool.js';
 import { decodeBody } from '../codec/codec.js';
-import { send, sendStatus } from '../server/http.js';
+import { send, sendStatus } from '../http/exchange.js';
 import { callWebhook, resolveTarget } from '../admission/webhook/client.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import type { CustomType } from '../registry/crd/types.js';
-import type { Request, Services } from './context.js';
+import type { Request, Services } from '../http/context.js';
 
 const VERBS = new Set(['get', 'list', 'create', 'update', 'delete', 'patch']);
 const PATCHES: Record<string, (doc: unknown, patch: unknown) => unknown> = {

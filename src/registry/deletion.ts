@@ -4,7 +4,7 @@
  * finalizers the garbage collector honours), graceful deletion, and what to reply.
  */
 import { errors } from '../api/status.js';
-import type { DeleteOptions } from '../actors/protocol.js';
+import type { DeleteOptions } from './ops.js';
 import type { ResourceStrategy, StrategyConfig } from './strategy.js';
 
 export const ORPHAN_FINALIZER = 'orphan';

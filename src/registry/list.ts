@@ -3,7 +3,7 @@
  * Implements the spec's "resourceVersion semantics for list" table.
  */
 import { errors } from '../api/status.js';
-import type { ListOptions } from '../actors/protocol.js';
+import type { ListOptions } from './ops.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import { parseLabelSelector, SelectorError, type LabelSelector } from '../api/selectors.js';
 import { parseFieldSelector, type FieldSelector } from '../api/field-selectors.js';

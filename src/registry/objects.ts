@@ -3,7 +3,7 @@
  * against the path, stamping a patched object, comparisons that ignore key order, generation.
  */
 import { errors } from '../api/status.js';
-import type { Body } from '../actors/protocol.js';
+import type { Body } from '../codec/types.js';
 import { decodeBody } from '../codec/codec.js';
 import type { DecodeNotes } from '../schema/fields.js';
 import { same } from './strategies/field-errors.js';

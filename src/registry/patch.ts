@@ -4,8 +4,8 @@
  */
 import { errors, type StatusCause } from '../api/status.js';
 import { shown } from './objects.js';
-import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../schema/duplicates.js';
-import type { PatchType } from '../actors/protocol.js';
+import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../codec/duplicates.js';
+import type { PatchType } from './ops.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';

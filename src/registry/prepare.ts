@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors, type StatusCause } from '../api/status.js';
-import { metadataCauses } from '../api/validation.js';
+import { metadataCauses } from './validation.js';
 import { requiredCauses } from '../schema/required.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { rfc3339, specChanged, tracksGeneration } from './objects.js';

@@ -4,7 +4,8 @@
  * state, writes are staged on the batch transaction and acknowledged after commit.
  */
 import { errors, successStatus } from '../api/status.js';
-import type { Body, DeleteOptions, Encoding, Op, PageMeta, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, Encoding } from '../codec/types.js';
+import type { DeleteOptions, Op, PageMeta, Result, TypeRef } from './ops.js';
 import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf, joinItems, jsonItemBytes } from '../codec/codec.js';
 import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
@@ -256,7 +257,7 @@ export class Store {
     return this.replyWritten(obj, entry, enc, 201);
   }
 
-  /** A write pinned to the version its checks saw (Op `pin`, src/handlers/pin.ts): any other state is a 409. */
+  /** A write pinned to the version its checks saw (Op `pin`, src/http/pin.ts): any other state is a 409. */
   private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
     const e = op.pin === undefined ? undefined : this.read(txn, op.namespace, op.name);
     if (op.pin !== undefined && (e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), CONFLICT);

@@ -9,7 +9,7 @@
  * without a gap or a repeat.
  */
 import { errors } from '../api/status.js';
-import type { Op, WatchStart } from '../actors/protocol.js';
+import type { Op, WatchStart } from './ops.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 import { encodeEventObject, frameEvent, streamKey } from '../codec/watch-encoding.js';
 import type { Entry } from '../storage/cacher/type-cache.js';

@@ -5,7 +5,7 @@
  */
 import { errors } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
-import type { Duplicate } from './duplicates.js';
+import type { Duplicate } from '../codec/duplicates.js';
 import { goKind } from '../codec/go-json.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:f
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { IDENTITY_FILE, type DataDirIdentity } from './data-dir.js';
-import { reasonOf } from './startup-error.js';
+import { reasonOf } from '../api/startup-error.js';
 
 export interface BackupResult { shards: number; keys: number; target: string }
 

@@ -5,7 +5,7 @@
  * with the aggregated ClusterRoles' rules written before the listeners open.
  */
 import type { ApiServer } from './server.js';
-import type { OpInput } from './actor-pool.js';
+import type { OpInput } from '../actors/pool.js';
 import { ensureDefaultPolicy } from '../auth/authz/reconcile.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };

@@ -10,7 +10,7 @@ import type { ChangeEvent, InitReply } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { Informer } from '../actors/informer.js';
 import type { Registry } from '../registry/registry.js';
-import type { ActorPool } from './actor-pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { ServerOptions } from './options.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';

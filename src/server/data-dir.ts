@@ -7,7 +7,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { flagError, reasonOf } from './startup-error.js';
+import { flagError, reasonOf } from '../api/startup-error.js';
 
 export const IDENTITY_FILE = 'platform.json';
 /** The on-disk layout this server reads and writes (bump when it changes incompatibly). */

@@ -8,7 +8,7 @@ import { AuditLog } from '../audit/log.js';
 import { loadPolicy } from '../audit/policy.js';
 import type { FilterRequest } from '../filters/chain.js';
 import type { ServerOptions } from './options.js';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo } from '../http/request-info.js';
 
 export class FrontAudit {
   private readonly auditor: Auditor;

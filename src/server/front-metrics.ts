@@ -10,8 +10,8 @@ import { REPORTED_VERBS, type Scope, type Series } from '../metrics/request-metr
 import type { Registry } from '../registry/registry.js';
 import { FEATURE_GATES } from '../api/feature-gates.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Exchange, ResponseObserver } from './http.js';
-import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import type { Exchange, ResponseObserver } from '../http/exchange.js';
+import { parseRequestInfo, type RequestInfo } from '../http/request-info.js';
 
 /** Upstream reports these subresources with the verb CONNECT. */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);

@@ -5,7 +5,7 @@
  */
 import { ChangeFeed, observer, type Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
-import type { WatchHub } from './watch-hub.js';
+import type { WatchHub } from '../http/watch-hub.js';
 import type { Controllers } from './controllers.js';
 
 export interface FeedMembers {

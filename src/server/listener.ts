@@ -1,16 +1,16 @@
 /**
  * The front thread's side of uWebSockets.js: reading a request into a FilterRequest (at once:
  * uWS request data dies with the call) and opening the plain `--port` listener. The secure port
- * is opened by src/auth/front.ts with the same reading function.
+ * is opened by src/server/front-authentication.ts with the same reading function.
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import type { Exchange } from './http.js';
+import type { Exchange } from '../http/exchange.js';
 import type { FrontMetrics } from './front-metrics.js';
-import type { RequestHeaders } from '../handlers/context.js';
+import type { RequestHeaders } from '../http/context.js';
 import type { FilterRequest } from '../filters/chain.js';
-import { NO_CREDENTIALS, UNSECURED_USER } from '../auth/front.js';
-import { listenError } from './startup-error.js';
+import { NO_CREDENTIALS, UNSECURED_USER } from './front-authentication.js';
+import { listenError } from '../api/startup-error.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 

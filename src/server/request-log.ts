@@ -4,9 +4,9 @@
  * front thread never blocks on the write. A watch is logged when it ends.
  */
 import { performance } from 'node:perf_hooks';
-import type { Exchange } from './http.js';
+import type { Exchange } from '../http/exchange.js';
 import type { Logger } from './log.js';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo } from '../http/request-info.js';
 
 export const REQUEST_LOG_LEVEL = 3;
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { ChangeFeed, type Informer } from '../../src/actors/informer.js';
 import type { CachedObject, ChangeEvent } from '../../src/actors/protocol.js';
 import { buildChangeFeed } from '../../src/server/informers.js';
-import type { WatchHub } from '../../src/server/watch-hub.js';
+import type { WatchHub } from '../../src/http/watch-hub.js';
 import type { Controllers } from '../../src/server/controllers.js';
 
 function event(name: string, type: ChangeEvent['type'] = 'ADDED', json = '{"metadata":{}}'): ChangeEvent {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeIdentity } from '../../src/api/identity.js';
 import { Registry } from '../../src/registry/registry.js';
-import { ReadCache } from '../../src/server/read-cache.js';
+import { ReadCache } from '../../src/actors/read-cache.js';
 import { WebhookSource } from '../../src/admission/webhook/source.js';
 import { ValidatingWebhookPlugin } from '../../src/admission/webhook/dispatcher.js';
 import type { AdmissionAttributes } from '../../src/admission/attributes.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index,
   type APIResourceDiscovery,
-} from '../../src/api/discovery.js';
+} from '../../src/registry/discovery.js';
 import { makeIdentity } from '../../src/api/identity.js';
 import { Registry } from '../../src/registry/registry.js';
 import type { Verb } from '../../src/registry/types.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { impersonate, readImpersonation, type ImpersonationRequest } from '../../src/filters/impersonation.js';
-import type { Attributes, Authorizer, UserInfo } from '../../src/auth/types.js';
+import type { Attributes, Authorizer, UserInfo } from '../../src/api/user.js';
 
 /** masters may, everyone else gets no opinion (the chain itself is tested in test/authz) */
 const mastersOnly: Authorizer = (a) => ({ decision: a.user.groups.includes('system:masters') ? 'allow' : 'noOpinion' });

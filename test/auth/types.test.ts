@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAuthenticatedGroup, firstUser, type AuthResult } from '../../src/auth/types.js';
+import { addAuthenticatedGroup, firstUser, type AuthResult } from '../../src/api/user.js';
 import { bearerAuthenticator, bearerToken, unionTokenAuthenticator } from '../../src/auth/bearer.js';
 
 const user = (username: string): AuthResult => ({ kind: 'user', user: { username, groups: [] } });

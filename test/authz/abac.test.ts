@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { AbacAuthorizer, parsePolicyFile, parsePolicyLine, type PolicySpec } from '../../src/auth/authz/abac.js';
 import type { Attributes } from '../../src/auth/authz/attributes.js';
-import type { UserInfo } from '../../src/auth/types.js';
+import type { UserInfo } from '../../src/api/user.js';
 import { Pki, request, startAuthServer, startupError } from '../auth/helpers.js';
 
 const GROUPS = ['abac.authorization.plat.io'];

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo } from '../../src/http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../../src/auth/authz/attributes.js';
 import { withAuthorization } from '../../src/filters/authorization.js';
 import { alwaysAllow, alwaysDeny } from '../../src/auth/authz/authorizer.js';

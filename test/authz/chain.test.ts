@@ -8,7 +8,7 @@ import { AuthorizerChain, alwaysAllow, alwaysDeny, buildChain, type Authorizer, 
 import { parseAuthorizationModes } from '../../src/auth/authz/options.js';
 import { parseArgs } from '../../src/server/options.js';
 import type { Attributes } from '../../src/auth/authz/attributes.js';
-import type { MaybeAsync } from '../../src/auth/types.js';
+import type { MaybeAsync } from '../../src/api/user.js';
 
 const bob = { username: 'bob', groups: ['system:authenticated'] };
 const root = { username: 'root', groups: ['system:masters', 'system:authenticated'] };

@@ -9,7 +9,7 @@ import { RbacIndex } from '../../src/auth/authz/rbac-index.js';
 import { RbacAuthorizer } from '../../src/auth/authz/rbac.js';
 import { ruleAllows, type PolicyRule } from '../../src/auth/authz/rbac-rules.js';
 import type { Attributes } from '../../src/auth/authz/attributes.js';
-import type { UserInfo } from '../../src/auth/types.js';
+import type { UserInfo } from '../../src/api/user.js';
 import { bindingTo, event, role } from './helpers.js';
 
 const G = 'rbac.authorization.plat.io';

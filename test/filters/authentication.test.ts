@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withAuthentication, ANONYMOUS } from '../../src/filters/authentication.js';
 import type { FilterRequest } from '../../src/filters/chain.js';
-import type { AuthResult, Authenticator } from '../../src/auth/types.js';
+import type { AuthResult, Authenticator } from '../../src/api/user.js';
 
 /** A uWS response stand-in recording what is written. */
 function fakeRequest(method = 'GET', authorization = ''): FilterRequest & { res: any } {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { compileSchema, flowKey, orderSchemas } from '../../src/flowcontrol/matching.js';
 import { apfDefaults } from '../../src/flowcontrol/defaults.js';
 import { makeIdentity } from '../../src/api/identity.js';
-import { parseRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo } from '../../src/http/request-info.js';
 
 const info = (method: string, path: string) => parseRequestInfo(method, path, new URLSearchParams());
 const user = (username: string, ...groups: string[]) => ({ username, groups });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateSeats, estimateWork } from '../../src/flowcontrol/work-estimate.js';
-import { parseRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo } from '../../src/http/request-info.js';
 
 /** The seats of a GET of `url` when the resource holds `stored` objects. */
 function seats(url: string, stored: number, method = 'GET'): number {

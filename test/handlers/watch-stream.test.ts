@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpResponse } from 'uWebSockets.js';
 import { WatchStream, WATCH_SLICE_BYTES } from '../../src/handlers/watch.js';
-import { WatchHub, type Watcher } from '../../src/server/watch-hub.js';
-import type { Exchange } from '../../src/server/http.js';
+import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
+import type { Exchange } from '../../src/http/exchange.js';
 import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
 
 const JSON_ENC: Encoding = { format: 'json', pretty: false };

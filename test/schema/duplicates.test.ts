@@ -1,7 +1,7 @@
 /** The repeated-key scan of JSON and YAML bodies: paths, lines, what it must never miss. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonDuplicates, parseJsonNoting, parseYamlNoting, type Duplicate } from '../../src/schema/duplicates.js';
+import { jsonDuplicates, parseJsonNoting, parseYamlNoting, type Duplicate } from '../../src/codec/duplicates.js';
 
 const paths = (d: Duplicate[]) => d.map((x) => x.path);
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { schemaIndex, type SchemaNode } from '../../src/schema/schema.js';
 import { validateFields, type DecodedAs } from '../../src/schema/fields.js';
 import { requiredCauses } from '../../src/schema/required.js';
-import { parseJsonNoting, type Duplicate } from '../../src/schema/duplicates.js';
+import { parseJsonNoting, type Duplicate } from '../../src/codec/duplicates.js';
 
 const DEPLOYMENT = schemaIndex().forKind('apps', 'v1', 'Deployment');
 const CONFIGMAP = schemaIndex().forKind('', 'v1', 'ConfigMap');

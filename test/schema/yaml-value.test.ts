@@ -1,7 +1,7 @@
 /** YAML → JSON data model as goyaml v2 (sigs.k8s.io/yaml) builds it: merge keys, repeats, aliases, linear time. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseYamlNoting, type Duplicate } from '../../src/schema/duplicates.js';
+import { parseYamlNoting, type Duplicate } from '../../src/codec/duplicates.js';
 
 test('merge keys: merged values replace keys before the <<, keys after it win, earlier sources win', () => {
   const doc = 'base: &b {x: 1, y: 1}\nbefore:\n  x: 0\n  <<: *b\nafter:\n  <<: *b\n  y: 2\nlist:\n  <<: [{p: 1}, {p: 2, q: 2}]\ninline:\n  <<: {z: 3}\n';

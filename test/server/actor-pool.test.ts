@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { takeBatch, type Pending } from '../../src/server/actor-pool.js';
+import { takeBatch, type Pending } from '../../src/actors/pool.js';
 import type { Op } from '../../src/actors/protocol.js';
 
 const type = { group: '', version: 'v1', resource: 'configmaps' };

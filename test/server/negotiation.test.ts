@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from '../../src/server/negotiation.js';
+import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from '../../src/http/negotiation.js';
 import { StatusError } from '../../src/api/status.js';
 
 const PB = 'application/vnd.platform.protobuf';

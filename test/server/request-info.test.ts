@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo } from '../../src/server/request-info.js';
+import { parseRequestInfo } from '../../src/http/request-info.js';
 
 const q = (s = '') => new URLSearchParams(s);
 

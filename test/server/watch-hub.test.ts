@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatchHub, type Watcher } from '../../src/server/watch-hub.js';
+import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
 import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
 import type { Chunk } from '../../src/codec/watch-encoding.js';
 import { ProtobufCodec } from '../../src/codec/protobuf.js';

@@ -7,8 +7,8 @@
  * caller prefixes `failed calling webhook "x": `).
  */
 import { Agent, request } from 'node:https';
-import type { ReadCache } from '../../server/read-cache.js';
-import { resolveService } from '../../server/service-resolver.js';
+import type { ReadCache } from '../../actors/read-cache.js';
+import { resolveService } from '../../actors/service-resolver.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 

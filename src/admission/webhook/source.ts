@@ -9,7 +9,7 @@ import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import type { Informer } from '../../actors/informer.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import type { Registry } from '../../registry/registry.js';
-import type { ReadCache } from '../../server/read-cache.js';
+import type { ReadCache } from '../../actors/read-cache.js';
 import { compileHook, type Hook } from './matching.js';
 
 export type HookKind = 'mutating' | 'validating';

@@ -5,8 +5,8 @@
  * path; otherwise no opinion ("No policy matched."). ABAC never denies.
  */
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../types.js';
-import { AUTHENTICATED_GROUP } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
+import { AUTHENTICATED_GROUP } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import { ALLOW, type Authorizer, type AuthorizerResult, type RulesResult } from './authorizer.js';
 import type { PolicyRule } from './rbac-rules.js';

@@ -10,7 +10,7 @@ import { groupFor, type Identity } from '../../api/identity.js';
 import type { VirtualContext, VirtualKind } from '../../registry/strategies/reviews.js';
 import { forbidden, invalid, required, type Cause } from '../../registry/strategies/field-errors.js';
 import { qualifiedNameErrors } from '../../api/selectors.js';
-import type { UserInfo } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import { settle, type Authorizer } from './authorizer.js';
 import { reviewRequirements } from './selectors.js';

@@ -6,7 +6,7 @@
  * after the index changes; a write that loses a race is redone on the change that beat it.
  */
 import { bodyText } from '../../actors/pack.js';
-import type { ActorPool } from '../../server/actor-pool.js';
+import type { ActorPool } from '../../actors/pool.js';
 import type { RbacIndex } from './rbac-index.js';
 import type { PolicyRule } from './rbac-rules.js';
 

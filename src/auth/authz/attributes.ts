@@ -4,9 +4,9 @@
  */
 import { errors, type Status } from '../../api/status.js';
 import { parseFieldSelector } from '../../api/field-selectors.js';
-import type { RequestInfo } from '../../server/request-info.js';
+import type { RequestInfo } from '../../http/request-info.js';
 import { fieldRequirements, labelRequirements, type SelectorRequirement } from './selectors.js';
-import type { Attributes as BaseAttributes, UserInfo } from '../types.js';
+import type { Attributes as BaseAttributes, UserInfo } from '../../api/user.js';
 
 export interface Attributes extends BaseAttributes {
   /** false for a non-resource request: then only `path` and `verb` (the lower-cased method) count */

@@ -4,7 +4,7 @@
  * `system:masters` is allowed before any configured mode, as upstream's privileged-group
  * authorizer (so even `AlwaysDeny` lets the loopback/admin group through).
  */
-import { MASTERS_GROUP, type Decision, type MaybeAsync, type UserInfo } from '../types.js';
+import { MASTERS_GROUP, type Decision, type MaybeAsync, type UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import type { PolicyRule } from './rbac-rules.js';
 

@@ -4,7 +4,7 @@
  * already holds at that scope, unless they may `escalate` it; a binding only to a role whose
  * rules they hold, unless they may `bind` it. Members of `system:masters` skip the checks.
  */
-import { MASTERS_GROUP, type MaybeAsync, type UserInfo } from '../types.js';
+import { MASTERS_GROUP, type MaybeAsync, type UserInfo } from '../../api/user.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
 import { settle, type Authorizer } from './authorizer.js';
 import type { RbacIndex, RoleRef } from './rbac-index.js';

@@ -8,7 +8,7 @@
  * write goes to its actor (the existing pod's node comes from the node graph).
  */
 import { groupFor, type Identity } from '../../api/identity.js';
-import type { UserInfo } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
 import { forbiddenError } from './attributes.js';
 import type { NodeGraph } from './node-graph.js';
 import { nodeIdentity } from './node.js';

@@ -8,7 +8,7 @@
  * by upstream's static node rules. Never denies: anything else is no opinion for RBAC to see.
  */
 import { groupFor, type Identity } from '../../api/identity.js';
-import type { UserInfo } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import { ALLOW, type Authorizer, type AuthorizerResult, type RulesResult } from './authorizer.js';
 import type { NodeGraph, RefKind } from './node-graph.js';

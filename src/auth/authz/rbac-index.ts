@@ -9,7 +9,7 @@ import { groupFor, type Identity } from '../../api/identity.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../api/selectors.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import { typeKeyOf } from '../../actors/routing.js';
-import { SA_PREFIX, type UserInfo } from '../types.js';
+import { SA_PREFIX, type UserInfo } from '../../api/user.js';
 import type { PolicyRule } from './rbac-rules.js';
 
 export interface Subject { kind: string; name: string; namespace?: string; apiGroup?: string }

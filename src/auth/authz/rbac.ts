@@ -3,7 +3,7 @@
  * bound to the user allows the request; otherwise no opinion (RBAC never denies), with the
  * missing roles as the reason. It answers from the in-memory index on the calling thread.
  */
-import type { UserInfo } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import type { Authorizer, AuthorizerResult, RulesResult } from './authorizer.js';
 import type { RbacIndex } from './rbac-index.js';

@@ -9,7 +9,7 @@ import { bodyText } from '../../actors/pack.js';
 import type { Result } from '../../actors/protocol.js';
 import type { Identity } from '../../api/identity.js';
 import { groupFor } from '../../api/identity.js';
-import type { ActorPool, OpInput } from '../../server/actor-pool.js';
+import type { ActorPool, OpInput } from '../../actors/pool.js';
 import { defaultPolicy, policyKeys, type DefaultBinding, type DefaultRole } from './bootstrap-policy.js';
 import { uncovered } from './rbac-rules.js';
 

@@ -9,13 +9,13 @@
  */
 import { StatusError } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
-import type { ActorPool, OpInput } from '../../server/actor-pool.js';
-import type { Request } from '../../handlers/context.js';
+import type { ActorPool, OpInput } from '../../actors/pool.js';
+import type { Request } from '../../http/context.js';
 import { PATCH_TYPES } from '../../handlers/resource.js';
-import { checkBodyThen } from '../../server/http.js';
-import { pinTo, retried } from '../../handlers/pin.js';
-import { bodyFormat, isTruthy } from '../../server/negotiation.js';
-import { MASTERS_GROUP, type UserInfo } from '../types.js';
+import { checkBodyThen } from '../../http/exchange.js';
+import { pinTo, retried } from '../../http/pin.js';
+import { bodyFormat, isTruthy } from '../../http/negotiation.js';
+import { MASTERS_GROUP, type UserInfo } from '../../api/user.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
 import type { Authorizer } from './authorizer.js';
 

@@ -7,7 +7,7 @@
  * matchCondition error answers the failure policy's decision with the error.
  */
 import { Agent, request as httpsRequest } from 'node:https';
-import type { UserInfo } from '../types.js';
+import type { UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import type { Authorizer, AuthorizerResult, RulesResult } from './authorizer.js';
 import type { WebhookClientConfig } from './kubeconfig.js';

@@ -7,7 +7,7 @@
  * 10 s (never past `exp`), as upstream's token cache, so a token in use answers synchronously.
  */
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
-import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../types.js';
+import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../../api/user.js';
 import { compile, type Program } from './cel.js';
 import type { JwtAuthenticatorSpec } from './config.js';
 import { RemoteKeys } from './remote-keys.js';

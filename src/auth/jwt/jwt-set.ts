@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { NOT_MINE, firstUser, type MaybeAsync, type AuthResult, type TokenAuthenticator } from '../types.js';
+import { NOT_MINE, firstUser, type MaybeAsync, type AuthResult, type TokenAuthenticator } from '../../api/user.js';
 import { JwtAuthenticator } from './authenticator.js';
 import { ALL_SIGNING_ALGS, parseAuthenticationConfig, type AuthenticationConfig, type JwtAuthenticatorSpec, type ValidateContext } from './config.js';
 

@@ -5,7 +5,7 @@
  */
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
-import { addAuthenticatedGroup, type TokenAuthenticator, type UserInfo } from '../../auth/types.js';
+import { addAuthenticatedGroup, type TokenAuthenticator, type UserInfo } from '../../api/user.js';
 import type { BoundObject, ServiceAccountTokens } from '../../auth/service-account.js';
 
 export interface VirtualContext {

@@ -1,15 +1,15 @@
 /** What the per-verb handlers receive: the parsed request and the front thread's services. */
 import type { CustomType } from '../registry/crd/types.js';
-import type { Exchange } from '../server/http.js';
-import type { RequestInfo } from '../server/request-info.js';
-import type { ActorPool } from '../server/actor-pool.js';
-import type { WatchHub } from '../server/watch-hub.js';
+import type { Exchange } from './exchange.js';
+import type { RequestInfo } from './request-info.js';
+import type { ActorPool } from '../actors/pool.js';
+import type { WatchHub } from './watch-hub.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { ServerOptions } from '../server/options.js';
 import type { Encoding } from '../actors/protocol.js';
-import type { ReadCache } from '../server/read-cache.js';
+import type { ReadCache } from '../actors/read-cache.js';
 import type { Status } from '../api/status.js';
-import type { UserInfo } from '../auth/types.js';
+import type { UserInfo } from '../api/user.js';
 import type { PinState } from './pin.js';
 
 export interface RequestHeaders {

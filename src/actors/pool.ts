@@ -13,10 +13,10 @@
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
-import type { ActorConfig, Batch, BatchReply, CachedObject, ChangeEvent, DefsReply, DefsRequest, Encoding, InitReply, Op, Result } from '../actors/protocol.js';
+import type { ActorConfig, Batch, BatchReply, CachedObject, ChangeEvent, DefsReply, DefsRequest, Encoding, InitReply, Op, Result } from './protocol.js';
 import type { CustomType } from '../registry/crd/types.js';
-import { shardOf, typeKeyOf } from '../actors/routing.js';
-import { unpackBodies } from '../actors/pack.js';
+import { shardOf, typeKeyOf } from './routing.js';
+import { unpackBodies } from './pack.js';
 
 export type Pending = { op: Op; resolve: (r: Result) => void };
 export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;

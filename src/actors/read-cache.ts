@@ -5,8 +5,8 @@
  * of the newest state is answered from here without a thread hop; everything else (another
  * encoding or version, resourceVersion, subresources, views) still goes to the actor.
  */
-import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
-import type { Informer } from '../actors/informer.js';
+import type { ChangeEvent, CachedObject } from './protocol.js';
+import type { Informer } from './informer.js';
 
 /** bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET */
 interface Cached { json: string; apiVersion: string; bytes?: Uint8Array }

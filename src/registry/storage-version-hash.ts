@@ -4,9 +4,9 @@
  * (the storage version migrator, garbage collector caches) see a change of storage version.
  */
 import { createHash } from 'node:crypto';
-import { groupFor } from './identity.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/types.js';
+import { groupFor } from '../api/identity.js';
+import type { Registry } from './registry.js';
+import type { ResourceDef } from './types.js';
 
 /** base64 of the first 8 bytes of SHA-256 of `<group>/<version>/<kind>` (group "" for the core group). */
 export function storageVersionHash(group: string, version: string, kind: string): string {

@@ -10,7 +10,7 @@
  * GuaranteedUpdate retries its tryUpdate, at most MAX_ATTEMPTS times; then the 409 is the reply.
  */
 import { StatusError, errors, type Status } from '../api/status.js';
-import { readBody } from '../server/http.js';
+import { readBody } from './exchange.js';
 import type { Result } from '../actors/protocol.js';
 import type { BodyReader, Request } from './context.js';
 

@@ -5,8 +5,8 @@
  * (Strict) them. The JSON scan runs only when a cheap count says the text may hold a repeat.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { checkBracketDepth, DepthError } from './depth.js';
-import { yamlValue, type Duplicate } from './yaml-value.js';
+import { checkBracketDepth, DepthError } from '../schema/depth.js';
+import { yamlValue, type Duplicate } from '../schema/yaml-value.js';
 
 export type { Duplicate };
 

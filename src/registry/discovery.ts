@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { groupFor, type Identity } from './identity.js';
-import type { Registry } from '../registry/registry.js';
+import { groupFor, type Identity } from '../api/identity.js';
+import type { Registry } from './registry.js';
 import { customOpenAPI } from './openapi-custom.js';
 import { storageHashOf } from './storage-version-hash.js';
-import { describedDefinitions } from './descriptions.js';
-import { servedOpenAPI } from './openapi-names.js';
-import type { ResourceDef, Verb } from '../registry/types.js';
+import { describedDefinitions } from '../api/descriptions.js';
+import { servedOpenAPI } from '../api/openapi-names.js';
+import type { ResourceDef, Verb } from './types.js';
 
 export interface ServerAddressByClientCIDR { clientCIDR: string; serverAddress: string }
 export interface APIVersions { kind: 'APIVersions'; versions: string[]; serverAddressByClientCIDRs: ServerAddressByClientCIDR[] }

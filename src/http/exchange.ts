@@ -138,7 +138,7 @@ type Reader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
 /**
  * Reads the whole body, runs an asynchronous check on it, then hands the request on with the
  * same bytes (admission-style guards); a failed check or read answers its Status, unless
- * `handled` took the check's failure over (a pinned write starting over, src/handlers/pin.ts).
+ * `handled` took the check's failure over (a pinned write starting over, src/http/pin.ts).
  */
 export function checkBodyThen<R extends { x: Exchange; headers: { contentLength: number }; body?: Reader; enc: { pretty: boolean } }>(
   r: R, maxBody: number, check: (buf: Buffer) => Promise<void>, next: (r: R) => void, handled: (e: unknown) => boolean = () => false,

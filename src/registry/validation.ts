@@ -1,6 +1,6 @@
 /** Name and metadata syntax rules shared by every kind (upstream apimachinery validation). */
-import type { StatusCause } from './status.js';
-import type { NameRule } from '../registry/strategy.js';
+import type { StatusCause } from '../api/status.js';
+import type { NameRule } from './strategy.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -3,7 +3,7 @@
  * CRD's schema with apiVersion, kind and metadata, `x-plat-group-version-kind`), its list,
  * and the paths of every verb and subresource, as upstream's CRD OpenAPI builder publishes.
  */
-import type { CustomType } from '../registry/crd/types.js';
+import type { CustomType } from './crd/types.js';
 
 type Json = Record<string, unknown>;
 const META = 'io.plat.apimachinery.pkg.apis.meta.v1';
