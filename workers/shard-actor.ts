@@ -21,6 +21,6 @@ export default async function handle(task: Batch | InitRequest | DefsRequest | S
   if ('snapshot' in task) return shard.snapshot();
   crashIfAsked(config.testFaults, task.ops);
   const reply = await shard.run(task.ops, task.streams, task.poll);
-  const buf = packBodies(reply);
-  return buf ? move({ [transferableSymbol]: buf, [valueSymbol]: reply } as never) : reply;
+  const bufs = packBodies(reply);
+  return bufs.length ? move({ [transferableSymbol]: bufs, [valueSymbol]: reply } as never) : reply;
 }

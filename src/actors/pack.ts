@@ -1,30 +1,44 @@
 /**
- * Response bodies cross the thread boundary as bytes in one transferred ArrayBuffer per batch:
- * the actor UTF-8 encodes every string body once into it (work the otherwise idle actor can do),
- * the front thread hands zero-copy views to uWS instead of copying strings and converting them.
+ * Response bodies cross the thread boundary as bytes in transferred ArrayBuffers: the actor UTF-8
+ * encodes every string body once into one buffer per batch (work the otherwise idle actor can do),
+ * LIST bodies built from cached item bytes travel in their own buffers; the front thread hands
+ * zero-copy views to uWS instead of copying strings and converting them.
  */
 import type { BatchReply } from './protocol.js';
+import { owned } from '../codec/codec.js';
 
 /** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
 export const GZIP_THRESHOLD = 128 * 1024;
 
-/** Packs string bodies of the results into reply.bodies; results keep [offset, length]. */
-export function packBodies(reply: BatchReply): ArrayBuffer | undefined {
+/**
+ * Packs the results' bodies for the trip to the front thread: owned byte bodies travel in their
+ * own transferred buffers; strings (UTF-8 encoded here) and other bytes (copied once, instead of
+ * twice by structured cloning) into reply.bodies. Returns the buffers to transfer.
+ */
+export function packBodies(reply: BatchReply): ArrayBuffer[] {
+  const moved: ArrayBuffer[] = [];
   let total = 0;
-  for (const r of reply.results) if ('code' in r && typeof r.body === 'string') total += Buffer.byteLength(r.body);
-  if (total === 0) return undefined;
+  for (const r of reply.results) {
+    if (!('code' in r)) continue;
+    if (typeof r.body === 'string') total += Buffer.byteLength(r.body);
+    else if (owned.has(r.body.buffer)) { owned.delete(r.body.buffer); moved.push(r.body.buffer as ArrayBuffer); } else total += r.body.byteLength;
+  }
+  if (total === 0) return moved;
   const buf = new ArrayBuffer(total);
   const view = Buffer.from(buf);
   let at = 0;
   for (const r of reply.results) {
-    if (!('code' in r) || typeof r.body !== 'string') continue;
-    const len = view.write(r.body, at);
+    if (!('code' in r) || r.body.length === 0 || (typeof r.body !== 'string' && moved.includes(r.body.buffer as ArrayBuffer))) continue;
+    let len: number;
+    if (typeof r.body === 'string') len = view.write(r.body, at);
+    else { view.set(r.body, at); len = r.body.byteLength; }
     r.bodyRef = [at, len];
     r.body = '';
     at += len;
   }
   reply.bodies = buf;
-  return buf;
+  moved.push(buf);
+  return moved;
 }
 
 /** Restores each packed body as a view into the transferred buffer. */

@@ -8,7 +8,8 @@
 import type { ChangeEvent, CachedObject } from './protocol.js';
 import type { Informer } from './informer.js';
 
-interface Cached { json: string; apiVersion: string }
+/** bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET */
+interface Cached { json: string; apiVersion: string; bytes?: Uint8Array }
 
 export class ReadCache implements Informer {
   /**
@@ -52,5 +53,16 @@ export class ReadCache implements Informer {
   get(typeKey: string, namespace: string, name: string, apiVersion: string): string | undefined {
     const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);
     return c && c.apiVersion === apiVersion ? c.json : undefined;
+  }
+
+  /**
+   * The object's plain JSON GET body (its JSON and a newline) as UTF-8 bytes when it is stored
+   * in apiVersion, kept until its next change: a repeated GET copies bytes into the socket
+   * instead of measuring and converting a string each time. undefined: ask the actor.
+   */
+  body(typeKey: string, namespace: string, name: string, apiVersion: string): Uint8Array | undefined {
+    const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);
+    if (!c || c.apiVersion !== apiVersion) return undefined;
+    return c.bytes ??= Buffer.from(c.json + '\n');
   }
 }

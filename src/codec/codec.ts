@@ -125,8 +125,48 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
 export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
   if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
-  const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
-  return encodeList(head, items, enc);
+  if (enc.pretty) {
+    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
+    return encodeList(head, items, enc);
+  }
+  const open = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
+  return joinItems(open, entries.map((e) => jsonItemBytes(e, head.apiVersion)), ']}\n');
+}
+
+/**
+ * A stored object's JSON as UTF-8 bytes, cached on the entry (`encoded.json`) on first use: a
+ * JSON LIST is then selection plus one copy of each item into the body, with no re-encoding,
+ * no string join and no UTF-8 conversion per request. Another apiVersion is encoded each time.
+ */
+export function jsonItemBytes(e: Encodable, apiVersion: string): Uint8Array {
+  if (e.obj.apiVersion !== apiVersion) return Buffer.from(JSON.stringify({ ...e.obj, apiVersion }));
+  let bytes = e.encoded?.json;
+  if (!bytes) (e.encoded ??= {}).json = bytes = Buffer.from(e.json);
+  return bytes;
+}
+
+/**
+ * Bodies built for one reply in a buffer of their own (joinItems): the actor transfers their
+ * buffers to the front thread as they are, with no copy (actors/pack.ts). Only buffers nothing
+ * else references are in it.
+ */
+export const owned = new WeakSet<ArrayBufferLike>();
+
+/** head + items joined by commas + tail, in one exactly sized buffer of its own (`owned`). */
+export function joinItems(head: string, items: Uint8Array[], tail: string): Uint8Array {
+  let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
+  for (const b of items) total += b.byteLength;
+  // its own buffer (never the shared pool), not zero-filled: every byte is written below
+  const out = Buffer.allocUnsafeSlow(total);
+  let at = out.write(head, 0);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out[at++] = 0x2c; // ','
+    out.set(items[i]!, at);
+    at += items[i]!.byteLength;
+  }
+  out.write(tail, at);
+  owned.add(out.buffer);
+  return new Uint8Array(out.buffer, 0, total);
 }
 
 /** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */

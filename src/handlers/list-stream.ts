@@ -42,11 +42,10 @@ export async function streamList(r: Request, s: Services, op: ListOp, first: Res
   // the whole list fitted in one page: an ordinary reply (compressed by the actor when large)
   if (!('code' in first) || !first.page) return reply(r, first);
   const head = `{"kind":"${r.def.listKind}","apiVersion":"${r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version}","metadata":{"resourceVersion":"${first.page.resourceVersion}"},"items":[`;
-  const text = typeof first.body === 'string' ? first.body : Buffer.from(first.body).toString('utf8');
-  await stream(r, s, op, first as Page, head, text);
+  await stream(r, s, op, first as Page, head);
 }
 
-async function stream(r: Request, s: Services, op: ListOp, first: Page, head: string, firstText: string): Promise<void> {
+async function stream(r: Request, s: Services, op: ListOp, first: Page, head: string): Promise<void> {
   const { x } = r;
   if (x.aborted || x.done) return;
   x.done = true;
@@ -57,7 +56,8 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, head: st
     if (!x.aborted) x.res.cork(() => { ok = x.res.write(chunk); });
   };
   gz?.on('data', (c: Buffer) => write(c));
-  const put = async (t: string) => {
+  // pages go out as the actor's bytes (no string round trip)
+  const put = async (t: string | Uint8Array) => {
     if (!gz) return write(t);
     if (!gz.write(t)) await once(gz, 'drain');
   };
@@ -69,7 +69,8 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, head: st
     if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
   });
-  await put(head + firstText);
+  await put(head);
+  if (first.body.length) await put(first.body);
   let items = first.page.items;
   let cont = first.page.continue;
   const { labelSelector, fieldSelector } = op.opts;
@@ -83,8 +84,8 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, head: st
       if (x.aborted) return;
       if (!('code' in next) || !next.page) throw errors.internal(('error' in next ? next.error.message : undefined) ?? 'list page failed');
       if (next.page.items > 0) {
-        const text = typeof next.body === 'string' ? next.body : Buffer.from(next.body).toString('utf8');
-        await put(items > 0 ? ',' + text : text);
+        if (items > 0) await put(',');
+        await put(next.body);
       }
       items += next.page.items;
       cont = next.page.continue;

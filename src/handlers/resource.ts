@@ -102,10 +102,10 @@ function servedFromCache(r: Request, s: Services): boolean {
   const { enc, info, query } = r;
   if (!s.readCache.servesGets || info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
-  const json = s.readCache.get(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
-  if (json === undefined || (enc.gzip && json.length >= GZIP_THRESHOLD)) return false;
-  // a compact JSON body ends with a newline, as every serializer reply (a cons string, no copy)
-  send(r.x, 200, 'application/json', json + '\n');
+  const body = s.readCache.body(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
+  if (body === undefined || (enc.gzip && body.byteLength >= GZIP_THRESHOLD)) return false;
+  // a compact JSON body ends with a newline, as every serializer reply (cached with it)
+  send(r.x, 200, 'application/json', body);
   return true;
 }
 

@@ -1,8 +1,11 @@
 /**
  * Live watch fan-out on the front thread. Each committed change arrives once, already
  * encoded by its actor; the hub frames it once per event type and writes the same bytes to
- * every matching watcher, one write per watcher per dispatched batch. A slow watcher is cut
- * off at its buffer limit, never slowing others.
+ * every matching watcher. The frames a watcher gets from all batches dispatched in one
+ * event-loop turn go out together at the end of the turn (setImmediate), one corked write per
+ * watcher however many batches arrived (several shards, pipelined replies), in rv order; any
+ * other write to that watcher (bookmark, close) first flushes them. A slow watcher is cut off
+ * at its buffer limit, never slowing others.
  *
  * Hand-over from the actor: a watch op answers with the state at the version its batch read
  * (`fromRV`). Changes committed by that same batch were dispatched just before the op's reply
@@ -68,6 +71,9 @@ export class WatchHub {
   slowClosed = 0;
   /** initial events shared among the watches that start from the same state */
   readonly initial = new InitialEvents();
+  /** per watcher, the frames of this turn's dispatches not yet written (flushed by setImmediate) */
+  private queued = new Map<Live, Chunk[]>();
+  private flushScheduled = false;
 
   /** convert: for watchers of another version than the one a change was stored in */
   constructor(private readonly bufferLimit: number, private readonly convert: Convert = restamp) {}
@@ -109,6 +115,7 @@ export class WatchHub {
   /** Ends every watch of a type that stops being served (a deleted CRD), as upstream does. */
   closeType(typeKey: string): void {
     for (const w of [...(this.byType.get(typeKey) ?? [])]) {
+      this.flushOne(w);
       this.remove(w);
       w.sink.close();
     }
@@ -163,9 +170,34 @@ export class WatchHub {
       for (const w of set) {
         const out: Chunk[] = [];
         for (let i = 0; i < evs.length; i++) this.collect(out, w, evs[i]!, lines[i]!);
-        if (out.length) this.send(w, joinChunks(out));
+        if (out.length) this.enqueue(w, out);
       }
     }
+  }
+
+  private enqueue(w: Live, out: Chunk[]): void {
+    const q = this.queued.get(w);
+    if (q) for (const c of out) q.push(c);
+    else this.queued.set(w, out);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes every watcher's queued frames: one write per watcher for the whole turn. */
+  flush(): void {
+    this.flushScheduled = false;
+    const q = this.queued;
+    this.queued = new Map();
+    for (const [w, chunks] of q) if (!w.closed) this.send(w, chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
+  }
+
+  /** Writes one watcher's queued frames now (before anything else is written to it). */
+  private flushOne(w: Live): void {
+    const chunks = this.queued.get(w);
+    if (!chunks) return;
+    this.queued.delete(w);
+    if (!w.closed) this.send(w, chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
   }
 
   private remember(typeKey: string, evs: ChangeEvent[]): void {
@@ -243,6 +275,8 @@ export class WatchHub {
       const lines = new Map<string, Chunk>();
       for (const w of set as Set<Live>) {
         if (!w.bookmarks || w.closed || rv <= w.startRV || rv < w.fromRV) continue;
+        this.flushOne(w);
+        if (w.closed) continue;
         w.fromRV = rv;
         const id = `${w.apiVersion}|${w.key}`;
         let line = lines.get(id);

@@ -6,7 +6,7 @@
 import { errors, successStatus } from '../api/status.js';
 import type { Body, Encoding } from '../codec/types.js';
 import type { DeleteOptions, Op, PageMeta, Result, TypeRef } from './ops.js';
-import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf } from '../codec/codec.js';
+import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf, joinItems, jsonItemBytes } from '../codec/codec.js';
 import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import type { ResourceDef } from './types.js';
@@ -189,7 +189,7 @@ export class Store {
       // a streamed LIST's page (a whole list in its first page is an ordinary reply)
       const page: PageMeta = { resourceVersion: String(snapshotRV), items: items.length };
       if (metadata.continue) page.continue = metadata.continue as string;
-      return { code: 200, body: items.map((e) => e.json).join(','), contentType: contentTypeOf(op.enc), page };
+      return { code: 200, body: joinItems('', items.map((e) => jsonItemBytes(e, e.obj.apiVersion)), ''), contentType: contentTypeOf(op.enc), page };
     }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
       return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };

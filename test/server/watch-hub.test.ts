@@ -40,6 +40,7 @@ describe('WatchHub stream encodings', () => {
     hub.add(watcher(PB, outA)); hub.add(watcher(PB, outB));
     const fromActor = codec.encodeObject({ ...obj(5), metadata: { ...obj(5).metadata, labels: { from: 'actor' } } });
     hub.dispatch([event(5, { protobuf: fromActor })]);
+    hub.flush();
     assert.equal(outA.length, 1);
     assert.equal(outA[0], outB[0]);
     assert.deepEqual(codec.decodeWatchEvent(outA[0] as Uint8Array).object.metadata.labels, { from: 'actor' });
@@ -50,6 +51,7 @@ describe('WatchHub stream encodings', () => {
     const out: Chunk[] = [];
     hub.add(watcher(PB, out));
     hub.dispatch([event(6)]);
+    hub.flush();
     assert.equal(codec.decodeWatchEvent(out[0] as Uint8Array).object.metadata.resourceVersion, '6');
   });
 
@@ -58,9 +60,24 @@ describe('WatchHub stream encodings', () => {
     const fresh: Chunk[] = [], started: Chunk[] = [];
     hub.add(watcher(TABLE, fresh)); hub.add(watcher(TABLE, started, true));
     hub.dispatch([event(7)]);
+    hub.flush();
     hub.dispatch([event(8)]);
+    hub.flush();
     const defs = (out: Chunk[]) => out.map((c) => JSON.parse(c as string).object.columnDefinitions?.[0]?.name ?? null);
     assert.deepEqual(defs(fresh), ['Name', null]);
     assert.deepEqual(defs(started), [null, null]);
+  });
+
+  it('coalesces the batches dispatched in one event-loop turn into one write per watcher, in order', async () => {
+    const hub = new WatchHub(1 << 20);
+    const out: Chunk[] = [];
+    hub.add(watcher({ format: 'json', pretty: false }, out));
+    hub.dispatch([event(9)]);
+    hub.dispatch([event(10), event(11)]);
+    assert.equal(out.length, 0, 'nothing written before the end of the turn');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(out.length, 1, 'one write for three events of two batches');
+    const rvs = String(out[0]).trim().split('\n').map((l) => JSON.parse(l).object.metadata.resourceVersion);
+    assert.deepEqual(rvs, ['9', '10', '11']);
   });
 });
