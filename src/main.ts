@@ -8,7 +8,7 @@
 import { parseArgs, type ServerOptions } from './server/options.js';
 import { ApiServer } from './server/server.js';
 import { secureDataDir } from './storage/data-dir.js';
-import { prepareDataDir } from './server/data-dir.js';
+import { ensureWritableDir, prepareDataDir } from './server/data-dir.js';
 import { reshard } from './server/reshard.js';
 import { oneLine } from './api/startup-error.js';
 import { renderHelp } from './server/flag-docs.js';
@@ -74,8 +74,14 @@ async function main(): Promise<void> {
     return;
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
-  // before anything opens or creates a file there (issue 18 item 9)
-  for (const w of secureDataDir(options.dataDir)) process.stderr.write(`warning: ${w}\n`);
+  // before anything opens or creates a file there (issue 18 item 9); a directory that cannot be
+  // made is one line naming --data-dir
+  try {
+    ensureWritableDir(options.dataDir);
+    for (const w of secureDataDir(options.dataDir)) process.stderr.write(`warning: ${w}\n`);
+  } catch (e) {
+    fail(e, 1);
+  }
   let server: ApiServer;
   let port: number;
   try {

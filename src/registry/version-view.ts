@@ -38,6 +38,8 @@ export class VersionView {
   entry(e: Entry | undefined): Entry | undefined {
     if (!e || e.obj.apiVersion === this.apiVersion) return e;
     const obj = this.asServed(e.obj);
-    return { ...e, obj, json: JSON.stringify(obj) };
+    // the copy's encodings are its own: the stored form's cached bytes (encoded) must not follow it
+    const { encoded: _stored, ...rest } = e;
+    return { ...rest, obj, json: JSON.stringify(obj) };
   }
 }

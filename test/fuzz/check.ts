@@ -48,7 +48,8 @@ export function decodeReply(r: HttpReply, watch = false): { format: string; valu
   let body = r.body;
   if (/gzip/i.test(header(r, 'content-encoding'))) body = gunzipSync(body);
   const ct = header(r, 'content-type').split(';')[0]!.trim().toLowerCase();
-  if (ct === 'application/json' || ct === '') {
+  // the service-account issuer's key set is JSON under its own media type (upstream's)
+  if (ct === 'application/json' || ct === 'application/jwk-set+json' || ct === '') {
     if (ct === '' && body.length === 0) return { format: 'empty', value: undefined };
     const text = body.toString('utf8');
     if (watch && r.status === 200 && (text.trim() === '' || text.trimStart().startsWith('{"type":'))) return { format: 'watch', value: watchLines(text, !!r.abortedByClient) };
@@ -120,6 +121,8 @@ export function replyProblems(method: string, target: string, r: HttpReply, watc
   if (r.status === 504 && !(decoded.value?.reason === 'Timeout')) out.push({ kind: '5xx', detail: `504 without reason Timeout: ${r.body.subarray(0, 200)}` });
   if (r.status >= 300) {
     if (decoded.format === 'text' && TEXT_OK.test(target)) return out;
+    // upstream's OpenAPI handler answers an Accept it cannot serve with a bare 406 (kube-openapi)
+    if (r.status === 406 && r.body.length === 0 && /^\/+openapi\//.test(target)) return out;
     if (decoded.format === 'text' || decoded.format === 'empty' || decoded.format === 'watch') {
       out.push({ kind: 'non-status-error', detail: `HTTP ${r.status} ${decoded.format} body: ${r.body.subarray(0, 160).toString('utf8')}` });
       return out;

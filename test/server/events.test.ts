@@ -206,3 +206,17 @@ test('Table view through events.plat.io/v1 prints the same columns as core', asy
   assert.deepEqual([...cells.slice(1, 4), cells[6], cells[9]], ['Normal', 'Scheduled', 'pod/web-1', 'assigned to node-1', 'tabled']);
   assert.deepEqual(c.json.rows[0].cells.slice(1), t.json.rows[0].cells.slice(1));
 });
+
+test('a list through events.plat.io/v1 after a core list converts every item (the cached JSON bytes are the stored form only)', async () => {
+  const c = await request(s.url, 'POST', CORE('default'), coreEvent('listed-both-ways'));
+  assert.equal(c.status, 201, c.text);
+  // the core list caches each stored Event's JSON bytes; the converted view must not reuse them
+  const core = await request(s.url, 'GET', CORE('default'));
+  assert.ok(core.json.items.some((i: any) => i.metadata.name === 'listed-both-ways' && i.apiVersion === 'v1'));
+  const v1 = await request(s.url, 'GET', V1('default'));
+  assert.equal(v1.status, 200, v1.text);
+  const item = v1.json.items.find((i: any) => i.metadata.name === 'listed-both-ways');
+  assert.equal(item.apiVersion, 'events.plat.io/v1');
+  assert.equal(item.note, 'pulled the image');
+  assert.deepEqual(item, (await request(s.url, 'GET', `${V1('default')}/listed-both-ways`)).json);
+});

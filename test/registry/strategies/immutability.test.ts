@@ -58,7 +58,7 @@ const ROWS: Row[] = [
   ['pvc: access modes', pvcStrategy, pvc('Bound'), (o) => { o.spec.accessModes = ['ReadWriteMany']; }, { field: 'spec', reason: 'FieldValueForbidden' }],
   ['pvc: first volumeName', pvcStrategy, pvc(), (o) => { o.spec.volumeName = 'pv-1'; }],
   ['service: clusterIP omitted is kept', serviceStrategy, service, (o) => { delete o.spec.clusterIP; delete o.spec.clusterIPs; }],
-  ['service: clusterIP', serviceStrategy, service, (o) => { o.spec.clusterIP = '10.0.0.99'; o.spec.clusterIPs = ['10.0.0.99']; }, { field: 'spec.clusterIP', reason: 'FieldValueInvalid', message: 'Invalid value: "10.0.0.99": field is immutable' }],
+  ['service: clusterIP', serviceStrategy, service, (o) => { o.spec.clusterIP = '10.0.0.99'; o.spec.clusterIPs = ['10.0.0.99']; }, { field: 'spec.clusterIPs[0]', reason: 'FieldValueInvalid', message: 'Invalid value: []string{"10.0.0.99"}: may not change once set' }],
   ['rolebinding: subjects', roleBindingStrategy, binding, (o) => { o.subjects = [{ kind: 'User', name: 'u', apiGroup: 'rbac.authorization.plat.io' }]; }],
   ['rolebinding: roleRef', roleBindingStrategy, binding, (o) => { o.roleRef.name = 'other'; }, { field: 'roleRef', reason: 'FieldValueInvalid', message: 'cannot change roleRef' }],
 ];
