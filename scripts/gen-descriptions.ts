@@ -16,7 +16,8 @@ interface Described { description?: string; properties?: Record<string, string> 
 interface ModelText { description?: string; fields: Map<string, string> }
 
 const require = createRequire(import.meta.url);
-const MODELS = join(dirname(require.resolve('@kubernetes/client-node/package.json')), 'dist/gen/models');
+const GEN = join(dirname(require.resolve('@kubernetes/client-node/package.json')), 'dist/gen');
+const MODELS = join(GEN, 'models');
 const REFERENCE = resolve(process.cwd(), 'reference/openapi-v2.json');
 const OUT = resolve(process.cwd(), 'reference/descriptions.json');
 
@@ -68,9 +69,42 @@ function modelOf(definition: string, available: Set<string>): string | undefined
   return undefined;
 }
 
+/**
+ * The shared query parameters' descriptions (`parameters` of the reference document: watch,
+ * labelSelector, limit, ...), from the `@param` lines of the generated API methods: for each
+ * name, the text most methods give it.
+ */
+function parameterTexts(names: readonly string[]): Record<string, string> {
+  const js = readFileSync(join(GEN, 'types/ObservableAPI.js'), 'utf8');
+  const counts = new Map<string, Map<string, number>>();
+  for (const m of js.matchAll(/@param \[?(\w+)\]? ([^\n]+)/g)) {
+    const byText = counts.get(m[1]!) ?? new Map<string, number>();
+    byText.set(m[2]!.trim(), (byText.get(m[2]!.trim()) ?? 0) + 1);
+    counts.set(m[1]!, byText);
+  }
+  const out: Record<string, string> = {};
+  for (const name of [...new Set(names)].sort()) {
+    const byText = counts.get(name);
+    if (!byText) continue;
+    const [text] = [...byText].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
+    out[name] = toReferenceNames(unescapeDoc(text));
+  }
+  return out;
+}
+
+/** The generator's JSDoc escapes (`\\&quot;`, `&#39;`, ...) back to the text. */
+function unescapeDoc(text: string): string {
+  return text.replace(/\\?&quot;/g, '"').replace(/\\?&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** The key of the parameter texts in the descriptions file (never a definition name). */
+export const PARAMETERS_KEY = '#parameters';
+
 /** The descriptions file's content for the reference document (what main writes). */
 export function generateDescriptions(): { text: string; kinds: number; fields: number; definitions: number } {
-  const doc = JSON.parse(readFileSync(REFERENCE, 'utf8')) as { definitions: Record<string, { properties?: Record<string, unknown> }> };
+  const doc = JSON.parse(readFileSync(REFERENCE, 'utf8')) as {
+    definitions: Record<string, { properties?: Record<string, unknown> }>; parameters?: Record<string, { name?: string; in?: string }>;
+  };
   const available = new Set(readdirSync(MODELS).filter((f) => f.endsWith('.d.ts')).map((f) => f.slice(0, -5)));
   const out: Record<string, Described> = {};
   let kinds = 0, fields = 0;
@@ -88,7 +122,9 @@ export function generateDescriptions(): { text: string; kinds: number; fields: n
     if (Object.keys(props).length) d.properties = props;
     if (d.description || d.properties) out[name] = d;
   }
-  return { text: JSON.stringify(out, null, 1) + '\n', kinds, fields, definitions: Object.keys(doc.definitions).length };
+  const params = parameterTexts(Object.values(doc.parameters ?? {}).filter((p) => p.in === 'query' && p.name).map((p) => p.name!));
+  const withParams: Record<string, unknown> = { [PARAMETERS_KEY]: params, ...out };
+  return { text: JSON.stringify(withParams, null, 1) + '\n', kinds, fields, definitions: Object.keys(doc.definitions).length };
 }
 
 export const DESCRIPTIONS_OUT = OUT;

@@ -50,3 +50,21 @@ export function describedDefinitions<T>(definitions: Record<string, T>, referenc
   }
   return out;
 }
+
+/** The texts of the shared query parameters (`parameters`), keyed like the file's (scripts/gen-descriptions.ts). */
+const PARAMETERS_KEY = '#parameters';
+
+/** The document's shared parameters with their descriptions (new objects; the input is not changed). */
+export function describedParameters<T>(parameters: Record<string, T>, referenceDir: string, identity: Identity): Record<string, T> {
+  const file = resolve(referenceDir, DESCRIPTIONS_FILE);
+  if (!existsSync(file)) return parameters;
+  const texts = (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)[PARAMETERS_KEY] as Record<string, string> | undefined;
+  if (!texts) return parameters;
+  const out: Record<string, T> = {};
+  for (const [key, p] of Object.entries(parameters)) {
+    const param = p as { name?: string; description?: string };
+    const text = param.name !== undefined ? texts[param.name] : undefined;
+    out[key] = (text && param.description === undefined ? { description: renameForDomain(text, identity), ...param } : p) as T;
+  }
+  return out;
+}

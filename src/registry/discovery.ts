@@ -12,7 +12,7 @@ import { groupFor, type Identity } from '../api/identity.js';
 import type { Registry } from './registry.js';
 import { customOpenAPI } from './openapi-custom.js';
 import { storageHashOf } from './storage-version-hash.js';
-import { describedDefinitions } from '../api/descriptions.js';
+import { describedDefinitions, describedParameters } from '../api/descriptions.js';
 import { servedOpenAPI } from '../api/openapi-names.js';
 import type { ResourceDef, Verb } from './types.js';
 
@@ -179,7 +179,10 @@ function reference(referenceDir: string, identity: Identity): ReferenceDocument 
   let doc = references.get(key);
   if (!doc) {
     doc = JSON.parse(readFileSync(resolve(referenceDir, 'openapi-v2.json'), 'utf8')) as ReferenceDocument;
-    doc = { ...doc, definitions: describedDefinitions(doc.definitions, referenceDir, identity) };
+    doc = {
+      ...doc, definitions: describedDefinitions(doc.definitions, referenceDir, identity),
+      parameters: describedParameters(doc.parameters, referenceDir, identity),
+    };
     references.set(key, doc);
   }
   return doc;

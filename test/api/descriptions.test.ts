@@ -37,3 +37,16 @@ test('reference/descriptions.json is what scripts/gen-descriptions.ts generates 
   const { readFileSync } = await import('node:fs');
   assert.equal(readFileSync(DESCRIPTIONS_OUT, 'utf8'), generateDescriptions().text, 'stale: run npm run gen:descriptions');
 });
+
+test("the shared query parameters are described: what upstream's run_swagger_tests greps /openapi/v2 for", () => {
+  const k8s = JSON.stringify(openapiV2(new Registry(makeIdentity('k8s.io'))));
+  // test/cmd/discovery.sh run_swagger_tests: grep -q "list of returned", "List of services", "Watch for changes to the described resources"
+  assert.match(k8s, /list of returned/);
+  assert.match(k8s, /List of services/);
+  assert.match(k8s, /Watch for changes to the described resources/);
+  const doc = openapiV2(new Registry(makeIdentity('k8s.io'))) as unknown as { parameters: Record<string, { name: string; description?: string }> };
+  const watch = Object.values(doc.parameters).find((p) => p.name === 'watch');
+  assert.match(watch?.description ?? '', /^Watch for changes to the described resources and return them as a stream of add, update, and remove notifications/);
+  const bookmarks = Object.values(doc.parameters).find((p) => p.name === 'allowWatchBookmarks');
+  assert.match(bookmarks?.description ?? '', /watch events with type "BOOKMARK"/);
+});
