@@ -96,7 +96,7 @@ export class FieldSet {
       const out: Record<string, any> = {};
       if (node.member && node.children.size) out['.'] = {};
       const keys = [...node.children.keys()];
-      if (keys.length > 1) keys.sort(compareElements);
+      if (keys.length > 1) sortElements(keys);
       for (const k of keys) out[k] = render(node.children.get(k)!);
       return out;
     };
@@ -120,15 +120,27 @@ export class FieldSet {
   }
 }
 
+/** Sorts elements in upstream order, decoding each key or value element once (not per comparison). */
+function sortElements(keys: string[]): void {
+  const decoded = new Map<string, unknown>();
+  const value = (e: string): unknown => {
+    if (decoded.has(e)) return decoded.get(e);
+    const v = JSON.parse(e.slice(2));
+    decoded.set(e, v);
+    return v;
+  };
+  keys.sort((a, b) => compareElements(a, b, value));
+}
+
 /** Upstream element order: "." first, then fields, keys, values, indexes; keys and values by value. */
-function compareElements(a: string, b: string): number {
+function compareElements(a: string, b: string, value: (e: string) => unknown = (e) => JSON.parse(e.slice(2))): number {
   if (a === b) return 0;
   if (a === '.' || b === '.') return a === '.' ? -1 : 1;
   const rank = (e: string) => 'fkvi'.indexOf(e[0]!);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   if (a[0] === 'f') return a < b ? -1 : 1;
   if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
-  return compareValues(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
+  return compareValues(value(a), value(b));
 }
 
 function compareValues(a: unknown, b: unknown): number {

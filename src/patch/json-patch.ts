@@ -1,5 +1,31 @@
-/** RFC 6902 JSON patch: add, remove, replace, move, copy, test. Never mutates its input. */
-import { errors } from '../api/status.js';
+/**
+ * RFC 6902 JSON patch: add, remove, replace, move, copy, test. Never mutates its input.
+ * Bounded as upstream bounds it (k8s.io/apiserver patch handler, evanphx/json-patch v4): at
+ * most MAX_OPERATIONS operations (413), and the bytes `copy` operations add, summed over the
+ * patch, at most MAX_COPY_BYTES (422) — without it 24 copies of a 2 KB array double it to GBs.
+ */
+import { errors, StatusError } from '../api/status.js';
+
+/** upstream maxJSONPatchOperations */
+export const MAX_OPERATIONS = 10_000;
+/** upstream JSONPatchMaxCopyBytes (jsonpatch.AccumulatedCopySizeLimit): 3 MiB */
+export const MAX_COPY_BYTES = 3 * 1024 * 1024;
+/**
+ * Array elements that inserts and removals in the middle of arrays may shift, summed over the
+ * patch (each costs O(length)): 10,000 moves in a 1.5M-element array would hold the shard
+ * actor for many seconds. Not upstream (whose Go copies are cheaper); far above any real patch.
+ */
+export const MAX_SHIFTED_ELEMENTS = 50_000_000;
+
+/** The work a patch did so far, checked against the bounds above. */
+interface Work { shifted: number; copied: number }
+
+function shift(work: Work, n: number): void {
+  work.shifted += n;
+  if (work.shifted > MAX_SHIFTED_ELEMENTS) {
+    throw errors.invalidPatch(`the patch moves more than ${MAX_SHIFTED_ELEMENTS} array elements: split it into smaller patches`);
+  }
+}
 
 interface Operation { op: string; path: string; value?: unknown; from?: string }
 
@@ -37,20 +63,34 @@ function get(doc: any, path: string): unknown {
   return v;
 }
 
-function add(doc: any, path: string, value: unknown): any {
+function add(doc: any, path: string, value: unknown, work: Work): any {
   const tokens = parsePointer(path);
   if (tokens.length === 0) return value;
   const { container, key } = parent(doc, tokens, path);
-  if (Array.isArray(container)) container.splice(index(container, key, path, true), 0, value);
+  if (Array.isArray(container)) {
+    const i = index(container, key, path, true);
+    shift(work, container.length - i);
+    container.splice(i, 0, value);
+  } else container[key] = value;
+  return doc;
+}
+
+/** Sets an existing member or element in place (no elements shift). */
+function replace(doc: any, path: string, value: unknown): any {
+  const { container, key } = parent(doc, parsePointer(path), path);
+  if (Array.isArray(container)) container[index(container, key, path, false)] = value;
   else container[key] = value;
   return doc;
 }
 
-function remove(doc: any, path: string): any {
+function remove(doc: any, path: string, work: Work): any {
   const tokens = parsePointer(path);
   const { container, key } = parent(doc, tokens, path);
-  if (Array.isArray(container)) container.splice(index(container, key, path, false), 1);
-  else {
+  if (Array.isArray(container)) {
+    const i = index(container, key, path, false);
+    shift(work, container.length - i - 1);
+    container.splice(i, 1);
+  } else {
     if (!(key in container)) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
     delete container[key];
   }
@@ -60,35 +100,55 @@ function remove(doc: any, path: string): any {
 /** Applies the operations to a copy of doc; a failed test or bad path changes nothing. */
 export function applyJsonPatch(doc: unknown, patch: unknown): any {
   if (!Array.isArray(patch)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (patch.length > MAX_OPERATIONS) {
+    throw new StatusError({ ...errors.requestEntityTooLarge(0).status, message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}` });
+  }
   let out: any = structuredClone(doc);
+  const work: Work = { shifted: 0, copied: 0 };
   for (const raw of patch as Operation[]) {
     if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');
     if ((raw.op === 'add' || raw.op === 'replace' || raw.op === 'test') && !('value' in raw)) throw errors.invalidPatch(`${raw.op} operation does not apply: doc is missing value`);
     if ((raw.op === 'move' || raw.op === 'copy') && typeof raw.from !== 'string') throw errors.invalidPatch(`${raw.op} operation does not apply: missing from`);
-    switch (raw.op) {
-      case 'add': out = add(out, raw.path, structuredClone(raw.value)); break;
-      case 'remove': out = remove(out, raw.path); break;
-      case 'replace':
-        get(out, raw.path);
-        out = raw.path === '' ? structuredClone(raw.value) : add(remove(out, raw.path), raw.path, structuredClone(raw.value));
-        break;
-      case 'move': {
-        const from = raw.from ?? '';
-        if (raw.path.startsWith(from + '/')) throw errors.invalidPatch(`cannot move "${from}" into its own child "${raw.path}"`);
-        const v = get(out, from);
-        out = add(remove(out, from), raw.path, v);
-        break;
-      }
-      case 'copy': out = add(out, raw.path, structuredClone(get(out, raw.from ?? ''))); break;
-      case 'test':
-        if (JSON.stringify(canonical(get(out, raw.path))) !== JSON.stringify(canonical(raw.value))) {
-          throw errors.invalidPatch(`testing value ${raw.path} failed: test failed`);
-        }
-        break;
-      default: throw errors.invalidPatch(`Unexpected kind: ${raw.op}`);
-    }
+    out = step(out, raw, work);
   }
   return out;
+}
+
+/** One operation on the document (mutated in place where it can be); returns the new document. */
+function step(out: any, raw: Operation, work: Work): any {
+  switch (raw.op) {
+    case 'add': return add(out, raw.path, structuredClone(raw.value), work);
+    case 'remove': return remove(out, raw.path, work);
+    case 'replace':
+      get(out, raw.path);
+      return raw.path === '' ? structuredClone(raw.value) : replace(out, raw.path, structuredClone(raw.value));
+    case 'move': {
+      const from = raw.from ?? '';
+      if (raw.path.startsWith(from + '/')) throw errors.invalidPatch(`cannot move "${from}" into its own child "${raw.path}"`);
+      const v = get(out, from);
+      return add(remove(out, from, work), raw.path, v, work);
+    }
+    case 'copy': {
+      const v = get(out, raw.from ?? '');
+      // measured before the copy is made (Go: the size of the value marshalled)
+      work.copied += jsonBytes(v);
+      if (work.copied > MAX_COPY_BYTES) {
+        throw errors.invalidPatch(`Unable to complete the copy, the accumulated size increase of copy is ${work.copied}, exceeding the limit ${MAX_COPY_BYTES}`);
+      }
+      return add(out, raw.path, structuredClone(v), work);
+    }
+    case 'test':
+      if (JSON.stringify(canonical(get(out, raw.path))) !== JSON.stringify(canonical(raw.value))) {
+        throw errors.invalidPatch(`testing value ${raw.path} failed: test failed`);
+      }
+      return out;
+    default: throw errors.invalidPatch(`Unexpected kind: ${raw.op}`);
+  }
+}
+
+/** The JSON size of a value, in UTF-8 bytes. */
+function jsonBytes(v: unknown): number {
+  return Buffer.byteLength(JSON.stringify(v) ?? 'null');
 }
 
 function canonical(v: unknown): unknown {

@@ -2,6 +2,8 @@
  * Strategic merge patch for built-in kinds: lists merge by their schema merge key, with the
  * directives $patch (replace|delete|merge), $retainKeys, $deleteFromPrimitiveList/<field> and
  * $setElementOrder/<field>. Merge keys come from the compiled schema, never guessed.
+ * Linear in the sizes of the object and the patch: list elements are found by key through a
+ * Map, never by scanning the list per element (a 60,000-element patch held an actor for minutes).
  */
 import { errors } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
@@ -37,7 +39,10 @@ function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Ob
     if (key === '$patch' || key === '$retainKeys' || key.startsWith(ORDER)) continue;
     if (key.startsWith(DELETE_PRIMITIVE)) {
       const field = key.slice(DELETE_PRIMITIVE.length);
-      if (Array.isArray(out[field]) && Array.isArray(value)) out[field] = out[field].filter((x: unknown) => !value.includes(x));
+      if (Array.isArray(out[field]) && Array.isArray(value)) {
+        const gone = new Set<unknown>(value);
+        out[field] = out[field].filter((x: unknown) => !gone.has(x));
+      }
       continue;
     }
     if (value === null) { delete out[key]; continue; }
@@ -58,7 +63,8 @@ function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Ob
     }
   }
   if (Array.isArray(patch.$retainKeys)) {
-    for (const k of Object.keys(out)) if (!patch.$retainKeys.includes(k)) delete out[k];
+    const keep = new Set<unknown>(patch.$retainKeys);
+    for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
   }
   return out;
 }
@@ -71,21 +77,40 @@ function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | u
     return stripDirectives(patch.filter((e) => !(isObj(e) && e.$patch === 'replace')));
   }
   if (!key) {
+    // a set of values: add those not there yet (compared as JSON)
     const out = [...original];
-    for (const e of patch) if (!out.some((x) => JSON.stringify(x) === JSON.stringify(e))) out.push(e);
+    const seen = new Set(out.map((x) => JSON.stringify(x)));
+    for (const e of patch) {
+      const id = JSON.stringify(e);
+      if (!seen.has(id)) { seen.add(id); out.push(e); }
+    }
     return out;
   }
+  return mergeKeyed(original, patch, key, schema!.elem);
+}
+
+/** Merges a list of objects by merge key: patch elements merge into, delete or follow the element with their key. */
+function mergeKeyed(original: unknown[], patch: unknown[], key: string, elem: SchemaNode | undefined): unknown[] {
   const out = [...original] as Obj[];
+  const deleted = new Set<number>();
+  // merge key value -> indices in out of the elements carrying it, first first
+  const at = new Map<unknown, number[]>();
+  const index = (k: unknown, i: number) => { const l = at.get(k); if (l) l.push(i); else at.set(k, [i]); };
+  out.forEach((x, i) => { if (isObj(x)) index(x[key], i); });
   for (const e of patch) {
     if (!isObj(e)) throw errors.badRequest(`the merge key "${key}" is missing from an element of a merged list`);
     if (e.$patch === 'merge') throw errors.badRequest('merging lists cannot yet be specified in the patch');
     if (e[key] === undefined) throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
-    const i = out.findIndex((x) => isObj(x) && x[key] === e[key]);
-    if (e.$patch === 'delete') { if (i >= 0) out.splice(i, 1); continue; }
-    if (i >= 0) out[i] = mergeMap(out[i]!, e, schema!.elem) ?? out[i]!;
-    else out.push(stripDirectives(e) as Obj);
+    const found = at.get(e[key]);
+    const i = found?.[0];
+    if (e.$patch === 'delete') {
+      if (i !== undefined) { deleted.add(i); found!.shift(); }
+      continue;
+    }
+    if (i !== undefined) out[i] = mergeMap(out[i]!, e, elem) ?? out[i]!;
+    else { index(e[key], out.length); out.push(stripDirectives(e) as Obj); }
   }
-  return out;
+  return deleted.size ? out.filter((_, i) => !deleted.has(i)) : out;
 }
 
 function reorder(list: unknown[], order: unknown[], key: string | undefined): unknown[] {
