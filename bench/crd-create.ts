@@ -8,28 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from './lib/procs.js';
 import { ensureNamespace, expect } from './lib/http.js';
 import { runTag, warmAndMeasure, bestOf, type Ctx, type Measured } from './scenarios/common.js';
+import { arg, schema } from './lib/crd-schema.js';
 
 const SCRIPT = fileURLToPath(new URL('../../bench/template-create.lua', import.meta.url));
 const NS = 'bench-crd';
 const GROUP = 'bench.example.com';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-}
-
-/** 30 fields: strings with bounds/patterns/enums, integers with bounds and defaults, booleans. */
-function schema(): any {
-  const props: Record<string, unknown> = {};
-  for (let i = 1; i <= 30; i++) {
-    const k = `f${String(i).padStart(2, '0')}`;
-    if (i % 3 === 0) props[k] = { type: 'integer', minimum: 0, maximum: 1_000_000, default: i };
-    else if (i % 5 === 0) props[k] = { type: 'string', enum: ['alpha', 'beta', 'gamma'] };
-    else if (i % 7 === 0) props[k] = { type: 'boolean' };
-    else props[k] = { type: 'string', maxLength: 64, pattern: '^[a-z0-9-]*$' };
-  }
-  return { type: 'object', properties: { spec: { type: 'object', properties: props } } };
-}
 
 function spec(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
