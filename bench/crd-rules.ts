@@ -8,12 +8,10 @@
 import { fileURLToPath } from 'node:url';
 import { startServer } from './lib/procs.js';
 import { ensureNamespace, expect } from './lib/http.js';
-import { runTag, warmAndMeasure, bestOf, type Ctx, type Measured } from './scenarios/common.js';
-import { arg, schema } from './lib/crd-schema.js';
+import { runTag, warmAndMeasure, bestOf, type Measured } from './scenarios/common.js';
+import { GROUP, NS, benchCtx, createCRD, schema, spec } from './lib/crd-schema.js';
 
 const SCRIPT = fileURLToPath(new URL('../../bench/template-create.lua', import.meta.url));
-const NS = 'bench-crd';
-const GROUP = 'bench.example.com';
 
 /** 20 rules of the kinds operators publish: comparisons, string functions, has(), enums, quantities, lists. */
 function rules(): { spec: unknown[]; field: Record<string, unknown[]> } {
@@ -52,29 +50,10 @@ function withRules(s: any): any {
   return out;
 }
 
-function spec(): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (let i = 1; i <= 30; i++) {
-    const k = `f${String(i).padStart(2, '0')}`;
-    out[k] = i % 3 === 0 ? i * 1000 : i % 5 === 0 ? 'beta' : i % 7 === 0 ? true : `value-of-field-${i}`;
-  }
-  return out;
-}
 
-async function createCRD(url: string, plural: string, kind: string, openAPIV3Schema: unknown): Promise<string> {
-  const crd = {
-    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${GROUP}` },
-    spec: { group: GROUP, scope: 'Namespaced', names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
-  };
-  await expect(url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', JSON.stringify(crd), [201]);
-  const path = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && (await expect(url, 'GET', path, undefined, [200, 404])).status !== 200) await new Promise((r) => setTimeout(r, 50));
-  return path;
-}
 
 async function main(): Promise<void> {
-  const ctx: Ctx = { durationSec: arg('duration', 5), connections: arg('connections', 32), rounds: arg('rounds', 2), serverNodeArgs: [], log: (m) => console.log(m) };
+  const ctx = benchCtx();
   const server = await startServer();
   try {
     await ensureNamespace(server.url, NS);

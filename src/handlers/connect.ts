@@ -11,6 +11,7 @@ import { StatusError, errors, toStatus } from '../api/status.js';
 import { sendStatus, send, readBody, statusLine, writeChunk, type Exchange } from '../http/exchange.js';
 import type { Request, Services } from '../http/context.js';
 import { typeKeyOf } from '../actors/routing.js';
+import { getCore } from '../actors/get-core.js';
 import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
 import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
 import {
@@ -258,8 +259,5 @@ export async function getCoreObject(s: Services, resource: string, namespace: st
     const json = s.readCache.get(typeKeyOf('', resource), namespace, name, 'v1');
     if (json !== undefined) return JSON.parse(json) as unknown;
   }
-  const res = await s.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource }, enc: { format: 'json', pretty: false }, namespace, name });
-  if ('error' in res) throw new StatusError(res.error);
-  if (!('code' in res)) throw errors.internal('unexpected reply to a get');
-  return JSON.parse(typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8')) as unknown;
+  return getCore(s.pool, resource, namespace, name);
 }

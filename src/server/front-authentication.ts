@@ -29,6 +29,7 @@ import { defaultIssuer, ensureServiceAccountKey } from '../auth/sa-keys.js';
 import { ensureAdminCertificate, ensureKubeletClientCertificate, ensureServingCertificate, type ServingFiles } from '../auth/pki.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { getCore } from '../actors/get-core.js';
 import { clientHost, writeAdminKubeconfig } from '../auth/admin-kubeconfig.js';
 import { startSecureListener, type SecureListener } from '../auth/secure-listener.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from '../api/user.js';
@@ -235,9 +236,6 @@ export class FrontAuthentication implements Informer {
 
   /** A stored core/v1 object (service account, pod, secret) as JSON, or its StatusError (404 when absent). */
   private async getCore(resource: string, namespace: string, name: string): Promise<any> {
-    const res = await this.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource }, enc: { format: 'json', pretty: false }, namespace, name });
-    if ('error' in res) throw new StatusError(res.error);
-    if (!('code' in res)) throw errors.internal('unexpected reply to a get');
-    return JSON.parse(typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8'));
+    return getCore(this.pool, resource, namespace, name);
   }
 }
