@@ -59,7 +59,8 @@ test('a killed actor fails only its batch, is reported by /readyz, restarts from
   assert.equal(settled, false, 'the queued write waits for the restart');
 
   rmSync(join(faults, 'hold-init'));
-  await until(async () => ((await readyz()).status === 200 ? true : undefined), '/readyz ok again');
+  // a new worker thread loads every module and the shard: seconds on a loaded machine
+  await until(async () => ((await readyz()).status === 200 ? true : undefined), '/readyz ok again', 60_000);
   assert.equal((await during).status, 201);
   const old = await read;
   assert.equal(old.status, 200, old.text);
