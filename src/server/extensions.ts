@@ -52,7 +52,7 @@ export class Extensions implements Informer {
     this.admission = new AdmissionChain(this.plugins.plugins, services, d.anonymous);
     const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
     this.apiServices = new ApiServices(registry.identity, registry, pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
-    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes);
+    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes, options.requestTimeoutMs);
     if (controllerEnabled(options.controllers, 'serviceaccount')) {
       const short = registry.identity.systemNamespace.replace(/-system$/, '');
       const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
