@@ -1,10 +1,13 @@
-/** JSON, YAML, Protobuf and CBOR encoding of objects and lists. Runs in the actors. */
-import { stringify as stringifyYaml } from 'yaml';
+/**
+ * JSON, YAML, Protobuf and CBOR encoding of objects and lists. Runs in the actors, except YAML
+ * replies to resource requests, which the front thread encodes in slices (http/yaml-reply.ts).
+ */
 import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from './duplicates.js';
 import type { Body, Encoding } from './types.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
+import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
 
 export const JSON_TYPE = 'application/json';
@@ -91,7 +94,7 @@ export function contentTypeOf(enc: Encoding): string {
 export function encode(value: unknown, enc: Encoding, json?: string): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
-  if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
+  if (enc.format === 'yaml') return toYaml(json !== undefined ? JSON.parse(json) : value);
   if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2);
   return (json ?? JSON.stringify(value)) + '\n';
 }

@@ -7,7 +7,7 @@ import { runChecks, type HealthCheck } from '../http/health.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { RequestHeaders } from '../http/context.js';
 import type { ApiServer } from '../server/server.js';
-import { stringify as yaml } from 'yaml';
+import { toYaml as yaml } from '../codec/yaml-encoder.js';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
 import { VERSION_INFO } from '../api/release.js';

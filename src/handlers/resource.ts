@@ -22,6 +22,7 @@ import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
 import { pinOf, retriedWrite } from '../http/pin.js';
 import { servedByWebhookConversion } from './webhook-conversion.js';
+import { actorEncoding, yamlReply } from '../http/yaml-reply.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -64,7 +65,8 @@ export function reply(r: Request, res: Result): void {
 /**
  * Submits the operation; the `timeout` query parameter (kubectl sends one on every request)
  * bounds how long the client waits: past it the reply is a 504 Timeout Status. The operation
- * itself is not cancelled (a write may still commit, as upstream).
+ * itself is not cancelled (a write may still commit, as upstream); a YAML reply's encoding,
+ * which runs here after the actor answered, stops at the same deadline.
  */
 async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => void | Promise<void> = (res) => { if (!retriedWrite(r, res)) reply(r, res); }): Promise<void> {
   let limitMs: number | undefined;
@@ -76,14 +78,22 @@ async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => 
   } catch (e) {
     return sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
   }
+  const deadline = limitMs === undefined ? Infinity : performance.now() + limitMs;
+  // YAML is encoded here, in slices, not on the shard actor (http/yaml-reply.ts)
+  if (op.enc.format === 'yaml') op = { ...op, enc: actorEncoding(op.enc) } as OpInput;
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
-  if (limitMs === undefined) return done(await pending);
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
-  const res = await Promise.race([pending, timedOut]);
-  clearTimeout(timer);
+  let res: Result | 'timeout' | 'aborted';
+  if (limitMs === undefined) res = await pending;
+  else {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
+    res = await Promise.race([pending, timedOut]);
+    clearTimeout(timer);
+  }
+  // an error passes through as it is (rendered, and a conflicting pinned write retried, by done)
+  if (res !== 'timeout' && r.enc.format === 'yaml') res = await yamlReply(r.x, res, r.enc, deadline);
   if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status, r.enc.pretty, r.enc);
-  else await done(res);
+  else if (res !== 'aborted') await done(res);
 }
 
 function requestTimeoutMs(v: string | null): number | undefined {

@@ -6,6 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { ApiServerMetrics, type MetricsSources } from '../metrics/apiserver-metrics.js';
+import { CollectedFamily } from '../metrics/registry.js';
+import { yamlEncodings, yamlEncodingsInProgress } from '../http/yaml-reply.js';
 import { REPORTED_VERBS, type Scope, type Series } from '../metrics/request-metrics.js';
 import type { Registry } from '../registry/registry.js';
 import { FEATURE_GATES } from '../api/feature-gates.js';
@@ -30,6 +32,18 @@ export class FrontMetrics implements ResponseObserver {
 
   constructor(private readonly registry: Registry, sources: MetricsSources, showHiddenFor?: string) {
     this.metrics = new ApiServerMetrics(sources, showHiddenFor);
+    this.metrics.registry.register(new CollectedFamily({
+      name: 'platform_response_encodings_total', stability: 'ALPHA',
+      help: 'Responses encoded on the encoding thread (YAML), by how the encoding ended: completed, timeout (the request deadline passed), cancelled (the client left) or error.',
+    }, 'counter', ['format', 'outcome'], () => (['completed', 'timeout', 'cancelled', 'error'] as const).map((o) => [['yaml', o], yamlEncodings[o]] as [string[], number])));
+    this.metrics.registry.register(new CollectedFamily({
+      name: 'platform_response_encoded_values_total', stability: 'ALPHA',
+      help: 'Values (collection entries) written by the response encoding thread.',
+    }, 'counter', ['format'], () => [[['yaml'], yamlEncodings.values]]));
+    this.metrics.registry.register(new CollectedFamily({
+      name: 'platform_response_encodings_in_progress', stability: 'ALPHA',
+      help: 'Response encodings started on the encoding thread that have not yet finished or stopped.',
+    }, 'gauge', ['format'], () => [[['yaml'], yamlEncodingsInProgress()]]));
   }
 
   /** Called as the request arrives: starts its clock. */
