@@ -17,6 +17,8 @@ import { stringifyNumber, stringifyString } from 'yaml/util';
 export const FLOW_DEPTH = 64;
 
 const STEP = '  ';
+/** entries written between two looks at the slice's clock */
+const CHECK_EVERY = 256;
 const doc = new Document();
 /** the stringify context the library builds for its defaults (createStringifyContext) */
 const OPTIONS = {
@@ -97,7 +99,7 @@ export class YamlEncoder {
   step(until = Infinity): boolean {
     if (!this.started) {
       this.started = true;
-      this.value_(this.value, 0, '', undefined, '');
+      this.write(this.value, 0, '', undefined, '');
     }
     let count = 0;
     while (this.stack.length > 0) {
@@ -132,27 +134,27 @@ export class YamlEncoder {
     if (f.flow) {
       if (i > 0) this.out.push(', ');
       if (f.keys) this.out.push(flowScalar(f.keys[i]), ': ');
-      return this.value_(v, f.depth + 1, '', undefined, '');
+      return this.write(v, f.depth + 1, '', undefined, '');
     }
     if (i > 0) this.out.push('\n', f.indent);
     if (!f.keys) {
       this.out.push('- ');
       // an entry of a sequence: its context is the entries' indentation, a nested sequence opens on the same line
-      return this.value_(v, f.depth + 1, f.inner, undefined, '');
+      return this.write(v, f.depth + 1, f.inner, undefined, '');
     }
     let key = scalarString(f.keys[i]!, f.inner, true);
     // the library makes a key longer than 1024 characters explicit (`? key` then `: value`)
     const explicit = key.length > 1024;
     key = explicit ? `? ${key}\n${f.indent}:` : `${key}:`;
     this.out.push(key);
-    this.value_(v, f.depth + 1, f.inner, explicit ? undefined : key.length + 1, explicit ? ' ' : '\n' + f.inner, explicit);
+    this.write(v, f.depth + 1, f.inner, explicit ? undefined : key.length + 1, explicit ? ' ' : '\n' + f.inner, explicit);
   }
 
   /**
    * Writes a value (or opens its collection). `indent` is the value's context indentation;
    * `lead` what precedes a non-empty block collection (a pair's value starts on a new line).
    */
-  private value_(v: unknown, depth: number, indent: string, indentAtStart: number | undefined, lead: string, explicit = false): void {
+  private write(v: unknown, depth: number, indent: string, indentAtStart: number | undefined, lead: string, explicit = false): void {
     const afterKey = lead !== '';
     if (!isCollection(v)) {
       if (depth > FLOW_DEPTH) return void this.out.push(flowScalar(v));
@@ -170,8 +172,6 @@ export class YamlEncoder {
     this.push(v, depth, indent, indent + STEP);
   }
 }
-
-const CHECK_EVERY = 256;
 
 /** The YAML text of a value, in one go (small values: Status replies, single objects). */
 export function toYaml(value: unknown): string {

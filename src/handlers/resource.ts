@@ -22,7 +22,7 @@ import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
 import { pinOf, retriedWrite } from '../http/pin.js';
 import { servedByWebhookConversion } from './webhook-conversion.js';
-import { actorEncoding, yamlReply } from '../http/yaml-reply.js';
+import { actorEncoding, encodedOffActor, yamlReply } from '../http/yaml-reply.js';
 
 export function listOptions(q: URLSearchParams): ListOptions {
   const o: ListOptions = {};
@@ -79,8 +79,10 @@ async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => 
     return sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
   }
   const deadline = limitMs === undefined ? Infinity : performance.now() + limitMs;
-  // YAML is encoded here, in slices, not on the shard actor (http/yaml-reply.ts)
-  if (op.enc.format === 'yaml') op = { ...op, enc: actorEncoding(op.enc) } as OpInput;
+  // YAML and pretty JSON are encoded off the shard actor, on the encoding thread (http/yaml-reply.ts)
+  const wanted = op.enc;
+  const offActor = encodedOffActor(wanted);
+  if (offActor) op = { ...op, enc: actorEncoding(wanted) } as OpInput;
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
   let res: Result | 'timeout' | 'aborted';
   if (limitMs === undefined) res = await pending;
@@ -91,7 +93,7 @@ async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => 
     clearTimeout(timer);
   }
   // an error passes through as it is (rendered, and a conflicting pinned write retried, by done)
-  if (res !== 'timeout' && r.enc.format === 'yaml') res = await yamlReply(r.x, res, r.enc, deadline);
+  if (res !== 'timeout' && offActor) res = await yamlReply(r.x, res, wanted, deadline);
   if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status, r.enc.pretty, r.enc);
   else if (res !== 'aborted') await done(res);
 }

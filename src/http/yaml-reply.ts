@@ -4,8 +4,9 @@
  * as long as the encoding took. The actor answers in compact JSON (its cached item bytes,
  * joined); the encoding thread (http/yaml-worker.ts) decodes and encodes it in slices. The
  * encoding stops when the client goes away or the request's deadline passes, and the request
- * keeps its in-flight (APF) seat until the reply is sent. Small values (Status replies) are
- * still encoded in place (codec.encode).
+ * keeps its in-flight (APF) seat until the reply is sent. Pretty JSON, not cached either, is
+ * indented there too (one native call). Small values (Status replies) are still encoded in
+ * place (codec.encode).
  */
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
@@ -49,25 +50,33 @@ function encodingThread(): Worker {
   return (thread = w);
 }
 
-/** The encoding to ask the actor for: compact JSON when the client asked for YAML. */
+/** Whether a reply in this encoding is encoded here rather than on the actor: YAML and pretty JSON (never cached). */
+export function encodedOffActor(enc: Encoding): boolean {
+  return enc.format === 'yaml' || (enc.format === 'json' && enc.pretty);
+}
+
+/** The encoding to ask the actor for: compact JSON when the reply is encoded here. */
 export function actorEncoding(enc: Encoding): Encoding {
-  if (enc.format !== 'yaml') return enc;
+  if (!encodedOffActor(enc)) return enc;
   const json: Encoding = { format: 'json', pretty: false };
   if (enc.view) json.view = enc.view;
   return json;
 }
 
 /**
- * The actor's JSON reply as the YAML reply the client asked for; a reply that is not JSON (an
+ * The actor's JSON reply as the YAML (or pretty JSON) reply the client asked for; a reply that is not JSON (an
  * error, plain text) is returned as it is. 'timeout' when the deadline (a performance.now()
  * time) passed first, 'aborted' when the client left: the encoding has stopped either way.
  */
 export async function yamlReply(x: { readonly aborted: boolean; onAbort?: () => void }, res: Result, enc: Encoding, deadline: number): Promise<Result | 'timeout' | 'aborted'> {
   if (!('code' in res) || !res.contentType.startsWith('application/json')) return res;
   if (x.aborted) return 'aborted';
-  const d = await encode(x, res.body, deadline);
-  yamlEncodings.values += d.values;
-  yamlEncodings[d.outcome]++;
+  const pretty = enc.format === 'json';
+  const d = await encode(x, res.body, deadline, pretty);
+  if (!pretty) {
+    yamlEncodings.values += d.values;
+    yamlEncodings[d.outcome]++;
+  }
   if (d.outcome === 'timeout') return 'timeout';
   if (d.outcome === 'cancelled') return 'aborted';
   if (d.outcome === 'error') return { id: res.id, error: errors.internal(d.message ?? 'YAML encoding failed').status };
@@ -80,14 +89,14 @@ export async function yamlReply(x: { readonly aborted: boolean; onAbort?: () => 
 }
 
 /** Sends the JSON to the encoding thread (a copy: a packed body shares its buffer) and waits for the job's end. */
-function encode(x: { onAbort?: () => void }, json: string | Uint8Array, deadline: number): Promise<EncodeDone> {
+function encode(x: { onAbort?: () => void }, json: string | Uint8Array, deadline: number, pretty: boolean): Promise<EncodeDone> {
   const w = encodingThread();
   const id = nextId++;
   const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   const ended = new Promise<EncodeDone>((resolve) => waiting.set(id, resolve));
-  const msg: EncodeRequest = { id, body: copy.buffer };
+  const msg: EncodeRequest = { id, body: copy.buffer, ...(pretty ? { pretty: true as const } : {}) };
   if (Number.isFinite(deadline)) msg.deadline = Date.now() + Math.max(0, deadline - performance.now());
   w.postMessage(msg, [copy.buffer]);
   const prev = x.onAbort;

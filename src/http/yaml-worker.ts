@@ -1,5 +1,5 @@
 /**
- * The YAML encoding thread (http/yaml-reply.ts sends it work). Jobs are encoded round-robin,
+ * The YAML encoding thread (http/yaml-reply.ts sends it work; it also indents pretty JSON). Jobs are encoded round-robin,
  * SLICE_MS at a time each, yielding to this thread's event loop between slices so that a
  * cancellation (the client left) is seen within a slice; a job past its deadline stops there.
  * Every job ends with exactly one EncodeDone, sent only once its encoder has stopped.
@@ -67,6 +67,12 @@ port.on('message', (m: EncodeRequest) => {
     value = JSON.parse(Buffer.from(m.body!).toString('utf8'));
   } catch (e) {
     port.postMessage({ id: m.id, values: 0, outcome: 'error', message: (e as Error).message } satisfies EncodeDone);
+    return;
+  }
+  if (m.pretty) {
+    // indented JSON is one native call: not sliced, but off the shard actors
+    const body = ownBytes(JSON.stringify(value, null, 2));
+    port.postMessage({ id: m.id, values: 0, outcome: 'completed', body } satisfies EncodeDone, [body]);
     return;
   }
   jobs.set(m.id, { id: m.id, encoder: new YamlEncoder(value), deadline: m.deadline ?? Infinity });
