@@ -124,11 +124,12 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   return bytes;
 }
 
-/** A list body from entries: JSON joins their strings, Protobuf and CBOR their cached item bytes. */
+/** A list body from entries: JSON joins their item bytes, Protobuf and CBOR their cached item bytes. */
 export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
   if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
-  if (enc.pretty) {
+  // YAML and pretty JSON re-encode the joined JSON (resource replies in these are encoded off the actor: http/yaml-reply.ts)
+  if (enc.pretty || enc.format === 'yaml') {
     const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
     return encodeList(head, items, enc);
   }
