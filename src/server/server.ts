@@ -178,7 +178,6 @@ export class ApiServer {
     };
     this.extensions = new Extensions({
       options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
-      clusterCAFile: () => this.auth.clusterCAFile,
     });
     this.feed = buildChangeFeed({
       authz: this.authz, auth: this.auth, apf: this.apf, readCache, extensions: this.extensions, namespaces,
@@ -192,7 +191,8 @@ export class ApiServer {
   }
 
   private newControllers(): Controllers {
-    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
+    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'),
+      { readCache: this.services.readCache, clusterCAFile: () => this.auth.clusterCAFile });
   }
 
   /** Elected: a fresh set of controllers loads the state of every object now and starts. */
