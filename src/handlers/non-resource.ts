@@ -6,7 +6,8 @@ import { negotiate, parseAccept, prettyRequested } from '../http/negotiation.js'
 import { runChecks, type HealthCheck } from '../http/health.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { RequestHeaders } from '../http/context.js';
-import type { ApiServer } from '../server/server.js';
+import type { Registry } from '../registry/registry.js';
+import type { ActorPool } from '../actors/pool.js';
 import { stringify as yaml } from 'yaml';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
@@ -18,13 +19,28 @@ export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
+/** What the non-resource paths read of the server (src/server/server.ts's ApiServer is one). */
+export interface NonResourceHost {
+  readonly registry: Registry;
+  readonly pool: Pick<ActorPool, 'restarting' | 'submit'>;
+  readonly etcdHealth: { run(): Promise<string | undefined> } | undefined;
+  readonly started: boolean;
+  readonly shuttingDown: boolean;
+  readonly options: { readonly bindAddress: string; readonly insecureBindAddress: string };
+  readonly port: number;
+  readonly securePort: number | undefined;
+  readonly apf: { metricsText(): string } | undefined;
+  readonly metrics: { render(): string };
+  readonly extensions: { readonly apiServices: Parameters<typeof remoteGroupEntries>[0] };
+}
+
 /** A shard whose actor died and is being restarted from its store (see ActorPool). */
-async function shardsDown(server: ApiServer): Promise<string | undefined> {
+async function shardsDown(server: NonResourceHost): Promise<string | undefined> {
   const down = server.pool.restarting();
   return down.length ? `shard actors restarting: ${down.join(', ')}` : undefined;
 }
 
-function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
+function healthChecks(server: NonResourceHost, endpoint: string): HealthCheck[] {
   const ok = async () => undefined;
   const checks: HealthCheck[] = [
     { name: 'ping', run: ok },
@@ -43,11 +59,11 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
 }
 
 /** The address /api advertises: the secure port as upstream, else the plain one. */
-function advertised(server: ApiServer): string {
+function advertised(server: NonResourceHost): string {
   return server.securePort !== undefined ? `${server.options.bindAddress}:${server.securePort}` : `${server.options.insecureBindAddress}:${server.port}`;
 }
 
-export function handleNonResource(server: ApiServer, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
+export function handleNonResource(server: NonResourceHost, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
   const pretty = prettyRequested(query, headers.userAgent);
   const segs = path.split('/').filter(Boolean);
   const health = segs[0];
@@ -93,7 +109,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
 }
 
 /** /apis with the groups of remote APIServices after the built-in ones (src/aggregator/discovery.ts). */
-function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
+function withRemoteGroups(server: NonResourceHost, aggregated: boolean): unknown {
   const reg = server.registry;
   if (aggregated) {
     const doc = aggregatedDiscovery(reg, false);

@@ -13,7 +13,7 @@ import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
 import { serveWatch, submitWaitingForRV } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
-import { parseDuration } from '../server/options.js';
+import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { checkFieldManager } from '../registry/patch.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
