@@ -75,10 +75,11 @@ export function handleNonResource(server: NonResourceHost, x: Exchange, method: 
   if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   const json = (v: unknown) => {
     const enc = negotiate(headers.accept, pretty, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc });
-    if (enc.as) x.headers.push(['Vary', 'Accept']);
     const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
+    const compact = enc.format === 'yaml' || enc.pretty ? undefined : JSON.stringify(v);
+    if (enc.as && discoveryNotModified(x, headers, compact ?? JSON.stringify(v))) return send(x, 304, ct, '');
     // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
-    const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) : JSON.stringify(v) + '\n';
+    const body = enc.format === 'yaml' ? yaml(v) : compact === undefined ? JSON.stringify(v, null, 2) : compact + '\n';
     send(x, 200, ct, body);
   };
   // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
@@ -119,6 +120,19 @@ function withRemoteGroups(server: NonResourceHost, aggregated: boolean): unknown
   const list = apiGroupList(reg);
   const extra = remoteGroupEntries(server.extensions.apiServices);
   return extra.length ? { ...list, groups: [...list.groups, ...extra] } : list;
+}
+
+/**
+ * Aggregated discovery's cache validators, as upstream's ServeHTTPWithETag: `ETag` (the quoted
+ * upper-case hex SHA-512 of the document's compact JSON, so it changes with every served
+ * resource, a CRD deleted and re-created with another scope included), `Vary: Accept`,
+ * `Cache-Control: public`; true (answer 304, no body) when If-None-Match is exactly that ETag.
+ * kubectl's HTTP cache revalidates /api and /apis with it.
+ */
+function discoveryNotModified(x: Exchange, headers: RequestHeaders, compactJson: string): boolean {
+  const etag = `"${createHash('sha512').update(compactJson).digest('hex').toUpperCase()}"`;
+  x.headers.push(['Etag', etag], ['Vary', 'Accept'], ['Cache-Control', 'public']);
+  return headers.ifNoneMatch === etag;
 }
 
 function found(json: (v: unknown) => void, v: unknown): void {
