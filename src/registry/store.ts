@@ -26,6 +26,8 @@ import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { copyValue, stringifyValue } from '../schema/deep-value.js';
+import { DepthError, checkValueDepth, exceedsDepth } from '../schema/depth.js';
 
 export interface StoreContext {
   def: ResourceDef;
@@ -97,16 +99,24 @@ export class Store {
     const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: JSON.stringify(obj), labels: obj.metadata.labels,
+      obj, json: stringifyValue(obj), labels: obj.metadata.labels,
       fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
     };
   }
 
-  /** The entry to stage for an object of this store's version; over the storage limit is 413. */
-  private stored(obj: any): Entry {
+  /**
+   * The entry to stage for an object of this store's version; over the storage limit is 413.
+   * Deeper than MAX_NESTING_DEPTH is 422: bodies are checked when decoded, but a patch within
+   * the limit can put its value under a deep path (upstream fails to decode the patched JSON:
+   * Invalid on field `patch`). managedFields do not count: the server writes them, one level
+   * per field deeper than the field (checkFieldsDepth). An object already deeper (`old`, stored
+   * by an older version) may still be updated, so that its finalizers can be removed and it can go.
+   */
+  private stored(obj: any, old?: Entry): Entry {
     const entry = this.entryOf(obj);
     // a JSON character is at least one byte: only long texts need counting
     if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
+    if (exceedsDepth(entry.json) && !(old && exceedsDepth(old.json))) checkFieldsDepth(obj);
     return entry;
   }
 
@@ -239,7 +249,7 @@ export class Store {
     const body = decodeBody(op.body);
     const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, strategyContext(this.ctx, txn, op.dryRun));
     if (!out) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
-    if (out.next === undefined) this.remove(old, structuredClone(old.obj), op.dryRun, op.enc, txn);
+    if (out.next === undefined) this.remove(old, copyValue(old.obj), op.dryRun, op.enc, txn);
     else this.commitUpdate(out.next, old, op.dryRun, op.enc, txn);
     return this.reply(out.reply, op.enc, 201);
   }
@@ -298,7 +308,7 @@ export class Store {
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
     if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
-    if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
+    if (manager !== undefined) recordUpdateNoErrors(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
 
@@ -364,7 +374,7 @@ export class Store {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
-    const entry = this.stored(next);
+    const entry = this.stored(next, old);
     if (!dryRun) this.stage('MODIFIED', entry, txn);
     return render ? this.reply(render(next), enc) : this.replyWritten(next, entry, enc);
   }
@@ -398,7 +408,7 @@ export class Store {
       this.commitUpdate(plan.next, old, dryRun, { format: 'json', pretty: false }, txn);
       return { obj: plan.next, removed: false };
     }
-    const last = structuredClone(old.obj);
+    const last = copyValue(old.obj);
     this.remove(old, last, dryRun, { format: 'json', pretty: false }, txn);
     return { obj: last, removed: true };
   }
@@ -414,7 +424,7 @@ export class Store {
   private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
     if (dryRun) return this.reply(last, enc);
     last.metadata.resourceVersion = String(txn.nextRV());
-    const entry = this.stored(last);
+    const entry = this.stored(last, old);
     this.stage('DELETED', entry, txn);
     return this.replyWritten(last, entry, enc);
   }
@@ -424,9 +434,37 @@ export class Store {
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(JSON.stringify(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
+      deleted.push(stringifyValue(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
+  }
+}
+
+/**
+ * MAX_NESTING_DEPTH over an object's own fields: managedFields mirror them a few levels deeper
+ * and are written by the server, so an object at the limit stays writable. Runs only for the
+ * rare object whose JSON text is over the limit.
+ */
+function checkFieldsDepth(obj: any): void {
+  try {
+    checkValueDepth({ ...obj, metadata: { ...obj.metadata, managedFields: undefined } });
+  } catch (e) {
+    if (!(e instanceof DepthError)) throw e;
+    throw errors.invalid({ kind: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: "object": ${e.message}`, field: 'patch' }]);
+  }
+}
+
+/**
+ * recordUpdate as upstream's UpdateNoErrors: managedFields the recursive field-set code cannot
+ * walk (nested past the stack: an object stored by an older version) are cleared rather than
+ * failing the write, so such an object can still be updated, e.g. to remove its finalizers.
+ */
+function recordUpdateNoErrors(...args: Parameters<typeof recordUpdate>): void {
+  try {
+    recordUpdate(...args);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    delete args[0].metadata.managedFields;
   }
 }
