@@ -179,7 +179,7 @@ export class ProtobufCodec {
   }
 
   /** One envelope → object, without the whole-object depth check (nested envelopes come here). */
-  private decodeEnvelope(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string }): any {
+  private decodeEnvelope(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string }): { kind: string; apiVersion: string } {
     const c = this.load();
     if (!(bytes instanceof Uint8Array) || !hasMagic(bytes)) {
       throw new ProtobufDecodeError('protobuf: data does not start with the envelope prefix 6b 38 73 00');

@@ -17,17 +17,16 @@ import type { Conversion } from './conversion.js';
 import { VersionView } from './version-view.js';
 import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
-import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
-import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
+import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
 import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 import { copyValue, stringifyValue } from '../schema/deep-value.js';
-import { DepthError, checkValueDepth, exceedsDepth } from '../schema/depth.js';
+import { checkStorable, recordUpdateNoErrors } from './depth-guard.js';
 
 export interface StoreContext {
   def: ResourceDef;
@@ -104,19 +103,10 @@ export class Store {
     };
   }
 
-  /**
-   * The entry to stage for an object of this store's version; over the storage limit is 413.
-   * Deeper than MAX_NESTING_DEPTH is 422: bodies are checked when decoded, but a patch within
-   * the limit can put its value under a deep path (upstream fails to decode the patched JSON:
-   * Invalid on field `patch`). managedFields do not count: the server writes them, one level
-   * per field deeper than the field (checkFieldsDepth). An object already deeper (`old`, stored
-   * by an older version) may still be updated, so that its finalizers can be removed and it can go.
-   */
+  /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
   private stored(obj: any, old?: Entry): Entry {
     const entry = this.entryOf(obj);
-    // a JSON character is at least one byte: only long texts need counting
-    if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
-    if (exceedsDepth(entry.json) && !(old && exceedsDepth(old.json))) checkFieldsDepth(obj);
+    checkStorable(entry, old);
     return entry;
   }
 
@@ -259,7 +249,7 @@ export class Store {
     // the namespace's existence is checked on the front thread, which owns the namespace index
     prepareCreate(this.prep, obj, txn, dryRun, user);
     const meta = obj.metadata;
-    if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
+    if (manager !== undefined) recordUpdateNoErrors(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.stored(obj);
@@ -438,33 +428,5 @@ export class Store {
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
-  }
-}
-
-/**
- * MAX_NESTING_DEPTH over an object's own fields: managedFields mirror them a few levels deeper
- * and are written by the server, so an object at the limit stays writable. Runs only for the
- * rare object whose JSON text is over the limit.
- */
-function checkFieldsDepth(obj: any): void {
-  try {
-    checkValueDepth({ ...obj, metadata: { ...obj.metadata, managedFields: undefined } });
-  } catch (e) {
-    if (!(e instanceof DepthError)) throw e;
-    throw errors.invalid({ kind: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: "object": ${e.message}`, field: 'patch' }]);
-  }
-}
-
-/**
- * recordUpdate as upstream's UpdateNoErrors: managedFields the recursive field-set code cannot
- * walk (nested past the stack: an object stored by an older version) are cleared rather than
- * failing the write, so such an object can still be updated, e.g. to remove its finalizers.
- */
-function recordUpdateNoErrors(...args: Parameters<typeof recordUpdate>): void {
-  try {
-    recordUpdate(...args);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    delete args[0].metadata.managedFields;
   }
 }
