@@ -7,7 +7,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCbor } from '../../src/codec/cbor.js';
 import { PROTOBUF_MAGIC } from '../../src/codec/protobuf.js';
@@ -164,20 +165,8 @@ const deepest = (text: string): number => {
   return max;
 };
 
-test('an object stored deeper than the limit is readable in every encoding (GET, LIST, WATCH) and deletable', async () => {
-  const CMS = '/api/v1/namespaces/old/configmaps';
-  for (const ns of ['old', 'old-ns']) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
-  const objects = [['old', 'deep-a', {}, []], ['old', 'deep-b', { deep: 'b' }, []], ['old', 'plain-c', {}, []], ['old-ns', 'deep-d', {}, []], ['old-ns', 'deep-e', {}, ['example.com/hold']]] as const;
-  for (const [ns, name, labels, finalizers] of objects) {
-    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels, finalizers }, data: { k: 'v' } });
-    assert.equal(r.status, 201, r.text);
-  }
-  await s.stop();
-  assert.equal(await deepenStored(s.dataDir, ['old/deep-a', 'old/deep-b', 'old-ns/deep-d', 'old-ns/deep-e']), 4);
-  const dataDir = s.dataDir;
-  s = await startServer(GATES, dataDir);
-
-  const names = ['deep-a', 'deep-b', 'plain-c'];
+/** GET, LIST and WATCH of the namespace holding deep-a and deep-b (over-deep) and plain-c, in every encoding; the audit event of a GET. */
+async function readable(CMS: string, names: string[], auditLog: string): Promise<void> {
   const json = await request(s.url, 'GET', CMS);
   assert.equal(json.status, 200, json.text.slice(0, 300));
   assert.deepEqual(json.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), names);
@@ -192,6 +181,36 @@ test('an object stored deeper than the limit is readable in every encoding (GET,
     }
   }
   for (const accept of ['application/json', CBOR, PROTOBUF]) await watchUntil(CMS, accept, names);
+  // not compressed: the auditor reads JSON bodies as they are sent
+  const get = await request(s.url, 'GET', `${CMS}/deep-a`, undefined, { 'accept-encoding': 'identity' });
+  assert.equal(get.status, 200);
+  const id = get.headers.get('audit-id')!;
+  const line = await until(async () => readFileSync(auditLog, 'utf8').split('\n').find((l) => l.includes(id) && l.includes('"ResponseComplete"')), 'the audit event of the GET');
+  assert.ok(line.length > OLD_DEPTH * 7, `the audit event holds the object (${line.length} characters)`);
+}
+
+test('an object stored deeper than the limit is readable in every encoding (GET, LIST, WATCH) and deletable', async () => {
+  const CMS = '/api/v1/namespaces/old/configmaps';
+  const names = ['deep-a', 'deep-b', 'plain-c'];
+  for (const ns of ['old', 'old-ns']) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const objects = [['old', 'deep-a', {}, []], ['old', 'deep-b', { deep: 'b' }, []], ['old', 'plain-c', {}, []], ['old-ns', 'deep-d', {}, []], ['old-ns', 'deep-e', {}, ['example.com/hold']]] as const;
+  for (const [ns, name, labels, finalizers] of objects) {
+    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels, finalizers }, data: { k: 'v' } });
+    assert.equal(r.status, 201, r.text);
+  }
+  await s.stop();
+  assert.equal(await deepenStored(s.dataDir, ['old/deep-a', 'old/deep-b', 'old-ns/deep-d', 'old-ns/deep-e']), 4);
+  // audited at RequestResponse: the event carries the object
+  const auditDir = mkdtempSync(join(tmpdir(), 'plat-depth-audit-'));
+  const auditLog = join(auditDir, 'audit.log');
+  writeFileSync(join(auditDir, 'policy.yaml'), 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  namespaces: ["old"]\n- level: None\n');
+  const dataDir = s.dataDir;
+  s = await startServer([...GATES, '--audit-policy-file', join(auditDir, 'policy.yaml'), '--audit-log-path', auditLog], dataDir);
+  try {
+    await readable(CMS, names, auditLog);
+  } finally {
+    rmSync(auditDir, { recursive: true, force: true });
+  }
 
   const del = await request(s.url, 'DELETE', `${CMS}/deep-a`);
   assert.equal(del.status, 200, del.text.slice(0, 300));
