@@ -6,6 +6,7 @@ import type { Body, Encoding } from './types.js';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -92,8 +93,8 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return stringifyYaml(json !== undefined ? JSON.parse(json) : value);
-  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2);
-  return (json ?? JSON.stringify(value)) + '\n';
+  if (enc.pretty) return stringifyValue(json !== undefined ? JSON.parse(json) : value, 2);
+  return (json ?? stringifyValue(value)) + '\n';
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
@@ -126,7 +127,7 @@ export function encodeEntries(head: { kind: string; apiVersion: string; metadata
   if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
   if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
   if (enc.pretty) {
-    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
+    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }));
     return encodeList(head, items, enc);
   }
   const open = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
@@ -139,7 +140,7 @@ export function encodeEntries(head: { kind: string; apiVersion: string; metadata
  * no string join and no UTF-8 conversion per request. Another apiVersion is encoded each time.
  */
 export function jsonItemBytes(e: Encodable, apiVersion: string): Uint8Array {
-  if (e.obj.apiVersion !== apiVersion) return Buffer.from(JSON.stringify({ ...e.obj, apiVersion }));
+  if (e.obj.apiVersion !== apiVersion) return Buffer.from(stringifyValue({ ...e.obj, apiVersion }));
   let bytes = e.encoded?.json;
   if (!bytes) (e.encoded ??= {}).json = bytes = Buffer.from(e.json);
   return bytes;

@@ -5,6 +5,7 @@
  * patch, at most MAX_COPY_BYTES (422) — without it 24 copies of a 2 KB array double it to GBs.
  */
 import { errors, StatusError } from '../api/status.js';
+import { copyValue } from '../schema/deep-value.js';
 
 /** upstream maxJSONPatchOperations */
 export const MAX_OPERATIONS = 10_000;
@@ -103,7 +104,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
   if (patch.length > MAX_OPERATIONS) {
     throw new StatusError({ ...errors.requestEntityTooLarge(0).status, message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}` });
   }
-  let out: any = structuredClone(doc);
+  // copyValue: the live object may nest deeper than structuredClone recurses (stored by an older version)
+  let out: any = copyValue(doc);
   const work: Work = { shifted: 0, copied: 0 };
   for (const raw of patch as Operation[]) {
     if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');

@@ -1,4 +1,5 @@
 import { referenceGroup, type Identity } from '../api/identity.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 /**
  * Conversions between a served version and the version its objects are stored in, for
@@ -86,6 +87,6 @@ export function jsonConverter(identity: Identity, fallback?: (typeKey: string, a
     const conv = found.get(id);
     if (!conv && fallback) return fallback(typeKey, apiVersion, json);
     const obj = JSON.parse(json);
-    return JSON.stringify(conv ? conv.fromStorage(obj, apiVersion) : { ...obj, apiVersion });
+    return stringifyValue(conv ? conv.fromStorage(obj, apiVersion) : { ...obj, apiVersion });
   };
 }
