@@ -176,9 +176,9 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
   const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
   if (info.verb === 'patch') {
-    const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
+    const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
     return {
-      ...base, op: 'patch', name: info.name, patchType, text: patchText(body),
+      ...base, op: 'patch', name: info.name, patchType, text,
       force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
       ...(patchType === 'apply' ? { user: r.user } : {}),
     };
@@ -212,7 +212,7 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
 
 /** The decoded body of a create, update or patch (as withBody hands it on). */
 export function writeBody(r: Request, s: Services, buf: Buffer): Body {
-  if (r.info.verb === 'patch') return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
+  if (r.info.verb === 'patch') return patchBody(r, buf);
   return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
 }
 
@@ -223,7 +223,7 @@ export function withBody(r: Request, s: Services, next: (body: Body) => Promise<
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
+      .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
       .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
@@ -240,7 +240,7 @@ function namespaceTerminating(s: Services, ns: string): boolean {
 }
 
 /** patch media types and the patch each means */
-export const PATCH_TYPES: Record<string, PatchType> = {
+const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
@@ -261,7 +261,23 @@ function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = fa
   return p;
 }
 
-function isCborApply(r: Request): boolean {
+/**
+ * The patch a PATCH request carries, exactly as its actor will apply it: the patch type its
+ * Content-Type names (415 for a type the server does not take) and the patch text (an apply
+ * patch in CBOR decoded to JSON). The pre-write checks (escalation, NodeRestriction, signer,
+ * admission) preview this same patch, so no content type can skip them.
+ */
+export function patchOf(r: Pick<Request, 'headers' | 'def'>, body: Body, cbor: boolean): { patchType: PatchType; text: string } {
+  const patchType = patchTypeOf(r.headers.contentType, cbor, r.def.custom === true);
+  return { patchType, text: patchText(body) };
+}
+
+/** The body of a PATCH as withBody hands it on: CBOR for an apply patch in CBOR, else text. */
+export function patchBody(r: Pick<Request, 'headers'>, buf: Buffer): Body {
+  return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
+}
+
+function isCborApply(r: Pick<Request, 'headers'>): boolean {
   return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
 }
 
