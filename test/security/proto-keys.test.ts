@@ -120,3 +120,10 @@ test('managedFields record the __proto__ key a manager set, and no field that do
   const fields = Object.fromEntries(JSON.parse(g.text).metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, JSON.stringify(e.fieldsV1)]));
   assert.deepEqual(fields, { applier: '{"f:data":{"f:__proto__":{}}}', merger: '{"f:data":{"f:constructor":{}}}' });
 });
+
+test('a Secret\'s stringData keys named __proto__ and constructor become data keys', async () => {
+  const r = await call('POST', `${NS}/secrets`, '{"metadata":{"name":"sd"},"stringData":{"__proto__":"x","constructor":"y"}}', 'application/json');
+  assert.equal(r.status, 201, r.text);
+  const got = JSON.parse((await call('GET', `${NS}/secrets/sd`, undefined)).text);
+  assert.deepEqual(Object.entries(got.data).sort(), [['__proto__', 'eA=='], ['constructor', 'eQ==']]);
+});
