@@ -16,7 +16,7 @@ import { checkBodyThen } from '../../http/exchange.js';
 import { pinTo, retried } from '../../http/pin.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../http/negotiation.js';
 import { decodeRequestBody } from '../../codec/body-decoder.js';
-import { patchBody, patchOf } from '../../handlers/resource.js';
+import { patchBody, patchOf } from '../../http/patch-request.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../../api/user.js';
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';

@@ -11,7 +11,7 @@ import { StatusError, errors } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
 import type { ActorPool, OpInput } from '../../actors/pool.js';
 import type { Request } from '../../http/context.js';
-import { patchBody, patchOf } from '../../handlers/resource.js';
+import { patchBody, patchOf } from '../../http/patch-request.js';
 import { checkBodyThen } from '../../http/exchange.js';
 import { pinTo, retried } from '../../http/pin.js';
 import { bodyFormat, isTruthy, toBody } from '../../http/negotiation.js';
