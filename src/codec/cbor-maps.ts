@@ -88,14 +88,28 @@ function skipString(bytes: Uint8Array, r: { at: number }, n: number): void {
   r.at++;
 }
 
+/** UTF-8 bytes as a string: short ASCII keys (nearly all) without a decoder call. */
+function text(bytes: Uint8Array, at: number, n: number): string {
+  if (n <= 32) {
+    let s = '';
+    for (let i = at; i < at + n; i++) {
+      const c = bytes[i]!;
+      if (c >= 0x80) return utf8.decode(bytes.subarray(at, at + n));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return utf8.decode(bytes.subarray(at, at + n));
+}
+
 /** A text or byte string key's value. */
 function readString(bytes: Uint8Array, r: { at: number }): string {
   const n = readHead(bytes, r);
-  if (n >= 0) { const s = utf8.decode(bytes.subarray(r.at, r.at + n)); r.at += n; return s; }
+  if (n >= 0) { const s = text(bytes, r.at, n); r.at += n; return s; }
   let s = '';
   while (r.at < bytes.length && bytes[r.at] !== 0xff) {
     const len = Math.max(0, readHead(bytes, r));
-    s += utf8.decode(bytes.subarray(r.at, r.at + len));
+    s += text(bytes, r.at, len);
     r.at += len;
   }
   r.at++;
