@@ -9,6 +9,7 @@
 import { celList, celMap, isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
 import { durationFromMs, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { escapeName } from './escaping.js';
+import { ownValue } from '../api/own-keys.js';
 
 type Raw = Record<string, unknown>;
 const isObj = (v: unknown): v is Raw => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -76,7 +77,7 @@ function objectValue(v: Raw, s: Raw): CelInput {
   const out = new Map<string, CelInput>();
   const preserve = s['x-plat-preserve-unknown-fields'] === true || s['x-plat-embedded-resource'] === true;
   for (const [k, x] of Object.entries(v)) {
-    const ps = props?.[k];
+    const ps = props && ownValue(props, k);
     if (ps === undefined && !preserve) continue;
     const name = escapeName(k);
     if (name !== undefined) out.set(name, isObj(ps) ? toCelValue(x, ps) : dynamic(x));

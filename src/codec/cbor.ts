@@ -9,9 +9,11 @@
  * strings, integers or float64, arrays, booleans, null): `bytes` fields stay base64 text, as
  * in JSON.
  */
-import { Encoder, addExtension } from 'cbor-x';
+import { Decoder, Encoder, addExtension } from 'cbor-x';
 import { MAX_NESTING_DEPTH } from '../schema/depth.js';
 import { encodeCborIterative } from './cbor-deep.js';
+import { setOwn } from '../api/own-keys.js';
+import { CborMapKeyError, plainObjects, scanMapKeys } from './cbor-maps.js';
 
 export const CBOR_MEDIA_TYPE = 'application/cbor';
 export const CBOR_SEQ_MEDIA_TYPE = 'application/cbor-seq';
@@ -30,6 +32,8 @@ for (const tag of [2, 3]) addExtension({ tag, decode: () => { throw new CborDeco
 
 // records and structured clones are cbor-x extensions other decoders do not read
 const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, tagUint8Array: false, variableMapSize: true, structuredClone: false });
+/** maps as Maps: keys exactly as sent (see src/codec/cbor-maps.ts) */
+const mapDecoder = new Decoder({ useRecords: false, mapsAsObjects: false, structuredClone: false });
 
 /** One self-described data item. */
 export function encodeCbor(value: unknown): Uint8Array {
@@ -74,9 +78,13 @@ export function cborList(head: { kind: string; apiVersion: string; metadata: obj
 export function decodeCbor(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new CborDecodeError('cbor: empty body');
   try {
-    return toJsonModel(encoder.decode(bytes), 1);
+    const decoded = encoder.decode(bytes);
+    // after the decode, so an item that is not well-formed keeps the decoder's error
+    const keys = scanMapKeys(bytes);
+    return toJsonModel(keys.needsMaps ? plainObjects(mapDecoder.decode(bytes)) : decoded, 1);
   } catch (e) {
     if (e instanceof CborDecodeError) throw e;
+    if (e instanceof CborMapKeyError) throw new CborDecodeError(e.message);
     throw new CborDecodeError(`cbor: ${(e as Error).message}`);
   }
 }
@@ -100,7 +108,7 @@ function toJsonModel(v: unknown, level: number): unknown {
   if (Array.isArray(v)) return v.map((x) => toJsonModel(x, level + 1));
   if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = toJsonModel(x, level + 1);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) setOwn(out, k, toJsonModel(x, level + 1));
     return out;
   }
   throw new CborDecodeError(`cbor: unsupported data item (${Object.prototype.toString.call(v)})`);

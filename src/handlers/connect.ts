@@ -19,6 +19,7 @@ import {
   type NodeConnection, type NodeLike, type PodLike,
 } from '../kubelet/location.js';
 import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 
 export const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
@@ -166,8 +167,9 @@ function proxy(r: Request, d: ConnectDeps, c: NodeConnection, base: KubeletReque
   for (const [k, v] of r.headers.all ?? []) {
     if (k === 'host') host = v;
     if (DROP_REQUEST.has(k) || k.startsWith('impersonate-') || k.startsWith('x-remote-')) continue;
-    const prev = headers[k];
-    headers[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v];
+    // header names are the client's: own keys only (a `__proto__` header is a header)
+    const prev = ownValue(headers, k) as OutgoingHttpHeaders[string];
+    setOwn(headers, k, prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v]);
   }
   headers['x-forwarded-uri'] = prefix + rest;
   if (host) headers['x-forwarded-host'] = host;

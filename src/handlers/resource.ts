@@ -6,7 +6,7 @@ import { errors } from '../api/status.js';
 import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
-import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
+import { patchBody, patchOf } from '../http/patch-request.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
@@ -176,9 +176,9 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
   const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
   if (info.verb === 'patch') {
-    const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
+    const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
     return {
-      ...base, op: 'patch', name: info.name, patchType, text: patchText(body),
+      ...base, op: 'patch', name: info.name, patchType, text,
       force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
       ...(patchType === 'apply' ? { user: r.user } : {}),
     };
@@ -212,7 +212,7 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
 
 /** The decoded body of a create, update or patch (as withBody hands it on). */
 export function writeBody(r: Request, s: Services, buf: Buffer): Body {
-  if (r.info.verb === 'patch') return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
+  if (r.info.verb === 'patch') return patchBody(r, buf);
   return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
 }
 
@@ -223,7 +223,7 @@ export function withBody(r: Request, s: Services, next: (body: Body) => Promise<
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
+      .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
       .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
@@ -237,45 +237,6 @@ function namespaceTerminating(s: Services, ns: string): boolean {
   const phase = s.namespaces.get(ns);
   if (!phase) throw errors.notFound({ resource: 'namespaces', name: ns });
   return phase === 'Terminating';
-}
-
-/** patch media types and the patch each means */
-export const PATCH_TYPES: Record<string, PatchType> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-  'application/apply-patch+json': 'apply',
-};
-
-/** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
-function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
-  const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
-  if (custom && p === 'strategic') p = undefined;
-  if (!p) {
-    const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
-    const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
-    throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
-  }
-  return p;
-}
-
-function isCborApply(r: Request): boolean {
-  return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
-}
-
-/**
- * The patch document as text. An apply patch in CBOR is decoded here into its JSON form (apply
- * configurations are small, and apply then works on one representation); a malformed one is a 400.
- */
-function patchText(body: Body): string {
-  if (body.contentType !== 'cbor') return body.text;
-  try {
-    return JSON.stringify(decodeCbor(body.bytes ?? new Uint8Array()));
-  } catch (e) {
-    throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
-  }
 }
 
 /** fieldManager, else upstream's default: the User-Agent up to its first '/'. */

@@ -166,7 +166,7 @@ export class ApiServer {
     this.signerAdmission = new SignerAdmission({
       authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
       stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
-      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType,
+      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType, cbor: this.cbor,
     });
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,

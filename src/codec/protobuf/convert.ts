@@ -11,6 +11,7 @@ import { formatMicroTime, formatTime, parseTime, toNumber } from './time.js';
 import { checkBracketDepth, DepthError, MAX_NESTING_DEPTH } from '../../schema/depth.js';
 import { OMIT_ZERO } from './generated/omit-zero.js';
 import { stringifyValue } from '../../schema/deep-value.js';
+import { setOwn } from '../../api/own-keys.js';
 
 /** JSON value → protobufjs value. */
 type Enc = (v: any) => unknown;
@@ -197,12 +198,12 @@ export class Converter {
       slot.enc = (v) => {
         if (typeof v !== 'object' || Array.isArray(v)) return fail(`expected object, got ${describe(v)}`);
         const out: Record<string, unknown> = {};
-        for (const k in v) if (v[k] !== null && v[k] !== undefined) out[k] = at(k, enc, v[k]);
+        for (const k in v) if (v[k] !== null && v[k] !== undefined) setOwn(out, k, at(k, enc, v[k]));
         return out;
       };
       slot.dec = (v: Record<string, unknown>) => {
         let out: Record<string, unknown> | undefined;
-        for (const k in v) (out ??= {})[k] = dec(v[k]);
+        for (const k in v) setOwn(out ??= {}, k, dec(v[k]));
         return out;
       };
     } else {

@@ -8,6 +8,7 @@ import { checkValue, withPlatExtensions } from './structural.js';
 import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
 import { re2 } from '../../cel/re2.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
+import { validateWebhookUrl } from '../strategies/webhook-url.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -165,6 +166,8 @@ function conversion(c: any, out: StatusCause[]): void {
   if (strategy !== 'None' && strategy !== 'Webhook') out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
   if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig)) out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
   if (strategy === 'None' && c.webhook !== undefined) out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
+  const url = c.webhook?.clientConfig?.url;
+  if (strategy === 'Webhook' && typeof url === 'string') out.push(...validateWebhookUrl(url, 'spec.conversion.webhook.clientConfig.url'));
 }
 
 export function validateCRD(crd: any): StatusCause[] {
