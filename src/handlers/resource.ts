@@ -11,7 +11,7 @@ import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
-import { serveWatch, submitWaitingForRV } from './watch.js';
+import { serveWatch, submitWaitingForRV, type WrapSink } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../server/options.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
@@ -128,7 +128,13 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
-  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
+  const parts = {
+    withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'),
+    writeOpAs: (verb: 'create' | 'update', b: Body) => writeOp({ ...r, info: { ...info, verb } }, s, b),
+    listOptions: () => listOptions(query), errorStatus,
+    watch: (b: Parameters<typeof serveWatch>[2], wrap: WrapSink) => serveWatch(r, s, b, wrap),
+    warn: (warnings: string[] | undefined) => { for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]); },
+  };
   if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
@@ -254,7 +260,9 @@ function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = fa
   let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
   if (custom && p === 'strategic') p = undefined;
   if (!p) {
-    const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
+    // upstream's list (crdHandler / the installer): no strategic merge for custom resources; the
+    // apply-patch+json alias this server also takes is not advertised
+    const types = Object.keys(PATCH_TYPES).filter((k) => k !== 'application/apply-patch+json' && (!custom || PATCH_TYPES[k] !== 'strategic'));
     const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
     throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   }
