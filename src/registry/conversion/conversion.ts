@@ -34,9 +34,13 @@ export class Converter {
 
   constructor(private readonly domain: string) {}
 
-  /** A custom resource type's storage apiVersion (undefined: the type is gone). */
-  setCustomStorage(typeKey: string, apiVersion: string | undefined): void {
+  /** custom resources: the defaults of each version that has some, applied on conversion into it (defaults on read) */
+  private readonly customDefaults = new Map<string, Record<string, (o: Obj) => void>>();
+
+  /** A custom resource type's storage apiVersion (undefined: the type is gone) and its versions' defaults. */
+  setCustomStorage(typeKey: string, apiVersion: string | undefined, defaults: Record<string, (o: Obj) => void> = {}): void {
     if (apiVersion) this.custom.set(typeKey, apiVersion); else this.custom.delete(typeKey);
+    if (apiVersion && Object.keys(defaults).length) this.customDefaults.set(typeKey, defaults); else this.customDefaults.delete(typeKey);
   }
 
   /** The storage apiVersion of a type with a converter, else undefined (any version is stored as written). */
@@ -48,7 +52,13 @@ export class Converter {
   convert(typeKey: string, obj: Obj, apiVersion: string): Obj {
     if (obj.apiVersion === apiVersion) return obj;
     const f = CONVERSIONS[typeKey]?.convert[obj.apiVersion]?.[apiVersion];
-    return f ? f(obj, this.domain) : { ...obj, apiVersion };
+    if (f) return f(obj, this.domain);
+    const defaults = this.customDefaults.get(typeKey)?.[apiVersion];
+    if (!defaults) return { ...obj, apiVersion };
+    // a deep copy: the defaults fill nested objects of the cached (shared) stored form
+    const copy = { ...structuredClone(obj), apiVersion };
+    defaults(copy);
+    return copy;
   }
 
   /** The JSON of an object (given with its JSON) as apiVersion. */
