@@ -7,6 +7,7 @@
 import type { CelFunc } from '@bufbuild/cel';
 import { PLAIN_ENV } from './env.js';
 import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
+import { OPT_SELECT } from './optional-syntax.js';
 import { BOOL, DYN, INT, accepts, fieldType, fromCelType, typeName, type T } from './types.js';
 
 /** The shape of @bufbuild/cel's parsed Expr that the pass reads. */
@@ -128,6 +129,9 @@ export class Analyzer {
     if (LOGIC.has(name)) return this.logic(n, name, types, cost);
     if (name === '_?_:_') return { t: types[1]!.k === types[2]!.k ? types[1]! : DYN, cost };
     if (name === '_[_]') return this.index(n, types[0]!, types[1]!, cost);
+    // `a.?f` on a typed object: f must be one of its fields, as for `a.f`
+    const field = name === OPT_SELECT ? v.args[1]?.exprKind.value as { constantKind?: { value?: unknown } } | undefined : undefined;
+    if (field && types[0]!.k === 'object' && !fieldType(types[0]!, String(field.constantKind?.value))) return this.fail(n, `undefined field '${String(field.constantKind?.value)}'`);
     const group = PLAIN_ENV.funcs.find(name);
     if (!group) return this.fail(n, `undeclared reference to '${name}' (in container '')`);
     const matching = [...group].filter((f) => matches(f, t?.t, types));
