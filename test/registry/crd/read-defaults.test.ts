@@ -87,6 +87,15 @@ test('a read through another version gets that version\'s defaults', async () =>
   const list = await request(s.url, 'GET', V2);
   assert.deepEqual(list.json.items.map((i: any) => i.spec), [{ watts: 40, color: 'amber', shade: 'round' }]);
   assert.deepEqual((await request(s.url, 'GET', `${V1}/old`)).json.spec, { watts: 40, color: 'amber' });
+  // live events of a v2 watch are converted on the front thread: v2's defaults there too
+  const w = await openWatch(s.url, `${V2}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
+  try {
+    const made = await request(s.url, 'POST', V1, { apiVersion: `${GROUP}/v1`, kind: 'Lamp', metadata: { name: 'new' }, spec: { watts: 60 } });
+    assert.equal(made.status, 201, made.text);
+    const [ev] = await w.waitEvents(1);
+    assert.deepEqual([ev!.type, ev!.object.apiVersion, ev!.object.spec], ['ADDED', `${GROUP}/v2`, { watts: 60, color: 'amber', shade: 'round' }]);
+  } finally { w.close(); }
+  await request(s.url, 'DELETE', `${V1}/new`);
 });
 
 test('after a restart, stored objects are defaulted as they are loaded', async () => {
