@@ -133,6 +133,7 @@ export function handleResource(r: Request, s: Services): void {
     writeOpAs: (verb: 'create' | 'update', b: Body) => writeOp({ ...r, info: { ...info, verb } }, s, b),
     listOptions: () => listOptions(query), errorStatus,
     watch: (b: Parameters<typeof serveWatch>[2], wrap: WrapSink) => serveWatch(r, s, b, wrap),
+    withDeleteOp: (submit: (op: OpInput) => Promise<void>) => withDeleteOp(r, s, submit),
     warn: (warnings: string[] | undefined) => { for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]); },
   };
   if (servedByWebhookConversion(r, s, parts)) return;
@@ -160,18 +161,24 @@ export function handleResource(r: Request, s: Services): void {
       return withBody(r, s, (body) => run(r, s, writeOp(r, s, body)), false, info.verb === 'patch');
     case 'delete':
     case 'deletecollection':
-      return withBody(r, s, async (body) => {
-        const options = deleteOptions(body, query);
-        const queryDryRun = dryRun(query);
-        checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
-        if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
-        const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
-        if (info.verb === 'delete') return run(r, s, { ...write, ...pinOf(r), op: 'delete', namespace: ns, name: info.name, options });
-        return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
-      }, true);
+      return withDeleteOp(r, s, (op) => run(r, s, op));
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** Reads a delete's or deletecollection's options (body and query), checks them, and hands on its operation. */
+function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<void>): void {
+  const { info, query } = r;
+  withBody(r, s, async (body) => {
+    const options = deleteOptions(body, query);
+    const queryDryRun = dryRun(query);
+    checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
+    const write = { type: typeRef(r), enc: r.enc, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
+    if (info.verb === 'delete') return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
+    return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
+  }, true);
 }
 
 /**

@@ -38,6 +38,8 @@ export interface HandlerParts {
   listOptions(): ListOptions;
   errorStatus(e: unknown): Status;
   warn(warnings: string[] | undefined): void;
+  /** reads and checks a delete's or deletecollection's options, then submits its operation */
+  withDeleteOp(submit: (op: OpInput) => Promise<void>): void;
   /** serves a watch of base through wrap's sink (the resource handler's serveWatch) */
   watch(base: { type: TypeRef; enc: Encoding }, wrap: (stream: WatchSink) => WatchSink): void;
 }
@@ -90,7 +92,7 @@ class Converting {
     if (verb === 'watch' && !sub) this.watch();
     else if (verb === 'get') void this.read({ op: 'get', name: r.info.name }, sub === 'scale' ? (o) => this.scaleOf(o) : undefined);
     else if (verb === 'list' && !sub) void this.read({ op: 'list', opts: this.h.listOptions() });
-    else if (verb === 'delete' && !sub) void this.read({ op: 'delete', name: r.info.name, dryRun: false, options: {} });
+    else if ((verb === 'delete' || verb === 'deletecollection') && !sub) this.h.withDeleteOp((op) => this.read({ ...op, type: this.type(), enc: this.enc }));
     else if ((verb === 'create' && !sub) || (verb === 'update' && sub !== 'scale')) this.h.withBody((b) => this.write(b));
     else if (verb === 'update') this.h.withBody((b) => this.scaleWrite(decodeBody(b)));
     else if (verb === 'patch' && PATCHES[contentType]) this.h.withBody((b) => this.patch(PATCHES[contentType]!, b));

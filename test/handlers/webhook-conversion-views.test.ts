@@ -174,3 +174,21 @@ test('a Table in v2 prints v2\'s columns from the converted objects', async () =
   const t1 = await request(s.url, 'GET', `${V1}/tb`, undefined, TABLE);
   assert.deepEqual([t1.json.columnDefinitions.map((c: any) => c.name), t1.json.rows[0].cells], [['Name', 'Cm'], ['tb', 11]]);
 });
+
+test('delete and deletecollection in v2 honour their options and answer in v2', async () => {
+  await create('dr', 5);
+  const dry = await request(s.url, 'DELETE', `${V2}/dr?dryRun=All`);
+  assert.equal(dry.status, 200, dry.text);
+  // a custom resource's delete answers with a Success Status (the store does not return the object)
+  assert.deepEqual([dry.json.kind, dry.json.status, dry.json.details?.name], ['Status', 'Success', 'dr']);
+  assert.equal((await request(s.url, 'GET', `${V1}/dr`)).status, 200, 'a dry run deletes nothing');
+  const res = await request(s.url, 'DELETE', `${V2}?labelSelector=gone%3Dyes`);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.apiVersion, `${GROUP}/v2`);
+  const labelled = await request(s.url, 'POST', V1, { apiVersion: `${GROUP}/v1`, kind: 'Jar', metadata: { name: 'dc', labels: { gone: 'yes' } }, spec: { sizeCm: 8, replicas: 1 } });
+  assert.equal(labelled.status, 201, labelled.text);
+  const all = await request(s.url, 'DELETE', `${V2}?labelSelector=gone%3Dyes`);
+  assert.equal(all.status, 200, all.text);
+  assert.deepEqual(all.json.items.map((i: any) => [i.metadata.name, i.apiVersion, i.spec.size]), [['dc', `${GROUP}/v2`, '8cm']]);
+  assert.equal((await request(s.url, 'GET', `${V1}/dc`)).status, 404);
+});
