@@ -90,7 +90,7 @@ class Converting {
     if (sub && sub !== 'status' && sub !== 'scale') return false;
     const contentType = (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (verb === 'watch' && !sub) this.watch();
-    else if (verb === 'get') void this.read({ op: 'get', name: r.info.name }, sub === 'scale' ? (o) => this.scaleOf(o) : undefined);
+    else if (verb === 'get') void this.read({ op: 'get', name: r.info.name, resourceVersion: r.query.get('resourceVersion') ?? undefined }, sub === 'scale' ? (o) => this.scaleOf(o) : undefined);
     else if (verb === 'list' && !sub) void this.read({ op: 'list', opts: this.h.listOptions() });
     else if ((verb === 'delete' || verb === 'deletecollection') && !sub) this.h.withDeleteOp((op) => this.read({ ...op, type: this.type(), enc: this.enc }));
     else if ((verb === 'create' && !sub) || (verb === 'update' && sub !== 'scale')) this.h.withBody((b) => this.write(b));

@@ -192,3 +192,16 @@ test('delete and deletecollection in v2 honour their options and answer in v2', 
   assert.deepEqual(all.json.items.map((i: any) => [i.metadata.name, i.apiVersion, i.spec.size]), [['dc', `${GROUP}/v2`, '8cm']]);
   assert.equal((await request(s.url, 'GET', `${V1}/dc`)).status, 404);
 });
+
+test('a Table watch in v2 (kubectl get -w) prints v2\'s columns', async () => {
+  await create('tw', 13);
+  // the server ends the stream after timeoutSeconds: the whole body is read once
+  const res = await fetch(`${s.url}${V2}?watch=1&resourceVersion=0&timeoutSeconds=1`, { headers: TABLE });
+  assert.equal(res.status, 200);
+  const events = (await res.text()).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const first = events[0];
+  assert.deepEqual([first.object.kind, first.object.columnDefinitions.map((c: any) => c.name)], ['Table', ['Name', 'Size']]);
+  const row = events.flatMap((e: any) => e.object.rows).find((r: any) => r.cells[0] === 'tw');
+  assert.deepEqual(row.cells, ['tw', '13cm']);
+  assert.ok(events.slice(1).every((e: any) => e.object.columnDefinitions === null), 'only the first event carries the columns');
+});
