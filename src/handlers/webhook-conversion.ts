@@ -20,6 +20,7 @@ import { send, sendStatus } from '../http/exchange.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { patchObject } from '../registry/patch.js';
+import { recordUpdate } from '../apply/managed-fields.js';
 import { compileCustomSchema } from '../registry/crd/structural.js';
 import { fromScale, toScale } from '../registry/crd/cr-strategy.js';
 import { customVersion, type CustomType } from '../registry/crd/types.js';
@@ -52,6 +53,8 @@ const PATCHES: Record<string, (doc: unknown, patch: unknown) => unknown> = {
 const APPLY = new Set(['application/apply-patch+yaml', 'application/apply-patch+json']);
 
 const bodyText = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+/** managedFields time: seconds, as the store writes it */
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** The requested version's schema for apply, compiled once per served CRD generation. */
 const schemas = new WeakMap<object, SchemaNode>();
@@ -144,16 +147,31 @@ class Converting {
     } catch (e) { this.fail(e, this.stored); }
   }
 
-  /** create, update, status update: the body converted to the storage version and written. */
+  /**
+   * create: the body's field ownership recorded in the requested version, then converted to the
+   * storage version and written. An update (of the object or its status) replaces what is read,
+   * so its ownership is computed against the stored object in the requested version.
+   */
   private async write(body: Body): Promise<void> {
     const obj = decodeBody(body) as Obj;
+    if (this.r.info.verb === 'update') return this.modify(() => obj, { pinned: true, manager: true, sub: this.sub || undefined });
+    const op = this.h.writeOpAs('create', { text: '{}', contentType: 'json' }) as Record<string, unknown>;
     let converted: Obj;
-    try { converted = await convertObject(this.s, this.t, obj, this.stored); } catch (e) { return this.fail(e, isObj(obj) ? String(obj.apiVersion) : this.requested); }
-    const op = this.h.writeOpAs(this.r.info.verb as 'create' | 'update', { text: JSON.stringify(converted), contentType: 'json' });
     try {
-      const res = await this.submit({ ...op, type: this.type(this.sub), enc: this.enc });
+      this.own(obj, undefined, op.fieldManager);
+      converted = await convertObject(this.s, this.t, obj, this.stored);
+    } catch (e) { return this.fail(e, isObj(obj) ? String(obj.apiVersion) : this.requested); }
+    delete op.fieldManager;
+    try {
+      const res = await this.submit({ ...op, body: { text: JSON.stringify(converted), contentType: 'json' }, type: this.type(), enc: this.enc });
       if (res) await this.answer(res);
     } catch (e) { this.fail(e, this.stored); }
+  }
+
+  /** An Update entry for manager in the requested version (sub: the subresource written), as the store records one. */
+  private own(next: Obj, old: Obj | undefined, manager: unknown, sub?: string): void {
+    if (typeof manager !== 'string') return;
+    recordUpdate(next, old, schemaOf(this.t, this.r.def.version), manager, this.requested, now(), sub);
   }
 
   /**
@@ -161,19 +179,25 @@ class Converting {
    * runs it again while the change itself did not ask for a resourceVersion (at most
    * MAX_ATTEMPTS). manager: record an Update entry (false: apply computed managedFields).
    */
-  private async modify(change: Change, o: { pinned: boolean; manager: boolean; sub?: string; render?: (o: Obj) => unknown; create?: () => Obj }): Promise<void> {
+  private async modify(change: Change, o: { pinned: boolean; manager: boolean; sub?: string; render?: (o: Obj) => unknown; create?: () => Obj; ownedAs?: string }): Promise<void> {
     const { r } = this;
     try {
       for (let attempt = 1; ; attempt++) {
         const cur = await this.s.pool.submit({ type: this.type(), enc: this.enc, op: 'get', namespace: r.info.namespace, name: r.info.name });
         let next: Obj;
+        let old: Obj | undefined;
         if ('error' in cur && cur.error.code === 404 && o.create) next = o.create();
         else if ('error' in cur || !('body' in cur)) return void ('error' in cur && sendStatus(r.x, cur.error, r.enc.pretty, r.enc));
-        else next = change(await convertObject(this.s, this.t, JSON.parse(bodyText(cur.body)) as Obj, this.requested));
-        const stored = await convertObject(this.s, this.t, next, this.stored);
+        else {
+          old = await convertObject(this.s, this.t, JSON.parse(bodyText(cur.body)) as Obj, this.requested);
+          next = change(structuredClone(old));
+        }
         const verb = 'error' in cur ? 'create' : 'update';
-        const op = this.h.writeOpAs(verb, { text: JSON.stringify(stored), contentType: 'json' }) as Record<string, unknown>;
-        if (!o.manager) delete op.fieldManager;
+        const op = this.h.writeOpAs(verb, { text: '{}', contentType: 'json' }) as Record<string, unknown>;
+        // ownership in the requested version's terms (the store would record the storage version's)
+        if (o.manager) this.own(next, old, op.fieldManager, o.ownedAs ?? o.sub);
+        delete op.fieldManager;
+        op.body = { text: JSON.stringify(await convertObject(this.s, this.t, next, this.stored)), contentType: 'json' };
         const res = await this.s.pool.submit({ ...op, type: this.type(verb === 'update' ? o.sub : undefined), enc: this.enc } as OpInput);
         if ('error' in res && res.error.code === 409 && !o.pinned && attempt < MAX_ATTEMPTS) continue;
         if ('error' in res) return sendStatus(r.x, res.error, r.enc.pretty, r.enc);
@@ -189,7 +213,7 @@ class Converting {
     const pinned = /"resourceVersion"|\/metadata\/resourceVersion/.test(body.text);
     if (this.sub === 'scale') {
       const paths = this.scalePaths();
-      return this.modify((cur) => fromScale(cur, patchWith(toScale(cur, paths), patch), paths), { pinned, manager: true, render: (o) => toScale(o, paths) });
+      return this.modify((cur) => fromScale(cur, patchWith(toScale(cur, paths), patch), paths), { pinned, manager: true, ownedAs: 'scale', render: (o) => toScale(o, paths) });
     }
     return this.modify((cur) => patchWith(cur, patch) as Obj, { pinned, manager: true, sub: this.sub || undefined });
   }
@@ -198,7 +222,7 @@ class Converting {
   private async scaleWrite(scale: unknown): Promise<void> {
     const paths = this.scalePaths();
     const pinned = isObj(scale) && isObj(scale.metadata) && !!scale.metadata.resourceVersion;
-    return this.modify((cur) => fromScale(cur, scale, paths), { pinned, manager: true, render: (o) => toScale(o, paths) });
+    return this.modify((cur) => fromScale(cur, scale, paths), { pinned, manager: true, ownedAs: 'scale', render: (o) => toScale(o, paths) });
   }
 
   /** Server-side apply in the requested version (its schema, managedFields under its apiVersion). */

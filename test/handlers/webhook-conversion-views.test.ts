@@ -125,6 +125,15 @@ test('server-side apply in v2 works on the v2 shape and records v2 field ownersh
   assert.equal(again.status, 200, again.text);
   assert.deepEqual([again.json.apiVersion, again.json.spec], [`${GROUP}/v2`, { size: '7cm' }]);
   assert.deepEqual((await request(s.url, 'GET', `${V1}/ap`)).json.spec, { sizeCm: 7 });
+  // another manager's update in v2 takes spec.size in v2's terms: the applier now conflicts
+  const put = await request(s.url, 'PUT', `${V2}/ap?fieldManager=editor`, { ...again.json, spec: { size: '8cm' } });
+  assert.equal(put.status, 200, put.text);
+  const owners = put.json.metadata.managedFields.map((m: any) => [m.manager, m.operation, m.apiVersion, JSON.stringify(m.fieldsV1)]);
+  // the applier owned only spec.size: its emptied entry goes
+  assert.deepEqual(owners, [['editor', 'Update', `${GROUP}/v2`, '{"f:spec":{"f:size":{}}}']]);
+  const conflict = await apply('9cm');
+  assert.equal(conflict.status, 409, conflict.text);
+  assert.equal(conflict.json.message, 'Apply failed with 1 conflict: conflict with "editor" using views.example.com/v2: .spec.size');
 });
 
 test('a strategic merge patch of a custom resource is 415 in any version', async () => {
@@ -159,9 +168,13 @@ test('the scale subresource in v2 follows v2\'s replicas path on the converted o
   assert.equal(put.status, 200, put.text);
   assert.deepEqual(put.json.spec, { replicas: 4 });
   assert.equal((await request(s.url, 'GET', `${V1}/sc`)).json.spec.replicas, 4);
-  const patched = await request(s.url, 'PATCH', `${V2}/sc/scale`, { spec: { replicas: 6 } }, { 'content-type': 'application/merge-patch+json' });
+  const patched = await request(s.url, 'PATCH', `${V2}/sc/scale?fieldManager=scaler`, { spec: { replicas: 6 } }, { 'content-type': 'application/merge-patch+json' });
   assert.equal(patched.status, 200, patched.text);
-  assert.equal((await request(s.url, 'GET', `${V2}/sc`)).json.spec.count, 6);
+  const after = (await request(s.url, 'GET', `${V2}/sc`)).json;
+  assert.equal(after.spec.count, 6);
+  // ownership of a scale write: v2's replicas path, under the scale subresource
+  const scaler = after.metadata.managedFields.find((m: any) => m.manager === 'scaler');
+  assert.deepEqual([scaler.apiVersion, scaler.subresource, scaler.fieldsV1], [`${GROUP}/v2`, 'scale', { 'f:spec': { 'f:count': {} } }]);
 });
 
 test('a Table in v2 prints v2\'s columns from the converted objects', async () => {
