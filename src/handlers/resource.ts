@@ -11,7 +11,7 @@ import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
-import { serveWatch, submitWaitingForRV } from './watch.js';
+import { serveWatch, submitWaitingForRV, type WrapSink } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
@@ -128,7 +128,14 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
-  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
+  const parts = {
+    withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'),
+    writeOpAs: (verb: 'create' | 'update', b: Body) => writeOp({ ...r, info: { ...info, verb } }, s, b),
+    listOptions: () => listOptions(query), errorStatus,
+    watch: (b: Parameters<typeof serveWatch>[2], wrap: WrapSink) => serveWatch(r, s, b, wrap),
+    withDeleteOp: (submit: (op: OpInput) => Promise<void>) => withDeleteOp(r, s, submit),
+    warn: (warnings: string[] | undefined) => { for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]); },
+  };
   if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
@@ -154,18 +161,24 @@ export function handleResource(r: Request, s: Services): void {
       return withBody(r, s, (body) => run(r, s, writeOp(r, s, body)), false, info.verb === 'patch');
     case 'delete':
     case 'deletecollection':
-      return withBody(r, s, async (body) => {
-        const options = deleteOptions(body, query);
-        const queryDryRun = dryRun(query);
-        checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
-        if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
-        const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
-        if (info.verb === 'delete') return run(r, s, { ...write, ...pinOf(r), op: 'delete', namespace: ns, name: info.name, options });
-        return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
-      }, true);
+      return withDeleteOp(r, s, (op) => run(r, s, op));
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** Reads a delete's or deletecollection's options (body and query), checks them, and hands on its operation. */
+function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<void>): void {
+  const { info, query } = r;
+  withBody(r, s, async (body) => {
+    const options = deleteOptions(body, query);
+    const queryDryRun = dryRun(query);
+    checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
+    const write = { type: typeRef(r), enc: r.enc, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
+    if (info.verb === 'delete') return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
+    return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
+  }, true);
 }
 
 /**

@@ -25,7 +25,9 @@ function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = fa
   let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
   if (custom && p === 'strategic') p = undefined;
   if (!p) {
-    const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
+    // upstream's list (crdHandler / the installer): no strategic merge for custom resources; the
+    // apply-patch+json alias this server also takes is not advertised
+    const types = Object.keys(PATCH_TYPES).filter((k) => k !== 'application/apply-patch+json' && (!custom || PATCH_TYPES[k] !== 'strategic'));
     const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
     throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   }

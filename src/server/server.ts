@@ -102,7 +102,7 @@ export class ApiServer {
   constructor(readonly options: ServerOptions) {
     this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig, undefined, options.featureGates);
-    const converter = new Converter(this.registry.identity.domain);
+    const converter = new Converter(this.registry.identity.domain, (k) => this.registry.customType(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)));
     // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
     this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();

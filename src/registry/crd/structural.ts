@@ -101,6 +101,11 @@ export function compileDefaults(schema: Raw): Defaulter {
   return defaulterOf(schema, true) ?? (() => {});
 }
 
+/** Whether the schema declares a default anywhere the defaulter reaches. */
+export function hasDefaults(schema: Raw): boolean {
+  return defaulterOf(schema, true) !== undefined;
+}
+
 /** Sets `default` values for absent fields wherever their parent object exists (never metadata). */
 export function applyDefaults(v: unknown, s: Raw | undefined): void {
   compileDefaults(s ?? {})(v);
