@@ -16,7 +16,8 @@ import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
-import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
+import { KubeletClient } from '../kubelet/client.js';
+import { isPodLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
 
 export interface TerminatorOptions {
   host: string;
@@ -32,7 +33,7 @@ export interface TerminatorOptions {
   upstreamPath: string;
   /** hex of the per-process secret the internal listener checks */
   secretHex: string;
-  /** how to dial node agents for exec/attach/portforward upgrades */
+  /** how to dial node agents for exec/attach/portforward upgrades and pods/log streams */
   kubelet?: KubeletDialMaterial;
   /**
    * a connection whose handshake, or whose begun request head, is not complete by then is
@@ -113,7 +114,7 @@ export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertific
   return withProxy(user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' });
 }
 
-function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
+function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined, logs: KubeletClient): void {
   let identity: ClientCertificate | undefined;
   try { identity = peerIdentity(sock, anchors); } catch {
     // upstream's TLS stack refuses a client certificate it cannot parse: no request is served
@@ -130,6 +131,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       if (tunnel) tunnel.write(b);
       else if (!up.write(b)) sock.pause();
     },
+    takesOver: isPodLogRequest,
     upgrade: (head) => {
       // the connection now belongs to the upgrade: the internal connection is let go
       up.unpipe(sock);
@@ -137,7 +139,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       up.on('error', () => {});
       up.end();
       tunnel = startUpgrade(sock, head, {
-        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}), logs,
       });
     },
     fail: (code, message) => {
@@ -187,12 +189,18 @@ function closeAfterFlush(sock: TLSSocket): void {
 export function startTlsTerminator(o: TerminatorOptions): Promise<{ server: Server; port: number }> {
   // the fingerprint checks are only needed when two bundles share the handshake
   const anchors = o.requestHeaderCA ? anchorsOf(o) : undefined;
+  // the pods/log streams this front serves: one pooled client of the node agents
+  const k = o.kubelet;
+  const logs = new KubeletClient({
+    ...(k?.cert && k.key ? { cert: Buffer.from(k.cert), key: Buffer.from(k.key) } : {}), ...(k?.ca ? { ca: Buffer.from(k.ca) } : {}),
+  }, k?.timeoutMs ?? 5_000);
   const ca = o.requestHeaderCA ? Buffer.concat([o.clientCA, Buffer.from('\n'), o.requestHeaderCA]) : o.clientCA;
   const server = createServer({
     key: o.key, cert: o.cert, ca, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
     // node's default is 120 s: a client that never sends its ClientHello holds a descriptor that long
     handshakeTimeout: o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
-  }, (sock) => relay(sock, o, anchors));
+  }, (sock) => relay(sock, o, anchors, logs));
+  server.on('close', () => logs.close());
   // a failed or timed-out handshake only concerns that client, whose socket goes (node leaves
   // it open once a listener is attached)
   server.on('tlsClientError', (_e, sock) => sock.destroy());

@@ -9,16 +9,21 @@
  * and pipes raw bytes both ways with stream backpressure. The agent's own answer (101 and its
  * frames, or its error) reaches the client unchanged, so any protocol the client and the agent
  * share works: WebSocket v5.channel.k8s.io, SPDY/3.1, SPDY tunneled over WebSocket.
+ * A pods/log GET is taken over the same way; its directive has the front stream the log
+ * (src/auth/log-stream.ts).
  */
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { KubeletDialMaterial } from '../kubelet/client.js';
+import type { KubeletClient, KubeletDialMaterial } from '../kubelet/client.js';
 import { dialMessage } from '../kubelet/client.js';
-import { UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { TAKEN_OVER_HEADER, UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { streamLog } from './log-stream.js';
+import { FRONT_HEADER_PREFIX } from './x509.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+const CONNECTION_CLOSE = Buffer.from('Connection: close\r\n');
 const MAX_RESPONSE_HEAD = 64 * 1024;
 /** client bytes held while the agent is dialed before the client is paused */
 const MAX_PENDING = 1024 * 1024;
@@ -30,6 +35,20 @@ export interface UpgradeProxyOptions {
   /** header name the front injects (dropped from what the agent sees) */
   identityHeader: string;
   kubelet?: KubeletDialMaterial;
+  /** the front's client of the node agents, for the pods/log streams it serves (src/auth/log-stream.ts) */
+  logs: KubeletClient;
+}
+
+/** Whether a request line is a pods/log GET, which the front takes over as it does upgrades. */
+export function isPodLogRequest(requestLine: string): boolean {
+  return POD_LOG.test(requestLine);
+}
+const POD_LOG = /^GET \/api\/v1\/namespaces\/[^/?# ]+\/pods\/[^/?# ]+\/log(?:\?[^ ]*)? HTTP\/1\.[01]$/;
+
+/** The head as the internal listener gets it: marked as taken over (with the secret), so a directive may answer it. */
+function markTakenOver(head: Buffer, secretHex: string): Buffer {
+  const eol = head.indexOf('\r\n');
+  return Buffer.concat([head.subarray(0, eol + 2), Buffer.from(`${TAKEN_OVER_HEADER}: ${secretHex}\r\n`, 'latin1'), head.subarray(eol + 2)]);
 }
 
 /** Where the client's bytes after the upgrade head go. */
@@ -41,13 +60,15 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let closed = false;
+  /** a pods/log stream: the client's further bytes are not read by anyone */
+  let discard = false;
   const internal = netConnect({ path: o.upstreamPath });
   const finish = () => { closed = true; internal.destroy(); backend?.destroy(); };
   client.on('close', finish);
   client.on('error', finish);
   client.on('end', () => backend?.end());
   internal.on('error', () => { if (!closed) client.destroy(); });
-  internal.write(head);
+  internal.write(markTakenOver(head, o.secretHex));
   let buf = Buffer.alloc(0);
   const onHead = (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);
@@ -58,6 +79,12 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
     const target = directiveOf(headText, o.secretHex);
     if (!target) return passResponse(client, internal, buf, end + 4, headText);
     internal.destroy();
+    if (target.log) {
+      discard = true;
+      pending = [];
+      client.resume();
+      return streamLog(client, headText, target, o.logs);
+    }
     dial(client, head, target, o, (b) => {
       backend = b;
       for (const p of pending) b.write(p);
@@ -69,6 +96,7 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
   internal.on('data', onHead);
   return {
     write(b: Buffer) {
+      if (discard) return;
       if (backend) { if (!backend.write(b)) client.pause(); return; }
       pending.push(Buffer.from(b));
       pendingBytes += b.length;
@@ -89,7 +117,12 @@ function directiveOf(head: string, secretHex: string): UpgradeTarget | undefined
  * An ordinary answer (401, 403, 404, 400...): its head and Content-Length bytes, then close;
  * a streamed answer (an upgrade request to another path, e.g. a watch) is piped to its end.
  */
-function passResponse(client: Duplex, internal: Duplex, buf: Buffer, bodyStart: number, head: string): void {
+function passResponse(client: Duplex, internal: Duplex, received: Buffer, bodyStart: number, head: string): void {
+  // the connection closes after this answer: say so, so the client does not reuse it
+  const eol = head.indexOf('\r\n');
+  const at = eol < 0 ? head.length + 2 : eol + 2;
+  const buf = /\r\nconnection:/i.test(head) ? received : Buffer.concat([received.subarray(0, at), CONNECTION_CLOSE, received.subarray(at)]);
+  bodyStart += buf.length - received.length;
   if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
     client.write(buf);
     internal.pipe(client);
@@ -119,7 +152,9 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
   for (const line of lines.slice(1)) {
     if (line === '') continue;
     const name = line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase();
-    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith('impersonate-') || name.startsWith('x-remote-')) continue;
+    // the front's own headers carry the per-process secret: never shown to an agent
+    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith(FRONT_HEADER_PREFIX)) continue;
+    if (name.startsWith('impersonate-') || name.startsWith('x-remote-')) continue;
     out += line + '\r\n';
   }
   return Buffer.from(out + '\r\n', 'latin1');

@@ -134,6 +134,8 @@ test('kubectl exec over WebSocket: exit code 3 is carried back; stdin reaches th
   assert.deepEqual([echo.code, echo.stdout], [0, 'hello world\n']);
   const call = agent.calls.find((c) => c.path.startsWith('/exec/default/p1/c?command=echo'));
   assert.deepEqual(call && [call.path, call.protocol, call.user], ['/exec/default/p1/c?command=echo&command=hello&command=world&error=1&output=1', 'v5.channel.k8s.io', 'plat-apiserver-kubelet-client']);
+  // the TLS front's own headers (identity, client address, taken over) carry its secret: never forwarded
+  assert.deepEqual(Object.keys(call!.headers).filter((h) => h.startsWith('x-plat') || h === 'authorization'), []);
   const cat = await withStdin(['exec', '-i', 'p1', '--', 'cat'], 'piped through\n');
   assert.equal(cat.code, 0, cat.stderr);
   assert.equal(cat.stdout, 'piped through\n');
