@@ -281,8 +281,7 @@ export class ApiServer {
         send(x, 200, 'text/plain', '');
       },
       handsOff: (x) => this.auth.upgradeDirective !== undefined && x.upgradable === true,
-      allowLoopbackProxy: o.proxyAllowLoopback === true,
-      verifiesAgents: tls.ca !== undefined,
+      allowLoopbackProxy: o.proxyAllowLoopback === true, verifiesAgents: tls.ca !== undefined,
     };
   }
 
