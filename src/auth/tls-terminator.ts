@@ -16,7 +16,6 @@ import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
-import { KubeletClient } from '../kubelet/client.js';
 import { isPodLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
 
 export interface TerminatorOptions {
@@ -114,7 +113,7 @@ export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertific
   return withProxy(user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' });
 }
 
-function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined, logs: KubeletClient): void {
+function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
   let identity: ClientCertificate | undefined;
   try { identity = peerIdentity(sock, anchors); } catch {
     // upstream's TLS stack refuses a client certificate it cannot parse: no request is served
@@ -139,7 +138,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       up.on('error', () => {});
       up.end();
       tunnel = startUpgrade(sock, head, {
-        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}), logs,
+        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}),
       });
     },
     fail: (code, message) => {
@@ -189,18 +188,12 @@ function closeAfterFlush(sock: TLSSocket): void {
 export function startTlsTerminator(o: TerminatorOptions): Promise<{ server: Server; port: number }> {
   // the fingerprint checks are only needed when two bundles share the handshake
   const anchors = o.requestHeaderCA ? anchorsOf(o) : undefined;
-  // the pods/log streams this front serves: one pooled client of the node agents
-  const k = o.kubelet;
-  const logs = new KubeletClient({
-    ...(k?.cert && k.key ? { cert: Buffer.from(k.cert), key: Buffer.from(k.key) } : {}), ...(k?.ca ? { ca: Buffer.from(k.ca) } : {}),
-  }, k?.timeoutMs ?? 5_000);
   const ca = o.requestHeaderCA ? Buffer.concat([o.clientCA, Buffer.from('\n'), o.requestHeaderCA]) : o.clientCA;
   const server = createServer({
     key: o.key, cert: o.cert, ca, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
     // node's default is 120 s: a client that never sends its ClientHello holds a descriptor that long
     handshakeTimeout: o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
-  }, (sock) => relay(sock, o, anchors, logs));
-  server.on('close', () => logs.close());
+  }, (sock) => relay(sock, o, anchors));
   // a failed or timed-out handshake only concerns that client, whose socket goes (node leaves
   // it open once a listener is attached)
   server.on('tlsClientError', (_e, sock) => sock.destroy());

@@ -13,13 +13,12 @@
  * (src/auth/log-stream.ts).
  */
 import { connect as netConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { KubeletClient, KubeletDialMaterial } from '../kubelet/client.js';
+import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { dialMessage } from '../kubelet/client.js';
 import { TAKEN_OVER_HEADER, UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { streamLog } from './log-stream.js';
+import { dialAgent } from './agent-dial.js';
 import { FRONT_HEADER_PREFIX } from './x509.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -35,8 +34,6 @@ export interface UpgradeProxyOptions {
   /** header name the front injects (dropped from what the agent sees) */
   identityHeader: string;
   kubelet?: KubeletDialMaterial;
-  /** the front's client of the node agents, for the pods/log streams it serves (src/auth/log-stream.ts) */
-  logs: KubeletClient;
 }
 
 /** Whether a request line is a pods/log GET, which the front takes over as it does upgrades. */
@@ -83,7 +80,7 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
       discard = true;
       pending = [];
       client.resume();
-      return streamLog(client, headText, target, o.logs);
+      return streamLog(client, headText, target, o.kubelet);
     }
     dial(client, head, target, o, (b) => {
       backend = b;
@@ -161,13 +158,8 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
 }
 
 function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Duplex) => void): void {
-  const k = o.kubelet;
-  const sock = tlsConnect({
-    host: t.host, port: t.port, ...(isIP(t.host) ? {} : { servername: t.host }), ALPNProtocols: ['http/1.1'],
-    ...(k?.cert ? { cert: Buffer.from(k.cert), key: Buffer.from(k.key!) } : {}),
-    ...(k?.ca && !t.insecure ? { ca: Buffer.from(k.ca), rejectUnauthorized: true } : { rejectUnauthorized: false }),
-  });
-  const timeoutMs = k?.timeoutMs ?? 5_000;
+  const sock = dialAgent(t, o.kubelet);
+  const timeoutMs = o.kubelet?.timeoutMs ?? 5_000;
   const timer = setTimeout(() => sock.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
   let connected = false;
   sock.once('secureConnect', () => {

@@ -10,28 +10,27 @@ import { rmSync } from 'node:fs';
 import { Pki } from './helpers.js';
 import { startFakeKubelet, type FakeKubelet } from '../helpers/fake-kubelet.js';
 import { until } from '../helpers/poll.js';
-import { KubeletClient } from '../../src/kubelet/client.js';
-import { streamLog, responseHead } from '../../src/auth/log-stream.js';
+import type { KubeletDialMaterial } from '../../src/kubelet/client.js';
+import { streamLog, responseHead, parseAgentHead, dechunk } from '../../src/auth/log-stream.js';
 import type { UpgradeTarget } from '../../src/kubelet/upgrade-directive.js';
 
 const HANDLER_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nAudit-Id: 7\r\nx-plat-upgrade-directive: secret xyz\r\nDate: now\r\nContent-Length: 0';
 
 let pki: Pki;
 let agent: FakeKubelet;
-let kubelet: KubeletClient;
+let kubelet: KubeletDialMaterial;
 let sockets: Server;
 let accepted: ((s: Socket) => void) | undefined;
 
 before(async () => {
   pki = new Pki().ca('ca').server('ca', 'agent').client('ca', 'kc', '/CN=plat-apiserver-kubelet-client');
   agent = await startFakeKubelet({ cert: pki.read('agent.crt'), key: pki.read('agent.key'), ca: pki.read('ca.crt') });
-  kubelet = new KubeletClient({ cert: pki.read('kc.crt'), key: pki.read('kc.key') }, 1_000);
+  kubelet = { cert: pki.read('kc.crt'), key: pki.read('kc.key'), timeoutMs: 1_000 };
   sockets = createServer((s) => accepted?.(s));
   await new Promise<void>((r) => sockets.listen(0, '127.0.0.1', () => r()));
 });
 
 after(async () => {
-  kubelet.close();
   await agent.close();
   sockets.close();
   rmSync(pki.dir, { recursive: true, force: true });
@@ -52,19 +51,16 @@ async function serve(t: Partial<UpgradeTarget>): Promise<Seen> {
   return { raw: () => raw, closed: () => closed, reader };
 }
 
-function dechunk(body: string): string {
-  let out = '';
-  for (let at = 0; ;) {
-    const eol = body.indexOf('\r\n', at);
-    const n = parseInt(body.slice(at, eol), 16);
-    if (n === 0) return out;
-    out += body.slice(eol + 2, eol + 2 + n);
-    at = eol + 2 + n + 2;
-  }
-}
-
 test('responseHead keeps the handler\'s headers but not its body framing nor the directive', () => {
   assert.equal(responseHead(HANDLER_HEAD, 200, ['Connection: close']), 'HTTP/1.1 200 OK\r\nAudit-Id: 7\r\nDate: now\r\nConnection: close\r\n\r\n');
+});
+
+test('the agent\'s head and a chunked error body are read as Go\'s transport would', () => {
+  assert.deepEqual(parseAgentHead('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked'), { code: 200, chunked: true });
+  assert.deepEqual(parseAgentHead('HTTP/1.1 400 Bad Request\r\nContent-Length: 12\r\nX: y'), { code: 400, chunked: false, length: 12 });
+  assert.equal(parseAgentHead('SSH-2.0-OpenSSH'), undefined);
+  assert.equal(dechunk(Buffer.from('3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\n')).toString(), 'abcde');
+  assert.equal(dechunk(Buffer.from('3\r\nabc\r\n5\r\nfg')).toString(), 'abcfg', 'what arrived of a cut body');
 });
 
 test('a log arrives chunked with the handler\'s headers, then the connection closes', async () => {
@@ -74,7 +70,7 @@ test('a log arrives chunked with the handler\'s headers, then the connection clo
   const [head, body] = seen.raw().split('\r\n\r\n', 2) as [string, string];
   assert.equal(head, 'HTTP/1.1 200 OK\r\nAudit-Id: 7\r\nDate: now\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close');
   assert.ok(seen.raw().endsWith('0\r\n\r\n'), 'the last chunk ends the body');
-  assert.equal(dechunk(seen.raw().slice(head.length + 4)), 'one\ntwo\n', body);
+  assert.equal(dechunk(Buffer.from(seen.raw().slice(head.length + 4), 'latin1')).toString(), 'one\ntwo\n', body);
   assert.equal(agent.calls.at(-1)?.user, 'plat-apiserver-kubelet-client');
 });
 
