@@ -13,12 +13,13 @@
  * (src/auth/log-stream.ts).
  */
 import { connect as netConnect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Writable } from 'node:stream';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { dialMessage } from '../kubelet/client.js';
 import { TAKEN_OVER_HEADER, UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { streamLog } from './log-stream.js';
 import { dialAgent } from './agent-dial.js';
+import { spdyUpgradeHead, translatableProtocol, translate, webSocketAccept } from './stream-translator.js';
 import { FRONT_HEADER_PREFIX } from './x509.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -53,7 +54,7 @@ export interface Tunnel { write(b: Buffer): void }
 
 /** Starts serving one upgrade request whose (rewritten) head is `head`. */
 export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOptions): Tunnel {
-  let backend: Duplex | undefined;
+  let backend: Writable | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let closed = false;
@@ -157,24 +158,62 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
   return Buffer.from(out + '\r\n', 'latin1');
 }
 
-function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Duplex) => void): void {
+function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Writable) => void): void {
+  open(client, t, o, (sock) => {
+    sock.write(agentHead(head, t, o.identityHeader));
+    const protocol = translatableProtocol(head.toString('latin1'), t.path);
+    if (!protocol) { sock.pipe(client); ready(sock); return; }
+    // a WebSocket exec/attach: an agent refusing it may still speak SPDY (upstream StreamTranslator)
+    agentAnswer(sock, client, (code, received) => {
+      if (code === 101) { client.write(received); sock.pipe(client); ready(sock); return; }
+      sock.destroy();
+      open(client, t, o, (spdy) => {
+        spdy.write(spdyUpgradeHead(t.path, hostOf(t)));
+        agentAnswer(spdy, client, (spdyCode, answer, rest) => {
+          if (spdyCode !== 101) { client.write(answer); spdy.pipe(client); ready(spdy); return; }
+          client.write(webSocketAccept(head.toString('latin1'), protocol));
+          ready(translate(client, spdy, rest, new URL(t.path, 'https://agent').searchParams, protocol));
+        });
+      });
+    });
+  });
+}
+
+/** The agent's response head: its status code, the bytes read so far, and those after the head. */
+function agentAnswer(sock: Duplex, client: Duplex, done: (code: number, received: Buffer, rest: Buffer) => void): void {
+  let buf: Buffer = Buffer.alloc(0);
+  const onData = (c: Buffer) => {
+    buf = buf.length ? Buffer.concat([buf, c]) : c;
+    const end = buf.indexOf(HEAD_END);
+    if (end < 0) { if (buf.length > MAX_RESPONSE_HEAD) { sock.destroy(); client.destroy(); } return; }
+    sock.off('data', onData);
+    sock.pause();
+    const code = Number(/^HTTP\/1\.[01] (\d{3})/.exec(buf.subarray(0, 16).toString('latin1'))?.[1] ?? 0);
+    done(code, buf, buf.subarray(end + 4));
+    sock.resume();
+  };
+  sock.on('data', onData);
+}
+
+const hostOf = (t: UpgradeTarget) => (t.host.includes(':') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`);
+
+/** Dials the agent; a failed dial answers the client upstream's 500 `error dialing backend`. */
+function open(client: Duplex, t: UpgradeTarget, o: UpgradeProxyOptions, connected: (sock: Duplex) => void): void {
   const sock = dialAgent(t, o.kubelet);
   const timeoutMs = o.kubelet?.timeoutMs ?? 5_000;
   const timer = setTimeout(() => sock.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
-  let connected = false;
+  let isConnected = false;
   sock.once('secureConnect', () => {
-    connected = true;
+    isConnected = true;
     clearTimeout(timer);
     sock.setNoDelay(true);
-    sock.write(agentHead(head, t, o.identityHeader));
-    sock.pipe(client);
-    ready(sock);
+    connected(sock);
   });
   sock.on('error', (e: NodeJS.ErrnoException) => {
     clearTimeout(timer);
     if (client.destroyed) return;
     // once piping, a broken agent connection breaks the client's (as a dropped TCP stream would)
-    if (connected) { client.destroy(); return; }
+    if (isConnected) { client.destroy(); return; }
     const message = `error dialing backend: ${dialMessage(t, e)}`;
     const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
     client.end(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

@@ -141,11 +141,15 @@ test('kubectl exec over WebSocket: exit code 3 is carried back; stdin reaches th
   assert.equal(cat.stdout, 'piped through\n');
 });
 
-test('kubectl exec falls back to SPDY/3.1 when the agent refuses the WebSocket upgrade; the SPDY upgrade is piped too', async () => {
+test('kubectl exec over WebSocket to an agent that only speaks SPDY/3.1: the server translates (upstream StreamTranslator)', async () => {
   const r = await kubectl('exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 4');
   assert.equal(r.code, 4, r.stderr);
   const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?'));
   assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['GET', 'v5.channel.k8s.io'], ['POST', 'SPDY/3.1']]);
+  // the WebSocket attempt is kubectl's head; the SPDY upgrade is the server's own (kubectl did not fall back)
+  assert.match(String(calls[0]!.headers['user-agent']), /^kubectl/);
+  assert.equal(calls[1]!.headers['user-agent'], undefined);
+  assert.equal(calls[1]!.headers['x-stream-protocol-version'], 'v4.channel.k8s.io');
 });
 
 test('kubectl attach -i: the container greets and echoes stdin', async () => {
