@@ -1,11 +1,12 @@
 /**
  * kubectl v1.32 reaching a (fake) node agent through the secure port: logs (with follow),
- * exec over WebSocket v5.channel.k8s.io (exit codes, stdin), attach, nodes/proxy, and the
+ * exec over WebSocket v5.channel.k8s.io (exit codes, stdin; translated to SPDY for an agent
+ * that only speaks SPDY; kubectl v1.28's SPDY piped), attach, nodes/proxy, and the
  * failures of a slow or vanished agent, which never hold up other requests.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +151,17 @@ test('kubectl exec over WebSocket to an agent that only speaks SPDY/3.1: the ser
   assert.match(String(calls[0]!.headers['user-agent']), /^kubectl/);
   assert.equal(calls[1]!.headers['user-agent'], undefined);
   assert.equal(calls[1]!.headers['x-stream-protocol-version'], 'v4.channel.k8s.io');
+});
+
+test('kubectl v1.28 (exec over SPDY/3.1 only) has its SPDY upgrade piped to the agent unchanged', async () => {
+  const old = '/usr/lib/google-cloud-sdk/bin/kubectl.1.28';
+  const r = await new Promise<Run>((done) => {
+    execFile(old, ['--request-timeout', '20s', 'exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 5'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home }, timeout: 30_000 },
+      (err, stdout, stderr) => done({ code: err ? Number((err as { code?: unknown }).code) : 0, stdout: String(stdout), stderr: String(stderr) }));
+  });
+  assert.equal(r.code, 5, r.stderr);
+  const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?') && /\/v1\.28\./.test(String(c.headers['user-agent'])));
+  assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['POST', 'SPDY/3.1']]);
 });
 
 test('kubectl attach -i: the container greets and echoes stdin', async () => {
