@@ -151,6 +151,9 @@ test('kubectl exec over WebSocket to an agent that only speaks SPDY/3.1: the ser
   assert.match(String(calls[0]!.headers['user-agent']), /^kubectl/);
   assert.equal(calls[1]!.headers['user-agent'], undefined);
   assert.equal(calls[1]!.headers['x-stream-protocol-version'], 'v4.channel.k8s.io');
+  // stdin over the translation: channel 0 → the stdin stream, v5's close of stdin → its FIN
+  const cat = await withStdin(['exec', '-i', 'p2', '-c', 'spdy', '--', 'cat'], 'through the translator\n');
+  assert.deepEqual([cat.code, cat.stdout], [0, 'through the translator\n'], cat.stderr);
 });
 
 test('kubectl v1.28 (exec over SPDY/3.1 only) has its SPDY upgrade piped to the agent unchanged', async () => {
