@@ -280,8 +280,8 @@ export class ApiServer {
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
-      allowLoopbackProxy: o.proxyAllowLoopback === true,
-      verifiesAgents: tls.ca !== undefined,
+      handsOff: (x) => this.auth.upgradeDirective !== undefined && x.upgradable === true,
+      allowLoopbackProxy: o.proxyAllowLoopback === true, verifiesAgents: tls.ca !== undefined,
     };
   }
 
