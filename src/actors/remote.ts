@@ -11,6 +11,7 @@ import type { Store } from '../registry/store.js';
 import type { StagedWrite } from '../registry/txn.js';
 import type { Transformers } from '../storage/encryption/transformer.js';
 import type { CorruptObjects } from './corrupt.js';
+import { copyValue } from '../schema/deep-value.js';
 
 /** times a batch runs again after another server's commit beat it, before it fails */
 export const MAX_CONFLICT_RETRIES = 32;
@@ -73,7 +74,7 @@ export function remoteWrite(c: RemoteChange, storeForKey: (typeKey: string) => S
     corrupt.remove(c.key);
     if (!prev) return undefined;
     // the DELETED event carries the final state at the delete's version, as a local delete does
-    const last = structuredClone(prev.obj);
+    const last = copyValue(prev.obj);
     last.metadata.resourceVersion = String(c.rv);
     return { typeKey, type: 'DELETED', entry: store.entryOf(last) };
   }

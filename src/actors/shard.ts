@@ -11,7 +11,8 @@ import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, CachedObject, ChangeEvent, DefsReply, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { customVersion, type CustomType } from '../registry/crd/types.js';
 import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
-import { compileCustomSchema } from '../registry/crd/structural.js';
+import { compileCustomSchema, type Defaulter } from '../registry/crd/structural.js';
+import { defaulted, readDefaults, redefaultCache, storageSchemaChanged } from '../registry/crd/read-defaults.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
@@ -87,17 +88,20 @@ export class Shard {
     registerColumns(types, previous);
     for (const [id, s] of this.stores) if (s.ctx.def.custom) this.stores.delete(id);
     const served = new Set<string>();
+    const objects: CachedObject[] = [];
     for (const t of types) {
       const typeKey = typeKeyOf(t.group, t.plural);
       served.add(typeKey);
-      this.converter.setCustomStorage(typeKey, `${t.group}/${t.storageVersion}`);
+      const defaults = readDefaults(t);
+      this.converter.setCustomStorage(typeKey, `${t.group}/${t.storageVersion}`, defaults);
+      const cache = this.caches.get(typeKey);
+      if (cache && before.has(typeKey) && storageSchemaChanged(before.get(typeKey), t)) this.redefault(typeKey, cache, defaults[`${t.group}/${t.storageVersion}`], objects);
     }
     for (const typeKey of before.keys()) {
       if (served.has(typeKey)) continue;
       this.caches.delete(typeKey);
       this.converter.setCustomStorage(typeKey, undefined);
     }
-    const objects: CachedObject[] = [];
     for (const typeKey of served) {
       if (before.has(typeKey) || this.caches.has(typeKey) || shardOf(typeKey, this.cfg.shards) !== this.cfg.shard) continue;
       const store = this.storeForKey(typeKey);
@@ -106,18 +110,31 @@ export class Shard {
     return { objects };
   }
 
+  /** Defaults on read: the cached objects re-defaulted (read-defaults.ts) also go to the front thread's read cache. */
+  private redefault(typeKey: string, cache: TypeCache, defaults: Defaulter | undefined, objects: CachedObject[]): void {
+    const store = defaults && this.storeForKey(typeKey);
+    for (const e of store ? redefaultCache(cache, store, defaults) : []) objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+  }
+
   /** Loads the stored objects of one type (a custom type newly served) into its cache. */
   private async loadType(typeKey: string, store: Store, objects: CachedObject[]): Promise<void> {
+    const defaults = this.storageDefaults(typeKey);
     for await (const page of this.backend.range(typeKey + '/')) for (const { key, value } of page) {
       try {
-        const obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
-        const entry = store.entryOf(obj);
+        const json = this.transformers.forType(typeKey).read(key, value);
+        const entry = store.entryOf(defaulted(json, defaults) ?? JSON.parse(json));
         store.ctx.cache.load(entry);
         objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: entry.obj.apiVersion, json: entry.json });
       } catch (e) {
         this.corrupt.add(key, (e as Error).message);
       }
     }
+  }
+
+  /** The storage version's defaulter of a custom type, if it has defaults. */
+  private storageDefaults(typeKey: string): Defaulter | undefined {
+    const t = this.registry.customTypes().find((c) => typeKeyOf(c.group, c.plural) === typeKey);
+    return t && readDefaults(t)[`${t.group}/${t.storageVersion}`];
   }
 
   /** Loads every stored object of this shard into the caches, and the leases of kinds with a TTL. */

@@ -19,6 +19,7 @@ import type { OpInput } from '../actors/pool.js';
 import { readBody, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
 import { writeBody, writeOp } from '../handlers/resource.js';
+import { decodeRequestBody } from '../codec/body-decoder.js';
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';
 import { pinTo, retried } from '../http/pin.js';
@@ -93,8 +94,8 @@ export class AdmissionChain {
     if (a.operation !== 'CREATE') a.oldObject = pinned(r, await this.stored(r));
     if (a.operation === 'DELETE') return;
     if (a.operation === 'CREATE' && a.subresource) {
-      // a POST to a subresource (binding, eviction): the object is the body itself
-      try { a.object = JSON.parse(buf.toString('utf8')); } catch { a.object = undefined; }
+      // a POST to a subresource (binding, eviction): the object is the body itself, in any encoding the handler takes
+      try { a.object = await decodeRequestBody(writeBody(r, this.services, buf)); } catch { a.object = undefined; }
       return;
     }
     a.object = await this.preview({ ...r, body: (done) => done(buf) }, buf);

@@ -8,7 +8,6 @@
 import type { Informer } from '../actors/informer.js';
 import type { Services } from '../http/context.js';
 import type { Registry } from '../registry/registry.js';
-import type { ServerOptions } from '../server/options.js';
 import type { AdmissionPlugin } from './attributes.js';
 import { ServiceAccountPlugin } from './service-account.js';
 import { LimitRangerPlugin } from './limit-ranger.js';
@@ -22,7 +21,13 @@ export interface AdmissionPlugins extends Informer {
   plugins: AdmissionPlugin[];
 }
 
-export function buildAdmissionPlugins(options: ServerOptions, registry: Registry, services: Services): AdmissionPlugins {
+/** What the plugins are chosen by: `--enable/disable-admission-plugins` and `--feature-gates`. */
+export interface PluginSelection {
+  readonly admissionPlugins: ReadonlySet<string>;
+  readonly featureGates: Readonly<Record<string, boolean>>;
+}
+
+export function buildAdmissionPlugins(options: PluginSelection, registry: Registry, services: Services): AdmissionPlugins {
   const on = options.admissionPlugins;
   const { identity } = registry;
   const plugins: AdmissionPlugin[] = [];

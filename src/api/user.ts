@@ -117,3 +117,15 @@ export function addAuthenticatedGroup(u: UserInfo): UserInfo {
   withGroup.set(u, out);
   return out;
 }
+
+/** The object a service account token is bound to (TokenRequest's boundObjectRef). */
+export interface BoundObject { kind: 'Pod' | 'Secret'; name: string; uid: string }
+
+export interface ServiceAccountRef { namespace: string; name: string; uid: string; bound?: BoundObject }
+
+/** Issues service account tokens (src/auth/service-account.ts), as the TokenRequest subresource uses it. */
+export interface TokenIssuer {
+  /** a signing key and an issuer are configured */
+  readonly canIssue: boolean;
+  issue(sa: ServiceAccountRef, audiences: readonly string[], expirationSeconds: number): Promise<{ token: string; expiresAt: Date }>;
+}

@@ -5,6 +5,7 @@
  * managers' claims on `added ∪ modified`.
  */
 import type { SchemaNode } from '../schema/schema.js';
+import { ownValue } from '../api/own-keys.js';
 import { FieldSet, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
 
 export interface Comparison { added: FieldSet; modified: FieldSet; removed: FieldSet }
@@ -43,7 +44,8 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
     const bo = b as Record<string, unknown>;
     const field = (k: string) => {
       const sub = fieldSchema(s, k);
-      if (sub !== null) walk(ao[k], bo[k], sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
+      // own keys only: a key on one side only is absent on the other, whatever its name (`__proto__`)
+      if (sub !== null) walk(ownValue(ao, k), ownValue(bo, k), sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
     };
     for (const k in ao) field(k);
     for (const k in bo) if (!Object.prototype.hasOwnProperty.call(ao, k)) field(k);

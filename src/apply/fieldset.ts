@@ -4,6 +4,7 @@
  * with the set algebra apply needs. How a value is walked (granular or atomic) comes from the
  * compiled schema only; see shape().
  */
+import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
 
 export type Path = string[];
@@ -182,7 +183,7 @@ export function shape(v: unknown, s: SchemaNode | undefined): Shape {
 export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | undefined | null {
   if (!s || s.kind === 'any') return undefined;
   if (s.kind === 'map') return s.elem;
-  if (s.kind === 'struct') return s.props?.[k] ?? (s.preserveUnknown ? undefined : null);
+  if (s.kind === 'struct') return (s.props && ownValue(s.props, k) as SchemaNode | undefined) ?? (s.preserveUnknown ? undefined : null);
   return undefined;
 }
 
@@ -248,7 +249,7 @@ export function valueAt(obj: unknown, path: Path): unknown {
   let cur: any = obj;
   for (const e of path) {
     if (cur === undefined || cur === null) return undefined;
-    if (e.startsWith('f:')) cur = isObj(cur) ? cur[e.slice(2)] : undefined;
+    if (e.startsWith('f:')) cur = isObj(cur) ? ownValue(cur, e.slice(2)) : undefined;
     else if (e.startsWith('k:')) cur = Array.isArray(cur) ? cur.find((it) => isObj(it) && matchesKey(it, e)) : undefined;
     else if (e.startsWith('v:')) cur = Array.isArray(cur) ? cur.find((it) => JSON.stringify(it) === e.slice(2)) : undefined;
     else if (e.startsWith('i:')) cur = Array.isArray(cur) ? cur[Number(e.slice(2))] : undefined;
@@ -276,9 +277,11 @@ export function ownPath(root: unknown, path: Path): void {
   for (const e of path.slice(0, -1)) {
     const at: string | number = e.startsWith('f:') ? e.slice(2) : Array.isArray(cur) ? indexOfElement(cur, e) : -1;
     if (cur === null || typeof cur !== 'object' || at === -1) return;
-    const v = cur[at];
+    const v = typeof at === 'string' ? ownValue(cur, at) : cur[at];
     if (v === null || typeof v !== 'object') return;
-    cur = cur[at] = Array.isArray(v) ? [...v] : { ...v };
+    const copy = Array.isArray(v) ? [...v] : { ...v };
+    if (typeof at === 'string') setOwn(cur, at, copy); else cur[at] = copy;
+    cur = copy;
   }
 }
 

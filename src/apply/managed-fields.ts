@@ -8,6 +8,7 @@ import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
 import { compare, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
+import { checkAppliedDuplicates } from './typed-patch.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
 
 export interface ManagedFieldsEntry {
@@ -140,6 +141,7 @@ export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode
  */
 export function apply(live: any | undefined, applied: any, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, force: boolean, target: { kind: string; group: string; name: string }, sub?: string): any {
   if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
+  checkAppliedDuplicates(applied, schema);
   // nothing below mutates live: merge copies what it changes, prune and write copy on write
   const base = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
   const list = owners(base.metadata?.managedFields, true);

@@ -4,6 +4,7 @@
  * everything atomic is replaced. Never mutates its inputs.
  */
 import type { SchemaNode } from '../schema/schema.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 import { fieldSchema, isObj, itemElement, shape } from './fieldset.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
@@ -17,7 +18,7 @@ export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode
     for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
       if (v === null) { delete out[k]; continue; }
       const sub = fieldSchema(schema, k);
-      out[k] = mergeApplied(out[k], v, sub ?? undefined);
+      setOwn(out, k, mergeApplied(ownValue(out, k), v, sub ?? undefined));
     }
     return out;
   }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExchangeAudit } from '../http/exchange.js';
 import { evaluate, type AuditAttributes, type Level, type Policy, type RequestAuditConfig, type Stage } from './policy.js';
 import type { AuditLog } from './log.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 /** What the auditor learns about a request when it is authenticated. */
 export interface AuditInput extends AuditAttributes {
@@ -51,7 +52,8 @@ export class Auditor {
 
   write(event: object): void {
     this.events++;
-    this.log.write(JSON.stringify(event));
+    // stringifyValue: a responseObject may nest deeper than JSON.stringify recurses (an old stored object)
+    this.log.write(stringifyValue(event));
   }
 
   /**

@@ -29,6 +29,8 @@ export interface FramerSink {
    * every later byte of the connection still goes to write (the tunnel)
    */
   upgrade?(head: Buffer): void;
+  /** besides upgrades, requests (by request line) whose connection upgrade takes over too */
+  takesOver?(requestLine: string): boolean;
 }
 
 export class RequestFramer {
@@ -123,9 +125,10 @@ export class RequestFramer {
     }
     if (chunked && length !== undefined) return this.fail(400, 'both Content-Length and Transfer-Encoding');
     const rewritten = Buffer.from(out + '\r\n', 'latin1');
-    if (upgrade && this.sink.upgrade) this.sink.upgrade(rewritten);
+    const takeOver = upgrade || this.sink.takesOver?.(lines[0]!) === true;
+    if (takeOver && this.sink.upgrade) this.sink.upgrade(rewritten);
     else this.sink.write(rewritten);
-    if (upgrade) this.state = { s: 'tunnel' };
+    if (takeOver) this.state = { s: 'tunnel' };
     else if (chunked) this.state = { s: 'chunk-size' };
     else if (length) this.state = { s: 'fixed', left: length };
   }

@@ -19,13 +19,17 @@ import { CLIENT_IDENTITY_HEADER, REMOTE_ADDRESS_HEADER, clientIdentityReader, re
 import { startTlsTerminator, startTlsTerminatorThread } from './tls-terminator.js';
 import { allHeaders, userFromHeaders, type RequestHeaderConfig } from './request-header.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
-import { encodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { TAKEN_OVER_HEADER, encodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 function readFlagFile(flag: string, path: string): Buffer {
   try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${reasonOf(e)} (give a readable PEM file with --${flag})`); }
 }
 
-export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials) => void;
+/**
+ * credentials: what the connection presented; takenOver: whether the TLS front took the
+ * request's connection over (an upgrade, or a pods/log it streams itself), read from the head
+ */
+export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials, takenOver: (req: HttpRequest) => boolean) => void;
 
 export interface SecureListener {
   port: number;
@@ -62,7 +66,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   const rh = o.requestHeader;
   if (o.clientCAFiles.length === 0 && !rh) {
     const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
-    app.any('/*', (res, req) => handle(res, req, bearerOnly));
+    app.any('/*', (res, req) => handle(res, req, bearerOnly, () => false));
     const sock = await listen(app, o.host, o.port);
     return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
   }
@@ -81,7 +85,8 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
   const path = join(dir, 'front.sock');
   const app = uWS.App();
-  app.any('/*', (res, req) => handle(res, req, withCertificate));
+  const takenOver = (req: HttpRequest) => req.getHeader(TAKEN_OVER_HEADER) === secretHex;
+  app.any('/*', (res, req) => handle(res, req, withCertificate, takenOver));
   const sock = await new Promise<us_listen_socket>((resolve, reject) =>
     app.listen_unix((s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${path}`))), path));
   let front: { port: number; stop: () => Promise<void> };

@@ -11,9 +11,8 @@ import { intersect } from './audiences.js';
 import type { SigningKey, VerifyKey } from './sa-keys.js';
 
 /** The object a token is bound to (TokenRequest spec.boundObjectRef): deleting it revokes the token. */
-export interface BoundObject { kind: 'Pod' | 'Secret'; name: string; uid: string }
-
-export interface ServiceAccountRef { namespace: string; name: string; uid: string; bound?: BoundObject }
+import type { BoundObject, ServiceAccountRef, TokenIssuer } from '../api/user.js';
+export type { BoundObject, ServiceAccountRef };
 
 /** What lookups need of a stored object. */
 export interface StoredObject { uid: string; deletionTimestamp?: string }
@@ -50,7 +49,7 @@ export function serviceAccountUser(namespace: string, name: string, uid?: string
 
 interface Cached { payload: JWTPayload; user: UserInfo; forApi: AuthResult; until: number }
 
-export class ServiceAccountTokens {
+export class ServiceAccountTokens implements TokenIssuer {
   private readonly now: () => number;
   private readonly cache = new Map<string, Cached>();
   private readonly algorithms: string[];

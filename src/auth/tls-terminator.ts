@@ -16,7 +16,7 @@ import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
-import { startUpgrade, type Tunnel } from './upgrade-proxy.js';
+import { isPodLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
 
 export interface TerminatorOptions {
   host: string;
@@ -32,7 +32,7 @@ export interface TerminatorOptions {
   upstreamPath: string;
   /** hex of the per-process secret the internal listener checks */
   secretHex: string;
-  /** how to dial node agents for exec/attach/portforward upgrades */
+  /** how to dial node agents for exec/attach/portforward upgrades and pods/log streams */
   kubelet?: KubeletDialMaterial;
   /**
    * a connection whose handshake, or whose begun request head, is not complete by then is
@@ -130,6 +130,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       if (tunnel) tunnel.write(b);
       else if (!up.write(b)) sock.pause();
     },
+    takesOver: isPodLogRequest,
     upgrade: (head) => {
       // the connection now belongs to the upgrade: the internal connection is let go
       up.unpipe(sock);

@@ -7,6 +7,7 @@
 import type { CelFunc } from '@bufbuild/cel';
 import { PLAIN_ENV } from './env.js';
 import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
+import { OPT_INDEX, OPT_SELECT } from './optional-syntax.js';
 import { BOOL, DYN, INT, accepts, fieldType, fromCelType, typeName, type T } from './types.js';
 
 /** The shape of @bufbuild/cel's parsed Expr that the pass reads. */
@@ -128,6 +129,7 @@ export class Analyzer {
     if (LOGIC.has(name)) return this.logic(n, name, types, cost);
     if (name === '_?_:_') return { t: types[1]!.k === types[2]!.k ? types[1]! : DYN, cost };
     if (name === '_[_]') return this.index(n, types[0]!, types[1]!, cost);
+    if (name === OPT_SELECT || name === OPT_INDEX) return this.optional(n, name, v, types, cost);
     const group = PLAIN_ENV.funcs.find(name);
     if (!group) return this.fail(n, `undeclared reference to '${name}' (in container '')`);
     const matching = [...group].filter((f) => matches(f, t?.t, types));
@@ -135,6 +137,21 @@ export class Analyzer {
       return this.fail(n, `found no matching overload for '${name}' applied to '${t ? typeName(t.t) + '.' : ''}(${types.map(typeName).join(', ')})'`);
     }
     return { t: resultOf(matching, t?.t), cost };
+  }
+
+  /** `a.?f` and `a[?i]` (a possibly an optional): f must be a field of a typed object, as for `a.f`; the result is an optional of the value's type. */
+  private optional(n: Node, name: string, v: Call, types: T[], cost: number): Result {
+    const on = types[0]!.opt ?? types[0]!;
+    let inner: T = DYN;
+    if (name === OPT_SELECT) {
+      const field = String((v.args[1]?.exprKind.value as { constantKind?: { value?: unknown } } | undefined)?.constantKind?.value);
+      if (on.k === 'object') {
+        const f = fieldType(on, field);
+        if (!f) return this.fail(n, `undefined field '${field}'`);
+        inner = f;
+      } else if (on.k === 'map') inner = on.elem ?? DYN;
+    } else if (on.k === 'list' || on.k === 'map') inner = on.elem ?? DYN;
+    return { t: { k: 'map', elem: DYN, opt: inner }, cost };
   }
 
   private logic(n: Node, name: string, types: T[], cost: number): Result {

@@ -6,6 +6,7 @@
 import { isCelError, parse, plan } from '@bufbuild/cel';
 import { COST_EXCEEDED, RULE_ENV } from './env.js';
 import { Analyzer, type Issue, type Node } from './analyze.js';
+import { lowerOptionals, rewriteOptionalSyntax } from './optional-syntax.js';
 import { DYN, typeOfSchema, type Raw, type T } from './types.js';
 
 export type Program = (vars: Record<string, unknown>) => unknown;
@@ -49,17 +50,20 @@ export interface RuleScope {
 /** Compiles src over self (and oldSelf); want is the result type the expression must have (any: no check). */
 export function compileExpression(src: string, scope: RuleScope, want: 'bool' | 'string' | 'any'): Compiled {
   let parsed: ReturnType<typeof parse>;
+  const rewritten = rewriteOptionalSyntax(src);
+  const at = (issues: Issue[]) => issues.map((i) => ({ ...i, offset: rewritten.original(i.offset) }));
   try {
-    parsed = parse(src);
+    parsed = parse(rewritten.text);
   } catch (e) {
-    return { error: `compilation failed: ${issuesText(src, [syntaxIssue(src, e as Error)])}`, usesOldSelf: false, cost: 0 };
+    return { error: `compilation failed: ${issuesText(src, at([syntaxIssue(rewritten.text, e as Error)]))}`, usesOldSelf: false, cost: 0 };
   }
+  lowerOptionals(parsed.expr as unknown as Node);
   const self: T = typeOfSchema(scope.schema);
   const vars = new Map<string, T>([['self', self], ['oldSelf', scope.optionalOldSelf ? { k: 'map', elem: DYN } : self]]);
   const analyzer = new Analyzer(parsed.sourceInfo?.positions as unknown as Record<string, number> ?? {});
   const result = analyzer.run(parsed.expr as unknown as Node, { vars });
   const base = { usesOldSelf: analyzer.usesOldSelf, cost: result.cost };
-  if (analyzer.issues.length) return { ...base, error: `compilation failed: ${issuesText(src, analyzer.issues)}` };
+  if (analyzer.issues.length) return { ...base, error: `compilation failed: ${issuesText(src, at(analyzer.issues))}` };
   if (want !== 'any' && result.t.k !== want && result.t.k !== 'dyn') {
     return { ...base, error: want === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to string' };
   }

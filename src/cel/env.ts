@@ -14,6 +14,7 @@ import { URLS } from './library/urls.js';
 import { IPS } from './library/ip.js';
 import { OPTIONALS } from './library/optional.js';
 import { FORMAT_FUNCS } from './library/format.js';
+import { EQUALITY } from './library/equality.js';
 import { OPAQUE, opaqueValue } from './library/opaque.js';
 import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
 
@@ -63,7 +64,7 @@ const STRING_OF = celFunc('string', [OPAQUE], CelScalar.STRING, (v) => {
 });
 
 /** The libraries' functions, unmetered (the checker reads their signatures). */
-export const LIBRARY: CelFunc[] = [...strings, ...LISTS, ...SETS, ...REGEX, ...QUANTITIES, ...URLS, ...IPS, ...OPTIONALS, ...FORMAT_FUNCS, STRING_OF, MATCHES_METHOD];
+export const LIBRARY: CelFunc[] = [...strings, ...LISTS, ...SETS, ...REGEX, ...QUANTITIES, ...URLS, ...IPS, ...OPTIONALS, ...FORMAT_FUNCS, STRING_OF, MATCHES_METHOD, ...EQUALITY];
 
 const PLAIN = celEnv({ funcs: LIBRARY });
 

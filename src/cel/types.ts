@@ -20,6 +20,8 @@ export interface T {
   schema?: Raw;
   /** the most characters (strings, bytes) or elements (lists, maps) a value of the type can have */
   max?: number;
+  /** an optional (`a.?f`, `a[?i]`): the type of its value, so later optional qualifiers are checked too */
+  opt?: T;
 }
 
 /** upstream's maximum request size, which bounds every unbounded string, list and map */

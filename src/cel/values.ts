@@ -9,6 +9,7 @@
 import { celList, celMap, isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
 import { durationFromMs, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { escapeName } from './escaping.js';
+import { ownValue } from '../api/own-keys.js';
 
 type Raw = Record<string, unknown>;
 const isObj = (v: unknown): v is Raw => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -61,7 +62,7 @@ export function toCelValue(v: unknown, s: Raw | undefined): CelInput {
   if (typeof v === 'string') return s.type === 'string' ? formatted(v, s.format) : v;
   if (Array.isArray(v)) {
     const items = isObj(s.items) ? s.items : undefined;
-    return celList(v.map((x) => toCelValue(x, items)));
+    return listOf(v.map((x) => toCelValue(x, items)), s);
   }
   if (isObj(v)) return objectValue(v, s);
   return v as CelInput;
@@ -76,7 +77,7 @@ function objectValue(v: Raw, s: Raw): CelInput {
   const out = new Map<string, CelInput>();
   const preserve = s['x-plat-preserve-unknown-fields'] === true || s['x-plat-embedded-resource'] === true;
   for (const [k, x] of Object.entries(v)) {
-    const ps = props?.[k];
+    const ps = props && ownValue(props, k);
     if (ps === undefined && !preserve) continue;
     const name = escapeName(k);
     if (name !== undefined) out.set(name, isObj(ps) ? toCelValue(x, ps) : dynamic(x));
@@ -84,23 +85,64 @@ function objectValue(v: Raw, s: Raw): CelInput {
   return celMap(out);
 }
 
-/** CEL equality of two values (numbers across int, uint and double compare by value). */
-export function celEquals(a: CelValue, b: CelValue): boolean {
+/**
+ * Lists with `x-plat-list-type: set` or `map` (upstream's unorderedSetList and mapList): their
+ * equality ignores order, a map list's elements are matched by their key fields.
+ */
+const SET_LISTS = new WeakSet<object>();
+const MAP_LISTS = new WeakMap<object, string[]>();
+
+function listOf(items: CelInput[], s: Raw): CelInput {
+  const list = celList(items);
+  const type = s['x-plat-list-type'];
+  const keys = s['x-plat-list-map-keys'];
+  if (type === 'set') SET_LISTS.add(list);
+  else if (type === 'map' && Array.isArray(keys)) MAP_LISTS.set(list, keys.map((k) => escapeName(String(k)) ?? String(k)));
+  return list;
+}
+
+type List = CelValue & { size: number; get(i: number): CelValue | undefined; [Symbol.iterator](): Iterator<CelValue> };
+
+/** Equality of a set or map list with another list (same size, every element matched once, in any order). */
+function unorderedEquals(a: List, b: List, keys: string[] | undefined, leaf: Leaf): boolean {
+  if (a.size !== b.size) return false;
+  const rest = [...b];
+  const keyOf = (v: CelValue) => (keys && isCelMap(v) ? keys.map((k) => v.get(k)) : undefined);
+  for (const x of a) {
+    const kx = keyOf(x);
+    const i = rest.findIndex((y) => {
+      const ky = keyOf(y);
+      return kx && ky ? kx.every((k, j) => celEquals(k as CelValue, ky[j] as CelValue, leaf)) : celEquals(x, y, leaf);
+    });
+    if (i < 0 || !celEquals(x, rest[i]!, leaf)) return false;
+    rest.splice(i, 1);
+  }
+  return true;
+}
+
+/** equality of values this module does not take apart (timestamps, durations): the evaluator's */
+export type Leaf = (a: CelValue, b: CelValue) => boolean;
+
+/** CEL equality of two values (numbers across int, uint and double compare by value; set and map lists unordered). */
+export function celEquals(a: CelValue, b: CelValue, leaf: Leaf = (x, y) => x === y): boolean {
   const na = numeric(a);
   const nb = numeric(b);
   if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && na === nb;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
   if (isCelList(a) && isCelList(b)) {
+    // the left operand decides, as cel-go dispatches Equal on it
+    const keys = MAP_LISTS.get(a);
+    if (keys || SET_LISTS.has(a)) return unorderedEquals(a as List, b as List, keys, leaf);
     if (a.size !== b.size) return false;
-    for (let i = 0; i < a.size; i++) if (!celEquals(a.get(i)!, b.get(i)!)) return false;
+    for (let i = 0; i < a.size; i++) if (!celEquals(a.get(i)!, b.get(i)!, leaf)) return false;
     return true;
   }
   if (isCelMap(a) && isCelMap(b)) {
     if (a.size !== b.size) return false;
-    for (const [k, x] of a) if (!b.has(k) || !celEquals(x, b.get(k)!)) return false;
+    for (const [k, x] of a) if (!b.has(k) || !celEquals(x, b.get(k)!, leaf)) return false;
     return true;
   }
-  return a === b;
+  return a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && leaf(a, b));
 }
 
 /** a number's value for comparisons (int and uint exactly when they fit a double). */

@@ -9,7 +9,11 @@
  * strings, integers or float64, arrays, booleans, null): `bytes` fields stay base64 text, as
  * in JSON.
  */
-import { Encoder, addExtension } from 'cbor-x';
+import { Decoder, Encoder, addExtension } from 'cbor-x';
+import { MAX_NESTING_DEPTH } from '../schema/depth.js';
+import { encodeCborIterative } from './cbor-deep.js';
+import { setOwn } from '../api/own-keys.js';
+import { CborMapKeyError, plainObjects, scanMapKeys } from './cbor-maps.js';
 
 export const CBOR_MEDIA_TYPE = 'application/cbor';
 export const CBOR_SEQ_MEDIA_TYPE = 'application/cbor-seq';
@@ -28,10 +32,12 @@ for (const tag of [2, 3]) addExtension({ tag, decode: () => { throw new CborDeco
 
 // records and structured clones are cbor-x extensions other decoders do not read
 const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, tagUint8Array: false, variableMapSize: true, structuredClone: false });
+/** maps as Maps: keys exactly as sent (see src/codec/cbor-maps.ts) */
+const mapDecoder = new Decoder({ useRecords: false, mapsAsObjects: false, structuredClone: false });
 
 /** One self-described data item. */
 export function encodeCbor(value: unknown): Uint8Array {
-  const item = encoder.encode(value);
+  const item = encodeCborItem(value);
   const out = new Uint8Array(item.length + 3);
   out.set(SELF_DESCRIBED);
   out.set(item, 3);
@@ -40,7 +46,13 @@ export function encodeCbor(value: unknown): Uint8Array {
 
 /** One data item without the tag: a list item, encoded once and reused (see cborList). */
 export function encodeCborItem(value: unknown): Uint8Array {
-  return encoder.encode(value);
+  try {
+    return encoder.encode(value);
+  } catch (e) {
+    // nested too deep for cbor-x's recursion: only an object stored by an older version
+    if (!(e instanceof RangeError)) throw e;
+    return encodeCborIterative(value);
+  }
 }
 
 /** A self-described list map {kind, apiVersion, metadata, items: [...]} around already-encoded items. */
@@ -66,16 +78,24 @@ export function cborList(head: { kind: string; apiVersion: string; metadata: obj
 export function decodeCbor(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new CborDecodeError('cbor: empty body');
   try {
-    return toJsonModel(encoder.decode(bytes), 0);
+    const decoded = encoder.decode(bytes);
+    // after the decode, so an item that is not well-formed keeps the decoder's error
+    const keys = scanMapKeys(bytes);
+    return toJsonModel(keys.needsMaps ? plainObjects(mapDecoder.decode(bytes)) : decoded, 1);
   } catch (e) {
     if (e instanceof CborDecodeError) throw e;
+    if (e instanceof CborMapKeyError) throw new CborDecodeError(e.message);
     throw new CborDecodeError(`cbor: ${(e as Error).message}`);
   }
 }
 
-/** Refuses what JSON cannot carry (byte strings, undefined, other tags) so decoding is lossless. */
-function toJsonModel(v: unknown, depth: number): unknown {
-  if (depth > 10_000) throw new CborDecodeError('cbor: nesting too deep');
+/**
+ * Refuses what JSON cannot carry (byte strings, undefined, other tags) so decoding is lossless,
+ * and arrays and maps nested deeper than MAX_NESTING_DEPTH (`level`: that of `v`, the whole item
+ * being 1), the one limit of every encoding; the wording is that of upstream's CBOR decoder.
+ */
+function toJsonModel(v: unknown, level: number): unknown {
+  if (v !== null && typeof v === 'object' && level > MAX_NESTING_DEPTH) throw new CborDecodeError(`cbor: exceeded max nested level ${MAX_NESTING_DEPTH}`);
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new CborDecodeError('cbor: non-finite number');
@@ -85,10 +105,10 @@ function toJsonModel(v: unknown, depth: number): unknown {
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new CborDecodeError('cbor: integer out of range');
     return Number(v);
   }
-  if (Array.isArray(v)) return v.map((x) => toJsonModel(x, depth + 1));
+  if (Array.isArray(v)) return v.map((x) => toJsonModel(x, level + 1));
   if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = toJsonModel(x, depth + 1);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) setOwn(out, k, toJsonModel(x, level + 1));
     return out;
   }
   throw new CborDecodeError(`cbor: unsupported data item (${Object.prototype.toString.call(v)})`);

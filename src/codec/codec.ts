@@ -9,6 +9,7 @@ import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 export const JSON_TYPE = 'application/json';
 export const YAML_TYPE = 'application/yaml';
@@ -95,8 +96,8 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'cbor') return encodeCbor(json !== undefined ? JSON.parse(json) : value);
   if (enc.format === 'yaml') return toYaml(json !== undefined ? JSON.parse(json) : value);
-  if (enc.pretty) return JSON.stringify(json !== undefined ? JSON.parse(json) : value, null, 2);
-  return (json ?? JSON.stringify(value)) + '\n';
+  if (enc.pretty) return stringifyValue(json !== undefined ? JSON.parse(json) : value, 2);
+  return (json ?? stringifyValue(value)) + '\n';
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
@@ -130,7 +131,7 @@ export function encodeEntries(head: { kind: string; apiVersion: string; metadata
   if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
   // YAML and pretty JSON re-encode the joined JSON (resource replies in these are encoded off the actor: http/yaml-reply.ts)
   if (enc.pretty || enc.format === 'yaml') {
-    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : JSON.stringify({ ...e.obj, apiVersion: head.apiVersion }));
+    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }));
     return encodeList(head, items, enc);
   }
   const open = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
@@ -143,7 +144,7 @@ export function encodeEntries(head: { kind: string; apiVersion: string; metadata
  * no string join and no UTF-8 conversion per request. Another apiVersion is encoded each time.
  */
 export function jsonItemBytes(e: Encodable, apiVersion: string): Uint8Array {
-  if (e.obj.apiVersion !== apiVersion) return Buffer.from(JSON.stringify({ ...e.obj, apiVersion }));
+  if (e.obj.apiVersion !== apiVersion) return Buffer.from(stringifyValue({ ...e.obj, apiVersion }));
   let bytes = e.encoded?.json;
   if (!bytes) (e.encoded ??= {}).json = bytes = Buffer.from(e.json);
   return bytes;

@@ -19,6 +19,7 @@ import protobuf from 'protobufjs';
 import { Converter } from './protobuf/convert.js';
 import { FieldError } from './protobuf/errors.js';
 import { ProtoSchema } from './protobuf/schema.js';
+import { checkValueDepth, DepthError } from '../schema/depth.js';
 import { fieldLength, writeField, writeVarint } from './protobuf/wire.js';
 
 const textEncoder = new TextEncoder();
@@ -166,6 +167,19 @@ export class ProtobufCodec {
    * sender left empty, as upstream does with the kind of the request path.
    */
   decodeObject(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string } = {}): any {
+    const obj = this.decodeEnvelope(bytes, defaults);
+    // exact and linear, over every envelope at once: the converter's count is a lower bound
+    try {
+      checkValueDepth(obj);
+    } catch (e) {
+      if (!(e instanceof DepthError)) throw e;
+      throw new ProtobufDecodeError(`protobuf: cannot decode ${obj.kind}: ${e.message}`);
+    }
+    return obj;
+  }
+
+  /** One envelope → object, without the whole-object depth check (nested envelopes come here). */
+  private decodeEnvelope(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string }): { kind: string; apiVersion: string } {
     const c = this.load();
     if (!(bytes instanceof Uint8Array) || !hasMagic(bytes)) {
       throw new ProtobufDecodeError('protobuf: data does not start with the envelope prefix 6b 38 73 00');
@@ -253,7 +267,7 @@ export class ProtobufCodec {
     const openapiPath = this.options.openapiPath ?? new URL('openapi-v2.json', new URL('.', this.descriptorURL()));
     const openapi = JSON.parse(readFileSync(openapiPath, 'utf8'));
     const schema = new ProtoSchema(descriptor, openapi, this.options.apiDomain);
-    const converter = new Converter(schema, (bytes) => this.decodeObject(bytes));
+    const converter = new Converter(schema, (bytes) => this.decodeEnvelope(bytes, {}));
     this.compiled = {
       schema,
       converter,

@@ -5,6 +5,7 @@
  */
 import { AGE_DESCRIPTION, NAME, age, col, type Cell, type Column } from './printers/common.js';
 import { COLUMNS, ROW_ORDER } from './printers/index.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 export { age, humanDuration, type Column } from './printers/common.js';
 
@@ -116,7 +117,7 @@ export function tableJson(kind: string, entries: TableEntry[], listMeta: Record<
     if (include === 'None') return `{"cells":${cells}}`;
     if (include === 'Object') return `{"cells":${cells},"object":${e.json}}`;
     if (e.obj.metadata === undefined) return `{"cells":${cells},"object":{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)}}}`;
-    return `{"cells":${cells},"object":${pomHead}${e.metaJson ??= JSON.stringify(e.obj.metadata)}}}`;
+    return `{"cells":${cells},"object":${pomHead}${e.metaJson ??= stringifyValue(e.obj.metadata)}}}`;
   });
   return `{"kind":"Table","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":${JSON.stringify(listMeta)},"columnDefinitions":${defs},"rows":[${rows.join(',')}]}`;
 }

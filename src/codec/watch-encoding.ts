@@ -16,6 +16,7 @@ import { encodeEntry, protobufCodec, type Encodable } from './codec.js';
 import { partialObjectMetadata, toTable } from './table.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 export type Chunk = string | Uint8Array;
 
@@ -82,7 +83,7 @@ export function bookmarkObject(view: Encoding['view'], kind: string, apiVersion:
 export function encodeValue(enc: Encoding, value: any): Chunk {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(value);
   if (enc.format === 'cbor') return encodeCbor(value);
-  return JSON.stringify(value);
+  return stringifyValue(value);
 }
 
 /** One framed event of the stream around an already-encoded object. */

@@ -20,6 +20,7 @@ import type { ActorPool } from '../actors/pool.js';
 import type { Registry } from '../registry/registry.js';
 import { groupFor } from '../api/identity.js';
 import { approvalCondition } from '../registry/crd/api-approval.js';
+import { structuralViolations } from '../registry/crd/crd-validation.js';
 import { customTypeOf, type CustomType } from '../registry/crd/types.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { cleanupFinalizer } from '../registry/strategies/crds.js';
@@ -38,6 +39,17 @@ function condition(conds: any[], type: string, want: { status: string; reason: s
   const out = conds.filter((c) => c?.type !== type);
   out.push({ type, status: next.status, lastTransitionTime, reason: next.reason, message: next.message });
   return out;
+}
+
+/**
+ * Upstream's nonstructuralschema controller: NonStructuralSchema True (Violations, the findings
+ * as one aggregate message) for a CRD whose schema is not structural (only one persisted
+ * before v1 required it can be), and no such condition otherwise.
+ */
+function nonStructural(conds: unknown[], crd: unknown, now: string): unknown[] {
+  const found = structuralViolations(crd);
+  if (!found.length) return conds.filter((c) => (c as { type?: unknown } | null)?.type !== 'NonStructuralSchema');
+  return condition(conds, 'NonStructuralSchema', { status: 'True', reason: 'Violations', message: found.length === 1 ? found[0]! : `[${found.join(', ')}]` }, now);
 }
 
 export class CrdController implements Informer {
@@ -140,6 +152,7 @@ export class CrdController implements Informer {
       if (a.condition.status === 'True') conds = condition(conds, 'Established', { status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
       const approval = approvalCondition(crd);
       if (approval) conds = condition(conds, 'KubernetesAPIApprovalPolicyConformant', approval, now);
+      conds = nonStructural(conds, crd, now);
       status.conditions = conds;
       desired.set(crd.metadata.name, { ...crd, status });
     }

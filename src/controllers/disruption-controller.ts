@@ -14,74 +14,13 @@
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
-import { labelSelectorFromObject } from '../api/selectors.js';
+import { computeStatus, podHealthy, same, DISRUPTED_POD_TIMEOUT_MS, type PodRec } from '../registry/disruption-status.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const PODS: TypeRef = { group: '', version: 'v1', resource: 'pods' };
 const PDBS: TypeRef = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 const PODS_KEY = '/pods';
 const PDBS_KEY = 'policy/poddisruptionbudgets';
-/** upstream DeletionTimeout: how long an eviction may wait for its pod to start deleting */
-export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
-
-interface PodRec { name: string; labels: Record<string, string> | undefined; healthy: boolean; deleting: boolean }
-
-/** Running, Ready=True and not deleting (upstream countHealthyPods plus the Running phase). */
-export function podHealthy(pod: any): boolean {
-  if (pod.metadata?.deletionTimestamp || pod.status?.phase !== 'Running') return false;
-  return (pod.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c.status === 'True');
-}
-
-function scaled(v: number | string, total: number): number {
-  if (typeof v === 'number') return v;
-  return Math.ceil((Number.parseInt(v, 10) * total) / 100);
-}
-
-/** The status upstream's controller would write for pdb given the pods of its namespace. */
-export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { status: any; recheckAt?: number } {
-  const sel = labelSelectorFromObject(pdb.spec?.selector);
-  const matched = [...pods].filter((p) => !sel.matchesNothing && sel.matches(p.labels));
-  const byName = new Map(matched.map((p) => [p.name, p]));
-  const expectedPods = matched.length;
-  const old = pdb.status ?? {};
-  const disruptedPods: Record<string, string> = {};
-  let recheckAt: number | undefined;
-  for (const [name, ts] of Object.entries<string>(old.disruptedPods ?? {})) {
-    const p = byName.get(name);
-    const expires = Date.parse(ts) + DISRUPTED_POD_TIMEOUT_MS;
-    if (!p || p.deleting || !(expires > now)) continue;
-    disruptedPods[name] = ts;
-    recheckAt = Math.min(recheckAt ?? expires, expires);
-  }
-  const currentHealthy = matched.filter((p) => p.healthy && !p.deleting && !(p.name in disruptedPods)).length;
-  const spec = pdb.spec ?? {};
-  let desiredHealthy = 0;
-  if (spec.minAvailable !== undefined && spec.minAvailable !== null) desiredHealthy = scaled(spec.minAvailable, expectedPods);
-  else if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
-  const disruptionsAllowed = Math.max(0, currentHealthy - desiredHealthy);
-  const status: any = { observedGeneration: pdb.metadata?.generation ?? 0 };
-  if (Object.keys(disruptedPods).length) status.disruptedPods = disruptedPods;
-  Object.assign(status, { disruptionsAllowed, currentHealthy, desiredHealthy, expectedPods });
-  status.conditions = disruptionCondition(old.conditions, disruptionsAllowed, now);
-  return { status, recheckAt };
-}
-
-/** upstream UpdateDisruptionAllowedCondition (meta.SetStatusCondition keeps the transition time). */
-export function disruptionCondition(conditions: any[] | undefined, allowed: number, now: number): any[] {
-  const want = allowed > 0 ? { status: 'True', reason: 'SufficientPods' } : { status: 'False', reason: 'InsufficientPods' };
-  const out = (conditions ?? []).filter((c: any) => c?.type !== 'DisruptionAllowed');
-  const prev = (conditions ?? []).find((c: any) => c?.type === 'DisruptionAllowed');
-  const lastTransitionTime = prev && prev.status === want.status ? prev.lastTransitionTime : new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-  out.push({ type: 'DisruptionAllowed', status: want.status, ...(prev?.observedGeneration ? { observedGeneration: prev.observedGeneration } : {}), lastTransitionTime, reason: want.reason, message: prev?.status === want.status && prev?.reason === want.reason ? prev.message ?? '' : '' });
-  return out;
-}
-
-/** Order-insensitive structural equality of two JSON values. */
-function same(a: unknown, b: unknown): boolean {
-  const canon = (v: any): any => (Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v);
-  return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
-}
-
 export class DisruptionController {
   /** namespace -> pod name -> what the controller needs of it */
   private readonly pods = new Map<string, Map<string, PodRec>>();

@@ -1,6 +1,7 @@
 /**
  * The connect subresources that reach past the API server (upstream pkg/registry/core/{pod,node,service}/rest):
- * pods/log (a stream from the node agent's containerLogs), pods/exec|attach|portforward (an
+ * pods/log (a stream from the node agent's containerLogs, handed to the TLS front when it took
+ * the connection over, else streamed here), pods/exec|attach|portforward (an
  * upgrade handed to the TLS front, which pipes it to the agent), and the proxies pods/proxy,
  * services/proxy (a ready endpoint) and nodes/proxy (the agent). Authorization of the
  * subresource ran in the filter chain. Bodies are streamed through with backpressure: a
@@ -13,12 +14,13 @@ import type { Request, Services } from '../http/context.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { getCore } from '../actors/get-core.js';
 import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
-import { KubeletClient, type KubeletRequest } from '../kubelet/client.js';
+import { KubeletClient, agentResponseError, readAgentError, type KubeletRequest } from '../kubelet/client.js';
 import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
   type NodeConnection, type NodeLike, type PodLike,
 } from '../kubelet/location.js';
 import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 
 export const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'attach', 'portforward', 'proxy']);
 
@@ -31,6 +33,8 @@ export interface ConnectDeps {
   getObject(resource: 'pods' | 'nodes' | 'services' | 'endpoints', namespace: string, name: string): Promise<unknown>;
   /** writes the head that hands an upgrade to the TLS front (or the error without one) */
   upgrade(x: Exchange, t: UpgradeTarget): void;
+  /** whether the TLS front took the request's connection over (then it can stream a pods/log itself) */
+  handsOff(x: Exchange): boolean;
   /** proxies may target loopback addresses (tests on one machine; upstream never) */
   allowLoopbackProxy: boolean;
   /** whether the agent's serving certificate is verified (--kubelet-certificate-authority) */
@@ -91,7 +95,14 @@ async function podLog(r: Request, d: ConnectDeps, pod: PodLike): Promise<void> {
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) return send(r.x, 200, 'text/plain', '');
   const c = nodeConnection(await d.getObject('nodes', '', nodeName) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
-  const req = d.kubelet.send(c, { method: 'GET', path: logPath(pod, container, o), insecure: o.insecureSkipTLSVerifyBackend }, {
+  const path = logPath(pod, container, o);
+  if (d.handsOff(r.x)) {
+    // the TLS front asks the agent and streams the log straight to the client socket: no
+    // hop through this thread and uWS (src/auth/log-stream.ts)
+    r.x.release?.();
+    return d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: o.insecureSkipTLSVerifyBackend || !d.verifiesAgents, log: { pod: pod.metadata.name } });
+  }
+  const req = d.kubelet.send(c, { method: 'GET', path, insecure: o.insecureSkipTLSVerifyBackend }, {
     response: (res) => {
       if ((res.statusCode ?? 500) < 200 || (res.statusCode ?? 500) > 206) return failedResponse(r, res, 'pods/log', pod.metadata.name);
       streamResponse(r.x, res, 200, [], 'text/plain');
@@ -102,37 +113,10 @@ async function podLog(r: Request, d: ConnectDeps, pod: PodLike): Promise<void> {
   req.end();
 }
 
-/**
- * Upstream GenericHttpResponseChecker: a non-2xx answer of the agent becomes a Status
- * (500 InternalError, 400 BadRequest with the agent's text, others by code).
- */
+/** A non-2xx answer of the agent becomes upstream's Status (see agentResponseError). */
 function failedResponse(r: Request, res: IncomingMessage, resource: string, name: string): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  res.on('data', (c: Buffer) => { if (size < 4096) { chunks.push(c); size += c.length; } });
-  res.on('error', () => { if (!r.x.aborted) r.x.res.close(); });
-  res.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8').slice(0, 4096);
-    const code = res.statusCode ?? 500;
-    let e: StatusError;
-    if (code === 500) e = errors.internal(text);
-    else if (code === 400) e = errors.badRequest(text);
-    else {
-      const reasons: Record<number, [string, string]> = {
-        404: ['NotFound', 'the server could not find the requested resource'],
-        403: ['Forbidden', 'the server does not allow access to the requested resource'],
-        401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
-        503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-        504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
-      };
-      const [reason, message] = reasons[code] ?? ['', `the server responded with the status code ${code} but did not return more information`];
-      e = new StatusError({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${message} ( ${resource} ${name})`, ...(reason ? { reason } : {}),
-        details: { name, kind: resource, causes: [{ reason: 'UnexpectedServerResponse', message: text }] }, code,
-      });
-    }
-    sendStatus(r.x, e.status, r.enc.pretty, r.enc);
-  });
+  readAgentError(res, (text) => sendStatus(r.x, agentResponseError(res.statusCode ?? 500, text, resource, name).status, r.enc.pretty, r.enc),
+    () => { if (!r.x.aborted) r.x.res.close(); });
 }
 
 /** exec/attach/portforward: an upgrade the TLS front takes over (upstream UpgradeAwareHandler). */
@@ -166,8 +150,9 @@ function proxy(r: Request, d: ConnectDeps, c: NodeConnection, base: KubeletReque
   for (const [k, v] of r.headers.all ?? []) {
     if (k === 'host') host = v;
     if (DROP_REQUEST.has(k) || k.startsWith('impersonate-') || k.startsWith('x-remote-')) continue;
-    const prev = headers[k];
-    headers[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v];
+    // header names are the client's: own keys only (a `__proto__` header is a header)
+    const prev = ownValue(headers, k) as OutgoingHttpHeaders[string];
+    setOwn(headers, k, prev === undefined ? v : [...(Array.isArray(prev) ? prev : [String(prev)]), v]);
   }
   headers['x-forwarded-uri'] = prefix + rest;
   if (host) headers['x-forwarded-host'] = host;

@@ -17,7 +17,7 @@ import type { DeleteOptions, Result, TypeRef } from '../actors/protocol.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
 import { send, sendStatus } from '../http/exchange.js';
 import { toDeleteOptions } from '../registry/deletion.js';
-import { disruptionCondition } from '../controllers/disruption-controller.js';
+import { disruptionCondition } from '../registry/disruption-status.js';
 import type { Body } from '../actors/protocol.js';
 import type { Request, Services } from '../http/context.js';
 

@@ -6,7 +6,8 @@ import { negotiate, parseAccept, prettyRequested } from '../http/negotiation.js'
 import { runChecks, type HealthCheck } from '../http/health.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { RequestHeaders } from '../http/context.js';
-import type { ApiServer } from '../server/server.js';
+import type { Registry } from '../registry/registry.js';
+import type { ActorPool } from '../actors/pool.js';
 import { toYaml as yaml } from '../codec/yaml-encoder.js';
 import { remoteAggregatedItems, remoteApiGroup, remoteGroupEntries } from '../aggregator/discovery.js';
 import { processMetricsText } from '../metrics/process-metrics.js';
@@ -18,13 +19,28 @@ export { VERSION_INFO };
 
 const AGGREGATED = 'APIGroupDiscoveryList';
 
+/** What the non-resource paths read of the server (src/server/server.ts's ApiServer is one). */
+export interface NonResourceHost {
+  readonly registry: Registry;
+  readonly pool: Pick<ActorPool, 'restarting' | 'submit'>;
+  readonly etcdHealth: { run(): Promise<string | undefined> } | undefined;
+  readonly started: boolean;
+  readonly shuttingDown: boolean;
+  readonly options: { readonly bindAddress: string; readonly insecureBindAddress: string };
+  readonly port: number;
+  readonly securePort: number | undefined;
+  readonly apf: { metricsText(): string } | undefined;
+  readonly metrics: { render(): string };
+  readonly extensions: { readonly apiServices: Parameters<typeof remoteGroupEntries>[0] };
+}
+
 /** A shard whose actor died and is being restarted from its store (see ActorPool). */
-async function shardsDown(server: ApiServer): Promise<string | undefined> {
+async function shardsDown(server: NonResourceHost): Promise<string | undefined> {
   const down = server.pool.restarting();
   return down.length ? `shard actors restarting: ${down.join(', ')}` : undefined;
 }
 
-function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
+function healthChecks(server: NonResourceHost, endpoint: string): HealthCheck[] {
   const ok = async () => undefined;
   const checks: HealthCheck[] = [
     { name: 'ping', run: ok },
@@ -43,11 +59,11 @@ function healthChecks(server: ApiServer, endpoint: string): HealthCheck[] {
 }
 
 /** The address /api advertises: the secure port as upstream, else the plain one. */
-function advertised(server: ApiServer): string {
+function advertised(server: NonResourceHost): string {
   return server.securePort !== undefined ? `${server.options.bindAddress}:${server.securePort}` : `${server.options.insecureBindAddress}:${server.port}`;
 }
 
-export function handleNonResource(server: ApiServer, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
+export function handleNonResource(server: NonResourceHost, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
   const pretty = prettyRequested(query, headers.userAgent);
   const segs = path.split('/').filter(Boolean);
   const health = segs[0];
@@ -59,10 +75,11 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
   if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   const json = (v: unknown) => {
     const enc = negotiate(headers.accept, pretty, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc });
-    if (enc.as) x.headers.push(['Vary', 'Accept']);
     const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
+    const compact = enc.format === 'yaml' || enc.pretty ? undefined : JSON.stringify(v);
+    if (enc.as && discoveryNotModified(x, headers, compact ?? JSON.stringify(v))) return send(x, 304, ct, '');
     // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
-    const body = enc.format === 'yaml' ? yaml(v) : enc.pretty ? JSON.stringify(v, null, 2) : JSON.stringify(v) + '\n';
+    const body = enc.format === 'yaml' ? yaml(v) : compact === undefined ? JSON.stringify(v, null, 2) : compact + '\n';
     send(x, 200, ct, body);
   };
   // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
@@ -93,7 +110,7 @@ export function handleNonResource(server: ApiServer, x: Exchange, method: string
 }
 
 /** /apis with the groups of remote APIServices after the built-in ones (src/aggregator/discovery.ts). */
-function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
+function withRemoteGroups(server: NonResourceHost, aggregated: boolean): unknown {
   const reg = server.registry;
   if (aggregated) {
     const doc = aggregatedDiscovery(reg, false);
@@ -103,6 +120,19 @@ function withRemoteGroups(server: ApiServer, aggregated: boolean): unknown {
   const list = apiGroupList(reg);
   const extra = remoteGroupEntries(server.extensions.apiServices);
   return extra.length ? { ...list, groups: [...list.groups, ...extra] } : list;
+}
+
+/**
+ * Aggregated discovery's cache validators, as upstream's ServeHTTPWithETag: `ETag` (the quoted
+ * upper-case hex SHA-512 of the document's compact JSON, so it changes with every served
+ * resource, a CRD deleted and re-created with another scope included), `Vary: Accept`,
+ * `Cache-Control: public`; true (answer 304, no body) when If-None-Match is exactly that ETag.
+ * kubectl's HTTP cache revalidates /api and /apis with it.
+ */
+function discoveryNotModified(x: Exchange, headers: RequestHeaders, compactJson: string): boolean {
+  const etag = `"${createHash('sha512').update(compactJson).digest('hex').toUpperCase()}"`;
+  x.headers.push(['Etag', etag], ['Vary', 'Accept'], ['Cache-Control', 'public']);
+  return headers.ifNoneMatch === etag;
 }
 
 function found(json: (v: unknown) => void, v: unknown): void {

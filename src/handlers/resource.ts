@@ -6,14 +6,14 @@ import { errors } from '../api/status.js';
 import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
-import { APPLY_PATCH_CBOR, decodeCbor } from '../codec/cbor.js';
+import { patchBody, patchOf } from '../http/patch-request.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
-import { serveWatch, submitWaitingForRV } from './watch.js';
+import { serveWatch, submitWaitingForRV, type WrapSink } from './watch.js';
 import { parseFieldValidation } from '../schema/fields.js';
-import { parseDuration } from '../server/options.js';
+import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { checkFieldManager } from '../registry/patch.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
@@ -140,7 +140,14 @@ export function handleResource(r: Request, s: Services): void {
     // budgets live in another type (maybe another shard): checked on the front thread
     return withBody(r, s, (body) => evict(r, s, body, dryRun(query)));
   }
-  const parts = { withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'), writeOp: (b: Body) => writeOp(r, s, b), listOptions: () => listOptions(query), errorStatus };
+  const parts = {
+    withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'),
+    writeOpAs: (verb: 'create' | 'update', b: Body) => writeOp({ ...r, info: { ...info, verb } }, s, b),
+    listOptions: () => listOptions(query), errorStatus,
+    watch: (b: Parameters<typeof serveWatch>[2], wrap: WrapSink) => serveWatch(r, s, b, wrap),
+    withDeleteOp: (submit: (op: OpInput) => Promise<void>) => withDeleteOp(r, s, submit),
+    warn: (warnings: string[] | undefined) => { for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]); },
+  };
   if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
     // upstream LegacyBindingREST: POST bindings is POST pods/<metadata.name>/binding, never stored
@@ -166,18 +173,24 @@ export function handleResource(r: Request, s: Services): void {
       return withBody(r, s, (body) => run(r, s, writeOp(r, s, body)), false, info.verb === 'patch');
     case 'delete':
     case 'deletecollection':
-      return withBody(r, s, async (body) => {
-        const options = deleteOptions(body, query);
-        const queryDryRun = dryRun(query);
-        checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
-        if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
-        const write = { ...base, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
-        if (info.verb === 'delete') return run(r, s, { ...write, ...pinOf(r), op: 'delete', namespace: ns, name: info.name, options });
-        return run(r, s, { ...write, op: 'deletecollection', namespace: ns, opts: listOptions(query), options });
-      }, true);
+      return withDeleteOp(r, s, (op) => run(r, s, op));
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
+}
+
+/** Reads a delete's or deletecollection's options (body and query), checks them, and hands on its operation. */
+function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<void>): void {
+  const { info, query } = r;
+  withBody(r, s, async (body) => {
+    const options = deleteOptions(body, query);
+    const queryDryRun = dryRun(query);
+    checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
+    if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
+    const write = { type: typeRef(r), enc: r.enc, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
+    if (info.verb === 'delete') return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
+    return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
+  }, true);
 }
 
 /**
@@ -188,9 +201,9 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
   const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
   if (info.verb === 'patch') {
-    const patchType = patchTypeOf(r.headers.contentType, cborEnabled(s.options), r.def.custom === true);
+    const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
     return {
-      ...base, op: 'patch', name: info.name, patchType, text: patchText(body),
+      ...base, op: 'patch', name: info.name, patchType, text,
       force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
       ...(patchType === 'apply' ? { user: r.user } : {}),
     };
@@ -224,7 +237,7 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
 
 /** The decoded body of a create, update or patch (as withBody hands it on). */
 export function writeBody(r: Request, s: Services, buf: Buffer): Body {
-  if (r.info.verb === 'patch') return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
+  if (r.info.verb === 'patch') return patchBody(r, buf);
   return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
 }
 
@@ -235,7 +248,7 @@ export function withBody(r: Request, s: Services, next: (body: Body) => Promise<
   read((buf) => {
     if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
     Promise.resolve()
-      .then(() => next(patch && isCborApply(r) ? toBody('cbor', buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
+      .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
       .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
 }
@@ -249,45 +262,6 @@ function namespaceTerminating(s: Services, ns: string): boolean {
   const phase = s.namespaces.get(ns);
   if (!phase) throw errors.notFound({ resource: 'namespaces', name: ns });
   return phase === 'Terminating';
-}
-
-/** patch media types and the patch each means */
-export const PATCH_TYPES: Record<string, PatchType> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-  'application/apply-patch+json': 'apply',
-};
-
-/** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
-function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
-  const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
-  if (custom && p === 'strategic') p = undefined;
-  if (!p) {
-    const types = Object.keys(PATCH_TYPES).filter((k) => !custom || PATCH_TYPES[k] !== 'strategic');
-    const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
-    throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
-  }
-  return p;
-}
-
-function isCborApply(r: Request): boolean {
-  return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
-}
-
-/**
- * The patch document as text. An apply patch in CBOR is decoded here into its JSON form (apply
- * configurations are small, and apply then works on one representation); a malformed one is a 400.
- */
-function patchText(body: Body): string {
-  if (body.contentType !== 'cbor') return body.text;
-  try {
-    return JSON.stringify(decodeCbor(body.bytes ?? new Uint8Array()));
-  } catch (e) {
-    throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
-  }
 }
 
 /** fieldManager, else upstream's default: the User-Agent up to its first '/'. */

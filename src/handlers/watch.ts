@@ -22,7 +22,13 @@ import { typeKeyOf } from '../actors/routing.js';
 export const TOO_LARGE_WAIT_MS = 3000;
 const TOO_LARGE_POLL_MS = 20;
 
-export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: Encoding }): void {
+/**
+ * wrap: a sink between the hub and the client's stream (webhook conversion); the stream then
+ * opens empty and the initial events go through the sink like every later delivery.
+ */
+export type WrapSink = (stream: WatchStream) => WatchSink;
+
+export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: Encoding }, wrap?: WrapSink): void {
   const q = r.query;
   const opts: ListOptions & WatchFlags = { ...listOptions(q), allowWatchBookmarks: isTruthy(q.get('allowWatchBookmarks')) };
   if (q.has('sendInitialEvents')) {
@@ -43,13 +49,13 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
   const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts, ...(held.keys.length ? { held: held.keys } : {}) };
   // the held payloads stay pinned until the reply has been shared (startStream)
   submitWaitingForRV(s, op)
-    .then((res) => { try { startStream(r, s, res, { enc: base.enc, opts, timeoutSec, typeKey }); } finally { held.unpin(); } }, (e) => { held.unpin(); throw e; })
+    .then((res) => { try { startStream(r, s, res, { enc: base.enc, opts, timeoutSec, typeKey, wrap }); } finally { held.unpin(); } }, (e) => { held.unpin(); throw e; })
     .catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, base.enc));
 }
 
 /** The actor's answer to a watch op → the stream: initial events (shared), then live events from the hub. */
-function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; opts: ListOptions & WatchFlags; timeoutSec: number; typeKey: string }): void {
-  const { enc, opts, timeoutSec, typeKey } = p;
+function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; opts: ListOptions & WatchFlags; timeoutSec: number; typeKey: string; wrap?: WrapSink }): void {
+  const { enc, opts, timeoutSec, typeKey, wrap } = p;
   if ('error' in res) {
     // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
     if (res.error.code === 410) return void new WatchStream(r.x, enc).open(errorEvent(enc, res.error), 0)?.close();
@@ -65,8 +71,14 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
   }
   // one copy of the initial events for every watcher of the same state (src/http/initial-events.ts)
   const initial = s.hub.initial.share(typeKey, w.shareKey, w.initial);
-  const stream = new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
-  if (!stream) return initial.release();
+  const opened = wrap ? new WatchStream(r.x, r.enc).open('', timeoutSec) : new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
+  if (!opened) return initial.release();
+  const stream: WatchSink = wrap ? wrap(opened) : opened;
+  if (wrap) {
+    // the sink reads the bytes at once (it queues their text)
+    stream.write(initial.bytes);
+    initial.release();
+  }
   if (w.initialEventsEndRV !== undefined) {
     stream.write(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' }));
   }
@@ -75,7 +87,7 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
     bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
     enc, headersSent: initial.bytes.byteLength > 0,
   };
-  stream.onClose = () => s.hub.remove(live);
+  opened.onClose = () => s.hub.remove(live);
   // registered in the same turn the actor's reply resolved: see WatchHub.add
   s.hub.add(live);
 }

@@ -5,7 +5,7 @@ import type { RequestInfo } from './request-info.js';
 import type { ActorPool } from '../actors/pool.js';
 import type { WatchHub } from './watch-hub.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { ServerOptions } from '../server/options.js';
+import type { CoreOptions } from './options.js';
 import type { Encoding } from '../actors/protocol.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import type { Status } from '../api/status.js';
@@ -47,7 +47,7 @@ export interface Request {
 export interface Services {
   pool: ActorPool;
   hub: WatchHub;
-  options: ServerOptions;
+  options: CoreOptions;
   /** namespaces known to exist and their phase (fed by the namespace change events) */
   namespaces: Map<string, 'Active' | 'Terminating'>;
   /** newest committed JSON of every object, for plain GETs (see read-cache.ts) */

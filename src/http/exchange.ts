@@ -41,7 +41,7 @@ export interface Exchange {
   request?: { method: string; path: string; query: URLSearchParams; user?: { username: string }; remoteAddress?: string; info?: { verb: string } };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
-  /** it came through the TLS front, which can take over an upgrade (exec, attach, portforward) */
+  /** the TLS front took its connection over: it may be answered with the directive handing an upgrade (exec, attach, portforward) or a pods/log stream to the front */
   upgradable?: boolean;
 }
 

@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { YamlEncoder } from '../codec/yaml-encoder.js';
+import { stringifyValue } from '../schema/deep-value.js';
 import { SLICE_MS, type EncodeDone, type EncodeRequest } from './yaml-protocol.js';
 
 interface Job { id: number; encoder: YamlEncoder; deadline: number }
@@ -71,7 +72,7 @@ port.on('message', (m: EncodeRequest) => {
   }
   if (m.pretty) {
     // indented JSON is one native call: not sliced, but off the shard actors
-    const body = ownBytes(JSON.stringify(value, null, 2));
+    const body = ownBytes(stringifyValue(value, 2));
     port.postMessage({ id: m.id, values: 0, outcome: 'completed', body } satisfies EncodeDone, [body]);
     return;
   }

@@ -11,7 +11,7 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:h
 import { readFileSync } from 'node:fs';
 import type { KubeletOptions } from './options.js';
 import { plainError, type NodeConnection } from './location.js';
-import type { StatusError } from '../api/status.js';
+import { StatusError, errors } from '../api/status.js';
 
 export interface KubeletTls { cert?: Buffer; key?: Buffer; ca?: Buffer }
 
@@ -122,4 +122,36 @@ export function dialMessage(c: NodeConnection, e: NodeJS.ErrnoException): string
     case 'ENOTFOUND': case 'EAI_AGAIN': return `dial tcp: lookup ${c.host}: no such host`;
     default: return e.message;
   }
+}
+
+/** Upstream's reason and message per code of a failed agent answer (GenericHttpResponseChecker). */
+const AGENT_FAILURES: Record<number, [string, string]> = {
+  404: ['NotFound', 'the server could not find the requested resource'],
+  403: ['Forbidden', 'the server does not allow access to the requested resource'],
+  401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+  504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+};
+
+/**
+ * The Status for a non-2xx answer of the agent (upstream GenericHttpResponseChecker): 500
+ * InternalError and 400 BadRequest carry the agent's text, other codes upstream's message.
+ */
+export function agentResponseError(code: number, text: string, resource: string, name: string): StatusError {
+  if (code === 500) return errors.internal(text);
+  if (code === 400) return errors.badRequest(text);
+  const [reason, message] = AGENT_FAILURES[code] ?? ['', `the server responded with the status code ${code} but did not return more information`];
+  return new StatusError({
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${message} ( ${resource} ${name})`, ...(reason ? { reason } : {}),
+    details: { name, kind: resource, causes: [{ reason: 'UnexpectedServerResponse', message: text }] }, code,
+  });
+}
+
+/** Collects the first 4 KiB of a failed answer's body (its text goes into the Status). */
+export function readAgentError(res: IncomingMessage, done: (text: string) => void, failed: () => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (c: Buffer) => { if (size < 4096) { chunks.push(c); size += c.length; } });
+  res.on('error', failed);
+  res.on('end', () => done(Buffer.concat(chunks).toString('utf8').slice(0, 4096)));
 }

@@ -5,6 +5,8 @@
  * patch, at most MAX_COPY_BYTES (422) — without it 24 copies of a 2 KB array double it to GBs.
  */
 import { errors, StatusError } from '../api/status.js';
+import { copyValue } from '../schema/deep-value.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 
 /** upstream maxJSONPatchOperations */
 export const MAX_OPERATIONS = 10_000;
@@ -35,11 +37,12 @@ function parsePointer(p: string): string[] {
   return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+/** The container of a pointer's last token; member names are ordinary own keys (src/api/own-keys.ts). */
 function parent(doc: any, tokens: string[], path: string): { container: any; key: string } {
   let cur = doc;
   for (const t of tokens.slice(0, -1)) {
     if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
-    cur = Array.isArray(cur) ? cur[index(cur, t, path, false)] : cur[t];
+    cur = Array.isArray(cur) ? cur[index(cur, t, path, false)] : ownValue(cur, t);
     if (cur === undefined) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
   }
   if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
@@ -58,7 +61,7 @@ function get(doc: any, path: string): unknown {
   const tokens = parsePointer(path);
   if (tokens.length === 0) return doc;
   const { container, key } = parent(doc, tokens, path);
-  const v = Array.isArray(container) ? container[index(container, key, path, false)] : container[key];
+  const v = Array.isArray(container) ? container[index(container, key, path, false)] : ownValue(container, key);
   if (v === undefined) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
   return v;
 }
@@ -71,7 +74,7 @@ function add(doc: any, path: string, value: unknown, work: Work): any {
     const i = index(container, key, path, true);
     shift(work, container.length - i);
     container.splice(i, 0, value);
-  } else container[key] = value;
+  } else setOwn(container, key, value);
   return doc;
 }
 
@@ -79,7 +82,7 @@ function add(doc: any, path: string, value: unknown, work: Work): any {
 function replace(doc: any, path: string, value: unknown): any {
   const { container, key } = parent(doc, parsePointer(path), path);
   if (Array.isArray(container)) container[index(container, key, path, false)] = value;
-  else container[key] = value;
+  else setOwn(container, key, value);
   return doc;
 }
 
@@ -91,7 +94,7 @@ function remove(doc: any, path: string, work: Work): any {
     shift(work, container.length - i - 1);
     container.splice(i, 1);
   } else {
-    if (!(key in container)) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
+    if (!Object.hasOwn(container, key)) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
     delete container[key];
   }
   return doc;
@@ -103,7 +106,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
   if (patch.length > MAX_OPERATIONS) {
     throw new StatusError({ ...errors.requestEntityTooLarge(0).status, message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}` });
   }
-  let out: any = structuredClone(doc);
+  // copyValue: the live object may nest deeper than structuredClone recurses (stored by an older version)
+  let out: any = copyValue(doc);
   const work: Work = { shifted: 0, copied: 0 };
   for (const raw of patch as Operation[]) {
     if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');

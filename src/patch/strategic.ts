@@ -7,6 +7,7 @@
  */
 import { errors } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 
 type Obj = Record<string, any>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -21,7 +22,7 @@ export function applyStrategicPatch(original: unknown, patch: unknown, schema: S
 
 function child(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
   if (!schema) return undefined;
-  if (schema.kind === 'struct') return schema.props?.[key];
+  if (schema.kind === 'struct') return schema.props ? ownValue(schema.props, key) as SchemaNode | undefined : undefined;
   if (schema.kind === 'map') return schema.elem;
   return undefined;
 }
@@ -35,31 +36,35 @@ function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Ob
   }
   if (directive !== undefined && directive !== 'merge') throw errors.badRequest(`Unknown patch type: ${directive}`);
   const out: Obj = { ...original };
+  // every key is an ordinary key: own reads and writes only (src/api/own-keys.ts)
   for (const [key, value] of Object.entries(patch)) {
     if (key === '$patch' || key === '$retainKeys' || key.startsWith(ORDER)) continue;
     if (key.startsWith(DELETE_PRIMITIVE)) {
       const field = key.slice(DELETE_PRIMITIVE.length);
-      if (Array.isArray(out[field]) && Array.isArray(value)) {
+      const list = ownValue(out, field);
+      if (Array.isArray(list) && Array.isArray(value)) {
         const gone = new Set<unknown>(value);
-        out[field] = out[field].filter((x: unknown) => !gone.has(x));
+        setOwn(out, field, list.filter((x: unknown) => !gone.has(x)));
       }
       continue;
     }
     if (value === null) { delete out[key]; continue; }
     const sub = child(schema, key);
-    if (isObj(value) && (isObj(out[key]) || out[key] === undefined)) {
-      const merged = mergeMap(isObj(out[key]) ? out[key] : {}, value, sub);
-      if (merged === undefined) delete out[key]; else out[key] = merged;
+    const cur = ownValue(out, key);
+    if (isObj(value) && (isObj(cur) || cur === undefined)) {
+      const merged = mergeMap(isObj(cur) ? cur : {}, value, sub);
+      if (merged === undefined) delete out[key]; else setOwn(out, key, merged);
     } else if (Array.isArray(value)) {
-      out[key] = mergeList(Array.isArray(out[key]) ? out[key] : [], value, sub);
+      setOwn(out, key, mergeList(Array.isArray(cur) ? cur : [], value, sub));
     } else {
-      out[key] = stripDirectives(value);
+      setOwn(out, key, stripDirectives(value));
     }
   }
   for (const [key, order] of Object.entries(patch)) {
     if (key.startsWith(ORDER) && Array.isArray(order)) {
       const field = key.slice(ORDER.length);
-      if (Array.isArray(out[field])) out[field] = reorder(out[field], order, child(schema, field)?.mergeKey);
+      const list = ownValue(out, field);
+      if (Array.isArray(list)) setOwn(out, field, reorder(list, order, child(schema, field)?.mergeKey));
     }
   }
   if (Array.isArray(patch.$retainKeys)) {
@@ -125,7 +130,7 @@ function stripDirectives<T>(v: T): T {
   const out: Obj = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith(ORDER) || k.startsWith(DELETE_PRIMITIVE)) continue;
-    out[k] = stripDirectives(x);
+    setOwn(out, k, stripDirectives(x));
   }
   return out as T;
 }

@@ -1,4 +1,6 @@
 import { referenceGroup, type Identity } from '../api/identity.js';
+import { stringifyValue } from '../schema/deep-value.js';
+import { setOwn } from '../api/own-keys.js';
 
 /**
  * Conversions between a served version and the version its objects are stored in, for
@@ -50,11 +52,11 @@ const EVENTS_FIELD_LABELS: Readonly<Record<string, string>> = {
 /** Renames fields by `names`, sets apiVersion, and orders the known fields as `order`. */
 function renamed(obj: any, apiVersion: string, names: Readonly<Record<string, string>>, order: readonly string[]): any {
   const moved: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) moved[Object.hasOwn(names, k) ? names[k]! : k] = v;
+  for (const [k, v] of Object.entries(obj)) setOwn(moved, Object.hasOwn(names, k) ? names[k]! : k, v);
   moved.apiVersion = apiVersion;
   const out: Record<string, unknown> = {};
-  for (const k of order) if (Object.hasOwn(moved, k)) out[k] = moved[k];
-  for (const [k, v] of Object.entries(moved)) if (!Object.hasOwn(out, k)) out[k] = v;
+  for (const k of order) if (Object.hasOwn(moved, k)) setOwn(out, k, moved[k]);
+  for (const [k, v] of Object.entries(moved)) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
   return out;
 }
 
@@ -86,6 +88,6 @@ export function jsonConverter(identity: Identity, fallback?: (typeKey: string, a
     const conv = found.get(id);
     if (!conv && fallback) return fallback(typeKey, apiVersion, json);
     const obj = JSON.parse(json);
-    return JSON.stringify(conv ? conv.fromStorage(obj, apiVersion) : { ...obj, apiVersion });
+    return stringifyValue(conv ? conv.fromStorage(obj, apiVersion) : { ...obj, apiVersion });
   };
 }

@@ -6,6 +6,7 @@
 import { errors } from '../api/status.js';
 import type { DeleteOptions } from './ops.js';
 import type { ResourceStrategy, StrategyConfig } from './strategy.js';
+import { copyValue } from '../schema/deep-value.js';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
@@ -141,7 +142,7 @@ export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrateg
     return { action: 'unchanged' };
   }
   if (!held && !add && grace === 0) return { action: 'remove' };
-  const next = structuredClone(obj);
+  const next = copyValue(obj);
   next.metadata.deletionTimestamp = new Date(Math.floor(now / 1000) * 1000 + grace * 1000).toISOString().replace('.000Z', 'Z');
   next.metadata.deletionGracePeriodSeconds = grace;
   if (add && !finalizers.includes(add)) next.metadata.finalizers = [...finalizers, add];

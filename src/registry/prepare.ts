@@ -14,6 +14,7 @@ import { rfc3339, specChanged, tracksGeneration } from './objects.js';
 import type { Requester, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import type { StoreContext } from './store.js';
+import { copyValue } from '../schema/deep-value.js';
 
 /** What the steps read of a store: its context, whether it has a status subresource, its schema. */
 export interface PrepareContext {
@@ -93,7 +94,7 @@ function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boo
 
 /** The status subresource changes only status; everything else stays as stored. */
 function statusUpdate(obj: any, old: any): any {
-  const next = structuredClone(old);
+  const next = copyValue(old);
   if (obj.status === undefined) delete next.status; else next.status = obj.status;
   return next;
 }

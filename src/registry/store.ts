@@ -17,15 +17,16 @@ import type { Conversion } from './conversion.js';
 import { VersionView } from './version-view.js';
 import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
-import { recordUpdate } from '../apply/managed-fields.js';
 import { patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
-import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
+import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
 import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { copyValue, stringifyValue } from '../schema/deep-value.js';
+import { checkStorable, recordUpdateNoErrors } from './depth-guard.js';
 
 export interface StoreContext {
   def: ResourceDef;
@@ -97,16 +98,15 @@ export class Store {
     const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: JSON.stringify(obj), labels: obj.metadata.labels,
+      obj, json: stringifyValue(obj), labels: obj.metadata.labels,
       fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
     };
   }
 
-  /** The entry to stage for an object of this store's version; over the storage limit is 413. */
-  private stored(obj: any): Entry {
+  /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
+  private stored(obj: any, old?: Entry): Entry {
     const entry = this.entryOf(obj);
-    // a JSON character is at least one byte: only long texts need counting
-    if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
+    checkStorable(entry, old);
     return entry;
   }
 
@@ -239,7 +239,7 @@ export class Store {
     const body = decodeBody(op.body);
     const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, strategyContext(this.ctx, txn, op.dryRun));
     if (!out) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
-    if (out.next === undefined) this.remove(old, structuredClone(old.obj), op.dryRun, op.enc, txn);
+    if (out.next === undefined) this.remove(old, copyValue(old.obj), op.dryRun, op.enc, txn);
     else this.commitUpdate(out.next, old, op.dryRun, op.enc, txn);
     return this.reply(out.reply, op.enc, 201);
   }
@@ -249,7 +249,7 @@ export class Store {
     // the namespace's existence is checked on the front thread, which owns the namespace index
     prepareCreate(this.prep, obj, txn, dryRun, user);
     const meta = obj.metadata;
-    if (manager !== undefined) recordUpdate(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
+    if (manager !== undefined) recordUpdateNoErrors(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
     if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
     if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
     const entry = this.stored(obj);
@@ -298,7 +298,7 @@ export class Store {
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
     if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
-    if (manager !== undefined) recordUpdate(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
+    if (manager !== undefined) recordUpdateNoErrors(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
 
@@ -364,7 +364,7 @@ export class Store {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
-    const entry = this.stored(next);
+    const entry = this.stored(next, old);
     if (!dryRun) this.stage('MODIFIED', entry, txn);
     return render ? this.reply(render(next), enc) : this.replyWritten(next, entry, enc);
   }
@@ -398,7 +398,7 @@ export class Store {
       this.commitUpdate(plan.next, old, dryRun, { format: 'json', pretty: false }, txn);
       return { obj: plan.next, removed: false };
     }
-    const last = structuredClone(old.obj);
+    const last = copyValue(old.obj);
     this.remove(old, last, dryRun, { format: 'json', pretty: false }, txn);
     return { obj: last, removed: true };
   }
@@ -414,7 +414,7 @@ export class Store {
   private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
     if (dryRun) return this.reply(last, enc);
     last.metadata.resourceVersion = String(txn.nextRV());
-    const entry = this.stored(last);
+    const entry = this.stored(last, old);
     this.stage('DELETED', entry, txn);
     return this.replyWritten(last, entry, enc);
   }
@@ -424,7 +424,7 @@ export class Store {
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
       if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
-      deleted.push(JSON.stringify(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
+      deleted.push(stringifyValue(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
     }
     const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };

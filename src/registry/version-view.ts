@@ -9,6 +9,7 @@
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Conversion } from './conversion.js';
 import type { Converter } from './conversion/conversion.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 export class VersionView {
   constructor(private readonly converter: Converter | undefined, private readonly typeKey: string, private readonly apiVersion: string,
@@ -29,7 +30,7 @@ export class VersionView {
 
   /** The JSON of a cached entry as this version. */
   jsonOf(e: Entry): string {
-    return e.obj.apiVersion === this.apiVersion ? e.json : JSON.stringify(this.asServed(e.obj));
+    return e.obj.apiVersion === this.apiVersion ? e.json : stringifyValue(this.asServed(e.obj));
   }
 
   /** A cached entry as this version: itself, or a converted copy. */
@@ -40,6 +41,6 @@ export class VersionView {
     const obj = this.asServed(e.obj);
     // the copy's encodings are its own: the stored form's cached bytes (encoded) must not follow it
     const { encoded: _stored, ...rest } = e;
-    return { ...rest, obj, json: JSON.stringify(obj) };
+    return { ...rest, obj, json: stringifyValue(obj) };
   }
 }

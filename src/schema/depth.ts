@@ -1,8 +1,10 @@
 /**
- * Nesting-depth limit for request bodies (issue 12: no unbounded recursion on hostile input).
- * Upstream's decoders stop at 10,000 levels; this server stops at MAX_NESTING_DEPTH because
- * the JavaScript YAML encoder and decoder recurse per level and overflow the stack near
- * 5,000 levels, and a stored object must stay readable in every encoding.
+ * Nesting-depth limit for request bodies (issue 12: no unbounded recursion on hostile input),
+ * one limit for every encoding (issue 26: JSON, YAML, CBOR, Protobuf across nested envelopes,
+ * and what a patch produces), the whole object being level 1. Upstream's JSON decoder stops at
+ * 10,000 levels and its CBOR decoder at 64; this server stops at MAX_NESTING_DEPTH because the
+ * JavaScript YAML encoder and decoder recurse per level and overflow the stack near 5,000
+ * levels, and what one encoding accepts every other must serve.
  */
 export const MAX_NESTING_DEPTH = 1000;
 
@@ -11,11 +13,12 @@ export class DepthError extends Error {
 }
 
 /**
- * Throws DepthError when `[`/`{` nest deeper than the limit outside strings. One pass; a
- * text shorter than the limit cannot nest that deep and is not scanned.
+ * Throws DepthError when `[`/`{` nest deeper than `limit` (default: the whole limit; less for a
+ * text embedded below the top of an object) outside strings. One pass; a text shorter than
+ * the limit cannot nest that deep and is not scanned.
  */
-export function checkBracketDepth(text: string): void {
-  if (text.length <= MAX_NESTING_DEPTH) return;
+export function checkBracketDepth(text: string, limit = MAX_NESTING_DEPTH): void {
+  if (text.length <= limit) return;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -27,10 +30,41 @@ export function checkBracketDepth(text: string): void {
         else if (d === 34) break;
       }
     } else if (c === 123 || c === 91) {
-      if (++depth > MAX_NESTING_DEPTH) throw new DepthError();
+      if (++depth > limit) throw new DepthError();
     } else if (c === 125 || c === 93) {
       depth--;
     }
+  }
+}
+
+/**
+ * Throws DepthError when arrays and objects nest deeper than the limit in a decoded value;
+ * `level` is the level of `value` itself (1 for a whole object). Iterative with an explicit
+ * stack and linear in the value, so an over-deep value is measured, never recursed into.
+ */
+export function checkValueDepth(value: unknown, level = 1): void {
+  const stack: unknown[] = [value];
+  const levels: number[] = [level];
+  while (stack.length) {
+    const v = stack.pop();
+    const l = levels.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (l > MAX_NESTING_DEPTH) throw new DepthError();
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') { stack.push(c); levels.push(l + 1); }
+    }
+  }
+}
+
+/** Whether `[`/`{` nest deeper than the limit in a JSON text (checkBracketDepth as a test). */
+export function exceedsDepth(text: string): boolean {
+  try {
+    checkBracketDepth(text);
+    return false;
+  } catch (e) {
+    if (e instanceof DepthError) return true;
+    throw e;
   }
 }
 

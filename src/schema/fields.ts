@@ -7,6 +7,7 @@ import { errors } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
 import type { Duplicate } from '../codec/duplicates.js';
 import { goKind } from '../codec/go-json.js';
+import { ownValue } from '../api/own-keys.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -138,7 +139,7 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, 
       if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore struct from: ${goKind(v)}`; return; }
       for (const k in v) {
         const x = v[k];
-        const sub = s.props?.[k];
+        const sub = s.props && ownValue(s.props, k) as SchemaNode | undefined;
         const p = path ? `${path}.${k}` : k;
         if (!sub) {
           if (s.preserveUnknown) continue;

@@ -5,6 +5,7 @@
  */
 import type { StatusCause } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
+import { ownValue } from '../api/own-keys.js';
 
 /**
  * Fields the schema lists as required (upstream: Go fields without omitempty) that upstream's
@@ -52,7 +53,7 @@ function walk(v: unknown, s: SchemaNode, path: string, out: StatusCause[]): void
       }
     }
     for (const k in v) {
-      const sub = s.props?.[k];
+      const sub = s.props && ownValue(s.props, k) as SchemaNode | undefined;
       if (sub && mayRequire(sub) && !(path === '' && k === 'status')) walk(v[k], sub, at(k), out);
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The controllers that act on the cluster's objects (namespace, garbage collector, disruption,
- * CSR approver/signer/cleaner, expiry, node lifecycle, bootstrap token cleaner and signer), as
+ * CSR approver/signer/cleaner, expiry, node lifecycle, bootstrap token cleaner and signer,
+ * service accounts and the root CA config map, resource quota status), as
  * one set: built fresh, loaded with a snapshot of every object, fed the change events, and
  * stopped together. Without leader election one set runs for the life of the server; with it
  * (several servers on one etcd) a set runs only while this server holds the Lease. Each runs
@@ -22,7 +23,18 @@ import { ExpiryController } from '../controllers/expiry-controller.js';
 import { NodeLifecycleController } from '../controllers/node-lifecycle-controller.js';
 import { TokenCleaner } from '../controllers/token-cleaner.js';
 import { BootstrapSigner } from '../controllers/bootstrap-signer.js';
+import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
+import { ResourceQuotaController } from '../controllers/resourcequota-controller.js';
 import { controllerEnabled } from '../controllers/selection.js';
+import type { ReadCache } from '../actors/read-cache.js';
+import { existsSync, readFileSync } from 'node:fs';
+
+/** What the controllers read besides the actors: the front's read cache and the cluster CA. */
+export interface ControllerDeps {
+  readCache: ReadCache;
+  /** the generated cluster CA file, once authentication is set up (undefined: none) */
+  clusterCAFile(): string | undefined;
+}
 
 /** What every controller here offers the set: all optional but observe/stop are no-ops when absent. */
 interface Member {
@@ -42,7 +54,8 @@ export class Controllers {
   private readonly members = new Map<string, Member>();
   private stopped = false;
 
-  constructor(pool: ActorPool, registry: Registry, options: ServerOptions, authorize: ConstructorParameters<typeof CsrApprover>[2]) {
+  constructor(pool: ActorPool, registry: Registry, options: ServerOptions, authorize: ConstructorParameters<typeof CsrApprover>[2],
+    deps: ControllerDeps) {
     const identity = registry.identity;
     const add = (name: string, make: () => Member): void => {
       if (controllerEnabled(options.controllers, name)) this.members.set(name, make());
@@ -70,6 +83,16 @@ export class Controllers {
     })));
     add('tokencleaner', () => fromObjects(new TokenCleaner(pool, identity)));
     add('bootstrapsigner', () => fromObjects(new BootstrapSigner(pool, identity)));
+    // upstream runs both in kube-controller-manager: only its leader acts
+    add('serviceaccount', () => {
+      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
+      const rootCAName = `${identity.systemNamespace.replace(/-system$/, '')}-root-ca.crt`;
+      return fromObjects(new ServiceAccountsController(pool, deps.readCache, rootCAName, () => {
+        const file = publish ? deps.clusterCAFile() : undefined;
+        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+      }));
+    });
+    add('resourcequota', () => new ResourceQuotaController(pool, deps.readCache));
     // not an upstream controller (event TTL and lease expiry are etcd's leases there): always on
     const expiry = new ExpiryController(pool, (typeKey) => {
       const [group, resource] = typeKey.split('/') as [string, string];

@@ -1,10 +1,10 @@
 /**
  * The server's extension points, built and fed in one place: the admission chain and its
- * plugins (src/admission), the aggregation layer (src/aggregator), and the controllers that
- * serve them (default ServiceAccounts and the root CA config map, ResourceQuota status).
+ * plugins (src/admission) and the aggregation layer (src/aggregator). The controllers that
+ * serve them (default ServiceAccounts and the root CA config map, ResourceQuota status) are
+ * leader-gated members of src/server/controllers.ts.
  * The ApiServer hands every change event and the start-up objects to `observe`/`load`.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import type { Registry } from '../registry/registry.js';
@@ -17,9 +17,6 @@ import { buildAdmissionPlugins, type AdmissionPlugins } from '../admission/plugi
 import { ApiServices } from '../aggregator/apiservices.js';
 import { AggregatorProxy } from '../aggregator/proxy.js';
 import { loadProxyClient } from '../aggregator/transport.js';
-import { ServiceAccountsController } from '../controllers/serviceaccounts-controller.js';
-import { ResourceQuotaController } from '../controllers/resourcequota-controller.js';
-import { controllerEnabled } from '../controllers/selection.js';
 
 export interface ExtensionDeps {
   options: ServerOptions;
@@ -28,8 +25,6 @@ export interface ExtensionDeps {
   pool: ActorPool;
   /** who a request without a user is (the plain port) */
   anonymous: UserInfo;
-  /** the generated cluster CA file, once authentication is set up (undefined: none) */
-  clusterCAFile(): string | undefined;
 }
 
 export class Extensions implements Informer {
@@ -40,10 +35,6 @@ export class Extensions implements Informer {
   readonly apiServices: ApiServices;
   /** the proxy to extension API servers */
   readonly aggregator: AggregatorProxy;
-  /** the `default` ServiceAccount and the root CA config map of every namespace (controller `serviceaccount`) */
-  readonly serviceAccounts: ServiceAccountsController | undefined;
-  /** ResourceQuota status (controller `resourcequota`) */
-  readonly quotas: ResourceQuotaController | undefined;
 
   constructor(d: ExtensionDeps) {
     const { options, registry, services, pool } = d;
@@ -53,39 +44,24 @@ export class Extensions implements Informer {
     const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
     this.apiServices = new ApiServices(registry.identity, registry, pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
     this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes, options.requestTimeoutMs);
-    if (controllerEnabled(options.controllers, 'serviceaccount')) {
-      const short = registry.identity.systemNamespace.replace(/-system$/, '');
-      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
-      this.serviceAccounts = new ServiceAccountsController(pool, readCache, `${short}-root-ca.crt`, () => {
-        const file = publish ? d.clusterCAFile() : undefined;
-        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-      });
-    }
-    if (controllerEnabled(options.controllers, 'resourcequota')) this.quotas = new ResourceQuotaController(pool, readCache);
   }
 
   load(objects: readonly CachedObject[]): void {
     this.plugins.load(objects);
     this.apiServices.load(objects);
-    this.serviceAccounts?.load(objects);
   }
 
   observe(evs: readonly ChangeEvent[]): void {
     this.plugins.observe(evs);
     this.apiServices.observe(evs);
-    this.serviceAccounts?.observe(evs);
-    this.quotas?.observe(evs);
   }
 
   /** After bootstrap, before the listeners open: the local APIServices exist once this resolves. */
   async start(): Promise<void> {
-    this.serviceAccounts?.start();
-    this.quotas?.start();
     await this.apiServices.start();
   }
 
   stop(): void {
     this.apiServices.stop();
-    this.quotas?.stop();
   }
 }

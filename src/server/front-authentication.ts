@@ -155,11 +155,11 @@ export class FrontAuthentication implements Informer {
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
     this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, inlineFront: o.tlsFrontInline === true, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
-      (res, req, credentials) => {
+      (res, req, credentials, takenOver) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
         if (r.credentials.remoteAddress) r.remoteAddress = r.credentials.remoteAddress;
-        if (this.listener?.mode === 'terminator') r.x.upgradable = true;
+        if (takenOver(req)) r.x.upgradable = true;
         r.impersonation = readImpersonation(req);
         chain(r);
       });

@@ -25,17 +25,15 @@ export interface FeedMembers {
 /**
  * Delivery order (kept exactly as the hand-written fan-out had it): authorization indexes,
  * authentication (bootstrap tokens), APF configuration, the read cache, the extensions
- * (admission sources, APIServices, the serviceaccount and resourcequota controllers), the
+ * (admission sources, APIServices), the
  * namespace phases, the CRD controller, the leader-gated controllers, and the watch hub LAST:
  * every cache and index has a change before any watcher is told of it, so a client that saw its
  * write in a watch never reads older state from a cache (nor is authorized against it).
  *
- * Always-on (every replica, leader or not): every member but `controllers`. That includes the
- * `serviceaccount` and `resourcequota` controllers inside the extensions (upstream runs both in
- * kube-controller-manager, so only its leader would; here every server runs them — their writes
- * are idempotent creates and status updates that conflict harmlessly).
+ * Always-on (every replica, leader or not): every member but `controllers`.
  * Leader-gated: `controllers` (src/server/controllers.ts: namespace, garbage collector,
- * disruption, CSR, node lifecycle, bootstrap tokens, expiry); it is loaded apart from the feed
+ * disruption, CSR, node lifecycle, bootstrap tokens, expiry, and — as upstream's
+ * kube-controller-manager, where only the leader acts — serviceaccount and resourcequota); it is loaded apart from the feed
  * (with the leases and a fresh snapshot when elected), so its `load` here does nothing.
  */
 export function buildChangeFeed(m: FeedMembers): ChangeFeed {

@@ -23,6 +23,8 @@ export interface PlainListener { port: number; socket?: us_listen_socket; app?: 
  */
 /** A path that may name a connect subresource (cheap pre-check; the handler decides). */
 const CONNECT_PATH = /\/(?:proxy|exec|attach|portforward)(?:\/|$)/;
+/** /api and /apis: the documents aggregated discovery serves (with an ETag). */
+const DISCOVERY_ROOT = /^\/apis?\/?$/;
 
 export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: FrontMetrics, audited: boolean): FilterRequest {
   const x: Exchange = { res, aborted: false, done: false, headers: [] };
@@ -39,7 +41,8 @@ export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: Fron
     userAgent: req.getHeader('user-agent') || undefined,
     acceptEncoding: req.getHeader('accept-encoding') || undefined,
   };
-  if (path.startsWith('/openapi/')) headers.ifNoneMatch = req.getHeader('if-none-match') || undefined;
+  // validators only where a cached document is revalidated: OpenAPI and aggregated discovery
+  if (path.startsWith('/openapi/') || DISCOVERY_ROOT.test(path)) headers.ifNoneMatch = req.getHeader('if-none-match') || undefined;
   // connect subresources only: the upgrade and the headers a proxy forwards (uWS headers die with this call)
   if (CONNECT_PATH.test(path)) {
     headers.upgrade = req.getHeader('upgrade') || undefined;

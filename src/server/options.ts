@@ -7,98 +7,11 @@ import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, t
 import { KUBELET_FLAGS, DEFAULT_KUBELET_OPTIONS, checkKubeletOptions, type KubeletOptions } from '../kubelet/options.js';
 import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
 import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
-import type { TestFaults } from '../actors/protocol.js';
+import type { CoreOptions } from '../http/options.js';
+export type { CoreOptions };
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions extends AuthenticationOptions, AdmissionOptions, AggregatorOptions, KubeletOptions {
-  /** the admission plugins on (src/admission/options.ts), computed once the flags are parsed */
-  admissionPlugins: Set<string>;
-  /** address of the secure port (`--bind-address`) */
-  bindAddress: string;
-  /** the plain port without authentication; -1 = off (the default), 0 = any free port */
-  port: number;
-  /** address of the plain port (`--insecure-bind-address`, loopback by default) */
-  insecureBindAddress: string;
-  dataDir: string;
-  runtimeConfig: string;
-  /** the effective value of every known gate (defaults filled in; see src/api/feature-gates.ts) */
-  featureGates: Record<string, boolean>;
-  /** startup warnings (GA or deprecated gates set), printed by main */
-  warnings: string[];
-  shutdownDelayMs: number;
-  shards: number;
-  maxRequestBodyBytes: number;
-  apiDomain: string;
-  minRequestTimeoutSec: number;
-  /** upper bound on a non-watch request (504 past it); the `timeout` query parameter may lower it */
-  requestTimeoutMs: number;
-  watchHistoryWindowMs: number;
-  continueTtlMs: number;
-  watchBufferBytes: number;
-  bookmarkIntervalMs: number;
-  serviceClusterIPRange: string;
-  serviceNodePortRange: string;
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
-  enablePriorityAndFairness: boolean;
-  storageBackend: 'lmdb' | 'etcd3';
-  etcdServers: string[];
-  etcdPrefix: string;
-  etcdCaFile?: string;
-  etcdCertFile?: string;
-  etcdKeyFile?: string;
-  etcdCompactionIntervalMs: number;
-  /**
-   * run the controllers only while holding the controller Lease (several servers on one
-   * etcd); undefined: on with --storage-backend etcd3, off with lmdb
-   */
-  leaderElect?: boolean;
-  leaderElectLeaseDurationMs: number;
-  leaderElectRenewDeadlineMs: number;
-  leaderElectRetryPeriodMs: number;
-  /** CA pair of the built-in CSR signers; '' = the cluster CA under the cert dir */
-  clusterSigningCertFile: string;
-  clusterSigningKeyFile: string;
-  /** longest lifetime of a certificate the built-in signers issue */
-  clusterSigningDurationMs: number;
-  /** how long an Event lives after its last write (upstream --event-ttl) */
-  eventTtlMs: number;
-  /** a Node whose heartbeat (lease or status) is older than this goes Unknown (upstream controller flag) */
-  nodeMonitorGracePeriodMs: number;
-  /** the same for a Node that never posted a status */
-  nodeStartupGracePeriodMs: number;
-  /** `--controllers` (src/controllers/selection.ts) */
-  controllers: string[];
-  /** `--show-hidden-metrics-for-version`: the previous minor release re-enables its hidden metrics */
-  showHiddenMetricsForVersion?: string;
-  /** auditing is on when both the policy file and the log path are given */
-  auditPolicyFile: string;
-  auditLogPath: string;
-  auditLogMaxSizeMB: number;
-  auditLogMaxBackups: number;
-  auditLogMaxAgeDays: number;
-  /** `--encryption-provider-config`: EncryptionConfiguration file ('' = no encryption at rest) */
-  encryptionProviderConfig: string;
-  /** `--reshard`: redistribute an LMDB data directory's keys to `--shards` before starting (src/server/reshard.ts) */
-  reshard: boolean;
-  /** `-v`/`--v`: log verbosity 0-10 (src/server/log.ts) */
-  verbosity: number;
-  /** `--logging-format` */
-  loggingFormat: 'text' | 'json';
-  /** `--help`/`-h` and `--version` (`raw`: the /version JSON): main prints and exits */
-  help: boolean;
-  version: '' | 'short' | 'raw';
-  /** hidden `--actor-pipeline-depth` (benchmarking): batches in flight per shard; unset = 1 */
-  actorPipelineDepth?: number;
-  /** hidden `--actor-heavy-per-batch` (benchmarking): heavy ops (large LISTs, DELETE collection) per actor batch; unset = 4 */
-  actorHeavyPerBatch?: number;
-  /** hidden `--tls-front-inline` (benchmarking): the TLS front on the main thread, not its own */
-  tlsFrontInline?: boolean;
-  /** hidden `--proxy-allow-loopback` (tests): node proxy/connect may reach loopback addresses, as upstream never does */
-  proxyAllowLoopback?: boolean;
-  /** hidden `--test-actor-faults` / `--test-fail-commit-match`: test-only fault injection in the shard actors */
-  testFaults?: TestFaults;
-}
+export interface ServerOptions extends CoreOptions, AuthenticationOptions, AdmissionOptions, AggregatorOptions, KubeletOptions {}
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   bindAddress: '127.0.0.1',

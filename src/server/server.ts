@@ -102,7 +102,7 @@ export class ApiServer {
   constructor(readonly options: ServerOptions) {
     this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
     this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig, undefined, options.featureGates);
-    const converter = new Converter(this.registry.identity.domain);
+    const converter = new Converter(this.registry.identity.domain, (k) => this.registry.customType(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)));
     // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
     this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)));
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
@@ -166,7 +166,7 @@ export class ApiServer {
     this.signerAdmission = new SignerAdmission({
       authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
       stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
-      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType,
+      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType, cbor: this.cbor,
     });
     this.services = {
       pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
@@ -178,7 +178,6 @@ export class ApiServer {
     };
     this.extensions = new Extensions({
       options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
-      clusterCAFile: () => this.auth.clusterCAFile,
     });
     this.feed = buildChangeFeed({
       authz: this.authz, auth: this.auth, apf: this.apf, readCache, extensions: this.extensions, namespaces,
@@ -192,7 +191,8 @@ export class ApiServer {
   }
 
   private newControllers(): Controllers {
-    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'));
+    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'),
+      { readCache: this.services.readCache, clusterCAFile: () => this.auth.clusterCAFile });
   }
 
   /** Elected: a fresh set of controllers loads the state of every object now and starts. */
@@ -280,8 +280,8 @@ export class ApiServer {
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
-      allowLoopbackProxy: o.proxyAllowLoopback === true,
-      verifiesAgents: tls.ca !== undefined,
+      handsOff: (x) => this.auth.upgradeDirective !== undefined && x.upgradable === true,
+      allowLoopbackProxy: o.proxyAllowLoopback === true, verifiesAgents: tls.ca !== undefined,
     };
   }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RequestFramer } from '../../src/auth/http-framer.js';
+import { isPodLogRequest } from '../../src/auth/upgrade-proxy.js';
 
 const DROP = 'x-identity';
 const INJECT = 'x-identity: me\r\n';
@@ -52,4 +53,31 @@ test('unframeable input is refused', () => {
   assert.equal(run('POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n').failed, 400);
   assert.equal(run('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n').failed, 400);
   assert.equal(run('GET / HTTP/1.1\r\nA: ' + 'x'.repeat(70 * 1024)).failed, 431);
+});
+
+test('takesOver: a request the sink names (pods/log) is handed over like an upgrade; later bytes follow it', () => {
+  const heads: string[] = [];
+  let out = '';
+  const f = new RequestFramer(DROP, INJECT, {
+    write: (b) => { out += b.toString('latin1'); }, fail: () => {}, upgrade: (h) => { heads.push(h.toString('latin1')); },
+    takesOver: isPodLogRequest,
+  });
+  const log = 'GET /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1\r\nHost: x\r\n\r\n';
+  f.push(Buffer.from(GET + log + 'GET /b HTTP/1.1\r\n\r\n', 'latin1'));
+  assert.deepEqual(heads, [log.replace('\r\n', '\r\nx-identity: me\r\n')]);
+  assert.equal(out, GET_OUT + 'GET /b HTTP/1.1\r\n\r\n', 'the request before is relayed; the bytes after go to the taken-over connection');
+});
+
+test('isPodLogRequest: only a GET of core pods/log', () => {
+  const lines: [string, boolean][] = [
+    ['GET /api/v1/namespaces/default/pods/p/log HTTP/1.1', true],
+    ['GET /api/v1/namespaces/default/pods/p/log?container=c&follow=true HTTP/1.1', true],
+    ['POST /api/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+    ['HEAD /api/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/log/x HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/exec HTTP/1.1', false],
+    ['GET /apis/x.io/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+  ];
+  assert.deepEqual(lines.map(([l]) => [l, isPodLogRequest(l)]), lines);
 });

@@ -93,6 +93,11 @@ table('ip and cidr', [
 
 table('optional values', [
   ['optional.of(1).hasValue()', true], ['optional.none().hasValue()', false], ['optional.none().orValue(2)', 2n], ['optional.of(1).value()', 1n],
+  ['optional.ofNonZeroValue(0).hasValue()', false], ["optional.ofNonZeroValue('x').value()", 'x'], ['optional.none().or(optional.of(3)).value()', 3n],
+  ["{'a': {'b': 1}}.?a.?b.orValue(0)", 1n], ["{'a': {'b': 1}}.?a.?c.orValue(0)", 0n], ["{'a': {'b': 1}}.?x.b.hasValue()", false],
+  ["{'a': {'b': 1}}.a.?b == optional.of(1)", true], ['[1, 2][?1].value()', 2n], ['[1, 2][?5].hasValue()', false],
+  ["{'k': 'v'}[?'k'].orValue('')", 'v'], ["{'k': 'v'}[?'z'].orValue('none')", 'none'], ["'a.?b[?c]' == 'a.?b[?c]'", true],
+  ['optional.none().value()', 'error: optional.none() dereference'],
 ]);
 
 table('format', [

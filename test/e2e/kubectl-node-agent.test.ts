@@ -1,11 +1,12 @@
 /**
  * kubectl v1.32 reaching a (fake) node agent through the secure port: logs (with follow),
- * exec over WebSocket v5.channel.k8s.io (exit codes, stdin), attach, nodes/proxy, and the
+ * exec over WebSocket v5.channel.k8s.io (exit codes, stdin; translated to SPDY for an agent
+ * that only speaks SPDY; kubectl v1.28's SPDY piped), attach, nodes/proxy, and the
  * failures of a slow or vanished agent, which never hold up other requests.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,16 +135,36 @@ test('kubectl exec over WebSocket: exit code 3 is carried back; stdin reaches th
   assert.deepEqual([echo.code, echo.stdout], [0, 'hello world\n']);
   const call = agent.calls.find((c) => c.path.startsWith('/exec/default/p1/c?command=echo'));
   assert.deepEqual(call && [call.path, call.protocol, call.user], ['/exec/default/p1/c?command=echo&command=hello&command=world&error=1&output=1', 'v5.channel.k8s.io', 'plat-apiserver-kubelet-client']);
+  // the TLS front's own headers (identity, client address, taken over) carry its secret: never forwarded
+  assert.deepEqual(Object.keys(call!.headers).filter((h) => h.startsWith('x-plat') || h === 'authorization'), []);
   const cat = await withStdin(['exec', '-i', 'p1', '--', 'cat'], 'piped through\n');
   assert.equal(cat.code, 0, cat.stderr);
   assert.equal(cat.stdout, 'piped through\n');
 });
 
-test('kubectl exec falls back to SPDY/3.1 when the agent refuses the WebSocket upgrade; the SPDY upgrade is piped too', async () => {
+test('kubectl exec over WebSocket to an agent that only speaks SPDY/3.1: the server translates (upstream StreamTranslator)', async () => {
   const r = await kubectl('exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 4');
   assert.equal(r.code, 4, r.stderr);
   const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?'));
   assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['GET', 'v5.channel.k8s.io'], ['POST', 'SPDY/3.1']]);
+  // the WebSocket attempt is kubectl's head; the SPDY upgrade is the server's own (kubectl did not fall back)
+  assert.match(String(calls[0]!.headers['user-agent']), /^kubectl/);
+  assert.equal(calls[1]!.headers['user-agent'], undefined);
+  assert.equal(calls[1]!.headers['x-stream-protocol-version'], 'v4.channel.k8s.io');
+  // stdin over the translation: channel 0 → the stdin stream, v5's close of stdin → its FIN
+  const cat = await withStdin(['exec', '-i', 'p2', '-c', 'spdy', '--', 'cat'], 'through the translator\n');
+  assert.deepEqual([cat.code, cat.stdout], [0, 'through the translator\n'], cat.stderr);
+});
+
+test('kubectl v1.28 (exec over SPDY/3.1 only) has its SPDY upgrade piped to the agent unchanged', async () => {
+  const old = '/usr/lib/google-cloud-sdk/bin/kubectl.1.28';
+  const r = await new Promise<Run>((done) => {
+    execFile(old, ['--request-timeout', '20s', 'exec', 'p2', '-c', 'spdy', '--', 'sh', '-c', 'exit 5'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home }, timeout: 30_000 },
+      (err, stdout, stderr) => done({ code: err ? Number((err as { code?: unknown }).code) : 0, stdout: String(stdout), stderr: String(stderr) }));
+  });
+  assert.equal(r.code, 5, r.stderr);
+  const calls = agent.calls.filter((c) => c.path.startsWith('/exec/default/p2/spdy?') && /\/v1\.28\./.test(String(c.headers['user-agent'])));
+  assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['POST', 'SPDY/3.1']]);
 });
 
 test('kubectl attach -i: the container greets and echoes stdin', async () => {

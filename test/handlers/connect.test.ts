@@ -138,6 +138,31 @@ test('a large followed log through the secure port arrives intact to a slow read
   assert.deepEqual(got, { n: size, bad: 0 });
 });
 
+test('on the secure port the TLS front streams pods/log itself: the handler\'s headers, chunked, then the connection closes', async () => {
+  agent.logs.set('default/web/c', ['first', 'second']);
+  const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
+  const got = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+    const req = httpsRequest({
+      host: '127.0.0.1', port: s.securePort, path: `${NS}/pods/web/log?timestamps=false`, ca: pki('ca.crt'), cert: pki('admin.crt'), key: pki('admin.key'), timeout: 10_000,
+    }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.deepEqual([got.status, got.body], [200, 'first\nsecond\n']);
+  assert.deepEqual([got.headers['content-type'], got.headers['transfer-encoding'], got.headers.connection], ['text/plain', 'chunked', 'close']);
+  assert.match(String(got.headers['x-platform-pf-flowschema-uid']), /^[0-9a-f-]{36}$/, 'the filter chain\'s headers are kept');
+  assert.deepEqual(Object.keys(got.headers).filter((h) => h.startsWith('x-plat-tls') || h.includes('directive') || h === 'content-length'), []);
+  const call = agent.calls.find((c) => c.path.startsWith('/containerLogs/default/web/c'));
+  assert.deepEqual(call && [call.path, call.user], ['/containerLogs/default/web/c', 'plat-apiserver-kubelet-client']);
+  assert.deepEqual(Object.keys(call!.headers).filter((h) => h.startsWith('x-plat') || h === 'authorization'), []);
+});
+
 test('an upgrade on the plain port is refused (only the TLS front can take it over) and reveals nothing internal', async () => {
   const { status, headers, body } = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
     const req = httpRequest(`${s.url}${NS}/pods/web/exec?command=ls&stdout=true`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' } }, (res) => {

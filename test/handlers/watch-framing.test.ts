@@ -9,57 +9,16 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
+import { StrictChunkReader } from '../helpers/chunk-reader.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 let s: TestServer;
 before(async () => { s = await startServer(); });
 after(() => s.stop());
 
-/** A strict HTTP/1.1 chunked-response reader over a raw socket. */
-class StrictChunkReader {
-  head: string | undefined;
-  readonly chunks: string[] = [];
-  ended = false;
-  private buf = Buffer.alloc(0);
-  readonly socket: net.Socket;
-
-  constructor(port: number, path: string) {
-    this.socket = net.connect(port, '127.0.0.1', () => this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
-    this.socket.on('data', (d: Buffer) => { this.buf = Buffer.concat([this.buf, d]); this.parse(); });
-    this.socket.on('error', () => undefined);
-  }
-
-  private parse(): void {
-    if (this.head === undefined) {
-      const end = this.buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      this.head = this.buf.subarray(0, end).toString('latin1');
-      this.buf = this.buf.subarray(end + 4);
-    }
-    for (;;) {
-      const eol = this.buf.indexOf('\r\n');
-      if (eol < 0) return;
-      const size = parseInt(this.buf.subarray(0, eol).toString('latin1'), 16);
-      assert.ok(/^[0-9a-f]+$/i.test(this.buf.subarray(0, eol).toString('latin1')), `bad chunk size line ${JSON.stringify(this.buf.subarray(0, eol + 2).toString('latin1'))}`);
-      // the data and its CRLF must both be there before the chunk counts as received
-      if (this.buf.length < eol + 2 + size + 2) return;
-      assert.equal(this.buf.subarray(eol + 2 + size, eol + 4 + size).toString('latin1'), '\r\n', 'chunk data not followed by CRLF');
-      const data = this.buf.subarray(eol + 2, eol + 2 + size).toString('utf8');
-      this.buf = this.buf.subarray(eol + 4 + size);
-      if (size === 0) { this.ended = true; return; }
-      this.chunks.push(data);
-    }
-  }
-
-  /** the watch events received so far (complete chunks only) */
-  events(): any[] {
-    return this.chunks.join('').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-  }
-}
-
 test('each event is a complete chunk on the wire before the next write', async () => {
   const rv = (await request(s.url, 'GET', CMS)).json.metadata.resourceVersion;
-  const reader = new StrictChunkReader(s.port, `${CMS}?watch=1&resourceVersion=${rv}`);
+  const reader = new StrictChunkReader(net.connect(s.port, '127.0.0.1'), `${CMS}?watch=1&resourceVersion=${rv}`);
   try {
     await until(async () => reader.head, 'the response headers', 5_000);
     assert.match(reader.head!, /^HTTP\/1\.1 200 OK\r\n/);
@@ -83,7 +42,7 @@ test('each event is a complete chunk on the wire before the next write', async (
 
 test('a watch that times out ends with the terminating chunk after complete chunks', async () => {
   const rv = (await request(s.url, 'GET', CMS)).json.metadata.resourceVersion;
-  const reader = new StrictChunkReader(s.port, `${CMS}?watch=1&resourceVersion=${rv}&timeoutSeconds=1`);
+  const reader = new StrictChunkReader(net.connect(s.port, '127.0.0.1'), `${CMS}?watch=1&resourceVersion=${rv}&timeoutSeconds=1`);
   try {
     await until(async () => (reader.ended ? true : undefined), 'the end of the watch', 5_000);
     assert.equal(reader.events().length, 0);

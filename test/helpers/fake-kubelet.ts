@@ -13,7 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import { WsConn } from './ws-frames.js';
 import { serveSpdyExec } from './spdy-exec.js';
 
-export interface AgentCall { method: string; path: string; user: string; protocol?: string }
+export interface AgentCall { method: string; path: string; user: string; protocol?: string; headers: IncomingMessage['headers'] }
 
 export interface FakeKubelet {
   port: number;
@@ -47,7 +47,7 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
   };
   const server: Server = createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const user = String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-    k.calls.push({ method: req.method ?? '', path: req.url ?? '', user });
+    k.calls.push({ method: req.method ?? '', path: req.url ?? '', user, headers: req.headers });
     const serve = () => serveHttp(k, followers, req, res);
     if (k.delayMs > 0) setTimeout(serve, k.delayMs); else serve();
   });
@@ -56,7 +56,7 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     const path = req.url ?? '';
     const want = path.startsWith('/portForward/') ? 'SPDY/3.1+portforward.k8s.io' : 'v5.channel.k8s.io';
-    k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade) });
+    k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade), headers: req.headers });
     // the `spdy` container's agent speaks only SPDY/3.1 for exec (kubectl then falls back to it)
     const spdyOnly = /^\/exec\/[^/]+\/[^/]+\/spdy\?/.test(path);
     if (spdyOnly && String(req.headers.upgrade) === 'SPDY/3.1') {

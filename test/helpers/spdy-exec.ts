@@ -3,7 +3,8 @@
  * back to when the WebSocket upgrade is refused). client-go creates its streams in a fixed
  * order: error, then stdin, stdout, stderr as requested (input/output/error in the kubelet
  * query); header blocks are not decoded (see spdy-portforward.ts). Once every stream exists,
- * `sh -c 'exit N'` writes its v4 Status on the error stream and closes every stream.
+ * `sh -c 'exit N'` writes its v4 Status on the error stream and closes every stream; `cat`
+ * echoes stdin on stdout until stdin ends, then succeeds.
  */
 import type { Duplex } from 'node:stream';
 
@@ -33,7 +34,7 @@ export function serveSpdyExec(sock: Duplex, url: URL): void {
   };
   const run = () => {
     const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? command[2] ?? '' : '');
-    const code = exit ? Number(exit[1]) : 127;
+    const code = exit ? Number(exit[1]) : cat ? 0 : 127;
     const status = code === 0 ? { metadata: {}, status: 'Success' } : {
       metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
       reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
@@ -41,11 +42,17 @@ export function serveSpdyExec(sock: Duplex, url: URL): void {
     for (const id of streams.slice(1)) frame(id, true, Buffer.alloc(0));
     frame(streams[0]!, true, Buffer.from(JSON.stringify(status)));
   };
+  // `cat`: stdin (the second stream when input=1) is echoed on stdout (the next) until stdin's FIN
+  const cat = command[0] === 'cat' && url.searchParams.get('input') === '1';
   sock.on('data', (chunk: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     while (buf.length >= 8) {
       const len = buf.readUInt32BE(4) & 0xffffff;
       if (buf.length < 8 + len) return;
+      if (cat && !(buf[0]! & 0x80) && (buf.readUInt32BE(0) & 0x7fffffff) === streams[1]) {
+        if (len > 0) frame(streams[2]!, false, Buffer.from(buf.subarray(8, 8 + len)));
+        if (buf[4]! & 1) run();
+      }
       if (buf[0]! & 0x80) {
         const type = buf.readUInt16BE(2);
         if (type === PING) sock.write(Buffer.from(buf.subarray(0, 8 + len)));
@@ -53,7 +60,7 @@ export function serveSpdyExec(sock: Duplex, url: URL): void {
           const id = buf.readUInt32BE(8) & 0x7fffffff;
           streams.push(id);
           reply(id);
-          if (streams.length === expected) setImmediate(run);
+          if (streams.length === expected && !cat) setImmediate(run);
         }
       }
       buf = buf.subarray(8 + len);

@@ -9,6 +9,7 @@
 import { Agent, request } from 'node:https';
 import type { ReadCache } from '../../actors/read-cache.js';
 import { resolveService } from '../../actors/service-resolver.js';
+import { stringifyValue } from '../../schema/deep-value.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
@@ -52,7 +53,8 @@ export function callWebhook(target: Target, review: unknown, timeoutSeconds: num
   const url = new URL(target.url);
   url.searchParams.set('timeout', `${timeoutSeconds}s`);
   const where = `Post "${url.toString()}"`;
-  const body = Buffer.from(JSON.stringify(review));
+  // stringifyValue: a DELETE's oldObject may nest deeper than JSON.stringify recurses (an old stored object)
+  const body = Buffer.from(stringifyValue(review));
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (why: string) => { if (!settled) { settled = true; reject(new Error(`failed to call webhook: ${where}: ${why}`)); } };

@@ -4,7 +4,7 @@
  * escalation check of RBAC writes, which reads the body (or previews a patch with a dry run)
  * before the write goes to its actor.
  */
-import { StatusError } from '../../api/status.js';
+import { StatusError, errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { bodyText } from '../../actors/pack.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
@@ -16,6 +16,7 @@ import { checkBodyThen } from '../../http/exchange.js';
 import { pinTo, retried } from '../../http/pin.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../../http/negotiation.js';
 import { decodeRequestBody } from '../../codec/body-decoder.js';
+import { patchBody, patchOf } from '../../http/patch-request.js';
 import type { Authorizer as ImpersonationAuthorizer, UserInfo } from '../../api/user.js';
 import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
@@ -38,14 +39,6 @@ const LEGACY_WEBHOOK_TIMEOUT_MS = 30_000;
 /** longer than any webhook timeout (30 s at most): in-flight calls of a replaced webhook finish first */
 const WEBHOOK_DRAIN_MS = 60_000;
 const JSON_ENC = { format: 'json' as const, pretty: false };
-
-const PATCH_TYPES: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-  'application/apply-patch+json': 'apply',
-};
 
 export class Authorization implements Informer {
   readonly index: RbacIndex;
@@ -188,21 +181,25 @@ export class Authorization implements Informer {
     return 'error' in res || !('code' in res) ? undefined : JSON.parse(bodyText(res.body));
   }
 
-  /** The object a write would store; undefined when the handler itself refuses the body (empty, unknown patch type). */
+  /**
+   * The object a write would store, whatever the body's encoding or patch type; undefined only
+   * for an empty body (the handler answers 400). Fails closed: a body or patch the handler
+   * would not take is its refusal (400, 415), and a preview without an object is a 500.
+   */
   private async preview(r: Request, buf: Buffer): Promise<any> {
     if (buf.length === 0) return undefined;
     if (r.info.verb !== 'patch') {
-      return decodeRequestBody(toBody(bodyFormat(r.headers.contentType, this.protobufType, this.cbor), buf));
+      return decodeRequestBody(toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : this.protobufType, this.cbor), buf));
     }
-    const patchType = PATCH_TYPES[(r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase()];
-    if (!patchType) return undefined;
+    const { patchType, text } = patchOf(r, patchBody(r, buf), this.cbor);
     const res = await this.pool.submit({
       op: 'patch', type: { group: r.def.group, version: r.def.version, resource: r.def.resource }, enc: JSON_ENC,
-      namespace: r.info.namespace, name: r.info.name, dryRun: true, patchType, text: buf.toString('utf8'),
+      namespace: r.info.namespace, name: r.info.name, dryRun: true, patchType, text,
       force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'escalation-check'),
     });
     if ('error' in res) throw new StatusError(res.error);
-    return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
+    if (!('code' in res)) throw errors.internal('the write could not be previewed for its authorization checks');
+    return JSON.parse(bodyText(res.body));
   }
 }
 

@@ -7,14 +7,14 @@
  * stored one (spec is immutable); a status write is previewed with a dry run to see what it
  * would change. Members of system:masters skip the checks, as the authorizer chain allows them.
  */
-import { StatusError } from '../../api/status.js';
+import { StatusError, errors } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
 import type { ActorPool, OpInput } from '../../actors/pool.js';
 import type { Request } from '../../http/context.js';
-import { PATCH_TYPES } from '../../handlers/resource.js';
+import { patchBody, patchOf } from '../../http/patch-request.js';
 import { checkBodyThen } from '../../http/exchange.js';
 import { pinTo, retried } from '../../http/pin.js';
-import { bodyFormat, isTruthy } from '../../http/negotiation.js';
+import { bodyFormat, isTruthy, toBody } from '../../http/negotiation.js';
 import { MASTERS_GROUP, type UserInfo } from '../../api/user.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
 import type { Authorizer } from './authorizer.js';
@@ -29,6 +29,8 @@ export interface SignerAdmissionDeps {
   submit: ActorPool['submit'];
   maxRequestBodyBytes: number;
   protobufMediaType: string;
+  /** CBORServingAndStorage: CBOR bodies and apply patches are taken */
+  cbor: boolean;
 }
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -79,20 +81,25 @@ export class SignerAdmission {
     return forbiddenError('certificatesigningrequests', this.deps.group, r.info.name, why);
   }
 
-  /** The object the status write would store (a dry run); undefined when the write itself fails. */
+  /**
+   * The object the status write would store (a dry run), whatever the body's encoding or patch
+   * type; undefined only for an empty body (the handler answers 400). Fails closed: the dry
+   * run's refusal is the request's, and a dry run without an object is a 500.
+   */
   private async preview(r: Request, buf: Buffer): Promise<any> {
+    if (buf.length === 0) return undefined;
     const type = { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: 'status' };
     const base = { type, enc: JSON_ENC, namespace: '', name: r.info.name, dryRun: true };
     let op: OpInput;
     if (r.info.verb === 'patch') {
-      const patchType = PATCH_TYPES[(r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase()];
-      if (!patchType) return undefined;
-      op = { ...base, op: 'patch', patchType, text: buf.toString('utf8'), force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? 'signer-admission' };
+      const { patchType, text } = patchOf(r, patchBody(r, buf), this.deps.cbor);
+      op = { ...base, op: 'patch', patchType, text, force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'signer-admission') };
     } else {
-      const format = bodyFormat(r.headers.contentType, this.deps.protobufMediaType);
-      op = { ...base, op: 'update', body: format === 'protobuf' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format } };
+      op = { ...base, op: 'update', body: toBody(bodyFormat(r.headers.contentType, this.deps.protobufMediaType, this.deps.cbor), buf) };
     }
     const res = await this.deps.submit(op);
-    return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
+    if ('error' in res) throw new StatusError(res.error);
+    if (!('code' in res)) throw errors.internal('the status write could not be previewed for the signer check');
+    return JSON.parse(bodyText(res.body));
   }
 }

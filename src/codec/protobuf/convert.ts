@@ -8,8 +8,10 @@ import protobuf from 'protobufjs';
 import type { ProtoSchema } from './schema.js';
 import { FieldError } from './errors.js';
 import { formatMicroTime, formatTime, parseTime, toNumber } from './time.js';
-import { checkBracketDepth, DepthError } from '../../schema/depth.js';
+import { checkBracketDepth, DepthError, MAX_NESTING_DEPTH } from '../../schema/depth.js';
 import { OMIT_ZERO } from './generated/omit-zero.js';
+import { stringifyValue } from '../../schema/deep-value.js';
+import { setOwn } from '../../api/own-keys.js';
 
 /** JSON value → protobufjs value. */
 type Enc = (v: any) => unknown;
@@ -75,18 +77,23 @@ function scalarDec(type: string): Dec {
 }
 
 function rawJsonEnc(field: string): Enc {
-  return (v) => ({ [field]: Buffer.from(JSON.stringify(v)) });
+  return (v) => ({ [field]: Buffer.from(stringifyValue(v)) });
 }
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
-function rawJsonDec(field: string, nested?: NestedDecoder): Dec {
+/**
+ * Raw JSON (or, with `nested`, an enveloped object) held in bytes. `level` is the message level
+ * the field belongs to, so the embedded value is measured from where it sits in the whole
+ * object, not from its own top.
+ */
+function rawJsonDec(field: string, level: () => number, nested?: NestedDecoder): Dec {
   return (m) => {
     const raw: Uint8Array | undefined = own.call(m, field) ? m[field] : undefined;
     if (!raw || raw.length === 0) return undefined;
     if (nested && raw.length >= 4 && MAGIC.every((b, i) => raw[i] === b)) return nested(raw);
     const text = textDecoder.decode(raw);
     try {
-      checkBracketDepth(text);
+      checkBracketDepth(text, MAX_NESTING_DEPTH - level());
       return JSON.parse(text);
     } catch (e) {
       if (e instanceof DepthError) return fail(`embedded raw data ${e.message}`);
@@ -97,6 +104,13 @@ function rawJsonDec(field: string, nested?: NestedDecoder): Dec {
 
 export class Converter {
   private readonly plans = new Map<protobuf.Type, Plan>();
+  /**
+   * Messages being decoded, outermost first: a lower bound of the JSON depth (arrays and maps
+   * add levels it does not count). It spans envelopes nested in RawExtensions, which this
+   * converter decodes too, so nesting envelopes cannot reset the count.
+   */
+  private level = 0;
+  private readonly currentLevel = (): number => this.level;
 
   constructor(
     private readonly schema: ProtoSchema,
@@ -143,7 +157,18 @@ export class Converter {
     });
     this.buildRoutes(plan, plan, []);
     plan.encode = (json) => this.encodeMessage(plan, json);
-    plan.decode = (m) => this.decodeMessage(plan, m, {});
+    plan.decode = (m) => this.decodeLevel(plan, m);
+  }
+
+  /** A message one level deeper; past MAX_NESTING_DEPTH levels it is refused before recursing further. */
+  private decodeLevel(plan: Plan, m: unknown): Record<string, unknown> {
+    if (this.level >= MAX_NESTING_DEPTH) return fail(new DepthError().message);
+    this.level++;
+    try {
+      return this.decodeMessage(plan, m, {});
+    } finally {
+      this.level--;
+    }
   }
 
   /** JSON key → path of inline hops and the slot holding it. */
@@ -173,12 +198,12 @@ export class Converter {
       slot.enc = (v) => {
         if (typeof v !== 'object' || Array.isArray(v)) return fail(`expected object, got ${describe(v)}`);
         const out: Record<string, unknown> = {};
-        for (const k in v) if (v[k] !== null && v[k] !== undefined) out[k] = at(k, enc, v[k]);
+        for (const k in v) if (v[k] !== null && v[k] !== undefined) setOwn(out, k, at(k, enc, v[k]));
         return out;
       };
       slot.dec = (v: Record<string, unknown>) => {
         let out: Record<string, unknown> | undefined;
-        for (const k in v) (out ??= {})[k] = dec(v[k]);
+        for (const k in v) setOwn(out ??= {}, k, dec(v[k]));
         return out;
       };
     } else {
@@ -238,14 +263,14 @@ export class Converter {
           dec: (m) => (own.call(m, 'string') ? m.string : '0'),
         };
       case 'apimachinery.pkg.runtime.RawExtension':
-        return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw', this.nested) };
+        return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw', this.currentLevel, this.nested) };
       case 'apimachinery.pkg.apis.meta.v1.FieldsV1':
-        return { enc: rawJsonEnc('Raw'), dec: rawJsonDec('Raw') };
+        return { enc: rawJsonEnc('Raw'), dec: rawJsonDec('Raw', this.currentLevel) };
     }
     if (/^apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(beta1)?\./.test(rel)) {
       switch (type.name) {
         case 'JSON':
-          return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw') };
+          return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw', this.currentLevel) };
         case 'JSONSchemaPropsOrArray':
           return {
             enc: (v) => (Array.isArray(v) ? { jSONSchemas: v.map((x, i) => at(i, sub('jSONSchemas').encode, x)) } : { schema: sub('schema').encode(v) }),

@@ -7,6 +7,8 @@
  */
 import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
 import { defaultHpaV2 } from './hpa-defaults.js';
+import { readDefaults } from '../crd/read-defaults.js';
+import type { CustomType } from '../crd/types.js';
 
 type Obj = Record<string, any>;
 
@@ -32,11 +34,31 @@ export class Converter {
   /** custom resources (CRDs, conversion strategy None): the storage apiVersion per type key */
   private readonly custom = new Map<string, string>();
 
-  constructor(private readonly domain: string) {}
+  /** the custom type each follows (lookup mode): re-read when the registry serves another generation of it */
+  private readonly followed = new Map<string, CustomType | undefined>();
 
-  /** A custom resource type's storage apiVersion (undefined: the type is gone). */
-  setCustomStorage(typeKey: string, apiVersion: string | undefined): void {
+  /**
+   * lookup: the served custom type of a type key, for a converter that follows the registry
+   * itself (the front thread's watch fan-out) instead of being told (setCustomStorage).
+   */
+  constructor(private readonly domain: string, private readonly lookup?: (typeKey: string) => CustomType | undefined) {}
+
+  /** In lookup mode, the type's storage version and defaults as the registry now serves them. */
+  private follow(typeKey: string): void {
+    if (!this.lookup) return;
+    const t = this.lookup(typeKey);
+    if (this.followed.has(typeKey) && this.followed.get(typeKey) === t) return;
+    this.followed.set(typeKey, t);
+    this.setCustomStorage(typeKey, t && `${t.group}/${t.storageVersion}`, t ? readDefaults(t) : {});
+  }
+
+  /** custom resources: the defaults of each version that has some, applied on conversion into it (defaults on read) */
+  private readonly customDefaults = new Map<string, Record<string, (o: Obj) => void>>();
+
+  /** A custom resource type's storage apiVersion (undefined: the type is gone) and its versions' defaults. */
+  setCustomStorage(typeKey: string, apiVersion: string | undefined, defaults: Record<string, (o: Obj) => void> = {}): void {
     if (apiVersion) this.custom.set(typeKey, apiVersion); else this.custom.delete(typeKey);
+    if (apiVersion && Object.keys(defaults).length) this.customDefaults.set(typeKey, defaults); else this.customDefaults.delete(typeKey);
   }
 
   /** The storage apiVersion of a type with a converter, else undefined (any version is stored as written). */
@@ -47,8 +69,15 @@ export class Converter {
   /** obj as apiVersion (obj itself when it already is; never changes obj). */
   convert(typeKey: string, obj: Obj, apiVersion: string): Obj {
     if (obj.apiVersion === apiVersion) return obj;
+    this.follow(typeKey);
     const f = CONVERSIONS[typeKey]?.convert[obj.apiVersion]?.[apiVersion];
-    return f ? f(obj, this.domain) : { ...obj, apiVersion };
+    if (f) return f(obj, this.domain);
+    const defaults = this.customDefaults.get(typeKey)?.[apiVersion];
+    if (!defaults) return { ...obj, apiVersion };
+    // a deep copy: the defaults fill nested objects of the cached (shared) stored form
+    const copy = { ...structuredClone(obj), apiVersion };
+    defaults(copy);
+    return copy;
   }
 
   /** The JSON of an object (given with its JSON) as apiVersion. */

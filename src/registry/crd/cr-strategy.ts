@@ -12,7 +12,7 @@ import { ruleTree, validateRules } from './rules.js';
 import { withTypeAndObjectMeta } from './rule-specs.js';
 
 /** The autoscaling/v1 Scale of a custom resource (upstream's scale subresource for CRDs). */
-function toScale(obj: any, paths: NonNullable<CustomVersion['scale']>): any {
+export function toScale(obj: any, paths: NonNullable<CustomVersion['scale']>): any {
   const m = obj.metadata;
   const status: Record<string, unknown> = { replicas: atPath(obj, paths.statusReplicasPath) ?? 0 };
   if (paths.labelSelectorPath) {
@@ -24,7 +24,7 @@ function toScale(obj: any, paths: NonNullable<CustomVersion['scale']>): any {
   return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: atPath(obj, paths.specReplicasPath) ?? 0 }, status };
 }
 
-function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion['scale']>): any {
+export function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion['scale']>): any {
   if (!scale || typeof scale !== 'object' || Array.isArray(scale)) throw errors.badRequest('the body must be a Scale object');
   if (scale.kind !== undefined && scale.kind !== 'Scale') throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
   const replicas = scale.spec?.replicas ?? 0;

@@ -8,6 +8,7 @@ import { checkValue, withPlatExtensions } from './structural.js';
 import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
 import { re2 } from '../../cel/re2.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
+import { validateWebhookUrl } from '../strategies/webhook-url.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -38,30 +39,41 @@ function names(n: any, path: string, out: StatusCause[]): void {
   });
 }
 
+/**
+ * The causes that make a schema non-structural (upstream ValidateStructural), as opposed to
+ * the other schema checks: refused on every v1 write, except on an update of a CRD that was
+ * already non-structural (persisted before v1 required it; upstream requireStructuralSchema).
+ */
+const VIOLATIONS = new WeakSet<StatusCause>();
+function violation(c: StatusCause): StatusCause {
+  VIOLATIONS.add(c);
+  return c;
+}
+
 /** Structural schema rules: every specified field has a type; the root is an object. */
 /** data: the path of the values this schema describes (`spec.replicas`), for messages about defaults */
 function structural(s: any, path: string, out: StatusCause[], root: boolean, data = ''): void {
   if (!isObj(s)) {
-    out.push(invalid(path, s ?? null, 'must be a schema object'));
+    out.push(violation(invalid(path, s ?? null, 'must be a schema object')));
     return;
   }
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
   const intOrString = s['x-plat-int-or-string'] === true;
   if (root) {
-    if (s.type !== undefined && s.type !== 'object') out.push(invalid(`${path}.type`, s.type, 'must be object at the root'));
-    if (s.type === undefined) out.push(required(`${path}.type`, 'must not be empty at the root'));
+    if (s.type !== undefined && s.type !== 'object') out.push(violation(invalid(`${path}.type`, s.type, 'must be object at the root')));
+    if (s.type === undefined) out.push(violation(required(`${path}.type`, 'must not be empty at the root')));
   } else if (s.type === undefined && !intOrString && !preserve) {
-    out.push(required(`${path}.type`, 'must not be empty for specified object fields'));
+    out.push(violation(required(`${path}.type`, 'must not be empty for specified object fields')));
   }
   if (s.type !== undefined && !SCHEMA_TYPES.includes(s.type)) out.push(notSupported(`${path}.type`, s.type, SCHEMA_TYPES));
-  if (intOrString && s.type !== undefined) out.push(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true'));
-  if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true'));
-  if (s.type === 'array' && s.items === undefined) out.push(required(`${path}.items`, 'must be specified'));
-  if (Array.isArray(s.items)) out.push(forbidden(`${path}.items`, 'items must be a schema object and not an array'));
+  if (intOrString && s.type !== undefined) out.push(violation(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true')));
+  if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(violation(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true')));
+  if (s.type === 'array' && s.items === undefined) out.push(violation(required(`${path}.items`, 'must be specified')));
+  if (Array.isArray(s.items)) out.push(violation(forbidden(`${path}.items`, 'items must be a schema object and not an array')));
   if (s.uniqueItems === true) out.push(forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   // upstream: beside properties only `additionalProperties: true` (no schema) is allowed
   if (isObj(s.properties) && Object.keys(s.properties).length > 0 && s.additionalProperties !== undefined && s.additionalProperties !== true) {
-    out.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
+    out.push(violation(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive')));
   }
   // a default must itself be valid against its schema (upstream validates defaults at CRD write)
   if (s.default !== undefined && !root) {
@@ -78,7 +90,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) {
     if (root && k === 'metadata' && isObj(v) && isObj((v as any).properties)) {
       for (const mk of Object.keys((v as any).properties)) {
-        if (mk !== 'name' && mk !== 'generateName') out.push(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified'));
+        if (mk !== 'name' && mk !== 'generateName') out.push(violation(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified')));
       }
       continue;
     }
@@ -165,9 +177,42 @@ function conversion(c: any, out: StatusCause[]): void {
   if (strategy !== 'None' && strategy !== 'Webhook') out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
   if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig)) out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
   if (strategy === 'None' && c.webhook !== undefined) out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
+  const url = c.webhook?.clientConfig?.url;
+  if (strategy === 'Webhook' && typeof url === 'string') out.push(...validateWebhookUrl(url, 'spec.conversion.webhook.clientConfig.url'));
 }
 
-export function validateCRD(crd: any): StatusCause[] {
+/**
+ * The NonStructuralSchema condition's findings (upstream nonstructuralschema controller): the
+ * structural violations of each version's schema and `spec.preserveUnknownFields: true`, as
+ * `<field>: <message>` lines; none for a structural CRD.
+ */
+export function structuralViolations(crd: unknown): string[] {
+  const out: string[] = [];
+  const spec = isObj(crd) && isObj(crd.spec) ? crd.spec : {};
+  if (spec.preserveUnknownFields === true) out.push('spec.preserveUnknownFields: Invalid value: true: must be false');
+  const versions: unknown[] = Array.isArray(spec.versions) ? spec.versions : [];
+  versions.forEach((v, i) => {
+    const schema = withPlatExtensions(isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined);
+    if (!isObj(schema)) return;
+    const causes: StatusCause[] = [];
+    structural(schema, `spec.versions[${i}].schema.openAPIV3Schema`, causes, true);
+    for (const c of causes) if (VIOLATIONS.has(c)) out.push(`${c.field}: ${c.message}`);
+  });
+  return out;
+}
+
+/** Whether a write must leave the CRD structural: always, unless the stored one (old) is not. */
+export function requiresStructural(old: unknown): boolean {
+  return !old || structuralViolations(old).length === 0;
+}
+
+/** requireStructural false: the structural violations are not refused (an update of a non-structural CRD). */
+export function validateCRD(crd: unknown, requireStructural = true): StatusCause[] {
+  const all = validateAll(crd);
+  return requireStructural ? all : all.filter((c) => !VIOLATIONS.has(c));
+}
+
+function validateAll(crd: any): StatusCause[] {
   const out: StatusCause[] = [];
   const spec = crd.spec;
   if (!isObj(spec)) return [required('spec')];
@@ -204,7 +249,7 @@ export function validateCRD(crd: any): StatusCause[] {
   }
   if (versions.length && !versions.some((v: any) => v?.served === true)) out.push(invalid('spec.versions', versions, 'must have at least one served version'));
   if (spec.preserveUnknownFields === true) {
-    out.push(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+    out.push(violation(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead')));
   }
   conversion(spec.conversion, out);
   const stored: unknown[] = Array.isArray(crd.status?.storedVersions) ? crd.status.storedVersions : [];

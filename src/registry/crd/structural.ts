@@ -9,6 +9,7 @@ import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
 import { same } from '../strategies/field-errors.js';
 import { checkComposition } from './composition.js';
 import { re2 } from '../../cel/re2.js';
+import { ownValue, setOwn } from '../../api/own-keys.js';
 
 type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -80,8 +81,11 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
     return (v) => {
       if (!isObj(v)) return;
       for (const [k, d, child, nullable] of fields) {
-        if ((v[k] === undefined || (v[k] === null && !nullable)) && d !== undefined) v[k] = typeof d === 'object' && d !== null ? structuredClone(d) : d;
-        if (child && v[k] !== undefined) child(v[k]);
+        // a property named `constructor` or `__proto__` is a property: own keys only
+        const cur = ownValue(v, k);
+        if ((cur === undefined || (cur === null && !nullable)) && d !== undefined) setOwn(v, k, typeof d === 'object' && d !== null ? structuredClone(d) : d);
+        const now = ownValue(v, k);
+        if (child && now !== undefined) child(now);
       }
     };
   }
@@ -95,6 +99,11 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
 /** The defaulter of a whole custom resource schema (a no-op when it has no defaults). */
 export function compileDefaults(schema: Raw): Defaulter {
   return defaulterOf(schema, true) ?? (() => {});
+}
+
+/** Whether the schema declares a default anywhere the defaulter reaches. */
+export function hasDefaults(schema: Raw): boolean {
+  return defaulterOf(schema, true) !== undefined;
 }
 
 /** Sets `default` values for absent fields wherever their parent object exists (never metadata). */

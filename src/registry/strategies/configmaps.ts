@@ -1,6 +1,7 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import type { StatusCause } from '../../api/status.js';
 import { invalid } from './field-errors.js';
+import { setOwn } from '../../api/own-keys.js';
 
 const FORBIDDEN = 'field is immutable when `immutable` is set';
 
@@ -37,7 +38,7 @@ export const immutableDataStrategy: ResourceStrategy = {
 function foldStringData(obj: any): void {
   if (!obj.stringData || typeof obj.stringData !== 'object') return;
   obj.data = { ...(obj.data ?? {}) };
-  for (const [k, v] of Object.entries(obj.stringData)) obj.data[k] = Buffer.from(String(v)).toString('base64');
+  for (const [k, v] of Object.entries(obj.stringData)) setOwn(obj.data, k, Buffer.from(String(v)).toString('base64'));
   delete obj.stringData;
 }
 

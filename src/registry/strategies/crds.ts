@@ -5,7 +5,7 @@
  * is gone, see src/controllers/crd-controller.ts).
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
+import { requiresStructural, validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
 import { crdGroupCauses } from '../crd/crd-groups.js';
 
 export const CRD_CLEANUP_FINALIZER_WORD = 'customresourcecleanup';
@@ -47,9 +47,9 @@ export const crdStrategy: ResourceStrategy = {
   },
   // a built-in group is refused (src/registry/crd/crd-groups.ts); the approval policy of protected
   // groups holds on create and on an update that changes the annotation (api-approval.ts)
-  validate: (obj, config, old) => [...validateCRD(obj), ...crdGroupCauses(obj, config?.apiDomain, old)],
+  validate: (obj, config, old) => [...validateCRD(obj, requiresStructural(old)), ...crdGroupCauses(obj, config?.apiDomain, old)],
   validateUpdate: (obj, old) => validateCRDUpdate(obj, old),
-  validateSubresourceUpdate: (_name, next) => validateCRD(next),
+  validateSubresourceUpdate: (_name, next, old) => validateCRD(next, requiresStructural(old)),
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */
   holdsDeletion: (obj) => !obj.metadata?.deletionTimestamp,
   prepareForDelete(obj) {

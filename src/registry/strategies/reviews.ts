@@ -5,8 +5,7 @@
  */
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
-import { addAuthenticatedGroup, type TokenAuthenticator, type UserInfo } from '../../api/user.js';
-import type { BoundObject, ServiceAccountTokens } from '../../auth/service-account.js';
+import { addAuthenticatedGroup, type BoundObject, type TokenAuthenticator, type TokenIssuer, type UserInfo } from '../../api/user.js';
 
 export interface VirtualContext {
   user: UserInfo;
@@ -25,7 +24,7 @@ export interface ReviewDeps {
   /** the bearer token authenticators, as the request path uses them */
   tokens: TokenAuthenticator;
   apiAudiences: readonly string[];
-  serviceAccounts?: ServiceAccountTokens;
+  serviceAccounts?: TokenIssuer;
   /** a stored core/v1 object (serviceaccounts, pods, secrets), or its StatusError (404 when absent) */
   getCore(resource: string, namespace: string, name: string): Promise<any>;
   now(): number;

@@ -1,10 +1,12 @@
 /**
  * admissionregistration v1 Validating/MutatingWebhookConfigurations: the v1 defaults
  * (failurePolicy Fail, matchPolicy Equivalent, timeoutSeconds 10) and rules (sideEffects
- * None|NoneOnDryRun, admissionReviewVersions required, webhook names unique and qualified).
+ * None|NoneOnDryRun, admissionReviewVersions required, webhook names unique and qualified, URLs
+ * https://host[/path]).
  */
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { duplicate, invalid, notSupported, required, type Cause } from './field-errors.js';
+import { validateWebhookUrl } from './webhook-url.js';
 
 const SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
@@ -48,6 +50,7 @@ function validateWebhook(h: any, path: string): Cause[] {
   if (!(h?.timeoutSeconds >= 1 && h?.timeoutSeconds <= 30)) out.push(invalid(`${path}.timeoutSeconds`, h?.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
   const cc = h?.clientConfig ?? {};
   if (!!cc.url === !!cc.service) out.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
+  if (typeof cc.url === 'string') out.push(...validateWebhookUrl(cc.url, `${path}.clientConfig.url`));
   out.push(...validateReviewVersions(h?.admissionReviewVersions, `${path}.admissionReviewVersions`));
   return out;
 }
