@@ -18,7 +18,7 @@ import { errors, toStatus } from '../api/status.js';
 import type { FilterRequest } from '../filters/chain.js';
 import { readBody, sendStatus, statusLine } from '../http/exchange.js';
 import type { Status } from '../api/status.js';
-import { parseDuration } from '../server/options.js';
+import { parseDuration } from '../api/duration.js';
 import { mayHaveBody } from '../filters/body.js';
 import type { ApiServices, RemoteService } from './apiservices.js';
 import { tlsOptions, type TlsMaterial } from './transport.js';
