@@ -3,8 +3,8 @@
  * one limit for every encoding (issue 26: JSON, YAML, CBOR, Protobuf across nested envelopes,
  * and what a patch produces), the whole object being level 1. Upstream's JSON decoder stops at
  * 10,000 levels and its CBOR decoder at 64; this server stops at MAX_NESTING_DEPTH because the
- * JavaScript YAML encoder and decoder recurse per level and overflow the stack near 5,000
- * levels, and what one encoding accepts every other must serve.
+ * JavaScript YAML decoder recurses per level and overflows the stack near 5,000 levels (the
+ * encoder, src/codec/yaml-encoder.ts, does not), and what one encoding accepts every other must serve.
  */
 export const MAX_NESTING_DEPTH = 1000;
 
