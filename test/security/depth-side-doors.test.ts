@@ -165,13 +165,13 @@ const deepest = (text: string): number => {
   return max;
 };
 
-/** GET, LIST and WATCH of the namespace holding deep-a and deep-b (over-deep) and plain-c, in every encoding; the audit event of a GET. */
+/** GET, LIST and WATCH of the namespace holding deep-a and deep-b (over-deep) and plain-c, in every encoding (YAML: GET and LIST); the audit event of a GET. */
 async function readable(CMS: string, names: string[], auditLog: string): Promise<void> {
   const json = await request(s.url, 'GET', CMS);
   assert.equal(json.status, 200, json.text.slice(0, 300));
   assert.deepEqual(json.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), names);
   assert.equal(deepest(json.text), OLD_DEPTH + 7, 'the list holds the whole object');
-  for (const accept of [CBOR, PROTOBUF, TABLE]) {
+  for (const accept of [CBOR, PROTOBUF, TABLE, 'application/yaml']) {
     for (const path of [CMS, `${CMS}/deep-a`]) {
       const r = await fetch(s.url + path, { headers: { accept } });
       const body = Buffer.from(await r.arrayBuffer());
