@@ -173,7 +173,7 @@ export class Store {
   list(op: Extract<Op, { op: 'list' }>, txn: Txn): Ok {
     const plan = planList(op.opts, txn.now, this.ctx.continueTtlMs);
     if (plan.notOlderThan !== undefined) this.checkNotTooLarge(plan.notOlderThan, txn);
-    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn);
+    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn, plan.after !== undefined);
     const sel = this.selectors(op.opts);
     const snapshotRV = plan.atRV ?? txn.currentRV();
     const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit, !op.page);
@@ -207,11 +207,18 @@ export class Store {
     return { ...sel, field: renameFields(sel.field, conv.fieldLabels) };
   }
 
-  /** An exact read at rv needs retained history from rv on; otherwise 410. */
-  checkAvailable(rv: number, txn: Txn): void {
+  /**
+   * An exact read at rv (resourceVersionMatch=Exact, or a continue token's snapshot) needs
+   * retained history from rv on; otherwise 410 Expired with upstream's etcd3 messages (a
+   * continue that cannot be resumed gets `continueExpired`: no fresh token is offered).
+   */
+  checkAvailable(rv: number, txn: Txn, continuing = false): void {
     this.checkNotTooLarge(rv, txn);
     const oldest = this.ctx.cache.oldestRV(txn.now);
-    if (rv < oldest) throw errors.gone(`The resourceVersion for the provided list is too old.`);
+    if (rv >= oldest) return;
+    throw errors.gone(continuing
+      ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+      : 'The resourceVersion for the provided list is too old.');
   }
 
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
