@@ -50,7 +50,11 @@ test('PartialObjectMetadataList and PartialObjectMetadata views', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pom', { a: 'b' }));
   const l = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' });
   assert.equal(l.json.kind, 'PartialObjectMetadataList');
-  assert.ok(l.json.items.every((i: any) => i.kind === 'PartialObjectMetadata' && i.metadata.name && i.data === undefined));
+  // the same objects as the full list, each reduced to its metadata
+  const full = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps');
+  assert.ok(full.json.items.some((i: any) => i.metadata.name === 'pom'));
+  assert.equal(l.json.items.length, full.json.items.length);
+  assert.deepEqual(l.json.items, full.json.items.map((i: any) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.plat.io/v1', metadata: i.metadata })));
   const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/pom', undefined, { accept: 'application/json;as=PartialObjectMetadata;g=meta.plat.io;v=v1' });
   assert.deepEqual(g.json.metadata.labels, { a: 'b' });
   assert.equal(g.json.data, undefined);
