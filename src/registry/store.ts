@@ -25,7 +25,7 @@ import { MAX_OBJECT_BYTES, PATCH_DECODED_AS, decodeNotes, decodeObject, generate
 import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
-import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { encodeContinue, historyExpired, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 
 export interface StoreContext {
   def: ResourceDef;
@@ -207,18 +207,11 @@ export class Store {
     return { ...sel, field: renameFields(sel.field, conv.fieldLabels) };
   }
 
-  /**
-   * An exact read at rv (resourceVersionMatch=Exact, or a continue token's snapshot) needs
-   * retained history from rv on; otherwise 410 Expired with upstream's etcd3 messages (a
-   * continue that cannot be resumed gets `continueExpired`: no fresh token is offered).
-   */
+  /** An exact read at rv (resourceVersionMatch=Exact, or a continue token's snapshot) needs the
+   * retained history from rv on; otherwise 410 Expired (list.ts historyExpired). */
   checkAvailable(rv: number, txn: Txn, continuing = false): void {
     this.checkNotTooLarge(rv, txn);
-    const oldest = this.ctx.cache.oldestRV(txn.now);
-    if (rv >= oldest) return;
-    throw errors.gone(continuing
-      ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
-      : 'The resourceVersion for the provided list is too old.');
+    if (rv < this.ctx.cache.oldestRV(txn.now)) throw historyExpired(continuing);
   }
 
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
