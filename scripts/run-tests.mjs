@@ -1,5 +1,14 @@
-// Runs every compiled test file under dist/test with Node's built-in runner.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// Runs the compiled test files under dist/test with Node's built-in runner.
+//
+//   node scripts/run-tests.mjs [substring...]   files whose path contains a substring (all without)
+//   TEST_SEED=n                                 the order of the files (and the alone sample) to repeat
+//   --alone[=k] / TEST_ALONE_SAMPLE=k           also run k tests, drawn at random, each alone
+//
+// The files run in a shuffled order (the seed is printed): a file that only passes after
+// another one shows up. A full run (no filter) also runs a sample of single tests alone (each
+// with its file's hooks, nothing else of the file), so a test that leans on an earlier test's
+// objects fails; then the etcd re-run of the resource suites.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -11,23 +20,104 @@ function collect(dir, out) {
   }
   return out;
 }
-const filter = process.argv.slice(2);
+
+/** mulberry32: a small seeded generator, so a printed seed replays the same order */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle(list, rand) {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/** Top-level test names of a compiled file whose name is a plain string literal. */
+function topLevelTests(file) {
+  const names = [];
+  const re = /^test\(\s*(['"])((?:\\.|(?!\1)[^\\])*)\1\s*,/gm;
+  for (const m of readFileSync(file, 'utf8').matchAll(re)) names.push(m[2].replace(/\\(.)/g, '$1'));
+  return names;
+}
+
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+const args = process.argv.slice(2);
+const aloneArg = args.find((a) => a === '--alone' || a.startsWith('--alone='));
+const filter = args.filter((a) => !a.startsWith('--'));
+const full = filter.length === 0;
+const seed = process.env.TEST_SEED !== undefined ? Number(process.env.TEST_SEED) : Math.floor(Math.random() * 2 ** 31);
+if (!Number.isInteger(seed) || seed < 0) {
+  console.error(`TEST_SEED must be a non-negative integer, got ${process.env.TEST_SEED}`);
+  process.exit(2);
+}
+const rand = random(seed);
 let files = collect('dist/test', []).sort();
-if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
+if (!full) files = files.filter((f) => filter.some((x) => f.includes(x)));
 // node --test without files would discover and run everything
 if (files.length === 0) {
   console.error(`no test file matches ${filter.join(' ')}`);
   process.exit(1);
 }
-const run = (list, env = process.env) =>
-  spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...list], { stdio: 'inherit', env }).status ?? 1;
-let status = run(files);
+files = shuffle(files, rand);
+console.log(`# test order seed ${seed} (TEST_SEED=${seed} repeats this order and sample)`);
+
+const run = (list, env = process.env, extra = []) =>
+  spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...extra, ...list], { stdio: 'inherit', env }).status ?? 1;
+
+// the binary the etcd suites use: ETCD_BIN, else etcd on the PATH, else Debian's path
+function etcdBinary() {
+  if (process.env.ETCD_BIN) return process.env.ETCD_BIN;
+  const which = spawnSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' });
+  const found = which.status === 0 ? which.stdout.trim() : '';
+  return found || '/usr/bin/etcd';
+}
+const etcdBin = etcdBinary();
+const env = { ...process.env, ETCD_BIN: etcdBin };
+
+let status = run(files, env);
+
+// a sample of single tests, each alone: the default sample costs about a minute on 2 cores
+const sampleSize = aloneArg ? Number(aloneArg.split('=')[1] ?? 6) : full ? Number(process.env.TEST_ALONE_SAMPLE ?? 6) : 0;
+if (!Number.isInteger(sampleSize) || sampleSize < 0) {
+  console.error('the alone sample size (--alone=k, TEST_ALONE_SAMPLE) must be a non-negative integer');
+  process.exit(2);
+}
+if (sampleSize > 0) {
+  const candidates = files.flatMap((f) => topLevelTests(f).map((name) => ({ file: f, name })));
+  const sample = shuffle(candidates, rand).slice(0, sampleSize);
+  for (const { file, name } of sample) {
+    console.log(`# alone (seed ${seed}): ${file} :: ${name}`);
+    const code = run([file], env, [`--test-name-pattern=^${escapeRegExp(name)}$`]);
+    if (code !== 0) console.error(`# FAILED alone: ${file} :: ${name} (passes after the tests before it? TEST_SEED=${seed})`);
+    status = code || status;
+  }
+}
+
 // the full run also passes the resource, watch and patch suites on the etcd backend (one
-// parameterised suite: test/helpers/server.ts starts every server on a per-file etcd)
+// parameterised suite: test/helpers/server.ts starts every server on a per-file etcd); an etcd
+// that cannot start fails the run: the re-run is part of the suite, never silently dropped
 const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list', 'server/apply', 'server/scale'];
-if (filter.length === 0 && process.env.PLAT_TEST_STORAGE === undefined && existsSync('/usr/bin/etcd')) {
-  console.log('# the resource, watch and patch suites again, on etcd (PLAT_TEST_STORAGE=etcd3)');
-  const etcdFiles = files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)));
-  status = run(etcdFiles, { ...process.env, PLAT_TEST_STORAGE: 'etcd3' }) || status;
+if (full && process.env.PLAT_TEST_STORAGE === undefined) {
+  const probe = existsSync(etcdBin) ? spawnSync(etcdBin, ['--version'], { encoding: 'utf8' }) : undefined;
+  if (!probe || probe.status !== 0) {
+    console.error(`# FAILED: the etcd re-run cannot start: ${etcdBin} ${probe ? `exited ${probe.status}: ${probe.stderr}` : 'does not exist'}; install etcd (Debian etcd-server) or set ETCD_BIN`);
+    status = 1;
+  } else {
+    console.log(`# the resource, watch and patch suites again, on etcd (PLAT_TEST_STORAGE=etcd3, ${etcdBin})`);
+    const etcdFiles = files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)));
+    // (never an empty list: node --test without files would run everything)
+    status = (etcdFiles.length ? run(etcdFiles, { ...env, PLAT_TEST_STORAGE: 'etcd3' }) : 1) || status;
+  }
 }
 process.exit(status);

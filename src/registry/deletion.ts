@@ -108,13 +108,18 @@ export function checkUnsafeDelete(o: DeleteOptions, dryRun: boolean, gate: boole
   if (set.length) throw errors.badRequest(set.length === 1 ? set[0]! : `[${set.join(', ')}]`);
 }
 
+/**
+ * The delete preconditions, checked in the transaction that removes the object. The 409 is
+ * upstream's rest.BeforeDelete one: it names the object's kind (and group), not its resource.
+ */
 export function checkPreconditions(obj: any, o: DeleteOptions, t: Target, rv: number): void {
   const pre = o.preconditions;
+  const byKind = { ...t, resource: t.kind };
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(t, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    throw errors.conflict(byKind, `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`);
   }
   if (pre?.resourceVersion && pre.resourceVersion !== String(rv)) {
-    throw errors.conflict(t, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${rv}`);
+    throw errors.conflict(byKind, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
   }
 }
 

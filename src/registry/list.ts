@@ -2,7 +2,7 @@
  * List reads: resourceVersion rules, chunking with continue tokens, selectors.
  * Implements the spec's "resourceVersion semantics for list" table.
  */
-import { errors } from '../api/status.js';
+import { errors, type StatusError } from '../api/status.js';
 import type { ListOptions } from './ops.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import { parseLabelSelector, SelectorError, type LabelSelector } from '../api/selectors.js';
@@ -12,6 +12,16 @@ export interface ContinueToken { rv: number; start: string; issued: number }
 
 export function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify({ v: 'meta.plat.io/v1', rv: t.rv, start: t.start, t: t.issued })).toString('base64url');
+}
+
+/**
+ * The 410 of a read at a version older than the retained history, with upstream's etcd3
+ * messages: a continue that cannot be resumed gets `continueExpired` (no fresh token is offered).
+ */
+export function historyExpired(continuing: boolean): StatusError {
+  return errors.gone(continuing
+    ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+    : 'The resourceVersion for the provided list is too old.');
 }
 
 export function decodeContinue(s: string, now: number, ttlMs: number): ContinueToken {

@@ -24,7 +24,7 @@ import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatc
 import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
 import { checkPreconditions, planDelete } from './deletion.js';
-import { encodeContinue, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { encodeContinue, historyExpired, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 import { copyValue, stringifyValue } from '../schema/deep-value.js';
 import { checkStorable, recordUpdateNoErrors } from './depth-guard.js';
 
@@ -173,7 +173,7 @@ export class Store {
   list(op: Extract<Op, { op: 'list' }>, txn: Txn): Ok {
     const plan = planList(op.opts, txn.now, this.ctx.continueTtlMs);
     if (plan.notOlderThan !== undefined) this.checkNotTooLarge(plan.notOlderThan, txn);
-    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn);
+    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn, plan.after !== undefined);
     const sel = this.selectors(op.opts);
     const snapshotRV = plan.atRV ?? txn.currentRV();
     const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit, !op.page);
@@ -207,11 +207,11 @@ export class Store {
     return { ...sel, field: renameFields(sel.field, conv.fieldLabels) };
   }
 
-  /** An exact read at rv needs retained history from rv on; otherwise 410. */
-  checkAvailable(rv: number, txn: Txn): void {
+  /** An exact read at rv (resourceVersionMatch=Exact, or a continue token's snapshot) needs the
+   * retained history from rv on; otherwise 410 Expired (list.ts historyExpired). */
+  checkAvailable(rv: number, txn: Txn, continuing = false): void {
     this.checkNotTooLarge(rv, txn);
-    const oldest = this.ctx.cache.oldestRV(txn.now);
-    if (rv < oldest) throw errors.gone(`The resourceVersion for the provided list is too old.`);
+    if (rv < this.ctx.cache.oldestRV(txn.now)) throw historyExpired(continuing);
   }
 
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {

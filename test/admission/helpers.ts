@@ -11,6 +11,11 @@ export interface AdmissionAnswer {
   patch?: unknown[];
   /** answer after this many milliseconds (for timeouts) */
   delayMs?: number;
+  /**
+   * the whole response body, sent exactly as given (nothing added: no uid, no `allowed`), for
+   * answers a real webhook could send but the defaults above would hide
+   */
+  body?: unknown;
 }
 
 export interface AdmissionWebhook {
@@ -48,7 +53,7 @@ export async function startAdmissionWebhook(pki: Pki, dnsNames: string[] = []): 
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
+        res.end(JSON.stringify(a.body !== undefined ? a.body : { apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
       };
       if (!a.delayMs) return send();
       const t = setTimeout(() => { timers.delete(t); send(); }, a.delayMs);

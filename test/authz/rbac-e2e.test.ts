@@ -147,20 +147,22 @@ test('SelfSubjectRulesReview: the caller\'s rules in a namespace', async () => {
 test('escalation prevention on create, update and patch; escalate and bind lift it', async () => {
   const path = `${RBAC}/namespaces/ns2/roles`;
   const nodes = { apiGroups: [''], resources: ['nodes'], verbs: ['get'] };
+  // its own role to update (no other test's objects: it may run alone)
+  await created(as('bob-token', 'POST', path, { metadata: { name: 'esc-reader' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }));
   const refused = await as('bob-token', 'POST', path, { metadata: { name: 'r' }, rules: [nodes] });
   assert.equal(refused.status, 403);
   assert.deepEqual(refused.json.details, { name: 'r', group: G, kind: 'roles' });
   assert.equal(refused.json.message, `roles.${G} "r" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}`);
-  const put = await as('bob-token', 'PUT', `${path}/pod-reader`, { metadata: { name: 'pod-reader' }, rules: [nodes] });
+  const put = await as('bob-token', 'PUT', `${path}/esc-reader`, { metadata: { name: 'esc-reader' }, rules: [nodes] });
   assert.equal(put.status, 403, put.text);
   for (const [type, body] of [['application/merge-patch+json', { rules: [nodes] }], ['application/json-patch+json', [{ op: 'add', path: '/rules/-', value: nodes }]]] as const) {
-    const patch = await as('bob-token', 'PATCH', `${path}/pod-reader`, JSON.stringify(body), { 'content-type': type });
+    const patch = await as('bob-token', 'PATCH', `${path}/esc-reader`, JSON.stringify(body), { 'content-type': type });
     assert.equal(patch.status, 403, `${type}: ${patch.text}`);
     assert.match(patch.json.message, /not currently held:\n\{APIGroups:\[""\], Resources:\["nodes"\], Verbs:\["get"\]\}$/);
   }
-  const unchanged = await as('bob-token', 'GET', `${path}/pod-reader`);
+  const unchanged = await as('bob-token', 'GET', `${path}/esc-reader`);
   assert.deepEqual(unchanged.json.rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }], 'refused patches left the role alone');
-  const ok = await as('bob-token', 'PATCH', `${path}/pod-reader`, JSON.stringify({ rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] }), { 'content-type': 'application/merge-patch+json' });
+  const ok = await as('bob-token', 'PATCH', `${path}/esc-reader`, JSON.stringify({ rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] }), { 'content-type': 'application/merge-patch+json' });
   assert.equal(ok.status, 200, ok.text);
   const rb = `${RBAC}/namespaces/ns2/rolebindings`;
   const bindAdmin = await as('bob-token', 'POST', rb, binding('x', 'ClusterRole', 'cluster-admin', [userSubject('carol')]));

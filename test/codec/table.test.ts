@@ -30,15 +30,46 @@ const ROOT = new URL('../../../', import.meta.url);
 const pod = JSON.parse(readFileSync(new URL('test/fixtures/protobuf/pod.json', ROOT), 'utf8'));
 const lease = JSON.parse(readFileSync(new URL('test/fixtures/protobuf/lease.json', ROOT), 'utf8'));
 
+/**
+ * The expected Table, written from upstream's printers (pkg/printers/internalversion: printLease,
+ * printPod) and the fixtures, not from either implementation path: columns (name, type, format,
+ * priority) and every cell. Age at 2030-01-01T00:00:00Z of an object created 2024-05-06T07:08:09Z
+ * is 2065 whole days: HumanDuration "5y240d".
+ */
+const EXPECTED: Record<'Pod' | 'Lease', { columns: [string, string, string, number][]; cells: (name: string) => unknown[] }> = {
+  Lease: {
+    columns: [['Name', 'string', 'name', 0], ['Holder', 'string', '', 0], ['Age', 'string', '', 0]],
+    cells: (name) => [name, 'node-3', '5y240d'],
+  },
+  Pod: {
+    columns: [['Name', 'string', 'name', 0], ['Ready', 'string', '', 0], ['Status', 'string', '', 0], ['Restarts', 'string', '', 0], ['Age', 'string', '', 0],
+      ['IP', 'string', '', 1], ['Node', 'string', '', 1], ['Nominated Node', 'string', '', 1], ['Readiness Gates', 'string', '', 1]],
+    cells: (name) => [name, '1/1', 'Running', '0', '5y240d', '10.244.3.17', 'node-3', '<none>', '<none>'],
+  },
+};
+
 describe('tableJson (the JSON Table list path)', () => {
   for (const [kind, obj] of [['Pod', pod], ['Lease', lease]] as const) {
     for (const include of ['None', 'Metadata', 'Object'] as IncludeObject[]) {
-      it(`is the same document as toTable for ${kind}, includeObject=${include}`, () => {
+      it(`prints the expected ${kind} Table with includeObject=${include}, the same document as toTable`, () => {
         const objs = [0, 1, 2].map((i) => ({ ...obj, metadata: { ...obj.metadata, name: `n${i}` } }));
         const entries = objs.map((o) => ({ obj: o, json: JSON.stringify(o) }));
         const meta = { resourceVersion: '5', continue: 'x' };
         const now = Date.parse('2030-01-01T00:00:00Z');
-        assert.equal(tableJson(kind, entries, meta, 'meta.plat.io/v1', include, now), JSON.stringify(toTable(kind, objs, meta, 'meta.plat.io/v1', include, now)));
+        const got = JSON.parse(tableJson(kind, entries, meta, 'meta.plat.io/v1', include, now));
+        const want = EXPECTED[kind];
+        assert.deepEqual(Object.keys(got), ['kind', 'apiVersion', 'metadata', 'columnDefinitions', 'rows']);
+        assert.deepEqual([got.kind, got.apiVersion, got.metadata], ['Table', 'meta.plat.io/v1', { resourceVersion: '5', continue: 'x' }]);
+        assert.deepEqual(got.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]), want.columns);
+        for (const c of got.columnDefinitions) assert.ok(typeof c.description === 'string' && c.description.length > 0, c.name);
+        assert.deepEqual(got.rows, objs.map((o) => {
+          const row: Record<string, unknown> = { cells: want.cells(o.metadata.name) };
+          if (include === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.plat.io/v1', metadata: o.metadata };
+          if (include === 'Object') row.object = o;
+          return row;
+        }));
+        // the fast path and the general one agree byte for byte
+        assert.equal(JSON.stringify(got), JSON.stringify(toTable(kind, objs, meta, 'meta.plat.io/v1', include, now)));
       });
     }
   }

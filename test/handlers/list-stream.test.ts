@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlRunner } from '../helpers/kubectl.js';
+import { STREAM_PAGE } from '../../src/handlers/list-stream.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const N = 2600;
@@ -73,16 +74,64 @@ test('gzip: one gzip stream (node, curl) and kubectl reads it', async () => {
   assert.equal(out.trim().split('\n').length, N);
 });
 
-test('writes racing a streamed list do not appear in it; the next list has them', async () => {
-  const listing = raw(CMS);
-  const racing = Promise.all(Array.from({ length: 50 }, (_, i) => request(s.url, 'POST', CMS, configMap(`zz-race-${i}`))));
-  const [r] = await Promise.all([listing, racing]);
-  const list = JSON.parse(r.body.toString('utf8'));
+/**
+ * Reads a streamed list; on its first bytes (the list's snapshot is taken) pauses the response
+ * and runs `during` to its end, then reads the rest. Returns the parsed list and what `during` gave.
+ */
+function listWhile<T>(path: string, during: () => Promise<T>): Promise<{ list: any; during: T }> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: s.port, path }, (res) => {
+      const chunks: Buffer[] = [];
+      let running: Promise<T> | undefined;
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (running) return;
+        res.pause();
+        running = during();
+        running.then(() => res.resume(), reject);
+      });
+      res.on('end', () => running!.then((d) => resolve({ list: JSON.parse(Buffer.concat(chunks).toString('utf8')), during: d }), reject));
+    }).on('error', reject);
+  });
+}
+
+test('writes made while a streamed list is read do not appear in it (new, changed, deleted); the next list has them', async () => {
+  // 1,003 objects of 6 KiB: the first page (6 MB) outgrows the loopback socket buffers while the
+  // client is paused, so the server must wait before it reads the next page: after the writes
+  const ns = 'list-race';
+  const count = STREAM_PAGE + 3;
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const big = 'x'.repeat(6 * 1024);
+  for (let i = 0; i < count; i += 100) {
+    const rs = await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+      request(s.url, 'POST', path, configMap(`cm-${String(i + j).padStart(5, '0')}`, {}, { k: 'v', big }))));
+    for (const r of rs) assert.equal(r.status, 201, r.text);
+  }
+  const last = `cm-${String(count - 1).padStart(5, '0')}`;
+  const gone = `cm-${String(count - 2).padStart(5, '0')}`;
+  const { list, during } = await listWhile(path, async () => {
+    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => request(s.url, 'POST', path, configMap(`zz-race-${i}`))));
+    const changed = await request(s.url, 'PATCH', `${path}/${last}`, { data: { k: 'changed' } }, { 'content-type': 'application/merge-patch+json' });
+    const deleted = await request(s.url, 'DELETE', `${path}/${gone}`);
+    for (const r of [...created, changed]) assert.ok(r.status === 201 || r.status === 200, r.text);
+    assert.equal(deleted.status, 200, deleted.text);
+    return [...created, changed].map((r) => Number(r.json.metadata.resourceVersion));
+  });
   const rv = Number(list.metadata.resourceVersion);
-  const raced = list.items.filter((i: any) => i.metadata.name.startsWith('zz-race-'));
-  assert.ok(raced.every((i: any) => Number(i.metadata.resourceVersion) <= rv), 'only writes at or before the list version');
-  const after = JSON.parse((await raw(CMS)).body.toString('utf8'));
-  assert.equal(after.items.filter((i: any) => i.metadata.name.startsWith('zz-race-')).length, 50);
+  // every write of `during` committed after the snapshot the stream had begun to send
+  assert.equal(during.length, 51);
+  for (const writeRV of during) assert.ok(writeRV > rv, `write at ${writeRV} after the list at ${rv}`);
+  const names = list.items.map((i: any) => i.metadata.name);
+  assert.equal(names.filter((n: string) => n.startsWith('zz-race-')).length, 0, 'no object created after the snapshot');
+  assert.equal(names.length, count, 'every object of the snapshot, the deleted one too');
+  assert.equal(list.items.find((i: any) => i.metadata.name === last).data.k, 'v', 'the changed object as it was');
+  assert.ok(list.items.every((i: any) => Number(i.metadata.resourceVersion) <= rv));
+  const after = JSON.parse((await raw(path)).body.toString('utf8'));
+  const afterNames = after.items.map((i: any) => i.metadata.name);
+  assert.equal(afterNames.filter((n: string) => n.startsWith('zz-race-')).length, 50);
+  assert.ok(!afterNames.includes(gone));
+  assert.equal(after.items.find((i: any) => i.metadata.name === last).data.k, 'changed');
 });
 
 test('explicit limit and continue still page as the client asks', async () => {

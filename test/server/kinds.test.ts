@@ -53,7 +53,9 @@ test('validation: 422 Invalid with one cause per field path', T, async () => {
 });
 
 test('immutability: selector, pod spec and clusterIP changes are 422 with the field path', T, async () => {
-  const sel = await request(s.url, 'PATCH', `${DEP}/good`, { spec: { selector: { matchLabels: { app: 'g', tier: 'web' } }, template: { metadata: { labels: { tier: 'web' } } } } }, MERGE);
+  // its own Deployment: the test may run alone
+  assert.equal((await request(s.url, 'POST', DEP, deployment('immutable', { matchLabels: { app: 'g' } }, { app: 'g' }))).status, 201);
+  const sel = await request(s.url, 'PATCH', `${DEP}/immutable`, { spec: { selector: { matchLabels: { app: 'g', tier: 'web' } }, template: { metadata: { labels: { tier: 'web' } } } } }, MERGE);
   assertInvalid(sel, 'spec.selector', 'FieldValueInvalid', 'field is immutable');
   assert.equal((await request(s.url, 'POST', `${NS}/pods`, pod('im'))).status, 201);
   const image = await request(s.url, 'PATCH', `${NS}/pods/im`, { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }, { 'content-type': 'application/strategic-merge-patch+json' });

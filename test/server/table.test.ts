@@ -50,7 +50,11 @@ test('PartialObjectMetadataList and PartialObjectMetadata views', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pom', { a: 'b' }));
   const l = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' });
   assert.equal(l.json.kind, 'PartialObjectMetadataList');
-  assert.ok(l.json.items.every((i: any) => i.kind === 'PartialObjectMetadata' && i.metadata.name && i.data === undefined));
+  // the same objects as the full list, each reduced to its metadata
+  const full = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps');
+  assert.ok(full.json.items.some((i: any) => i.metadata.name === 'pom'));
+  assert.equal(l.json.items.length, full.json.items.length);
+  assert.deepEqual(l.json.items, full.json.items.map((i: any) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.plat.io/v1', metadata: i.metadata })));
   const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/pom', undefined, { accept: 'application/json;as=PartialObjectMetadata;g=meta.plat.io;v=v1' });
   assert.deepEqual(g.json.metadata.labels, { a: 'b' });
   assert.equal(g.json.data, undefined);
@@ -121,6 +125,8 @@ test('Table on watch: the first event carries the column definitions, later ones
 });
 
 test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406); PartialObjectMetadataList in Protobuf', async () => {
+  // its own object to list: the test may run alone
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pb-pom'))).status, 201);
   const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/yaml;as=Table;g=meta.plat.io;v=v1' });
   assert.equal(y.status, 200);
   assert.equal(y.headers.get('content-type'), 'application/yaml;as=Table;g=meta.plat.io;v=v1');
@@ -136,7 +142,8 @@ test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406);
   assert.equal(pom.headers.get('content-type'), 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1');
   const list = new ProtobufCodec().decodeObject(new Uint8Array(await pom.arrayBuffer()));
   assert.equal(list.kind, 'PartialObjectMetadataList');
-  assert.ok(list.items.length > 0 && list.items.every((i: any) => i.metadata.name && i.data === undefined));
+  assert.ok(list.items.some((i: any) => i.metadata.name === 'pb-pom'));
+  assert.ok(list.items.every((i: any) => i.metadata.name && i.data === undefined));
 });
 
 test('watch negotiation: YAML has no stream framing (406), q=0 ranges are ignored', async () => {

@@ -117,7 +117,7 @@ describe('watch streams', () => {
   it('timeoutSeconds ends the stream cleanly', async () => {
     const started = Date.now();
     const w = await watch(`${CM('default')}?watch=1&timeoutSeconds=1`);
-    await w.waitClosed(5000);
+    await w.waitClosed(30_000); // a hang guard: the terminating chunk below is the cause
     assert.equal(w.ended, true, 'terminating chunk received');
     assert.equal(w.broken, false);
     assert.ok(Date.now() - started >= 900, 'not before the timeout');
@@ -189,10 +189,13 @@ describe('watch server timeout', () => {
   it('ends a watch without timeoutSeconds after the jittered --min-request-timeout (1-2 s)', async () => {
     const started = Date.now();
     const w = await openWatch(s.url, `${CM('default')}?watch=1`);
-    await w.waitClosed(5000);
+    // a hang guard, not a bound: without the flag the server's watch timeout is 30-60 minutes,
+    // so a clean end within it is the flag's doing
+    await w.waitClosed(30_000);
     const took = Date.now() - started;
-    assert.equal(w.ended, true);
-    assert.ok(took >= 900 && took < 3000, `took ${took} ms`);
+    assert.equal(w.ended, true, 'terminating chunk received');
+    assert.equal(w.broken, false);
+    assert.ok(took >= 900, `ended after ${took} ms, not before the minimum`);
   });
 });
 
@@ -216,18 +219,17 @@ describe('slow watcher', () => {
     // 80 updates of a 200 KB object: far more than the socket buffers and the 64 KiB limit
     const big = 'x'.repeat(200_000);
     await a.create('slow', 'big', {}, { k: big });
-    const started = Date.now();
+    // the slow client has not read a byte: that all 80 writes complete at all shows they do not
+    // wait for it (no clock bound: on a loaded machine they take tens of seconds either way)
     await pool(Array.from({ length: 80 }, (_, i) => i), 1, async (i) => { await a.update('slow', 'big', { k: big, i: String(i) }); });
-    const writeMs = Date.now() - started;
-    await fast.waitEvents(81, 20_000);
+    await fast.waitEvents(81, 60_000);
     assert.equal(fast.events.at(-1)!.object.data.i, '79');
-    assert.ok(writeMs < 20_000, `writes took ${writeMs} ms`);
     // now drain the slow client: the server must have dropped it before the end of the events
     let got = '';
     raw.setEncoding('latin1');
     raw.on('data', (d: string) => { got += d; });
     raw.resume();
-    await Promise.race([rawClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('slow watcher was not closed')), 10_000))]);
+    await Promise.race([rawClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('slow watcher was not closed')), 30_000))]);
     const seen = (got.match(/"type":"(ADDED|MODIFIED)"/g) ?? []).length;
     assert.ok(seen < 81, `slow watcher saw ${seen} of 81 events`);
     assert.ok(!got.endsWith('0\r\n\r\n'), 'cut off, not ended cleanly');

@@ -148,8 +148,20 @@ function checkReview(body: any, apiVersion: string, version: string, uid: string
   }
   const response = body.response;
   if (!response || typeof response !== 'object') throw new Error('received invalid webhook response: webhook response was absent');
+  // upstream decodes into a Go struct: an absent or null `allowed` is false (denied), any other
+  // non-boolean fails the decode, i.e. the call (500 under failurePolicy Fail)
+  const allowed: unknown = response.allowed;
+  if (allowed !== undefined && allowed !== null && typeof allowed !== 'boolean') {
+    throw new Error(`failed to call webhook: json: cannot unmarshal ${goJsonType(allowed)} into Go struct field AdmissionResponse.response.allowed of type bool`);
+  }
   if (version === 'v1' && response.uid !== uid) throw new Error(`received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? '')}`);
   return response;
+}
+
+/** The JSON value kind encoding/json names in an UnmarshalTypeError. */
+function goJsonType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'object' ? 'object' : typeof v;
 }
 
 /** upstream ToStatusErr: the webhook's Status, prefixed, with a code of at least 400. */

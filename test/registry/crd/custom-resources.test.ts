@@ -13,6 +13,21 @@ let s: TestServer;
 const CRDS = '/apis/apiextensions.plat.io/v1/customresourcedefinitions';
 const CTS = `/apis/${GROUP}/v1/namespaces/default/crontabs`;
 
+/** Each test creates the custom resources it reads: any one of them may run alone. */
+async function created(name: string, spec: Record<string, unknown> = {}): Promise<any> {
+  const r = await request(s.url, 'POST', CTS, cronTab(name, { cronSpec: '* * * * *', ...spec }));
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+/** A custom resource with status replicas 2 and selector app=x, set through /status. */
+async function withStatus(name: string, spec: Record<string, unknown> = {}): Promise<any> {
+  await created(name, spec);
+  const st = await request(s.url, 'PATCH', `${CTS}/${name}/status`, { status: { replicas: 2, labelSelector: 'app=x' } }, { 'content-type': 'application/merge-patch+json' });
+  assert.equal(st.status, 200, st.text);
+  return st.json;
+}
+
 before(async () => {
   s = await startServer();
   const r = await request(s.url, 'POST', CRDS, cronTabCRD());
@@ -128,7 +143,8 @@ test('two versions: objects stored once, read through either version', async () 
   assert.equal(r.json.apiVersion, `${GROUP}/v2`);
   const v1 = await request(s.url, 'GET', `${CTS}/via-v2`);
   assert.equal(v1.json.apiVersion, `${GROUP}/v1`);
-  const v2 = await request(s.url, 'GET', `/apis/${GROUP}/v2/namespaces/default/crontabs/defaults`);
+  await created('via-v1');
+  const v2 = await request(s.url, 'GET', `/apis/${GROUP}/v2/namespaces/default/crontabs/via-v1`);
   assert.equal(v2.json.apiVersion, `${GROUP}/v2`);
   assert.equal(v2.json.spec.image, 'busybox');
 });
@@ -147,36 +163,39 @@ test('status subresource: the main resource ignores status, /status changes only
 });
 
 test('scale subresource over the CRD paths', async () => {
-  const scale = await request(s.url, 'GET', `${CTS}/st/scale`);
+  await withStatus('sc');
+  const scale = await request(s.url, 'GET', `${CTS}/sc/scale`);
   assert.equal(scale.status, 200);
   assert.deepEqual([scale.json.kind, scale.json.apiVersion, scale.json.spec.replicas, scale.json.status.replicas, scale.json.status.selector], ['Scale', 'autoscaling/v1', 1, 2, 'app=x']);
-  const up = await request(s.url, 'PATCH', `${CTS}/st/scale`, { spec: { replicas: 4 } }, { 'content-type': 'application/merge-patch+json' });
+  const up = await request(s.url, 'PATCH', `${CTS}/sc/scale`, { spec: { replicas: 4 } }, { 'content-type': 'application/merge-patch+json' });
   assert.equal(up.json.spec.replicas, 4);
-  assert.equal((await request(s.url, 'GET', `${CTS}/st`)).json.spec.replicas, 4);
-  const neg = await request(s.url, 'PUT', `${CTS}/st/scale`, { ...up.json, spec: { replicas: -1 } });
+  assert.equal((await request(s.url, 'GET', `${CTS}/sc`)).json.spec.replicas, 4);
+  const neg = await request(s.url, 'PUT', `${CTS}/sc/scale`, { ...up.json, spec: { replicas: -1 } });
   assert.equal(neg.status, 422);
 });
 
 test('additionalPrinterColumns drive the Table', async () => {
+  await created('pc', { replicas: 4 });
   const r = await request(s.url, 'GET', `${CTS}?includeObject=None`, undefined, { accept: 'application/json;as=Table;g=meta.plat.io;v=v1' });
   assert.equal(r.json.kind, 'Table');
   assert.deepEqual(r.json.columnDefinitions.map((c: any) => [c.name, c.type]), [['Name', 'string'], ['Spec', 'string'], ['Replicas', 'integer'], ['Age', 'date']]);
-  const row = r.json.rows.find((x: any) => x.cells[0] === 'st');
-  assert.deepEqual(row.cells.slice(0, 3), ['st', '* * * * *', 4]);
+  const row = r.json.rows.find((x: any) => x.cells[0] === 'pc');
+  assert.deepEqual(row.cells.slice(0, 3), ['pc', '* * * * *', 4]);
   assert.match(row.cells[3], /^\d+s$/);
 });
 
 test('patches: merge and JSON patch work, strategic merge is 415; Protobuf is 406 and falls back to JSON', async () => {
-  const m = await request(s.url, 'PATCH', `${CTS}/defaults`, { spec: { mode: 'a' } }, { 'content-type': 'application/merge-patch+json' });
+  await created('patched');
+  const m = await request(s.url, 'PATCH', `${CTS}/patched`, { spec: { mode: 'a' } }, { 'content-type': 'application/merge-patch+json' });
   assert.equal(m.json.spec.mode, 'a');
-  const j = await request(s.url, 'PATCH', `${CTS}/defaults`, [{ op: 'replace', path: '/spec/mode', value: 'b' }], { 'content-type': 'application/json-patch+json' });
+  const j = await request(s.url, 'PATCH', `${CTS}/patched`, [{ op: 'replace', path: '/spec/mode', value: 'b' }], { 'content-type': 'application/json-patch+json' });
   assert.equal(j.json.spec.mode, 'b');
-  const smp = await request(s.url, 'PATCH', `${CTS}/defaults`, { spec: { mode: 'a' } }, { 'content-type': 'application/strategic-merge-patch+json' });
+  const smp = await request(s.url, 'PATCH', `${CTS}/patched`, { spec: { mode: 'a' } }, { 'content-type': 'application/strategic-merge-patch+json' });
   assert.equal(smp.status, 415);
   assert.equal(smp.json.reason, 'UnsupportedMediaType');
-  const pb = await request(s.url, 'GET', `${CTS}/defaults`, undefined, { accept: 'application/vnd.platform.protobuf' });
+  const pb = await request(s.url, 'GET', `${CTS}/patched`, undefined, { accept: 'application/vnd.platform.protobuf' });
   assert.equal(pb.status, 406);
-  const fallback = await request(s.url, 'GET', `${CTS}/defaults`, undefined, { accept: 'application/vnd.platform.protobuf, application/json' });
+  const fallback = await request(s.url, 'GET', `${CTS}/patched`, undefined, { accept: 'application/vnd.platform.protobuf, application/json' });
   assert.equal(fallback.status, 200);
   assert.match(fallback.headers.get('content-type') ?? '', /^application\/json/);
 });
@@ -217,6 +236,7 @@ test('discovery: group, resource list with shortNames and categories, aggregated
 });
 
 test('apiserver_storage_objects counts the custom resources', async () => {
+  await created('counted');
   const metrics = (await request(s.url, 'GET', '/metrics')).text;
   assert.match(metrics, new RegExp(`apiserver_storage_objects\\{resource="crontabs\\.${GROUP.replaceAll('.', '\\.')}"\\} [1-9]`));
 });
@@ -306,9 +326,10 @@ test('a cluster-scoped CRD; a schema change applies to later writes', async () =
 });
 
 test('served custom resources survive a restart; deleting the CRD deletes them first', async () => {
+  await created('survivor');
   await s.stop();
   s = await startServer([], s.dataDir);
-  const got = await request(s.url, 'GET', `${CTS}/defaults`);
+  const got = await request(s.url, 'GET', `${CTS}/survivor`);
   assert.equal(got.status, 200, got.text);
   assert.equal(got.json.spec.image, 'busybox');
   // a custom resource held by a finalizer keeps the CRD until the finalizer goes

@@ -1,0 +1,85 @@
+/**
+ * The shard actor in process (no threads, no HTTP, no front read cache): a batch whose commit
+ * the backend refuses (the test-only failCommitMatch) fails only the refused write; reads and
+ * the other writes of the batch answer as if it had never been sent. The control batch shows
+ * that a write in a batch sees the writes staged before it: without the re-run, the patch below
+ * would answer from a create that never was.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Shard } from '../../src/actors/shard.js';
+import type { Op, Result } from '../../src/actors/protocol.js';
+import { DEFAULT_OPTIONS } from '../../src/server/options.js';
+import { makeIdentity, protectedNamespaces } from '../../src/api/identity.js';
+
+let dir: string;
+let shard: Shard;
+let nextId = 1;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'plat-shard-'));
+  const o = DEFAULT_OPTIONS;
+  const identity = makeIdentity(o.apiDomain);
+  shard = new Shard({
+    shard: 0, shards: 1, storageBackend: 'lmdb', dataDir: dir,
+    etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
+    runtimeConfig: o.runtimeConfig, apiDomain: o.apiDomain, rvBuffer: new SharedArrayBuffer(8),
+    historyWindowMs: o.watchHistoryWindowMs, continueTtlMs: o.continueTtlMs,
+    strategyConfig: {
+      serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange, apiServiceName: identity.product,
+      eventTtlMs: o.eventTtlMs, labelDomain: `${identity.product}.io`, protectedNamespaces: protectedNamespaces(identity), apiDomain: identity.domain,
+    },
+    testFaults: { failCommitMatch: 'poison' },
+  });
+  await shard.init();
+});
+after(() => { rmSync(dir, { recursive: true, force: true }); });
+
+const type = { group: '', version: 'v1', resource: 'configmaps' };
+const enc = { format: 'json', pretty: false } as const;
+const create = (name: string): Op => ({
+  id: nextId++, op: 'create', type, enc, dryRun: false, namespace: 'default',
+  body: { text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }), contentType: 'json' },
+});
+const get = (name: string): Op => ({ id: nextId++, op: 'get', type, enc, namespace: 'default', name });
+const patch = (name: string): Op => ({
+  id: nextId++, op: 'patch', type, enc, dryRun: false, namespace: 'default', name, patchType: 'merge', text: '{"data":{"k":"patched"}}', force: false,
+});
+const list = (): Op => ({ id: nextId++, op: 'list', type, enc, namespace: 'default', opts: {} });
+
+/** code and parsed body of a result (a Status for an error) */
+function answer(r: Result): { code: number; json: any } {
+  if ('error' in r) return { code: r.error.code, json: r.error };
+  assert.ok('body' in r, 'not a watch');
+  return { code: r.code, json: JSON.parse(Buffer.from(r.body).toString('utf8')) };
+}
+
+test('control: in a batch that commits, a write sees the write staged before it', async () => {
+  const reply = await shard.run([create('seen'), create('seen')]);
+  const [first, second] = reply.results.map(answer);
+  assert.equal(first!.code, 201);
+  assert.equal(second!.code, 409);
+  assert.equal(second!.json.reason, 'AlreadyExists');
+});
+
+test('a refused commit fails only its write; reads and writes batched with it never see it', async () => {
+  const ops = [create('good-1'), create('poison-1'), patch('poison-1'), get('poison-1'), list(), create('good-2'), get('good-1')];
+  const reply = await shard.run(ops);
+  assert.deepEqual(reply.results.map((r) => r.id), ops.map((o) => o.id), 'one answer per operation, in order');
+  const [good1, poison, patched, readPoison, listed, good2, readGood] = reply.results.map(answer);
+  assert.equal(good1!.code, 201);
+  assert.equal(good2!.code, 201);
+  assert.equal(poison!.code, 500);
+  assert.match(poison!.json.message, /^Internal error occurred: storage commit failed: injected commit failure/);
+  assert.equal(patched!.code, 404, 'a write after the refused one does not build on it');
+  assert.equal(readPoison!.code, 404, 'the refused write is not read');
+  assert.deepEqual(listed!.json.items.map((i: any) => i.metadata.name), ['good-1', 'seen'], 'the list holds what committed before it, never the refused write');
+  assert.equal(readGood!.code, 200);
+  // the events published are the committed writes only
+  assert.deepEqual(reply.events.map((e) => e.name).sort(), ['good-1', 'good-2']);
+  const after = answer((await shard.run([get('poison-1')])).results[0]!);
+  assert.equal(after.code, 404, 'nothing of it stored');
+});
