@@ -1,0 +1,90 @@
+/**
+ * Typed shapes of the built-in kinds whose code reads them by field (controllers, strategies,
+ * printers). Each lists only the fields used, all optional as in a decoded object: the shapes
+ * describe what may be there, validation decides what must.
+ */
+import type { Condition, KubeObject, LabelSelector } from './object.js';
+
+/** core/v1 Taint */
+export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
+
+/** core/v1 Node (health and taints) */
+export type Node = KubeObject<{ unschedulable?: boolean; taints?: Taint[]; podCIDR?: string; providerID?: string }, {
+  conditions?: Condition[];
+  addresses?: { type?: string; address?: string }[];
+  nodeInfo?: Record<string, string>;
+}>;
+
+/** core/v1 Namespace */
+export type Namespace = KubeObject<{ finalizers?: string[] }, { phase?: string; conditions?: Condition[] }>;
+
+/** coordination/v1 Lease */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+export type Lease = KubeObject<LeaseSpec>;
+
+/** certificates/v1 CertificateSigningRequest */
+export interface CsrSpec {
+  request?: string;
+  signerName?: string;
+  expirationSeconds?: number;
+  usages?: string[];
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+export interface CsrStatus { conditions?: Condition[]; certificate?: string }
+export type CertificateSigningRequest = KubeObject<CsrSpec, CsrStatus>;
+
+/** policy/v1 PodDisruptionBudget */
+export interface PdbSpec { selector?: LabelSelector; minAvailable?: number | string; maxUnavailable?: number | string; unhealthyPodEvictionPolicy?: string }
+export interface PdbStatus {
+  observedGeneration?: number;
+  disruptionsAllowed?: number;
+  currentHealthy?: number;
+  desiredHealthy?: number;
+  expectedPods?: number;
+  disruptedPods?: Record<string, string>;
+  conditions?: Condition[];
+}
+export type PodDisruptionBudget = KubeObject<PdbSpec, PdbStatus>;
+
+/** core/v1 Secret and ServiceAccount */
+export interface Secret extends KubeObject { type?: string; data?: Record<string, string>; stringData?: Record<string, string>; immutable?: boolean }
+export interface ServiceAccount extends KubeObject { secrets?: { name?: string }[]; imagePullSecrets?: { name?: string }[]; automountServiceAccountToken?: boolean }
+
+/** core/v1 ResourceQuota */
+export type ResourceQuota = KubeObject<{ hard?: Record<string, string>; scopes?: string[] }, { hard?: Record<string, string>; used?: Record<string, string> }>;
+
+/** flowcontrol/v1 FlowSchema */
+export interface Subject {
+  kind?: string;
+  user?: { name?: string };
+  group?: { name?: string };
+  serviceAccount?: { namespace?: string; name?: string };
+}
+export interface ResourcePolicyRule { verbs?: string[]; apiGroups?: string[]; resources?: string[]; clusterScope?: boolean; namespaces?: string[] }
+export interface NonResourcePolicyRule { verbs?: string[]; nonResourceURLs?: string[] }
+export interface PolicyRulesWithSubjects { subjects?: Subject[]; resourceRules?: ResourcePolicyRule[]; nonResourceRules?: NonResourcePolicyRule[] }
+export interface FlowSchemaSpec {
+  priorityLevelConfiguration?: { name?: string };
+  matchingPrecedence?: number;
+  distinguisherMethod?: { type?: string };
+  rules?: PolicyRulesWithSubjects[];
+}
+export type FlowSchema = KubeObject<FlowSchemaSpec, { conditions?: Condition[] }>;
+
+/** flowcontrol/v1 PriorityLevelConfiguration */
+export interface LimitResponse { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } }
+export interface PriorityLevelSpec {
+  type?: string;
+  limited?: { nominalConcurrencyShares?: number; lendablePercent?: number; borrowingLimitPercent?: number; limitResponse?: LimitResponse };
+  exempt?: { nominalConcurrencyShares?: number; lendablePercent?: number };
+}
+export type PriorityLevelConfiguration = KubeObject<PriorityLevelSpec, { conditions?: Condition[] }>;
