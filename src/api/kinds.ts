@@ -18,6 +18,50 @@ export type Node = KubeObject<{ unschedulable?: boolean; taints?: Taint[]; podCI
 /** core/v1 Namespace */
 export type Namespace = KubeObject<{ finalizers?: string[] }, { phase?: string; conditions?: Condition[] }>;
 
+/** core/v1 Service */
+export interface ServicePort { name?: string; protocol?: string; port?: number; targetPort?: number | string; nodePort?: number; appProtocol?: string }
+export interface ServiceSpec {
+  type?: string;
+  selector?: Record<string, string>;
+  ports?: ServicePort[];
+  clusterIP?: string;
+  clusterIPs?: string[];
+  externalIPs?: string[];
+  externalName?: string;
+  sessionAffinity?: string;
+  ipFamilies?: string[];
+  ipFamilyPolicy?: string;
+  internalTrafficPolicy?: string;
+  externalTrafficPolicy?: string;
+  allocateLoadBalancerNodePorts?: boolean;
+  healthCheckNodePort?: number;
+  loadBalancerIP?: string;
+}
+export type Service = KubeObject<ServiceSpec>;
+/** A Service after defaulting (spec set), as stored (metadata.name set). */
+export type DefaultedService = Service & { spec: ServiceSpec; metadata: { name: string } };
+
+/** core/v1 PersistentVolumeClaim (the spec fields the update rules compare) */
+export interface PvcSpec {
+  volumeName?: string;
+  storageClassName?: string;
+  volumeAttributesClassName?: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+export type PersistentVolumeClaim = KubeObject<PvcSpec, { phase?: string }>;
+
+/** apiregistration/v1 APIService */
+export interface APIServiceSpec {
+  group?: string;
+  version?: string;
+  groupPriorityMinimum?: number;
+  versionPriority?: number;
+  service?: { namespace?: string; name?: string; port?: number };
+  insecureSkipTLSVerify?: boolean;
+  caBundle?: string;
+}
+export type APIService = KubeObject<APIServiceSpec>;
+
 /** coordination/v1 Lease */
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -25,6 +69,8 @@ export interface LeaseSpec {
   acquireTime?: string;
   renewTime?: string;
   leaseTransitions?: number;
+  preferredHolder?: string;
+  strategy?: string;
 }
 export type Lease = KubeObject<LeaseSpec>;
 
