@@ -87,6 +87,18 @@ export interface LabelSelector {
 /** The narrowing every reader of decoded JSON starts with: a non-null, non-array object. */
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * v?.[k1]?.[k2]... over decoded JSON: undefined as soon as a step is null or undefined, else
+ * the property (of any value, as optional chaining reads it).
+ */
+export function fieldAt(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) {
+    if (v === undefined || v === null) return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
 /** The conditions of an object's status, [] when absent or malformed. */
 export function conditionsOf(obj: { status?: unknown } | undefined): Condition[] {
   const status = obj?.status;
