@@ -3,10 +3,48 @@
  * printers). Each lists only the fields used, all optional as in a decoded object: the shapes
  * describe what may be there, validation decides what must.
  */
-import type { Condition, KubeObject, LabelSelector } from './object.js';
+import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './object.js';
 
 /** core/v1 Taint */
 export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
+
+/** core/v1 PodTemplateSpec; the PodSpec is validated field by field, so it stays open here. */
+export type PodSpecFields = Record<string, unknown> & { restartPolicy?: string };
+export interface PodTemplateSpec { metadata?: ObjectMeta; spec?: PodSpecFields }
+
+/** The replica-managing kinds (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet) as validation reads them. */
+export type WorkloadSpec = {
+  replicas?: number;
+  selector?: LabelSelector | null;
+  template?: PodTemplateSpec;
+};
+export type Workload = KubeObject<WorkloadSpec>;
+/** core/v1 ReplicationController: a map selector */
+export type ReplicationController = KubeObject<{ selector?: Record<string, string>; template?: PodTemplateSpec }>;
+
+/** batch/v1 Job and CronJob */
+export type JobSpec = {
+  selector?: LabelSelector | null;
+  manualSelector?: boolean;
+  template?: PodTemplateSpec;
+  suspend?: boolean;
+  completionMode?: string;
+  parallelism?: number;
+  completions?: number;
+  backoffLimit?: number;
+  activeDeadlineSeconds?: number;
+  ttlSecondsAfterFinished?: number;
+};
+export type Job = KubeObject<JobSpec, { startTime?: string }>;
+export type CronJobSpec = {
+  schedule?: string;
+  concurrencyPolicy?: string;
+  startingDeadlineSeconds?: number;
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+  jobTemplate?: { spec?: JobSpec };
+};
+export type CronJob = KubeObject<CronJobSpec>;
 
 /** core/v1 Node (health and taints) */
 export type Node = KubeObject<{ unschedulable?: boolean; taints?: Taint[]; podCIDR?: string; providerID?: string }, {
