@@ -8,6 +8,12 @@ import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './object.
 /** core/v1 Taint */
 export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
 
+/** core/v1 Pod (the fields binding and the connection subresources read) */
+export type PodCondition = Omit<Condition, 'lastProbeTime'> & { lastProbeTime?: string | null };
+export type Pod = KubeObject<{ nodeName?: string; schedulingGates?: unknown[] }, { podIP?: string; conditions?: PodCondition[] }>;
+/** core/v1 Binding */
+export interface Binding extends KubeObject { target?: { kind?: string; name?: string } }
+
 /** core/v1 PodTemplateSpec; the PodSpec is validated field by field, so it stays open here. */
 export type PodSpecFields = Record<string, unknown> & { restartPolicy?: string };
 export interface PodTemplateSpec { metadata?: ObjectMeta; spec?: PodSpecFields }
@@ -99,6 +105,15 @@ export interface APIServiceSpec {
   caBundle?: string;
 }
 export type APIService = KubeObject<APIServiceSpec>;
+
+/** networking/v1 Ingress */
+export interface IngressBackend {
+  service?: { name?: string; port?: { name?: string; number?: number } };
+  resource?: { apiGroup?: string; kind?: string; name?: string };
+}
+export interface HTTPIngressPath { path?: string; pathType?: string; backend?: IngressBackend }
+export interface IngressRule { host?: string; http?: { paths?: HTTPIngressPath[] } }
+export type Ingress = KubeObject<{ defaultBackend?: IngressBackend; rules?: IngressRule[]; ingressClassName?: string }>;
 
 /** coordination/v1 Lease */
 export interface LeaseSpec {
