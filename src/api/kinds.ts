@@ -8,6 +8,13 @@ import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './object.
 /** core/v1 Taint */
 export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
 
+/** core/v1 Container (the fields PodSpec validation and the QoS class read) */
+export interface ContainerPort { name?: string; containerPort?: number; hostPort?: number; protocol?: string }
+export interface ResourceRequirements { limits?: Record<string, unknown>; requests?: Record<string, unknown> }
+export interface Container { name?: string; image?: string; ports?: ContainerPort[]; resources?: ResourceRequirements; restartPolicy?: string }
+/** A PodSpec as written, before validation: the lists and fields PodSpec validation checks. */
+export interface PodSpecShape { containers?: unknown; initContainers?: unknown; restartPolicy?: unknown; nodeSelector?: unknown }
+
 /** core/v1 Pod (the fields binding and the connection subresources read) */
 export type PodCondition = Omit<Condition, 'lastProbeTime'> & { lastProbeTime?: string | null };
 export type Pod = KubeObject<{ nodeName?: string; schedulingGates?: unknown[] }, { podIP?: string; conditions?: PodCondition[] }>;

@@ -4,6 +4,7 @@
  * negative terminationGracePeriodSeconds set to 1); everything else is one `spec` Forbidden cause.
  */
 import { forbidden, invalid, same, type Cause } from './field-errors.js';
+import type { Container } from '../../api/kinds.js';
 import { asArray } from './pod-spec.js';
 
 const UPDATABLE = [
@@ -30,8 +31,8 @@ export function validatePodUpdate(obj: any, old: any): Cause[] {
   });
   const munged = structuredClone(spec);
   for (const list of ['containers', 'initContainers'] as const) {
-    asArray(munged[list]).forEach((c, i) => {
-      const prev = asArray(was[list])[i];
+    asArray<Container | undefined>(munged[list]).forEach((c, i) => {
+      const prev = asArray<Container | undefined>(was[list])[i];
       if (prev && c && typeof c === 'object') { if (prev.image === undefined) delete c.image; else c.image = prev.image; }
     });
   }
