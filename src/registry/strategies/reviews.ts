@@ -16,9 +16,17 @@ export interface VirtualContext {
   apiVersion: string;
 }
 
+/**
+ * A decoded review or TokenRequest body: field types were checked against the kind's schema,
+ * but any field may be absent.
+ */
+export interface ReviewRequest extends KubeObject {
+  spec?: { token?: unknown; audiences?: unknown; expirationSeconds?: number; boundObjectRef?: BoundObjectRef; [field: string]: unknown };
+}
+
 /** One create-only kind: the reply object (201) for a decoded request object. */
 export interface VirtualKind {
-  create(obj: any, ctx: VirtualContext): any | Promise<any>;
+  create(obj: ReviewRequest, ctx: VirtualContext): unknown;
 }
 
 export interface ReviewDeps {
