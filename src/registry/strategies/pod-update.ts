@@ -5,6 +5,7 @@
  */
 import { forbidden, invalid, same, type Cause } from './field-errors.js';
 import type { Container } from '../../api/kinds.js';
+import type { KubeObject } from '../../api/object.js';
 import { asArray } from './pod-spec.js';
 
 const UPDATABLE = [
@@ -17,7 +18,10 @@ const UPDATABLE = [
 
 export const POD_UPDATE_FORBIDDEN = `pod updates may not change fields other than ${UPDATABLE}`;
 
-export function validatePodUpdate(obj: any, old: any): Cause[] {
+/** A pod spec compared field by field; the two numeric fields read here by value. */
+type UpdateSpec = Record<string, unknown> & { activeDeadlineSeconds?: number | null; terminationGracePeriodSeconds?: number };
+
+export function validatePodUpdate(obj: KubeObject<UpdateSpec>, old: KubeObject<UpdateSpec>): Cause[] {
   const spec = obj.spec ?? {};
   const was = old.spec ?? {};
   const out = [...activeDeadline(spec, was)];
@@ -39,12 +43,12 @@ export function validatePodUpdate(obj: any, old: any): Cause[] {
   for (const f of ['activeDeadlineSeconds', 'tolerations', 'schedulingGates']) {
     if (was[f] === undefined) delete munged[f]; else munged[f] = was[f];
   }
-  if (was.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = was.terminationGracePeriodSeconds;
+  if ((was.terminationGracePeriodSeconds as number) < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = was.terminationGracePeriodSeconds;
   if (!same(munged, was)) out.push(forbidden('spec', POD_UPDATE_FORBIDDEN));
   return out;
 }
 
-function activeDeadline(spec: any, was: any): Cause[] {
+function activeDeadline(spec: UpdateSpec, was: UpdateSpec): Cause[] {
   const now = spec.activeDeadlineSeconds;
   const before = was.activeDeadlineSeconds;
   if (now === undefined || now === null) {
