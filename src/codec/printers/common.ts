@@ -4,6 +4,8 @@
  * "+ N more..." lists, timestamps as HumanDuration). The server prints every column, as
  * upstream's table convertor asks its printers for the wide output.
  */
+import { conditionsOf, type Condition } from '../../api/object.js';
+
 export type Cell = string | number | boolean | null;
 
 export interface Column {
@@ -111,7 +113,7 @@ export const intOrString = (v: unknown): string => String(v);
 export const asList = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 /** The condition of a type, if any. */
-export const condition = (o: any, type: string): any => asList(o?.status?.conditions).find((c) => c?.type === type);
+export const condition = (o: { status?: unknown } | undefined, type: string): Condition | undefined => conditionsOf(o).find((c) => c?.type === type);
 
 /**
  * Label and annotation domains upstream spells `kubernetes.io`: this server's identity uses
