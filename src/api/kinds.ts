@@ -48,7 +48,7 @@ export type JobSpec = {
   activeDeadlineSeconds?: number;
   ttlSecondsAfterFinished?: number;
 };
-export type Job = KubeObject<JobSpec, { startTime?: string }>;
+export type Job = KubeObject<JobSpec, { startTime?: string; completionTime?: string; succeeded?: number; conditions?: Condition[] }>;
 export type CronJobSpec = {
   schedule?: string;
   concurrencyPolicy?: string;
