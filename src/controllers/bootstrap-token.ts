@@ -5,6 +5,7 @@
  * TokenCleaner and the BootstrapSigner.
  */
 import type { Identity } from '../api/identity.js';
+import type { Secret } from '../api/kinds.js';
 
 export const SECRET_PREFIX = 'bootstrap-token-';
 const ID = /^[a-z0-9]{6}$/;
@@ -36,7 +37,7 @@ export function parseExpiration(v: string): number | undefined {
 }
 
 /** The token a secret carries, or undefined when it is not a bootstrap token secret. */
-export function bootstrapToken(secret: any, identity: Identity): BootstrapToken | undefined {
+export function bootstrapToken(secret: Secret | undefined, identity: Identity): BootstrapToken | undefined {
   if (secret?.type !== tokenSecretType(identity) || secret?.metadata?.namespace !== identity.systemNamespace) return undefined;
   const data = secret.data && typeof secret.data === 'object' ? secret.data : {};
   return {

@@ -11,11 +11,15 @@
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import type { Attributes } from '../auth/authz/attributes.js';
+import type { CertificateSigningRequest } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 import { CsrFeed } from './csr-feed.js';
 import type { ActorPool } from '../actors/pool.js';
 import { parseCSR, type CertificateRequest } from '../x509/request.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { builtInSigners } from './signer-policy.js';
+
+type Csr = Stored<CertificateSigningRequest>;
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
@@ -24,7 +28,7 @@ export type Authorize = (a: Attributes) => boolean | Promise<boolean>;
 
 interface Recognizer {
   subresource: 'selfnodeclient' | 'nodeclient';
-  matches(csr: any, request: CertificateRequest): boolean;
+  matches(csr: Csr, request: CertificateRequest): boolean;
   message: string;
 }
 
@@ -34,7 +38,7 @@ export class CsrApprover {
   private readonly recognizers: Recognizer[];
   private readonly kubelet: string;
   private readonly feed: CsrFeed;
-  private readonly queue: KeyedQueue<any>;
+  private readonly queue: KeyedQueue<Csr>;
 
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly authorize: Authorize,
     private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
@@ -44,7 +48,7 @@ export class CsrApprover {
     this.feed = new CsrFeed(pool, this.type, this.typeKey, (csr) => this.consider(csr));
     const kubelet = this.kubelet = `${identity.product}.io/kube-apiserver-client-kubelet`;
     const check = builtInSigners(identity.product).get(kubelet)!;
-    const nodeClient = (csr: any, req: CertificateRequest) => csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
+    const nodeClient = (csr: Csr, req: CertificateRequest) => csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
     this.recognizers = [
       { subresource: 'selfnodeclient', matches: (csr, req) => csr.spec?.username === req.subject.commonName && nodeClient(csr, req),
         message: 'Auto approving self kubelet client certificate after SubjectAccessReview.' },
@@ -58,11 +62,11 @@ export class CsrApprover {
 
   observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
 
-  private consider(csr: any): void {
+  private consider(csr: Csr): void {
     if (csr.spec?.signerName === this.kubelet && pending(csr)) this.queue.add(csr.metadata.name, csr);
   }
 
-  private async handle(csr: any): Promise<void> {
+  private async handle(csr: Csr): Promise<void> {
     const name = csr.metadata.name;
     const request = parseCSR(Buffer.from(String(csr.spec?.request ?? ''), 'base64'));
     let r: Recognizer | undefined;
@@ -79,7 +83,7 @@ export class CsrApprover {
   }
 
   /** The SubjectAccessReview of the requester for `create` on certificatesigningrequests/<subresource>. */
-  private allowed(csr: any, subresource: string): boolean | Promise<boolean> {
+  private allowed(csr: Csr, subresource: string): boolean | Promise<boolean> {
     const spec = csr.spec ?? {};
     const user = { username: String(spec.username ?? ''), uid: spec.uid, groups: Array.isArray(spec.groups) ? spec.groups : [], extra: spec.extra };
     return this.authorize({ user, verb: 'create', apiGroup: this.type.group, apiVersion: '*', resource: 'certificatesigningrequests', subresource, resourceRequest: true, path: '' });
@@ -87,7 +91,7 @@ export class CsrApprover {
 }
 
 /** No certificate, neither Approved nor Denied yet. */
-function pending(csr: any): boolean {
+function pending(csr: Csr): boolean {
   if (csr.status?.certificate) return false;
-  return !(csr.status?.conditions ?? []).some((c: any) => c?.type === 'Approved' || c?.type === 'Denied');
+  return !(csr.status?.conditions ?? []).some((c) => c?.type === 'Approved' || c?.type === 'Denied');
 }

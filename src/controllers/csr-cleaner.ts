@@ -11,6 +11,8 @@ import { X509Certificate } from 'node:crypto';
 import { bodyText } from '../actors/pack.js';
 import type { TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
+import type { CertificateSigningRequest } from '../api/kinds.js';
+import { conditionsOf } from '../api/object.js';
 import type { ActorPool } from '../actors/pool.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -20,7 +22,7 @@ const APPROVED_EXPIRATION = HOUR;
 const DENIED_EXPIRATION = HOUR;
 const PENDING_EXPIRATION = 24 * HOUR;
 
-const conditionOf = (csr: any, type: string) => (Array.isArray(csr.status?.conditions) ? csr.status.conditions : []).find((c: any) => c?.type === type);
+const conditionOf = (csr: CertificateSigningRequest, type: string) => conditionsOf(csr).find((c) => c?.type === type);
 const olderThan = (ts: unknown, ms: number, now: number) => typeof ts === 'string' && Date.parse(ts) + ms < now;
 
 function certificateExpired(b64: string, now: number): boolean {
@@ -32,13 +34,13 @@ function certificateExpired(b64: string, now: number): boolean {
 }
 
 /** Why upstream's cleaner would delete csr at now, or undefined. */
-export function cleanupReason(csr: any, now: number): string | undefined {
+export function cleanupReason(csr: CertificateSigningRequest, now: number): string | undefined {
   const approved = conditionOf(csr, 'Approved'), denied = conditionOf(csr, 'Denied'), failed = conditionOf(csr, 'Failed');
   const cert = csr.status?.certificate;
   if (cert && approved && olderThan(approved.lastUpdateTime, APPROVED_EXPIRATION, now)) return 'issued more than 1h ago';
   if (denied && olderThan(denied.lastUpdateTime, DENIED_EXPIRATION, now)) return 'denied more than 1h ago';
   if (failed && olderThan(failed.lastUpdateTime, DENIED_EXPIRATION, now)) return 'failed more than 1h ago';
-  const conditions = Array.isArray(csr.status?.conditions) ? csr.status.conditions : [];
+  const conditions = conditionsOf(csr);
   if (conditions.length === 0 && olderThan(csr.metadata?.creationTimestamp, PENDING_EXPIRATION, now)) return 'pending for more than 24h';
   if (cert && approved && certificateExpired(cert, now)) return 'its certificate expired';
   return undefined;

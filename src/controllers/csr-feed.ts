@@ -5,6 +5,8 @@
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
+import type { CertificateSigningRequest } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
@@ -12,7 +14,7 @@ export class CsrFeed {
   private ready = false;
 
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly type: TypeRef, private readonly typeKey: string,
-    private readonly consider: (csr: any) => void) {}
+    private readonly consider: (csr: Stored<CertificateSigningRequest>) => void) {}
 
   start(): void {
     this.ready = true;

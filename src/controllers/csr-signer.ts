@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
+import type { CertificateSigningRequest } from '../api/kinds.js';
+import { conditionsOf, type Condition, type Stored } from '../api/object.js';
 import { ensureClusterCAAsync } from '../auth/pki.js';
 import { rfc3339 } from '../registry/objects.js';
 import { CsrFeed } from './csr-feed.js';
@@ -20,6 +22,8 @@ import { issueCertificate, type SigningCA } from '../x509/issue.js';
 import { parseCSR } from '../x509/request.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { builtInSigners, certificateTtlMs, type SignerCheck } from './signer-policy.js';
+
+type Csr = Stored<CertificateSigningRequest>;
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const FIELD_MANAGER = 'kube-controller-manager';
@@ -54,11 +58,11 @@ export async function loadClusterCA(o: SignerOptions): Promise<SigningCA> {
   return readCA(await ensureClusterCAAsync(o.certDir || join(o.dataDir, 'pki')));
 }
 
-const conditions = (csr: any): any[] => (Array.isArray(csr.status?.conditions) ? csr.status.conditions : []);
-const hasTrue = (csr: any, type: string): boolean => conditions(csr).some((c) => c?.type === type && c.status === 'True');
+const conditions = (csr: CertificateSigningRequest): Condition[] => conditionsOf(csr);
+const hasTrue = (csr: CertificateSigningRequest, type: string): boolean => conditions(csr).some((c) => c?.type === type && c.status === 'True');
 
 /** IsCertificateRequestApproved and not Failed, no certificate yet. */
-export function awaitsSigning(csr: any): boolean {
+export function awaitsSigning(csr: CertificateSigningRequest): boolean {
   const types = new Set(conditions(csr).map((c) => c?.type));
   return types.has('Approved') && !types.has('Denied') && !hasTrue(csr, 'Failed') && !csr.status?.certificate;
 }
@@ -71,7 +75,7 @@ export class CsrSigner {
   private ca: Promise<SigningCA> | undefined;
   private readonly feed: CsrFeed;
   /** one signing per CSR name at a time, on its newest object */
-  private readonly queue: KeyedQueue<any>;
+  private readonly queue: KeyedQueue<Csr>;
   constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly options: SignerOptions, private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
@@ -88,14 +92,14 @@ export class CsrSigner {
 
   observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
 
-  private consider(csr: any): void {
-    if (this.signers.has(csr.spec?.signerName) && awaitsSigning(csr)) this.queue.add(csr.metadata.name, csr);
+  private consider(csr: Csr): void {
+    if (this.signers.has(csr.spec?.signerName ?? '') && awaitsSigning(csr)) this.queue.add(csr.metadata.name, csr);
   }
 
-  private async handle(csr: any): Promise<void> {
-    const check = this.signers.get(csr.spec.signerName)!;
-    const usages: string[] = Array.isArray(csr.spec.usages) ? csr.spec.usages : [];
-    const request = parseCSR(Buffer.from(String(csr.spec.request ?? ''), 'base64'));
+  private async handle(csr: Csr): Promise<void> {
+    const check = this.signers.get(csr.spec!.signerName!)!;
+    const usages: string[] = Array.isArray(csr.spec!.usages) ? csr.spec!.usages : [];
+    const request = parseCSR(Buffer.from(String(csr.spec!.request ?? ''), 'base64'));
     const refused = check(request, usages);
     const status = { ...(csr.status ?? {}) };
     if (refused) {
@@ -104,7 +108,7 @@ export class CsrSigner {
       }];
     } else {
       const ca = await (this.ca ??= loadClusterCA(this.options).catch((e) => { this.ca = undefined; throw e; }));
-      const ttl = certificateTtlMs(csr.spec.expirationSeconds, this.options.clusterSigningDurationMs);
+      const ttl = certificateTtlMs(csr.spec!.expirationSeconds, this.options.clusterSigningDurationMs);
       const pem = await issueCertificate(request, usages, ca, ttl);
       status.certificate = Buffer.from(pem).toString('base64');
     }

@@ -14,6 +14,8 @@
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
+import type { PodDisruptionBudget } from '../api/kinds.js';
+import type { KubeObject, Stored } from '../api/object.js';
 import { computeStatus, podHealthy, same, DISRUPTED_POD_TIMEOUT_MS, type PodRec } from '../registry/disruption-status.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -25,7 +27,7 @@ export class DisruptionController {
   /** namespace -> pod name -> what the controller needs of it */
   private readonly pods = new Map<string, Map<string, PodRec>>();
   /** namespace -> PDB name -> its newest object */
-  private readonly pdbs = new Map<string, Map<string, any>>();
+  private readonly pdbs = new Map<string, Map<string, Stored<PodDisruptionBudget>>>();
   private ready = false;
   private readonly busy = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -54,7 +56,7 @@ export class DisruptionController {
     }
   }
 
-  private track(typeKey: string, obj: any, deleted: boolean): void {
+  private track(typeKey: string, obj: Stored<KubeObject>, deleted: boolean): void {
     const ns = obj.metadata.namespace ?? '';
     const name = obj.metadata.name;
     const index: Map<string, Map<string, unknown>> = typeKey === PODS_KEY ? this.pods : this.pdbs;

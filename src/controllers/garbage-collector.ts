@@ -10,6 +10,7 @@
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
+import type { KubeObject, Stored } from '../api/object.js';
 import type { Registry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -133,7 +134,7 @@ export class GarbageCollector {
   }
 
   /** Read-modify-write with the resourceVersion precondition, retried on conflict. */
-  private async modify(node: { typeKey: string; namespace: string; name: string }, change: (obj: any) => boolean): Promise<void> {
+  private async modify(node: { typeKey: string; namespace: string; name: string }, change: (obj: Stored<KubeObject>) => boolean): Promise<void> {
     const type = this.typeRef(node.typeKey);
     if (!type) return;
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -149,7 +150,7 @@ export class GarbageCollector {
   private dropRefs(node: Node, uids: Set<string>): Promise<void> {
     return this.modify(node, (obj) => {
       const refs = obj.metadata.ownerReferences ?? [];
-      const kept = refs.filter((r: any) => !uids.has(r.uid));
+      const kept = refs.filter((r) => !uids.has(r.uid));
       if (kept.length === refs.length) return false;
       if (kept.length) obj.metadata.ownerReferences = kept; else delete obj.metadata.ownerReferences;
       return true;

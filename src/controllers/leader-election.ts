@@ -10,6 +10,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ActorPool } from '../actors/pool.js';
 import type { Identity } from '../api/identity.js';
+import type { Lease } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 import { bodyText } from '../actors/pack.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
@@ -86,14 +88,14 @@ export class LeaderElector {
     return { group: `coordination.${this.identity.domain}`, version: 'v1', resource: 'leases' };
   }
 
-  private async get(): Promise<any | undefined> {
+  private async get(): Promise<Stored<Lease> | undefined> {
     const r = await this.pool.submit({ op: 'get', type: this.type(), enc: JSON_ENC, namespace: this.opts.namespace, name: this.opts.name });
     if ('code' in r) return JSON.parse(bodyText(r.body));
     if ('error' in r && r.error.code === 404) return undefined;
     throw new Error('error' in r ? r.error.message : 'unexpected reply');
   }
 
-  private async write(op: 'create' | 'update', obj: any): Promise<boolean> {
+  private async write(op: 'create' | 'update', obj: Lease): Promise<boolean> {
     const body = { text: JSON.stringify({ apiVersion: `${this.type().group}/v1`, kind: 'Lease', ...obj }), contentType: 'json' as const };
     const common = { type: this.type(), enc: JSON_ENC, dryRun: false, namespace: this.opts.namespace, body };
     const r = op === 'create'

@@ -6,6 +6,8 @@
  */
 import { bodyText } from '../actors/pack.js';
 import type { ActorPool } from '../actors/pool.js';
+import type { Namespace } from '../api/kinds.js';
+import { isRecord } from '../api/object.js';
 import type { Registry } from '../registry/registry.js';
 import { typeKeyOf } from '../actors/routing.js';
 
@@ -19,9 +21,10 @@ export class NamespaceController {
   constructor(private readonly pool: ActorPool, private readonly registry: Registry, private readonly retryMs = 500) {}
 
   /** Called for every namespace change; starts cleanup once per terminating namespace. */
-  observe(ns: any): void {
+  observe(value: unknown): void {
+    const ns: Namespace | undefined = isRecord(value) ? value : undefined;
     const name = ns?.metadata?.name;
-    if (!name || !ns.metadata.deletionTimestamp || this.active.has(name)) return;
+    if (!name || !ns.metadata!.deletionTimestamp || this.active.has(name)) return;
     if (!(ns.spec?.finalizers ?? []).includes(this.registry.identity.product)) return;
     this.active.add(name);
     this.cleanup(name).finally(() => this.active.delete(name));
@@ -60,7 +63,7 @@ export class NamespaceController {
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  private async current(name: string): Promise<any | undefined> {
+  private async current(name: string): Promise<Namespace | undefined> {
     const r = await this.pool.submit({ op: 'get', type: NS_TYPE, enc: JSON_ENC, namespace: '', name });
     return 'code' in r ? JSON.parse(bodyText(r.body)) : undefined;
   }
@@ -72,7 +75,7 @@ export class NamespaceController {
       type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain',
       message: `Some resources are remaining: ${remaining} objects`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     };
-    const conditions = (ns.status?.conditions ?? []).filter((c: any) => c.type !== condition.type);
+    const conditions = (ns.status?.conditions ?? []).filter((c) => c.type !== condition.type);
     ns.status = { ...(ns.status ?? {}), conditions: [...conditions, condition] };
     await this.pool.submit({ op: 'update', type: { ...NS_TYPE, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(ns), contentType: 'json' } });
   }

@@ -10,33 +10,35 @@
  * Taint keys are upstream's with the product word: `node.<product>.io/unreachable`.
  */
 
+import type { Node, Taint } from '../api/kinds.js';
+import { conditionsOf, type Condition } from '../api/object.js';
+
 /** conditions the controller sets to Unknown, in upstream's order */
 const CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
 export const NODE_STATUS_UNKNOWN = { reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' };
 export const NODE_STATUS_NEVER_UPDATED = { reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.' };
 
-export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
+export type { Taint } from '../api/kinds.js';
 
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-export function readyCondition(node: any): any | undefined {
-  const conds = node?.status?.conditions;
-  return Array.isArray(conds) ? conds.find((c: any) => c?.type === 'Ready') : undefined;
+export function readyCondition(node: Node | undefined): Condition | undefined {
+  return conditionsOf(node).find((c) => c?.type === 'Ready');
 }
 
 /** Whether any standard condition still needs to become Unknown. */
-export function needsUnknown(node: any): boolean {
-  const conds: any[] = Array.isArray(node?.status?.conditions) ? node.status.conditions : [];
+export function needsUnknown(node: Node | undefined): boolean {
+  const conds = conditionsOf(node);
   return CONDITIONS.some((t) => conds.find((c) => c?.type === t)?.status !== 'Unknown');
 }
 
 /** The status with every standard condition Unknown (the heartbeat time of a present one kept). */
-export function unknownStatus(node: any, now: number): any {
+export function unknownStatus(node: Node, now: number): NonNullable<Node['status']> {
   const status = structuredClone(node.status ?? {});
-  const conds: any[] = Array.isArray(status.conditions) ? status.conditions : [];
+  const conds: Condition[] = Array.isArray(status.conditions) ? status.conditions : [];
   const at = rfc3339(now);
   for (const type of CONDITIONS) {
     const c = conds.find((x) => x?.type === type);
@@ -63,11 +65,11 @@ function conditionTaints(product: string): Record<string, Record<string, string>
 }
 
 /** The taints the controller owns (key + effect) that node should carry now. */
-export function wantedTaints(node: any, product: string): Taint[] {
+export function wantedTaints(node: Node | undefined, product: string): Taint[] {
   const map = conditionTaints(product);
   const out: Taint[] = [];
-  for (const c of Array.isArray(node?.status?.conditions) ? node.status.conditions : []) {
-    const key = map[c?.type]?.[c?.status];
+  for (const c of conditionsOf(node)) {
+    const key = c ? map[c.type]?.[c.status] : undefined;
     if (key) out.push({ key, effect: 'NoSchedule' });
   }
   if (node?.spec?.unschedulable === true) out.push({ key: `node.${product}.io/unschedulable`, effect: 'NoSchedule' });
@@ -81,7 +83,7 @@ export function wantedTaints(node: any, product: string): Taint[] {
  * missing are appended (NoExecute ones with timeAdded), every other taint stays as it is.
  * undefined when nothing changes.
  */
-export function nextTaints(node: any, product: string, now: number): Taint[] | undefined {
+export function nextTaints(node: Node | undefined, product: string, now: number): Taint[] | undefined {
   const map = conditionTaints(product);
   const owned = new Set([...Object.values(map).flatMap((m) => Object.values(m)), `node.${product}.io/unschedulable`]);
   const id = (t: Taint) => `${t.key}:${t.effect}`;

@@ -14,6 +14,7 @@
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { groupFor, type Identity } from '../api/identity.js';
+import type { Lease, Node } from '../api/kinds.js';
 import type { ActorPool } from '../actors/pool.js';
 import { needsUnknown, nextTaints, readyCondition, unknownStatus } from './node-health.js';
 
@@ -34,7 +35,7 @@ interface Health {
 }
 
 export class NodeLifecycleController implements Informer {
-  private readonly nodes = new Map<string, any>();
+  private readonly nodes = new Map<string, Node>();
   private readonly health = new Map<string, Health>();
   private readonly busy = new Set<string>();
   private readonly leasesKey: string;
@@ -84,7 +85,7 @@ export class NodeLifecycleController implements Informer {
     return h;
   }
 
-  private observeNode(name: string, node: any): void {
+  private observeNode(name: string, node: Node): void {
     this.nodes.set(name, node);
     const h = this.healthOf(name);
     const heartbeat = readyCondition(node)?.lastHeartbeatTime;
@@ -95,7 +96,7 @@ export class NodeLifecycleController implements Informer {
   }
 
   /** A renewTime later than the last one seen is a heartbeat. */
-  private observeLease(name: string, lease: any): void {
+  private observeLease(name: string, lease: Lease | undefined): void {
     const renew = Date.parse(lease?.spec?.renewTime ?? '');
     if (Number.isNaN(renew)) return;
     const h = this.healthOf(name);
@@ -118,7 +119,7 @@ export class NodeLifecycleController implements Informer {
     if (taints) this.write(name, { ...node, spec: { ...node.spec, taints: taints.length ? taints : undefined } });
   }
 
-  private write(name: string, node: any, subresource?: 'status'): void {
+  private write(name: string, node: Node, subresource?: 'status'): void {
     this.busy.add(name);
     const type = subresource ? { ...NODES, subresource } : NODES;
     let written = false;

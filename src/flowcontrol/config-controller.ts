@@ -7,6 +7,8 @@
 import { bodyText } from '../actors/pack.js';
 import type { Result } from '../actors/protocol.js';
 import { groupFor, type Identity } from '../api/identity.js';
+import type { FlowSchema } from '../api/kinds.js';
+import type { KubeObject, Stored } from '../api/object.js';
 import type { ActorPool, OpInput } from '../actors/pool.js';
 import { apfDefaults, type ApfDefaults } from './defaults.js';
 import type { PriorityAndFairness } from './priority-fairness.js';
@@ -44,7 +46,7 @@ export class ApfConfigController {
 
   stop(): void { this.stopped = true; }
 
-  private async ensure(submit: Submit, resource: string, expected: any): Promise<void> {
+  private async ensure(submit: Submit, resource: string, expected: Stored<KubeObject>): Promise<void> {
     const type = this.type(resource);
     const name = expected.metadata.name;
     const got = await submit({ op: 'get', type, enc: JSON_ENC, namespace: '', name });
@@ -84,11 +86,11 @@ export class ApfConfigController {
     await Promise.all(this.apf.flowSchemas().map((fs) => this.markDangling(submit, fs, levels)));
   }
 
-  private async markDangling(submit: Submit, fs: any, levels: ReadonlyMap<string, unknown>): Promise<void> {
+  private async markDangling(submit: Submit, fs: Stored<FlowSchema>, levels: ReadonlyMap<string, unknown>): Promise<void> {
     const level = fs.spec?.priorityLevelConfiguration?.name ?? '';
     const exists = levels.has(level);
     const want = exists ? 'False' : 'True';
-    const current = (fs.status?.conditions ?? []).find((c: any) => c.type === 'Dangling');
+    const current = (fs.status?.conditions ?? []).find((c) => c.type === 'Dangling');
     if (current?.status === want) return;
     const condition = {
       type: 'Dangling', status: want, reason: exists ? 'Found' : 'NotFound',
@@ -97,7 +99,7 @@ export class ApfConfigController {
         : `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`,
       lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     };
-    const next = { ...fs, status: { ...(fs.status ?? {}), conditions: [...(fs.status?.conditions ?? []).filter((c: any) => c.type !== 'Dangling'), condition] } };
+    const next = { ...fs, status: { ...(fs.status ?? {}), conditions: [...(fs.status?.conditions ?? []).filter((c) => c.type !== 'Dangling'), condition] } };
     await submit({
       op: 'update', type: this.type('flowschemas', 'status'), enc: JSON_ENC, dryRun: false, namespace: '', name: fs.metadata.name,
       body: { text: JSON.stringify(next), contentType: 'json' },
@@ -109,8 +111,9 @@ function sameSpec(a: unknown, b: unknown): boolean {
   return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 }
 
-function sortKeys(v: any): any {
+function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  const o = v as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortKeys(o[k])]));
 }

@@ -4,12 +4,14 @@
  * start and kept current while annotated `apf.<domain>/autoupdate-spec: "true"`.
  */
 import { groupFor, type Identity } from '../api/identity.js';
+import type { FlowSchema, PriorityLevelConfiguration } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 
 export interface ApfDefaults {
   apiVersion: string;
   autoupdate: string;
-  mandatory: { flowSchemas: any[]; priorityLevels: any[] };
-  suggested: { flowSchemas: any[]; priorityLevels: any[] };
+  mandatory: { flowSchemas: Stored<FlowSchema>[]; priorityLevels: Stored<PriorityLevelConfiguration>[] };
+  suggested: { flowSchemas: Stored<FlowSchema>[]; priorityLevels: Stored<PriorityLevelConfiguration>[] };
 }
 
 const ALL_RESOURCES = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] };

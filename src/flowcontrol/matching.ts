@@ -3,6 +3,8 @@
  * matching subject and a matching resource or non-resource rule; schemas are tried in
  * matchingPrecedence order (ties by name). Compiled once per configuration change.
  */
+import type { FlowSchema, NonResourcePolicyRule, ResourcePolicyRule, Subject } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 import type { UserInfo } from '../api/user.js';
 import type { RequestInfo } from '../http/request-info.js';
 
@@ -19,7 +21,7 @@ type Pred = (user: UserInfo, info: RequestInfo) => boolean;
 
 const has = (list: unknown, v: string): boolean => Array.isArray(list) && (list.includes('*') || list.includes(v));
 
-function subjectPred(s: any): Pred {
+function subjectPred(s: Subject | undefined): Pred {
   switch (s?.kind) {
     case 'User': {
       const name = s.user?.name;
@@ -27,7 +29,7 @@ function subjectPred(s: any): Pred {
     }
     case 'Group': {
       const name = s.group?.name;
-      return (u) => name === '*' || u.groups.includes(name);
+      return (u) => name === '*' || (name !== undefined && u.groups.includes(name));
     }
     case 'ServiceAccount': {
       const { namespace, name } = s.serviceAccount ?? {};
@@ -39,7 +41,7 @@ function subjectPred(s: any): Pred {
   }
 }
 
-function resourcePred(r: any): Pred {
+function resourcePred(r: ResourcePolicyRule): Pred {
   return (_u, info) => {
     if (!info.isResourceRequest || !has(r.verbs, info.verb) || !has(r.apiGroups, info.apiGroup)) return false;
     const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
@@ -57,16 +59,16 @@ function urlMatches(pattern: string, path: string): boolean {
   return false;
 }
 
-function nonResourcePred(r: any): Pred {
+function nonResourcePred(r: NonResourcePolicyRule): Pred {
   const urls: string[] = Array.isArray(r.nonResourceURLs) ? r.nonResourceURLs : [];
   return (_u, info) => !info.isResourceRequest && has(r.verbs, info.verb) && urls.some((p) => urlMatches(p, info.path));
 }
 
 const any = (preds: Pred[]): Pred => (u, i) => preds.some((p) => p(u, i));
 
-export function compileSchema(obj: any): CompiledSchema {
+export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
   const spec = obj.spec ?? {};
-  const rules: Pred[] = (spec.rules ?? []).map((rule: any) => {
+  const rules: Pred[] = (spec.rules ?? []).map((rule) => {
     const subject = any((rule.subjects ?? []).map(subjectPred));
     const target = any([...(rule.resourceRules ?? []).map(resourcePred), ...(rule.nonResourceRules ?? []).map(nonResourcePred)]);
     return (u: UserInfo, i: RequestInfo) => subject(u, i) && target(u, i);

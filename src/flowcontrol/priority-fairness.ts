@@ -9,6 +9,8 @@ import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { groupFor, type Identity } from '../api/identity.js';
+import type { FlowSchema, PriorityLevelConfiguration } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 import type { UserInfo } from '../api/user.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
@@ -23,8 +25,8 @@ export class PriorityAndFairness implements Informer {
   readonly schemaKey: string;
   readonly levelKey: string;
   readonly headers: { schema: string; level: string };
-  private readonly schemaObjs = new Map<string, any>();
-  private readonly levelObjs = new Map<string, any>();
+  private readonly schemaObjs = new Map<string, Stored<FlowSchema>>();
+  private readonly levelObjs = new Map<string, Stored<PriorityLevelConfiguration>>();
   private schemas: CompiledSchema[] = [];
   private levelConfigs = new Map<string, LevelConfig>();
   private dirty = false;
@@ -71,8 +73,8 @@ export class PriorityAndFairness implements Informer {
     this.onConfigChange?.();
   }
 
-  flowSchemas(): readonly any[] { return [...this.schemaObjs.values()]; }
-  priorityLevels(): ReadonlyMap<string, any> { return this.levelObjs; }
+  flowSchemas(): readonly Stored<FlowSchema>[] { return [...this.schemaObjs.values()]; }
+  priorityLevels(): ReadonlyMap<string, Stored<PriorityLevelConfiguration>> { return this.levelObjs; }
 
   /** The first matching schema whose priority level exists (upstream skips dangling ones). */
   classify(user: UserInfo, info: RequestInfo): Classification | undefined {
@@ -131,7 +133,7 @@ export class PriorityAndFairness implements Informer {
   }
 }
 
-export function levelConfig(o: any): LevelConfig {
+export function levelConfig(o: Stored<PriorityLevelConfiguration>): LevelConfig {
   const spec = o.spec ?? {};
   const exempt = spec.type === 'Exempt';
   const limited = spec.limited ?? {};

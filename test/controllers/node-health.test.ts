@@ -8,7 +8,7 @@ const cond = (type: string, status: string) => ({ type, status, reason: 'R', mes
 
 test('unknownStatus: present conditions become NodeStatusUnknown (heartbeat kept), missing ones NodeStatusNeverUpdated', () => {
   const n = node([cond('Ready', 'True'), cond('NetworkUnavailable', 'False')]);
-  const st = unknownStatus(n, NOW);
+  const st: any = unknownStatus(n, NOW);
   const ready = st.conditions.find((c: any) => c.type === 'Ready');
   assert.deepEqual(ready, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: '2025-06-01T11:00:00Z', lastTransitionTime: '2025-06-01T12:00:00Z' });
   const mem = st.conditions.find((c: any) => c.type === 'MemoryPressure');

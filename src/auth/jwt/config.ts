@@ -85,6 +85,21 @@ function validateExtraKey(e: Errors, path: string, key: string, reserved: string
   }
 }
 
+/**
+ * The file as parsed, before validation: every field may be missing or of another type; the
+ * lists are used as lists (as upstream's decoder would have required).
+ */
+interface RawClaimOrExpression { claim?: unknown; prefix?: unknown; expression?: unknown }
+interface RawIssuer { url?: unknown; discoveryURL?: unknown; certificateAuthority?: unknown; audiences?: unknown; audienceMatchPolicy?: unknown }
+interface RawClaimRule { claim?: unknown; requiredValue?: unknown; expression?: unknown; message?: unknown }
+interface RawMappings {
+  username?: RawClaimOrExpression;
+  groups?: RawClaimOrExpression;
+  uid?: RawClaimOrExpression;
+  extra?: { key?: unknown; valueExpression?: unknown }[];
+}
+interface RawJwt { issuer?: RawIssuer; claimValidationRules?: RawClaimRule[]; claimMappings?: RawMappings; userValidationRules?: { expression?: unknown }[] }
+
 export interface ValidateContext {
   /** service account issuers: a JWT issuer may not overlap them */
   disallowedIssuers: readonly string[];
@@ -92,15 +107,15 @@ export interface ValidateContext {
   reservedDomains: string[];
 }
 
-function validateJwt(e: Errors, p: string, j: any, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
+function validateJwt(e: Errors, p: string, j: RawJwt | undefined, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
   validateIssuer(e, p, j?.issuer ?? {}, ctx, seenIssuers, seenDiscovery);
   validateClaimRules(e, p, j?.claimValidationRules ?? []);
   validateMappings(e, p, j?.claimMappings ?? {}, ctx);
-  (j?.userValidationRules ?? []).forEach((r: any, i: number) => validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression));
+  (j?.userValidationRules ?? []).forEach((r, i: number) => validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression));
   validateEmailVerified(e, p, j);
 }
 
-function validateIssuer(e: Errors, p: string, iss: any, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
+function validateIssuer(e: Errors, p: string, iss: RawIssuer, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
   if (typeof iss.url !== 'string' || iss.url === '') e.required(`${p}.issuer.url`);
   else {
     validateURL(e, `${p}.issuer.url`, iss.url);
@@ -111,8 +126,8 @@ function validateIssuer(e: Errors, p: string, iss: any, ctx: ValidateContext, se
   if (iss.discoveryURL !== undefined && iss.discoveryURL !== '') {
     validateURL(e, `${p}.issuer.discoveryURL`, String(iss.discoveryURL));
     if (iss.discoveryURL === iss.url) e.invalid(`${p}.issuer.discoveryURL`, iss.discoveryURL, 'discoveryURL must be different from URL');
-    if (seenDiscovery.has(iss.discoveryURL)) e.duplicate(`${p}.issuer.discoveryURL`, iss.discoveryURL);
-    seenDiscovery.add(iss.discoveryURL);
+    if (seenDiscovery.has(iss.discoveryURL as string)) e.duplicate(`${p}.issuer.discoveryURL`, iss.discoveryURL);
+    seenDiscovery.add(iss.discoveryURL as string);
   }
   if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '' && pemCertificates(String(iss.certificateAuthority)) === 0) {
     e.invalid(`${p}.issuer.certificateAuthority`, '<omitted>', 'data does not contain any valid RSA or ECDSA certificates');
@@ -135,15 +150,15 @@ function validateIssuer(e: Errors, p: string, iss: any, ctx: ValidateContext, se
   }
 }
 
-function validateClaimRules(e: Errors, p: string, rules: any[]): void {
+function validateClaimRules(e: Errors, p: string, rules: RawClaimRule[]): void {
   const seenClaims = new Set<string>();
-  rules.forEach((r: any, i: number) => {
+  rules.forEach((r, i: number) => {
     const rp = `${p}.claimValidationRules[${i}]`;
     if (r.claim && r.expression) return e.invalid(rp, r.claim, 'claim and expression can\'t both be set');
     if (!r.claim && !r.expression) return e.required(`${rp}.claim`, 'claim or expression is required');
     if (r.claim) {
-      if (seenClaims.has(r.claim)) e.duplicate(`${rp}.claim`, r.claim);
-      seenClaims.add(r.claim);
+      if (seenClaims.has(r.claim as string)) e.duplicate(`${rp}.claim`, r.claim);
+      seenClaims.add(r.claim as string);
       if (r.message) e.invalid(`${rp}.message`, r.message, 'may not be specified when claim is set');
     } else {
       if (r.requiredValue) e.invalid(`${rp}.requiredValue`, r.requiredValue, 'may not be specified when expression is set');
@@ -152,7 +167,7 @@ function validateClaimRules(e: Errors, p: string, rules: any[]): void {
   });
 }
 
-function validateMappings(e: Errors, p: string, cm: any, ctx: ValidateContext): void {
+function validateMappings(e: Errors, p: string, cm: RawMappings, ctx: ValidateContext): void {
   const u = cm.username ?? {};
   const up = `${p}.claimMappings.username`;
   if (!u.claim && !u.expression) e.required(up, 'claim or expression is required');
@@ -173,35 +188,38 @@ function validateMappings(e: Errors, p: string, cm: any, ctx: ValidateContext): 
     }
   }
   const keys = new Set<string>();
-  (cm.extra ?? []).forEach((x: any, i: number) => {
+  (cm.extra ?? []).forEach((x, i: number) => {
     const xp = `${p}.claimMappings.extra[${i}]`;
     validateExtraKey(e, `${xp}.key`, String(x.key ?? ''), ctx.reservedDomains);
-    if (keys.has(x.key)) e.duplicate(`${xp}.key`, x.key);
-    keys.add(x.key);
+    if (keys.has(x.key as string)) e.duplicate(`${xp}.key`, x.key);
+    keys.add(x.key as string);
     validateCEL(e, `${xp}.valueExpression`, x.valueExpression);
   });
 }
 
 /** The email-verified rule: a username expression reading claims.email needs claims.email_verified somewhere. */
-function validateEmailVerified(e: Errors, p: string, j: any): void {
+function validateEmailVerified(e: Errors, p: string, j: RawJwt | undefined): void {
   const cm = j?.claimMappings ?? {};
   const u = cm.username ?? {};
   const up = `${p}.claimMappings.username`;
   if (typeof u.expression === 'string' && usesClaim(u.expression, 'email')) {
-    const all = [u.expression, ...(cm.extra ?? []).map((x: any) => x.valueExpression), ...(j?.claimValidationRules ?? []).map((r: any) => r.expression)];
+    const all = [u.expression, ...(cm.extra ?? []).map((x) => x.valueExpression), ...(j?.claimValidationRules ?? []).map((r) => r.expression)];
     if (!all.some((x) => typeof x === 'string' && usesClaim(x, 'email_verified'))) {
       e.invalid(`${up}.expression`, u.expression, 'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email');
     }
   }
 }
 
+/** The parsed document's top level (parseYaml gives any value; checked below). */
+type RawDocument = { kind?: unknown; apiVersion?: unknown; jwt?: unknown; anonymous?: { enabled?: unknown; conditions?: unknown } | null } | null | undefined;
+
 /** Parses and validates the file's text (YAML or JSON); throws the field errors. */
 export function parseAuthenticationConfig(text: string, group: string, ctx: ValidateContext): AuthenticationConfig {
-  let doc: any;
+  let doc: RawDocument;
   try { doc = parseYaml(text); } catch (err) { throw new Error(`cannot parse: ${(err as Error).message}`); }
   if (!doc || typeof doc !== 'object') throw new Error('cannot parse: the file is empty');
   const versions = [`${group}/v1beta1`, `${group}/v1alpha1`];
-  if (doc.kind !== 'AuthenticationConfiguration' || !versions.includes(doc.apiVersion)) {
+  if (doc.kind !== 'AuthenticationConfiguration' || !versions.includes(doc.apiVersion as string)) {
     throw new Error(`no kind ${q(doc.kind ?? '')} is registered for version ${q(doc.apiVersion ?? '')}: expected kind AuthenticationConfiguration, apiVersion ${versions.join(' or ')}`);
   }
   const e = new Errors();
@@ -209,7 +227,7 @@ export function parseAuthenticationConfig(text: string, group: string, ctx: Vali
   if (!Array.isArray(jwt)) throw new Error('jwt: Invalid value: must be a list');
   if (jwt.length > MAX_JWT_AUTHENTICATORS) e.tooMany('jwt', jwt.length, MAX_JWT_AUTHENTICATORS);
   const issuers = new Set<string>(), discovery = new Set<string>();
-  jwt.forEach((j: any, i: number) => validateJwt(e, `jwt[${i}]`, j, ctx, issuers, discovery));
+  jwt.forEach((j: RawJwt | undefined, i: number) => validateJwt(e, `jwt[${i}]`, j, ctx, issuers, discovery));
   let anonymous: AnonymousSpec | undefined;
   if (doc.anonymous !== undefined && doc.anonymous !== null) {
     const a = doc.anonymous;

@@ -10,7 +10,7 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jos
 
 const MAX_BODY = 1 << 20;
 
-export function httpsGetJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
+export function httpsGetJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<unknown> {
   return new Promise((done, fail) => {
     let u: URL;
     try { u = new URL(url); } catch { return fail(new Error(`invalid URL ${url}`)); }
@@ -75,7 +75,7 @@ export class RemoteKeys {
   private async fetchKeys(): Promise<void> {
     if (!this.jwksUri) {
       const url = this.discoveryURL || `${this.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-      const doc = await httpsGetJson(url, this.ca);
+      const doc = await httpsGetJson(url, this.ca) as { issuer?: unknown; jwks_uri?: unknown } | null | undefined;
       if (doc?.issuer !== this.issuer) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(doc?.issuer)}`);
       if (typeof doc.jwks_uri !== 'string') throw new Error(`${url}: no jwks_uri`);
       this.jwksUri = doc.jwks_uri;

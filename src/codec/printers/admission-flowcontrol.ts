@@ -4,25 +4,27 @@
  * FlowSchema (rows in matching order), PriorityLevelConfiguration, StorageVersion,
  * StorageVersionMigration and the aggregator's APIService.
  */
+import type { APIService, FlowSchema, PriorityLevelConfiguration, PriorityLevelSpec } from '../../api/kinds.js';
+import type { KubeObject, LabelSelector } from '../../api/object.js';
 import { AGE, NAME, asList, col, condition, listWithMore, type Column } from './common.js';
 
 const WEBHOOKS_DOC = 'Webhooks indicates the number of webhooks registered in this configuration';
 const webhookColumns = (): Column[] => [NAME, col('Webhooks', 'integer', (o) => asList(o.webhooks).length, 0, '', WEBHOOKS_DOC), AGE];
 
-const paramKind = (o: any): string => (o.spec?.paramKind ? `${o.spec.paramKind.apiVersion ?? ''}/${o.spec.paramKind.kind ?? ''}` : '<unset>');
+const paramKind = (o: KubeObject<{ paramKind?: { apiVersion?: string; kind?: string } }>): string => (o.spec?.paramKind ? `${o.spec.paramKind.apiVersion ?? ''}/${o.spec.paramKind.kind ?? ''}` : '<unset>');
 
 /** Go's %v of a string slice: `[a b]`. */
 const goSlice = (v: unknown): string => `[${asList(v).join(' ')}]`;
 
 /** The generated Go String() of a metav1.LabelSelector, which upstream prints for a selector paramRef. */
-export function goLabelSelector(sel: any): string {
-  const labels = Object.keys(sel?.matchLabels ?? {}).sort().map((k) => `${k}: ${sel.matchLabels[k]},`).join('');
+export function goLabelSelector(sel: LabelSelector | undefined): string {
+  const labels = Object.keys(sel?.matchLabels ?? {}).sort().map((k) => `${k}: ${sel!.matchLabels![k]},`).join('');
   const exprs = asList(sel?.matchExpressions).map((e) => `LabelSelectorRequirement{Key:${e?.key ?? ''},Operator:${e?.operator ?? ''},Values:${goSlice(e?.values)},},`).join('');
   return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
 }
 
 /** A policy binding's param reference: `namespace/name`, `*\/name` without a namespace, or its selector. */
-export function paramRef(o: any): string {
+export function paramRef(o: KubeObject<{ paramRef?: { name?: string; namespace?: string; selector?: LabelSelector } }>): string {
   const pr = o.spec?.paramRef;
   if (!pr) return '<unset>';
   if (pr.name) return pr.namespace ? `${pr.namespace}/${pr.name}` : `*/${pr.name}`;
@@ -34,9 +36,10 @@ const bindingColumns = (): Column[] => [NAME,
   col('ParamRef', 'string', paramRef, 0, '', 'ParamRef indicates the param resource which sets the configration param'), AGE];
 
 /** The limited configuration of a priority level (v1beta1/v1beta2 name its shares assuredConcurrencyShares). */
-const limited = (o: any): any => o.spec?.limited;
+type Limited = NonNullable<PriorityLevelSpec['limited']> & { assuredConcurrencyShares?: number };
+const limited = (o: PriorityLevelConfiguration): Limited | undefined => o.spec?.limited;
 
-function plcCells(o: any): { shares: string | number; queues: string | number; handSize: string | number; queueLengthLimit: string | number } {
+function plcCells(o: PriorityLevelConfiguration): { shares: string | number; queues: string | number; handSize: string | number; queueLengthLimit: string | number } {
   const l = limited(o);
   if (!l) return { shares: '<none>', queues: '<none>', handSize: '<none>', queueLengthLimit: '<none>' };
   const shares = l.nominalConcurrencyShares ?? l.assuredConcurrencyShares ?? 0;
@@ -46,14 +49,14 @@ function plcCells(o: any): { shares: string | number; queues: string | number; h
 }
 
 /** upstream FlowSchemaSequence: lower matchingPrecedence first, then by name. */
-export function flowSchemaOrder(a: any, b: any): number {
+export function flowSchemaOrder(a: FlowSchema | undefined, b: FlowSchema | undefined): number {
   const pa = a?.spec?.matchingPrecedence ?? 0, pb = b?.spec?.matchingPrecedence ?? 0;
   if (pa !== pb) return pa - pb;
   const na = a?.metadata?.name ?? '', nb = b?.metadata?.name ?? '';
   return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
-function apiServiceAvailable(o: any): string {
+function apiServiceAvailable(o: APIService): string {
   const c = condition(o, 'Available');
   if (!c) return 'Unknown';
   if (c.status === 'True' || !c.reason) return String(c.status ?? '');
@@ -91,4 +94,4 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
 };
 
 /** Kinds whose list rows upstream sorts before printing. */
-export const ROW_ORDER: Record<string, (a: any, b: any) => number> = { FlowSchema: flowSchemaOrder };
+export const ROW_ORDER: Record<string, (a: FlowSchema, b: FlowSchema) => number> = { FlowSchema: flowSchemaOrder };

@@ -3,6 +3,8 @@
  * DaemonSet, ControllerRevision, Job, CronJob and HorizontalPodAutoscaler (autoscaling/v1
  * objects read as upstream's conversion to the internal, v2-shaped, type).
  */
+import type { Job } from '../../api/kinds.js';
+import { conditionsOf, type KubeObject, type OwnerReference } from '../../api/object.js';
 import {
   AGE, NAME, age, asList, boolPtr, col, formatLabels, formatLabelSelector, humanDuration, quantity, secondsBetween,
   selectorString, templateColumns, wide, type Column,
@@ -13,9 +15,9 @@ const selectorColumn = (sel: (o: any) => any): Column => wide('Selector', 'strin
 const podTemplate = (o: any) => o.spec?.template?.spec;
 
 /** A job condition of this type with status True (upstream hasJobCondition looks at the first of the type). */
-const jobCondition = (o: any, type: string): boolean => asList(o.status?.conditions).find((c) => c?.type === type)?.status === 'True';
+const jobCondition = (o: Job, type: string): boolean => conditionsOf(o).find((c) => c?.type === type)?.status === 'True';
 
-export function jobStatus(o: any): string {
+export function jobStatus(o: Job): string {
   if (jobCondition(o, 'Complete')) return 'Complete';
   if (jobCondition(o, 'Failed')) return 'Failed';
   if (o.metadata?.deletionTimestamp) return 'Terminating';
@@ -24,7 +26,7 @@ export function jobStatus(o: any): string {
   return 'Running';
 }
 
-export function jobCompletions(o: any): string {
+export function jobCompletions(o: Job): string {
   const succeeded = o.status?.succeeded ?? 0;
   if (typeof o.spec?.completions === 'number') return `${succeeded}/${o.spec.completions}`;
   const parallelism = o.spec?.parallelism ?? 0;
@@ -32,15 +34,15 @@ export function jobCompletions(o: any): string {
 }
 
 /** Empty before the job starts; running time until now, else start to completion. */
-export function jobDuration(o: any, now: number): string {
+export function jobDuration(o: Job, now: number): string {
   const start = o.status?.startTime;
   if (!start) return '';
   return humanDuration(secondsBetween(start, o.status?.completionTime ?? now));
 }
 
 /** The controller owner as `<kind>[.<group>]/<name>` (lower-cased group kind), `<none>` without one. */
-function controllerOf(o: any): string {
-  const ref = asList(o.metadata?.ownerReferences).find((r) => r?.controller === true);
+function controllerOf(o: KubeObject): string {
+  const ref = (asList(o.metadata?.ownerReferences) as (OwnerReference | undefined)[]).find((r) => r?.controller === true);
   if (!ref) return '<none>';
   const apiVersion = String(ref.apiVersion ?? '');
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';

@@ -4,6 +4,8 @@
  * "+ N more..." lists, timestamps as HumanDuration). The server prints every column, as
  * upstream's table convertor asks its printers for the wide output.
  */
+import { conditionsOf, type Condition, type KubeObject } from '../../api/object.js';
+
 export type Cell = string | number | boolean | null;
 
 export interface Column {
@@ -58,8 +60,9 @@ export function formatLabels(m: Record<string, unknown> | undefined | null): str
 }
 
 /** labels.Selector.String of a metav1.LabelSelector (requirements sorted by key); undefined when invalid. */
-export function selectorString(sel: any): string | undefined {
-  if (!sel || typeof sel !== 'object') return '';
+export function selectorString(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object') return '';
+  const sel = value as { matchLabels?: Record<string, unknown>; matchExpressions?: unknown };
   const reqs: [string, string][] = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => [k, `${k}=${v}`]);
   for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
     const values = [...(e?.values ?? [])].map(String).sort().join(',');
@@ -75,14 +78,14 @@ export function selectorString(sel: any): string | undefined {
 }
 
 /** metav1.FormatLabelSelector: the selector string, `<none>` when it selects everything or nothing. */
-export const formatLabelSelector = (sel: any): string => {
+export const formatLabelSelector = (sel: unknown): string => {
   const s = selectorString(sel);
   return s === undefined ? '<error>' : s || '<none>';
 };
 
 /** layoutContainerCells: container names and images, comma-joined. */
-export const containerNames = (containers: any): string => (Array.isArray(containers) ? containers : []).map((c: any) => c?.name ?? '').join(',');
-export const containerImages = (containers: any): string => (Array.isArray(containers) ? containers : []).map((c: any) => c?.image ?? '').join(',');
+export const containerNames = (containers: unknown): string => (Array.isArray(containers) ? containers : []).map((c: { name?: string } | undefined) => c?.name ?? '').join(',');
+export const containerImages = (containers: unknown): string => (Array.isArray(containers) ? containers : []).map((c: { image?: string } | undefined) => c?.image ?? '').join(',');
 
 /** The wide Containers and Images columns of a pod template at `spec(o)`. */
 export function templateColumns(podSpec: (o: any) => any): Column[] {
@@ -111,7 +114,7 @@ export const intOrString = (v: unknown): string => String(v);
 export const asList = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 /** The condition of a type, if any. */
-export const condition = (o: any, type: string): any => asList(o?.status?.conditions).find((c) => c?.type === type);
+export const condition = (o: { status?: unknown } | undefined, type: string): Condition | undefined => conditionsOf(o).find((c) => c?.type === type);
 
 /**
  * Label and annotation domains upstream spells `kubernetes.io`: this server's identity uses
@@ -129,7 +132,7 @@ export function domainValue(m: Record<string, unknown> | undefined, prefix: stri
 }
 
 /** upstream's storage-class helpers: the beta annotation wins over spec.storageClassName. */
-export function storageClassOf(o: any): string {
+export function storageClassOf(o: KubeObject<{ storageClassName?: string }>): string {
   const beta = domainValue(o.metadata?.annotations, 'volume.beta.', '/storage-class');
   return typeof beta === 'string' ? beta : (o.spec?.storageClassName ?? '');
 }

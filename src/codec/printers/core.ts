@@ -3,6 +3,8 @@
  * Namespace, ConfigMap, Secret, ServiceAccount, ResourceQuota, ComponentStatus, Node and Event.
  * Service, Endpoints and the volume kinds are in storage-networking.ts.
  */
+import type { Node, ResourceQuota } from '../../api/kinds.js';
+import { conditionsOf, type Condition, type KubeObject } from '../../api/object.js';
 import {
   AGE, NAME, age, asList, col, containerImages, containerNames, formatLabels, humanDuration, LABEL_DOMAINS, quantity, secondsBetween,
   templateColumns, wide, type Cell, type Column,
@@ -86,7 +88,7 @@ function readinessGates(pod: any): string {
 const orNone = (v: unknown): string => (typeof v === 'string' && v ? v : '<none>');
 
 /** upstream findNodeRoles: `node-role.<domain>/<role>` labels and the `<domain>/role` label, sorted. */
-export function nodeRoles(node: any): string {
+export function nodeRoles(node: Node): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(node.metadata?.labels ?? {})) {
     for (const d of LABEL_DOMAINS) {
@@ -99,18 +101,27 @@ export function nodeRoles(node: any): string {
 }
 
 /** upstream printNode: Ready / NotReady (False or Unknown) / Unknown (no Ready condition), then SchedulingDisabled */
-function nodeStatus(o: any): string {
-  const ready = asList(o.status?.conditions).find((c) => c?.type === 'Ready');
+function nodeStatus(o: Node): string {
+  const ready = conditionsOf(o).find((c) => c?.type === 'Ready');
   const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
   if (o.spec?.unschedulable === true) status.push('SchedulingDisabled');
   return status.join(',');
 }
 
-const nodeAddress = (o: any, type: string): string => asList(o.status?.addresses).find((a) => a?.type === type)?.address ?? '<none>';
+const nodeAddress = (o: Node, type: string): string => asList(o.status?.addresses).find((a) => a?.type === type)?.address ?? '<none>';
 const orUnknown = (v: unknown): string => (typeof v === 'string' && v ? v : '<unknown>');
 
+/** A core v1 or events.<domain>/v1 Event: both spellings of each field may be there. */
+interface ObjectRef { kind?: string; name?: string; fieldPath?: string }
+interface EventObject extends KubeObject {
+  firstTimestamp?: string; deprecatedFirstTimestamp?: string; lastTimestamp?: string; deprecatedLastTimestamp?: string;
+  eventTime?: string; series?: { lastObservedTime?: string; count?: number }; count?: number; deprecatedCount?: number;
+  involvedObject?: ObjectRef; regarding?: ObjectRef; source?: { component?: string; host?: string }; deprecatedSource?: { component?: string; host?: string };
+  reportingComponent?: string; reportingController?: string; reportingInstance?: string;
+}
+
 /** Core v1 and events.<domain>/v1 Events as upstream's one printer sees them (the latter converted to core). */
-function eventView(o: any): { first: string | undefined; last: string | undefined; eventTime: string | undefined; series: any; count: number; target: any; source: any } {
+function eventView(o: EventObject): { first: string | undefined; last: string | undefined; eventTime: string | undefined; series: EventObject['series']; count: number; target: ObjectRef; source: { component?: string; host?: string } } {
   return {
     first: o.firstTimestamp ?? o.deprecatedFirstTimestamp, last: o.lastTimestamp ?? o.deprecatedLastTimestamp,
     eventTime: o.eventTime, series: o.series, count: o.count ?? o.deprecatedCount ?? 0,
@@ -118,7 +129,7 @@ function eventView(o: any): { first: string | undefined; last: string | undefine
   };
 }
 
-function eventTimes(o: any, now: number): { first: string; last: string; count: number } {
+function eventTimes(o: EventObject, now: number): { first: string; last: string; count: number } {
   const e = eventView(o);
   const first = e.first ? age(e.first, now) : age(e.eventTime, now);
   let last = e.last ? age(e.last, now) : first;
@@ -132,7 +143,7 @@ function eventTimes(o: any, now: number): { first: string; last: string; count: 
   return { first, last, count };
 }
 
-function eventTarget(o: any): string {
+function eventTarget(o: EventObject): string {
   const t = eventView(o).target;
   const kind = String(t.kind ?? '').toLowerCase();
   return t.name ? `${kind}/${t.name}` : kind;
@@ -142,7 +153,7 @@ function eventTarget(o: any): string {
  * formatEventSource: component (or the reporting controller), then `, host` (or reportingInstance).
  * Core v1 names the reporting controller `reportingComponent`, events/v1 `reportingController`.
  */
-function eventSource(o: any): string {
+function eventSource(o: EventObject): string {
   const s = eventView(o).source;
   const component = s.component || o.reportingComponent || o.reportingController || '';
   const instance = s.host || o.reportingInstance || '';
@@ -150,15 +161,15 @@ function eventSource(o: any): string {
 }
 
 /** upstream printResourceQuota: `resource: used/hard` of each hard resource, split into requests and `limits.*`. */
-function quotaColumn(o: any, limits: boolean): string {
-  const hard = o.status?.hard ?? {}, used = o.status?.used ?? {};
+function quotaColumn(o: ResourceQuota, limits: boolean): string {
+  const hard: Record<string, string> = o.status?.hard ?? {}, used: Record<string, string> = o.status?.used ?? {};
   return Object.keys(hard).sort()
     .filter((r) => { const p = r.split('.'); return (p.length > 1 && p[0] === 'limits') === limits; })
     .map((r) => `${r}: ${quantity(used[r])}/${quantity(hard[r])}`).join(', ');
 }
 
-function componentHealth(o: any): [string, string, string] {
-  const c = asList(o.conditions).find((x) => x?.type === 'Healthy');
+function componentHealth(o: { conditions?: unknown }): [string, string, string] {
+  const c = (asList(o.conditions) as ((Condition & { error?: string }) | undefined)[]).find((x) => x?.type === 'Healthy');
   if (!c) return ['Unknown', '', ''];
   return [c.status === 'True' ? 'Healthy' : 'Unhealthy', c.message ?? '', c.error ?? ''];
 }

@@ -3,12 +3,14 @@
  * printers show them. Role and ClusterRole have no printer upstream: they use the default
  * Name / Created At table, as every kind without columns here.
  */
+import type { CertificateSigningRequest } from '../../api/kinds.js';
+import { conditionsOf } from '../../api/object.js';
 import { AGE, NAME, asList, col, humanDuration, intOrString, wide, type Column } from './common.js';
 
 /** rbac.SubjectsStrings: users, groups and `namespace/name` service accounts, each `, `-joined. */
-export function subjects(o: any): { users: string; groups: string; serviceAccounts: string } {
+export function subjects(o: { subjects?: unknown }): { users: string; groups: string; serviceAccounts: string } {
   const users: string[] = [], groups: string[] = [], sas: string[] = [];
-  for (const s of asList(o.subjects)) {
+  for (const s of asList(o.subjects) as ({ kind?: string; name: string; namespace?: string } | undefined)[]) {
     if (s?.kind === 'User') users.push(s.name);
     else if (s?.kind === 'Group') groups.push(s.name);
     else if (s?.kind === 'ServiceAccount') sas.push(`${s.namespace ?? ''}/${s.name}`);
@@ -24,8 +26,8 @@ function bindingColumns(what: string): Column[] {
 }
 
 /** upstream extractCSRStatus: Denied, Approved or Pending, then ,Failed and ,Issued. */
-function csrCondition(o: any): string {
-  const types = new Set(asList(o.status?.conditions).map((c) => c?.type));
+function csrCondition(o: CertificateSigningRequest): string {
+  const types = new Set(conditionsOf(o).map((c) => c?.type));
   let s = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
   if (types.has('Failed')) s += ',Failed';
   if (o.status?.certificate) s += ',Issued';

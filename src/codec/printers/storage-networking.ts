@@ -4,6 +4,7 @@
  * kinds (PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass, CSI*,
  * VolumeAttachment) and the resource.<domain> (DRA) kinds.
  */
+import type { KubeObject } from '../../api/object.js';
 import {
   AGE, NAME, asList, col, domainValue, formatLabels, formatLabelSelector, listWithMore, quantity, storageClassOf, type Column,
 } from './common.js';
@@ -77,18 +78,18 @@ export function accessModes(modes: unknown): string {
     .filter(([m]) => set.has(m)).map(([, short]) => short).join(',');
 }
 
-const phaseOf = (o: any): string => (o.metadata?.deletionTimestamp ? 'Terminating' : (o.status?.phase ?? ''));
+const phaseOf = (o: KubeObject<unknown, { phase?: string }>): string => (o.metadata?.deletionTimestamp ? 'Terminating' : (o.status?.phase ?? ''));
 const unset = (v: unknown): string => (typeof v === 'string' ? v : '<unset>');
 
 /** A PVC's capacity and access modes show once it is bound to a volume. */
-const claimBound = (o: any): boolean => Boolean(o.spec?.volumeName);
+const claimBound = (o: KubeObject<{ volumeName?: string }>): boolean => Boolean(o.spec?.volumeName);
 
-const isDefaultClass = (o: any): boolean =>
+const isDefaultClass = (o: KubeObject): boolean =>
   domainValue(o.metadata?.annotations, 'storageclass.', '/is-default-class') === 'true' ||
   domainValue(o.metadata?.annotations, 'storageclass.beta.', '/is-default-class') === 'true';
 
 /** upstream resourceClaimState: deleted, pending, allocated, reserved. */
-function claimState(o: any): string {
+function claimState(o: KubeObject<unknown, { allocation?: unknown; reservedFor?: unknown }>): string {
   const states: string[] = [];
   if (o.metadata?.deletionTimestamp) states.push('deleted');
   if (!o.status?.allocation) { if (!o.metadata?.deletionTimestamp) states.push('pending'); }
@@ -99,7 +100,7 @@ function claimState(o: any): string {
   return states.join(',');
 }
 
-function ipParent(o: any): string {
+function ipParent(o: KubeObject<{ parentRef?: { group?: string; resource?: string; namespace?: string; name?: string } }>): string {
   const ref = o.spec?.parentRef;
   if (!ref) return '<none>';
   const groupResource = ref.group ? `${ref.resource}.${ref.group}` : String(ref.resource ?? '');

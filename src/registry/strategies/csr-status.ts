@@ -5,6 +5,8 @@
  * compatibility options).
  */
 import { X509Certificate } from 'node:crypto';
+import type { CertificateSigningRequest as Csr } from '../../api/kinds.js';
+import type { Condition } from '../../api/object.js';
 import { rfc3339 } from '../objects.js';
 import { firstPemBlock } from '../../x509/request.js';
 import { duplicate, forbidden, invalid, notSupported, required, same, type Cause } from './field-errors.js';
@@ -15,9 +17,12 @@ const ALL_STATUSES = ['False', 'True', 'Unknown'];
 
 export type CsrWritePath = 'main' | 'status' | 'approval';
 
-const conditionsOf = (csr: any): any[] => (Array.isArray(csr?.status?.conditions) ? csr.status.conditions : []);
-const ofType = (csr: any, t: string): any[] => conditionsOf(csr).filter((c) => c?.type === t);
-const certificateOf = (csr: any): string => (typeof csr?.status?.certificate === 'string' ? csr.status.certificate : '');
+/** A written condition: not yet validated, any element may be malformed. */
+type RawCondition = Condition | undefined;
+
+const conditionsOf = (csr: Csr | undefined): RawCondition[] => (Array.isArray(csr?.status?.conditions) ? csr.status.conditions : []);
+const ofType = (csr: Csr | undefined, t: string): RawCondition[] => conditionsOf(csr).filter((c) => c?.type === t);
+const certificateOf = (csr: Csr | undefined): string => (typeof csr?.status?.certificate === 'string' ? csr.status.certificate : '');
 
 /** validateCertificate: status.certificate (base64 in JSON) holds only CERTIFICATE PEM blocks. */
 export function certificateError(b64: string): string | undefined {
@@ -34,13 +39,13 @@ export function certificateError(b64: string): string | undefined {
   return blocks === 0 ? 'must contain at least one CERTIFICATE PEM block' : undefined;
 }
 
-function hasDuplicateTypes(csr: any): boolean {
+function hasDuplicateTypes(csr: Csr): boolean {
   const types = conditionsOf(csr).map((c) => c?.type);
   return new Set(types).size !== types.length;
 }
 
 /** validateConditions, with the compatibility allowances taken from the stored object. */
-export function conditionCauses(csr: any, old: any | undefined): Cause[] {
+export function conditionCauses(csr: Csr, old: Csr | undefined): Cause[] {
   const out: Cause[] = [];
   const allowEmptyType = !!old && conditionsOf(old).some((c) => !c?.type);
   const allowBoth = !!old && ofType(old, 'Approved').length > 0 && ofType(old, 'Denied').length > 0;
@@ -65,7 +70,7 @@ export function conditionCauses(csr: any, old: any | undefined): Cause[] {
 }
 
 /** validateCertificateSigningRequestUpdate: what a write through `path` may not change. */
-export function updateCauses(csr: any, old: any, path: CsrWritePath): Cause[] {
+export function updateCauses(csr: Csr, old: Csr, path: CsrWritePath): Cause[] {
   const out = conditionCauses(csr, old);
   const cert = certificateOf(csr), oldCert = certificateOf(old);
   const certChanged = cert !== oldCert;
@@ -91,11 +96,11 @@ export function updateCauses(csr: any, old: any, path: CsrWritePath): Cause[] {
 }
 
 /** preserveConditionInstances: when the count of type t is unchanged, the stored instances stay. */
-function preserveConditions(csr: any, old: any, t: string): void {
+function preserveConditions(csr: Csr, old: Csr, t: string): void {
   const before = conditionsOf(old).filter((c) => c?.type === t);
   const idx = conditionsOf(csr).flatMap((c, i) => (c?.type === t ? [i] : []));
   if (before.length !== idx.length) return;
-  idx.forEach((i, k) => { csr.status.conditions[i] = structuredClone(before[k]); });
+  idx.forEach((i, k) => { csr.status!.conditions![i] = structuredClone(before[k]) as Condition; });
 }
 
 /**
@@ -103,7 +108,7 @@ function preserveConditions(csr: any, old: any, t: string): void {
  * stored condition of the same type and status, else now. (v1 has no defaulting of a
  * condition's status, unlike v1beta1: a missing one is Required.)
  */
-function stampConditions(csr: any, old: any, now: number): void {
+function stampConditions(csr: Csr, old: Csr, now: number): void {
   const ts = rfc3339(now);
   for (const c of conditionsOf(csr)) {
     if (!c || typeof c !== 'object') continue;
@@ -116,7 +121,7 @@ function stampConditions(csr: any, old: any, now: number): void {
 }
 
 /** csrStatusStrategy.PrepareForUpdate on next (the stored object with the written status). */
-export function prepareStatusWrite(next: any, old: any, now: number): void {
+export function prepareStatusWrite(next: Csr, old: Csr, now: number): void {
   next.spec = old.spec;
   if (Array.isArray(next.status?.conditions)) {
     preserveConditions(next, old, 'Approved');
@@ -126,7 +131,7 @@ export function prepareStatusWrite(next: any, old: any, now: number): void {
 }
 
 /** csrApprovalStrategy.PrepareForUpdate: only status.conditions come from the written object. */
-export function approvalWrite(obj: any, old: any, now: number): any {
+export function approvalWrite(obj: Csr | undefined, old: Csr, now: number): Csr {
   const next = structuredClone(old);
   const conditions = obj?.status?.conditions;
   next.status = { ...(old.status ?? {}) };

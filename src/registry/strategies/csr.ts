@@ -5,6 +5,7 @@
  * creation; status changes only through `approval` (Approved/Denied conditions) and `status`
  * (the certificate and other conditions), with the rules of csr-status.ts.
  */
+import type { CertificateSigningRequest } from '../../api/kinds.js';
 import { checkSignature, parseCSR, type CertificateRequest } from '../../x509/request.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { approvalWrite, conditionCauses, prepareStatusWrite, updateCauses } from './csr-status.js';
@@ -42,7 +43,7 @@ function validateSigner(name: unknown, product: string): Cause[] {
 }
 
 /** product: the identity's product word (`platform`, `kubernetes`) naming the built-in signers */
-export function validateCSR(obj: any, product = 'platform'): Cause[] {
+export function validateCSR(obj: CertificateSigningRequest, product = 'platform'): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   const err = requestError(spec.request);
@@ -70,7 +71,7 @@ export const signerName = (product: string, signer: 'kube-apiserver-client' | 'k
  * The CertificateSubjectRestriction admission plugin (validating, so after validation): the
  * API server client signer never issues for group system:masters.
  */
-function subjectRestriction(obj: any, product: string): string | undefined {
+function subjectRestriction(obj: CertificateSigningRequest, product: string): string | undefined {
   const signer = signerName(product, 'kube-apiserver-client');
   if (obj.spec?.signerName !== signer) return undefined;
   let csr: CertificateRequest;

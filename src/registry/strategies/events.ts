@@ -5,15 +5,20 @@
  * update through events.plat.io/v1 may change only metadata and series (upstream
  * ValidateEventUpdate); core v1 updates stay unrestricted, for backwards compatibility.
  */
+import type { KubeObject } from '../../api/object.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { immutable, invalid, required, same, type Cause } from './field-errors.js';
+
+/** An Event read by field name (the v1 and core spellings both appear). */
+type EventObject = KubeObject & { series?: EventSeries } & Record<string, unknown>;
+interface EventSeries { count?: unknown; lastObservedTime?: unknown }
 
 const DEPRECATED: [string, string][] = [
   ['deprecatedFirstTimestamp', 'firstTimestamp'], ['deprecatedLastTimestamp', 'lastTimestamp'],
   ['deprecatedCount', 'count'], ['deprecatedSource', 'source'],
 ];
 
-export function validateEventV1(obj: any): Cause[] {
+export function validateEventV1(obj: EventObject): Cause[] {
   const out: Cause[] = [];
   if (!obj.eventTime) out.push(required('eventTime'));
   else {
@@ -34,7 +39,7 @@ export function validateEventV1(obj: any): Cause[] {
 }
 
 /** upstream validateV1EventSeries */
-function validateSeries(series: any): Cause[] {
+function validateSeries(series: EventSeries | null | undefined): Cause[] {
   if (series === undefined || series === null) return [];
   const out: Cause[] = [];
   if (!(typeof series.count === 'number' && series.count >= 2)) out.push(invalid('series.count', '', 'should be at least 2'));
@@ -55,14 +60,14 @@ const zero = (v: unknown): unknown =>
   (v === null || v === '' || v === 0 || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0) ? undefined : v);
 
 /** upstream ValidateEventUpdate for updates through events.plat.io/v1 (obj and old in that version) */
-export function validateEventUpdateV1(obj: any, old: any): Cause[] {
+export function validateEventUpdateV1(obj: EventObject, old: EventObject): Cause[] {
   const out: Cause[] = [];
   if (!same(obj.series, old.series)) out.push(...validateSeries(obj.series));
   for (const [f, path] of IMMUTABLE) out.push(...immutable(path, zero(obj[f]), zero(old[f])));
   return out;
 }
 
-const isV1 = (obj: any): boolean => String(obj.apiVersion).startsWith('events.');
+const isV1 = (obj: KubeObject): boolean => String(obj.apiVersion).startsWith('events.');
 
 /** objects being created (prepareForCreate ran on them): the strict rules apply on create only */
 const creating = new WeakSet<object>();

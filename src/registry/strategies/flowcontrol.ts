@@ -2,17 +2,18 @@
  * API priority and fairness objects (flowcontrol.apiserver.plat.io/v1): upstream's v1 defaults.
  * nominalConcurrencyShares defaults to 30 only when unspecified; an explicit 0 is kept.
  */
+import type { FlowSchema, PriorityLevelConfiguration } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** SetDefaults_FlowSchemaSpec: matchingPrecedence (a non-pointer field) 1000 when zero. */
-function defaultFlowSchema(obj: any): void {
+function defaultFlowSchema(obj: FlowSchema): void {
   if (isObj(obj.spec)) obj.spec.matchingPrecedence ||= 1000;
 }
 
 /** SetDefaults_PriorityLevelConfiguration and those of its limited, exempt and queuing parts. */
-function defaultPriorityLevel(obj: any): void {
+function defaultPriorityLevel(obj: PriorityLevelConfiguration): void {
   const spec = obj.spec;
   if (!isObj(spec)) return;
   if (isObj(spec.limited)) {

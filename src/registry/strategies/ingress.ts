@@ -2,6 +2,7 @@
  * networking v1 Ingress: a default backend or rules; each HTTP path has a pathType (Exact,
  * Prefix, ImplementationSpecific) and an absolute path, and exactly one kind of backend.
  */
+import type { HTTPIngressPath, Ingress, IngressBackend, IngressRule } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { dns1035Label, dnsSubdomain, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
 
@@ -9,7 +10,7 @@ const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const BAD_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const BAD_SUFFIXES = ['/..', '/.'];
 
-function validatePath(p: any, at: string): Cause[] {
+function validatePath(p: HTTPIngressPath | undefined, at: string): Cause[] {
   if (!p?.pathType) return [required(`${at}.pathType`, 'pathType must be specified')];
   const out: Cause[] = [];
   const path = p.path ?? '';
@@ -29,7 +30,7 @@ function validatePath(p: any, at: string): Cause[] {
   return [...out, ...validateBackend(p.backend, `${at}.backend`)];
 }
 
-function validateBackend(b: any, at: string): Cause[] {
+function validateBackend(b: IngressBackend | undefined, at: string): Cause[] {
   const svc = b?.service;
   if (b?.resource && svc) return [invalid(at, '', 'cannot set both resource and service backends')];
   if (b?.resource) return b.resource.kind && b.resource.name ? [] : [required(`${at}.resource`, 'kind and name are required')];
@@ -43,9 +44,9 @@ function validateBackend(b: any, at: string): Cause[] {
   return out;
 }
 
-export function validateIngress(obj: any): Cause[] {
+export function validateIngress(obj: Ingress): Cause[] {
   const spec = obj.spec ?? {};
-  const rules: any[] = Array.isArray(spec.rules) ? spec.rules : [];
+  const rules: (IngressRule | undefined)[] = Array.isArray(spec.rules) ? spec.rules : [];
   const out: Cause[] = [];
   if (!spec.defaultBackend && rules.length === 0) out.push(invalid('spec.rules', rules, 'either `defaultBackend` or `rules` must be specified'));
   if (spec.defaultBackend) out.push(...validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
@@ -57,7 +58,7 @@ export function validateIngress(obj: any): Cause[] {
       else out.push(...dnsSubdomain(`${at}.host`, host.startsWith('*.') ? host.slice(2) : host));
     }
     if (!r?.http) return;
-    const paths: any[] = Array.isArray(r.http.paths) ? r.http.paths : [];
+    const paths: (HTTPIngressPath | undefined)[] = Array.isArray(r.http.paths) ? r.http.paths : [];
     if (paths.length === 0) out.push(required(`${at}.http.paths`));
     paths.forEach((p, j) => out.push(...validatePath(p, `${at}.http.paths[${j}]`)));
   });

@@ -1,5 +1,6 @@
 /** metav1.LabelSelector validation and the selector-matches-template rule of the workload kinds. */
-import { labelSelectorFromObject } from '../../api/selectors.js';
+import type { KubeObject } from '../../api/object.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../../api/selectors.js';
 import { forbidden, invalid, required, type Cause } from './field-errors.js';
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -22,13 +23,13 @@ export function labelValue(field: string, value: unknown): Cause[] {
 }
 
 /** ValidateLabelSelector: keys and values, operators, values present exactly for In/NotIn. */
-export function validateLabelSelector(sel: any, path: string): Cause[] {
+export function validateLabelSelector(sel: LabelSelectorObject | null | undefined, path: string): Cause[] {
   if (sel == null) return [];
   const out: Cause[] = [];
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) {
     out.push(...labelKey(`${path}.matchLabels`, k), ...labelValue(`${path}.matchLabels`, v));
   }
-  (sel.matchExpressions ?? []).forEach((e: any, i: number) => {
+  (sel.matchExpressions ?? []).forEach((e, i: number) => {
     const p = `${path}.matchExpressions[${i}]`;
     const n = Array.isArray(e?.values) ? e.values.length : 0;
     if (e?.operator === 'In' || e?.operator === 'NotIn') {
@@ -44,7 +45,7 @@ export function validateLabelSelector(sel: any, path: string): Cause[] {
 }
 
 /** A non-empty selector must select the template's labels (ValidatePodTemplateSpecForReplicaSet). */
-export function selectorMatchesTemplate(sel: any, template: any, path: string): Cause[] {
+export function selectorMatchesTemplate(sel: LabelSelectorObject | null | undefined, template: KubeObject | undefined, path: string): Cause[] {
   if (sel == null) return [];
   let selector;
   try { selector = labelSelectorFromObject(sel); } catch { return [invalid(path.replace(/template$/, 'selector'), sel, 'invalid label selector')]; }

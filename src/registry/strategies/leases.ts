@@ -3,10 +3,11 @@
  * AllowCreateOnUpdate), and upstream ValidateLeaseSpec: leaseDurationSeconds > 0,
  * leaseTransitions >= 0, preferredHolder only with a strategy.
  */
+import type { LeaseSpec } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, invalid, type Cause } from './field-errors.js';
 
-export function validateLeaseSpec(spec: any): Cause[] {
+export function validateLeaseSpec(spec: LeaseSpec | undefined): Cause[] {
   const out: Cause[] = [];
   const d = spec?.leaseDurationSeconds;
   if (typeof d === 'number' && d <= 0) out.push(invalid('spec.leaseDurationSeconds', d, 'must be greater than 0'));

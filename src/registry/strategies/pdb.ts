@@ -1,4 +1,5 @@
 /** policy v1 PodDisruptionBudgets: minAvailable or maxUnavailable (not both), each an int or a percent. */
+import type { PodDisruptionBudget } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { invalid, notSupported, type Cause } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
@@ -11,10 +12,10 @@ function intOrPercent(v: unknown, path: string): Cause[] {
   return Number.parseInt(v, 10) > 100 ? [invalid(path, v, 'must not be greater than 100%')] : [];
 }
 
-export function validatePDB(obj: any): Cause[] {
+export function validatePDB(obj: PodDisruptionBudget): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
-  const has = (f: string) => spec[f] !== undefined && spec[f] !== null;
+  const has = (f: 'minAvailable' | 'maxUnavailable') => spec[f] !== undefined && spec[f] !== null;
   if (has('minAvailable') && has('maxUnavailable')) out.push(invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set'));
   if (has('minAvailable')) out.push(...intOrPercent(spec.minAvailable, 'spec.minAvailable'));
   if (has('maxUnavailable')) out.push(...intOrPercent(spec.maxUnavailable, 'spec.maxUnavailable'));

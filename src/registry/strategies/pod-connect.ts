@@ -4,13 +4,15 @@
  * The listeners serve those on the front thread (src/handlers/connect.ts, which dials the node
  * agents); connectPod is only the actor's answer should one ever reach it.
  */
+import type { Binding, Pod } from '../../api/kinds.js';
+import type { Stored } from '../../api/object.js';
 import { errors } from '../../api/status.js';
 import { notSupported, required, type Cause } from './field-errors.js';
 
 export const BINDING_SUCCESS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 
 /** BindingREST.Create: validates the Binding, then sets spec.nodeName and PodScheduled=True. */
-export function bindPod(binding: any, pod: any, now: number): { next: any; reply: unknown } {
+export function bindPod(binding: Binding, pod: Stored<Pod>, now: number): { next: Stored<Pod>; reply: unknown } {
   const name = pod.metadata.name;
   const meta = binding.metadata ?? {};
   if (meta.name && meta.name !== name) throw errors.badRequest('name in URL does not match name in Binding object');
@@ -28,7 +30,7 @@ export function bindPod(binding: any, pod: any, now: number): { next: any; reply
   next.spec = { ...(next.spec ?? {}), nodeName: target.name };
   if (meta.annotations) next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...meta.annotations };
   const status = (next.status ??= {});
-  const conditions = (status.conditions ?? []).filter((c: any) => c?.type !== 'PodScheduled');
+  const conditions = (status.conditions ?? []).filter((c) => c?.type !== 'PodScheduled');
   const at = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   status.conditions = [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: at }];
   return { next, reply: BINDING_SUCCESS };
@@ -39,7 +41,7 @@ export function bindPod(binding: any, pod: any, now: number): { next: any; reply
  * upstream (no location); exec/attach/portforward need a host; proxy needs the pod's IP.
  * Returns undefined for subresources that are plain views of the pod.
  */
-export function connectPod(sub: string, pod: any): string | undefined {
+export function connectPod(sub: string, pod: Stored<Pod>): string | undefined {
   const name = pod.metadata.name;
   const node = pod.spec?.nodeName;
   const noAgent = () => errors.serviceUnavailable(`no node agent is connected for pod ${name} (node ${JSON.stringify(node)})`);

@@ -5,8 +5,13 @@
  * `||=` (a Protobuf body carries `""` and `0` for them); pointer fields use `??=`, which
  * keeps an explicit zero.
  */
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
-const objects = (v: unknown): Record<string, any>[] => (Array.isArray(v) ? v.filter(isObj) : []);
+import { fieldAt } from '../../api/object.js';
+
+/** Decoded JSON being defaulted: any field may hold any value until checked. */
+type Json = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
+const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObj) : []);
 
 /** ParseImageName's tag: `latest` for an untagged image, none for a digest; `Always` only for `latest`. */
 export function pullPolicyFor(image: unknown): string {
@@ -23,9 +28,10 @@ function defaultProbe(p: unknown): void {
   p.periodSeconds ||= 10;
   p.successThreshold ||= 1;
   p.failureThreshold ||= 3;
-  if (isObj(p.httpGet)) {
-    p.httpGet.path ||= '/';
-    p.httpGet.scheme ||= 'HTTP';
+  const httpGet = p.httpGet;
+  if (isObj(httpGet)) {
+    httpGet.path ||= '/';
+    httpGet.scheme ||= 'HTTP';
   }
 }
 
@@ -33,13 +39,13 @@ function defaultFieldRef(ref: unknown): void {
   if (isObj(ref)) ref.apiVersion ||= 'v1';
 }
 
-function defaultContainer(c: Record<string, any>): void {
+function defaultContainer(c: Json): void {
   c.terminationMessagePath ||= '/dev/termination-log';
   c.terminationMessagePolicy ||= 'File';
   c.imagePullPolicy ||= pullPolicyFor(c.image);
   c.resources ??= {};
   for (const p of objects(c.ports)) p.protocol ||= 'TCP';
-  for (const e of objects(c.env)) defaultFieldRef(e.valueFrom?.fieldRef);
+  for (const e of objects(c.env)) defaultFieldRef(fieldAt(e.valueFrom, 'fieldRef'));
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
@@ -50,19 +56,21 @@ const SOURCES = ['hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockSt
   'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
   'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image'];
 
-function defaultVolume(v: Record<string, any>): void {
+function defaultVolume(v: Json): void {
   if (!SOURCES.some((s) => v[s] !== undefined && v[s] !== null)) v.emptyDir = {};
-  if (isObj(v.hostPath)) v.hostPath.type ??= '';
-  for (const s of ['secret', 'configMap', 'downwardAPI', 'projected']) if (isObj(v[s])) v[s].defaultMode ??= MODE_0644;
-  for (const item of objects(v.downwardAPI?.items)) defaultFieldRef(item.fieldRef);
-  for (const src of objects(v.projected?.sources)) {
-    for (const item of objects(src.downwardAPI?.items)) defaultFieldRef(item.fieldRef);
-    if (isObj(src.serviceAccountToken)) src.serviceAccountToken.expirationSeconds ??= 3600;
+  const hostPath = v.hostPath;
+  if (isObj(hostPath)) hostPath.type ??= '';
+  for (const s of ['secret', 'configMap', 'downwardAPI', 'projected']) { const src = v[s]; if (isObj(src)) src.defaultMode ??= MODE_0644; }
+  for (const item of objects(fieldAt(v.downwardAPI, 'items'))) defaultFieldRef(item.fieldRef);
+  for (const src of objects(fieldAt(v.projected, 'sources'))) {
+    for (const item of objects(fieldAt(src.downwardAPI, 'items'))) defaultFieldRef(item.fieldRef);
+    const token = src.serviceAccountToken;
+    if (isObj(token)) token.expirationSeconds ??= 3600;
   }
 }
 
 /** SetDefaults_PodSpec and what the generated defaulters apply inside it. */
-export function defaultPodSpec(spec: Record<string, any>): void {
+export function defaultPodSpec(spec: Json): void {
   spec.restartPolicy ||= 'Always';
   spec.dnsPolicy ||= 'ClusterFirst';
   spec.schedulerName ||= 'default-scheduler';
@@ -76,11 +84,12 @@ export function defaultPodSpec(spec: Record<string, any>): void {
  * SetDefaults_Pod on top of the spec's: requests default to limits, host-network pods get
  * their container ports as host ports, service links on.
  */
-export function defaultPodOnly(spec: Record<string, any>): void {
+export function defaultPodOnly(spec: Json): void {
   for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-    const limits = c.resources?.limits;
+    const limits = fieldAt(c.resources, 'limits');
     if (!isObj(limits) || !Object.keys(limits).length) continue;
-    const requests = isObj(c.resources.requests) ? c.resources.requests : (c.resources.requests = {});
+    const resources = c.resources as Json;
+    const requests: Json = isObj(resources.requests) ? resources.requests : (resources.requests = {});
     for (const [k, v] of Object.entries(limits)) requests[k] ??= v;
   }
   if (spec.hostNetwork === true) {

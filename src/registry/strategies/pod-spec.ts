@@ -2,6 +2,7 @@
  * PodSpec rules shared by Pods and every pod template (Deployment, Job, CronJob, ...):
  * container names, images, ports and resource quantities, with the upstream field paths.
  */
+import type { Container, ContainerPort, PodSpecShape, ResourceRequirements } from '../../api/kinds.js';
 import { dnsLabel, duplicate, invalid, notSupported, portNumber, required, type Cause } from './field-errors.js';
 import { labelKey, labelValue } from './label-selector.js';
 import { parseQuantity, quantityValue } from './quantity.js';
@@ -11,13 +12,13 @@ const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'];
 const STANDARD_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage', 'storage', 'pods']);
 
 /** The pod's QoS class from its containers' cpu and memory requests and limits. */
-export function qosClass(spec: any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...asArray(spec?.containers), ...asArray(spec?.initContainers)];
+export function qosClass(spec: PodSpecShape | undefined): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const containers = [...asArray<Container | undefined>(spec?.containers), ...asArray<Container | undefined>(spec?.initContainers)];
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
-    const limits = c?.resources?.limits ?? {};
-    const requests = c?.resources?.requests ?? {};
+    const limits: Record<string, unknown> = c?.resources?.limits ?? {};
+    const requests: Record<string, unknown> = c?.resources?.requests ?? {};
     for (const r of ['cpu', 'memory']) {
       if (limits[r] !== undefined || requests[r] !== undefined) any = true;
       const limit = quantityValue(limits[r]);
@@ -28,27 +29,28 @@ export function qosClass(spec: any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   return !any ? 'BestEffort' : guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-export function asArray(v: unknown): any[] {
+/** v when it is an array (of T, as the caller's shape says), else []. */
+export function asArray<T = unknown>(v: unknown): T[] {
   return Array.isArray(v) ? v : [];
 }
 
 /** ValidatePodSpec (the commonly met part); path is where the spec sits, e.g. `spec.template.spec`. */
-export function validatePodSpec(spec: any, path: string): Cause[] {
+export function validatePodSpec(spec: PodSpecShape | undefined, path: string): Cause[] {
   const out: Cause[] = [];
   if (!spec || typeof spec !== 'object') return [required(path)];
   const names = new Set<string>();
   if (asArray(spec.containers).length === 0) out.push(required(`${path}.containers`));
-  asArray(spec.containers).forEach((c, i) => out.push(...validateContainer(c, `${path}.containers[${i}]`, names)));
-  asArray(spec.initContainers).forEach((c, i) => out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names)));
+  asArray<Container | undefined>(spec.containers).forEach((c, i) => out.push(...validateContainer(c, `${path}.containers[${i}]`, names)));
+  asArray<Container | undefined>(spec.initContainers).forEach((c, i) => out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names)));
   const restart = spec.restartPolicy || 'Always';
-  if (!RESTART_POLICIES.includes(restart)) out.push(notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
+  if (!RESTART_POLICIES.includes(restart as string)) out.push(notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
   for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
     out.push(...labelKey(`${path}.nodeSelector`, k), ...labelValue(`${path}.nodeSelector`, v));
   }
   return out;
 }
 
-function validateContainer(c: any, path: string, names: Set<string>): Cause[] {
+function validateContainer(c: Container | undefined, path: string, names: Set<string>): Cause[] {
   const out: Cause[] = [];
   if (!c?.name) out.push(required(`${path}.name`));
   else if (names.has(c.name)) out.push(duplicate(`${path}.name`, c.name));
@@ -57,12 +59,12 @@ function validateContainer(c: any, path: string, names: Set<string>): Cause[] {
     out.push(...dnsLabel(`${path}.name`, c.name));
   }
   if (!c?.image) out.push(required(`${path}.image`));
-  out.push(...validatePorts(asArray(c?.ports), `${path}.ports`), ...validateResources(c?.resources, `${path}.resources`));
+  out.push(...validatePorts(asArray<ContainerPort | undefined>(c?.ports), `${path}.ports`), ...validateResources(c?.resources, `${path}.resources`));
   return out;
 }
 
 /** Port names unique, containerPort 1-65535, protocol known, containerPort+protocol unique. */
-function validatePorts(ports: any[], path: string): Cause[] {
+function validatePorts(ports: (ContainerPort | undefined)[], path: string): Cause[] {
   const out: Cause[] = [];
   const names = new Set<string>();
   const seen = new Set<string>();
@@ -85,7 +87,7 @@ function validatePorts(ports: any[], path: string): Cause[] {
 }
 
 /** Quantities are non-negative; requests do not exceed limits. */
-export function validateResources(res: any, path: string): Cause[] {
+export function validateResources(res: ResourceRequirements | undefined, path: string): Cause[] {
   if (!res || typeof res !== 'object') return [];
   const out: Cause[] = [];
   const values: Record<'limits' | 'requests', Record<string, number>> = { limits: {}, requests: {} };
@@ -105,7 +107,7 @@ export function validateResources(res: any, path: string): Cause[] {
   for (const [name, req] of Object.entries(values.requests)) {
     const limit = values.limits[name];
     if (limit !== undefined && req > limit) {
-      out.push(invalid(`${path}.requests`, String(res.requests[name]), `must be less than or equal to ${name} limit of ${res.limits[name]}`));
+      out.push(invalid(`${path}.requests`, String(res.requests![name]), `must be less than or equal to ${name} limit of ${res.limits![name]}`));
     }
   }
   return out;

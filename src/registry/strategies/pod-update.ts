@@ -4,6 +4,8 @@
  * negative terminationGracePeriodSeconds set to 1); everything else is one `spec` Forbidden cause.
  */
 import { forbidden, invalid, same, type Cause } from './field-errors.js';
+import type { Container } from '../../api/kinds.js';
+import type { KubeObject } from '../../api/object.js';
 import { asArray } from './pod-spec.js';
 
 const UPDATABLE = [
@@ -16,7 +18,10 @@ const UPDATABLE = [
 
 export const POD_UPDATE_FORBIDDEN = `pod updates may not change fields other than ${UPDATABLE}`;
 
-export function validatePodUpdate(obj: any, old: any): Cause[] {
+/** A pod spec compared field by field; the two numeric fields read here by value. */
+type UpdateSpec = Record<string, unknown> & { activeDeadlineSeconds?: number | null; terminationGracePeriodSeconds?: number };
+
+export function validatePodUpdate(obj: KubeObject<UpdateSpec>, old: KubeObject<UpdateSpec>): Cause[] {
   const spec = obj.spec ?? {};
   const was = old.spec ?? {};
   const out = [...activeDeadline(spec, was)];
@@ -30,20 +35,20 @@ export function validatePodUpdate(obj: any, old: any): Cause[] {
   });
   const munged = structuredClone(spec);
   for (const list of ['containers', 'initContainers'] as const) {
-    asArray(munged[list]).forEach((c, i) => {
-      const prev = asArray(was[list])[i];
+    asArray<Container | undefined>(munged[list]).forEach((c, i) => {
+      const prev = asArray<Container | undefined>(was[list])[i];
       if (prev && c && typeof c === 'object') { if (prev.image === undefined) delete c.image; else c.image = prev.image; }
     });
   }
   for (const f of ['activeDeadlineSeconds', 'tolerations', 'schedulingGates']) {
     if (was[f] === undefined) delete munged[f]; else munged[f] = was[f];
   }
-  if (was.terminationGracePeriodSeconds < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = was.terminationGracePeriodSeconds;
+  if ((was.terminationGracePeriodSeconds as number) < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = was.terminationGracePeriodSeconds;
   if (!same(munged, was)) out.push(forbidden('spec', POD_UPDATE_FORBIDDEN));
   return out;
 }
 
-function activeDeadline(spec: any, was: any): Cause[] {
+function activeDeadline(spec: UpdateSpec, was: UpdateSpec): Cause[] {
   const now = spec.activeDeadlineSeconds;
   const before = was.activeDeadlineSeconds;
   if (now === undefined || now === null) {

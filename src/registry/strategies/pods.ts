@@ -1,3 +1,4 @@
+import type { KubeObject } from '../../api/object.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { asArray, qosClass, validatePodSpec } from './pod-spec.js';
 import { forbidden } from './field-errors.js';
@@ -8,7 +9,7 @@ import { bindPod, connectPod } from './pod-connect.js';
 import { ephemeralContainersUpdate, resizeUpdate, validateEphemeralContainers, validateEphemeralContainersUpdate, validateResize } from './pod-ephemeral.js';
 
 /** Upstream SetDefaults_Pod on top of the pod spec defaults; runs on create and update. */
-function defaultPod(obj: any): void {
+function defaultPod(obj: KubeObject<Record<string, unknown>>): void {
   const spec = (obj.spec ??= {});
   defaultPodSpec(spec);
   defaultPodOnly(spec);

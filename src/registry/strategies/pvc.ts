@@ -2,6 +2,7 @@
  * PersistentVolumeClaims: after creation the spec is fixed except a bound claim's storage
  * request growing (resize), a first volumeName and a storageClassName set from nil.
  */
+import type { PersistentVolumeClaim, PvcSpec } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, same, type Cause } from './field-errors.js';
 import { quantityValue } from './quantity.js';
@@ -9,9 +10,9 @@ import { validateResources } from './pod-spec.js';
 
 const IMMUTABLE = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
-export function validatePVCUpdate(obj: any, old: any): Cause[] {
-  const spec = structuredClone(obj.spec ?? {});
-  const was = structuredClone(old.spec ?? {});
+export function validatePVCUpdate(obj: PersistentVolumeClaim, old: PersistentVolumeClaim): Cause[] {
+  const spec: PvcSpec = structuredClone(obj.spec ?? {});
+  const was: PvcSpec = structuredClone(old.spec ?? {});
   if (!was.volumeName) was.volumeName = spec.volumeName;
   if (was.storageClassName === undefined) was.storageClassName = spec.storageClassName;
   const bound = obj.status?.phase === 'Bound';

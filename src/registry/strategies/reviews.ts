@@ -3,6 +3,7 @@
  * service accounts. They are never stored: the front thread answers them from the request's
  * user and the authenticators (which live there), so they bypass the shard actors.
  */
+import type { KubeObject, Stored } from '../../api/object.js';
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
 import { addAuthenticatedGroup, type BoundObject, type TokenAuthenticator, type TokenIssuer, type UserInfo } from '../../api/user.js';
@@ -15,9 +16,17 @@ export interface VirtualContext {
   apiVersion: string;
 }
 
+/**
+ * A decoded review or TokenRequest body: field types were checked against the kind's schema,
+ * but any field may be absent.
+ */
+export interface ReviewRequest extends KubeObject {
+  spec?: { token?: unknown; audiences?: unknown; expirationSeconds?: number; boundObjectRef?: BoundObjectRef; [field: string]: unknown };
+}
+
 /** One create-only kind: the reply object (201) for a decoded request object. */
 export interface VirtualKind {
-  create(obj: any, ctx: VirtualContext): any | Promise<any>;
+  create(obj: ReviewRequest, ctx: VirtualContext): unknown;
 }
 
 export interface ReviewDeps {
@@ -26,13 +35,18 @@ export interface ReviewDeps {
   apiAudiences: readonly string[];
   serviceAccounts?: TokenIssuer;
   /** a stored core/v1 object (serviceaccounts, pods, secrets), or its StatusError (404 when absent) */
-  getCore(resource: string, namespace: string, name: string): Promise<any>;
+  getCore(resource: string, namespace: string, name: string): Promise<StoredCore>;
   now(): number;
 }
 
+/** What the reviews read of a stored core object (a ServiceAccount, Pod or Secret). */
+type StoredCore = Stored<KubeObject<{ serviceAccountName?: string }>> & { metadata: { uid: string } };
+/** spec.boundObjectRef as written (checked here) */
+interface BoundObjectRef { apiVersion?: unknown; kind?: unknown; name?: unknown; uid?: unknown }
+
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function expectKind(obj: any, kind: string): void {
+function expectKind(obj: KubeObject, kind: string): void {
   if (obj.kind !== undefined && obj.kind !== kind) throw errors.badRequest(`the kind of the body must be ${kind}, got ${JSON.stringify(obj.kind)}`);
 }
 
@@ -109,7 +123,7 @@ function tokenRequest(deps: ReviewDeps): VirtualKind {
  * Upstream's checks of spec.boundObjectRef: a core/v1 Pod (running as this service account) or
  * Secret in the namespace, whose uid matches when one is given (409 otherwise).
  */
-async function boundObject(deps: ReviewDeps, ref: any, ctx: VirtualContext): Promise<BoundObject> {
+async function boundObject(deps: ReviewDeps, ref: BoundObjectRef, ctx: VirtualContext): Promise<BoundObject> {
   const apiVersion = String(ref.apiVersion ?? ''), kind = String(ref.kind ?? ''), name = String(ref.name ?? '');
   if (apiVersion !== 'v1' || (kind !== 'Pod' && kind !== 'Secret')) {
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';

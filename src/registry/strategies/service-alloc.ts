@@ -4,6 +4,7 @@
  * deleted Service frees its IP and ports and a dry run (never stored) reserves nothing.
  * Free values are handed out lowest first.
  */
+import type { DefaultedService, Service, ServicePort } from '../../api/kinds.js';
 import { errors } from '../../api/status.js';
 import { invalid, type Cause } from './field-errors.js';
 
@@ -34,11 +35,11 @@ export function parseRange(cidr: string): IPRange {
   return size >= 4 ? { cidr: `${intToIp(base)}/${prefix}`, first: base + 1, last: base + size - 2 } : { cidr: `${intToIp(base)}/${prefix}`, first: base, last: base + size - 1 };
 }
 
-function isSelf(svc: any, other: any): boolean {
+function isSelf(svc: Service, other: Service): boolean {
   return other.metadata?.namespace === svc.metadata?.namespace && other.metadata?.name === svc.metadata?.name;
 }
 
-function isApiService(svc: any, name: string): boolean {
+function isApiService(svc: Service, name: string): boolean {
   return svc.metadata?.namespace === API_SERVICE_NAMESPACE && svc.metadata?.name === name;
 }
 
@@ -46,7 +47,7 @@ function isApiService(svc: any, name: string): boolean {
  * Gives svc.spec.clusterIP (and clusterIPs) an address: the requested one if free and in the
  * range (else 422 on spec.clusterIPs), or the lowest free one (else 500 range is full).
  */
-export function allocateClusterIP(svc: any, cidr: string, existing: Iterable<any>, apiServiceName = 'platform'): void {
+export function allocateClusterIP(svc: DefaultedService, cidr: string, existing: Iterable<Service>, apiServiceName = 'platform'): void {
   const range = parseRange(cidr);
   const used = new Set<number>();
   for (const o of existing) {
@@ -77,7 +78,7 @@ export function allocateClusterIP(svc: any, cidr: string, existing: Iterable<any
 }
 
 /** `<protocol>/<port>` taken by other Services (node ports are per protocol, as upstream). */
-function usedNodePorts(svc: any, existing: Iterable<any>): Set<number> {
+function usedNodePorts(svc: Service, existing: Iterable<Service>): Set<number> {
   const used = new Set<number>();
   for (const o of existing) {
     if (isSelf(svc, o)) continue;
@@ -91,18 +92,18 @@ function usedNodePorts(svc: any, existing: Iterable<any>): Set<number> {
  * Fills spec.ports[*].nodePort (and healthCheckNodePort when needed): requested ports are
  * checked (422 on the port's path), missing ones get the lowest free port (else 500).
  */
-export function allocateNodePorts(svc: any, portRange: string, existing: Iterable<any>, wantHealthCheck: boolean): void {
+export function allocateNodePorts(svc: DefaultedService, portRange: string, existing: Iterable<Service>, wantHealthCheck: boolean): void {
   const [lo, hi] = portRange.split('-').map(Number) as [number, number];
   const used = usedNodePorts(svc, existing);
   const causes: Cause[] = [];
-  const ports: any[] = svc.spec.ports ?? [];
+  const ports: ServicePort[] = svc.spec.ports ?? [];
   ports.forEach((p, i) => {
     if (!p?.nodePort) return;
     if (p.nodePort < lo || p.nodePort > hi) causes.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${portRange}`));
     else if (used.has(p.nodePort)) causes.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
   });
   if (causes.length) throw errors.invalid({ kind: 'Service', name: svc.metadata.name }, causes);
-  const mine = new Set<number>(ports.map((p) => p?.nodePort).filter(Boolean));
+  const mine = new Set<number>(ports.map((p) => p?.nodePort).filter((n): n is number => Boolean(n)));
   const next = (): number => {
     for (let n = lo; n <= hi; n++) if (!used.has(n) && !mine.has(n)) { mine.add(n); return n; }
     throw errors.internal('failed to allocate a nodePort: range is full');

@@ -3,6 +3,7 @@
  * allocation (service-alloc.ts) on create and on updates that start needing them, and an
  * immutable spec.clusterIP once set.
  */
+import type { DefaultedService, Service, ServicePort, ServiceSpec } from '../../api/kinds.js';
 import { errors } from '../../api/status.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyContext } from '../strategy.js';
 import { dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
@@ -12,12 +13,12 @@ const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const AFFINITIES = ['ClientIP', 'None'];
 
-const needsIP = (svc: any) => svc.spec?.type !== 'ExternalName';
-const needsNodePorts = (svc: any) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
-const isHeadless = (svc: any) => svc.spec?.clusterIP === 'None';
+const needsIP = (svc: Service) => svc.spec?.type !== 'ExternalName';
+const needsNodePorts = (svc: Service) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
+const isHeadless = (svc: Service) => svc.spec?.clusterIP === 'None';
 
 /** Upstream SetDefaults_Service plus clusterIPs/ipFamilies for a single-stack IPv4 cluster. */
-function defaultService(svc: any): void {
+function defaultService(svc: Service): void {
   const spec = (svc.spec ??= {});
   spec.type ||= 'ClusterIP';
   spec.sessionAffinity ||= 'None';
@@ -36,12 +37,12 @@ function defaultService(svc: any): void {
   if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
 }
 
-export function validateService(svc: any): Cause[] {
+export function validateService(svc: Service): Cause[] {
   const spec = svc.spec ?? {};
   const out: Cause[] = [];
-  if (!TYPES.includes(spec.type)) out.push(notSupported('spec.type', spec.type ?? '', TYPES));
-  if (!AFFINITIES.includes(spec.sessionAffinity)) out.push(notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
-  const ports: any[] = Array.isArray(spec.ports) ? spec.ports : [];
+  if (!TYPES.includes(spec.type as string)) out.push(notSupported('spec.type', spec.type ?? '', TYPES));
+  if (!AFFINITIES.includes(spec.sessionAffinity as string)) out.push(notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
+  const ports: ServicePort[] = Array.isArray(spec.ports) ? spec.ports : [];
   if (ports.length === 0 && !isHeadless(svc) && spec.type !== 'ExternalName') out.push(required('spec.ports'));
   out.push(...validatePorts(svc, ports), ...validateIPs(svc));
   if (spec.type === 'ExternalName') {
@@ -51,7 +52,7 @@ export function validateService(svc: any): Cause[] {
   return out;
 }
 
-function validatePorts(svc: any, ports: any[]): Cause[] {
+function validatePorts(svc: Service, ports: ServicePort[]): Cause[] {
   const out: Cause[] = [];
   const names = new Set<string>();
   const keys = new Set<string>();
@@ -72,7 +73,7 @@ function validatePorts(svc: any, ports: any[]): Cause[] {
     if (keys.has(key)) out.push(duplicate(at, { port: p?.port, protocol: p?.protocol }));
     keys.add(key);
     if (p?.nodePort) {
-      if (!needsNodePorts(svc)) out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${svc.spec.type}'`));
+      if (!needsNodePorts(svc)) out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${svc.spec!.type}'`));
       else if (nodePorts.has(`${p.nodePort}/${p.protocol}`)) out.push(duplicate(`${at}.nodePort`, p.nodePort));
       nodePorts.add(`${p.nodePort}/${p.protocol}`);
     }
@@ -80,7 +81,7 @@ function validatePorts(svc: any, ports: any[]): Cause[] {
   return out;
 }
 
-function validateIPs(svc: any): Cause[] {
+function validateIPs(svc: Service): Cause[] {
   const spec = svc.spec ?? {};
   if (!needsIP(svc)) {
     return spec.clusterIP || spec.clusterIPs?.length ? [forbidden('spec.clusterIPs', 'may not be set for ExternalName services')] : [];
@@ -94,7 +95,7 @@ function validateIPs(svc: any): Cause[] {
 }
 
 /** Allocates what the service needs and does not have yet (skipped when invalid: validation reports). */
-function allocate(svc: any, old: any | undefined, ctx: StrategyContext): void {
+function allocate(svc: DefaultedService, old: Service | undefined, ctx: StrategyContext): void {
   if (validateService(svc).length) return;
   const spec = svc.spec;
   const oldIP = old && needsIP(old) ? old.spec?.clusterIP : undefined;
@@ -105,7 +106,7 @@ function allocate(svc: any, old: any | undefined, ctx: StrategyContext): void {
   }
 }
 
-const sameClusterIPs = (a: any, b: any): boolean => {
+const sameClusterIPs = (a: ServiceSpec, b: ServiceSpec): boolean => {
   const x: unknown[] = a.clusterIPs ?? [], y: unknown[] = b.clusterIPs ?? [];
   return x.length === y.length && x.every((ip, i) => ip === y[i]);
 };
@@ -116,7 +117,7 @@ const sameClusterIPs = (a: any, b: any): boolean => {
  * dropTypeDependentFields (what the new type no longer needs is wiped unless the client also
  * changed it, which validation then reports).
  */
-function carryOver(svc: any, old: any): void {
+function carryOver(svc: DefaultedService, old: Service): void {
   const spec = svc.spec;
   const was = old.spec ?? {};
   if (needsIP(old) && needsIP(svc)) {
@@ -128,9 +129,9 @@ function carryOver(svc: any, old: any): void {
     if (sameClusterIPs(was, spec)) { delete spec.clusterIP; delete spec.clusterIPs; }
     // an empty clusterIP is no value (upstream's omitempty drops it)
     if (spec.clusterIP === '') delete spec.clusterIP;
-    for (const f of ['ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy']) if (JSON.stringify(spec[f]) === JSON.stringify(was[f])) delete spec[f];
+    for (const f of ['ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy'] as const) if (JSON.stringify(spec[f]) === JSON.stringify(was[f])) delete spec[f];
   }
-  const byName = new Map<string, number>((was.ports ?? []).map((p: any) => [p?.name ?? '', p?.nodePort]));
+  const byName = new Map<string, number | undefined>((was.ports ?? []).map((p) => [p?.name ?? '', p?.nodePort]));
   for (const p of spec.ports ?? []) {
     if (!p || typeof p !== 'object') continue;
     if (needsNodePorts(old) && needsNodePorts(svc) && !p.nodePort && byName.get(p.name ?? '')) p.nodePort = byName.get(p.name ?? '');
@@ -139,7 +140,7 @@ function carryOver(svc: any, old: any): void {
 }
 
 /** Upstream normalizeClusterIPs on update: an old client's lone clusterIP, or a cleared one, updates clusterIPs. */
-function normalizeClusterIPs(spec: any, was: any): void {
+function normalizeClusterIPs(spec: ServiceSpec, was: ServiceSpec): void {
   if (was.clusterIPs?.length && !spec.clusterIPs?.length && was.clusterIP === spec.clusterIP) spec.clusterIPs = was.clusterIPs;
   if ((was.clusterIP ?? '') === (spec.clusterIP ?? '')) return;
   if (was.clusterIP && !spec.clusterIP && sameClusterIPs(was, spec)) delete spec.clusterIPs;
@@ -147,7 +148,7 @@ function normalizeClusterIPs(spec: any, was: any): void {
 }
 
 /** Upstream validateUpgradeDowngradeClusterIPs (single-stack: the primary address is fixed once set). */
-function validateClusterIPsUpdate(svc: any, old: any): Cause[] {
+function validateClusterIPsUpdate(svc: Service, old: Service): Cause[] {
   if (!needsIP(svc) || !needsIP(old) || (isHeadless(svc) && isHeadless(old))) return [];
   const now: string[] = svc.spec?.clusterIPs ?? [];
   const was: string[] = old.spec?.clusterIPs ?? [];

@@ -3,23 +3,28 @@
  * pod templates defaulted as a PodSpec. Run on create and on every update (PUT, patch, apply),
  * as upstream defaults every decoded object. Non-pointer Go fields use `||=`, pointer fields `??=`.
  */
+import { fieldAt, type KubeObject } from '../../api/object.js';
 import { defaultPodTemplate } from './pod-defaults.js';
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+/** Decoded JSON being defaulted: any field may hold any value until checked. */
+type Json = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** obj.spec, created when absent (a non-pointer field upstream); undefined when not an object. */
-function specOf(obj: any): Record<string, any> | undefined {
+function specOf(obj: KubeObject): Json | undefined {
   if (obj.spec === undefined || obj.spec === null) obj.spec = {};
   return isObj(obj.spec) ? obj.spec : undefined;
 }
 
 /** parent[key] as an object, created when absent; undefined when it holds something else. */
-function child(parent: Record<string, any>, key: string): Record<string, any> | undefined {
+function child(parent: Json, key: string): Json | undefined {
   if (parent[key] === undefined || parent[key] === null) parent[key] = {};
-  return isObj(parent[key]) ? parent[key] : undefined;
+  const v = parent[key];
+  return isObj(v) ? v : undefined;
 }
 
-export function defaultDeployment(obj: any): void {
+export function defaultDeployment(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   spec.replicas ??= 1;
@@ -37,7 +42,7 @@ export function defaultDeployment(obj: any): void {
   defaultPodTemplate(spec.template);
 }
 
-export function defaultReplicaSet(obj: any): void {
+export function defaultReplicaSet(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   spec.replicas ??= 1;
@@ -53,7 +58,7 @@ function defaultClaimTemplate(pvc: unknown): void {
   if (status) status.phase ||= 'Pending';
 }
 
-export function defaultStatefulSet(obj: any): void {
+export function defaultStatefulSet(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   spec.podManagementPolicy ||= 'OrderedReady';
@@ -76,7 +81,7 @@ export function defaultStatefulSet(obj: any): void {
   if (Array.isArray(spec.volumeClaimTemplates)) spec.volumeClaimTemplates.forEach(defaultClaimTemplate);
 }
 
-export function defaultDaemonSet(obj: any): void {
+export function defaultDaemonSet(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   const strategy = child(spec, 'updateStrategy');
@@ -93,10 +98,10 @@ export function defaultDaemonSet(obj: any): void {
 }
 
 /** SetDefaults_ReplicationController: the selector and the object's labels come from the template. */
-export function defaultReplicationController(obj: any): void {
+export function defaultReplicationController(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  const labels = spec.template?.metadata?.labels;
+  const labels = fieldAt(spec.template, 'metadata', 'labels');
   if (isObj(labels)) {
     if (!isObj(spec.selector) || !Object.keys(spec.selector).length) spec.selector = { ...labels };
     copyLabels(obj, labels);
@@ -106,13 +111,13 @@ export function defaultReplicationController(obj: any): void {
 }
 
 /** An object without labels takes its template's (Jobs and ReplicationControllers, upstream). */
-function copyLabels(obj: any, labels: unknown): void {
+function copyLabels(obj: KubeObject, labels: unknown): void {
   if (!isObj(labels) || !Object.keys(labels).length || !isObj(obj.metadata)) return;
-  if (!isObj(obj.metadata.labels) || !Object.keys(obj.metadata.labels).length) obj.metadata.labels = { ...labels };
+  if (!isObj(obj.metadata.labels) || !Object.keys(obj.metadata.labels).length) obj.metadata.labels = { ...labels } as Record<string, string>;
 }
 
 /** SetDefaults_Job. Runs again after the selector is generated: upstream defaults on every read too. */
-export function defaultJob(obj: any): void {
+export function defaultJob(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   if (spec.completions == null && spec.parallelism == null) spec.completions = 1;
@@ -121,19 +126,21 @@ export function defaultJob(obj: any): void {
   spec.completionMode ??= 'NonIndexed';
   spec.suspend ??= false;
   spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
-  for (const rule of Array.isArray(spec.podFailurePolicy?.rules) ? spec.podFailurePolicy.rules : []) {
-    for (const p of Array.isArray(rule?.onPodConditions) ? rule.onPodConditions : []) if (isObj(p)) p.status ||= 'True';
+  const rules = fieldAt(spec.podFailurePolicy, 'rules');
+  for (const rule of Array.isArray(rules) ? rules : []) {
+    const conditions = fieldAt(rule, 'onPodConditions');
+    for (const p of Array.isArray(conditions) ? conditions : []) if (isObj(p)) p.status ||= 'True';
   }
-  copyLabels(obj, spec.template?.metadata?.labels);
+  copyLabels(obj, fieldAt(spec.template, 'metadata', 'labels'));
   defaultPodTemplate(spec.template);
 }
 
-export function defaultCronJob(obj: any): void {
+export function defaultCronJob(obj: KubeObject): void {
   const spec = specOf(obj);
   if (!spec) return;
   spec.concurrencyPolicy ||= 'Allow';
   spec.suspend ??= false;
   spec.successfulJobsHistoryLimit ??= 3;
   spec.failedJobsHistoryLimit ??= 1;
-  defaultPodTemplate(spec.jobTemplate?.spec?.template);
+  defaultPodTemplate(fieldAt(spec.jobTemplate, 'spec', 'template'));
 }

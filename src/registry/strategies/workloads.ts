@@ -3,6 +3,8 @@
  * valid selector that selects the pod template's labels, a valid template, and the selector
  * fixed after creation (a StatefulSet's whole spec apart from the fields upstream lists).
  */
+import type { KubeObject } from '../../api/object.js';
+import type { PodTemplateSpec, ReplicationController, Workload } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
 import { labelValue, labelKey, selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
@@ -10,7 +12,7 @@ import { validatePodSpec } from './pod-spec.js';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workload-defaults.js';
 
 /** ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. */
-export function validateTemplate(template: any, path: string): Cause[] {
+export function validateTemplate(template: PodTemplateSpec | undefined, path: string): Cause[] {
   if (!template || typeof template !== 'object') return [required(path)];
   const out: Cause[] = [];
   for (const [k, v] of Object.entries(template.metadata?.labels ?? {})) {
@@ -21,7 +23,7 @@ export function validateTemplate(template: any, path: string): Cause[] {
 }
 
 /** The shared rules of the replica-managing kinds (upstream ValidateDeploymentSpec and kin). */
-function validateWorkload(obj: any, kind: string): Cause[] {
+function validateWorkload(obj: Workload, kind: string): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   if (spec.replicas !== undefined && (!Number.isInteger(spec.replicas) || spec.replicas < 0)) {
@@ -42,12 +44,12 @@ function validateWorkload(obj: any, kind: string): Cause[] {
 }
 
 /** ReplicationController: a map selector, defaulted from the template's labels. */
-function validateRC(obj: any): Cause[] {
+function validateRC(obj: ReplicationController): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   const sel = spec.selector ?? {};
   if (!Object.keys(sel).length) out.push(required('spec.selector'));
-  const labels = spec.template?.metadata?.labels ?? {};
+  const labels: Record<string, string> = spec.template?.metadata?.labels ?? {};
   if (spec.template && !Object.entries(sel).every(([k, v]) => labels[k] === v)) {
     out.push(invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
@@ -57,14 +59,14 @@ function validateRC(obj: any): Cause[] {
 
 const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
 
-function validateStatefulSetUpdate(obj: any, old: any): Cause[] {
-  const strip = (spec: any) => Object.fromEntries(Object.entries(spec ?? {}).filter(([k]) => !STS_MUTABLE.includes(k)));
+function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Cause[] {
+  const strip = (spec: unknown) => Object.fromEntries(Object.entries(spec ?? {}).filter(([k]) => !STS_MUTABLE.includes(k)));
   if (same(strip(obj.spec), strip(old.spec))) return [];
   return [forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")];
 }
 
 /** kind: the word of upstream's messages; defaults: the kind's defaulting (create and update). */
-function workload(kind: string, emptyWord: string, defaults: (obj: any) => void): ResourceStrategy {
+function workload(kind: string, emptyWord: string, defaults: (obj: KubeObject) => void): ResourceStrategy {
   return {
     ...DEFAULT_STRATEGY,
     prepareForCreate: defaults,
