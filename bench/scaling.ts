@@ -41,7 +41,7 @@ export function parseArgs(argv: string[]): Args {
     };
     if (flag === '--sizes') {
       a.sizes = value().split(',').map((s) => Number(s.replace(/_/g, '')));
-      if (a.sizes.some((n) => !Number.isInteger(n) || n < PAGE + 1 || n > MAX_SIZE)) throw new UsageError(`--sizes takes integers in ${PAGE + 1}..${MAX_SIZE}, comma-separated`);
+      if (a.sizes.some((n) => !Number.isInteger(n) || n < 2 * PAGE || n > MAX_SIZE)) throw new UsageError(`--sizes takes integers in ${2 * PAGE}..${MAX_SIZE} (two full pages), comma-separated`);
     } else if (flag === '--duration') {
       const m = /^([0-9]+)s?$/.exec(value());
       a.durationSec = m ? Number(m[1]) : NaN;
@@ -52,7 +52,7 @@ export function parseArgs(argv: string[]): Args {
   return a;
 }
 
-interface SizeResult {
+export interface SizeResult {
   n: number;
   fillSec: number;
   rssFill: number;
