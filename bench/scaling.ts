@@ -12,8 +12,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { appendToDoc, machineInfo } from './lib/report.js';
-import { rssBytes, startServer, type ServerChild } from './lib/procs.js';
-import { closeAgent, configMapJson, ensureNamespace, expect, parallel } from './lib/http.js';
+import { cpuSeconds, rssBytes, sleep, startServer, type ServerChild } from './lib/procs.js';
+import { closeAgent, ensureNamespace, expect, parallel } from './lib/http.js';
 import { WARMUP_SEC, warmAndMeasure, type Ctx, type Measured } from './scenarios/common.js';
 import { UsageError } from './load/args.js';
 
@@ -27,6 +27,11 @@ const FILL_CONCURRENCY = 64;
 const MAX_SIZE = 2_000_000;
 const VALUE_BYTES = 200;
 const LIST_NS = 'scale-list';
+/** fewer wrk completions than this and the figure comes from a bounded sequential loop instead */
+const MIN_WRK_REQUESTS = 20;
+const SEQ_MAX_REQUESTS = 20;
+const SEQ_MAX_MS = 30_000;
+const SETTLE_MAX_MS = 60_000;
 
 interface Args { sizes: number[]; durationSec: number; record: boolean }
 
@@ -83,6 +88,45 @@ async function fill(ctx: Ctx, base: string, n: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
+/** Waits (at most SETTLE_MAX_MS) until the server uses under 10% of a CPU: requests wrk left in flight are done. */
+async function settle(pid: number): Promise<void> {
+  const t0 = performance.now();
+  let last = cpuSeconds(pid);
+  while (performance.now() - t0 < SETTLE_MAX_MS) {
+    await sleep(500);
+    const now = cpuSeconds(pid);
+    if (now - last < 0.05) return;
+    last = now;
+  }
+}
+
+/**
+ * One request at a time (at most SEQ_MAX_REQUESTS or SEQ_MAX_MS): for responses so slow that
+ * wrk completes too few in its window to give a figure. Marked `seq` in the table.
+ */
+async function sequential(ctx: Ctx, server: ServerChild, path: string): Promise<Measured> {
+  await settle(server.pid);
+  const cpu0 = cpuSeconds(server.pid);
+  const main0 = cpuSeconds(server.pid, true);
+  const t0 = performance.now();
+  const lat: number[] = [];
+  while (lat.length < SEQ_MAX_REQUESTS && performance.now() - t0 < SEQ_MAX_MS) {
+    const s = performance.now();
+    await expect(server.url, 'GET', path, undefined, [200], undefined);
+    lat.push(performance.now() - s);
+  }
+  const sec = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const per = (cpu: number): number => (cpu * 1e6) / lat.length;
+  const r: Measured = {
+    command: `# sequential: ${lat.length} × GET ${path}`, requests: lat.length, reqPerSec: lat.length / sec, errors: 0, raw: '',
+    p50Ms: lat[Math.floor(lat.length / 2)]!, p99Ms: lat[lat.length - 1]!,
+    cpuUsPerRequest: per(cpuSeconds(server.pid) - cpu0), mainCpuUsPerRequest: per(cpuSeconds(server.pid, true) - main0),
+  };
+  ctx.log(`  ${r.command}\n    ${r.reqPerSec.toFixed(1)} req/s, p50 ${r.p50Ms.toFixed(0)} ms, max ${r.p99Ms.toFixed(0)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/request (main thread ${r.mainCpuUsPerRequest.toFixed(0)})`);
+  return r;
+}
+
 /** Items in a list response, and its continue token. */
 async function listShape(base: string, path: string): Promise<{ items: number; next: string }> {
   const body = JSON.parse((await expect(base, 'GET', path, undefined, [200])).text) as { items?: unknown[]; metadata?: { continue?: string } };
@@ -103,7 +147,10 @@ async function measureSize(ctx: Ctx, n: number): Promise<SizeResult> {
     if (ns.items !== PAGE || first.items !== PAGE || !first.next) throw new Error(`expected ${PAGE} items per list and a continue token, got ${ns.items} and ${first.items}`);
     const nextPath = `${pagePath}&continue=${encodeURIComponent(first.next)}`;
     if ((await listShape(server.url, nextPath)).items !== PAGE) throw new Error('the second page does not hold a full page');
-    const wrk = (path: string, connections: number) => warmAndMeasure(ctx, server.pid, { url: server.url + path, threads: 1, connections, durationSec: ctx.durationSec });
+    const wrk = async (path: string, connections: number): Promise<Measured> => {
+      const w = await warmAndMeasure(ctx, server.pid, { url: server.url + path, threads: 1, connections, durationSec: ctx.durationSec });
+      return w.requests >= MIN_WRK_REQUESTS ? w : sequential(ctx, server, path);
+    };
     const get = await wrk(`/api/v1/namespaces/${LIST_NS}/configmaps/${placement(0).name}`, 32);
     const nsList = await wrk(nsPath, 16);
     const firstPage = await wrk(pagePath, 16);
@@ -115,7 +162,8 @@ async function measureSize(ctx: Ctx, n: number): Promise<SizeResult> {
   }
 }
 
-const int = (v: number): string => Math.round(v).toLocaleString('en-US');
+const int = (v: number): string => (v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US'));
+const seq = (m: Measured): string => (m.command.startsWith('# sequential') ? ' seq' : '');
 const mib = (b: number): string => int(b / 2 ** 20);
 const perItem = (m: Measured): string => `${(m.cpuUsPerRequest / PAGE).toFixed(2)} (${(m.mainCpuUsPerRequest / PAGE).toFixed(2)})`;
 const errs = (r: SizeResult): number => r.get.errors + r.nsList.errors + r.firstPage.errors + r.nextPage.errors;
@@ -126,7 +174,7 @@ export function scalingTable(results: SizeResult[]): string {
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
-    lines.push(`| ${int(r.n)} | ${int(r.n / r.fillSec)} | ${mib(r.rssFill)} | ${int(r.get.reqPerSec)} | ${r.get.cpuUsPerRequest.toFixed(1)} (${r.get.mainCpuUsPerRequest.toFixed(1)}) | ${int(r.nsList.reqPerSec)} | ${perItem(r.nsList)} | ${int(r.firstPage.reqPerSec)} | ${perItem(r.firstPage)} | ${int(r.nextPage.reqPerSec)} | ${perItem(r.nextPage)} | ${mib(r.rssEnd)} | ${errs(r)} |`);
+    lines.push(`| ${int(r.n)} | ${int(r.n / r.fillSec)} | ${mib(r.rssFill)} | ${int(r.get.reqPerSec)} | ${r.get.cpuUsPerRequest.toFixed(1)} (${r.get.mainCpuUsPerRequest.toFixed(1)}) | ${int(r.nsList.reqPerSec)}${seq(r.nsList)} | ${perItem(r.nsList)} | ${int(r.firstPage.reqPerSec)}${seq(r.firstPage)} | ${perItem(r.firstPage)} | ${int(r.nextPage.reqPerSec)}${seq(r.nextPage)} | ${perItem(r.nextPage)} | ${mib(r.rssEnd)} | ${errs(r)} |`);
   }
   return lines.join('\n');
 }
