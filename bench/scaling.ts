@@ -88,7 +88,10 @@ async function fill(ctx: Ctx, base: string, n: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-/** Waits (at most SETTLE_MAX_MS) until the server uses under 10% of a CPU: requests wrk left in flight are done. */
+/**
+ * Waits (at most SETTLE_MAX_MS) until the server uses under 10% of a CPU, so that neither the
+ * fill's tail (GC, commits) nor requests an earlier wrk left in flight land in a measurement.
+ */
 async function settle(pid: number): Promise<void> {
   const t0 = performance.now();
   let last = cpuSeconds(pid);
@@ -105,7 +108,6 @@ async function settle(pid: number): Promise<void> {
  * wrk completes too few in its window to give a figure. Marked `seq` in the table.
  */
 async function sequential(ctx: Ctx, server: ServerChild, path: string): Promise<Measured> {
-  await settle(server.pid);
   const cpu0 = cpuSeconds(server.pid);
   const main0 = cpuSeconds(server.pid, true);
   const t0 = performance.now();
@@ -148,6 +150,7 @@ async function measureSize(ctx: Ctx, n: number): Promise<SizeResult> {
     const nextPath = `${pagePath}&continue=${encodeURIComponent(first.next)}`;
     if ((await listShape(server.url, nextPath)).items !== PAGE) throw new Error('the second page does not hold a full page');
     const wrk = async (path: string, connections: number): Promise<Measured> => {
+      await settle(server.pid);
       const w = await warmAndMeasure(ctx, server.pid, { url: server.url + path, threads: 1, connections, durationSec: ctx.durationSec });
       return w.requests >= MIN_WRK_REQUESTS ? w : sequential(ctx, server, path);
     };
