@@ -108,6 +108,7 @@ async function settle(pid: number): Promise<void> {
  * wrk completes too few in its window to give a figure. Marked `seq` in the table.
  */
 async function sequential(ctx: Ctx, server: ServerChild, path: string): Promise<Measured> {
+  await settle(server.pid);
   const cpu0 = cpuSeconds(server.pid);
   const main0 = cpuSeconds(server.pid, true);
   const t0 = performance.now();
