@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only]`
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only] [-- <server flags>]`
  *
  * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
  * throughput measured on the same etcd:
@@ -32,6 +32,8 @@ const CREATES = arg('creates', 3000);
 const GET_SECONDS = arg('get-seconds', 5);
 const ROUNDS = arg('rounds', 1);
 const CREATES_ONLY = process.argv.includes('--creates-only');
+/** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
+const SERVER_ARGS = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
 async function freePort(): Promise<number> {
   const srv = createServer().listen(0, '127.0.0.1');
@@ -112,7 +114,7 @@ function median(xs: number[]): number {
 /** Raw etcd puts against one etcd-backed server's durable creates, round by round. */
 async function createsOnly(url: string): Promise<void> {
   const raw: number[] = [], srv: number[] = [], ratio: number[] = [];
-  const server = await startServer([], ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c']);
+  const server = await startServer([], ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c', ...SERVER_ARGS]);
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const ns = `bench-c-${r}`;
@@ -125,7 +127,7 @@ async function createsOnly(url: string): Promise<void> {
   } finally {
     await server.stop(); server.cleanup(); closeAgent();
   }
-  console.log(`median of ${ROUNDS} rounds (${CREATES} each, ${CLIENTS} clients): raw etcd ${median(raw).toFixed(0)} puts/s, etcd server ${median(srv).toFixed(0)} creates/s, ratio ${(100 * median(ratio)).toFixed(0)}%`);
+  console.log(`median of ${ROUNDS} rounds (${CREATES} each, ${CLIENTS} clients${SERVER_ARGS.length ? `, server ${SERVER_ARGS.join(' ')}` : ''}): raw etcd ${median(raw).toFixed(0)} puts/s, etcd server ${median(srv).toFixed(0)} creates/s, ratio ${(100 * median(ratio)).toFixed(0)}%`);
 }
 
 async function main(): Promise<void> {
