@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5]`
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only] [-- <server flags>]`
  *
  * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
  * throughput measured on the same etcd:
@@ -8,6 +8,9 @@
  * - GET req/s of one ConfigMap by name with wrk (-c32 per server; with two servers one wrk per
  *   server, run at the same time, summed).
  * etcd is Debian's single member on free loopback ports, data under a temp dir, removed after.
+ * --creates-only: raw etcd puts and one etcd-backed server's creates, alternated for --rounds
+ * rounds on the same etcd (a loaded machine drifts: each figure is the median of its rounds,
+ * and the ratio is taken per round, then its median).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +30,10 @@ const arg = (name: string, fallback: number): number => {
 };
 const CREATES = arg('creates', 3000);
 const GET_SECONDS = arg('get-seconds', 5);
+const ROUNDS = arg('rounds', 1);
+const CREATES_ONLY = process.argv.includes('--creates-only');
+/** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
+const SERVER_ARGS = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
 async function freePort(): Promise<number> {
   const srv = createServer().listen(0, '127.0.0.1');
@@ -59,11 +66,11 @@ async function timed(n: number, fn: (i: number) => Promise<void>): Promise<numbe
   return n / ((performance.now() - t0) / 1000);
 }
 
-async function rawEtcd(url: string): Promise<{ put: number; range: number }> {
+async function rawEtcd(url: string, prefix = '/raw', ranges = true): Promise<{ put: number; range: number }> {
   const c = new Etcd3({ hosts: url });
   const value = 'x'.repeat(1024);
-  const put = await timed(CREATES, async (i) => { await c.put(`/raw/k${i}`).value(value); });
-  const range = await timed(CREATES * 2, async (i) => { await c.get(`/raw/k${i % CREATES}`).string(); });
+  const put = await timed(CREATES, async (i) => { await c.put(`${prefix}/k${i}`).value(value); });
+  const range = ranges ? await timed(CREATES * 2, async (i) => { await c.get(`${prefix}/k${i % CREATES}`).string(); }) : 0;
   c.close();
   return { put, range };
 }
@@ -99,8 +106,36 @@ async function scenario(name: string, count: number, args: string[]): Promise<st
   }
 }
 
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** Raw etcd puts against one etcd-backed server's durable creates, round by round. */
+async function createsOnly(url: string): Promise<void> {
+  const raw: number[] = [], srv: number[] = [], ratio: number[] = [];
+  const server = await startServer([], ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c', ...SERVER_ARGS]);
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const ns = `bench-c-${r}`;
+      await ensureNamespace(server.url, ns);
+      const p = (await rawEtcd(url, `/raw${r}`, false)).put;
+      const c = await creates([server], ns);
+      raw.push(p); srv.push(c); ratio.push(c / p);
+      console.log(`round ${r + 1}: raw etcd ${p.toFixed(0)} puts/s, etcd server ${c.toFixed(0)} creates/s (${(100 * c / p).toFixed(0)}%)`);
+    }
+  } finally {
+    await server.stop(); server.cleanup(); closeAgent();
+  }
+  console.log(`median of ${ROUNDS} rounds (${CREATES} each, ${CLIENTS} clients${SERVER_ARGS.length ? `, server ${SERVER_ARGS.join(' ')}` : ''}): raw etcd ${median(raw).toFixed(0)} puts/s, etcd server ${median(srv).toFixed(0)} creates/s, ratio ${(100 * median(ratio)).toFixed(0)}%`);
+}
+
 async function main(): Promise<void> {
   const etcd = await startEtcd();
+  if (CREATES_ONLY) {
+    try { await createsOnly(etcd.url); } finally { await etcd.stop(); }
+    return;
+  }
   const rows: string[] = [];
   try {
     const raw = await rawEtcd(etcd.url);

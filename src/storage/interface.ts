@@ -43,8 +43,12 @@ export class StoreUnavailable extends Error {
 }
 
 export class CommitConflict extends Error {
-  /** the store revision of the commit that won (for the backend's own catch-up) */
-  constructor(message: string, readonly rev = 0) { super(message); }
+  /**
+   * rev: the store revision of the commit that won (for the backend's own catch-up); keys: the
+   * written keys whose own compare failed (a writer that changed them without the space's
+   * revision record), empty when only the record moved
+   */
+  constructor(message: string, readonly rev = 0, readonly keys: readonly string[] = []) { super(message); }
 }
 
 export interface Backend {

@@ -152,11 +152,12 @@ export class EtcdBackend implements Backend {
           compare.push(f.keyCompare(key, w.key));
           success.push(w.value === undefined ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(w.value) } });
         }
-        const res = await this.client.kv.txn({ compare, success, failure: [{ request_range: { key: this.revisionKey } }] }).catch((e: unknown) => { throw classify(e, this.servers); });
-        if (!res.succeeded) {
-          const kv = res.responses[0]?.response_range?.kvs[0];
-          throw new CommitConflict(`the revision record moved to ${kv?.mod_revision ?? 'absent'}`, Number(kv?.mod_revision ?? res.header.revision));
-        }
+        // on failure, the record and every written key (keys only: their mod_revisions) in the
+        // same read, so the refusal names what moved without another round trip
+        const failure: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
+        for (const w of batch) failure.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
+        const res = await this.client.kv.txn({ compare, success, failure }).catch((e: unknown) => { throw classify(e, this.servers); });
+        if (!res.succeeded) throw this.refusal(res.responses, batch, Number(res.header.revision));
         f.committed(Number(res.header.revision), batch);
       }
     }).catch(async (e: unknown) => {
@@ -166,6 +167,30 @@ export class EtcdBackend implements Backend {
       throw e;
     });
     this.rev = Math.max(this.rev, revision);
+  }
+
+  /**
+   * Why a transaction was refused, from its failure reads (the record, then each write's key):
+   * a moved record (another server's commit), or keys changed behind the record (a writer
+   * outside this protocol). Its revision is the newest of those changes, so the catch-up waits
+   * until the watch has delivered every one of them (a key's change included: without it the
+   * batch would run again against the same stale state, and be refused again).
+   */
+  private refusal(responses: { response_range?: { kvs: { mod_revision: string }[] } }[], batch: Write[], header: number): CommitConflict {
+    const record = responses[0]?.response_range?.kvs[0];
+    const recordRev = Number(record?.mod_revision ?? 0);
+    let rev = record ? recordRev : header;
+    const keys: string[] = [];
+    batch.forEach((w, i) => {
+      const kv = responses[i + 1]?.response_range?.kvs[0];
+      const now = kv ? Number(kv.mod_revision) : undefined;
+      // a key that is no longer as this backend knew it (same check as its compare)
+      if (now === this.follower.modRevs.get(w.key)) return;
+      keys.push(w.key);
+      if (now !== undefined && now > recordRev) rev = Math.max(rev, now);
+    });
+    const what = keys.length ? `keys changed behind the revision record: ${keys.join(', ')}` : `the revision record moved to ${record?.mod_revision ?? 'absent'}`;
+    return new CommitConflict(what, rev, keys);
   }
 
   /**

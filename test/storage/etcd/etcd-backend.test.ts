@@ -103,6 +103,23 @@ describe('EtcdBackend on etcd', () => {
     assert.deepEqual(seen, Array.from({ length: 30 }, (_, i) => `k/${String(i).padStart(2, '0')}=old`));
   });
 
+  it('names the keys changed behind the revision record when it refuses a batch, and writes none of it', async () => {
+    const b = await backend('behind');
+    for await (const page of b.range('')) void page;
+    await b.commit([{ key: 'k/known', value: 'v1' }], 1);
+    // a writer outside the protocol: the record does not move, the key's compare fails
+    await raw.put('/t/behind/k/clash').value('theirs');
+    const clashRev = (await modRevisions('/t/behind/')).get('/t/behind/k/clash')!;
+    const err = await b.commit([{ key: 'k/fresh', value: 'mine' }, { key: 'k/clash', value: 'mine' }, { key: 'k/known', value: 'v2' }], 2).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof CommitConflict, `expected a CommitConflict, got ${String(err)}`);
+    assert.deepEqual(err.keys, ['k/clash']);
+    // the catch-up waits for the key's change, not only for the (unmoved) record
+    assert.equal(err.rev, clashRev);
+    assert.equal(await raw.get('/t/behind/k/fresh').string(), null);
+    assert.equal(await raw.get('/t/behind/k/clash').string(), 'theirs');
+    assert.equal(await raw.get('/t/behind/k/known').string(), 'v1');
+  });
+
   it('rejects open() quickly when etcd cannot be reached', async () => {
     const b = new EtcdBackend({ servers: ['http://127.0.0.1:1'], prefix: '/t', compactionIntervalMs: 0 }, 'down');
     open.push(b);
