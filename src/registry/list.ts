@@ -109,6 +109,9 @@ export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, s
     if (limit && items.length >= limit) {
       more = true;
       if (filtered || !countRemaining) break;
+      // unfiltered: what is left is a difference of indexes unless keys changed since the snapshot
+      const counted = remaining === 0 && lastKey !== undefined ? cache.countAfter(namespace, lastKey, plan.atRV) : undefined;
+      if (counted !== undefined) { remaining = counted; break; }
       remaining++;
       continue;
     }

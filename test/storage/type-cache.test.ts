@@ -121,3 +121,31 @@ describe('TypeCache history', () => {
     assert.deepEqual(keysOf(c, 'n', undefined, 50), ['n/a@40']);
   });
 });
+
+describe('TypeCache countAfter (a paged list\'s remainingItemCount)', () => {
+  it('equals the number of entries a scan after the key yields, in a namespace and cluster-wide', () => {
+    const c = new TypeCache(60_000);
+    const namespaces = ['a', 'ab', 'b', 'b-1', 'z'];
+    let rv = 0;
+    for (const ns of namespaces) for (let i = 0; i < 7; i++) c.load(entry(ns, `n${(i * 37) % 11}-${i}`, ++rv));
+    for (const ns of ['', ...namespaces, 'none']) {
+      for (const [k] of [...c.scan('', undefined)]) {
+        if (ns && !k.startsWith(ns + '\u0000')) continue;
+        assert.equal(c.countAfter(ns, k), [...c.scan(ns, k)].length, `after ${JSON.stringify(k)} in "${ns}"`);
+      }
+    }
+    // a key past the namespace's last entry: nothing left
+    assert.equal(c.countAfter('a', entryKey('a', '~')), 0);
+  });
+
+  it('is undefined once the keys changed after the snapshot version (the caller scans the snapshot)', () => {
+    const c = new TypeCache(60_000);
+    c.apply('ADDED', entry('n', 'a', 1), 0);
+    c.apply('ADDED', entry('n', 'b', 2), 0);
+    c.apply('ADDED', entry('n', 'c', 3), 0);
+    assert.equal(c.countAfter('n', entryKey('n', 'a'), 3), 2);
+    c.apply('DELETED', entry('n', 'c', 4), 0);
+    assert.equal(c.countAfter('n', entryKey('n', 'a'), 3), undefined);
+    assert.equal(c.countAfter('n', entryKey('n', 'a')), 1);
+  });
+});

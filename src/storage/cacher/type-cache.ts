@@ -137,6 +137,19 @@ export class TypeCache {
     }
   }
 
+  /**
+   * How many entries follow `afterKey` (within the namespace) as of `atRV`, by index arithmetic
+   * on the sorted keys — a paged list's remainingItemCount without scanning to the end. Undefined
+   * when keys changed since `atRV` (the caller scans the snapshot instead).
+   */
+  countAfter(namespace: string, afterKey: string, atRV?: number): number | undefined {
+    if (atRV !== undefined && this.eventsAfter(atRV).length) return undefined;
+    const keys = this.sortedKeys();
+    const start = lowerBound(keys, afterKey + '\u0000');
+    const end = namespace ? lowerBound(keys, namespace + '\u0001') : keys.length;
+    return Math.max(0, end - start);
+  }
+
   /** key -> state at rv (undefined = absent) for every key changed after rv. */
   private overlayAt(rv: number): Map<string, Entry | undefined> {
     const m = new Map<string, Entry | undefined>();
