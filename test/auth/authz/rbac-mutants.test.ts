@@ -1,7 +1,8 @@
 /**
  * Kills the mutants of src/auth/authz/rbac-index.ts and rbac-rules.ts that survived the
- * authorization sample of `npm run mutate -- --module authz --sample 100` (docs/testing.md):
- * deletions remove exactly the deleted object, and the covering rules (upstream Covers,
+ * authorization samples of `npm run mutate -- --module authz` (--sample 100, then a fresh
+ * --sample 50 --seed 26; docs/testing.md): deletions remove exactly the deleted object, rules
+ * that are not objects are dropped, and matching and covering (upstream RuleAllows, Covers,
  * BreakdownRule, CompactString) honour groups, resource names and non-resource URLs.
  */
 import { test } from 'node:test';
@@ -9,7 +10,7 @@ import assert from 'node:assert/strict';
 import { makeIdentity } from '../../../src/api/identity.js';
 import { RbacIndex } from '../../../src/auth/authz/rbac-index.js';
 import { RbacAuthorizer } from '../../../src/auth/authz/rbac.js';
-import { breakdownRule, compactString, ruleCovers, uncovered } from '../../../src/auth/authz/rbac-rules.js';
+import { breakdownRule, compactString, nonResourceURLMatches, ruleCovers, uncovered } from '../../../src/auth/authz/rbac-rules.js';
 import type { Attributes } from '../../../src/auth/authz/attributes.js';
 import { bindingTo, event, role } from '../../authz/helpers.js';
 
@@ -27,6 +28,7 @@ function setup() {
   const can = (verb: string, resource: string, namespace?: string) => {
     const a: Attributes = { user: bob, verb, apiGroup: '', resource, resourceRequest: true, path: '', ...(namespace ? { namespace } : {}) };
     const d = rbac.authorize(a);
+    // the index answers from memory: synchronously
     assert.ok(!(d instanceof Promise));
     return d.decision;
   };
@@ -79,4 +81,25 @@ test('ruleCovers: another group is not covered; no names cover any name; other n
 
 test('compactString names non-resource URLs as upstream', () => {
   assert.equal(compactString({ nonResourceURLs: ['/healthz', '/livez'], verbs: ['get'] }), '{NonResourceURLs:["/healthz" "/livez"], Verbs:["get"]}');
+});
+
+test('rules that are not objects are dropped when a role is indexed (no failure, no grant)', () => {
+  const { put, can } = setup();
+  put('clusterroles', role('odd', [null, 'get', { verbs: ['get'], apiGroups: [''], resources: ['pods'] }] as never));
+  put('clusterrolebindings', bindingTo('odd', 'ClusterRole', 'odd', bobRef));
+  assert.equal(can('list', 'secrets'), 'noOpinion');
+  assert.equal(can('get', 'pods'), 'allow');
+});
+
+test('non-resource URLs: every trailing * is trimmed (Go strings.TrimRight), a * inside is literal', () => {
+  assert.equal(nonResourceURLMatches({ nonResourceURLs: ['/healthz**'], verbs: ['get'] }, '/healthz/etcd'), true);
+  assert.equal(nonResourceURLMatches({ nonResourceURLs: ['/logs*/x*'], verbs: ['get'] }, '/logs*/xyz'), true);
+  assert.equal(nonResourceURLMatches({ nonResourceURLs: ['/logs*/x*'], verbs: ['get'] }, '/logs/xyz'), false);
+});
+
+test('ruleCovers: a URL without a trailing * covers that URL only, not longer ones', () => {
+  const sub = { verbs: ['get'], nonResourceURLs: ['/healthz'] };
+  assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/health'] }, sub), false);
+  assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/health*'] }, sub), true);
+  assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/healthz'] }, sub), true);
 });
