@@ -1,7 +1,8 @@
 /**
  * Kills the mutants of src/auth/authz/escalation.ts that survived the authorization sample of
- * `npm run mutate -- --module authz --sample 100` (docs/testing.md): updates are checked, `bind`
- * on a Role is asked for on roles (not clusterroles), and only a ClusterRole's aggregationRule
+ * `npm run mutate -- --module authz --sample 100` and the fresh `--sample 50 --seed 27`
+ * (docs/testing.md): updates are checked, `bind` on a Role is asked for on roles (not
+ * clusterroles), `escalate` in the Role's namespace, and only a ClusterRole's aggregationRule
  * needs every permission.
  */
 import { test } from 'node:test';
@@ -71,4 +72,13 @@ test('only a ClusterRole\'s aggregationRule needs every permission: a Role carry
     role('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1', { aggregationRule }));
   assert.equal(refusal(() => check.check({ user: bob, resource: 'clusterroles', namespace: '', pathName: '' }, role('c', [], undefined, { aggregationRule }))),
     `clusterroles.${G} "c" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+});
+
+test('escalate granted in one namespace lifts the role check of a Role there only', () => {
+  const { check, grantInNs } = setup();
+  grantInNs('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['roles'] }], 'ns1');
+  const anything = role('r', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], 'ns1');
+  check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' }, anything);
+  assert.match(refusal(() => check.check({ user: bob, resource: 'roles', namespace: 'ns2', pathName: '' }, { ...anything, metadata: { name: 'r', namespace: 'ns2' } })),
+    /is attempting to grant RBAC permissions not currently held/);
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { makeIdentity } from '../../../src/api/identity.js';
 import { RbacIndex } from '../../../src/auth/authz/rbac-index.js';
 import { RbacAuthorizer } from '../../../src/auth/authz/rbac.js';
-import { breakdownRule, compactString, nonResourceURLMatches, ruleCovers, uncovered } from '../../../src/auth/authz/rbac-rules.js';
+import { breakdownRule, compactRules, compactString, nonResourceURLMatches, ruleCovers, uncovered } from '../../../src/auth/authz/rbac-rules.js';
 import type { Attributes } from '../../../src/auth/authz/attributes.js';
 import { bindingTo, event, role } from '../../authz/helpers.js';
 
@@ -102,4 +102,24 @@ test('ruleCovers: a URL without a trailing * covers that URL only, not longer on
   assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/health'] }, sub), false);
   assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/health*'] }, sub), true);
   assert.equal(ruleCovers({ verbs: ['get'], nonResourceURLs: ['/healthz'] }, sub), true);
+});
+
+test('every RoleBinding of a namespace grants, not only the last indexed', () => {
+  const { put, can } = setup();
+  put('roles', role('pods', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1'));
+  put('roles', role('secrets', [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], 'ns1'));
+  put('rolebindings', bindingTo('a', 'Role', 'pods', bobRef, 'ns1'));
+  put('rolebindings', bindingTo('b', 'Role', 'secrets', bobRef, 'ns1'));
+  assert.deepEqual([can('get', 'pods', 'ns1'), can('get', 'secrets', 'ns1')], ['allow', 'allow']);
+});
+
+test('compactRules merges verbs per group, resource and name, never across names', () => {
+  assert.deepEqual(compactRules([
+    { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['list'], resourceNames: ['a'] },
+  ]), [
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['a'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
+  ]);
 });
