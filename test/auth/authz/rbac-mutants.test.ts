@@ -32,7 +32,7 @@ function setup() {
     assert.ok(!(d instanceof Promise));
     return d.decision;
   };
-  return { put, del, can };
+  return { put, del, can, rbac };
 }
 
 test('deleting a RoleBinding leaves a Role of the same name and namespace granting through another binding', () => {
@@ -122,4 +122,12 @@ test('compactRules merges verbs per group, resource and name, never across names
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['a'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
   ]);
+});
+
+test('a binding to an unsupported role kind is reported with that kind in the denial reason', () => {
+  const { put, rbac } = setup();
+  put('clusterrolebindings', bindingTo('odd', 'Group', 'admins', bobRef));
+  const d = rbac.authorize({ user: bob, verb: 'get', apiGroup: '', resource: 'pods', resourceRequest: true, path: '' });
+  assert.ok(!(d instanceof Promise));
+  assert.deepEqual(d, { decision: 'noOpinion', reason: 'RBAC: unsupported role reference kind: "Group"' });
 });
