@@ -30,7 +30,7 @@ export async function startAuthServer(args: string[], dataDir?: string): Promise
   const [port, securePort] = await new Promise<[number, number]>((done, fail) => {
     proc.stdout!.on('data', (d) => {
       out += d;
-      const p = /listening on http:\/\/[^:]+:(\d+)/.exec(out), sp = /listening on https:\/\/[^:]+:(\d+)/.exec(out);
+      const p = /listening on http:\/\/[^:]+:(\d+)/.exec(out), sp = /listening on https:\/\/\S*:(\d+)\s/.exec(out);
       if (p && sp) done([Number(p[1]), Number(sp[1])]);
     });
     proc.once('exit', (code) => fail(new Error(`server exited with ${code}: ${err}`)));
