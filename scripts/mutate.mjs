@@ -13,6 +13,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'n
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
+import { mulberry32 } from './lib/mulberry32.mjs';
 
 /** Per module: the files mutated (files or folders) and the run-tests.mjs filters of its tests. */
 const MODULES = {
@@ -64,17 +65,7 @@ function expand(paths) {
   return out;
 }
 
-/** mulberry32: a small seeded generator, so a sample can be drawn again. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const within = (outer, inner) =>
   (outer.start.line < inner.start.line || (outer.start.line === inner.start.line && outer.start.column <= inner.start.column)) &&

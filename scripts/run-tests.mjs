@@ -11,6 +11,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { mulberry32 } from './lib/mulberry32.mjs';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -21,17 +22,7 @@ function collect(dir, out) {
   return out;
 }
 
-/** mulberry32: a small seeded generator, so a printed seed replays the same order */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 function shuffle(list, rand) {
   const out = [...list];

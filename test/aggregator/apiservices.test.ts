@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, request, type TestServer } from '../helpers/server.js';
-import { Pki, openssl } from '../auth/helpers.js';
+import type { Pki } from '../auth/helpers.js';
+import { extensionServerPki } from './helpers.js';
 import { kubectlRunner } from '../helpers/kubectl.js';
 
 const GROUP = 'wardle.example.com';
@@ -48,11 +49,7 @@ function answer(path: string, accept: string): { code: number; body: unknown } {
 }
 
 before(async () => {
-  pki = new Pki();
-  pki.ca('ext-ca').ca('proxy-ca').client('proxy-ca', 'proxy-client', '/CN=front-proxy-client');
-  openssl(pki.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ext.key', '-out', 'ext.csr', '-subj', '/CN=api');
-  writeFileSync(pki.path('ext.ext'), 'subjectAltName=DNS:api.wardle.svc\nextendedKeyUsage=serverAuth\n');
-  openssl(pki.dir, 'x509', '-req', '-in', 'ext.csr', '-CA', 'ext-ca.crt', '-CAkey', 'ext-ca.key', '-CAcreateserial', '-out', 'ext.crt', '-days', '1', '-extfile', 'ext.ext');
+  pki = extensionServerPki();
   ext = createServer({ cert: pki.read('ext.crt'), key: pki.read('ext.key'), ca: pki.read('proxy-ca.crt'), requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     const cert = (req.socket as TLSSocket).getPeerCertificate();

@@ -4,23 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeIdentity } from '../../src/api/identity.js';
-import { RbacIndex } from '../../src/auth/authz/rbac-index.js';
-import { RbacAuthorizer } from '../../src/auth/authz/rbac.js';
-import { buildChain } from '../../src/auth/authz/authorizer.js';
-import { EscalationCheck } from '../../src/auth/authz/escalation.js';
 import { compactRules, compactString, uncovered, type PolicyRule } from '../../src/auth/authz/rbac-rules.js';
-import { bindingTo, event, role } from './helpers.js';
+import { bindingTo, escalationFixture, role } from './helpers.js';
 
 const G = 'rbac.authorization.plat.io';
 const bob = { username: 'bob', groups: ['system:authenticated'] };
 
 function setup() {
-  const index = new RbacIndex(makeIdentity());
-  index.load([]);
-  const rbac = new RbacAuthorizer(index);
-  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
-  const put = (resource: string, obj: any) => index.apply([event('ADDED', resource, obj)]);
+  const { check, put } = escalationFixture();
   const grant = (name: string, rules: PolicyRule[], namespace?: string) => {
     put('clusterroles', role(name, rules));
     if (namespace) put('rolebindings', bindingTo(name, 'ClusterRole', name, [{ kind: 'User', name: 'bob' }], namespace));

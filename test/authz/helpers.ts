@@ -1,6 +1,11 @@
 /** Shared fixtures of the authorization tests: RBAC objects and the change events that carry them. */
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 import type { PolicyRule } from '../../src/auth/authz/rbac-rules.js';
+import { makeIdentity } from '../../src/api/identity.js';
+import { RbacIndex } from '../../src/auth/authz/rbac-index.js';
+import { RbacAuthorizer } from '../../src/auth/authz/rbac.js';
+import { buildChain } from '../../src/auth/authz/authorizer.js';
+import { EscalationCheck } from '../../src/auth/authz/escalation.js';
 
 const G = 'rbac.authorization.plat.io';
 let rv = 1;
@@ -31,4 +36,14 @@ export async function grant(plainUrl: string, name: string, rules: PolicyRule[],
     const r = await request(plainUrl, 'POST', path, body);
     if (r.status !== 201) throw new Error(`grant ${name}: ${r.status} ${r.text}`);
   }
+}
+
+/** An escalation check over an empty RBAC index, and `put` to add RBAC objects to that index. */
+export function escalationFixture(): { check: EscalationCheck; put: (resource: string, obj: object) => void } {
+  const index = new RbacIndex(makeIdentity());
+  index.load([]);
+  const rbac = new RbacAuthorizer(index);
+  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
+  const put = (resource: string, obj: object) => { index.apply([event('ADDED', resource, obj)]); };
+  return { check, put };
 }

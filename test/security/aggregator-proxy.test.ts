@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import { get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { startServer, request, stopServers, type TestServer } from '../helpers/server.js';
-import { Pki, openssl } from '../auth/helpers.js';
+import type { Pki } from '../auth/helpers.js';
+import { extensionServerPki } from '../aggregator/helpers.js';
 import { until } from '../helpers/poll.js';
 
 const GROUP = 'wardle.example.com';
@@ -64,11 +65,7 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
 }
 
 before(async () => {
-  pki = new Pki();
-  pki.ca('ext-ca').ca('proxy-ca').client('proxy-ca', 'proxy-client', '/CN=front-proxy-client');
-  openssl(pki.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ext.key', '-out', 'ext.csr', '-subj', '/CN=api');
-  writeFileSync(pki.path('ext.ext'), 'subjectAltName=DNS:api.wardle.svc\nextendedKeyUsage=serverAuth\n');
-  openssl(pki.dir, 'x509', '-req', '-in', 'ext.csr', '-CA', 'ext-ca.crt', '-CAkey', 'ext-ca.key', '-CAcreateserial', '-out', 'ext.crt', '-days', '1', '-extfile', 'ext.ext');
+  pki = extensionServerPki();
   ext = createServer({ cert: pki.read('ext.crt'), key: pki.read('ext.key'), ca: pki.read('proxy-ca.crt'), requestCert: true, rejectUnauthorized: true }, serve);
   await new Promise<void>((done) => ext.listen(0, '127.0.0.1', done));
   const port = (ext.address() as AddressInfo).port;

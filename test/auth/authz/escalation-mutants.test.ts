@@ -7,23 +7,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeIdentity } from '../../../src/api/identity.js';
-import { RbacIndex } from '../../../src/auth/authz/rbac-index.js';
-import { RbacAuthorizer } from '../../../src/auth/authz/rbac.js';
-import { buildChain } from '../../../src/auth/authz/authorizer.js';
-import { EscalationCheck } from '../../../src/auth/authz/escalation.js';
 import type { PolicyRule } from '../../../src/auth/authz/rbac-rules.js';
-import { bindingTo, event, role } from '../../authz/helpers.js';
+import { bindingTo, escalationFixture, role } from '../../authz/helpers.js';
 
 const G = 'rbac.authorization.plat.io';
 const bob = { username: 'bob', groups: ['system:authenticated'] };
 
 function setup() {
-  const index = new RbacIndex(makeIdentity());
-  index.load([]);
-  const rbac = new RbacAuthorizer(index);
-  const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
-  const put = (resource: string, obj: object) => index.apply([event('ADDED', resource, obj as { metadata: { name: string } })]);
+  const { check, put } = escalationFixture();
   /** a Role `name` in `namespace` with `rules`, bound to bob there */
   const grantInNs = (name: string, rules: PolicyRule[], namespace: string) => {
     put('roles', role(name, rules, namespace));
