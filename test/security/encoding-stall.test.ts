@@ -123,14 +123,21 @@ test('writes to the shard stay prompt while a YAML LIST of 994-level objects is 
 
 test('a YAML LIST past its timeout is a 504 at the deadline and its encoding stops', async () => {
   assert.ok(fullMs > 0 && fullValues > 0, 'the full LIST ran first');
-  // a third of the full LIST's time (at most 2 s): the actor's part (JSON of cached bytes) is a
-  // small share of it, and the encoding is cut off even if the machine got quicker meanwhile
-  const timeoutMs = Math.max(100, Math.min(2000, Math.round(fullMs / 3)));
-  const timeouts0 = await metric('platform_response_encodings_total', 'format="yaml",outcome="timeout"');
-  const values0 = await metric('platform_response_encoded_values_total', 'format="yaml"');
-  const list = listYaml(`?timeout=${timeoutMs}ms`);
-  const latencies = await writeWhile(() => !list.done(), 'cut');
-  const listed = await list.result;
+  // first a third of the full LIST's time (at most 2 s): the actor's part (JSON of cached bytes)
+  // is a small share of it. A LIST that completes before a deadline measured on a slower (colder) run is a 200: halve the
+  // deadline and list again, at most 5 times; the LIST that does not complete is what is checked.
+  let timeoutMs = Math.max(100, Math.min(2000, Math.round(fullMs / 3)));
+  let timeouts0 = 0, values0 = 0, latencies: number[] = [];
+  let listed: Listed = { status: 0, text: '', ms: 0 };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    timeouts0 = await metric('platform_response_encodings_total', 'format="yaml",outcome="timeout"');
+    values0 = await metric('platform_response_encoded_values_total', 'format="yaml"');
+    const list = listYaml(`?timeout=${timeoutMs}ms`);
+    latencies = await writeWhile(() => !list.done(), 'cut');
+    listed = await list.result;
+    if (listed.status !== 200 || timeoutMs <= 25) break;
+    timeoutMs = Math.round(timeoutMs / 2);
+  }
   assert.equal(listed.status, 504, listed.text.slice(0, 300));
   assert.match(listed.text, /reason: Timeout/);
   assert.match(listed.text, /request did not complete within requested timeout - context deadline exceeded/);
