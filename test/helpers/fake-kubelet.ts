@@ -132,6 +132,9 @@ function blast(res: ServerResponse, total: number): void {
   pump();
 }
 
+/** How long a scripted command "runs" before its exit status is sent (see runCommand). */
+const PROCESS_RUNTIME_MS = 100;
+
 /** Channel ids of the remote-command WebSocket protocols. */
 export const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, CLOSE = 255;
 
@@ -150,7 +153,12 @@ function exitStatus(command: string[], code: number): string {
 function runCommand(ws: WsConn, url: URL): void {
   const attach = url.pathname.startsWith('/attach/');
   const command = url.searchParams.getAll('command');
-  const finish = (code: number) => { ws.send(Buffer.concat([Buffer.from([ERROR]), Buffer.from(exitStatus(command, code))])); ws.close(); };
+  // A process takes time to start and exit; a status sent in the same turn as the 101 can reach
+  // kubectl before its WebSocket executor registered the error stream (client-go then logs
+  // "Unknown stream id 3, discarding message" and exits 1), a race no real kubelet exposes.
+  const finish = (code: number) => {
+    setTimeout(() => { ws.send(Buffer.concat([Buffer.from([ERROR]), Buffer.from(exitStatus(command, code))])); ws.close(); }, PROCESS_RUNTIME_MS);
+  };
   const out = (text: string | Buffer) => ws.send(Buffer.concat([Buffer.from([STDOUT]), Buffer.from(text)]));
   const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? command[2] ?? '' : '');
   if (exit) return finish(Number(exit[1]));
