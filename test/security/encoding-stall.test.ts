@@ -133,7 +133,7 @@ test('a YAML LIST past its timeout is a 504 at the deadline and its encoding sto
     timeouts0 = await metric('platform_response_encodings_total', 'format="yaml",outcome="timeout"');
     values0 = await metric('platform_response_encoded_values_total', 'format="yaml"');
     const list = listYaml(`?timeout=${timeoutMs}ms`);
-    latencies = await writeWhile(() => !list.done(), 'cut');
+    latencies = await writeWhile(() => !list.done(), `cut${attempt}`);
     listed = await list.result;
     if (listed.status !== 200 || timeoutMs <= 25) break;
     timeoutMs = Math.round(timeoutMs / 2);
