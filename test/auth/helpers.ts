@@ -141,3 +141,27 @@ export class Pki {
 
   cleanup(): void { rmSync(this.dir, { recursive: true, force: true }); }
 }
+
+/** A secure-port server whose users come from a static token file, with the CA to trust it. */
+export interface TokenServer extends AuthServer {
+  pki: Pki;
+  tls: TlsClient;
+  /** Stops the server and removes its data directory and the token file. */
+  close(): Promise<void>;
+}
+
+/** Starts a server with `--token-auth-file` holding `tokens` (CSV lines `token,user,uid[,"g1,g2"]`). */
+export async function startTokenServer(tokens: string, args: string[] = []): Promise<TokenServer> {
+  const pki = new Pki();
+  writeFileSync(pki.path('tokens.csv'), tokens);
+  const s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), ...args]).catch((e: unknown) => {
+    pki.cleanup();
+    throw e;
+  });
+  const close = async () => {
+    await s.stop();
+    s.cleanup();
+    pki.cleanup();
+  };
+  return Object.assign(s, { pki, tls: { ca: readFileSync(join(s.dataDir, 'pki', 'ca.crt')) }, close });
+}

@@ -6,24 +6,21 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { makeIdentity } from '../../src/api/identity.js';
 import { defaultPolicy } from '../../src/auth/authz/bootstrap-policy.js';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
 
 const RBAC = '/apis/rbac.authorization.plat.io/v1';
 const G = 'rbac.authorization.plat.io';
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 const as = (who: string, method: string, path: string, body?: unknown) => request(s.secureUrl, tls, method, path, body, { authorization: `Bearer ${who}-token` });
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), ['viewer', 'editor', 'adminer', 'owner'].map((u) => `${u}-token,${u},uid-${u}`).join('\n') + '\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  s = await startTokenServer(['viewer', 'editor', 'adminer', 'owner'].map((u) => `${u}-token,${u},uid-${u}`).join('\n') + '\n');
+  tls = s.tls;
   for (const ns of ['team', 'elsewhere']) assert.equal((await plain(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
   for (const [user, role] of [['viewer', 'view'], ['editor', 'edit'], ['adminer', 'admin'], ['owner', 'cluster-admin']]) {
     const rb = { metadata: { name: user }, roleRef: { apiGroup: G, kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', apiGroup: G, name: user }] };
@@ -32,9 +29,7 @@ before(async () => {
   assert.equal((await plain(s.url, 'POST', '/api/v1/namespaces/team/secrets', { metadata: { name: 'sec' }, data: {} })).status, 201);
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 test('the full default table, labelled platform.io/bootstrapping=rbac-defaults, with component and controller roles bound as upstream', async () => {

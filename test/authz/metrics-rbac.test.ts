@@ -4,24 +4,19 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { writeFileSync } from 'node:fs';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 const as = (token: string, path: string) => request(s.secureUrl, tls, 'GET', path, undefined, { authorization: `Bearer ${token}` });
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), 'mon-token,prom,uid-m,system:monitoring\nbob-token,bob,uid-b\nroot-token,root,uid-r,system:masters\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  s = await startTokenServer('mon-token,prom,uid-m,system:monitoring\nbob-token,bob,uid-b\nroot-token,root,uid-r,system:masters\n');
+  tls = s.tls;
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 test('system:monitoring and admins read /metrics; others are forbidden', async () => {

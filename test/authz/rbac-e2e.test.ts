@@ -5,14 +5,13 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { writeFileSync } from 'node:fs';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 
 const G = 'rbac.authorization.plat.io';
 const RBAC = `/apis/${G}/v1`;
 const AUTHZ = '/apis/authorization.plat.io/v1';
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 const as = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   request(s.secureUrl, tls, method, path, body, { authorization: `Bearer ${token}`, ...headers });
@@ -26,19 +25,15 @@ async function created(p: Promise<{ status: number; text: string }>): Promise<vo
 }
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), 'bob-token,bob,uid-b\ncarol-token,carol,uid-c,dev\nroot-token,root,uid-r,system:masters\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  s = await startTokenServer('bob-token,bob,uid-b\ncarol-token,carol,uid-c,dev\nroot-token,root,uid-r,system:masters\n');
+  tls = s.tls;
   for (const name of ['ns1', 'ns2']) await created(root('POST', '/api/v1/namespaces', { metadata: { name } }));
   // carol (group dev) edits ns1; bob administers ns2
   await created(root('POST', `${RBAC}/namespaces/ns1/rolebindings`, binding('dev-edit', 'ClusterRole', 'edit', [{ kind: 'Group', apiGroup: G, name: 'dev' }])));
   await created(root('POST', `${RBAC}/namespaces/ns2/rolebindings`, binding('bob-admin', 'ClusterRole', 'admin', [userSubject('bob')])));
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 test('a RoleBinding to view grants at once, in its namespace only, without secrets; deleting it revokes at once', async () => {

@@ -5,18 +5,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
 import { CSR_PATH, csrObject, makeRequest } from '../helpers/csr.js';
 import { grant } from './helpers.js';
 
 const G = 'certificates.plat.io';
 const CLIENT = 'platform.io/kube-apiserver-client';
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 let dir: string;
 const as = (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -28,23 +27,19 @@ const CSR_RULES = [
 ];
 
 before(async () => {
-  pki = new Pki();
   dir = mkdtempSync(join(tmpdir(), 'signer-adm-'));
-  writeFileSync(pki.path('tokens.csv'), [
+  s = await startTokenServer([
     'bob-token,bob,uid-b,csr-editors', 'ann-token,ann,uid-a,"csr-editors,approvers"', 'dom-token,dom,uid-d,"csr-editors,domain-approvers"',
     'sig-token,sig,uid-s,"csr-editors,signers"', '',
   ].join('\n'));
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  tls = s.tls;
   await grant(s.url, 'csr-editors', CSR_RULES, ['csr-editors']);
   await grant(s.url, 'approvers', [{ apiGroups: [G], resources: ['signers'], resourceNames: [CLIENT], verbs: ['approve'] }], ['approvers']);
   await grant(s.url, 'domain-approvers', [{ apiGroups: [G], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }], ['domain-approvers']);
   await grant(s.url, 'signers', [{ apiGroups: [G], resources: ['signers'], resourceNames: ['example.com/custom'], verbs: ['sign'] }], ['signers']);
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -5,10 +5,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
 import { CSR_PATH, csrObject, makeRequest, settled } from '../helpers/csr.js';
 import { grant } from '../authz/helpers.js';
@@ -16,28 +16,23 @@ import { grant } from '../authz/helpers.js';
 const G = 'certificates.plat.io';
 const KUBELET = 'platform.io/kube-apiserver-client-kubelet';
 const NODE_USAGES = ['digital signature', 'key encipherment', 'client auth'];
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 let dir: string;
 
 before(async () => {
-  pki = new Pki();
   dir = mkdtempSync(join(tmpdir(), 'csr-approver-'));
-  writeFileSync(pki.path('tokens.csv'), [
+  s = await startTokenServer([
     'n1-token,system:node:n1,uid-n1,system:nodes', 'boot-token,system:bootstrap:abc123,uid-b,system:bootstrappers', 'eve-token,eve,uid-e,requesters', '',
   ].join('\n'));
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  tls = s.tls;
   const create = { apiGroups: [G], resources: ['certificatesigningrequests'], verbs: ['create', 'get'] };
   await grant(s.url, 'requesters', [create], ['system:nodes', 'system:bootstrappers', 'requesters']);
   await grant(s.url, 'selfnodeclient', [{ apiGroups: [G], resources: ['certificatesigningrequests/selfnodeclient'], verbs: ['create'] }], ['system:nodes']);
   await grant(s.url, 'nodeclient', [{ apiGroups: [G], resources: ['certificatesigningrequests/nodeclient'], verbs: ['create'] }], ['system:bootstrappers']);
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

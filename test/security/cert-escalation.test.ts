@@ -12,9 +12,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { grant } from '../authz/helpers.js';
 import { until } from '../helpers/poll.js';
 import { certPem, cn, csrPem, ecKey, keyPem, name, org } from './x509-builders.js';
@@ -23,15 +23,12 @@ const CSRS = '/apis/certificates.plat.io/v1/certificatesigningrequests';
 const SSR = '/apis/authentication.plat.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' };
 
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let ca: Buffer;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), 'eve-token,eve,uid-eve\nn1-token,system:node:n1,uid-n1,"system:nodes"\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
+  s = await startTokenServer('eve-token,eve,uid-eve\nn1-token,system:node:n1,uid-n1,"system:nodes"\n');
   ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
   // eve may request and approve API server client certificates; nodes may renew their own
   await grant(s.url, 'eve-csr', [
@@ -45,9 +42,7 @@ before(async () => {
   ], ['system:nodes']);
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 const tls = (cert?: string, key?: string): TlsClient => ({ ca, ...(cert ? { cert: Buffer.from(cert), key: Buffer.from(key!) } : {}) });

@@ -8,8 +8,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { writeFileSync } from 'node:fs';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { request as plain } from '../helpers/server.js';
 import { crdGroupCauses } from '../../src/registry/crd/crd-groups.js';
 import { Registry } from '../../src/registry/registry.js';
@@ -17,20 +17,15 @@ import { makeIdentity } from '../../src/api/identity.js';
 import type { CustomType } from '../../src/registry/crd/types.js';
 
 const CRDS = '/apis/apiextensions.plat.io/v1/customresourcedefinitions';
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), 'mallory-token,mallory,uid-m\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  s = await startTokenServer('mallory-token,mallory,uid-m\n');
+  tls = s.tls;
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 function crd(plural: string, group: string, kind: string, version: string, annotations?: Record<string, string>) {

@@ -8,30 +8,25 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Pki, request, startAuthServer, type AuthServer, type TlsClient } from '../auth/helpers.js';
+import { writeFileSync } from 'node:fs';
+import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 import { grant } from '../authz/helpers.js';
 
 const SSR = '/apis/authentication.plat.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' };
 const CMS = '/api/v1/namespaces/default/configmaps';
-let pki: Pki;
-let s: AuthServer;
+let s: TokenServer;
 let tls: TlsClient;
 
 before(async () => {
-  pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), 'proxy-token,proxy,uid-p,"proxy-group"\nwriter-token,writer,uid-w\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv')]);
-  tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  s = await startTokenServer('proxy-token,proxy,uid-p,"proxy-group"\nwriter-token,writer,uid-w\n');
+  tls = s.tls;
   // proxy may impersonate alice only
   await grant(s.url, 'impersonate-alice', [{ verbs: ['impersonate'], apiGroups: [''], resources: ['users'], resourceNames: ['alice'] }], ['proxy-group']);
   await grant(s.url, 'writer-cms', [{ verbs: ['create', 'update', 'patch', 'get'], apiGroups: [''], resources: ['configmaps'] }], ['system:authenticated']);
 });
 after(async () => {
-  await s?.stop();
-  s?.cleanup();
-  pki?.cleanup();
+  await s?.close();
 });
 
 /** node sends one header line per array element */
