@@ -13,7 +13,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'n
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
-import { mulberry32 } from './lib/mulberry32.mjs';
+import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
 
 /** Per module: the files mutated (files or folders) and the run-tests.mjs filters of its tests. */
 const MODULES = {

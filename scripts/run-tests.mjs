@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { mulberry32 } from './lib/mulberry32.mjs';
+import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {

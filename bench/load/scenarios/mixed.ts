@@ -6,22 +6,14 @@
  */
 import { openLoop } from '../engine.js';
 import { cmPath, configMap, dropNamespace, ensureNamespace, fill, measured, type ScenarioCtx } from './ctx.js';
+import { mulberry32 } from '../../lib/mulberry32.js';
 
 const POOL = 50;
 export const MIX_KINDS = ['get', 'list', 'create', 'update', 'apply', 'delete'];
 export const MIX: [string, number][] = [['get', 40], ['list', 10], ['create', 15], ['update', 15], ['apply', 10], ['delete', 10]];
 
-/** A small deterministic PRNG (mulberry32), so runs draw the same mix. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG, so runs draw the same mix. */
+const rng = mulberry32;
 
 export async function mixedScenario(ctx: ScenarioCtx): Promise<void> {
   const ns = `${ctx.tag}-mixed`;

@@ -1,0 +1,12 @@
+/** mulberry32: a small seeded generator (uniform in [0, 1)), so a printed seed replays the same draw.
+ * Also used by the test runner and the mutation sampler (scripts/*.mjs import the compiled module). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
