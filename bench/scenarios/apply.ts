@@ -20,7 +20,7 @@ const PATH = `/apis/apps/v1/namespaces/${NS}/deployments`;
 const CONTENT_TYPE = 'application/apply-patch+yaml';
 const MAX_APPLIES = 2_000_000;
 const TIMEOUT_MS = 30_000;
-const TARGET = 2000;
+const TARGET = 5000;
 
 /** The deployer's intent at round k: three containers whose images and env change every time. */
 export function deployerBody(name: string, k: number): string {
