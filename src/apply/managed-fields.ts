@@ -65,11 +65,26 @@ function validFieldsV1(node: unknown): boolean {
   });
 }
 
+/**
+ * The set each stored fieldsV1 tree stands for, per tree object: a stored object is never
+ * changed in place, and the entry of a manager whose set a write leaves alone keeps its tree
+ * object (write() reuses it), so each object version's sets are parsed once, not per write.
+ * FieldSets are values (the algebra returns new sets), so one may be shared.
+ */
+const parsedSets = new WeakMap<object, FieldSet>();
+
+function storedSet(fieldsV1: Record<string, any> | undefined): FieldSet {
+  if (!fieldsV1 || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1);
+  let set = parsedSets.get(fieldsV1);
+  if (!set) parsedSets.set(fieldsV1, set = FieldSet.fromFieldsV1(fieldsV1));
+  return set;
+}
+
 /** trusted: entries this server stored (already checked when written), not ones from a request. */
 function owners(list: unknown, trusted = false): Owner[] {
   if (!Array.isArray(list)) return [];
   return (trusted ? list : list.filter(validEntry)).map((entry: ManagedFieldsEntry) => {
-    const set = FieldSet.fromFieldsV1(entry.fieldsV1);
+    const set = trusted ? storedSet(entry.fieldsV1) : FieldSet.fromFieldsV1(entry.fieldsV1);
     return { entry: { ...entry }, set, rendered: trusted && entry.fieldsV1 ? { set, fieldsV1: entry.fieldsV1 } : undefined };
   });
 }
@@ -90,7 +105,12 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 /** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
 function write(obj: any, list: Owner[]): void {
   obj.metadata ??= {};
-  const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : o.set.toFieldsV1());
+  const fieldsV1 = (o: Owner) => {
+    if (o.rendered?.set === o.set) return o.rendered.fieldsV1;
+    const tree = o.set.toFieldsV1();
+    parsedSets.set(tree, o.set);
+    return tree;
+  };
   const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) })).sort(order);
   if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
 }

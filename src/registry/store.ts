@@ -346,7 +346,11 @@ export class Store {
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
     // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
-    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace));
+    const live = JSON.parse(old.json);
+    // apply reads managedFields and writes new ones, never changing them: the stored entries
+    // themselves let it reuse the field sets parsed from them (managed-fields.ts storedSet)
+    if (op.patchType === 'apply' && live.metadata?.managedFields) live.metadata.managedFields = old.obj.metadata.managedFields;
+    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(live, input, this.schema, target, now), op.namespace));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
