@@ -80,6 +80,28 @@ function storedSet(fieldsV1: Record<string, any> | undefined): FieldSet {
   return set;
 }
 
+/**
+ * Rendered trees by set, for the objects written with one shape (every create of one client's
+ * template renders the same tree): a tree is never changed once written, so objects may share
+ * it. Bounded: small sets only, and the memo starts over when full.
+ */
+const renderedTrees = new Map<string, Record<string, any>>();
+const MAX_RENDERED = 512;
+const MAX_SIGNATURE = 4096;
+
+function render(set: FieldSet): Record<string, any> {
+  const key = set.size <= 64 ? set.signature() : undefined;
+  let tree = key !== undefined && key.length <= MAX_SIGNATURE ? renderedTrees.get(key) : undefined;
+  if (tree) return tree;
+  tree = set.toFieldsV1();
+  parsedSets.set(tree, set);
+  if (key !== undefined && key.length <= MAX_SIGNATURE) {
+    if (renderedTrees.size >= MAX_RENDERED) renderedTrees.clear();
+    renderedTrees.set(key, tree);
+  }
+  return tree;
+}
+
 /** trusted: entries this server stored (already checked when written), not ones from a request. */
 function owners(list: unknown, trusted = false): Owner[] {
   if (!Array.isArray(list)) return [];
@@ -105,12 +127,7 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 /** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
 function write(obj: any, list: Owner[]): void {
   obj.metadata ??= {};
-  const fieldsV1 = (o: Owner) => {
-    if (o.rendered?.set === o.set) return o.rendered.fieldsV1;
-    const tree = o.set.toFieldsV1();
-    parsedSets.set(tree, o.set);
-    return tree;
-  };
+  const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : render(o.set));
   const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) })).sort(order);
   if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
 }

@@ -3,7 +3,7 @@
  * object's fieldsV1 trees are parsed once, and later writes over the same version, or over
  * a version whose entries a write left alone, reuse the sets; the stored object itself is
  * never changed (the store shares its managedFields with apply), and the result is the same
- * as over a fresh copy.
+ * as over a fresh copy. Objects of one shape share one rendered tree (a tree never changes once written).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,4 +64,23 @@ test('over the stored object or over a fresh copy, apply writes the same object'
   }
   // Apply entries by time: the deployer applied last at :04, the autoscaler at :05
   assert.deepEqual(live.metadata.managedFields.map((e: any) => e.manager), ['deployer', 'autoscaler']);
+});
+
+test('creates of one shape share one rendered tree; a later write of one of them leaves the other\'s alone', () => {
+  const configMap = schemaIndex().forKind('', 'v1', 'ConfigMap')!;
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { bench: 'create' } }, data: { pad: name } });
+  const a: any = cm('a');
+  const b: any = cm('b');
+  recordUpdate(a, undefined, configMap, 'wrk', 'v1', '2026-01-01T00:00:00Z');
+  recordUpdate(b, undefined, configMap, 'wrk', 'v1', '2026-01-01T00:00:00Z');
+  const tree = b.metadata.managedFields[0].fieldsV1;
+  assert.equal(a.metadata.managedFields[0].fieldsV1, tree, 'one tree for both');
+  const rendered = JSON.stringify(tree);
+  assert.equal(rendered, '{"f:data":{".":{},"f:pad":{}},"f:metadata":{"f:labels":{".":{},"f:bench":{}}}}');
+  const a2: any = structuredClone(a);
+  delete a2.metadata.managedFields;
+  a2.data.more = 'x';
+  recordUpdate(a2, deepFreeze(a), configMap, 'wrk', 'v1', '2026-01-01T00:00:01Z');
+  assert.equal(JSON.stringify(a2.metadata.managedFields[0].fieldsV1), '{"f:data":{".":{},"f:more":{},"f:pad":{}},"f:metadata":{"f:labels":{".":{},"f:bench":{}}}}');
+  assert.equal(JSON.stringify(b.metadata.managedFields[0].fieldsV1), rendered, 'the shared tree is unchanged');
 });
