@@ -6,7 +6,7 @@
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
-import { compare, type Comparison } from './compare.js';
+import { addedPaths, compare, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
 import { checkAppliedDuplicates } from './typed-patch.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
@@ -38,8 +38,15 @@ function tracked(set: FieldSet, sub?: string): FieldSet {
     && !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))));
 }
 
+/** what a write of the main resource never tracks, for addedPaths (the same rules as tracked()) */
+const UNTRACKED_TOP = new Set(['apiVersion', 'kind', 'status']);
+const UNTRACKED_META = { field: 'metadata', skip: new Set([...IGNORED_META].map((f) => f.slice(2))) };
+
 function trackedComparison(before: unknown, after: unknown, schema: SchemaNode | undefined, sub?: string): Comparison {
-  const c = compare(before, after, schema);
+  // a create of the main resource: only what is tracked is walked, no comparison to filter
+  const created = before === undefined && !sub ? addedPaths(after, schema, UNTRACKED_TOP, UNTRACKED_META) : undefined;
+  if (created) return { added: created, modified: new FieldSet(), removed: new FieldSet() };
+  const c = compare(before ?? {}, after, schema);
   return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
 }
 
@@ -159,7 +166,7 @@ export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode
   const list = isReset(requested) ? []
     : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry) ? owners(requested)
       : owners(old?.metadata?.managedFields, true);
-  const c = trackedComparison(old ?? {}, next, schema, sub);
+  const c = trackedComparison(old, next, schema, sub);
   for (const o of list) o.set = o.set.difference(taken(o.set, c)).difference(c.removed);
   let mine = list.find((o) => same(o.entry, manager, 'Update', apiVersion, sub));
   if (!mine) list.push(mine = { entry: entry(manager, 'Update', apiVersion, now, sub), set: new FieldSet() });
