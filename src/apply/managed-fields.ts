@@ -80,7 +80,7 @@ function validFieldsV1(node: unknown): boolean {
  */
 const parsedSets = new WeakMap<object, FieldSet>();
 
-function storedSet(fieldsV1: Record<string, any> | undefined): FieldSet {
+function storedSet(fieldsV1: Record<string, unknown> | undefined): FieldSet {
   if (!fieldsV1 || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1);
   let set = parsedSets.get(fieldsV1);
   if (!set) parsedSets.set(fieldsV1, set = FieldSet.fromFieldsV1(fieldsV1));
@@ -92,11 +92,11 @@ function storedSet(fieldsV1: Record<string, any> | undefined): FieldSet {
  * template renders the same tree): a tree is never changed once written, so objects may share
  * it. Bounded: small sets only, and the memo starts over when full.
  */
-const renderedTrees = new Map<string, Record<string, any>>();
+const renderedTrees = new Map<string, Record<string, unknown>>();
 const MAX_RENDERED = 512;
 const MAX_SIGNATURE = 4096;
 
-function render(set: FieldSet): Record<string, any> {
+function render(set: FieldSet): Record<string, unknown> {
   const key = set.size <= 64 ? set.signature() : undefined;
   let tree = key !== undefined && key.length <= MAX_SIGNATURE ? renderedTrees.get(key) : undefined;
   if (tree) return tree;
