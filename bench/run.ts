@@ -3,7 +3,7 @@
  * (`bench/load/cli.ts`: any target server, report directory) when a load-only scenario or flag
  * is named (bench/load/args.ts); otherwise the wrk mode below, unchanged:
  *
- * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--record]`
+ * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--record]`
  *
  * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings, fairness; all by default) against the real server and
  * its ceiling in the same run (get, list and create alternate the two for --rounds rounds and
@@ -54,10 +54,13 @@ const MAX_ROUNDS = 10;
 /** busy share of all CPUs under which the machine counts as quiet for --wait-quiet */
 const QUIET_BUSY = 0.15;
 
-interface Args { scenarios: string[]; durationSec: number; connections: number; rounds: number; waitQuietSec: number; cpuProfDir?: string; writeDoc: boolean }
+interface Args { scenarios: string[]; durationSec: number; connections: number; rounds: number; waitQuietSec: number; cpuProfDir?: string; shards?: number; writeDoc: boolean }
+
+/** the server's shard actors (--shards, passed to the create and apply scenarios' server) */
+const MAX_SHARDS = 16;
 
 const usage = (): string => `Usage:
-  npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--record]
+  npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--record]
       wrk ceiling mode: the real server against a bare uWebSockets.js/LMDB ceiling on loopback (wrk required).
       scenarios: ${Object.keys(SCENARIOS).join(', ')} (all by default). --record appends the results to docs/benchmarks.md
       (without it nothing is written there).
@@ -97,6 +100,10 @@ function parseArgs(argv: string[]): Args {
       if (!Number.isInteger(a.rounds) || a.rounds < 1 || a.rounds > MAX_ROUNDS) throw new UsageError(`--rounds must be an integer in 1..${MAX_ROUNDS}`);
     } else if (flag === '--wait-quiet') a.waitQuietSec = parseSeconds(flag, value(), 0, MAX_WAIT_QUIET_SEC);
     else if (flag === '--cpu-prof') a.cpuProfDir = value();
+    else if (flag === '--shards') {
+      a.shards = Number(value());
+      if (!Number.isInteger(a.shards) || a.shards < 1 || a.shards > MAX_SHARDS) throw new UsageError(`--shards must be an integer in 1..${MAX_SHARDS}`);
+    }
     else if (flag === '--record') a.writeDoc = true;
     // the default now; kept so older command lines still run
     else if (flag === '--no-doc') a.writeDoc = false;
@@ -143,6 +150,7 @@ async function main(): Promise<void> {
     connections: args.connections,
     rounds: args.rounds,
     serverNodeArgs: args.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`] : [],
+    ...(args.shards ? { serverArgs: ['--shards', String(args.shards)] } : {}),
     log: (msg) => process.stdout.write(msg + '\n'),
   };
   const backgroundBusy = await waitQuiet(args.waitQuietSec);

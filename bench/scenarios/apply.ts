@@ -129,7 +129,7 @@ export async function applyScenario(ctx: Ctx): Promise<ScenarioResult> {
   const n = ctx.connections;
   const names = Array.from({ length: n }, (_, i) => `${tag}-${i}`);
   const rounds = names.map(() => 0);
-  const server = await startServer(ctx.serverNodeArgs);
+  const server = await startServer(ctx.serverNodeArgs, ctx.serverArgs);
   let hello: Child | undefined;
   let best: { server: ApplyRun; hello: ApplyRun };
   let objectBytes = 0;

@@ -9,6 +9,8 @@ export interface Ctx {
   rounds: number;
   /** extra node flags for the server child (e.g. --cpu-prof) */
   serverNodeArgs: string[];
+  /** extra server flags for the write scenarios (create, apply), e.g. --shards 4 */
+  serverArgs?: string[];
   log(msg: string): void;
 }
 

@@ -46,7 +46,7 @@ export async function createScenario(ctx: Ctx): Promise<ScenarioResult> {
   let responseBytes = 0;
   const lmdb = (flushed: boolean, durationSec = ctx.durationSec): Promise<LmdbCeilingResult> =>
     lmdbBatchedPuts({ durationSec, batch: ctx.connections, valueBytes: responseBytes, maxPuts: LMDB_MAX_PUTS, flushed });
-  const server = await startServer(ctx.serverNodeArgs);
+  const server = await startServer(ctx.serverNodeArgs, ctx.serverArgs);
   let hello: Child | undefined;
   let best: { server: Measured; hello: Measured; committed: LmdbCeilingResult; flushed: LmdbCeilingResult };
   try {

@@ -16,6 +16,32 @@ export function compare(before: unknown, after: unknown, schema: SchemaNode | un
   return c;
 }
 
+/**
+ * compare({}, after).added without the top-level fields named in `skip` and without the field
+ * `inner.field` itself nor its fields named in `inner.skip` (what ownership never tracks is
+ * then never walked: a create's comparison). Undefined when `after` or its `inner.field` is not
+ * a granular object: the caller compares as usual.
+ */
+export function addedPaths(after: unknown, schema: SchemaNode | undefined, skip: ReadonlySet<string>, inner: { field: string; skip: ReadonlySet<string> }): FieldSet | undefined {
+  if (shape(after, schema) !== 'fields') return undefined;
+  const out = new FieldSet();
+  const obj = after as Record<string, unknown>;
+  for (const k in obj) {
+    const v = ownValue(obj, k);
+    const sub = fieldSchema(schema, k);
+    // as walk(): a field absent on both sides (undefined) is no change
+    if (v === undefined || sub === null || skip.has(k)) continue;
+    if (k !== inner.field) { nodes(v, sub, 'f:' + k, isRequired(schema, k), out, true); continue; }
+    if (shape(v, sub) !== 'fields') return undefined;
+    const fields = v as Record<string, unknown>;
+    for (const f in fields) {
+      const fs = fieldSchema(sub, f);
+      if (fs !== null && !inner.skip.has(f)) nodes(fields[f], fs, joinKey('f:' + k, 'f:' + f), isRequired(sub, f), out, true);
+    }
+  }
+  return out;
+}
+
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

@@ -26,6 +26,8 @@ export class FieldSet {
   /** Adds a path given in joined form (see joinKey); the root ('') is never a member. */
   addKey(key: string): void { if (key) this.items.add(key); }
   paths(): Path[] { return [...this.items].map((s) => s.split(SEP)); }
+  /** The members in insertion order as one string: equal for sets built the same way (a memo key). */
+  signature(): string { return [...this.items].join('\u0002'); }
   // union and difference return a set itself when the other adds or removes nothing: callers
   // treat sets as values, and an unchanged identity lets managedFields reuse a rendered entry
   union(o: FieldSet): FieldSet {

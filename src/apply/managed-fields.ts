@@ -6,7 +6,7 @@
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
-import { compare, type Comparison } from './compare.js';
+import { addedPaths, compare, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
 import { checkAppliedDuplicates } from './typed-patch.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
@@ -38,8 +38,15 @@ function tracked(set: FieldSet, sub?: string): FieldSet {
     && !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))));
 }
 
+/** what a write of the main resource never tracks, for addedPaths (the same rules as tracked()) */
+const UNTRACKED_TOP = new Set(['apiVersion', 'kind', 'status']);
+const UNTRACKED_META = { field: 'metadata', skip: new Set([...IGNORED_META].map((f) => f.slice(2))) };
+
 function trackedComparison(before: unknown, after: unknown, schema: SchemaNode | undefined, sub?: string): Comparison {
-  const c = compare(before, after, schema);
+  // a create of the main resource: only what is tracked is walked, no comparison to filter
+  const created = before === undefined && !sub ? addedPaths(after, schema, UNTRACKED_TOP, UNTRACKED_META) : undefined;
+  if (created) return { added: created, modified: new FieldSet(), removed: new FieldSet() };
+  const c = compare(before ?? {}, after, schema);
   return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
 }
 
@@ -65,11 +72,48 @@ function validFieldsV1(node: unknown): boolean {
   });
 }
 
+/**
+ * The set each stored fieldsV1 tree stands for, per tree object: a stored object is never
+ * changed in place, and the entry of a manager whose set a write leaves alone keeps its tree
+ * object (write() reuses it), so each object version's sets are parsed once, not per write.
+ * FieldSets are values (the algebra returns new sets), so one may be shared.
+ */
+const parsedSets = new WeakMap<object, FieldSet>();
+
+function storedSet(fieldsV1: Record<string, unknown> | undefined): FieldSet {
+  if (!fieldsV1 || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1);
+  let set = parsedSets.get(fieldsV1);
+  if (!set) parsedSets.set(fieldsV1, set = FieldSet.fromFieldsV1(fieldsV1));
+  return set;
+}
+
+/**
+ * Rendered trees by set, for the objects written with one shape (every create of one client's
+ * template renders the same tree): a tree is never changed once written, so objects may share
+ * it. Bounded: small sets only, and the memo starts over when full.
+ */
+const renderedTrees = new Map<string, Record<string, unknown>>();
+const MAX_RENDERED = 512;
+const MAX_SIGNATURE = 4096;
+
+function render(set: FieldSet): Record<string, unknown> {
+  const key = set.size <= 64 ? set.signature() : undefined;
+  let tree = key !== undefined && key.length <= MAX_SIGNATURE ? renderedTrees.get(key) : undefined;
+  if (tree) return tree;
+  tree = set.toFieldsV1();
+  parsedSets.set(tree, set);
+  if (key !== undefined && key.length <= MAX_SIGNATURE) {
+    if (renderedTrees.size >= MAX_RENDERED) renderedTrees.clear();
+    renderedTrees.set(key, tree);
+  }
+  return tree;
+}
+
 /** trusted: entries this server stored (already checked when written), not ones from a request. */
 function owners(list: unknown, trusted = false): Owner[] {
   if (!Array.isArray(list)) return [];
   return (trusted ? list : list.filter(validEntry)).map((entry: ManagedFieldsEntry) => {
-    const set = FieldSet.fromFieldsV1(entry.fieldsV1);
+    const set = trusted ? storedSet(entry.fieldsV1) : FieldSet.fromFieldsV1(entry.fieldsV1);
     return { entry: { ...entry }, set, rendered: trusted && entry.fieldsV1 ? { set, fieldsV1: entry.fieldsV1 } : undefined };
   });
 }
@@ -90,7 +134,7 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 /** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
 function write(obj: any, list: Owner[]): void {
   obj.metadata ??= {};
-  const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : o.set.toFieldsV1());
+  const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : render(o.set));
   const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) })).sort(order);
   if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
 }
@@ -122,7 +166,7 @@ export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode
   const list = isReset(requested) ? []
     : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry) ? owners(requested)
       : owners(old?.metadata?.managedFields, true);
-  const c = trackedComparison(old ?? {}, next, schema, sub);
+  const c = trackedComparison(old, next, schema, sub);
   for (const o of list) o.set = o.set.difference(taken(o.set, c)).difference(c.removed);
   let mine = list.find((o) => same(o.entry, manager, 'Update', apiVersion, sub));
   if (!mine) list.push(mine = { entry: entry(manager, 'Update', apiVersion, now, sub), set: new FieldSet() });

@@ -3,7 +3,7 @@
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
 import { errors } from '../api/status.js';
-import type { Body, DeleteOptions, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, DeleteOptions, Encoding, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
 import { patchBody, patchOf } from '../http/patch-request.js';
@@ -41,10 +41,30 @@ export function listOptions(q: URLSearchParams): ListOptions {
   return o;
 }
 
+/**
+ * The ops of one batch cross to the actor in one structured clone, which writes an object met
+ * again as a back-reference: ops of one type and of the plain encodings therefore share their
+ * TypeRef and Encoding objects (never changed once built), so a batch carries each once.
+ */
+const TYPE_REFS = new WeakMap<object, TypeRef>();
+
 function typeRef(r: Request): TypeRef {
-  const t: TypeRef = { group: r.def.group, version: r.def.version, resource: r.def.resource };
-  if (r.info.subresource) t.subresource = r.info.subresource;
-  return t;
+  if (!r.info.subresource) {
+    let t = TYPE_REFS.get(r.def);
+    if (!t) TYPE_REFS.set(r.def, t = { group: r.def.group, version: r.def.version, resource: r.def.resource });
+    return t;
+  }
+  return { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: r.info.subresource };
+}
+
+const PLAIN_JSON: Readonly<Encoding> = { format: 'json', pretty: false };
+const PLAIN_JSON_GZIP: Readonly<Encoding> = { format: 'json', pretty: false, gzip: true };
+
+/** The request's encoding for an op: a shared object for compact JSON (see TYPE_REFS), else its own. */
+function opEncoding(r: Request): Encoding {
+  const e = r.enc as Encoding & { as?: unknown };
+  if (e.format !== 'json' || e.pretty || e.view || e.mediaType !== undefined || e.as !== undefined) return e;
+  return e.gzip ? PLAIN_JSON_GZIP : PLAIN_JSON;
 }
 
 function dryRun(q: URLSearchParams): boolean {
@@ -131,7 +151,7 @@ const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
 
 export function handleResource(r: Request, s: Services): void {
   const { info, query } = r;
-  const base = { type: typeRef(r), enc: r.enc };
+  const base = { type: typeRef(r), enc: opEncoding(r) };
   const ns = info.namespace;
   if (CONNECT.has(info.subresource) && info.verb !== 'get') {
     return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name });
@@ -187,7 +207,7 @@ function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<
     const queryDryRun = dryRun(query);
     checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
     if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
-    const write = { type: typeRef(r), enc: r.enc, dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
+    const write = { type: typeRef(r), enc: opEncoding(r), dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
     if (info.verb === 'delete') return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
     return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
   }, true);
@@ -199,7 +219,7 @@ function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<
  */
 export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
-  const base = { type: typeRef(r), enc: r.enc, namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
+  const base = { type: typeRef(r), enc: opEncoding(r), namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
   if (info.verb === 'patch') {
     const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
     return {

@@ -86,8 +86,17 @@ export function specChanged(obj: any, old: any): boolean {
   return false;
 }
 
+/** the last second formatted: every write of a batch (and of the same second) stamps the same time */
+let lastSecond = NaN;
+let lastStamp = '';
+
 export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const sec = Math.floor(ms / 1000);
+  if (sec !== lastSecond) {
+    lastStamp = new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecond = sec;
+  }
+  return lastStamp;
 }
 
 /** Largest stored object (JSON bytes): etcd's default --max-request-bytes, so either backend holds it. */

@@ -80,6 +80,18 @@ export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', field
   if (causes.length) throw errors.invalid({ ...PATCH_OPTIONS, kind }, causes);
 }
 
+/**
+ * The copy of a stored object a patch works on: parsing the stored JSON is cheaper than
+ * structuredClone of the object. Apply reads managedFields and writes new ones, never changing
+ * them, so it gets the stored entries themselves and reuses the field sets parsed from them
+ * (src/apply/managed-fields.ts storedSet).
+ */
+export function patchBase(old: { json: string; obj: { metadata?: { managedFields?: unknown } } }, patchType: PatchType): Record<string, unknown> {
+  const live = JSON.parse(old.json) as { metadata?: { managedFields?: unknown } };
+  if (patchType === 'apply' && live.metadata?.managedFields) live.metadata.managedFields = old.obj.metadata?.managedFields;
+  return live;
+}
+
 /** The patched object (a new value); `live` is undefined only for apply-create. */
 export function patchObject(live: any | undefined, input: PatchInput, schema: SchemaNode | undefined, t: PatchTarget, now: string): any {
   checkOptions(input);

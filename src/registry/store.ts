@@ -17,7 +17,7 @@ import type { Conversion } from './conversion.js';
 import { VersionView } from './version-view.js';
 import type { Converter } from './conversion/conversion.js';
 import { schemaIndex, type SchemaNode } from '../schema/schema.js';
-import { patchObject, strategicRestoreError } from './patch.js';
+import { patchBase, patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
@@ -345,8 +345,8 @@ export class Store {
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
-    // a fresh copy to patch: parsing the stored JSON is cheaper than structuredClone of the object
-    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(JSON.parse(old.json), input, this.schema, target, now), op.namespace));
+    // a fresh copy to patch (see patchBase)
+    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(patchBase(old, op.patchType), input, this.schema, target, now), op.namespace));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);

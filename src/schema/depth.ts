@@ -18,16 +18,21 @@ export class DepthError extends Error {
  * the limit cannot nest that deep and is not scanned.
  */
 export function checkBracketDepth(text: string, limit = MAX_NESTING_DEPTH): void {
-  if (text.length <= limit) return;
+  if (text.length <= limit || openersAtMost(text, '{', limit) + openersAtMost(text, '[', limit) <= limit) return;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // skip a string; escaped quotes end only after an even run of backslashes
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
+      // skip a string by jumping from quote to quote (native indexOf, not a loop per character:
+      // this scan runs on every decoded body and stored object); a quote ends the string when
+      // an even run of backslashes precedes it
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) { i = text.length; break; }
+        let b = q - 1;
+        while (text.charCodeAt(b) === 92) b--;
+        i = q;
+        if ((q - 1 - b) % 2 === 0) break;
       }
     } else if (c === 123 || c === 91) {
       if (++depth > limit) throw new DepthError();
@@ -35,6 +40,17 @@ export function checkBracketDepth(text: string, limit = MAX_NESTING_DEPTH): void
       depth--;
     }
   }
+}
+
+/**
+ * How often `ch` occurs in text, counting no further than limit + 1: a text with no more
+ * openers than the limit, wherever they are, cannot nest deeper (the common case, answered by
+ * a few native indexOf jumps instead of a scan per character).
+ */
+function openersAtMost(text: string, ch: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i >= 0 && n <= limit; i = text.indexOf(ch, i + 1)) n++;
+  return n;
 }
 
 /**
