@@ -11,7 +11,7 @@ import { parseRequestInfo } from '../http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer, AuthorizerResult } from '../auth/authz/authorizer.js';
 import { mayHaveBody, preReadBody } from './body.js';
-import type { FilterHandler, FilterRequest } from './chain.js';
+import type { FilterHandler, FilterRequest } from '../http/filter-request.js';
 
 export interface AuthorizationDeps {
   authorizer: Authorizer;

@@ -12,18 +12,12 @@
 import { StatusError, errors, type Status } from '../api/status.js';
 import { readBody } from './exchange.js';
 import type { Result } from '../actors/protocol.js';
-import type { BodyReader, Request } from './context.js';
+import type { BodyReader, PinState, Request } from './context.js';
+
+export type { PinState };
 
 /** upstream patcher: maxRetryWhenPatchConflicts = 5 */
 export const MAX_ATTEMPTS = 5;
-
-/** One attempt's pin, shared by the copies of its Request (`{ ...r }` keeps the same holder). */
-export interface PinState {
-  /** the resourceVersion every check of this attempt saw ('' = no object); undefined until one looked */
-  rv?: string;
-  /** runs the whole attempt again; false when the attempts are used up */
-  again(): boolean;
-}
 
 /** A moved object between two checks of one attempt: the attempt starts over (or answers 409). */
 class PinMoved extends StatusError {}

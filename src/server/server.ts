@@ -30,7 +30,7 @@ import type { ChangeFeed } from '../actors/informer.js';
 import { Controllers } from './controllers.js';
 import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
-import type { FilterRequest } from '../filters/chain.js';
+import type { FilterRequest } from '../http/filter-request.js';
 import { FrontAuthentication, UNSECURED_USER } from './front-authentication.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';

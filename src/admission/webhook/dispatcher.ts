@@ -18,7 +18,7 @@ import { evaluateConditions, matchVersion, selectorsMatch, type Hook } from './m
 import { Converter } from '../../registry/conversion/conversion.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import type { HookKind, WebhookSource } from './source.js';
-import { callWebhook, resolveTarget } from './client.js';
+import { callWebhook, resolveTarget } from '../../http/webhook-client.js';
 
 /** upstream IsExemptAdmissionConfigurationResource: never sent to webhooks (no deadlock) */
 const EXEMPT = new Set(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
