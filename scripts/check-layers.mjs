@@ -53,7 +53,7 @@ function importsOf(file, text) {
   const out = [];
   for (const m of text.matchAll(IMPORT_RE)) {
     const spec = m[1] ?? m[2] ?? m[3];
-    if (!spec || !spec.startsWith('.')) continue;
+    if (!spec?.startsWith('.')) continue;
     const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
     out.push(relative(SRC, target));
   }

@@ -26,7 +26,7 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
     if (!(d instanceof Promise)) return decide(r, a, d);
     // a webhook call: uWS needs onData before this handler returns, so the body starts buffering now
     if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes, r.headers.contentLength);
-    d.then((res) => { if (!r.x.aborted) decide(r, a, res); });
+    void d.then((res) => { if (!r.x.aborted) decide(r, a, res); });
   };
 
   /**

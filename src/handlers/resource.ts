@@ -201,7 +201,7 @@ function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOption
   if (body && body.contentType !== 'json') {
     o = decodeBody(body);
     if (o.kind !== undefined && o.kind !== 'DeleteOptions') throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
-  } else if (text && text.trim()) {
+  } else if (text?.trim()) {
     try { o = JSON.parse(text); } catch (e) { throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`); }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw errors.badRequest('DeleteOptions must be an object');
   }

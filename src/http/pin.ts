@@ -70,7 +70,7 @@ export function withPin(r: Request, maxBody: number, attempt: (r: Request) => vo
   let left = MAX_ATTEMPTS;
   const run = (): void => {
     left--;
-    attempt({ ...r, body, pin: { again: () => left > 0 && (run(), true) } });
+    attempt({ ...r, body, pin: { again: () => { if (left <= 0) return false; run(); return true; } } });
   };
   run();
 }

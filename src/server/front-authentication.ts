@@ -4,7 +4,7 @@
  * create-only kinds (reviews, TokenRequest) and the service account issuer discovery.
  */
 import { join } from 'node:path';
-import { StatusError, errors, toStatus } from '../api/status.js';
+import { type StatusError, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
 import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
