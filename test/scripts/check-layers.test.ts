@@ -24,7 +24,7 @@ function tree(files: Record<string, string>, baseline: Record<string, unknown> =
 
 function check(root: string): { code: number | null; out: string } {
   try {
-    const r = spawnSync(process.execPath, [SCRIPT, '--root', root], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [SCRIPT, '--root', root], { encoding: 'utf8', timeout: 90_000 });
     return { code: r.status, out: r.stdout + r.stderr };
   } finally {
     rmSync(root, { recursive: true, force: true });

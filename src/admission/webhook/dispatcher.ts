@@ -90,7 +90,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
    */
   protected async call(h: Hook, a: AdmissionAttributes, round: number): Promise<any> {
     const spec = h.spec;
-    const version = (spec.admissionReviewVersions ?? []).find((v: string) => v === 'v1' || v === 'v1beta1') ?? 'v1';
+    const version = ((spec.admissionReviewVersions ?? []) as string[]).find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
     const apiVersion = `${this.admissionGroup}/${version}`;
     const uid = randomUUID();
     const request = this.reviewRequest(uid, this.asMatched(h, a).view, a);
