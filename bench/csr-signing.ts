@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   console.log(`| ${N} | ${f(createCsrMs)} | ${f(createConfigMapMs)} | ${f(approveMs)} | ${f(allIssuedMs)} | ${issued} |`);
 }
 
-main().finally(() => {
+void main().finally(() => {
   server.kill('SIGTERM');
   server.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 });

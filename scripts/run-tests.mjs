@@ -101,7 +101,7 @@ if (sampleSize > 0) {
 const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list', 'server/apply', 'server/scale'];
 if (full && process.env.PLAT_TEST_STORAGE === undefined) {
   const probe = existsSync(etcdBin) ? spawnSync(etcdBin, ['--version'], { encoding: 'utf8' }) : undefined;
-  if (!probe || probe.status !== 0) {
+  if (probe?.status !== 0) {
     console.error(`# FAILED: the etcd re-run cannot start: ${etcdBin} ${probe ? `exited ${probe.status}: ${probe.stderr}` : 'does not exist'}; install etcd (Debian etcd-server) or set ETCD_BIN`);
     status = 1;
   } else {

@@ -89,7 +89,7 @@ export async function watchScenario(ctx: Ctx): Promise<ScenarioResult> {
     `${WATCHERS} watchers on raw loopback sockets in a forked process (bench/watch-clients.ts), starting at the list's resourceVersion (no initial events); ` +
     `writer in the bench process (at most 64 PUTs in flight): PUTs over ${OBJECTS} ConfigMaps of ~${OBJECT_BYTES} B, ${writeSec} s per rate, apiserver and ceiling phases alternating; "errors" = failed writes + undelivered events`,
   ];
-  RATES.forEach((rate, i) => {
+  RATES.forEach((_rate, i) => {
     const sp = s.phases[i]!, hp = h.phases[i]!;
     rows.push(row(s.subject, sp, sp.deliveriesPerSec / hp.deliveriesPerSec), row(h.subject, hp));
     notes.push(phaseNote(s, sp), phaseNote(h, hp));

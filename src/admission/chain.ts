@@ -18,7 +18,7 @@ import type { Result } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { readBody, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
-import { writeBody, writeOp } from '../handlers/resource.js';
+import { writeBody, writeOp } from '../http/request-ops.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';

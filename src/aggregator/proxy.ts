@@ -15,7 +15,7 @@
 import { request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { errors, toStatus } from '../api/status.js';
-import type { FilterRequest } from '../filters/chain.js';
+import type { FilterRequest } from '../http/filter-request.js';
 import { readBody, sendStatus, statusLine } from '../http/exchange.js';
 import type { Status } from '../api/status.js';
 import { parseDuration } from '../api/duration.js';

@@ -5,9 +5,7 @@
  */
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface Matcher {
-  (labels: Record<string, string> | undefined, fields: Record<string, string>): boolean;
-}
+export type Matcher = (labels: Record<string, string> | undefined, fields: Record<string, string>) => boolean;
 
 export interface Selectable { labels: Record<string, string> | undefined; fields: Record<string, string> }
 

@@ -200,7 +200,7 @@ function responseStatus(code: number, body: string | Uint8Array | undefined, con
   const head = typeof body === 'string' ? body.slice(0, 200) : Buffer.from(body.subarray(0, 200)).toString('utf8');
   if (!/"kind":\s*"Status"/.test(head)) return plain;
   const s = parseJson(body) as Record<string, unknown> | undefined;
-  if (!s || s.kind !== 'Status') return plain;
+  if (s?.kind !== 'Status') return plain;
   const out: Record<string, unknown> = { metadata: {} };
   for (const k of ['status', 'message', 'reason', 'details'] as const) if (s[k] !== undefined) out[k] = s[k];
   out.code = code;

@@ -113,7 +113,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   let webhook: WebhookTokenAuthenticator | undefined;
   if (o.authenticationTokenWebhookConfigFile) {
     const flag = '--authentication-token-webhook-config-file';
-    let client;
+    let client: ReturnType<typeof loadClientConfig>;
     try { client = loadClientConfig(o.authenticationTokenWebhookConfigFile); } catch (e) { throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`); }
     webhook = new WebhookTokenAuthenticator({
       client, version: o.authenticationTokenWebhookVersion, group: deps.authenticationGroup, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,

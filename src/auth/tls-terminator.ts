@@ -73,7 +73,7 @@ export function anchorsOf(o: TerminatorOptions): Anchors {
 function chainFingerprints(sock: TLSSocket): Set<string> {
   const out = new Set<string>();
   let c: any = sock.getPeerCertificate(true);
-  for (let i = 0; c && c.fingerprint256 && i < 16 && !out.has(c.fingerprint256); i++) {
+  for (let i = 0; c?.fingerprint256 && i < 16 && !out.has(c.fingerprint256); i++) {
     out.add(c.fingerprint256);
     c = c.issuerCertificate;
   }

@@ -35,7 +35,7 @@ export function parseYamlNoting(text: string, found?: Duplicate[]): any {
   }
   checkBracketDepth(text);
   const lines = found ? new LineCounter() : undefined;
-  let doc;
+  let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(text, { uniqueKeys: false, merge: false, lineCounter: lines });
   } catch (e) {

@@ -162,16 +162,3 @@ export function goValue(v: unknown): string {
   }
   return String(v);
 }
-
-/** The Go reflect kind of a JSON value as the unstructured converter names it (ints preserved). */
-export function goKind(v: unknown): string {
-  if (Array.isArray(v)) return 'slice';
-  if (v === null) return 'invalid';
-  switch (typeof v) {
-    case 'object': return 'map';
-    case 'string': return 'string';
-    case 'boolean': return 'bool';
-    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
-    default: return typeof v;
-  }
-}

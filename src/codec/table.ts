@@ -21,13 +21,30 @@ export function setCustomColumns(apiVersion: string, kind: string, columns: Colu
   if (columns) CUSTOM.set(`${apiVersion}/${kind}`, columns); else CUSTOM.delete(`${apiVersion}/${kind}`);
 }
 
+/** What a kind's row order compares (ROW_ORDER: FlowSchemas by matching precedence). */
+type RowOrderArg = Parameters<NonNullable<(typeof ROW_ORDER)[string]>>[0];
+
+/** One column of a Table (meta/v1 TableColumnDefinition). */
+export interface TableColumnDefinition { name: string; type: string; format: string; description: string; priority: number }
+/** One row of a Table: its cells in column order, and the object or its metadata when asked for. */
+export interface TableRow { cells: Cell[]; object?: unknown }
+/** meta/v1 Table, as toTable renders it. */
+export interface Table {
+  [field: string]: unknown;
+  kind: 'Table';
+  apiVersion: string;
+  metadata: Record<string, unknown>;
+  columnDefinitions: TableColumnDefinition[];
+  rows: TableRow[];
+}
+
 /** The columns for `kind` (a custom key `<apiVersion>/<kind>` or a built-in kind), else by the first object's identity. */
-function columnsFor(kind: string, first: any): Column[] {
+function columnsFor(kind: string, first: { apiVersion?: unknown; kind?: unknown } | undefined): Column[] {
   return CUSTOM.get(kind) ?? (first ? CUSTOM.get(`${first.apiVersion}/${first.kind}`) : undefined) ?? COLUMNS[kind] ?? DEFAULT;
 }
 
 /** The items in the order upstream prints the kind's rows (FlowSchemas by matching precedence), else as given. */
-function inRowOrder<T>(kind: string, items: T[], objOf: (item: T) => any): T[] {
+function inRowOrder<T>(kind: string, items: T[], objOf: (item: T) => RowOrderArg): T[] {
   const order = CUSTOM.has(kind) ? undefined : ROW_ORDER[kind];
   return order && items.length > 1 ? [...items].sort((a, b) => order(objOf(a), objOf(b))) : items;
 }
@@ -48,19 +65,19 @@ export function customColumns(printer: Parameters<typeof printerColumn>[0][]): C
 }
 
 /** Evaluates `.a.b[0].c` and `[?(@.k=="v")]` filters; objects and lists print as JSON, absence as null. */
-function cellAt(o: any, path: string, type: string): Cell {
-  let cur: any[] = [o];
+function cellAt(o: unknown, path: string, type: string): Cell {
+  let cur: unknown[] = [o];
   const re = /\.([^.[\]]+)|\[(\d+)\]|\[\?\(@\.([^=!]+)(==|!=)"?([^")]*)"?\)\]|\[\*\]/g;
   const inner = path.replace(/^\{/, '').replace(/\}$/, '');
   let m: RegExpExecArray | null;
   while ((m = re.exec(inner)) !== null) {
     const [, field, index, fk, op, fv] = m;
-    const next: any[] = [];
+    const next: unknown[] = [];
     for (const v of cur) {
       if (v === null || typeof v !== 'object') continue;
-      if (field !== undefined) { if (v[field] !== undefined) next.push(v[field]); }
+      if (field !== undefined) { const f = (v as Record<string, unknown>)[field]; if (f !== undefined) next.push(f); }
       else if (index !== undefined) { if (Array.isArray(v) && v[Number(index)] !== undefined) next.push(v[Number(index)]); }
-      else if (fk !== undefined) { if (Array.isArray(v)) next.push(...v.filter((x) => x && (String(x[fk]) === fv) === (op === '=='))); }
+      else if (fk !== undefined) { if (Array.isArray(v)) next.push(...v.filter((x) => x && (String((x as Record<string, unknown>)[fk]) === fv) === (op === '=='))); }
       else if (Array.isArray(v)) next.push(...v);
     }
     cur = next;
@@ -72,19 +89,19 @@ function cellAt(o: any, path: string, type: string): Cell {
   return v as Cell;
 }
 
-export function partialObjectMetadata(obj: any, metaGroupVersion: string): any {
-  return { kind: 'PartialObjectMetadata', apiVersion: metaGroupVersion, metadata: obj.metadata };
+export function partialObjectMetadata(obj: unknown, metaGroupVersion: string): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: metaGroupVersion, metadata: (obj as { metadata?: unknown }).metadata };
 }
 
 /** Renders objects as a Table of the given meta group version (e.g. meta.plat.io/v1). */
-export function toTable(kind: string, objs: any[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): any {
-  const cols = columnsFor(kind, objs[0]);
-  objs = inRowOrder(kind, objs, (o) => o);
+export function toTable(kind: string, objs: unknown[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): Table {
+  const cols = columnsFor(kind, objs[0] as { apiVersion?: unknown; kind?: unknown } | undefined);
+  objs = inRowOrder(kind, objs, (o) => o as RowOrderArg);
   return {
     kind: 'Table', apiVersion: metaGroupVersion, metadata: listMeta,
     columnDefinitions: cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
     rows: objs.map((o) => {
-      const row: Record<string, unknown> = { cells: cols.map((c) => c.cell(o, now)) };
+      const row: TableRow = { cells: cols.map((c) => c.cell(o, now)) };
       if (include === 'Metadata') row.object = partialObjectMetadata(o, metaGroupVersion);
       else if (include === 'Object') row.object = o;
       return row;
@@ -93,14 +110,14 @@ export function toTable(kind: string, objs: any[], listMeta: Record<string, unkn
 }
 
 /** The Accept `as=` view of objects: a Table, one PartialObjectMetadata, or a list of them. */
-export function renderView(kind: string, objs: any[], listMeta: Record<string, unknown>, view: { as: string; groupVersion: string; includeObject: IncludeObject }, now: number, isList: boolean): any {
+export function renderView(kind: string, objs: unknown[], listMeta: Record<string, unknown>, view: { as: string; groupVersion: string; includeObject: IncludeObject }, now: number, isList: boolean): Table | Record<string, unknown> {
   if (view.as === 'Table') return toTable(kind, objs, listMeta, view.groupVersion, view.includeObject, now);
   if (view.as === 'PartialObjectMetadata' && !isList) return partialObjectMetadata(objs[0], view.groupVersion);
   return { kind: 'PartialObjectMetadataList', apiVersion: view.groupVersion, metadata: listMeta, items: objs.map((o) => partialObjectMetadata(o, view.groupVersion)) };
 }
 
 /** A stored object as the Table list path sees it: its JSON and its metadata's JSON, kept once computed. */
-export interface TableEntry { obj: any; json: string; metaJson?: string }
+export interface TableEntry { obj: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }; json: string; metaJson?: string }
 
 /**
  * A JSON Table of a list built as a string join, like JSON lists: the cells are computed per
@@ -109,7 +126,7 @@ export interface TableEntry { obj: any; json: string; metaJson?: string }
  */
 export function tableJson(kind: string, entries: TableEntry[], listMeta: Record<string, unknown>, metaGroupVersion: string, include: IncludeObject, now: number): string {
   const cols = columnsFor(kind, entries[0]?.obj);
-  entries = inRowOrder(kind, entries, (e) => e.obj);
+  entries = inRowOrder(kind, entries, (e) => e.obj as RowOrderArg);
   const defs = JSON.stringify(cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })));
   const pomHead = `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":`;
   const rows = entries.map((e) => {

@@ -49,7 +49,7 @@ function blockScalar(v: unknown, indent: string, indentAtStart?: number): string
 /** A non-collection value in flow style: JSON, with the characters YAML does not allow unescaped escaped. */
 function flowScalar(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v).replace(/[\x7f-\x9f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v !== v ? '.nan' : v < 0 ? '-.inf' : '.inf';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? '.nan' : v < 0 ? '-.inf' : '.inf';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return 'null';
 }

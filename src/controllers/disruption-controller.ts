@@ -16,7 +16,7 @@ import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
 import type { PodDisruptionBudget } from '../api/kinds.js';
 import type { KubeObject, Stored } from '../api/object.js';
-import { computeStatus, podHealthy, same, DISRUPTED_POD_TIMEOUT_MS, type PodRec } from '../registry/disruption-status.js';
+import { computeStatus, podHealthy, same, type PodRec } from '../registry/disruption-status.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const PODS: TypeRef = { group: '', version: 'v1', resource: 'pods' };

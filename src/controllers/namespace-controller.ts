@@ -27,7 +27,7 @@ export class NamespaceController {
     if (!name || !ns.metadata!.deletionTimestamp || this.active.has(name)) return;
     if (!(ns.spec?.finalizers ?? []).includes(this.registry.identity.product)) return;
     this.active.add(name);
-    this.cleanup(name).finally(() => this.active.delete(name));
+    void this.cleanup(name).finally(() => this.active.delete(name));
   }
 
   stop(): void { this.stopped = true; }

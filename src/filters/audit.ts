@@ -3,7 +3,7 @@
  * RequestReceived event is written; the record then rides on the exchange (later stages are
  * written by the response path, annotations by authorization and deprecation).
  */
-import type { FilterHandler, FilterRequest } from './chain.js';
+import type { FilterHandler, FilterRequest } from '../http/filter-request.js';
 
 export interface AuditDeps {
   /** starts the request's audit record (sets r.x.audit when the policy selects the request) */

@@ -12,7 +12,7 @@ import {
 } from '../api/user.js';
 import { unauthorized } from '../auth/errors.js';
 import { mayHaveBody, preReadBody } from './body.js';
-import type { FilterHandler, FilterRequest } from './chain.js';
+import type { FilterHandler, FilterRequest } from '../http/filter-request.js';
 
 export interface AuthenticationDeps {
   authenticator: Authenticator;

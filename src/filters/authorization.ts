@@ -11,7 +11,7 @@ import { parseRequestInfo } from '../http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../auth/authz/attributes.js';
 import type { Authorizer, AuthorizerResult } from '../auth/authz/authorizer.js';
 import { mayHaveBody, preReadBody } from './body.js';
-import type { FilterHandler, FilterRequest } from './chain.js';
+import type { FilterHandler, FilterRequest } from '../http/filter-request.js';
 
 export interface AuthorizationDeps {
   authorizer: Authorizer;
@@ -26,7 +26,7 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
     if (!(d instanceof Promise)) return decide(r, a, d);
     // a webhook call: uWS needs onData before this handler returns, so the body starts buffering now
     if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes, r.headers.contentLength);
-    d.then((res) => { if (!r.x.aborted) decide(r, a, res); });
+    void d.then((res) => { if (!r.x.aborted) decide(r, a, res); });
   };
 
   /**

@@ -12,14 +12,9 @@ import {
 } from '../api/user.js';
 import { forbiddenError, forbiddenMessage, resourceAttributes } from '../auth/authz/attributes.js';
 import { mayHaveBody, preReadBody } from './body.js';
-import type { FilterHandler } from './chain.js';
+import type { FilterHandler, ImpersonationRequest } from '../http/filter-request.js';
 
-export interface ImpersonationRequest {
-  user: string;
-  uid: string;
-  groups: string[];
-  extra: Record<string, string[]>;
-}
+export type { ImpersonationRequest };
 
 export interface ImpersonationDeps {
   authorize: Authorizer;

@@ -6,7 +6,7 @@
 import { errors } from '../api/status.js';
 import type { UserInfo } from '../api/user.js';
 import { mayHaveBody, preReadBody } from '../filters/body.js';
-import type { FilterRequest } from '../filters/chain.js';
+import type { FilterRequest } from '../http/filter-request.js';
 import { sendStatus } from '../http/exchange.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { PriorityAndFairness } from './priority-fairness.js';

@@ -14,7 +14,7 @@ import type { Request, Services } from '../http/context.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { getCore } from '../actors/get-core.js';
 import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
-import { KubeletClient, agentResponseError, readAgentError, type KubeletRequest } from '../kubelet/client.js';
+import { type KubeletClient, agentResponseError, readAgentError, type KubeletRequest } from '../kubelet/client.js';
 import {
   logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
   type NodeConnection, type NodeLike, type PodLike,

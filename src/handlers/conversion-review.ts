@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Status } from '../api/status.js';
-import { callWebhook, resolveTarget } from '../admission/webhook/client.js';
+import { callWebhook, resolveTarget } from '../http/webhook-client.js';
 import type { CustomType } from '../registry/crd/types.js';
 import type { Services } from '../http/context.js';
 

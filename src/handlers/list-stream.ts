@@ -14,7 +14,7 @@ import type { PageMeta, Result } from '../actors/protocol.js';
 import { statusLine } from '../http/exchange.js';
 import { errors } from '../api/status.js';
 import type { Request, Services } from '../http/context.js';
-import { reply } from './resource.js';
+import { reply } from '../http/reply.js';
 
 /** objects per page: pages stay a few MB for typical objects */
 export const STREAM_PAGE = 1000;

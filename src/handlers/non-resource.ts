@@ -188,7 +188,7 @@ export function serveOpenAPIV2(x: Exchange, headers: RequestHeaders, doc: Record
   if (!type) return send(x, 406, 'text/plain; charset=utf-8', '');
   const e = encodingsOf(doc);
   x.headers.push(['Etag', e.etag]);
-  if (headers.ifNoneMatch !== undefined && headers.ifNoneMatch.split(',').some((t) => t.trim() === e.etag || t.trim() === '*')) {
+  if (headers.ifNoneMatch?.split(',').some((t) => t.trim() === e.etag || t.trim() === '*')) {
     return send(x, 304, type, '');
   }
   if (type === OPENAPI_V2_PROTOBUF_RETURNED) return send(x, 200, type, e.protobuf ??= encodeOpenAPIV2(doc));

@@ -3,84 +3,26 @@
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
 import { errors } from '../api/status.js';
-import type { Body, DeleteOptions, Encoding, ListOptions, PatchType, Result, TypeRef } from '../actors/protocol.js';
+import type { Body, DeleteOptions, Result } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
-import { patchBody, patchOf } from '../http/patch-request.js';
+import { patchBody } from '../http/patch-request.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
 import { serveWatch, submitWaitingForRV, type WrapSink } from './watch.js';
-import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
-import { checkFieldManager } from '../registry/patch.js';
 import { GZIP_THRESHOLD } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
+import { dryRun, listOptions, opEncoding, typeRef, writeOp } from '../http/request-ops.js';
+import { headerQuoted, reply } from '../http/reply.js';
 import { pinOf, retriedWrite } from '../http/pin.js';
 import { servedByWebhookConversion } from './webhook-conversion.js';
 import { actorEncoding, encodedOffActor, yamlReply } from '../http/yaml-reply.js';
-
-export function listOptions(q: URLSearchParams): ListOptions {
-  const o: ListOptions = {};
-  const s = (k: string) => q.get(k) ?? undefined;
-  o.labelSelector = s('labelSelector');
-  o.fieldSelector = s('fieldSelector');
-  o.continue = s('continue');
-  o.resourceVersion = s('resourceVersion');
-  o.resourceVersionMatch = s('resourceVersionMatch');
-  const limit = q.get('limit');
-  if (limit !== null && limit !== '') {
-    if (!/^-?[0-9]+$/.test(limit)) throw errors.badRequest(`invalid value for limit: "${limit}"`);
-    const n = Number(limit);
-    if (n > 0) o.limit = n;
-  }
-  return o;
-}
-
-/**
- * The ops of one batch cross to the actor in one structured clone, which writes an object met
- * again as a back-reference: ops of one type and of the plain encodings therefore share their
- * TypeRef and Encoding objects (never changed once built), so a batch carries each once.
- */
-const TYPE_REFS = new WeakMap<object, TypeRef>();
-
-function typeRef(r: Request): TypeRef {
-  if (!r.info.subresource) {
-    let t = TYPE_REFS.get(r.def);
-    if (!t) TYPE_REFS.set(r.def, t = { group: r.def.group, version: r.def.version, resource: r.def.resource });
-    return t;
-  }
-  return { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: r.info.subresource };
-}
-
-const PLAIN_JSON: Readonly<Encoding> = { format: 'json', pretty: false };
-const PLAIN_JSON_GZIP: Readonly<Encoding> = { format: 'json', pretty: false, gzip: true };
-
-/** The request's encoding for an op: a shared object for compact JSON (see TYPE_REFS), else its own. */
-function opEncoding(r: Request): Encoding {
-  const e = r.enc as Encoding & { as?: unknown };
-  if (e.format !== 'json' || e.pretty || e.view || e.mediaType !== undefined || e.as !== undefined) return e;
-  return e.gzip ? PLAIN_JSON_GZIP : PLAIN_JSON;
-}
-
-function dryRun(q: URLSearchParams): boolean {
-  const v = q.getAll('dryRun');
-  for (const d of v) if (d !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
-  return v.length > 0;
-}
-
-export function reply(r: Request, res: Result): void {
-  if ('error' in res) sendStatus(r.x, res.error, r.enc.pretty, r.enc);
-  else if ('code' in res) {
-    for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
-    if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
-    send(r.x, res.code, res.contentType, res.body);
-  }
-}
 
 /**
  * Submits the operation; the `timeout` query parameter (kubectl sends one on every request)
@@ -125,7 +67,6 @@ function requestTimeoutMs(v: string | null): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
-/** Dispatches a resource request by verb. */
 /**
  * A GET of the newest state in plain JSON is answered from the front thread's read cache (the
  * actor-encoded bytes of the last committed change); a miss goes to the actor (404 and all).
@@ -141,14 +82,10 @@ function servedFromCache(r: Request, s: Services): boolean {
   return true;
 }
 
-/** A quoted-string header value: only printable ASCII, everything else escaped (\uXXXX). */
-function headerQuoted(s: string): string {
-  return JSON.stringify(s).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /** Streaming subresources answered by the owning strategy whatever the method (no body needed). */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
 
+/** Dispatches a resource request by verb. */
 export function handleResource(r: Request, s: Services): void {
   const { info, query } = r;
   const base = { type: typeRef(r), enc: opEncoding(r) };
@@ -213,29 +150,6 @@ function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<
   }, true);
 }
 
-/**
- * The actor operation of a create, update or patch with its body (admission previews the same
- * operation as a dry run, src/admission/chain.ts).
- */
-export function writeOp(r: Request, s: Services, body: Body): OpInput {
-  const { info, query } = r;
-  const base = { type: typeRef(r), enc: opEncoding(r), namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
-  if (info.verb === 'patch') {
-    const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
-    return {
-      ...base, op: 'patch', name: info.name, patchType, text,
-      force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
-      ...(patchType === 'apply' ? { user: r.user } : {}),
-    };
-  }
-  checkFieldManager(info.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', query.get('fieldManager') ?? '');
-  if (info.verb === 'create') {
-    const terminating = r.def.namespaced && namespaceTerminating(s, info.namespace);
-    return { ...base, fieldManager: fieldManager(r), op: 'create', body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user };
-  }
-  return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
-}
-
 /** The create of `pods/<metadata.name>/binding` that a legacy `bindings` create stands for (writeOp's op, retargeted). */
 async function legacyBindingOp(r: Request, s: Services, body: Body): Promise<OpInput> {
   const name = (await decodeRequestBody(body))?.metadata?.name;
@@ -255,12 +169,6 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
     { group: r.def.group, kind: r.def.resource, name: r.info.name });
 }
 
-/** The decoded body of a create, update or patch (as withBody hands it on). */
-export function writeBody(r: Request, s: Services, buf: Buffer): Body {
-  if (r.info.verb === 'patch') return patchBody(r, buf);
-  return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
-}
-
 /** Reads the body, then runs next; errors from next become Status replies. */
 export function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
   const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options));
@@ -271,24 +179,6 @@ export function withBody(r: Request, s: Services, next: (body: Body) => Promise<
       .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
       .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
   }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
-}
-
-/**
- * NamespaceLifecycle: namespaced creates need an existing namespace; the actor refuses one
- * being terminated. Off with the plugin disabled.
- */
-function namespaceTerminating(s: Services, ns: string): boolean {
-  if (!s.options.admissionPlugins.has('NamespaceLifecycle')) return false;
-  const phase = s.namespaces.get(ns);
-  if (!phase) throw errors.notFound({ resource: 'namespaces', name: ns });
-  return phase === 'Terminating';
-}
-
-/** fieldManager, else upstream's default: the User-Agent up to its first '/'. */
-function fieldManager(r: Request): string {
-  const m = r.query.get('fieldManager');
-  if (m) return m;
-  return (r.headers.userAgent ?? 'unknown').split('/')[0]!.slice(0, 128) || 'unknown';
 }
 
 function errorStatus(e: unknown) {
@@ -311,7 +201,7 @@ function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOption
   if (body && body.contentType !== 'json') {
     o = decodeBody(body);
     if (o.kind !== undefined && o.kind !== 'DeleteOptions') throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
-  } else if (text && text.trim()) {
+  } else if (text?.trim()) {
     try { o = JSON.parse(text); } catch (e) { throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`); }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw errors.badRequest('DeleteOptions must be an object');
   }

@@ -15,7 +15,7 @@ import { isTruthy } from '../http/negotiation.js';
 import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../http/watch-hub.js';
 import { chunkLength, isBinaryStream, watchContentType, type Chunk } from '../codec/watch-encoding.js';
 import type { Request, Services } from '../http/context.js';
-import { listOptions } from './resource.js';
+import { listOptions } from '../http/request-ops.js';
 import { typeKeyOf } from '../actors/routing.js';
 
 /** how long a read of a resourceVersion the server has not reached waits before 504 */

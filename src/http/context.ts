@@ -10,7 +10,6 @@ import type { Encoding } from '../actors/protocol.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import type { Status } from '../api/status.js';
 import type { UserInfo } from '../api/user.js';
-import type { PinState } from './pin.js';
 
 export interface RequestHeaders {
   accept: string | undefined;
@@ -28,6 +27,14 @@ export interface RequestHeaders {
 
 /** Delivers the request body once (already buffering, or read on demand). */
 export type BodyReader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
+
+/** One attempt's pin, shared by the copies of its Request (`{ ...r }` keeps the same holder). */
+export interface PinState {
+  /** the resourceVersion every check of this attempt saw ('' = no object); undefined until one looked */
+  rv?: string;
+  /** runs the whole attempt again; false when the attempts are used up */
+  again(): boolean;
+}
 
 export interface Request {
   x: Exchange;

@@ -12,18 +12,12 @@
 import { StatusError, errors, type Status } from '../api/status.js';
 import { readBody } from './exchange.js';
 import type { Result } from '../actors/protocol.js';
-import type { BodyReader, Request } from './context.js';
+import type { BodyReader, PinState, Request } from './context.js';
+
+export type { PinState };
 
 /** upstream patcher: maxRetryWhenPatchConflicts = 5 */
 export const MAX_ATTEMPTS = 5;
-
-/** One attempt's pin, shared by the copies of its Request (`{ ...r }` keeps the same holder). */
-export interface PinState {
-  /** the resourceVersion every check of this attempt saw ('' = no object); undefined until one looked */
-  rv?: string;
-  /** runs the whole attempt again; false when the attempts are used up */
-  again(): boolean;
-}
 
 /** A moved object between two checks of one attempt: the attempt starts over (or answers 409). */
 class PinMoved extends StatusError {}
@@ -76,7 +70,7 @@ export function withPin(r: Request, maxBody: number, attempt: (r: Request) => vo
   let left = MAX_ATTEMPTS;
   const run = (): void => {
     left--;
-    attempt({ ...r, body, pin: { again: () => left > 0 && (run(), true) } });
+    attempt({ ...r, body, pin: { again: () => { if (left <= 0) return false; run(); return true; } } });
   };
   run();
 }

@@ -31,6 +31,9 @@ function shift(work: Work, n: number): void {
 
 interface Operation { op: string; path: string; value?: unknown; from?: string }
 
+/** An object or array of the document: what a pointer's tokens step through. */
+type Container = Record<string, unknown> | unknown[];
+
 function parsePointer(p: string): string[] {
   if (p === '') return [];
   if (!p.startsWith('/')) throw errors.invalidPatch(`invalid JSON pointer "${p}"`);
@@ -38,15 +41,15 @@ function parsePointer(p: string): string[] {
 }
 
 /** The container of a pointer's last token; member names are ordinary own keys (src/api/own-keys.ts). */
-function parent(doc: any, tokens: string[], path: string): { container: any; key: string } {
-  let cur = doc;
+function parent(doc: unknown, tokens: string[], path: string): { container: Container; key: string } {
+  let cur: unknown = doc;
   for (const t of tokens.slice(0, -1)) {
     if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
     cur = Array.isArray(cur) ? cur[index(cur, t, path, false)] : ownValue(cur, t);
     if (cur === undefined) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
   }
   if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
-  return { container: cur, key: tokens[tokens.length - 1]! };
+  return { container: cur as Container, key: tokens[tokens.length - 1]! };
 }
 
 function index(arr: unknown[], t: string, path: string, forAdd: boolean): number {
@@ -57,7 +60,7 @@ function index(arr: unknown[], t: string, path: string, forAdd: boolean): number
   return i;
 }
 
-function get(doc: any, path: string): unknown {
+function get(doc: unknown, path: string): unknown {
   const tokens = parsePointer(path);
   if (tokens.length === 0) return doc;
   const { container, key } = parent(doc, tokens, path);
@@ -66,7 +69,7 @@ function get(doc: any, path: string): unknown {
   return v;
 }
 
-function add(doc: any, path: string, value: unknown, work: Work): any {
+function add(doc: unknown, path: string, value: unknown, work: Work): unknown {
   const tokens = parsePointer(path);
   if (tokens.length === 0) return value;
   const { container, key } = parent(doc, tokens, path);
@@ -79,14 +82,14 @@ function add(doc: any, path: string, value: unknown, work: Work): any {
 }
 
 /** Sets an existing member or element in place (no elements shift). */
-function replace(doc: any, path: string, value: unknown): any {
+function replace(doc: unknown, path: string, value: unknown): unknown {
   const { container, key } = parent(doc, parsePointer(path), path);
   if (Array.isArray(container)) container[index(container, key, path, false)] = value;
   else setOwn(container, key, value);
   return doc;
 }
 
-function remove(doc: any, path: string, work: Work): any {
+function remove(doc: unknown, path: string, work: Work): unknown {
   const tokens = parsePointer(path);
   const { container, key } = parent(doc, tokens, path);
   if (Array.isArray(container)) {
@@ -107,7 +110,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
     throw new StatusError({ ...errors.requestEntityTooLarge(0).status, message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}` });
   }
   // copyValue: the live object may nest deeper than structuredClone recurses (stored by an older version)
-  let out: any = copyValue(doc);
+  let out: unknown = copyValue(doc);
   const work: Work = { shifted: 0, copied: 0 };
   for (const raw of patch as Operation[]) {
     if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');
@@ -119,7 +122,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
 }
 
 /** One operation on the document (mutated in place where it can be); returns the new document. */
-function step(out: any, raw: Operation, work: Work): any {
+function step(out: unknown, raw: Operation, work: Work): unknown {
   switch (raw.op) {
     case 'add': return add(out, raw.path, structuredClone(raw.value), work);
     case 'remove': return remove(out, raw.path, work);
@@ -157,6 +160,6 @@ function jsonBytes(v: unknown): number {
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as any)[k])]));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
   return v;
 }

@@ -13,7 +13,7 @@ import type { SchemaNode } from '../schema/schema.js';
 import { rfc3339, specChanged, tracksGeneration } from './objects.js';
 import type { Requester, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
-import type { StoreContext } from './store.js';
+import type { StoreContext } from './store-context.js';
 import { copyValue } from '../schema/deep-value.js';
 
 /** What the steps read of a store: its context, whether it has a status subresource, its schema. */

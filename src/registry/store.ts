@@ -1,219 +1,32 @@
 /**
  * The generic store: every verb for every kind, in one place. Per-kind behaviour comes from
- * a ResourceStrategy. Runs inside the shard actor that owns the type; reads see committed
- * state, writes are staged on the batch transaction and acknowledged after commit.
+ * a ResourceStrategy. The per-version state, the view/encode helpers and the read verbs are
+ * ReadStore's (read-store.ts); the write verbs are here. Runs inside the shard actor that owns
+ * the type; reads see committed state, writes are staged on the batch transaction and
+ * acknowledged after commit.
  */
 import { errors, successStatus } from '../api/status.js';
-import type { Body, Encoding } from '../codec/types.js';
-import type { DeleteOptions, Op, PageMeta, Result, TypeRef } from './ops.js';
-import { decodeBody, encode, encodeEntries, encodeEntry, encodeList, contentTypeOf, joinItems, jsonItemBytes } from '../codec/codec.js';
-import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
-import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
-import type { ResourceDef } from './types.js';
-import type { Requester, ResourceStrategy, StrategyConfig } from './strategy.js';
-import { nextFor, prepareCreate, strategyContext, type PrepareContext } from './prepare.js';
+import type { Encoding } from '../codec/types.js';
+import type { DeleteOptions, Op, TypeRef } from './ops.js';
+import { decodeBody, encodeList, contentTypeOf } from '../codec/codec.js';
+import type { Entry } from '../storage/cacher/type-cache.js';
+import type { Requester } from './strategy.js';
+import { nextFor, prepareCreate, strategyContext } from './prepare.js';
 import type { StagedWrite, Txn } from './txn.js';
-import type { Conversion } from './conversion.js';
-import { VersionView } from './version-view.js';
-import type { Converter } from './conversion/conversion.js';
-import { schemaIndex, type SchemaNode } from '../schema/schema.js';
+import { schemaIndex } from '../schema/schema.js';
 import { patchBase, patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
-import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
-import { SCALE_TARGET, checkedScale, fromScale, toScale } from './scale.js';
-import { renderView, tableJson } from '../codec/table.js';
+import { SCALE_TARGET, checkedScale, fromScale } from './scale.js';
 import { checkPreconditions, planDelete } from './deletion.js';
-import { encodeContinue, historyExpired, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
 import { copyValue, stringifyValue } from '../schema/deep-value.js';
-import { checkStorable, recordUpdateNoErrors } from './depth-guard.js';
+import { recordUpdateNoErrors } from './depth-guard.js';
+import { ReadStore } from './read-store.js';
+import { CONFLICT, withWarnings, type Ok } from './store-context.js';
 
-export interface StoreContext {
-  def: ResourceDef;
-  /** the storage identity shared by every version of the resource: `<group>/<resource>` */
-  typeKey: string;
-  cache: TypeCache;
-  strategy: ResourceStrategy;
-  continueTtlMs: number;
-  config: StrategyConfig;
-  /** the group as the reference schema names it (differs from def.group under another --api-domain) */
-  referenceGroup?: string;
-  /** set when objects are stored in another version than this store's (events.<domain>/v1) */
-  conversion?: Conversion;
-  /** converts between the served versions of a multi-version type (conversion/conversion.ts) */
-  converter?: Converter;
-  /** the structural schema when not the reference one's (custom resources) */
-  schema?: SchemaNode;
-  /** custom resources: the CRD's selectable fields, of this version (selectors) and of the storage version (entries) */
-  selectableFields?: { served: readonly string[]; stored: readonly string[] };
-}
+export { apiVersionOf, type StoreContext } from './store-context.js';
 
-type Ok = { code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; page?: PageMeta };
-
-function withWarnings(ok: Ok, warnings: string[]): Ok {
-  return warnings.length ? { ...ok, warnings } : ok;
-}
-
-export function apiVersionOf(def: { group: string; version: string }): string {
-  return def.group ? `${def.group}/${def.version}` : def.version;
-}
-
-const CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';
-
-export class Store {
-  readonly apiVersion: string;
-  private readonly allowedFields: readonly string[];
-  /** what the write steps of prepare.ts read of this store */
-  private readonly prep: PrepareContext;
-  /** the structural schema (merge keys, list types); undefined for kinds without one */
-  private readonly schema: SchemaNode | undefined;
-  /** this version's view of the cached (stored) entries */
-  private readonly versions: VersionView;
-  /** the key of the Table columns (custom resources have their own per version) */
-  private readonly tableKind: string;
-  /** the kind's resource.Quantity paths; undefined for kinds without any and custom resources */
-  private readonly quantities: QuantityPlan | undefined;
-
-  constructor(readonly ctx: StoreContext) {
-    this.apiVersion = apiVersionOf(ctx.def);
-    const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
-    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...(ctx.def.custom ? ctx.selectableFields?.served ?? [] : extra)];
-    this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
-    this.quantities = ctx.def.custom ? undefined : quantityPlan(this.schema);
-    this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
-    this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
-    this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion, ctx.conversion);
-  }
-
-  /** Upstream decodes Quantity fields: canonical strings in place, or 400 for an unparseable one. */
-  private decodeQuantities(obj: any): any {
-    if (!this.quantities) return obj;
-    const { kind, version } = this.ctx.def;
-    canonicalizeQuantities(obj, this.quantities, (m) => { throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${m}`); });
-    return obj;
-  }
-
-  /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
-  entryOf(written: any): Entry {
-    const obj = this.versions.toStorage(written);
-    return {
-      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: stringifyValue(obj), labels: obj.metadata.labels,
-      fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
-    };
-  }
-
-  /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
-  private stored(obj: any, old?: Entry): Entry {
-    const entry = this.entryOf(obj);
-    checkStorable(entry, old);
-    return entry;
-  }
-
-  /** A cached (storage version) entry as this store's version: the form every verb works on. */
-  view(e: Entry): Entry;
-  view(e: Entry | undefined): Entry | undefined;
-  view(e: Entry | undefined): Entry | undefined {
-    return this.versions.entry(e);
-  }
-
-  /** An entry's JSON as this store's version (lists and watch replay). */
-  jsonOf(e: Entry): string {
-    return this.versions.jsonOf(e);
-  }
-
-  private read(txn: Txn, namespace: string, name: string): Entry | undefined {
-    return this.view(txn.read(this.ctx.cache, this.ctx.typeKey, namespace, name));
-  }
-
-  /** The reply to a write: what was written, its JSON reused when it is stored as this version. */
-  private replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
-    if (entry.obj === obj) return this.reply(obj, enc, code, entry.json);
-    const v = this.view(entry);
-    return this.reply(v.obj, enc, code, v.json);
-  }
-
-  private target(name?: string) {
-    return { group: this.ctx.def.group, kind: this.ctx.def.kind, resource: this.ctx.def.resource, name };
-  }
-
-  private reply(value: unknown, enc: Encoding, code = 200, json?: string): Ok {
-    return { code, body: encode(value, enc, json), contentType: contentTypeOf(enc) };
-  }
-
-  /** Encodes a stored object as the requested version. */
-  private replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
-    if (enc.format === 'protobuf' || enc.format === 'cbor') return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
-    if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
-    return this.reply(this.view(e).obj, enc, code);
-  }
-
-  get(op: Extract<Op, { op: 'get' }>, txn: Txn): Ok {
-    if (op.resourceVersion && op.resourceVersion !== '0') this.checkNotTooLarge(parseRV(op.resourceVersion), txn);
-    const e = this.view(this.ctx.cache.get(op.namespace, op.name));
-    if (!e) throw errors.notFound(this.target(op.name));
-    if (op.type.subresource === 'scale') return this.reply(this.toScale(e.obj), op.enc);
-    if (op.type.subresource && op.type.subresource !== 'status') {
-      const view = this.ctx.strategy.getSubresource(op.type.subresource, e.obj);
-      if (typeof view === 'string') return { code: 200, body: view, contentType: 'text/plain' };
-      if (view !== undefined) return this.reply(view, op.enc);
-    }
-    if (op.enc.view) return this.reply(renderView(this.tableKind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false), op.enc);
-    return this.replyEntry(e, op.enc);
-  }
-
-  private toScale(obj: any): any {
-    return this.ctx.strategy.scale ? this.ctx.strategy.scale.to(obj) : toScale(obj);
-  }
-
-  checkNotTooLarge(rv: number, txn: Txn): void {
-    if (rv > txn.currentRV()) throw errors.tooLargeResourceVersion(String(rv), String(txn.currentRV()));
-  }
-
-  list(op: Extract<Op, { op: 'list' }>, txn: Txn): Ok {
-    const plan = planList(op.opts, txn.now, this.ctx.continueTtlMs);
-    if (plan.notOlderThan !== undefined) this.checkNotTooLarge(plan.notOlderThan, txn);
-    if (plan.atRV !== undefined) this.checkAvailable(plan.atRV, txn, plan.after !== undefined);
-    const sel = this.selectors(op.opts);
-    const snapshotRV = plan.atRV ?? txn.currentRV();
-    const chunk = readChunk(this.ctx.cache, op.namespace, plan, sel, op.opts.limit, !op.page);
-    const metadata: Record<string, unknown> = { resourceVersion: String(snapshotRV) };
-    if (chunk.continueKey !== undefined) {
-      metadata.continue = encodeContinue({ rv: snapshotRV, start: chunk.continueKey, issued: txn.now });
-      if (chunk.remaining !== undefined) metadata.remainingItemCount = chunk.remaining;
-    }
-    const view = op.enc.view;
-    // each stored object as this version (itself when stored so; converted for events.<domain>/v1 and HPA)
-    const items = chunk.items.map((e) => this.view(e));
-    if (op.page && (metadata.continue || op.opts.continue)) {
-      // a streamed LIST's page (a whole list in its first page is an ordinary reply)
-      const page: PageMeta = { resourceVersion: String(snapshotRV), items: items.length };
-      if (metadata.continue) page.continue = metadata.continue as string;
-      return { code: 200, body: joinItems('', items.map((e) => jsonItemBytes(e, e.obj.apiVersion)), ''), contentType: contentTypeOf(op.enc), page };
-    }
-    if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
-      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };
-    }
-    if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
-    const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
-    return { code: 200, body, contentType: contentTypeOf(op.enc) };
-  }
-
-  /** Parsed selectors; a converted version's field labels are renamed to the stored field set's. */
-  selectors(opts: { labelSelector?: string; fieldSelector?: string }): Selectors {
-    const conv = this.ctx.conversion;
-    if (!conv) return parseSelectors(opts, this.allowedFields);
-    const sel = parseSelectors(opts, Object.keys(conv.fieldLabels));
-    return { ...sel, field: renameFields(sel.field, conv.fieldLabels) };
-  }
-
-  /** An exact read at rv (resourceVersionMatch=Exact, or a continue token's snapshot) needs the
-   * retained history from rv on; otherwise 410 Expired (list.ts historyExpired). */
-  checkAvailable(rv: number, txn: Txn, continuing = false): void {
-    this.checkNotTooLarge(rv, txn);
-    if (rv < this.ctx.cache.oldestRV(txn.now)) throw historyExpired(continuing);
-  }
-
+export class Store extends ReadStore {
   create(op: Extract<Op, { op: 'create' }>, txn: Txn): Ok {
     if (op.type.subresource) return this.createSubresource(op, txn);
     const notes = decodeNotes(op.body);

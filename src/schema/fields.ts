@@ -5,8 +5,7 @@
  */
 import { errors } from '../api/status.js';
 import type { SchemaNode } from './schema.js';
-import type { Duplicate } from '../codec/duplicates.js';
-import { goKind } from '../codec/go-json.js';
+import type { Duplicate } from './yaml-value.js';
 import { ownValue } from '../api/own-keys.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -233,4 +232,17 @@ export function parseFieldValidation(v: string | null): FieldValidation {
   if (v === null || v === '' || v === 'Warn') return 'Warn';
   if (v === 'Ignore' || v === 'Strict') return v;
   throw errors.badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+}
+
+/** The Go reflect kind of a JSON value as the unstructured converter names it (ints preserved). */
+function goKind(v: unknown): string {
+  if (Array.isArray(v)) return 'slice';
+  if (v === null) return 'invalid';
+  switch (typeof v) {
+    case 'object': return 'map';
+    case 'string': return 'string';
+    case 'boolean': return 'bool';
+    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
+    default: return typeof v;
+  }
 }

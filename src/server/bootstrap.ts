@@ -4,13 +4,23 @@
  * the default RBAC policy (created when missing, reconciled otherwise: src/auth/authz/reconcile.ts),
  * with the aggregated ClusterRoles' rules written before the listeners open.
  */
-import type { ApiServer } from './server.js';
-import type { OpInput } from '../actors/pool.js';
+import type { ActorPool, OpInput } from '../actors/pool.js';
+import type { Identity } from '../api/identity.js';
 import { ensureDefaultPolicy } from '../auth/authz/reconcile.js';
+
+/** What bootstrap reads of the server (the ApiServer, src/server/server.ts, is one). */
+export interface BootstrapServer {
+  readonly pool: ActorPool;
+  readonly registry: { readonly identity: Identity };
+  readonly services: { readonly namespaces: ReadonlyMap<string, unknown> };
+  readonly options: { serviceClusterIPRange: string; securePort: number; port: number };
+  /** the RBAC aggregation controller: its first pass writes the aggregated ClusterRoles' rules */
+  readonly authz: { readonly aggregation: { start(): Promise<void> } };
+}
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
-async function ensure(server: ApiServer, op: OpInput, what: string): Promise<void> {
+async function ensure(server: BootstrapServer, op: OpInput, what: string): Promise<void> {
   const r = await server.pool.submit(op);
   if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
 }
@@ -27,7 +37,7 @@ function servicePort(o: { securePort: number; port: number }): number {
   return o.securePort > 0 ? o.securePort : o.port > 0 ? o.port : 443;
 }
 
-export async function bootstrap(server: ApiServer): Promise<void> {
+export async function bootstrap(server: BootstrapServer): Promise<void> {
   const { identity } = server.registry;
   const wanted = ['default', identity.systemNamespace, identity.publicNamespace, identity.nodeLeaseNamespace];
   await Promise.all(wanted.filter((n) => !server.services.namespaces.has(n)).map((name) => ensure(server, {

@@ -6,7 +6,7 @@
 import { Auditor, type AuditInput } from '../audit/auditor.js';
 import { AuditLog } from '../audit/log.js';
 import { loadPolicy } from '../audit/policy.js';
-import type { FilterRequest } from '../filters/chain.js';
+import type { FilterRequest } from '../http/filter-request.js';
 import type { ServerOptions } from './options.js';
 import { parseRequestInfo } from '../http/request-info.js';
 

@@ -4,7 +4,7 @@
  * create-only kinds (reviews, TokenRequest) and the service account issuer discovery.
  */
 import { join } from 'node:path';
-import { StatusError, errors, toStatus } from '../api/status.js';
+import { type StatusError, toStatus } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { configureProtobuf, contentTypeOf, encode } from '../codec/codec.js';
 import { configureBodyDecoder, decodeRequestBody } from '../codec/body-decoder.js';
@@ -20,9 +20,11 @@ import { validateFields } from '../schema/fields.js';
 import { referenceGroup } from '../api/identity.js';
 import { schemaIndex } from '../schema/schema.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { buildChain, type FilterHandler, type FilterRequest } from '../filters/chain.js';
+import type { FilterHandler, FilterRequest } from '../http/filter-request.js';
+import type { AuthenticationDeps } from '../filters/authentication.js';
+import type { AuthorizationDeps } from '../filters/authorization.js';
+import type { ImpersonationDeps } from '../filters/impersonation.js';
 import { readImpersonation } from '../filters/impersonation.js';
-import type { AuditDeps } from '../filters/audit.js';
 import type { Authorization } from '../auth/authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/setup.js';
 import { defaultIssuer, ensureServiceAccountKey } from '../auth/sa-keys.js';
@@ -40,6 +42,13 @@ export const NO_CREDENTIALS: Credentials = Object.freeze({ authorization: '' });
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';
+
+/** What the secure port's filters need (src/server/handler-chain.ts puts them in order). */
+export interface FilterDeps {
+  authentication: AuthenticationDeps;
+  impersonation: ImpersonationDeps;
+  authorization: AuthorizationDeps;
+}
 
 export class FrontAuthentication implements Informer {
   setup!: AuthenticationSetup;
@@ -128,24 +137,28 @@ export class FrontAuthentication implements Informer {
     this.setup.bootstrapTokens?.observe(events);
   }
 
-  /**
-   * Opens `--secure-port` when enabled (returns the bound port). accept turns a uWS request into
-   * a FilterRequest (synchronously: uWS headers are only valid during the handler call);
-   * dispatch is the handler behind the filter chain.
-   */
-  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, dispatch: FilterHandler, audit?: AuditDeps): Promise<number | undefined> {
+  /** The secure port's filters (src/server/handler-chain.ts puts them in order); after init. */
+  filterDeps(): FilterDeps {
     const o = this.options;
-    const serving = this.serving;
-    if (o.securePort < 0 || !serving) return undefined;
-    const chain = buildChain(dispatch, {
+    return {
       authentication: {
         authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
         maxRequestBodyBytes: o.maxRequestBodyBytes,
       },
-      ...(audit ? { audit } : {}),
       impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), maxRequestBodyBytes: o.maxRequestBodyBytes },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
-    });
+    };
+  }
+
+  /**
+   * Opens `--secure-port` when enabled (returns the bound port). accept turns a uWS request into
+   * a FilterRequest (synchronously: uWS headers are only valid during the handler call); chain
+   * runs it through the filters and on (src/server/handler-chain.ts).
+   */
+  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, chain: FilterHandler): Promise<number | undefined> {
+    const o = this.options;
+    const serving = this.serving;
+    if (o.securePort < 0 || !serving) return undefined;
     const requestHeader = o.requestheaderClientCAFile ? {
       clientCAFile: o.requestheaderClientCAFile, allowedNames: o.requestheaderAllowedNames, usernameHeaders: o.requestheaderUsernameHeaders,
       groupHeaders: o.requestheaderGroupHeaders, extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,

@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import type { Exchange } from '../http/exchange.js';
 import type { FrontMetrics } from './front-metrics.js';
 import type { RequestHeaders } from '../http/context.js';
-import type { FilterRequest } from '../filters/chain.js';
+import type { FilterRequest } from '../http/filter-request.js';
 import { NO_CREDENTIALS, UNSECURED_USER } from './front-authentication.js';
 import { listenError } from '../api/startup-error.js';
 

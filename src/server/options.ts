@@ -159,7 +159,7 @@ const FLAGS: Record<string, Setter> = {
   'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => { o.auditLogMaxSizeMB = n; }),
   'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => { o.auditLogMaxBackups = n; }),
   'audit-log-maxage': int('audit-log-maxage', 0, (o, n) => { o.auditLogMaxAgeDays = n; }),
-  'audit-log-format': (o, v) => {
+  'audit-log-format': (_o, v) => {
     if (v !== 'json') throw new Error(`--audit-log-format must be json, got "${v}"`);
   },
   'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),

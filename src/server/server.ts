@@ -3,24 +3,19 @@
  * health itself, and hands resource work to the shard actors, writing their bytes back.
  */
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { acceptRequest, listenPlain } from './listener.js';
-import { StatusError, errors, toStatus } from '../api/status.js';
+import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { listenPlain } from './listener.js';
+import { errors } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
 import { jsonConverter } from '../registry/conversion.js';
-import type { ResourceDef } from '../registry/types.js';
 import { typeKeyOf, shardOf } from '../actors/routing.js';
-import type { ChangeEvent, Encoding } from '../actors/protocol.js';
+import type { ChangeEvent } from '../actors/protocol.js';
 import { ActorPool } from '../actors/pool.js';
 import { WatchHub } from '../http/watch-hub.js';
-import { parseRequestInfo } from '../http/request-info.js';
-import { prettyRequested, cborEnabled, negotiateResource } from '../http/negotiation.js';
-import { send, sendStatus, type Exchange } from '../http/exchange.js';
+import { cborEnabled } from '../http/negotiation.js';
+import { send, sendStatus } from '../http/exchange.js';
 import type { ServerOptions } from './options.js';
-import { handleResource } from '../handlers/resource.js';
-import { withPin } from '../http/pin.js';
-import { handleNonResource } from '../handlers/non-resource.js';
 import type { Services } from '../http/context.js';
 import { bootstrap } from './bootstrap.js';
 import { CrdController } from '../controllers/crd-controller.js';
@@ -30,14 +25,11 @@ import type { ChangeFeed } from '../actors/informer.js';
 import { Controllers } from './controllers.js';
 import { LeaderElector } from '../controllers/leader-election.js';
 import { InflightLimiter } from '../filters/inflight.js';
-import type { FilterRequest } from '../filters/chain.js';
 import { FrontAuthentication, UNSECURED_USER } from './front-authentication.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';
 import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
-import { gate } from '../flowcontrol/gate.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
-import type { RequestInfo } from '../http/request-info.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
 import { groupFor, protectedNamespaces } from '../api/identity.js';
 import { attributesFor } from '../auth/authz/attributes.js';
@@ -45,11 +37,11 @@ import { FrontMetrics, featureGateSource, storageObjectSources } from './front-m
 import { FrontAudit } from './front-audit.js';
 import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { Converter } from '../registry/conversion/conversion.js';
-import type { Request } from '../http/context.js';
 import { Extensions } from './extensions.js';
 import { KubeletClient, loadKubeletTls } from '../kubelet/client.js';
 import { UPGRADE_DIRECTIVE_HEADER } from '../kubelet/upgrade-directive.js';
-import { getCoreObject, isConnect, serveConnect, type ConnectDeps } from '../handlers/connect.js';
+import { getCoreObject, type ConnectDeps } from '../handlers/connect.js';
+import { buildHandlerChain } from './handler-chain.js';
 import { Logger } from './log.js';
 import { REQUEST_LOG_LEVEL, requestLogger } from './request-log.js';
 
@@ -83,7 +75,8 @@ export class ApiServer {
   private app: TemplatedApp | undefined;
   private listenSocket: us_listen_socket | undefined;
   private kubelet: KubeletClient | undefined;
-  private connectDeps: ConnectDeps | undefined;
+  /** the node agents' client deps (connect subresources), set before the listeners open */
+  connectDeps: ConnectDeps | undefined;
   shuttingDown = false;
   started = false;
   /** the `etcd` health check (with --storage-backend etcd3) */
@@ -97,7 +90,7 @@ export class ApiServer {
   /** the admin kubeconfig written at start, if any */
   kubeconfig: string | undefined;
   /** read the client's address of every request (auditing, the request log) */
-  private readonly readsRemoteAddress: boolean;
+  readonly readsRemoteAddress: boolean;
 
   constructor(readonly options: ServerOptions) {
     this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
@@ -243,17 +236,13 @@ export class ApiServer {
       this.elector.start();
     }
     await this.extensions.start();
-    const plain = await listenPlain(this.options.insecureBindAddress, this.options.port, (res, req) => this.handle(res, req));
+    // the request pipeline, every step in order: src/server/handler-chain.ts
+    const chain = buildHandlerChain(this);
+    const plain = await listenPlain(this.options.insecureBindAddress, this.options.port, chain.plain);
     this.listenSocket = plain.socket;
     this.app = plain.app;
     this.port = plain.port;
-    const audit = this.audit;
-    const acceptSecure = audit ? (res: HttpResponse, req: HttpRequest) => {
-      const r = this.accept(res, req);
-      audit.beforeAuthentication(r);
-      return r;
-    } : (res: HttpResponse, req: HttpRequest) => this.accept(res, req);
-    this.securePort = await this.auth.listen(acceptSecure, (r) => this.dispatch(r), audit);
+    this.securePort = await this.auth.listen(chain.acceptSecure, chain.secure);
     this.auth.watchConfig();
     if (this.securePort !== undefined) {
       // written before the listening line: whoever waits for that line may use the file at once
@@ -285,95 +274,6 @@ export class ApiServer {
     };
   }
 
-  /** The plain port: no authentication, every request is system:unsecured (no extra work on this path). */
-  private handle(res: HttpResponse, req: HttpRequest): void {
-    const r = this.accept(res, req);
-    this.audit?.begin(r);
-    this.dispatch(r);
-  }
-
-  private accept(res: HttpResponse, req: HttpRequest): FilterRequest {
-    return acceptRequest(res, req, this.metrics, this.readsRemoteAddress);
-  }
-
-  /** After the filters: API Priority and Fairness decides when the request runs (or refuses it). */
-  private dispatch(r: FilterRequest): void {
-    const { x, method, path, query } = r;
-    const pretty = prettyRequested(query, r.headers.userAgent);
-    try {
-      if (this.auth.serveDiscovery(x, path)) return;
-      const info = r.info ?? parseRequestInfo(method, path, query);
-      const serve = () => this.serve(r, info, pretty);
-      if (!this.apf || !gate(this.apf, r, r.user ?? UNSECURED_USER, info, pretty, this.options.maxRequestBodyBytes, serve)) serve();
-    } catch (e) {
-      sendStatus(x, toStatus(e), pretty);
-    }
-  }
-
-  /** Non-resource paths, or one resource operation (or a virtual kind). */
-  private serve(r: FilterRequest, info: RequestInfo, pretty: boolean): void {
-    const { x, query, headers, method, path } = r;
-    let enc: Encoding | undefined;
-    try {
-      const remote = this.extensions.aggregator.claims(path);
-      if (remote) {
-        this.metrics.nonResource(x, method, path, false);
-        if (!this.apf) x.release = this.inflight.admit(info.verb);
-        return this.extensions.aggregator.proxy(r, remote);
-      }
-      if (!info.isResourceRequest) {
-        this.metrics.nonResource(x, method, path, false);
-        return handleNonResource(this, x, method, path, query, headers, info);
-      }
-      const def = this.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-      if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
-      this.metrics.resource(x, info, def, query, headers.contentType);
-      if (def.deprecation) this.deprecatedRequest(x, def, info.subresource);
-      checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
-      checkVerb(def, info);
-      if (def.custom && info.verb === 'create' && this.crdController.terminating(def.group, def.resource)) {
-        // upstream crdHandler: a terminating CRD's resources take no new objects
-        throw errors.methodNotAllowed(`create is not supported on resources of kind "${def.resource}.${def.group}"`);
-      }
-      enc = negotiateResource(this.registry.identity, this.cbor, headers.accept, pretty, query, info.verb, def.custom === true);
-      if (this.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
-      if (!this.apf) x.release = this.inflight.admit(info.verb);
-      const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
-      if (this.connectDeps && isConnect(req)) return serveConnect(req, this.connectDeps);
-      const virtual = info.verb === 'create' ? this.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
-      if (virtual) return this.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
-      const { admission } = this.extensions;
-      const attempt = (r: Request) => (admission.applies(r) ? admission.admit(r, (admitted) => this.write(admitted)) : this.write(r));
-      if (!admission.applies(req) && !this.checksWrite(req)) return this.write(req);
-      // checks look at a preview: the write is pinned to it, and a moved object starts over
-      withPin(req, this.options.maxRequestBodyBytes, attempt);
-    } catch (e) {
-      if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
-      sendStatus(x, toStatus(e), pretty, enc);
-    }
-  }
-
-  /** Whether write() checks the request before its handler. */
-  private checksWrite(req: Request): boolean {
-    return this.signerAdmission.applies(req) || this.authz.guards(req);
-  }
-
-  /** After admission: the checks that preview the final object (signer, escalation, NodeRestriction), then the handler. */
-  private write(req: Request): void {
-    const plugin = req.info.subresource === 'approval' ? 'CertificateApproval' : 'CertificateSigning';
-    if (this.signerAdmission.applies(req) && this.options.admissionPlugins.has(plugin)) return this.signerAdmission.admit(req, (checked) => handleResource(checked, this.services));
-    if (this.authz.guards(req)) return this.authz.guardWrite(req, (checked) => handleResource(checked, this.services));
-    handleResource(req, this.services);
-  }
-
-  /** A request to a deprecated version: the Warning header and apiserver_requested_deprecated_apis (upstream). */
-  private deprecatedRequest(x: Exchange, def: ResourceDef, subresource: string): void {
-    const d = def.deprecation!;
-    x.headers.push(['Warning', `299 - "${d.warning}"`]);
-    this.metrics.metrics.deprecated.requested(def, subresource, d.removedRelease);
-    x.audit?.deprecated(d.removedRelease);
-  }
-
   /** SIGTERM: readyz fails at once, keep serving for the delay, then drain and exit. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
@@ -393,25 +293,6 @@ export class ApiServer {
     this.etcdHealth?.close();
     await this.audit?.close();
   }
-}
-
-function checkScope(namespaced: boolean, info: ReturnType<typeof parseRequestInfo>, subresources: string[]): void {
-  const notFound = () => errors.notFoundMessage('the server could not find the requested resource');
-  if (!namespaced && info.namespace) throw notFound();
-  if (namespaced && !info.namespace && info.name) throw notFound();
-  if (namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw notFound();
-  if (info.subresource && !subresources.includes(info.subresource)) throw notFound();
-  // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
-  if (info.parts.length > 3 && info.subresource !== 'proxy') throw notFound();
-}
-
-function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: string[] }[] }, info: ReturnType<typeof parseRequestInfo>): void {
-  const verbs = info.subresource ? def.subresources.find((s) => s.name === info.subresource)!.verbs : def.verbs;
-  const v = info.verb === 'watch' && info.name ? 'watch' : info.verb;
-  if (!verbs.includes(v as never)) {
-    throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
-  }
-
 }
 
 export { send };

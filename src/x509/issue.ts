@@ -7,7 +7,7 @@
  * backdated 5 minutes for clock skew, never outliving the CA. Signing runs on
  * libuv's thread pool (crypto.sign with a callback), off the event loop.
  */
-import { X509Certificate, createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { type X509Certificate, createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { NULL, TAG, bitString, bool, children, decodeOid, explicit, octets, oid, readOne, seq, time, tlv, uint } from './der.js';
 import type { CertificateRequest } from './request.js';
 import { encodeName } from './name.js';

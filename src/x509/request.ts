@@ -104,7 +104,7 @@ export function parseRequestDer(der: Buffer): CertificateRequest {
 /** upstream certificates.ParseCSR: the first PEM block, which must be a CERTIFICATE REQUEST. */
 export function parseCSR(pem: Buffer | string): CertificateRequest {
   const block = firstPemBlock(typeof pem === 'string' ? pem : pem.toString('latin1'));
-  if (!block || block.type !== 'CERTIFICATE REQUEST') throw new Error(PEM_TYPE_ERROR);
+  if (block?.type !== 'CERTIFICATE REQUEST') throw new Error(PEM_TYPE_ERROR);
   return parseRequestDer(block.der);
 }
 

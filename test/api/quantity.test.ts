@@ -65,7 +65,7 @@ test('parse: values and formats of upstream TestQuantityParse, also negated and 
 
 test('parse: upstream invalid inputs fail with its errors', () => {
   for (const s of ['1.1.M', '1+1.0M', 'aoeu', '-3.01e-', ' 1', '1 ', '', 'lots', '1 Gi', '1.5.5', 'true']) {
-    assert.deepEqual(parseQuantityString(s).hasOwnProperty('error'), true, s);
+    assert.deepEqual(Object.hasOwn(parseQuantityString(s), 'error'), true, s);
   }
   for (const s of ['1.1.M', '0.1am', 'aoeu', ' 1', '1 ', '', '1.5.5', '1e3.5']) assert.deepEqual(parseQuantityString(s), { error: QUANTITY_FORMAT_ERROR }, s);
   for (const s of ['0.1mi', '.5i', '1i', '-3.01i', '32MMi', '1e', '1Mi3', '1-', '--1', '1ee3']) {

@@ -8,7 +8,7 @@ import { parseRequestInfo } from '../../src/http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../../src/auth/authz/attributes.js';
 import { withAuthorization } from '../../src/filters/authorization.js';
 import { alwaysAllow, alwaysDeny } from '../../src/auth/authz/authorizer.js';
-import type { FilterRequest } from '../../src/filters/chain.js';
+import type { FilterRequest } from '../../src/http/filter-request.js';
 
 const bob = { username: 'bob', groups: ['system:authenticated'] };
 

@@ -47,7 +47,7 @@ test('a role with rules the requester does not hold is refused with upstream\'s 
   const { check, grant } = setup();
   grant('pods-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }], 'ns1');
   const w = { user: bob, resource: 'roles', namespace: 'ns1', pathName: '' };
-  check.check(w, role('ok', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
+  void check.check(w, role('ok', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
   assert.equal(refusal(() => check.check(w, role('r', [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods', 'secrets'] }]))),
     `roles.${G} "r" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n` +
     '{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}');
@@ -60,7 +60,7 @@ test('a role with rules the requester does not hold is refused with upstream\'s 
 test('escalate on roles lifts the role check; an aggregationRule needs every permission', () => {
   const { check, grant } = setup();
   grant('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['clusterroles'] }]);
-  check.check({ user: bob, resource: 'clusterroles', namespace: '', pathName: '' }, role('any', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
+  void check.check({ user: bob, resource: 'clusterroles', namespace: '', pathName: '' }, role('any', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
   assert.match(refusal(() => check.check({ user: bob, resource: 'roles', namespace: 'x', pathName: '' }, role('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]))),
     /attempting to grant RBAC permissions not currently held/, 'escalate on clusterroles is not escalate on roles');
   const { check: c2, grant: g2 } = setup();
@@ -76,14 +76,14 @@ test('bindings: the referenced role must be covered, or the requester may bind i
   put('clusterroles', role('pod-getter', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
   const w = { user: bob, resource: 'rolebindings', namespace: 'ns1', pathName: '' };
   const rb = (roleName: string, kind = 'ClusterRole') => bindingTo('b', kind, roleName, [{ kind: 'User', name: 'carol' }], 'ns1');
-  check.check(w, rb('pod-getter'));
+  void check.check(w, rb('pod-getter'));
   assert.equal(refusal(() => check.check(w, rb('secret-reader'))),
     `rolebindings.${G} "b" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n` +
     '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}');
   assert.equal(refusal(() => check.check(w, rb('nope'))), `rolebindings.${G} "b" is forbidden: clusterroles.${G} "nope" not found`);
   assert.equal(refusal(() => check.check(w, rb('nope', 'Role'))), `rolebindings.${G} "b" is forbidden: roles.${G} "nope" not found`);
   grant('binder', [{ verbs: ['bind'], apiGroups: [G], resources: ['clusterroles'], resourceNames: ['secret-reader'] }], 'ns1');
-  check.check(w, rb('secret-reader'));
+  void check.check(w, rb('secret-reader'));
   put('clusterroles', role('other', [{ verbs: ['delete'], apiGroups: [''], resources: ['secrets'] }]));
   assert.match(refusal(() => check.check(w, rb('other'))), /not currently held/, 'bind is limited by resourceNames');
   assert.match(refusal(() => check.check({ ...w, resource: 'clusterrolebindings', namespace: '' }, bindingTo('c', 'ClusterRole', 'secret-reader', []))),
@@ -105,7 +105,7 @@ test('updates: changing only ownerReferences or finalizers is never checked; rem
   const w = { user: bob, resource: 'clusterroles', namespace: '', pathName: 'big' };
   const stored = { metadata: { name: 'big', uid: 'u1', resourceVersion: '7', creationTimestamp: '2024-01-01T00:00:00Z' }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] };
   const gcOnly = { metadata: { name: 'big', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'x' }], finalizers: ['f'] }, rules: stored.rules };
-  check.check(w, gcOnly, stored);
+  void check.check(w, gcOnly, stored);
   assert.match(refusal(() => check.check(w, { ...gcOnly, metadata: { ...gcOnly.metadata, labels: { a: 'b' } } }, stored)), /not currently held/, 'any other change is checked');
   assert.match(refusal(() => check.check(w, gcOnly)), /not currently held/, 'a create is always checked');
   const aggregated = { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] }, rules: [] };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withAuthentication, ANONYMOUS } from '../../src/filters/authentication.js';
-import type { FilterRequest } from '../../src/filters/chain.js';
+import type { FilterRequest } from '../../src/http/filter-request.js';
 import type { AuthResult, Authenticator } from '../../src/api/user.js';
 
 /** A uWS response stand-in recording what is written. */

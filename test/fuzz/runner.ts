@@ -179,7 +179,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     if (!alive()) { report.crashed = true; find('crash', 'server exited', i, what); }
   };
 
-  const runPlan = async (i: number, rng: Rng, plan: Plan) => {
+  const runPlan = async (i: number, _rng: Rng, plan: Plan) => {
     // reads cannot disturb a checked object: only writes take part in the locking
     const reads = (plan.method === 'GET' || plan.method === 'HEAD') && !plan.exclusive && !plan.check;
     inFlight.set(i, `lock ${plan.exclusive ? 'exclusive' : plan.check?.key ?? ''}`);

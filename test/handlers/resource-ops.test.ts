@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { writeOp } from '../../src/handlers/resource.js';
+import { writeOp } from '../../src/http/request-ops.js';
 import type { Request, Services } from '../../src/http/context.js';
 import type { Encoding } from '../../src/actors/protocol.js';
 import { Registry } from '../../src/registry/registry.js';

@@ -50,7 +50,7 @@ export async function createUntilKilled(server: TestServer, path: string, plan: 
     for (let i = 0; !killed && attempted < plan.maxCreates && Date.now() - started < plan.maxMs; i++) {
       attempted++;
       inFlight++;
-      let r;
+      let r: Awaited<ReturnType<typeof request>>;
       try {
         r = await request(server.url, 'POST', path, configMap(`d-${c}-${i}`, plan.labels?.(c)));
       } catch {

@@ -1,7 +1,7 @@
 /** Where connect subresources go: upstream's address preference, container defaulting, kubelet query names. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../../src/api/status.js';
+import type { StatusError } from '../../src/api/status.js';
 import { logOptions, logPath, nodeConnection, podProxyTarget, proxyableIP, streamPath, validateContainer, type PodLike } from '../../src/kubelet/location.js';
 import { NODE_ADDRESS_TYPES } from '../../src/kubelet/options.js';
 

@@ -2,7 +2,7 @@
  * Hand-built PKCS#10 requests and certificates with arbitrary subject encodings (every ASN.1
  * string type, repeated CNs, multi-valued RDNs): openssl's CLI cannot write most of them.
  */
-import { X509Certificate, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { type X509Certificate, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { TAG, bitString, children, explicit, oid, readOne, seq, time, tlv, uint } from '../../src/x509/der.js';
 
 export const OID_CN = '2.5.4.3';

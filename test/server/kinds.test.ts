@@ -117,7 +117,7 @@ test('concurrent creates (one actor batch) get distinct addresses and node ports
 
 test('exhaustion: a full ClusterIP range is 500 "range is full"; deleting one frees it', T, async () => {
   const made: string[] = [];
-  let last;
+  let last: Awaited<ReturnType<typeof request>> | undefined;
   for (let i = 0; i < 20; i++) {
     last = await request(s.url, 'POST', `${NS}/services`, svc(`full-${i}`));
     if (last.status !== 201) break;

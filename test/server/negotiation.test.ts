@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from '../../src/http/negotiation.js';
-import { StatusError } from '../../src/api/status.js';
+import type { StatusError } from '../../src/api/status.js';
 
 const PB = 'application/vnd.platform.protobuf';
 const table = (m: { params: Record<string, string> }, f: string) => m.params.as === 'Table' && (f === 'json' || f === 'yaml');

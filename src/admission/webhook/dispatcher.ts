@@ -18,7 +18,7 @@ import { evaluateConditions, matchVersion, selectorsMatch, type Hook } from './m
 import { Converter } from '../../registry/conversion/conversion.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import type { HookKind, WebhookSource } from './source.js';
-import { callWebhook, resolveTarget } from './client.js';
+import { callWebhook, resolveTarget } from '../../http/webhook-client.js';
 
 /** upstream IsExemptAdmissionConfigurationResource: never sent to webhooks (no deadlock) */
 const EXEMPT = new Set(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
@@ -90,7 +90,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
    */
   protected async call(h: Hook, a: AdmissionAttributes, round: number): Promise<any> {
     const spec = h.spec;
-    const version = (spec.admissionReviewVersions ?? []).find((v: string) => v === 'v1' || v === 'v1beta1') ?? 'v1';
+    const version = ((spec.admissionReviewVersions ?? []) as string[]).find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
     const apiVersion = `${this.admissionGroup}/${version}`;
     const uid = randomUUID();
     const request = this.reviewRequest(uid, this.asMatched(h, a).view, a);

@@ -10,11 +10,39 @@ import type { RequestAttributes } from '../attributes.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 
+/**
+ * One webhook of a Validating/MutatingWebhookConfiguration as stored: validation has checked
+ * it, but the matching code reads it defensively (every leaf narrowed before use).
+ */
+export interface WebhookSpec {
+  name?: unknown;
+  rules?: unknown;
+  matchPolicy?: unknown;
+  namespaceSelector?: unknown;
+  objectSelector?: unknown;
+  matchConditions?: unknown;
+  reinvocationPolicy?: unknown;
+  clientConfig?: unknown;
+  failurePolicy?: unknown;
+  sideEffects?: unknown;
+  timeoutSeconds?: unknown;
+  admissionReviewVersions?: unknown;
+}
+
+/** A condition of matchConditions, unchecked. */
+interface RawCondition { name?: unknown; expression?: unknown }
+
+/** A rule of rules, unchecked. */
+interface RawRule { operations?: unknown; apiGroups?: unknown; apiVersions?: unknown; resources?: unknown; scope?: unknown }
+
+/** An object of the review (object / oldObject), as far as the selectors read it. */
+interface Labelled { metadata?: { labels?: Record<string, string> } }
+
 export interface Hook {
   configuration: string;
   index: number;
   name: string;
-  spec: any;
+  spec: WebhookSpec;
   namespaceSelector: LabelSelector;
   objectSelector: LabelSelector;
   conditions: { name: string; expression: string; run: Program | undefined; error?: string }[];
@@ -22,9 +50,9 @@ export interface Hook {
 
 const ENV = celEnv();
 
-export function compileHook(configuration: string, index: number, spec: any): Hook {
-  const sel = (s: any) => { try { return labelSelectorFromObject(s ?? {}); } catch { return labelSelectorFromObject(undefined); } };
-  const conditions = (Array.isArray(spec?.matchConditions) ? spec.matchConditions : []).map((c: any) => {
+export function compileHook(configuration: string, index: number, spec: WebhookSpec): Hook {
+  const sel = (s: unknown) => { try { return labelSelectorFromObject((s ?? {}) as Parameters<typeof labelSelectorFromObject>[0]); } catch { return labelSelectorFromObject(undefined); } };
+  const conditions = (Array.isArray(spec?.matchConditions) ? spec.matchConditions as RawCondition[] : []).map((c) => {
     try {
       return { name: String(c?.name ?? ''), expression: String(c?.expression ?? ''), run: plan(ENV, parse(String(c?.expression ?? ''))) as unknown as Program };
     } catch (e) {
@@ -48,7 +76,7 @@ function resourceMatches(patterns: unknown, resource: string, subresource: strin
 }
 
 /** One rule against the request: operation, group, version, resource/subresource and scope. */
-export function ruleMatches(rule: any, a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>): boolean {
+export function ruleMatches(rule: RawRule | null | undefined, a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>): boolean {
   if (!rule || !has(rule.operations, a.operation) || !has(rule.apiGroups, a.group) || !has(rule.apiVersions, a.version)) return false;
   if (!resourceMatches(rule.resources, a.resource, a.subresource)) return false;
   const scope = rule.scope ?? '*';
@@ -64,14 +92,14 @@ export function ruleMatches(rule: any, a: Pick<RequestAttributes, 'operation' | 
  * (the review then carries the object converted to it) — or undefined.
  */
 export function matchVersion(h: Hook, a: RequestAttributes, equivalents: (group: string, resource: string) => readonly string[]): string | undefined {
-  const rules = Array.isArray(h.spec?.rules) ? h.spec.rules : [];
-  if (rules.some((r: any) => ruleMatches(r, a))) return a.version;
+  const rules: RawRule[] = Array.isArray(h.spec?.rules) ? h.spec.rules : [];
+  if (rules.some((r) => ruleMatches(r, a))) return a.version;
   if ((h.spec?.matchPolicy ?? 'Equivalent') !== 'Equivalent') return undefined;
-  return equivalents(a.group, a.resource).find((version) => version !== a.version && rules.some((r: any) => ruleMatches(r, { ...a, version })));
+  return equivalents(a.group, a.resource).find((version) => version !== a.version && rules.some((r) => ruleMatches(r, { ...a, version })));
 }
 
 /** namespaceSelector and objectSelector; nsLabels are the namespace's labels (undefined: cluster-scoped). */
-export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: any; oldObject?: any }, nsLabels: Record<string, string> | undefined): boolean {
+export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: Labelled | null; oldObject?: Labelled | null }, nsLabels: Record<string, string> | undefined): boolean {
   // a selector that did not compile selects nothing
   if (h.namespaceSelector.matchesNothing || h.objectSelector.matchesNothing) return false;
   if (!h.namespaceSelector.empty) {
@@ -79,7 +107,7 @@ export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: any; o
     if (labels !== undefined && !h.namespaceSelector.matches(labels)) return false;
   }
   if (!h.objectSelector.empty) {
-    const matches = (o: any) => o !== undefined && o !== null && h.objectSelector.matches(o?.metadata?.labels ?? {});
+    const matches = (o: Labelled | null | undefined) => o !== undefined && o !== null && h.objectSelector.matches(o?.metadata?.labels ?? {});
     if (!matches(a.object) && !matches(a.oldObject)) return false;
   }
   return true;

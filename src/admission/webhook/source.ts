@@ -10,7 +10,7 @@ import type { Informer } from '../../actors/informer.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import type { Registry } from '../../registry/registry.js';
 import type { ReadCache } from '../../actors/read-cache.js';
-import { compileHook, type Hook } from './matching.js';
+import { compileHook, type Hook, type WebhookSpec } from './matching.js';
 
 export type HookKind = 'mutating' | 'validating';
 
@@ -44,7 +44,7 @@ export class WebhookSource implements Informer {
     if (json === undefined) m.delete(name);
     else {
       const obj = JSON.parse(json);
-      m.set(name, (Array.isArray(obj.webhooks) ? obj.webhooks : []).map((h: any, i: number) => compileHook(name, i, h)));
+      m.set(name, (Array.isArray(obj.webhooks) ? obj.webhooks : []).map((h: WebhookSpec, i: number) => compileHook(name, i, h)));
     }
     this.sorted[kind] = [...m.keys()].sort().flatMap((k) => m.get(k)!);
   }

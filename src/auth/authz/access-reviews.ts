@@ -19,7 +19,21 @@ import { aggregateMessage } from './rbac.js';
 
 type ReviewKind = 'SubjectAccessReview' | 'SelfSubjectAccessReview' | 'LocalSubjectAccessReview';
 
-function expectKind(obj: any, kind: string): void {
+/** An access review's body as decoded: each leaf is checked before use (validate). */
+interface RawSelector { rawSelector?: unknown; requirements?: unknown }
+interface RawRequirement { key?: unknown; operator?: unknown; values?: unknown }
+interface RawNonResourceAttributes { path?: unknown; verb?: unknown }
+interface RawResourceAttributes {
+  verb?: unknown; group?: unknown; version?: unknown; resource?: unknown; subresource?: unknown; namespace?: unknown; name?: unknown;
+  fieldSelector?: RawSelector | null; labelSelector?: RawSelector | null;
+}
+interface RawReviewSpec {
+  resourceAttributes?: RawResourceAttributes | null; nonResourceAttributes?: RawNonResourceAttributes | null;
+  user?: unknown; groups?: unknown; uid?: unknown; extra?: unknown;
+}
+interface RawReview { kind?: unknown; metadata?: { namespace?: unknown } | null; spec?: RawReviewSpec }
+
+function expectKind(obj: { kind?: unknown }, kind: string): void {
   if (obj.kind !== undefined && obj.kind !== kind) throw errors.badRequest(`the kind of the body must be ${kind}, got ${JSON.stringify(obj.kind)}`);
 }
 
@@ -27,14 +41,14 @@ function expectKind(obj: any, kind: string): void {
 const isZero = (v: unknown): boolean => v == null || v === '' || v === 0 || v === false || (typeof v === 'object' && Object.keys(v as object).length === 0);
 
 /** ObjectMeta with nothing set (kubectl sends `creationTimestamp: null`, Protobuf zero values), ignoring `except`. */
-function metadataEmpty(meta: any, except: string[]): boolean {
+function metadataEmpty(meta: unknown, except: string[]): boolean {
   if (meta == null) return true;
   if (typeof meta !== 'object') return false;
   return Object.entries(meta).every(([k, v]) => except.includes(k) || k === 'managedFields' || isZero(v));
 }
 
 /** An invalid non-resource attributes value, printed as Go's %#v as upstream does. */
-const invalidNonResource = (field: string, n: any, detail: string): Cause => ({
+const invalidNonResource = (field: string, n: RawNonResourceAttributes | null | undefined, detail: string): Cause => ({
   reason: 'FieldValueInvalid', field,
   message: `Invalid value: authorization.NonResourceAttributes{Path:${JSON.stringify(n?.path ?? '')}, Verb:${JSON.stringify(n?.verb ?? '')}}: ${detail}`,
 });
@@ -44,11 +58,11 @@ const invalidNonResource = (field: string, n: any, detail: string): Cause => ({
  * requirements (not both, not neither); keys required (label keys qualified names); values
  * exactly for In/NotIn; unknown operators allowed (newer clients).
  */
-function selectorCauses(sel: any, path: string, label: boolean): Cause[] {
+function selectorCauses(sel: RawSelector | null | undefined, path: string, label: boolean): Cause[] {
   if (sel == null) return [];
   const out: Cause[] = [];
   const raw = typeof sel.rawSelector === 'string' ? sel.rawSelector : '';
-  const reqs: any[] = Array.isArray(sel.requirements) ? sel.requirements : [];
+  const reqs: (RawRequirement | null)[] = Array.isArray(sel.requirements) ? sel.requirements : [];
   if (raw && reqs.length) out.push(invalid(`${path}.rawSelector`, raw, 'may not specified at the same time as requirements'));
   if (!raw && !reqs.length) out.push(required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
   reqs.forEach((r, i) => {
@@ -64,7 +78,7 @@ function selectorCauses(sel: any, path: string, label: boolean): Cause[] {
 }
 
 /** upstream ValidateSubjectAccessReviewSpec and the per-kind metadata rules. */
-function validate(kind: ReviewKind, obj: any): Cause[] {
+function validate(kind: ReviewKind, obj: RawReview): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   const ra = spec.resourceAttributes, na = spec.nonResourceAttributes;
@@ -86,12 +100,12 @@ function validate(kind: ReviewKind, obj: any): Cause[] {
 }
 
 /** upstream ResourceAttributesFrom / NonResourceAttributesFrom */
-export function reviewAttributes(spec: any, user: UserInfo): Attributes {
+export function reviewAttributes(spec: RawReviewSpec, user: UserInfo): Attributes {
   const ra = spec.resourceAttributes;
   if (ra) {
     const a: Attributes = {
       user, verb: String(ra.verb ?? ''), resourceRequest: true, path: '', apiGroup: String(ra.group ?? ''),
-      apiVersion: ra.version || '*', resource: String(ra.resource ?? ''),
+      apiVersion: (ra.version || '*') as string, resource: String(ra.resource ?? ''),
     };
     if (ra.subresource) a.subresource = String(ra.subresource);
     if (ra.namespace) a.namespace = String(ra.namespace);
@@ -106,16 +120,17 @@ export function reviewAttributes(spec: any, user: UserInfo): Attributes {
 }
 
 /** The user a SubjectAccessReview names (taken as given: no groups are added). */
-function specUser(spec: any): UserInfo {
+function specUser(spec: RawReviewSpec): UserInfo {
   const u: UserInfo = { username: String(spec.user ?? ''), groups: Array.isArray(spec.groups) ? spec.groups.map(String) : [] };
   if (spec.uid) u.uid = String(spec.uid);
-  if (spec.extra && typeof spec.extra === 'object') u.extra = spec.extra;
+  if (spec.extra && typeof spec.extra === 'object') u.extra = spec.extra as Record<string, string[]>;
   return u;
 }
 
 function accessReview(kind: ReviewKind, group: string, authorizer: Authorizer): VirtualKind {
   return {
-    create(obj, ctx: VirtualContext) {
+    create(body, ctx: VirtualContext) {
+      const obj = body as RawReview;
       expectKind(obj, kind);
       const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(obj.metadata ?? {}).filter(([, v]) => !isZero(v)));
       if (kind === 'LocalSubjectAccessReview') {
@@ -126,7 +141,7 @@ function accessReview(kind: ReviewKind, group: string, authorizer: Authorizer): 
       }
       const causes = validate(kind, { ...obj, metadata });
       if (causes.length) throw errors.invalid({ group, kind, name: '' }, causes);
-      const spec = obj.spec;
+      const spec = obj.spec as RawReviewSpec;
       const user = kind === 'SelfSubjectAccessReview' ? ctx.user : specUser(spec);
       return settle(authorizer.authorize(reviewAttributes(spec, user)), (d) => {
         const status: Record<string, unknown> = { allowed: d.decision === 'allow' };

@@ -108,7 +108,7 @@ export class NodeAuthorizer implements Authorizer {
     return this.related(node, kind, a);
   }
 
-  private get(node: string, a: Attributes, decide: () => AuthorizerResult): AuthorizerResult {
+  private get(_node: string, a: Attributes, decide: () => AuthorizerResult): AuthorizerResult {
     if (a.verb !== 'get') return no('can only get individual resources of this type');
     if (a.subresource) return no('cannot get subresource');
     if (!a.name) return no('No Object name found');

@@ -15,7 +15,7 @@ export class JwtSet implements TokenAuthenticator {
 
   get size(): number { return this.list.length; }
 
-  authenticateToken(token: string, audiences: readonly string[]): MaybeAsync<AuthResult> {
+  authenticateToken(token: string, _audiences: readonly string[]): MaybeAsync<AuthResult> {
     const l = this.list;
     if (l.length === 0) return NOT_MINE;
     if (l.length === 1) return l[0]!.authenticateToken(token);

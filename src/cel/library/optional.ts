@@ -63,7 +63,11 @@ export const OPTIONALS: CelFunc[] = [
   celFunc('optional.ofNonZeroValue', [DYN], OPAQUE, (v) => optionalOf(isZero(v) ? undefined : v)),
   celFunc('@optsel', [DYN, STRING], OPAQUE, (o, f) => optSelect(o, f)),
   celFunc('@optindex', [DYN, DYN], OPAQUE, (o, i) => optIndex(o, i)),
-  celMethod('or', OPAQUE, [OPAQUE], OPAQUE, function (other) { return (inner(this).has ? this : (inner(other), other)) as never; }),
+  celMethod('or', OPAQUE, [OPAQUE], OPAQUE, function (other) {
+    if (inner(this).has) return this as never;
+    inner(other); // an argument that is not an optional fails here
+    return other as never;
+  }),
   celMethod('hasValue', OPAQUE, [], BOOL, function () { return inner(this).has; }),
   celMethod('value', OPAQUE, [], DYN, function () {
     const o = inner(this);

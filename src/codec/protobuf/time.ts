@@ -34,7 +34,7 @@ export function parseTime(v: unknown, micro: boolean): { seconds: number; nanos?
 }
 
 function present(m: any, name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(m, name);
+  return Object.hasOwn(m, name);
 }
 
 function iso(seconds: number): string {

@@ -44,7 +44,7 @@ const NOT_CHECKED = {
   message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
-export function customResourceStrategy(t: CustomType, v: CustomVersion): ResourceStrategy {
+export function customResourceStrategy(_t: CustomType, v: CustomVersion): ResourceStrategy {
   const schema = rootSchema(v.schema ?? {});
   const defaults = compileDefaults(v.schema ?? {});
   // compiled once per CRD version (the store keeps this strategy until the CRD changes)
@@ -79,5 +79,4 @@ export function customResourceStrategy(t: CustomType, v: CustomVersion): Resourc
     },
     ...(scale ? { scale: { to: (obj: any) => toScale(obj, scale), from: (old: any, s: any) => fromScale(old, s, scale) } } : {}),
   };
-  void t;
 }

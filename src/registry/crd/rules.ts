@@ -6,7 +6,7 @@
  * ratcheting (a value equal to its old value is not re-validated by rules that ignore oldSelf).
  */
 import type { StatusCause } from '../../api/status.js';
-import { compileExpression, evaluate, type Compiled } from '../../cel/compile.js';
+import { evaluate, type Compiled } from '../../cel/compile.js';
 import { meter, PER_CALL_LIMIT } from '../../cel/env.js';
 import { optionalOf } from '../../cel/library/optional.js';
 import { isObj, type Raw } from '../../cel/types.js';

@@ -47,7 +47,7 @@ export function validateLabelSelector(sel: LabelSelectorObject | null | undefine
 /** A non-empty selector must select the template's labels (ValidatePodTemplateSpecForReplicaSet). */
 export function selectorMatchesTemplate(sel: LabelSelectorObject | null | undefined, template: KubeObject | undefined, path: string): Cause[] {
   if (sel == null) return [];
-  let selector;
+  let selector: ReturnType<typeof labelSelectorFromObject>;
   try { selector = labelSelectorFromObject(sel); } catch { return [invalid(path.replace(/template$/, 'selector'), sel, 'invalid label selector')]; }
   const labels = template?.metadata?.labels ?? {};
   if (selector.empty || selector.matches(labels)) return [];

@@ -48,7 +48,7 @@ test('bind on a Role is asked on roles: a namespaced bind grant lets a RoleBindi
   put('roles', role('secret-admin', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }], 'ns1'));
   grantInNs('binder', [{ verbs: ['bind'], apiGroups: [G], resources: ['roles'], resourceNames: ['secret-admin'] }], 'ns1');
   const w = { user: bob, resource: 'rolebindings', namespace: 'ns1', pathName: '' };
-  check.check(w, bindingTo('b', 'Role', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1'));
+  void check.check(w, bindingTo('b', 'Role', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1'));
   // a ClusterRole of the same name is not covered by bind on roles
   put('clusterroles', role('secret-admin', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }]));
   assert.match(refusal(() => check.check(w, bindingTo('c', 'ClusterRole', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1'))),
@@ -59,7 +59,7 @@ test('only a ClusterRole\'s aggregationRule needs every permission: a Role carry
   const { check, grantInNs } = setup();
   grantInNs('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1');
   const aggregationRule = { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] };
-  check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' },
+  void check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' },
     role('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1', { aggregationRule }));
   assert.equal(refusal(() => check.check({ user: bob, resource: 'clusterroles', namespace: '', pathName: '' }, role('c', [], undefined, { aggregationRule }))),
     `clusterroles.${G} "c" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
@@ -69,7 +69,7 @@ test('escalate granted in one namespace lifts the role check of a Role there onl
   const { check, grantInNs } = setup();
   grantInNs('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['roles'] }], 'ns1');
   const anything = role('r', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], 'ns1');
-  check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' }, anything);
+  void check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' }, anything);
   assert.match(refusal(() => check.check({ user: bob, resource: 'roles', namespace: 'ns2', pathName: '' }, { ...anything, metadata: { name: 'r', namespace: 'ns2' } })),
     /is attempting to grant RBAC permissions not currently held/);
 });

@@ -1,5 +1,6 @@
 /**
- * Calls one admission webhook: POSTs the AdmissionReview over HTTPS to `clientConfig.url`, or
+ * Calls one webhook (admission, src/admission/webhook/dispatcher.ts; CRD conversion,
+ * src/handlers/conversion-review.ts): POSTs the review over HTTPS to `clientConfig.url`, or
  * to a `clientConfig.service` resolved through its Endpoints (the first ready address and the
  * port the service port targets; TLS server name `<name>.<namespace>.svc`, as upstream's
  * endpoint routing), trusting `caBundle` when given (else the system roots), with
@@ -7,9 +8,9 @@
  * caller prefixes `failed calling webhook "x": `).
  */
 import { Agent, request } from 'node:https';
-import type { ReadCache } from '../../actors/read-cache.js';
-import { resolveService } from '../../actors/service-resolver.js';
-import { stringifyValue } from '../../schema/deep-value.js';
+import type { ReadCache } from '../actors/read-cache.js';
+import { resolveService } from '../actors/service-resolver.js';
+import { stringifyValue } from '../schema/deep-value.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
