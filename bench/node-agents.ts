@@ -20,12 +20,12 @@ import { createServer, type Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, request, type TestServer } from '../test/helpers/server.js';
+import { request } from '../test/helpers/server.js';
 import { startFakeKubelet, type FakeKubelet } from '../test/helpers/fake-kubelet.js';
 import { SpdyPortForward } from '../test/helpers/spdy-portforward.js';
 import { WsConn } from '../test/helpers/ws-frames.js';
 import { percentile } from './lib/stats.js';
-import { cpuSeconds } from './lib/procs.js';
+import { cpuSeconds, startServer, type ServerChild } from './lib/procs.js';
 
 interface Endpoint { port: number; cert: Buffer; key: Buffer; ca: Buffer }
 
@@ -157,7 +157,7 @@ function report(runs: Record<'logsDirect' | 'logsThrough' | 'pfDirect' | 'pfThro
 }
 
 async function main(): Promise<void> {
-  const s: TestServer = await startServer(['--secure-port', '0'], undefined, CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF}` } : undefined);
+  const s: ServerChild = await startServer(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [], ['--secure-port', '0']);
   let agent: FakeKubelet | undefined;
   const src = await source();
   try {
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     const direct: Endpoint = { port: agent.port, cert: pki('kubelet-client.crt'), key: pki('kubelet-client.key'), ca: pki('ca.crt') };
     const through: Endpoint = { port: securePort, cert: pki('admin.crt'), key: pki('admin.key'), ca: pki('ca.crt') };
     const runs = { logsDirect: [] as Sample[], logsThrough: [] as Sample[], pfDirect: [] as Sample[], pfThrough: [] as Sample[] };
-    const pid = s.proc.pid!;
+    const pid = s.pid;
     for (let round = 0; round < ROUNDS; round++) {
       if (ONLY !== 'pf') {
         runs.logsDirect.push(await measured(pid, () => readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`)));

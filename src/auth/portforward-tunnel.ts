@@ -13,6 +13,7 @@
  */
 import { Writable, type Duplex } from 'node:stream';
 import { webSocketAccept } from './stream-translator.js';
+import { relay } from './relay.js';
 import { NORMAL_CLOSE, OP_BINARY, OP_PONG, WsReader, wsFrame, wsHeader } from './ws-framing.js';
 
 const TUNNEL_PREFIX = 'SPDY/3.1+';
@@ -72,20 +73,12 @@ export function tunnel(client: Duplex, agent: Duplex, rest: Buffer): Writable {
     if (!client.destroyed && !client.writableEnded) client.end(NORMAL_CLOSE);
     agent.destroy();
   };
-  const toClient = (chunk: Buffer) => {
-    if (done || chunk.length === 0) return;
-    // head and payload in one write (a writev): no copy of the payload into a frame buffer
-    client.cork();
-    client.write(wsHeader(chunk.length, OP_BINARY));
-    const more = client.write(chunk);
-    client.uncork();
-    if (!more) { agent.pause(); client.once('drain', () => agent.resume()); }
-  };
-  agent.on('data', toClient);
+  if (rest.length) client.write(Buffer.concat([wsHeader(rest.length, OP_BINARY), rest]));
+  // each read one binary message, head and payload written together (src/auth/relay.ts)
+  relay(agent, client, (n) => wsHeader(n, OP_BINARY));
   agent.on('end', finish);
   agent.on('error', finish);
   client.on('close', () => { done = true; agent.destroy(); });
-  toClient(rest);
   const reader = new WsReader({
     message: (payload, opcode) => { if (opcode === OP_BINARY && payload.length) agent.write(payload); },
     ping: (payload) => client.write(wsFrame(payload, OP_PONG)),
