@@ -7,13 +7,15 @@
  * record read from the agent: a pause and a resume (two epoll changes) per record, and one
  * SSL_write and one write(2) per record, each waking the client. Here the reads of one I/O turn
  * (up to 32 socket reads of 64 KiB) are written corked and released together once the turn
- * ends (setImmediate): one SSL_write and one writev for all of them. The source pauses only
+ * ends (setImmediate) or RELAY_BATCH bytes are corked: one SSL_write and one writev per batch. The source pauses only
  * when RELAY_WINDOW bytes wait in the client socket, and resumes on its 'drain'.
  */
 import type { Duplex } from 'node:stream';
 
 /** bytes that may wait in the client socket before the source is paused */
 export const RELAY_WINDOW = 1024 * 1024;
+/** corked bytes written out without waiting for the turn's end (a long turn still feeds the client as it goes) */
+export const RELAY_BATCH = 256 * 1024;
 
 /**
  * Writes every chunk `from` reads to `to` (after `header(chunk.length)` when given: one framed
@@ -21,9 +23,11 @@ export const RELAY_WINDOW = 1024 * 1024;
  */
 export function relay(from: Duplex, to: Duplex, header?: (n: number) => Buffer): void {
   let corked = false;
+  let batched = 0;
   const release = () => {
     if (!corked) return;
     corked = false;
+    batched = 0;
     to.uncork();
   };
   const resume = () => from.resume();
@@ -36,6 +40,9 @@ export function relay(from: Duplex, to: Duplex, header?: (n: number) => Buffer):
     }
     if (header) to.write(header(chunk.length));
     to.write(chunk);
+    batched += chunk.length;
+    // the next reads of this turn start a new batch (the pending setImmediate release is harmless)
+    if (batched >= RELAY_BATCH) release();
     if (to.writableLength >= RELAY_WINDOW) {
       release();
       from.pause();
