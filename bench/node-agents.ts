@@ -1,14 +1,15 @@
 /**
  * Throughput to a node agent through the server vs directly, in one run:
- * `npm run build --silent && node dist/bench/node-agents.js [--mb 256] [--rounds 3]`.
+ * `npm run build --silent && node dist/bench/node-agents.js [--mb 256] [--rounds 3] [--only logs|pf] [--cpu-prof DIR]`.
  *
  * logs: a followed log of --mb MiB (the fake agent's `blast` container, written as fast as the
  * reader takes it) read over HTTPS from the agent with the kubelet client certificate, then
  * through the secure port (the TLS front asks the agent itself once the filter chain and the
  * connect handler answered the hand-off directive) with the admin certificate.
  * port-forward: --mb MiB from the "pod" port to a client speaking WebSocket-tunneled SPDY
- * (what kubectl v1.32 speaks), directly to the agent and through the secure port, where the
- * TLS front pipes the upgraded connection. Each round runs both paths back to back; the
+ * (what kubectl v1.32 speaks), directly to the agent (the fake accepts the tunneled protocol,
+ * a kubelet does not) and through the secure port, where the TLS front unwraps the WebSocket
+ * and speaks plain SPDY to the agent (upstream's TunnelingHandler). Each round runs both paths back to back; the
  * medians over the rounds are reported, and each round's ratio (the machine's load changes
  * less within a round than across rounds). Loopback only; every transfer is bounded in bytes
  * and time.
@@ -19,17 +20,22 @@ import { createServer, type Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, request, type TestServer } from '../test/helpers/server.js';
+import { request } from '../test/helpers/server.js';
 import { startFakeKubelet, type FakeKubelet } from '../test/helpers/fake-kubelet.js';
 import { SpdyPortForward } from '../test/helpers/spdy-portforward.js';
 import { WsConn } from '../test/helpers/ws-frames.js';
 import { percentile } from './lib/stats.js';
-import { cpuSeconds } from './lib/procs.js';
+import { cpuSeconds, startServer, type ServerChild } from './lib/procs.js';
 
 interface Endpoint { port: number; cert: Buffer; key: Buffer; ca: Buffer }
 
 const arg = (name: string, dflt: number) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
+const strArg = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
 const MB = arg('mb', 256);
+/** `--only logs` or `--only pf`: one stream kind (profiling); default both */
+const ONLY = strArg('only');
+/** `--cpu-prof DIR`: the server's threads write V8 CPU profiles there (bench/profile-summary.ts) */
+const CPU_PROF = strArg('cpu-prof');
 const ROUNDS = arg('rounds', 3);
 const BYTES = MB * 1024 * 1024;
 const LIMIT_MS = 60_000;
@@ -145,19 +151,21 @@ function report(runs: Record<'logsDirect' | 'logsThrough' | 'pfDirect' | 'pfThro
     'CPU in ms per MiB: the bench process (client and fake agent) + the server process, all threads)', '',
     '| stream | direct MiB/s | through the server MiB/s | ratio | per round | CPU direct | CPU through (bench + server) |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: |',
-    row('logs -f (HTTPS, chunked)', runs.logsDirect, runs.logsThrough),
-    row('port-forward (WebSocket-tunneled SPDY)', runs.pfDirect, runs.pfThrough), '',
+    ...(runs.logsDirect.length ? [row('logs -f (HTTPS, chunked)', runs.logsDirect, runs.logsThrough)] : []),
+    ...(runs.pfDirect.length ? [row('port-forward (WebSocket-tunneled SPDY; the server asks the agent for SPDY)', runs.pfDirect, runs.pfThrough)] : []), '',
   ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const s: TestServer = await startServer(['--secure-port', '0']);
+  const s: ServerChild = await startServer(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [], ['--secure-port', '0']);
   let agent: FakeKubelet | undefined;
   const src = await source();
   try {
     const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
     agent = await startFakeKubelet({ cert: pki('apiserver.crt'), key: pki('apiserver.key'), ca: pki('ca.crt') });
     const srcPort = (src.address() as { port: number }).port;
+    // the direct reads speak the tunneled protocol to the agent itself; the server asks it for SPDY
+    agent.tunneledPortForward = true;
     agent.portForward = (ws) => {
       const pf = new SpdyPortForward((b) => ws.send(b), srcPort, ws.sock);
       ws.onMessage = (m) => pf.feed(m);
@@ -170,12 +178,16 @@ async function main(): Promise<void> {
     const direct: Endpoint = { port: agent.port, cert: pki('kubelet-client.crt'), key: pki('kubelet-client.key'), ca: pki('ca.crt') };
     const through: Endpoint = { port: securePort, cert: pki('admin.crt'), key: pki('admin.key'), ca: pki('ca.crt') };
     const runs = { logsDirect: [] as Sample[], logsThrough: [] as Sample[], pfDirect: [] as Sample[], pfThrough: [] as Sample[] };
-    const pid = s.proc.pid!;
+    const pid = s.pid;
     for (let round = 0; round < ROUNDS; round++) {
-      runs.logsDirect.push(await measured(pid, () => readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`)));
-      runs.logsThrough.push(await measured(pid, () => readLog(through, `/api/v1/namespaces/default/pods/p1/log?follow=true&limitBytes=${BYTES}`)));
-      runs.pfDirect.push(await measured(pid, () => forward(direct, '/portForward/default/p1')));
-      runs.pfThrough.push(await measured(pid, () => forward(through, '/api/v1/namespaces/default/pods/p1/portforward')));
+      if (ONLY !== 'pf') {
+        runs.logsDirect.push(await measured(pid, () => readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`)));
+        runs.logsThrough.push(await measured(pid, () => readLog(through, `/api/v1/namespaces/default/pods/p1/log?follow=true&limitBytes=${BYTES}`)));
+      }
+      if (ONLY !== 'logs') {
+        runs.pfDirect.push(await measured(pid, () => forward(direct, '/portForward/default/p1')));
+        runs.pfThrough.push(await measured(pid, () => forward(through, '/api/v1/namespaces/default/pods/p1/portforward')));
+      }
     }
     process.stdout.write(report(runs));
   } finally {

@@ -5,7 +5,8 @@
  * directive (src/kubelet/upgrade-directive.ts) with the response headers it would have sent.
  * This thread then asks the agent itself (kubelet client certificate, `Connection: close`)
  * and, once the agent's head says 2xx, pipes the agent's body bytes to the client socket
- * unchanged, with its framing (chunked, or a length), with stream backpressure both ways.
+ * unchanged, with its framing (chunked, or a length), with backpressure (src/auth/relay.ts:
+ * the reads of one I/O turn written together, the agent paused while 1 MiB waits).
  * No byte crosses the front thread, uWS or the internal socket, and the body is neither
  * parsed nor re-framed: a log costs this thread one TLS decryption and one encryption.
  *
@@ -22,6 +23,7 @@ import { KubeletClient, agentResponseError, dialMessage, type KubeletDialMateria
 import { plainError } from '../kubelet/location.js';
 import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { dialAgent } from './agent-dial.js';
+import { relay } from './relay.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_AGENT_HEAD = 64 * 1024;
@@ -104,7 +106,8 @@ export function streamLog(client: Duplex, handlerHead: string, t: UpgradeTarget,
     const framing = head.chunked ? ['Transfer-Encoding: chunked'] : head.length !== undefined ? [`Content-Length: ${head.length}`] : [];
     client.write(responseHead(handlerHead, 200, ['Content-Type: text/plain', ...framing, 'Connection: close']));
     if (body.length) client.write(body);
-    agent.pipe(client);
+    relay(agent, client);
+    agent.once('end', () => client.end());
   };
   agent.on('data', onHead);
 }

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Writable, type Duplex } from 'node:stream';
+import { NORMAL_CLOSE, OP_PONG, WsReader, wsFrame } from './ws-framing.js';
 
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const SYN_STREAM = 1, RST_STREAM = 3, PING = 6, GOAWAY = 7;
@@ -64,13 +65,6 @@ function dataFrame(id: number, fin: boolean, data: Buffer): Buffer {
   return Buffer.concat([h, data]);
 }
 
-/** An unmasked binary (or close) WebSocket frame from the server. */
-function wsFrame(payload: Buffer, opcode = 2): Buffer {
-  const n = payload.length;
-  const len = n < 126 ? Buffer.from([n]) : n < 65536 ? Buffer.from([126, n >> 8, n & 255]) : Buffer.concat([Buffer.from([127, 0, 0, 0, 0]), u32(n)]);
-  return Buffer.concat([Buffer.from([0x80 | opcode]), len, payload]);
-}
-
 /**
  * Runs the translation once the agent answered its SPDY upgrade with 101 (`agent` carries SPDY
  * frames from `rest` on). Returns the writable the client's WebSocket bytes go to.
@@ -94,7 +88,7 @@ export function translate(client: Duplex, agent: Duplex, rest: Buffer, query: UR
   const finish = () => {
     if (done) return;
     done = true;
-    if (!client.destroyed) client.end(wsFrame(Buffer.from([0x03, 0xe8]), 8));
+    if (!client.destroyed) client.end(NORMAL_CLOSE);
     agent.destroy();
   };
   const toClient = (b: Buffer) => { if (!client.write(b)) { agent.pause(); client.once('drain', () => agent.resume()); } };
@@ -129,8 +123,6 @@ export function translate(client: Duplex, agent: Duplex, rest: Buffer, query: UR
 
 /** Parses the client's masked WebSocket frames into SPDY data (stdin, resize, stdin close). */
 function clientFrames(client: Duplex, agent: Duplex, idOf: Map<number, number>, v5: boolean): Writable {
-  let buf: Buffer = Buffer.alloc(0);
-  let fragments: Buffer[] = [];
   const message = (m: Buffer) => {
     if (m.length === 0) return;
     const channel = m[0]!;
@@ -142,33 +134,14 @@ function clientFrames(client: Duplex, agent: Duplex, idOf: Map<number, number>, 
     const id = idOf.get(channel);
     if (id !== undefined && (channel === STDIN || channel === RESIZE)) agent.write(dataFrame(id, false, m.subarray(1)));
   };
-  const feed = (chunk: Buffer) => {
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-    for (;;) {
-      if (buf.length < 2) return;
-      const b0 = buf[0]!, b1 = buf[1]!;
-      let len = b1 & 127, off = 2;
-      if (len === 126) { if (buf.length < 4) return; len = buf.readUInt16BE(2); off = 4; }
-      else if (len === 127) { if (buf.length < 10) return; len = buf.readUInt32BE(6); off = 10; }
-      const masked = (b1 & 0x80) !== 0;
-      if (buf.length < off + (masked ? 4 : 0) + len) return;
-      const key = masked ? buf.subarray(off, off + 4) : undefined;
-      const payload = Buffer.from(buf.subarray(off + (masked ? 4 : 0), off + (masked ? 4 : 0) + len));
-      if (key) for (let i = 0; i < payload.length; i++) payload[i]! ^= key[i & 3]!;
-      buf = buf.subarray(off + (masked ? 4 : 0) + len);
-      const opcode = b0 & 0x0f;
-      if (opcode === 8) { client.end(wsFrame(Buffer.from([0x03, 0xe8]), 8)); agent.destroy(); return; }
-      if (opcode === 9) { client.write(wsFrame(payload, 10)); continue; }
-      if (opcode === 10) continue;
-      fragments.push(payload);
-      if ((b0 & 0x80) === 0) continue;
-      message(fragments.length === 1 ? fragments[0]! : Buffer.concat(fragments));
-      fragments = [];
-    }
-  };
+  const reader = new WsReader({
+    message,
+    ping: (payload) => client.write(wsFrame(payload, OP_PONG)),
+    close: () => { client.end(NORMAL_CLOSE); agent.destroy(); },
+  });
   return new Writable({
     write(chunk: Buffer, _enc, cb) {
-      feed(chunk);
+      reader.feed(chunk);
       if (agent.writableNeedDrain) agent.once('drain', () => cb()); else cb();
     },
     final(cb) { agent.end(); cb(); },

@@ -16,7 +16,7 @@ import { certificateSubject } from '../x509/name.js';
 import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
-import { isPodLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
+import { isFollowedLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
 
 export interface TerminatorOptions {
   host: string;
@@ -130,7 +130,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       if (tunnel) tunnel.write(b);
       else if (!up.write(b)) sock.pause();
     },
-    takesOver: isPodLogRequest,
+    takesOver: isFollowedLogRequest,
     upgrade: (head) => {
       // the connection now belongs to the upgrade: the internal connection is let go
       up.unpipe(sock);

@@ -20,6 +20,7 @@ import { TAKEN_OVER_HEADER, UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, ty
 import { streamLog } from './log-stream.js';
 import { dialAgent } from './agent-dial.js';
 import { spdyUpgradeHead, translatableProtocol, translate, webSocketAccept } from './stream-translator.js';
+import { MISSING_UPGRADE_HEADERS, spdyTunnelHead, tunnel, tunnelAccept, tunneledProtocols } from './portforward-tunnel.js';
 import { FRONT_HEADER_PREFIX } from './x509.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -37,11 +38,18 @@ export interface UpgradeProxyOptions {
   kubelet?: KubeletDialMaterial;
 }
 
-/** Whether a request line is a pods/log GET, which the front takes over as it does upgrades. */
-export function isPodLogRequest(requestLine: string): boolean {
-  return POD_LOG.test(requestLine);
+/**
+ * Whether a request line is a followed pods/log GET (`follow` true as strconv.ParseBool reads
+ * it), which the front takes over as it does upgrades: a stream of unbounded length is piped
+ * here. A bounded log stays an ordinary request, served through the kubelet client's pooled
+ * connections.
+ */
+export function isFollowedLogRequest(requestLine: string): boolean {
+  const m = POD_LOG.exec(requestLine);
+  return m !== null && TRUE.has(new URLSearchParams(m[1] ?? '').get('follow') ?? '');
 }
-const POD_LOG = /^GET \/api\/v1\/namespaces\/[^/?# ]+\/pods\/[^/?# ]+\/log(?:\?[^ ]*)? HTTP\/1\.[01]$/;
+const POD_LOG = /^GET \/api\/v1\/namespaces\/[^/?# ]+\/pods\/[^/?# ]+\/log(?:\?([^ ]*))? HTTP\/1\.[01]$/;
+const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
 
 /** The head as the internal listener gets it: marked as taken over (with the secret), so a directive may answer it. */
 function markTakenOver(head: Buffer, secretHex: string): Buffer {
@@ -159,6 +167,8 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
 }
 
 function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Writable) => void): void {
+  const tunneled = tunneledProtocols(head.toString('latin1'), t.path);
+  if (tunneled.length) return dialTunnel(client, head, t, o, tunneled, ready);
   open(client, t, o, (sock) => {
     sock.write(agentHead(head, t, o.identityHeader));
     const protocol = translatableProtocol(head.toString('latin1'), t.path);
@@ -175,6 +185,20 @@ function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOpt
           ready(translate(client, spdy, rest, new URL(t.path, 'https://agent').searchParams, protocol));
         });
       });
+    });
+  });
+}
+
+/** A WebSocket-tunneled port-forward: the agent is asked for SPDY (src/auth/portforward-tunnel.ts). */
+function dialTunnel(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, protocols: string[], ready: (b: Writable) => void): void {
+  open(client, t, o, (sock) => {
+    sock.write(spdyTunnelHead(agentHead(head, t, o.identityHeader), protocols));
+    agentAnswer(sock, client, (code, received, rest) => {
+      if (code !== 101) { client.write(received); sock.pipe(client); ready(sock); return; }
+      const accept = tunnelAccept(head.toString('latin1'), received.subarray(0, received.length - rest.length).toString('latin1'));
+      if (!accept) { sock.destroy(); client.end(MISSING_UPGRADE_HEADERS); return; }
+      client.write(accept);
+      ready(tunnel(client, sock, rest));
     });
   });
 }

@@ -31,6 +31,19 @@ export interface KubeletRequest {
   bare?: boolean;
 }
 
+/** A request to an agent, sent when ended. */
+export interface KubeletCall {
+  /** sends the request with its body (none for a GET) */
+  end(body?: Buffer): void;
+  /** abandons it (the client went away): no reply is given */
+  destroy(): void;
+}
+
+/** methods Go's transport replays on a new connection (without a body) */
+const REPLAYABLE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+/** how a pooled connection the agent closed while idle fails the next request on it */
+const STALE = new Set(['ECONNRESET', 'EPIPE']);
+
 export interface KubeletReply {
   /** the response head arrived */
   response(res: IncomingMessage): void;
@@ -74,34 +87,49 @@ export class KubeletClient {
 
   /**
    * Sends a request to the agent; reply.response gets the head, reply.error a dial or head
-   * failure (or the timeout). The caller writes the body and ends the returned request.
+   * failure (or the timeout). The caller ends the returned call (with the body, if any).
+   * As Go's transport, a request without a body that fails on a pooled connection before any
+   * answer (the agent closed it while idle: a reset, an EOF) is sent once more, on a new one.
    */
-  send(c: NodeConnection, r: KubeletRequest, reply: KubeletReply): ClientRequest {
+  send(c: NodeConnection, r: KubeletRequest, reply: KubeletReply): KubeletCall {
     const url = KubeletClient.url(c, r.path, r.plain);
     const verb = r.method === 'GET' ? 'Get' : r.method.charAt(0) + r.method.slice(1).toLowerCase();
-    const opts = { host: c.host, port: c.port, method: r.method, path: r.path, headers: r.headers ?? {} };
-    const req = r.plain ? plainRequest({ ...opts, agent: this.plain })
-      : request({ ...opts, agent: r.bare ? this.bare : r.insecure ? this.unverified : this.verified });
     let settled = false;
+    let req: ClientRequest | undefined;
+    let body: Buffer | undefined;
     const timer = setTimeout(() => {
       if (settled) return;
       settled = true;
-      req.destroy();
+      req?.destroy();
       reply.error(plainError(`${verb} ${JSON.stringify(url)}: net/http: timeout awaiting response headers`));
     }, this.timeoutMs);
-    req.once('response', (res) => {
-      clearTimeout(timer);
-      if (settled) { res.destroy(); return; }
-      settled = true;
-      reply.response(res);
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (settled) return;
-      settled = true;
-      reply.error(plainError(`${verb} ${JSON.stringify(url)}: ${dialMessage(c, e)}`));
-    });
-    return req;
+    const attempt = (retried: boolean) => {
+      const current = req = this.request(c, r);
+      current.once('response', (res) => {
+        clearTimeout(timer);
+        if (settled) { res.destroy(); return; }
+        settled = true;
+        reply.response(res);
+      });
+      current.on('error', (e: NodeJS.ErrnoException) => {
+        if (settled) return;
+        if (!retried && current.reusedSocket && !body?.length && REPLAYABLE.has(r.method) && STALE.has(e.code ?? '')) return attempt(true);
+        clearTimeout(timer);
+        settled = true;
+        reply.error(plainError(`${verb} ${JSON.stringify(url)}: ${dialMessage(c, e)}`));
+      });
+      current.end(body);
+    };
+    return {
+      end: (b?: Buffer) => { body = b; attempt(false); },
+      destroy: () => { settled = true; clearTimeout(timer); req?.destroy(); },
+    };
+  }
+
+  private request(c: NodeConnection, r: KubeletRequest): ClientRequest {
+    const opts = { host: c.host, port: c.port, method: r.method, path: r.path, headers: r.headers ?? {} };
+    return r.plain ? plainRequest({ ...opts, agent: this.plain })
+      : request({ ...opts, agent: r.bare ? this.bare : r.insecure ? this.unverified : this.verified });
   }
 
   close(): void {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RequestFramer } from '../../src/auth/http-framer.js';
-import { isPodLogRequest } from '../../src/auth/upgrade-proxy.js';
+import { isFollowedLogRequest } from '../../src/auth/upgrade-proxy.js';
 
 const DROP = 'x-identity';
 const INJECT = 'x-identity: me\r\n';
@@ -60,7 +60,7 @@ test('takesOver: a request the sink names (pods/log) is handed over like an upgr
   let out = '';
   const f = new RequestFramer(DROP, INJECT, {
     write: (b) => { out += b.toString('latin1'); }, fail: () => {}, upgrade: (h) => { heads.push(h.toString('latin1')); },
-    takesOver: isPodLogRequest,
+    takesOver: isFollowedLogRequest,
   });
   const log = 'GET /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1\r\nHost: x\r\n\r\n';
   f.push(Buffer.from(GET + log + 'GET /b HTTP/1.1\r\n\r\n', 'latin1'));
@@ -68,16 +68,20 @@ test('takesOver: a request the sink names (pods/log) is handed over like an upgr
   assert.equal(out, GET_OUT + 'GET /b HTTP/1.1\r\n\r\n', 'the request before is relayed; the bytes after go to the taken-over connection');
 });
 
-test('isPodLogRequest: only a GET of core pods/log', () => {
+test('isFollowedLogRequest: only a followed GET of core pods/log (a bounded log stays an ordinary request)', () => {
   const lines: [string, boolean][] = [
-    ['GET /api/v1/namespaces/default/pods/p/log HTTP/1.1', true],
+    ['GET /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1', true],
     ['GET /api/v1/namespaces/default/pods/p/log?container=c&follow=true HTTP/1.1', true],
-    ['POST /api/v1/namespaces/default/pods/p/log HTTP/1.1', false],
-    ['HEAD /api/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/log?follow=1&follow=false HTTP/1.1', true],
+    ['GET /api/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/log?follow=false HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/log?tailLines=3&follow= HTTP/1.1', false],
+    ['POST /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1', false],
+    ['HEAD /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1', false],
     ['GET /api/v1/namespaces/default/pods/p HTTP/1.1', false],
-    ['GET /api/v1/namespaces/default/pods/p/log/x HTTP/1.1', false],
-    ['GET /api/v1/namespaces/default/pods/p/exec HTTP/1.1', false],
-    ['GET /apis/x.io/v1/namespaces/default/pods/p/log HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/log/x?follow=true HTTP/1.1', false],
+    ['GET /api/v1/namespaces/default/pods/p/exec?follow=true HTTP/1.1', false],
+    ['GET /apis/x.io/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1', false],
   ];
-  assert.deepEqual(lines.map(([l]) => [l, isPodLogRequest(l)]), lines);
+  assert.deepEqual(lines.map(([l]) => [l, isFollowedLogRequest(l)]), lines);
 });

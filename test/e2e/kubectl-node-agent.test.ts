@@ -1,7 +1,8 @@
 /**
  * kubectl v1.32 reaching a (fake) node agent through the secure port: logs (with follow),
  * exec over WebSocket v5.channel.k8s.io (exit codes, stdin; translated to SPDY for an agent
- * that only speaks SPDY; kubectl v1.28's SPDY piped), attach, nodes/proxy, and the
+ * that only speaks SPDY; kubectl v1.28's SPDY piped), attach, port-forward (WebSocket-tunneled
+ * SPDY unwrapped for an agent that only speaks SPDY, as a kubelet), nodes/proxy, and the
  * failures of a slow or vanished agent, which never hold up other requests.
  */
 import { test, before, after } from 'node:test';
@@ -173,8 +174,9 @@ test('kubectl attach -i: the container greets and echoes stdin', async () => {
   assert.equal(r.stdout, 'attached\nto the container\n');
 });
 
-test('kubectl port-forward carries a real HTTP request to the pod (WebSocket tunneling SPDY, piped to the agent)', async () => {
-  const proc = spawn(KUBECTL, ['port-forward', 'pod/p1', ':8080'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home } });
+/** Runs `port-forward pod/p1 :8080` with the given kubectl, fetches two paths through it, and stops it. */
+async function portForwardFetches(binary: string): Promise<void> {
+  const proc = spawn(binary, ['port-forward', 'pod/p1', ':8080'], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home } });
   let out = '', err = '';
   proc.stdout.on('data', (d: Buffer) => { out += d; });
   proc.stderr.on('data', (d: Buffer) => { err += d; });
@@ -184,11 +186,25 @@ test('kubectl port-forward carries a real HTTP request to the pod (WebSocket tun
       const res = await fetch(`http://127.0.0.1:${local}${path}`);
       assert.equal(await res.text(), `hello from the pod: GET ${path}\n`);
     }
-    const call = agent.calls.find((c) => c.path.startsWith('/portForward/default/p1'));
-    assert.deepEqual(call && [call.path, call.protocol, call.user], ['/portForward/default/p1', 'SPDY/3.1+portforward.k8s.io', 'plat-apiserver-kubelet-client']);
   } finally {
     proc.kill();
   }
+}
+
+test('kubectl port-forward carries real HTTP requests to the pod: its WebSocket-tunneled SPDY is unwrapped, the agent only asked for SPDY', async () => {
+  await portForwardFetches(KUBECTL);
+  // the agent refuses a WebSocket port-forward (as a kubelet does): the server asked it for SPDY, once
+  const calls = agent.calls.filter((c) => c.path.startsWith('/portForward/default/p1'));
+  assert.deepEqual(calls.map((c) => [c.path, c.method, c.protocol, c.user, c.headers['x-stream-protocol-version']]),
+    [['/portForward/default/p1', 'POST', 'SPDY/3.1', 'plat-apiserver-kubelet-client', 'portforward.k8s.io']]);
+  assert.match(String(calls[0]!.headers['user-agent']), /^kubectl\/v1\.32/, 'the client\'s own headers are kept');
+  assert.deepEqual(Object.keys(calls[0]!.headers).filter((h) => h.startsWith('sec-websocket') || h.startsWith('x-plat') || h === 'authorization'), []);
+});
+
+test('kubectl v1.28 (port-forward over SPDY/3.1 only) has its SPDY upgrade piped to the agent', async () => {
+  await portForwardFetches('/usr/lib/google-cloud-sdk/bin/kubectl.1.28');
+  const calls = agent.calls.filter((c) => c.path.startsWith('/portForward/default/p1') && /\/v1\.28\./.test(String(c.headers['user-agent'])));
+  assert.deepEqual(calls.map((c) => [c.method, c.protocol]), [['POST', 'SPDY/3.1']]);
 });
 
 test('get --raw nodes/N/proxy reaches the agent', async () => {

@@ -138,12 +138,12 @@ test('a large followed log through the secure port arrives intact to a slow read
   assert.deepEqual(got, { n: size, bad: 0 });
 });
 
-test('on the secure port the TLS front streams pods/log itself: the handler\'s headers, chunked, then the connection closes', async () => {
-  agent.logs.set('default/web/c', ['first', 'second']);
+/** A log read over the secure port with the admin certificate (a fresh connection each time). */
+function secureLog(path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const pki = (f: string) => readFileSync(join(s.dataDir, 'pki', f));
-  const got = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = httpsRequest({
-      host: '127.0.0.1', port: s.securePort, path: `${NS}/pods/web/log?timestamps=false`, ca: pki('ca.crt'), cert: pki('admin.crt'), key: pki('admin.key'), timeout: 10_000,
+      host: '127.0.0.1', port: s.securePort, path, ca: pki('ca.crt'), cert: pki('admin.crt'), key: pki('admin.key'), timeout: 10_000, agent: false,
     }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => { body += c; });
@@ -154,13 +154,30 @@ test('on the secure port the TLS front streams pods/log itself: the handler\'s h
     req.on('error', reject);
     req.end();
   });
-  assert.deepEqual([got.status, got.body], [200, 'first\nsecond\n']);
+}
+
+test('on the secure port the TLS front streams a followed pods/log itself: the handler\'s headers, chunked, then the connection closes', async () => {
+  const got = await secureLog(`${NS}/pods/big/log?follow=true&limitBytes=16`);
+  assert.deepEqual([got.status, got.body], [200, 'x\n'.repeat(8)]);
   assert.deepEqual([got.headers['content-type'], got.headers['transfer-encoding'], got.headers.connection], ['text/plain', 'chunked', 'close']);
   assert.match(String(got.headers['x-platform-pf-flowschema-uid']), /^[0-9a-f-]{36}$/, 'the filter chain\'s headers are kept');
   assert.deepEqual(Object.keys(got.headers).filter((h) => h.startsWith('x-plat-tls') || h.includes('directive') || h === 'content-length'), []);
-  const call = agent.calls.find((c) => c.path.startsWith('/containerLogs/default/web/c'));
-  assert.deepEqual(call && [call.path, call.user], ['/containerLogs/default/web/c', 'plat-apiserver-kubelet-client']);
+  const call = agent.calls.find((c) => c.path === '/containerLogs/default/big/blast?follow=true&limitBytes=16');
+  assert.deepEqual(call && [call.path, call.user], ['/containerLogs/default/big/blast?follow=true&limitBytes=16', 'plat-apiserver-kubelet-client']);
   assert.deepEqual(Object.keys(call!.headers).filter((h) => h.startsWith('x-plat') || h === 'authorization'), []);
+});
+
+test('a bounded pods/log on the secure port goes through the kubelet client\'s pool: sequential logs share one agent connection', async () => {
+  agent.logs.set('default/web/c', ['first', 'second']);
+  const first = await secureLog(`${NS}/pods/web/log?timestamps=false`);
+  assert.deepEqual([first.status, first.body, first.headers['content-type']], [200, 'first\nsecond\n', 'text/plain']);
+  const connections = agent.connections;
+  const second = await secureLog(`${NS}/pods/web/log?tailLines=1`);
+  assert.deepEqual([second.status, second.body], [200, 'second\n']);
+  assert.equal(agent.connections, connections, 'the second log reused the agent connection of the first');
+  const calls = agent.calls.filter((c) => c.path.startsWith('/containerLogs/default/web/c'));
+  assert.deepEqual(calls.map((c) => [c.path, c.user]), [['/containerLogs/default/web/c', 'plat-apiserver-kubelet-client'], ['/containerLogs/default/web/c?tailLines=1', 'plat-apiserver-kubelet-client']]);
+  assert.deepEqual(calls.flatMap((c) => Object.keys(c.headers).filter((h) => h.startsWith('x-plat') || h === 'authorization')), []);
 });
 
 test('an upgrade on the plain port is refused (only the TLS front can take it over) and reveals nothing internal', async () => {

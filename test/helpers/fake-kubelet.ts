@@ -2,7 +2,8 @@
  * A loopback fake node agent speaking the kubelet's HTTPS API for the connect subresources:
  * `/healthz`, `/containerLogs/<ns>/<pod>/<container>` (follow streams until closed),
  * `/exec` and `/attach` over WebSocket (`v5.channel.k8s.io`, a few scripted commands), and
- * `/portForward` over WebSocket tunneling SPDY (test/helpers/spdy.ts). It requires a client
+ * `/portForward` over plain SPDY/3.1 as a kubelet (test/helpers/spdy-portforward.ts; SPDY
+ * tunneled in WebSocket only when `tunneledPortForward` is set). It requires a client
  * certificate signed by the given CA (the API server's cluster CA) and records who called.
  */
 import { createServer, type Server } from 'node:https';
@@ -24,11 +25,47 @@ export interface FakeKubelet {
   emit(key: string, text: string | Buffer): void;
   /** open follow streams per key */
   followers(key: string): number;
-  /** handler for /portForward upgrades (set by tests that need it) */
-  portForward?: (ws: WsConn, req: IncomingMessage) => void;
+  /**
+   * handler for /portForward upgrades (set by tests that need it): a plain SPDY/3.1 upgrade, as
+   * a kubelet speaks it, or (unlike a kubelet, for the benchmark's direct reads) SPDY tunneled
+   * in WebSocket binary messages; either way `conn` carries the SPDY byte stream
+   */
+  portForward?: (conn: MessageConn, req: IncomingMessage) => void;
+  /**
+   * whether /portForward also accepts SPDY tunneled in WebSocket (default false: a kubelet
+   * refuses it with 403, the API server must translate; the benchmark's direct reads set it)
+   */
+  tunneledPortForward: boolean;
   /** delays every response head (a slow agent) */
   delayMs: number;
+  /** TLS connections accepted so far (pooling: sequential requests share one) */
+  connections: number;
+  /**
+   * the next this many requests that arrive on an already used connection are dropped
+   * unanswered (the connection closed): an agent closing an idle keep-alive connection just as
+   * the client reuses it
+   */
+  dropReused: number;
   close(): Promise<void>;
+}
+
+/** A byte stream in messages: WebSocket binary messages, or a raw socket's reads and writes. */
+export interface MessageConn {
+  readonly sock: Duplex;
+  /** false when the socket is full (wait for its 'drain') */
+  send(b: Buffer): boolean;
+  onMessage: (m: Buffer) => void;
+  onClose: () => void;
+}
+
+/** A raw upgraded socket as a MessageConn (plain SPDY). */
+function rawConn(sock: Duplex, head: Buffer): MessageConn {
+  const c: MessageConn = { sock, send: (b) => !sock.destroyed && sock.write(b), onMessage: () => {}, onClose: () => {} };
+  sock.on('data', (m: Buffer) => c.onMessage(m));
+  sock.on('close', () => c.onClose());
+  sock.on('error', () => sock.destroy());
+  if (head.length) queueMicrotask(() => c.onMessage(head));
+  return c;
 }
 
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -36,7 +73,7 @@ const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buffer }): Promise<FakeKubelet> {
   const followers = new Map<string, Set<ServerResponse>>();
   const k: FakeKubelet = {
-    port: 0, calls: [], logs: new Map(), delayMs: 0,
+    port: 0, calls: [], logs: new Map(), delayMs: 0, tunneledPortForward: false, connections: 0, dropReused: 0,
     emit(key, text) { for (const res of followers.get(key) ?? []) res.write(text); },
     followers: (key) => followers.get(key)?.size ?? 0,
     close: async () => {
@@ -45,9 +82,12 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+  const used = new WeakSet<object>();
   const server: Server = createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const user = String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
     k.calls.push({ method: req.method ?? '', path: req.url ?? '', user, headers: req.headers });
+    if (used.has(req.socket) && k.dropReused > 0) { k.dropReused--; req.socket.destroy(); return; }
+    used.add(req.socket);
     const serve = () => serveHttp(k, followers, req, res);
     if (k.delayMs > 0) setTimeout(serve, k.delayMs); else serve();
   });
@@ -66,6 +106,24 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
       serveSpdyExec(sock, new URL(path, 'https://x'));
       return;
     }
+    if (path.startsWith('/portForward/') && String(req.headers.upgrade) === 'SPDY/3.1') {
+      const offeredSpdy = String(req.headers['x-stream-protocol-version'] ?? '').split(',').map((s) => s.trim());
+      const call = k.calls[k.calls.length - 1]!;
+      call.protocol = 'SPDY/3.1';
+      if (!offeredSpdy.includes('portforward.k8s.io')) {
+        sock.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 31\r\nConnection: close\r\n\r\nunsupported stream protocol(s)\n');
+        return;
+      }
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n');
+      const conn = rawConn(sock, head);
+      if (k.portForward) k.portForward(conn, req); else sock.end();
+      return;
+    }
+    if (path.startsWith('/portForward/') && !k.tunneledPortForward) {
+      // upstream's wsstream handshake: the kubelet offers no tunneling protocol
+      sock.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
     if (spdyOnly || String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
       sock.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request');
       return;
@@ -79,6 +137,7 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
     }
     runCommand(ws, new URL(path, 'https://x'));
   });
+  server.on('secureConnection', () => { k.connections++; });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   k.port = (server.address() as { port: number }).port;
   return k;
