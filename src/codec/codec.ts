@@ -7,6 +7,7 @@ import { parseJsonNoting, parseYamlNoting, type Duplicate } from './duplicates.j
 import type { Body, Encoding } from './types.js';
 import { ENVELOPE_CLOSE, ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { fieldLength, writeField } from './protobuf/wire.js';
+import { ownedBuffer } from './buffer-pool.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -162,8 +163,8 @@ export const owned = new WeakSet<ArrayBufferLike>();
 export function joinItems(head: string, items: Uint8Array[], tail: string): Uint8Array {
   let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
   for (const b of items) total += b.byteLength;
-  // its own buffer (never the shared pool), not zero-filled: every byte is written below
-  const out = Buffer.allocUnsafeSlow(total);
+  // its own buffer (never the shared pool; a reused one when large), not zero-filled: every byte is written below
+  const out = ownedBuffer(total);
   let at = out.write(head, 0);
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out[at++] = 0x2c; // ','
@@ -209,7 +210,7 @@ export const protobufListClose: Readonly<Uint8Array> = ENVELOPE_CLOSE;
 export function joinFields(open: Uint8Array, tag: number, items: Uint8Array[], close: Uint8Array): Uint8Array {
   let total = open.byteLength + close.byteLength;
   for (const b of items) total += fieldLength(b.byteLength);
-  const out = Buffer.allocUnsafeSlow(total);
+  const out = ownedBuffer(total);
   out.set(open);
   let at = open.byteLength;
   for (const b of items) at = writeField(out, at, tag, b);

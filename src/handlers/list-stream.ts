@@ -14,6 +14,7 @@ import type { PageMeta, Result } from '../actors/protocol.js';
 import { statusLine } from '../http/exchange.js';
 import { errors } from '../api/status.js';
 import { protobufListClose } from '../codec/codec.js';
+import { returnBody } from '../actors/pack.js';
 import type { Request, Services } from '../http/context.js';
 import { reply } from './resource.js';
 
@@ -83,7 +84,10 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
     await put(t);
   };
   if (frame.head) await out(frame.head);
+  // a page written without gzip is copied by uWS (or sent): its buffer goes back for reuse
+  const done = (page: Result) => { if (!gz && !x.audit) returnBody(page); };
   if (first.body.length) await out(first.body);
+  done(first);
   let items = first.page.items;
   const { labelSelector, fieldSelector } = op.opts;
   const fetch = (cont: string | undefined): Promise<Result> | undefined => {
@@ -111,6 +115,7 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
         if (items > 0 && frame.sep) await out(frame.sep);
         await out(next.body);
       }
+      done(next);
       items += next.page.items;
     }
     sent += frame.tail.length;

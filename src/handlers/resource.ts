@@ -16,7 +16,7 @@ import { parseFieldValidation } from '../schema/fields.js';
 import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
 import { checkFieldManager } from '../registry/patch.js';
-import { GZIP_THRESHOLD } from '../actors/pack.js';
+import { GZIP_THRESHOLD, returnBody } from '../actors/pack.js';
 import { evict } from './eviction.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { firstPage, streamList, streamable, type ListOp } from './list-stream.js';
@@ -59,6 +59,8 @@ export function reply(r: Request, res: Result): void {
     for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
     if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
     send(r.x, res.code, res.contentType, res.body);
+    // written (uWS copied what the socket did not take): its buffer can be reused, unless audit keeps the body
+    if (!r.x.audit) returnBody(res);
   }
 }
 

@@ -73,7 +73,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta; /** the body is the whole of a buffer transferred to the front (actors/pack.ts returnBody) */ ownBuffer?: boolean }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 
