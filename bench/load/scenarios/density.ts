@@ -61,7 +61,7 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   });
   const rssListed = await ctx.serverRss();
   // delete: every object created (or attempted, when interrupted), then the nodes and namespaces
-  const deleteSec = await measured(ctx, async () => {
+  const deleteSec = !ctx.opts.deleteAfter ? NaN : await measured(ctx, async () => {
     const never = new AbortController().signal;
     await parallel(started.objects, c, never, async (j) => {
       const kind = kinds[j % kinds.length]!;
