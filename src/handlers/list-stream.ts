@@ -5,7 +5,8 @@
  * as the actor encoded them (consistent at the first page's resourceVersion through continue
  * tokens), then the tail, with backpressure: the next page is asked for only once the socket
  * has taken the last one. With gzip the pieces go through one gzip stream whose compression
- * runs on libuv's thread pool, not on the front thread's event loop.
+ * runs on libuv's thread pool, not on the front thread's event loop. Protobuf lists stream the
+ * same way: the first page opens the envelope sized for every item (src/registry/list-page.ts).
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
