@@ -6,6 +6,7 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
+import { reuse } from '../src/codec/buffer-pool.js';
 import { crashIfAsked, holdInit } from '../src/actors/test-faults.js';
 import type { ActorConfig, Batch, BatchReply, DefsReply, DefsRequest, InitReply, InitRequest, SnapshotRequest } from '../src/actors/protocol.js';
 
@@ -20,6 +21,7 @@ export default async function handle(task: Batch | InitRequest | DefsRequest | S
   if ('defs' in task) return shard.setDefs(task.defs);
   if ('snapshot' in task) return shard.snapshot();
   crashIfAsked(config.testFaults, task.ops);
+  if (task.returned) reuse(task.returned);
   const reply = await shard.run(task.ops, task.streams, task.poll);
   const bufs = packBodies(reply);
   return bufs.length ? move({ [transferableSymbol]: bufs, [valueSymbol]: reply } as never) : reply;

@@ -6,7 +6,7 @@ export const LOAD_SCENARIOS = ['get', 'list', 'create', 'update', 'apply', 'watc
 /** scenarios only the load CLI knows: naming one selects it even without a load flag */
 export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
 /** flags only the load CLI knows: any of them selects it */
-export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--mix', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
+export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--mix', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--no-delete', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
 
 export interface LoadArgs {
   scenarios: string[];
@@ -48,7 +48,7 @@ export function isLoadInvocation(argv: string[]): boolean {
 }
 
 export function parseLoadArgs(argv: string[]): LoadArgs {
-  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, mix: MIX.map(([k, w]) => [k, w]), objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true };
+  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, mix: MIX.map(([k, w]) => [k, w]), objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true, deleteAfter: true };
   const a: LoadArgs = { scenarios: [], insecure: false, serverArgs: [], opts: o };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -98,6 +98,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       case '--relist': o.relistSec = Math.max(1, Math.round(parseDuration(flag, value(), 3600))); break;
       case '--max-requests': o.maxRequests = int(flag, value(), 1, 1_000_000_000); break;
       case '--no-ceilings': o.ceilings = false; break;
+      case '--no-delete': o.deleteAfter = false; break;
       default:
         if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag}`);
         if (flag === 'all') a.scenarios.push(...LOAD_SCENARIOS);

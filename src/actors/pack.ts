@@ -4,7 +4,8 @@
  * LIST bodies built from cached item bytes travel in their own buffers; the front thread hands
  * zero-copy views to uWS instead of copying strings and converting them.
  */
-import type { BatchReply } from './protocol.js';
+import type { BatchReply, Result } from './protocol.js';
+import { REUSE_MIN_BYTES } from '../codec/buffer-pool.js';
 import { owned } from '../codec/codec.js';
 
 /** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
@@ -21,7 +22,7 @@ export function packBodies(reply: BatchReply): ArrayBuffer[] {
   for (const r of reply.results) {
     if (!('code' in r)) continue;
     if (typeof r.body === 'string') total += Buffer.byteLength(r.body);
-    else if (owned.has(r.body.buffer)) { owned.delete(r.body.buffer); moved.push(r.body.buffer as ArrayBuffer); } else total += r.body.byteLength;
+    else if (owned.has(r.body.buffer)) { owned.delete(r.body.buffer); moved.push(r.body.buffer as ArrayBuffer); r.ownBuffer = true; } else total += r.body.byteLength;
   }
   if (total === 0) return moved;
   const buf = new ArrayBuffer(total);
@@ -53,4 +54,33 @@ export function unpackBodies(reply: BatchReply): void {
 /** The text of a result body, whether it arrived as a string or as packed bytes. */
 export function bodyText(body: string | Uint8Array): string {
   return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+}
+
+/** Large bodies' buffers the front thread is done with, for the next batch to hand back (codec/buffer-pool.ts). */
+let returned: ArrayBuffer[] = [];
+let returnedBytes = 0;
+/** beyond this the front lets the garbage collector have them */
+const MAX_RETURNED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Called once a result's body was written and nothing else holds it (uWS copies what the
+ * socket does not take at once): a body that travelled in a buffer of its own goes back to an
+ * actor with the next batch, for reuse. Its views are empty afterwards.
+ */
+export function returnBody(r: Result): void {
+  if (!('code' in r) || !r.ownBuffer || typeof r.body === 'string') return;
+  const ab = r.body.buffer as ArrayBuffer;
+  if (ab.byteLength < REUSE_MIN_BYTES || returnedBytes + ab.byteLength > MAX_RETURNED_BYTES) return;
+  r.ownBuffer = false;
+  returned.push(ab);
+  returnedBytes += ab.byteLength;
+}
+
+/** The buffers returned since the last call (for a batch's transfer list). */
+export function takeReturned(): ArrayBuffer[] | undefined {
+  if (!returned.length) return undefined;
+  const out = returned;
+  returned = [];
+  returnedBytes = 0;
+  return out;
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ActorConfig, Batch, BatchReply, CachedObject, ChangeEvent, DefsReply, DefsRequest, Encoding, InitReply, Op, Result } from './protocol.js';
 import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from './routing.js';
-import { unpackBodies } from './pack.js';
+import { takeReturned, unpackBodies } from './pack.js';
 
 export type Pending = { op: Op; resolve: (r: Result) => void };
 export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;
@@ -205,7 +205,12 @@ export class ActorPool {
       if (poll) { task.poll = Atomics.load(s.wake, 0); s.polling = true; }
       const streams = this.streams();
       if (streams) task.streams = streams;
-      const reply = (await s.pool.run(task)) as BatchReply;
+      // large bodies' buffers the front wrote go back for reuse (codec/buffer-pool.ts)
+      const returned = takeReturned();
+      if (returned) task.returned = returned;
+      // piscina passes transferList to postMessage, which takes an array (its type infers the options overload)
+      const transfer = returned ? { transferList: returned as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'] } : undefined;
+      const reply = (await s.pool.run(task, transfer)) as BatchReply;
       unpackBodies(reply);
       if (reply.events.length) {
         for (const ev of reply.events) if (ev.rv > s.delivered) s.delivered = ev.rv;

@@ -56,6 +56,8 @@ export interface Batch {
   poll?: number;
   /** per type key, the non-JSON stream encodings its live watchers use: events carry them encoded */
   streams?: Record<string, Encoding[]>;
+  /** buffers of bodies the front thread wrote, transferred back for reuse (codec/buffer-pool.ts) */
+  returned?: ArrayBuffer[];
 }
 
 export interface BatchReply {

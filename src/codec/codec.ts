@@ -5,7 +5,9 @@
 import { errors } from '../api/status.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from './duplicates.js';
 import type { Body, Encoding } from './types.js';
-import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { ENVELOPE_CLOSE, ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
+import { fieldLength, writeField } from './protobuf/wire.js';
+import { ownedBuffer } from './buffer-pool.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -127,7 +129,7 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
 
 /** A list body from entries: JSON joins their item bytes, Protobuf and CBOR their cached item bytes. */
 export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
-  if (enc.format === 'protobuf') return protobufCodec().encodeList(head, entries.map((e) => itemBytes(e, 'protobuf', head.apiVersion)));
+  if (enc.format === 'protobuf') return protobufListBody(head, protobufItems(entries, head.apiVersion));
   if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
   // YAML and pretty JSON re-encode the joined JSON (resource replies in these are encoded off the actor: http/yaml-reply.ts)
   if (enc.pretty || enc.format === 'yaml') {
@@ -161,8 +163,8 @@ export const owned = new WeakSet<ArrayBufferLike>();
 export function joinItems(head: string, items: Uint8Array[], tail: string): Uint8Array {
   let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, items.length - 1);
   for (const b of items) total += b.byteLength;
-  // its own buffer (never the shared pool), not zero-filled: every byte is written below
-  const out = Buffer.allocUnsafeSlow(total);
+  // its own buffer (never the shared pool; a reused one when large), not zero-filled: every byte is written below
+  const out = ownedBuffer(total);
   let at = out.write(head, 0);
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out[at++] = 0x2c; // ','
@@ -170,6 +172,49 @@ export function joinItems(head: string, items: Uint8Array[], tail: string): Uint
     at += items[i]!.byteLength;
   }
   out.write(tail, at);
+  owned.add(out.buffer);
+  return new Uint8Array(out.buffer, 0, total);
+}
+
+/** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
+export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
+  return entries.map((e) => itemBytes(e, 'protobuf', apiVersion));
+}
+
+/** The size of the entries' `items` fields in a Protobuf list: what its envelope's length counts before the items are written. */
+export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: string): number {
+  let size = 0;
+  for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion).byteLength);
+  return size;
+}
+
+/** A whole Protobuf list body, written once into a buffer of its own (`owned`: transferred without a copy). */
+function protobufListBody(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const b of items) size += fieldLength(b.byteLength);
+  const { open, tag } = protobufCodec().listOpening(head, size);
+  return joinFields(open, tag, items, ENVELOPE_CLOSE);
+}
+
+/**
+ * The opening bytes of a Protobuf list sized for all its items, for a streamed LIST's first
+ * page; the stream ends with ENVELOPE_CLOSE (protobufListClose).
+ */
+export function protobufListOpening(head: { kind: string; apiVersion: string; metadata: object }, itemFieldsSize: number): { open: Uint8Array; tag: number } {
+  return protobufCodec().listOpening(head, itemFieldsSize);
+}
+
+export const protobufListClose: Readonly<Uint8Array> = ENVELOPE_CLOSE;
+
+/** open + one length-delimited field (tag) per item + close, in one exactly sized buffer of its own (`owned`). */
+export function joinFields(open: Uint8Array, tag: number, items: Uint8Array[], close: Uint8Array): Uint8Array {
+  let total = open.byteLength + close.byteLength;
+  for (const b of items) total += fieldLength(b.byteLength);
+  const out = ownedBuffer(total);
+  out.set(open);
+  let at = open.byteLength;
+  for (const b of items) at = writeField(out, at, tag, b);
+  out.set(close, at);
   owned.add(out.buffer);
   return new Uint8Array(out.buffer, 0, total);
 }

@@ -20,7 +20,10 @@ import { Converter } from './protobuf/convert.js';
 import { FieldError } from './protobuf/errors.js';
 import { ProtoSchema } from './protobuf/schema.js';
 import { checkValueDepth, DepthError } from '../schema/depth.js';
-import { fieldLength, writeField, writeVarint } from './protobuf/wire.js';
+import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
+
+/** The envelope's last fields, contentEncoding and contentType, both empty (upstream writes them too). */
+export const ENVELOPE_CLOSE = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
 
 const textEncoder = new TextEncoder();
 
@@ -128,6 +131,24 @@ export class ProtobufCodec {
    * per item (a repeated field may follow the others in any order on the wire).
    */
   encodeList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+    let size = 0;
+    for (const item of items) size += fieldLength(item.length);
+    const { open, tag } = this.listOpening(head, size);
+    const out = new Uint8Array(open.length + size + ENVELOPE_CLOSE.length);
+    out.set(open);
+    let at = open.length;
+    for (const item of items) at = writeField(out, at, tag, item);
+    out.set(ENVELOPE_CLOSE, at);
+    return out;
+  }
+
+  /**
+   * The bytes of a list's envelope up to its first item, given the total size of its items'
+   * fields: magic, typeMeta, the `raw` field's tag and length, the head's message. The items
+   * follow as `items` fields (tag `tag`), then ENVELOPE_CLOSE; so a list can be written in
+   * pieces (a streamed LIST's pages) once its items' sizes are known.
+   */
+  listOpening(head: { kind: string; apiVersion: string; metadata: object }, itemFieldsSize: number): { open: Uint8Array; tag: number } {
     const { group, version } = parseApiVersion(head.apiVersion);
     const type = this.typeFor(group, version, head.kind);
     const field = type?.fields.items;
@@ -135,13 +156,21 @@ export class ProtobufCodec {
     const headBytes = type.encode(this.load().converter.toMessage(type, head)).finish();
     const tag = (field.id << 3) | 2;
     if (tag >= 0x80) throw new ProtobufUnsupportedError(`protobuf: items field number ${field.id} of ${head.kind} is too large`);
-    let size = headBytes.length;
-    for (const item of items) size += fieldLength(item.length);
-    const raw = new Uint8Array(size);
-    raw.set(headBytes);
-    let at = headBytes.length;
-    for (const item of items) at = writeField(raw, at, tag, item);
-    return this.envelope(head.apiVersion, head.kind, raw);
+    const av = textEncoder.encode(head.apiVersion);
+    const k = textEncoder.encode(head.kind);
+    const typeMeta = fieldLength(av.length) + fieldLength(k.length);
+    const rawLength = headBytes.length + itemFieldsSize;
+    const open = new Uint8Array(4 + fieldLength(typeMeta) + 1 + varintLength(rawLength) + headBytes.length);
+    open.set(PROTOBUF_MAGIC);
+    let at = 4;
+    open[at++] = 0x0a;
+    at = writeVarint(open, at, typeMeta);
+    at = writeField(open, at, 0x0a, av);
+    at = writeField(open, at, 0x12, k);
+    open[at++] = 0x12;
+    at = writeVarint(open, at, rawLength);
+    open.set(headBytes, at);
+    return { open, tag };
   }
 
   /** magic + Unknown{typeMeta, raw, contentEncoding "", contentType ""}. */
@@ -158,7 +187,7 @@ export class ProtobufCodec {
     at = writeField(out, at, 0x0a, av);
     at = writeField(out, at, 0x12, k);
     at = writeField(out, at, 0x12, raw);
-    out.set([0x1a, 0x00, 0x22, 0x00], at);
+    out.set(ENVELOPE_CLOSE, at);
     return out;
   }
 

@@ -5,7 +5,8 @@
  * as the actor encoded them (consistent at the first page's resourceVersion through continue
  * tokens), then the tail, with backpressure: the next page is asked for only once the socket
  * has taken the last one. With gzip the pieces go through one gzip stream whose compression
- * runs on libuv's thread pool, not on the front thread's event loop.
+ * runs on libuv's thread pool, not on the front thread's event loop. Protobuf lists stream the
+ * same way: the first page opens the envelope sized for every item (src/registry/list-page.ts).
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
@@ -13,6 +14,8 @@ import type { OpInput } from '../actors/pool.js';
 import type { PageMeta, Result } from '../actors/protocol.js';
 import { statusLine } from '../http/exchange.js';
 import { errors } from '../api/status.js';
+import { protobufListClose } from '../codec/codec.js';
+import { returnBody } from '../actors/pack.js';
 import type { Request, Services } from '../http/context.js';
 import { reply } from '../http/reply.js';
 
@@ -23,12 +26,12 @@ export type ListOp = Extract<OpInput, { op: 'list' }>;
 type Page = Extract<Result, { code: number }> & { page: PageMeta };
 
 /**
- * Plain JSON LISTs of a whole collection at the newest version stream; chunked, Table, YAML,
- * binary and resourceVersion-pinned ones (served by their semantics table) do not.
+ * Plain JSON and Protobuf LISTs of a whole collection at the newest version stream; chunked,
+ * Table, YAML, CBOR and resourceVersion-pinned ones (served by their semantics table) do not.
  */
 export function streamable(r: Request): boolean {
   const { enc, query } = r;
-  return enc.format === 'json' && !enc.pretty && !enc.view && !r.info.subresource &&
+  return (enc.format === 'json' || enc.format === 'protobuf') && !enc.pretty && !enc.view && !r.info.subresource &&
     !query.get('limit') && !query.get('continue') && !query.has('resourceVersion') && !query.has('resourceVersionMatch');
 }
 
@@ -41,11 +44,18 @@ export function firstPage(op: ListOp): ListOp {
 export async function streamList(r: Request, s: Services, op: ListOp, first: Result): Promise<void> {
   // the whole list fitted in one page: an ordinary reply (compressed by the actor when large)
   if (!('code' in first) || !first.page) return reply(r, first);
+  if (r.enc.format === 'protobuf') {
+    // the first page opens the envelope (sized for every item), pages are bare `items` fields
+    return stream(r, s, op, first as Page, { head: '', sep: undefined, tail: protobufListClose, size: first.page.size });
+  }
   const head = `{"kind":"${r.def.listKind}","apiVersion":"${r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version}","metadata":{"resourceVersion":"${first.page.resourceVersion}"},"items":[`;
-  await stream(r, s, op, first as Page, head);
+  await stream(r, s, op, first as Page, { head, sep: ',', tail: ']}\n' });
 }
 
-async function stream(r: Request, s: Services, op: ListOp, first: Page, head: string): Promise<void> {
+/** What the front writes around the pages' bytes; size: the whole body's length when known (checked at the end). */
+interface Framing { head: string; sep: string | undefined; tail: string | Readonly<Uint8Array>; size?: number }
+
+async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: Framing): Promise<void> {
   const { x } = r;
   if (x.aborted || x.done) return;
   x.done = true;
@@ -65,36 +75,58 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, head: st
   const prevAbort = x.onAbort;
   x.onAbort = () => { prevAbort?.(); gz?.destroy(); drained?.(); };
   x.res.cork(() => {
-    x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', 'application/json');
+    x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', first.contentType);
     if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
     for (const [k, v] of x.headers) x.res.writeHeader(k, v);
   });
-  await put(head);
-  if (first.body.length) await put(first.body);
+  let sent = 0;
+  const out = async (t: string | Uint8Array) => {
+    sent += typeof t === 'string' ? Buffer.byteLength(t) : t.byteLength;
+    await put(t);
+  };
+  if (frame.head) await out(frame.head);
+  // a page written without gzip is copied by uWS (or sent): its buffer goes back for reuse
+  const done = (page: Result) => { if (!gz && !x.audit) returnBody(page); };
+  if (first.body.length) await out(first.body);
+  done(first);
   let items = first.page.items;
-  let cont = first.page.continue;
   const { labelSelector, fieldSelector } = op.opts;
+  const fetch = (cont: string | undefined): Promise<Result> | undefined => {
+    if (!cont) return undefined;
+    const p = s.pool.submit({ ...op, opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont }, page: true });
+    p.catch(() => undefined); // awaited below unless the client left first
+    return p;
+  };
   try {
+    // one page ahead: once the socket took what was written, the actor selects and joins the
+    // page after the next one while the next one is written
+    let cont = first.page.continue;
+    let pending: Promise<Result> | undefined;
     while (cont) {
       if (!ok && !x.aborted) await new Promise<void>((resolve) => { drained = resolve; });
       ok = true;
       drained = undefined;
       if (x.aborted) return;
-      const next = await s.pool.submit({ ...op, opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont }, page: true });
+      const next = await (pending ?? fetch(cont)!);
       if (x.aborted) return;
       if (!('code' in next) || !next.page) throw errors.internal(('error' in next ? next.error.message : undefined) ?? 'list page failed');
-      if (next.page.items > 0) {
-        if (items > 0) await put(',');
-        await put(next.body);
-      }
-      items += next.page.items;
       cont = next.page.continue;
+      pending = fetch(cont);
+      if (next.page.items > 0) {
+        if (items > 0 && frame.sep) await out(frame.sep);
+        await out(next.body);
+      }
+      done(next);
+      items += next.page.items;
     }
+    sent += frame.tail.length;
+    // a Protobuf envelope announced its length: a body of another length would be misread
+    if (frame.size !== undefined && sent !== frame.size) throw errors.internal(`streamed list of ${sent} bytes, ${frame.size} announced`);
     if (gz) {
       const ended = once(gz, 'end');
-      gz.end(']}\n');
+      gz.end(frame.tail);
       await ended;
-    } else write(']}\n');
+    } else write(frame.tail as string | Uint8Array);
     if (!x.aborted) x.res.cork(() => x.res.end());
   } catch {
     // the status line is gone: an incomplete body is the only signal left (as upstream)

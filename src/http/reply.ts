@@ -3,6 +3,7 @@
  * its warnings (Warning headers) and content encoding.
  */
 import type { Result } from '../actors/protocol.js';
+import { returnBody } from '../actors/pack.js';
 import { send, sendStatus } from './exchange.js';
 import type { Request } from './context.js';
 
@@ -12,6 +13,8 @@ export function reply(r: Request, res: Result): void {
     for (const w of res.warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
     if (res.contentEncoding) r.x.headers.push(['Content-Encoding', res.contentEncoding], ['Vary', 'Accept-Encoding']);
     send(r.x, res.code, res.contentType, res.body);
+    // written (uWS copied what the socket did not take): its buffer can be reused, unless audit keeps the body
+    if (!r.x.audit) returnBody(res);
   }
 }
 

@@ -25,9 +25,10 @@ export interface ListOptions {
 
 /**
  * A page of a streamed LIST (src/handlers/list-stream.ts, op flag `page`): the reply body holds
- * only the page's items, comma-joined JSON, never compressed, and `page` carries the metadata.
+ * only the page's items (JSON: comma-joined; Protobuf: `items` fields, the first page opening the
+ * envelope: src/registry/list-page.ts), never compressed, and `page` carries the metadata.
  */
-export interface PageMeta { resourceVersion: string; continue?: string; items: number }
+export interface PageMeta { resourceVersion: string; continue?: string; items: number; /** Protobuf: the whole body's length, on the first page */ size?: number }
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -72,7 +73,7 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta }
+  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta; /** the body is the whole of a buffer transferred to the front (actors/pack.ts returnBody) */ ownBuffer?: boolean }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

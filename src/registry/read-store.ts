@@ -6,7 +6,7 @@
 import { errors } from '../api/status.js';
 import type { Encoding } from '../codec/types.js';
 import type { Op, PageMeta } from './ops.js';
-import { encode, encodeEntries, encodeEntry, contentTypeOf, joinItems, jsonItemBytes } from '../codec/codec.js';
+import { encode, encodeEntries, encodeEntry, contentTypeOf } from '../codec/codec.js';
 import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { PrepareContext } from './prepare.js';
@@ -16,7 +16,8 @@ import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
-import { encodeContinue, historyExpired, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { encodeContinue, historyExpired, matches, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import { pageBody } from './list-page.js';
 import { stringifyValue } from '../schema/deep-value.js';
 import { checkStorable } from './depth-guard.js';
 import { apiVersionOf, type Ok, type StoreContext } from './store-context.js';
@@ -150,7 +151,12 @@ export class ReadStore {
       // a streamed LIST's page (a whole list in its first page is an ordinary reply)
       const page: PageMeta = { resourceVersion: String(snapshotRV), items: items.length };
       if (metadata.continue) page.continue = metadata.continue as string;
-      return { code: 200, body: joinItems('', items.map((e) => jsonItemBytes(e, e.obj.apiVersion)), ''), contentType: contentTypeOf(op.enc), page };
+      const head = { kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: page.resourceVersion } };
+      // the first page sizes every matching entry of this snapshot (a Protobuf envelope's length comes first)
+      const all = op.opts.continue ? undefined : () => this.matching(op.namespace, sel);
+      const { body, size } = pageBody(items, op.enc, head, all);
+      if (size !== undefined) page.size = size;
+      return { code: 200, body, contentType: contentTypeOf(op.enc), page };
     }
     if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
       return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };
@@ -158,6 +164,11 @@ export class ReadStore {
     if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
+  }
+
+  /** The entries of the newest state a list with these selectors holds, as this version. */
+  private *matching(namespace: string, sel: Selectors): Generator<Entry> {
+    for (const [, e] of this.ctx.cache.scan(namespace, undefined)) if (matches(sel, e)) yield this.view(e);
   }
 
   /** Parsed selectors; a converted version's field labels are renamed to the stored field set's. */

@@ -13,7 +13,7 @@ import { protobufContinue } from './protobuf.js';
 const MAX_RETRIES = 10;
 const WARMUP_LISTS = 5;
 /** upstream's type first; this server names it after its product (vnd.platform.protobuf unless --api-domain says otherwise) */
-const PROTOBUF = 'application/vnd.kubernetes.protobuf, application/vnd.platform.protobuf';
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf, application/vnd.platform.protobuf';
 
 export async function getScenario(ctx: ScenarioCtx): Promise<void> {
   const ns = `${ctx.tag}-get`;

@@ -27,6 +27,8 @@ export interface Options {
   /** hard bound on requests per measured loop */
   maxRequests: number;
   ceilings: boolean;
+  /** density: delete what it created (off with --no-delete, for a bench-started server that is dropped anyway) */
+  deleteAfter: boolean;
 }
 
 export interface CeilingFigure { name: string; throughputPerSec: number; unit: string; comparedWith: string; ratio: number }

@@ -8,6 +8,7 @@
  */
 import { parallel } from '../engine.js';
 import { measured, type ScenarioCtx } from './ctx.js';
+import { PROTOBUF } from './basic.js';
 
 const MAX_OBJECTS = 3_000_000;
 const MAX_LISTS = 1000;
@@ -35,6 +36,8 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   const rss0 = await ctx.serverRss();
   // create: nodes and namespaces, then the objects, interleaving kinds and namespaces
   const started = { nodes: 0, namespaces: 0, objects: 0 };
+  // the bench's own CPU over the create phase: near one core, the phase is client-bound
+  const cpu0 = process.cpuUsage();
   const createSec = await measured(ctx, async (signal) => {
     started.nodes = await parallel(nodes, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'nodes', phase: 'create', method: 'POST', path: '/api/v1/nodes', body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName(i), labels: { bench: 'density' } } }) }).then(() => undefined));
     started.namespaces = await parallel(N, c, signal, (i) => ctx.client.call({ verb: 'POST', resource: 'namespaces', phase: 'create', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: nsName(i) } }) }).then(() => undefined));
@@ -45,17 +48,20 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
       await ctx.client.call({ verb: 'POST', resource: kind, phase: 'create', method: 'POST', path: `/api/v1/namespaces/${ns}/${kind}`, body: body(kind, `o-${Math.floor(rest / N)}`) });
     });
   }, 86_400);
+  const createCpu = process.cpuUsage(cpu0);
   const rssFull = await ctx.serverRss();
-  // list: cluster-scope LIST of every Pod, for --duration or MAX_LISTS lists, concurrency 1
+  // list: cluster-scope LIST of every Pod, for --duration or MAX_LISTS lists, concurrency 1,
+  // alternately as JSON (phase `list`) and as Protobuf (phase `list-protobuf`): same conditions
   let lists = 0;
   const listSec = await measured(ctx, async (signal) => {
     while (!signal.aborted && lists < MAX_LISTS) {
-      lists++;
-      await ctx.client.call({ verb: 'LIST', resource: 'pods', phase: 'list', method: 'GET', path: '/api/v1/pods' });
+      const proto = lists++ % 2 === 1;
+      await ctx.client.call({ verb: 'LIST', resource: 'pods', phase: proto ? 'list-protobuf' : 'list', method: 'GET', path: '/api/v1/pods', accept: proto ? PROTOBUF : undefined });
     }
   });
+  const rssListed = await ctx.serverRss();
   // delete: every object created (or attempted, when interrupted), then the nodes and namespaces
-  const deleteSec = await measured(ctx, async () => {
+  const deleteSec = !ctx.opts.deleteAfter ? NaN : await measured(ctx, async () => {
     const never = new AbortController().signal;
     await parallel(started.objects, c, never, async (j) => {
       const kind = kinds[j % kinds.length]!;
@@ -67,14 +73,18 @@ export async function densityScenario(ctx: ScenarioCtx): Promise<void> {
   }, 86_400);
   const rssAfter = await ctx.serverRss();
   const listOp = ctx.client.recorder.ops.get('list LIST pods');
+  const protoOp = ctx.client.recorder.ops.get('list-protobuf LIST pods');
   Object.assign(ctx.figures, {
-    createSec, createdPerSec: (nodes + N + total) / createSec, listSec, clusterLists: lists,
+    createSec, createdPerSec: (nodes + N + total) / createSec, createClientCores: (createCpu.user + createCpu.system) / 1e6 / createSec, listSec, clusterLists: lists,
     clusterListPodsP50Ms: listOp?.hdr.percentileMs(50) ?? NaN, clusterListPodsP99Ms: listOp?.hdr.percentileMs(99) ?? NaN,
     clusterListPodsBytes: listOp && listOp.requests ? listOp.bytes / listOp.requests : NaN,
+    clusterListPodsProtobufP50Ms: protoOp?.hdr.percentileMs(50) ?? NaN, clusterListPodsProtobufP99Ms: protoOp?.hdr.percentileMs(99) ?? NaN,
+    clusterListPodsProtobufBytes: protoOp && protoOp.requests ? protoOp.bytes / protoOp.requests : NaN,
     deleteSec, deletedPerSec: (nodes + N + total) / deleteSec,
   });
   if (rss0 !== undefined) ctx.figures.rssBeforeBytes = rss0;
   if (rssFull !== undefined) ctx.figures.rssAtFullSizeBytes = rssFull;
+  if (rssListed !== undefined) ctx.figures.rssAfterListsBytes = rssListed;
   if (rssAfter !== undefined) ctx.figures.rssAfterDeleteBytes = rssAfter;
   if (rss0 !== undefined && rssFull !== undefined) ctx.figures.rssPerObjectBytes = (rssFull - rss0) / total;
   if (ctx.stop.aborted) ctx.notes.push(`interrupted: ${started.objects} of ${total} objects, ${started.namespaces} of ${N} namespaces and ${started.nodes} of ${nodes} nodes were created, and deleted again`);

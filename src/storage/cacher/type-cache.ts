@@ -125,11 +125,16 @@ export class TypeCache {
    */
   *scan(namespace: string, afterKey: string | undefined, atRV?: number): Generator<[string, Entry]> {
     const overlay = atRV === undefined ? undefined : this.overlayAt(atRV);
-    const keys = overlay && overlay.size ? this.mergedKeys(overlay) : this.sortedKeys();
+    const keys = this.sortedKeys();
+    // keys the snapshot holds that the newest state lacks (deleted since atRV), merged in on
+    // the fly: a page of a list at an older version costs its page, not a sort of every key
+    const gone = overlay && overlay.size ? [...overlay.keys()].filter((k) => !this.items.has(k)).sort() : NO_KEYS;
     const prefix = namespace ? namespace + '\u0000' : '';
-    let i = lowerBound(keys, afterKey !== undefined && afterKey >= prefix ? afterKey + '\u0000' : prefix);
-    for (; i < keys.length; i++) {
-      const k = keys[i]!;
+    const from = afterKey !== undefined && afterKey >= prefix ? afterKey + '\u0000' : prefix;
+    let i = lowerBound(keys, from);
+    let j = lowerBound(gone, from);
+    while (i < keys.length || j < gone.length) {
+      const k = j >= gone.length || (i < keys.length && keys[i]! < gone[j]!) ? keys[i++]! : gone[j++]!;
       if (prefix && !k.startsWith(prefix)) break;
       if (afterKey !== undefined && k <= afterKey) continue;
       const e = overlay && overlay.has(k) ? overlay.get(k) : this.items.get(k);
@@ -157,13 +162,9 @@ export class TypeCache {
     for (let i = evs.length - 1; i >= 0; i--) m.set(evs[i]!.key, evs[i]!.prev);
     return m;
   }
-
-  private mergedKeys(overlay: Map<string, Entry | undefined>): string[] {
-    const set = new Set(this.sortedKeys());
-    for (const k of overlay.keys()) set.add(k);
-    return [...set].sort();
-  }
 }
+
+const NO_KEYS: string[] = [];
 
 function lowerBound(keys: string[], k: string): number {
   let lo = 0, hi = keys.length;
