@@ -1,4 +1,4 @@
-// npm run mutate -- [--module authz|admission|registry|storage|apply|watch] [--sample N] [--seed S] [--list]
+// npm run mutate -- [--module authz|admission|registry|registry-concurrency|storage|apply|watch] [--sample N] [--seed S] [--list]
 //                   [--survivors reports/mutation/<module>.json]
 //
 // Mutation testing with Stryker (stryker.conf.json holds the shared settings): the command test
@@ -13,9 +13,13 @@ import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'n
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
+import { parse as parseTs } from '@babel/parser';
 import { mulberry32 } from './lib/mulberry32.mjs';
 
-/** Per module: the files mutated (files or folders) and the run-tests.mjs filters of its tests. */
+/**
+ * Per module: the files mutated (files or folders; `file.ts#a,b` only the functions or methods
+ * named a and b of that file) and the run-tests.mjs filters of its tests.
+ */
 const MODULES = {
   // the decision code the unit tests reach in-process (the end-to-end authz suites take 25-80 s
   // per file: too slow per mutant; `--module authz-e2e` runs them)
@@ -32,6 +36,13 @@ const MODULES = {
   registry: {
     mutate: ['src/registry/store.ts', 'src/registry/txn.ts', 'src/registry/ops.ts', 'src/registry/patch.ts', 'src/registry/deletion.ts', 'src/registry/validation.ts'],
     tests: ['test/registry/registry', 'server/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
+  },
+  // the optimistic-concurrency checks only: resourceVersion and uid preconditions, the conflict
+  // checks of update, patch and delete, the pin of a write to the version its checks saw
+  'registry-concurrency': {
+    mutate: ['src/registry/store.ts#checkPin,checkResourceVersion,updateFrom,deleteOne', 'src/registry/deletion.ts#checkPreconditions,checkTypes',
+      'src/http/pin.ts'],
+    tests: ['registry/preconditions', 'http/pin', 'server/crud', 'server/patch', 'security/write-race'],
   },
   storage: { mutate: ['src/storage/'], tests: ['test/storage/', 'test/actors/'] },
   apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
@@ -55,15 +66,39 @@ function parse(argv) {
   return o;
 }
 
+/** The files of the module: [{ file, only? }], only = the source ranges of the named functions. */
 function expand(paths) {
   const out = [];
   const walk = (p) => {
     if (statSync(p).isDirectory()) for (const n of readdirSync(p).sort()) walk(join(p, n));
-    else if (p.endsWith('.ts') && !p.includes('/generated/')) out.push(p);
+    else if (p.endsWith('.ts') && !p.includes('/generated/')) out.push({ file: p });
   };
-  for (const p of paths) walk(p.replace(/\/$/, ''));
+  for (const p of paths) {
+    const [path, names] = p.split('#');
+    if (names) out.push({ file: path, only: functionRanges(path, names.split(',')) });
+    else walk(path.replace(/\/$/, ''));
+  }
   return out;
 }
+
+/** The locations (lines 1-based, columns 0-based, as Babel's) of the named functions and methods. */
+function functionRanges(file, names) {
+  const ast = parseTs(readFileSync(file, 'utf8'), { sourceType: 'module', plugins: ['typescript'] });
+  const found = new Map();
+  const visit = (node) => {
+    if (!node || typeof node.type !== 'string') return;
+    const name = node.type === 'FunctionDeclaration' ? node.id?.name : node.type === 'ClassMethod' || node.type === 'ClassPrivateMethod' ? node.key?.name : undefined;
+    if (name && names.includes(name)) found.set(name, node.loc);
+    for (const v of Object.values(node)) for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object' && c.type) visit(c);
+  };
+  visit(ast.program);
+  const missing = names.filter((n) => !found.has(n));
+  if (missing.length) throw new Error(`${file} has no function or method named ${missing.join(', ')}`);
+  return [...found.values()];
+}
+
+/** Stryker's range syntax (1-based lines, 0-based columns). */
+const rangeSpec = (file, loc) => `${file}:${loc.start.line}:${loc.start.column}-${loc.end.line}:${loc.end.column}`;
 
 const rng = mulberry32;
 
@@ -102,14 +137,24 @@ function draw(mutants, n, seed) {
 
 const o = parse(process.argv.slice(2));
 const mod = MODULES[o.module];
-const files = expand(mod.mutate);
-let mutate = files;
-if (o.sample > 0) {
-  const all = await listMutants(files);
-  const { spec, chosen } = draw(all, o.sample, o.seed);
-  console.log(`# ${chosen.length} of ${all.length} mutants of ${o.module} drawn with seed ${o.seed}`);
-  if (o.list) for (const m of chosen) console.log(`${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`);
-  mutate = spec;
+const targets = expand(mod.mutate);
+// a mutant of a function-scoped file counts only inside the named functions (instrumenter lines are 0-based)
+const inScope = (m) => {
+  const t = targets.find((x) => x.file === m.fileName);
+  return !t?.only || t.only.some((loc) => within({ start: { line: loc.start.line - 1, column: loc.start.column }, end: { line: loc.end.line - 1, column: loc.end.column } }, m.location));
+};
+let mutate = targets.flatMap((t) => (t.only ? t.only.map((loc) => rangeSpec(t.file, loc)) : [t.file]));
+if (o.sample > 0 || o.list) {
+  const all = (await listMutants(targets.map((t) => t.file))).filter(inScope);
+  if (o.sample > 0) {
+    const { spec, chosen } = draw(all, o.sample, o.seed);
+    console.log(`# ${chosen.length} of ${all.length} mutants of ${o.module} drawn with seed ${o.seed}`);
+    if (o.list) for (const m of chosen) console.log(`${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`);
+    mutate = spec;
+  } else if (!o.survivors) {
+    console.log(`# ${all.length} mutants of ${o.module}`);
+    for (const m of all) console.log(`${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`);
+  }
 }
 if (o.survivors) {
   // the report's columns are 1-based, Stryker's ranges take them 0-based (lines 1-based in both)
@@ -130,6 +175,10 @@ const config = {
   mutate,
   commandRunner: { command: `node scripts/run-tests.mjs ${mod.tests.join(' ')}` },
   jsonReporter: { fileName: `reports/mutation/${tag}.json` },
+  // a sandbox per module: two modules can run side by side (a run cleans only its own folder,
+  // and no sandbox copies another one)
+  tempDirName: `.stryker-tmp/${tag}`,
+  ignorePatterns: [...(base.ignorePatterns ?? []), '.stryker-tmp'],
 };
 const path = `reports/mutation/stryker.${tag}.conf.json`;
 writeFileSync(path, JSON.stringify(config, null, 2));
