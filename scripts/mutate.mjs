@@ -42,7 +42,7 @@ const MODULES = {
   'registry-concurrency': {
     mutate: ['src/registry/store.ts#checkPin,checkResourceVersion,updateFrom,deleteOne', 'src/registry/deletion.ts#checkPreconditions,checkTypes',
       'src/http/pin.ts'],
-    tests: ['registry/preconditions', 'http/pin', 'server/crud', 'server/patch', 'security/write-race'],
+    tests: ['registry/preconditions', 'registry/store-pin', 'registry/deletion', 'http/pin', 'server/crud', 'server/patch', 'security/write-race'],
   },
   storage: { mutate: ['src/storage/'], tests: ['test/storage/', 'test/actors/'] },
   apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
