@@ -166,7 +166,7 @@ test('an answer without `allowed` is a denial; a non-boolean `allowed` fails the
     assert.equal(missing.json.message, 'admission webhook "raw.test.plat.io" denied the request without explanation');
     answer = (uid) => ({ uid, allowed: null });
     assert.equal((await request(s.url, 'POST', cms, cm('raw1'))).status, 400, 'null decodes as false');
-    for (const [allowed, kind] of [['true', 'string'], [1, 'number'], [{}, 'object']] as const) {
+    for (const [allowed, kind] of [['true', 'string'], [1, 'number'], [{}, 'object'], [[true], 'array']] as const) {
       answer = (uid) => ({ uid, allowed });
       const bad = await request(s.url, 'POST', cms, cm('raw1'));
       assert.equal(bad.status, 500, bad.text);
