@@ -1,11 +1,12 @@
 // node scripts/sweep-alone.mjs [--jobs N] [--seed S] [--no-coverage] [--no-etcd] [--retry]
-//                              [--file-timeout SECONDS] [--budget MINUTES] [--out DIR] [filter...]
+//                              [--file-timeout SECONDS] [--budget MINUTES] [--out DIR] [--etcd-only] [filter...]
 //
 // Every compiled test file alone: one `node --test <file>` process per file (the runner's flags
 // and env: ETCD_BIN, --test-timeout=180000), never two files in one process, so a file that only
 // passes after another one fails here. The files run in a seeded shuffled order (the seed is
 // printed, --seed repeats it); --jobs N runs N such processes side by side (still one file each).
-// The six resource suites of the etcd re-run are swept alone on etcd as well (--no-etcd skips).
+// The six resource suites of the etcd re-run are swept alone on etcd as well (--no-etcd skips
+// them, --etcd-only runs only them: a second sweep can take them while the first one runs).
 //
 // The same sweep measures whole-suite coverage: every process a file starts writes V8 coverage
 // (NODE_V8_COVERAGE), which is cut down to src/ and workers/ and merged into one file per test
@@ -30,7 +31,7 @@ const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list
 const SKIP_COPY = new Set(['.git', 'node_modules', 'dist', 'coverage', 'reports', '.stryker-tmp', 'data', 'bench-out']);
 
 function parse(argv) {
-  const o = { jobs: 1, seed: Math.floor(Math.random() * 2 ** 31), coverage: true, etcd: true, retry: false, fileTimeout: 900, budget: 0, out: 'reports/sweep', filters: [] };
+  const o = { jobs: 1, seed: Math.floor(Math.random() * 2 ** 31), coverage: true, etcd: true, etcdOnly: false, retry: false, fileTimeout: 900, budget: 0, out: 'reports/sweep', filters: [] };
   for (let i = 0; i < argv.length; i++) {
     const [k, inline] = argv[i].split('=', 2);
     const val = () => inline ?? argv[++i];
@@ -38,6 +39,7 @@ function parse(argv) {
     else if (k === '--seed') o.seed = Number(val());
     else if (k === '--no-coverage') o.coverage = false;
     else if (k === '--no-etcd') o.etcd = false;
+    else if (k === '--etcd-only') o.etcdOnly = true;
     else if (k === '--retry') o.retry = true;
     else if (k === '--file-timeout') o.fileTimeout = Number(val());
     else if (k === '--budget') o.budget = Number(val());
@@ -177,14 +179,15 @@ let files = collect(join(tree, 'dist/test')).map((f) => relative(tree, f)).sort(
 if (o.filters.length) files = files.filter((f) => o.filters.some((x) => f.includes(x)));
 if (files.length === 0) throw new Error(`no test file matches ${o.filters.join(' ')}`);
 const rand = mulberry32(o.seed);
-const entries = shuffle(files, rand).map((file) => ({ file, label: file.replace(/^dist\//, ''), env: {} }));
+const entries = o.etcdOnly ? [] : shuffle(files, rand).map((file) => ({ file, label: file.replace(/^dist\//, ''), env: {} }));
 if (o.etcd) {
   for (const file of files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)))) {
     entries.push({ file, label: `${file.replace(/^dist\//, '')} (etcd3)`, env: { PLAT_TEST_STORAGE: 'etcd3' } });
   }
 }
 entries.forEach((e, i) => { e.n = i + 1; });
-console.log(`# ${entries.length} runs: ${files.length} files alone${o.etcd ? `, then ${entries.length - files.length} on etcd` : ''}`);
+const alone = entries.filter((e) => !e.env.PLAT_TEST_STORAGE).length;
+console.log(`# ${entries.length} runs: ${alone} files alone${o.etcd ? `, then ${entries.length - alone} on etcd` : ''}`);
 
 const t0 = Date.now();
 let doneCount = 0;
