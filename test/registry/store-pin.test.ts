@@ -153,3 +153,26 @@ test('DELETE preconditions: the uid is checked before the resourceVersion; match
   assert.equal(ok.code, 200, JSON.stringify(ok.json));
   assert.equal((await get('pre')).code, 404);
 });
+
+test('a pin of "no object" on a missing object lets the write answer as unpinned: 404 NotFound, not a Conflict', async () => {
+  for (const a of [await update('pin-absent', { k: 'u' }, undefined, ''), await patch('pin-absent', 'p', ''), await del('pin-absent', {}, '')]) {
+    assert.equal(a.code, 404, JSON.stringify(a.json));
+    assert.equal(a.json.reason, 'NotFound');
+  }
+});
+
+test('a DELETE held by a finalizer marks the object and answers it; a second DELETE answers it unchanged', async () => {
+  const c = await one({ ...base, id: nextId++, op: 'create', body: { text: JSON.stringify({ ...cm('held', { k: 'v0' }), metadata: { name: 'held', finalizers: ['example.com/hold'] } }), contentType: 'json' } });
+  assert.equal(c.code, 201, JSON.stringify(c.json));
+  const first = await del('held');
+  assert.equal(first.code, 200, JSON.stringify(first.json));
+  assert.equal(first.json.kind, 'ConfigMap', 'the object, not a Status');
+  assert.ok(first.json.metadata.deletionTimestamp);
+  const stored = await get('held');
+  assert.equal(stored.code, 200, 'still there');
+  assert.equal(stored.json.metadata.deletionTimestamp, first.json.metadata.deletionTimestamp);
+  const second = await del('held');
+  assert.equal(second.code, 200);
+  assert.equal(second.json.kind, 'ConfigMap', 'nothing removed: the object again');
+  assert.equal(second.json.metadata.resourceVersion, first.json.metadata.resourceVersion, 'unchanged');
+});
