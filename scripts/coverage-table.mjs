@@ -1,8 +1,10 @@
-// node scripts/coverage-table.mjs [coverage/coverage-summary.json] [--subset "<filters>"] [--write docs/testing.md]
+// node scripts/coverage-table.mjs [coverage/coverage-summary.json] [--subset "<filters>"] [--title "<first line>"]
+//                                 [--write docs/testing.md] [--marker coverage-table]
 //
 // Folds c8's json-summary (one entry per source file) into line and branch coverage per src/
 // folder (src/auth/authz apart from src/auth: the authorization decisions), as a markdown table.
-// --write replaces the table between the coverage-table markers of the given file.
+// --write replaces the table between the markers (<!-- <marker>:start --> ... end) of the given
+// file; --title replaces the line that says what was measured.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -10,6 +12,8 @@ const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); return i < 0 ? undefined : args.splice(i, 2)[1]; };
 const subset = opt('--subset');
 const write = opt('--write');
+const title = opt('--title');
+const marker = opt('--marker') ?? 'coverage-table';
 const summary = JSON.parse(readFileSync(args[0] ?? 'coverage/coverage-summary.json', 'utf8'));
 
 const SPLIT = ['src/auth/authz', 'src/auth/jwt', 'src/registry/strategies', 'src/registry/crd', 'src/storage/lmdb', 'src/storage/etcd', 'src/storage/cacher'];
@@ -38,7 +42,7 @@ for (const [file, m] of Object.entries(summary)) {
 const pct = ([c, t]) => (t === 0 ? '–' : `${((100 * c) / t).toFixed(1)}%`);
 const rows = [...folders.entries()].sort(([a], [b]) => (a.startsWith('**') ? 1 : b.startsWith('**') ? -1 : a.localeCompare(b)));
 const table = [
-  subset ? `Measured on a subset of the suite: \`node scripts/coverage.mjs ${subset}\` (files of other areas count as run by none of these tests).` : 'Measured on the whole suite: `npm run coverage`.',
+  title ?? (subset ? `Measured on a subset of the suite: \`node scripts/coverage.mjs ${subset}\` (files of other areas count as run by none of these tests).` : 'Measured on the whole suite: `npm run coverage`.'),
   '',
   '| Folder | Files | Lines | Branches |',
   '|---|---:|---:|---:|',
@@ -47,7 +51,7 @@ const table = [
 
 if (write) {
   const doc = readFileSync(write, 'utf8');
-  const start = '<!-- coverage-table:start -->', end = '<!-- coverage-table:end -->';
+  const start = `<!-- ${marker}:start -->`, end = `<!-- ${marker}:end -->`;
   const a = doc.indexOf(start), b = doc.indexOf(end);
   if (a < 0 || b < a) throw new Error(`${write} has no ${start} ... ${end} markers`);
   writeFileSync(write, `${doc.slice(0, a + start.length)}\n${table}\n${doc.slice(b)}`);

@@ -25,8 +25,9 @@ export function toDeleteOptions(o: any): DeleteOptions {
   const options: DeleteOptions = {
     gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
     preconditions: o.preconditions ?? undefined,
-    propagationPolicy: o.propagationPolicy,
-    orphanDependents: o.orphanDependents,
+    // JSON null is no value (a nil pointer upstream), not a policy named "null"
+    propagationPolicy: o.propagationPolicy ?? undefined,
+    orphanDependents: o.orphanDependents ?? undefined,
     dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
   };
   if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
@@ -53,12 +54,12 @@ function checkTypes(o: any): void {
       throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`);
     }
   }
-  // nested strings: preconditions.uid / .resourceVersion, dryRun items
+  // nested strings: preconditions.uid (a types.UID) / .resourceVersion, dryRun items
   const pre = o.preconditions;
-  for (const f of ['uid', 'resourceVersion']) {
+  for (const [f, goType] of [['uid', 'types.UID'], ['resourceVersion', 'string']] as const) {
     const v = pre?.[f];
     if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type string`);
+      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type ${goType}`);
     }
   }
   for (const v of Array.isArray(o.dryRun) ? o.dryRun : []) {

@@ -62,6 +62,11 @@ test('rules: subresources, scope, Equivalent versions, exempt kinds; a broken se
   assert.ok(!plugin([hook({ sideEffects: 'None', rules: [v2], matchPolicy: 'Exact' })]).handles(hpa));
   const all = plugin([hook({ sideEffects: 'None', rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] })]);
   assert.ok(!all.handles(attrs({ group: 'admissionregistration.plat.io', resource: 'validatingwebhookconfigurations' })), 'exempt');
+  const anySub = plugin([hook({ sideEffects: 'None', rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*'] }] })]);
+  assert.ok(anySub.handles(attrs({ resource: 'pods', subresource: 'status' })), 'pods/* matches every subresource of pods');
+  assert.ok(anySub.handles(attrs({ resource: 'pods', subresource: 'ephemeralcontainers' })));
+  assert.ok(anySub.handles(attrs({ resource: 'pods' })), "as upstream's matcher: a * subresource also matches none");
+  assert.ok(!anySub.handles(attrs({ resource: 'services', subresource: 'status' })), 'nor another resource');
   const broken = plugin([hook({ sideEffects: 'None', objectSelector: { matchExpressions: [{ key: 'a', operator: 'Bogus' }] } })]);
   return broken.validate(attrs());
 });

@@ -54,3 +54,19 @@ test('refusals: max per Container, the ratio, the Pod sum, claims; several error
     'persistentvolumeclaims "c2" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but limit is 20Gi');
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/lr/persistentvolumeclaims', pvc('c3', '5Gi'))).status, 201);
 });
+
+test('bounds are inclusive: a request at the minimum, a limit at the maximum and the ratio at its maximum are admitted', async () => {
+  // request 50m (the Container min), limit 500m: limit/request = 10, the maxLimitRequestRatio
+  const atMin = await request(s.url, 'POST', '/api/v1/namespaces/lr/pods', pod('b1', [{ name: 'a', image: 'x', resources: { requests: { cpu: '50m' }, limits: { cpu: '500m' } } }]));
+  assert.equal(atMin.status, 201, atMin.text);
+  const atMax = await request(s.url, 'POST', '/api/v1/namespaces/lr/pods', pod('b2', [{ name: 'a', image: 'x', resources: { requests: { cpu: '1' }, limits: { cpu: '1', memory: '1Gi' } } }]));
+  assert.equal(atMax.status, 201, atMax.text);
+  const pvc = (name: string, storage: string) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } } });
+  for (const [name, storage] of [['b3', '1Gi'], ['b4', '10Gi']]) {
+    const r = await request(s.url, 'POST', '/api/v1/namespaces/lr/persistentvolumeclaims', pvc(name!, storage!));
+    assert.equal(r.status, 201, `${storage}: ${r.text}`);
+  }
+  const below = await request(s.url, 'POST', '/api/v1/namespaces/lr/pods', pod('b5', [{ name: 'a', image: 'x', resources: { requests: { cpu: '49m' }, limits: { cpu: '100m' } } }]));
+  assert.equal(below.status, 403);
+  assert.equal(below.json.message, 'pods "b5" is forbidden: minimum cpu usage per Container is 50m, but request is 49m');
+});

@@ -71,6 +71,7 @@ test('opt-outs: the pod\'s or the account\'s automountServiceAccountToken false,
   const off = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o1', { automountServiceAccountToken: false }));
   assert.equal(off.status, 201, off.text);
   assert.equal(off.json.spec.volumes, undefined);
+  assert.equal(off.json.spec.serviceAccountName, 'default', 'an opted-out pod still gets its account');
   const quiet = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o2', { serviceAccountName: 'quiet' }));
   assert.equal(quiet.status, 201);
   assert.equal(quiet.json.spec.volumes, undefined);
@@ -79,6 +80,11 @@ test('opt-outs: the pod\'s or the account\'s automountServiceAccountToken false,
   });
   assert.equal(own.status, 201, own.text);
   assert.deepEqual(own.json.spec.volumes.map((v: any) => v.name), ['mine']);
+  assert.equal(own.json.spec.serviceAccountName, 'default', 'a pod mounting the path itself still gets its account');
+  assert.equal(own.json.spec.serviceAccount, 'default');
+  const none = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', { ...pod('o5'), spec: {} });
+  assert.equal(none.status, 422, 'a pod without containers is refused by validation, not broken by the plugin');
+  assert.equal(none.json.reason, 'Invalid');
   const missing = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o4', { serviceAccountName: 'nobody' }));
   assert.equal(missing.status, 403);
   assert.equal(missing.json.reason, 'Forbidden');

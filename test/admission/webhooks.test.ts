@@ -119,6 +119,40 @@ test('validating webhook: denial with the webhook\'s code and message; objectSel
   }
 });
 
+test('validating webhook on DELETE: the review names the operation, the stored object as oldObject, no object, DeleteOptions; a denial keeps the object', async () => {
+  wh.answers.set('/del', (review) => review.request.oldObject?.data?.keep
+    ? { response: { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'kept' } } }
+    : {});
+  const rules = [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
+  const done = await configure('validating', 'del', [webhook('del.test.plat.io', `${wh.base}/del`, wh.caBundle, { rules })]);
+  const reviews = () => wh.reviews.filter((r) => r.path === '/del').map((r) => r.review.request);
+  try {
+    const CMS = '/api/v1/namespaces/wh-off/configmaps';
+    assert.equal((await request(s.url, 'POST', CMS, { ...cm('del-1'), data: { keep: 'y' } })).status, 201);
+    assert.equal((await request(s.url, 'POST', CMS, cm('del-2'))).status, 201);
+    assert.equal(reviews().length, 0, 'CREATE is not in the rules');
+    const denied = await request(s.url, 'DELETE', `${CMS}/del-1`);
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(denied.json.message, 'admission webhook "del.test.plat.io" denied the request: kept');
+    assert.equal((await request(s.url, 'GET', `${CMS}/del-1`)).status, 200, 'the object stays');
+    const review = reviews().at(-1)!;
+    assert.equal(review.operation, 'DELETE');
+    assert.equal(review.name, 'del-1');
+    assert.equal(review.namespace, 'wh-off');
+    assert.equal(review.object, null);
+    assert.equal(review.oldObject.metadata.name, 'del-1');
+    assert.deepEqual(review.oldObject.data, { keep: 'y' });
+    assert.deepEqual(review.options, { kind: 'DeleteOptions', apiVersion: 'meta.plat.io/v1' });
+    assert.equal(review.dryRun, false);
+    const deleted = await request(s.url, 'DELETE', `${CMS}/del-2`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(reviews().at(-1)!.oldObject.metadata.name, 'del-2');
+    assert.equal(reviews().length, 2);
+  } finally {
+    await done();
+  }
+});
+
 test('an answer without `allowed` is a denial; a non-boolean `allowed` fails the call (Fail: 500, Ignore: skipped)', async () => {
   // the whole body as the webhook sends it: the helper adds nothing (no default allowed: true)
   let answer: (uid: string) => Record<string, unknown> = (uid) => ({ uid });
@@ -132,7 +166,7 @@ test('an answer without `allowed` is a denial; a non-boolean `allowed` fails the
     assert.equal(missing.json.message, 'admission webhook "raw.test.plat.io" denied the request without explanation');
     answer = (uid) => ({ uid, allowed: null });
     assert.equal((await request(s.url, 'POST', cms, cm('raw1'))).status, 400, 'null decodes as false');
-    for (const [allowed, kind] of [['true', 'string'], [1, 'number'], [{}, 'object']] as const) {
+    for (const [allowed, kind] of [['true', 'string'], [1, 'number'], [{}, 'object'], [[true], 'array']] as const) {
       answer = (uid) => ({ uid, allowed });
       const bad = await request(s.url, 'POST', cms, cm('raw1'));
       assert.equal(bad.status, 500, bad.text);

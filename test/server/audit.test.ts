@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { readAudit, waitForAudit, type AuditEvent } from '../helpers/audit.js';
+import { until } from '../helpers/poll.js';
 
 const POLICY = `apiVersion: audit.plat.io/v1
 kind: Policy
@@ -150,13 +151,11 @@ test('--audit-log-path - writes the events to stdout', async () => {
   try {
     let out = '';
     proc.stdout!.on('data', (d) => { out += d; });
-    const deadline = Date.now() + 20_000;
-    while (!/listening on http:\/\/[^:]+:(\d+)/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(out)![1];
+    // hang guards only (a loaded 2-core machine under coverage took more than 20 s to start it)
+    const port = await until(async () => /listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1], 'the server to listen', 120_000);
     const r = await request(`http://127.0.0.1:${port}`, 'GET', '/api/v1/namespaces/meta/configmaps');
     const id = r.headers.get('audit-id')!;
-    while (!out.includes(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const line = out.split('\n').find((l) => l.includes(id))!;
+    const line = await until(async () => out.split('\n').find((l) => l.includes(id)), `the audit event ${id} on stdout`, 60_000);
     assert.equal(JSON.parse(line).stage, 'ResponseComplete');
   } finally {
     proc.kill('SIGTERM');
