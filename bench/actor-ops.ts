@@ -22,13 +22,24 @@ function newShard(dir: string): Shard {
   const o = DEFAULT_OPTIONS;
   const identity = makeIdentity(o.apiDomain);
   return new Shard({
-    shard: 0, shards: 1, storageBackend: 'lmdb', dataDir: dir,
+    shard: 0,
+    shards: 1,
+    storageBackend: 'lmdb',
+    dataDir: dir,
     etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig, apiDomain: o.apiDomain, rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs, continueTtlMs: o.continueTtlMs,
+    runtimeConfig: o.runtimeConfig,
+    apiDomain: o.apiDomain,
+    rvBuffer: new SharedArrayBuffer(8),
+    historyWindowMs: o.watchHistoryWindowMs,
+    continueTtlMs: o.continueTtlMs,
     strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange, apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs, labelDomain: `${identity.product}.io`, protectedNamespaces: protectedNamespaces(identity), apiDomain: identity.domain,
+      serviceClusterIPRange: o.serviceClusterIPRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      apiServiceName: identity.product,
+      eventTtlMs: o.eventTtlMs,
+      labelDomain: `${identity.product}.io`,
+      protectedNamespaces: protectedNamespaces(identity),
+      apiDomain: identity.domain,
     },
   });
 }
@@ -40,22 +51,46 @@ let nextId = 1;
 
 function createOp(name: string): Op {
   const text = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"bench":"create"}},"data":{"pad":"${pad}"}}`;
-  return { id: nextId++, op: 'create', type: { group: '', version: 'v1', resource: 'configmaps' }, enc, dryRun: false, namespace: 'default', fieldManager: 'wrk', user, body: { text, contentType: 'json' } };
+  return {
+    id: nextId++,
+    op: 'create',
+    type: { group: '', version: 'v1', resource: 'configmaps' },
+    enc,
+    dryRun: false,
+    namespace: 'default',
+    fieldManager: 'wrk',
+    user,
+    body: { text, contentType: 'json' },
+  };
 }
 
 function applyOp(name: string, k: number): Op {
   const scaler = k % 2 === 1;
   return {
-    id: nextId++, op: 'patch', type: { group: 'apps', version: 'v1', resource: 'deployments' }, enc, dryRun: false, namespace: 'default', name,
-    patchType: 'apply', text: scaler ? scalerBody(name, k) : deployerBody(name, k), force: scaler, fieldManager: scaler ? 'autoscaler' : 'deployer', user,
+    id: nextId++,
+    op: 'patch',
+    type: { group: 'apps', version: 'v1', resource: 'deployments' },
+    enc,
+    dryRun: false,
+    namespace: 'default',
+    name,
+    patchType: 'apply',
+    text: scaler ? scalerBody(name, k) : deployerBody(name, k),
+    force: scaler,
+    fieldManager: scaler ? 'autoscaler' : 'deployer',
+    user,
   };
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const what = args[0];
-  if (what !== 'create' && what !== 'apply') throw new Error('usage: node dist/bench/actor-ops.js create|apply [--seconds 3] [--batch 64]');
-  const num = (flag: string, d: number) => { const i = args.indexOf(flag); return i >= 0 ? Number(args[i + 1]) : d; };
+  if (what !== 'create' && what !== 'apply')
+    throw new Error('usage: node dist/bench/actor-ops.js create|apply [--seconds 3] [--batch 64]');
+  const num = (flag: string, d: number) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? Number(args[i + 1]) : d;
+  };
   const seconds = Math.min(MAX_SECONDS, num('--seconds', 3));
   const batch = num('--batch', 64);
   const dir = mkdtempSync(join(tmpdir(), 'plat-actor-ops-'));
@@ -69,7 +104,7 @@ async function main(): Promise<void> {
       return what === 'create' ? names.map((n) => createOp(`${n}-${round}`)) : names.map((n) => applyOp(n, round));
     };
     // warm-up: the JIT, and for apply the objects both managers then change
-    for (const end = performance.now() + 1000; performance.now() < end;) await shard.run(ops());
+    for (const end = performance.now() + 1000; performance.now() < end; ) await shard.run(ops());
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let done = 0;
@@ -82,7 +117,9 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const us = (cpu.user + cpu.system) / done;
-    process.stdout.write(`${what}: ${done} ops in ${elapsed.toFixed(1)} s, ${(done / elapsed).toFixed(0)} ops/s, ${us.toFixed(1)} µs CPU/op (batches of ${batch}), ${failed} failed\n`);
+    process.stdout.write(
+      `${what}: ${done} ops in ${elapsed.toFixed(1)} s, ${(done / elapsed).toFixed(0)} ops/s, ${us.toFixed(1)} µs CPU/op (batches of ${batch}), ${failed} failed\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

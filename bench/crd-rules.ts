@@ -29,7 +29,7 @@ function rules(): { spec: unknown[]; field: Record<string, unknown[]> } {
     { rule: 'self.f15 >= self.f12', message: 'f15 >= f12' },
     { rule: "!self.f16.matches('^admin')", message: 'f16 is reserved' },
     { rule: 'self.f18 + self.f21 < 1000000', message: 'sum too large' },
-    { rule: "self.f17.lowerAscii() == self.f17" },
+    { rule: 'self.f17.lowerAscii() == self.f17' },
     { rule: "isQuantity('100Mi') && quantity('100Mi').isLessThan(quantity('1Gi'))" },
     { rule: '[self.f24, self.f27, self.f30].all(x, x >= 0)' },
   ];
@@ -50,8 +50,6 @@ function withRules(s: any): any {
   return out;
 }
 
-
-
 async function main(): Promise<void> {
   const ctx = benchCtx();
   const server = await startServer();
@@ -59,26 +57,57 @@ async function main(): Promise<void> {
     await ensureNamespace(server.url, NS);
     const plainPath = await createCRD(server.url, 'widgets', 'Widget', schema());
     const rulesPath = await createCRD(server.url, 'gadgets', 'Gadget', withRules(schema()));
-    const body = (kind: string) => [`{"apiVersion":"${GROUP}/v1","kind":"${kind}","metadata":{"name":"`, `","labels":{"bench":"crd"}},"spec":${JSON.stringify(spec())}}`] as const;
+    const body = (kind: string) =>
+      [
+        `{"apiVersion":"${GROUP}/v1","kind":"${kind}","metadata":{"name":"`,
+        `","labels":{"bench":"crd"}},"spec":${JSON.stringify(spec())}}`,
+      ] as const;
     const [wPrefix, wSuffix] = body('Widget');
     const [gPrefix, gSuffix] = body('Gadget');
     // the rules hold for the benchmark's objects: every create is a 201
     await expect(server.url, 'POST', rulesPath, `${gPrefix}check${gSuffix}`, [201]);
     const tag = runTag('r');
     const run = (path: string, prefix: string, suffix: string, round: number) => ({
-      url: server.url + path, threads: 1, connections: ctx.connections, durationSec: ctx.durationSec, script: SCRIPT,
+      url: server.url + path,
+      threads: 1,
+      connections: ctx.connections,
+      durationSec: ctx.durationSec,
+      script: SCRIPT,
       scriptArgs: [`${tag}m${round}`, '201', prefix, suffix],
     });
-    const best = await bestOf<'none' | 'rules', Measured>(ctx.rounds, {
-      none: (round) => warmAndMeasure(ctx, server.pid, run(plainPath, wPrefix, wSuffix, round), [`${tag}w${round}`, '201', wPrefix, wSuffix]),
-      rules: (round) => warmAndMeasure(ctx, server.pid, run(rulesPath, gPrefix, gSuffix, round), [`${tag}w${round}`, '201', gPrefix, gSuffix]),
-    }, (r) => r.reqPerSec * (r.requests - r.errors) / Math.max(1, r.requests));
-    const ok = (r: Measured) => r.reqPerSec * (r.requests - r.errors) / Math.max(1, r.requests);
-    console.log(`\n| Create | req/s | p50 ms | p99 ms | CPU µs/req | errors |\n| --- | ---: | ---: | ---: | ---: | ---: |`);
-    for (const [name, r] of [['custom resource, no rules', best.none], ['custom resource, 20 validation rules', best.rules]] as const) {
-      console.log(`| ${name} | ${ok(r).toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.errors} |`);
+    const best = await bestOf<'none' | 'rules', Measured>(
+      ctx.rounds,
+      {
+        none: (round) =>
+          warmAndMeasure(ctx, server.pid, run(plainPath, wPrefix, wSuffix, round), [
+            `${tag}w${round}`,
+            '201',
+            wPrefix,
+            wSuffix,
+          ]),
+        rules: (round) =>
+          warmAndMeasure(ctx, server.pid, run(rulesPath, gPrefix, gSuffix, round), [
+            `${tag}w${round}`,
+            '201',
+            gPrefix,
+            gSuffix,
+          ]),
+      },
+      (r) => (r.reqPerSec * (r.requests - r.errors)) / Math.max(1, r.requests),
+    );
+    const ok = (r: Measured) => (r.reqPerSec * (r.requests - r.errors)) / Math.max(1, r.requests);
+    console.log(
+      `\n| Create | req/s | p50 ms | p99 ms | CPU µs/req | errors |\n| --- | ---: | ---: | ---: | ---: | ---: |`,
+    );
+    for (const [name, r] of [
+      ['custom resource, no rules', best.none],
+      ['custom resource, 20 validation rules', best.rules],
+    ] as const) {
+      console.log(
+        `| ${name} | ${ok(r).toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.errors} |`,
+      );
     }
-    console.log(`\nwith rules / without: ${(ok(best.rules) / ok(best.none) * 100).toFixed(0)}% (target >= 70%)`);
+    console.log(`\nwith rules / without: ${((ok(best.rules) / ok(best.none)) * 100).toFixed(0)}% (target >= 70%)`);
   } finally {
     await server.stop();
     server.cleanup();

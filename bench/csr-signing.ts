@@ -12,22 +12,52 @@ import { join, resolve } from 'node:path';
 
 const N = Number(process.argv[2] ?? 200);
 const dir = mkdtempSync(join(tmpdir(), 'csr-bench-'));
-execFileSync('/usr/bin/openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-  '-keyout', join(dir, 'k'), '-out', join(dir, 'r.csr'), '-subj', '/CN=bench'], { stdio: 'ignore' });
-const server = spawn(process.execPath, [resolve('dist/src/main.js'), '--port', '0', '--data-dir', join(dir, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+execFileSync(
+  '/usr/bin/openssl',
+  [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    join(dir, 'k'),
+    '-out',
+    join(dir, 'r.csr'),
+    '-subj',
+    '/CN=bench',
+  ],
+  { stdio: 'ignore' },
+);
+const server = spawn(process.execPath, [resolve('dist/src/main.js'), '--port', '0', '--data-dir', join(dir, 'data')], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 
 async function main(): Promise<void> {
   const url = await new Promise<string>((done) => {
     let out = '';
-    server.stdout!.on('data', (d) => { out += d; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) done(m[1]!); });
+    server.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) done(m[1]!);
+    });
   });
   const U = `${url}/apis/certificates.plat.io/v1/certificatesigningrequests`;
   const request = readFileSync(join(dir, 'r.csr')).toString('base64');
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, json: await r.json() as any };
+    const r = await fetch(path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, json: (await r.json()) as any };
   };
-  const csr = (name: string) => ({ metadata: { name }, spec: { request, signerName: 'platform.io/kube-apiserver-client', usages: ['client auth'] } });
+  const csr = (name: string) => ({
+    metadata: { name },
+    spec: { request, signerName: 'platform.io/kube-apiserver-client', usages: ['client auth'] },
+  });
   // the first signing creates the cluster CA: not part of the figures
   await call('POST', U, csr('warm-up'));
   let t = performance.now();
@@ -35,10 +65,21 @@ async function main(): Promise<void> {
   const createCsrMs = performance.now() - t;
   if (created.some((c) => c.status !== 201)) throw new Error('a create failed');
   t = performance.now();
-  await Promise.all(Array.from({ length: N }, (_, i) => call('POST', `${url}/api/v1/namespaces/default/configmaps`, { metadata: { name: `m${i}` }, data: { a: 'b' } })));
+  await Promise.all(
+    Array.from({ length: N }, (_, i) =>
+      call('POST', `${url}/api/v1/namespaces/default/configmaps`, { metadata: { name: `m${i}` }, data: { a: 'b' } }),
+    ),
+  );
   const createConfigMapMs = performance.now() - t;
   t = performance.now();
-  await Promise.all(created.map((c) => call('PUT', `${U}/${c.json.metadata.name}/approval`, { ...c.json, status: { conditions: [{ type: 'Approved', status: 'True' }] } })));
+  await Promise.all(
+    created.map((c) =>
+      call('PUT', `${U}/${c.json.metadata.name}/approval`, {
+        ...c.json,
+        status: { conditions: [{ type: 'Approved', status: 'True' }] },
+      }),
+    ),
+  );
   const approveMs = performance.now() - t;
   let issued = 0;
   for (let i = 0; i < 3000 && issued < N; i++) {
@@ -50,7 +91,9 @@ async function main(): Promise<void> {
   const f = (ms: number) => `${ms.toFixed(0)} ms`;
   console.log(`| N | create N CSRs | create N ConfigMaps | approve N | approval burst start → all issued | issued |`);
   console.log(`|---|---|---|---|---|---|`);
-  console.log(`| ${N} | ${f(createCsrMs)} | ${f(createConfigMapMs)} | ${f(approveMs)} | ${f(allIssuedMs)} | ${issued} |`);
+  console.log(
+    `| ${N} | ${f(createCsrMs)} | ${f(createConfigMapMs)} | ${f(approveMs)} | ${f(allIssuedMs)} | ${issued} |`,
+  );
 }
 
 void main().finally(() => {

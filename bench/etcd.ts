@@ -47,17 +47,48 @@ async function freePort(): Promise<number> {
 async function startEtcd(): Promise<{ url: string; stop: () => Promise<void> }> {
   const root = mkdtempSync(join(tmpdir(), 'plat-bench-etcd-'));
   const [cp, pp] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${cp}`, peer = `http://127.0.0.1:${pp}`;
-  const proc = spawn(process.env.ETCD_BIN ?? '/usr/bin/etcd', ['--name', 'bench', '--data-dir', join(root, 'data'),
-    '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', peer,
-    '--initial-advertise-peer-urls', peer, '--initial-cluster', `bench=${peer}`, '--quota-backend-bytes', String(4 * 1024 ** 3)], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${cp}`,
+    peer = `http://127.0.0.1:${pp}`;
+  const proc = spawn(
+    process.env.ETCD_BIN ?? '/usr/bin/etcd',
+    [
+      '--name',
+      'bench',
+      '--data-dir',
+      join(root, 'data'),
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `bench=${peer}`,
+      '--quota-backend-bytes',
+      String(4 * 1024 ** 3),
+    ],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 30_000;
   for (;;) {
-    try { if ((await (await fetch(`${url}/health`)).json() as { health: string }).health === 'true') break; } catch { /* not up yet */ }
+    try {
+      if (((await (await fetch(`${url}/health`)).json()) as { health: string }).health === 'true') break;
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error('etcd did not start');
     await sleep(50); // bounded readiness poll
   }
-  return { url, stop: async () => { proc.kill('SIGTERM'); await once(proc, 'exit'); rmSync(root, { recursive: true, force: true }); } };
+  return {
+    url,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await once(proc, 'exit');
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
 
 async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number> {
@@ -69,21 +100,50 @@ async function timed(n: number, fn: (i: number) => Promise<void>): Promise<numbe
 async function rawEtcd(url: string, prefix = '/raw', ranges = true): Promise<{ put: number; range: number }> {
   const c = new Etcd3({ hosts: url });
   const value = 'x'.repeat(1024);
-  const put = await timed(CREATES, async (i) => { await c.put(`${prefix}/k${i}`).value(value); });
-  const range = ranges ? await timed(CREATES * 2, async (i) => { await c.get(`${prefix}/k${i % CREATES}`).string(); }) : 0;
+  const put = await timed(CREATES, async (i) => {
+    await c.put(`${prefix}/k${i}`).value(value);
+  });
+  const range = ranges
+    ? await timed(CREATES * 2, async (i) => {
+        await c.get(`${prefix}/k${i % CREATES}`).string();
+      })
+    : 0;
   c.close();
   return { put, range };
 }
 
 async function creates(servers: ServerChild[], ns: string): Promise<number> {
   return timed(CREATES, async (i) => {
-    await expect(servers[i % servers.length]!.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, configMapJson(`c-${i}`, 1024), [201]);
+    await expect(
+      servers[i % servers.length]!.url,
+      'POST',
+      `/api/v1/namespaces/${ns}/configmaps`,
+      configMapJson(`c-${i}`, 1024),
+      [201],
+    );
   });
 }
 
-async function gets(servers: ServerChild[], ns: string): Promise<{ reqPerSec: number; p99: number; errors: number; command: string }> {
-  const runs = await Promise.all(servers.map((s) => runWrk({ url: `${s.url}/api/v1/namespaces/${ns}/configmaps/c-1`, threads: 1, connections: CLIENTS, durationSec: GET_SECONDS })));
-  return { reqPerSec: runs.reduce((a, r) => a + r.reqPerSec, 0), p99: Math.max(...runs.map((r) => r.p99Ms)), errors: runs.reduce((a, r) => a + r.errors, 0), command: runs[0]!.command };
+async function gets(
+  servers: ServerChild[],
+  ns: string,
+): Promise<{ reqPerSec: number; p99: number; errors: number; command: string }> {
+  const runs = await Promise.all(
+    servers.map((s) =>
+      runWrk({
+        url: `${s.url}/api/v1/namespaces/${ns}/configmaps/c-1`,
+        threads: 1,
+        connections: CLIENTS,
+        durationSec: GET_SECONDS,
+      }),
+    ),
+  );
+  return {
+    reqPerSec: runs.reduce((a, r) => a + r.reqPerSec, 0),
+    p99: Math.max(...runs.map((r) => r.p99Ms)),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    command: runs[0]!.command,
+  };
 }
 
 async function scenario(name: string, count: number, args: string[]): Promise<string> {
@@ -101,7 +161,10 @@ async function scenario(name: string, count: number, args: string[]): Promise<st
     const g = await gets(servers, ns);
     return `| ${name} | ${c.toFixed(0)} | ${g.reqPerSec.toFixed(0)} | ${g.p99.toFixed(1)} | ${g.errors} |`;
   } finally {
-    for (const s of servers) { await s.stop(); s.cleanup(); }
+    for (const s of servers) {
+      await s.stop();
+      s.cleanup();
+    }
     closeAgent();
   }
 }
@@ -113,27 +176,44 @@ function median(xs: number[]): number {
 
 /** Raw etcd puts against one etcd-backed server's durable creates, round by round. */
 async function createsOnly(url: string): Promise<void> {
-  const raw: number[] = [], srv: number[] = [], ratio: number[] = [];
-  const server = await startServer([], ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c', ...SERVER_ARGS]);
+  const raw: number[] = [],
+    srv: number[] = [],
+    ratio: number[] = [];
+  const server = await startServer(
+    [],
+    ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c', ...SERVER_ARGS],
+  );
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const ns = `bench-c-${r}`;
       await ensureNamespace(server.url, ns);
       const p = (await rawEtcd(url, `/raw${r}`, false)).put;
       const c = await creates([server], ns);
-      raw.push(p); srv.push(c); ratio.push(c / p);
-      console.log(`round ${r + 1}: raw etcd ${p.toFixed(0)} puts/s, etcd server ${c.toFixed(0)} creates/s (${(100 * c / p).toFixed(0)}%)`);
+      raw.push(p);
+      srv.push(c);
+      ratio.push(c / p);
+      console.log(
+        `round ${r + 1}: raw etcd ${p.toFixed(0)} puts/s, etcd server ${c.toFixed(0)} creates/s (${((100 * c) / p).toFixed(0)}%)`,
+      );
     }
   } finally {
-    await server.stop(); server.cleanup(); closeAgent();
+    await server.stop();
+    server.cleanup();
+    closeAgent();
   }
-  console.log(`median of ${ROUNDS} rounds (${CREATES} each, ${CLIENTS} clients${SERVER_ARGS.length ? `, server ${SERVER_ARGS.join(' ')}` : ''}): raw etcd ${median(raw).toFixed(0)} puts/s, etcd server ${median(srv).toFixed(0)} creates/s, ratio ${(100 * median(ratio)).toFixed(0)}%`);
+  console.log(
+    `median of ${ROUNDS} rounds (${CREATES} each, ${CLIENTS} clients${SERVER_ARGS.length ? `, server ${SERVER_ARGS.join(' ')}` : ''}): raw etcd ${median(raw).toFixed(0)} puts/s, etcd server ${median(srv).toFixed(0)} creates/s, ratio ${(100 * median(ratio)).toFixed(0)}%`,
+  );
 }
 
 async function main(): Promise<void> {
   const etcd = await startEtcd();
   if (CREATES_ONLY) {
-    try { await createsOnly(etcd.url); } finally { await etcd.stop(); }
+    try {
+      await createsOnly(etcd.url);
+    } finally {
+      await etcd.stop();
+    }
     return;
   }
   const rows: string[] = [];
@@ -143,8 +223,12 @@ async function main(): Promise<void> {
     const e = (prefix: string) => ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', prefix];
     rows.push(await scenario('etcd, 1 server', 1, e('/bench1')));
     rows.push(await scenario('etcd, 2 servers', 2, e('/bench2')));
-    console.log(`## etcd benchmark (${new Date().toISOString()}, ${CREATES} creates, GET ${GET_SECONDS}s per run, ${CLIENTS} clients)\n`);
-    console.log(`raw etcd (same member, etcd3 client, ${CLIENTS} concurrent calls): ${raw.put.toFixed(0)} puts/s (1 KB), ${raw.range.toFixed(0)} ranges/s (one key, linearizable)\n`);
+    console.log(
+      `## etcd benchmark (${new Date().toISOString()}, ${CREATES} creates, GET ${GET_SECONDS}s per run, ${CLIENTS} clients)\n`,
+    );
+    console.log(
+      `raw etcd (same member, etcd3 client, ${CLIENTS} concurrent calls): ${raw.put.toFixed(0)} puts/s (1 KB), ${raw.range.toFixed(0)} ranges/s (one key, linearizable)\n`,
+    );
     console.log('| setup | durable creates/s | GET req/s | GET p99 ms | GET errors |');
     console.log('|---|---|---|---|---|');
     for (const r of rows) console.log(r);

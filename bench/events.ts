@@ -25,7 +25,9 @@ function arg(name: string, fallback: string): string {
 
 async function start(args: string[]): Promise<{ url: string; proc: ChildProcess; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-bench-events-'));
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dir, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d) => {
@@ -45,36 +47,66 @@ function stop(s: { proc: ChildProcess; dir: string }): void {
 
 const MESSAGE = 'x'.repeat(120);
 const BODIES: Record<string, (name: string) => unknown> = {
-  events: (name) => ({ metadata: { name }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'R', message: MESSAGE, type: 'Normal', count: 1 }),
-  configmaps: (name) => ({ metadata: { name }, data: { reason: 'R', message: MESSAGE, kind: 'Pod', name: 'p', type: 'Normal' } }),
+  events: (name) => ({
+    metadata: { name },
+    involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+    reason: 'R',
+    message: MESSAGE,
+    type: 'Normal',
+    count: 1,
+  }),
+  configmaps: (name) => ({
+    metadata: { name },
+    data: { reason: 'R', message: MESSAGE, kind: 'Pod', name: 'p', type: 'Normal' },
+  }),
 };
 
 /** POSTs n objects with CLIENTS concurrent clients; returns the rate and latency percentiles. */
-async function createMany(url: string, resource: string, n: number, prefix: string): Promise<{ rate: number; p50: number; p99: number }> {
+async function createMany(
+  url: string,
+  resource: string,
+  n: number,
+  prefix: string,
+): Promise<{ rate: number; p50: number; p99: number }> {
   let next = 0;
   const lat: number[] = [];
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < n) {
-      const i = next++;
-      const s = performance.now();
-      const r = await fetch(`${url}/api/v1/namespaces/default/${resource}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODIES[resource]!(`${prefix}-${i}`)) });
-      await r.arrayBuffer();
-      if (r.status !== 201) throw new Error(`${resource}: HTTP ${r.status}`);
-      lat.push(performance.now() - s);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < n) {
+        const i = next++;
+        const s = performance.now();
+        const r = await fetch(`${url}/api/v1/namespaces/default/${resource}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(BODIES[resource]!(`${prefix}-${i}`)),
+        });
+        await r.arrayBuffer();
+        if (r.status !== 201) throw new Error(`${resource}: HTTP ${r.status}`);
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
   lat.sort((a, b) => a - b);
-  return { rate: n / ((performance.now() - t0) / 1000), p50: lat[Math.floor(n * 0.5)]!, p99: lat[Math.floor(n * 0.99)]! };
+  return {
+    rate: n / ((performance.now() - t0) / 1000),
+    p50: lat[Math.floor(n * 0.5)]!,
+    p99: lat[Math.floor(n * 0.99)]!,
+  };
 }
 
 async function throughput(n: number): Promise<void> {
   const s = await start([]);
   try {
-    for (const [round, order] of [[1, ['events', 'configmaps']], [2, ['configmaps', 'events']]] as const) {
+    for (const [round, order] of [
+      [1, ['events', 'configmaps']],
+      [2, ['configmaps', 'events']],
+    ] as const) {
       for (const resource of order) {
         const r = await createMany(s.url, resource, n, `r${round}`);
-        console.log(`| create ${resource} | round ${round} | ${r.rate.toFixed(0)}/s | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+        console.log(
+          `| create ${resource} | round ${round} | ${r.rate.toFixed(0)}/s | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+        );
       }
     }
   } finally {
@@ -93,10 +125,12 @@ async function expiry(n: number, ttl: string): Promise<void> {
     console.log(`created ${n} Events in ${Date.now() - t0} ms`);
     const deadline = lastLeaseEnds + 60_000;
     while (Date.now() < deadline) {
-      const l = await (await fetch(`${s.url}/api/v1/namespaces/default/events?limit=1`)).json() as any;
+      const l = (await (await fetch(`${s.url}/api/v1/namespaces/default/events?limit=1`)).json()) as any;
       const left = l.items.length ? (l.metadata.remainingItemCount ?? 0) + 1 : 0;
       if (left === 0) {
-        console.log(`all ${n} expired ${Date.now() - lastLeaseEnds} ms after the last lease ran out (poll every 100 ms)`);
+        console.log(
+          `all ${n} expired ${Date.now() - lastLeaseEnds} ms after the last lease ran out (poll every 100 ms)`,
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -108,7 +142,8 @@ async function expiry(n: number, ttl: string): Promise<void> {
 }
 
 const count = Number(arg('count', '3000'));
-if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new Error('--count must be an integer in 1..100000');
+if (!Number.isInteger(count) || count < 1 || count > 100_000)
+  throw new Error('--count must be an integer in 1..100000');
 console.log('| Operation | Round | Throughput | p50 (ms) | p99 (ms) |\n| --- | --- | ---: | ---: | ---: |');
 await throughput(count);
 await expiry(count, arg('ttl', '5s'));

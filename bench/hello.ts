@@ -14,7 +14,11 @@
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, HttpRequest } from 'uWebSockets.js';
 
-interface HelloOptions { bodyBytes: number; status: number; fanout: boolean }
+interface HelloOptions {
+  bodyBytes: number;
+  status: number;
+  fanout: boolean;
+}
 
 function parse(argv: string[]): HelloOptions {
   const o: HelloOptions = { bodyBytes: 2, status: 200, fanout: false };
@@ -45,9 +49,13 @@ function readAll(res: HttpResponse, done: (body: Buffer) => void): void {
 }
 
 /** First line of a fan-out stream, so clients see the response head at once. */
-const OPENING_LINE = '{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"1"}}}\n';
+const OPENING_LINE =
+  '{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"1"}}}\n';
 
-interface Stream { res: HttpResponse; open: boolean }
+interface Stream {
+  res: HttpResponse;
+  open: boolean;
+}
 
 function main(): void {
   const o = parse(process.argv.slice(2));
@@ -57,13 +65,20 @@ function main(): void {
   const app = uWS.App();
 
   const reply = (res: HttpResponse, payload: Buffer, code: string): void => {
-    res.cork(() => { res.writeStatus(code).writeHeader('Content-Type', 'application/json').end(payload); });
+    res.cork(() => {
+      res.writeStatus(code).writeHeader('Content-Type', 'application/json').end(payload);
+    });
   };
 
   const openStream = (res: HttpResponse): void => {
     const s: Stream = { res, open: true };
-    res.onAborted(() => { s.open = false; streams.delete(s); });
-    res.cork(() => { res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').write(OPENING_LINE); });
+    res.onAborted(() => {
+      s.open = false;
+      streams.delete(s);
+    });
+    res.cork(() => {
+      res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').write(OPENING_LINE);
+    });
     streams.add(s);
   };
 
@@ -76,7 +91,11 @@ function main(): void {
   const flush = (): void => {
     const out = queued.length === 1 ? queued[0]! : Buffer.concat(queued);
     queued = [];
-    for (const s of streams) if (s.open) s.res.cork(() => { s.res.write(out); });
+    for (const s of streams)
+      if (s.open)
+        s.res.cork(() => {
+          s.res.write(out);
+        });
   };
   const broadcast = (objectJson: Buffer): void => {
     if (queued.length === 0) setImmediate(flush);
@@ -88,7 +107,9 @@ function main(): void {
     if (o.fanout && method === 'get' && req.getQuery()?.includes('watch')) return openStream(res);
     if (method === 'get' || method === 'head' || method === 'delete') return reply(res, body, status);
     let aborted = false;
-    res.onAborted(() => { aborted = true; });
+    res.onAborted(() => {
+      aborted = true;
+    });
     readAll(res, (received) => {
       if (aborted) return;
       if (o.fanout) {

@@ -29,27 +29,48 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 
 function post(port: number, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: CMS, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: CMS,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-async function listPeak(pid: number, port: number, path: string, headers: Record<string, string> = {}): Promise<{ bytes: number; ms: number; peak: number; base: number }> {
+async function listPeak(
+  pid: number,
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ bytes: number; ms: number; peak: number; base: number }> {
   const base = rssBytes(pid);
   let peak = base;
-  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)); }, 20);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, 20);
   const started = Date.now();
   const bytes = await new Promise<number>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
-      let n = 0;
-      res.on('data', (c: Buffer) => { n += c.length; });
-      res.on('end', () => resolve(n));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+        });
+        res.on('end', () => resolve(n));
+      })
+      .on('error', reject);
   });
   const ms = Date.now() - started;
   clearInterval(sampler);
@@ -62,21 +83,30 @@ async function fillTo(port: number, from: number, to: number): Promise<void> {
   const value = 'x'.repeat(VALUE);
   for (let i = from; i < to; i += 500) {
     const batch = [];
-    for (let j = i; j < Math.min(to, i + 500); j++) batch.push(post(port, `{"metadata":{"name":"cm-${j}"},"data":{"k":"${value}"}}`));
+    for (let j = i; j < Math.min(to, i + 500); j++)
+      batch.push(post(port, `{"metadata":{"name":"cm-${j}"},"data":{"k":"${value}"}}`));
     const codes = await Promise.all(batch);
     if (codes.some((c) => c !== 201)) throw new Error(`create failed: ${codes.find((c) => c !== 201)}`);
   }
 }
 
 /** One LIST, the body counted and dropped: status, bytes, ms. */
-function list(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; ms: number }> {
+function list(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; bytes: number; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
-      let n = 0;
-      res.on('data', (c: Buffer) => { n += c.length; });
-      res.on('end', () => resolve({ status: res.statusCode!, bytes: n, ms: performance.now() - t0 }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, bytes: n, ms: performance.now() - t0 }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -97,20 +127,34 @@ async function flatness(): Promise<void> {
   const sizes = (i > 0 ? process.argv[i + 1]! : '500,5000,50000').split(',').map(Number);
   const seconds = arg('seconds', 3);
   const p = process.argv.indexOf('--cpu-prof');
-  const nodeArgs = ['--max-old-space-size=4096', ...(p > 0 ? ['--cpu-prof', `--cpu-prof-dir=${process.argv[p + 1]}`] : [])];
-  const server = await startServer(nodeArgs, ['--max-requests-inflight', '2000', '--max-mutating-requests-inflight', '1000']);
+  const nodeArgs = [
+    '--max-old-space-size=4096',
+    ...(p > 0 ? ['--cpu-prof', `--cpu-prof-dir=${process.argv[p + 1]}`] : []),
+  ];
+  const server = await startServer(nodeArgs, [
+    '--max-requests-inflight',
+    '2000',
+    '--max-mutating-requests-inflight',
+    '1000',
+  ]);
   const out = (l: string) => process.stdout.write(l + '\n');
   try {
-    out('| items | encoding | lists | bytes/list | p50 ms | µs CPU/item (front) | RSS MiB |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
+    out(
+      '| items | encoding | lists | bytes/list | p50 ms | µs CPU/item (front) | RSS MiB |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    );
     let have = 0;
     for (const n of sizes) {
       await fillTo(server.port, have, n);
       have = n;
-      const runs: [string, Record<string, string>][] = [['JSON', {}], ['Protobuf', { accept: PROTOBUF }]];
+      const runs: [string, Record<string, string>][] = [
+        ['JSON', {}],
+        ['Protobuf', { accept: PROTOBUF }],
+      ];
       for (const [, h] of runs) for (let w = 0; w < 2; w++) await list(server.port, CMS, h);
       await settle(server.pid);
       for (const [name, headers] of runs) {
-        const cpu0 = cpuSeconds(server.pid), front0 = cpuSeconds(server.pid, true);
+        const cpu0 = cpuSeconds(server.pid),
+          front0 = cpuSeconds(server.pid, true);
         const t0 = performance.now();
         const ms: number[] = [];
         let bytes = 0;
@@ -123,7 +167,9 @@ async function flatness(): Promise<void> {
         const items = ms.length * n;
         const us = (d: number) => ((d * 1e6) / items).toFixed(2);
         ms.sort((a, b) => a - b);
-        out(`| ${n.toLocaleString('en-US')} | ${name} | ${ms.length} | ${bytes.toLocaleString('en-US')} | ${ms[ms.length >> 1]!.toFixed(1)} | ${us(cpuSeconds(server.pid) - cpu0)} (${us(cpuSeconds(server.pid, true) - front0)}) | ${(rssBytes(server.pid) / 2 ** 20).toFixed(0)} |`);
+        out(
+          `| ${n.toLocaleString('en-US')} | ${name} | ${ms.length} | ${bytes.toLocaleString('en-US')} | ${ms[ms.length >> 1]!.toFixed(1)} | ${us(cpuSeconds(server.pid) - cpu0)} (${us(cpuSeconds(server.pid, true) - front0)}) | ${(rssBytes(server.pid) / 2 ** 20).toFixed(0)} |`,
+        );
       }
     }
   } finally {
@@ -134,22 +180,31 @@ async function flatness(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const server = await startServer(['--max-old-space-size=4096'], ['--max-requests-inflight', '2000', '--max-mutating-requests-inflight', '1000']);
+  const server = await startServer(
+    ['--max-old-space-size=4096'],
+    ['--max-requests-inflight', '2000', '--max-mutating-requests-inflight', '1000'],
+  );
   try {
     const started = Date.now();
     await fillTo(server.port, 0, COUNT);
     const createMs = Date.now() - started;
     const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
-    process.stdout.write(`created ${COUNT} ConfigMaps (${VALUE}-byte values) in ${(createMs / 1000).toFixed(1)} s; server RSS ${mb(rssBytes(server.pid))} MiB\n`);
+    process.stdout.write(
+      `created ${COUNT} ConfigMaps (${VALUE}-byte values) in ${(createMs / 1000).toFixed(1)} s; server RSS ${mb(rssBytes(server.pid))} MiB\n`,
+    );
     const runs: [string, string, Record<string, string>][] = [
       ['streamed (pages of 1000)', CMS, {}],
       ['streamed, gzip', CMS, { 'accept-encoding': 'gzip' }],
       ['one body (?limit=count+1)', `${CMS}?limit=${COUNT + 1}`, {}],
     ];
-    process.stdout.write('| list | response | time | RSS before | peak RSS | growth |\n|---|---:|---:|---:|---:|---:|\n');
+    process.stdout.write(
+      '| list | response | time | RSS before | peak RSS | growth |\n|---|---:|---:|---:|---:|---:|\n',
+    );
     for (const [name, path, headers] of runs) {
       const r = await listPeak(server.pid, server.port, path, headers);
-      process.stdout.write(`| ${name} | ${mb(r.bytes)} MiB | ${(r.ms / 1000).toFixed(2)} s | ${mb(r.base)} MiB | ${mb(r.peak)} MiB | +${mb(r.peak - r.base)} MiB |\n`);
+      process.stdout.write(
+        `| ${name} | ${mb(r.bytes)} MiB | ${(r.ms / 1000).toFixed(2)} s | ${mb(r.base)} MiB | ${mb(r.peak)} MiB | +${mb(r.peak - r.base)} MiB |\n`,
+      );
     }
   } finally {
     agent.destroy();

@@ -27,10 +27,21 @@ import { WsConn } from '../test/helpers/ws-frames.js';
 import { percentile } from './lib/stats.js';
 import { cpuSeconds, startServer, type ServerChild } from './lib/procs.js';
 
-interface Endpoint { port: number; cert: Buffer; key: Buffer; ca: Buffer }
+interface Endpoint {
+  port: number;
+  cert: Buffer;
+  key: Buffer;
+  ca: Buffer;
+}
 
-const arg = (name: string, dflt: number) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };
-const strArg = (name: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const strArg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 const MB = arg('mb', 256);
 /** `--only logs` or `--only pf`: one stream kind (profiling); default both */
 const ONLY = strArg('only');
@@ -45,11 +56,24 @@ function readLog(e: Endpoint, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let n = 0;
-    const req = httpsRequest({ host: '127.0.0.1', port: e.port, path, cert: e.cert, key: e.key, ca: e.ca, agent: false, timeout: LIMIT_MS }, (res) => {
-      if (res.statusCode !== 200) { reject(new Error(`HTTP ${res.statusCode}`)); res.resume(); return; }
-      res.on('data', (c: Buffer) => { n += c.length; });
-      res.on('end', () => (n === BYTES ? resolve(MB / ((performance.now() - t0) / 1000)) : reject(new Error(`read ${n} of ${BYTES} bytes`))));
-    });
+    const req = httpsRequest(
+      { host: '127.0.0.1', port: e.port, path, cert: e.cert, key: e.key, ca: e.ca, agent: false, timeout: LIMIT_MS },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`HTTP ${res.statusCode}`));
+          res.resume();
+          return;
+        }
+        res.on('data', (c: Buffer) => {
+          n += c.length;
+        });
+        res.on('end', () =>
+          n === BYTES
+            ? resolve(MB / ((performance.now() - t0) / 1000))
+            : reject(new Error(`read ${n} of ${BYTES} bytes`)),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end();
@@ -59,19 +83,38 @@ function readLog(e: Endpoint, path: string): Promise<number> {
 /** A port-forward client: WebSocket (SPDY/3.1+portforward.k8s.io), error and data streams, counts data. */
 function forward(e: Endpoint, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const sock = tlsConnect({ host: '127.0.0.1', port: e.port, cert: e.cert, key: e.key, ca: e.ca, servername: 'localhost' });
-    const timer = setTimeout(() => { sock.destroy(); reject(new Error('timed out')); }, LIMIT_MS);
+    const sock = tlsConnect({
+      host: '127.0.0.1',
+      port: e.port,
+      cert: e.cert,
+      key: e.key,
+      ca: e.ca,
+      servername: 'localhost',
+    });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error('timed out'));
+    }, LIMIT_MS);
     const key = randomBytes(16).toString('base64');
-    sock.once('secureConnect', () => sock.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io\r\n\r\n`));
+    sock.once('secureConnect', () =>
+      sock.write(
+        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io\r\n\r\n`,
+      ),
+    );
     let head: Buffer = Buffer.alloc(0);
-    let t0 = 0, n = 0;
+    let t0 = 0,
+      n = 0;
     let buf: Buffer = Buffer.alloc(0);
     const onHead = (c: Buffer) => {
       head = Buffer.concat([head, c]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       sock.off('data', onHead);
-      if (!head.subarray(0, 12).toString().includes('101')) { reject(new Error(head.subarray(0, end).toString())); sock.destroy(); return; }
+      if (!head.subarray(0, 12).toString().includes('101')) {
+        reject(new Error(head.subarray(0, end).toString()));
+        sock.destroy();
+        return;
+      }
       const ws = new WsConn(sock, head.subarray(end + 4), true);
       ws.onMessage = (m) => {
         buf = buf.length ? Buffer.concat([buf, m]) : m;
@@ -84,7 +127,9 @@ function forward(e: Endpoint, path: string): Promise<number> {
           if (fin) {
             clearTimeout(timer);
             ws.close();
-            return n === BYTES ? resolve(MB / ((performance.now() - t0) / 1000)) : reject(new Error(`got ${n} of ${BYTES} bytes`));
+            return n === BYTES
+              ? resolve(MB / ((performance.now() - t0) / 1000))
+              : reject(new Error(`got ${n} of ${BYTES} bytes`));
           }
         }
       };
@@ -92,7 +137,10 @@ function forward(e: Endpoint, path: string): Promise<number> {
       for (const id of [1, 3]) ws.send(synStream(id));
     };
     sock.on('data', onHead);
-    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
+    sock.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
   });
 }
 
@@ -116,7 +164,10 @@ async function source(): Promise<Server> {
       while (left > 0) {
         const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
         left -= part.length;
-        if (!c.write(part)) { c.once('drain', pump); return; }
+        if (!c.write(part)) {
+          c.once('drain', pump);
+          return;
+        }
       }
       c.end();
     };
@@ -128,14 +179,22 @@ async function source(): Promise<Server> {
 }
 
 /** One transfer: MiB/s, and CPU ms per MiB of this process (client and agent) and of the server. */
-interface Sample { rate: number; ownCpu: number; serverCpu: number }
+interface Sample {
+  rate: number;
+  ownCpu: number;
+  serverCpu: number;
+}
 
 async function measured(serverPid: number, transfer: () => Promise<number>): Promise<Sample> {
   const own = process.cpuUsage();
   const server = cpuSeconds(serverPid);
   const rate = await transfer();
   const used = process.cpuUsage(own);
-  return { rate, ownCpu: (used.user + used.system) / 1000 / MB, serverCpu: ((cpuSeconds(serverPid) - server) * 1000) / MB };
+  return {
+    rate,
+    ownCpu: (used.user + used.system) / 1000 / MB,
+    serverCpu: ((cpuSeconds(serverPid) - server) * 1000) / MB,
+  };
 }
 
 function report(runs: Record<'logsDirect' | 'logsThrough' | 'pfDirect' | 'pfThrough', Sample[]>): string {
@@ -148,16 +207,29 @@ function report(runs: Record<'logsDirect' | 'logsThrough' | 'pfDirect' | 'pfThro
   };
   return [
     `node agents: ${MB} MiB per transfer, ${ROUNDS} rounds (medians; the ratio is the median of each round's through/direct;`,
-    'CPU in ms per MiB: the bench process (client and fake agent) + the server process, all threads)', '',
+    'CPU in ms per MiB: the bench process (client and fake agent) + the server process, all threads)',
+    '',
     '| stream | direct MiB/s | through the server MiB/s | ratio | per round | CPU direct | CPU through (bench + server) |',
     '| --- | ---: | ---: | ---: | --- | ---: | ---: |',
     ...(runs.logsDirect.length ? [row('logs -f (HTTPS, chunked)', runs.logsDirect, runs.logsThrough)] : []),
-    ...(runs.pfDirect.length ? [row('port-forward (WebSocket-tunneled SPDY; the server asks the agent for SPDY)', runs.pfDirect, runs.pfThrough)] : []), '',
+    ...(runs.pfDirect.length
+      ? [
+          row(
+            'port-forward (WebSocket-tunneled SPDY; the server asks the agent for SPDY)',
+            runs.pfDirect,
+            runs.pfThrough,
+          ),
+        ]
+      : []),
+    '',
   ].join('\n');
 }
 
 async function main(): Promise<void> {
-  const s: ServerChild = await startServer(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [], ['--secure-port', '0']);
+  const s: ServerChild = await startServer(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [], [
+    '--secure-port',
+    '0',
+  ]);
   let agent: FakeKubelet | undefined;
   const src = await source();
   try {
@@ -173,20 +245,47 @@ async function main(): Promise<void> {
     };
     const kubeconfig = readFileSync(join(s.dataDir, 'admin.kubeconfig'), 'utf8');
     const securePort = Number(/server: https:\/\/[^:]+:(\d+)/.exec(kubeconfig)![1]);
-    await request(s.url, 'POST', '/api/v1/nodes', { metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: agent.port } } } });
-    await request(s.url, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'p1' }, spec: { nodeName: 'n1', containers: [{ name: 'blast', image: 'x' }] } });
-    const direct: Endpoint = { port: agent.port, cert: pki('kubelet-client.crt'), key: pki('kubelet-client.key'), ca: pki('ca.crt') };
+    await request(s.url, 'POST', '/api/v1/nodes', {
+      metadata: { name: 'n1' },
+      status: {
+        addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+        daemonEndpoints: { kubeletEndpoint: { Port: agent.port } },
+      },
+    });
+    await request(s.url, 'POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p1' },
+      spec: { nodeName: 'n1', containers: [{ name: 'blast', image: 'x' }] },
+    });
+    const direct: Endpoint = {
+      port: agent.port,
+      cert: pki('kubelet-client.crt'),
+      key: pki('kubelet-client.key'),
+      ca: pki('ca.crt'),
+    };
     const through: Endpoint = { port: securePort, cert: pki('admin.crt'), key: pki('admin.key'), ca: pki('ca.crt') };
-    const runs = { logsDirect: [] as Sample[], logsThrough: [] as Sample[], pfDirect: [] as Sample[], pfThrough: [] as Sample[] };
+    const runs = {
+      logsDirect: [] as Sample[],
+      logsThrough: [] as Sample[],
+      pfDirect: [] as Sample[],
+      pfThrough: [] as Sample[],
+    };
     const pid = s.pid;
     for (let round = 0; round < ROUNDS; round++) {
       if (ONLY !== 'pf') {
-        runs.logsDirect.push(await measured(pid, () => readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`)));
-        runs.logsThrough.push(await measured(pid, () => readLog(through, `/api/v1/namespaces/default/pods/p1/log?follow=true&limitBytes=${BYTES}`)));
+        runs.logsDirect.push(
+          await measured(pid, () => readLog(direct, `/containerLogs/default/p1/blast?follow=true&limitBytes=${BYTES}`)),
+        );
+        runs.logsThrough.push(
+          await measured(pid, () =>
+            readLog(through, `/api/v1/namespaces/default/pods/p1/log?follow=true&limitBytes=${BYTES}`),
+          ),
+        );
       }
       if (ONLY !== 'logs') {
         runs.pfDirect.push(await measured(pid, () => forward(direct, '/portForward/default/p1')));
-        runs.pfThrough.push(await measured(pid, () => forward(through, '/api/v1/namespaces/default/pods/p1/portforward')));
+        runs.pfThrough.push(
+          await measured(pid, () => forward(through, '/api/v1/namespaces/default/pods/p1/portforward')),
+        );
       }
     }
     process.stdout.write(report(runs));
@@ -198,4 +297,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

@@ -6,9 +6,23 @@
  */
 import { readFileSync } from 'node:fs';
 
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame; hitCount?: number; children?: number[] }
-interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+}
 
 function shortUrl(url: string): string {
   const i = url.indexOf('/dist/');

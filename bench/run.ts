@@ -54,7 +54,16 @@ const MAX_ROUNDS = 10;
 /** busy share of all CPUs under which the machine counts as quiet for --wait-quiet */
 const QUIET_BUSY = 0.15;
 
-interface Args { scenarios: string[]; durationSec: number; connections: number; rounds: number; waitQuietSec: number; cpuProfDir?: string; shards?: number; writeDoc: boolean }
+interface Args {
+  scenarios: string[];
+  durationSec: number;
+  connections: number;
+  rounds: number;
+  waitQuietSec: number;
+  cpuProfDir?: string;
+  shards?: number;
+  writeDoc: boolean;
+}
 
 /** the server's shard actors (--shards, passed to the create and apply scenarios' server) */
 const MAX_SHARDS = 16;
@@ -85,7 +94,10 @@ function parseArgs(argv: string[]): Args {
   const a: Args = { scenarios: [], durationSec: 10, connections: 64, rounds: 2, waitQuietSec: 0, writeDoc: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new UsageError(`${flag} needs a value`);
@@ -94,21 +106,24 @@ function parseArgs(argv: string[]): Args {
     if (flag === '--duration') a.durationSec = parseSeconds(flag, value(), 1, MAX_DURATION_SEC);
     else if (flag === '--connections') {
       a.connections = Number(value());
-      if (!Number.isInteger(a.connections) || a.connections < 1 || a.connections > MAX_CONNECTIONS) throw new UsageError(`--connections must be an integer in 1..${MAX_CONNECTIONS}`);
+      if (!Number.isInteger(a.connections) || a.connections < 1 || a.connections > MAX_CONNECTIONS)
+        throw new UsageError(`--connections must be an integer in 1..${MAX_CONNECTIONS}`);
     } else if (flag === '--rounds') {
       a.rounds = Number(value());
-      if (!Number.isInteger(a.rounds) || a.rounds < 1 || a.rounds > MAX_ROUNDS) throw new UsageError(`--rounds must be an integer in 1..${MAX_ROUNDS}`);
+      if (!Number.isInteger(a.rounds) || a.rounds < 1 || a.rounds > MAX_ROUNDS)
+        throw new UsageError(`--rounds must be an integer in 1..${MAX_ROUNDS}`);
     } else if (flag === '--wait-quiet') a.waitQuietSec = parseSeconds(flag, value(), 0, MAX_WAIT_QUIET_SEC);
     else if (flag === '--cpu-prof') a.cpuProfDir = value();
     else if (flag === '--shards') {
       a.shards = Number(value());
-      if (!Number.isInteger(a.shards) || a.shards < 1 || a.shards > MAX_SHARDS) throw new UsageError(`--shards must be an integer in 1..${MAX_SHARDS}`);
-    }
-    else if (flag === '--record') a.writeDoc = true;
+      if (!Number.isInteger(a.shards) || a.shards < 1 || a.shards > MAX_SHARDS)
+        throw new UsageError(`--shards must be an integer in 1..${MAX_SHARDS}`);
+    } else if (flag === '--record') a.writeDoc = true;
     // the default now; kept so older command lines still run
     else if (flag === '--no-doc') a.writeDoc = false;
     else if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag} (npm run bench -- --help)`);
-    else if (!SCENARIOS[flag]) throw new UsageError(`unknown scenario "${flag}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
+    else if (!SCENARIOS[flag])
+      throw new UsageError(`unknown scenario "${flag}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
     else a.scenarios.push(flag);
   }
   if (a.scenarios.length === 0) a.scenarios = Object.keys(SCENARIOS);
@@ -144,7 +159,10 @@ async function main(): Promise<void> {
   process.stdout.write(`mode: ${mode.text}\n`);
   if (mode.load) process.exit(await loadMain(argv));
   const args = parseArgs(argv);
-  if (!existsSync(WRK)) throw new UsageError(`${WRK} not found (Debian package wrk; or run the load CLI: npm run bench -- get --server URL)`);
+  if (!existsSync(WRK))
+    throw new UsageError(
+      `${WRK} not found (Debian package wrk; or run the load CLI: npm run bench -- get --server URL)`,
+    );
   const ctx: Ctx = {
     durationSec: args.durationSec,
     connections: args.connections,
@@ -164,7 +182,21 @@ async function main(): Promise<void> {
   closeAgent();
   ctx.log('\n' + resultsTable(results) + '\n\n' + verdictTable(results) + '\n');
   if (args.writeDoc) {
-    appendToDoc(DOC, renderSection({ started, backgroundBusy, durationSec: args.durationSec, connections: args.connections, rounds: args.rounds, argv }, results, ROOT));
+    appendToDoc(
+      DOC,
+      renderSection(
+        {
+          started,
+          backgroundBusy,
+          durationSec: args.durationSec,
+          connections: args.connections,
+          rounds: args.rounds,
+          argv,
+        },
+        results,
+        ROOT,
+      ),
+    );
     ctx.log(`appended to ${DOC}`);
   } else ctx.log(`not recorded: docs/benchmarks.md is unchanged (--record appends these results)`);
 }
@@ -175,12 +207,18 @@ export function benchMode(argv: string[]): { load: boolean; text: string } {
     const why = argv.find((a) => LOAD_FLAGS.has(a.split('=')[0]!) || LOAD_ONLY.has(a));
     return { load: true, text: `load CLI (bench/load/cli.ts), because ${why} is a load-only scenario or flag` };
   }
-  return { load: false, text: 'wrk ceiling mode (bench/run.ts): no load-only scenario or flag given; the server against a bare uWebSockets.js/LMDB ceiling with wrk' };
+  return {
+    load: false,
+    text: 'wrk ceiling mode (bench/run.ts): no load-only scenario or flag given; the server against a bare uWebSockets.js/LMDB ceiling with wrk',
+  };
 }
 
 // a bad command line is its message alone; an unexpected failure keeps its stack (BENCH_DEBUG=1) or one line
 main().catch((e) => {
-  const message = e instanceof UsageError || !process.env.BENCH_DEBUG ? (e as Error).message ?? String(e) : (e as Error).stack ?? String(e);
+  const message =
+    e instanceof UsageError || !process.env.BENCH_DEBUG
+      ? ((e as Error).message ?? String(e))
+      : ((e as Error).stack ?? String(e));
   process.stderr.write(`bench: ${message}\n`);
   process.exit(e instanceof UsageError && !(e instanceof TargetError) ? 2 : 1);
 });

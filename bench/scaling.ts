@@ -33,7 +33,11 @@ const SEQ_MAX_REQUESTS = 20;
 const SEQ_MAX_MS = 30_000;
 const SETTLE_MAX_MS = 60_000;
 
-interface Args { sizes: number[]; durationSec: number; record: boolean }
+interface Args {
+  sizes: number[];
+  durationSec: number;
+  record: boolean;
+}
 
 export function parseArgs(argv: string[]): Args {
   const a: Args = { sizes: [1000, 100_000], durationSec: 3, record: false };
@@ -45,14 +49,20 @@ export function parseArgs(argv: string[]): Args {
       return v;
     };
     if (flag === '--sizes') {
-      a.sizes = value().split(',').map((s) => Number(s.replace(/_/g, '')));
-      if (a.sizes.some((n) => !Number.isInteger(n) || n < 2 * PAGE || n > MAX_SIZE)) throw new UsageError(`--sizes takes integers in ${2 * PAGE}..${MAX_SIZE} (two full pages), comma-separated`);
+      a.sizes = value()
+        .split(',')
+        .map((s) => Number(s.replace(/_/g, '')));
+      if (a.sizes.some((n) => !Number.isInteger(n) || n < 2 * PAGE || n > MAX_SIZE))
+        throw new UsageError(`--sizes takes integers in ${2 * PAGE}..${MAX_SIZE} (two full pages), comma-separated`);
     } else if (flag === '--duration') {
       const m = /^([0-9]+)s?$/.exec(value());
       a.durationSec = m ? Number(m[1]) : NaN;
       if (!(a.durationSec >= 1 && a.durationSec <= 60)) throw new UsageError('--duration must be 1s..60s');
     } else if (flag === '--record') a.record = true;
-    else throw new UsageError(`unknown argument ${flag} (usage: node dist/bench/scaling.js [--sizes 1000,100000] [--duration 3s] [--record])`);
+    else
+      throw new UsageError(
+        `unknown argument ${flag} (usage: node dist/bench/scaling.js [--sizes 1000,100000] [--duration 3s] [--record])`,
+      );
   }
   return a;
 }
@@ -82,8 +92,15 @@ async function fill(ctx: Ctx, base: string, n: number): Promise<number> {
   let done = 0;
   await parallel(n, FILL_CONCURRENCY, async (i) => {
     const { ns, name } = placement(i);
-    await expect(base, 'POST', `/api/v1/namespaces/${ns}/configmaps`, `{"metadata":{"name":"${name}","labels":{"bench":"scale"}},"data":{"k":"${value}"}}`, [201]);
-    if (++done % Math.max(1, Math.floor(n / 10)) === 0) ctx.log(`  filled ${done}/${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    await expect(
+      base,
+      'POST',
+      `/api/v1/namespaces/${ns}/configmaps`,
+      `{"metadata":{"name":"${name}","labels":{"bench":"scale"}},"data":{"k":"${value}"}}`,
+      [201],
+    );
+    if (++done % Math.max(1, Math.floor(n / 10)) === 0)
+      ctx.log(`  filled ${done}/${n} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   });
   return (performance.now() - t0) / 1000;
 }
@@ -122,37 +139,60 @@ async function sequential(ctx: Ctx, server: ServerChild, path: string): Promise<
   lat.sort((a, b) => a - b);
   const per = (cpu: number): number => (cpu * 1e6) / lat.length;
   const r: Measured = {
-    command: `# sequential: ${lat.length} × GET ${path}`, requests: lat.length, reqPerSec: lat.length / sec, errors: 0, raw: '',
-    p50Ms: lat[Math.floor(lat.length / 2)]!, p99Ms: lat[lat.length - 1]!,
-    cpuUsPerRequest: per(cpuSeconds(server.pid) - cpu0), mainCpuUsPerRequest: per(cpuSeconds(server.pid, true) - main0),
+    command: `# sequential: ${lat.length} × GET ${path}`,
+    requests: lat.length,
+    reqPerSec: lat.length / sec,
+    errors: 0,
+    raw: '',
+    p50Ms: lat[Math.floor(lat.length / 2)]!,
+    p99Ms: lat[lat.length - 1]!,
+    cpuUsPerRequest: per(cpuSeconds(server.pid) - cpu0),
+    mainCpuUsPerRequest: per(cpuSeconds(server.pid, true) - main0),
   };
-  ctx.log(`  ${r.command}\n    ${r.reqPerSec.toFixed(1)} req/s, p50 ${r.p50Ms.toFixed(0)} ms, max ${r.p99Ms.toFixed(0)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/request (main thread ${r.mainCpuUsPerRequest.toFixed(0)})`);
+  ctx.log(
+    `  ${r.command}\n    ${r.reqPerSec.toFixed(1)} req/s, p50 ${r.p50Ms.toFixed(0)} ms, max ${r.p99Ms.toFixed(0)} ms, ${r.cpuUsPerRequest.toFixed(0)} µs CPU/request (main thread ${r.mainCpuUsPerRequest.toFixed(0)})`,
+  );
   return r;
 }
 
 /** Items in a list response, and its continue token. */
 async function listShape(base: string, path: string): Promise<{ items: number; next: string }> {
-  const body = JSON.parse((await expect(base, 'GET', path, undefined, [200])).text) as { items?: unknown[]; metadata?: { continue?: string } };
+  const body = JSON.parse((await expect(base, 'GET', path, undefined, [200])).text) as {
+    items?: unknown[];
+    metadata?: { continue?: string };
+  };
   return { items: body.items?.length ?? 0, next: body.metadata?.continue ?? '' };
 }
 
 async function measureSize(ctx: Ctx, n: number): Promise<SizeResult> {
   ctx.log(`== ${n.toLocaleString('en-US')} objects`);
-  const server: ServerChild = await startServer(['--max-old-space-size=8192'], ['--max-requests-inflight', '2000', '--max-mutating-requests-inflight', '1000']);
+  const server: ServerChild = await startServer(
+    ['--max-old-space-size=8192'],
+    ['--max-requests-inflight', '2000', '--max-mutating-requests-inflight', '1000'],
+  );
   try {
     const fillSec = await fill(ctx, server.url, n);
     const rssFill = rssBytes(server.pid);
-    ctx.log(`  fill: ${fillSec.toFixed(1)} s (${(n / fillSec).toFixed(0)} creates/s), RSS ${(rssFill / 2 ** 20).toFixed(0)} MiB`);
+    ctx.log(
+      `  fill: ${fillSec.toFixed(1)} s (${(n / fillSec).toFixed(0)} creates/s), RSS ${(rssFill / 2 ** 20).toFixed(0)} MiB`,
+    );
     const nsPath = `/api/v1/namespaces/${LIST_NS}/configmaps`;
     const pagePath = `/api/v1/configmaps?limit=${PAGE}`;
     const first = await listShape(server.url, pagePath);
     const ns = await listShape(server.url, nsPath);
-    if (ns.items !== PAGE || first.items !== PAGE || !first.next) throw new Error(`expected ${PAGE} items per list and a continue token, got ${ns.items} and ${first.items}`);
+    if (ns.items !== PAGE || first.items !== PAGE || !first.next)
+      throw new Error(`expected ${PAGE} items per list and a continue token, got ${ns.items} and ${first.items}`);
     const nextPath = `${pagePath}&continue=${encodeURIComponent(first.next)}`;
-    if ((await listShape(server.url, nextPath)).items !== PAGE) throw new Error('the second page does not hold a full page');
+    if ((await listShape(server.url, nextPath)).items !== PAGE)
+      throw new Error('the second page does not hold a full page');
     const wrk = async (path: string, connections: number): Promise<Measured> => {
       await settle(server.pid);
-      const w = await warmAndMeasure(ctx, server.pid, { url: server.url + path, threads: 1, connections, durationSec: ctx.durationSec });
+      const w = await warmAndMeasure(ctx, server.pid, {
+        url: server.url + path,
+        threads: 1,
+        connections,
+        durationSec: ctx.durationSec,
+      });
       return w.requests >= MIN_WRK_REQUESTS ? w : sequential(ctx, server, path);
     };
     const get = await wrk(`/api/v1/namespaces/${LIST_NS}/configmaps/${placement(0).name}`, 32);
@@ -169,7 +209,8 @@ async function measureSize(ctx: Ctx, n: number): Promise<SizeResult> {
 const int = (v: number): string => (v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US'));
 const seq = (m: Measured): string => (m.command.startsWith('# sequential') ? ' seq' : '');
 const mib = (b: number): string => int(b / 2 ** 20);
-const perItem = (m: Measured): string => `${(m.cpuUsPerRequest / PAGE).toFixed(2)} (${(m.mainCpuUsPerRequest / PAGE).toFixed(2)})`;
+const perItem = (m: Measured): string =>
+  `${(m.cpuUsPerRequest / PAGE).toFixed(2)} (${(m.mainCpuUsPerRequest / PAGE).toFixed(2)})`;
 const errs = (r: SizeResult): number => r.get.errors + r.nsList.errors + r.firstPage.errors + r.nextPage.errors;
 
 export function scalingTable(results: SizeResult[]): string {
@@ -178,7 +219,9 @@ export function scalingTable(results: SizeResult[]): string {
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
-    lines.push(`| ${int(r.n)} | ${int(r.n / r.fillSec)} | ${mib(r.rssFill)} | ${int(r.get.reqPerSec)} | ${r.get.cpuUsPerRequest.toFixed(1)} (${r.get.mainCpuUsPerRequest.toFixed(1)}) | ${int(r.nsList.reqPerSec)}${seq(r.nsList)} | ${perItem(r.nsList)} | ${int(r.firstPage.reqPerSec)}${seq(r.firstPage)} | ${perItem(r.firstPage)} | ${int(r.nextPage.reqPerSec)}${seq(r.nextPage)} | ${perItem(r.nextPage)} | ${mib(r.rssEnd)} | ${errs(r)} |`);
+    lines.push(
+      `| ${int(r.n)} | ${int(r.n / r.fillSec)} | ${mib(r.rssFill)} | ${int(r.get.reqPerSec)} | ${r.get.cpuUsPerRequest.toFixed(1)} (${r.get.mainCpuUsPerRequest.toFixed(1)}) | ${int(r.nsList.reqPerSec)}${seq(r.nsList)} | ${perItem(r.nsList)} | ${int(r.firstPage.reqPerSec)}${seq(r.firstPage)} | ${perItem(r.firstPage)} | ${int(r.nextPage.reqPerSec)}${seq(r.nextPage)} | ${perItem(r.nextPage)} | ${mib(r.rssEnd)} | ${errs(r)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -186,7 +229,13 @@ export function scalingTable(results: SizeResult[]): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const args = parseArgs(argv);
-  const ctx: Ctx = { durationSec: args.durationSec, connections: 32, rounds: 1, serverNodeArgs: [], log: (m) => process.stdout.write(m + '\n') };
+  const ctx: Ctx = {
+    durationSec: args.durationSec,
+    connections: 32,
+    rounds: 1,
+    serverNodeArgs: [],
+    log: (m) => process.stdout.write(m + '\n'),
+  };
   const started = new Date();
   const results: SizeResult[] = [];
   for (const n of args.sizes) results.push(await measureSize(ctx, n));

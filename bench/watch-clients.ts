@@ -16,7 +16,12 @@ export type ClientCommand =
   | { cmd: 'stats' }
   | { cmd: 'close' };
 
-export interface OpenReply { reply: 'open'; opened: number; failed: number; statuses: Record<string, number> }
+export interface OpenReply {
+  reply: 'open';
+  opened: number;
+  failed: number;
+  statuses: Record<string, number>;
+}
 export interface StatsReply {
   reply: 'stats';
   events: number;
@@ -35,7 +40,10 @@ const MARKER = Buffer.from('"bench-ts":"');
 const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
 
-interface Watch { socket: net.Socket; carry: Buffer | undefined }
+interface Watch {
+  socket: net.Socket;
+  carry: Buffer | undefined;
+}
 
 const watches: Watch[] = [];
 let hist = new Histogram();
@@ -87,13 +95,18 @@ function consume(w: Watch, chunk: Buffer): void {
 function open(url: string, count: number, timeoutMs: number): Promise<OpenReply> {
   const target = new URL(url);
   if (target.hostname !== '127.0.0.1') throw new Error('watch clients stay on loopback');
-  const head = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: application/json\r\n\r\n`);
+  const head = Buffer.from(
+    `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: application/json\r\n\r\n`,
+  );
   const statuses: Record<string, number> = {};
   let opened = 0;
   let failed = 0;
   return new Promise((resolve) => {
     const settle = (): void => {
-      if (opened + failed === count) { clearTimeout(timer); resolve({ reply: 'open', opened, failed, statuses }); }
+      if (opened + failed === count) {
+        clearTimeout(timer);
+        resolve({ reply: 'open', opened, failed, statuses });
+      }
     };
     const timer = setTimeout(() => resolve({ reply: 'open', opened, failed: count - opened, statuses }), timeoutMs);
     for (let i = 0; i < count; i++) {
@@ -107,32 +120,57 @@ function open(url: string, count: number, timeoutMs: number): Promise<OpenReply>
           const status = /^HTTP\/1\.1 (\d{3})/.exec(c.subarray(0, 16).toString('latin1'))?.[1] ?? 'none';
           statuses[status] = (statuses[status] ?? 0) + 1;
           if (status === '200') opened++;
-          else { failed++; socket.destroy(); }
+          else {
+            failed++;
+            socket.destroy();
+          }
           settle();
         }
         consume(w, c);
       });
-      socket.on('close', () => { ended++; });
-      socket.on('error', () => { if (!counted) { counted = true; failed++; settle(); } });
+      socket.on('close', () => {
+        ended++;
+      });
+      socket.on('error', () => {
+        if (!counted) {
+          counted = true;
+          failed++;
+          settle();
+        }
+      });
       watches.push(w);
     }
   });
 }
 
 function handle(m: ClientCommand): void {
-  const send = (r: ClientReply): void => { process.send!(r); };
+  const send = (r: ClientReply): void => {
+    process.send!(r);
+  };
   switch (m.cmd) {
     case 'open':
       void open(m.url, m.count, m.timeoutMs).then(send);
       return;
     case 'reset':
       hist = new Histogram();
-      events = 0; bytes = 0; firstAtUs = 0; lastAtUs = 0;
+      events = 0;
+      bytes = 0;
+      firstAtUs = 0;
+      lastAtUs = 0;
       cpuAtReset = process.cpuUsage();
       return send({ reply: 'reset' });
     case 'stats': {
       const cpu = process.cpuUsage(cpuAtReset);
-      return send({ reply: 'stats', events, bytes, firstAtUs, lastAtUs, ended, cpuSec: (cpu.user + cpu.system) / 1e6, latency: hist.sparse() });
+      return send({
+        reply: 'stats',
+        events,
+        bytes,
+        firstAtUs,
+        lastAtUs,
+        ended,
+        cpuSec: (cpu.user + cpu.system) / 1e6,
+        latency: hist.sparse(),
+      });
     }
     case 'close':
       for (const w of watches) w.socket.destroy();

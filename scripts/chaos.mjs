@@ -16,11 +16,18 @@ const { runChaos } = await import('../dist/test/chaos/harness.js');
 const seed = values.seed !== undefined ? Number(values.seed) >>> 0 : (Date.now() ^ (process.pid << 16)) >>> 0;
 console.log(`chaos: ${values.trials} trials, seed ${seed}`);
 const report = await runChaos({
-  seed, trials: Number(values.trials), writers: Number(values.writers), timeBudgetMs: Number(values.minutes) * 60_000,
+  seed,
+  trials: Number(values.trials),
+  writers: Number(values.writers),
+  timeBudgetMs: Number(values.minutes) * 60_000,
   log: (l) => console.log(l),
 });
 const { problems, lost, ...summary } = report;
 console.log(JSON.stringify({ ...summary, lostCount: lost.length, problemCount: problems.length }, null, 2));
 for (const p of problems.slice(0, 100)) console.log(p);
-if (values.json) writeFileSync(values.json, JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? String(v) : v), 2));
+if (values.json)
+  writeFileSync(
+    values.json,
+    JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? String(v) : v), 2),
+  );
 process.exit(lost.length || problems.length ? 1 : 0);

@@ -16,11 +16,35 @@ const run = (cmd, args, env = process.env) => spawnSync(cmd, args, { stdio: 'inh
 if (run('npx', ['tsc', '-p', '.', '--sourceMap']) !== 0) process.exit(1);
 rmSync('coverage', { recursive: true, force: true });
 const c8 = [
-  'node_modules/c8/bin/c8.js', '--all', '--src', 'dist/src', '--src', 'dist/workers', '--include', 'dist/src/**', '--include', 'dist/workers/**', '--exclude', 'dist/src/registry/generated/**',
-  '--reporter', 'json-summary', '--reporter', 'text-summary', '--report-dir', 'coverage', '--temp-directory', 'coverage/tmp',
-  process.execPath, 'scripts/run-tests.mjs', ...filters,
+  'node_modules/c8/bin/c8.js',
+  '--all',
+  '--src',
+  'dist/src',
+  '--src',
+  'dist/workers',
+  '--include',
+  'dist/src/**',
+  '--include',
+  'dist/workers/**',
+  '--exclude',
+  'dist/src/registry/generated/**',
+  '--reporter',
+  'json-summary',
+  '--reporter',
+  'text-summary',
+  '--report-dir',
+  'coverage',
+  '--temp-directory',
+  'coverage/tmp',
+  process.execPath,
+  'scripts/run-tests.mjs',
+  ...filters,
 ];
 const status = run(process.execPath, c8);
-run(process.execPath, ['scripts/coverage-table.mjs', 'coverage/coverage-summary.json', ...(filters.length ? ['--subset', filters.join(' ')] : [])]);
+run(process.execPath, [
+  'scripts/coverage-table.mjs',
+  'coverage/coverage-summary.json',
+  ...(filters.length ? ['--subset', filters.join(' ')] : []),
+]);
 // a failing test is reported, but the figures are still printed
 process.exit(status);

@@ -28,8 +28,14 @@ const MODULES = {
   // the decision code the unit tests reach in-process (the end-to-end authz suites take 25-80 s
   // per file: too slow per mutant; `--module authz-e2e` runs them)
   authz: {
-    mutate: ['src/auth/authz/authorizer.ts', 'src/auth/authz/rbac.ts', 'src/auth/authz/rbac-rules.ts', 'src/auth/authz/rbac-index.ts',
-      'src/auth/authz/attributes.ts', 'src/auth/authz/escalation.ts'],
+    mutate: [
+      'src/auth/authz/authorizer.ts',
+      'src/auth/authz/rbac.ts',
+      'src/auth/authz/rbac-rules.ts',
+      'src/auth/authz/rbac-index.ts',
+      'src/auth/authz/attributes.ts',
+      'src/auth/authz/escalation.ts',
+    ],
     tests: ['authz/rbac.test', 'authz/attributes.test', 'authz/chain.test', 'authz/escalation.test', 'auth/authz/'],
   },
   'authz-e2e': {
@@ -38,19 +44,40 @@ const MODULES = {
   },
   admission: { mutate: ['src/admission/'], tests: ['test/admission/'] },
   registry: {
-    mutate: ['src/registry/store.ts', 'src/registry/txn.ts', 'src/registry/ops.ts', 'src/registry/patch.ts', 'src/registry/deletion.ts', 'src/registry/validation.ts'],
+    mutate: [
+      'src/registry/store.ts',
+      'src/registry/txn.ts',
+      'src/registry/ops.ts',
+      'src/registry/patch.ts',
+      'src/registry/deletion.ts',
+      'src/registry/validation.ts',
+    ],
     tests: ['test/registry/registry', 'server/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
   },
   // the optimistic-concurrency checks only: resourceVersion and uid preconditions, the conflict
   // checks of update, patch and delete, the pin of a write to the version its checks saw
   'registry-concurrency': {
-    mutate: ['src/registry/store.ts#checkPin,checkResourceVersion,updateFrom,deleteOne', 'src/registry/deletion.ts#checkPreconditions,checkTypes',
-      'src/http/pin.ts'],
-    tests: ['registry/preconditions', 'registry/store-pin', 'registry/deletion', 'http/pin', 'server/crud', 'server/patch', 'security/write-race'],
+    mutate: [
+      'src/registry/store.ts#checkPin,checkResourceVersion,updateFrom,deleteOne',
+      'src/registry/deletion.ts#checkPreconditions,checkTypes',
+      'src/http/pin.ts',
+    ],
+    tests: [
+      'registry/preconditions',
+      'registry/store-pin',
+      'registry/deletion',
+      'http/pin',
+      'server/crud',
+      'server/patch',
+      'security/write-race',
+    ],
   },
   storage: { mutate: ['src/storage/'], tests: ['test/storage/', 'test/actors/'] },
   apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
-  watch: { mutate: ['src/registry/watch.ts', 'src/storage/cacher/'], tests: ['server/watch', 'handlers/watch', 'storage/backend-conformance'] },
+  watch: {
+    mutate: ['src/registry/watch.ts', 'src/storage/cacher/'],
+    tests: ['server/watch', 'handlers/watch', 'storage/backend-conformance'],
+  },
 };
 
 function parse(argv) {
@@ -67,8 +94,10 @@ function parse(argv) {
     else if (k === '--tests') o.tests = val();
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  if (!MODULES[o.module]) throw new Error(`--module must be one of ${Object.keys(MODULES).join(', ')}, got "${o.module}"`);
-  if (!Number.isInteger(o.sample) || o.sample < 0) throw new Error(`--sample must be a non-negative integer, got "${o.sample}"`);
+  if (!MODULES[o.module])
+    throw new Error(`--module must be one of ${Object.keys(MODULES).join(', ')}, got "${o.module}"`);
+  if (!Number.isInteger(o.sample) || o.sample < 0)
+    throw new Error(`--sample must be a non-negative integer, got "${o.sample}"`);
   return o;
 }
 
@@ -93,9 +122,15 @@ function functionRanges(file, names) {
   const found = new Map();
   const visit = (node) => {
     if (!node || typeof node.type !== 'string') return;
-    const name = node.type === 'FunctionDeclaration' ? node.id?.name : node.type === 'ClassMethod' || node.type === 'ClassPrivateMethod' ? node.key?.name : undefined;
+    const name =
+      node.type === 'FunctionDeclaration'
+        ? node.id?.name
+        : node.type === 'ClassMethod' || node.type === 'ClassPrivateMethod'
+          ? node.key?.name
+          : undefined;
     if (name && names.includes(name)) found.set(name, node.loc);
-    for (const v of Object.values(node)) for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object' && c.type) visit(c);
+    for (const v of Object.values(node))
+      for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object' && c.type) visit(c);
   };
   visit(ast.program);
   const missing = names.filter((n) => !found.has(n));
@@ -109,13 +144,28 @@ const rangeSpec = (file, loc) => `${file}:${loc.start.line}:${loc.start.column}-
 const rng = mulberry32;
 
 const within = (outer, inner) =>
-  (outer.start.line < inner.start.line || (outer.start.line === inner.start.line && outer.start.column <= inner.start.column)) &&
+  (outer.start.line < inner.start.line ||
+    (outer.start.line === inner.start.line && outer.start.column <= inner.start.column)) &&
   (outer.end.line > inner.end.line || (outer.end.line === inner.end.line && outer.end.column >= inner.end.column));
 
 async function listMutants(files) {
-  const quiet = { isTraceEnabled: () => false, isDebugEnabled: () => false, trace() {}, debug() {}, info() {}, warn() {}, error: console.error, fatal: console.error };
+  const quiet = {
+    isTraceEnabled: () => false,
+    isDebugEnabled: () => false,
+    trace() {},
+    debug() {},
+    info() {},
+    warn() {},
+    error: console.error,
+    fatal: console.error,
+  };
   const input = files.map((name) => ({ name, content: readFileSync(name, 'utf8'), mutate: true }));
-  const r = await new Instrumenter(quiet).instrument(input, { plugins: null, ignorers: [], excludedMutations: [], noHeader: true });
+  const r = await new Instrumenter(quiet).instrument(input, {
+    plugins: null,
+    ignorers: [],
+    excludedMutations: [],
+    noHeader: true,
+  });
   return r.mutants;
 }
 
@@ -125,19 +175,27 @@ async function listMutants(files) {
  */
 function draw(mutants, n, seed) {
   const random = rng(seed);
-  const order = mutants.map((m) => [random(), m]).sort((a, b) => a[0] - b[0]).map(([, m]) => m);
+  const order = mutants
+    .map((m) => [random(), m])
+    .sort((a, b) => a[0] - b[0])
+    .map(([, m]) => m);
   const chosen = new Set();
   const ranges = [];
   for (const m of order) {
     if (chosen.size >= n) break;
     if (chosen.has(m)) continue;
-    const brought = mutants.filter((x) => x.fileName === m.fileName && within(m.location, x.location) && !chosen.has(x));
+    const brought = mutants.filter(
+      (x) => x.fileName === m.fileName && within(m.location, x.location) && !chosen.has(x),
+    );
     if (chosen.size + brought.length > n) continue;
     for (const x of brought) chosen.add(x);
     ranges.push(m);
   }
   // Stryker's ranges: 1-based lines, 0-based columns (the instrumenter's lines are 0-based)
-  const spec = ranges.map((m) => `${m.fileName}:${m.location.start.line + 1}:${m.location.start.column}-${m.location.end.line + 1}:${m.location.end.column}`);
+  const spec = ranges.map(
+    (m) =>
+      `${m.fileName}:${m.location.start.line + 1}:${m.location.start.column}-${m.location.end.line + 1}:${m.location.end.column}`,
+  );
   return { spec, chosen: [...chosen] };
 }
 
@@ -147,7 +205,18 @@ const targets = expand(mod.mutate);
 // a mutant of a function-scoped file counts only inside the named functions (instrumenter lines are 0-based)
 const inScope = (m) => {
   const t = targets.find((x) => x.file === m.fileName);
-  return !t?.only || t.only.some((loc) => within({ start: { line: loc.start.line - 1, column: loc.start.column }, end: { line: loc.end.line - 1, column: loc.end.column } }, m.location));
+  return (
+    !t?.only ||
+    t.only.some((loc) =>
+      within(
+        {
+          start: { line: loc.start.line - 1, column: loc.start.column },
+          end: { line: loc.end.line - 1, column: loc.end.column },
+        },
+        m.location,
+      ),
+    )
+  );
 };
 let mutate = targets.flatMap((t) => (t.only ? t.only.map((loc) => rangeSpec(t.file, loc)) : [t.file]));
 if (o.sample > 0 || o.list) {
@@ -155,18 +224,28 @@ if (o.sample > 0 || o.list) {
   if (o.sample > 0) {
     const { spec, chosen } = draw(all, o.sample, o.seed);
     console.log(`# ${chosen.length} of ${all.length} mutants of ${o.module} drawn with seed ${o.seed}`);
-    if (o.list) for (const m of chosen) console.log(`${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`);
+    if (o.list)
+      for (const m of chosen)
+        console.log(
+          `${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`,
+        );
     mutate = spec;
   } else if (!o.survivors) {
     console.log(`# ${all.length} mutants of ${o.module}`);
-    for (const m of all) console.log(`${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`);
+    for (const m of all)
+      console.log(
+        `${m.fileName}:${m.location.start.line + 1}:${m.location.start.column + 1} ${m.mutatorName} -> ${m.replacement.slice(0, 60).replace(/\s+/g, ' ')}`,
+      );
   }
 }
 if (o.survivors) {
   // the report's columns are 1-based, Stryker's ranges take them 0-based (lines 1-based in both)
   const report = JSON.parse(readFileSync(o.survivors, 'utf8'));
-  mutate = Object.entries(report.files).flatMap(([file, f]) => f.mutants.filter((m) => m.status === 'Survived')
-    .map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`));
+  mutate = Object.entries(report.files).flatMap(([file, f]) =>
+    f.mutants
+      .filter((m) => m.status === 'Survived')
+      .map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`),
+  );
   console.log(`# ${mutate.length} survivors of ${o.survivors}`);
   if (o.list) for (const m of mutate) console.log(m);
 }
@@ -198,5 +277,7 @@ const config = {
 const path = `reports/mutation/stryker.${tag}.conf.json`;
 writeFileSync(path, JSON.stringify(config, null, 2));
 console.log(`# ${path}: ${mutate.length} mutate entries, tests: ${config.commandRunner.command}`);
-const r = spawnSync(process.execPath, ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', path], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', path], {
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

@@ -64,7 +64,10 @@ files = shuffle(files, rand);
 console.log(`# test order seed ${seed} (TEST_SEED=${seed} repeats this order and sample)`);
 
 const run = (list, env = process.env, extra = []) =>
-  spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...extra, ...list], { stdio: 'inherit', env }).status ?? 1;
+  spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...extra, ...list], {
+    stdio: 'inherit',
+    env,
+  }).status ?? 1;
 
 // the binary the etcd suites use: ETCD_BIN, else etcd on the PATH, else Debian's path
 function etcdBinary() {
@@ -79,7 +82,11 @@ const env = { ...process.env, ETCD_BIN: etcdBin };
 let status = run(files, env);
 
 // a sample of single tests, each alone: the default sample costs about a minute on 2 cores
-const sampleSize = aloneArg ? Number(aloneArg.split('=')[1] ?? 6) : full ? Number(process.env.TEST_ALONE_SAMPLE ?? 6) : 0;
+const sampleSize = aloneArg
+  ? Number(aloneArg.split('=')[1] ?? 6)
+  : full
+    ? Number(process.env.TEST_ALONE_SAMPLE ?? 6)
+    : 0;
 if (!Number.isInteger(sampleSize) || sampleSize < 0) {
   console.error('the alone sample size (--alone=k, TEST_ALONE_SAMPLE) must be a non-negative integer');
   process.exit(2);
@@ -90,7 +97,8 @@ if (sampleSize > 0) {
   for (const { file, name } of sample) {
     console.log(`# alone (seed ${seed}): ${file} :: ${name}`);
     const code = run([file], env, [`--test-name-pattern=^${escapeRegExp(name)}$`]);
-    if (code !== 0) console.error(`# FAILED alone: ${file} :: ${name} (passes after the tests before it? TEST_SEED=${seed})`);
+    if (code !== 0)
+      console.error(`# FAILED alone: ${file} :: ${name} (passes after the tests before it? TEST_SEED=${seed})`);
     status = code || status;
   }
 }
@@ -102,7 +110,9 @@ const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list
 if (full && process.env.PLAT_TEST_STORAGE === undefined) {
   const probe = existsSync(etcdBin) ? spawnSync(etcdBin, ['--version'], { encoding: 'utf8' }) : undefined;
   if (probe?.status !== 0) {
-    console.error(`# FAILED: the etcd re-run cannot start: ${etcdBin} ${probe ? `exited ${probe.status}: ${probe.stderr}` : 'does not exist'}; install etcd (Debian etcd-server) or set ETCD_BIN`);
+    console.error(
+      `# FAILED: the etcd re-run cannot start: ${etcdBin} ${probe ? `exited ${probe.status}: ${probe.stderr}` : 'does not exist'}; install etcd (Debian etcd-server) or set ETCD_BIN`,
+    );
     status = 1;
   } else {
     console.log(`# the resource, watch and patch suites again, on etcd (PLAT_TEST_STORAGE=etcd3, ${etcdBin})`);

@@ -21,7 +21,18 @@
 // Output: <out>/sweep.md (file -> pass/fail/time table), <out>/sweep.json, <out>/logs/*.log,
 // <out>/coverage/coverage-summary.json. Default <out>: reports/sweep. Run it under `nice -n 15`.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,7 +42,18 @@ const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list
 const SKIP_COPY = new Set(['.git', 'node_modules', 'dist', 'coverage', 'reports', '.stryker-tmp', 'data', 'bench-out']);
 
 function parse(argv) {
-  const o = { jobs: 1, seed: Math.floor(Math.random() * 2 ** 31), coverage: true, etcd: true, etcdOnly: false, retry: false, fileTimeout: 900, budget: 0, out: 'reports/sweep', filters: [] };
+  const o = {
+    jobs: 1,
+    seed: Math.floor(Math.random() * 2 ** 31),
+    coverage: true,
+    etcd: true,
+    etcdOnly: false,
+    retry: false,
+    fileTimeout: 900,
+    budget: 0,
+    out: 'reports/sweep',
+    filters: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const [k, inline] = argv[i].split('=', 2);
     const val = () => inline ?? argv[++i];
@@ -47,7 +69,12 @@ function parse(argv) {
     else if (k.startsWith('--')) throw new Error(`unknown argument ${argv[i]}`);
     else o.filters.push(argv[i]);
   }
-  for (const [name, v] of [['--jobs', o.jobs], ['--seed', o.seed], ['--file-timeout', o.fileTimeout], ['--budget', o.budget]]) {
+  for (const [name, v] of [
+    ['--jobs', o.jobs],
+    ['--seed', o.seed],
+    ['--file-timeout', o.fileTimeout],
+    ['--budget', o.budget],
+  ]) {
     const min = name === '--seed' || name === '--budget' ? 0 : 1;
     if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}, got "${v}"`);
   }
@@ -81,7 +108,10 @@ function snapshot(tree) {
     cpSync(name, join(tree, name), { recursive: true, filter: (src) => !src.endsWith('.log') });
   }
   symlinkSync(realpathSync('node_modules'), join(tree, 'node_modules'));
-  const tsc = spawnSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', '.', '--sourceMap'], { cwd: tree, stdio: 'inherit' });
+  const tsc = spawnSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', '.', '--sourceMap'], {
+    cwd: tree,
+    stdio: 'inherit',
+  });
   if (tsc.status !== 0) throw new Error('the build of the snapshot failed');
 }
 
@@ -104,7 +134,11 @@ function foldCoverage(rawDir, outFile, tree, merge) {
   const maps = {};
   for (const name of readdirSync(rawDir)) {
     let cov;
-    try { cov = JSON.parse(readFileSync(join(rawDir, name), 'utf8')); } catch { continue; } // a process killed mid-write
+    try {
+      cov = JSON.parse(readFileSync(join(rawDir, name), 'utf8'));
+    } catch {
+      continue;
+    } // a process killed mid-write
     if (!Array.isArray(cov?.result)) continue;
     covs.push({ result: cov.result.filter((s) => wanted(s.url)) });
     for (const [url, m] of Object.entries(cov['source-map-cache'] ?? {})) if (wanted(url)) maps[url] = m;
@@ -122,14 +156,34 @@ function runFile(entry, o, ctx) {
   const log = join(logs, `${entry.n}-${entry.label.replace(/[/ =]+/g, '_')}.log`);
   return new Promise((done) => {
     const out = [];
-    const child = spawn(process.execPath, ['--test', '--test-timeout=180000', entry.file], { cwd: tree, env: childEnv, detached: true });
+    const child = spawn(process.execPath, ['--test', '--test-timeout=180000', entry.file], {
+      cwd: tree,
+      env: childEnv,
+      detached: true,
+    });
     running.add(child.pid);
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
-    const guard = setTimeout(() => { entry.timedOut = true; try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, o.fileTimeout * 1000);
+    const guard = setTimeout(() => {
+      entry.timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, o.fileTimeout * 1000);
     // a process the file left behind (it would hold the output pipes open) goes with its group
     let closed = false;
-    child.on('exit', () => setTimeout(() => { if (!closed) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* all gone */ } }, 5000).unref());
+    child.on('exit', () =>
+      setTimeout(() => {
+        if (!closed)
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            /* all gone */
+          }
+      }, 5000).unref(),
+    );
     child.on('close', (code, signal) => {
       closed = true;
       running.delete(child.pid);
@@ -138,7 +192,15 @@ function runFile(entry, o, ctx) {
       writeFileSync(log, text);
       const count = (k) => Number(text.match(new RegExp(`^# ${k} (\\d+)$`, 'm'))?.[1] ?? NaN);
       if (o.coverage) foldCoverage(rawDir, join(merged, `${entry.n}.json`), tree, merge);
-      done({ code: code ?? (signal ? 128 : 1), seconds: (Date.now() - started) / 1000, tests: count('tests'), pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), log: relative(process.cwd(), log) });
+      done({
+        code: code ?? (signal ? 128 : 1),
+        seconds: (Date.now() - started) / 1000,
+        tests: count('tests'),
+        pass: count('pass'),
+        fail: count('fail'),
+        cancelled: count('cancelled'),
+        log: relative(process.cwd(), log),
+      });
     });
   });
 }
@@ -147,7 +209,12 @@ function runFile(entry, o, ctx) {
 const running = new Set();
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
-    for (const pid of running) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const pid of running)
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     process.exit(130);
   });
 }
@@ -156,38 +223,54 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 async function pool(entries, jobs, stopAt, work) {
   const queue = [...entries];
   const results = new Map();
-  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
-    for (let e = queue.shift(); e && !(stopAt && Date.now() > stopAt); e = queue.shift()) results.set(e, await work(e));
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+      for (let e = queue.shift(); e && !(stopAt && Date.now() > stopAt); e = queue.shift())
+        results.set(e, await work(e));
+    }),
+  );
   return results;
 }
 
 const o = parse(process.argv.slice(2));
 const out = resolve(o.out);
 const tree = join(out, 'tree');
-console.log(`# sweep seed ${o.seed} (--seed ${o.seed} repeats this order), ${o.jobs} job(s), snapshot in ${relative(process.cwd(), tree)}`);
+console.log(
+  `# sweep seed ${o.seed} (--seed ${o.seed} repeats this order), ${o.jobs} job(s), snapshot in ${relative(process.cwd(), tree)}`,
+);
 snapshot(tree);
 for (const d of ['logs', 'raw', 'merged', 'coverage']) rmSync(join(out, d), { recursive: true, force: true });
 const ctx = {
-  tree, logs: join(out, 'logs'), raw: join(out, 'raw'), merged: join(out, 'merged'),
+  tree,
+  logs: join(out, 'logs'),
+  raw: join(out, 'raw'),
+  merged: join(out, 'merged'),
   env: { ...process.env, ETCD_BIN: etcdBinary() },
   merge: createRequire(join(tree, 'node_modules/c8/package.json'))('@bcoe/v8-coverage').mergeProcessCovs,
 };
 for (const d of [ctx.logs, ctx.raw, ctx.merged]) mkdirSync(d, { recursive: true });
 
-let files = collect(join(tree, 'dist/test')).map((f) => relative(tree, f)).sort();
+let files = collect(join(tree, 'dist/test'))
+  .map((f) => relative(tree, f))
+  .sort();
 if (o.filters.length) files = files.filter((f) => o.filters.some((x) => f.includes(x)));
 if (files.length === 0) throw new Error(`no test file matches ${o.filters.join(' ')}`);
 const rand = mulberry32(o.seed);
-const entries = o.etcdOnly ? [] : shuffle(files, rand).map((file) => ({ file, label: file.replace(/^dist\//, ''), env: {} }));
+const entries = o.etcdOnly
+  ? []
+  : shuffle(files, rand).map((file) => ({ file, label: file.replace(/^dist\//, ''), env: {} }));
 if (o.etcd) {
   for (const file of files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)))) {
     entries.push({ file, label: `${file.replace(/^dist\//, '')} (etcd3)`, env: { PLAT_TEST_STORAGE: 'etcd3' } });
   }
 }
-entries.forEach((e, i) => { e.n = i + 1; });
+entries.forEach((e, i) => {
+  e.n = i + 1;
+});
 const alone = entries.filter((e) => !e.env.PLAT_TEST_STORAGE).length;
-console.log(`# ${entries.length} runs: ${alone} files alone${o.etcd ? `, then ${entries.length - alone} on etcd` : ''}`);
+console.log(
+  `# ${entries.length} runs: ${alone} files alone${o.etcd ? `, then ${entries.length - alone} on etcd` : ''}`,
+);
 
 const t0 = Date.now();
 let doneCount = 0;
@@ -195,7 +278,9 @@ const results = await pool(entries, o.jobs, o.budget ? t0 + o.budget * 60000 : 0
   const r = await runFile(e, o, ctx);
   r.timedOut = e.timedOut === true;
   doneCount++;
-  console.log(`${String(doneCount).padStart(4)}/${entries.length} ${r.code === 0 ? 'pass' : 'FAIL'} ${r.seconds.toFixed(1).padStart(6)} s  ${e.label}${r.code === 0 ? '' : `  (${r.timedOut ? 'killed after --file-timeout' : `exit ${r.code}`}, ${r.log})`}`);
+  console.log(
+    `${String(doneCount).padStart(4)}/${entries.length} ${r.code === 0 ? 'pass' : 'FAIL'} ${r.seconds.toFixed(1).padStart(6)} s  ${e.label}${r.code === 0 ? '' : `  (${r.timedOut ? 'killed after --file-timeout' : `exit ${r.code}`}, ${r.log})`}`,
+  );
   return r;
 });
 
@@ -214,28 +299,92 @@ if (o.retry && failed.length) {
 }
 const minutes = ((Date.now() - t0) / 60000).toFixed(1);
 
-const rows = entries.filter((e) => results.has(e)).map((e) => {
-  const r = results.get(e);
-  const again = retried.get(e);
-  const status = r.code === 0 ? 'pass' : again ? (again.code === 0 ? 'FAIL, pass on retry' : 'FAIL, FAIL on retry') : 'FAIL';
-  return { file: e.label, status, seconds: r.seconds, tests: r.tests, pass: r.pass, fail: r.fail, cancelled: r.cancelled, log: r.log, retry: again ? { code: again.code, seconds: again.seconds, log: again.log } : undefined };
-});
+const rows = entries
+  .filter((e) => results.has(e))
+  .map((e) => {
+    const r = results.get(e);
+    const again = retried.get(e);
+    const status =
+      r.code === 0 ? 'pass' : again ? (again.code === 0 ? 'FAIL, pass on retry' : 'FAIL, FAIL on retry') : 'FAIL';
+    return {
+      file: e.label,
+      status,
+      seconds: r.seconds,
+      tests: r.tests,
+      pass: r.pass,
+      fail: r.fail,
+      cancelled: r.cancelled,
+      log: r.log,
+      retry: again ? { code: again.code, seconds: again.seconds, log: again.log } : undefined,
+    };
+  });
 const passed = rows.filter((r) => r.status === 'pass').length;
-const summary = `${passed} of ${rows.length} runs passed alone${notRun.length ? ` (${notRun.length} more not run: --budget)` : ''} (seed ${o.seed}, ${o.jobs} job(s), ${minutes} min${o.coverage ? ', under coverage' : ''}; load average at the end ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`;
-const md = [`# sweep: every test file alone`, '', summary, '', '| # | File | Result | Time | Tests (pass/fail/cancelled) |', '|---:|---|---|---:|---|',
-  ...rows.map((r, i) => `| ${i + 1} | \`${r.file}\` | ${r.status} | ${r.seconds.toFixed(1)} s | ${r.tests} (${r.pass}/${r.fail}/${r.cancelled}) |`),
-  ...notRun.map((e) => `| | \`${e.label}\` | not run | | |`)].join('\n');
+const summary = `${passed} of ${rows.length} runs passed alone${notRun.length ? ` (${notRun.length} more not run: --budget)` : ''} (seed ${o.seed}, ${o.jobs} job(s), ${minutes} min${o.coverage ? ', under coverage' : ''}; load average at the end ${(
+  await import('node:os')
+)
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ')})`;
+const md = [
+  `# sweep: every test file alone`,
+  '',
+  summary,
+  '',
+  '| # | File | Result | Time | Tests (pass/fail/cancelled) |',
+  '|---:|---|---|---:|---|',
+  ...rows.map(
+    (r, i) =>
+      `| ${i + 1} | \`${r.file}\` | ${r.status} | ${r.seconds.toFixed(1)} s | ${r.tests} (${r.pass}/${r.fail}/${r.cancelled}) |`,
+  ),
+  ...notRun.map((e) => `| | \`${e.label}\` | not run | | |`),
+].join('\n');
 writeFileSync(join(out, 'sweep.md'), `${md}\n`);
-writeFileSync(join(out, 'sweep.json'), JSON.stringify({ seed: o.seed, jobs: o.jobs, minutes: Number(minutes), rows, notRun: notRun.map((e) => e.label) }, null, 2));
+writeFileSync(
+  join(out, 'sweep.json'),
+  JSON.stringify(
+    { seed: o.seed, jobs: o.jobs, minutes: Number(minutes), rows, notRun: notRun.map((e) => e.label) },
+    null,
+    2,
+  ),
+);
 console.log(`# ${summary}`);
 for (const r of rows.filter((x) => x.status !== 'pass')) console.log(`# ${r.status}: ${r.file} (${r.log})`);
 console.log(`# table: ${relative(process.cwd(), join(out, 'sweep.md'))}`);
 
 if (o.coverage) {
-  const c8 = spawnSync(process.execPath, ['node_modules/c8/bin/c8.js', 'report', '--all', '--merge-async',
-    '--src', 'dist/src', '--src', 'dist/workers', '--include', 'dist/src/**', '--include', 'dist/workers/**', '--exclude', 'dist/src/registry/generated/**',
-    '--reporter', 'json-summary', '--reporter', 'text-summary', '--report-dir', join(out, 'coverage'), '--temp-directory', ctx.merged], { cwd: tree, stdio: 'inherit' });
+  const c8 = spawnSync(
+    process.execPath,
+    [
+      'node_modules/c8/bin/c8.js',
+      'report',
+      '--all',
+      '--merge-async',
+      '--src',
+      'dist/src',
+      '--src',
+      'dist/workers',
+      '--include',
+      'dist/src/**',
+      '--include',
+      'dist/workers/**',
+      '--exclude',
+      'dist/src/registry/generated/**',
+      '--reporter',
+      'json-summary',
+      '--reporter',
+      'text-summary',
+      '--report-dir',
+      join(out, 'coverage'),
+      '--temp-directory',
+      ctx.merged,
+    ],
+    { cwd: tree, stdio: 'inherit' },
+  );
   if (c8.status !== 0) console.error('# c8 report failed');
-  else spawnSync(process.execPath, [resolve('scripts/coverage-table.mjs'), join(out, 'coverage/coverage-summary.json')], { cwd: tree, stdio: 'inherit' });
+  else
+    spawnSync(process.execPath, [resolve('scripts/coverage-table.mjs'), join(out, 'coverage/coverage-summary.json')], {
+      cwd: tree,
+      stdio: 'inherit',
+    });
 }
 process.exit(rows.length === passed && notRun.length === 0 ? 0 : 1);

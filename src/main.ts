@@ -26,17 +26,25 @@ async function checkDataDir(options: ServerOptions): Promise<void> {
   if (state.kind !== 'reshard') return;
   process.stdout.write(`resharding ${options.dataDir} from ${state.from} to ${options.shards} shards\n`);
   const r = await reshard(options.dataDir, state.from, state.identity);
-  process.stdout.write(`resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`);
+  process.stdout.write(
+    `resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`,
+  );
 }
 
 /** `backup --data-dir DIR --to TARGET` (src/server/backup.ts): a consistent copy of a running server's data. */
 async function backup(argv: string[]): Promise<void> {
   const { backupDataDir, parseBackupArgs } = await import('./server/backup.js');
   let args: { dataDir: string; target: string };
-  try { args = parseBackupArgs(argv); } catch (e) { fail(e, 2); }
+  try {
+    args = parseBackupArgs(argv);
+  } catch (e) {
+    fail(e, 2);
+  }
   try {
     const r = await backupDataDir(args.dataDir, args.target);
-    process.stdout.write(`backed up ${args.dataDir} to ${r.target}: ${r.shards} shards, ${r.keys} keys (start a server on it with --data-dir ${r.target})\n`);
+    process.stdout.write(
+      `backed up ${args.dataDir} to ${r.target}: ${r.shards} shards, ${r.keys} keys (start a server on it with --data-dir ${r.target})\n`,
+    );
   } catch (e) {
     fail(e, 1);
   }
@@ -46,10 +54,16 @@ async function backup(argv: string[]): Promise<void> {
 async function migrate(argv: string[]): Promise<void> {
   const { migrateToEtcd, parseMigrateArgs } = await import('./server/migrate.js');
   let args: ReturnType<typeof parseMigrateArgs>;
-  try { args = parseMigrateArgs(argv); } catch (e) { fail(e, 2); }
+  try {
+    args = parseMigrateArgs(argv);
+  } catch (e) {
+    fail(e, 2);
+  }
   try {
     const r = await migrateToEtcd(args);
-    process.stdout.write(`migrated ${args.dataDir} to etcd ${args.servers.join(',')}${args.prefix}: ${r.shards} shards, ${r.keys} keys, counted on both sides (start with --storage-backend etcd3 --etcd-servers ${args.servers.join(',')} --etcd-prefix ${args.prefix})\n`);
+    process.stdout.write(
+      `migrated ${args.dataDir} to etcd ${args.servers.join(',')}${args.prefix}: ${r.shards} shards, ${r.keys} keys, counted on both sides (start with --storage-backend etcd3 --etcd-servers ${args.servers.join(',')} --etcd-prefix ${args.prefix})\n`,
+    );
     process.exit(0);
   } catch (e) {
     fail(e, 1);
@@ -70,7 +84,9 @@ async function main(): Promise<void> {
     return;
   }
   if (options.version) {
-    process.stdout.write(options.version === 'raw' ? `${JSON.stringify(VERSION_INFO, null, 2)}\n` : `platform-apiserver ${GIT_VERSION}\n`);
+    process.stdout.write(
+      options.version === 'raw' ? `${JSON.stringify(VERSION_INFO, null, 2)}\n` : `platform-apiserver ${GIT_VERSION}\n`,
+    );
     return;
   }
   for (const w of options.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -95,7 +111,10 @@ async function main(): Promise<void> {
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
   const log = server.log;
   logStartSummary(log, options, {
-    port, securePort: server.securePort, serviceAccountIssuer: server.auth.serviceAccountIssuer, kubeconfig: server.kubeconfig,
+    port,
+    securePort: server.securePort,
+    serviceAccountIssuer: server.auth.serviceAccountIssuer,
+    kubeconfig: server.kubeconfig,
   });
   logRiskyWarnings(log, options, port);
   let stopping = false;
@@ -104,15 +123,21 @@ async function main(): Promise<void> {
     stopping = true;
     log.info('Received signal, shutting down', { signal, delay: `${options.shutdownDelayMs / 1000}s` });
     const started = Date.now();
-    server.shutdown().then(() => {
-      log.info('Shutdown complete', { duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, droppedLogLines: log.dropped || undefined });
-      log.flushSync();
-      process.exit(0);
-    }, (e) => {
-      log.error('Shutdown failed', { err: oneLine(e) });
-      log.flushSync();
-      process.exit(1);
-    });
+    server.shutdown().then(
+      () => {
+        log.info('Shutdown complete', {
+          duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
+          droppedLogLines: log.dropped || undefined,
+        });
+        log.flushSync();
+        process.exit(0);
+      },
+      (e) => {
+        log.error('Shutdown failed', { err: oneLine(e) });
+        log.flushSync();
+        process.exit(1);
+      },
+    );
   };
   // A request must never take the server down: an unexpected rejection is logged (never with
   // request data) and the process goes on, as upstream recovers a panicking handler.

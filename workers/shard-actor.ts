@@ -8,12 +8,23 @@ import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
 import { reuse } from '../src/codec/buffer-pool.js';
 import { crashIfAsked, holdInit } from '../src/actors/test-faults.js';
-import type { ActorConfig, Batch, BatchReply, DefsReply, DefsRequest, InitReply, InitRequest, SnapshotRequest } from '../src/actors/protocol.js';
+import type {
+  ActorConfig,
+  Batch,
+  BatchReply,
+  DefsReply,
+  DefsRequest,
+  InitReply,
+  InitRequest,
+  SnapshotRequest,
+} from '../src/actors/protocol.js';
 
 const config = workerData as ActorConfig;
 const shard = new Shard(config);
 
-export default async function handle(task: Batch | InitRequest | DefsRequest | SnapshotRequest): Promise<BatchReply | InitReply | DefsReply | unknown> {
+export default async function handle(
+  task: Batch | InitRequest | DefsRequest | SnapshotRequest,
+): Promise<BatchReply | InitReply | DefsReply | unknown> {
   if ('init' in task) {
     await holdInit(config.testFaults);
     return shard.init();

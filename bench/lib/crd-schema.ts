@@ -12,7 +12,10 @@ export function arg(name: string, def: number): number {
 }
 
 /** 30 fields: strings with bounds/patterns/enums, integers with bounds and defaults, booleans. */
-export function schema(): { type: 'object'; properties: { spec: { type: 'object'; properties: Record<string, unknown> } } } {
+export function schema(): {
+  type: 'object';
+  properties: { spec: { type: 'object'; properties: Record<string, unknown> } };
+} {
   const props: Record<string, unknown> = {};
   for (let i = 1; i <= 30; i++) {
     const k = `f${String(i).padStart(2, '0')}`;
@@ -26,7 +29,13 @@ export function schema(): { type: 'object'; properties: { spec: { type: 'object'
 
 /** The wrk round options of both benches (`--duration`, `--connections`, `--rounds`). */
 export function benchCtx(): Ctx {
-  return { durationSec: arg('duration', 5), connections: arg('connections', 32), rounds: arg('rounds', 2), serverNodeArgs: [], log: (m) => console.log(m) };
+  return {
+    durationSec: arg('duration', 5),
+    connections: arg('connections', 32),
+    rounds: arg('rounds', 2),
+    serverNodeArgs: [],
+    log: (m) => console.log(m),
+  };
 }
 
 /** A valid spec for schema(). */
@@ -42,12 +51,20 @@ export function spec(): Record<string, unknown> {
 /** Creates the CRD `<plural>.GROUP` and waits until its namespaced collection is served; returns that path. */
 export async function createCRD(url: string, plural: string, kind: string, openAPIV3Schema: unknown): Promise<string> {
   const crd = {
-    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${GROUP}` },
-    spec: { group: GROUP, scope: 'Namespaced', names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
+    apiVersion: 'apiextensions.plat.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural, kind },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
+    },
   };
   await expect(url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', JSON.stringify(crd), [201]);
   const path = `/apis/${GROUP}/v1/namespaces/${NS}/${plural}`;
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && (await expect(url, 'GET', path, undefined, [200, 404])).status !== 200) await new Promise((r) => setTimeout(r, 50));
+  while (Date.now() < deadline && (await expect(url, 'GET', path, undefined, [200, 404])).status !== 200)
+    await new Promise((r) => setTimeout(r, 50));
   return path;
 }

@@ -1,23 +1,39 @@
 /** Small keep-alive HTTP client for set-up traffic and the watch writer (loopback only). */
 import http from 'node:http';
 
-export interface Reply { status: number; text: string }
+export interface Reply {
+  status: number;
+  text: string;
+}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(base: string, method: string, path: string, body?: string, timeoutMs = 30_000, contentType = 'application/json'): Promise<Reply> {
+export function request(
+  base: string,
+  method: string,
+  path: string,
+  body?: string,
+  timeoutMs = 30_000,
+  contentType = 'application/json',
+): Promise<Reply> {
   const url = new URL(path, base);
   if (url.hostname !== '127.0.0.1') throw new Error(`bench traffic stays on loopback, not ${url.hostname}`);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method, agent, timeout: timeoutMs,
-      headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        timeout: timeoutMs,
+        headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
     req.on('error', reject);
     req.end(body);
@@ -25,7 +41,14 @@ export function request(base: string, method: string, path: string, body?: strin
 }
 
 /** Like request, but fails unless the status is one of `ok`. */
-export async function expect(base: string, method: string, path: string, body: string | undefined, ok: number[], contentType?: string): Promise<Reply> {
+export async function expect(
+  base: string,
+  method: string,
+  path: string,
+  body: string | undefined,
+  ok: number[],
+  contentType?: string,
+): Promise<Reply> {
   const r = await request(base, method, path, body, undefined, contentType);
   if (!ok.includes(r.status)) throw new Error(`${method} ${path}: ${r.status} ${r.text.slice(0, 300)}`);
   return r;
@@ -49,11 +72,22 @@ export function configMapJson(name: string, bytes: number, annotations?: Record<
   const meta: Record<string, unknown> = { name, labels: { bench: 'true' } };
   if (annotations) meta.annotations = annotations;
   const shell = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { pad: '' } });
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { pad: 'x'.repeat(Math.max(0, bytes - shell.length)) } });
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta,
+    data: { pad: 'x'.repeat(Math.max(0, bytes - shell.length)) },
+  });
 }
 
 export async function ensureNamespace(base: string, name: string): Promise<void> {
-  await expect(base, 'POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), [201, 409]);
+  await expect(
+    base,
+    'POST',
+    '/api/v1/namespaces',
+    JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+    [201, 409],
+  );
 }
 
 /**

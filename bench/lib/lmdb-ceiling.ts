@@ -18,7 +18,12 @@ export interface LmdbCeilingOptions {
   maxPuts: number;
 }
 
-export interface LmdbCeilingResult { putsPerSec: number; puts: number; batchP50Ms: number; batchP99Ms: number }
+export interface LmdbCeilingResult {
+  putsPerSec: number;
+  puts: number;
+  batchP50Ms: number;
+  batchP99Ms: number;
+}
 
 export async function lmdbBatchedPuts(o: LmdbCeilingOptions): Promise<LmdbCeilingResult> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-bench-lmdb-'));
@@ -41,7 +46,12 @@ export async function lmdbBatchedPuts(o: LmdbCeilingOptions): Promise<LmdbCeilin
       latencies.push(performance.now() - t0);
     }
     const elapsed = (performance.now() - start) / 1000;
-    return { putsPerSec: puts / elapsed, puts, batchP50Ms: percentile(latencies, 50), batchP99Ms: percentile(latencies, 99) };
+    return {
+      putsPerSec: puts / elapsed,
+      puts,
+      batchP50Ms: percentile(latencies, 50),
+      batchP99Ms: percentile(latencies, 99),
+    };
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });

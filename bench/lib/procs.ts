@@ -30,7 +30,9 @@ export async function startChild(script: string, args: string[], nodeArgs: strin
   const proc = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  proc.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-10_000); });
+  proc.stderr!.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-10_000);
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -39,15 +41,25 @@ export async function startChild(script: string, args: string[], nodeArgs: strin
     proc.stdout!.on('data', (d: Buffer) => {
       out = (out + d.toString()).slice(-10_000);
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
     });
-    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited with ${code}: ${err}`)); });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}: ${err}`));
+    });
   });
   proc.removeAllListeners('exit');
   // the server prints its secure line before the plain one
   const secure = /secure listening on https:\/\/[^:]+:(\d+)/.exec(out);
   return {
-    proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, securePort: secure ? Number(secure[1]) : undefined,
+    proc,
+    pid: proc.pid!,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    securePort: secure ? Number(secure[1]) : undefined,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = once(proc, 'exit');
@@ -59,7 +71,10 @@ export async function startChild(script: string, args: string[], nodeArgs: strin
   };
 }
 
-export interface ServerChild extends Child { dataDir: string; cleanup(): void }
+export interface ServerChild extends Child {
+  dataDir: string;
+  cleanup(): void;
+}
 
 /** Starts the real server with a fresh data directory (removed by cleanup). */
 export async function startServer(nodeArgs: string[] = [], serverArgs: string[] = []): Promise<ServerChild> {
@@ -67,7 +82,11 @@ export async function startServer(nodeArgs: string[] = [], serverArgs: string[] 
   const cleanup = (): void => rmSync(dataDir, { recursive: true, force: true });
   try {
     // plain port only unless the benchmark asks for the secure one (default 6443)
-    const c = await startChild(MAIN_JS, ['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...serverArgs], nodeArgs);
+    const c = await startChild(
+      MAIN_JS,
+      ['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...serverArgs],
+      nodeArgs,
+    );
     return { ...c, dataDir, cleanup };
   } catch (e) {
     cleanup();

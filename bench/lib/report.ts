@@ -43,14 +43,18 @@ export interface RunInfo {
   argv: string[];
 }
 
-const fmt = (n: number | undefined, digits = 2): string => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits));
+const fmt = (n: number | undefined, digits = 2): string =>
+  n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits);
 const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** The commit measured, and whether server sources differed from it. */
 export function sourceState(cwd: string): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workers'], { cwd, encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workers'], { cwd, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
     return dirty ? `${head} with ${dirty} uncommitted change(s) under src/ and workers/` : head;
   } catch {
     return 'unknown (not a git checkout)';
@@ -60,7 +64,10 @@ export function sourceState(cwd: string): string {
 export function machineInfo(info: RunInfo, cwd: string): string[] {
   const cpus = os.cpus();
   const model = cpus[0]?.model.trim() ?? 'unknown CPU';
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   return [
     `- CPU: ${cpus.length} × ${model}${cpus[0]?.speed ? ` @ ${cpus[0].speed} MHz` : ''}`,
     `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
@@ -83,7 +90,9 @@ export function resultsTable(results: ScenarioResult[]): string {
   for (const r of results) {
     for (const row of r.rows) {
       const ratio = row.ratio === undefined ? '–' : `${(row.ratio * 100).toFixed(1)}%`;
-      lines.push(`| ${row.scenario} | ${row.subject} | ${fmtInt(row.throughput)} ${row.unit} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${ratio} | ${cpuCell(row)} | ${row.errors ?? '–'} |`);
+      lines.push(
+        `| ${row.scenario} | ${row.subject} | ${fmtInt(row.throughput)} ${row.unit} | ${fmt(row.p50Ms)} | ${fmt(row.p99Ms)} | ${ratio} | ${cpuCell(row)} | ${row.errors ?? '–'} |`,
+      );
     }
   }
   return lines.join('\n');
@@ -91,7 +100,8 @@ export function resultsTable(results: ScenarioResult[]): string {
 
 export function verdictTable(results: ScenarioResult[]): string {
   const lines = ['| Target | Measured | Met |', '| --- | --- | --- |'];
-  for (const r of results) for (const v of r.verdicts) lines.push(`| ${v.target} | ${v.measured} | ${v.met ? 'yes' : '**no**'} |`);
+  for (const r of results)
+    for (const v of r.verdicts) lines.push(`| ${v.target} | ${v.measured} | ${v.met ? 'yes' : '**no**'} |`);
   return lines.join('\n');
 }
 
@@ -106,7 +116,7 @@ export function renderSection(info: RunInfo, results: ScenarioResult[], cwd: str
     '',
     resultsTable(results),
     '',
-    'CPU/op: CPU time of the measured process, all threads (front thread, shard actors, LMDB), per request or per delivered watch event, and in brackets its main thread\'s share (the uWS front thread); other load on the machine disturbs it less than throughput.',
+    "CPU/op: CPU time of the measured process, all threads (front thread, shard actors, LMDB), per request or per delivered watch event, and in brackets its main thread's share (the uWS front thread); other load on the machine disturbs it less than throughput.",
     '',
     '### Targets',
     '',

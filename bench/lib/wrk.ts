@@ -28,7 +28,14 @@ export interface WrkResult {
 }
 
 export function wrkArgs(r: WrkRun): string[] {
-  const args = ['-t' + r.threads, '-c' + r.connections, '-d' + r.durationSec + 's', '--latency', '--timeout', (r.timeoutSec ?? 10) + 's'];
+  const args = [
+    '-t' + r.threads,
+    '-c' + r.connections,
+    '-d' + r.durationSec + 's',
+    '--latency',
+    '--timeout',
+    (r.timeoutSec ?? 10) + 's',
+  ];
   for (const h of r.headers ?? []) args.push('-H', h);
   if (r.script) args.push('-s', r.script);
   args.push(r.url);
@@ -42,7 +49,11 @@ export function runWrk(r: WrkRun): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
     execFile(WRK, args, { timeout: (r.durationSec + 60) * 1000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${command} failed: ${err.message}\n${stderr}`));
-      try { resolve({ command, ...parseWrk(stdout) }); } catch (e) { reject(e); }
+      try {
+        resolve({ command, ...parseWrk(stdout) });
+      } catch (e) {
+        reject(e);
+      }
     });
   });
 }
@@ -68,5 +79,12 @@ export function parseWrk(out: string): Omit<WrkResult, 'command'> {
   const scripted = /^unexpected-status (\d+)$/m.exec(out);
   if (scripted) errors += Number(scripted[1]);
   else if (non2xx) errors += Number(non2xx[1]);
-  return { requests: Number(total[1]), reqPerSec: Number(rps[1]), p50Ms: toMs(p50[1]!), p99Ms: toMs(p99[1]!), errors, raw: out };
+  return {
+    requests: Number(total[1]),
+    reqPerSec: Number(rps[1]),
+    p50Ms: toMs(p50[1]!),
+    p99Ms: toMs(p99[1]!),
+    errors,
+    raw: out,
+  };
 }

@@ -2,11 +2,47 @@
 import type { Options } from './scenarios/ctx.js';
 import { MIX, MIX_KINDS } from './scenarios/mixed.js';
 
-export const LOAD_SCENARIOS = ['get', 'list', 'create', 'update', 'apply', 'watch-fanout', 'informers', 'density', 'mixed'] as const;
+export const LOAD_SCENARIOS = [
+  'get',
+  'list',
+  'create',
+  'update',
+  'apply',
+  'watch-fanout',
+  'informers',
+  'density',
+  'mixed',
+] as const;
 /** scenarios only the load CLI knows: naming one selects it even without a load flag */
 export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
 /** flags only the load CLI knows: any of them selects it */
-export const LOAD_FLAGS = new Set(['--server', '--kubeconfig', '--context', '--token', '--concurrency', '--out', '--qps', '--mix', '--objects', '--namespaces', '--per-namespace', '--nodes', '--kinds', '--watchers', '--write-rate', '--informers', '--relist', '--max-requests', '--no-ceilings', '--no-delete', '--progress', '--no-progress', '--server-arg', '--insecure', '--server-pid']);
+export const LOAD_FLAGS = new Set([
+  '--server',
+  '--kubeconfig',
+  '--context',
+  '--token',
+  '--concurrency',
+  '--out',
+  '--qps',
+  '--mix',
+  '--objects',
+  '--namespaces',
+  '--per-namespace',
+  '--nodes',
+  '--kinds',
+  '--watchers',
+  '--write-rate',
+  '--informers',
+  '--relist',
+  '--max-requests',
+  '--no-ceilings',
+  '--no-delete',
+  '--progress',
+  '--no-progress',
+  '--server-arg',
+  '--insecure',
+  '--server-pid',
+]);
 
 export interface LoadArgs {
   scenarios: string[];
@@ -25,9 +61,13 @@ export interface LoadArgs {
 }
 
 /** A bad command line: reported as its message alone. */
-export class UsageError extends Error { override name = 'UsageError'; }
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
 /** The target refused or could not be reached: reported as one line like a usage error, but exit 1. */
-export class TargetError extends UsageError { override name = 'TargetError'; }
+export class TargetError extends UsageError {
+  override name = 'TargetError';
+}
 
 export function parseDuration(flag: string, v: string, maxSec: number): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(v);
@@ -48,7 +88,24 @@ export function isLoadInvocation(argv: string[]): boolean {
 }
 
 export function parseLoadArgs(argv: string[]): LoadArgs {
-  const o: Options = { durationSec: 10, concurrency: 8, qps: 200, mix: MIX.map(([k, w]) => [k, w]), objects: 500, namespaces: 10, perNamespace: 10, nodes: 10, kinds: ['pods', 'configmaps', 'secrets'], watchers: 100, writeRate: 50, informers: 20, relistSec: 5, maxRequests: 10_000_000, ceilings: true, deleteAfter: true };
+  const o: Options = {
+    durationSec: 10,
+    concurrency: 8,
+    qps: 200,
+    mix: MIX.map(([k, w]) => [k, w]),
+    objects: 500,
+    namespaces: 10,
+    perNamespace: 10,
+    nodes: 10,
+    kinds: ['pods', 'configmaps', 'secrets'],
+    watchers: 100,
+    writeRate: 50,
+    informers: 20,
+    relistSec: 5,
+    maxRequests: 10_000_000,
+    ceilings: true,
+    deleteAfter: true,
+  };
   const a: LoadArgs = { scenarios: [], insecure: false, serverArgs: [], opts: o };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -60,49 +117,108 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       return v;
     };
     switch (flag) {
-      case '--server': a.server = value(); break;
-      case '--kubeconfig': a.kubeconfig = value(); break;
-      case '--context': a.context = value(); break;
-      case '--token': a.token = value(); break;
-      case '--insecure': a.insecure = true; break;
-      case '--out': a.out = value(); break;
-      case '--progress': a.progress = true; break;
-      case '--no-progress': a.progress = false; break;
-      case '--server-arg': a.serverArgs.push(value()); break;
-      case '--server-pid': a.serverPid = int(flag, value(), 1, 2 ** 31 - 1); break;
-      case '--duration': o.durationSec = parseDuration(flag, value(), 86_400); break;
-      case '--concurrency': o.concurrency = int(flag, value(), 1, 10_000); break;
-      case '--qps': o.qps = int(flag, value(), 1, 1_000_000); break;
+      case '--server':
+        a.server = value();
+        break;
+      case '--kubeconfig':
+        a.kubeconfig = value();
+        break;
+      case '--context':
+        a.context = value();
+        break;
+      case '--token':
+        a.token = value();
+        break;
+      case '--insecure':
+        a.insecure = true;
+        break;
+      case '--out':
+        a.out = value();
+        break;
+      case '--progress':
+        a.progress = true;
+        break;
+      case '--no-progress':
+        a.progress = false;
+        break;
+      case '--server-arg':
+        a.serverArgs.push(value());
+        break;
+      case '--server-pid':
+        a.serverPid = int(flag, value(), 1, 2 ** 31 - 1);
+        break;
+      case '--duration':
+        o.durationSec = parseDuration(flag, value(), 86_400);
+        break;
+      case '--concurrency':
+        o.concurrency = int(flag, value(), 1, 10_000);
+        break;
+      case '--qps':
+        o.qps = int(flag, value(), 1, 1_000_000);
+        break;
       case '--mix': {
-        const pairs = value().split(',').filter(Boolean).map((p) => p.split('='));
-        if (!pairs.length || pairs.some(([k, w]) => !MIX_KINDS.includes(k!) || !/^[0-9]+$/.test(w ?? '')) || pairs.every(([, w]) => Number(w) === 0)) {
-          throw new UsageError(`--mix must look like get=40,list=10 with kinds from ${MIX_KINDS.join(', ')} and whole weights, not all 0`);
+        const pairs = value()
+          .split(',')
+          .filter(Boolean)
+          .map((p) => p.split('='));
+        if (
+          !pairs.length ||
+          pairs.some(([k, w]) => !MIX_KINDS.includes(k!) || !/^[0-9]+$/.test(w ?? '')) ||
+          pairs.every(([, w]) => Number(w) === 0)
+        ) {
+          throw new UsageError(
+            `--mix must look like get=40,list=10 with kinds from ${MIX_KINDS.join(', ')} and whole weights, not all 0`,
+          );
         }
         o.mix = pairs.map(([k, w]) => [k!, Number(w)]);
         break;
       }
-      case '--objects': o.objects = int(flag, value(), 1, 1_000_000); break;
-      case '--namespaces': o.namespaces = int(flag, value(), 1, 100_000); break;
-      case '--per-namespace': o.perNamespace = int(flag, value(), 1, 100_000); break;
-      case '--nodes': o.nodes = int(flag, value(), 0, 100_000); break;
+      case '--objects':
+        o.objects = int(flag, value(), 1, 1_000_000);
+        break;
+      case '--namespaces':
+        o.namespaces = int(flag, value(), 1, 100_000);
+        break;
+      case '--per-namespace':
+        o.perNamespace = int(flag, value(), 1, 100_000);
+        break;
+      case '--nodes':
+        o.nodes = int(flag, value(), 0, 100_000);
+        break;
       case '--kinds': {
         const ks = value().split(',').filter(Boolean);
         const ok = ['pods', 'configmaps', 'secrets'];
-        if (!ks.length || ks.some((k) => !ok.includes(k)) || new Set(ks).size !== ks.length) throw new UsageError(`--kinds must be a comma-separated subset of ${ok.join(',')}`);
+        if (!ks.length || ks.some((k) => !ok.includes(k)) || new Set(ks).size !== ks.length)
+          throw new UsageError(`--kinds must be a comma-separated subset of ${ok.join(',')}`);
         o.kinds = ks as Options['kinds'];
         break;
       }
-      case '--watchers': o.watchers = int(flag, value(), 1, 100_000); break;
-      case '--write-rate': o.writeRate = int(flag, value(), 1, 1_000_000); break;
-      case '--informers': o.informers = int(flag, value(), 1, 100_000); break;
-      case '--relist': o.relistSec = Math.max(1, Math.round(parseDuration(flag, value(), 3600))); break;
-      case '--max-requests': o.maxRequests = int(flag, value(), 1, 1_000_000_000); break;
-      case '--no-ceilings': o.ceilings = false; break;
-      case '--no-delete': o.deleteAfter = false; break;
+      case '--watchers':
+        o.watchers = int(flag, value(), 1, 100_000);
+        break;
+      case '--write-rate':
+        o.writeRate = int(flag, value(), 1, 1_000_000);
+        break;
+      case '--informers':
+        o.informers = int(flag, value(), 1, 100_000);
+        break;
+      case '--relist':
+        o.relistSec = Math.max(1, Math.round(parseDuration(flag, value(), 3600)));
+        break;
+      case '--max-requests':
+        o.maxRequests = int(flag, value(), 1, 1_000_000_000);
+        break;
+      case '--no-ceilings':
+        o.ceilings = false;
+        break;
+      case '--no-delete':
+        o.deleteAfter = false;
+        break;
       default:
         if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag}`);
         if (flag === 'all') a.scenarios.push(...LOAD_SCENARIOS);
-        else if (!(LOAD_SCENARIOS as readonly string[]).includes(flag)) throw new UsageError(`unknown scenario "${flag}" (known: ${LOAD_SCENARIOS.join(', ')}, all)`);
+        else if (!(LOAD_SCENARIOS as readonly string[]).includes(flag))
+          throw new UsageError(`unknown scenario "${flag}" (known: ${LOAD_SCENARIOS.join(', ')}, all)`);
         else a.scenarios.push(flag);
     }
   }

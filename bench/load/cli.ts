@@ -16,7 +16,16 @@ import { loadKubeconfig, type Credentials } from './kubeconfig.js';
 import { renderMarkdown } from './markdown.js';
 import { delta, requestCounts, scalar, type Counts } from './metrics.js';
 import { Recorder } from './recorder.js';
-import { countsOf, judge, machine, operations, SCHEMA_VERSION, type Report, type ScenarioReport, type ServerUsage } from './report.js';
+import {
+  countsOf,
+  judge,
+  machine,
+  operations,
+  SCHEMA_VERSION,
+  type Report,
+  type ScenarioReport,
+  type ServerUsage,
+} from './report.js';
 import type { ScenarioCtx } from './scenarios/ctx.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { latencyCdf, latencyOverTime, throughputBars } from './svg.js';
@@ -25,29 +34,56 @@ const METRICS_SETTLE_MS = 10_000;
 /** bench CPU (cores, all threads) above which a scenario's figures are flagged as possibly client-bound */
 const CLIENT_BOUND_CORES = 0.85;
 
-interface Sample { rss?: number; cpu?: number }
+interface Sample {
+  rss?: number;
+  cpu?: number;
+}
 
 async function sampler(client: Client, pid: number | undefined): Promise<Sample> {
   if (pid !== undefined) {
-    try { return { rss: rssBytes(pid), cpu: cpuSeconds(pid) }; } catch { return {}; }
+    try {
+      return { rss: rssBytes(pid), cpu: cpuSeconds(pid) };
+    } catch {
+      return {};
+    }
   }
   const text = await client.metricsText();
-  return text ? { rss: scalar(text, 'process_resident_memory_bytes'), cpu: scalar(text, 'process_cpu_seconds_total') } : {};
+  return text
+    ? { rss: scalar(text, 'process_resident_memory_bytes'), cpu: scalar(text, 'process_cpu_seconds_total') }
+    : {};
 }
 
 function usage(samples: Sample[], sec: number, source: ServerUsage['source']): ServerUsage {
   const rss = samples.map((s) => s.rss).filter((x): x is number => x !== undefined);
   const cpu = samples.map((s) => s.cpu).filter((x): x is number => x !== undefined);
-  if (!rss.length && !cpu.length) return { source: 'unavailable', rssStartBytes: null, rssEndBytes: null, rssPeakBytes: null, cpuSeconds: null, cpuCores: null };
+  if (!rss.length && !cpu.length)
+    return {
+      source: 'unavailable',
+      rssStartBytes: null,
+      rssEndBytes: null,
+      rssPeakBytes: null,
+      cpuSeconds: null,
+      cpuCores: null,
+    };
   const cpuSec = cpu.length >= 2 ? cpu[cpu.length - 1]! - cpu[0]! : null;
-  return { source, rssStartBytes: rss[0] ?? null, rssEndBytes: rss.at(-1) ?? null, rssPeakBytes: rss.length ? Math.max(...rss) : null, cpuSeconds: cpuSec, cpuCores: cpuSec === null ? null : cpuSec / Math.max(0.001, sec) };
+  return {
+    source,
+    rssStartBytes: rss[0] ?? null,
+    rssEndBytes: rss.at(-1) ?? null,
+    rssPeakBytes: rss.length ? Math.max(...rss) : null,
+    cpuSeconds: cpuSec,
+    cpuCores: cpuSec === null ? null : cpuSec / Math.max(0.001, sec),
+  };
 }
 
-const sentCounts = (r: Report): Counts => new Map(r.requestCounts.map((c) => [`${c.verb}|${c.group}|${c.resource}|${c.code}`, c.count]));
+const sentCounts = (r: Report): Counts =>
+  new Map(r.requestCounts.map((c) => [`${c.verb}|${c.group}|${c.resource}|${c.code}`, c.count]));
 
 function differences(sent: Counts, seen: Counts): Report['metricsCheck']['differences'] {
   const keys = new Set([...sent.keys(), ...seen.keys()]);
-  return [...keys].filter((k) => (sent.get(k) ?? 0) !== (seen.get(k) ?? 0)).map((k) => ({ key: k, sent: sent.get(k) ?? 0, counted: seen.get(k) ?? 0 }));
+  return [...keys]
+    .filter((k) => (sent.get(k) ?? 0) !== (seen.get(k) ?? 0))
+    .map((k) => ({ key: k, sent: sent.get(k) ?? 0, counted: seen.get(k) ?? 0 }));
 }
 
 /** What every scenario run shares. */
@@ -75,7 +111,15 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
   client.recorder = rec;
   const samples: Sample[] = [await sampler(client, pid)];
   const ctx: ScenarioCtx = {
-    client, opts: args.opts, stop: run.stop, tag: `${run.tag}-${index}`, log: run.log, figures: {}, params: {}, notes: [], ceilings: [],
+    client,
+    opts: args.opts,
+    stop: run.stop,
+    tag: `${run.tag}-${index}`,
+    log: run.log,
+    figures: {},
+    params: {},
+    notes: [],
+    ceilings: [],
     serverRss: async () => (await sampler(client, pid)).rss,
   };
   const t0 = performance.now();
@@ -105,17 +149,29 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
   const sec = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const clientCpu = (cpu.user + cpu.system) / 1e6;
-  if (clientCpu / sec > CLIENT_BOUND_CORES) ctx.notes.push(`the bench process used ${(clientCpu / sec).toFixed(2)} cores on average: the figures may be bounded by the client, not the server`);
+  if (clientCpu / sec > CLIENT_BOUND_CORES)
+    ctx.notes.push(
+      `the bench process used ${(clientCpu / sec).toFixed(2)} cores on average: the figures may be bounded by the client, not the server`,
+    );
   samples.push(await sampler(client, pid));
   const ops = operations(rec);
   return {
     rec,
     report: {
-      name, startedAt: new Date(Date.now() - sec * 1000).toISOString(), elapsedSec: sec, interrupted: run.stop.aborted, error,
-      params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params }, operations: ops, timeline: rec.timeline,
+      name,
+      startedAt: new Date(Date.now() - sec * 1000).toISOString(),
+      elapsedSec: sec,
+      interrupted: run.stop.aborted,
+      error,
+      params: { durationSec: args.opts.durationSec, concurrency: args.opts.concurrency, ...ctx.params },
+      operations: ops,
+      timeline: rec.timeline,
       figures: Object.fromEntries(Object.entries(ctx.figures).map(([k, v]) => [k, Number.isFinite(v) ? v : null])),
-      ceilings: ctx.ceilings, slo: judge(ops), server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'),
-      client: { cpuSeconds: clientCpu, cpuCores: clientCpu / sec }, notes: ctx.notes,
+      ceilings: ctx.ceilings,
+      slo: judge(ops),
+      server: usage(samples, sec, pid !== undefined ? 'proc' : 'metrics'),
+      client: { cpuSeconds: clientCpu, cpuCores: clientCpu / sec },
+      notes: ctx.notes,
     },
   };
 }
@@ -142,7 +198,10 @@ async function checkMetrics(client: Client, before: string, report: Report): Pro
 function summarize(scenarios: ScenarioReport[]): Report['summary'] {
   const sum = { requests: 0, errors: 0, sloChecked: 0, sloFailed: 0 };
   for (const s of scenarios) {
-    for (const o of s.operations) { sum.requests += o.requests; sum.errors += o.errors; }
+    for (const o of s.operations) {
+      sum.requests += o.requests;
+      sum.errors += o.errors;
+    }
     sum.sloChecked += s.slo.length;
     sum.sloFailed += s.slo.filter((v) => !v.met).length;
   }
@@ -163,7 +222,9 @@ export async function loadMain(argv: string[]): Promise<number> {
   let creds: Credentials = args.kubeconfig ? loadKubeconfig(args.kubeconfig, args.context) : {};
   if (args.token) creds = { ...creds, token: args.token };
   if (args.insecure) creds = { ...creds, insecure: true };
-  const log = (m: string): void => { process.stderr.write(m + '\n'); };
+  const log = (m: string): void => {
+    process.stderr.write(m + '\n');
+  };
   let server: ServerChild | undefined;
   let url = args.server ?? (args.kubeconfig ? creds.server : undefined);
   if (!url) {
@@ -185,7 +246,11 @@ export async function loadMain(argv: string[]): Promise<number> {
     await client.preflight();
     const before = await client.metricsText();
     const run: Run = {
-      client, args, stop: stopper.signal, pid: server?.pid ?? args.serverPid, log,
+      client,
+      args,
+      stop: stopper.signal,
+      pid: server?.pid ?? args.serverPid,
+      log,
       tag: `bench-${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`,
       showProgress: args.progress ?? (process.stderr.isTTY || args.opts.durationSec >= 10),
     };
@@ -196,16 +261,32 @@ export async function loadMain(argv: string[]): Promise<number> {
     }
     const scenarios = done.map((d) => d.report);
     const report: Report = {
-      schemaVersion: SCHEMA_VERSION, tool: 'platform-apiserver bench (bench/load)', startedAt, endedAt: '', interrupted: stopper.signal.aborted, argv,
-      target: { url, startedByBench: !!server, tls: client.tls, auth: creds.token ? 'token' : creds.cert ? 'client-certificate' : 'none' },
-      machine: machine(), options: { ...args.opts }, scenarios, requestCounts: countsOf(done.map((d) => d.rec)),
-      metricsCheck: { available: false, matched: false, differences: [] }, summary: summarize(scenarios),
+      schemaVersion: SCHEMA_VERSION,
+      tool: 'platform-apiserver bench (bench/load)',
+      startedAt,
+      endedAt: '',
+      interrupted: stopper.signal.aborted,
+      argv,
+      target: {
+        url,
+        startedByBench: !!server,
+        tls: client.tls,
+        auth: creds.token ? 'token' : creds.cert ? 'client-certificate' : 'none',
+      },
+      machine: machine(),
+      options: { ...args.opts },
+      scenarios,
+      requestCounts: countsOf(done.map((d) => d.rec)),
+      metricsCheck: { available: false, matched: false, differences: [] },
+      summary: summarize(scenarios),
     };
     if (before !== undefined) report.metricsCheck = await checkMetrics(client, before, report);
     report.endedAt = new Date().toISOString();
     writeReport(out, report);
     const sum = report.summary;
-    log(`report: ${join(out, 'report.md')} (${sum.requests} requests, ${sum.errors} errors, SLOs met ${sum.sloChecked - sum.sloFailed}/${sum.sloChecked}${report.interrupted ? ', interrupted' : ''})`);
+    log(
+      `report: ${join(out, 'report.md')} (${sum.requests} requests, ${sum.errors} errors, SLOs met ${sum.sloChecked - sum.sloFailed}/${sum.sloChecked}${report.interrupted ? ', interrupted' : ''})`,
+    );
     return scenarios.some((x) => x.error) ? 1 : 0;
   } finally {
     process.off('SIGINT', onSigint);

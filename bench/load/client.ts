@@ -24,7 +24,12 @@ export interface Call extends OpId {
   scheduledAt?: number;
 }
 
-export interface Answer { status: number; body: Buffer; ms: number; /** why there was no answer (status 0) */ error?: string }
+export interface Answer {
+  status: number;
+  body: Buffer;
+  ms: number /** why there was no answer (status 0) */;
+  error?: string;
+}
 
 export class Client {
   readonly base: URL;
@@ -37,18 +42,35 @@ export class Client {
   constructor(server: string, creds: Credentials, concurrency: number, recorder: Recorder) {
     this.base = new URL(server);
     const tls = this.base.protocol === 'https:';
-    const opts = { keepAlive: true, maxSockets: Math.max(1, concurrency), ca: creds.ca, cert: creds.cert, key: creds.key, rejectUnauthorized: !creds.insecure };
+    const opts = {
+      keepAlive: true,
+      maxSockets: Math.max(1, concurrency),
+      ca: creds.ca,
+      cert: creds.cert,
+      key: creds.key,
+      rejectUnauthorized: !creds.insecure,
+    };
     this.agent = tls ? new https.Agent(opts) : new http.Agent(opts);
-    this.watchAgent = tls ? new https.Agent({ ...opts, keepAlive: false, maxSockets: Infinity }) : new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    this.watchAgent = tls
+      ? new https.Agent({ ...opts, keepAlive: false, maxSockets: Infinity })
+      : new http.Agent({ keepAlive: false, maxSockets: Infinity });
     this.auth = creds.token ? { authorization: `Bearer ${creds.token}` } : {};
     this.creds = creds;
     this.recorder = recorder;
   }
 
   /** What another thread needs to open watches on this target as this client. */
-  target(path: string): { url: string; headers: Record<string, string>; tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized: boolean } } {
+  target(path: string): {
+    url: string;
+    headers: Record<string, string>;
+    tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized: boolean };
+  } {
     const c = this.creds;
-    return { url: new URL(path, this.base).href, headers: { ...this.auth }, tls: { ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecure } };
+    return {
+      url: new URL(path, this.base).href,
+      headers: { ...this.auth },
+      tls: { ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecure },
+    };
   }
 
   get tls(): boolean {
@@ -77,12 +99,16 @@ export class Client {
         if (!c.unrecorded) this.recorder.record(c, status, ms, body.length);
         resolve({ status, body, ms, error });
       };
-      const req = this.mod().request(url, { method: c.method, agent: this.agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks)));
-        res.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
-      });
+      const req = this.mod().request(
+        url,
+        { method: c.method, agent: this.agent, headers, timeout: REQUEST_TIMEOUT_MS },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks)));
+          res.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
       req.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
       req.end(c.body);
@@ -95,12 +121,23 @@ export class Client {
    */
   async must(c: Call, ok: number[] = [200, 201]): Promise<any> {
     let a = await this.call(c);
-    for (let attempt = 1; attempt < MUST_ATTEMPTS && (a.status === 0 || a.status === 429 || a.status >= 500); attempt++) {
+    for (
+      let attempt = 1;
+      attempt < MUST_ATTEMPTS && (a.status === 0 || a.status === 429 || a.status >= 500);
+      attempt++
+    ) {
       await new Promise((r) => setTimeout(r, 200 * attempt));
       a = await this.call(c);
     }
-    if (!ok.includes(a.status)) throw new Error(`${c.method} ${c.path}: ${a.status ? `${a.status} ${a.body.toString('utf8').slice(0, 300)}` : `no answer (${a.error})`}`);
-    try { return JSON.parse(a.body.toString('utf8')); } catch { return undefined; }
+    if (!ok.includes(a.status))
+      throw new Error(
+        `${c.method} ${c.path}: ${a.status ? `${a.status} ${a.body.toString('utf8').slice(0, 300)}` : `no answer (${a.error})`}`,
+      );
+    try {
+      return JSON.parse(a.body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -109,7 +146,14 @@ export class Client {
    * resolves when the server ends it or `signal` aborts it, recording it once as a WATCH with
    * its open time.
    */
-  watch(op: OpId, path: string, signal: AbortSignal, onEvent: (ev: any, at: number) => void, onOpen?: (status: number) => void, raw = false): Promise<number> {
+  watch(
+    op: OpId,
+    path: string,
+    signal: AbortSignal,
+    onEvent: (ev: any, at: number) => void,
+    onOpen?: (status: number) => void,
+    raw = false,
+  ): Promise<number> {
     const t0 = performance.now();
     const url = new URL(path, this.base);
     return new Promise((resolve) => {
@@ -123,30 +167,45 @@ export class Client {
         this.recorder.record(op, status, performance.now() - t0, bytes);
         resolve(status);
       };
-      const req = this.mod().request(url, { method: 'GET', agent: this.watchAgent, headers: { ...this.auth, accept: 'application/json' } }, (res) => {
-        status = res.statusCode ?? 0;
-        onOpen?.(status);
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          const at = performance.now();
-          bytes += Buffer.byteLength(d);
-          buf += d;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + 1);
-            if (!line.trim()) continue;
-            if (raw) onEvent(line, at);
-            else try { onEvent(JSON.parse(line), at); } catch { /* a partial or foreign line is not an event */ }
-          }
-        });
-        res.on('end', finish);
-        res.on('close', finish);
-        res.on('error', finish);
-      });
-      const onAbort = (): void => { req.destroy(); finish(); };
-      if (signal.aborted) { onAbort(); return; }
+      const req = this.mod().request(
+        url,
+        { method: 'GET', agent: this.watchAgent, headers: { ...this.auth, accept: 'application/json' } },
+        (res) => {
+          status = res.statusCode ?? 0;
+          onOpen?.(status);
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            const at = performance.now();
+            bytes += Buffer.byteLength(d);
+            buf += d;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const line = buf.slice(0, nl);
+              buf = buf.slice(nl + 1);
+              if (!line.trim()) continue;
+              if (raw) onEvent(line, at);
+              else
+                try {
+                  onEvent(JSON.parse(line), at);
+                } catch {
+                  /* a partial or foreign line is not an event */
+                }
+            }
+          });
+          res.on('end', finish);
+          res.on('close', finish);
+          res.on('error', finish);
+        },
+      );
+      const onAbort = (): void => {
+        req.destroy();
+        finish();
+      };
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
       signal.addEventListener('abort', onAbort);
       req.on('error', finish);
       req.end();
@@ -157,19 +216,26 @@ export class Client {
   async preflight(): Promise<void> {
     const a = await this.call({ verb: 'GET', resource: '', method: 'GET', path: '/version', unrecorded: true });
     if (a.status === 0) throw new TargetError(`cannot reach ${this.base.origin}: ${a.error}`);
-    if (a.status === 401) throw new TargetError(`${this.base.origin} answered 401 Unauthorized: check --token or the kubeconfig's credentials`);
+    if (a.status === 401)
+      throw new TargetError(
+        `${this.base.origin} answered 401 Unauthorized: check --token or the kubeconfig's credentials`,
+      );
   }
 
   /** The server's /metrics text, not recorded (a non-resource request, excluded from comparisons). */
   async metricsText(): Promise<string | undefined> {
     const url = new URL('/metrics', this.base);
     return new Promise((resolve) => {
-      const req = this.mod().request(url, { agent: this.agent, headers: { ...this.auth, accept: 'text/plain' }, timeout: 10_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
-        res.on('error', () => resolve(undefined));
-      });
+      const req = this.mod().request(
+        url,
+        { agent: this.agent, headers: { ...this.auth, accept: 'text/plain' }, timeout: 10_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
+          res.on('error', () => resolve(undefined));
+        },
+      );
       req.on('timeout', () => req.destroy());
       req.on('error', () => resolve(undefined));
       req.end();

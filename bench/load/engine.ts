@@ -5,12 +5,17 @@
  * clock whatever the answers do, latency counted from when each was due, so a slow server
  * cannot hide its queueing: no coordinated omission).
  */
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
-  if (signal?.aborted) return resolve();
-  const t = setTimeout(done, ms);
-  function done(): void { clearTimeout(t); signal?.removeEventListener('abort', done); resolve(); }
-  signal?.addEventListener('abort', done);
-});
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done);
+  });
 
 export interface ClosedLoop {
   concurrency: number;
@@ -53,7 +58,10 @@ export async function untilDue(due: number, signal?: AbortSignal): Promise<void>
   }
 }
 
-export interface OpenLoopResult { sent: number; /** how far behind schedule the last send was, ms */ lagMs: number }
+export interface OpenLoopResult {
+  sent: number /** how far behind schedule the last send was, ms */;
+  lagMs: number;
+}
 
 export async function openLoop(o: OpenLoop): Promise<OpenLoopResult> {
   const t0 = performance.now();
@@ -76,7 +84,12 @@ export async function openLoop(o: OpenLoop): Promise<OpenLoopResult> {
 }
 
 /** Runs fn(0..n-1) with at most `concurrency` in flight, stopping early when the signal aborts. */
-export async function parallel(n: number, concurrency: number, signal: AbortSignal, fn: (i: number) => Promise<void>): Promise<number> {
+export async function parallel(
+  n: number,
+  concurrency: number,
+  signal: AbortSignal,
+  fn: (i: number) => Promise<void>,
+): Promise<number> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < n && !signal.aborted) await fn(next++);
@@ -92,5 +105,11 @@ export function deadline(parent: AbortSignal, ms: number): { signal: AbortSignal
   const onParent = (): void => c.abort();
   if (parent.aborted) c.abort();
   else parent.addEventListener('abort', onParent, { once: true });
-  return { signal: c.signal, cancel: () => { clearTimeout(t); parent.removeEventListener('abort', onParent); } };
+  return {
+    signal: c.signal,
+    cancel: () => {
+      clearTimeout(t);
+      parent.removeEventListener('abort', onParent);
+    },
+  };
 }

@@ -24,7 +24,12 @@ export class OpStats {
   /** performance.now() when the first request started and the last one ended */
   firstStart = Infinity;
   lastEnd = 0;
-  constructor(readonly verb: string, readonly group: string, readonly resource: string, readonly phase: string) {}
+  constructor(
+    readonly verb: string,
+    readonly group: string,
+    readonly resource: string,
+    readonly phase: string,
+  ) {}
   get key(): string {
     return opKey(this);
   }
@@ -35,7 +40,14 @@ export function opKey(o: { verb: string; group?: string; resource: string; phase
   return `${o.phase && o.phase !== 'measure' ? o.phase + ' ' : ''}${o.verb} ${res}`;
 }
 
-export interface TimelinePoint { tSec: number; requests: number; errors: number; p50Ms: number; p99Ms: number; maxMs: number }
+export interface TimelinePoint {
+  tSec: number;
+  requests: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
 
 export class Recorder {
   readonly ops = new Map<string, OpStats>();
@@ -88,7 +100,14 @@ export class Recorder {
   /** Closes the current one-second window of the timeline. */
   tick(): void {
     const w = this.window;
-    this.timeline.push({ tSec: Math.round((performance.now() - this.startMs) / 1000), requests: w.count, errors: this.windowErrors, p50Ms: w.percentileMs(50), p99Ms: w.percentileMs(99), maxMs: w.maxUs / 1000 });
+    this.timeline.push({
+      tSec: Math.round((performance.now() - this.startMs) / 1000),
+      requests: w.count,
+      errors: this.windowErrors,
+      p50Ms: w.percentileMs(50),
+      p99Ms: w.percentileMs(99),
+      maxMs: w.maxUs / 1000,
+    });
     w.reset();
     this.windowErrors = 0;
   }

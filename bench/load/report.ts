@@ -11,7 +11,13 @@ export const SCHEMA_VERSION = 1;
 export const SLO_MS = { mutating: 1000, 'single-object': 1000, list: 30_000 } as const;
 export type SloClass = keyof typeof SLO_MS;
 
-export interface LatencyMs { p50: number | null; p90: number | null; p99: number | null; max: number | null; mean: number | null }
+export interface LatencyMs {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+  mean: number | null;
+}
 
 export interface OperationReport {
   key: string;
@@ -30,7 +36,13 @@ export interface OperationReport {
   histogram: [number, number][];
 }
 
-export interface SloResult { operation: string; class: SloClass; thresholdMs: number; p99Ms: number | null; met: boolean }
+export interface SloResult {
+  operation: string;
+  class: SloClass;
+  thresholdMs: number;
+  p99Ms: number | null;
+  met: boolean;
+}
 
 export interface ServerUsage {
   source: 'proc' | 'metrics' | 'unavailable';
@@ -60,7 +72,13 @@ export interface ScenarioReport {
   notes: string[];
 }
 
-export interface RequestCount { verb: string; group: string; resource: string; code: number; count: number }
+export interface RequestCount {
+  verb: string;
+  group: string;
+  resource: string;
+  code: number;
+  count: number;
+}
 
 export interface Report {
   schemaVersion: number;
@@ -93,10 +111,24 @@ export function operations(rec: Recorder): OperationReport[] {
     const errors = Object.values(s.errorsByCode).reduce((a, b) => a + b, 0);
     const span = Math.max(0.001, (s.lastEnd - s.firstStart) / 1000);
     return {
-      key: s.key, verb: s.verb, group: s.group, resource: s.resource, phase: s.phase, requests: s.requests,
+      key: s.key,
+      verb: s.verb,
+      group: s.group,
+      resource: s.resource,
+      phase: s.phase,
+      requests: s.requests,
       throughputPerSec: s.verb === 'WATCH' ? 0 : s.requests / span,
-      latencyMs: { p50: num(s.hdr.percentileMs(50)), p90: num(s.hdr.percentileMs(90)), p99: num(s.hdr.percentileMs(99)), max: num(s.hdr.maxUs / 1000), mean: num(s.hdr.meanMs()) },
-      errors, errorsByCode: { ...s.errorsByCode }, bytesTotal: s.bytes, bytesPerResponse: s.requests ? s.bytes / s.requests : 0,
+      latencyMs: {
+        p50: num(s.hdr.percentileMs(50)),
+        p90: num(s.hdr.percentileMs(90)),
+        p99: num(s.hdr.percentileMs(99)),
+        max: num(s.hdr.maxUs / 1000),
+        mean: num(s.hdr.meanMs()),
+      },
+      errors,
+      errorsByCode: { ...s.errorsByCode },
+      bytesTotal: s.bytes,
+      bytesPerResponse: s.requests ? s.bytes / s.requests : 0,
       histogram: s.hdr.sparse(),
     };
   });
@@ -107,7 +139,13 @@ export function judge(ops: OperationReport[]): SloResult[] {
   for (const o of ops) {
     const c = sloClass(o.verb);
     if (!c || o.phase === 'setup' || o.requests === 0) continue;
-    out.push({ operation: o.key, class: c, thresholdMs: SLO_MS[c], p99Ms: o.latencyMs.p99, met: o.latencyMs.p99 !== null && o.latencyMs.p99 <= SLO_MS[c] });
+    out.push({
+      operation: o.key,
+      class: c,
+      thresholdMs: SLO_MS[c],
+      p99Ms: o.latencyMs.p99,
+      met: o.latencyMs.p99 !== null && o.latencyMs.p99 <= SLO_MS[c],
+    });
   }
   return out;
 }
@@ -115,31 +153,69 @@ export function judge(ops: OperationReport[]): SloResult[] {
 export function countsOf(recs: Recorder[]): RequestCount[] {
   const m = new Map<string, number>();
   for (const r of recs) for (const [k, v] of r.counts) if (!k.endsWith('|0')) m.set(k, (m.get(k) ?? 0) + v);
-  return [...m].sort(([a], [b]) => a.localeCompare(b)).map(([k, count]) => {
-    const [verb, group, resource, code] = k.split('|');
-    return { verb: verb!, group: group!, resource: resource!, code: Number(code), count };
-  });
+  return [...m]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, count]) => {
+      const [verb, group, resource, code] = k.split('|');
+      return { verb: verb!, group: group!, resource: resource!, code: Number(code), count };
+    });
 }
 
 export function machine(): Report['machine'] {
   const cpus = os.cpus();
-  return { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryBytes: os.totalmem(), os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version, loadAverage: os.loadavg() };
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryBytes: os.totalmem(),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    loadAverage: os.loadavg(),
+  };
 }
 
 /** Fails with the first problem found when `r` does not follow schema version 1. */
 export function checkSchema(r: any): string | undefined {
   if (r?.schemaVersion !== SCHEMA_VERSION) return `schemaVersion ${r?.schemaVersion}`;
   for (const k of ['tool', 'startedAt', 'endedAt']) if (typeof r[k] !== 'string') return `${k} not a string`;
-  if (typeof r.interrupted !== 'boolean' || !Array.isArray(r.scenarios) || !Array.isArray(r.requestCounts)) return 'interrupted/scenarios/requestCounts';
-  if (typeof r.target?.url !== 'string' || typeof r.summary?.requests !== 'number' || typeof r.metricsCheck?.matched !== 'boolean') return 'target/summary/metricsCheck';
+  if (typeof r.interrupted !== 'boolean' || !Array.isArray(r.scenarios) || !Array.isArray(r.requestCounts))
+    return 'interrupted/scenarios/requestCounts';
+  if (
+    typeof r.target?.url !== 'string' ||
+    typeof r.summary?.requests !== 'number' ||
+    typeof r.metricsCheck?.matched !== 'boolean'
+  )
+    return 'target/summary/metricsCheck';
   for (const s of r.scenarios) {
-    if (typeof s.name !== 'string' || typeof s.elapsedSec !== 'number' || !Array.isArray(s.operations) || !Array.isArray(s.timeline) || !Array.isArray(s.slo)) return `scenario ${s?.name}`;
-    if (typeof s.figures !== 'object' || typeof s.server?.source !== 'string' || !Array.isArray(s.ceilings)) return `scenario ${s.name} figures/server/ceilings`;
+    if (
+      typeof s.name !== 'string' ||
+      typeof s.elapsedSec !== 'number' ||
+      !Array.isArray(s.operations) ||
+      !Array.isArray(s.timeline) ||
+      !Array.isArray(s.slo)
+    )
+      return `scenario ${s?.name}`;
+    if (typeof s.figures !== 'object' || typeof s.server?.source !== 'string' || !Array.isArray(s.ceilings))
+      return `scenario ${s.name} figures/server/ceilings`;
     for (const o of s.operations) {
-      if (typeof o.key !== 'string' || typeof o.verb !== 'string' || typeof o.requests !== 'number' || typeof o.throughputPerSec !== 'number') return `operation ${o?.key}`;
-      if (!o.latencyMs || !('p99' in o.latencyMs) || typeof o.errorsByCode !== 'object' || typeof o.bytesPerResponse !== 'number' || !Array.isArray(o.histogram)) return `operation ${o.key} fields`;
+      if (
+        typeof o.key !== 'string' ||
+        typeof o.verb !== 'string' ||
+        typeof o.requests !== 'number' ||
+        typeof o.throughputPerSec !== 'number'
+      )
+        return `operation ${o?.key}`;
+      if (
+        !o.latencyMs ||
+        !('p99' in o.latencyMs) ||
+        typeof o.errorsByCode !== 'object' ||
+        typeof o.bytesPerResponse !== 'number' ||
+        !Array.isArray(o.histogram)
+      )
+        return `operation ${o.key} fields`;
     }
   }
-  for (const c of r.requestCounts) if (typeof c.verb !== 'string' || typeof c.code !== 'number' || typeof c.count !== 'number') return 'requestCounts entry';
+  for (const c of r.requestCounts)
+    if (typeof c.verb !== 'string' || typeof c.code !== 'number' || typeof c.count !== 'number')
+      return 'requestCounts entry';
   return undefined;
 }

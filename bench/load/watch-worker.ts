@@ -21,7 +21,12 @@ export interface WatchWorkerInit {
   sentKey: string;
 }
 
-export interface WatchWorkerDone { type: 'done'; delivered: number; latency: [number, number][]; watches: { status: number; ms: number; bytes: number }[] }
+export interface WatchWorkerDone {
+  type: 'done';
+  delivered: number;
+  latency: [number, number][];
+  watches: { status: number; ms: number; bytes: number }[];
+}
 
 export const now = (): number => performance.timeOrigin + performance.now();
 
@@ -38,7 +43,10 @@ export function sentOf(line: string, key: string): number | undefined {
 function run(init: WatchWorkerInit): void {
   const url = new URL(init.url);
   const mod = url.protocol === 'https:' ? https : http;
-  const agent = url.protocol === 'https:' ? new https.Agent({ keepAlive: false, maxSockets: Infinity, ...init.tls }) : new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const agent =
+    url.protocol === 'https:'
+      ? new https.Agent({ keepAlive: false, maxSockets: Infinity, ...init.tls })
+      : new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const key = `"${init.sentKey}":"`;
   const latency = new Hdr();
   let delivered = 0;
@@ -47,7 +55,13 @@ function run(init: WatchWorkerInit): void {
   let pending = init.count;
   let closing = false;
   const finished = (): void => {
-    if (--pending === 0 && closing) parentPort!.postMessage({ type: 'done', delivered, latency: latency.sparse(), watches } satisfies WatchWorkerDone);
+    if (--pending === 0 && closing)
+      parentPort!.postMessage({
+        type: 'done',
+        delivered,
+        latency: latency.sparse(),
+        watches,
+      } satisfies WatchWorkerDone);
   };
   for (let i = 0; i < init.count; i++) {
     const t0 = performance.now();
@@ -73,14 +87,20 @@ function run(init: WatchWorkerInit): void {
         while ((nl = buf.indexOf('\n')) >= 0) {
           const sent = sentOf(buf.slice(0, nl), key);
           buf = buf.slice(nl + 1);
-          if (sent !== undefined) { delivered++; latency.recordMs(at - sent); }
+          if (sent !== undefined) {
+            delivered++;
+            latency.recordMs(at - sent);
+          }
         }
       });
       res.on('end', end);
       res.on('close', end);
       res.on('error', end);
     });
-    req.on('error', () => { if (w.status === 0) parentPort!.postMessage({ type: 'open', status: 0 }); end(); });
+    req.on('error', () => {
+      if (w.status === 0) parentPort!.postMessage({ type: 'open', status: 0 });
+      end();
+    });
     req.end();
     reqs.push(req);
   }
@@ -92,7 +112,11 @@ function run(init: WatchWorkerInit): void {
   parentPort!.on('message', (m: { type: string }) => {
     if (m.type !== 'close') return;
     closing = true;
-    if (pending === 0) { pending = 1; finished(); return; }
+    if (pending === 0) {
+      pending = 1;
+      finished();
+      return;
+    }
     for (const r of reqs) r.destroy();
   });
 }

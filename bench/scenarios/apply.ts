@@ -25,37 +25,66 @@ const TARGET = 5000;
 /** The deployer's intent at round k: three containers whose images and env change every time. */
 export function deployerBody(name: string, k: number): string {
   const containers = ['web', 'sidecar', 'metrics'].map((c, i) => ({
-    name: c, image: `registry.example/${c}:1.${k}.${i}`,
+    name: c,
+    image: `registry.example/${c}:1.${k}.${i}`,
     ports: [{ name: `p${i}`, containerPort: 8080 + i }],
-    env: [{ name: 'ROUND', value: String(k) }, { name: 'ROLE', value: c }],
+    env: [
+      { name: 'ROUND', value: String(k) },
+      { name: 'ROLE', value: c },
+    ],
     resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '128Mi' } },
   }));
   return JSON.stringify({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: { app: name } },
-    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: { app: name } },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers } },
+    },
   });
 }
 
 /** The autoscaler's intent: replicas only. */
 export function scalerBody(name: string, k: number): string {
-  return JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas: 1 + (k % 7) } });
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { replicas: 1 + (k % 7) },
+  });
 }
 
-interface Reply { status: number; bytes: number }
+interface Reply {
+  status: number;
+  bytes: number;
+}
 
 function patch(agent: http.Agent, base: string, path: string, body: string): Promise<Reply> {
   const url = new URL(path, base);
   if (url.hostname !== '127.0.0.1') throw new Error(`bench traffic stays on loopback, not ${url.hostname}`);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'PATCH', agent, timeout: TIMEOUT_MS,
-      headers: { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(body), accept: 'application/json' },
-    }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => { bytes += c.length; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'PATCH',
+        agent,
+        timeout: TIMEOUT_MS,
+        headers: {
+          'content-type': CONTENT_TYPE,
+          'content-length': Buffer.byteLength(body),
+          accept: 'application/json',
+        },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`PATCH ${path} timed out`)));
     req.on('error', reject);
     req.end(body);
@@ -80,7 +109,13 @@ export interface ApplyRun {
  * N clients, each alternating the two managers on its own object from round `k0`, for
  * `seconds` (and at most MAX_APPLIES in all). Rounds continue across calls via `rounds`.
  */
-async function drive(target: Child, names: string[], rounds: number[], seconds: number, measure: boolean): Promise<ApplyRun> {
+async function drive(
+  target: Child,
+  names: string[],
+  rounds: number[],
+  seconds: number,
+  measure: boolean,
+): Promise<ApplyRun> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: names.length });
   const hist = new Histogram(TIMEOUT_MS);
   let applies = 0;
@@ -98,7 +133,9 @@ async function drive(target: Child, names: string[], rounds: number[], seconds: 
       const scaler = k % 2 === 1;
       const path = `${PATH}/${name}?fieldManager=${scaler ? 'autoscaler&force=true' : 'deployer'}`;
       const started = performance.now();
-      const r = await patch(agent, target.url, path, scaler ? scalerBody(name, k) : deployerBody(name, k)).catch((e: Error) => ({ status: 0, bytes: 0, error: e.message }));
+      const r = await patch(agent, target.url, path, scaler ? scalerBody(name, k) : deployerBody(name, k)).catch(
+        (e: Error) => ({ status: 0, bytes: 0, error: e.message }),
+      );
       hist.record(performance.now() - started);
       applies++;
       if (r.status !== 200) {
@@ -113,13 +150,21 @@ async function drive(target: Child, names: string[], rounds: number[], seconds: 
   agent.destroy();
   const per = (sec: number): number => (sec * 1e6) / Math.max(1, applies);
   const run: ApplyRun = {
-    applies, errors, perSec: applies / elapsed, p50Ms: hist.percentile(50), p99Ms: hist.percentile(99),
-    cpuUs: per(cpuSeconds(target.pid) - cpu0), mainCpuUs: per(cpuSeconds(target.pid, true) - main0),
-    clientCpuShare: (used.user + used.system) / 1e6 / elapsed, firstError,
+    applies,
+    errors,
+    perSec: applies / elapsed,
+    p50Ms: hist.percentile(50),
+    p99Ms: hist.percentile(99),
+    cpuUs: per(cpuSeconds(target.pid) - cpu0),
+    mainCpuUs: per(cpuSeconds(target.pid, true) - main0),
+    clientCpuShare: (used.user + used.system) / 1e6 / elapsed,
+    firstError,
   };
   if (measure) {
-    process.stdout.write(`    ${run.perSec.toFixed(0)} applies/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, errors ${errors}${firstError ? ` (first: ${firstError})` : ''}, ` +
-      `${run.cpuUs.toFixed(1)} µs CPU/apply (main thread ${run.mainCpuUs.toFixed(1)}), client ${(100 * run.clientCpuShare).toFixed(0)}% of a core\n`);
+    process.stdout.write(
+      `    ${run.perSec.toFixed(0)} applies/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, errors ${errors}${firstError ? ` (first: ${firstError})` : ''}, ` +
+        `${run.cpuUs.toFixed(1)} µs CPU/apply (main thread ${run.mainCpuUs.toFixed(1)}), client ${(100 * run.clientCpuShare).toFixed(0)}% of a core\n`,
+    );
   }
   return run;
 }
@@ -137,7 +182,11 @@ export async function applyScenario(ctx: Ctx): Promise<ScenarioResult> {
     await ensureNamespace(server.url, NS);
     // round 0 creates every Deployment (the deployer's first apply), unmeasured
     const agent = new http.Agent({ keepAlive: true, maxSockets: n });
-    const first = await Promise.all(names.map((name, i) => patch(agent, server.url, `${PATH}/${name}?fieldManager=deployer`, deployerBody(name, rounds[i]!++))));
+    const first = await Promise.all(
+      names.map((name, i) =>
+        patch(agent, server.url, `${PATH}/${name}?fieldManager=deployer`, deployerBody(name, rounds[i]!++)),
+      ),
+    );
     agent.destroy();
     const bad = first.find((r) => r.status !== 201);
     if (bad) throw new Error(`apply-create answered ${bad.status}`);
@@ -149,10 +198,14 @@ export async function applyScenario(ctx: Ctx): Promise<ScenarioResult> {
       await drive(target, names, rounds, Math.min(WARMUP_SEC, ctx.durationSec), false);
       return drive(target, names, rounds, ctx.durationSec, true);
     };
-    best = await bestOf<'server' | 'hello', ApplyRun>(ctx.rounds, {
-      server: () => measure(server, 'apiserver'),
-      hello: () => measure(h, `hello-world (${objectBytes} B body)`),
-    }, (r) => (r.errors ? 0 : r.perSec));
+    best = await bestOf<'server' | 'hello', ApplyRun>(
+      ctx.rounds,
+      {
+        server: () => measure(server, 'apiserver'),
+        hello: () => measure(h, `hello-world (${objectBytes} B body)`),
+      },
+      (r) => (r.errors ? 0 : r.perSec),
+    );
   } finally {
     await hello?.stop();
     await server.stop();
@@ -163,14 +216,37 @@ export async function applyScenario(ctx: Ctx): Promise<ScenarioResult> {
   return {
     name: 'apply',
     rows: [
-      { scenario: 'apply', subject: `apiserver, ${n} clients, 2 managers alternating`, throughput: s.perSec, unit: 'applies/s', p50Ms: s.p50Ms, p99Ms: s.p99Ms, ratio: s.perSec / h.perSec, cpuUs: s.cpuUs, mainCpuUs: s.mainCpuUs, errors: s.errors },
-      { scenario: 'apply', subject: `hello-world PATCH ceiling, same client (${objectBytes} B body)`, throughput: h.perSec, unit: 'req/s', p50Ms: h.p50Ms, p99Ms: h.p99Ms, cpuUs: h.cpuUs, mainCpuUs: h.mainCpuUs, errors: h.errors },
+      {
+        scenario: 'apply',
+        subject: `apiserver, ${n} clients, 2 managers alternating`,
+        throughput: s.perSec,
+        unit: 'applies/s',
+        p50Ms: s.p50Ms,
+        p99Ms: s.p99Ms,
+        ratio: s.perSec / h.perSec,
+        cpuUs: s.cpuUs,
+        mainCpuUs: s.mainCpuUs,
+        errors: s.errors,
+      },
+      {
+        scenario: 'apply',
+        subject: `hello-world PATCH ceiling, same client (${objectBytes} B body)`,
+        throughput: h.perSec,
+        unit: 'req/s',
+        p50Ms: h.p50Ms,
+        p99Ms: h.p99Ms,
+        cpuUs: h.cpuUs,
+        mainCpuUs: h.mainCpuUs,
+        errors: h.errors,
+      },
     ],
-    verdicts: [{
-      target: `server-side apply of a 3-container Deployment by two managers ≥ ${TARGET.toLocaleString('en-US')}/s`,
-      measured: `${s.perSec.toFixed(0)} applies/s, p99 ${s.p99Ms.toFixed(1)} ms, ${s.errors} non-200 (${s.applies.toLocaleString('en-US')} applies)`,
-      met: s.perSec >= TARGET && s.errors === 0,
-    }],
+    verdicts: [
+      {
+        target: `server-side apply of a 3-container Deployment by two managers ≥ ${TARGET.toLocaleString('en-US')}/s`,
+        measured: `${s.perSec.toFixed(0)} applies/s, p99 ${s.p99Ms.toFixed(1)} ms, ${s.errors} non-200 (${s.applies.toLocaleString('en-US')} applies)`,
+        met: s.perSec >= TARGET && s.errors === 0,
+      },
+    ],
     commands: [
       `# apply (in-process Node HTTP client, bench/scenarios/apply.ts): ${n} clients × one Deployment each, alternating, best of ${ctx.rounds}`,
       `PATCH ${PATH}/<name>?fieldManager=deployer          Content-Type: ${CONTENT_TYPE}  (${Buffer.byteLength(sample)} B: 3 containers, new images and env each time)`,

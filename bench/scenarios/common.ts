@@ -25,13 +25,23 @@ export interface Measured extends WrkResult {
 
 /** A short warm-up run (JIT, connection set-up), then the measured run against process `pid`. */
 export async function warmAndMeasure(ctx: Ctx, pid: number, run: WrkRun, warmScriptArgs?: string[]): Promise<Measured> {
-  await runWrk({ ...run, durationSec: Math.min(WARMUP_SEC, run.durationSec), scriptArgs: warmScriptArgs ?? run.scriptArgs });
+  await runWrk({
+    ...run,
+    durationSec: Math.min(WARMUP_SEC, run.durationSec),
+    scriptArgs: warmScriptArgs ?? run.scriptArgs,
+  });
   const cpu0 = cpuSeconds(pid);
   const main0 = cpuSeconds(pid, true);
   const w = await runWrk(run);
   const per = (sec: number): number => (sec * 1e6) / Math.max(1, w.requests);
-  const r: Measured = { ...w, cpuUsPerRequest: per(cpuSeconds(pid) - cpu0), mainCpuUsPerRequest: per(cpuSeconds(pid, true) - main0) };
-  ctx.log(`  ${r.command}\n    ${r.reqPerSec.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, errors ${r.errors}, ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request (main thread ${r.mainCpuUsPerRequest.toFixed(1)})`);
+  const r: Measured = {
+    ...w,
+    cpuUsPerRequest: per(cpuSeconds(pid) - cpu0),
+    mainCpuUsPerRequest: per(cpuSeconds(pid, true) - main0),
+  };
+  ctx.log(
+    `  ${r.command}\n    ${r.reqPerSec.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, errors ${r.errors}, ${r.cpuUsPerRequest.toFixed(1)} µs CPU/request (main thread ${r.mainCpuUsPerRequest.toFixed(1)})`,
+  );
   return r;
 }
 
@@ -44,7 +54,11 @@ export function runTag(prefix: string): string {
  * Runs every step once per round, in order, so the subject and its ceilings alternate and
  * share whatever else the machine is doing; keeps each step's best result (highest score).
  */
-export async function bestOf<K extends string, T>(rounds: number, steps: Record<K, (round: number) => Promise<T>>, score: (r: T) => number): Promise<Record<K, T>> {
+export async function bestOf<K extends string, T>(
+  rounds: number,
+  steps: Record<K, (round: number) => Promise<T>>,
+  score: (r: T) => number,
+): Promise<Record<K, T>> {
   const best = {} as Record<K, T>;
   for (let round = 0; round < rounds; round++) {
     for (const k of Object.keys(steps) as K[]) {

@@ -22,12 +22,24 @@ const RUNNING_NS = 'bench-enc-running';
 const PB = 'application/vnd.platform.protobuf';
 const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
 
-interface Variant { name: string; accept: string; enc: Encoding }
+interface Variant {
+  name: string;
+  accept: string;
+  enc: Encoding;
+}
 const VARIANTS: Variant[] = [
   { name: 'JSON', accept: 'application/json', enc: { format: 'json', pretty: false } },
   { name: 'Protobuf', accept: PB, enc: { format: 'protobuf', pretty: false, mediaType: PB } },
   { name: 'CBOR', accept: 'application/cbor', enc: { format: 'cbor', pretty: false } },
-  { name: 'Table', accept: TABLE, enc: { format: 'json', pretty: false, view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'Metadata' } } },
+  {
+    name: 'Table',
+    accept: TABLE,
+    enc: {
+      format: 'json',
+      pretty: false,
+      view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'Metadata' },
+    },
+  },
 ];
 
 /** A Pod like a small deployment's: labels, two containers with ports, env, resources. */
@@ -35,9 +47,18 @@ function podJson(i: number): string {
   const name = `web-${String(i).padStart(5, '0')}`;
   const container = (n: string, port: number) => benchContainer(i, n, port);
   return JSON.stringify({
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, labels: { app: 'web', tier: 'frontend', shard: String(i % 16) }, annotations: { 'example.com/owner': 'team-a' } },
-    spec: { containers: [container('app', 8080), container('sidecar', 9090)], nodeName: `node-${i % 50}`, restartPolicy: 'Always' },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      labels: { app: 'web', tier: 'frontend', shard: String(i % 16) },
+      annotations: { 'example.com/owner': 'team-a' },
+    },
+    spec: {
+      containers: [container('app', 8080), container('sidecar', 9090)],
+      nodeName: `node-${i % 50}`,
+      restartPolicy: 'Always',
+    },
   });
 }
 
@@ -60,11 +81,28 @@ async function encodeThroughput(listJson: string, ctx: Ctx): Promise<Map<string,
   const head = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: list.metadata.resourceVersion } };
   const bench = new Bench({ time: Math.max(1000, ctx.durationSec * 300), iterations: 3 });
   for (const v of VARIANTS) {
-    if (v.enc.view) { bench.add(v.name, () => { tableJson('Pod', warm, head.metadata, v.enc.view!.groupVersion, v.enc.view!.includeObject, Date.now()); }); continue; }
-    bench.add(v.name, () => { encodeEntries(head, warm, v.enc); });
+    if (v.enc.view) {
+      bench.add(v.name, () => {
+        tableJson('Pod', warm, head.metadata, v.enc.view!.groupVersion, v.enc.view!.includeObject, Date.now());
+      });
+      continue;
+    }
+    bench.add(v.name, () => {
+      encodeEntries(head, warm, v.enc);
+    });
     if (v.enc.format !== 'json') {
       let cold = fresh();
-      bench.add(`${v.name} (cold)`, () => { encodeEntries(head, cold, v.enc); }, { beforeEach: () => { cold = fresh(); } });
+      bench.add(
+        `${v.name} (cold)`,
+        () => {
+          encodeEntries(head, cold, v.enc);
+        },
+        {
+          beforeEach: () => {
+            cold = fresh();
+          },
+        },
+      );
     }
   }
   await bench.run();
@@ -84,7 +122,10 @@ function bytesWithoutManagedFields(listJson: string): { json: number; pb: number
   const list = JSON.parse(listJson);
   for (const o of list.items) delete o.metadata.managedFields;
   const head = { kind: 'PodList', apiVersion: 'v1', metadata: list.metadata };
-  const entries: Encodable[] = list.items.map((o: object) => { const obj = { ...o, kind: 'Pod', apiVersion: 'v1' }; return { obj, json: JSON.stringify(obj) }; });
+  const entries: Encodable[] = list.items.map((o: object) => {
+    const obj = { ...o, kind: 'Pod', apiVersion: 'v1' };
+    return { obj, json: JSON.stringify(obj) };
+  });
   return {
     json: Buffer.byteLength(encodeEntries(head, entries, VARIANTS[0]!.enc) as string),
     pb: (encodeEntries(head, entries, VARIANTS[1]!.enc) as Uint8Array).byteLength,
@@ -101,7 +142,9 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
   const running = new Map<string, number>();
   try {
     await ensureNamespace(server.url, NS);
-    await parallel(PODS, 32, async (i) => { await expect(server.url, 'POST', PATH, podJson(i), [201]); });
+    await parallel(PODS, 32, async (i) => {
+      await expect(server.url, 'POST', PATH, podJson(i), [201]);
+    });
     for (const v of VARIANTS) sizes.set(v.name, await bodyBytes(server.url, v.accept));
     const listJson = (await expect(server.url, 'GET', PATH, undefined, [200])).text;
     ctx.log(`  bytes per LIST: ${VARIANTS.map((v) => `${v.name} ${sizes.get(v.name)}`).join(', ')}`);
@@ -110,17 +153,54 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
       try {
         hello = await startHello(sizes.get(v.name)!);
         const url = hello.url;
-        const run = (pid: number, target: string, headers: string[]) => () => warmAndMeasure(ctx, pid, { url: target, threads: 1, connections: CONNECTIONS, durationSec: ctx.durationSec, timeoutSec: 30, headers });
-        const best = await bestOf(ctx.rounds, {
-          server: run(server.pid, server.url + PATH, [`Accept: ${v.accept}`]),
-          ceiling: run(hello.pid, url + '/', []),
-        }, (r: Measured) => r.reqPerSec);
+        const run = (pid: number, target: string, headers: string[]) => () =>
+          warmAndMeasure(ctx, pid, {
+            url: target,
+            threads: 1,
+            connections: CONNECTIONS,
+            durationSec: ctx.durationSec,
+            timeoutSec: 30,
+            headers,
+          });
+        const best = await bestOf(
+          ctx.rounds,
+          {
+            server: run(server.pid, server.url + PATH, [`Accept: ${v.accept}`]),
+            ceiling: run(hello.pid, url + '/', []),
+          },
+          (r: Measured) => r.reqPerSec,
+        );
         const ratio = best.server.reqPerSec / best.ceiling.reqPerSec;
         rows.push(
-          { scenario: `list ${PODS} pods`, subject: `apiserver ${v.name} (${sizes.get(v.name)} B)`, throughput: best.server.reqPerSec, unit: 'req/s', p50Ms: best.server.p50Ms, p99Ms: best.server.p99Ms, ratio, cpuUs: best.server.cpuUsPerRequest, mainCpuUs: best.server.mainCpuUsPerRequest, errors: best.server.errors },
-          { scenario: `list ${PODS} pods`, subject: `hello-world ceiling (${sizes.get(v.name)} B body)`, throughput: best.ceiling.reqPerSec, unit: 'req/s', p50Ms: best.ceiling.p50Ms, p99Ms: best.ceiling.p99Ms, cpuUs: best.ceiling.cpuUsPerRequest, mainCpuUs: best.ceiling.mainCpuUsPerRequest, errors: best.ceiling.errors },
+          {
+            scenario: `list ${PODS} pods`,
+            subject: `apiserver ${v.name} (${sizes.get(v.name)} B)`,
+            throughput: best.server.reqPerSec,
+            unit: 'req/s',
+            p50Ms: best.server.p50Ms,
+            p99Ms: best.server.p99Ms,
+            ratio,
+            cpuUs: best.server.cpuUsPerRequest,
+            mainCpuUs: best.server.mainCpuUsPerRequest,
+            errors: best.server.errors,
+          },
+          {
+            scenario: `list ${PODS} pods`,
+            subject: `hello-world ceiling (${sizes.get(v.name)} B body)`,
+            throughput: best.ceiling.reqPerSec,
+            unit: 'req/s',
+            p50Ms: best.ceiling.p50Ms,
+            p99Ms: best.ceiling.p99Ms,
+            cpuUs: best.ceiling.cpuUsPerRequest,
+            mainCpuUs: best.ceiling.mainCpuUsPerRequest,
+            errors: best.ceiling.errors,
+          },
         );
-        commands.push(`# list as ${v.name}: apiserver and hello-world (${sizes.get(v.name)} B), alternating, best of ${ctx.rounds}`, best.server.command, best.ceiling.command);
+        commands.push(
+          `# list as ${v.name}: apiserver and hello-world (${sizes.get(v.name)} B), alternating, best of ${ctx.rounds}`,
+          best.server.command,
+          best.ceiling.command,
+        );
       } finally {
         await hello?.stop();
       }
@@ -138,27 +218,48 @@ export async function encodingsScenario(ctx: Ctx): Promise<ScenarioResult> {
   }
   const json = sizes.get('JSON')!;
   const pbShare = sizes.get('Protobuf')! / json;
-  const share = (m: Map<string, number>, name: string) => `${(100 * m.get(name)! / m.get('JSON')!).toFixed(1)}%`;
+  const share = (m: Map<string, number>, name: string) => `${((100 * m.get(name)!) / m.get('JSON')!).toFixed(1)}%`;
   for (const v of VARIANTS) {
-    rows.push({ scenario: `list ${PODS} running pods (bytes only)`, subject: `${v.name} (${running.get(v.name)} B)`, throughput: running.get(v.name)!, unit: 'B', ratio: running.get(v.name)! / running.get('JSON')! });
+    rows.push({
+      scenario: `list ${PODS} running pods (bytes only)`,
+      subject: `${v.name} (${running.get(v.name)} B)`,
+      throughput: running.get(v.name)!,
+      unit: 'B',
+      ratio: running.get(v.name)! / running.get('JSON')!,
+    });
   }
   const jsonOps = encode.get('JSON') || 1;
   for (const [name, ops] of encode) {
-    rows.push({ scenario: `encode ${PODS}-pod list in-process`, subject: name, throughput: ops, unit: 'lists/s', ratio: ops / jsonOps });
+    rows.push({
+      scenario: `encode ${PODS}-pod list in-process`,
+      subject: name,
+      throughput: ops,
+      unit: 'lists/s',
+      ratio: ops / jsonOps,
+    });
   }
   return {
     name: 'encodings',
     rows,
-    verdicts: [{
-      target: 'Protobuf LIST bytes ≤ 60% of JSON',
-      measured: `${(pbShare * 100).toFixed(1)}% (${sizes.get('Protobuf')} vs ${json} B; CBOR ${(100 * sizes.get('CBOR')! / json).toFixed(1)}%, Table ${(100 * sizes.get('Table')! / json).toFixed(1)}%); without managedFields ${(100 * withoutMF.pb / withoutMF.json).toFixed(1)}% (${withoutMF.pb} vs ${withoutMF.json} B)`,
-      met: pbShare <= 0.6,
-    }, {
-      target: 'Protobuf LIST bytes ≤ 60% of JSON (running Pods: controller-created, bound, kubelet status)',
-      measured: `${share(running, 'Protobuf')} (${running.get('Protobuf')} vs ${running.get('JSON')} B; CBOR ${share(running, 'CBOR')}, Table ${share(running, 'Table')})`,
-      met: running.get('Protobuf')! / running.get('JSON')! <= 0.6,
-    }],
-    commands: [...commands, `# encode: tinybench in the bench process over the served list (codec.encodeEntries per encoding, warm = item bytes cached on the entries, cold = fresh entries; Table = tableJson, as the actor's list path); ratio = lists/s ÷ the JSON path's`],
-    notes: [`${CONNECTIONS} connections (each response is several MB)`, 'encode ratio is against the JSON path, which joins the already-encoded item strings (the ceiling of what a list encoding can cost in the actor)'],
+    verdicts: [
+      {
+        target: 'Protobuf LIST bytes ≤ 60% of JSON',
+        measured: `${(pbShare * 100).toFixed(1)}% (${sizes.get('Protobuf')} vs ${json} B; CBOR ${((100 * sizes.get('CBOR')!) / json).toFixed(1)}%, Table ${((100 * sizes.get('Table')!) / json).toFixed(1)}%); without managedFields ${((100 * withoutMF.pb) / withoutMF.json).toFixed(1)}% (${withoutMF.pb} vs ${withoutMF.json} B)`,
+        met: pbShare <= 0.6,
+      },
+      {
+        target: 'Protobuf LIST bytes ≤ 60% of JSON (running Pods: controller-created, bound, kubelet status)',
+        measured: `${share(running, 'Protobuf')} (${running.get('Protobuf')} vs ${running.get('JSON')} B; CBOR ${share(running, 'CBOR')}, Table ${share(running, 'Table')})`,
+        met: running.get('Protobuf')! / running.get('JSON')! <= 0.6,
+      },
+    ],
+    commands: [
+      ...commands,
+      `# encode: tinybench in the bench process over the served list (codec.encodeEntries per encoding, warm = item bytes cached on the entries, cold = fresh entries; Table = tableJson, as the actor's list path); ratio = lists/s ÷ the JSON path's`,
+    ],
+    notes: [
+      `${CONNECTIONS} connections (each response is several MB)`,
+      'encode ratio is against the JSON path, which joins the already-encoded item strings (the ceiling of what a list encoding can cost in the actor)',
+    ],
   };
 }

@@ -31,16 +31,41 @@ const CONFIGS: { name: string; args: string[] }[] = [
   { name: 'APF off (max-inflight only)', args: ['--enable-priority-and-fairness=false'] },
 ];
 
-interface Writes { latencies: number[]; failures: number }
+interface Writes {
+  latencies: number[];
+  failures: number;
+}
 
 /** One PUT of the controller's ConfigMap; resolves with the HTTP status. */
 function put(agent: Agent, port: number, token: string, i: number): Promise<number> {
-  const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ctl' }, data: { seq: String(i) } });
+  const body = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'ctl' },
+    data: { seq: String(i) },
+  });
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({
-      host: '127.0.0.1', port, method: 'PUT', path: `/api/v1/namespaces/${CTL_NS}/configmaps/ctl`, agent, rejectUnauthorized: false, timeout: 30_000,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); res.on('error', reject); });
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path: `/api/v1/namespaces/${CTL_NS}/configmaps/ctl`,
+        agent,
+        rejectUnauthorized: false,
+        timeout: 30_000,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('controller write timed out')));
     req.on('error', reject);
     req.end(body);
@@ -63,22 +88,40 @@ async function controller(port: number, token: string, ms: number): Promise<Writ
       if (due - start >= ms) break;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      if (inFlight.size >= MAX_OUTSTANDING) { out.failures++; continue; }
+      if (inFlight.size >= MAX_OUTSTANDING) {
+        out.failures++;
+        continue;
+      }
       const sent = performance.now();
-      const p: Promise<void> = put(agent, port, token, i).then((status) => {
-        if (status === 200) out.latencies.push(performance.now() - sent); else out.failures++;
-      }, () => { out.failures++; }).finally(() => { inFlight.delete(p); });
+      const p: Promise<void> = put(agent, port, token, i)
+        .then(
+          (status) => {
+            if (status === 200) out.latencies.push(performance.now() - sent);
+            else out.failures++;
+          },
+          () => {
+            out.failures++;
+          },
+        )
+        .finally(() => {
+          inFlight.delete(p);
+        });
       inFlight.add(p);
     }
     await Promise.all(inFlight);
-  } finally { agent.destroy(); }
+  } finally {
+    agent.destroy();
+  }
   return out;
 }
 
 export async function fairnessScenario(ctx: Ctx): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-bench-fair-'));
   const tokens = join(dir, 'tokens.csv');
-  writeFileSync(tokens, 'noisy-token-0123456789,noisy,uid-noisy\ncontroller-token-0123456789,controller,uid-controller\n');
+  writeFileSync(
+    tokens,
+    'noisy-token-0123456789,noisy,uid-noisy\ncontroller-token-0123456789,controller,uid-controller\n',
+  );
   const rows: Row[] = [];
   const commands: string[] = [];
   const measured: string[] = [];
@@ -86,16 +129,42 @@ export async function fairnessScenario(ctx: Ctx): Promise<ScenarioResult> {
   try {
     for (const cfg of CONFIGS) {
       const port = await freePort();
-      const server = await startServer(ctx.serverNodeArgs, ['--secure-port', String(port), '--token-auth-file', tokens, '--authorization-mode', 'AlwaysAllow', ...cfg.args]);
+      const server = await startServer(ctx.serverNodeArgs, [
+        '--secure-port',
+        String(port),
+        '--token-auth-file',
+        tokens,
+        '--authorization-mode',
+        'AlwaysAllow',
+        ...cfg.args,
+      ]);
       try {
         await ensureNamespace(server.url, NOISY_NS);
         await ensureNamespace(server.url, CTL_NS);
-        await parallel(OBJECTS, 32, async (i) => { await expect(server.url, 'POST', `/api/v1/namespaces/${NOISY_NS}/configmaps`, configMapJson(`cm-${i}`, 900), [201]); });
-        await expect(server.url, 'POST', `/api/v1/namespaces/${CTL_NS}/configmaps`, JSON.stringify({ metadata: { name: 'ctl' }, data: { seq: '-1' } }), [201]);
+        await parallel(OBJECTS, 32, async (i) => {
+          await expect(
+            server.url,
+            'POST',
+            `/api/v1/namespaces/${NOISY_NS}/configmaps`,
+            configMapJson(`cm-${i}`, 900),
+            [201],
+          );
+        });
+        await expect(
+          server.url,
+          'POST',
+          `/api/v1/namespaces/${CTL_NS}/configmaps`,
+          JSON.stringify({ metadata: { name: 'ctl' }, data: { seq: '-1' } }),
+          [201],
+        );
         const alone = await controller(port, 'controller-token-0123456789', ms);
         const flood = runWrk({
-          url: `https://127.0.0.1:${port}/api/v1/namespaces/${NOISY_NS}/configmaps`, threads: 1, connections: ctx.connections,
-          durationSec: ctx.durationSec + 2, timeoutSec: 30, headers: ['Authorization: Bearer noisy-token-0123456789'],
+          url: `https://127.0.0.1:${port}/api/v1/namespaces/${NOISY_NS}/configmaps`,
+          threads: 1,
+          connections: ctx.connections,
+          durationSec: ctx.durationSec + 2,
+          timeoutSec: 30,
+          headers: ['Authorization: Bearer noisy-token-0123456789'],
         });
         await sleep(1000); // the flood is under way before the controller starts
         const during = await controller(port, 'controller-token-0123456789', ms);
@@ -103,12 +172,42 @@ export async function fairnessScenario(ctx: Ctx): Promise<ScenarioResult> {
         const p = (w: Writes, q: number) => percentile(w.latencies, q);
         const ratio = p(during, 99) / p(alone, 99);
         rows.push(
-          { scenario: `fairness: ${cfg.name}`, subject: 'controller PUT every 20 ms, alone', throughput: alone.latencies.length / ctx.durationSec, unit: 'writes/s', p50Ms: p(alone, 50), p99Ms: p(alone, 99), errors: alone.failures },
-          { scenario: `fairness: ${cfg.name}`, subject: `controller PUT every 20 ms, during the LIST flood`, throughput: during.latencies.length / ctx.durationSec, unit: 'writes/s', p50Ms: p(during, 50), p99Ms: p(during, 99), ratio, errors: during.failures },
-          { scenario: `fairness: ${cfg.name}`, subject: `noisy LIST flood (${ctx.connections} connections, ${OBJECTS} ConfigMaps)`, throughput: noisy.reqPerSec, unit: 'req/s', p50Ms: noisy.p50Ms, p99Ms: noisy.p99Ms, errors: noisy.errors },
+          {
+            scenario: `fairness: ${cfg.name}`,
+            subject: 'controller PUT every 20 ms, alone',
+            throughput: alone.latencies.length / ctx.durationSec,
+            unit: 'writes/s',
+            p50Ms: p(alone, 50),
+            p99Ms: p(alone, 99),
+            errors: alone.failures,
+          },
+          {
+            scenario: `fairness: ${cfg.name}`,
+            subject: `controller PUT every 20 ms, during the LIST flood`,
+            throughput: during.latencies.length / ctx.durationSec,
+            unit: 'writes/s',
+            p50Ms: p(during, 50),
+            p99Ms: p(during, 99),
+            ratio,
+            errors: during.failures,
+          },
+          {
+            scenario: `fairness: ${cfg.name}`,
+            subject: `noisy LIST flood (${ctx.connections} connections, ${OBJECTS} ConfigMaps)`,
+            throughput: noisy.reqPerSec,
+            unit: 'req/s',
+            p50Ms: noisy.p50Ms,
+            p99Ms: noisy.p99Ms,
+            errors: noisy.errors,
+          },
         );
-        measured.push(`${cfg.name}: controller p99 ${p(during, 99).toFixed(1)} ms during the flood vs ${p(alone, 99).toFixed(1)} ms alone (${ratio.toFixed(1)}x), ${during.failures} failed writes; flood ${noisy.reqPerSec.toFixed(0)} LIST/s, ${noisy.errors} non-2xx`);
-        commands.push(`# fairness (${cfg.name}): server flags ${cfg.args.join(' ') || '(defaults)'} --token-auth-file --authorization-mode AlwaysAllow; controller in the bench process`, noisy.command);
+        measured.push(
+          `${cfg.name}: controller p99 ${p(during, 99).toFixed(1)} ms during the flood vs ${p(alone, 99).toFixed(1)} ms alone (${ratio.toFixed(1)}x), ${during.failures} failed writes; flood ${noisy.reqPerSec.toFixed(0)} LIST/s, ${noisy.errors} non-2xx`,
+        );
+        commands.push(
+          `# fairness (${cfg.name}): server flags ${cfg.args.join(' ') || '(defaults)'} --token-auth-file --authorization-mode AlwaysAllow; controller in the bench process`,
+          noisy.command,
+        );
         ctx.log(`  ${measured[measured.length - 1]}`);
       } finally {
         await server.stop();
@@ -121,8 +220,17 @@ export async function fairnessScenario(ctx: Ctx): Promise<ScenarioResult> {
   return {
     name: 'fairness',
     rows,
-    verdicts: [{ target: 'a noisy LIST flood cannot starve a well-behaved controller\'s writes (record its p99)', measured: measured.join('; '), met: rows.every((r) => !r.subject.startsWith('controller') || (r.errors ?? 0) === 0) }],
+    verdicts: [
+      {
+        target: "a noisy LIST flood cannot starve a well-behaved controller's writes (record its p99)",
+        measured: measured.join('; '),
+        met: rows.every((r) => !r.subject.startsWith('controller') || (r.errors ?? 0) === 0),
+      },
+    ],
     commands,
-    notes: ['ratio column: the controller\'s p99 during the flood ÷ its p99 alone on the same server', 'the noisy client\'s errors are its non-2xx answers (429 when APF rejects)'],
+    notes: [
+      "ratio column: the controller's p99 during the flood ÷ its p99 alone on the same server",
+      "the noisy client's errors are its non-2xx answers (429 when APF rejects)",
+    ],
   };
 }

@@ -56,13 +56,20 @@ export class Clients {
 
   constructor() {
     this.proc = fork(CLIENTS_JS, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.proc.on('message', (m) => { const w = this.waiting; this.waiting = undefined; w?.(m as ClientReply); });
+    this.proc.on('message', (m) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.(m as ClientReply);
+    });
   }
 
   ask<R extends ClientReply>(c: ClientCommand, timeoutMs = 120_000): Promise<R> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`watch clients did not answer ${c.cmd}`)), timeoutMs);
-      this.waiting = (r) => { clearTimeout(timer); resolve(r as R); };
+      this.waiting = (r) => {
+        clearTimeout(timer);
+        resolve(r as R);
+      };
       this.proc.send(c);
     });
   }
@@ -76,10 +83,20 @@ export class Clients {
 }
 
 /** Sends `total` updates at `rate` per second (at most MAX_IN_FLIGHT outstanding), stopping at the deadline. */
-async function writer(t: WatchTarget, total: number, rate: number, deadlineMs: number): Promise<{ ok: number; failed: number; failures: Record<string, number>; elapsedSec: number }> {
-  let ok = 0, failed = 0, inFlight = 0;
+async function writer(
+  t: WatchTarget,
+  total: number,
+  rate: number,
+  deadlineMs: number,
+): Promise<{ ok: number; failed: number; failures: Record<string, number>; elapsedSec: number }> {
+  let ok = 0,
+    failed = 0,
+    inFlight = 0;
   const failures: Record<string, number> = {};
-  const fail = (why: string): void => { failed++; failures[why] = (failures[why] ?? 0) + 1; };
+  const fail = (why: string): void => {
+    failed++;
+    failures[why] = (failures[why] ?? 0) + 1;
+  };
   const pending = new Set<Promise<void>>();
   const start = performance.now();
   for (let i = 0; i < total && performance.now() - start < deadlineMs; i++) {
@@ -90,8 +107,17 @@ async function writer(t: WatchTarget, total: number, rate: number, deadlineMs: n
     const body = configMapJson(`w-${n}`, t.bodyBytes, { 'bench-ts': String(nowUs()) });
     inFlight++;
     const p: Promise<void> = request(t.child.url, 'PUT', t.objectPath(n), body)
-      .then((r) => { if (r.status === 200) ok++; else fail(`${r.status} ${r.text.slice(0, 120)}`); }, (e: Error) => fail(e.message))
-      .finally(() => { inFlight--; pending.delete(p); });
+      .then(
+        (r) => {
+          if (r.status === 200) ok++;
+          else fail(`${r.status} ${r.text.slice(0, 120)}`);
+        },
+        (e: Error) => fail(e.message),
+      )
+      .finally(() => {
+        inFlight--;
+        pending.delete(p);
+      });
     pending.add(p);
   }
   await Promise.all(pending);
@@ -115,7 +141,12 @@ async function drain(clients: Clients, expected: number, maxMs: number): Promise
 export const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
 
 /** Open watchers on one target, with the target's resident memory per idle watcher. */
-export interface WatchSession { target: WatchTarget; clients: Clients; opened: number; rssPerWatcherBytes: number }
+export interface WatchSession {
+  target: WatchTarget;
+  clients: Clients;
+  opened: number;
+  rssPerWatcherBytes: number;
+}
 
 /** Runs the writer at `rate` for writeSec against an open session and collects what the clients saw. */
 export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, writeSec: number): Promise<Phase> {
@@ -138,19 +169,28 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
   const hist = new Histogram();
   hist.mergeSparse(stats.latency);
   const p: Phase = {
-    rate, writesOk: w.ok, writesFailed: w.failed, writeRate: w.ok / w.elapsedSec,
-    deliveries: stats.events, expected, deliveriesPerSec: stats.events / windowSec,
-    p50Ms: hist.percentile(50), p99Ms: hist.percentile(99),
-    clientCpuShare: stats.cpuSec / windowSec, targetCpuShare: targetCpuSec / windowSec,
+    rate,
+    writesOk: w.ok,
+    writesFailed: w.failed,
+    writeRate: w.ok / w.elapsedSec,
+    deliveries: stats.events,
+    expected,
+    deliveriesPerSec: stats.events / windowSec,
+    p50Ms: hist.percentile(50),
+    p99Ms: hist.percentile(99),
+    clientCpuShare: stats.cpuSec / windowSec,
+    targetCpuShare: targetCpuSec / windowSec,
     writerCpuShare: (writerCpu.user + writerCpu.system) / 1e6 / w.elapsedSec,
     machineBusy: (ticks1.busy - ticks0.busy) / Math.max(1, ticks1.total - ticks0.total),
     targetCpuUsPerDelivery: (targetCpuSec * 1e6) / Math.max(1, stats.events),
     targetMainCpuUsPerDelivery: (mainCpuSec * 1e6) / Math.max(1, stats.events),
     streamsEnded: stats.ended,
   };
-  ctx.log(`  ${t.subject} @ ${rate}/s: ${p.writesOk} writes (${p.writeRate.toFixed(0)}/s, ${p.writesFailed} failed), ` +
-    `${p.deliveries}/${p.expected} deliveries, ${p.deliveriesPerSec.toFixed(0)}/s, p50 ${p.p50Ms.toFixed(1)} ms, p99 ${p.p99Ms.toFixed(1)} ms; ` +
-    `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`);
+  ctx.log(
+    `  ${t.subject} @ ${rate}/s: ${p.writesOk} writes (${p.writeRate.toFixed(0)}/s, ${p.writesFailed} failed), ` +
+      `${p.deliveries}/${p.expected} deliveries, ${p.deliveriesPerSec.toFixed(0)}/s, p50 ${p.p50Ms.toFixed(1)} ms, p99 ${p.p99Ms.toFixed(1)} ms; ` +
+      `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`,
+  );
   return p;
 }
 
@@ -160,11 +200,19 @@ export async function openWatchers(ctx: Ctx, t: WatchTarget, watchers: number): 
   const rssBefore = rssBytes(t.child.pid);
   const clients = new Clients();
   try {
-    const open = await clients.ask<OpenReply>({ cmd: 'open', url: t.child.url + t.watchPath, count: watchers, timeoutMs: 60_000 });
-    if (open.failed) ctx.log(`  ${t.subject}: ${open.failed} watches failed to open (${JSON.stringify(open.statuses)})`);
+    const open = await clients.ask<OpenReply>({
+      cmd: 'open',
+      url: t.child.url + t.watchPath,
+      count: watchers,
+      timeoutMs: 60_000,
+    });
+    if (open.failed)
+      ctx.log(`  ${t.subject}: ${open.failed} watches failed to open (${JSON.stringify(open.statuses)})`);
     await sleep(2000);
     const rssPerWatcherBytes = (rssBytes(t.child.pid) - rssBefore) / Math.max(1, open.opened);
-    ctx.log(`  ${t.subject}: ${open.opened} watchers open, ${(rssPerWatcherBytes / 1000).toFixed(1)} KB RSS per idle watcher`);
+    ctx.log(
+      `  ${t.subject}: ${open.opened} watchers open, ${(rssPerWatcherBytes / 1000).toFixed(1)} KB RSS per idle watcher`,
+    );
     return { target: t, clients, opened: open.opened, rssPerWatcherBytes };
   } catch (e) {
     await clients.close();

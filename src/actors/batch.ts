@@ -57,7 +57,9 @@ export class Batch {
     const r = exec(this.txn);
     if ('error' in r && this.staged.length > mark) {
       this.staged.length = mark;
-      for (const [k, had, v] of this.undo.splice(undoMark).reverse()) if (had) this.pending.set(k, v); else this.pending.delete(k);
+      for (const [k, had, v] of this.undo.splice(undoMark).reverse())
+        if (had) this.pending.set(k, v);
+        else this.pending.delete(k);
     }
     return r;
   }
@@ -69,11 +71,22 @@ export class Batch {
  * --test-fail-commit-match; '' in production): a commit holding a key that contains this text
  * fails as a backend refusal would, for the tests of commit isolation.
  */
-export async function commitBatch(backend: Backend, transformers: Transformers, staged: StagedWrite[], rawRV = 0, rawDeletes: string[] = [], failMatch = ''): Promise<void> {
+export async function commitBatch(
+  backend: Backend,
+  transformers: Transformers,
+  staged: StagedWrite[],
+  rawRV = 0,
+  rawDeletes: string[] = [],
+  failMatch = '',
+): Promise<void> {
   const writes: Write[] = [];
   for (const w of staged) {
     const key = `${w.typeKey}/${w.entry.namespace}/${w.entry.name}`;
-    writes.push(w.type === 'DELETED' ? { key, value: undefined, rv: w.entry.rv } : { key, value: transformers.forType(w.typeKey).write(key, w.entry.json) });
+    writes.push(
+      w.type === 'DELETED'
+        ? { key, value: undefined, rv: w.entry.rv }
+        : { key, value: transformers.forType(w.typeKey).write(key, w.entry.json) },
+    );
     const lease = leaseWrite(w);
     if (lease) writes.push(lease);
   }

@@ -11,7 +11,11 @@ import { contentTypeOf, encode } from '../codec/codec.js';
 import type { Op, Result } from './protocol.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 
-interface Corrupt { key: string; namespace: string; cause: string }
+interface Corrupt {
+  key: string;
+  namespace: string;
+  cause: string;
+}
 
 /** upstream storage.StorageError text for a corrupt object */
 export function corruptMessage(key: string, cause: string): string {
@@ -28,7 +32,7 @@ export class CorruptObjects {
     const typeKey = key.slice(0, typeEnd);
     const rest = key.slice(typeEnd + 1);
     let m = this.byType.get(typeKey);
-    if (!m) this.byType.set(typeKey, m = new Map());
+    if (!m) this.byType.set(typeKey, (m = new Map()));
     m.set(rest, { key, namespace: rest.slice(0, rest.indexOf('/')), cause });
   }
 
@@ -50,7 +54,7 @@ export class CorruptObjects {
       if (bad.length) throw errors.internal(bad.map((c) => corruptMessage(c.key, c.cause)).join('; '));
       return undefined;
     }
-    const c = m.get(`${op.namespace}/${'name' in op ? op.name ?? '' : ''}`);
+    const c = m.get(`${op.namespace}/${'name' in op ? (op.name ?? '') : ''}`);
     if (!c) return undefined;
     if (op.op === 'delete' && op.options.ignoreStoreReadErrorWithClusterBreakingPotential) return c.key;
     throw errors.internal(corruptMessage(c.key, c.cause));
@@ -62,7 +66,15 @@ export class CorruptObjects {
    */
   placeholder(typeKey: string, namespace: string, name: string): Entry | undefined {
     if (!this.byType.get(typeKey)?.has(`${namespace}/${name}`)) return undefined;
-    return { namespace, name, rv: 0, obj: { metadata: { name, namespace } }, json: '{}', labels: undefined, fields: {} };
+    return {
+      namespace,
+      name,
+      rv: 0,
+      obj: { metadata: { name, namespace } },
+      json: '{}',
+      labels: undefined,
+      fields: {},
+    };
   }
 
   /** Forgets a key once its removal is committed. */

@@ -11,7 +11,11 @@ export interface Informer {
   observe(events: readonly ChangeEvent[]): void;
 }
 
-interface Subscription { readonly name: string; readonly informer: Informer; active: boolean }
+interface Subscription {
+  readonly name: string;
+  readonly informer: Informer;
+  active: boolean;
+}
 
 /**
  * Delivers to its subscribers one at a time in the order they subscribed. A dispatch goes to

@@ -18,13 +18,17 @@ export type LeasedEntry = readonly [typeKey: string, entry: Entry, ttl: number];
 /** The lease write that goes with a staged write; undefined for kinds without a TTL. */
 export function leaseWrite(w: StagedWrite): Write | undefined {
   if (w.expiresAt === undefined) return undefined;
-  return { key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name), value: w.expiresAt ? String(w.expiresAt) : undefined };
+  return {
+    key: LEASE_PREFIX + leaseId(w.typeKey, w.entry.namespace, w.entry.name),
+    value: w.expiresAt ? String(w.expiresAt) : undefined,
+  };
 }
 
 /** Every stored lease: lease id → expiry (ms since the epoch). */
 export async function storedLeases(backend: Backend): Promise<Map<string, number>> {
   const stored = new Map<string, number>();
-  for await (const page of backend.range(LEASE_PREFIX)) for (const { key, value } of page) stored.set(key.slice(LEASE_PREFIX.length), Number(value));
+  for await (const page of backend.range(LEASE_PREFIX))
+    for (const { key, value } of page) stored.set(key.slice(LEASE_PREFIX.length), Number(value));
   return stored;
 }
 
@@ -33,14 +37,19 @@ export async function storedLeases(backend: Backend): Promise<Map<string, number
  * before its kind had a TTL) gets a full TTL from now, stored at once so that a restart
  * never extends it; leases whose object is gone are dropped. `stored` is consumed.
  */
-export async function loadLeases(backend: Backend, floor: number, stored: Map<string, number>, leased: Iterable<LeasedEntry>): Promise<Lease[]> {
+export async function loadLeases(
+  backend: Backend,
+  floor: number,
+  stored: Map<string, number>,
+  leased: Iterable<LeasedEntry>,
+): Promise<Lease[]> {
   const leases: Lease[] = [];
   const writes: Write[] = [];
   const now = Date.now();
   for (const [typeKey, e, ttl] of leased) {
     const id = leaseId(typeKey, e.namespace, e.name);
     let expiresAt = stored.get(id);
-    if (expiresAt === undefined) writes.push({ key: LEASE_PREFIX + id, value: String(expiresAt = now + ttl) });
+    if (expiresAt === undefined) writes.push({ key: LEASE_PREFIX + id, value: String((expiresAt = now + ttl)) });
     stored.delete(id);
     leases.push({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt });
   }

@@ -22,17 +22,29 @@ export function packBodies(reply: BatchReply): ArrayBuffer[] {
   for (const r of reply.results) {
     if (!('code' in r)) continue;
     if (typeof r.body === 'string') total += Buffer.byteLength(r.body);
-    else if (owned.has(r.body.buffer)) { owned.delete(r.body.buffer); moved.push(r.body.buffer as ArrayBuffer); r.ownBuffer = true; } else total += r.body.byteLength;
+    else if (owned.has(r.body.buffer)) {
+      owned.delete(r.body.buffer);
+      moved.push(r.body.buffer as ArrayBuffer);
+      r.ownBuffer = true;
+    } else total += r.body.byteLength;
   }
   if (total === 0) return moved;
   const buf = new ArrayBuffer(total);
   const view = Buffer.from(buf);
   let at = 0;
   for (const r of reply.results) {
-    if (!('code' in r) || r.body.length === 0 || (typeof r.body !== 'string' && moved.includes(r.body.buffer as ArrayBuffer))) continue;
+    if (
+      !('code' in r) ||
+      r.body.length === 0 ||
+      (typeof r.body !== 'string' && moved.includes(r.body.buffer as ArrayBuffer))
+    )
+      continue;
     let len: number;
     if (typeof r.body === 'string') len = view.write(r.body, at);
-    else { view.set(r.body, at); len = r.body.byteLength; }
+    else {
+      view.set(r.body, at);
+      len = r.body.byteLength;
+    }
     r.bodyRef = [at, len];
     r.body = '';
     at += len;

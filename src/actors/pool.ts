@@ -13,13 +13,25 @@
  */
 import { Piscina } from 'piscina';
 import { fileURLToPath } from 'node:url';
-import type { ActorConfig, Batch, BatchReply, CachedObject, ChangeEvent, DefsReply, DefsRequest, Encoding, InitReply, Op, Result } from './protocol.js';
+import type {
+  ActorConfig,
+  Batch,
+  BatchReply,
+  CachedObject,
+  ChangeEvent,
+  DefsReply,
+  DefsRequest,
+  Encoding,
+  InitReply,
+  Op,
+  Result,
+} from './protocol.js';
 import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { takeReturned, unpackBodies } from './pack.js';
 
 export type Pending = { op: Op; resolve: (r: Result) => void };
-export type OpInput = Op extends infer T ? T extends Op ? Omit<T, 'id'> : never : never;
+export type OpInput = Op extends infer T ? (T extends Op ? Omit<T, 'id'> : never) : never;
 
 interface ShardQueue {
   pool: Piscina;
@@ -71,7 +83,11 @@ export class ActorPool {
   private readonly heavyPerBatch: number;
 
   /** onEvents runs for each batch's committed changes before that batch's results resolve. */
-  constructor(cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>, private readonly onEvents: (evs: ChangeEvent[]) => void, tuning: PoolTuning = {}) {
+  constructor(
+    cfg: Omit<ActorConfig, 'shard' | 'rvBuffer'>,
+    private readonly onEvents: (evs: ChangeEvent[]) => void,
+    tuning: PoolTuning = {},
+  ) {
     this.pipelineDepth = tuning.pipelineDepth ?? 1;
     this.heavyPerBatch = tuning.heavyPerBatch ?? HEAVY_PER_BATCH;
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
@@ -80,12 +96,31 @@ export class ActorPool {
     for (let shard = 0; shard < cfg.shards; shard++) {
       const wakeBuffer = new SharedArrayBuffer(4);
       const workerData: ActorConfig = { ...cfg, shard, rvBuffer: this.rvBuffer, wakeBuffer };
-      const pool = new Piscina({ filename, minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 1, idleTimeout: Infinity, workerData });
-      const s: ShardQueue = { pool, queue: [], inFlight: [], scheduled: false, wake: new Int32Array(wakeBuffer), polling: false, delivered: 0, index: shard, restarting: false };
+      const pool = new Piscina({
+        filename,
+        minThreads: 1,
+        maxThreads: 1,
+        concurrentTasksPerWorker: 1,
+        idleTimeout: Infinity,
+        workerData,
+      });
+      const s: ShardQueue = {
+        pool,
+        queue: [],
+        inFlight: [],
+        scheduled: false,
+        wake: new Int32Array(wakeBuffer),
+        polling: false,
+        delivered: 0,
+        index: shard,
+        restarting: false,
+      };
       // emitted before the dead worker's task fails: the batch's failure sees `restarting`
       pool.on('workerDestroy', () => this.lost(s));
       // a worker error with no task in flight (the worker is gone as well): never the process's end
-      pool.on('error', (e: Error) => { s.lostReason = e.message; });
+      pool.on('error', (e: Error) => {
+        s.lostReason = e.message;
+      });
       this.shards.push(s);
     }
   }
@@ -99,7 +134,9 @@ export class ActorPool {
   private lost(s: ShardQueue): void {
     if (this.closed || s.restarting) return;
     s.restarting = true;
-    process.stderr.write(`warning: shard actor ${s.index} stopped${s.lostReason ? ` (${s.lostReason})` : ''}; restarting it from its store\n`);
+    process.stderr.write(
+      `warning: shard actor ${s.index} stopped${s.lostReason ? ` (${s.lostReason})` : ''}; restarting it from its store\n`,
+    );
     s.back = this.restart(s);
   }
 
@@ -136,9 +173,16 @@ export class ActorPool {
     const replies = (await Promise.all(this.shards.map((s) => s.pool.run({ init: true })))) as InitReply[];
     const maxRV = Math.max(0, ...replies.map((r) => r.maxRV));
     Atomics.store(new BigInt64Array(this.rvBuffer), 0, BigInt(maxRV));
-    this.shards.forEach((s, i) => { s.delivered = replies[i]!.maxRV; });
+    this.shards.forEach((s, i) => {
+      s.delivered = replies[i]!.maxRV;
+    });
     if (this.follow) for (const s of this.shards) this.schedule(s);
-    return { maxRV, namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
+    return {
+      maxRV,
+      namespaces: replies.flatMap((r) => r.namespaces),
+      objects: replies.flatMap((r) => r.objects),
+      leases: replies.flatMap((r) => r.leases),
+    };
   }
 
   /**
@@ -154,7 +198,12 @@ export class ActorPool {
   /** Every object and lease now, from every shard (a newly elected leader's controllers load it). */
   async snapshot(): Promise<InitReply> {
     const replies = (await Promise.all(this.shards.map((s) => this.task(s, { snapshot: true })))) as InitReply[];
-    return { maxRV: this.currentRV(), namespaces: replies.flatMap((r) => r.namespaces), objects: replies.flatMap((r) => r.objects), leases: replies.flatMap((r) => r.leases) };
+    return {
+      maxRV: this.currentRV(),
+      namespaces: replies.flatMap((r) => r.namespaces),
+      objects: replies.flatMap((r) => r.objects),
+      leases: replies.flatMap((r) => r.leases),
+    };
   }
 
   currentRV(): number {
@@ -202,14 +251,19 @@ export class ActorPool {
     s.inFlight.push(this.currentRV());
     try {
       const task: Batch = { ops: batch.map((p) => p.op) };
-      if (poll) { task.poll = Atomics.load(s.wake, 0); s.polling = true; }
+      if (poll) {
+        task.poll = Atomics.load(s.wake, 0);
+        s.polling = true;
+      }
       const streams = this.streams();
       if (streams) task.streams = streams;
       // large bodies' buffers the front wrote go back for reuse (codec/buffer-pool.ts)
       const returned = takeReturned();
       if (returned) task.returned = returned;
       // piscina passes transferList to postMessage, which takes an array (its type infers the options overload)
-      const transfer = returned ? { transferList: returned as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'] } : undefined;
+      const transfer = returned
+        ? { transferList: returned as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'] }
+        : undefined;
       const reply = (await s.pool.run(task, transfer)) as BatchReply;
       unpackBodies(reply);
       if (reply.events.length) {
@@ -218,7 +272,9 @@ export class ActorPool {
       }
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
     } catch (e) {
-      const why = s.restarting ? `shard actor ${s.index} stopped (${(e as Error).message}); it is being restarted` : (e as Error).message;
+      const why = s.restarting
+        ? `shard actor ${s.index} stopped (${(e as Error).message}); it is being restarted`
+        : (e as Error).message;
       for (const p of batch) p.resolve(internal(p.op.id, why));
       // a failed poll (pool closing) is not retried in a tight loop
       if (poll) await new Promise((r) => setTimeout(r, 100));
@@ -258,12 +314,24 @@ export function takeBatch(s: Pick<ShardQueue, 'queue'>, heavyPerBatch = HEAVY_PE
   const take: Pending[] = [];
   const keep: Pending[] = [];
   for (const p of s.queue) {
-    if (heavy(p.op) && ++heavyCount > heavyPerBatch) keep.push(p); else take.push(p);
+    if (heavy(p.op) && ++heavyCount > heavyPerBatch) keep.push(p);
+    else take.push(p);
   }
   s.queue = keep;
   return take;
 }
 
 function internal(id: number, message: string): Result {
-  return { id, error: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', code: 500 } };
+  return {
+    id,
+    error: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Internal error occurred: ${message}`,
+      reason: 'InternalError',
+      code: 500,
+    },
+  };
 }

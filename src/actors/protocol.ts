@@ -9,10 +9,21 @@ import type { StrategyConfig } from '../registry/strategy.js';
 import type { EtcdConfig } from '../storage/etcd/etcd-client.js';
 import type { CustomType } from '../registry/crd/types.js';
 
-import type { Encoding, Body } from '../codec/types.js';
-import type { TypeRef, ListOptions, PageMeta, DeleteOptions, Op, PatchType, WatchFlags, OpName, Result, WatchStart } from '../registry/ops.js';
+import type { Encoding } from '../codec/types.js';
+import type { Op, Result } from '../registry/ops.js';
 export type { Encoding, Body } from '../codec/types.js';
-export type { TypeRef, ListOptions, PageMeta, DeleteOptions, Op, PatchType, WatchFlags, OpName, Result, WatchStart } from '../registry/ops.js';
+export type {
+  TypeRef,
+  ListOptions,
+  PageMeta,
+  DeleteOptions,
+  Op,
+  PatchType,
+  WatchFlags,
+  OpName,
+  Result,
+  WatchStart,
+} from '../registry/ops.js';
 
 /** A committed change, broadcast to the front thread for watch fan-out. */
 export interface ChangeEvent {
@@ -68,23 +79,48 @@ export interface BatchReply {
 }
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */
-export interface InitRequest { init: true }
+export interface InitRequest {
+  init: true;
+}
 /** Asks an actor for the state of every object and lease now (InitReply), e.g. for a newly elected leader's controllers. */
-export interface SnapshotRequest { snapshot: true }
-export interface InitReply { maxRV: number; namespaces: { name: string; terminating: boolean; obj: unknown }[]; objects: CachedObject[]; leases: Lease[] }
+export interface SnapshotRequest {
+  snapshot: true;
+}
+export interface InitReply {
+  maxRV: number;
+  namespaces: { name: string; terminating: boolean; obj: unknown }[];
+  objects: CachedObject[];
+  leases: Lease[];
+}
 
 /**
  * The served custom resource types (every established CRD), sent to every actor whenever a
  * CRD changes; an actor loads the stored objects of types it owns and has not loaded yet.
  */
-export interface DefsRequest { defs: CustomType[] }
-export interface DefsReply { objects: CachedObject[] }
+export interface DefsRequest {
+  defs: CustomType[];
+}
+export interface DefsReply {
+  objects: CachedObject[];
+}
 
 /** A stored object's lease (kinds with a TTL): it expires at expiresAt unless written again. */
-export interface Lease { typeKey: string; namespace: string; name: string; rv: number; expiresAt: number }
+export interface Lease {
+  typeKey: string;
+  namespace: string;
+  name: string;
+  rv: number;
+  expiresAt: number;
+}
 
 /** An object's encoded state for the front thread's read cache. */
-export interface CachedObject { typeKey: string; namespace: string; name: string; apiVersion: string; json: string }
+export interface CachedObject {
+  typeKey: string;
+  namespace: string;
+  name: string;
+  apiVersion: string;
+  json: string;
+}
 
 /**
  * Test-only fault injection (hidden flags --test-actor-faults, --test-fail-commit-match; see

@@ -9,7 +9,11 @@ import type { ChangeEvent, CachedObject } from './protocol.js';
 import type { Informer } from './informer.js';
 
 /** bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET */
-interface Cached { json: string; apiVersion: string; bytes?: Uint8Array }
+interface Cached {
+  json: string;
+  apiVersion: string;
+  bytes?: Uint8Array;
+}
 
 export class ReadCache implements Informer {
   /**
@@ -22,12 +26,13 @@ export class ReadCache implements Informer {
 
   private type(typeKey: string): Map<string, Cached> {
     let m = this.types.get(typeKey);
-    if (!m) this.types.set(typeKey, m = new Map());
+    if (!m) this.types.set(typeKey, (m = new Map()));
     return m;
   }
 
   load(objects: readonly CachedObject[]): void {
-    for (const o of objects) this.type(o.typeKey).set(o.namespace + '\u0000' + o.name, { json: o.json, apiVersion: o.apiVersion });
+    for (const o of objects)
+      this.type(o.typeKey).set(o.namespace + '\u0000' + o.name, { json: o.json, apiVersion: o.apiVersion });
   }
 
   observe(events: readonly ChangeEvent[]): void {
@@ -63,6 +68,6 @@ export class ReadCache implements Informer {
   body(typeKey: string, namespace: string, name: string, apiVersion: string): Uint8Array | undefined {
     const c = this.types.get(typeKey)?.get(namespace + '\u0000' + name);
     if (!c || c.apiVersion !== apiVersion) return undefined;
-    return c.bytes ??= Buffer.from(c.json + '\n');
+    return (c.bytes ??= Buffer.from(c.json + '\n'));
   }
 }

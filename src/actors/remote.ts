@@ -27,9 +27,13 @@ export function consistentRead(op: Op): boolean {
 
 /** 503 while the store is unreachable, 504 when it did not answer in time (never a hang). */
 export function unavailableStatus(e: unknown): Status {
-  if (e instanceof CommitConflict) return errors.timeout(`Timeout: request did not complete within requested timeout - ${MAX_CONFLICT_RETRIES} conflicting commits by other servers`).status;
+  if (e instanceof CommitConflict)
+    return errors.timeout(
+      `Timeout: request did not complete within requested timeout - ${MAX_CONFLICT_RETRIES} conflicting commits by other servers`,
+    ).status;
   const msg = (e as Error).message;
-  if (e instanceof StoreUnavailable && e.timeout) return errors.timeout(`Timeout: request did not complete within requested timeout - ${msg}`).status;
+  if (e instanceof StoreUnavailable && e.timeout)
+    return errors.timeout(`Timeout: request did not complete within requested timeout - ${msg}`).status;
   return errors.serviceUnavailable(`storage is unavailable: ${msg}`).status;
 }
 
@@ -38,10 +42,14 @@ export class RemoteFeed {
   private outbox: ChangeEvent[] = [];
   private wakePoll: (() => void) | undefined;
 
-  push(ev: ChangeEvent): void { this.outbox.push(ev); }
+  push(ev: ChangeEvent): void {
+    this.outbox.push(ev);
+  }
 
   /** wakes a waiting poll once a commit's events are queued */
-  arrived(): void { this.wakePoll?.(); }
+  arrived(): void {
+    this.wakePoll?.();
+  }
 
   take(): ChangeEvent[] {
     const out = this.outbox;
@@ -52,16 +60,26 @@ export class RemoteFeed {
   /** An idle poll: until changes arrive, work queues (the front thread moves the wake counter past seen) or POLL_MS. */
   async waitForWork(seen: number, wakeBuffer: SharedArrayBuffer | undefined): Promise<void> {
     if (this.outbox.length || !wakeBuffer) return;
-    const arrived = new Promise<void>((resolve) => { this.wakePoll = resolve; });
-    const woken = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } })
-      .waitAsync(new Int32Array(wakeBuffer), 0, seen, POLL_MS);
+    const arrived = new Promise<void>((resolve) => {
+      this.wakePoll = resolve;
+    });
+    const woken = (
+      Atomics as unknown as {
+        waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string };
+      }
+    ).waitAsync(new Int32Array(wakeBuffer), 0, seen, POLL_MS);
     if (woken.async) await Promise.race([arrived, woken.value]);
     this.wakePoll = undefined;
   }
 }
 
 /** A remote change as the write it is (undefined: not a type this server serves, or no-op). */
-export function remoteWrite(c: RemoteChange, storeForKey: (typeKey: string) => Store | undefined, transformers: Transformers, corrupt: CorruptObjects): StagedWrite | undefined {
+export function remoteWrite(
+  c: RemoteChange,
+  storeForKey: (typeKey: string) => Store | undefined,
+  transformers: Transformers,
+  corrupt: CorruptObjects,
+): StagedWrite | undefined {
   const slash = c.key.indexOf('/', c.key.indexOf('/') + 1);
   const typeKey = c.key.slice(0, slash);
   const store = storeForKey(typeKey);
@@ -88,13 +106,21 @@ export function remoteWrite(c: RemoteChange, storeForKey: (typeKey: string) => S
   }
 }
 
-
 /** A committed write, already applied to its cache (ev), as the front thread's change event. */
 export function changeEvent(w: StagedWrite, ev: HistoryEvent): ChangeEvent {
   const out: ChangeEvent = {
-    typeKey: w.typeKey, type: w.type, rv: w.entry.rv, namespace: w.entry.namespace, name: w.entry.name,
-    json: w.entry.json, labels: w.entry.labels, fields: w.entry.fields,
-    prevLabels: ev.prev?.labels, prevFields: ev.prev?.fields, uid: w.entry.obj.metadata.uid, apiVersion: w.entry.obj.apiVersion,
+    typeKey: w.typeKey,
+    type: w.type,
+    rv: w.entry.rv,
+    namespace: w.entry.namespace,
+    name: w.entry.name,
+    json: w.entry.json,
+    labels: w.entry.labels,
+    fields: w.entry.fields,
+    prevLabels: ev.prev?.labels,
+    prevFields: ev.prev?.fields,
+    uid: w.entry.obj.metadata.uid,
+    apiVersion: w.entry.obj.apiVersion,
   };
   const meta = w.entry.obj.metadata;
   if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;

@@ -7,7 +7,11 @@
  */
 import type { ReadCache } from './read-cache.js';
 
-export interface ServiceAddress { host: string; port: number; servername: string }
+export interface ServiceAddress {
+  host: string;
+  port: number;
+  servername: string;
+}
 
 export type ResolveResult =
   | { address: ServiceAddress }
@@ -17,13 +21,27 @@ export function resolveService(readCache: ReadCache, namespace: string, name: st
   const sjson = readCache.get('/services', namespace, name, 'v1');
   if (!sjson) return { reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };
   const sp = (JSON.parse(sjson).spec?.ports ?? []).find((p: any) => p?.port === port);
-  if (!sp) return { reason: 'ServicePortError', message: `service/${name} in "${namespace}" is not listening on port ${port}` };
+  if (!sp)
+    return {
+      reason: 'ServicePortError',
+      message: `service/${name} in "${namespace}" is not listening on port ${port}`,
+    };
   const ejson = readCache.get('/endpoints', namespace, name, 'v1');
-  for (const ss of ejson ? JSON.parse(ejson).subsets ?? [] : []) {
+  for (const ss of ejson ? (JSON.parse(ejson).subsets ?? []) : []) {
     const ip = ss?.addresses?.[0]?.ip;
     const ep = (ss?.ports ?? []).find((p: any) => (sp.name ? p?.name === sp.name : true));
     const target = typeof sp.targetPort === 'number' ? sp.targetPort : ep?.port;
-    if (ip && ep && target) return { address: { host: ip.includes(':') ? `[${ip}]` : ip, port: ep.port ?? target, servername: `${name}.${namespace}.svc` } };
+    if (ip && ep && target)
+      return {
+        address: {
+          host: ip.includes(':') ? `[${ip}]` : ip,
+          port: ep.port ?? target,
+          servername: `${name}.${namespace}.svc`,
+        },
+      };
   }
-  return { reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${sp.name ?? ''}"` };
+  return {
+    reason: 'MissingEndpoints',
+    message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${sp.name ?? ''}"`,
+  };
 }

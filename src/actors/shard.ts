@@ -8,7 +8,18 @@ import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
 import { GZIP_THRESHOLD } from './pack.js';
 import { errors, toStatus } from '../api/status.js';
-import type { ActorConfig, BatchReply, CachedObject, ChangeEvent, DefsReply, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
+import type {
+  ActorConfig,
+  BatchReply,
+  CachedObject,
+  ChangeEvent,
+  DefsReply,
+  Encoding,
+  InitReply,
+  Lease,
+  Op,
+  Result,
+} from './protocol.js';
 import { customVersion, type CustomType } from '../registry/crd/types.js';
 import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
 import { compileCustomSchema, type Defaulter } from '../registry/crd/structural.js';
@@ -31,7 +42,15 @@ import { shardOf, typeKeyOf } from './routing.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects, unsafeDeleteReply } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
-import { MAX_CONFLICT_RETRIES, RemoteFeed, changeEvent, consistentRead, raiseRV, remoteWrite, unavailableStatus } from './remote.js';
+import {
+  MAX_CONFLICT_RETRIES,
+  RemoteFeed,
+  changeEvent,
+  consistentRead,
+  raiseRV,
+  remoteWrite,
+  unavailableStatus,
+} from './remote.js';
 
 function compress(r: Result): Result {
   if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
@@ -95,7 +114,8 @@ export class Shard {
       const defaults = readDefaults(t);
       this.converter.setCustomStorage(typeKey, `${t.group}/${t.storageVersion}`, defaults);
       const cache = this.caches.get(typeKey);
-      if (cache && before.has(typeKey) && storageSchemaChanged(before.get(typeKey), t)) this.redefault(typeKey, cache, defaults[`${t.group}/${t.storageVersion}`], objects);
+      if (cache && before.has(typeKey) && storageSchemaChanged(before.get(typeKey), t))
+        this.redefault(typeKey, cache, defaults[`${t.group}/${t.storageVersion}`], objects);
     }
     for (const typeKey of before.keys()) {
       if (served.has(typeKey)) continue;
@@ -103,7 +123,8 @@ export class Shard {
       this.converter.setCustomStorage(typeKey, undefined);
     }
     for (const typeKey of served) {
-      if (before.has(typeKey) || this.caches.has(typeKey) || shardOf(typeKey, this.cfg.shards) !== this.cfg.shard) continue;
+      if (before.has(typeKey) || this.caches.has(typeKey) || shardOf(typeKey, this.cfg.shards) !== this.cfg.shard)
+        continue;
       const store = this.storeForKey(typeKey);
       if (store) await this.loadType(typeKey, store, objects);
     }
@@ -113,22 +134,30 @@ export class Shard {
   /** Defaults on read: the cached objects re-defaulted (read-defaults.ts) also go to the front thread's read cache. */
   private redefault(typeKey: string, cache: TypeCache, defaults: Defaulter | undefined, objects: CachedObject[]): void {
     const store = defaults && this.storeForKey(typeKey);
-    for (const e of store ? redefaultCache(cache, store, defaults) : []) objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+    for (const e of store ? redefaultCache(cache, store, defaults) : [])
+      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
   }
 
   /** Loads the stored objects of one type (a custom type newly served) into its cache. */
   private async loadType(typeKey: string, store: Store, objects: CachedObject[]): Promise<void> {
     const defaults = this.storageDefaults(typeKey);
-    for await (const page of this.backend.range(typeKey + '/')) for (const { key, value } of page) {
-      try {
-        const json = this.transformers.forType(typeKey).read(key, value);
-        const entry = store.entryOf(defaulted(json, defaults) ?? JSON.parse(json));
-        store.ctx.cache.load(entry);
-        objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: entry.obj.apiVersion, json: entry.json });
-      } catch (e) {
-        this.corrupt.add(key, (e as Error).message);
+    for await (const page of this.backend.range(typeKey + '/'))
+      for (const { key, value } of page) {
+        try {
+          const json = this.transformers.forType(typeKey).read(key, value);
+          const entry = store.entryOf(defaulted(json, defaults) ?? JSON.parse(json));
+          store.ctx.cache.load(entry);
+          objects.push({
+            typeKey,
+            namespace: entry.namespace,
+            name: entry.name,
+            apiVersion: entry.obj.apiVersion,
+            json: entry.json,
+          });
+        } catch (e) {
+          this.corrupt.add(key, (e as Error).message);
+        }
       }
-    }
   }
 
   /** The storage version's defaulter of a custom type, if it has defaults. */
@@ -146,29 +175,45 @@ export class Shard {
     const namespaces: InitReply['namespaces'] = [];
     const objects: InitReply['objects'] = [];
     const stored = new Map<string, number>();
-    for await (const page of this.backend.range('')) for (const { key, value } of page) {
-      if (key.startsWith(LEASE_PREFIX)) { stored.set(key.slice(LEASE_PREFIX.length), Number(value)); continue; }
-      const slash = key.indexOf('/', key.indexOf('/') + 1);
-      const typeKey = key.slice(0, slash);
-      const store = this.storeForKey(typeKey);
-      if (!store) continue;
-      let obj: any;
-      let entry: Entry;
-      try {
-        obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
-        entry = store.entryOf(obj);
-      } catch (e) {
-        // kept out of the cache: reads answer 500 naming the key (see corrupt.ts)
-        this.corrupt.add(key, (e as Error).message);
-        continue;
+    for await (const page of this.backend.range(''))
+      for (const { key, value } of page) {
+        if (key.startsWith(LEASE_PREFIX)) {
+          stored.set(key.slice(LEASE_PREFIX.length), Number(value));
+          continue;
+        }
+        const slash = key.indexOf('/', key.indexOf('/') + 1);
+        const typeKey = key.slice(0, slash);
+        const store = this.storeForKey(typeKey);
+        if (!store) continue;
+        let obj: any;
+        let entry: Entry;
+        try {
+          obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
+          entry = store.entryOf(obj);
+        } catch (e) {
+          // kept out of the cache: reads answer 500 naming the key (see corrupt.ts)
+          this.corrupt.add(key, (e as Error).message);
+          continue;
+        }
+        store.ctx.cache.load(entry);
+        objects.push({
+          typeKey,
+          namespace: entry.namespace,
+          name: entry.name,
+          apiVersion: obj.apiVersion,
+          json: entry.json,
+        });
+        if (typeKey === '/namespaces')
+          namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
       }
-      store.ctx.cache.load(entry);
-      objects.push({ typeKey, namespace: entry.namespace, name: entry.name, apiVersion: obj.apiVersion, json: entry.json });
-      if (typeKey === '/namespaces') namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
-    }
     for (const c of this.caches.values()) c.setFloor(floor);
     this.backend.follow?.((changes) => this.applyRemote(changes));
-    return { maxRV: floor, namespaces, objects, leases: await loadLeases(this.backend, this.floor, stored, this.leased()) };
+    return {
+      maxRV: floor,
+      namespaces,
+      objects,
+      leases: await loadLeases(this.backend, this.floor, stored, this.leased()),
+    };
   }
 
   /**
@@ -185,10 +230,19 @@ export class Shard {
       if (!this.storeForKey(typeKey)) continue;
       for (const [, e] of cache.scan('', undefined)) {
         objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
-        if (typeKey === '/namespaces') namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
+        if (typeKey === '/namespaces')
+          namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
       }
     }
-    const leases = [...this.leased()].map(([typeKey, e, ttl]): Lease => ({ typeKey, namespace: e.namespace, name: e.name, rv: e.rv, expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl }));
+    const leases = [...this.leased()].map(
+      ([typeKey, e, ttl]): Lease => ({
+        typeKey,
+        namespace: e.namespace,
+        name: e.name,
+        rv: e.rv,
+        expiresAt: stored.get(leaseId(typeKey, e.namespace, e.name)) ?? now + ttl,
+      }),
+    );
     return { maxRV: Number(Atomics.load(this.rv, 0)), namespaces, objects, leases };
   }
 
@@ -206,11 +260,12 @@ export class Shard {
 
   /** The store for a stored type key, created on first use with any served version. */
   private storeForKey(typeKey: string): Store | undefined {
-    let s = this.stores.get(typeKey);
+    const s = this.stores.get(typeKey);
     if (s) return s;
     const [group, resource] = typeKey.split('/') as [string, string];
-    const def = this.registry.allEnabled().find((d) => d.group === group && d.resource === resource)
-      ?? this.registry.allDefs().find((d) => d.group === group && d.resource === resource);
+    const def =
+      this.registry.allEnabled().find((d) => d.group === group && d.resource === resource) ??
+      this.registry.allDefs().find((d) => d.group === group && d.resource === resource);
     if (!def) return undefined;
     return this.storeFor(def.group, def.version, def.resource);
   }
@@ -224,7 +279,7 @@ export class Shard {
     if (!s) {
       let cache = this.caches.get(typeKey);
       if (!cache) {
-        this.caches.set(typeKey, cache = new TypeCache(this.cfg.historyWindowMs));
+        this.caches.set(typeKey, (cache = new TypeCache(this.cfg.historyWindowMs)));
         cache.setFloor(this.floor);
       }
       const refGroup = referenceGroup(this.registry.identity, group);
@@ -233,10 +288,25 @@ export class Shard {
       const cv = custom && customVersion(custom, version);
       const strategy = custom && cv ? customResourceStrategy(custom, cv) : strategyFor(refGroup, resource);
       const schema = cv ? compileCustomSchema(cv.schema) : undefined;
-      const selectableFields = custom && cv ? { served: cv.selectableFields, stored: customVersion(custom, custom.storageVersion)?.selectableFields ?? [] } : undefined;
+      const selectableFields =
+        custom && cv
+          ? {
+              served: cv.selectableFields,
+              stored: customVersion(custom, custom.storageVersion)?.selectableFields ?? [],
+            }
+          : undefined;
       s = new Store({
-        def, typeKey, cache, strategy, continueTtlMs: this.cfg.continueTtlMs, config: this.cfg.strategyConfig, conversion, referenceGroup: refGroup,
-        converter: this.converter, ...(schema ? { schema } : {}), ...(selectableFields ? { selectableFields } : {}),
+        def,
+        typeKey,
+        cache,
+        strategy,
+        continueTtlMs: this.cfg.continueTtlMs,
+        config: this.cfg.strategyConfig,
+        conversion,
+        referenceGroup: refGroup,
+        converter: this.converter,
+        ...(schema ? { schema } : {}),
+        ...(selectableFields ? { selectableFields } : {}),
       });
       this.stores.set(id, s);
       // the type's own store (loading, leases) is one that stores its objects as they are
@@ -266,20 +336,34 @@ export class Shard {
     this.rawDeletes = [];
     if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
-      await commitBatch(this.backend, this.transformers, staged, rawDeletes.length ? txn.nextRV() : 0, rawDeletes, this.cfg.testFaults?.failCommitMatch);
+      await commitBatch(
+        this.backend,
+        this.transformers,
+        staged,
+        rawDeletes.length ? txn.nextRV() : 0,
+        rawDeletes,
+        this.cfg.testFaults?.failCommitMatch,
+      );
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
       // another server committed to this shard first; its changes are in the caches now
-      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.run(ops, streams, undefined, attempt + 1);
+      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES)
+        return this.run(ops, streams, undefined, attempt + 1);
       if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
         const status = unavailableStatus(e);
-        return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
+        return {
+          results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
+          events: this.feed.take(),
+        };
       }
       // nothing of the batch committed: run its operations again one by one, so one bad write
       // (a value the backend refuses) fails alone and no read answers from a write that never was
       if (ops.length > 1) return this.runEach(ops);
       const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return { results: results.map((r, i) => WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r), events: this.feed.take() };
+      return {
+        results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
+        events: this.feed.take(),
+      };
     }
     const own = this.publish(staged, txn.now, streams);
     const remote = this.feed.take();
@@ -341,14 +425,22 @@ export class Shard {
         return unsafeDeleteReply(op);
       }
       switch (op.op) {
-        case 'get': return { id: op.id, ...store.get(op, txn) };
-        case 'list': return { id: op.id, ...store.list(op, txn) };
-        case 'create': return { id: op.id, ...store.create(op, txn) };
-        case 'update': return { id: op.id, ...store.update(op, txn) };
-        case 'patch': return { id: op.id, ...store.patch(op, txn) };
-        case 'delete': return { id: op.id, ...store.delete(op, txn) };
-        case 'deletecollection': return { id: op.id, ...store.deleteCollection(op, txn) };
-        case 'watch': return { id: op.id, watch: startWatch(store, op, txn) };
+        case 'get':
+          return { id: op.id, ...store.get(op, txn) };
+        case 'list':
+          return { id: op.id, ...store.list(op, txn) };
+        case 'create':
+          return { id: op.id, ...store.create(op, txn) };
+        case 'update':
+          return { id: op.id, ...store.update(op, txn) };
+        case 'patch':
+          return { id: op.id, ...store.patch(op, txn) };
+        case 'delete':
+          return { id: op.id, ...store.delete(op, txn) };
+        case 'deletecollection':
+          return { id: op.id, ...store.deleteCollection(op, txn) };
+        case 'watch':
+          return { id: op.id, watch: startWatch(store, op, txn) };
       }
     } catch (e) {
       return { id: op.id, error: toStatus(e) };
@@ -381,8 +473,15 @@ export class Shard {
     for (const enc of wanted) {
       try {
         // Table views: the events after a watcher's first carry no column definitions
-        out[streamKey(enc)] = encodeEventObject(enc, { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry }, now, false);
-      } catch { /* encoded (and the failure reported) by the front thread */ }
+        out[streamKey(enc)] = encodeEventObject(
+          enc,
+          { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry },
+          now,
+          false,
+        );
+      } catch {
+        /* encoded (and the failure reported) by the front thread */
+      }
     }
     return out;
   }

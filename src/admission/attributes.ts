@@ -7,7 +7,11 @@ import type { UserInfo } from '../api/user.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
-export interface GroupVersionKind { group: string; version: string; kind: string }
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
 
 /** The request alone, known before any body is read: enough to decide whether a plugin applies. */
 export interface RequestAttributes {

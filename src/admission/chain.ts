@@ -34,7 +34,11 @@ export class AdmissionChain {
   private readonly mutating: AdmissionPlugin[];
   private readonly validating: AdmissionPlugin[];
 
-  constructor(plugins: AdmissionPlugin[], private readonly services: Services, private readonly anonymous: UserInfo) {
+  constructor(
+    plugins: AdmissionPlugin[],
+    private readonly services: Services,
+    private readonly anonymous: UserInfo,
+  ) {
     this.mutating = plugins.filter((p) => p.admit);
     this.validating = plugins.filter((p) => p.validate);
   }
@@ -45,10 +49,20 @@ export class AdmissionChain {
     const operation = operationOf(info.verb, info.subresource);
     if (!operation) return undefined;
     const sub = info.subresource ? def.subresources.find((s) => s.name === info.subresource) : undefined;
-    const kind = sub ? { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind ?? def.kind } : { group: def.group, version: def.version, kind: def.kind };
+    const kind = sub
+      ? { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind ?? def.kind }
+      : { group: def.group, version: def.version, kind: def.kind };
     return {
-      operation, group: def.group, version: def.version, resource: def.resource, subresource: info.subresource, kind,
-      namespace: info.namespace, name: info.name, namespaced: def.namespaced, dryRun: r.query.getAll('dryRun').length > 0,
+      operation,
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      subresource: info.subresource,
+      kind,
+      namespace: info.namespace,
+      name: info.name,
+      namespaced: def.namespaced,
+      dryRun: r.query.getAll('dryRun').length > 0,
       user: r.user ?? this.anonymous,
     };
   }
@@ -61,30 +75,47 @@ export class AdmissionChain {
 
   /** Reads the body, admits, then hands the (possibly rewritten) request on; a refusal is its Status. */
   admit(r: Request, next: (r: Request) => void): void {
-    const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, this.services.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
-    read((buf) => {
-      this.run(r, buf)
-        .then((out) => {
-          if (r.x.aborted) return;
-          for (const w of out.warnings) r.x.headers.push(['Warning', `299 - ${JSON.stringify(w).replace(/[^\x20-\x7e]/g, '?')}`]);
-          for (const [k, v] of Object.entries(out.annotations)) r.x.audit?.annotate(k, v);
-          next(out.request);
-        })
-        .catch((e) => retried(r, e) || sendStatus(r.x, toStatus(e), r.enc.pretty, r.enc));
-    }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
+    const read: BodyReader =
+      r.body ??
+      ((done, fail) => readBody(r.x, this.services.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+    read(
+      (buf) => {
+        this.run(r, buf)
+          .then((out) => {
+            if (r.x.aborted) return;
+            for (const w of out.warnings)
+              r.x.headers.push(['Warning', `299 - ${JSON.stringify(w).replace(/[^\x20-\x7e]/g, '?')}`]);
+            for (const [k, v] of Object.entries(out.annotations)) r.x.audit?.annotate(k, v);
+            next(out.request);
+          })
+          .catch((e) => retried(r, e) || sendStatus(r.x, toStatus(e), r.enc.pretty, r.enc));
+      },
+      (st) => sendStatus(r.x, st, r.enc.pretty, r.enc),
+    );
   }
 
-  private async run(r: Request, buf: Buffer): Promise<{ request: Request; warnings: string[]; annotations: Record<string, string> }> {
+  private async run(
+    r: Request,
+    buf: Buffer,
+  ): Promise<{ request: Request; warnings: string[]; annotations: Record<string, string> }> {
     const base = this.requestAttributes(r)!;
-    const a: AdmissionAttributes = { ...base, object: undefined, oldObject: undefined, options: optionsOf(r, base.operation), warnings: [], annotations: {} };
+    const a: AdmissionAttributes = {
+      ...base,
+      object: undefined,
+      oldObject: undefined,
+      options: optionsOf(r, base.operation),
+      warnings: [],
+      annotations: {},
+    };
     const original: Request = { ...r, body: (done) => done(buf) };
     await this.load(a, r, buf);
     let changed = false;
     if (a.operation !== 'DELETE') {
-      for (const p of this.mutating) if (p.handles(a) && await p.admit!(a)) changed = true;
+      for (const p of this.mutating) if (p.handles(a) && (await p.admit!(a))) changed = true;
     }
     const validating = this.validating.filter((p) => p.handles(a));
-    if (changed && validating.length && a.object !== undefined && !a.subresource) a.object = pinned(r, await this.preview(rewrite(r, a)));
+    if (changed && validating.length && a.object !== undefined && !a.subresource)
+      a.object = pinned(r, await this.preview(rewrite(r, a)));
     for (const p of validating) await p.validate!(a);
     return { request: changed ? rewrite(r, a) : original, warnings: a.warnings, annotations: a.annotations };
   }
@@ -95,7 +126,11 @@ export class AdmissionChain {
     if (a.operation === 'DELETE') return;
     if (a.operation === 'CREATE' && a.subresource) {
       // a POST to a subresource (binding, eviction): the object is the body itself, in any encoding the handler takes
-      try { a.object = await decodeRequestBody(writeBody(r, this.services, buf)); } catch { a.object = undefined; }
+      try {
+        a.object = await decodeRequestBody(writeBody(r, this.services, buf));
+      } catch {
+        a.object = undefined;
+      }
       return;
     }
     a.object = await this.preview({ ...r, body: (done) => done(buf) }, buf);
@@ -106,15 +141,30 @@ export class AdmissionChain {
 
   /** Runs the write as a dry run and returns the object it would store; its failure is the request's. */
   private async preview(r: Request, buf?: Buffer): Promise<any> {
-    const bytes = buf ?? await new Promise<Buffer>((done, fail) => r.body!(done, (st) => fail(st)));
+    const bytes = buf ?? (await new Promise<Buffer>((done, fail) => r.body!(done, (st) => fail(st))));
     // unpinned: a preview that finds the object moved must restart the attempt (pinTo), not answer 409
-    const op: OpInput = { ...writeOp({ ...r, pin: undefined }, this.services, writeBody(r, this.services, bytes)), enc: JSON_ENC, dryRun: true } as OpInput;
+    const op: OpInput = {
+      ...writeOp({ ...r, pin: undefined }, this.services, writeBody(r, this.services, bytes)),
+      enc: JSON_ENC,
+      dryRun: true,
+    } as OpInput;
     return parsed(await this.services.pool.submit(op));
   }
 
   private async stored(r: Request): Promise<any> {
-    const type = { group: r.def.group, version: r.def.version, resource: r.def.resource, ...(r.info.subresource === 'scale' ? { subresource: 'scale' } : {}) };
-    const res = await this.services.pool.submit({ op: 'get', type, enc: JSON_ENC, namespace: r.info.namespace, name: r.info.name });
+    const type = {
+      group: r.def.group,
+      version: r.def.version,
+      resource: r.def.resource,
+      ...(r.info.subresource === 'scale' ? { subresource: 'scale' } : {}),
+    };
+    const res = await this.services.pool.submit({
+      op: 'get',
+      type,
+      enc: JSON_ENC,
+      namespace: r.info.namespace,
+      name: r.info.name,
+    });
     return 'code' in res ? JSON.parse(bodyText(res.body)) : undefined;
   }
 }
@@ -134,7 +184,14 @@ function operationOf(verb: string, subresource: string): Operation | undefined {
 }
 
 function optionsOf(r: Request, op: Operation): Record<string, unknown> {
-  const kind = op === 'CREATE' ? 'CreateOptions' : op === 'UPDATE' ? (r.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions') : 'DeleteOptions';
+  const kind =
+    op === 'CREATE'
+      ? 'CreateOptions'
+      : op === 'UPDATE'
+        ? r.info.verb === 'patch'
+          ? 'PatchOptions'
+          : 'UpdateOptions'
+        : 'DeleteOptions';
   // apiVersion: meta.<domain>/v1, filled in by the webhook plugin (which knows the domain)
   const o: Record<string, unknown> = { kind };
   const fm = r.query.get('fieldManager');
@@ -156,7 +213,9 @@ function rewrite(r: Request, a: AdmissionAttributes): Request {
   const bytes = Buffer.from(JSON.stringify(obj));
   const verb = a.operation === 'CREATE' ? 'create' : 'update';
   return {
-    ...r, info: { ...r.info, verb }, headers: { ...r.headers, contentType: 'application/json', contentLength: bytes.length },
+    ...r,
+    info: { ...r.info, verb },
+    headers: { ...r.headers, contentType: 'application/json', contentLength: bytes.length },
     body: (done) => done(bytes),
   };
 }

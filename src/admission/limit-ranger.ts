@@ -34,12 +34,16 @@ export class LimitRangerPlugin implements AdmissionPlugin {
 
   handles(a: RequestAttributes): boolean {
     if (a.group !== '' || a.subresource || this.deps.count() === 0) return false;
-    return (a.resource === 'pods' && a.operation === 'CREATE') || (a.resource === 'persistentvolumeclaims' && (a.operation === 'CREATE' || a.operation === 'UPDATE'));
+    return (
+      (a.resource === 'pods' && a.operation === 'CREATE') ||
+      (a.resource === 'persistentvolumeclaims' && (a.operation === 'CREATE' || a.operation === 'UPDATE'))
+    );
   }
 
   private limits(a: AdmissionAttributes, type: string): any[] {
     const out: any[] = [];
-    for (const json of this.deps.limitRanges(a.namespace)) for (const l of JSON.parse(json).spec?.limits ?? []) if (l?.type === type) out.push(l);
+    for (const json of this.deps.limitRanges(a.namespace))
+      for (const l of JSON.parse(json).spec?.limits ?? []) if (l?.type === type) out.push(l);
     return out;
   }
 
@@ -47,7 +51,10 @@ export class LimitRangerPlugin implements AdmissionPlugin {
     if (a.resource !== 'pods' || !a.object?.spec) return false;
     const notes: string[] = [];
     for (const l of this.limits(a, 'Container')) {
-      for (const [field, list] of [['init container', a.object.spec.initContainers], ['container', a.object.spec.containers]] as const) {
+      for (const [field, list] of [
+        ['init container', a.object.spec.initContainers],
+        ['container', a.object.spec.containers],
+      ] as const) {
         for (const c of Array.isArray(list) ? list : []) {
           if (!c || typeof c !== 'object') continue;
           c.resources ??= {};
@@ -59,7 +66,10 @@ export class LimitRangerPlugin implements AdmissionPlugin {
       }
     }
     if (!notes.length) return false;
-    a.object.metadata.annotations = { ...a.object.metadata.annotations, [this.annotation]: `LimitRanger plugin set: ${notes.join('; ')}` };
+    a.object.metadata.annotations = {
+      ...a.object.metadata.annotations,
+      [this.annotation]: `LimitRanger plugin set: ${notes.join('; ')}`,
+    };
     return true;
   }
 
@@ -70,9 +80,11 @@ export class LimitRangerPlugin implements AdmissionPlugin {
     if (a.resource === 'pods') {
       const containers: any[] = [...(obj.spec?.containers ?? [])];
       for (const l of this.limits(a, 'Container')) {
-        for (const c of containers) check(errs, 'Container', l, c?.resources?.requests ?? {}, c?.resources?.limits ?? {});
+        for (const c of containers)
+          check(errs, 'Container', l, c?.resources?.requests ?? {}, c?.resources?.limits ?? {});
       }
-      for (const l of this.limits(a, 'Pod')) check(errs, 'Pod', l, sum(containers, 'requests'), sum(containers, 'limits'));
+      for (const l of this.limits(a, 'Pod'))
+        check(errs, 'Pod', l, sum(containers, 'requests'), sum(containers, 'limits'));
     } else {
       // upstream: min against the requests; max "in reverse", the requests standing for limits
       const requests = obj.spec?.resources?.requests ?? {};
@@ -83,7 +95,10 @@ export class LimitRangerPlugin implements AdmissionPlugin {
     }
     if (!errs.length) return;
     const name = obj.metadata?.name || obj.metadata?.generateName || 'Unknown';
-    throw errors.forbidden(`${a.resource} ${JSON.stringify(name)} is forbidden: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`, { kind: a.resource, name });
+    throw errors.forbidden(
+      `${a.resource} ${JSON.stringify(name)} is forbidden: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`,
+      { kind: a.resource, name },
+    );
   }
 }
 
@@ -102,29 +117,43 @@ function fill(resources: any, key: 'requests' | 'limits', defaults: Resources | 
 
 function sum(containers: any[], key: 'requests' | 'limits'): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const c of containers) for (const [k, v] of Object.entries(c?.resources?.[key] ?? {})) out[k] = (out[k] ?? 0) + (quantityValue(v) ?? 0);
+  for (const c of containers)
+    for (const [k, v] of Object.entries(c?.resources?.[key] ?? {})) out[k] = (out[k] ?? 0) + (quantityValue(v) ?? 0);
   return out;
 }
 
-const val = (v: unknown) => (typeof v === 'number' ? v : quantityValue(v) ?? 0);
+const val = (v: unknown) => (typeof v === 'number' ? v : (quantityValue(v) ?? 0));
 const show = (v: unknown) => (typeof v === 'number' ? String(v) : String(v));
 
 /** upstream minConstraint, maxConstraint and limitRequestRatioConstraint. */
 function check(errs: string[], type: string, l: any, req: Record<string, unknown>, lim: Record<string, unknown>): void {
   for (const [k, min] of Object.entries<string>(l.min ?? {})) {
     if (req[k] === undefined) errs.push(`minimum ${k} usage per ${type} is ${min}.  No request is specified`);
-    else if (val(req[k]) < val(min)) errs.push(`minimum ${k} usage per ${type} is ${min}, but request is ${show(req[k])}`);
-    else if (lim[k] !== undefined && val(lim[k]) < val(min)) errs.push(`minimum ${k} usage per ${type} is ${min}, but limit is ${show(lim[k])}`);
+    else if (val(req[k]) < val(min))
+      errs.push(`minimum ${k} usage per ${type} is ${min}, but request is ${show(req[k])}`);
+    else if (lim[k] !== undefined && val(lim[k]) < val(min))
+      errs.push(`minimum ${k} usage per ${type} is ${min}, but limit is ${show(lim[k])}`);
   }
   for (const [k, max] of Object.entries<string>(l.max ?? {})) {
     if (lim[k] === undefined) errs.push(`maximum ${k} usage per ${type} is ${max}.  No limit is specified`);
-    else if (val(lim[k]) > val(max)) errs.push(`maximum ${k} usage per ${type} is ${max}, but limit is ${show(lim[k])}`);
-    else if (req[k] !== undefined && val(req[k]) > val(max)) errs.push(`maximum ${k} usage per ${type} is ${max}, but request is ${show(req[k])}`);
+    else if (val(lim[k]) > val(max))
+      errs.push(`maximum ${k} usage per ${type} is ${max}, but limit is ${show(lim[k])}`);
+    else if (req[k] !== undefined && val(req[k]) > val(max))
+      errs.push(`maximum ${k} usage per ${type} is ${max}, but request is ${show(req[k])}`);
   }
   for (const [k, ratio] of Object.entries<string>(l.maxLimitRequestRatio ?? {})) {
-    if (req[k] === undefined || val(req[k]) === 0) { errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but no request is specified or request is 0`); continue; }
-    if (lim[k] === undefined || val(lim[k]) === 0) { errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but no limit is specified or limit is 0`); continue; }
+    if (req[k] === undefined || val(req[k]) === 0) {
+      errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but no request is specified or request is 0`);
+      continue;
+    }
+    if (lim[k] === undefined || val(lim[k]) === 0) {
+      errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but no limit is specified or limit is 0`);
+      continue;
+    }
     const observed = val(lim[k]) / val(req[k]);
-    if (observed > val(ratio) + 1e-9) errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but provided ratio is ${observed.toFixed(6)}`);
+    if (observed > val(ratio) + 1e-9)
+      errs.push(
+        `${k} max limit to request ratio per ${type} is ${ratio}, but provided ratio is ${observed.toFixed(6)}`,
+      );
   }
 }

@@ -27,25 +27,47 @@ export interface PluginSelection {
   readonly featureGates: Readonly<Record<string, boolean>>;
 }
 
-export function buildAdmissionPlugins(options: PluginSelection, registry: Registry, services: Services): AdmissionPlugins {
+export function buildAdmissionPlugins(
+  options: PluginSelection,
+  registry: Registry,
+  services: Services,
+): AdmissionPlugins {
   const on = options.admissionPlugins;
   const { identity } = registry;
   const plugins: AdmissionPlugin[] = [];
   if (on.has('LimitRanger')) {
-    plugins.push(new LimitRangerPlugin({ identity, limitRanges: (ns) => services.readCache.inNamespace('/limitranges', ns), count: () => services.readCache.count('/limitranges') }));
+    plugins.push(
+      new LimitRangerPlugin({
+        identity,
+        limitRanges: (ns) => services.readCache.inNamespace('/limitranges', ns),
+        count: () => services.readCache.count('/limitranges'),
+      }),
+    );
   }
   if (on.has('ServiceAccount')) {
-    plugins.push(new ServiceAccountPlugin({ identity, serviceAccount: (ns, name) => services.readCache.get('/serviceaccounts', ns, name, 'v1') }));
+    plugins.push(
+      new ServiceAccountPlugin({
+        identity,
+        serviceAccount: (ns, name) => services.readCache.get('/serviceaccounts', ns, name, 'v1'),
+      }),
+    );
   }
   const source = new WebhookSource(identity, registry, services.readCache);
   if (on.has('MutatingAdmissionWebhook')) plugins.push(new MutatingWebhookPlugin(source));
   const policies = new ValidatingPolicyPlugin(identity, services.readCache);
-  if (on.has('ValidatingAdmissionPolicy') && options.featureGates['ValidatingAdmissionPolicy'] !== false) plugins.push(policies);
+  if (on.has('ValidatingAdmissionPolicy') && options.featureGates['ValidatingAdmissionPolicy'] !== false)
+    plugins.push(policies);
   if (on.has('ValidatingAdmissionWebhook')) plugins.push(new ValidatingWebhookPlugin(source));
   if (on.has('ResourceQuota')) plugins.push(new ResourceQuotaPlugin(services.readCache));
   return {
     plugins,
-    observe: (evs) => { source.observe(evs); policies.observe(evs); },
-    load: (objects) => { source.load(objects); policies.load(objects); },
+    observe: (evs) => {
+      source.observe(evs);
+      policies.observe(evs);
+    },
+    load: (objects) => {
+      source.load(objects);
+      policies.load(objects);
+    },
   };
 }

@@ -11,8 +11,13 @@ import type { ReadCache } from '../actors/read-cache.js';
 import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
 
 const LEGACY: Record<string, string> = {
-  pods: '/pods', services: '/services', configmaps: '/configmaps', secrets: '/secrets', persistentvolumeclaims: '/persistentvolumeclaims',
-  replicationcontrollers: '/replicationcontrollers', resourcequotas: '/resourcequotas',
+  pods: '/pods',
+  services: '/services',
+  configmaps: '/configmaps',
+  secrets: '/secrets',
+  persistentvolumeclaims: '/persistentvolumeclaims',
+  replicationcontrollers: '/replicationcontrollers',
+  resourcequotas: '/resourcequotas',
 };
 
 /** The type key an object-count resource name counts, or undefined. */
@@ -30,11 +35,16 @@ export function usageOf(typeKey: string, obj: any, names: readonly string[]): Re
   if (typeKey === '/pods' && ['Succeeded', 'Failed'].includes(obj?.status?.phase)) return out;
   for (const n of names) {
     if (countedType(n) === typeKey) out[n] = 1;
-    else if (typeKey === '/services' && n === 'services.nodeports') out[n] = obj?.spec?.type === 'NodePort' || obj?.spec?.type === 'LoadBalancer' ? (obj.spec.ports ?? []).length : 0;
-    else if (typeKey === '/services' && n === 'services.loadbalancers') out[n] = obj?.spec?.type === 'LoadBalancer' ? 1 : 0;
-    else if (typeKey === '/persistentvolumeclaims' && n === 'requests.storage') out[n] = quantityValue(obj?.spec?.resources?.requests?.storage) ?? 0;
+    else if (typeKey === '/services' && n === 'services.nodeports')
+      out[n] = obj?.spec?.type === 'NodePort' || obj?.spec?.type === 'LoadBalancer' ? (obj.spec.ports ?? []).length : 0;
+    else if (typeKey === '/services' && n === 'services.loadbalancers')
+      out[n] = obj?.spec?.type === 'LoadBalancer' ? 1 : 0;
+    else if (typeKey === '/persistentvolumeclaims' && n === 'requests.storage')
+      out[n] = quantityValue(obj?.spec?.resources?.requests?.storage) ?? 0;
     else if (typeKey === '/pods') {
-      const m = /^(requests|limits)\.(.+)$/.exec(n) ?? (n === 'cpu' || n === 'memory' || n === 'ephemeral-storage' ? [n, 'requests', n] : null);
+      const m =
+        /^(requests|limits)\.(.+)$/.exec(n) ??
+        (n === 'cpu' || n === 'memory' || n === 'ephemeral-storage' ? [n, 'requests', n] : null);
       if (m) out[n] = podSum(obj, m[1] as 'requests' | 'limits', m[2]!);
     }
   }
@@ -59,7 +69,11 @@ export function missingCompute(pod: any, names: readonly string[]): string[] {
 }
 
 /** Current usage of a namespace for the quota's resource names. */
-export function namespaceUsage(readCache: ReadCache, namespace: string, names: readonly string[]): Record<string, number> {
+export function namespaceUsage(
+  readCache: ReadCache,
+  namespace: string,
+  names: readonly string[],
+): Record<string, number> {
   const used: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
   const types = new Set<string>();
   for (const n of names) {
@@ -77,7 +91,12 @@ export function namespaceUsage(readCache: ReadCache, namespace: string, names: r
   return used;
 }
 
-const BIN = [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const;
+const BIN = [
+  ['Ti', 2 ** 40],
+  ['Gi', 2 ** 30],
+  ['Mi', 2 ** 20],
+  ['Ki', 2 ** 10],
+] as const;
 
 /**
  * A summed quantity as upstream prints it: integers (with a binary suffix when one divides

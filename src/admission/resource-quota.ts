@@ -14,7 +14,11 @@ import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './
 import { formatQuantity, missingCompute, namespaceUsage, usageOf } from './quota-usage.js';
 import { quantityValue } from '../registry/strategies/quantity.js';
 
-const pretty = (r: Record<string, number>) => Object.keys(r).sort().map((k) => `${k}=${formatQuantity(r[k]!)}`).join(',');
+const pretty = (r: Record<string, number>) =>
+  Object.keys(r)
+    .sort()
+    .map((k) => `${k}=${formatQuantity(r[k]!)}`)
+    .join(',');
 
 export class ResourceQuotaPlugin implements AdmissionPlugin {
   readonly name = 'ResourceQuota';
@@ -28,7 +32,12 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
     if (!a.object) return;
     const typeKey = typeKeyOf(a.group, a.resource);
     const name = a.object.metadata?.name || a.object.metadata?.generateName || 'Unknown';
-    const refuse = (why: string) => { throw errors.forbidden(`${a.resource}${a.group ? '.' + a.group : ''} ${JSON.stringify(name)} is forbidden: ${why}`, { group: a.group, kind: a.resource, name }); };
+    const refuse = (why: string) => {
+      throw errors.forbidden(
+        `${a.resource}${a.group ? '.' + a.group : ''} ${JSON.stringify(name)} is forbidden: ${why}`,
+        { group: a.group, kind: a.resource, name },
+      );
+    };
     for (const json of this.readCache.inNamespace('/resourcequotas', a.namespace)) {
       const quota = JSON.parse(json);
       const hard: Record<string, unknown> = quota.spec?.hard ?? {};
@@ -40,11 +49,15 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
       }
       if (!Object.keys(requested).length) continue;
       const used = namespaceUsage(this.readCache, a.namespace, Object.keys(requested));
-      const failed = Object.keys(requested).filter((k) => used[k]! + requested[k]! > (Number(quantityOf(hard[k])) + 1e-9));
+      const failed = Object.keys(requested).filter(
+        (k) => used[k]! + requested[k]! > Number(quantityOf(hard[k])) + 1e-9,
+      );
       if (!failed.length) continue;
       const pick = (r: Record<string, number>) => Object.fromEntries(failed.map((k) => [k, r[k]!]));
       const limited = Object.fromEntries(failed.map((k) => [k, quantityOf(hard[k])]));
-      refuse(`exceeded quota: ${quota.metadata.name}, requested: ${pretty(pick(requested))}, used: ${pretty(pick(used))}, limited: ${pretty(limited)}`);
+      refuse(
+        `exceeded quota: ${quota.metadata.name}, requested: ${pretty(pick(requested))}, used: ${pretty(pick(used))}, limited: ${pretty(limited)}`,
+      );
     }
   }
 }

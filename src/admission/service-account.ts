@@ -51,12 +51,19 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
     const sa = await this.lookup(a.namespace, spec.serviceAccountName);
     if (!sa) {
       const name = pod.metadata?.name || pod.metadata?.generateName || 'Unknown';
-      throw errors.forbidden(`pods ${JSON.stringify(name)} is forbidden: error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount ${JSON.stringify(spec.serviceAccountName)} not found`,
-        { kind: 'pods', name });
+      throw errors.forbidden(
+        `pods ${JSON.stringify(name)} is forbidden: error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount ${JSON.stringify(spec.serviceAccountName)} not found`,
+        { kind: 'pods', name },
+      );
     }
-    if (spec.automountServiceAccountToken === false || (spec.automountServiceAccountToken === undefined && sa.automountServiceAccountToken === false)) return true;
+    if (
+      spec.automountServiceAccountToken === false ||
+      (spec.automountServiceAccountToken === undefined && sa.automountServiceAccountToken === false)
+    )
+      return true;
     const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
-    if (containers.some((c: any) => (c?.volumeMounts ?? []).some((m: any) => m?.mountPath === this.mountPath))) return true;
+    if (containers.some((c: any) => (c?.volumeMounts ?? []).some((m: any) => m?.mountPath === this.mountPath)))
+      return true;
     const volume = this.tokenVolume(spec.volumes ?? []);
     spec.volumes = [...(spec.volumes ?? []), volume];
     for (const c of containers) {
@@ -90,7 +97,11 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
         sources: [
           { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
           { configMap: { name: this.rootCA, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          {
+            downwardAPI: {
+              items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+            },
+          },
         ],
       },
     };

@@ -21,25 +21,62 @@ import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './
 import { ruleMatches } from './webhook/matching.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
-interface Expr { expression: string; run?: Program; error?: string }
-interface Resources { rules: any[]; exclude: any[]; ns: LabelSelector; obj: LabelSelector; given: boolean }
-interface Policy { name: string; failurePolicy: string; match: Resources; conditions: (Expr & { name: string })[]; variables: (Expr & { name: string })[]; validations: (Expr & { message?: string; messageExpression?: Expr; reason: string })[] }
-interface Binding { name: string; policyName: string; actions: string[]; match: Resources; params: boolean }
+interface Expr {
+  expression: string;
+  run?: Program;
+  error?: string;
+}
+interface Resources {
+  rules: any[];
+  exclude: any[];
+  ns: LabelSelector;
+  obj: LabelSelector;
+  given: boolean;
+}
+interface Policy {
+  name: string;
+  failurePolicy: string;
+  match: Resources;
+  conditions: (Expr & { name: string })[];
+  variables: (Expr & { name: string })[];
+  validations: (Expr & { message?: string; messageExpression?: Expr; reason: string })[];
+}
+interface Binding {
+  name: string;
+  policyName: string;
+  actions: string[];
+  match: Resources;
+  params: boolean;
+}
 
 const ENV = celEnv();
 const CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
 function compile(expression: unknown): Expr {
   const e = String(expression ?? '');
-  try { return { expression: e, run: plan(ENV, parse(e)) as unknown as Program }; } catch (err) { return { expression: e, error: (err as Error).message }; }
+  try {
+    return { expression: e, run: plan(ENV, parse(e)) as unknown as Program };
+  } catch (err) {
+    return { expression: e, error: (err as Error).message };
+  }
 }
 
 function selector(s: unknown): LabelSelector {
-  try { return labelSelectorFromObject((s ?? {}) as never); } catch { return labelSelectorFromObject(undefined); }
+  try {
+    return labelSelectorFromObject((s ?? {}) as never);
+  } catch {
+    return labelSelectorFromObject(undefined);
+  }
 }
 
 function resources(m: any): Resources {
-  return { rules: Array.isArray(m?.resourceRules) ? m.resourceRules : [], exclude: Array.isArray(m?.excludeResourceRules) ? m.excludeResourceRules : [], ns: selector(m?.namespaceSelector), obj: selector(m?.objectSelector), given: !!m };
+  return {
+    rules: Array.isArray(m?.resourceRules) ? m.resourceRules : [],
+    exclude: Array.isArray(m?.excludeResourceRules) ? m.excludeResourceRules : [],
+    ns: selector(m?.namespaceSelector),
+    obj: selector(m?.objectSelector),
+    given: !!m,
+  };
 }
 
 /** A resource rule of a policy: resourceNames restrict by name too. */
@@ -56,39 +93,71 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
   private readonly bindings = new Map<string, Binding>();
   private readonly auditKey: string;
 
-  constructor(private readonly identity: Identity, private readonly readCache: ReadCache) {
+  constructor(
+    private readonly identity: Identity,
+    private readonly readCache: ReadCache,
+  ) {
     const g = groupFor(identity, 'admissionregistration.plat.io');
-    this.keys = { policy: typeKeyOf(g, 'validatingadmissionpolicies'), binding: typeKeyOf(g, 'validatingadmissionpolicybindings') };
+    this.keys = {
+      policy: typeKeyOf(g, 'validatingadmissionpolicies'),
+      binding: typeKeyOf(g, 'validatingadmissionpolicybindings'),
+    };
     this.auditKey = `validation.policy.admission.${identity.domain}/validation_failure`;
   }
 
-  load(objects: readonly CachedObject[]): void { for (const o of objects) this.set(o.typeKey, o.name, o.json); }
-  observe(evs: readonly ChangeEvent[]): void { for (const ev of evs) this.set(ev.typeKey, ev.name, ev.type === 'DELETED' ? undefined : ev.json); }
+  load(objects: readonly CachedObject[]): void {
+    for (const o of objects) this.set(o.typeKey, o.name, o.json);
+  }
+  observe(evs: readonly ChangeEvent[]): void {
+    for (const ev of evs) this.set(ev.typeKey, ev.name, ev.type === 'DELETED' ? undefined : ev.json);
+  }
 
   private set(typeKey: string, name: string, json: string | undefined): void {
     if (typeKey !== this.keys.policy && typeKey !== this.keys.binding) return;
     const obj = json === undefined ? undefined : JSON.parse(json);
     if (typeKey === this.keys.policy) {
-      if (!obj) { this.policies.delete(name); return; }
+      if (!obj) {
+        this.policies.delete(name);
+        return;
+      }
       const spec = obj.spec ?? {};
       this.policies.set(name, {
-        name, failurePolicy: spec.failurePolicy ?? 'Fail', match: resources(spec.matchConstraints),
-        conditions: (spec.matchConditions ?? []).map((c: any) => ({ name: String(c?.name ?? ''), ...compile(c?.expression) })),
+        name,
+        failurePolicy: spec.failurePolicy ?? 'Fail',
+        match: resources(spec.matchConstraints),
+        conditions: (spec.matchConditions ?? []).map((c: any) => ({
+          name: String(c?.name ?? ''),
+          ...compile(c?.expression),
+        })),
         variables: (spec.variables ?? []).map((v: any) => ({ name: String(v?.name ?? ''), ...compile(v?.expression) })),
         validations: (spec.validations ?? []).map((v: any) => ({
-          ...compile(v?.expression), ...(v?.message ? { message: String(v.message) } : {}),
-          ...(v?.messageExpression ? { messageExpression: compile(v.messageExpression) } : {}), reason: String(v?.reason ?? 'Invalid'),
+          ...compile(v?.expression),
+          ...(v?.message ? { message: String(v.message) } : {}),
+          ...(v?.messageExpression ? { messageExpression: compile(v.messageExpression) } : {}),
+          reason: String(v?.reason ?? 'Invalid'),
         })),
       });
     } else {
-      if (!obj) { this.bindings.delete(name); return; }
+      if (!obj) {
+        this.bindings.delete(name);
+        return;
+      }
       const spec = obj.spec ?? {};
-      this.bindings.set(name, { name, policyName: String(spec.policyName ?? ''), actions: Array.isArray(spec.validationActions) ? spec.validationActions : [], match: resources(spec.matchResources), params: !!spec.paramRef });
+      this.bindings.set(name, {
+        name,
+        policyName: String(spec.policyName ?? ''),
+        actions: Array.isArray(spec.validationActions) ? spec.validationActions : [],
+        match: resources(spec.matchResources),
+        params: !!spec.paramRef,
+      });
     }
   }
 
   private exempt(a: RequestAttributes): boolean {
-    return a.group === groupFor(this.identity, 'admissionregistration.plat.io') && /^(validating|mutating)(admissionpolic(y|ies)|admissionpolicybindings|webhookconfigurations)$/.test(a.resource);
+    return (
+      a.group === groupFor(this.identity, 'admissionregistration.plat.io') &&
+      /^(validating|mutating)(admissionpolic(y|ies)|admissionpolicybindings|webhookconfigurations)$/.test(a.resource)
+    );
   }
 
   private rulesMatch(m: Resources, a: RequestAttributes, required: boolean): boolean {
@@ -112,37 +181,76 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
 
   validate(a: AdmissionAttributes): void {
     const nsJson = a.namespaced && a.namespace ? this.readCache.get('/namespaces', '', a.namespace, 'v1') : undefined;
-    const nsLabels = nsJson ? JSON.parse(nsJson).metadata?.labels ?? {} : undefined;
+    const nsLabels = nsJson ? (JSON.parse(nsJson).metadata?.labels ?? {}) : undefined;
     const request = {
-      operation: a.operation, name: a.name || a.object?.metadata?.name || '', namespace: a.namespace, kind: a.kind,
-      resource: { group: a.group, version: a.version, resource: a.resource }, subResource: a.subresource, dryRun: a.dryRun,
+      operation: a.operation,
+      name: a.name || a.object?.metadata?.name || '',
+      namespace: a.namespace,
+      kind: a.kind,
+      resource: { group: a.group, version: a.version, resource: a.resource },
+      subResource: a.subresource,
+      dryRun: a.dryRun,
       userInfo: { username: a.user.username, groups: a.user.groups, ...(a.user.uid ? { uid: a.user.uid } : {}) },
     };
-    const vars: Record<string, unknown> = { object: a.object ?? null, oldObject: a.oldObject ?? null, request, namespaceObject: nsJson ? JSON.parse(nsJson) : null, params: null };
+    const vars: Record<string, unknown> = {
+      object: a.object ?? null,
+      oldObject: a.oldObject ?? null,
+      request,
+      namespaceObject: nsJson ? JSON.parse(nsJson) : null,
+      params: null,
+    };
     const audits: unknown[] = [];
     for (const { b, p } of this.pairs(a)) {
       if (!this.selectorsMatch(p.match, a, nsLabels) || !this.selectorsMatch(b.match, a, nsLabels)) continue;
       const deny = (message: string, reason = 'Invalid') => {
         const full = `ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}' denied request: ${message}`;
         if (b.actions.includes('Deny')) {
-          const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: full, reason, code: CODES[reason] ?? 422 };
+          const status: Status = {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: full,
+            reason,
+            code: CODES[reason] ?? 422,
+          };
           throw new StatusError(status);
         }
-        if (b.actions.includes('Warn')) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}': ${message}`);
-        if (b.actions.includes('Audit')) audits.push({ message, policy: p.name, binding: b.name, expressionIndex: 0, validationActions: b.actions });
+        if (b.actions.includes('Warn'))
+          a.warnings.push(
+            `Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}': ${message}`,
+          );
+        if (b.actions.includes('Audit'))
+          audits.push({ message, policy: p.name, binding: b.name, expressionIndex: 0, validationActions: b.actions });
       };
-      const failed = (message: string) => { if (p.failurePolicy !== 'Ignore') deny(message); };
-      if (b.params) { failed('failed to configure binding: params are not supported by this server'); continue; }
+      const failed = (message: string) => {
+        if (p.failurePolicy !== 'Ignore') deny(message);
+      };
+      if (b.params) {
+        failed('failed to configure binding: params are not supported by this server');
+        continue;
+      }
       const cond = this.conditions(p, vars);
       if (cond === false) continue;
-      if (typeof cond === 'string') { failed(cond); continue; }
+      if (typeof cond === 'string') {
+        failed(cond);
+        continue;
+      }
       const variables: Record<string, unknown> = {};
       for (const v of p.variables) variables[v.name] = v.run ? safe(v.run, { ...vars, variables }) : undefined;
       for (const v of p.validations) {
-        if (!v.run) { failed(`compilation error: ${v.error}`); continue; }
+        if (!v.run) {
+          failed(`compilation error: ${v.error}`);
+          continue;
+        }
         const r = safe(v.run, { ...vars, variables });
         if (r === true) continue;
-        if (r !== false) { failed(`expression '${v.expression}' resulted in error: ${r instanceof Error || isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`); continue; }
+        if (r !== false) {
+          failed(
+            `expression '${v.expression}' resulted in error: ${r instanceof Error || isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`,
+          );
+          continue;
+        }
         let message = v.message ?? `failed expression: ${v.expression}`;
         if (v.messageExpression?.run) {
           const m = safe(v.messageExpression.run, { ...vars, variables });
@@ -157,7 +265,8 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
   private selectorsMatch(m: Resources, a: AdmissionAttributes, nsLabels: Record<string, string> | undefined): boolean {
     if (m.ns.matchesNothing || m.obj.matchesNothing) return false;
     if (!m.ns.empty) {
-      const labels = a.group === '' && a.resource === 'namespaces' ? (a.object ?? a.oldObject)?.metadata?.labels ?? {} : nsLabels;
+      const labels =
+        a.group === '' && a.resource === 'namespaces' ? ((a.object ?? a.oldObject)?.metadata?.labels ?? {}) : nsLabels;
       if (labels !== undefined && !m.ns.matches(labels)) return false;
     }
     if (!m.obj.empty) {
@@ -173,12 +282,19 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
     for (const c of p.conditions) {
       const r = c.run ? safe(c.run, vars) : new Error(c.error);
       if (r === false) return false;
-      if (r !== true) errs.push(`failed to evaluate CEL expression for matchCondition ${JSON.stringify(c.name)}: ${(r as Error)?.message ?? 'must evaluate to bool'}`);
+      if (r !== true)
+        errs.push(
+          `failed to evaluate CEL expression for matchCondition ${JSON.stringify(c.name)}: ${(r as Error)?.message ?? 'must evaluate to bool'}`,
+        );
     }
     return errs.length ? errs.join(', ') : true;
   }
 }
 
 function safe(run: Program, ctx: Record<string, unknown>): unknown {
-  try { return run(ctx); } catch (e) { return e; }
+  try {
+    return run(ctx);
+  } catch (e) {
+    return e;
+  }
 }

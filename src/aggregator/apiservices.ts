@@ -25,12 +25,26 @@ const CHECK_TIMEOUT_MS = 5000;
 
 /** upstream apiVersionPriorities (reference group names): [groupPriorityMinimum, versionPriority] */
 const PRIORITIES: Record<string, [number, number]> = {
-  '/v1': [18000, 1], 'apiregistration.plat.io/v1': [18000, 15], 'apps/v1': [17800, 15], 'events.plat.io/v1': [17750, 15],
-  'authentication.plat.io/v1': [17700, 15], 'authorization.plat.io/v1': [17600, 15], 'autoscaling/v1': [17500, 15],
-  'autoscaling/v2': [17500, 30], 'batch/v1': [17400, 15], 'certificates.plat.io/v1': [17300, 15], 'networking.plat.io/v1': [17200, 15],
-  'policy/v1': [17100, 15], 'rbac.authorization.plat.io/v1': [17000, 15], 'storage.plat.io/v1': [16800, 15],
-  'apiextensions.plat.io/v1': [16700, 15], 'admissionregistration.plat.io/v1': [16700, 15], 'scheduling.plat.io/v1': [16600, 15],
-  'coordination.plat.io/v1': [16500, 15], 'node.plat.io/v1': [16300, 15], 'discovery.plat.io/v1': [16200, 15],
+  '/v1': [18000, 1],
+  'apiregistration.plat.io/v1': [18000, 15],
+  'apps/v1': [17800, 15],
+  'events.plat.io/v1': [17750, 15],
+  'authentication.plat.io/v1': [17700, 15],
+  'authorization.plat.io/v1': [17600, 15],
+  'autoscaling/v1': [17500, 15],
+  'autoscaling/v2': [17500, 30],
+  'batch/v1': [17400, 15],
+  'certificates.plat.io/v1': [17300, 15],
+  'networking.plat.io/v1': [17200, 15],
+  'policy/v1': [17100, 15],
+  'rbac.authorization.plat.io/v1': [17000, 15],
+  'storage.plat.io/v1': [16800, 15],
+  'apiextensions.plat.io/v1': [16700, 15],
+  'admissionregistration.plat.io/v1': [16700, 15],
+  'scheduling.plat.io/v1': [16600, 15],
+  'coordination.plat.io/v1': [16500, 15],
+  'node.plat.io/v1': [16300, 15],
+  'discovery.plat.io/v1': [16200, 15],
   'flowcontrol.apiserver.plat.io/v1': [16100, 21],
 };
 
@@ -58,8 +72,14 @@ export class ApiServices implements Informer {
   private readonly checking = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly identity: Identity, private readonly registry: Registry, private readonly pool: Pick<ActorPool, 'submit'>,
-    private readonly readCache: ReadCache, private readonly tls: TlsMaterial, private readonly intervalMs: number) {
+  constructor(
+    private readonly identity: Identity,
+    private readonly registry: Registry,
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly readCache: ReadCache,
+    private readonly tls: TlsMaterial,
+    private readonly intervalMs: number,
+  ) {
     const group = groupFor(identity, 'apiregistration.plat.io');
     this.typeKey = typeKeyOf(group, 'apiservices');
     this.type = { group, version: 'v1', resource: 'apiservices' };
@@ -74,7 +94,8 @@ export class ApiServices implements Informer {
   remoteGroups(): Map<string, RemoteService[]> {
     const out = new Map<string, RemoteService[]>();
     for (const s of this.remote.values()) out.set(s.group, [...(out.get(s.group) ?? []), s]);
-    for (const list of out.values()) list.sort((a, b) => b.versionPriority - a.versionPriority || (a.version < b.version ? -1 : 1));
+    for (const list of out.values())
+      list.sort((a, b) => b.versionPriority - a.versionPriority || (a.version < b.version ? -1 : 1));
     return out;
   }
 
@@ -86,7 +107,8 @@ export class ApiServices implements Informer {
     for (const ev of evs) {
       if (ev.typeKey === this.typeKey) this.set(ev.name, ev.type === 'DELETED' ? undefined : ev.json);
       else if (ev.typeKey === '/services' || ev.typeKey === '/endpoints') {
-        for (const s of this.remote.values()) if (s.service.namespace === ev.namespace && s.service.name === ev.name) this.check(s.name);
+        for (const s of this.remote.values())
+          if (s.service.namespace === ev.namespace && s.service.name === ev.name) this.check(s.name);
       }
     }
   }
@@ -99,7 +121,9 @@ export class ApiServices implements Informer {
     }
     await Promise.all(wanted);
     for (const name of this.remote.keys()) this.check(name);
-    this.timer = setInterval(() => { for (const name of this.remote.keys()) this.check(name); }, this.intervalMs);
+    this.timer = setInterval(() => {
+      for (const name of this.remote.keys()) this.check(name);
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -119,40 +143,76 @@ export class ApiServices implements Informer {
 
   private set(name: string, json: string | undefined): void {
     const old = this.remote.get(name);
-    if (old) { this.remote.delete(name); this.byGroupVersion.delete(`${old.group}/${old.version}`); }
-    if (json === undefined) { this.checkedSpec.delete(name); return; }
+    if (old) {
+      this.remote.delete(name);
+      this.byGroupVersion.delete(`${old.group}/${old.version}`);
+    }
+    if (json === undefined) {
+      this.checkedSpec.delete(name);
+      return;
+    }
     const obj = JSON.parse(json);
     const spec = obj.spec ?? {};
     if (!spec.service) return;
     const available = (obj.status?.conditions ?? []).some((c: any) => c?.type === 'Available' && c.status === 'True');
     const s: RemoteService = {
-      name, group: String(spec.group ?? ''), version: String(spec.version ?? ''),
-      groupPriorityMinimum: Number(spec.groupPriorityMinimum ?? 0), versionPriority: Number(spec.versionPriority ?? 0),
-      service: { namespace: String(spec.service.namespace ?? ''), name: String(spec.service.name ?? ''), port: Number(spec.service.port ?? 443) },
-      insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true, available, resources: old?.resources,
+      name,
+      group: String(spec.group ?? ''),
+      version: String(spec.version ?? ''),
+      groupPriorityMinimum: Number(spec.groupPriorityMinimum ?? 0),
+      versionPriority: Number(spec.versionPriority ?? 0),
+      service: {
+        namespace: String(spec.service.namespace ?? ''),
+        name: String(spec.service.name ?? ''),
+        port: Number(spec.service.port ?? 443),
+      },
+      insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
+      available,
+      resources: old?.resources,
       ...(spec.caBundle ? { caBundle: Buffer.from(String(spec.caBundle), 'base64').toString('utf8') } : {}),
     };
     this.remote.set(name, s);
     this.byGroupVersion.set(`${s.group}/${s.version}`, s);
     const specJson = JSON.stringify(spec);
-    if (this.checkedSpec.get(name) !== specJson) { this.checkedSpec.set(name, specJson); this.check(name); }
+    if (this.checkedSpec.get(name) !== specJson) {
+      this.checkedSpec.set(name, specJson);
+      this.check(name);
+    }
   }
 
   private async ensureLocal(group: string, version: string): Promise<void> {
     const name = `${version}.${group}`;
     const existing = this.readCache.get(this.typeKey, '', name, `${this.type.group}/v1`);
-    if (existing && JSON.parse(existing).status?.conditions?.some((c: any) => c?.type === 'Available' && c.reason === 'Local')) return;
-    const [groupPriorityMinimum, versionPriority] = PRIORITIES[`${referenceName(this.identity, group)}/${version}`] ?? [1000, 15];
+    if (
+      existing &&
+      JSON.parse(existing).status?.conditions?.some((c: any) => c?.type === 'Available' && c.reason === 'Local')
+    )
+      return;
+    const [groupPriorityMinimum, versionPriority] = PRIORITIES[`${referenceName(this.identity, group)}/${version}`] ?? [
+      1000, 15,
+    ];
     const obj = {
-      apiVersion: `${this.type.group}/v1`, kind: 'APIService',
+      apiVersion: `${this.type.group}/v1`,
+      kind: 'APIService',
       metadata: { name, labels: { [`kube-aggregator.${this.identity.product}.io/automanaged`]: 'onstart' } },
       spec: { ...(group ? { group } : {}), version, groupPriorityMinimum, versionPriority },
     };
     if (!existing) {
-      const r = await this.pool.submit({ op: 'create', type: this.type, enc: JSON_ENC, dryRun: false, namespace: '', body: { text: JSON.stringify(obj), contentType: 'json' } });
+      const r = await this.pool.submit({
+        op: 'create',
+        type: this.type,
+        enc: JSON_ENC,
+        dryRun: false,
+        namespace: '',
+        body: { text: JSON.stringify(obj), contentType: 'json' },
+      });
       if ('error' in r && r.error.code !== 409) return;
     }
-    await this.writeStatus(name, { status: 'True', reason: 'Local', message: 'Local APIServices are always available' });
+    await this.writeStatus(name, {
+      status: 'True',
+      reason: 'Local',
+      message: 'Local APIServices are always available',
+    });
   }
 
   private check(name: string): void {
@@ -163,21 +223,39 @@ export class ApiServices implements Informer {
     void this.probe(s)
       .then((cond) => {
         const cur = this.remote.get(name);
-        if (cur) { cur.available = cond.status === 'True'; if (cond.resources) cur.resources = cond.resources; }
+        if (cur) {
+          cur.available = cond.status === 'True';
+          if (cond.resources) cur.resources = cond.resources;
+        }
         return this.writeStatus(name, cond);
       })
       .finally(() => this.checking.delete(name));
   }
 
-  private async probe(s: RemoteService): Promise<{ status: 'True' | 'False'; reason: string; message: string; resources?: any }> {
+  private async probe(
+    s: RemoteService,
+  ): Promise<{ status: 'True' | 'False'; reason: string; message: string; resources?: any }> {
     const r = this.resolve(s);
     if ('reason' in r) return { status: 'False', reason: r.reason, message: r.message };
     const url = `https://${r.address.host}:${r.address.port}/apis/${s.group}/${s.version}`;
     try {
-      const resources = await fetchJson(url, { ...this.tls, ...(s.caBundle ? { ca: s.caBundle } : {}), servername: r.address.servername, insecure: s.insecureSkipTLSVerify }, CHECK_TIMEOUT_MS);
+      const resources = await fetchJson(
+        url,
+        {
+          ...this.tls,
+          ...(s.caBundle ? { ca: s.caBundle } : {}),
+          servername: r.address.servername,
+          insecure: s.insecureSkipTLSVerify,
+        },
+        CHECK_TIMEOUT_MS,
+      );
       return { status: 'True', reason: 'Passed', message: 'all checks passed', resources };
     } catch (e) {
-      return { status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${url}: ${(e as Error).message}` };
+      return {
+        status: 'False',
+        reason: 'FailedDiscoveryCheck',
+        message: `failing or missing response from ${url}: ${(e as Error).message}`,
+      };
     }
   }
 
@@ -189,12 +267,29 @@ export class ApiServices implements Informer {
     const conditions: any[] = obj.status?.conditions ?? [];
     const old = conditions.find((c) => c?.type === 'Available');
     if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message) return;
-    const next = { type: 'Available', status: cond.status, lastTransitionTime: old?.status === cond.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z'), reason: cond.reason, message: cond.message };
+    const next = {
+      type: 'Available',
+      status: cond.status,
+      lastTransitionTime:
+        old?.status === cond.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      reason: cond.reason,
+      message: cond.message,
+    };
     obj.status = { ...obj.status, conditions: [...conditions.filter((c) => c?.type !== 'Available'), next] };
-    await this.pool.submit({ op: 'update', type: { ...this.type, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(obj), contentType: 'json' } });
+    await this.pool.submit({
+      op: 'update',
+      type: { ...this.type, subresource: 'status' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name,
+      body: { text: JSON.stringify(obj), contentType: 'json' },
+    });
   }
 }
 
 function referenceName(identity: Identity, group: string): string {
-  return identity.domain === 'plat.io' || !group.endsWith(identity.domain) ? group : group.slice(0, -identity.domain.length) + 'plat.io';
+  return identity.domain === 'plat.io' || !group.endsWith(identity.domain)
+    ? group
+    : group.slice(0, -identity.domain.length) + 'plat.io';
 }

@@ -14,7 +14,11 @@ function entry(group: string, list: RemoteService[]): APIGroupEntry {
 
 export function remoteGroupEntries(apiServices: ApiServices): APIGroupEntry[] {
   const groups = [...apiServices.remoteGroups()];
-  groups.sort((a, b) => Math.max(...b[1].map((s) => s.groupPriorityMinimum)) - Math.max(...a[1].map((s) => s.groupPriorityMinimum)) || (a[0] < b[0] ? -1 : 1));
+  groups.sort(
+    (a, b) =>
+      Math.max(...b[1].map((s) => s.groupPriorityMinimum)) - Math.max(...a[1].map((s) => s.groupPriorityMinimum)) ||
+      (a[0] < b[0] ? -1 : 1),
+  );
   return groups.map(([g, list]) => entry(g, list));
 }
 
@@ -28,13 +32,21 @@ function resources(list: any): any[] {
   const all: any[] = Array.isArray(list?.resources) ? list.resources : [];
   const main = all.filter((r) => typeof r?.name === 'string' && !r.name.includes('/'));
   return main.map((r) => {
-    const subs = all.filter((s) => typeof s?.name === 'string' && s.name.startsWith(`${r.name}/`)).map((s) => ({
-      subresource: s.name.slice(r.name.length + 1), responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind ?? '' }, verbs: s.verbs ?? [],
-    }));
+    const subs = all
+      .filter((s) => typeof s?.name === 'string' && s.name.startsWith(`${r.name}/`))
+      .map((s) => ({
+        subresource: s.name.slice(r.name.length + 1),
+        responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind ?? '' },
+        verbs: s.verbs ?? [],
+      }));
     return {
-      resource: r.name, responseKind: { group: '', version: '', kind: r.kind ?? '' }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
-      singularResource: r.singularName ?? '', verbs: r.verbs ?? [],
-      ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}), ...(r.categories?.length ? { categories: r.categories } : {}),
+      resource: r.name,
+      responseKind: { group: '', version: '', kind: r.kind ?? '' },
+      scope: r.namespaced ? 'Namespaced' : 'Cluster',
+      singularResource: r.singularName ?? '',
+      verbs: r.verbs ?? [],
+      ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}),
+      ...(r.categories?.length ? { categories: r.categories } : {}),
       ...(subs.length ? { subresources: subs } : {}),
     };
   });
@@ -45,7 +57,11 @@ export function remoteAggregatedItems(apiServices: ApiServices): any[] {
     const list = apiServices.remoteGroups().get(g.name)!;
     return {
       metadata: { name: g.name, creationTimestamp: null },
-      versions: list.map((s) => ({ version: s.version, resources: resources(s.resources), freshness: s.resources && s.available ? 'Current' : 'Stale' })),
+      versions: list.map((s) => ({
+        version: s.version,
+        resources: resources(s.resources),
+        freshness: s.resources && s.available ? 'Current' : 'Stale',
+      })),
     };
   });
 }

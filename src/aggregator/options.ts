@@ -10,16 +10,25 @@ export interface AggregatorOptions {
   apiServiceCheckIntervalMs: number;
 }
 
-export const DEFAULT_AGGREGATOR_OPTIONS: AggregatorOptions = { proxyClientCertFile: '', proxyClientKeyFile: '', apiServiceCheckIntervalMs: 30_000 };
+export const DEFAULT_AGGREGATOR_OPTIONS: AggregatorOptions = {
+  proxyClientCertFile: '',
+  proxyClientKeyFile: '',
+  apiServiceCheckIntervalMs: 30_000,
+};
 
 export const AGGREGATOR_FLAGS: Record<string, (o: AggregatorOptions, v: string) => void> = {
-  'proxy-client-cert-file': (o, v) => { o.proxyClientCertFile = v; },
-  'proxy-client-key-file': (o, v) => { o.proxyClientKeyFile = v; },
+  'proxy-client-cert-file': (o, v) => {
+    o.proxyClientCertFile = v;
+  },
+  'proxy-client-key-file': (o, v) => {
+    o.proxyClientKeyFile = v;
+  },
   'enable-aggregator-routing': (_o, v) => {
     if (v !== 'true' && v !== 'false') throw new Error(`--enable-aggregator-routing must be true or false, got "${v}"`);
   },
 };
 
 export function checkAggregatorOptions(o: AggregatorOptions): void {
-  if (!o.proxyClientCertFile !== !o.proxyClientKeyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  if (!o.proxyClientCertFile !== !o.proxyClientKeyFile)
+    throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
 }

@@ -23,11 +23,26 @@ import { mayHaveBody } from '../filters/body.js';
 import type { ApiServices, RemoteService } from './apiservices.js';
 import { tlsOptions, type TlsMaterial } from './transport.js';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'date',
+]);
 
 export class AggregatorProxy {
   /** requestTimeoutMs: `--request-timeout` (0: none) */
-  constructor(private readonly apiServices: ApiServices, private readonly tls: TlsMaterial, private readonly maxBody: number, private readonly requestTimeoutMs = 0) {}
+  constructor(
+    private readonly apiServices: ApiServices,
+    private readonly tls: TlsMaterial,
+    private readonly maxBody: number,
+    private readonly requestTimeoutMs = 0,
+  ) {}
 
   /** The remote APIService that serves a path (`/apis/<group>/<version>` and below). */
   claims(path: string): RemoteService | undefined {
@@ -40,21 +55,32 @@ export class AggregatorProxy {
     const { x } = r;
     try {
       const accept = withoutProtobuf(r.headers.accept);
-      if (contentTypeIsProtobuf(r.headers.contentType)) throw errors.unsupportedMediaType(r.headers.contentType!, ['application/json', 'application/yaml']);
+      if (contentTypeIsProtobuf(r.headers.contentType))
+        throw errors.unsupportedMediaType(r.headers.contentType!, ['application/json', 'application/yaml']);
       if (!s.available) throw errors.serviceUnavailable('service unavailable');
       const target = this.apiServices.resolve(s);
       if ('reason' in target) throw errors.serviceUnavailable(target.message);
       const opts: RequestOptions = {
-        method: r.method, host: target.address.host.replace(/^\[|\]$/g, ''), port: target.address.port,
+        method: r.method,
+        host: target.address.host.replace(/^\[|\]$/g, ''),
+        port: target.address.port,
         path: r.path + (r.query.size ? `?${r.query.toString()}` : ''),
         headers: this.headers(r, accept),
-        ...tlsOptions({ ...this.tls, ...(s.caBundle ? { ca: s.caBundle } : {}), servername: target.address.servername, insecure: s.insecureSkipTLSVerify }),
+        ...tlsOptions({
+          ...this.tls,
+          ...(s.caBundle ? { ca: s.caBundle } : {}),
+          servername: target.address.servername,
+          insecure: s.insecureSkipTLSVerify,
+        }),
       };
       const limitMs = isWatch(r) ? 0 : timeoutMs(r.query.get('timeout'), this.requestTimeoutMs);
       const deadline = limitMs > 0 ? Date.now() + limitMs : 0;
       const go = (body?: Buffer) => this.forward(r, s, opts, deadline, body);
       if (!mayHaveBody(r.method)) return go();
-      const read = r.body ?? ((done: (b: Buffer) => void, fail: (st: Status) => void) => readBody(x, this.maxBody, r.headers.contentLength, done, fail));
+      const read =
+        r.body ??
+        ((done: (b: Buffer) => void, fail: (st: Status) => void) =>
+          readBody(x, this.maxBody, r.headers.contentLength, done, fail));
       read(go, (st) => sendStatus(x, st));
     } catch (e) {
       sendStatus(x, toStatus(e));
@@ -80,10 +106,13 @@ export class AggregatorProxy {
     const { x } = r;
     let res: IncomingMessage | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const req = request({ ...opts, headers: { ...opts.headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (m) => {
-      res = m;
-      this.reply(r, m, () => clearTimeout(timer));
-    });
+    const req = request(
+      { ...opts, headers: { ...opts.headers, ...(body ? { 'content-length': String(body.length) } : {}) } },
+      (m) => {
+        res = m;
+        this.reply(r, m, () => clearTimeout(timer));
+      },
+    );
     req.on('error', (e) => {
       clearTimeout(timer);
       if (x.done || x.aborted) return;
@@ -91,14 +120,23 @@ export class AggregatorProxy {
       sendStatus(x, errors.serviceUnavailable(`error trying to reach service: ${e.message}`).status);
     });
     if (deadline > 0) {
-      timer = setTimeout(() => {
-        // a reply already under way cannot become a 504: the connection is closed instead
-        if (x.done) { if (!x.aborted) x.res.close(); } else sendStatus(x, timeoutStatus());
-        res?.destroy();
-        req.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          // a reply already under way cannot become a 504: the connection is closed instead
+          if (x.done) {
+            if (!x.aborted) x.res.close();
+          } else sendStatus(x, timeoutStatus());
+          res?.destroy();
+          req.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
     }
-    x.onAbort = () => { clearTimeout(timer); res?.destroy(); req.destroy(); };
+    x.onAbort = () => {
+      clearTimeout(timer);
+      res?.destroy();
+      req.destroy();
+    };
     req.end(body);
   }
 
@@ -109,12 +147,18 @@ export class AggregatorProxy {
    */
   private reply(r: FilterRequest, res: IncomingMessage, ended: () => void): void {
     const { x } = r;
-    if (x.aborted || x.done) { res.destroy(); return; }
+    if (x.aborted || x.done) {
+      res.destroy();
+      return;
+    }
     const code = res.statusCode ?? 502;
     const contentType = String(res.headers['content-type'] ?? 'application/json');
     const watch = isWatch(r);
     x.done = true;
-    if (watch) { x.release?.(); x.observer?.streamOpened(x); } else x.observer?.responded(x, code);
+    if (watch) {
+      x.release?.();
+      x.observer?.streamOpened(x);
+    } else x.observer?.responded(x, code);
     x.res.cork(() => {
       x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
       for (const [k, v] of [...x.headers, ...passedHeaders(res)]) x.res.writeHeader(k, v);
@@ -122,16 +166,24 @@ export class AggregatorProxy {
     res.on('data', (c: Buffer) => {
       if (x.aborted) return;
       let ok = true;
-      x.res.cork(() => { ok = x.res.write(c); });
+      x.res.cork(() => {
+        ok = x.res.write(c);
+      });
       if (ok) return;
       // uWS keeps what it could not send; take no more until the socket has drained
       res.pause();
-      x.res.onWritable(() => { res.resume(); return true; });
+      x.res.onWritable(() => {
+        res.resume();
+        return true;
+      });
     });
     res.on('end', () => {
       ended();
       if (watch) x.observer?.streamClosed(x);
-      else { x.release?.(); x.audit?.complete(code, undefined, contentType); }
+      else {
+        x.release?.();
+        x.audit?.complete(code, undefined, contentType);
+      }
       if (!x.aborted) x.res.cork(() => x.res.end());
     });
     res.on('error', () => {
@@ -166,13 +218,26 @@ function timeoutMs(param: string | null, requestTimeoutMs: number): number {
 
 /** upstream's timeout filter (WithTimeoutForNonLongRunningRequests): NewTimeoutError's Status, details empty */
 function timeoutStatus(): Status {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Timeout: request did not complete within the allotted timeout',
+    reason: 'Timeout',
+    details: {},
+    code: 504,
+  };
 }
 
 function withoutProtobuf(accept: string | undefined): string | undefined {
   if (!accept) return accept;
-  const kept = accept.split(',').map((p) => p.trim()).filter((p) => p && !/protobuf/i.test(p.split(';')[0]!));
-  if (kept.length === 0) throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');
+  const kept = accept
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p && !/protobuf/i.test(p.split(';')[0]!));
+  if (kept.length === 0)
+    throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');
   return kept.join(', ');
 }
 

@@ -4,7 +4,9 @@
 export function parseDuration(s: string): number | undefined {
   if (/^[0-9]+$/.test(s)) return Number(s) * 1000;
   const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
-  let total = 0, m: RegExpExecArray | null, end = 0;
+  let total = 0,
+    m: RegExpExecArray | null,
+    end = 0;
   while ((m = re.exec(s))) {
     total += Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[m[2] as 'ms'];
     end = re.lastIndex;

@@ -63,8 +63,18 @@ export interface ResolvedGates {
 
 /** strconv.ParseBool */
 const BOOLS: Record<string, boolean> = {
-  '1': true, t: true, T: true, true: true, TRUE: true, True: true,
-  '0': false, f: false, F: false, false: false, FALSE: false, False: false,
+  '1': true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
 };
 
 /** The defaults of every gate. */
@@ -76,8 +86,14 @@ export function defaultGates(): Record<string, boolean> {
  * Applies one `--feature-gates` value over the current gates (the flag may repeat, as upstream's
  * map flag). Throws upstream's message, wrapped as pflag reports an invalid argument.
  */
-export function applyFeatureGates(value: string, current: ResolvedGates, known: Readonly<Record<string, GateSpec>> = FEATURE_GATES): void {
-  const fail = (msg: string): never => { throw new Error(`invalid argument "${value}" for "--feature-gates" flag: ${msg}`); };
+export function applyFeatureGates(
+  value: string,
+  current: ResolvedGates,
+  known: Readonly<Record<string, GateSpec>> = FEATURE_GATES,
+): void {
+  const fail = (msg: string): never => {
+    throw new Error(`invalid argument "${value}" for "--feature-gates" flag: ${msg}`);
+  };
   const set: [string, boolean][] = [];
   for (const part of value.split(',')) {
     const entry = part.trim();
@@ -87,7 +103,8 @@ export function applyFeatureGates(value: string, current: ResolvedGates, known: 
     const k = entry.slice(0, eq).trim();
     const raw = entry.slice(eq + 1).trim();
     const v = BOOLS[raw];
-    if (v === undefined) fail(`invalid value of ${k}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+    if (v === undefined)
+      fail(`invalid value of ${k}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
     set.push([k, v!]);
   }
   // AllAlpha / AllBeta first: they only change gates of that stage that are not locked
@@ -100,9 +117,12 @@ export function applyFeatureGates(value: string, current: ResolvedGates, known: 
     if (k === 'AllAlpha' || k === 'AllBeta') continue;
     const g = known[k];
     if (!g) fail(`unrecognized feature gate: ${k}`);
-    if (g!.lockToDefault && g!.default !== v) fail(`cannot set feature gate ${k} to ${v}, feature is locked to ${g!.default}`);
+    if (g!.lockToDefault && g!.default !== v)
+      fail(`cannot set feature gate ${k} to ${v}, feature is locked to ${g!.default}`);
     current.gates[k] = v;
-    if (g!.stage === 'DEPRECATED') current.warnings.push(`Setting deprecated feature gate ${k}=${v}. It will be removed in a future release.`);
-    else if (g!.stage === 'GA') current.warnings.push(`Setting GA feature gate ${k}=${v}. It will be removed in a future release.`);
+    if (g!.stage === 'DEPRECATED')
+      current.warnings.push(`Setting deprecated feature gate ${k}=${v}. It will be removed in a future release.`);
+    else if (g!.stage === 'GA')
+      current.warnings.push(`Setting GA feature gate ${k}=${v}. It will be removed in a future release.`);
   }
 }

@@ -6,7 +6,11 @@
  */
 import { SelectorError, byteOrder } from './selectors.js';
 
-export interface FieldRequirement { readonly field: string; readonly op: '=' | '!='; readonly value: string }
+export interface FieldRequirement {
+  readonly field: string;
+  readonly op: '=' | '!=';
+  readonly value: string;
+}
 
 export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[];
@@ -21,7 +25,9 @@ const escapeValue = (v: string) => v.replace(/[\\,=]/g, (c) => `\\${c}`);
 
 class CompiledFieldSelector implements FieldSelector {
   readonly empty: boolean;
-  constructor(readonly requirements: readonly FieldRequirement[]) { this.empty = requirements.length === 0; }
+  constructor(readonly requirements: readonly FieldRequirement[]) {
+    this.empty = requirements.length === 0;
+  }
   matches(fields: Record<string, string>): boolean {
     const reqs = this.requirements;
     for (let i = 0; i < reqs.length; i++) {
@@ -31,22 +37,31 @@ class CompiledFieldSelector implements FieldSelector {
     }
     return true;
   }
-  fieldNames(): string[] { return [...new Set(this.requirements.map((r) => r.field))]; }
-  requiresExactMatch(field: string): string | undefined { return this.requirements.find((r) => r.field === field && r.op === '=')?.value; }
-  toString(): string { return this.requirements.map((r) => `${r.field}${r.op}${escapeValue(r.value)}`).join(','); }
+  fieldNames(): string[] {
+    return [...new Set(this.requirements.map((r) => r.field))];
+  }
+  requiresExactMatch(field: string): string | undefined {
+    return this.requirements.find((r) => r.field === field && r.op === '=')?.value;
+  }
+  toString(): string {
+    return this.requirements.map((r) => `${r.field}${r.op}${escapeValue(r.value)}`).join(',');
+  }
 }
 
 /** fields.UnescapeValue */
 function unescapeValue(s: string): string {
   if (!/[\\,=]/.test(s)) return s;
-  let out = '', inSlash = false;
+  let out = '',
+    inSlash = false;
   for (const c of s) {
     if (inSlash) {
-      if (c !== '\\' && c !== ',' && c !== '=') throw new SelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
+      if (c !== '\\' && c !== ',' && c !== '=')
+        throw new SelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
       out += c;
       inSlash = false;
     } else if (c === '\\') inSlash = true;
-    else if (c === ',' || c === '=') throw new SelectorError(`invalid field selector: unescaped character in value: '${c}'`);
+    else if (c === ',' || c === '=')
+      throw new SelectorError(`invalid field selector: unescaped character in value: '${c}'`);
     else out += c;
   }
   if (inSlash) throw new SelectorError('invalid field selector: invalid escape sequence: \\');
@@ -56,12 +71,16 @@ function unescapeValue(s: string): string {
 /** fields.ParseSelector: comma-separated `f=v`, `f==v`, `f!=v`; `\,` `\=` `\\` escapes in values. */
 export function parseFieldSelector(s: string): FieldSelector {
   const terms: string[] = [];
-  let start = 0, inSlash = false;
+  let start = 0,
+    inSlash = false;
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
     if (inSlash) inSlash = false;
     else if (c === '\\') inSlash = true;
-    else if (c === ',') { terms.push(s.slice(start, i)); start = i + 1; }
+    else if (c === ',') {
+      terms.push(s.slice(start, i));
+      start = i + 1;
+    }
   }
   if (s.length > 0) terms.push(s.slice(start));
   terms.sort(byteOrder);
@@ -91,13 +110,36 @@ export const DEFAULT_SELECTABLE_FIELDS: readonly string[] = NAME_NS;
 
 /** Kinds with their own upstream field label conversion func -> every label it accepts. Others: DEFAULT_SELECTABLE_FIELDS. */
 export const SELECTABLE_FIELDS: Record<string, readonly string[]> = {
-  Pod: [...NAME_NS, 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork',
-    'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName', 'spec.host'],
+  Pod: [
+    ...NAME_NS,
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.podIPs',
+    'status.nominatedNodeName',
+    'spec.host',
+  ],
   Node: ['metadata.name', 'spec.unschedulable'],
   ReplicationController: [...NAME_NS, 'status.replicas'],
   ReplicaSet: [...NAME_NS, 'status.replicas'],
-  Event: [...NAME_NS, 'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-    'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  Event: [
+    ...NAME_NS,
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   Namespace: ['metadata.name', 'status.phase'],
   Secret: [...NAME_NS, 'type'],
   Service: [...NAME_NS, 'spec.clusterIP', 'spec.type'],
@@ -122,15 +164,25 @@ export function selectableFieldsFor(kind: string): readonly string[] {
  * (Pod `spec.host` → `spec.nodeName`). Message: `field label not supported: <f>` for kinds with a
  * conversion func (and custom resources); built-in kinds without one get upstream's default message.
  */
-export function validateFieldSelector(sel: FieldSelector, allowed: readonly string[], kind: string, opts: { customResource?: boolean } = {}): FieldSelector {
+export function validateFieldSelector(
+  sel: FieldSelector,
+  allowed: readonly string[],
+  kind: string,
+  opts: { customResource?: boolean } = {},
+): FieldSelector {
   for (const r of sel.requirements) {
     if (allowed.includes(r.field)) continue;
-    if (opts.customResource || Object.hasOwn(SELECTABLE_FIELDS, kind)) throw new SelectorError(`field label not supported: ${r.field}`);
-    throw new SelectorError(`${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    if (opts.customResource || Object.hasOwn(SELECTABLE_FIELDS, kind))
+      throw new SelectorError(`field label not supported: ${r.field}`);
+    throw new SelectorError(
+      `${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+    );
   }
   const aliases = Object.hasOwn(FIELD_ALIASES, kind) ? FIELD_ALIASES[kind]! : undefined;
   if (!aliases || !sel.requirements.some((r) => Object.hasOwn(aliases, r.field))) return sel;
-  return new CompiledFieldSelector(sel.requirements.map((r) => (Object.hasOwn(aliases, r.field) ? { ...r, field: aliases[r.field]! } : r)));
+  return new CompiledFieldSelector(
+    sel.requirements.map((r) => (Object.hasOwn(aliases, r.field) ? { ...r, field: aliases[r.field]! } : r)),
+  );
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -139,27 +191,49 @@ const bool = (v: unknown): string => String(v === true);
 
 /** The selectable field set of an object (v1 JSON form), as upstream's *ToSelectableFields. */
 export function fieldSetFor(kind: string, obj: any): Record<string, string> {
-  const meta = obj?.metadata ?? {}, spec = obj?.spec ?? {}, status = obj?.status ?? {};
+  const meta = obj?.metadata ?? {},
+    spec = obj?.spec ?? {},
+    status = obj?.status ?? {};
   const f: Record<string, string> = { 'metadata.name': str(meta.name) };
-  if (kind !== 'Node' && kind !== 'Namespace' && kind !== 'CertificateSigningRequest') f['metadata.namespace'] = str(meta.namespace);
+  if (kind !== 'Node' && kind !== 'Namespace' && kind !== 'CertificateSigningRequest')
+    f['metadata.namespace'] = str(meta.namespace);
   switch (kind) {
     case 'Pod':
-      for (const k of ['nodeName', 'restartPolicy', 'schedulerName', 'serviceAccountName']) f[`spec.${k}`] = str(spec[k]);
+      for (const k of ['nodeName', 'restartPolicy', 'schedulerName', 'serviceAccountName'])
+        f[`spec.${k}`] = str(spec[k]);
       f['spec.hostNetwork'] = bool(spec.hostNetwork);
       f['status.phase'] = str(status.phase);
-      f['status.podIP'] = Array.isArray(status.podIPs) && status.podIPs.length > 0 ? str(status.podIPs[0]?.ip) : str(status.podIP);
+      f['status.podIP'] =
+        Array.isArray(status.podIPs) && status.podIPs.length > 0 ? str(status.podIPs[0]?.ip) : str(status.podIP);
       f['status.nominatedNodeName'] = str(status.nominatedNodeName);
       break;
-    case 'Node': f['spec.unschedulable'] = bool(spec.unschedulable); break;
-    case 'ReplicationController': case 'ReplicaSet': f['status.replicas'] = int(status.replicas); break;
-    case 'Namespace': f['status.phase'] = str(status.phase); break;
-    case 'Secret': f['type'] = str(obj?.type); break;
-    case 'Service': f['spec.clusterIP'] = str(spec.clusterIP); f['spec.type'] = str(spec.type); break;
-    case 'Job': f['status.successful'] = int(status.succeeded); break;
-    case 'CertificateSigningRequest': f['spec.signerName'] = str(spec.signerName); break;
+    case 'Node':
+      f['spec.unschedulable'] = bool(spec.unschedulable);
+      break;
+    case 'ReplicationController':
+    case 'ReplicaSet':
+      f['status.replicas'] = int(status.replicas);
+      break;
+    case 'Namespace':
+      f['status.phase'] = str(status.phase);
+      break;
+    case 'Secret':
+      f['type'] = str(obj?.type);
+      break;
+    case 'Service':
+      f['spec.clusterIP'] = str(spec.clusterIP);
+      f['spec.type'] = str(spec.type);
+      break;
+    case 'Job':
+      f['status.successful'] = int(status.succeeded);
+      break;
+    case 'CertificateSigningRequest':
+      f['spec.signerName'] = str(spec.signerName);
+      break;
     case 'Event': {
       const io = obj?.involvedObject ?? {};
-      for (const k of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']) f[`involvedObject.${k}`] = str(io[k]);
+      for (const k of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'])
+        f[`involvedObject.${k}`] = str(io[k]);
       for (const k of ['reason', 'reportingComponent', 'type']) f[k] = str(obj?.[k]);
       f['source'] = str(obj?.source?.component) || str(obj?.reportingComponent);
       break;

@@ -6,24 +6,56 @@
 import type { Condition, KubeObject, LabelSelector, ObjectMeta } from './object.js';
 
 /** core/v1 Taint */
-export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
 
 /** core/v1 Container (the fields PodSpec validation and the QoS class read) */
-export interface ContainerPort { name?: string; containerPort?: number; hostPort?: number; protocol?: string }
-export interface ResourceRequirements { limits?: Record<string, unknown>; requests?: Record<string, unknown> }
-export interface Container { name?: string; image?: string; ports?: ContainerPort[]; resources?: ResourceRequirements; restartPolicy?: string }
+export interface ContainerPort {
+  name?: string;
+  containerPort?: number;
+  hostPort?: number;
+  protocol?: string;
+}
+export interface ResourceRequirements {
+  limits?: Record<string, unknown>;
+  requests?: Record<string, unknown>;
+}
+export interface Container {
+  name?: string;
+  image?: string;
+  ports?: ContainerPort[];
+  resources?: ResourceRequirements;
+  restartPolicy?: string;
+}
 /** A PodSpec as written, before validation: the lists and fields PodSpec validation checks. */
-export interface PodSpecShape { containers?: unknown; initContainers?: unknown; restartPolicy?: unknown; nodeSelector?: unknown }
+export interface PodSpecShape {
+  containers?: unknown;
+  initContainers?: unknown;
+  restartPolicy?: unknown;
+  nodeSelector?: unknown;
+}
 
 /** core/v1 Pod (the fields binding and the connection subresources read) */
 export type PodCondition = Omit<Condition, 'lastProbeTime'> & { lastProbeTime?: string | null };
-export type Pod = KubeObject<{ nodeName?: string; schedulingGates?: unknown[] }, { podIP?: string; conditions?: PodCondition[] }>;
+export type Pod = KubeObject<
+  { nodeName?: string; schedulingGates?: unknown[] },
+  { podIP?: string; conditions?: PodCondition[] }
+>;
 /** core/v1 Binding */
-export interface Binding extends KubeObject { target?: { kind?: string; name?: string } }
+export interface Binding extends KubeObject {
+  target?: { kind?: string; name?: string };
+}
 
 /** core/v1 PodTemplateSpec; the PodSpec is validated field by field, so it stays open here. */
 export type PodSpecFields = Record<string, unknown> & { restartPolicy?: string };
-export interface PodTemplateSpec { metadata?: ObjectMeta; spec?: PodSpecFields }
+export interface PodTemplateSpec {
+  metadata?: ObjectMeta;
+  spec?: PodSpecFields;
+}
 
 /** The replica-managing kinds (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet) as validation reads them. */
 export type WorkloadSpec = {
@@ -48,7 +80,10 @@ export type JobSpec = {
   activeDeadlineSeconds?: number;
   ttlSecondsAfterFinished?: number;
 };
-export type Job = KubeObject<JobSpec, { startTime?: string; completionTime?: string; succeeded?: number; conditions?: Condition[] }>;
+export type Job = KubeObject<
+  JobSpec,
+  { startTime?: string; completionTime?: string; succeeded?: number; conditions?: Condition[] }
+>;
 export type CronJobSpec = {
   schedule?: string;
   concurrencyPolicy?: string;
@@ -60,17 +95,27 @@ export type CronJobSpec = {
 export type CronJob = KubeObject<CronJobSpec>;
 
 /** core/v1 Node (health and taints) */
-export type Node = KubeObject<{ unschedulable?: boolean; taints?: Taint[]; podCIDR?: string; providerID?: string }, {
-  conditions?: Condition[];
-  addresses?: { type?: string; address?: string }[];
-  nodeInfo?: Record<string, string>;
-}>;
+export type Node = KubeObject<
+  { unschedulable?: boolean; taints?: Taint[]; podCIDR?: string; providerID?: string },
+  {
+    conditions?: Condition[];
+    addresses?: { type?: string; address?: string }[];
+    nodeInfo?: Record<string, string>;
+  }
+>;
 
 /** core/v1 Namespace */
 export type Namespace = KubeObject<{ finalizers?: string[] }, { phase?: string; conditions?: Condition[] }>;
 
 /** core/v1 Service */
-export interface ServicePort { name?: string; protocol?: string; port?: number; targetPort?: number | string; nodePort?: number; appProtocol?: string }
+export interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port?: number;
+  targetPort?: number | string;
+  nodePort?: number;
+  appProtocol?: string;
+}
 export interface ServiceSpec {
   type?: string;
   selector?: Record<string, string>;
@@ -118,8 +163,15 @@ export interface IngressBackend {
   service?: { name?: string; port?: { name?: string; number?: number } };
   resource?: { apiGroup?: string; kind?: string; name?: string };
 }
-export interface HTTPIngressPath { path?: string; pathType?: string; backend?: IngressBackend }
-export interface IngressRule { host?: string; http?: { paths?: HTTPIngressPath[] } }
+export interface HTTPIngressPath {
+  path?: string;
+  pathType?: string;
+  backend?: IngressBackend;
+}
+export interface IngressRule {
+  host?: string;
+  http?: { paths?: HTTPIngressPath[] };
+}
 export type Ingress = KubeObject<{ defaultBackend?: IngressBackend; rules?: IngressRule[]; ingressClassName?: string }>;
 
 /** coordination/v1 Lease */
@@ -145,11 +197,19 @@ export interface CsrSpec {
   groups?: string[];
   extra?: Record<string, string[]>;
 }
-export interface CsrStatus { conditions?: Condition[]; certificate?: string }
+export interface CsrStatus {
+  conditions?: Condition[];
+  certificate?: string;
+}
 export type CertificateSigningRequest = KubeObject<CsrSpec, CsrStatus>;
 
 /** policy/v1 PodDisruptionBudget */
-export interface PdbSpec { selector?: LabelSelector; minAvailable?: number | string; maxUnavailable?: number | string; unhealthyPodEvictionPolicy?: string }
+export interface PdbSpec {
+  selector?: LabelSelector;
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
+  unhealthyPodEvictionPolicy?: string;
+}
 export interface PdbStatus {
   observedGeneration?: number;
   disruptionsAllowed?: number;
@@ -162,11 +222,23 @@ export interface PdbStatus {
 export type PodDisruptionBudget = KubeObject<PdbSpec, PdbStatus>;
 
 /** core/v1 Secret and ServiceAccount */
-export interface Secret extends KubeObject { type?: string; data?: Record<string, string>; stringData?: Record<string, string>; immutable?: boolean }
-export interface ServiceAccount extends KubeObject { secrets?: { name?: string }[]; imagePullSecrets?: { name?: string }[]; automountServiceAccountToken?: boolean }
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  immutable?: boolean;
+}
+export interface ServiceAccount extends KubeObject {
+  secrets?: { name?: string }[];
+  imagePullSecrets?: { name?: string }[];
+  automountServiceAccountToken?: boolean;
+}
 
 /** core/v1 ResourceQuota */
-export type ResourceQuota = KubeObject<{ hard?: Record<string, string>; scopes?: string[] }, { hard?: Record<string, string>; used?: Record<string, string> }>;
+export type ResourceQuota = KubeObject<
+  { hard?: Record<string, string>; scopes?: string[] },
+  { hard?: Record<string, string>; used?: Record<string, string> }
+>;
 
 /** flowcontrol/v1 FlowSchema */
 export interface Subject {
@@ -175,9 +247,22 @@ export interface Subject {
   group?: { name?: string };
   serviceAccount?: { namespace?: string; name?: string };
 }
-export interface ResourcePolicyRule { verbs?: string[]; apiGroups?: string[]; resources?: string[]; clusterScope?: boolean; namespaces?: string[] }
-export interface NonResourcePolicyRule { verbs?: string[]; nonResourceURLs?: string[] }
-export interface PolicyRulesWithSubjects { subjects?: Subject[]; resourceRules?: ResourcePolicyRule[]; nonResourceRules?: NonResourcePolicyRule[] }
+export interface ResourcePolicyRule {
+  verbs?: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  clusterScope?: boolean;
+  namespaces?: string[];
+}
+export interface NonResourcePolicyRule {
+  verbs?: string[];
+  nonResourceURLs?: string[];
+}
+export interface PolicyRulesWithSubjects {
+  subjects?: Subject[];
+  resourceRules?: ResourcePolicyRule[];
+  nonResourceRules?: NonResourcePolicyRule[];
+}
 export interface FlowSchemaSpec {
   priorityLevelConfiguration?: { name?: string };
   matchingPrecedence?: number;
@@ -187,10 +272,18 @@ export interface FlowSchemaSpec {
 export type FlowSchema = KubeObject<FlowSchemaSpec, { conditions?: Condition[] }>;
 
 /** flowcontrol/v1 PriorityLevelConfiguration */
-export interface LimitResponse { type?: string; queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number } }
+export interface LimitResponse {
+  type?: string;
+  queuing?: { queues?: number; handSize?: number; queueLengthLimit?: number };
+}
 export interface PriorityLevelSpec {
   type?: string;
-  limited?: { nominalConcurrencyShares?: number; lendablePercent?: number; borrowingLimitPercent?: number; limitResponse?: LimitResponse };
+  limited?: {
+    nominalConcurrencyShares?: number;
+    lendablePercent?: number;
+    borrowingLimitPercent?: number;
+    limitResponse?: LimitResponse;
+  };
   exempt?: { nominalConcurrencyShares?: number; lendablePercent?: number };
 }
 export type PriorityLevelConfiguration = KubeObject<PriorityLevelSpec, { conditions?: Condition[] }>;

@@ -85,7 +85,8 @@ export interface LabelSelector {
 }
 
 /** The narrowing every reader of decoded JSON starts with: a non-null, non-array object. */
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * v?.[k1]?.[k2]... over decoded JSON: undefined as soon as a step is null or undefined, else

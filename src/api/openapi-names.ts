@@ -9,7 +9,10 @@
  */
 import { groupFor, REFERENCE_DOMAIN, type Identity } from './identity.js';
 
-interface Upstream { definitions: string; title: string }
+interface Upstream {
+  definitions: string;
+  title: string;
+}
 
 /** Domains whose documents take upstream's names (the definition prefix and title of that product). */
 const UPSTREAM: Readonly<Record<string, Upstream>> = { 'k8s.io': { definitions: 'io.k8s.', title: 'Kubernetes' } };
@@ -23,11 +26,15 @@ type Json = Record<string, unknown>;
 export function servedOpenAPI<T>(doc: T, identity: Identity): T {
   const upstream = identity.domain === REFERENCE_DOMAIN ? undefined : UPSTREAM[identity.domain];
   // definitions carry a list of kinds, operations one
-  const served = (g: unknown) => (g && typeof g === 'object' && typeof (g as Json)['group'] === 'string'
-    ? { ...(g as Json), group: groupFor(identity, (g as Json)['group'] as string) } : g);
-  const media = (t: string) => (upstream && t.startsWith(REFERENCE_PROTOBUF) ? identity.protobufMediaType + t.slice(REFERENCE_PROTOBUF.length) : t);
+  const served = (g: unknown) =>
+    g && typeof g === 'object' && typeof (g as Json)['group'] === 'string'
+      ? { ...(g as Json), group: groupFor(identity, (g as Json)['group'] as string) }
+      : g;
+  const media = (t: string) =>
+    upstream && t.startsWith(REFERENCE_PROTOBUF) ? identity.protobufMediaType + t.slice(REFERENCE_PROTOBUF.length) : t;
   // definition names, and v3's media type keys (`content`)
-  const name = (n: string) => (upstream && n.startsWith(REFERENCE_PREFIX) ? upstream.definitions + n.slice(REFERENCE_PREFIX.length) : media(n));
+  const name = (n: string) =>
+    upstream && n.startsWith(REFERENCE_PREFIX) ? upstream.definitions + n.slice(REFERENCE_PREFIX.length) : media(n);
   const ref = (r: string) => {
     const at = r.lastIndexOf('/') + 1;
     return r.slice(0, at) + name(r.slice(at));
@@ -38,8 +45,13 @@ export function servedOpenAPI<T>(doc: T, identity: Identity): T {
     if (!v || typeof v !== 'object') return v;
     const out: Json = {};
     for (const [k, val] of Object.entries(v)) {
-      const w = k.endsWith('-group-version-kind') ? (Array.isArray(val) ? val.map(served) : served(val))
-        : k === '$ref' && typeof val === 'string' ? ref(val) : walk(val);
+      const w = k.endsWith('-group-version-kind')
+        ? Array.isArray(val)
+          ? val.map(served)
+          : served(val)
+        : k === '$ref' && typeof val === 'string'
+          ? ref(val)
+          : walk(val);
       const upstreamKey = k.startsWith(EXTENSION) ? 'x-kubernetes-' + k.slice(EXTENSION.length) : undefined;
       if (!upstream || !upstreamKey) out[name(k)] = w;
       if (upstreamKey) out[upstreamKey] = w;
@@ -48,6 +60,7 @@ export function servedOpenAPI<T>(doc: T, identity: Identity): T {
   };
   const out = walk(doc) as T;
   const info = (out as Json)['info'];
-  if (upstream && info && typeof info === 'object') (out as Json)['info'] = { ...(info as Json), title: upstream.title };
+  if (upstream && info && typeof info === 'object')
+    (out as Json)['info'] = { ...(info as Json), title: upstream.title };
   return out;
 }

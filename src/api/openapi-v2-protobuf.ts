@@ -19,17 +19,34 @@ function fields(src: Json, names: Record<string, string>, out: Msg = {}): Msg {
   const extensions: Msg[] = [];
   for (const [k, v] of Object.entries(src)) {
     if (k.startsWith('x-')) extensions.push({ name: k, value: anyOf(v) });
-    else if (names[k] !== undefined && v !== undefined && v !== null && v !== '' && v !== false && v !== 0) out[names[k]] ??= v;
+    else if (names[k] !== undefined && v !== undefined && v !== null && v !== '' && v !== false && v !== 0)
+      out[names[k]] ??= v;
   }
   if (extensions.length) out['vendor_extension'] = extensions;
   return out;
 }
 
 const SCHEMA_SCALARS: Record<string, string> = {
-  $ref: '_ref', format: 'format', title: 'title', description: 'description', multipleOf: 'multiple_of', maximum: 'maximum',
-  exclusiveMaximum: 'exclusive_maximum', minimum: 'minimum', exclusiveMinimum: 'exclusive_minimum', maxLength: 'max_length',
-  minLength: 'min_length', pattern: 'pattern', maxItems: 'max_items', minItems: 'min_items', uniqueItems: 'unique_items',
-  maxProperties: 'max_properties', minProperties: 'min_properties', required: 'required', discriminator: 'discriminator', readOnly: 'read_only',
+  $ref: '_ref',
+  format: 'format',
+  title: 'title',
+  description: 'description',
+  multipleOf: 'multiple_of',
+  maximum: 'maximum',
+  exclusiveMaximum: 'exclusive_maximum',
+  minimum: 'minimum',
+  exclusiveMinimum: 'exclusive_minimum',
+  maxLength: 'max_length',
+  minLength: 'min_length',
+  pattern: 'pattern',
+  maxItems: 'max_items',
+  minItems: 'min_items',
+  uniqueItems: 'unique_items',
+  maxProperties: 'max_properties',
+  minProperties: 'min_properties',
+  required: 'required',
+  discriminator: 'discriminator',
+  readOnly: 'read_only',
 };
 
 function schema(s: unknown): Msg {
@@ -53,11 +70,28 @@ function schema(s: unknown): Msg {
 const named = (o: Json, f: (v: unknown) => Msg): Msg[] => Object.entries(o).map(([name, v]) => ({ name, value: f(v) }));
 
 const PRIMITIVE: Record<string, string> = {
-  type: 'type', format: 'format', collectionFormat: 'collection_format', maximum: 'maximum', exclusiveMaximum: 'exclusive_maximum',
-  minimum: 'minimum', exclusiveMinimum: 'exclusive_minimum', maxLength: 'max_length', minLength: 'min_length', pattern: 'pattern',
-  maxItems: 'max_items', minItems: 'min_items', uniqueItems: 'unique_items', multipleOf: 'multiple_of',
+  type: 'type',
+  format: 'format',
+  collectionFormat: 'collection_format',
+  maximum: 'maximum',
+  exclusiveMaximum: 'exclusive_maximum',
+  minimum: 'minimum',
+  exclusiveMinimum: 'exclusive_minimum',
+  maxLength: 'max_length',
+  minLength: 'min_length',
+  pattern: 'pattern',
+  maxItems: 'max_items',
+  minItems: 'min_items',
+  uniqueItems: 'unique_items',
+  multipleOf: 'multiple_of',
 };
-const PARAM_HEAD: Record<string, string> = { required: 'required', in: 'in', description: 'description', name: 'name', allowEmptyValue: 'allow_empty_value' };
+const PARAM_HEAD: Record<string, string> = {
+  required: 'required',
+  in: 'in',
+  description: 'description',
+  name: 'name',
+  allowEmptyValue: 'allow_empty_value',
+};
 
 function primitive(p: Json, head: Record<string, string>): Msg {
   const out = fields(p, { ...head, ...PRIMITIVE });
@@ -68,7 +102,10 @@ function primitive(p: Json, head: Record<string, string>): Msg {
 }
 
 const SUB_SCHEMA: Record<string, string> = {
-  query: 'query_parameter_sub_schema', path: 'path_parameter_sub_schema', header: 'header_parameter_sub_schema', formData: 'form_data_parameter_sub_schema',
+  query: 'query_parameter_sub_schema',
+  path: 'path_parameter_sub_schema',
+  header: 'header_parameter_sub_schema',
+  formData: 'form_data_parameter_sub_schema',
 };
 
 function parameter(p: unknown): Msg {
@@ -78,12 +115,15 @@ function parameter(p: unknown): Msg {
     if (isObj(p['schema'])) body['schema'] = schema(p['schema']);
     return { body_parameter: body };
   }
-  const head = p['in'] === 'query' || p['in'] === 'formData' ? PARAM_HEAD : { required: 'required', in: 'in', description: 'description', name: 'name' };
+  const head =
+    p['in'] === 'query' || p['in'] === 'formData'
+      ? PARAM_HEAD
+      : { required: 'required', in: 'in', description: 'description', name: 'name' };
   return { non_body_parameter: { [SUB_SCHEMA[String(p['in'])] ?? 'query_parameter_sub_schema']: primitive(p, head) } };
 }
 
 const parametersItem = (p: unknown): Msg =>
-  (isObj(p) && typeof p['$ref'] === 'string' ? { json_reference: { _ref: p['$ref'] } } : { parameter: parameter(p) });
+  isObj(p) && typeof p['$ref'] === 'string' ? { json_reference: { _ref: p['$ref'] } } : { parameter: parameter(p) };
 
 function responses(r: unknown): Msg {
   if (!isObj(r)) return {};
@@ -91,7 +131,10 @@ function responses(r: unknown): Msg {
   const codes: Msg[] = [];
   for (const [code, v] of Object.entries(r)) {
     if (code.startsWith('x-') || !isObj(v)) continue;
-    if (typeof v['$ref'] === 'string') { codes.push({ name: code, value: { json_reference: { _ref: v['$ref'] } } }); continue; }
+    if (typeof v['$ref'] === 'string') {
+      codes.push({ name: code, value: { json_reference: { _ref: v['$ref'] } } });
+      continue;
+    }
     const response = fields(v, { description: 'description' });
     if (isObj(v['schema'])) response['schema'] = { schema: schema(v['schema']) };
     codes.push({ name: code, value: { response } });
@@ -101,8 +144,14 @@ function responses(r: unknown): Msg {
 }
 
 const OPERATION: Record<string, string> = {
-  tags: 'tags', summary: 'summary', description: 'description', operationId: 'operation_id', produces: 'produces',
-  consumes: 'consumes', schemes: 'schemes', deprecated: 'deprecated',
+  tags: 'tags',
+  summary: 'summary',
+  description: 'description',
+  operationId: 'operation_id',
+  produces: 'produces',
+  consumes: 'consumes',
+  schemes: 'schemes',
+  deprecated: 'deprecated',
 };
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 
@@ -123,24 +172,42 @@ function pathItem(item: unknown): Msg {
   return out;
 }
 
-const security = (req: unknown): Msg =>
-  ({ additional_properties: isObj(req) ? Object.entries(req).map(([name, v]) => ({ name, value: { value: Array.isArray(v) ? v : [] } })) : [] });
+const security = (req: unknown): Msg => ({
+  additional_properties: isObj(req)
+    ? Object.entries(req).map(([name, v]) => ({ name, value: { value: Array.isArray(v) ? v : [] } }))
+    : [],
+});
 
 function securityDefinition(d: unknown): Msg {
   if (!isObj(d)) return {};
-  if (d['type'] === 'basic') return { basic_authentication_security: fields(d, { type: 'type', description: 'description' }) };
+  if (d['type'] === 'basic')
+    return { basic_authentication_security: fields(d, { type: 'type', description: 'description' }) };
   return { api_key_security: fields(d, { type: 'type', name: 'name', in: 'in', description: 'description' }) };
 }
 
 /** The gnostic message of a whole document. */
 export function documentMessage(doc: Json): Msg {
-  const out = fields(doc, { swagger: 'swagger', host: 'host', basePath: 'base_path', schemes: 'schemes', consumes: 'consumes', produces: 'produces' });
-  if (isObj(doc['info'])) out['info'] = fields(doc['info'], { title: 'title', version: 'version', description: 'description', termsOfService: 'terms_of_service' });
+  const out = fields(doc, {
+    swagger: 'swagger',
+    host: 'host',
+    basePath: 'base_path',
+    schemes: 'schemes',
+    consumes: 'consumes',
+    produces: 'produces',
+  });
+  if (isObj(doc['info']))
+    out['info'] = fields(doc['info'], {
+      title: 'title',
+      version: 'version',
+      description: 'description',
+      termsOfService: 'terms_of_service',
+    });
   if (isObj(doc['paths'])) out['paths'] = { path: named(doc['paths'], pathItem) };
   if (isObj(doc['definitions'])) out['definitions'] = { additional_properties: named(doc['definitions'], schema) };
   if (isObj(doc['parameters'])) out['parameters'] = { additional_properties: named(doc['parameters'], parameter) };
   if (Array.isArray(doc['security'])) out['security'] = doc['security'].map(security);
-  if (isObj(doc['securityDefinitions'])) out['security_definitions'] = { additional_properties: named(doc['securityDefinitions'], securityDefinition) };
+  if (isObj(doc['securityDefinitions']))
+    out['security_definitions'] = { additional_properties: named(doc['securityDefinitions'], securityDefinition) };
   return out;
 }
 

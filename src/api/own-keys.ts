@@ -14,7 +14,7 @@ export function ownValue(obj: object, k: string): unknown {
 
 /** Sets k on obj as an own, enumerable data property: `__proto__` never reaches the prototype setter. */
 export function setOwn(obj: object, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
   else (obj as Record<string, unknown>)[k] = v;
 }
-

@@ -6,7 +6,8 @@
  * input upstream's fast parse path recognises as already canonical is echoed verbatim (so
  * "+1", "01" and "5." come back as written, as they do from upstream).
  */
-export const QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const QUANTITY_FORMAT_ERROR =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 export const QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix";
 export const QUANTITY_NUMERIC_ERROR = 'unable to parse numeric part of quantity';
 
@@ -34,7 +35,13 @@ const BINARY_SUFFIXES: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40
 const DECIMAL_BY_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIXES).map(([s, e]) => [e, s]));
 const BINARY_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
-interface Scanned { positive: boolean; value: string; num: string; denom: string; suffix: string }
+interface Scanned {
+  positive: boolean;
+  value: string;
+  num: string;
+  denom: string;
+  suffix: string;
+}
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
 
@@ -43,7 +50,10 @@ function scan(str: string): Scanned | undefined {
   const end = str.length;
   let pos = 0;
   let positive = true;
-  if (str[0] === '-') { positive = false; pos++; } else if (str[0] === '+') pos++;
+  if (str[0] === '-') {
+    positive = false;
+    pos++;
+  } else if (str[0] === '+') pos++;
   while (pos < end && str[pos] === '0') pos++;
   if (pos >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
   const numStart = pos;
@@ -65,7 +75,11 @@ function scan(str: string): Scanned | undefined {
   return pos < end ? undefined : { positive, value, num, denom, suffix: str.slice(suffixStart) };
 }
 
-interface Suffix { base: 2 | 10; exponent: number; format: QuantityFormat }
+interface Suffix {
+  base: 2 | 10;
+  exponent: number;
+  format: QuantityFormat;
+}
 
 /** upstream suffixer.interpret; an e/E exponent is read as int64 and narrowed to int32 as upstream does. */
 function interpret(s: string): Suffix | undefined {
@@ -108,9 +122,8 @@ function fastPath(str: string, s: Scanned, suffix: Suffix): Quantity | undefined
   const value = BigInt(shifted);
   const magnitude = suffix.base === 2 ? value << BigInt(suffix.exponent) : value;
   const q: Quantity = { mantissa: s.positive ? magnitude : -magnitude, exponent: scale, format: suffix.format };
-  const canonical = suffix.base === 2
-    ? (value & 7n) !== 0n
-    : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+  const canonical =
+    suffix.base === 2 ? (value & 7n) !== 0n : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
   if (canonical) q.text = str;
   return q;
 }
@@ -131,7 +144,10 @@ function slowPath(s: Scanned, suffix: Suffix): QuantityResult {
   }
   let format = suffix.format;
   if (format === 'BinarySI') {
-    if (exceeds(mantissa, exponent, MAX_BINARY)) { mantissa = MAX_BINARY; exponent = 0; }
+    if (exceeds(mantissa, exponent, MAX_BINARY)) {
+      mantissa = MAX_BINARY;
+      exponent = 0;
+    }
     if (mantissa !== 0n && exceeds(10n ** BigInt(Math.max(0, -exponent)), 0, mantissa)) format = 'DecimalSI';
   }
   return { quantity: { mantissa: s.positive ? mantissa : -mantissa, exponent, format } };
@@ -204,7 +220,8 @@ function decimalString(mantissa: bigint, exponent: number, asExponent: boolean):
 }
 
 /** Go's strings.TrimSpace set (upstream trims a quantity before parsing it). */
-const SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 /**
  * A quantity as it arrives in a decoded object: a string (trimmed, as UnmarshalJSON does) or a
@@ -212,7 +229,8 @@ const SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u2
  * Anything else fails to match the format, as it does upstream.
  */
 export function parseQuantityValue(input: unknown): QuantityResult {
-  if (typeof input === 'number') return Number.isFinite(input) ? parseQuantityString(String(input)) : { error: QUANTITY_FORMAT_ERROR };
+  if (typeof input === 'number')
+    return Number.isFinite(input) ? parseQuantityString(String(input)) : { error: QUANTITY_FORMAT_ERROR };
   if (typeof input !== 'string') return { error: QUANTITY_FORMAT_ERROR };
   return parseQuantityString(input.replace(SPACE, ''));
 }

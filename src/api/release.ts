@@ -6,8 +6,15 @@ export const GIT_VERSION = `v${RELEASE_STRING}.0-platform`;
 
 /** The body of /version (upstream version.Info fields). */
 export const VERSION_INFO = {
-  major: String(RELEASE.major), minor: String(RELEASE.minor), gitVersion: GIT_VERSION, gitCommit: 'platform-apiserver', gitTreeState: 'clean',
-  buildDate: '2026-11-22T00:00:00Z', goVersion: 'node' + process.versions.node, compiler: 'tsc', platform: `${process.platform}/${process.arch}`,
+  major: String(RELEASE.major),
+  minor: String(RELEASE.minor),
+  gitVersion: GIT_VERSION,
+  gitCommit: 'platform-apiserver',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z',
+  goVersion: 'node' + process.versions.node,
+  compiler: 'tsc',
+  platform: `${process.platform}/${process.arch}`,
 };
 
 /** Whether release "x.y" is at or before the current one. */

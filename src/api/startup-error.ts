@@ -46,7 +46,8 @@ export function probeListen(host: string, port: number): Promise<string> {
 export async function listenError(flag: 'port' | 'secure-port', host: string, port: number): Promise<Error> {
   const reason = await probeListen(host, port);
   const hostFlag = flag === 'port' ? 'insecure-bind-address' : 'bind-address';
-  if (reason === REASONS.EADDRNOTAVAIL) return flagError(hostFlag, host, reason, `choose another address with --${hostFlag}`);
+  if (reason === REASONS.EADDRNOTAVAIL)
+    return flagError(hostFlag, host, reason, `choose another address with --${hostFlag}`);
   return flagError(flag, port, reason, `choose another with --${flag}`);
 }
 

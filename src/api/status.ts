@@ -2,7 +2,11 @@
  * The one error type of the server. Every layer throws or returns a StatusError; only the
  * outermost layer renders it. Across threads it travels as its plain `Status` object.
  */
-export interface StatusCause { reason?: string; message?: string; field?: string }
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
 
 export interface StatusDetails {
   name?: string;
@@ -24,13 +28,19 @@ export interface Status {
   code: number;
 }
 
-export interface Target { group?: string; kind?: string; name?: string }
+export interface Target {
+  group?: string;
+  kind?: string;
+  name?: string;
+}
 
 export class StatusError extends Error {
   constructor(readonly status: Status) {
     super(status.message);
   }
-  get code(): number { return this.status.code; }
+  get code(): number {
+    return this.status.code;
+  }
 }
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
@@ -58,39 +68,71 @@ function details(t: Target, extra?: StatusDetails): StatusDetails {
 export const errors = {
   badRequest: (message: string) => failure(400, 'BadRequest', message),
   notFound: (t: Target & { resource: string }) =>
-    failure(404, 'NotFound', `${t.resource}${t.group ? '.' + t.group : ''} "${t.name}" not found`, details({ ...t, kind: t.resource })),
+    failure(
+      404,
+      'NotFound',
+      `${t.resource}${t.group ? '.' + t.group : ''} "${t.name}" not found`,
+      details({ ...t, kind: t.resource }),
+    ),
   notFoundMessage: (message: string) => failure(404, 'NotFound', message),
   alreadyExists: (t: Target & { resource: string }) =>
-    failure(409, 'AlreadyExists', `${t.resource}${t.group ? '.' + t.group : ''} "${t.name}" already exists`, details({ ...t, kind: t.resource })),
+    failure(
+      409,
+      'AlreadyExists',
+      `${t.resource}${t.group ? '.' + t.group : ''} "${t.name}" already exists`,
+      details({ ...t, kind: t.resource }),
+    ),
   conflict: (t: Target & { resource: string }, why: string) =>
-    failure(409, 'Conflict', `Operation cannot be fulfilled on ${t.resource}${t.group ? '.' + t.group : ''} "${t.name}": ${why}`, details({ ...t, kind: t.resource })),
+    failure(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${t.resource}${t.group ? '.' + t.group : ''} "${t.name}": ${why}`,
+      details({ ...t, kind: t.resource }),
+    ),
   invalid: (t: Target, causes: StatusCause[]) =>
-    failure(422, 'Invalid',
+    failure(
+      422,
+      'Invalid',
       `${qualified(t)} "${t.name ?? ''}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
-      details(t, { causes })),
+      details(t, { causes }),
+    ),
   /** a patch that cannot be applied (bad path, failed test): 422 as upstream */
-  invalidPatch: (message: string) => failure(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`),
+  invalidPatch: (message: string) =>
+    failure(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`),
   applyConflict: (message: string, d: StatusDetails) => failure(409, 'Conflict', message, d),
   unsupportedPatch: (message: string) => failure(415, 'UnsupportedMediaType', message),
   methodNotAllowed: (message: string) => failure(405, 'MethodNotAllowed', message),
   notAcceptable: (message: string) => failure(406, 'NotAcceptable', message),
   unsupportedMediaType: (contentType: string, accepted: string[] = ['application/json', 'application/yaml']) =>
-    failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] }),
+    failure(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+      { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] },
+    ),
   requestEntityTooLarge: (limit: number) =>
     failure(413, 'RequestEntityTooLarge', `the request body is larger than the limit of ${limit} bytes`),
   /** an object whose stored form exceeds the storage limit (etcd's default --max-request-bytes) */
   objectTooLarge: (limit: number) =>
-    failure(413, 'RequestEntityTooLarge', `Request entity too large: the stored object would exceed the limit of ${limit} bytes`),
+    failure(
+      413,
+      'RequestEntityTooLarge',
+      `Request entity too large: the stored object would exceed the limit of ${limit} bytes`,
+    ),
   gone: (message: string) => failure(410, 'Expired', message),
-  forbidden: (message: string, t?: Target, causes?: StatusCause[]) => failure(403, 'Forbidden', message, t ? details(t, causes ? { causes } : undefined) : undefined),
+  forbidden: (message: string, t?: Target, causes?: StatusCause[]) =>
+    failure(403, 'Forbidden', message, t ? details(t, causes ? { causes } : undefined) : undefined),
   tooLargeResourceVersion: (requested: string, current: string) =>
-    failure(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`,
-      { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 }),
+    failure(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
   timeout: (message: string) => failure(504, 'Timeout', message),
   tooManyRequests: (message: string, retryAfterSeconds: number) =>
     failure(429, 'TooManyRequests', message, { retryAfterSeconds }),
   serviceUnavailable: (message: string) => failure(503, 'ServiceUnavailable', message),
-  internal: (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  internal: (message: string) =>
+    failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
 };
 
 /**

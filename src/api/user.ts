@@ -91,12 +91,20 @@ export type Decision = 'allow' | 'deny' | 'noOpinion';
 export type Authorizer = (a: Attributes) => MaybeAsync<{ decision: Decision; reason?: string }>;
 
 /** Runs results in order: the first user wins; otherwise the first error, else not mine. */
-export function firstUser<T>(items: readonly T[], call: (t: T) => MaybeAsync<AuthResult>, from = 0, err?: string): MaybeAsync<AuthResult> {
+export function firstUser<T>(
+  items: readonly T[],
+  call: (t: T) => MaybeAsync<AuthResult>,
+  from = 0,
+  err?: string,
+): MaybeAsync<AuthResult> {
   for (let i = from; i < items.length; i++) {
     const r = call(items[i]!);
     if (r instanceof Promise) {
       return r.then(
-        (res) => res.kind === 'user' ? res : firstUser(items, call, i + 1, err ?? (res.kind === 'error' ? res.reason : undefined)),
+        (res) =>
+          res.kind === 'user'
+            ? res
+            : firstUser(items, call, i + 1, err ?? (res.kind === 'error' ? res.reason : undefined)),
         (e) => firstUser(items, call, i + 1, err ?? `authenticator failed: ${(e as Error).message}`),
       );
     }
@@ -113,19 +121,35 @@ const withGroup = new WeakMap<UserInfo, UserInfo>();
 export function addAuthenticatedGroup(u: UserInfo): UserInfo {
   let out = withGroup.get(u);
   if (out) return out;
-  out = u.groups.includes(AUTHENTICATED_GROUP) || u.groups.includes(UNAUTHENTICATED_GROUP) ? u : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
+  out =
+    u.groups.includes(AUTHENTICATED_GROUP) || u.groups.includes(UNAUTHENTICATED_GROUP)
+      ? u
+      : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   withGroup.set(u, out);
   return out;
 }
 
 /** The object a service account token is bound to (TokenRequest's boundObjectRef). */
-export interface BoundObject { kind: 'Pod' | 'Secret'; name: string; uid: string }
+export interface BoundObject {
+  kind: 'Pod' | 'Secret';
+  name: string;
+  uid: string;
+}
 
-export interface ServiceAccountRef { namespace: string; name: string; uid: string; bound?: BoundObject }
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+  uid: string;
+  bound?: BoundObject;
+}
 
 /** Issues service account tokens (src/auth/service-account.ts), as the TokenRequest subresource uses it. */
 export interface TokenIssuer {
   /** a signing key and an issuer are configured */
   readonly canIssue: boolean;
-  issue(sa: ServiceAccountRef, audiences: readonly string[], expirationSeconds: number): Promise<{ token: string; expiresAt: Date }>;
+  issue(
+    sa: ServiceAccountRef,
+    audiences: readonly string[],
+    expirationSeconds: number,
+  ): Promise<{ token: string; expiresAt: Date }>;
 }

@@ -7,7 +7,10 @@ export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export type Matcher = (labels: Record<string, string> | undefined, fields: Record<string, string>) => boolean;
 
-export interface Selectable { labels: Record<string, string> | undefined; fields: Record<string, string> }
+export interface Selectable {
+  labels: Record<string, string> | undefined;
+  fields: Record<string, string>;
+}
 
 export function filterEvent(
   m: Matcher | undefined,
@@ -38,7 +41,13 @@ export function eventLine(type: string, objectJson: string): string {
  * The object a watcher receives: for an update that makes the object stop matching, upstream
  * sends DELETED carrying the previous state with the event's resourceVersion.
  */
-export function objectFor(seen: EventType, original: EventType, json: string, prevJson: string | undefined, rv: number): string {
+export function objectFor(
+  seen: EventType,
+  original: EventType,
+  json: string,
+  prevJson: string | undefined,
+  rv: number,
+): string {
   if (seen !== 'DELETED' || original !== 'MODIFIED' || prevJson === undefined) return json;
   const prev = JSON.parse(prevJson);
   prev.metadata = { ...(prev.metadata ?? {}), resourceVersion: String(rv) };
@@ -48,5 +57,8 @@ export function objectFor(seen: EventType, original: EventType, json: string, pr
 /** Whether a change moved the object's selectable state (labels or selectable fields). */
 export function selectableChanged(cur: Selectable, prev: Selectable | undefined): boolean {
   if (!prev) return false;
-  return JSON.stringify(cur.labels ?? {}) !== JSON.stringify(prev.labels ?? {}) || JSON.stringify(cur.fields) !== JSON.stringify(prev.fields);
+  return (
+    JSON.stringify(cur.labels ?? {}) !== JSON.stringify(prev.labels ?? {}) ||
+    JSON.stringify(cur.fields) !== JSON.stringify(prev.fields)
+  );
 }

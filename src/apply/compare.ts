@@ -8,7 +8,11 @@ import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
 import { FieldSet, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
 
-export interface Comparison { added: FieldSet; modified: FieldSet; removed: FieldSet }
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
 
 export function compare(before: unknown, after: unknown, schema: SchemaNode | undefined): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
@@ -22,7 +26,12 @@ export function compare(before: unknown, after: unknown, schema: SchemaNode | un
  * then never walked: a create's comparison). Undefined when `after` or its `inner.field` is not
  * a granular object: the caller compares as usual.
  */
-export function addedPaths(after: unknown, schema: SchemaNode | undefined, skip: ReadonlySet<string>, inner: { field: string; skip: ReadonlySet<string> }): FieldSet | undefined {
+export function addedPaths(
+  after: unknown,
+  schema: SchemaNode | undefined,
+  skip: ReadonlySet<string>,
+  inner: { field: string; skip: ReadonlySet<string> },
+): FieldSet | undefined {
   if (shape(after, schema) !== 'fields') return undefined;
   const out = new FieldSet();
   const obj = after as Record<string, unknown>;
@@ -31,12 +40,16 @@ export function addedPaths(after: unknown, schema: SchemaNode | undefined, skip:
     const sub = fieldSchema(schema, k);
     // as walk(): a field absent on both sides (undefined) is no change
     if (v === undefined || sub === null || skip.has(k)) continue;
-    if (k !== inner.field) { nodes(v, sub, 'f:' + k, isRequired(schema, k), out, true); continue; }
+    if (k !== inner.field) {
+      nodes(v, sub, 'f:' + k, isRequired(schema, k), out, true);
+      continue;
+    }
     if (shape(v, sub) !== 'fields') return undefined;
     const fields = v as Record<string, unknown>;
     for (const f in fields) {
       const fs = fieldSchema(sub, f);
-      if (fs !== null && !inner.skip.has(f)) nodes(fields[f], fs, joinKey('f:' + k, 'f:' + f), isRequired(sub, f), out, true);
+      if (fs !== null && !inner.skip.has(f))
+        nodes(fields[f], fs, joinKey('f:' + k, 'f:' + f), isRequired(sub, f), out, true);
     }
   }
   return out;
@@ -49,7 +62,7 @@ function same(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => same(x, (b as unknown[])[i]));
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && same((a as any)[k], (b as any)[k]));
+  return ka.every((k) => Object.hasOwn(b, k) && same((a as any)[k], (b as any)[k]));
 }
 
 /**
@@ -59,12 +72,25 @@ function same(a: unknown, b: unknown): boolean {
  */
 function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, required: boolean, c: Comparison): void {
   if (a === b) return;
-  if (a === undefined) { nodes(b, s, path, required, c.added, true); return; }
-  if (b === undefined) { nodes(a, s, path, required, c.removed, false); return; }
+  if (a === undefined) {
+    nodes(b, s, path, required, c.added, true);
+    return;
+  }
+  if (b === undefined) {
+    nodes(a, s, path, required, c.removed, false);
+    return;
+  }
   const sa = shape(a, s);
   const sb = shape(b, s);
-  if (sa !== sb) { nodes(a, s, path, required, c.removed, false); nodes(b, s, path, required, c.added, true); return; }
-  if (sa === 'leaf') { if (!same(a, b)) c.modified.addKey(path); return; }
+  if (sa !== sb) {
+    nodes(a, s, path, required, c.removed, false);
+    nodes(b, s, path, required, c.added, true);
+    return;
+  }
+  if (sa === 'leaf') {
+    if (!same(a, b)) c.modified.addKey(path);
+    return;
+  }
   if (sa === 'fields') {
     const ao = a as Record<string, unknown>;
     const bo = b as Record<string, unknown>;
@@ -74,7 +100,7 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
       if (sub !== null) walk(ownValue(ao, k), ownValue(bo, k), sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
     };
     for (const k in ao) field(k);
-    for (const k in bo) if (!Object.prototype.hasOwnProperty.call(ao, k)) field(k);
+    for (const k in bo) if (!Object.hasOwn(ao, k)) field(k);
     return;
   }
   const ai = index(a as unknown[], s!, sa as 'listmap' | 'set');
@@ -83,10 +109,18 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
     const p = joinKey(path, e);
     const x = ai.get(e);
     const y = bi.get(e);
-    if (sa === 'set') { if (x === undefined) c.added.addKey(p); else if (y === undefined) c.removed.addKey(p); continue; }
-    if (x === undefined) { nodes(y, s!.elem, p, false, c.added, true); c.added.addKey(p); }
-    else if (y === undefined) { nodes(x, s!.elem, p, false, c.removed, false); c.removed.addKey(p); }
-    else walk(x, y, s!.elem, p, false, c);
+    if (sa === 'set') {
+      if (x === undefined) c.added.addKey(p);
+      else if (y === undefined) c.removed.addKey(p);
+      continue;
+    }
+    if (x === undefined) {
+      nodes(y, s!.elem, p, false, c.added, true);
+      c.added.addKey(p);
+    } else if (y === undefined) {
+      nodes(x, s!.elem, p, false, c.removed, false);
+      c.removed.addKey(p);
+    } else walk(x, y, s!.elem, p, false, c);
   }
 }
 
@@ -108,15 +142,27 @@ function index(list: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): Map<strin
  * node is a member of its own only where upstream records one: list items (always, by the
  * caller), maps and lists that may be absent, and empty structs; a struct with fields is not.
  */
-function nodes(v: unknown, s: SchemaNode | undefined, path: string, required: boolean, out: FieldSet, adding: boolean): void {
+function nodes(
+  v: unknown,
+  s: SchemaNode | undefined,
+  path: string,
+  required: boolean,
+  out: FieldSet,
+  adding: boolean,
+): void {
   const sh = shape(v, s);
-  if (sh === 'leaf') { out.addKey(path); return; }
+  if (sh === 'leaf') {
+    out.addKey(path);
+    return;
+  }
   const struct = s?.kind === 'struct';
-  if (!adding || (sh === 'fields' ? (!struct || Object.keys(v as object).length === 0) && !required : !required)) out.addKey(path);
+  if (!adding || (sh === 'fields' ? (!struct || Object.keys(v as object).length === 0) && !required : !required))
+    out.addKey(path);
   if (sh === 'fields') {
     for (const k in v as Record<string, unknown>) {
       const sub = fieldSchema(s, k);
-      if (sub !== null) nodes((v as Record<string, unknown>)[k], sub, joinKey(path, 'f:' + k), isRequired(s, k), out, adding);
+      if (sub !== null)
+        nodes((v as Record<string, unknown>)[k], sub, joinKey(path, 'f:' + k), isRequired(s, k), out, adding);
     }
     return;
   }

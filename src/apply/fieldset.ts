@@ -16,18 +16,34 @@ export const joinKey = (prefix: string, e: string): string => (prefix ? prefix +
 
 export class FieldSet {
   private readonly items: Set<string>;
-  constructor(items?: Iterable<string>) { this.items = new Set(items); }
+  constructor(items?: Iterable<string>) {
+    this.items = new Set(items);
+  }
 
-  static of(paths: Path[]): FieldSet { return new FieldSet(paths.map((p) => p.join(SEP))); }
+  static of(paths: Path[]): FieldSet {
+    return new FieldSet(paths.map((p) => p.join(SEP)));
+  }
 
-  get size(): number { return this.items.size; }
-  has(p: Path): boolean { return this.items.has(p.join(SEP)); }
-  add(p: Path): void { if (p.length) this.items.add(p.join(SEP)); }
+  get size(): number {
+    return this.items.size;
+  }
+  has(p: Path): boolean {
+    return this.items.has(p.join(SEP));
+  }
+  add(p: Path): void {
+    if (p.length) this.items.add(p.join(SEP));
+  }
   /** Adds a path given in joined form (see joinKey); the root ('') is never a member. */
-  addKey(key: string): void { if (key) this.items.add(key); }
-  paths(): Path[] { return [...this.items].map((s) => s.split(SEP)); }
+  addKey(key: string): void {
+    if (key) this.items.add(key);
+  }
+  paths(): Path[] {
+    return [...this.items].map((s) => s.split(SEP));
+  }
   /** The members in insertion order as one string: equal for sets built the same way (a memo key). */
-  signature(): string { return [...this.items].join('\u0002'); }
+  signature(): string {
+    return [...this.items].join('\u0002');
+  }
   // union and difference return a set itself when the other adds or removes nothing: callers
   // treat sets as values, and an unchanged identity lets managedFields reuse a rendered entry
   union(o: FieldSet): FieldSet {
@@ -38,12 +54,22 @@ export class FieldSet {
   difference(o: FieldSet): FieldSet {
     if (o.items.size === 0 || this.items.size === 0) return this;
     let hit = false;
-    for (const x of o.items) if (this.items.has(x)) { hit = true; break; }
+    for (const x of o.items)
+      if (this.items.has(x)) {
+        hit = true;
+        break;
+      }
     return hit ? new FieldSet([...this.items].filter((x) => !o.items.has(x))) : this;
   }
-  intersection(o: FieldSet): FieldSet { return new FieldSet([...this.items].filter((x) => o.items.has(x))); }
-  empty(): boolean { return this.items.size === 0; }
-  equals(o: FieldSet): boolean { return this.size === o.size && [...this.items].every((x) => o.items.has(x)); }
+  intersection(o: FieldSet): FieldSet {
+    return new FieldSet([...this.items].filter((x) => o.items.has(x)));
+  }
+  empty(): boolean {
+    return this.items.size === 0;
+  }
+  equals(o: FieldSet): boolean {
+    return this.size === o.size && [...this.items].every((x) => o.items.has(x));
+  }
 
   /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
   descendantsOf(o: FieldSet): FieldSet {
@@ -53,10 +79,13 @@ export class FieldSet {
       const prefixes = [...o.items].map((m) => m + SEP);
       return new FieldSet([...this.items].filter((x) => prefixes.some((p) => x.startsWith(p))));
     }
-    return new FieldSet([...this.items].filter((x) => {
-      for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1)) if (o.items.has(x.slice(0, i))) return true;
-      return false;
-    }));
+    return new FieldSet(
+      [...this.items].filter((x) => {
+        for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))
+          if (o.items.has(x.slice(0, i))) return true;
+        return false;
+      }),
+    );
   }
 
   /** Members that are a strict prefix of some member of `o` (ancestors of what `o` holds). */
@@ -74,23 +103,28 @@ export class FieldSet {
 
   /** Members whose path passes `keep` (called with the first two elements, the second maybe undefined). */
   filter(keep: (first: string, second: string | undefined) => boolean): FieldSet {
-    return new FieldSet([...this.items].filter((x) => {
-      const i = x.indexOf(SEP);
-      if (i < 0) return keep(x, undefined);
-      const j = x.indexOf(SEP, i + 1);
-      return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
-    }));
+    return new FieldSet(
+      [...this.items].filter((x) => {
+        const i = x.indexOf(SEP);
+        if (i < 0) return keep(x, undefined);
+        const j = x.indexOf(SEP, i + 1);
+        return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
+      }),
+    );
   }
 
   /** fieldsV1: nested `{ "f:a": { ".": {}, "f:b": {} } }`, "." marking a member with children. */
   toFieldsV1(): Record<string, any> {
-    interface Node { member: boolean; children: Map<string, Node> }
+    interface Node {
+      member: boolean;
+      children: Map<string, Node>;
+    }
     const root: Node = { member: false, children: new Map() };
     for (const x of this.items) {
       let node = root;
       for (const e of x.split(SEP)) {
         let next = node.children.get(e);
-        if (!next) node.children.set(e, next = { member: false, children: new Map() });
+        if (!next) node.children.set(e, (next = { member: false, children: new Map() }));
         node = next;
       }
       node.member = true;
@@ -110,12 +144,20 @@ export class FieldSet {
     const out = new FieldSet();
     const walk = (node: Record<string, any>, prefix: string) => {
       for (const k in node) {
-        if (k === '.') { out.addKey(prefix); continue; }
+        if (k === '.') {
+          out.addKey(prefix);
+          continue;
+        }
         const child = node[k];
         const key = joinKey(prefix, k);
         let leaf = true;
-        if (child && typeof child === 'object') for (const _ in child) { leaf = false; break; }
-        if (leaf) out.addKey(key); else walk(child, key);
+        if (child && typeof child === 'object')
+          for (const _ in child) {
+            leaf = false;
+            break;
+          }
+        if (leaf) out.addKey(key);
+        else walk(child, key);
       }
     };
     if (tree && typeof tree === 'object') walk(tree, '');
@@ -185,7 +227,8 @@ export function shape(v: unknown, s: SchemaNode | undefined): Shape {
 export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | undefined | null {
   if (!s || s.kind === 'any') return undefined;
   if (s.kind === 'map') return s.elem;
-  if (s.kind === 'struct') return (s.props && ownValue(s.props, k) as SchemaNode | undefined) ?? (s.preserveUnknown ? undefined : null);
+  if (s.kind === 'struct')
+    return (s.props && (ownValue(s.props, k) as SchemaNode | undefined)) ?? (s.preserveUnknown ? undefined : null);
   return undefined;
 }
 
@@ -207,7 +250,7 @@ const sorted = new WeakMap<string[], string[]>();
 function sortedKeys(keys: string[]): string[] {
   if (keys.length < 2) return keys;
   let s = sorted.get(keys);
-  if (!s) sorted.set(keys, s = [...keys].sort());
+  if (!s) sorted.set(keys, (s = [...keys].sort()));
   return s;
 }
 
@@ -224,7 +267,10 @@ export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | u
  */
 export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix = '', out = new FieldSet()): FieldSet {
   const sh = shape(value, schema);
-  if (sh === 'leaf') { out.addKey(prefix); return out; }
+  if (sh === 'leaf') {
+    out.addKey(prefix);
+    return out;
+  }
   if (sh === 'fields') {
     for (const k in value as Record<string, unknown>) {
       const v = (value as Record<string, unknown>)[k];
@@ -252,8 +298,10 @@ export function valueAt(obj: unknown, path: Path): unknown {
   for (const e of path) {
     if (cur === undefined || cur === null) return undefined;
     if (e.startsWith('f:')) cur = isObj(cur) ? ownValue(cur, e.slice(2)) : undefined;
-    else if (e.startsWith('k:')) cur = Array.isArray(cur) ? cur.find((it) => isObj(it) && matchesKey(it, e)) : undefined;
-    else if (e.startsWith('v:')) cur = Array.isArray(cur) ? cur.find((it) => JSON.stringify(it) === e.slice(2)) : undefined;
+    else if (e.startsWith('k:'))
+      cur = Array.isArray(cur) ? cur.find((it) => isObj(it) && matchesKey(it, e)) : undefined;
+    else if (e.startsWith('v:'))
+      cur = Array.isArray(cur) ? cur.find((it) => JSON.stringify(it) === e.slice(2)) : undefined;
     else if (e.startsWith('i:')) cur = Array.isArray(cur) ? cur[Number(e.slice(2))] : undefined;
   }
   return cur;
@@ -282,7 +330,8 @@ export function ownPath(root: unknown, path: Path): void {
     const v = typeof at === 'string' ? ownValue(cur, at) : cur[at];
     if (v === null || typeof v !== 'object') return;
     const copy = Array.isArray(v) ? [...v] : { ...v };
-    if (typeof at === 'string') setOwn(cur, at, copy); else cur[at] = copy;
+    if (typeof at === 'string') setOwn(cur, at, copy);
+    else cur[at] = copy;
     cur = copy;
   }
 }
@@ -301,11 +350,15 @@ export function removeAt(obj: unknown, path: Path): void {
 
 /** A path as upstream prints it in conflicts: `.spec.containers[name="c"].image`. */
 export function pathString(p: Path): string {
-  return p.map((e) => {
-    if (e.startsWith('f:')) return '.' + e.slice(2);
-    if (e.startsWith('i:')) return `[${e.slice(2)}]`;
-    if (e.startsWith('v:')) return `[=${e.slice(2)}]`;
-    const keys = JSON.parse(e.slice(2)) as Record<string, unknown>;
-    return `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
-  }).join('');
+  return p
+    .map((e) => {
+      if (e.startsWith('f:')) return '.' + e.slice(2);
+      if (e.startsWith('i:')) return `[${e.slice(2)}]`;
+      if (e.startsWith('v:')) return `[=${e.slice(2)}]`;
+      const keys = JSON.parse(e.slice(2)) as Record<string, unknown>;
+      return `[${Object.entries(keys)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
+    })
+    .join('');
 }

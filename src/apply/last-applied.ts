@@ -35,12 +35,19 @@ export function syncLastApplied(live: any, merged: any, applied: any): void {
   if (!lastApplied(live) || !isObj(merged.metadata?.annotations)) return;
   const config = structuredClone(applied);
   if (isObj(config.metadata?.annotations)) delete config.metadata.annotations[LAST_APPLIED];
-  merged.metadata = { ...merged.metadata, annotations: { ...merged.metadata.annotations, [LAST_APPLIED]: sortedJson(config) + '\n' } };
+  merged.metadata = {
+    ...merged.metadata,
+    annotations: { ...merged.metadata.annotations, [LAST_APPLIED]: sortedJson(config) + '\n' },
+  };
 }
 
 /** JSON with object keys sorted, as Go encodes maps. */
 function sortedJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(v[k])}`).join(',')}}`;
+  if (isObj(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedJson(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }

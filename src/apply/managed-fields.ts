@@ -22,10 +22,25 @@ export interface ManagedFieldsEntry {
 }
 
 /** rendered: the entry's fieldsV1 as long as `set` is still the set parsed from it */
-interface Owner { entry: ManagedFieldsEntry; set: FieldSet; rendered?: { set: FieldSet; fieldsV1: Record<string, any> } }
+interface Owner {
+  entry: ManagedFieldsEntry;
+  set: FieldSet;
+  rendered?: { set: FieldSet; fieldsV1: Record<string, any> };
+}
 
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
-const IGNORED_META = new Set(['f:name', 'f:namespace', 'f:uid', 'f:resourceVersion', 'f:generation', 'f:creationTimestamp', 'f:managedFields', 'f:deletionTimestamp', 'f:deletionGracePeriodSeconds', 'f:selfLink']);
+const IGNORED_META = new Set([
+  'f:name',
+  'f:namespace',
+  'f:uid',
+  'f:resourceVersion',
+  'f:generation',
+  'f:creationTimestamp',
+  'f:managedFields',
+  'f:deletionTimestamp',
+  'f:deletionGracePeriodSeconds',
+  'f:selfLink',
+]);
 
 /**
  * Drops the paths ownership never tracks: identity, type and system-set metadata; for writes
@@ -34,8 +49,12 @@ const IGNORED_META = new Set(['f:name', 'f:namespace', 'f:uid', 'f:resourceVersi
  * everything but status (its strategy keeps the rest).
  */
 function tracked(set: FieldSet, sub?: string): FieldSet {
-  return set.filter((first, second) => !IGNORED.has(first) && (sub === 'status' ? first === 'f:status' : !!sub || first !== 'f:status')
-    && !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))));
+  return set.filter(
+    (first, second) =>
+      !IGNORED.has(first) &&
+      (sub === 'status' ? first === 'f:status' : !!sub || first !== 'f:status') &&
+      !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))),
+  );
 }
 
 /** what a write of the main resource never tracks, for addedPaths (the same rules as tracked()) */
@@ -52,8 +71,12 @@ function trackedComparison(before: unknown, after: unknown, schema: SchemaNode |
 
 /** A decodable entry; anything else in a request falls back to the stored entries, as upstream. */
 function validEntry(e: any): e is ManagedFieldsEntry {
-  return isObj(e) && typeof e.manager === 'string' && (e.operation === 'Apply' || e.operation === 'Update')
-    && (e.fieldsV1 === undefined || validFieldsV1(e.fieldsV1));
+  return (
+    isObj(e) &&
+    typeof e.manager === 'string' &&
+    (e.operation === 'Apply' || e.operation === 'Update') &&
+    (e.fieldsV1 === undefined || validFieldsV1(e.fieldsV1))
+  );
 }
 
 function validFieldsV1(node: unknown): boolean {
@@ -83,7 +106,7 @@ const parsedSets = new WeakMap<object, FieldSet>();
 function storedSet(fieldsV1: Record<string, unknown> | undefined): FieldSet {
   if (!fieldsV1 || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1);
   let set = parsedSets.get(fieldsV1);
-  if (!set) parsedSets.set(fieldsV1, set = FieldSet.fromFieldsV1(fieldsV1));
+  if (!set) parsedSets.set(fieldsV1, (set = FieldSet.fromFieldsV1(fieldsV1)));
   return set;
 }
 
@@ -114,11 +137,16 @@ function owners(list: unknown, trusted = false): Owner[] {
   if (!Array.isArray(list)) return [];
   return (trusted ? list : list.filter(validEntry)).map((entry: ManagedFieldsEntry) => {
     const set = trusted ? storedSet(entry.fieldsV1) : FieldSet.fromFieldsV1(entry.fieldsV1);
-    return { entry: { ...entry }, set, rendered: trusted && entry.fieldsV1 ? { set, fieldsV1: entry.fieldsV1 } : undefined };
+    return {
+      entry: { ...entry },
+      set,
+      rendered: trusted && entry.fieldsV1 ? { set, fieldsV1: entry.fieldsV1 } : undefined,
+    };
   });
 }
 
-const isReset = (v: unknown): boolean => Array.isArray(v) && v.length === 1 && !!v[0] && typeof v[0] === 'object' && Object.keys(v[0]).length === 0;
+const isReset = (v: unknown): boolean =>
+  Array.isArray(v) && v.length === 1 && !!v[0] && typeof v[0] === 'object' && Object.keys(v[0]).length === 0;
 
 /** Upstream order: Apply before Update, then by time, manager, apiVersion, subresource. */
 function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
@@ -135,16 +163,37 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 function write(obj: any, list: Owner[]): void {
   obj.metadata ??= {};
   const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : render(o.set));
-  const entries = list.filter((o) => !o.set.empty()).map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) })).sort(order);
-  if (entries.length) obj.metadata.managedFields = entries; else delete obj.metadata.managedFields;
+  const entries = list
+    .filter((o) => !o.set.empty())
+    .map((o) => ({ ...o.entry, fieldsType: 'FieldsV1' as const, fieldsV1: fieldsV1(o) }))
+    .sort(order);
+  if (entries.length) obj.metadata.managedFields = entries;
+  else delete obj.metadata.managedFields;
 }
 
 /** Upstream manager identity: appliers are one entry whatever the apiVersion; updaters one per version. */
-function same(a: ManagedFieldsEntry, manager: string, op: 'Apply' | 'Update', apiVersion: string, sub?: string): boolean {
-  return a.manager === manager && a.operation === op && (op === 'Apply' || a.apiVersion === apiVersion) && (a.subresource ?? '') === (sub ?? '');
+function same(
+  a: ManagedFieldsEntry,
+  manager: string,
+  op: 'Apply' | 'Update',
+  apiVersion: string,
+  sub?: string,
+): boolean {
+  return (
+    a.manager === manager &&
+    a.operation === op &&
+    (op === 'Apply' || a.apiVersion === apiVersion) &&
+    (a.subresource ?? '') === (sub ?? '')
+  );
 }
 
-function entry(manager: string, operation: 'Apply' | 'Update', apiVersion: string, now: string, sub?: string): ManagedFieldsEntry {
+function entry(
+  manager: string,
+  operation: 'Apply' | 'Update',
+  apiVersion: string,
+  now: string,
+  sub?: string,
+): ManagedFieldsEntry {
   const e: ManagedFieldsEntry = { manager, operation, apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: {} };
   if (sub) e.subresource = sub;
   return e;
@@ -161,15 +210,25 @@ function taken(set: FieldSet, c: Comparison): FieldSet {
  * lose those, and removed fields leave every set. managedFields in the request replace the
  * stored ones when given (`[{}]` resets them to none first); `[]` or none keep the stored ones.
  */
-export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, sub?: string): void {
+export function recordUpdate(
+  next: any,
+  old: any | undefined,
+  schema: SchemaNode | undefined,
+  manager: string,
+  apiVersion: string,
+  now: string,
+  sub?: string,
+): void {
   const requested = next.metadata?.managedFields;
-  const list = isReset(requested) ? []
-    : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry) ? owners(requested)
+  const list = isReset(requested)
+    ? []
+    : !sub && Array.isArray(requested) && requested.length > 0 && requested.every(validEntry)
+      ? owners(requested)
       : owners(old?.metadata?.managedFields, true);
   const c = trackedComparison(old, next, schema, sub);
   for (const o of list) o.set = o.set.difference(taken(o.set, c)).difference(c.removed);
   let mine = list.find((o) => same(o.entry, manager, 'Update', apiVersion, sub));
-  if (!mine) list.push(mine = { entry: entry(manager, 'Update', apiVersion, now, sub), set: new FieldSet() });
+  if (!mine) list.push((mine = { entry: entry(manager, 'Update', apiVersion, now, sub), set: new FieldSet() }));
   const gained = c.added.union(c.modified);
   if (!gained.empty()) {
     mine.entry = { ...mine.entry, time: now };
@@ -183,7 +242,17 @@ export function recordUpdate(next: any, old: any | undefined, schema: SchemaNode
  * applied before and omits now unless someone else still owns them; then a change to a field
  * another manager owns is a conflict, unless force moves it to the applier.
  */
-export function apply(live: any | undefined, applied: any, schema: SchemaNode | undefined, manager: string, apiVersion: string, now: string, force: boolean, target: { kind: string; group: string; name: string }, sub?: string): any {
+export function apply(
+  live: any | undefined,
+  applied: any,
+  schema: SchemaNode | undefined,
+  manager: string,
+  apiVersion: string,
+  now: string,
+  force: boolean,
+  target: { kind: string; group: string; name: string },
+  sub?: string,
+): any {
   if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
   checkAppliedDuplicates(applied, schema);
   // nothing below mutates live: merge copies what it changes, prune and write copy on write
@@ -200,18 +269,27 @@ export function apply(live: any | undefined, applied: any, schema: SchemaNode | 
   for (const o of others) {
     const lost = taken(o.set, c);
     for (const p of lost.paths().sort(byPath)) {
-      conflicts.push({ reason: 'FieldManagerConflict', message: `conflict with ${describe(o.entry)}`, field: pathString(p) });
+      conflicts.push({
+        reason: 'FieldManagerConflict',
+        message: `conflict with ${describe(o.entry)}`,
+        field: pathString(p),
+      });
       conflicting.push(p);
     }
     o.set = o.set.difference(lost).difference(c.removed);
   }
   const migrating = manager === MIGRATING_MANAGER && conflictsAllowedByLastApplied(base, conflicting, schema);
-  if (conflicts.length && !force && !migrating) throw errors.applyConflict(conflictMessage(conflicts), { ...target, causes: conflicts });
+  if (conflicts.length && !force && !migrating)
+    throw errors.applyConflict(conflictMessage(conflicts), { ...target, causes: conflicts });
   if (manager === MIGRATING_MANAGER) syncLastApplied(base, merged, applied);
   const changed = !c.added.empty() || !c.modified.empty() || !c.removed.empty();
   // as upstream, the time moves only when the object changed
-  const mine: Owner = { entry: entry(manager, 'Apply', apiVersion, changed || !prev ? now : prev.entry.time, sub), set: appliedSet };
-  if (prev?.rendered && prev.rendered.set === prev.set && prev.set.equals(appliedSet)) mine.rendered = { set: appliedSet, fieldsV1: prev.rendered.fieldsV1 };
+  const mine: Owner = {
+    entry: entry(manager, 'Apply', apiVersion, changed || !prev ? now : prev.entry.time, sub),
+    set: appliedSet,
+  };
+  if (prev?.rendered && prev.rendered.set === prev.set && prev.set.equals(appliedSet))
+    mine.rendered = { set: appliedSet, fieldsV1: prev.rendered.fieldsV1 };
   others.push(mine);
   merged.metadata = { ...merged.metadata };
   write(merged, others);
@@ -262,6 +340,8 @@ function conflictMessage(causes: StatusCause[]): string {
   if (causes.length === 1) return `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`;
   const byManager = new Map<string, string[]>();
   for (const c of causes) byManager.set(c.message!, [...(byManager.get(c.message!) ?? []), c.field!]);
-  const lines = [...byManager.keys()].sort().flatMap((m) => [`${m.replace(/^conflict with/, 'conflicts with')}:`, ...byManager.get(m)!.map((f) => `- ${f}`)]);
+  const lines = [...byManager.keys()]
+    .sort()
+    .flatMap((m) => [`${m.replace(/^conflict with/, 'conflicts with')}:`, ...byManager.get(m)!.map((f) => `- ${f}`)]);
   return `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
 }

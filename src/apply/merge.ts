@@ -5,7 +5,7 @@
  */
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue, setOwn } from '../api/own-keys.js';
-import { fieldSchema, isObj, itemElement, shape } from './fieldset.js';
+import { fieldSchema, itemElement, shape } from './fieldset.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
 const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
@@ -16,7 +16,10 @@ export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode
   if (sh === 'fields') {
     const out: Record<string, any> = { ...(live as Record<string, unknown>) };
     for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
-      if (v === null) { delete out[k]; continue; }
+      if (v === null) {
+        delete out[k];
+        continue;
+      }
       const sub = fieldSchema(schema, k);
       setOwn(out, k, mergeApplied(ownValue(out, k), v, sub ?? undefined));
     }
@@ -34,7 +37,9 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
   const lhs = live.map(key);
   const rhs = applied.map(key);
   const lhsSet = new Map<string, unknown>();
-  live.forEach((x, i) => { if (lhs[i] !== undefined && !lhsSet.has(lhs[i]!)) lhsSet.set(lhs[i]!, x); });
+  live.forEach((x, i) => {
+    if (lhs[i] !== undefined && !lhsSet.has(lhs[i]!)) lhsSet.set(lhs[i]!, x);
+  });
   const rhsSet = new Set(rhs.filter((x): x is string => x !== undefined));
   const shared = rhs.filter((k) => k !== undefined && lhsSet.has(k));
   let next = shared.shift();
@@ -45,23 +50,36 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
     const l = k !== undefined ? lhsSet.get(k) : undefined;
     out.push(sh === 'set' || l === undefined ? copy(r) : mergeApplied(l, r, s.elem));
   };
-  for (let li = 0, ri = 0; li < lhs.length || ri < rhs.length;) {
+  for (let li = 0, ri = 0; li < lhs.length || ri < rhs.length; ) {
     if (li < lhs.length && ri < rhs.length) {
       if (lhs[li] !== undefined && lhs[li] === rhs[ri]) {
-        take(rhs[ri], applied[ri]); li++; ri++;
+        take(rhs[ri], applied[ri]);
+        li++;
+        ri++;
         next = shared.shift();
         continue;
       }
-      if (lhs[li] !== undefined && rhsSet.has(lhs[li]!) && next !== undefined && next !== lhs[li]) { li++; continue; }
+      if (lhs[li] !== undefined && rhsSet.has(lhs[li]!) && next !== undefined && next !== lhs[li]) {
+        li++;
+        continue;
+      }
     }
     if (li < lhs.length) {
       const k = lhs[li];
-      if (k === undefined || !rhsSet.has(k)) { out.push(live[li]); li++; continue; }
-      if (merged.has(k)) { li++; continue; }
+      if (k === undefined || !rhsSet.has(k)) {
+        out.push(live[li]);
+        li++;
+        continue;
+      }
+      if (merged.has(k)) {
+        li++;
+        continue;
+      }
     }
     if (ri < rhs.length) {
       const k = rhs[ri];
-      take(k, applied[ri]); ri++;
+      take(k, applied[ri]);
+      ri++;
       if (next !== undefined && next === k) next = shared.shift();
     }
   }

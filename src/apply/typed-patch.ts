@@ -42,7 +42,11 @@ function walk(v: unknown, s: SchemaNode | undefined, path: Path, errs: string[])
 
 /** upstream objectGVKNN of the applied object: `<namespace>/<name>; <group>/<version>, Kind=<kind>` */
 function objectName(applied: unknown): string {
-  const o = (applied ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const o = (applied ?? {}) as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata?: { name?: unknown; namespace?: unknown };
+  };
   const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
   const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
   return `${String(o.metadata?.namespace ?? '')}/${String(o.metadata?.name ?? '')}; ${gv}, Kind=${String(o.kind ?? '')}`;

@@ -8,7 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ExchangeAudit } from '../http/exchange.js';
-import { evaluate, type AuditAttributes, type Level, type Policy, type RequestAuditConfig, type Stage } from './policy.js';
+import {
+  evaluate,
+  type AuditAttributes,
+  type Level,
+  type Policy,
+  type RequestAuditConfig,
+  type Stage,
+} from './policy.js';
 import type { AuditLog } from './log.js';
 import { stringifyValue } from '../schema/deep-value.js';
 
@@ -22,7 +29,12 @@ export interface AuditInput extends AuditAttributes {
   auditID: string | undefined;
 }
 
-interface UserOut { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }
+interface UserOut {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
 
 const RANK: Record<Level, number> = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 };
 
@@ -34,7 +46,11 @@ function microTime(ms: number): string {
 export class Auditor {
   readonly apiVersion: string;
 
-  constructor(private readonly policy: Policy, private readonly log: AuditLog, readonly domain: string) {
+  constructor(
+    private readonly policy: Policy,
+    private readonly log: AuditLog,
+    readonly domain: string,
+  ) {
     this.apiVersion = `audit.${domain}/v1`;
   }
 
@@ -65,8 +81,15 @@ export class Auditor {
     if (config.level === 'None' || config.omitStages.has('ResponseStarted')) return;
     const now = microTime(Date.now());
     const ev: Record<string, unknown> = {
-      kind: 'Event', apiVersion: this.apiVersion, level: config.level, auditID: input.auditID || randomUUID(), stage: 'ResponseStarted',
-      requestURI: input.requestURI, verb: input.verb, user: {}, sourceIPs: input.sourceIPs,
+      kind: 'Event',
+      apiVersion: this.apiVersion,
+      level: config.level,
+      auditID: input.auditID || randomUUID(),
+      stage: 'ResponseStarted',
+      requestURI: input.requestURI,
+      verb: input.verb,
+      user: {},
+      sourceIPs: input.sourceIPs,
     };
     if (input.userAgent) ev.userAgent = input.userAgent;
     if (input.isResourceRequest) ev.objectRef = objectRef(input);
@@ -87,7 +110,11 @@ export class RequestAudit implements ExchangeAudit {
   private response: unknown;
   private finished = false;
 
-  constructor(private readonly auditor: Auditor, private readonly config: RequestAuditConfig, private readonly input: AuditInput) {
+  constructor(
+    private readonly auditor: Auditor,
+    private readonly config: RequestAuditConfig,
+    private readonly input: AuditInput,
+  ) {
     this.auditID = input.auditID || randomUUID();
   }
 
@@ -108,7 +135,12 @@ export class RequestAudit implements ExchangeAudit {
   }
 
   /** The user after impersonation, when it differs from the authenticated one. */
-  impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void {
+  impersonatedUser(user: {
+    username: string;
+    uid?: string;
+    groups?: readonly string[];
+    extra?: Record<string, readonly string[]>;
+  }): void {
     if (user.username === this.input.user.username) return;
     this.impersonated = userOut(user);
   }
@@ -126,7 +158,11 @@ export class RequestAudit implements ExchangeAudit {
     if (this.finished) return;
     this.finished = true;
     this.status = responseStatus(code, body, contentType);
-    if (RANK[this.config.level] >= RANK.RequestResponse && body !== undefined && contentType?.startsWith('application/json')) {
+    if (
+      RANK[this.config.level] >= RANK.RequestResponse &&
+      body !== undefined &&
+      contentType?.startsWith('application/json')
+    ) {
       this.response = parseJson(body);
     }
     this.emit('ResponseComplete');
@@ -136,7 +172,13 @@ export class RequestAudit implements ExchangeAudit {
   panicked(message: string): void {
     if (this.finished) return;
     this.finished = true;
-    this.status = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 };
+    this.status = {
+      metadata: {},
+      status: 'Failure',
+      message: `APIServer panic'd: ${message}`,
+      reason: 'InternalError',
+      code: 500,
+    };
     this.emit('Panic');
   }
 
@@ -144,8 +186,14 @@ export class RequestAudit implements ExchangeAudit {
     if (this.config.omitStages.has(stage)) return;
     const i = this.input;
     const ev: Record<string, unknown> = {
-      kind: 'Event', apiVersion: this.auditor.apiVersion, level: this.config.level, auditID: this.auditID, stage,
-      requestURI: i.requestURI, verb: i.verb, user: userOut(i.user),
+      kind: 'Event',
+      apiVersion: this.auditor.apiVersion,
+      level: this.config.level,
+      auditID: this.auditID,
+      stage,
+      requestURI: i.requestURI,
+      verb: i.verb,
+      user: userOut(i.user),
     };
     if (this.impersonated) ev.impersonatedUser = this.impersonated;
     ev.sourceIPs = i.sourceIPs;
@@ -166,11 +214,17 @@ export class RequestAudit implements ExchangeAudit {
   }
 }
 
-function userOut(u: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): UserOut {
+function userOut(u: {
+  username: string;
+  uid?: string;
+  groups?: readonly string[];
+  extra?: Record<string, readonly string[]>;
+}): UserOut {
   const out: UserOut = { username: u.username };
   if (u.uid) out.uid = u.uid;
   if (u.groups?.length) out.groups = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length) out.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
+  if (u.extra && Object.keys(u.extra).length)
+    out.extra = Object.fromEntries(Object.entries(u.extra).map(([k, v]) => [k, [...v]]));
   return out;
 }
 
@@ -194,7 +248,11 @@ function parseJson(body: string | Uint8Array): unknown {
 }
 
 /** upstream: the code, and for a Status response its bounded fields */
-function responseStatus(code: number, body: string | Uint8Array | undefined, contentType: string | undefined): Record<string, unknown> {
+function responseStatus(
+  code: number,
+  body: string | Uint8Array | undefined,
+  contentType: string | undefined,
+): Record<string, unknown> {
   const plain = { metadata: {}, code };
   if (body === undefined || !contentType?.startsWith('application/json')) return plain;
   const head = typeof body === 'string' ? body.slice(0, 200) : Buffer.from(body.subarray(0, 200)).toString('utf8');

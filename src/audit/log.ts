@@ -66,7 +66,7 @@ export class AuditLog {
     let bytes = 0;
     for (const l of lines) {
       const n = Buffer.byteLength(l) + 1;
-      if (this.size + bytes + n > this.maxBytes && (this.size + bytes) > 0) {
+      if (this.size + bytes + n > this.maxBytes && this.size + bytes > 0) {
         await this.writeChunk(chunk, bytes);
         chunk = [];
         bytes = 0;
@@ -103,13 +103,18 @@ export class AuditLog {
 
   private async prune(base: string, ext: string): Promise<void> {
     const dir = dirname(this.o.path);
-    const pattern = new RegExp(`^${escapeRe(base)}-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3})${escapeRe(ext)}$`);
-    const backups = (await readdir(dir)).map((f) => ({ f, m: pattern.exec(f) })).filter((x) => x.m)
+    const pattern = new RegExp(
+      `^${escapeRe(base)}-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3})${escapeRe(ext)}$`,
+    );
+    const backups = (await readdir(dir))
+      .map((f) => ({ f, m: pattern.exec(f) }))
+      .filter((x) => x.m)
       .map((x) => ({ f: x.f, t: Date.parse(x.m![1]!.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3') + 'Z') }))
       .sort((a, b) => b.t - a.t);
     const cutoff = this.o.maxAgeDays > 0 ? Date.now() - this.o.maxAgeDays * 86_400_000 : -Infinity;
     for (const [i, b] of backups.entries()) {
-      if ((this.o.maxBackups > 0 && i >= this.o.maxBackups) || b.t < cutoff) await unlink(join(dir, b.f)).catch(() => undefined);
+      if ((this.o.maxBackups > 0 && i >= this.o.maxBackups) || b.t < cutoff)
+        await unlink(join(dir, b.f)).catch(() => undefined);
     }
   }
 

@@ -13,7 +13,11 @@ export type Stage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' |
 export const LEVELS: readonly Level[] = ['None', 'Metadata', 'Request', 'RequestResponse'];
 export const STAGES: readonly Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 
-export interface GroupResources { group: string; resources: string[]; resourceNames: string[] }
+export interface GroupResources {
+  group: string;
+  resources: string[];
+  resourceNames: string[];
+}
 
 export interface PolicyRule {
   level: Level;
@@ -53,7 +57,11 @@ export interface RequestAuditConfig {
   omitManagedFields: boolean;
 }
 
-const NONE: RequestAuditConfig = Object.freeze({ level: 'None', omitStages: new Set<Stage>(), omitManagedFields: false });
+const NONE: RequestAuditConfig = Object.freeze({
+  level: 'None',
+  omitStages: new Set<Stage>(),
+  omitManagedFields: false,
+});
 
 export function evaluate(policy: Policy, a: AuditAttributes): RequestAuditConfig {
   for (const r of policy.rules) {
@@ -72,7 +80,8 @@ function ruleMatches(r: PolicyRule, a: AuditAttributes): boolean {
   if (r.userGroups.length > 0 && !a.user.groups.some((g) => r.userGroups.includes(g))) return false;
   if (r.verbs.length > 0 && !r.verbs.includes(a.verb)) return false;
   if (r.namespaces.length > 0 || r.resources.length > 0) return matchesResource(r, a);
-  if (r.nonResourceURLs.length > 0) return !a.isResourceRequest && r.nonResourceURLs.some((spec) => pathMatches(a.path, spec));
+  if (r.nonResourceURLs.length > 0)
+    return !a.isResourceRequest && r.nonResourceURLs.some((spec) => pathMatches(a.path, spec));
   return true;
 }
 
@@ -102,7 +111,9 @@ function matchesResource(r: PolicyRule, a: AuditAttributes): boolean {
 
 /** Reads and validates the policy file; throws `loading audit policy file "<path>": <problem>`. */
 export function loadPolicy(path: string, domain: string): Policy {
-  const fail = (problem: string): never => { throw new Error(`loading audit policy file "${path}": ${problem}`); };
+  const fail = (problem: string): never => {
+    throw new Error(`loading audit policy file "${path}": ${problem}`);
+  };
   let doc: unknown;
   try {
     doc = parseYaml(readFileSync(path, 'utf8'));
@@ -124,7 +135,10 @@ const strings = (v: unknown, field: string, errs: string[]): string[] => {
 function stagesOf(v: unknown, field: string, errs: string[]): Stage[] {
   const list = strings(v, field, errs);
   list.forEach((s, i) => {
-    if (!STAGES.includes(s as Stage)) errs.push(`${field}[${i}]: Unsupported value: ${JSON.stringify(s)}: supported values: ${STAGES.map((x) => `"${x}"`).join(', ')}`);
+    if (!STAGES.includes(s as Stage))
+      errs.push(
+        `${field}[${i}]: Unsupported value: ${JSON.stringify(s)}: supported values: ${STAGES.map((x) => `"${x}"`).join(', ')}`,
+      );
   });
   return list as Stage[];
 }
@@ -133,12 +147,19 @@ export function parsePolicy(doc: unknown, domain: string, fail: (problem: string
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return fail('not a Policy object');
   const d = doc as Record<string, unknown>;
   const apiVersion = `audit.${domain}/v1`;
-  if (d.apiVersion !== apiVersion || d.kind !== 'Policy') return fail(`apiVersion must be ${apiVersion} and kind Policy, got ${JSON.stringify(d.apiVersion)}, ${JSON.stringify(d.kind)}`);
+  if (d.apiVersion !== apiVersion || d.kind !== 'Policy')
+    return fail(
+      `apiVersion must be ${apiVersion} and kind Policy, got ${JSON.stringify(d.apiVersion)}, ${JSON.stringify(d.kind)}`,
+    );
   const errs: string[] = [];
   const rulesIn = d.rules ?? [];
   if (!Array.isArray(rulesIn)) return fail('rules: Invalid value: must be a list');
   const rules = rulesIn.map((raw, i) => parseRule(raw, `rules[${i}]`, errs));
-  const policy: Policy = { rules, omitStages: stagesOf(d.omitStages, 'omitStages', errs), omitManagedFields: d.omitManagedFields === true };
+  const policy: Policy = {
+    rules,
+    omitStages: stagesOf(d.omitStages, 'omitStages', errs),
+    omitManagedFields: d.omitManagedFields === true,
+  };
   if (errs.length) fail(errs.join(', '));
   return policy;
 }
@@ -146,11 +167,18 @@ export function parsePolicy(doc: unknown, domain: string, fail: (problem: string
 function parseRule(raw: unknown, f: string, errs: string[]): PolicyRule {
   const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   if (r.level === undefined || r.level === '') errs.push(`${f}.level: Required value`);
-  else if (!LEVELS.includes(r.level as Level)) errs.push(`${f}.level: Unsupported value: ${JSON.stringify(r.level)}: supported values: ${LEVELS.map((x) => `"${x}"`).join(', ')}`);
+  else if (!LEVELS.includes(r.level as Level))
+    errs.push(
+      `${f}.level: Unsupported value: ${JSON.stringify(r.level)}: supported values: ${LEVELS.map((x) => `"${x}"`).join(', ')}`,
+    );
   const rule: PolicyRule = {
-    level: r.level as Level, users: strings(r.users, `${f}.users`, errs), userGroups: strings(r.userGroups, `${f}.userGroups`, errs),
-    verbs: strings(r.verbs, `${f}.verbs`, errs), namespaces: strings(r.namespaces, `${f}.namespaces`, errs),
-    nonResourceURLs: strings(r.nonResourceURLs, `${f}.nonResourceURLs`, errs), omitStages: stagesOf(r.omitStages, `${f}.omitStages`, errs),
+    level: r.level as Level,
+    users: strings(r.users, `${f}.users`, errs),
+    userGroups: strings(r.userGroups, `${f}.userGroups`, errs),
+    verbs: strings(r.verbs, `${f}.verbs`, errs),
+    namespaces: strings(r.namespaces, `${f}.namespaces`, errs),
+    nonResourceURLs: strings(r.nonResourceURLs, `${f}.nonResourceURLs`, errs),
+    omitStages: stagesOf(r.omitStages, `${f}.omitStages`, errs),
     resources: [],
   };
   if (typeof r.omitManagedFields === 'boolean') rule.omitManagedFields = r.omitManagedFields;
@@ -164,11 +192,19 @@ function parseRule(raw: unknown, f: string, errs: string[]): PolicyRule {
     }));
   }
   if ((rule.resources.length > 0 || rule.namespaces.length > 0) && rule.nonResourceURLs.length > 0) {
-    errs.push(`${f}.nonResourceURLs: Invalid value: rules cannot apply to both regular resources and non-resource URLs`);
+    errs.push(
+      `${f}.nonResourceURLs: Invalid value: rules cannot apply to both regular resources and non-resource URLs`,
+    );
   }
   rule.nonResourceURLs.forEach((u, i) => {
-    if (u !== '*' && !u.startsWith('/')) errs.push(`${f}.nonResourceURLs[${i}]: Invalid value: ${JSON.stringify(u)}: non-resource URL rules must begin with a '/' character`);
-    if (u.slice(0, -1).includes('*')) errs.push(`${f}.nonResourceURLs[${i}]: Invalid value: ${JSON.stringify(u)}: non-resource URL wildcards ('*') must be the final character of the rule`);
+    if (u !== '*' && !u.startsWith('/'))
+      errs.push(
+        `${f}.nonResourceURLs[${i}]: Invalid value: ${JSON.stringify(u)}: non-resource URL rules must begin with a '/' character`,
+      );
+    if (u.slice(0, -1).includes('*'))
+      errs.push(
+        `${f}.nonResourceURLs[${i}]: Invalid value: ${JSON.stringify(u)}: non-resource URL wildcards ('*') must be the final character of the rule`,
+      );
   });
   return rule;
 }

@@ -9,11 +9,15 @@ import { isIP } from 'node:net';
 
 /** The address clients use for a bind address (a wildcard means this host's loopback). */
 export function clientHost(bindAddress: string): string {
-  const host = bindAddress === '0.0.0.0' || bindAddress === '' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  const host =
+    bindAddress === '0.0.0.0' || bindAddress === '' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-export function writeAdminKubeconfig(path: string, o: { server: string; caFile: string; certFile: string; keyFile: string; name: string }): void {
+export function writeAdminKubeconfig(
+  path: string,
+  o: { server: string; caFile: string; certFile: string; keyFile: string; name: string },
+): void {
   const b64 = (f: string) => readFileSync(f).toString('base64');
   const text = [
     'apiVersion: v1',

@@ -11,7 +11,10 @@ import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 export function dialAgent(t: UpgradeTarget, k: KubeletDialMaterial | undefined): TLSSocket {
   return tlsConnect({
-    host: t.host, port: t.port, ...(isIP(t.host) ? {} : { servername: t.host }), ALPNProtocols: ['http/1.1'],
+    host: t.host,
+    port: t.port,
+    ...(isIP(t.host) ? {} : { servername: t.host }),
+    ALPNProtocols: ['http/1.1'],
     ...(k?.cert ? { cert: Buffer.from(k.cert), key: Buffer.from(k.key!) } : {}),
     ...(k?.ca && !t.insecure ? { ca: Buffer.from(k.ca), rejectUnauthorized: true } : { rejectUnauthorized: false }),
   });

@@ -25,4 +25,3 @@ export function audienceAgnostic(implicit: readonly string[], delegate: TokenAut
 function withAudiences(r: AuthResult, audiences: string[]): AuthResult {
   return r.kind === 'user' ? { ...r, audiences } : r;
 }
-

@@ -2,7 +2,14 @@
  * Bearer token transport: `Authorization: Bearer <token>`. A request without one is not ours;
  * a token that no token authenticator accepts is an error (401), never anonymous.
  */
-import { NOT_MINE, firstUser, type AuthResult, type Authenticator, type MaybeAsync, type TokenAuthenticator } from '../api/user.js';
+import {
+  NOT_MINE,
+  firstUser,
+  type AuthResult,
+  type Authenticator,
+  type MaybeAsync,
+  type TokenAuthenticator,
+} from '../api/user.js';
 
 const INVALID: AuthResult = Object.freeze({ kind: 'error', reason: 'invalid bearer token' });
 

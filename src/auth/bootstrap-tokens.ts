@@ -53,7 +53,11 @@ export class BootstrapTokens {
   private readonly secrets = new Map<string, TokenSecret>();
   private readonly now: () => number;
 
-  constructor(private readonly systemNamespace: string, private readonly secretType: string, now?: () => number) {
+  constructor(
+    private readonly systemNamespace: string,
+    private readonly secretType: string,
+    now?: () => number,
+  ) {
     this.now = now ?? Date.now;
   }
 
@@ -73,7 +77,9 @@ export class BootstrapTokens {
     }
   }
 
-  get size(): number { return this.secrets.size; }
+  get size(): number {
+    return this.secrets.size;
+  }
 
   private relevant(typeKey: string, namespace: string, name: string): boolean {
     return typeKey === SECRETS && namespace === this.systemNamespace && name.startsWith(SECRET_PREFIX);
@@ -81,10 +87,16 @@ export class BootstrapTokens {
 
   private put(name: string, json: string): void {
     let obj: any;
-    try { obj = JSON.parse(json); } catch { this.secrets.delete(name); return; }
+    try {
+      obj = JSON.parse(json);
+    } catch {
+      this.secrets.delete(name);
+      return;
+    }
     const data: Record<string, string> = {};
     if (obj.data && typeof obj.data === 'object') {
-      for (const [k, v] of Object.entries(obj.data)) if (typeof v === 'string') data[k] = Buffer.from(v, 'base64').toString('utf8');
+      for (const [k, v] of Object.entries(obj.data))
+        if (typeof v === 'string') data[k] = Buffer.from(v, 'base64').toString('utf8');
     }
     this.secrets.set(name, { deleting: Boolean(obj.metadata?.deletionTimestamp), type: String(obj.type ?? ''), data });
   }
@@ -96,16 +108,21 @@ export class BootstrapTokens {
     const [, id, secret] = m as unknown as [string, string, string];
     const name = SECRET_PREFIX + id;
     const s = this.secrets.get(name);
-    const fail = (why: string): AuthResult => ({ kind: 'error', reason: `bootstrap token secret ${this.systemNamespace}/${name} ${why}` });
+    const fail = (why: string): AuthResult => ({
+      kind: 'error',
+      reason: `bootstrap token secret ${this.systemNamespace}/${name} ${why}`,
+    });
     if (!s) return NOT_MINE;
     if (s.deleting) return fail('is deleted and awaiting removal');
     if (s.type !== this.secretType) return fail(`has invalid type, expected ${this.secretType}`);
     const stored = Buffer.from(s.data['token-secret'] ?? '');
     const given = Buffer.from(secret);
-    if (stored.length !== given.length || !timingSafeEqual(stored, given)) return fail('has invalid value for key token-secret');
+    if (stored.length !== given.length || !timingSafeEqual(stored, given))
+      return fail('has invalid value for key token-secret');
     if (s.data['token-id'] !== id) return fail('has invalid value for key token-id');
     if (expired(s.data['expiration'], this.now())) return fail('has expired');
-    if (s.data['usage-bootstrap-authentication'] !== 'true') return fail('not marked usage-bootstrap-authentication=true');
+    if (s.data['usage-bootstrap-authentication'] !== 'true')
+      return fail('not marked usage-bootstrap-authentication=true');
     const groups = bootstrapGroups(s.data['auth-extra-groups']);
     if (!Array.isArray(groups)) return fail(`has invalid value for key auth-extra-groups: ${groups.error}`);
     return { kind: 'user', user: { username: BOOTSTRAP_USER_PREFIX + id, groups } };

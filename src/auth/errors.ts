@@ -2,5 +2,13 @@
 import { StatusError } from '../api/status.js';
 
 export function unauthorized(): StatusError {
-  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Unauthorized',
+    reason: 'Unauthorized',
+    code: 401,
+  });
 }

@@ -42,7 +42,11 @@ export class RequestFramer {
    * dropHeader: a lower-case header name prefix; client headers starting so are dropped (the
    * front's own). inject: complete header line(s) ending in CRLF, inserted after the request line ('' for none).
    */
-  constructor(private readonly dropHeader: string, private readonly inject: string, private readonly sink: FramerSink) {}
+  constructor(
+    private readonly dropHeader: string,
+    private readonly inject: string,
+    private readonly sink: FramerSink,
+  ) {}
 
   /** Whether part of a request head has arrived and its end has not. */
   headPending(): boolean {
@@ -81,7 +85,10 @@ export class RequestFramer {
           const line = buf.subarray(0, end).toString('latin1');
           this.sink.write(buf.subarray(0, end + 2));
           buf = buf.subarray(end + 2);
-          if (st.s === 'trailer') { if (line === '') this.state = { s: 'head' }; break; }
+          if (st.s === 'trailer') {
+            if (line === '') this.state = { s: 'head' };
+            break;
+          }
           const size = /^[0-9a-fA-F]{1,8}(?:[ \t]*;.*)?$/.test(line) ? parseInt(line, 16) : NaN;
           if (Number.isNaN(size)) return this.fail(400, 'invalid chunk size');
           this.state = size === 0 ? { s: 'trailer' } : { s: 'chunk-data', left: size + 2 };
@@ -106,7 +113,9 @@ export class RequestFramer {
   private head(raw: Buffer): void {
     const lines = raw.toString('latin1').split('\r\n');
     let out = lines[0] + '\r\n' + this.inject;
-    let length: number | undefined, chunked = false, upgrade = false;
+    let length: number | undefined,
+      chunked = false,
+      upgrade = false;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
@@ -115,10 +124,15 @@ export class RequestFramer {
       const value = colon < 0 ? '' : line.slice(colon + 1).trim();
       if (name.startsWith(this.dropHeader)) continue;
       if (name === 'content-length') {
-        if (!/^[0-9]{1,15}$/.test(value) || (length !== undefined && length !== Number(value))) return this.fail(400, 'invalid Content-Length');
+        if (!/^[0-9]{1,15}$/.test(value) || (length !== undefined && length !== Number(value)))
+          return this.fail(400, 'invalid Content-Length');
         length = Number(value);
       } else if (name === 'transfer-encoding') {
-        chunked = value.toLowerCase().split(',').map((s) => s.trim()).includes('chunked');
+        chunked = value
+          .toLowerCase()
+          .split(',')
+          .map((s) => s.trim())
+          .includes('chunked');
         if (!chunked) return this.fail(400, 'unsupported Transfer-Encoding');
       } else if (name === 'upgrade') upgrade = true;
       out += line + '\r\n';

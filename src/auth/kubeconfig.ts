@@ -27,22 +27,37 @@ function named(list: unknown, name: string, what: string): any {
 /** Parses kubeconfig text; `base` is the directory relative paths resolve against. */
 export function parseClientConfig(text: string, base: string): ClientConfig {
   let doc: any;
-  try { doc = parseYaml(text); } catch (e) { throw new Error(`cannot parse: ${(e as Error).message}`); }
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new Error(`cannot parse: ${(e as Error).message}`);
+  }
   if (!doc || typeof doc !== 'object') throw new Error('invalid configuration: no configuration has been provided');
   const ctxName = doc['current-context'];
-  if (typeof ctxName !== 'string' || ctxName === '') throw new Error('invalid configuration: current-context must be set');
+  if (typeof ctxName !== 'string' || ctxName === '')
+    throw new Error('invalid configuration: current-context must be set');
   const ctx = named(doc.contexts, ctxName, 'context').context ?? {};
   const cluster = named(doc.clusters, String(ctx.cluster ?? ''), 'cluster').cluster ?? {};
   const user = ctx.user ? (named(doc.users, String(ctx.user), 'user').user ?? {}) : {};
   const server = cluster.server;
-  if (typeof server !== 'string' || server === '') throw new Error(`invalid configuration: no server found for cluster "${ctx.cluster}"`);
-  try { new URL(server); } catch { throw new Error(`invalid configuration: server "${server}" is not a URL`); }
+  if (typeof server !== 'string' || server === '')
+    throw new Error(`invalid configuration: no server found for cluster "${ctx.cluster}"`);
+  try {
+    new URL(server);
+  } catch {
+    throw new Error(`invalid configuration: server "${server}" is not a URL`);
+  }
   const file = (f: unknown, field: string): Buffer => {
     const path = resolve(base, String(f));
-    try { return readFileSync(path); } catch (e) { throw new Error(`${field}: cannot read ${path}: ${(e as Error).message}`); }
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new Error(`${field}: cannot read ${path}: ${(e as Error).message}`);
+    }
   };
   const pem = (data: unknown, path: unknown, field: string): Buffer | undefined => {
-    if (data !== undefined && path !== undefined) throw new Error(`${field}-data and ${field} are both specified; only one is allowed`);
+    if (data !== undefined && path !== undefined)
+      throw new Error(`${field}-data and ${field} are both specified; only one is allowed`);
     if (data !== undefined) return Buffer.from(String(data), 'base64');
     return path !== undefined ? file(path, field) : undefined;
   };
@@ -54,7 +69,8 @@ export function parseClientConfig(text: string, base: string): ClientConfig {
     insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
   };
   if (!out.cert !== !out.key) throw new Error('client-certificate and client-key must be given together');
-  if (out.insecureSkipTLSVerify && out.ca) throw new Error('specifying a root certificates file with the insecure flag is not allowed');
+  if (out.insecureSkipTLSVerify && out.ca)
+    throw new Error('specifying a root certificates file with the insecure flag is not allowed');
   if (typeof user.token === 'string' && user.token) out.token = user.token;
   else if (user.tokenFile !== undefined) out.token = file(user.tokenFile, 'tokenFile').toString('utf8').trim();
   return out;
@@ -62,6 +78,10 @@ export function parseClientConfig(text: string, base: string): ClientConfig {
 
 export function loadClientConfig(path: string): ClientConfig {
   let text: string;
-  try { text = readFileSync(path, 'utf8'); } catch (e) { throw new Error(`cannot read ${path}: ${(e as Error).message}`); }
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
   return parseClientConfig(text, dirname(resolve(path)));
 }

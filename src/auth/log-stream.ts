@@ -30,7 +30,13 @@ const MAX_AGENT_HEAD = 64 * 1024;
 /** the most of a failed answer's body kept for its Status (as the kubelet client) */
 const MAX_ERROR_BODY = 4096;
 /** headers of the handler's answer that describe its (empty) body or the hand-off, not the log */
-const NOT_COPIED = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', UPGRADE_DIRECTIVE_HEADER]);
+const NOT_COPIED = new Set([
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  UPGRADE_DIRECTIVE_HEADER,
+]);
 
 /** A response head: the status line, the handler's headers (audit id, flow schema...), then `extra`. */
 export function responseHead(handlerHead: string, code: number, extra: string[]): string {
@@ -47,11 +53,21 @@ export function responseHead(handlerHead: string, code: number, extra: string[])
 function endWithStatus(client: Duplex, handlerHead: string, status: Status): void {
   if (client.destroyed || client.writableEnded) return;
   const body = JSON.stringify(orderedStatus(status)) + '\n';
-  client.end(responseHead(handlerHead, status.code, ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close']) + body);
+  client.end(
+    responseHead(handlerHead, status.code, [
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ]) + body,
+  );
 }
 
 /** The agent's response head: its code and the framing of its body. */
-export interface AgentHead { code: number; chunked: boolean; length?: number }
+export interface AgentHead {
+  code: number;
+  chunked: boolean;
+  length?: number;
+}
 
 export function parseAgentHead(text: string): AgentHead | undefined {
   const lines = text.split('\r\n');
@@ -69,7 +85,12 @@ export function parseAgentHead(text: string): AgentHead | undefined {
 }
 
 /** Streams the log `t` names from its agent to `client`; `handlerHead` is the handler's answer head. */
-export function streamLog(client: Duplex, handlerHead: string, t: UpgradeTarget, k: KubeletDialMaterial | undefined): void {
+export function streamLog(
+  client: Duplex,
+  handlerHead: string,
+  t: UpgradeTarget,
+  k: KubeletDialMaterial | undefined,
+): void {
   const url = JSON.stringify(KubeletClient.url(t, t.path));
   const agent = dialAgent(t, k);
   let head: AgentHead | undefined;
@@ -80,7 +101,10 @@ export function streamLog(client: Duplex, handlerHead: string, t: UpgradeTarget,
   };
   // as the kubelet client: --kubelet-timeout bounds the dial plus the wait for the head
   const timer = setTimeout(() => fail('net/http: timeout awaiting response headers'), k?.timeoutMs ?? 5_000);
-  client.once('close', () => { clearTimeout(timer); agent.destroy(); });
+  client.once('close', () => {
+    clearTimeout(timer);
+    agent.destroy();
+  });
   agent.once('secureConnect', () => {
     const host = t.host.includes(':') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
     agent.write(`GET ${t.path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
@@ -91,19 +115,31 @@ export function streamLog(client: Duplex, handlerHead: string, t: UpgradeTarget,
     client.destroy();
   });
   // closed before a complete head: Go's transport says EOF
-  agent.once('close', () => { if (!head) fail('EOF'); });
+  agent.once('close', () => {
+    if (!head) fail('EOF');
+  });
   let buf: Buffer = Buffer.alloc(0);
   const onHead = (chunk: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     const end = buf.indexOf(HEAD_END);
-    if (end < 0) { if (buf.length > MAX_AGENT_HEAD) fail('net/http: HTTP/1.x transport connection broken: malformed HTTP response'); return; }
+    if (end < 0) {
+      if (buf.length > MAX_AGENT_HEAD) fail('net/http: HTTP/1.x transport connection broken: malformed HTTP response');
+      return;
+    }
     agent.off('data', onHead);
     head = parseAgentHead(buf.subarray(0, end).toString('latin1'));
     if (!head) return fail('net/http: HTTP/1.x transport connection broken: malformed HTTP response');
     clearTimeout(timer);
     const body = buf.subarray(end + 4);
-    if (head.code < 200 || head.code > 206) return collectError(agent, body, head, (text) => endWithStatus(client, handlerHead, agentResponseError(head!.code, text, 'pods/log', t.log?.pod ?? '').status));
-    const framing = head.chunked ? ['Transfer-Encoding: chunked'] : head.length !== undefined ? [`Content-Length: ${head.length}`] : [];
+    if (head.code < 200 || head.code > 206)
+      return collectError(agent, body, head, (text) =>
+        endWithStatus(client, handlerHead, agentResponseError(head!.code, text, 'pods/log', t.log?.pod ?? '').status),
+      );
+    const framing = head.chunked
+      ? ['Transfer-Encoding: chunked']
+      : head.length !== undefined
+        ? [`Content-Length: ${head.length}`]
+        : [];
     client.write(responseHead(handlerHead, 200, ['Content-Type: text/plain', ...framing, 'Connection: close']));
     if (body.length) client.write(body);
     relay(agent, client);
@@ -122,11 +158,20 @@ function collectError(agent: Duplex, first: Buffer, head: AgentHead, done: (text
     finished = true;
     agent.destroy();
     const raw = Buffer.concat(chunks);
-    done((head.chunked ? dechunk(raw) : raw.subarray(0, head.length ?? raw.length)).toString('utf8').slice(0, MAX_ERROR_BODY));
+    done(
+      (head.chunked ? dechunk(raw) : raw.subarray(0, head.length ?? raw.length))
+        .toString('utf8')
+        .slice(0, MAX_ERROR_BODY),
+    );
   };
-  const enough = () => size >= (head.length ?? MAX_ERROR_BODY) || (head.chunked && Buffer.concat(chunks).includes('\r\n0\r\n'));
+  const enough = () =>
+    size >= (head.length ?? MAX_ERROR_BODY) || (head.chunked && Buffer.concat(chunks).includes('\r\n0\r\n'));
   if (enough()) return finish();
-  agent.on('data', (c: Buffer) => { chunks.push(c); size += c.length; if (enough()) finish(); });
+  agent.on('data', (c: Buffer) => {
+    chunks.push(c);
+    size += c.length;
+    if (enough()) finish();
+  });
   agent.once('end', finish);
   agent.once('close', finish);
 }
@@ -134,7 +179,7 @@ function collectError(agent: Duplex, first: Buffer, head: AgentHead, done: (text
 /** The data of a chunked body (what arrived of it). */
 export function dechunk(raw: Buffer): Buffer {
   const out: Buffer[] = [];
-  for (let at = 0; at < raw.length;) {
+  for (let at = 0; at < raw.length; ) {
     const eol = raw.indexOf('\r\n', at);
     if (eol < 0) break;
     const n = parseInt(raw.subarray(at, eol).toString('latin1'), 16);

@@ -35,7 +35,8 @@ const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-n
 /** Subject alternative names of the serving certificate. */
 export function servingNames(bindAddress: string): string[] {
   const names = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1'];
-  if (isIP(bindAddress) && bindAddress !== '0.0.0.0' && bindAddress !== '::' && !names.includes(`IP:${bindAddress}`)) names.push(`IP:${bindAddress}`);
+  if (isIP(bindAddress) && bindAddress !== '0.0.0.0' && bindAddress !== '::' && !names.includes(`IP:${bindAddress}`))
+    names.push(`IP:${bindAddress}`);
   return names;
 }
 
@@ -43,11 +44,24 @@ export function servingNames(bindAddress: string): string[] {
  * Returns the serving pair: the given files, else the generated ones under certDir (created on
  * first use; an existing pair is reused as is).
  */
-export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKeyFile: string; certDir: string; bindAddress: string }): ServingFiles {
+export function ensureServingCertificate(o: {
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  certDir: string;
+  bindAddress: string;
+}): ServingFiles {
   if (o.tlsCertFile || o.tlsPrivateKeyFile) {
-    if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-    for (const [flag, f] of [['tls-cert-file', o.tlsCertFile], ['tls-private-key-file', o.tlsPrivateKeyFile]] as const) {
-      try { accessSync(f, constants.R_OK); } catch (e) { throw flagError(flag, f, `cannot read: ${reasonOf(e)}`, `give a readable PEM file with --${flag}`); }
+    if (!o.tlsCertFile || !o.tlsPrivateKeyFile)
+      throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+    for (const [flag, f] of [
+      ['tls-cert-file', o.tlsCertFile],
+      ['tls-private-key-file', o.tlsPrivateKeyFile],
+    ] as const) {
+      try {
+        accessSync(f, constants.R_OK);
+      } catch (e) {
+        throw flagError(flag, f, `cannot read: ${reasonOf(e)}`, `give a readable PEM file with --${flag}`);
+      }
     }
     return { certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile };
   }
@@ -55,15 +69,33 @@ export function ensureServingCertificate(o: { tlsCertFile: string; tlsPrivateKey
   const ca = ensureClusterCA(dir);
   const files = { ...ca, certFile: join(dir, 'apiserver.crt'), keyFile: join(dir, 'apiserver.key') };
   if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
-    signCertificate(files.caFile, files.caKeyFile, files.certFile, files.keyFile, '/CN=platform-apiserver', 365,
-      [`subjectAltName=${servingNames(o.bindAddress).join(',')}`, 'extendedKeyUsage=serverAuth', 'keyUsage=critical,digitalSignature,keyEncipherment']);
+    signCertificate(files.caFile, files.caKeyFile, files.certFile, files.keyFile, '/CN=platform-apiserver', 365, [
+      `subjectAltName=${servingNames(o.bindAddress).join(',')}`,
+      'extendedKeyUsage=serverAuth',
+      'keyUsage=critical,digitalSignature,keyEncipherment',
+    ]);
   }
   return files;
 }
 
 const caFiles = (certDir: string) => ({ caFile: join(certDir, 'ca.crt'), caKeyFile: join(certDir, 'ca.key') });
-const caArgs = (f: { caFile: string; caKeyFile: string }) => ['req', '-x509', ...EC_KEY, '-keyout', f.caKeyFile, '-out', f.caFile, '-days', '3650',
-  '-subj', '/CN=platform-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature'];
+const caArgs = (f: { caFile: string; caKeyFile: string }) => [
+  'req',
+  '-x509',
+  ...EC_KEY,
+  '-keyout',
+  f.caKeyFile,
+  '-out',
+  f.caFile,
+  '-days',
+  '3650',
+  '-subj',
+  '/CN=platform-ca',
+  '-addext',
+  'basicConstraints=critical,CA:TRUE',
+  '-addext',
+  'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+];
 
 /**
  * The cluster CA under certDir (`ca.crt`, `ca.key`), generated on first use (10 years, EC
@@ -84,21 +116,48 @@ export async function ensureClusterCAAsync(certDir: string): Promise<{ caFile: s
   const files = caFiles(certDir);
   await mkdir(certDir, { recursive: true, mode: 0o700 });
   if (!existsSync(files.caFile) || !existsSync(files.caKeyFile)) {
-    await new Promise<void>((resolve, reject) => execFile(OPENSSL, caArgs(files), (err, _out, stderr) =>
-      (err ? reject(new Error(`openssl req failed: ${String(stderr).trim() || err.message}`)) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      execFile(OPENSSL, caArgs(files), (err, _out, stderr) =>
+        err ? reject(new Error(`openssl req failed: ${String(stderr).trim() || err.message}`)) : resolve(),
+      ),
+    );
     await rm(join(certDir, 'apiserver.crt'), { force: true });
   }
   return files;
 }
 
 /** Issues a certificate signed by the CA for a fresh key (used for serving and client certificates). */
-export function signCertificate(caFile: string, caKeyFile: string, certFile: string, keyFile: string, subject: string, days: number, extensions: string[]): void {
+export function signCertificate(
+  caFile: string,
+  caKeyFile: string,
+  certFile: string,
+  keyFile: string,
+  subject: string,
+  days: number,
+  extensions: string[],
+): void {
   const csr = `${certFile}.csr`;
   const ext = `${certFile}.ext`;
   openssl(['req', '-new', ...EC_KEY, '-keyout', keyFile, '-out', csr, '-subj', subject]);
   writeFileSync(ext, extensions.join('\n') + '\n');
   try {
-    openssl(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKeyFile, '-CAcreateserial', '-out', certFile, '-days', String(days), '-extfile', ext]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      caFile,
+      '-CAkey',
+      caKeyFile,
+      '-CAcreateserial',
+      '-out',
+      certFile,
+      '-days',
+      String(days),
+      '-extfile',
+      ext,
+    ]);
   } finally {
     rmSync(csr, { force: true });
     rmSync(ext, { force: true });
@@ -109,12 +168,23 @@ export function signCertificate(caFile: string, caKeyFile: string, certFile: str
  * The admin client certificate (`admin.crt`/`admin.key`, CN `<product>-admin`, O
  * `system:masters`) signed by the generated cluster CA, created once and reused.
  */
-export function ensureAdminCertificate(serving: ServingFiles, certDir: string, product: string): { certFile: string; keyFile: string } | undefined {
+export function ensureAdminCertificate(
+  serving: ServingFiles,
+  certDir: string,
+  product: string,
+): { certFile: string; keyFile: string } | undefined {
   if (!serving.caFile || !serving.caKeyFile) return undefined;
   const files = { certFile: join(certDir, 'admin.crt'), keyFile: join(certDir, 'admin.key') };
   if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
-    signCertificate(serving.caFile, serving.caKeyFile, files.certFile, files.keyFile, `/O=system:masters/CN=${product}-admin`, 365,
-      ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature']);
+    signCertificate(
+      serving.caFile,
+      serving.caKeyFile,
+      files.certFile,
+      files.keyFile,
+      `/O=system:masters/CN=${product}-admin`,
+      365,
+      ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature'],
+    );
   }
   return files;
 }
@@ -125,12 +195,18 @@ export function ensureAdminCertificate(serving: ServingFiles, certDir: string, p
  * organization: as upstream's kubeadm default, it is authorized by RBAC on the agents, not by
  * system:masters), signed by the generated cluster CA, created once and reused.
  */
-export function ensureKubeletClientCertificate(serving: ServingFiles, certDir: string, user: string): { certFile: string; keyFile: string } | undefined {
+export function ensureKubeletClientCertificate(
+  serving: ServingFiles,
+  certDir: string,
+  user: string,
+): { certFile: string; keyFile: string } | undefined {
   if (!serving.caFile || !serving.caKeyFile) return undefined;
   const files = { certFile: join(certDir, 'kubelet-client.crt'), keyFile: join(certDir, 'kubelet-client.key') };
   if (!existsSync(files.certFile) || !existsSync(files.keyFile)) {
-    signCertificate(serving.caFile, serving.caKeyFile, files.certFile, files.keyFile, `/CN=${user}`, 365,
-      ['extendedKeyUsage=clientAuth', 'keyUsage=critical,digitalSignature']);
+    signCertificate(serving.caFile, serving.caKeyFile, files.certFile, files.keyFile, `/CN=${user}`, 365, [
+      'extendedKeyUsage=clientAuth',
+      'keyUsage=critical,digitalSignature',
+    ]);
   }
   return files;
 }

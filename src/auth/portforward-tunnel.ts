@@ -18,16 +18,31 @@ import { NORMAL_CLOSE, OP_BINARY, OP_PONG, WsReader, wsFrame, wsHeader } from '.
 
 const TUNNEL_PREFIX = 'SPDY/3.1+';
 /** request headers of the client's WebSocket upgrade that the agent's SPDY upgrade does not carry */
-const WEBSOCKET_ONLY = new Set(['upgrade', 'sec-websocket-protocol', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'x-stream-protocol-version', 'content-length', 'transfer-encoding', 'connection']);
+const WEBSOCKET_ONLY = new Set([
+  'upgrade',
+  'sec-websocket-protocol',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'x-stream-protocol-version',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+]);
 
 /**
  * The SPDY protocols a WebSocket port-forward tunnels (upstream spdyProtocolsFromWebsocketProtocols:
  * `SPDY/3.1+…k8s.io`, prefix removed); empty when the request is not one.
  */
 export function tunneledProtocols(clientHead: string, agentPath: string): string[] {
-  if (!agentPath.startsWith('/portForward/') || !/\r\nupgrade:\s*websocket\s*(?:\r\n|$)/i.test(clientHead + '\r\n')) return [];
-  const offered = [...clientHead.matchAll(/\r\nsec-websocket-protocol:([^\r]*)/gi)].flatMap((m) => m[1]!.split(',')).map((p) => p.trim());
-  return offered.filter((p) => p.startsWith(TUNNEL_PREFIX) && p.endsWith('k8s.io')).map((p) => p.slice(TUNNEL_PREFIX.length));
+  if (!agentPath.startsWith('/portForward/') || !/\r\nupgrade:\s*websocket\s*(?:\r\n|$)/i.test(clientHead + '\r\n'))
+    return [];
+  const offered = [...clientHead.matchAll(/\r\nsec-websocket-protocol:([^\r]*)/gi)]
+    .flatMap((m) => m[1]!.split(','))
+    .map((p) => p.trim());
+  return offered
+    .filter((p) => p.startsWith(TUNNEL_PREFIX) && p.endsWith('k8s.io'))
+    .map((p) => p.slice(TUNNEL_PREFIX.length));
 }
 
 /** The agent's SPDY upgrade request made from the client's head as the agent would see it (path, Host, no credentials). */
@@ -36,10 +51,22 @@ export function spdyTunnelHead(agentHead: Buffer, protocols: string[]): Buffer {
   const path = lines[0]!.split(' ')[1];
   let out = `POST ${path} HTTP/1.1\r\n`;
   for (const line of lines.slice(1)) {
-    if (line === '' || WEBSOCKET_ONLY.has(line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase())) continue;
+    if (
+      line === '' ||
+      WEBSOCKET_ONLY.has(
+        line
+          .slice(0, Math.max(0, line.indexOf(':')))
+          .trim()
+          .toLowerCase(),
+      )
+    )
+      continue;
     out += line + '\r\n';
   }
-  out += 'Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n' + protocols.map((p) => `X-Stream-Protocol-Version: ${p}\r\n`).join('') + 'Content-Length: 0\r\n\r\n';
+  out +=
+    'Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n' +
+    protocols.map((p) => `X-Stream-Protocol-Version: ${p}\r\n`).join('') +
+    'Content-Length: 0\r\n\r\n';
   return Buffer.from(out, 'latin1');
 }
 
@@ -50,15 +77,17 @@ export function spdyTunnelHead(agentHead: Buffer, protocols: string[]): Buffer {
  */
 export function tunnelAccept(clientHead: string, agentHead: string): string | undefined {
   const header = (name: string) => new RegExp(`\\r\\n${name}:([^\\r]*)`, 'i').exec(agentHead)?.[1]?.trim() ?? '';
-  if (!header('connection').toLowerCase().includes('upgrade') || !header('upgrade').toLowerCase().includes('spdy/3.1')) return undefined;
+  if (!header('connection').toLowerCase().includes('upgrade') || !header('upgrade').toLowerCase().includes('spdy/3.1'))
+    return undefined;
   const chosen = header('x-stream-protocol-version');
   const accept = webSocketAccept(clientHead, chosen ? TUNNEL_PREFIX + chosen : '');
   return chosen ? accept : accept.replace(/Sec-WebSocket-Protocol: \r\n/, '');
 }
 
 /** upstream's answer (http.Error) when the agent's 101 is not a SPDY upgrade */
-export const MISSING_UPGRADE_HEADERS = 'HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n'
-  + 'Content-Length: 55\r\nConnection: close\r\n\r\nunable to upgrade: missing upgrade headers in response\n';
+export const MISSING_UPGRADE_HEADERS =
+  'HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n' +
+  'Content-Length: 55\r\nConnection: close\r\n\r\nunable to upgrade: missing upgrade headers in response\n';
 
 /**
  * Runs the tunnel once the agent answered 101 (`rest`: its SPDY bytes that came with the head).
@@ -78,18 +107,30 @@ export function tunnel(client: Duplex, agent: Duplex, rest: Buffer): Writable {
   relay(agent, client, (n) => wsHeader(n, OP_BINARY));
   agent.on('end', finish);
   agent.on('error', finish);
-  client.on('close', () => { done = true; agent.destroy(); });
+  client.on('close', () => {
+    done = true;
+    agent.destroy();
+  });
   const reader = new WsReader({
-    message: (payload, opcode) => { if (opcode === OP_BINARY && payload.length) agent.write(payload); },
+    message: (payload, opcode) => {
+      if (opcode === OP_BINARY && payload.length) agent.write(payload);
+    },
     ping: (payload) => client.write(wsFrame(payload, OP_PONG)),
     close: finish,
   });
   return new Writable({
     write(chunk: Buffer, _enc, cb) {
       reader.feed(chunk);
-      if (agent.writableNeedDrain) agent.once('drain', () => cb()); else cb();
+      if (agent.writableNeedDrain) agent.once('drain', () => cb());
+      else cb();
     },
-    final(cb) { agent.end(); cb(); },
-    destroy(_e, cb) { agent.destroy(); cb(null); },
+    final(cb) {
+      agent.end();
+      cb();
+    },
+    destroy(_e, cb) {
+      agent.destroy();
+      cb(null);
+    },
   });
 }

@@ -19,7 +19,11 @@ export interface RequestHeaderConfig {
 
 /** Upstream unescapeExtraKey: percent-decoded, the raw key when that fails. */
 function unescapeKey(k: string): string {
-  try { return decodeURIComponent(k); } catch { return k; }
+  try {
+    return decodeURIComponent(k);
+  } catch {
+    return k;
+  }
 }
 
 /** The user the headers name (undefined when no username header has a value). */
@@ -28,7 +32,10 @@ export function userFromHeaders(headers: readonly [string, string][], cfg: Reque
   for (const name of cfg.usernameHeaders) {
     const n = name.toLowerCase();
     const hit = headers.find(([k, v]) => k === n && v !== '');
-    if (hit) { username = hit[1]; break; }
+    if (hit) {
+      username = hit[1];
+      break;
+    }
   }
   if (username === '') return undefined;
   const groups: string[] = [];
@@ -52,7 +59,9 @@ export function userFromHeaders(headers: readonly [string, string][], cfg: Reque
 /** All request headers as uWS sees them (lower-case names, repeated headers kept). */
 export function allHeaders(req: HttpRequest): [string, string][] {
   const out: [string, string][] = [];
-  req.forEach((k, v) => { out.push([k, v]); });
+  req.forEach((k, v) => {
+    out.push([k, v]);
+  });
   return out;
 }
 

@@ -8,8 +8,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
 
-export interface VerifyKey { kid: string; alg: string; key: KeyObject }
-export interface SigningKey { kid: string; alg: string; key: KeyObject }
+export interface VerifyKey {
+  kid: string;
+  alg: string;
+  key: KeyObject;
+}
+export interface SigningKey {
+  kid: string;
+  alg: string;
+  key: KeyObject;
+}
 
 const KEY_BLOCKS = new Set(['PUBLIC KEY', 'RSA PUBLIC KEY', 'PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY']);
 
@@ -18,7 +26,9 @@ export function algorithmOf(key: KeyObject): string {
   if (key.asymmetricKeyType === 'rsa') return 'RS256';
   if (key.asymmetricKeyType === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve;
-    const alg = ({ prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' } as Record<string, string>)[curve ?? ''];
+    const alg = ({ prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' } as Record<string, string>)[
+      curve ?? ''
+    ];
     if (alg) return alg;
     throw new Error(`unsupported ECDSA curve ${curve}`);
   }
@@ -27,7 +37,9 @@ export function algorithmOf(key: KeyObject): string {
 
 /** Upstream's key id: unpadded base64url of the SHA-256 of the PKIX (DER) public key. */
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 /** Every public key of a PEM text; other blocks (EC PARAMETERS, certificates) are skipped. */
@@ -38,7 +50,11 @@ export function parsePublicKeys(pem: string, source: string): VerifyKey[] {
   while ((m = re.exec(pem))) {
     if (!KEY_BLOCKS.has(m[1]!)) continue;
     let key: KeyObject;
-    try { key = createPublicKey(m[0]); } catch (e) { throw new Error(`${source}: ${m[1]} block: ${(e as Error).message}`); }
+    try {
+      key = createPublicKey(m[0]);
+    } catch (e) {
+      throw new Error(`${source}: ${m[1]} block: ${(e as Error).message}`);
+    }
     out.push({ kid: keyId(key), alg: algorithmOf(key), key });
   }
   if (out.length === 0) throw new Error(`${source}: data does not contain any valid RSA or ECDSA public keys`);
@@ -49,7 +65,11 @@ export function loadVerifyKeys(files: readonly string[]): VerifyKey[] {
   const byKid = new Map<string, VerifyKey>();
   for (const f of files) {
     let text: string;
-    try { text = readFileSync(f, 'utf8'); } catch (e) { throw new Error(`--service-account-key-file: cannot read ${f}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch (e) {
+      throw new Error(`--service-account-key-file: cannot read ${f}: ${(e as Error).message}`);
+    }
     for (const k of parsePublicKeys(text, `--service-account-key-file ${f}`)) byKid.set(k.kid, k);
   }
   return [...byKid.values()];
@@ -57,12 +77,16 @@ export function loadVerifyKeys(files: readonly string[]): VerifyKey[] {
 
 export function loadSigningKey(file: string): SigningKey {
   let key: KeyObject;
-  try { key = createPrivateKey(readFileSync(file, 'utf8')); } catch (e) {
+  try {
+    key = createPrivateKey(readFileSync(file, 'utf8'));
+  } catch (e) {
     throw new Error(`--service-account-signing-key-file ${file}: ${(e as Error).message}`);
   }
   try {
     return { kid: keyId(createPublicKey(key)), alg: algorithmOf(key), key };
-  } catch (e) { throw new Error(`--service-account-signing-key-file ${file}: ${(e as Error).message}`); }
+  } catch (e) {
+    throw new Error(`--service-account-signing-key-file ${file}: ${(e as Error).message}`);
+  }
 }
 
 /** `/openid/v1/jwks`: the public verification keys. */
@@ -73,7 +97,11 @@ export async function jwksDocument(keys: readonly VerifyKey[]): Promise<{ keys: 
 }
 
 /** `/.well-known/openid-configuration` for the issuer (upstream fields). */
-export function openidConfiguration(issuer: string, jwksUri: string, keys: readonly VerifyKey[]): Record<string, unknown> {
+export function openidConfiguration(
+  issuer: string,
+  jwksUri: string,
+  keys: readonly VerifyKey[],
+): Record<string, unknown> {
   return {
     issuer,
     jwks_uri: jwksUri,

@@ -22,14 +22,23 @@ import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { TAKEN_OVER_HEADER, encodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 
 function readFlagFile(flag: string, path: string): Buffer {
-  try { return readFileSync(path); } catch (e) { throw new Error(`--${flag}: cannot read ${path}: ${reasonOf(e)} (give a readable PEM file with --${flag})`); }
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new Error(`--${flag}: cannot read ${path}: ${reasonOf(e)} (give a readable PEM file with --${flag})`);
+  }
 }
 
 /**
  * credentials: what the connection presented; takenOver: whether the TLS front took the
  * request's connection over (an upgrade, or a pods/log it streams itself), read from the head
  */
-export type SecureHandler = (res: HttpResponse, req: HttpRequest, credentials: (req: HttpRequest) => Credentials, takenOver: (req: HttpRequest) => boolean) => void;
+export type SecureHandler = (
+  res: HttpResponse,
+  req: HttpRequest,
+  credentials: (req: HttpRequest) => Credentials,
+  takenOver: (req: HttpRequest) => boolean,
+) => void;
 
 export interface SecureListener {
   port: number;
@@ -57,7 +66,9 @@ export interface SecureListenerOptions {
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
-  return new Promise((resolve, reject) => app.listen(host, port, (sock) => (sock ? resolve(sock) : void listenError('secure-port', host, port).then(reject))));
+  return new Promise((resolve, reject) =>
+    app.listen(host, port, (sock) => (sock ? resolve(sock) : void listenError('secure-port', host, port).then(reject))),
+  );
 }
 
 const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
@@ -77,9 +88,14 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   const secretHex = secret.toString('hex');
   const withCertificate = (req: HttpRequest): Credentials => {
     const cert = readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER));
-    const c: Credentials = { authorization: req.getHeader('authorization'), clientCertificate: cert, remoteAddress: remoteAddressOf(secretHex, req.getHeader(REMOTE_ADDRESS_HEADER)) };
+    const c: Credentials = {
+      authorization: req.getHeader('authorization'),
+      clientCertificate: cert,
+      remoteAddress: remoteAddressOf(secretHex, req.getHeader(REMOTE_ADDRESS_HEADER)),
+    };
     // the headers are read only on a connection the front found to be a trusted proxy
-    if (rh && cert?.proxy) c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
+    if (rh && cert?.proxy)
+      c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
     return c;
   };
   const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
@@ -88,27 +104,42 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   const takenOver = (req: HttpRequest) => req.getHeader(TAKEN_OVER_HEADER) === secretHex;
   app.any('/*', (res, req) => handle(res, req, withCertificate, takenOver));
   const sock = await new Promise<us_listen_socket>((resolve, reject) =>
-    app.listen_unix((s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${path}`))), path));
+    app.listen_unix((s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${path}`))), path),
+  );
   let front: { port: number; stop: () => Promise<void> };
   try {
     const t = {
-      host: o.host, port: o.port, key: readFileSync(o.serving.keyFile), cert: readFileSync(o.serving.certFile),
-      clientCA, requestHeaderCA, requestHeaderAllowedNames: rh?.allowedNames, upstreamPath: path, secretHex: secret.toString('hex'),
+      host: o.host,
+      port: o.port,
+      key: readFileSync(o.serving.keyFile),
+      cert: readFileSync(o.serving.certFile),
+      clientCA,
+      requestHeaderCA,
+      requestHeaderAllowedNames: rh?.allowedNames,
+      upstreamPath: path,
+      secretHex: secret.toString('hex'),
       ...(o.kubelet ? { kubelet: o.kubelet } : {}),
       ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
     };
     front = o.inlineFront
-      ? await startTlsTerminator(t).then(({ server, port }) => ({ port, stop: async () => { server.close(); } }))
+      ? await startTlsTerminator(t).then(({ server, port }) => ({
+          port,
+          stop: async () => {
+            server.close();
+          },
+        }))
       : await startTlsTerminatorThread(t);
   } catch (e) {
     uWS.us_listen_socket_close(sock);
     rmSync(dir, { recursive: true, force: true });
     // the TLS front (node:tls, in a thread: only the message crosses) names the errno of a failed bind
-    if (/\b(EADDRINUSE|EACCES|EADDRNOTAVAIL)\b/.test(`${(e as { code?: unknown }).code} ${(e as Error).message}`)) throw await listenError('secure-port', o.host, o.port);
+    if (/\b(EADDRINUSE|EACCES|EADDRNOTAVAIL)\b/.test(`${(e as { code?: unknown }).code} ${(e as Error).message}`))
+      throw await listenError('secure-port', o.host, o.port);
     throw e;
   }
   return {
-    port: front.port, mode: 'terminator',
+    port: front.port,
+    mode: 'terminator',
     upgradeDirective: (t) => encodeUpgradeDirective(secret.toString('hex'), t),
     close: () => {
       void front.stop();

@@ -73,8 +73,13 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
       verifyKeys.push({ kid: signingKey.kid, alg: signingKey.alg, key: createPublicKey(signingKey.key) });
     }
     serviceAccounts = new ServiceAccountTokens({
-      issuers: o.serviceAccountIssuers, signingKey, verifyKeys, domain: `${deps.product}.io`, apiAudiences,
-      lookup: o.serviceAccountLookup ? deps.lookupObject : undefined, now: deps.now,
+      issuers: o.serviceAccountIssuers,
+      signingKey,
+      verifyKeys,
+      domain: `${deps.product}.io`,
+      apiAudiences,
+      lookup: o.serviceAccountLookup ? deps.lookupObject : undefined,
+      now: deps.now,
     });
     tokenAuthenticators.push(serviceAccounts.authenticator());
     discovery = await discoveryDocuments(o, verifyKeys);
@@ -90,23 +95,47 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   let fileConfig: AuthenticationConfig | undefined;
   if (o.authenticationConfig) {
     configFile = new AuthenticationConfigFile(o.authenticationConfig, jwt, {
-      group: deps.configGroup, log: deps.log,
+      group: deps.configGroup,
+      log: deps.log,
       validate: { disallowedIssuers: o.serviceAccountIssuers, reservedDomains: [deps.domain, `${deps.product}.io`] },
     });
     fileConfig = configFile.load();
     if (fileConfig.anonymous && o.anonymousAuthSet) {
-      throw new Error('--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+      throw new Error(
+        '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file',
+      );
     }
   } else if (o.oidcIssuerURL) {
     let ca: string | undefined;
     if (o.oidcCAFile) {
-      try { ca = readFileSync(o.oidcCAFile, 'utf8'); } catch (e) { throw new Error(`--oidc-ca-file: cannot read ${o.oidcCAFile}: ${(e as Error).message}`); }
+      try {
+        ca = readFileSync(o.oidcCAFile, 'utf8');
+      } catch (e) {
+        throw new Error(`--oidc-ca-file: cannot read ${o.oidcCAFile}: ${(e as Error).message}`);
+      }
     }
-    jwt.swap(buildJwt([oidcFlagsToJwt({
-      issuerURL: o.oidcIssuerURL, clientID: o.oidcClientID, usernameClaim: o.oidcUsernameClaim, usernamePrefix: o.oidcUsernamePrefix,
-      groupsClaim: o.oidcGroupsClaim, groupsPrefix: o.oidcGroupsPrefix, requiredClaims: o.oidcRequiredClaims, caFile: o.oidcCAFile,
-      signingAlgs: o.oidcSigningAlgs,
-    }, ca)], o.oidcSigningAlgs, deps.log));
+    jwt.swap(
+      buildJwt(
+        [
+          oidcFlagsToJwt(
+            {
+              issuerURL: o.oidcIssuerURL,
+              clientID: o.oidcClientID,
+              usernameClaim: o.oidcUsernameClaim,
+              usernamePrefix: o.oidcUsernamePrefix,
+              groupsClaim: o.oidcGroupsClaim,
+              groupsPrefix: o.oidcGroupsPrefix,
+              requiredClaims: o.oidcRequiredClaims,
+              caFile: o.oidcCAFile,
+              signingAlgs: o.oidcSigningAlgs,
+            },
+            ca,
+          ),
+        ],
+        o.oidcSigningAlgs,
+        deps.log,
+      ),
+    );
   }
   // JWT authenticators check their own audiences (client IDs): audience agnostic for the API
   if (configFile || jwt.size) tokenAuthenticators.push(audienceAgnostic(apiAudiences, jwt));
@@ -114,10 +143,18 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   if (o.authenticationTokenWebhookConfigFile) {
     const flag = '--authentication-token-webhook-config-file';
     let client: ReturnType<typeof loadClientConfig>;
-    try { client = loadClientConfig(o.authenticationTokenWebhookConfigFile); } catch (e) { throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`); }
+    try {
+      client = loadClientConfig(o.authenticationTokenWebhookConfigFile);
+    } catch (e) {
+      throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`);
+    }
     webhook = new WebhookTokenAuthenticator({
-      client, version: o.authenticationTokenWebhookVersion, group: deps.authenticationGroup, cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
-      implicitAudiences: apiAudiences, now: deps.now,
+      client,
+      version: o.authenticationTokenWebhookVersion,
+      group: deps.authenticationGroup,
+      cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
+      implicitAudiences: apiAudiences,
+      now: deps.now,
     });
     // remote last: local authenticators first, as upstream
     tokenAuthenticators.push(webhook);
@@ -128,29 +165,50 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
   if (o.clientCAFile || deps.clusterCAFile) requestAuthenticators.push(clientCertAuthenticator());
   if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
-  const authenticator: Authenticator = requestAuthenticators.length === 1
-    ? requestAuthenticators[0]!
-    : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
+  const authenticator: Authenticator =
+    requestAuthenticators.length === 1
+      ? requestAuthenticators[0]!
+      : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
   let anonymous = o.anonymousAuth;
   let anonymousPaths: Set<string> | undefined;
   if (fileConfig?.anonymous) {
     anonymous = fileConfig.anonymous.enabled;
-    if (fileConfig.anonymous.conditions.length) anonymousPaths = new Set(fileConfig.anonymous.conditions.map((c) => c.path));
+    if (fileConfig.anonymous.conditions.length)
+      anonymousPaths = new Set(fileConfig.anonymous.conditions.map((c) => c.path));
   }
   // as upstream: the AlwaysAllow authorizer and anonymous requests do not mix
   if (anonymous && (o.authorizationModes as string[]).includes('AlwaysAllow')) {
-    deps.log('warning: anonymous access is not allowed with the AlwaysAllow authorizer; disabling it. Use a different authorizer');
+    deps.log(
+      'warning: anonymous access is not allowed with the AlwaysAllow authorizer; disabling it. Use a different authorizer',
+    );
     anonymous = false;
   }
   return {
-    authenticator, tokens, apiAudiences, anonymous, anonymousPaths, jwt, configFile, serviceAccounts, bootstrapTokens, webhook, discovery,
+    authenticator,
+    tokens,
+    apiAudiences,
+    anonymous,
+    anonymousPaths,
+    jwt,
+    configFile,
+    serviceAccounts,
+    bootstrapTokens,
+    webhook,
+    discovery,
   };
 }
 
-async function discoveryDocuments(o: AuthenticationOptions, keys: VerifyKey[]): Promise<AuthenticationSetup['discovery']> {
+async function discoveryDocuments(
+  o: AuthenticationOptions,
+  keys: VerifyKey[],
+): Promise<AuthenticationSetup['discovery']> {
   const issuer = o.serviceAccountIssuers[0]!;
   let url: URL;
-  try { url = new URL(issuer); } catch { return undefined; }
+  try {
+    url = new URL(issuer);
+  } catch {
+    return undefined;
+  }
   if (url.protocol !== 'https:') return undefined;
   const jwksUri = o.serviceAccountJwksUri || new URL('/openid/v1/jwks', url).toString();
   return {

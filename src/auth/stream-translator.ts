@@ -15,12 +15,21 @@ import { Writable, type Duplex } from 'node:stream';
 import { NORMAL_CLOSE, OP_PONG, WsReader, wsFrame } from './ws-framing.js';
 
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
-const SYN_STREAM = 1, RST_STREAM = 3, PING = 6, GOAWAY = 7;
-const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255;
+const SYN_STREAM = 1,
+  RST_STREAM = 3,
+  PING = 6,
+  GOAWAY = 7;
+const STDIN = 0,
+  STDOUT = 1,
+  STDERR = 2,
+  ERROR = 3,
+  RESIZE = 4,
+  CLOSE = 255;
 
 /** The WebSocket subprotocol the front speaks with this client, or undefined when it cannot translate. */
 export function translatableProtocol(clientHead: string, agentPath: string): string | undefined {
-  if (!/^\/(exec|attach)\//.test(agentPath) || !/\r\nupgrade:\s*websocket\r\n/i.test(clientHead + '\r\n')) return undefined;
+  if (!/^\/(exec|attach)\//.test(agentPath) || !/\r\nupgrade:\s*websocket\r\n/i.test(clientHead + '\r\n'))
+    return undefined;
   const offered = (/\r\nsec-websocket-protocol:([^\r]*)/i.exec(clientHead)?.[1] ?? '').split(',').map((p) => p.trim());
   return ['v5.channel.k8s.io', 'v4.channel.k8s.io'].find((p) => offered.includes(p));
 }
@@ -28,7 +37,9 @@ export function translatableProtocol(clientHead: string, agentPath: string): str
 /** The 101 the front answers the client's WebSocket upgrade with. */
 export function webSocketAccept(clientHead: string, protocol: string): string {
   const key = /\r\nsec-websocket-key:\s*([^\r]*)/i.exec(clientHead)?.[1]?.trim() ?? '';
-  const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
+  const accept = createHash('sha1')
+    .update(key + WS_GUID)
+    .digest('base64');
   return `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`;
 }
 
@@ -43,7 +54,12 @@ export function headerBlock(pairs: [string, string][], first: boolean): Buffer {
   for (const [n, v] of pairs) parts.push(u32(n.length), Buffer.from(n), u32(Buffer.byteLength(v)), Buffer.from(v));
   const data = Buffer.concat(parts);
   const stored = Buffer.from([0, data.length & 255, data.length >> 8, ~data.length & 255, (~data.length >> 8) & 255]);
-  return Buffer.concat([first ? Buffer.from([0x78, 0x01]) : Buffer.alloc(0), stored, data, Buffer.from([0, 0, 0, 0xff, 0xff])]);
+  return Buffer.concat([
+    first ? Buffer.from([0x78, 0x01]) : Buffer.alloc(0),
+    stored,
+    data,
+    Buffer.from([0, 0, 0, 0xff, 0xff]),
+  ]);
 }
 
 function u32(n: number): Buffer {
@@ -54,14 +70,14 @@ function u32(n: number): Buffer {
 
 function control(type: number, flags: number, payload: Buffer): Buffer {
   const h = Buffer.from([0x80, 0x03, 0x00, type, 0, 0, 0, 0]);
-  h.writeUInt32BE(((flags & 255) << 24 | payload.length) >>> 0, 4);
+  h.writeUInt32BE((((flags & 255) << 24) | payload.length) >>> 0, 4);
   return Buffer.concat([h, payload]);
 }
 
 function dataFrame(id: number, fin: boolean, data: Buffer): Buffer {
   const h = Buffer.alloc(8);
   h.writeUInt32BE(id & 0x7fffffff, 0);
-  h.writeUInt32BE(((fin ? 1 : 0) << 24 | data.length) >>> 0, 4);
+  h.writeUInt32BE((((fin ? 1 : 0) << 24) | data.length) >>> 0, 4);
   return Buffer.concat([h, data]);
 }
 
@@ -69,13 +85,20 @@ function dataFrame(id: number, fin: boolean, data: Buffer): Buffer {
  * Runs the translation once the agent answered its SPDY upgrade with 101 (`agent` carries SPDY
  * frames from `rest` on). Returns the writable the client's WebSocket bytes go to.
  */
-export function translate(client: Duplex, agent: Duplex, rest: Buffer, query: URLSearchParams, protocol: string): Writable {
+export function translate(
+  client: Duplex,
+  agent: Duplex,
+  rest: Buffer,
+  query: URLSearchParams,
+  protocol: string,
+): Writable {
   const kinds: [string, number][] = [['error', ERROR]];
   if (query.get('input') === '1') kinds.push(['stdin', STDIN]);
   if (query.get('output') === '1') kinds.push(['stdout', STDOUT]);
   if (query.get('error') === '1') kinds.push(['stderr', STDERR]);
   if (query.get('tty') === '1') kinds.push(['resize', RESIZE]);
-  const idOf = new Map<number, number>(), channelOf = new Map<number, number>();
+  const idOf = new Map<number, number>(),
+    channelOf = new Map<number, number>();
   kinds.forEach(([kind, channel], i) => {
     const id = 2 * i + 1;
     idOf.set(channel, id);
@@ -91,7 +114,12 @@ export function translate(client: Duplex, agent: Duplex, rest: Buffer, query: UR
     if (!client.destroyed) client.end(NORMAL_CLOSE);
     agent.destroy();
   };
-  const toClient = (b: Buffer) => { if (!client.write(b)) { agent.pause(); client.once('drain', () => agent.resume()); } };
+  const toClient = (b: Buffer) => {
+    if (!client.write(b)) {
+      agent.pause();
+      client.once('drain', () => agent.resume());
+    }
+  };
   let sbuf: Buffer = Buffer.alloc(0);
   const onAgent = (chunk: Buffer) => {
     sbuf = sbuf.length ? Buffer.concat([sbuf, chunk]) : chunk;
@@ -116,7 +144,10 @@ export function translate(client: Duplex, agent: Duplex, rest: Buffer, query: UR
   agent.on('data', onAgent);
   agent.on('end', finish);
   agent.on('error', finish);
-  client.on('close', () => { done = true; agent.destroy(); });
+  client.on('close', () => {
+    done = true;
+    agent.destroy();
+  });
   if (rest.length) onAgent(rest);
   return clientFrames(client, agent, idOf, v5);
 }
@@ -137,14 +168,24 @@ function clientFrames(client: Duplex, agent: Duplex, idOf: Map<number, number>, 
   const reader = new WsReader({
     message,
     ping: (payload) => client.write(wsFrame(payload, OP_PONG)),
-    close: () => { client.end(NORMAL_CLOSE); agent.destroy(); },
+    close: () => {
+      client.end(NORMAL_CLOSE);
+      agent.destroy();
+    },
   });
   return new Writable({
     write(chunk: Buffer, _enc, cb) {
       reader.feed(chunk);
-      if (agent.writableNeedDrain) agent.once('drain', () => cb()); else cb();
+      if (agent.writableNeedDrain) agent.once('drain', () => cb());
+      else cb();
     },
-    final(cb) { agent.end(); cb(); },
-    destroy(_e, cb) { agent.destroy(); cb(null); },
+    final(cb) {
+      agent.end();
+      cb();
+    },
+    destroy(_e, cb) {
+      agent.destroy();
+      cb(null);
+    },
   });
 }

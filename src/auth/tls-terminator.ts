@@ -13,7 +13,13 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { certificateSubject } from '../x509/name.js';
-import { CLIENT_IDENTITY_HEADER, FRONT_HEADER_PREFIX, REMOTE_ADDRESS_HEADER, encodeClientIdentity, userFromSubject } from './x509.js';
+import {
+  CLIENT_IDENTITY_HEADER,
+  FRONT_HEADER_PREFIX,
+  REMOTE_ADDRESS_HEADER,
+  encodeClientIdentity,
+  userFromSubject,
+} from './x509.js';
 import type { ClientCertificate, ProxyVerdict } from '../api/user.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { isFollowedLogRequest, startUpgrade, type Tunnel } from './upgrade-proxy.js';
@@ -46,7 +52,8 @@ const READ_HEADER_TIMEOUT_MS = 32_000;
 /** SHA-256 fingerprints (as node:tls reports them) of every certificate of a PEM bundle. */
 export function bundleFingerprints(pem: Buffer | undefined): Set<string> {
   const out = new Set<string>();
-  for (const block of pem?.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
+  for (const block of pem?.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ??
+    []) {
     out.add(new X509Certificate(block).fingerprint256);
   }
   return out;
@@ -63,7 +70,10 @@ export interface Anchors {
 export function anchorsOf(o: TerminatorOptions): Anchors {
   const client = bundleFingerprints(o.clientCA);
   if (!o.requestHeaderCA) return { client };
-  return { client, proxy: { fingerprints: bundleFingerprints(o.requestHeaderCA), allowedNames: o.requestHeaderAllowedNames ?? [] } };
+  return {
+    client,
+    proxy: { fingerprints: bundleFingerprints(o.requestHeaderCA), allowedNames: o.requestHeaderAllowedNames ?? [] },
+  };
 }
 
 /**
@@ -102,26 +112,33 @@ export function peerIdentity(sock: TLSSocket, anchors?: Anchors): ClientCertific
   let proxy: ProxyVerdict | undefined;
   if (anchors?.proxy) {
     const p = anchors.proxy;
-    if (!anchored(chain!, p.fingerprints)) proxy = { ok: false, reason: `certificate ${subject} is not signed by the requestheader client CA` };
+    if (!anchored(chain!, p.fingerprints))
+      proxy = { ok: false, reason: `certificate ${subject} is not signed by the requestheader client CA` };
     else if (p.allowedNames.length && !p.allowedNames.includes(name.commonName)) {
       proxy = { ok: false, reason: `x509: subject with cn=${name.commonName} is not in the allowed list` };
     } else proxy = { ok: true };
   }
   const withProxy = (c: ClientCertificate): ClientCertificate => (proxy ? { ...c, proxy } : c);
-  if (anchors && !anchored(chain!, anchors.client)) return withProxy({ verified: false, reason: `certificate ${subject} is not signed by the client CA` });
+  if (anchors && !anchored(chain!, anchors.client))
+    return withProxy({ verified: false, reason: `certificate ${subject} is not signed by the client CA` });
   const user = userFromSubject(name);
-  return withProxy(user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' });
+  return withProxy(
+    user ? { verified: true, user } : { verified: false, reason: 'client certificate has no common name' },
+  );
 }
 
 function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefined): void {
   let identity: ClientCertificate | undefined;
-  try { identity = peerIdentity(sock, anchors); } catch {
+  try {
+    identity = peerIdentity(sock, anchors);
+  } catch {
     // upstream's TLS stack refuses a client certificate it cannot parse: no request is served
     sock.destroy();
     return;
   }
-  const inject = (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '')
-    + (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
+  const inject =
+    (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '') +
+    (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
   let tunnel: Tunnel | undefined;
@@ -138,11 +155,16 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
       up.on('error', () => {});
       up.end();
       tunnel = startUpgrade(sock, head, {
-        upstreamPath: o.upstreamPath, secretHex: o.secretHex, identityHeader: CLIENT_IDENTITY_HEADER, ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+        upstreamPath: o.upstreamPath,
+        secretHex: o.secretHex,
+        identityHeader: CLIENT_IDENTITY_HEADER,
+        ...(o.kubelet ? { kubelet: o.kubelet } : {}),
       });
     },
     fail: (code, message) => {
-      sock.end(`HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`);
+      sock.end(
+        `HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`,
+      );
       up.destroy();
     },
   });
@@ -159,12 +181,21 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   // a begun head must complete in time (a client trickling a head holds a descriptor)
   let headTimer: NodeJS.Timeout | undefined;
   const watchHead = () => {
-    if (!framer.headPending()) { clearTimeout(headTimer); headTimer = undefined; return; }
-    headTimer ??= setTimeout(() => { sock.destroy(); up.destroy(); }, o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS);
+    if (!framer.headPending()) {
+      clearTimeout(headTimer);
+      headTimer = undefined;
+      return;
+    }
+    headTimer ??= setTimeout(() => {
+      sock.destroy();
+      up.destroy();
+    }, o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS);
   };
   sock.on('close', () => clearTimeout(headTimer));
   up.pipe(sock);
-  sock.on('end', () => { if (!tunnel) up.end(); });
+  sock.on('end', () => {
+    if (!tunnel) up.end();
+  });
   sock.on('error', () => up.destroy());
   sock.on('close', () => up.destroy());
   // after a reset the bytes already piped still go out before the TLS close
@@ -189,11 +220,19 @@ export function startTlsTerminator(o: TerminatorOptions): Promise<{ server: Serv
   // the fingerprint checks are only needed when two bundles share the handshake
   const anchors = o.requestHeaderCA ? anchorsOf(o) : undefined;
   const ca = o.requestHeaderCA ? Buffer.concat([o.clientCA, Buffer.from('\n'), o.requestHeaderCA]) : o.clientCA;
-  const server = createServer({
-    key: o.key, cert: o.cert, ca, requestCert: true, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
-    // node's default is 120 s: a client that never sends its ClientHello holds a descriptor that long
-    handshakeTimeout: o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
-  }, (sock) => relay(sock, o, anchors));
+  const server = createServer(
+    {
+      key: o.key,
+      cert: o.cert,
+      ca,
+      requestCert: true,
+      rejectUnauthorized: false,
+      ALPNProtocols: ['http/1.1'],
+      // node's default is 120 s: a client that never sends its ClientHello holds a descriptor that long
+      handshakeTimeout: o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS,
+    },
+    (sock) => relay(sock, o, anchors),
+  );
   // a failed or timed-out handshake only concerns that client, whose socket goes (node leaves
   // it open once a listener is attached)
   server.on('tlsClientError', (_e, sock) => sock.destroy());
@@ -213,7 +252,10 @@ export function startTlsTerminatorThread(o: TerminatorOptions): Promise<{ port: 
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`TLS front thread exited with ${code}`)));
     worker.once('message', (m: { port?: number; error?: string }) => {
-      if (m.error !== undefined) { void worker.terminate(); return reject(new Error(m.error)); }
+      if (m.error !== undefined) {
+        void worker.terminate();
+        return reject(new Error(m.error));
+      }
       worker.unref();
       // a dead front means a dead secure port: fail loudly rather than serve half the listeners
       worker.removeAllListeners('exit').removeAllListeners('error');
@@ -221,7 +263,13 @@ export function startTlsTerminatorThread(o: TerminatorOptions): Promise<{ port: 
         process.stderr.write(`error: TLS front thread failed: ${e.stack ?? e}\n`);
         process.exit(1);
       });
-      resolve({ port: m.port!, stop: async () => { worker.removeAllListeners('error'); await worker.terminate(); } });
+      resolve({
+        port: m.port!,
+        stop: async () => {
+          worker.removeAllListeners('error');
+          await worker.terminate();
+        },
+      });
     });
   });
 }

@@ -18,7 +18,11 @@ export function parseCsvLine(line: string): string[] {
       for (;;) {
         if (i >= line.length) throw new Error('extraneous or missing " in quoted-field');
         if (line[i] === '"') {
-          if (line[i + 1] === '"') { field += '"'; i += 2; continue; }
+          if (line[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -45,8 +49,13 @@ export function parseTokenFile(text: string): Map<string, UserInfo> {
     const line = lines[n]!;
     if (line.trim() === '') continue;
     let rec: string[];
-    try { rec = parseCsvLine(line); } catch (e) { throw new Error(`line ${n + 1}: ${(e as Error).message}`); }
-    if (rec.length < 3) throw new Error(`line ${n + 1}: must have at least 3 columns (token, user name, user uid), found ${rec.length}`);
+    try {
+      rec = parseCsvLine(line);
+    } catch (e) {
+      throw new Error(`line ${n + 1}: ${(e as Error).message}`);
+    }
+    if (rec.length < 3)
+      throw new Error(`line ${n + 1}: must have at least 3 columns (token, user name, user uid), found ${rec.length}`);
     const [token, username, uid] = rec as [string, string, string];
     if (token === '') throw new Error(`line ${n + 1}: empty token`);
     if (username === '') throw new Error(`line ${n + 1}: empty user name`);
@@ -58,12 +67,23 @@ export function parseTokenFile(text: string): Map<string, UserInfo> {
 
 export function loadTokenFile(path: string): Map<string, UserInfo> {
   let text: string;
-  try { text = readFileSync(path, 'utf8'); } catch (e) { throw new Error(`--token-auth-file: cannot read ${path}: ${(e as Error).message}`); }
-  try { return parseTokenFile(text); } catch (e) { throw new Error(`--token-auth-file ${path}: ${(e as Error).message}`); }
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`--token-auth-file: cannot read ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return parseTokenFile(text);
+  } catch (e) {
+    throw new Error(`--token-auth-file ${path}: ${(e as Error).message}`);
+  }
 }
 
 /** Token → user lookup; answers synchronously (one Map lookup on the hot path). */
-export function tokenFileAuthenticator(tokens: Map<string, UserInfo>, apiAudiences: readonly string[]): TokenAuthenticator {
+export function tokenFileAuthenticator(
+  tokens: Map<string, UserInfo>,
+  apiAudiences: readonly string[],
+): TokenAuthenticator {
   // results are built once per entry so an authenticated request allocates nothing here
   const results = new Map<string, AuthResult>();
   for (const [t, user] of tokens) results.set(t, { kind: 'user', user });

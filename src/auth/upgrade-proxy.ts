@@ -16,11 +16,22 @@ import { connect as netConnect } from 'node:net';
 import type { Duplex, Writable } from 'node:stream';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import { dialMessage } from '../kubelet/client.js';
-import { TAKEN_OVER_HEADER, UPGRADE_DIRECTIVE_HEADER, decodeUpgradeDirective, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
+import {
+  TAKEN_OVER_HEADER,
+  UPGRADE_DIRECTIVE_HEADER,
+  decodeUpgradeDirective,
+  type UpgradeTarget,
+} from '../kubelet/upgrade-directive.js';
 import { streamLog } from './log-stream.js';
 import { dialAgent } from './agent-dial.js';
 import { spdyUpgradeHead, translatableProtocol, translate, webSocketAccept } from './stream-translator.js';
-import { MISSING_UPGRADE_HEADERS, spdyTunnelHead, tunnel, tunnelAccept, tunneledProtocols } from './portforward-tunnel.js';
+import {
+  MISSING_UPGRADE_HEADERS,
+  spdyTunnelHead,
+  tunnel,
+  tunnelAccept,
+  tunneledProtocols,
+} from './portforward-tunnel.js';
 import { FRONT_HEADER_PREFIX } from './x509.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -54,11 +65,17 @@ const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True']);
 /** The head as the internal listener gets it: marked as taken over (with the secret), so a directive may answer it. */
 function markTakenOver(head: Buffer, secretHex: string): Buffer {
   const eol = head.indexOf('\r\n');
-  return Buffer.concat([head.subarray(0, eol + 2), Buffer.from(`${TAKEN_OVER_HEADER}: ${secretHex}\r\n`, 'latin1'), head.subarray(eol + 2)]);
+  return Buffer.concat([
+    head.subarray(0, eol + 2),
+    Buffer.from(`${TAKEN_OVER_HEADER}: ${secretHex}\r\n`, 'latin1'),
+    head.subarray(eol + 2),
+  ]);
 }
 
 /** Where the client's bytes after the upgrade head go. */
-export interface Tunnel { write(b: Buffer): void }
+export interface Tunnel {
+  write(b: Buffer): void;
+}
 
 /** Starts serving one upgrade request whose (rewritten) head is `head`. */
 export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOptions): Tunnel {
@@ -69,17 +86,26 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
   /** a pods/log stream: the client's further bytes are not read by anyone */
   let discard = false;
   const internal = netConnect({ path: o.upstreamPath });
-  const finish = () => { closed = true; internal.destroy(); backend?.destroy(); };
+  const finish = () => {
+    closed = true;
+    internal.destroy();
+    backend?.destroy();
+  };
   client.on('close', finish);
   client.on('error', finish);
   client.on('end', () => backend?.end());
-  internal.on('error', () => { if (!closed) client.destroy(); });
+  internal.on('error', () => {
+    if (!closed) client.destroy();
+  });
   internal.write(markTakenOver(head, o.secretHex));
   let buf = Buffer.alloc(0);
   const onHead = (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);
     const end = buf.indexOf(HEAD_END);
-    if (end < 0) { if (buf.length > MAX_RESPONSE_HEAD) client.destroy(); return; }
+    if (end < 0) {
+      if (buf.length > MAX_RESPONSE_HEAD) client.destroy();
+      return;
+    }
     internal.off('data', onHead);
     const headText = buf.subarray(0, end).toString('latin1');
     const target = directiveOf(headText, o.secretHex);
@@ -103,7 +129,10 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
   return {
     write(b: Buffer) {
       if (discard) return;
-      if (backend) { if (!backend.write(b)) client.pause(); return; }
+      if (backend) {
+        if (!backend.write(b)) client.pause();
+        return;
+      }
       pending.push(Buffer.from(b));
       pendingBytes += b.length;
       if (pendingBytes > MAX_PENDING) client.pause();
@@ -114,7 +143,8 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
 function directiveOf(head: string, secretHex: string): UpgradeTarget | undefined {
   for (const line of head.split('\r\n').slice(1)) {
     const colon = line.indexOf(':');
-    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === UPGRADE_DIRECTIVE_HEADER) return decodeUpgradeDirective(secretHex, line.slice(colon + 1).trim());
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === UPGRADE_DIRECTIVE_HEADER)
+      return decodeUpgradeDirective(secretHex, line.slice(colon + 1).trim());
   }
   return undefined;
 }
@@ -127,7 +157,9 @@ function passResponse(client: Duplex, internal: Duplex, received: Buffer, bodySt
   // the connection closes after this answer: say so, so the client does not reuse it
   const eol = head.indexOf('\r\n');
   const at = eol < 0 ? head.length + 2 : eol + 2;
-  const buf = /\r\nconnection:/i.test(head) ? received : Buffer.concat([received.subarray(0, at), CONNECTION_CLOSE, received.subarray(at)]);
+  const buf = /\r\nconnection:/i.test(head)
+    ? received
+    : Buffer.concat([received.subarray(0, at), CONNECTION_CLOSE, received.subarray(at)]);
   bodyStart += buf.length - received.length;
   if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
     client.write(buf);
@@ -139,12 +171,19 @@ function passResponse(client: Duplex, internal: Duplex, received: Buffer, bodySt
   const first = buf.subarray(0, Math.min(buf.length, bodyStart + left));
   left -= first.length - bodyStart;
   client.write(first);
-  if (left <= 0) { internal.destroy(); client.end(); return; }
+  if (left <= 0) {
+    internal.destroy();
+    client.end();
+    return;
+  }
   internal.on('data', (c: Buffer) => {
     const part = c.subarray(0, left);
     left -= part.length;
     client.write(part);
-    if (left <= 0) { internal.destroy(); client.end(); }
+    if (left <= 0) {
+      internal.destroy();
+      client.end();
+    }
   });
   internal.on('end', () => client.end());
 }
@@ -157,30 +196,54 @@ function agentHead(head: Buffer, t: UpgradeTarget, identityHeader: string): Buff
   let out = `${method} ${t.path} HTTP/1.1\r\nHost: ${host}\r\n`;
   for (const line of lines.slice(1)) {
     if (line === '') continue;
-    const name = line.slice(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase();
+    const name = line
+      .slice(0, Math.max(0, line.indexOf(':')))
+      .trim()
+      .toLowerCase();
     // the front's own headers carry the per-process secret: never shown to an agent
-    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith(FRONT_HEADER_PREFIX)) continue;
+    if (name === 'host' || name === 'authorization' || name === identityHeader || name.startsWith(FRONT_HEADER_PREFIX))
+      continue;
     if (name.startsWith('impersonate-') || name.startsWith('x-remote-')) continue;
     out += line + '\r\n';
   }
   return Buffer.from(out + '\r\n', 'latin1');
 }
 
-function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, ready: (b: Writable) => void): void {
+function dial(
+  client: Duplex,
+  head: Buffer,
+  t: UpgradeTarget,
+  o: UpgradeProxyOptions,
+  ready: (b: Writable) => void,
+): void {
   const tunneled = tunneledProtocols(head.toString('latin1'), t.path);
   if (tunneled.length) return dialTunnel(client, head, t, o, tunneled, ready);
   open(client, t, o, (sock) => {
     sock.write(agentHead(head, t, o.identityHeader));
     const protocol = translatableProtocol(head.toString('latin1'), t.path);
-    if (!protocol) { sock.pipe(client); ready(sock); return; }
+    if (!protocol) {
+      sock.pipe(client);
+      ready(sock);
+      return;
+    }
     // a WebSocket exec/attach: an agent refusing it may still speak SPDY (upstream StreamTranslator)
     agentAnswer(sock, client, (code, received) => {
-      if (code === 101) { client.write(received); sock.pipe(client); ready(sock); return; }
+      if (code === 101) {
+        client.write(received);
+        sock.pipe(client);
+        ready(sock);
+        return;
+      }
       sock.destroy();
       open(client, t, o, (spdy) => {
         spdy.write(spdyUpgradeHead(t.path, hostOf(t)));
         agentAnswer(spdy, client, (spdyCode, answer, rest) => {
-          if (spdyCode !== 101) { client.write(answer); spdy.pipe(client); ready(spdy); return; }
+          if (spdyCode !== 101) {
+            client.write(answer);
+            spdy.pipe(client);
+            ready(spdy);
+            return;
+          }
           client.write(webSocketAccept(head.toString('latin1'), protocol));
           ready(translate(client, spdy, rest, new URL(t.path, 'https://agent').searchParams, protocol));
         });
@@ -190,13 +253,32 @@ function dial(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOpt
 }
 
 /** A WebSocket-tunneled port-forward: the agent is asked for SPDY (src/auth/portforward-tunnel.ts). */
-function dialTunnel(client: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeProxyOptions, protocols: string[], ready: (b: Writable) => void): void {
+function dialTunnel(
+  client: Duplex,
+  head: Buffer,
+  t: UpgradeTarget,
+  o: UpgradeProxyOptions,
+  protocols: string[],
+  ready: (b: Writable) => void,
+): void {
   open(client, t, o, (sock) => {
     sock.write(spdyTunnelHead(agentHead(head, t, o.identityHeader), protocols));
     agentAnswer(sock, client, (code, received, rest) => {
-      if (code !== 101) { client.write(received); sock.pipe(client); ready(sock); return; }
-      const accept = tunnelAccept(head.toString('latin1'), received.subarray(0, received.length - rest.length).toString('latin1'));
-      if (!accept) { sock.destroy(); client.end(MISSING_UPGRADE_HEADERS); return; }
+      if (code !== 101) {
+        client.write(received);
+        sock.pipe(client);
+        ready(sock);
+        return;
+      }
+      const accept = tunnelAccept(
+        head.toString('latin1'),
+        received.subarray(0, received.length - rest.length).toString('latin1'),
+      );
+      if (!accept) {
+        sock.destroy();
+        client.end(MISSING_UPGRADE_HEADERS);
+        return;
+      }
       client.write(accept);
       ready(tunnel(client, sock, rest));
     });
@@ -209,7 +291,13 @@ function agentAnswer(sock: Duplex, client: Duplex, done: (code: number, received
   const onData = (c: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, c]) : c;
     const end = buf.indexOf(HEAD_END);
-    if (end < 0) { if (buf.length > MAX_RESPONSE_HEAD) { sock.destroy(); client.destroy(); } return; }
+    if (end < 0) {
+      if (buf.length > MAX_RESPONSE_HEAD) {
+        sock.destroy();
+        client.destroy();
+      }
+      return;
+    }
     sock.off('data', onData);
     sock.pause();
     const code = Number(/^HTTP\/1\.[01] (\d{3})/.exec(buf.subarray(0, 16).toString('latin1'))?.[1] ?? 0);
@@ -225,7 +313,10 @@ const hostOf = (t: UpgradeTarget) => (t.host.includes(':') ? `[${t.host}]:${t.po
 function open(client: Duplex, t: UpgradeTarget, o: UpgradeProxyOptions, connected: (sock: Duplex) => void): void {
   const sock = dialAgent(t, o.kubelet);
   const timeoutMs = o.kubelet?.timeoutMs ?? 5_000;
-  const timer = setTimeout(() => sock.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
+  const timer = setTimeout(
+    () => sock.destroy(Object.assign(new Error('i/o timeout'), { code: 'ETIMEDOUT' })),
+    timeoutMs,
+  );
   let isConnected = false;
   sock.once('secureConnect', () => {
     isConnected = true;
@@ -237,9 +328,21 @@ function open(client: Duplex, t: UpgradeTarget, o: UpgradeProxyOptions, connecte
     clearTimeout(timer);
     if (client.destroyed) return;
     // once piping, a broken agent connection breaks the client's (as a dropped TCP stream would)
-    if (isConnected) { client.destroy(); return; }
+    if (isConnected) {
+      client.destroy();
+      return;
+    }
     const message = `error dialing backend: ${dialMessage(t, e)}`;
-    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
-    client.end(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      code: 500,
+    });
+    client.end(
+      `HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -32,7 +32,10 @@ export interface WebhookTokenConfig {
 export const WEBHOOK_VERSIONS = ['v1', 'v1beta1'];
 const MAX_ENTRIES = 10_000;
 
-interface Entry { result: AuthResult; until: number }
+interface Entry {
+  result: AuthResult;
+  until: number;
+}
 
 class RetryableError extends Error {}
 
@@ -49,9 +52,16 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     this.now = cfg.now ?? Date.now;
     this.url = new URL(cfg.client.server);
     const c = cfg.client;
-    this.agent = this.url.protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify })
-      : new HttpAgent({ keepAlive: true });
+    this.agent =
+      this.url.protocol === 'https:'
+        ? new HttpsAgent({
+            keepAlive: true,
+            ca: c.ca,
+            cert: c.cert,
+            key: c.key,
+            rejectUnauthorized: !c.insecureSkipTLSVerify,
+          })
+        : new HttpAgent({ keepAlive: true });
   }
 
   authenticateToken(token: string, audiences: readonly string[]): MaybeAsync<AuthResult> {
@@ -77,18 +87,32 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     return p;
   }
 
-  close(): void { this.agent.destroy(); }
+  close(): void {
+    this.agent.destroy();
+  }
 
   private async review(token: string, audiences: readonly string[]): Promise<AuthResult> {
     const apiVersion = `${this.cfg.group}/${this.cfg.version}`;
     const spec: Record<string, unknown> = { token };
     if (audiences.length) spec.audiences = audiences;
-    const body = JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec, status: { user: {} } });
+    const body = JSON.stringify({
+      apiVersion,
+      kind: 'TokenReview',
+      metadata: { creationTimestamp: null },
+      spec,
+      status: { user: {} },
+    });
     const reply = await this.postWithRetry(body);
     let r: any;
-    try { r = JSON.parse(reply); } catch { throw new Error('the webhook answered with a body that is not JSON'); }
+    try {
+      r = JSON.parse(reply);
+    } catch {
+      throw new Error('the webhook answered with a body that is not JSON');
+    }
     if (r?.kind !== 'TokenReview' || r?.apiVersion !== apiVersion) {
-      throw new Error(`the webhook answered ${JSON.stringify(r?.apiVersion)} ${JSON.stringify(r?.kind)}, expected ${apiVersion} TokenReview`);
+      throw new Error(
+        `the webhook answered ${JSON.stringify(r?.apiVersion)} ${JSON.stringify(r?.kind)}, expected ${apiVersion} TokenReview`,
+      );
     }
     const st = r.status ?? {};
     if (st.authenticated !== true) {
@@ -96,7 +120,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     }
     let auds: string[] | undefined;
     if (audiences.length) {
-      const got: readonly string[] = Array.isArray(st.audiences) && st.audiences.length ? st.audiences.map(String) : this.cfg.implicitAudiences;
+      const got: readonly string[] =
+        Array.isArray(st.audiences) && st.audiences.length ? st.audiences.map(String) : this.cfg.implicitAudiences;
       auds = intersect(audiences, got);
       if (auds.length === 0) return NOT_MINE;
     }
@@ -118,22 +143,30 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   }
 
   private post(body: string): Promise<string> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    };
     if (this.cfg.client.token) headers.authorization = `Bearer ${this.cfg.client.token}`;
     const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
     this.calls++;
     return new Promise((done, fail) => {
-      const req = send(this.url, { method: 'POST', headers, agent: this.agent, timeout: this.cfg.timeoutMs ?? 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => fail(new RetryableError(e.message)));
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300) return done(Buffer.concat(chunks).toString('utf8'));
-          const err = `the webhook answered HTTP ${code}`;
-          fail(code === 429 || code >= 500 ? new RetryableError(err) : new Error(err));
-        });
-      });
+      const req = send(
+        this.url,
+        { method: 'POST', headers, agent: this.agent, timeout: this.cfg.timeoutMs ?? 30_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (e) => fail(new RetryableError(e.message)));
+          res.on('end', () => {
+            const code = res.statusCode ?? 0;
+            if (code >= 200 && code < 300) return done(Buffer.concat(chunks).toString('utf8'));
+            const err = `the webhook answered HTTP ${code}`;
+            fail(code === 429 || code >= 500 ? new RetryableError(err) : new Error(err));
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (e) => fail(new RetryableError(e.message)));
       req.end(body);

@@ -5,7 +5,10 @@
  * and text messages, ping (answered by the caller), pong (ignored) and close.
  */
 
-export const OP_BINARY = 2, OP_CLOSE = 8, OP_PING = 9, OP_PONG = 10;
+export const OP_BINARY = 2,
+  OP_CLOSE = 8,
+  OP_PING = 9,
+  OP_PONG = 10;
 
 /** The head of an unmasked server frame carrying `n` payload bytes. */
 export function wsHeader(n: number, opcode = OP_BINARY): Buffer {
@@ -48,10 +51,19 @@ export class WsReader {
   feed(chunk: Buffer): void {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     while (!this.closed && this.buf.length >= 2) {
-      const b0 = this.buf[0]!, b1 = this.buf[1]!;
-      let len = b1 & 127, off = 2;
-      if (len === 126) { if (this.buf.length < 4) return; len = this.buf.readUInt16BE(2); off = 4; }
-      else if (len === 127) { if (this.buf.length < 10) return; len = this.buf.readUInt32BE(2) * 2 ** 32 + this.buf.readUInt32BE(6); off = 10; }
+      const b0 = this.buf[0]!,
+        b1 = this.buf[1]!;
+      let len = b1 & 127,
+        off = 2;
+      if (len === 126) {
+        if (this.buf.length < 4) return;
+        len = this.buf.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (this.buf.length < 10) return;
+        len = this.buf.readUInt32BE(2) * 2 ** 32 + this.buf.readUInt32BE(6);
+        off = 10;
+      }
       const masked = (b1 & 0x80) !== 0;
       const start = off + (masked ? 4 : 0);
       if (this.buf.length < start + len) return;
@@ -65,12 +77,22 @@ export class WsReader {
 
   private frame(b0: number, payload: Buffer): void {
     const opcode = b0 & 0x0f;
-    if (opcode === OP_CLOSE) { this.closed = true; this.on.close(); return; }
-    if (opcode === OP_PING) { this.on.ping(payload); return; }
+    if (opcode === OP_CLOSE) {
+      this.closed = true;
+      this.on.close();
+      return;
+    }
+    if (opcode === OP_PING) {
+      this.on.ping(payload);
+      return;
+    }
     if (opcode === OP_PONG) return;
     if (opcode !== 0) this.fragmentOpcode = opcode;
     const fin = (b0 & 0x80) !== 0;
-    if (fin && this.fragments.length === 0) { this.on.message(payload, this.fragmentOpcode); return; }
+    if (fin && this.fragments.length === 0) {
+      this.on.message(payload, this.fragmentOpcode);
+      return;
+    }
     this.fragments.push(payload);
     if (!fin) return;
     const whole = Buffer.concat(this.fragments);

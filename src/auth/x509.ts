@@ -40,7 +40,11 @@ export function decodeClientIdentity(secret: Buffer, value: string): ClientCerti
   if (sp !== secret.length * 2) return undefined;
   const got = Buffer.from(value.slice(0, sp), 'hex');
   if (got.length !== secret.length || !timingSafeEqual(got, secret)) return undefined;
-  try { return JSON.parse(Buffer.from(value.slice(sp + 1), 'base64url').toString('utf8')) as ClientCertificate; } catch { return undefined; }
+  try {
+    return JSON.parse(Buffer.from(value.slice(sp + 1), 'base64url').toString('utf8')) as ClientCertificate;
+  } catch {
+    return undefined;
+  }
 }
 
 export function clientCertAuthenticator(): Authenticator {

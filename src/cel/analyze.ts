@@ -16,20 +16,55 @@ export interface Node {
   exprKind: { case: string | undefined; value?: unknown };
 }
 
-interface Constant { constantKind: { case: string; value: unknown } }
-interface Select { operand: Node; field: string; testOnly: boolean }
-interface Call { target?: Node; function: string; args: Node[] }
-interface StructEntry { keyKind: { case: string; value: unknown }; value: Node }
-interface Comprehension { iterVar: string; iterRange: Node; accuVar: string; accuInit: Node; loopCondition: Node; loopStep: Node; result: Node }
+interface Constant {
+  constantKind: { case: string; value: unknown };
+}
+interface Select {
+  operand: Node;
+  field: string;
+  testOnly: boolean;
+}
+interface Call {
+  target?: Node;
+  function: string;
+  args: Node[];
+}
+interface StructEntry {
+  keyKind: { case: string; value: unknown };
+  value: Node;
+}
+interface Comprehension {
+  iterVar: string;
+  iterRange: Node;
+  accuVar: string;
+  accuInit: Node;
+  loopCondition: Node;
+  loopStep: Node;
+  result: Node;
+}
 
-export interface Issue { offset: number; message: string }
-interface Scope { vars: Map<string, T>; parent?: Scope }
-interface Result { t: T; cost: number }
+export interface Issue {
+  offset: number;
+  message: string;
+}
+interface Scope {
+  vars: Map<string, T>;
+  parent?: Scope;
+}
+interface Result {
+  t: T;
+  cost: number;
+}
 
-const lookup = (s: Scope | undefined, name: string): T | undefined => (s ? s.vars.get(name) ?? lookup(s.parent, name) : undefined);
+const lookup = (s: Scope | undefined, name: string): T | undefined =>
+  s ? (s.vars.get(name) ?? lookup(s.parent, name)) : undefined;
 const CONSTS: Record<string, T> = {
-  int64Value: INT, uint64Value: { k: 'uint' }, doubleValue: { k: 'double' }, boolValue: BOOL,
-  nullValue: { k: 'null_type' }, bytesValue: { k: 'bytes' },
+  int64Value: INT,
+  uint64Value: { k: 'uint' },
+  doubleValue: { k: 'double' },
+  boolValue: BOOL,
+  nullValue: { k: 'null_type' },
+  bytesValue: { k: 'bytes' },
 };
 /** calls that cost nothing themselves (the evaluator's logic), and calls whose cost does not grow with their arguments */
 const FREE = new Set(['_&&_', '_||_', '!_', '@not_strictly_false', '_?_:_', '_[_]']);
@@ -55,9 +90,12 @@ export class Analyzer {
         if (c.case === 'stringValue') return { t: { k: 'string', max: String(c.value).length }, cost: 0 };
         return { t: CONSTS[c.case] ?? DYN, cost: 0 };
       }
-      case 'identExpr': return this.ident(n, (v as { name: string }).name, scope);
-      case 'selectExpr': return this.select(n, v as Select, scope);
-      case 'callExpr': return this.call(n, v as Call, scope);
+      case 'identExpr':
+        return this.ident(n, (v as { name: string }).name, scope);
+      case 'selectExpr':
+        return this.select(n, v as Select, scope);
+      case 'callExpr':
+        return this.call(n, v as Call, scope);
       case 'listExpr': {
         const parts = (v as { elements: Node[] }).elements.map((e) => this.run(e, scope));
         const cost = parts.reduce((a, p) => a + p.cost, 10);
@@ -67,11 +105,16 @@ export class Analyzer {
         const st = v as { messageName: string; entries: StructEntry[] };
         if (st.messageName) return this.fail(n, `undeclared reference to '${st.messageName}' (in container '')`);
         let cost = 30;
-        for (const e of st.entries) { cost += this.run(e.value, scope).cost; if (e.keyKind.case === 'mapKey') cost += this.run(e.keyKind.value as Node, scope).cost; }
+        for (const e of st.entries) {
+          cost += this.run(e.value, scope).cost;
+          if (e.keyKind.case === 'mapKey') cost += this.run(e.keyKind.value as Node, scope).cost;
+        }
         return { t: { k: 'map', elem: DYN, max: st.entries.length }, cost };
       }
-      case 'comprehensionExpr': return this.comprehension(n, v as Comprehension, scope);
-      default: return this.fail(n, 'unsupported expression');
+      case 'comprehensionExpr':
+        return this.comprehension(n, v as Comprehension, scope);
+      default:
+        return this.fail(n, 'unsupported expression');
     }
   }
 
@@ -98,12 +141,21 @@ export class Analyzer {
     const range = this.run(v.iterRange, scope);
     const r = range.t;
     if (!['list', 'map', 'object', 'dyn'].includes(r.k)) {
-      return this.fail(n, `expression of type '${typeName(r)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+      return this.fail(
+        n,
+        `expression of type '${typeName(r)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+      );
     }
-    const iter: T = r.k === 'list' ? r.elem ?? DYN : r.k === 'dyn' ? DYN : { k: 'string', max: 253 };
+    const iter: T = r.k === 'list' ? (r.elem ?? DYN) : r.k === 'dyn' ? DYN : { k: 'string', max: 253 };
     const init = this.run(v.accuInit, scope);
     const accu: T = init.t.k === 'list' ? { k: 'list', elem: DYN, max: r.max } : init.t;
-    const inner: Scope = { vars: new Map([[v.iterVar, iter], [v.accuVar, accu]]), parent: scope };
+    const inner: Scope = {
+      vars: new Map([
+        [v.iterVar, iter],
+        [v.accuVar, accu],
+      ]),
+      parent: scope,
+    };
     const cond = this.run(v.loopCondition, inner);
     const step = this.run(v.loopStep, inner);
     const result = this.run(v.result, { vars: new Map([[v.accuVar, accu]]), parent: scope });
@@ -115,15 +167,25 @@ export class Analyzer {
     let name = v.function;
     let target = v.target;
     // `sets.contains(a, b)`: a qualified function name, not a method of an identifier
-    const targetName = target?.exprKind.case === 'identExpr' ? (target.exprKind.value as { name: string }).name : undefined;
+    const targetName =
+      target?.exprKind.case === 'identExpr' ? (target.exprKind.value as { name: string }).name : undefined;
     if (targetName !== undefined && !lookup(scope, targetName)) {
       const qualified = `${targetName}.${name}`;
-      if (PLAIN_ENV.funcs.find(qualified)) { name = qualified; target = undefined; }
+      if (PLAIN_ENV.funcs.find(qualified)) {
+        name = qualified;
+        target = undefined;
+      }
     }
     const t = target ? this.run(target, scope) : undefined;
     const args = v.args.map((a) => this.run(a, scope));
     const sizes = [...(t ? [sizeCost(t.t)] : []), ...args.map((x) => sizeCost(x.t))];
-    const own = FREE.has(name) ? 0 : CONSTANT_COST.has(name) ? 1 : MIN_SIZE_COST.has(name) ? 1 + Math.min(...sizes) : 1 + sizes.reduce((a, x) => a + x, 0);
+    const own = FREE.has(name)
+      ? 0
+      : CONSTANT_COST.has(name)
+        ? 1
+        : MIN_SIZE_COST.has(name)
+          ? 1 + Math.min(...sizes)
+          : 1 + sizes.reduce((a, x) => a + x, 0);
     const cost = own + (t?.cost ?? 0) + args.reduce((a, x) => a + x.cost, 0);
     const types = args.map((a) => a.t);
     if (LOGIC.has(name)) return this.logic(n, name, types, cost);
@@ -134,7 +196,10 @@ export class Analyzer {
     if (!group) return this.fail(n, `undeclared reference to '${name}' (in container '')`);
     const matching = [...group].filter((f) => matches(f, t?.t, types));
     if (!matching.length) {
-      return this.fail(n, `found no matching overload for '${name}' applied to '${t ? typeName(t.t) + '.' : ''}(${types.map(typeName).join(', ')})'`);
+      return this.fail(
+        n,
+        `found no matching overload for '${name}' applied to '${t ? typeName(t.t) + '.' : ''}(${types.map(typeName).join(', ')})'`,
+      );
     }
     return { t: resultOf(matching, t?.t), cost };
   }
@@ -144,7 +209,9 @@ export class Analyzer {
     const on = types[0]!.opt ?? types[0]!;
     let inner: T = DYN;
     if (name === OPT_SELECT) {
-      const field = String((v.args[1]?.exprKind.value as { constantKind?: { value?: unknown } } | undefined)?.constantKind?.value);
+      const field = String(
+        (v.args[1]?.exprKind.value as { constantKind?: { value?: unknown } } | undefined)?.constantKind?.value,
+      );
       if (on.k === 'object') {
         const f = fieldType(on, field);
         if (!f) return this.fail(n, `undefined field '${field}'`);
@@ -166,7 +233,10 @@ export class Analyzer {
   }
 
   private index(n: Node, on: T, key: T, cost: number): Result {
-    if (on.k === 'list') return key.k === 'int' || key.k === 'uint' || key.k === 'dyn' ? { t: on.elem ?? DYN, cost } : this.fail(n, `found no matching overload for '_[_]' applied to '(${typeName(on)}, ${typeName(key)})'`);
+    if (on.k === 'list')
+      return key.k === 'int' || key.k === 'uint' || key.k === 'dyn'
+        ? { t: on.elem ?? DYN, cost }
+        : this.fail(n, `found no matching overload for '_[_]' applied to '(${typeName(on)}, ${typeName(key)})'`);
     if (on.k === 'map') return { t: on.elem ?? DYN, cost };
     if (on.k === 'dyn' || on.k === 'object') return { t: DYN, cost };
     return this.fail(n, `found no matching overload for '_[_]' applied to '(${typeName(on)}, ${typeName(key)})'`);

@@ -22,14 +22,17 @@ export interface Compiled {
 
 /** cel-go's issue text: `ERROR: <input>:1:6: undefined field 'foo'` with the line and a caret under the column. */
 export function issuesText(src: string, issues: Issue[]): string {
-  return [...issues].sort((a, b) => a.offset - b.offset).map(({ offset, message }) => {
-    const before = src.slice(0, offset);
-    const line = before.split('\n').length;
-    const start = before.lastIndexOf('\n') + 1;
-    const col = offset - start;
-    const text = src.slice(start).split('\n')[0];
-    return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${text}\n | ${'.'.repeat(col)}^`;
-  }).join('\n');
+  return [...issues]
+    .sort((a, b) => a.offset - b.offset)
+    .map(({ offset, message }) => {
+      const before = src.slice(0, offset);
+      const line = before.split('\n').length;
+      const start = before.lastIndexOf('\n') + 1;
+      const col = offset - start;
+      const text = src.slice(start).split('\n')[0];
+      return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${text}\n | ${'.'.repeat(col)}^`;
+    })
+    .join('\n');
 }
 
 function syntaxIssue(src: string, e: Error): Issue {
@@ -55,12 +58,19 @@ export function compileExpression(src: string, scope: RuleScope, want: 'bool' | 
   try {
     parsed = parse(rewritten.text);
   } catch (e) {
-    return { error: `compilation failed: ${issuesText(src, at([syntaxIssue(rewritten.text, e as Error)]))}`, usesOldSelf: false, cost: 0 };
+    return {
+      error: `compilation failed: ${issuesText(src, at([syntaxIssue(rewritten.text, e as Error)]))}`,
+      usesOldSelf: false,
+      cost: 0,
+    };
   }
   lowerOptionals(parsed.expr as unknown as Node);
   const self: T = typeOfSchema(scope.schema);
-  const vars = new Map<string, T>([['self', self], ['oldSelf', scope.optionalOldSelf ? { k: 'map', elem: DYN } : self]]);
-  const analyzer = new Analyzer(parsed.sourceInfo?.positions as unknown as Record<string, number> ?? {});
+  const vars = new Map<string, T>([
+    ['self', self],
+    ['oldSelf', scope.optionalOldSelf ? { k: 'map', elem: DYN } : self],
+  ]);
+  const analyzer = new Analyzer((parsed.sourceInfo?.positions as unknown as Record<string, number>) ?? {});
   const result = analyzer.run(parsed.expr as unknown as Node, { vars });
   const base = { usesOldSelf: analyzer.usesOldSelf, cost: result.cost };
   if (analyzer.issues.length) return { ...base, error: `compilation failed: ${issuesText(src, at(analyzer.issues))}` };
@@ -80,6 +90,7 @@ export function evaluate(program: Program, vars: Record<string, unknown>): Outco
   if (msg.includes(COST_EXCEEDED)) return { error: COST_EXCEEDED, cost: true };
   const field = /^field not found: (.*)$/.exec(msg) ?? /^no such key: (.*)$/.exec(msg);
   if (field) return { error: `no such key: ${field[1]}` };
-  if (msg.startsWith('found no matching overload') || msg.startsWith('no such overload')) return { error: 'no such overload' };
+  if (msg.startsWith('found no matching overload') || msg.startsWith('no such overload'))
+    return { error: 'no such overload' };
   return { error: msg };
 }

@@ -27,7 +27,9 @@ export const COST_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
 export const meter = { used: 0, limit: PER_CALL_LIMIT };
 
 export class CostExceeded extends Error {
-  constructor() { super(COST_EXCEEDED); }
+  constructor() {
+    super(COST_EXCEEDED);
+  }
 }
 
 /** The size-proportional part of a call's cost: 0.1 per character or element traversed, as upstream. */
@@ -42,7 +44,13 @@ function metered(f: CelFunc): CelFunc {
   const constant = CONSTANT_COST.has(f.name);
   const smallest = MIN_SIZE_COST.has(f.name);
   const wrapper = {
-    get id() { return f.id; }, name: f.name, target: f.target, arguments: f.arguments, result: f.result,
+    get id() {
+      return f.id;
+    },
+    name: f.name,
+    target: f.target,
+    arguments: f.arguments,
+    result: f.result,
     call(id: number, target: CelValue | undefined, args: CelValue[]) {
       let cost = 1;
       if (smallest) cost += Math.min(...[target, ...args].filter((v) => v !== undefined).map(sizeCost));
@@ -64,7 +72,20 @@ const STRING_OF = celFunc('string', [OPAQUE], CelScalar.STRING, (v) => {
 });
 
 /** The libraries' functions, unmetered (the checker reads their signatures). */
-export const LIBRARY: CelFunc[] = [...strings, ...LISTS, ...SETS, ...REGEX, ...QUANTITIES, ...URLS, ...IPS, ...OPTIONALS, ...FORMAT_FUNCS, STRING_OF, MATCHES_METHOD, ...EQUALITY];
+export const LIBRARY: CelFunc[] = [
+  ...strings,
+  ...LISTS,
+  ...SETS,
+  ...REGEX,
+  ...QUANTITIES,
+  ...URLS,
+  ...IPS,
+  ...OPTIONALS,
+  ...FORMAT_FUNCS,
+  STRING_OF,
+  MATCHES_METHOD,
+  ...EQUALITY,
+];
 
 const PLAIN = celEnv({ funcs: LIBRARY });
 

@@ -5,8 +5,27 @@
  */
 
 const RESERVED = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
-  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 const ESCAPABLE = /^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/;
 
@@ -14,12 +33,17 @@ const ESCAPABLE = /^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/;
 export function escapeName(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
   if (!ESCAPABLE.test(name)) return undefined;
-  return name.replace(/__|[.\-/]/g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return name.replace(/__|[.\-/]/g, (m) =>
+    m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__',
+  );
 }
 
 /** The property name of an escaped CEL identifier (inverse of escapeName). */
 export function unescapeName(ident: string): string {
   const m = /^__(\w+)__$/.exec(ident);
   if (m && RESERVED.has(m[1]!)) return m[1]!;
-  return ident.replace(/__(underscores|dot|dash|slash)__/g, (_, w: string) => ({ underscores: '__', dot: '.', dash: '-', slash: '/' })[w]!);
+  return ident.replace(
+    /__(underscores|dot|dash|slash)__/g,
+    (_, w: string) => ({ underscores: '__', dot: '.', dash: '-', slash: '/' })[w]!,
+  );
 }

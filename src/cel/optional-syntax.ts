@@ -8,7 +8,10 @@
  * qualifier is optional (`a.?b.c` is optional.none() when b or c is absent).
  */
 /** The shape of @bufbuild/cel's parsed Expr that lowering reads and rewrites (as analyze.ts's Node). */
-interface Node { id: bigint; exprKind: { case: string | undefined; value?: unknown } }
+interface Node {
+  id: bigint;
+  exprKind: { case: string | undefined; value?: unknown };
+}
 
 const SELECT_MARK = '__opt__';
 const INDEX_MARK = '__optidx__';
@@ -28,7 +31,10 @@ function stringEnd(src: string, i: number, raw: boolean): number {
   const close = triple ? q.repeat(3) : q;
   let j = i + close.length;
   while (j < src.length) {
-    if (!raw && src[j] === '\\') { j += 2; continue; }
+    if (!raw && src[j] === '\\') {
+      j += 2;
+      continue;
+    }
     if (src.startsWith(close, j)) return j + close.length;
     if (!triple && src[j] === '\n') return j;
     j++;
@@ -43,8 +49,11 @@ export function rewriteOptionalSyntax(src: string): Rewritten {
   /** [offset in out, characters inserted there] */
   const inserted: [number, number][] = [];
   const brackets: boolean[] = [];
-  const put = (s: string, extra: number) => { if (extra) inserted.push([out.length, extra]); out += s; };
-  for (let i = 0; i < src.length;) {
+  const put = (s: string, extra: number) => {
+    if (extra) inserted.push([out.length, extra]);
+    out += s;
+  };
+  for (let i = 0; i < src.length; ) {
     const c = src[i]!;
     if (c === '"' || c === "'") {
       const raw = i > 0 && /[rR]/.test(src[i - 1]!) && !/[\w]/.test(src[i - 2] ?? '');
@@ -58,11 +67,21 @@ export function rewriteOptionalSyntax(src: string): Rewritten {
     } else if (c === '[') {
       const m = /^\[\s*\?/.exec(src.slice(i));
       brackets.push(!!m);
-      if (m) { put(`[${INDEX_MARK}(`, INDEX_MARK.length + 1 - (m[0].length - 1)); i += m[0].length; } else { out += c; i++; }
+      if (m) {
+        put(`[${INDEX_MARK}(`, INDEX_MARK.length + 1 - (m[0].length - 1));
+        i += m[0].length;
+      } else {
+        out += c;
+        i++;
+      }
     } else if (c === ']') {
-      if (brackets.pop()) put(')]', 1); else out += c;
+      if (brackets.pop()) put(')]', 1);
+      else out += c;
       i++;
-    } else { out += c; i++; }
+    } else {
+      out += c;
+      i++;
+    }
   }
   return {
     text: out,
@@ -71,14 +90,25 @@ export function rewriteOptionalSyntax(src: string): Rewritten {
 }
 
 type Kind = Node['exprKind'];
-interface Select { operand: Node; field: string; testOnly: boolean }
-interface Call { target?: Node; function: string; args: Node[] }
+interface Select {
+  operand: Node;
+  field: string;
+  testOnly: boolean;
+}
+interface Call {
+  target?: Node;
+  function: string;
+  args: Node[];
+}
 
 /** ids for the string constants lowering adds (past any the parser gives) */
 let nextId = 1n << 40n;
 
 function stringConst(value: string): Node {
-  return { id: nextId++, exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value } } } } as Node;
+  return {
+    id: nextId++,
+    exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value } } },
+  } as Node;
 }
 
 function toCall(n: Node, fn: string, args: Node[]): void {
@@ -104,13 +134,15 @@ export function lowerOptionals(n: Node | undefined): boolean {
       const chained = c.args.map((a) => lowerOptionals(a))[0] === true;
       if (c.function !== '_[_]' || c.args.length !== 2) return false;
       const index = c.args[1]!;
-      const ic = index.exprKind.case === 'callExpr' ? index.exprKind.value as unknown as Call : undefined;
+      const ic = index.exprKind.case === 'callExpr' ? (index.exprKind.value as unknown as Call) : undefined;
       const marked = ic?.function === INDEX_MARK && !ic.target && ic.args.length === 1;
       if (!marked && !chained) return false;
       toCall(n, OPT_INDEX, [c.args[0]!, marked ? ic.args[0]! : index]);
       return true;
     }
-    case 'listExpr': for (const e of (v as { elements: Node[] }).elements) lowerOptionals(e); return false;
+    case 'listExpr':
+      for (const e of (v as { elements: Node[] }).elements) lowerOptionals(e);
+      return false;
     case 'structExpr':
       for (const e of (v as { entries: { keyKind: { case: string; value: unknown }; value: Node }[] }).entries) {
         lowerOptionals(e.value);
@@ -120,6 +152,7 @@ export function lowerOptionals(n: Node | undefined): boolean {
     case 'comprehensionExpr':
       for (const k of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) lowerOptionals(v[k] as Node);
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }

@@ -6,8 +6,19 @@
  * (escaped punctuation such as `\-`) is compiled without it. Compiled patterns are kept.
  */
 const POSIX: Record<string, string> = {
-  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', xdigit: '0-9A-Fa-f',
-  word: '\\w', punct: '!-\\/:-@\\[-`{-~', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f', print: ' -~', graph: '!-~',
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: '\\s',
+  xdigit: '0-9A-Fa-f',
+  word: '\\w',
+  punct: '!-\\/:-@\\[-`{-~',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1f\\x7f',
+  print: ' -~',
+  graph: '!-~',
 };
 
 const CACHE = new Map<string, RegExp | Error>();
@@ -23,7 +34,10 @@ export function re2Source(pattern: string): { source: string; flags: string } {
     for (const c of f) if (c !== 'U' && !flags.includes(c)) flags += c;
     return '(?:';
   });
-  source = source.replace(/\(\?P</g, '(?<').replace(/\\A/g, '^').replace(/\\z/g, '$(?![\\s\\S])');
+  source = source
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\\A/g, '^')
+    .replace(/\\z/g, '$(?![\\s\\S])');
   source = source.replace(/\[:(\w+):\]/g, (m, name: string) => POSIX[name] ?? m);
   return { source, flags };
 }
@@ -37,7 +51,11 @@ export function re2(pattern: string, extra = ''): RegExp {
     try {
       re = new RegExp(source, flags + extra + 'u');
     } catch {
-      try { re = new RegExp(source, flags + extra); } catch (e) { re = e as Error; }
+      try {
+        re = new RegExp(source, flags + extra);
+      } catch (e) {
+        re = e as Error;
+      }
     }
     if (CACHE.size < 10_000) CACHE.set(key, re);
   }

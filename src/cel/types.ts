@@ -9,8 +9,21 @@ import { escapeName } from './escaping.js';
 export type Raw = Record<string, unknown>;
 export const isObj = (v: unknown): v is Raw => !!v && typeof v === 'object' && !Array.isArray(v);
 
-export type Kind = 'dyn' | 'int' | 'uint' | 'double' | 'string' | 'bool' | 'bytes' | 'null_type' | 'list' | 'map' | 'object' | 'type'
-  | 'google.protobuf.Timestamp' | 'google.protobuf.Duration';
+export type Kind =
+  | 'dyn'
+  | 'int'
+  | 'uint'
+  | 'double'
+  | 'string'
+  | 'bool'
+  | 'bytes'
+  | 'null_type'
+  | 'list'
+  | 'map'
+  | 'object'
+  | 'type'
+  | 'google.protobuf.Timestamp'
+  | 'google.protobuf.Duration';
 
 export interface T {
   k: Kind;
@@ -46,29 +59,38 @@ export function typeOfSchema(s: unknown): T {
   if (!isObj(s)) return DYN;
   if (s['x-plat-int-or-string'] === true) return DYN;
   switch (s.type) {
-    case 'integer': return INT;
-    case 'number': return { k: 'double' };
-    case 'boolean': return BOOL;
+    case 'integer':
+      return INT;
+    case 'number':
+      return { k: 'double' };
+    case 'boolean':
+      return BOOL;
     case 'string': {
       if (s.format === 'date' || s.format === 'date-time') return { k: 'google.protobuf.Timestamp' };
       if (s.format === 'duration') return { k: 'google.protobuf.Duration' };
       // an enum bounds a string by its longest value (upstream's estimateMaxStringEnumLength)
-      const longest = Array.isArray(s.enum) ? Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? e.length : 0))) : undefined;
-      const max = typeof s.maxLength === 'number' ? s.maxLength : longest ?? MAX_REQUEST_BYTES;
+      const longest = Array.isArray(s.enum)
+        ? Math.max(0, ...s.enum.map((e) => (typeof e === 'string' ? e.length : 0)))
+        : undefined;
+      const max = typeof s.maxLength === 'number' ? s.maxLength : (longest ?? MAX_REQUEST_BYTES);
       return { k: s.format === 'byte' ? 'bytes' : 'string', max };
     }
     case 'array': {
       const max = typeof s.maxItems === 'number' ? s.maxItems : Math.floor(MAX_REQUEST_BYTES / minSize(s.items as Raw));
       return { k: 'list', elem: typeOfSchema(s.items), max };
     }
-    case 'object': case undefined: return objectType(s);
-    default: return DYN;
+    case 'object':
+    case undefined:
+      return objectType(s);
+    default:
+      return DYN;
   }
 }
 
 function objectType(s: Raw): T {
   const maxProps = typeof s.maxProperties === 'number' ? s.maxProperties : Math.floor(MAX_REQUEST_BYTES / 6);
-  if (isObj(s.additionalProperties) && !isObj(s.properties)) return { k: 'map', elem: typeOfSchema(s.additionalProperties), max: maxProps };
+  if (isObj(s.additionalProperties) && !isObj(s.properties))
+    return { k: 'map', elem: typeOfSchema(s.additionalProperties), max: maxProps };
   if (isObj(s.properties) || s['x-plat-embedded-resource'] === true) return { k: 'object', schema: s, max: maxProps };
   if (s['x-plat-preserve-unknown-fields'] === true || s.type === undefined) return DYN;
   return { k: 'object', schema: s, max: 0 };
@@ -82,7 +104,8 @@ export function fieldType(obj: T, ident: string): T | undefined {
   const s = obj.schema ?? {};
   const props = isObj(s.properties) ? s.properties : {};
   for (const [name, ps] of Object.entries(props)) if (escapeName(name) === ident) return typeOfSchema(ps);
-  if (s['x-plat-embedded-resource'] === true && ['apiVersion', 'kind', 'metadata'].includes(ident)) return ident === 'metadata' ? DYN : STRING;
+  if (s['x-plat-embedded-resource'] === true && ['apiVersion', 'kind', 'metadata'].includes(ident))
+    return ident === 'metadata' ? DYN : STRING;
   if (s['x-plat-preserve-unknown-fields'] === true) return DYN;
   return undefined;
 }

@@ -42,11 +42,11 @@ function formatted(v: string, format: unknown): CelInput {
   if (format === 'byte') return bytesOf(v);
   if (format === 'date' || format === 'date-time') {
     const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? v : timestampFromDate(d) as unknown as CelInput;
+    return Number.isNaN(d.getTime()) ? v : (timestampFromDate(d) as unknown as CelInput);
   }
   if (format === 'duration') {
     const ms = durationMs(v);
-    return ms === undefined ? v : durationFromMs(ms) as unknown as CelInput;
+    return ms === undefined ? v : (durationFromMs(ms) as unknown as CelInput);
   }
   return v;
 }
@@ -62,7 +62,10 @@ export function toCelValue(v: unknown, s: Raw | undefined): CelInput {
   if (typeof v === 'string') return s.type === 'string' ? formatted(v, s.format) : v;
   if (Array.isArray(v)) {
     const items = isObj(s.items) ? s.items : undefined;
-    return listOf(v.map((x) => toCelValue(x, items)), s);
+    return listOf(
+      v.map((x) => toCelValue(x, items)),
+      s,
+    );
   }
   if (isObj(v)) return objectValue(v, s);
   return v as CelInput;
@@ -97,7 +100,11 @@ function listOf(items: CelInput[], s: Raw): CelInput {
   const type = s['x-plat-list-type'];
   const keys = s['x-plat-list-map-keys'];
   if (type === 'set') SET_LISTS.add(list);
-  else if (type === 'map' && Array.isArray(keys)) MAP_LISTS.set(list, keys.map((k) => escapeName(String(k)) ?? String(k)));
+  else if (type === 'map' && Array.isArray(keys))
+    MAP_LISTS.set(
+      list,
+      keys.map((k) => escapeName(String(k)) ?? String(k)),
+    );
   return list;
 }
 

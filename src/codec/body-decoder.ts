@@ -35,7 +35,10 @@ export async function decodeRequestBody(body: Body): Promise<ReturnType<typeof d
   if (size <= INLINE_DECODE_BYTES) return decodeBody(body);
   pool ??= new Piscina({
     filename: fileURLToPath(new URL('../../workers/body-decoder.js', import.meta.url)),
-    minThreads: 0, maxThreads: 1, idleTimeout: 5_000, workerData: { apiDomain },
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 5_000,
+    workerData: { apiDomain },
   });
   const reply = (await pool.run(body)) as DecodeReply;
   if ('error' in reply) throw new StatusError(reply.error);

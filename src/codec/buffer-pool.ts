@@ -47,7 +47,12 @@ export function reuse(returned: ArrayBuffer[]): void {
 }
 
 /** Bytes held as spares (tests). */
-export function spareBytesHeld(): number { return spareBytes; }
+export function spareBytesHeld(): number {
+  return spareBytes;
+}
 
 /** Drops every spare (tests). */
-export function dropSpares(): void { spares = []; spareBytes = 0; }
+export function dropSpares(): void {
+  spares = [];
+  spareBytes = 0;
+}

@@ -23,9 +23,18 @@ class Writer {
     this.room(5);
     const m = major << 5;
     if (n < 24) this.buf[this.length++] = m | n;
-    else if (n < 0x100) { this.buf[this.length++] = m | 24; this.buf[this.length++] = n; }
-    else if (n < 0x10000) { this.buf[this.length++] = m | 25; this.buf.writeUInt16BE(n, this.length); this.length += 2; }
-    else { this.buf[this.length++] = m | 26; this.buf.writeUInt32BE(n, this.length); this.length += 4; }
+    else if (n < 0x100) {
+      this.buf[this.length++] = m | 24;
+      this.buf[this.length++] = n;
+    } else if (n < 0x10000) {
+      this.buf[this.length++] = m | 25;
+      this.buf.writeUInt16BE(n, this.length);
+      this.length += 2;
+    } else {
+      this.buf[this.length++] = m | 26;
+      this.buf.writeUInt32BE(n, this.length);
+      this.length += 4;
+    }
   }
 
   text(s: string): void {

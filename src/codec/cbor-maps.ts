@@ -22,10 +22,24 @@ export interface MapKeyScan {
 }
 
 /** A container being scanned: its items left (-1: indefinite length), and for a map the keys seen. */
-interface Frame { left: number; keys?: Set<string>; index: number; key: boolean }
+interface Frame {
+  left: number;
+  keys?: Set<string>;
+  index: number;
+  key: boolean;
+}
 
 const utf8 = new TextDecoder();
-const TYPE_NAMES = ['positive integer', 'negative integer', 'byte string', 'UTF-8 text string', 'array', 'map', 'tag', 'primitives'];
+const TYPE_NAMES = [
+  'positive integer',
+  'negative integer',
+  'byte string',
+  'UTF-8 text string',
+  'array',
+  'map',
+  'tag',
+  'primitives',
+];
 
 /** Scans the single data item at the start of bytes; throws CborMapKeyError for a key upstream refuses. */
 export function scanMapKeys(bytes: Uint8Array): MapKeyScan {
@@ -35,20 +49,34 @@ export function scanMapKeys(bytes: Uint8Array): MapKeyScan {
   const scan: MapKeyScan = { needsMaps: false };
   while (stack.length) {
     const top = stack[stack.length - 1];
-    if (top && top.left === 0) { stack.pop(); itemDone(stack); continue; }
+    if (top && top.left === 0) {
+      stack.pop();
+      itemDone(stack);
+      continue;
+    }
     if (r.at >= bytes.length) return scan; // truncated: the decoder says so
     const head = bytes[r.at]!;
     if (head === 0xff) {
       r.at++;
-      if (top && top.left === -1) { stack.pop(); itemDone(stack); }
+      if (top && top.left === -1) {
+        stack.pop();
+        itemDone(stack);
+      }
       continue;
     }
     const major = head >> 5;
-    if (top?.key && major !== 3 && major !== 2) throw new CborMapKeyError(`cbor: cannot unmarshal ${TYPE_NAMES[major]} into Go value of type string`);
-    if (top?.key) { noteKey(top, readString(bytes, r), major === 2, scan); top.key = false; continue; }
+    if (top?.key && major !== 3 && major !== 2)
+      throw new CborMapKeyError(`cbor: cannot unmarshal ${TYPE_NAMES[major]} into Go value of type string`);
+    if (top?.key) {
+      noteKey(top, readString(bytes, r), major === 2, scan);
+      top.key = false;
+      continue;
+    }
     const n = readHead(bytes, r);
-    if (major === 2 || major === 3) { skipString(bytes, r, n); itemDone(stack); }
-    else if (major === 4) stack.push({ left: n, index: 0, key: false });
+    if (major === 2 || major === 3) {
+      skipString(bytes, r, n);
+      itemDone(stack);
+    } else if (major === 4) stack.push({ left: n, index: 0, key: false });
     else if (major === 5) stack.push({ left: n < 0 ? -1 : n * 2, keys: new Set(), index: 0, key: true });
     else if (major !== 6) itemDone(stack); // a tag's content is the next item; scalars are done
   }
@@ -56,7 +84,8 @@ export function scanMapKeys(bytes: Uint8Array): MapKeyScan {
 }
 
 function noteKey(map: Frame, key: string, bytesKey: boolean, scan: MapKeyScan): void {
-  if (map.keys!.has(key)) throw new CborMapKeyError(`cbor: found duplicate map key ${JSON.stringify(key)} at map element index ${map.index}`);
+  if (map.keys!.has(key))
+    throw new CborMapKeyError(`cbor: found duplicate map key ${JSON.stringify(key)} at map element index ${map.index}`);
   map.keys!.add(key);
   if (bytesKey || key === '__proto__') scan.needsMaps = true;
   if (map.left > 0) map.left--;
@@ -67,7 +96,10 @@ function itemDone(stack: Frame[]): void {
   const top = stack[stack.length - 1];
   if (!top) return;
   if (top.left > 0) top.left--;
-  if (top.keys) { top.key = true; top.index++; }
+  if (top.keys) {
+    top.key = true;
+    top.index++;
+  }
 }
 
 /** The argument of an item's head (-1 for indefinite length); r.at moves past the head. */
@@ -83,7 +115,10 @@ function readHead(bytes: Uint8Array, r: { at: number }): number {
 
 /** Moves past a string's content (definite, or indefinite chunks up to the break). */
 function skipString(bytes: Uint8Array, r: { at: number }, n: number): void {
-  if (n >= 0) { r.at += n; return; }
+  if (n >= 0) {
+    r.at += n;
+    return;
+  }
   while (r.at < bytes.length && bytes[r.at] !== 0xff) r.at += Math.max(0, readHead(bytes, r));
   r.at++;
 }
@@ -105,7 +140,11 @@ function text(bytes: Uint8Array, at: number, n: number): string {
 /** A text or byte string key's value. */
 function readString(bytes: Uint8Array, r: { at: number }): string {
   const n = readHead(bytes, r);
-  if (n >= 0) { const s = text(bytes, r.at, n); r.at += n; return s; }
+  if (n >= 0) {
+    const s = text(bytes, r.at, n);
+    r.at += n;
+    return s;
+  }
   let s = '';
   while (r.at < bytes.length && bytes[r.at] !== 0xff) {
     const len = Math.max(0, readHead(bytes, r));
@@ -121,14 +160,16 @@ function readString(bytes: Uint8Array, r: { at: number }): string {
  * (`__proto__` included); byte string keys become their UTF-8 text. Iterative.
  */
 export function plainObjects(root: unknown): unknown {
-  const convert = (v: unknown): unknown => (v instanceof Map ? {} : Array.isArray(v) ? new Array<unknown>(v.length) : v);
+  const convert = (v: unknown): unknown =>
+    v instanceof Map ? {} : Array.isArray(v) ? new Array<unknown>(v.length) : v;
   const out = convert(root);
   const stack: [unknown, unknown][] = out === root ? [] : [[root, out]];
   while (stack.length) {
     const [src, dst] = stack.pop()!;
     const put = (k: string | number, x: unknown) => {
       const y = convert(x);
-      if (typeof k === 'number') (dst as unknown[])[k] = y; else setOwn(dst as object, k, y);
+      if (typeof k === 'number') (dst as unknown[])[k] = y;
+      else setOwn(dst as object, k, y);
       if (y !== x) stack.push([x, y]);
     };
     if (src instanceof Map) for (const [k, x] of src) put(k instanceof Uint8Array ? utf8.decode(k) : String(k), x);

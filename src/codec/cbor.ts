@@ -28,10 +28,22 @@ export class CborDecodeError extends Error {}
  * data model cannot carry them, and cbor-x builds the BigInt a byte at a time, quadratic in
  * the length (a 64 KiB bignum took seconds). The tag's byte string is read (linear) before this runs.
  */
-for (const tag of [2, 3]) addExtension({ tag, decode: () => { throw new CborDecodeError(`cbor: bignum (tag ${tag}) is not allowed`); } } as never);
+for (const tag of [2, 3])
+  addExtension({
+    tag,
+    decode: () => {
+      throw new CborDecodeError(`cbor: bignum (tag ${tag}) is not allowed`);
+    },
+  } as never);
 
 // records and structured clones are cbor-x extensions other decoders do not read
-const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, tagUint8Array: false, variableMapSize: true, structuredClone: false });
+const encoder = new Encoder({
+  useRecords: false,
+  mapsAsObjects: true,
+  tagUint8Array: false,
+  variableMapSize: true,
+  structuredClone: false,
+});
 /** maps as Maps: keys exactly as sent (see src/codec/cbor-maps.ts) */
 const mapDecoder = new Decoder({ useRecords: false, mapsAsObjects: false, structuredClone: false });
 
@@ -56,11 +68,21 @@ export function encodeCborItem(value: unknown): Uint8Array {
 }
 
 /** A self-described list map {kind, apiVersion, metadata, items: [...]} around already-encoded items. */
-export function cborList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+export function cborList(
+  head: { kind: string; apiVersion: string; metadata: object },
+  items: Uint8Array[],
+): Uint8Array {
   const shell = encoder.encode({ kind: head.kind, apiVersion: head.apiVersion, metadata: head.metadata, items: null });
   // the shell ends with the null (f6) of items: replaced by an array header and the items
   const n = items.length;
-  const arrayHead = n < 24 ? [0x80 + n] : n < 0x100 ? [0x98, n] : n < 0x10000 ? [0x99, n >> 8, n & 0xff] : [0x9a, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  const arrayHead =
+    n < 24
+      ? [0x80 + n]
+      : n < 0x100
+        ? [0x98, n]
+        : n < 0x10000
+          ? [0x99, n >> 8, n & 0xff]
+          : [0x9a, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
   let size = 3 + shell.length - 1 + arrayHead.length;
   for (const it of items) size += it.length;
   const out = new Uint8Array(size);
@@ -70,7 +92,10 @@ export function cborList(head: { kind: string; apiVersion: string; metadata: obj
   at += shell.length - 1;
   out.set(arrayHead, at);
   at += arrayHead.length;
-  for (const it of items) { out.set(it, at); at += it.length; }
+  for (const it of items) {
+    out.set(it, at);
+    at += it.length;
+  }
   return out;
 }
 
@@ -95,14 +120,16 @@ export function decodeCbor(bytes: Uint8Array): unknown {
  * being 1), the one limit of every encoding; the wording is that of upstream's CBOR decoder.
  */
 function toJsonModel(v: unknown, level: number): unknown {
-  if (v !== null && typeof v === 'object' && level > MAX_NESTING_DEPTH) throw new CborDecodeError(`cbor: exceeded max nested level ${MAX_NESTING_DEPTH}`);
+  if (v !== null && typeof v === 'object' && level > MAX_NESTING_DEPTH)
+    throw new CborDecodeError(`cbor: exceeded max nested level ${MAX_NESTING_DEPTH}`);
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new CborDecodeError('cbor: non-finite number');
     return v;
   }
   if (typeof v === 'bigint') {
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new CborDecodeError('cbor: integer out of range');
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))
+      throw new CborDecodeError('cbor: integer out of range');
     return Number(v);
   }
   if (Array.isArray(v)) return v.map((x) => toJsonModel(x, level + 1));

@@ -42,7 +42,9 @@ function undecodable(body: Body, e: unknown, kind: string | undefined): Error {
   } else {
     why = `couldn't get version/kind; json parse error: ${goJsonSyntaxError(bytes) ?? (e as Error).message}`;
   }
-  return errors.badRequest(kind ? `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(bytes)})` : why);
+  return errors.badRequest(
+    kind ? `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(bytes)})` : why,
+  );
 }
 
 /**
@@ -65,7 +67,8 @@ export function decodeBody(body: Body, found?: Duplicate[], kind?: string): any 
     } catch (e) {
       throw errors.badRequest(`error decoding cbor: ${(e as Error).message}`);
     }
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest("Object 'Kind' is missing in CBOR data");
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+      throw errors.badRequest("Object 'Kind' is missing in CBOR data");
     return obj;
   }
   try {
@@ -81,7 +84,14 @@ export function decodeBody(body: Body, found?: Duplicate[], kind?: string): any 
 
 /** The response Content-Type; a view names itself in parameters (`application/json;as=Table;g=…;v=…`). */
 export function contentTypeOf(enc: Encoding): string {
-  const base = enc.format === 'yaml' ? YAML_TYPE : enc.format === 'protobuf' ? enc.mediaType ?? PROTOBUF_MEDIA_TYPE : enc.format === 'cbor' ? CBOR_MEDIA_TYPE : JSON_TYPE;
+  const base =
+    enc.format === 'yaml'
+      ? YAML_TYPE
+      : enc.format === 'protobuf'
+        ? (enc.mediaType ?? PROTOBUF_MEDIA_TYPE)
+        : enc.format === 'cbor'
+          ? CBOR_MEDIA_TYPE
+          : JSON_TYPE;
   if (enc.view) {
     const [g, v] = enc.view.groupVersion.split('/');
     return `${base};as=${enc.view.as};g=${g};v=${v}`;
@@ -103,7 +113,11 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
-export function encodeList(head: { kind: string; apiVersion: string; metadata: object }, itemJson: string[], enc: Encoding): string | Uint8Array {
+export function encodeList(
+  head: { kind: string; apiVersion: string; metadata: object },
+  itemJson: string[],
+  enc: Encoding,
+): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
   return enc.format === 'json' && !enc.pretty ? json + '\n' : encode(undefined, enc, json);
 }
@@ -114,7 +128,11 @@ export function encodeList(head: { kind: string; apiVersion: string; metadata: o
  * keyed by format and apiVersion: a LIST in Protobuf or CBOR encodes each object once, not on
  * every request.
  */
-export interface Encodable { json: string; obj: any; encoded?: Record<string, Uint8Array> }
+export interface Encodable {
+  json: string;
+  obj: any;
+  encoded?: Record<string, Uint8Array>;
+}
 
 function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string): Uint8Array {
   const key = `${format}|${apiVersion}`;
@@ -128,16 +146,30 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
 }
 
 /** A list body from entries: JSON joins their item bytes, Protobuf and CBOR their cached item bytes. */
-export function encodeEntries(head: { kind: string; apiVersion: string; metadata: object }, entries: Encodable[], enc: Encoding): string | Uint8Array {
+export function encodeEntries(
+  head: { kind: string; apiVersion: string; metadata: object },
+  entries: Encodable[],
+  enc: Encoding,
+): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufListBody(head, protobufItems(entries, head.apiVersion));
-  if (enc.format === 'cbor') return cborList(head, entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)));
+  if (enc.format === 'cbor')
+    return cborList(
+      head,
+      entries.map((e) => itemBytes(e, 'cbor', head.apiVersion)),
+    );
   // YAML and pretty JSON re-encode the joined JSON (resource replies in these are encoded off the actor: http/yaml-reply.ts)
   if (enc.pretty || enc.format === 'yaml') {
-    const items = entries.map((e) => e.obj.apiVersion === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }));
+    const items = entries.map((e) =>
+      e.obj.apiVersion === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }),
+    );
     return encodeList(head, items, enc);
   }
   const open = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
-  return joinItems(open, entries.map((e) => jsonItemBytes(e, head.apiVersion)), ']}\n');
+  return joinItems(
+    open,
+    entries.map((e) => jsonItemBytes(e, head.apiVersion)),
+    ']}\n',
+  );
 }
 
 /**
@@ -189,7 +221,10 @@ export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: str
 }
 
 /** A whole Protobuf list body, written once into a buffer of its own (`owned`: transferred without a copy). */
-function protobufListBody(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
+function protobufListBody(
+  head: { kind: string; apiVersion: string; metadata: object },
+  items: Uint8Array[],
+): Uint8Array {
   let size = 0;
   for (const b of items) size += fieldLength(b.byteLength);
   const { open, tag } = protobufCodec().listOpening(head, size);
@@ -200,7 +235,10 @@ function protobufListBody(head: { kind: string; apiVersion: string; metadata: ob
  * The opening bytes of a Protobuf list sized for all its items, for a streamed LIST's first
  * page; the stream ends with ENVELOPE_CLOSE (protobufListClose).
  */
-export function protobufListOpening(head: { kind: string; apiVersion: string; metadata: object }, itemFieldsSize: number): { open: Uint8Array; tag: number } {
+export function protobufListOpening(
+  head: { kind: string; apiVersion: string; metadata: object },
+  itemFieldsSize: number,
+): { open: Uint8Array; tag: number } {
   return protobufCodec().listOpening(head, itemFieldsSize);
 }
 
@@ -221,7 +259,8 @@ export function joinFields(open: Uint8Array, tag: number, items: Uint8Array[], c
 
 /** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */
 export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string): Uint8Array {
-  if (enc.format === 'protobuf') return protobufCodec().envelope(apiVersion, e.obj.kind, itemBytes(e, 'protobuf', apiVersion));
+  if (enc.format === 'protobuf')
+    return protobufCodec().envelope(apiVersion, e.obj.kind, itemBytes(e, 'protobuf', apiVersion));
   const item = itemBytes(e, 'cbor', apiVersion);
   const out = new Uint8Array(item.length + 3);
   out.set(SELF_DESCRIBED);

@@ -10,7 +10,6 @@ import { yamlValue, type Duplicate } from '../schema/yaml-value.js';
 
 export type { Duplicate };
 
-
 /** JSON.parse, noting repeated keys in `found` when given. Throws JSON.parse's SyntaxError. */
 export function parseJsonNoting(text: string, found?: Duplicate[]): any {
   checkBracketDepth(text);
@@ -77,7 +76,12 @@ function mayRepeatKeys(text: string, value: unknown): boolean {
 }
 
 /** An open object or array: its path (computed once, when it opens), its keys so far, its current key or index. */
-interface Frame { path: string; keys: Set<string> | undefined; key: string; index: number }
+interface Frame {
+  path: string;
+  keys: Set<string> | undefined;
+  key: string;
+  index: number;
+}
 
 /** The path of a frame that opens inside `parent` (at its current key or index). */
 function childPath(parent: Frame | undefined): string {
@@ -94,7 +98,9 @@ class Lines {
   /** the first newline not yet counted (text.length when none is left) */
   private next: number;
   private line = 1;
-  constructor(private readonly text: string) { this.next = this.find(0); }
+  constructor(private readonly text: string) {
+    this.next = this.find(0);
+  }
   of(offset: number): number {
     while (this.next < offset) {
       this.line++;
@@ -148,7 +154,8 @@ export function jsonDuplicates(text: string): Duplicate[] {
       frames.pop();
     } else if (c === 44) {
       const top = frames[frames.length - 1]!;
-      if (top.keys) expectKey = true; else top.index++;
+      if (top.keys) expectKey = true;
+      else top.index++;
     }
   }
   return out;

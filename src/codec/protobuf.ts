@@ -62,7 +62,9 @@ interface Compiled {
 
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 function hasMagic(bytes: Uint8Array): boolean {
@@ -148,14 +150,19 @@ export class ProtobufCodec {
    * follow as `items` fields (tag `tag`), then ENVELOPE_CLOSE; so a list can be written in
    * pieces (a streamed LIST's pages) once its items' sizes are known.
    */
-  listOpening(head: { kind: string; apiVersion: string; metadata: object }, itemFieldsSize: number): { open: Uint8Array; tag: number } {
+  listOpening(
+    head: { kind: string; apiVersion: string; metadata: object },
+    itemFieldsSize: number,
+  ): { open: Uint8Array; tag: number } {
     const { group, version } = parseApiVersion(head.apiVersion);
     const type = this.typeFor(group, version, head.kind);
     const field = type?.fields.items;
-    if (!type || !field) throw new ProtobufUnsupportedError(`protobuf: no list message for ${head.apiVersion}, Kind=${head.kind}`);
+    if (!type || !field)
+      throw new ProtobufUnsupportedError(`protobuf: no list message for ${head.apiVersion}, Kind=${head.kind}`);
     const headBytes = type.encode(this.load().converter.toMessage(type, head)).finish();
     const tag = (field.id << 3) | 2;
-    if (tag >= 0x80) throw new ProtobufUnsupportedError(`protobuf: items field number ${field.id} of ${head.kind} is too large`);
+    if (tag >= 0x80)
+      throw new ProtobufUnsupportedError(`protobuf: items field number ${field.id} of ${head.kind} is too large`);
     const av = textEncoder.encode(head.apiVersion);
     const k = textEncoder.encode(head.kind);
     const typeMeta = fieldLength(av.length) + fieldLength(k.length);
@@ -208,7 +215,10 @@ export class ProtobufCodec {
   }
 
   /** One envelope → object, without the whole-object depth check (nested envelopes come here). */
-  private decodeEnvelope(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string }): { kind: string; apiVersion: string } {
+  private decodeEnvelope(
+    bytes: Uint8Array,
+    defaults: { apiVersion?: string; kind?: string },
+  ): { kind: string; apiVersion: string } {
     const c = this.load();
     if (!(bytes instanceof Uint8Array) || !hasMagic(bytes)) {
       throw new ProtobufDecodeError('protobuf: data does not start with the envelope prefix 6b 38 73 00');
@@ -219,7 +229,8 @@ export class ProtobufCodec {
     } catch (e) {
       throw new ProtobufDecodeError(`protobuf: malformed envelope: ${(e as Error).message}`);
     }
-    if (unknown.contentEncoding) throw new ProtobufDecodeError(`protobuf: unsupported contentEncoding ${JSON.stringify(unknown.contentEncoding)}`);
+    if (unknown.contentEncoding)
+      throw new ProtobufDecodeError(`protobuf: unsupported contentEncoding ${JSON.stringify(unknown.contentEncoding)}`);
     if (unknown.contentType && !unknown.contentType.includes('protobuf')) {
       throw new ProtobufDecodeError(`protobuf: unsupported contentType ${JSON.stringify(unknown.contentType)}`);
     }
@@ -266,7 +277,8 @@ export class ProtobufCodec {
     const c = this.load();
     if (frame.length < 4) throw new ProtobufDecodeError('protobuf: watch frame shorter than its length prefix');
     const length = new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0, false);
-    if (length !== frame.length - 4) throw new ProtobufDecodeError(`protobuf: watch frame length ${length} does not match ${frame.length - 4} bytes`);
+    if (length !== frame.length - 4)
+      throw new ProtobufDecodeError(`protobuf: watch frame length ${length} does not match ${frame.length - 4} bytes`);
     let event: any;
     try {
       event = c.watchEvent.decode(frame.subarray(4));

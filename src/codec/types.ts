@@ -7,9 +7,17 @@ export interface Encoding {
   /** the Protobuf media type of the configured identity (format protobuf only) */
   mediaType?: string;
   /** render a server-side view instead of the object or list (Accept `as=`) */
-  view?: { as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; groupVersion: string; includeObject: 'None' | 'Metadata' | 'Object' };
+  view?: {
+    as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+    groupVersion: string;
+    includeObject: 'None' | 'Metadata' | 'Object';
+  };
   /** the client accepts gzip and the APIResponseCompression gate is on */
   gzip?: boolean;
 }
 
-export interface Body { text: string; contentType: 'json' | 'yaml' | 'protobuf' | 'cbor'; bytes?: Uint8Array }
+export interface Body {
+  text: string;
+  contentType: 'json' | 'yaml' | 'protobuf' | 'cbor';
+  bytes?: Uint8Array;
+}

@@ -59,7 +59,14 @@ export function encodeEventObject(enc: Encoding, o: EventObject, now: number, he
   let value: any = o.obj ?? JSON.parse(o.json);
   const view = enc.view;
   if (view?.as === 'Table') {
-    value = toTable(o.kind, [value], { resourceVersion: value?.metadata?.resourceVersion }, view.groupVersion, view.includeObject, now);
+    value = toTable(
+      o.kind,
+      [value],
+      { resourceVersion: value?.metadata?.resourceVersion },
+      view.groupVersion,
+      view.includeObject,
+      now,
+    );
     if (!headers) value.columnDefinitions = null;
   } else if (view) {
     value = partialObjectMetadata(value, view.groupVersion);
@@ -71,10 +78,23 @@ export function encodeEventObject(enc: Encoding, o: EventObject, now: number, he
  * The object of a BOOKMARK event: the watched kind with only metadata.resourceVersion (and the
  * initial-events-end annotation); in a view, an empty Table or a PartialObjectMetadata.
  */
-export function bookmarkObject(view: Encoding['view'], kind: string, apiVersion: string, rv: number, annotations?: Record<string, string>): any {
+export function bookmarkObject(
+  view: Encoding['view'],
+  kind: string,
+  apiVersion: string,
+  rv: number,
+  annotations?: Record<string, string>,
+): any {
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
   if (annotations) metadata.annotations = annotations;
-  if (view?.as === 'Table') return { kind: 'Table', apiVersion: view.groupVersion, metadata: { resourceVersion: String(rv) }, columnDefinitions: null, rows: [] };
+  if (view?.as === 'Table')
+    return {
+      kind: 'Table',
+      apiVersion: view.groupVersion,
+      metadata: { resourceVersion: String(rv) },
+      columnDefinitions: null,
+      rows: [],
+    };
   if (view) return { kind: 'PartialObjectMetadata', apiVersion: view.groupVersion, metadata };
   return { kind, apiVersion, metadata };
 }

@@ -22,9 +22,23 @@ const CHECK_EVERY = 256;
 const doc = new Document();
 /** the stringify context the library builds for its defaults (createStringifyContext) */
 const OPTIONS = {
-  blockQuote: true, defaultKeyType: null, defaultStringType: 'PLAIN', directives: null, doubleQuotedAsJSON: false,
-  doubleQuotedMinMultiLineLength: 40, falseStr: 'false', flowCollectionPadding: true, indentSeq: true, lineWidth: 80,
-  minContentWidth: 20, nullStr: 'null', simpleKeys: false, singleQuote: null, trailingComma: false, trueStr: 'true', verifyAliasOrder: true,
+  blockQuote: true,
+  defaultKeyType: null,
+  defaultStringType: 'PLAIN',
+  directives: null,
+  doubleQuotedAsJSON: false,
+  doubleQuotedMinMultiLineLength: 40,
+  falseStr: 'false',
+  flowCollectionPadding: true,
+  indentSeq: true,
+  lineWidth: 80,
+  minContentWidth: 20,
+  nullStr: 'null',
+  simpleKeys: false,
+  singleQuote: null,
+  trailingComma: false,
+  trueStr: 'true',
+  verifyAliasOrder: true,
   commentString: (s: string) => s.replace(/^(?!$)(?: $)?/gm, '#'),
 };
 type StringifyContext = Parameters<typeof stringifyString>[1];
@@ -32,8 +46,16 @@ type StringifyContext = Parameters<typeof stringifyString>[1];
 /** A string scalar as the library writes it at this indentation (a fresh context: the library may set flags on it). */
 function scalarString(value: string, indent: string, implicitKey: boolean, indentAtStart?: number): string {
   const ctx = {
-    anchors: new Set<string>(), doc, flowCollectionPadding: ' ', indent, indentStep: STEP, inFlow: null,
-    options: OPTIONS, implicitKey, actualString: true, ...(indentAtStart !== undefined ? { indentAtStart } : {}),
+    anchors: new Set<string>(),
+    doc,
+    flowCollectionPadding: ' ',
+    indent,
+    indentStep: STEP,
+    inFlow: null,
+    options: OPTIONS,
+    implicitKey,
+    actualString: true,
+    ...(indentAtStart !== undefined ? { indentAtStart } : {}),
   } as unknown as StringifyContext;
   return stringifyString({ value } as Parameters<typeof stringifyString>[0], ctx);
 }
@@ -48,8 +70,13 @@ function blockScalar(v: unknown, indent: string, indentAtStart?: number): string
 
 /** A non-collection value in flow style: JSON, with the characters YAML does not allow unescaped escaped. */
 function flowScalar(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v).replace(/[\x7f-\x9f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? '.nan' : v < 0 ? '-.inf' : '.inf';
+  if (typeof v === 'string')
+    return JSON.stringify(v).replace(
+      /[\x7f-\x9f\ufeff\ufffe\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  if (typeof v === 'number')
+    return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? '.nan' : v < 0 ? '-.inf' : '.inf';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   return 'null';
 }
@@ -116,7 +143,16 @@ export class YamlEncoder {
 
   private push(v: Collection, depth: number, indent: string, inner: string): void {
     const seq = Array.isArray(v);
-    this.stack.push({ seq, flow: depth >= FLOW_DEPTH, depth, keys: seq ? undefined : Object.keys(v), values: v, next: 0, indent, inner });
+    this.stack.push({
+      seq,
+      flow: depth >= FLOW_DEPTH,
+      depth,
+      keys: seq ? undefined : Object.keys(v),
+      values: v,
+      next: 0,
+      indent,
+      inner,
+    });
     if (depth >= FLOW_DEPTH) this.out.push(seq ? '[' : '{');
   }
 
@@ -147,14 +183,28 @@ export class YamlEncoder {
     const explicit = key.length > 1024;
     key = explicit ? `? ${key}\n${f.indent}:` : `${key}:`;
     this.out.push(key);
-    this.write(v, f.depth + 1, f.inner, explicit ? undefined : key.length + 1, explicit ? ' ' : '\n' + f.inner, explicit);
+    this.write(
+      v,
+      f.depth + 1,
+      f.inner,
+      explicit ? undefined : key.length + 1,
+      explicit ? ' ' : '\n' + f.inner,
+      explicit,
+    );
   }
 
   /**
    * Writes a value (or opens its collection). `indent` is the value's context indentation;
    * `lead` what precedes a non-empty block collection (a pair's value starts on a new line).
    */
-  private write(v: unknown, depth: number, indent: string, indentAtStart: number | undefined, lead: string, explicit = false): void {
+  private write(
+    v: unknown,
+    depth: number,
+    indent: string,
+    indentAtStart: number | undefined,
+    lead: string,
+    explicit = false,
+  ): void {
     const afterKey = lead !== '';
     if (!isCollection(v)) {
       if (depth > FLOW_DEPTH) return void this.out.push(flowScalar(v));

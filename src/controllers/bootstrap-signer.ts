@@ -17,7 +17,8 @@ import { bootstrapToken, validForSigning, type BootstrapToken } from './bootstra
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 const CONFIGMAPS: TypeRef = { group: '', version: 'v1', resource: 'configmaps' };
-const SECRETS_KEY = '/secrets', CONFIGMAPS_KEY = '/configmaps';
+const SECRETS_KEY = '/secrets',
+  CONFIGMAPS_KEY = '/configmaps';
 export const CLUSTER_INFO = 'cluster-info';
 export const KUBECONFIG_KEY = 'kubeconfig';
 export const SIGNATURE_PREFIX = 'jws-kubeconfig-';
@@ -40,7 +41,11 @@ export class BootstrapSigner implements Informer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly identity: Identity, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly identity: Identity,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   load(objects: readonly CachedObject[]): void {
     for (const o of objects) this.take(o.typeKey, o.namespace, o.name, o.json);
@@ -49,7 +54,8 @@ export class BootstrapSigner implements Informer {
 
   observe(events: readonly ChangeEvent[]): void {
     let touched = false;
-    for (const ev of events) touched = this.take(ev.typeKey, ev.namespace, ev.name, ev.type === 'DELETED' ? undefined : ev.json) || touched;
+    for (const ev of events)
+      touched = this.take(ev.typeKey, ev.namespace, ev.name, ev.type === 'DELETED' ? undefined : ev.json) || touched;
     if (touched) this.changed();
   }
 
@@ -74,20 +80,34 @@ export class BootstrapSigner implements Informer {
   /** Signs soon; one pass at a time, and one more if something changed meanwhile. */
   private changed(): void {
     if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.running = true;
     setImmediate(() => {
-      this.sign().catch((e) => process.stderr.write(`warning: bootstrapsigner: ${(e as Error).message}\n`)).finally(() => {
-        this.running = false;
-        if (this.again) { this.again = false; this.changed(); }
-      });
+      this.sign()
+        .catch((e) => process.stderr.write(`warning: bootstrapsigner: ${(e as Error).message}\n`))
+        .finally(() => {
+          this.running = false;
+          if (this.again) {
+            this.again = false;
+            this.changed();
+          }
+        });
     });
   }
 
   private async sign(): Promise<void> {
     this.arm();
     if (!this.clusterInfo) return;
-    const got = await this.pool.submit({ op: 'get', type: CONFIGMAPS, enc: JSON_ENC, namespace: this.identity.publicNamespace, name: CLUSTER_INFO });
+    const got = await this.pool.submit({
+      op: 'get',
+      type: CONFIGMAPS,
+      enc: JSON_ENC,
+      namespace: this.identity.publicNamespace,
+      name: CLUSTER_INFO,
+    });
     if ('error' in got || !('code' in got)) return;
     const cm = JSON.parse(bodyText(got.body));
     const content = cm.data?.[KUBECONFIG_KEY];
@@ -97,14 +117,20 @@ export class BootstrapSigner implements Informer {
     for (const [k, v] of Object.entries<string>(cm.data)) (k.startsWith(SIGNATURE_PREFIX) ? old : data)[k] = v;
     const now = this.now();
     for (const [name, t] of this.tokens) {
-      if (validForSigning(name, t, now)) data[SIGNATURE_PREFIX + t.id] = await detachedSignature(content, t.id, t.secret);
+      if (validForSigning(name, t, now))
+        data[SIGNATURE_PREFIX + t.id] = await detachedSignature(content, t.id, t.secret);
     }
     const fresh = Object.keys(data).filter((k) => k.startsWith(SIGNATURE_PREFIX));
     const same = fresh.length === Object.keys(old).length && fresh.every((k) => old[k] === data[k]);
     if (same) return;
     cm.data = data;
     const r = await this.pool.submit({
-      op: 'update', type: CONFIGMAPS, enc: JSON_ENC, dryRun: false, namespace: this.identity.publicNamespace, name: CLUSTER_INFO,
+      op: 'update',
+      type: CONFIGMAPS,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: this.identity.publicNamespace,
+      name: CLUSTER_INFO,
       body: { text: JSON.stringify(cm), contentType: 'json' },
     });
     // a conflict means cluster-info changed meanwhile: its change event signs again
@@ -116,7 +142,8 @@ export class BootstrapSigner implements Informer {
     clearTimeout(this.timer);
     const now = this.now();
     let next: number | undefined;
-    for (const [name, t] of this.tokens) if (t.expires !== undefined && validForSigning(name, t, now)) next = Math.min(next ?? t.expires, t.expires);
+    for (const [name, t] of this.tokens)
+      if (t.expires !== undefined && validForSigning(name, t, now)) next = Math.min(next ?? t.expires, t.expires);
     if (next === undefined || this.stopped) return;
     this.timer = setTimeout(() => this.changed(), Math.min(MAX_DELAY_MS, next - now + 1));
     this.timer.unref();

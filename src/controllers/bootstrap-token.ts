@@ -38,11 +38,15 @@ export function parseExpiration(v: string): number | undefined {
 
 /** The token a secret carries, or undefined when it is not a bootstrap token secret. */
 export function bootstrapToken(secret: Secret | undefined, identity: Identity): BootstrapToken | undefined {
-  if (secret?.type !== tokenSecretType(identity) || secret?.metadata?.namespace !== identity.systemNamespace) return undefined;
+  if (secret?.type !== tokenSecretType(identity) || secret?.metadata?.namespace !== identity.systemNamespace)
+    return undefined;
   const data = secret.data && typeof secret.data === 'object' ? secret.data : {};
   return {
-    id: field(data, 'token-id'), secret: field(data, 'token-secret'), expires: parseExpiration(field(data, 'expiration')),
-    signing: field(data, 'usage-bootstrap-signing') === 'true', uid: String(secret.metadata.uid ?? ''),
+    id: field(data, 'token-id'),
+    secret: field(data, 'token-secret'),
+    expires: parseExpiration(field(data, 'expiration')),
+    signing: field(data, 'usage-bootstrap-signing') === 'true',
+    uid: String(secret.metadata.uid ?? ''),
     resourceVersion: String(secret.metadata.resourceVersion ?? ''),
   };
 }

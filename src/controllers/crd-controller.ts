@@ -30,9 +30,17 @@ const JSON_ENC = { format: 'json' as const, pretty: false };
 /** how soon a CRD whose custom resources are still being deleted is looked at again */
 const CLEANUP_RETRY_MS = 500;
 
-interface Accepted { names: any; condition: { status: string; reason: string; message: string } }
+interface Accepted {
+  names: any;
+  condition: { status: string; reason: string; message: string };
+}
 
-function condition(conds: any[], type: string, want: { status: string; reason: string; message: string }, now: string): any[] {
+function condition(
+  conds: any[],
+  type: string,
+  want: { status: string; reason: string; message: string },
+  now: string,
+): any[] {
   const prev = conds.find((c) => c?.type === type);
   const lastTransitionTime = prev && prev.status === want.status ? prev.lastTransitionTime : now;
   const next = { type, ...want, lastTransitionTime };
@@ -49,7 +57,12 @@ function condition(conds: any[], type: string, want: { status: string; reason: s
 function nonStructural(conds: unknown[], crd: unknown, now: string): unknown[] {
   const found = structuralViolations(crd);
   if (!found.length) return conds.filter((c) => (c as { type?: unknown } | null)?.type !== 'NonStructuralSchema');
-  return condition(conds, 'NonStructuralSchema', { status: 'True', reason: 'Violations', message: found.length === 1 ? found[0]! : `[${found.join(', ')}]` }, now);
+  return condition(
+    conds,
+    'NonStructuralSchema',
+    { status: 'True', reason: 'Violations', message: found.length === 1 ? found[0]! : `[${found.join(', ')}]` },
+    now,
+  );
 }
 
 export class CrdController implements Informer {
@@ -66,8 +79,12 @@ export class CrdController implements Informer {
    * loaded: objects the actors loaded for newly served types (the read cache);
    * removed: type keys no longer served (their watches end)
    */
-  constructor(private readonly pool: ActorPool, private readonly registry: Registry, private readonly loaded: (objs: CachedObject[]) => void,
-    private readonly removed: (typeKeys: string[]) => void = () => {}) {
+  constructor(
+    private readonly pool: ActorPool,
+    private readonly registry: Registry,
+    private readonly loaded: (objs: CachedObject[]) => void,
+    private readonly removed: (typeKeys: string[]) => void = () => {},
+  ) {
     const group = groupFor(registry.identity, 'apiextensions.plat.io');
     this.typeRef = { group, version: 'v1', resource: 'customresourcedefinitions' };
     this.typeKey = `${group}/customresourcedefinitions`;
@@ -83,7 +100,8 @@ export class CrdController implements Informer {
     for (const ev of evs) {
       if (ev.typeKey !== this.typeKey) continue;
       changed = true;
-      if (ev.type === 'DELETED') this.crds.delete(ev.name); else this.crds.set(ev.name, JSON.parse(ev.json));
+      if (ev.type === 'DELETED') this.crds.delete(ev.name);
+      else this.crds.set(ev.name, JSON.parse(ev.json));
     }
     if (changed) void this.sync();
   }
@@ -91,10 +109,16 @@ export class CrdController implements Informer {
   /** Reconciles every CRD; runs one at a time (a change during a run triggers one more). */
   sync(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.running) { this.again = true; return this.running; }
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
     this.running = (async () => {
       try {
-        do { this.again = false; await this.reconcile(); } while (this.again && !this.stopped);
+        do {
+          this.again = false;
+          await this.reconcile();
+        } while (this.again && !this.stopped);
       } catch (e) {
         process.stderr.write(`crd controller: ${(e as Error).message}\n`);
       } finally {
@@ -107,7 +131,8 @@ export class CrdController implements Informer {
   /** Whether the CRD serving group/resource is being deleted (its resources refuse creates). */
   terminating(group: string, resource: string): boolean {
     for (const crd of this.crds.values()) {
-      if (crd.spec?.group === group && crd.status?.acceptedNames?.plural === resource) return !!crd.metadata.deletionTimestamp;
+      if (crd.spec?.group === group && crd.status?.acceptedNames?.plural === resource)
+        return !!crd.metadata.deletionTimestamp;
     }
     return false;
   }
@@ -123,25 +148,56 @@ export class CrdController implements Informer {
     const group = crd.spec?.group;
     // validation refuses these; one stored before that rule is never served
     if (this.registry.isBuiltinGroup(group)) {
-      return { names: undefined, condition: { status: 'False', reason: 'GroupConflict', message: `group ${JSON.stringify(group)} is served by the API server itself` } };
+      return {
+        names: undefined,
+        condition: {
+          status: 'False',
+          reason: 'GroupConflict',
+          message: `group ${JSON.stringify(group)} is served by the API server itself`,
+        },
+      };
     }
     const mine = crd.metadata.name;
-    const others = all.filter((o) => o.metadata.name !== mine && o.spec?.group === group && o.status?.acceptedNames?.plural);
+    const others = all.filter(
+      (o) => o.metadata.name !== mine && o.spec?.group === group && o.status?.acceptedNames?.plural,
+    );
     const taken = (pick: (names: any) => string[]) => new Set(others.flatMap((o) => pick(o.status.acceptedNames)));
     const plurals = taken((a) => [a.plural, a.singular, ...(a.shortNames ?? [])].filter(Boolean));
     const kinds = taken((a) => [a.kind, a.listKind].filter(Boolean));
-    if (plurals.has(n.plural)) return { names: crd.status?.acceptedNames, condition: { status: 'False', reason: 'PluralConflict', message: `"${n.plural}" is already in use` } };
-    if (n.singular && plurals.has(n.singular)) return { names: crd.status?.acceptedNames, condition: { status: 'False', reason: 'SingularConflict', message: `"${n.singular}" is already in use` } };
+    if (plurals.has(n.plural))
+      return {
+        names: crd.status?.acceptedNames,
+        condition: { status: 'False', reason: 'PluralConflict', message: `"${n.plural}" is already in use` },
+      };
+    if (n.singular && plurals.has(n.singular))
+      return {
+        names: crd.status?.acceptedNames,
+        condition: { status: 'False', reason: 'SingularConflict', message: `"${n.singular}" is already in use` },
+      };
     const short = (n.shortNames ?? []).find((s: string) => plurals.has(s));
-    if (short) return { names: crd.status?.acceptedNames, condition: { status: 'False', reason: 'ShortNamesConflict', message: `"${short}" is already in use` } };
-    if (kinds.has(n.kind)) return { names: crd.status?.acceptedNames, condition: { status: 'False', reason: 'KindConflict', message: `"${n.kind}" is already in use` } };
-    if (n.listKind && kinds.has(n.listKind)) return { names: crd.status?.acceptedNames, condition: { status: 'False', reason: 'ListKindConflict', message: `"${n.listKind}" is already in use` } };
+    if (short)
+      return {
+        names: crd.status?.acceptedNames,
+        condition: { status: 'False', reason: 'ShortNamesConflict', message: `"${short}" is already in use` },
+      };
+    if (kinds.has(n.kind))
+      return {
+        names: crd.status?.acceptedNames,
+        condition: { status: 'False', reason: 'KindConflict', message: `"${n.kind}" is already in use` },
+      };
+    if (n.listKind && kinds.has(n.listKind))
+      return {
+        names: crd.status?.acceptedNames,
+        condition: { status: 'False', reason: 'ListKindConflict', message: `"${n.listKind}" is already in use` },
+      };
     return { names: n, condition: { status: 'True', reason: 'NoConflicts', message: 'no conflicts found' } };
   }
 
   private async reconcile(): Promise<void> {
     const now = rfc3339(Date.now());
-    const all = [...this.crds.values()].sort((a, b) => (a.metadata.creationTimestamp < b.metadata.creationTimestamp ? -1 : 1));
+    const all = [...this.crds.values()].sort((a, b) =>
+      a.metadata.creationTimestamp < b.metadata.creationTimestamp ? -1 : 1,
+    );
     const desired = new Map<string, any>();
     for (const crd of all) {
       const a = this.accept(crd, all);
@@ -149,14 +205,22 @@ export class CrdController implements Informer {
       if (a.names) status.acceptedNames = a.names;
       let conds: any[] = Array.isArray(status.conditions) ? status.conditions : [];
       conds = condition(conds, 'NamesAccepted', a.condition, now);
-      if (a.condition.status === 'True') conds = condition(conds, 'Established', { status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+      if (a.condition.status === 'True')
+        conds = condition(
+          conds,
+          'Established',
+          { status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+          now,
+        );
       const approval = approvalCondition(crd);
       if (approval) conds = condition(conds, 'KubernetesAPIApprovalPolicyConformant', approval, now);
       conds = nonStructural(conds, crd, now);
       status.conditions = conds;
       desired.set(crd.metadata.name, { ...crd, status });
     }
-    const types = [...desired.values()].map(customTypeOf).filter((t): t is CustomType => t !== undefined && !this.registry.isBuiltinGroup(t.group))
+    const types = [...desired.values()]
+      .map(customTypeOf)
+      .filter((t): t is CustomType => t !== undefined && !this.registry.isBuiltinGroup(t.group))
       .sort((a, b) => (a.crd < b.crd ? -1 : 1));
     const key = JSON.stringify(types);
     if (key !== this.served) {
@@ -172,16 +236,26 @@ export class CrdController implements Informer {
     for (const crd of all) {
       const want = desired.get(crd.metadata.name)!;
       if (JSON.stringify(want.status) !== JSON.stringify(crd.status ?? {})) await this.writeStatus(want);
-      if (crd.metadata.deletionTimestamp) await this.finalize(crd, types.find((t) => t.crd === crd.metadata.name));
+      if (crd.metadata.deletionTimestamp)
+        await this.finalize(
+          crd,
+          types.find((t) => t.crd === crd.metadata.name),
+        );
     }
   }
 
   private async writeStatus(crd: any): Promise<void> {
     const r = await this.pool.submit({
-      op: 'update', type: { ...this.typeRef, subresource: 'status' }, namespace: '', name: crd.metadata.name,
-      body: { text: JSON.stringify(crd), contentType: 'json' }, dryRun: false, enc: JSON_ENC,
+      op: 'update',
+      type: { ...this.typeRef, subresource: 'status' },
+      namespace: '',
+      name: crd.metadata.name,
+      body: { text: JSON.stringify(crd), contentType: 'json' },
+      dryRun: false,
+      enc: JSON_ENC,
     });
-    if ('error' in r && r.error.code !== 409 && r.error.code !== 404) process.stderr.write(`crd controller: status of ${crd.metadata.name}: ${r.error.message}\n`);
+    if ('error' in r && r.error.code !== 409 && r.error.code !== 404)
+      process.stderr.write(`crd controller: status of ${crd.metadata.name}: ${r.error.message}\n`);
   }
 
   /** Deletes the custom resources of a deleting CRD; removes its cleanup finalizer once none is left. */
@@ -191,20 +265,37 @@ export class CrdController implements Informer {
     if (!finalizers.includes(finalizer)) return;
     if (t) {
       const type: TypeRef = { group: t.group, version: t.storageVersion, resource: t.plural };
-      await this.pool.submit({ op: 'deletecollection', type, namespace: '', opts: {}, options: {}, dryRun: false, enc: JSON_ENC });
+      await this.pool.submit({
+        op: 'deletecollection',
+        type,
+        namespace: '',
+        opts: {},
+        options: {},
+        dryRun: false,
+        enc: JSON_ENC,
+      });
       const r = await this.pool.submit({ op: 'list', type, namespace: '', opts: { limit: 1 }, enc: JSON_ENC });
       const left = 'code' in r ? (JSON.parse(bodyText(r.body)).items ?? []).length : 1;
       if (left > 0) {
         // instances held by their own finalizers: look again shortly
-        this.timer ??= setTimeout(() => { this.timer = undefined; void this.sync(); }, CLEANUP_RETRY_MS);
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          void this.sync();
+        }, CLEANUP_RETRY_MS);
         return;
       }
     }
     const next = { ...crd, metadata: { ...crd.metadata, finalizers: finalizers.filter((f) => f !== finalizer) } };
     const r = await this.pool.submit({
-      op: 'update', type: this.typeRef, namespace: '', name: crd.metadata.name,
-      body: { text: JSON.stringify(next), contentType: 'json' }, dryRun: false, enc: JSON_ENC,
+      op: 'update',
+      type: this.typeRef,
+      namespace: '',
+      name: crd.metadata.name,
+      body: { text: JSON.stringify(next), contentType: 'json' },
+      dryRun: false,
+      enc: JSON_ENC,
     });
-    if ('error' in r && r.error.code !== 409 && r.error.code !== 404) process.stderr.write(`crd controller: finalizing ${crd.metadata.name}: ${r.error.message}\n`);
+    if ('error' in r && r.error.code !== 409 && r.error.code !== 404)
+      process.stderr.write(`crd controller: finalizing ${crd.metadata.name}: ${r.error.message}\n`);
   }
 }

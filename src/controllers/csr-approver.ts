@@ -40,27 +40,46 @@ export class CsrApprover {
   private readonly feed: CsrFeed;
   private readonly queue: KeyedQueue<Csr>;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly authorize: Authorize,
-    private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    identity: Identity,
+    private readonly authorize: Authorize,
+    private readonly log = (m: string) => process.stderr.write(`${m}\n`),
+  ) {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
     this.typeKey = `${group}/certificatesigningrequests`;
     this.feed = new CsrFeed(pool, this.type, this.typeKey, (csr) => this.consider(csr));
-    const kubelet = this.kubelet = `${identity.product}.io/kube-apiserver-client-kubelet`;
+    const kubelet = (this.kubelet = `${identity.product}.io/kube-apiserver-client-kubelet`);
     const check = builtInSigners(identity.product).get(kubelet)!;
-    const nodeClient = (csr: Csr, req: CertificateRequest) => csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
+    const nodeClient = (csr: Csr, req: CertificateRequest) =>
+      csr.spec?.signerName === kubelet && check(req, csr.spec.usages ?? []) === undefined;
     this.recognizers = [
-      { subresource: 'selfnodeclient', matches: (csr, req) => csr.spec?.username === req.subject.commonName && nodeClient(csr, req),
-        message: 'Auto approving self kubelet client certificate after SubjectAccessReview.' },
-      { subresource: 'nodeclient', matches: nodeClient, message: 'Auto approving kubelet client certificate after SubjectAccessReview.' },
+      {
+        subresource: 'selfnodeclient',
+        matches: (csr, req) => csr.spec?.username === req.subject.commonName && nodeClient(csr, req),
+        message: 'Auto approving self kubelet client certificate after SubjectAccessReview.',
+      },
+      {
+        subresource: 'nodeclient',
+        matches: nodeClient,
+        message: 'Auto approving kubelet client certificate after SubjectAccessReview.',
+      },
     ];
-    this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-approver: ${name}: ${(e as Error).message}`));
+    this.queue = new KeyedQueue(
+      (csr) => this.handle(csr),
+      (name, e) => this.log(`csr-approver: ${name}: ${(e as Error).message}`),
+    );
   }
 
   /** Acts on the stored requests, then on events. */
-  start(): void { this.feed.start(); }
+  start(): void {
+    this.feed.start();
+  }
 
-  observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
+  observe(events: readonly ChangeEvent[]): void {
+    this.feed.observe(events);
+  }
 
   private consider(csr: Csr): void {
     if (csr.spec?.signerName === this.kubelet && pending(csr)) this.queue.add(csr.metadata.name, csr);
@@ -71,13 +90,25 @@ export class CsrApprover {
     const request = parseCSR(Buffer.from(String(csr.spec?.request ?? ''), 'base64'));
     let r: Recognizer | undefined;
     for (const x of this.recognizers) {
-      if (x.matches(csr, request) && await this.allowed(csr, x.subresource)) { r = x; break; }
+      if (x.matches(csr, request) && (await this.allowed(csr, x.subresource))) {
+        r = x;
+        break;
+      }
     }
     if (!r) return;
-    const conditions = [...(csr.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }];
+    const conditions = [
+      ...(csr.status?.conditions ?? []),
+      { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message },
+    ];
     const res = await this.pool.submit({
-      op: 'update', type: { ...this.type, subresource: 'approval' }, enc: JSON_ENC, dryRun: false, namespace: '', name,
-      fieldManager: 'kube-controller-manager', body: { text: JSON.stringify({ ...csr, status: { ...csr.status, conditions } }), contentType: 'json' },
+      op: 'update',
+      type: { ...this.type, subresource: 'approval' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name,
+      fieldManager: 'kube-controller-manager',
+      body: { text: JSON.stringify({ ...csr, status: { ...csr.status, conditions } }), contentType: 'json' },
     });
     if ('error' in res && res.error.code !== 409) this.log(`csr-approver: ${name}: ${res.error.message}`);
   }
@@ -85,8 +116,22 @@ export class CsrApprover {
   /** The SubjectAccessReview of the requester for `create` on certificatesigningrequests/<subresource>. */
   private allowed(csr: Csr, subresource: string): boolean | Promise<boolean> {
     const spec = csr.spec ?? {};
-    const user = { username: String(spec.username ?? ''), uid: spec.uid, groups: Array.isArray(spec.groups) ? spec.groups : [], extra: spec.extra };
-    return this.authorize({ user, verb: 'create', apiGroup: this.type.group, apiVersion: '*', resource: 'certificatesigningrequests', subresource, resourceRequest: true, path: '' });
+    const user = {
+      username: String(spec.username ?? ''),
+      uid: spec.uid,
+      groups: Array.isArray(spec.groups) ? spec.groups : [],
+      extra: spec.extra,
+    };
+    return this.authorize({
+      user,
+      verb: 'create',
+      apiGroup: this.type.group,
+      apiVersion: '*',
+      resource: 'certificatesigningrequests',
+      subresource,
+      resourceRequest: true,
+      path: '',
+    });
   }
 }
 

@@ -35,13 +35,17 @@ function certificateExpired(b64: string, now: number): boolean {
 
 /** Why upstream's cleaner would delete csr at now, or undefined. */
 export function cleanupReason(csr: CertificateSigningRequest, now: number): string | undefined {
-  const approved = conditionOf(csr, 'Approved'), denied = conditionOf(csr, 'Denied'), failed = conditionOf(csr, 'Failed');
+  const approved = conditionOf(csr, 'Approved'),
+    denied = conditionOf(csr, 'Denied'),
+    failed = conditionOf(csr, 'Failed');
   const cert = csr.status?.certificate;
-  if (cert && approved && olderThan(approved.lastUpdateTime, APPROVED_EXPIRATION, now)) return 'issued more than 1h ago';
+  if (cert && approved && olderThan(approved.lastUpdateTime, APPROVED_EXPIRATION, now))
+    return 'issued more than 1h ago';
   if (denied && olderThan(denied.lastUpdateTime, DENIED_EXPIRATION, now)) return 'denied more than 1h ago';
   if (failed && olderThan(failed.lastUpdateTime, DENIED_EXPIRATION, now)) return 'failed more than 1h ago';
   const conditions = conditionsOf(csr);
-  if (conditions.length === 0 && olderThan(csr.metadata?.creationTimestamp, PENDING_EXPIRATION, now)) return 'pending for more than 24h';
+  if (conditions.length === 0 && olderThan(csr.metadata?.creationTimestamp, PENDING_EXPIRATION, now))
+    return 'pending for more than 24h';
   if (cert && approved && certificateExpired(cert, now)) return 'its certificate expired';
   return undefined;
 }
@@ -50,8 +54,15 @@ export class CsrCleaner {
   private readonly type: TypeRef;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity) {
-    this.type = { group: groupFor(identity, 'certificates.plat.io'), version: 'v1', resource: 'certificatesigningrequests' };
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    identity: Identity,
+  ) {
+    this.type = {
+      group: groupFor(identity, 'certificates.plat.io'),
+      version: 'v1',
+      resource: 'certificatesigningrequests',
+    };
   }
 
   /** Sweeps now and then every hour (the timer never keeps the process alive). */
@@ -72,7 +83,12 @@ export class CsrCleaner {
     for (const csr of JSON.parse(bodyText(r.body)).items ?? []) {
       if (!cleanupReason(csr, now)) continue;
       const d = await this.pool.submit({
-        op: 'delete', type: this.type, enc: JSON_ENC, dryRun: false, namespace: '', name: csr.metadata.name,
+        op: 'delete',
+        type: this.type,
+        enc: JSON_ENC,
+        dryRun: false,
+        namespace: '',
+        name: csr.metadata.name,
         options: { preconditions: { uid: csr.metadata.uid } },
       });
       if ('code' in d) deleted.push(csr.metadata.name);

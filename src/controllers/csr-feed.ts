@@ -13,8 +13,12 @@ const JSON_ENC = { format: 'json' as const, pretty: false };
 export class CsrFeed {
   private ready = false;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly type: TypeRef, private readonly typeKey: string,
-    private readonly consider: (csr: Stored<CertificateSigningRequest>) => void) {}
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly type: TypeRef,
+    private readonly typeKey: string,
+    private readonly consider: (csr: Stored<CertificateSigningRequest>) => void,
+  ) {}
 
   start(): void {
     this.ready = true;
@@ -25,6 +29,7 @@ export class CsrFeed {
 
   observe(events: readonly ChangeEvent[]): void {
     if (!this.ready) return;
-    for (const ev of events) if (ev.typeKey === this.typeKey && ev.type !== 'DELETED') this.consider(JSON.parse(ev.json));
+    for (const ev of events)
+      if (ev.typeKey === this.typeKey && ev.type !== 'DELETED') this.consider(JSON.parse(ev.json));
   }
 }

@@ -59,7 +59,8 @@ export async function loadClusterCA(o: SignerOptions): Promise<SigningCA> {
 }
 
 const conditions = (csr: CertificateSigningRequest): Condition[] => conditionsOf(csr);
-const hasTrue = (csr: CertificateSigningRequest, type: string): boolean => conditions(csr).some((c) => c?.type === type && c.status === 'True');
+const hasTrue = (csr: CertificateSigningRequest, type: string): boolean =>
+  conditions(csr).some((c) => c?.type === type && c.status === 'True');
 
 /** IsCertificateRequestApproved and not Failed, no certificate yet. */
 export function awaitsSigning(csr: CertificateSigningRequest): boolean {
@@ -76,21 +77,33 @@ export class CsrSigner {
   private readonly feed: CsrFeed;
   /** one signing per CSR name at a time, on its newest object */
   private readonly queue: KeyedQueue<Csr>;
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly options: SignerOptions, private readonly log = (m: string) => process.stderr.write(`${m}\n`)) {
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    identity: Identity,
+    private readonly options: SignerOptions,
+    private readonly log = (m: string) => process.stderr.write(`${m}\n`),
+  ) {
     const group = groupFor(identity, 'certificates.plat.io');
     this.type = { group, version: 'v1', resource: 'certificatesigningrequests' };
     this.typeKey = `${group}/certificatesigningrequests`;
     this.feed = new CsrFeed(pool, this.type, this.typeKey, (csr) => this.consider(csr));
     this.signers = builtInSigners(identity.product);
-    this.queue = new KeyedQueue((csr) => this.handle(csr), (name, e) => this.log(`csr-signer: ${name}: ${(e as Error).message}`));
+    this.queue = new KeyedQueue(
+      (csr) => this.handle(csr),
+      (name, e) => this.log(`csr-signer: ${name}: ${(e as Error).message}`),
+    );
     // a given CA pair is read now, before anything starts: a bad file is a startup error
     if (options.clusterSigningCertFile) this.ca = Promise.resolve(loadGivenCA(options));
   }
 
   /** Acts on the stored requests, then on events. */
-  start(): void { this.feed.start(); }
+  start(): void {
+    this.feed.start();
+  }
 
-  observe(events: readonly ChangeEvent[]): void { this.feed.observe(events); }
+  observe(events: readonly ChangeEvent[]): void {
+    this.feed.observe(events);
+  }
 
   private consider(csr: Csr): void {
     if (this.signers.has(csr.spec?.signerName ?? '') && awaitsSigning(csr)) this.queue.add(csr.metadata.name, csr);
@@ -103,18 +116,34 @@ export class CsrSigner {
     const refused = check(request, usages);
     const status = { ...(csr.status ?? {}) };
     if (refused) {
-      status.conditions = [...conditions(csr), {
-        type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: refused, lastUpdateTime: rfc3339(Date.now()),
-      }];
+      status.conditions = [
+        ...conditions(csr),
+        {
+          type: 'Failed',
+          status: 'True',
+          reason: 'SignerValidationFailure',
+          message: refused,
+          lastUpdateTime: rfc3339(Date.now()),
+        },
+      ];
     } else {
-      const ca = await (this.ca ??= loadClusterCA(this.options).catch((e) => { this.ca = undefined; throw e; }));
+      const ca = await (this.ca ??= loadClusterCA(this.options).catch((e) => {
+        this.ca = undefined;
+        throw e;
+      }));
       const ttl = certificateTtlMs(csr.spec!.expirationSeconds, this.options.clusterSigningDurationMs);
       const pem = await issueCertificate(request, usages, ca, ttl);
       status.certificate = Buffer.from(pem).toString('base64');
     }
     const r = await this.pool.submit({
-      op: 'update', type: { ...this.type, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: '', name: csr.metadata.name,
-      fieldManager: FIELD_MANAGER, body: { text: JSON.stringify({ ...csr, status }), contentType: 'json' },
+      op: 'update',
+      type: { ...this.type, subresource: 'status' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name: csr.metadata.name,
+      fieldManager: FIELD_MANAGER,
+      body: { text: JSON.stringify({ ...csr, status }), contentType: 'json' },
     });
     if ('error' in r && r.error.code !== 409) this.log(`csr-signer: ${csr.metadata.name}: ${r.error.message}`);
   }

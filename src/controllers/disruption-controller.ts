@@ -36,7 +36,10 @@ export class DisruptionController {
 
   /** Loads pods and PDBs, then brings every budget's status up to date. */
   async start(): Promise<void> {
-    for (const [type, key] of [[PODS, PODS_KEY], [PDBS, PDBS_KEY]] as const) {
+    for (const [type, key] of [
+      [PODS, PODS_KEY],
+      [PDBS, PDBS_KEY],
+    ] as const) {
       const r = await this.pool.submit({ op: 'list', type, enc: JSON_ENC, namespace: '', opts: {} });
       if (!('code' in r)) continue;
       for (const o of JSON.parse(bodyText(r.body)).items ?? []) this.track(key, o, false);
@@ -51,7 +54,10 @@ export class DisruptionController {
       const obj = JSON.parse(ev.json);
       this.track(ev.typeKey, obj, ev.type === 'DELETED');
       if (!this.ready) continue;
-      if (ev.typeKey === PDBS_KEY) { if (ev.type !== 'DELETED') this.sync(ev.namespace, ev.name); continue; }
+      if (ev.typeKey === PDBS_KEY) {
+        if (ev.type !== 'DELETED') this.sync(ev.namespace, ev.name);
+        continue;
+      }
       for (const name of this.pdbs.get(ev.namespace)?.keys() ?? []) this.sync(ev.namespace, name);
     }
   }
@@ -61,21 +67,38 @@ export class DisruptionController {
     const name = obj.metadata.name;
     const index: Map<string, Map<string, unknown>> = typeKey === PODS_KEY ? this.pods : this.pdbs;
     let m = index.get(ns);
-    if (deleted) { m?.delete(name); if (m?.size === 0) index.delete(ns); return; }
-    if (!m) index.set(ns, m = new Map());
-    if (typeKey === PDBS_KEY) { m.set(name, obj); return; }
-    m.set(name, { name, labels: obj.metadata.labels, healthy: podHealthy(obj), deleting: !!obj.metadata.deletionTimestamp });
+    if (deleted) {
+      m?.delete(name);
+      if (m?.size === 0) index.delete(ns);
+      return;
+    }
+    if (!m) index.set(ns, (m = new Map()));
+    if (typeKey === PDBS_KEY) {
+      m.set(name, obj);
+      return;
+    }
+    m.set(name, {
+      name,
+      labels: obj.metadata.labels,
+      healthy: podHealthy(obj),
+      deleting: !!obj.metadata.deletionTimestamp,
+    });
   }
 
   /** One sync per budget at a time; an event arriving meanwhile runs it once more afterwards. */
   private sync(ns: string, name: string): void {
     const key = `${ns}/${name}`;
-    if (this.busy.has(key)) { this.dirty.add(key); return; }
+    if (this.busy.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
     this.busy.add(key);
-    this.write(ns, name).catch(() => undefined).finally(() => {
-      this.busy.delete(key);
-      if (this.dirty.delete(key)) this.sync(ns, name);
-    });
+    this.write(ns, name)
+      .catch(() => undefined)
+      .finally(() => {
+        this.busy.delete(key);
+        if (this.dirty.delete(key)) this.sync(ns, name);
+      });
   }
 
   private async write(ns: string, name: string): Promise<void> {
@@ -87,8 +110,14 @@ export class DisruptionController {
     if (same(status, pdb.status ?? {})) return;
     const body = { ...pdb, status };
     await this.pool.submit({
-      op: 'update', type: { ...PDBS, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: ns, name,
-      fieldManager: 'disruption-controller', body: { text: JSON.stringify(body), contentType: 'json' },
+      op: 'update',
+      type: { ...PDBS, subresource: 'status' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: ns,
+      name,
+      fieldManager: 'disruption-controller',
+      body: { text: JSON.stringify(body), contentType: 'json' },
     });
   }
 }

@@ -18,7 +18,10 @@ const RETRY_MS = 1000;
 /** setTimeout's largest delay */
 const MAX_DELAY = 2 ** 31 - 1;
 
-interface Due { at: number; id: string }
+interface Due {
+  at: number;
+  id: string;
+}
 
 export class ExpiryController {
   private readonly leases = new Map<string, Lease>();
@@ -30,7 +33,10 @@ export class ExpiryController {
   expired = 0;
 
   /** typeRef: the served type to delete through for a storage type key (undefined: not served) */
-  constructor(private readonly pool: ActorPool, private readonly typeRef: (typeKey: string) => TypeRef | undefined) {}
+  constructor(
+    private readonly pool: ActorPool,
+    private readonly typeRef: (typeKey: string) => TypeRef | undefined,
+  ) {}
 
   load(leases: Lease[]): void {
     for (const l of leases) this.set(l);
@@ -41,7 +47,10 @@ export class ExpiryController {
     let changed = false;
     for (const ev of evs) {
       const id = `${ev.typeKey}/${ev.namespace}/${ev.name}`;
-      if (ev.type === 'DELETED') { changed = this.leases.delete(id) || changed; continue; }
+      if (ev.type === 'DELETED') {
+        changed = this.leases.delete(id) || changed;
+        continue;
+      }
       if (ev.expiresAt === undefined) continue;
       this.set({ typeKey: ev.typeKey, namespace: ev.namespace, name: ev.name, rv: ev.rv, expiresAt: ev.expiresAt });
       changed = true;
@@ -68,7 +77,13 @@ export class ExpiryController {
     clearTimeout(this.timer);
     this.timerAt = next;
     if (next === Infinity) return;
-    this.timer = setTimeout(() => { this.timerAt = Infinity; this.expire(); }, Math.min(MAX_DELAY, Math.max(0, next - Date.now())));
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity;
+        this.expire();
+      },
+      Math.min(MAX_DELAY, Math.max(0, next - Date.now())),
+    );
     this.timer.unref();
   }
 
@@ -86,10 +101,18 @@ export class ExpiryController {
     const type = this.typeRef(l.typeKey);
     if (!type) return;
     const r = await this.pool.submit({
-      op: 'delete', type, namespace: l.namespace, name: l.name, dryRun: false, enc: JSON_ENC,
+      op: 'delete',
+      type,
+      namespace: l.namespace,
+      name: l.name,
+      dryRun: false,
+      enc: JSON_ENC,
       options: { preconditions: { resourceVersion: String(l.rv) } },
     });
-    if (!('error' in r)) { this.expired++; return; }
+    if (!('error' in r)) {
+      this.expired++;
+      return;
+    }
     // gone or rewritten meanwhile: nothing to do (a rewrite's event carries its new lease)
     if (r.error.code === 404 || r.error.code === 409 || this.stopped) return;
     if (this.leases.get(`${l.typeKey}/${l.namespace}/${l.name}`) === l) {
@@ -101,7 +124,7 @@ export class ExpiryController {
 
 function push(h: Due[], d: Due): void {
   h.push(d);
-  for (let i = h.length - 1; i > 0;) {
+  for (let i = h.length - 1; i > 0; ) {
     const p = (i - 1) >> 1;
     if (h[p]!.at <= h[i]!.at) break;
     [h[p], h[i]] = [h[i]!, h[p]!];
@@ -114,8 +137,9 @@ function pop(h: Due[]): Due | undefined {
   const last = h.pop();
   if (!h.length || !last) return top;
   h[0] = last;
-  for (let i = 0; ;) {
-    const l = 2 * i + 1, r = l + 1;
+  for (let i = 0; ; ) {
+    const l = 2 * i + 1,
+      r = l + 1;
     let m = i;
     if (l < h.length && h[l]!.at < h[m]!.at) m = l;
     if (r < h.length && h[r]!.at < h[m]!.at) m = r;

@@ -15,13 +15,23 @@ import type { Registry } from '../registry/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.js';
 import { typeKeyOf } from '../actors/routing.js';
 
-interface Node { typeKey: string; namespace: string; name: string; uid: string; owners: NonNullable<ChangeEvent['owners']>; deleting: boolean }
+interface Node {
+  typeKey: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  owners: NonNullable<ChangeEvent['owners']>;
+  deleting: boolean;
+}
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 export class GarbageCollector {
   /** every live object's uid -> where it is */
-  private readonly alive = new Map<string, { typeKey: string; namespace: string; name: string; finalizers?: string[]; deleting?: boolean }>();
+  private readonly alive = new Map<
+    string,
+    { typeKey: string; namespace: string; name: string; finalizers?: string[]; deleting?: boolean }
+  >();
   /** owner uid -> dependents by uid */
   private readonly dependents = new Map<string, Map<string, Node>>();
   private ready = false;
@@ -29,7 +39,10 @@ export class GarbageCollector {
   /** the last indexed state of each dependent, to unindex references it dropped */
   private readonly nodes = new Map<string, Node>();
 
-  constructor(private readonly pool: ActorPool, private readonly registry: Registry) {}
+  constructor(
+    private readonly pool: ActorPool,
+    private readonly registry: Registry,
+  ) {}
 
   /** Builds the index from a full listing of every type, then starts acting. */
   async start(): Promise<void> {
@@ -38,11 +51,27 @@ export class GarbageCollector {
       const typeKey = typeKeyOf(d.group, d.resource);
       if (seen.has(typeKey) || !d.verbs.includes('list')) continue;
       seen.add(typeKey);
-      const r = await this.pool.submit({ op: 'list', type: { group: d.group, version: d.version, resource: d.resource }, enc: JSON_ENC, namespace: '', opts: {} });
+      const r = await this.pool.submit({
+        op: 'list',
+        type: { group: d.group, version: d.version, resource: d.resource },
+        enc: JSON_ENC,
+        namespace: '',
+        opts: {},
+      });
       if (!('code' in r)) continue;
       for (const o of JSON.parse(bodyText(r.body)).items ?? []) {
         const m = o.metadata;
-        this.track({ typeKey, namespace: m.namespace ?? '', name: m.name, uid: m.uid, owners: m.ownerReferences ?? [], deleting: !!m.deletionTimestamp }, m.finalizers);
+        this.track(
+          {
+            typeKey,
+            namespace: m.namespace ?? '',
+            name: m.name,
+            uid: m.uid,
+            owners: m.ownerReferences ?? [],
+            deleting: !!m.deletionTimestamp,
+          },
+          m.finalizers,
+        );
       }
     }
     this.ready = true;
@@ -52,7 +81,14 @@ export class GarbageCollector {
 
   observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
-      const node: Node = { typeKey: ev.typeKey, namespace: ev.namespace, name: ev.name, uid: ev.uid, owners: ev.owners ?? [], deleting: !!ev.deleting };
+      const node: Node = {
+        typeKey: ev.typeKey,
+        namespace: ev.namespace,
+        name: ev.name,
+        uid: ev.uid,
+        owners: ev.owners ?? [],
+        deleting: !!ev.deleting,
+      };
       if (ev.type === 'DELETED') this.forget(node);
       else this.track(node, ev.finalizers);
       if (!this.ready) continue;
@@ -69,11 +105,18 @@ export class GarbageCollector {
   private track(node: Node, finalizers: string[] | undefined): void {
     const prev = this.nodes.get(node.uid);
     if (prev) for (const o of prev.owners) this.dependents.get(o.uid)?.delete(node.uid);
-    if (node.owners.length) this.nodes.set(node.uid, node); else this.nodes.delete(node.uid);
-    this.alive.set(node.uid, { typeKey: node.typeKey, namespace: node.namespace, name: node.name, finalizers, deleting: node.deleting });
+    if (node.owners.length) this.nodes.set(node.uid, node);
+    else this.nodes.delete(node.uid);
+    this.alive.set(node.uid, {
+      typeKey: node.typeKey,
+      namespace: node.namespace,
+      name: node.name,
+      finalizers,
+      deleting: node.deleting,
+    });
     for (const o of node.owners) {
       let m = this.dependents.get(o.uid);
-      if (!m) this.dependents.set(o.uid, m = new Map());
+      if (!m) this.dependents.set(o.uid, (m = new Map()));
       m.set(node.uid, node);
     }
   }
@@ -118,7 +161,9 @@ export class GarbageCollector {
   private run(key: string, work: () => Promise<void>): void {
     if (this.busy.has(key)) return;
     this.busy.add(key);
-    work().catch(() => undefined).finally(() => this.busy.delete(key));
+    work()
+      .catch(() => undefined)
+      .finally(() => this.busy.delete(key));
   }
 
   private typeRef(typeKey: string): TypeRef | undefined {
@@ -127,14 +172,28 @@ export class GarbageCollector {
     return d ? { group, version: d.version, resource } : undefined;
   }
 
-  private async remove(node: { typeKey: string; namespace: string; name: string; uid: string }, propagationPolicy: string): Promise<void> {
+  private async remove(
+    node: { typeKey: string; namespace: string; name: string; uid: string },
+    propagationPolicy: string,
+  ): Promise<void> {
     const type = this.typeRef(node.typeKey);
     if (!type) return;
-    await this.pool.submit({ op: 'delete', type, enc: JSON_ENC, dryRun: false, namespace: node.namespace, name: node.name, options: { propagationPolicy, preconditions: { uid: node.uid } } });
+    await this.pool.submit({
+      op: 'delete',
+      type,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: node.namespace,
+      name: node.name,
+      options: { propagationPolicy, preconditions: { uid: node.uid } },
+    });
   }
 
   /** Read-modify-write with the resourceVersion precondition, retried on conflict. */
-  private async modify(node: { typeKey: string; namespace: string; name: string }, change: (obj: Stored<KubeObject>) => boolean): Promise<void> {
+  private async modify(
+    node: { typeKey: string; namespace: string; name: string },
+    change: (obj: Stored<KubeObject>) => boolean,
+  ): Promise<void> {
     const type = this.typeRef(node.typeKey);
     if (!type) return;
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -142,7 +201,16 @@ export class GarbageCollector {
       if (!('code' in g)) return;
       const obj = JSON.parse(bodyText(g.body));
       if (!change(obj)) return;
-      const u = await this.pool.submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace: node.namespace, name: node.name, fieldManager: 'garbage-collector', body: { text: JSON.stringify(obj), contentType: 'json' } });
+      const u = await this.pool.submit({
+        op: 'update',
+        type,
+        enc: JSON_ENC,
+        dryRun: false,
+        namespace: node.namespace,
+        name: node.name,
+        fieldManager: 'garbage-collector',
+        body: { text: JSON.stringify(obj), contentType: 'json' },
+      });
       if (!('error' in u) || u.error.code !== 409) return;
     }
   }
@@ -152,12 +220,16 @@ export class GarbageCollector {
       const refs = obj.metadata.ownerReferences ?? [];
       const kept = refs.filter((r) => !uids.has(r.uid));
       if (kept.length === refs.length) return false;
-      if (kept.length) obj.metadata.ownerReferences = kept; else delete obj.metadata.ownerReferences;
+      if (kept.length) obj.metadata.ownerReferences = kept;
+      else delete obj.metadata.ownerReferences;
       return true;
     });
   }
 
-  private removeFinalizer(owner: { typeKey: string; namespace: string; name: string }, finalizer: string): Promise<void> {
+  private removeFinalizer(
+    owner: { typeKey: string; namespace: string; name: string },
+    finalizer: string,
+  ): Promise<void> {
     return this.modify(owner, (obj) => {
       const f = obj.metadata.finalizers ?? [];
       if (!f.includes(finalizer)) return false;

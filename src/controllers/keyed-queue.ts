@@ -7,7 +7,10 @@ export class KeyedQueue<T> {
   private readonly latest = new Map<string, T>();
   private readonly busy = new Set<string>();
 
-  constructor(private readonly handle: (item: T) => Promise<void>, private readonly onError: (key: string, e: unknown) => void) {}
+  constructor(
+    private readonly handle: (item: T) => Promise<void>,
+    private readonly onError: (key: string, e: unknown) => void,
+  ) {}
 
   add(key: string, item: T): void {
     this.latest.set(key, item);

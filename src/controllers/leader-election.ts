@@ -48,18 +48,28 @@ export class LeaderElector {
     private readonly callbacks: { started: () => void; stopped: () => void },
   ) {}
 
-  get isLeader(): boolean { return this.leading; }
+  get isLeader(): boolean {
+    return this.leading;
+  }
 
   start(): void {
     const tick = async () => {
       if (this.stopped) return;
       let ok = false;
-      try { ok = await this.tryAcquireOrRenew(); } catch { ok = false; }
+      try {
+        ok = await this.tryAcquireOrRenew();
+      } catch {
+        ok = false;
+      }
       if (this.stopped) return;
       const now = Date.now();
       if (ok) {
         this.lastRenew = now;
-        if (!this.leading) { this.leading = true; this.log('became leader'); this.callbacks.started(); }
+        if (!this.leading) {
+          this.leading = true;
+          this.log('became leader');
+          this.callbacks.started();
+        }
       } else if (this.leading && now - this.lastRenew > this.opts.renewDeadlineMs) {
         this.leading = false;
         this.log('leader election lost');
@@ -89,18 +99,28 @@ export class LeaderElector {
   }
 
   private async get(): Promise<Stored<Lease> | undefined> {
-    const r = await this.pool.submit({ op: 'get', type: this.type(), enc: JSON_ENC, namespace: this.opts.namespace, name: this.opts.name });
+    const r = await this.pool.submit({
+      op: 'get',
+      type: this.type(),
+      enc: JSON_ENC,
+      namespace: this.opts.namespace,
+      name: this.opts.name,
+    });
     if ('code' in r) return JSON.parse(bodyText(r.body));
     if ('error' in r && r.error.code === 404) return undefined;
     throw new Error('error' in r ? r.error.message : 'unexpected reply');
   }
 
   private async write(op: 'create' | 'update', obj: Lease): Promise<boolean> {
-    const body = { text: JSON.stringify({ apiVersion: `${this.type().group}/v1`, kind: 'Lease', ...obj }), contentType: 'json' as const };
+    const body = {
+      text: JSON.stringify({ apiVersion: `${this.type().group}/v1`, kind: 'Lease', ...obj }),
+      contentType: 'json' as const,
+    };
     const common = { type: this.type(), enc: JSON_ENC, dryRun: false, namespace: this.opts.namespace, body };
-    const r = op === 'create'
-      ? await this.pool.submit({ op: 'create', ...common })
-      : await this.pool.submit({ op: 'update', ...common, name: this.opts.name });
+    const r =
+      op === 'create'
+        ? await this.pool.submit({ op: 'create', ...common })
+        : await this.pool.submit({ op: 'update', ...common, name: this.opts.name });
     return 'code' in r;
   }
 
@@ -111,18 +131,29 @@ export class LeaderElector {
     if (!cur) {
       return this.write('create', {
         metadata: { name: this.opts.name, namespace: this.opts.namespace },
-        spec: { holderIdentity: this.id, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+        spec: {
+          holderIdentity: this.id,
+          leaseDurationSeconds: durationSeconds,
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+          leaseTransitions: 0,
+        },
       });
     }
     const spec = cur.spec ?? {};
     const record = JSON.stringify([spec.holderIdentity, spec.renewTime, spec.leaseDurationSeconds]);
-    if (record !== this.observed) { this.observed = record; this.observedAt = now; }
+    if (record !== this.observed) {
+      this.observed = record;
+      this.observedAt = now;
+    }
     const held = spec.holderIdentity && spec.holderIdentity !== this.id;
     if (held && this.observedAt + (spec.leaseDurationSeconds ?? durationSeconds) * 1000 > now) return false;
     const mine = spec.holderIdentity === this.id;
     const next = {
-      holderIdentity: this.id, leaseDurationSeconds: durationSeconds, renewTime: microTime(now),
-      acquireTime: mine ? spec.acquireTime ?? microTime(now) : microTime(now),
+      holderIdentity: this.id,
+      leaseDurationSeconds: durationSeconds,
+      renewTime: microTime(now),
+      acquireTime: mine ? (spec.acquireTime ?? microTime(now)) : microTime(now),
       leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
     };
     // the read resourceVersion rides along: a candidate that lost the race gets 409

@@ -18,7 +18,11 @@ export class NamespaceController {
   private readonly active = new Set<string>();
   private stopped = false;
 
-  constructor(private readonly pool: ActorPool, private readonly registry: Registry, private readonly retryMs = 500) {}
+  constructor(
+    private readonly pool: ActorPool,
+    private readonly registry: Registry,
+    private readonly retryMs = 500,
+  ) {}
 
   /** Called for every namespace change; starts cleanup once per terminating namespace. */
   observe(value: unknown): void {
@@ -30,7 +34,9 @@ export class NamespaceController {
     void this.cleanup(name).finally(() => this.active.delete(name));
   }
 
-  stop(): void { this.stopped = true; }
+  stop(): void {
+    this.stopped = true;
+  }
 
   private namespacedTypes() {
     const seen = new Set<string>();
@@ -54,12 +60,22 @@ export class NamespaceController {
 
   /** Deletes what it can; returns how many objects remain (held by finalizers). */
   private async deleteAll(name: string): Promise<number> {
-    const counts = await Promise.all(this.namespacedTypes().map(async (d) => {
-      const type = { group: d.group, version: d.version, resource: d.resource };
-      await this.pool.submit({ op: 'deletecollection', type, enc: JSON_ENC, dryRun: false, namespace: name, opts: {}, options: {} });
-      const r = await this.pool.submit({ op: 'list', type, enc: JSON_ENC, namespace: name, opts: {} });
-      return 'code' in r ? (JSON.parse(bodyText(r.body)).items?.length ?? 0) : 0;
-    }));
+    const counts = await Promise.all(
+      this.namespacedTypes().map(async (d) => {
+        const type = { group: d.group, version: d.version, resource: d.resource };
+        await this.pool.submit({
+          op: 'deletecollection',
+          type,
+          enc: JSON_ENC,
+          dryRun: false,
+          namespace: name,
+          opts: {},
+          options: {},
+        });
+        const r = await this.pool.submit({ op: 'list', type, enc: JSON_ENC, namespace: name, opts: {} });
+        return 'code' in r ? (JSON.parse(bodyText(r.body)).items?.length ?? 0) : 0;
+      }),
+    );
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -72,20 +88,42 @@ export class NamespaceController {
     const ns = await this.current(name);
     if (!ns) return;
     const condition = {
-      type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain',
-      message: `Some resources are remaining: ${remaining} objects`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      type: 'NamespaceContentRemaining',
+      status: 'True',
+      reason: 'SomeResourcesRemain',
+      message: `Some resources are remaining: ${remaining} objects`,
+      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     };
     const conditions = (ns.status?.conditions ?? []).filter((c) => c.type !== condition.type);
     ns.status = { ...(ns.status ?? {}), conditions: [...conditions, condition] };
-    await this.pool.submit({ op: 'update', type: { ...NS_TYPE, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(ns), contentType: 'json' } });
+    await this.pool.submit({
+      op: 'update',
+      type: { ...NS_TYPE, subresource: 'status' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name,
+      body: { text: JSON.stringify(ns), contentType: 'json' },
+    });
   }
 
   private async finalize(name: string): Promise<void> {
     for (let attempt = 0; attempt < 10 && !this.stopped; attempt++) {
       const ns = await this.current(name);
       if (!ns) return;
-      ns.spec = { ...(ns.spec ?? {}), finalizers: (ns.spec?.finalizers ?? []).filter((f: string) => f !== this.registry.identity.product) };
-      const r = await this.pool.submit({ op: 'update', type: { ...NS_TYPE, subresource: 'finalize' }, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(ns), contentType: 'json' } });
+      ns.spec = {
+        ...(ns.spec ?? {}),
+        finalizers: (ns.spec?.finalizers ?? []).filter((f: string) => f !== this.registry.identity.product),
+      };
+      const r = await this.pool.submit({
+        op: 'update',
+        type: { ...NS_TYPE, subresource: 'finalize' },
+        enc: JSON_ENC,
+        dryRun: false,
+        namespace: '',
+        name,
+        body: { text: JSON.stringify(ns), contentType: 'json' },
+      });
       if (!('error' in r) || r.error.code !== 409) return;
     }
   }

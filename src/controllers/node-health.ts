@@ -17,7 +17,10 @@ import { conditionsOf, type Condition } from '../api/object.js';
 const CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
 export const NODE_STATUS_UNKNOWN = { reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' };
-export const NODE_STATUS_NEVER_UPDATED = { reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.' };
+export const NODE_STATUS_NEVER_UPDATED = {
+  reason: 'NodeStatusNeverUpdated',
+  message: 'Kubelet never posted node status.',
+};
 
 export type { Taint } from '../api/kinds.js';
 
@@ -43,7 +46,13 @@ export function unknownStatus(node: Node, now: number): NonNullable<Node['status
   for (const type of CONDITIONS) {
     const c = conds.find((x) => x?.type === type);
     if (!c) {
-      conds.push({ type, status: 'Unknown', lastHeartbeatTime: node.metadata?.creationTimestamp, lastTransitionTime: at, ...NODE_STATUS_NEVER_UPDATED });
+      conds.push({
+        type,
+        status: 'Unknown',
+        lastHeartbeatTime: node.metadata?.creationTimestamp,
+        lastTransitionTime: at,
+        ...NODE_STATUS_NEVER_UPDATED,
+      });
     } else if (c.status !== 'Unknown') {
       Object.assign(c, { status: 'Unknown', lastTransitionTime: at, ...NODE_STATUS_UNKNOWN });
     }
@@ -93,7 +102,9 @@ export function nextTaints(node: Node | undefined, product: string, now: number)
   const ours = (t: Taint) => owned.has(t.key) && (t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   const kept = current.filter((t) => !ours(t) || wantedIds.has(id(t)));
   const have = new Set(kept.map(id));
-  const added = wanted.filter((t) => !have.has(id(t))).map((t) => (t.effect === 'NoExecute' ? { ...t, timeAdded: rfc3339(now) } : t));
+  const added = wanted
+    .filter((t) => !have.has(id(t)))
+    .map((t) => (t.effect === 'NoExecute' ? { ...t, timeAdded: rfc3339(now) } : t));
   if (added.length === 0 && kept.length === current.length) return undefined;
   return [...kept, ...added];
 }

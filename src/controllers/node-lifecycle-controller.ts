@@ -42,8 +42,12 @@ export class NodeLifecycleController implements Informer {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly pool: ActorPool, private readonly identity: Identity, private readonly opts: NodeLifecycleOptions,
-    private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly pool: ActorPool,
+    private readonly identity: Identity,
+    private readonly opts: NodeLifecycleOptions,
+    private readonly now: () => number = Date.now,
+  ) {
     this.leasesKey = `${groupFor(identity, 'coordination.plat.io')}/leases`;
   }
 
@@ -51,13 +55,16 @@ export class NodeLifecycleController implements Informer {
   load(objects: readonly CachedObject[]): void {
     for (const o of objects) {
       if (o.typeKey === NODES_KEY) this.observeNode(o.name, JSON.parse(o.json));
-      else if (o.typeKey === this.leasesKey && o.namespace === this.identity.nodeLeaseNamespace) this.observeLease(o.name, JSON.parse(o.json));
+      else if (o.typeKey === this.leasesKey && o.namespace === this.identity.nodeLeaseNamespace)
+        this.observeLease(o.name, JSON.parse(o.json));
     }
   }
 
   start(): void {
     const period = Math.min(5000, Math.max(50, Math.min(this.opts.gracePeriodMs, this.opts.startupGracePeriodMs) / 4));
-    this.timer = setInterval(() => { for (const name of this.nodes.keys()) this.reconcile(name); }, period);
+    this.timer = setInterval(() => {
+      for (const name of this.nodes.keys()) this.reconcile(name);
+    }, period);
     this.timer.unref();
     for (const name of this.nodes.keys()) this.reconcile(name);
   }
@@ -70,10 +77,18 @@ export class NodeLifecycleController implements Informer {
   observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey === NODES_KEY) {
-        if (ev.type === 'DELETED') { this.nodes.delete(ev.name); this.health.delete(ev.name); continue; }
+        if (ev.type === 'DELETED') {
+          this.nodes.delete(ev.name);
+          this.health.delete(ev.name);
+          continue;
+        }
         this.observeNode(ev.name, JSON.parse(ev.json));
         this.reconcile(ev.name);
-      } else if (ev.typeKey === this.leasesKey && ev.namespace === this.identity.nodeLeaseNamespace && ev.type !== 'DELETED') {
+      } else if (
+        ev.typeKey === this.leasesKey &&
+        ev.namespace === this.identity.nodeLeaseNamespace &&
+        ev.type !== 'DELETED'
+      ) {
         this.observeLease(ev.name, JSON.parse(ev.json));
       }
     }
@@ -81,7 +96,7 @@ export class NodeLifecycleController implements Informer {
 
   private healthOf(name: string): Health {
     let h = this.health.get(name);
-    if (!h) this.health.set(name, h = { probeAt: this.now() });
+    if (!h) this.health.set(name, (h = { probeAt: this.now() }));
     return h;
   }
 
@@ -123,9 +138,20 @@ export class NodeLifecycleController implements Informer {
     this.busy.add(name);
     const type = subresource ? { ...NODES, subresource } : NODES;
     let written = false;
-    this.pool.submit({ op: 'update', type, namespace: '', name, dryRun: false, enc: JSON_ENC, body: { text: JSON.stringify(node), contentType: 'json' } })
+    this.pool
+      .submit({
+        op: 'update',
+        type,
+        namespace: '',
+        name,
+        dryRun: false,
+        enc: JSON_ENC,
+        body: { text: JSON.stringify(node), contentType: 'json' },
+      })
       // the write's own change event was observed before its result resolved
-      .then((r) => { written = 'code' in r; })
+      .then((r) => {
+        written = 'code' in r;
+      })
       .catch(() => undefined)
       .finally(() => {
         this.busy.delete(name);

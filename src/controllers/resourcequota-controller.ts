@@ -18,7 +18,10 @@ export class ResourceQuotaController {
   private timer: NodeJS.Timeout | undefined;
   private started = false;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly readCache: ReadCache) {}
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly readCache: ReadCache,
+  ) {}
 
   start(): void {
     this.started = true;
@@ -39,7 +42,11 @@ export class ResourceQuotaController {
   private *allQuotas(): Iterable<string> {
     // quotas are few; the scan of namespaces goes through the quota type only
     const seen = new Set<string>();
-    for (const ns of this.namespaces()) if (!seen.has(ns)) { seen.add(ns); yield* this.readCache.inNamespace('/resourcequotas', ns); }
+    for (const ns of this.namespaces())
+      if (!seen.has(ns)) {
+        seen.add(ns);
+        yield* this.readCache.inNamespace('/resourcequotas', ns);
+      }
   }
 
   private namespaces(): string[] {
@@ -48,7 +55,10 @@ export class ResourceQuotaController {
 
   private schedule(): void {
     if (!this.started || this.timer || this.pending.size === 0) return;
-    this.timer = setTimeout(() => { this.timer = undefined; this.sync(); }, DELAY_MS);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.sync();
+    }, DELAY_MS);
     this.timer.unref();
   }
 
@@ -60,12 +70,37 @@ export class ResourceQuotaController {
         const q = JSON.parse(json);
         const hard: Record<string, string> = q.spec?.hard ?? {};
         const usage = namespaceUsage(this.readCache, ns, Object.keys(hard));
-        const used = Object.fromEntries(Object.keys(hard).sort().map((k) => [k, formatQuantity(usage[k] ?? 0)]));
-        const status = { hard: Object.fromEntries(Object.keys(hard).sort().map((k) => [k, hard[k]])), used };
+        const used = Object.fromEntries(
+          Object.keys(hard)
+            .sort()
+            .map((k) => [k, formatQuantity(usage[k] ?? 0)]),
+        );
+        const status = {
+          hard: Object.fromEntries(
+            Object.keys(hard)
+              .sort()
+              .map((k) => [k, hard[k]]),
+          ),
+          used,
+        };
         if (JSON.stringify(q.status ?? {}) === JSON.stringify(status)) continue;
         q.status = status;
-        void this.pool.submit({ op: 'update', type: QUOTAS, enc: JSON_ENC, dryRun: false, namespace: ns, name: q.metadata.name, body: { text: JSON.stringify(q), contentType: 'json' } })
-          .then((r) => { if ('error' in r && r.error.code === 409) { this.pending.add(ns); this.schedule(); } });
+        void this.pool
+          .submit({
+            op: 'update',
+            type: QUOTAS,
+            enc: JSON_ENC,
+            dryRun: false,
+            namespace: ns,
+            name: q.metadata.name,
+            body: { text: JSON.stringify(q), contentType: 'json' },
+          })
+          .then((r) => {
+            if ('error' in r && r.error.code === 409) {
+              this.pending.add(ns);
+              this.schedule();
+            }
+          });
       }
     }
   }

@@ -24,14 +24,19 @@ export class ServiceAccountsController implements Informer {
   private started = false;
 
   /** rootCA: the CA PEM to publish (read at start), or undefined for none. */
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly readCache: ReadCache,
-    private readonly rootCAName: string, private readonly rootCA: () => string | undefined) {}
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly readCache: ReadCache,
+    private readonly rootCAName: string,
+    private readonly rootCA: () => string | undefined,
+  ) {}
 
   private ca: string | undefined;
 
   /** The namespaces at start (before start()). */
   load(objects: readonly { typeKey: string; name: string; json: string }[]): void {
-    for (const o of objects) if (o.typeKey === NAMESPACES_KEY && !JSON.parse(o.json).metadata?.deletionTimestamp) this.active.add(o.name);
+    for (const o of objects)
+      if (o.typeKey === NAMESPACES_KEY && !JSON.parse(o.json).metadata?.deletionTimestamp) this.active.add(o.name);
   }
 
   start(): void {
@@ -43,9 +48,17 @@ export class ServiceAccountsController implements Informer {
   observe(evs: readonly ChangeEvent[]): void {
     for (const ev of evs) {
       if (ev.typeKey === NAMESPACES_KEY) {
-        if (ev.type === 'DELETED' || ev.deleting || ev.json.includes('"deletionTimestamp"')) this.active.delete(ev.name);
-        else { this.active.add(ev.name); this.ensure(ev.name); }
-      } else if (ev.type === 'DELETED' && ((ev.typeKey === '/serviceaccounts' && ev.name === DEFAULT_SERVICE_ACCOUNT) || (ev.typeKey === '/configmaps' && ev.name === this.rootCAName))) {
+        if (ev.type === 'DELETED' || ev.deleting || ev.json.includes('"deletionTimestamp"'))
+          this.active.delete(ev.name);
+        else {
+          this.active.add(ev.name);
+          this.ensure(ev.name);
+        }
+      } else if (
+        ev.type === 'DELETED' &&
+        ((ev.typeKey === '/serviceaccounts' && ev.name === DEFAULT_SERVICE_ACCOUNT) ||
+          (ev.typeKey === '/configmaps' && ev.name === this.rootCAName))
+      ) {
         this.ensure(ev.namespace);
       }
     }
@@ -54,10 +67,19 @@ export class ServiceAccountsController implements Informer {
   private ensure(ns: string): void {
     if (!this.started || !this.active.has(ns)) return;
     if (this.readCache.get('/serviceaccounts', ns, DEFAULT_SERVICE_ACCOUNT, 'v1') === undefined) {
-      this.create(ns, SERVICE_ACCOUNTS, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT } });
+      this.create(ns, SERVICE_ACCOUNTS, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: DEFAULT_SERVICE_ACCOUNT },
+      });
     }
     if (this.ca && this.readCache.get('/configmaps', ns, this.rootCAName, 'v1') === undefined) {
-      this.create(ns, CONFIG_MAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: this.rootCAName }, data: { 'ca.crt': this.ca } });
+      this.create(ns, CONFIG_MAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: this.rootCAName },
+        data: { 'ca.crt': this.ca },
+      });
     }
   }
 
@@ -66,6 +88,8 @@ export class ServiceAccountsController implements Informer {
     if (this.inflight.has(key)) return;
     this.inflight.add(key);
     const body = { text: JSON.stringify(obj), contentType: 'json' as const };
-    void this.pool.submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace: ns, body }).finally(() => this.inflight.delete(key));
+    void this.pool
+      .submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace: ns, body })
+      .finally(() => this.inflight.delete(key));
   }
 }

@@ -38,7 +38,8 @@ function kubeletClient(csr: CertificateRequest, usages: readonly string[]): stri
   if (csr.ipAddresses.length) return 'IP subjectAltNames are not allowed';
   if (csr.uris.length) return 'URI subjectAltNames are not allowed';
   if (!csr.subject.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
-  if (!sameSet(usages, KUBELET_USAGES) && !sameSet(usages, KUBELET_USAGES_NO_RSA)) return `usages did not match [${KUBELET_USAGES.join(' ')}]`;
+  if (!sameSet(usages, KUBELET_USAGES) && !sameSet(usages, KUBELET_USAGES_NO_RSA))
+    return `usages did not match [${KUBELET_USAGES.join(' ')}]`;
   return undefined;
 }
 

@@ -21,11 +21,16 @@ export class TokenCleaner implements Informer {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, private readonly identity: Identity, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    private readonly identity: Identity,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The secrets the actors loaded at start. */
   load(objects: readonly CachedObject[]): void {
-    for (const o of objects) if (o.typeKey === SECRETS_KEY && o.namespace === this.identity.systemNamespace) this.consider(o.name, o.json);
+    for (const o of objects)
+      if (o.typeKey === SECRETS_KEY && o.namespace === this.identity.systemNamespace) this.consider(o.name, o.json);
   }
 
   observe(events: readonly ChangeEvent[]): void {
@@ -60,17 +65,29 @@ export class TokenCleaner implements Informer {
     const t = this.tokens.get(name);
     if (!t || this.stopped) return;
     if (isExpired(t, this.now())) return void this.remove(name, t);
-    const timer = setTimeout(() => { this.timers.delete(name); this.arm(name); }, Math.min(MAX_DELAY_MS, t.expires! - this.now() + 1));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(name);
+        this.arm(name);
+      },
+      Math.min(MAX_DELAY_MS, t.expires! - this.now() + 1),
+    );
     timer.unref();
     this.timers.set(name, timer);
   }
 
   private async remove(name: string, t: BootstrapToken): Promise<void> {
     const r = await this.pool.submit({
-      op: 'delete', type: SECRETS, enc: JSON_ENC, dryRun: false, namespace: this.identity.systemNamespace, name,
+      op: 'delete',
+      type: SECRETS,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: this.identity.systemNamespace,
+      name,
       options: { preconditions: { uid: t.uid } },
     });
     // 404 (already gone) and 409 (replaced by another object) need nothing; others are reported
-    if ('error' in r && r.error.code !== 404 && r.error.code !== 409) process.stderr.write(`warning: tokencleaner: deleting ${name}: ${r.error.message}\n`);
+    if ('error' in r && r.error.code !== 404 && r.error.code !== 409)
+      process.stderr.write(`warning: tokencleaner: deleting ${name}: ${r.error.message}\n`);
   }
 }

@@ -7,8 +7,12 @@
  */
 import { sendStatus } from '../http/exchange.js';
 import {
-  ANONYMOUS_USER, UNAUTHENTICATED_GROUP, addAuthenticatedGroup,
-  type AuthResult, type Authenticator, type UserInfo,
+  ANONYMOUS_USER,
+  UNAUTHENTICATED_GROUP,
+  addAuthenticatedGroup,
+  type AuthResult,
+  type Authenticator,
+  type UserInfo,
 } from '../api/user.js';
 import { unauthorized } from '../auth/errors.js';
 import { mayHaveBody, preReadBody } from './body.js';
@@ -24,7 +28,10 @@ export interface AuthenticationDeps {
   onFailure?: (reason: string) => void;
 }
 
-export const ANONYMOUS: UserInfo = Object.freeze({ username: ANONYMOUS_USER, groups: Object.freeze([UNAUTHENTICATED_GROUP]) as string[] });
+export const ANONYMOUS: UserInfo = Object.freeze({
+  username: ANONYMOUS_USER,
+  groups: Object.freeze([UNAUTHENTICATED_GROUP]) as string[],
+});
 
 export function withAuthentication(next: FilterHandler, deps: AuthenticationDeps): FilterHandler {
   const finish = (r: FilterRequest, res: AuthResult): void => {
@@ -51,6 +58,9 @@ export function withAuthentication(next: FilterHandler, deps: AuthenticationDeps
     const res = deps.authenticator.authenticate(r.credentials);
     if (!(res instanceof Promise)) return finish(r, res);
     if (mayHaveBody(r.method)) r.body = preReadBody(r.x, deps.maxRequestBodyBytes, r.headers.contentLength);
-    res.then((out) => finish(r, out), (e) => finish(r, { kind: 'error', reason: `authenticator failed: ${(e as Error).message}` }));
+    res.then(
+      (out) => finish(r, out),
+      (e) => finish(r, { kind: 'error', reason: `authenticator failed: ${(e as Error).message}` }),
+    );
   };
 }

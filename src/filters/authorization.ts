@@ -26,7 +26,9 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
     if (!(d instanceof Promise)) return decide(r, a, d);
     // a webhook call: uWS needs onData before this handler returns, so the body starts buffering now
     if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes, r.headers.contentLength);
-    void d.then((res) => { if (!r.x.aborted) decide(r, a, res); });
+    void d.then((res) => {
+      if (!r.x.aborted) decide(r, a, res);
+    });
   };
 
   /**
@@ -48,7 +50,15 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
 function internalError(r: FilterRequest, err: string): Status {
   const q = r.query.toString();
   const message = `Internal Server Error: ${JSON.stringify(q ? `${r.path}?${q}` : r.path)}: ${err}`;
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: 'InternalError',
+    code: 500,
+  };
 }
 
 /**

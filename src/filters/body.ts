@@ -17,11 +17,19 @@ export function preReadBody(x: Exchange, limit: number, declared: number): BodyR
     if (waiter) deliver(waiter.done, waiter.fail);
   };
   const deliver = (done: (b: Buffer) => void, fail: (s: Status) => void) => {
-    if ('body' in outcome!) done(outcome.body); else fail(outcome!.status);
+    if ('body' in outcome!) done(outcome.body);
+    else fail(outcome!.status);
   };
-  readBody(x, limit, declared, (body) => settle({ body }), (status) => settle({ status }));
+  readBody(
+    x,
+    limit,
+    declared,
+    (body) => settle({ body }),
+    (status) => settle({ status }),
+  );
   return (done, fail) => {
-    if (outcome) deliver(done, fail); else waiter = { done, fail };
+    if (outcome) deliver(done, fail);
+    else waiter = { done, fail };
   };
 }
 
@@ -29,4 +37,3 @@ export function preReadBody(x: Exchange, limit: number, declared: number): BodyR
 export function mayHaveBody(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 }
-

@@ -7,8 +7,14 @@
 import { errors, toStatus } from '../api/status.js';
 import { sendStatus } from '../http/exchange.js';
 import {
-  ANONYMOUS_USER, AUTHENTICATED_GROUP, SA_PREFIX, UNAUTHENTICATED_GROUP,
-  type Attributes, type Authorizer, type MaybeAsync, type UserInfo,
+  ANONYMOUS_USER,
+  AUTHENTICATED_GROUP,
+  SA_PREFIX,
+  UNAUTHENTICATED_GROUP,
+  type Attributes,
+  type Authorizer,
+  type MaybeAsync,
+  type UserInfo,
 } from '../api/user.js';
 import { forbiddenError, forbiddenMessage, resourceAttributes } from '../auth/authz/attributes.js';
 import { mayHaveBody, preReadBody } from './body.js';
@@ -33,7 +39,11 @@ interface HeaderSource {
 }
 
 function unescapeKey(k: string): string {
-  try { return decodeURIComponent(k); } catch { return k; }
+  try {
+    return decodeURIComponent(k);
+  } catch {
+    return k;
+  }
 }
 
 /**
@@ -41,7 +51,8 @@ function unescapeKey(k: string): string {
  * the three fixed headers keeps the common request from walking every header.
  */
 export function readImpersonation(req: HeaderSource): ImpersonationRequest | undefined {
-  if (!req.getHeader('impersonate-user') && !req.getHeader('impersonate-group') && !req.getHeader('impersonate-uid')) return undefined;
+  if (!req.getHeader('impersonate-user') && !req.getHeader('impersonate-group') && !req.getHeader('impersonate-uid'))
+    return undefined;
   const r: ImpersonationRequest = { user: '', uid: '', groups: [], extra: {} };
   // a repeated user or uid header: the first value, as Go's Header.Get (every check and the
   // resulting identity use that same one)
@@ -61,10 +72,16 @@ export function readImpersonation(req: HeaderSource): ImpersonationRequest | und
  * Checks every requested value, then builds the impersonated user (throws, or rejects with,
  * 403/500 StatusErrors). Synchronous while the authorizer answers synchronously.
  */
-export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps: ImpersonationDeps): MaybeAsync<UserInfo> {
+export function impersonate(
+  requester: UserInfo,
+  imp: ImpersonationRequest,
+  deps: ImpersonationDeps,
+): MaybeAsync<UserInfo> {
   const extraKeys = Object.keys(imp.extra);
   if (!imp.user) {
-    throw errors.internal(`requested impersonation of ${imp.groups.length ? 'groups' : imp.uid ? 'a uid' : 'extra'} without impersonating a user`);
+    throw errors.internal(
+      `requested impersonation of ${imp.groups.length ? 'groups' : imp.uid ? 'a uid' : 'extra'} without impersonating a user`,
+    );
   }
   const checks: Omit<Attributes, 'user' | 'verb'>[] = [];
   if (imp.user.startsWith(SA_PREFIX) && imp.user.split(':').length === 4) {
@@ -72,20 +89,37 @@ export function impersonate(requester: UserInfo, imp: ImpersonationRequest, deps
     checks.push({ apiGroup: '', resource: 'serviceaccounts', namespace, name });
   } else checks.push({ apiGroup: '', resource: 'users', name: imp.user });
   for (const g of imp.groups) checks.push({ apiGroup: '', resource: 'groups', name: g });
-  for (const k of extraKeys) for (const v of imp.extra[k]!) checks.push({ apiGroup: deps.authenticationGroup, resource: 'userextras', subresource: k, name: v });
+  for (const k of extraKeys)
+    for (const v of imp.extra[k]!)
+      checks.push({ apiGroup: deps.authenticationGroup, resource: 'userextras', subresource: k, name: v });
   if (imp.uid) checks.push({ apiGroup: deps.authenticationGroup, resource: 'uids', name: imp.uid });
   return checkFrom(requester, imp, checks, 0, deps);
 }
 
-function checkFrom(requester: UserInfo, imp: ImpersonationRequest, checks: Omit<Attributes, 'user' | 'verb'>[], from: number, deps: ImpersonationDeps): MaybeAsync<UserInfo> {
+function checkFrom(
+  requester: UserInfo,
+  imp: ImpersonationRequest,
+  checks: Omit<Attributes, 'user' | 'verb'>[],
+  from: number,
+  deps: ImpersonationDeps,
+): MaybeAsync<UserInfo> {
   for (let i = from; i < checks.length; i++) {
     const a: Attributes = { ...checks[i]!, user: requester, verb: 'impersonate' };
     const d = deps.authorize(a);
     const decide = (res: { decision: string; reason?: string }) => {
       if (res.decision === 'allow') return;
-      throw forbiddenError(a.resource, a.apiGroup, a.name!, forbiddenMessage(resourceAttributes(a)) + (res.reason ? `: ${res.reason}` : ''));
+      throw forbiddenError(
+        a.resource,
+        a.apiGroup,
+        a.name!,
+        forbiddenMessage(resourceAttributes(a)) + (res.reason ? `: ${res.reason}` : ''),
+      );
     };
-    if (d instanceof Promise) return d.then((res) => { decide(res); return checkFrom(requester, imp, checks, i + 1, deps); });
+    if (d instanceof Promise)
+      return d.then((res) => {
+        decide(res);
+        return checkFrom(requester, imp, checks, i + 1, deps);
+      });
     decide(d);
   }
   return impersonatedUser(imp);
@@ -96,7 +130,8 @@ function impersonatedUser(imp: ImpersonationRequest): UserInfo {
   const sa = imp.user.startsWith(SA_PREFIX) ? imp.user.split(':') : undefined;
   if (groups.length === 0 && sa?.length === 4) groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[2]}`);
   if (imp.user !== ANONYMOUS_USER) {
-    if (!groups.includes(AUTHENTICATED_GROUP) && !groups.includes(UNAUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
+    if (!groups.includes(AUTHENTICATED_GROUP) && !groups.includes(UNAUTHENTICATED_GROUP))
+      groups.push(AUTHENTICATED_GROUP);
   } else if (!groups.includes(UNAUTHENTICATED_GROUP)) groups.push(UNAUTHENTICATED_GROUP);
   const u: UserInfo = { username: imp.user, groups };
   if (imp.uid) u.uid = imp.uid;
@@ -118,14 +153,18 @@ export function withImpersonation(next: FilterHandler, deps: ImpersonationDeps):
       r.x.audit?.impersonatedUser(u);
       return next(r);
     }
-    if (mayHaveBody(r.method)) r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes ?? 3 * 1024 * 1024, r.headers.contentLength);
-    u.then((user) => {
-      if (r.x.aborted) return;
-      r.user = user;
-      r.x.audit?.impersonatedUser(user);
-      next(r);
-    }, (e) => {
-      if (!r.x.aborted) sendStatus(r.x, toStatus(e));
-    });
+    if (mayHaveBody(r.method))
+      r.body ??= preReadBody(r.x, deps.maxRequestBodyBytes ?? 3 * 1024 * 1024, r.headers.contentLength);
+    u.then(
+      (user) => {
+        if (r.x.aborted) return;
+        r.user = user;
+        r.x.audit?.impersonatedUser(user);
+        next(r);
+      },
+      (e) => {
+        if (!r.x.aborted) sendStatus(r.x, toStatus(e));
+      },
+    );
   };
 }

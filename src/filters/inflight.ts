@@ -14,7 +14,10 @@ export class InflightLimiter {
   private peakReadOnly = 0;
   private peakMutating = 0;
 
-  constructor(private readonly maxReadOnly: number, private readonly maxMutating: number) {}
+  constructor(
+    private readonly maxReadOnly: number,
+    private readonly maxMutating: number,
+  ) {}
 
   get current(): { readOnly: number; mutating: number } {
     return { readOnly: this.readOnly, mutating: this.mutating };
@@ -22,7 +25,10 @@ export class InflightLimiter {
 
   /** The highest in-flight counts since the previous call (upstream's watermark gauge), then restarts. */
   watermark(): { readOnly: number; mutating: number } {
-    const w = { readOnly: Math.max(this.peakReadOnly, this.readOnly), mutating: Math.max(this.peakMutating, this.mutating) };
+    const w = {
+      readOnly: Math.max(this.peakReadOnly, this.readOnly),
+      mutating: Math.max(this.peakMutating, this.mutating),
+    };
     this.peakReadOnly = this.readOnly;
     this.peakMutating = this.mutating;
     return w;
@@ -36,12 +42,15 @@ export class InflightLimiter {
     if (limit > 0 && (isMutating ? this.mutating : this.readOnly) >= limit) {
       throw errors.tooManyRequests('Too many requests, please try again later.', 1);
     }
-    if (isMutating) { if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating; } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;
+    if (isMutating) {
+      if (++this.mutating > this.peakMutating) this.peakMutating = this.mutating;
+    } else if (++this.readOnly > this.peakReadOnly) this.peakReadOnly = this.readOnly;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (isMutating) this.mutating--; else this.readOnly--;
+      if (isMutating) this.mutating--;
+      else this.readOnly--;
     };
   }
 }

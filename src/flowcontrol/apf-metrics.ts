@@ -39,41 +39,106 @@ export class ApfMetrics {
   flow(schema: string, level: string): FlowStats {
     const key = `${schema}\u0000${level}`;
     let f = this.flows.get(key);
-    if (!f) this.flows.set(key, f = new FlowStats(`flow_schema="${esc(schema)}",priority_level="${esc(level)}"`));
+    if (!f) this.flows.set(key, (f = new FlowStats(`flow_schema="${esc(schema)}",priority_level="${esc(level)}"`)));
     return f;
   }
 
   render(levels: ReadonlyMap<string, Level>): string {
     const out: string[] = [];
-    const family = (name: string, type: string, stability: string, help: string) => out.push(`# HELP ${name} [${stability}] ${help}`, `# TYPE ${name} ${type}`);
-    const perFlow = (name: string, type: string, stability: string, help: string, each: (f: FlowStats, name: string) => void) => {
+    const family = (name: string, type: string, stability: string, help: string) =>
+      out.push(`# HELP ${name} [${stability}] ${help}`, `# TYPE ${name} ${type}`);
+    const perFlow = (
+      name: string,
+      type: string,
+      stability: string,
+      help: string,
+      each: (f: FlowStats, name: string) => void,
+    ) => {
       family(name, type, stability, help);
       for (const f of this.flows.values()) each(f, name);
     };
-    const value = (pick: (f: FlowStats) => number) => (f: FlowStats, name: string) => { out.push(`${name}{${f.labels}} ${pick(f)}`); };
-    perFlow('apiserver_flowcontrol_dispatched_requests_total', 'counter', 'BETA', 'Number of requests executed by API Priority and Fairness subsystem', value((f) => f.dispatched));
-    perFlow('apiserver_flowcontrol_rejected_requests_total', 'counter', 'BETA', 'Number of requests rejected by API Priority and Fairness subsystem', (f, name) => {
-      for (const [reason, n] of f.rejected) out.push(`${name}{${f.labels},reason="${reason}"} ${n}`);
-    });
-    perFlow('apiserver_flowcontrol_current_executing_requests', 'gauge', 'BETA', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', value((f) => f.executing));
-    perFlow('apiserver_flowcontrol_current_executing_seats', 'gauge', 'BETA', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', value((f) => f.executingSeats));
-    perFlow('apiserver_flowcontrol_current_inqueue_requests', 'gauge', 'BETA', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', value((f) => f.waiting));
-    perFlow('apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', 'BETA', 'Length of time a request spent waiting in its queue', (f, name) => {
-      if (f.waitExecuted.count > 0) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
-      if (f.waitRejected.count > 0) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
-    });
-    perFlow('apiserver_flowcontrol_request_queue_length_after_enqueue', 'histogram', 'ALPHA', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', (f, name) => {
-      if (f.queueLength.count > 0) f.queueLength.lines(name, f.labels, out);
-    });
-    perFlow('apiserver_flowcontrol_work_estimated_seats', 'histogram', 'ALPHA', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', (f, name) => {
-      f.seats.lines(name, f.labels, out);
-    });
+    const value = (pick: (f: FlowStats) => number) => (f: FlowStats, name: string) => {
+      out.push(`${name}{${f.labels}} ${pick(f)}`);
+    };
+    perFlow(
+      'apiserver_flowcontrol_dispatched_requests_total',
+      'counter',
+      'BETA',
+      'Number of requests executed by API Priority and Fairness subsystem',
+      value((f) => f.dispatched),
+    );
+    perFlow(
+      'apiserver_flowcontrol_rejected_requests_total',
+      'counter',
+      'BETA',
+      'Number of requests rejected by API Priority and Fairness subsystem',
+      (f, name) => {
+        for (const [reason, n] of f.rejected) out.push(`${name}{${f.labels},reason="${reason}"} ${n}`);
+      },
+    );
+    perFlow(
+      'apiserver_flowcontrol_current_executing_requests',
+      'gauge',
+      'BETA',
+      'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+      value((f) => f.executing),
+    );
+    perFlow(
+      'apiserver_flowcontrol_current_executing_seats',
+      'gauge',
+      'BETA',
+      'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
+      value((f) => f.executingSeats),
+    );
+    perFlow(
+      'apiserver_flowcontrol_current_inqueue_requests',
+      'gauge',
+      'BETA',
+      'Number of requests currently pending in queues of the API Priority and Fairness subsystem',
+      value((f) => f.waiting),
+    );
+    perFlow(
+      'apiserver_flowcontrol_request_wait_duration_seconds',
+      'histogram',
+      'BETA',
+      'Length of time a request spent waiting in its queue',
+      (f, name) => {
+        if (f.waitExecuted.count > 0) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
+        if (f.waitRejected.count > 0) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
+      },
+    );
+    perFlow(
+      'apiserver_flowcontrol_request_queue_length_after_enqueue',
+      'histogram',
+      'ALPHA',
+      'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
+      (f, name) => {
+        if (f.queueLength.count > 0) f.queueLength.lines(name, f.labels, out);
+      },
+    );
+    perFlow(
+      'apiserver_flowcontrol_work_estimated_seats',
+      'histogram',
+      'ALPHA',
+      'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+      (f, name) => {
+        f.seats.lines(name, f.labels, out);
+      },
+    );
     const perLevel = (name: string, help: string, pick: (l: Level) => number) => {
       family(name, 'gauge', 'BETA', help);
       for (const [pl, l] of levels) out.push(`${name}{priority_level="${esc(pl)}"} ${pick(l)}`);
     };
-    perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', (l) => l.nominal);
-    perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', (l) => (l.cfg.exempt ? l.nominal : l.nominal - l.lentOut + l.borrowed));
+    perLevel(
+      'apiserver_flowcontrol_nominal_limit_seats',
+      'Nominal number of execution seats configured for each priority level',
+      (l) => l.nominal,
+    );
+    perLevel(
+      'apiserver_flowcontrol_current_limit_seats',
+      'current derived number of execution seats available to each priority level',
+      (l) => (l.cfg.exempt ? l.nominal : l.nominal - l.lentOut + l.borrowed),
+    );
     return out.join('\n') + '\n';
   }
 }

@@ -23,7 +23,11 @@ export class ApfConfigController {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly pool: Pick<ActorPool, 'submit'>, identity: Identity, private readonly apf: PriorityAndFairness) {
+  constructor(
+    private readonly pool: Pick<ActorPool, 'submit'>,
+    identity: Identity,
+    private readonly apf: PriorityAndFairness,
+  ) {
     this.defaults = apfDefaults(identity);
     this.group = groupFor(identity, 'flowcontrol.apiserver.plat.io');
   }
@@ -37,14 +41,18 @@ export class ApfConfigController {
     const submit: Submit = (op) => this.pool.submit(op);
     const { mandatory, suggested } = this.defaults;
     await Promise.all([
-      ...[...mandatory.priorityLevels, ...suggested.priorityLevels].map((o) => this.ensure(submit, 'prioritylevelconfigurations', o)),
+      ...[...mandatory.priorityLevels, ...suggested.priorityLevels].map((o) =>
+        this.ensure(submit, 'prioritylevelconfigurations', o),
+      ),
       ...[...mandatory.flowSchemas, ...suggested.flowSchemas].map((o) => this.ensure(submit, 'flowschemas', o)),
     ]);
     this.apf.onConfigChange = () => this.changed();
     this.changed();
   }
 
-  stop(): void { this.stopped = true; }
+  stop(): void {
+    this.stopped = true;
+  }
 
   private async ensure(submit: Submit, resource: string, expected: Stored<KubeObject>): Promise<void> {
     const type = this.type(resource);
@@ -52,7 +60,14 @@ export class ApfConfigController {
     const got = await submit({ op: 'get', type, enc: JSON_ENC, namespace: '', name });
     if ('error' in got) {
       if (got.error.code !== 404) throw new Error(`bootstrap ${resource} ${name}: ${got.error.message}`);
-      const r = await submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace: '', body: { text: JSON.stringify(expected), contentType: 'json' } });
+      const r = await submit({
+        op: 'create',
+        type,
+        enc: JSON_ENC,
+        dryRun: false,
+        namespace: '',
+        body: { text: JSON.stringify(expected), contentType: 'json' },
+      });
       if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${resource} ${name}: ${r.error.message}`);
       return;
     }
@@ -61,17 +76,33 @@ export class ApfConfigController {
     if (existing.metadata?.annotations?.[this.defaults.autoupdate] !== 'true') return;
     if (sameSpec(existing.spec, expected.spec)) return;
     existing.spec = expected.spec;
-    await submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(existing), contentType: 'json' } });
+    await submit({
+      op: 'update',
+      type,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name,
+      body: { text: JSON.stringify(existing), contentType: 'json' },
+    });
   }
 
   /** One pass at a time; a change during a pass schedules another. */
   private changed(): void {
     if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.reconcile().catch(() => {}).finally(() => {
-      this.running = undefined;
-      if (this.again) { this.again = false; this.changed(); }
-    });
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.reconcile()
+      .catch(() => {})
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.changed();
+        }
+      });
   }
 
   private async reconcile(): Promise<void> {
@@ -80,28 +111,49 @@ export class ApfConfigController {
     const levels = this.apf.priorityLevels();
     const schemas = new Set(this.apf.flowSchemas().map((o) => o.metadata.name));
     await Promise.all([
-      ...mandatory.priorityLevels.filter((o) => !levels.has(o.metadata.name)).map((o) => this.ensure(submit, 'prioritylevelconfigurations', o)),
-      ...mandatory.flowSchemas.filter((o) => !schemas.has(o.metadata.name)).map((o) => this.ensure(submit, 'flowschemas', o)),
+      ...mandatory.priorityLevels
+        .filter((o) => !levels.has(o.metadata.name))
+        .map((o) => this.ensure(submit, 'prioritylevelconfigurations', o)),
+      ...mandatory.flowSchemas
+        .filter((o) => !schemas.has(o.metadata.name))
+        .map((o) => this.ensure(submit, 'flowschemas', o)),
     ]);
     await Promise.all(this.apf.flowSchemas().map((fs) => this.markDangling(submit, fs, levels)));
   }
 
-  private async markDangling(submit: Submit, fs: Stored<FlowSchema>, levels: ReadonlyMap<string, unknown>): Promise<void> {
+  private async markDangling(
+    submit: Submit,
+    fs: Stored<FlowSchema>,
+    levels: ReadonlyMap<string, unknown>,
+  ): Promise<void> {
     const level = fs.spec?.priorityLevelConfiguration?.name ?? '';
     const exists = levels.has(level);
     const want = exists ? 'False' : 'True';
     const current = (fs.status?.conditions ?? []).find((c) => c.type === 'Dangling');
     if (current?.status === want) return;
     const condition = {
-      type: 'Dangling', status: want, reason: exists ? 'Found' : 'NotFound',
+      type: 'Dangling',
+      status: want,
+      reason: exists ? 'Found' : 'NotFound',
       message: exists
         ? `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists`
         : `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`,
       lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     };
-    const next = { ...fs, status: { ...(fs.status ?? {}), conditions: [...(fs.status?.conditions ?? []).filter((c) => c.type !== 'Dangling'), condition] } };
+    const next = {
+      ...fs,
+      status: {
+        ...(fs.status ?? {}),
+        conditions: [...(fs.status?.conditions ?? []).filter((c) => c.type !== 'Dangling'), condition],
+      },
+    };
     await submit({
-      op: 'update', type: this.type('flowschemas', 'status'), enc: JSON_ENC, dryRun: false, namespace: '', name: fs.metadata.name,
+      op: 'update',
+      type: this.type('flowschemas', 'status'),
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name: fs.metadata.name,
       body: { text: JSON.stringify(next), contentType: 'json' },
     });
   }
@@ -115,5 +167,9 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== 'object') return v;
   const o = v as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortKeys(o[k])]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, sortKeys(o[k])]),
+  );
 }

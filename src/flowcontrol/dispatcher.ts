@@ -36,7 +36,14 @@ export interface LevelConfig {
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
-interface Waiter { seats: number; work: WorkEstimate; go: (seat: Seat) => void; refuse: (reason: RejectReason) => void; timer: NodeJS.Timeout | undefined; queue: Waiter[] }
+interface Waiter {
+  seats: number;
+  work: WorkEstimate;
+  go: (seat: Seat) => void;
+  refuse: (reason: RejectReason) => void;
+  timer: NodeJS.Timeout | undefined;
+  queue: Waiter[];
+}
 
 /** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
 export const ESTIMATED_SERVICE_MS = 3;
@@ -66,7 +73,9 @@ export class Level {
   constructor(public cfg: LevelConfig) {}
 
   /** seats in use by this level's requests */
-  get executing(): number { return this.executingOwn + this.borrowed; }
+  get executing(): number {
+    return this.executingOwn + this.borrowed;
+  }
 
   resize(queues: number): void {
     this.vt = Array.from({ length: queues }, (_, i) => this.vt[i] ?? this.now);
@@ -106,15 +115,23 @@ export class Level {
     for (let i = 0; i < this.queues.length; i++) {
       const head = this.queues[i]![0];
       if (!head) continue;
-      const finish = this.vt[i]! + ESTIMATED_SERVICE_MS * head.seats + head.work.finalSeats * head.work.additionalLatencyMs;
-      if (finish < bestFinish) { best = i; bestFinish = finish; }
+      const finish =
+        this.vt[i]! + ESTIMATED_SERVICE_MS * head.seats + head.work.finalSeats * head.work.additionalLatencyMs;
+      if (finish < bestFinish) {
+        best = i;
+        bestFinish = finish;
+      }
     }
     return best < 0 ? undefined : this.queues[best]![0];
   }
 }
 
 /** The seats one request holds: `own` of its level's, and loans from lending levels. */
-interface Seat { by: Level; own: number; loans: [Level, number][] }
+interface Seat {
+  by: Level;
+  own: number;
+  loans: [Level, number][];
+}
 
 export class Dispatcher {
   readonly levels = new Map<string, Level>();
@@ -122,7 +139,9 @@ export class Dispatcher {
   lastQueueLength = 0;
 
   constructor(
-    private serverLimit: number, private readonly maxWaitMs: number, private readonly clock: () => number = () => performance.now(),
+    private serverLimit: number,
+    private readonly maxWaitMs: number,
+    private readonly clock: () => number = () => performance.now(),
     private readonly after: (ms: number, fn: () => void) => void = (ms, fn) => void setTimeout(fn, ms).unref(),
   ) {}
 
@@ -139,13 +158,20 @@ export class Dispatcher {
       const orphans = l.queues.slice(queues).flat();
       l.queues = Array.from({ length: queues }, (_, i) => l.queues[i] ?? []);
       l.resize(queues);
-      for (const w of orphans) { w.queue = l.queues[0] ?? []; w.queue.push(w); }
+      for (const w of orphans) {
+        w.queue = l.queues[0] ?? [];
+        w.queue.push(w);
+      }
       this.levels.set(cfg.name, l);
     }
     // a level gone from the configuration finishes what it runs; its waiters are refused
     for (const [name, l] of this.levels) {
       if (seen.has(name)) continue;
-      for (const q of l.queues) for (const w of q.splice(0)) { clearTimeout(w.timer); w.refuse('concurrency-limit'); }
+      for (const q of l.queues)
+        for (const w of q.splice(0)) {
+          clearTimeout(w.timer);
+          w.refuse('concurrency-limit');
+        }
       l.waiting = 0;
       if (l.executing === 0 && l.lentOut === 0) this.levels.delete(name);
     }
@@ -157,7 +183,10 @@ export class Dispatcher {
       l.nominal = Math.ceil((this.serverLimit * l.cfg.shares) / shares);
       l.maxSeats = maxSeatsOf(l.nominal, l.cfg);
       l.lendable = Math.round((l.nominal * l.cfg.lendablePercent) / 100);
-      l.borrowLimit = l.cfg.borrowingLimitPercent === undefined ? Infinity : Math.round((l.nominal * l.cfg.borrowingLimitPercent) / 100);
+      l.borrowLimit =
+        l.cfg.borrowingLimitPercent === undefined
+          ? Infinity
+          : Math.round((l.nominal * l.cfg.borrowingLimitPercent) / 100);
     }
     this.pump();
   }
@@ -166,10 +195,17 @@ export class Dispatcher {
    * Runs `go(release)` now or once a seat frees; `refuse` when the request cannot be served.
    * Returns a cancel function while the request waits (client gone).
    */
-  admit(levelName: string, flowHash: number, go: (release: () => void) => void, refuse: (reason: RejectReason) => void, estimate: WorkEstimate | number = 1): (() => void) | undefined {
+  admit(
+    levelName: string,
+    flowHash: number,
+    go: (release: () => void) => void,
+    refuse: (reason: RejectReason) => void,
+    estimate: WorkEstimate | number = 1,
+  ): (() => void) | undefined {
     const l = this.levels.get(levelName);
     if (!l) return void refuse('concurrency-limit');
-    const work = typeof estimate === 'number' ? { initialSeats: estimate, finalSeats: 0, additionalLatencyMs: 0 } : estimate;
+    const work =
+      typeof estimate === 'number' ? { initialSeats: estimate, finalSeats: 0, additionalLatencyMs: 0 } : estimate;
     // a request never needs more seats than its level could ever give it
     const seats = l.cfg.exempt ? 1 : Math.max(1, Math.min(Math.max(work.initialSeats, work.finalSeats), l.maxSeats));
     const qi = l.queues.length ? this.shortestInHand(l, flowHash) : -1;
@@ -193,9 +229,16 @@ export class Dispatcher {
     // cannot use yet go to it now rather than at the next release
     this.pump();
     if (dispatched) return undefined;
-    w.timer = setTimeout(() => { if (this.drop(l, w)) refuse('time-out'); }, this.maxWaitMs);
+    w.timer = setTimeout(() => {
+      if (this.drop(l, w)) refuse('time-out');
+    }, this.maxWaitMs);
     w.timer.unref();
-    return () => { if (this.drop(l, w)) { clearTimeout(w.timer); refuse('cancelled'); } };
+    return () => {
+      if (this.drop(l, w)) {
+        clearTimeout(w.timer);
+        refuse('cancelled');
+      }
+    };
   }
 
   private drop(l: Level, w: Waiter): boolean {
@@ -227,7 +270,10 @@ export class Dispatcher {
     }
     l.executingOwn += own;
     l.requests++;
-    for (const [j, n] of loans) { j.lentOut += n; l.borrowed += n; }
+    for (const [j, n] of loans) {
+      j.lentOut += n;
+      l.borrowed += n;
+    }
     return { by: l, own, loans };
   }
 
@@ -235,7 +281,10 @@ export class Dispatcher {
   private free(seat: Seat): void {
     seat.by.executingOwn -= seat.own;
     seat.by.requests--;
-    for (const [j, n] of seat.loans) { j.lentOut -= n; seat.by.borrowed -= n; }
+    for (const [j, n] of seat.loans) {
+      j.lentOut -= n;
+      seat.by.borrowed -= n;
+    }
   }
 
   /**
@@ -314,7 +363,8 @@ export function dealHand(hash: number, deck: number, handSize: number): number[]
 
 /** FNV-1a over the flow key, widened to 48 bits for dealing. */
 export function flowHash(key: string): number {
-  let a = 0x811c9dc5, b = 0x01000193 ^ 0x5bd1e995;
+  let a = 0x811c9dc5,
+    b = 0x01000193 ^ 0x5bd1e995;
   for (let i = 0; i < key.length; i++) {
     const c = key.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);

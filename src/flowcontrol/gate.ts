@@ -12,23 +12,38 @@ import type { RequestInfo } from '../http/request-info.js';
 import type { PriorityAndFairness } from './priority-fairness.js';
 
 /** Runs `serve` when APF lets the request through; false when no FlowSchema classifies it. */
-export function gate(apf: PriorityAndFairness, r: FilterRequest, user: UserInfo, info: RequestInfo, pretty: boolean, maxBody: number, serve: () => void): boolean {
+export function gate(
+  apf: PriorityAndFairness,
+  r: FilterRequest,
+  user: UserInfo,
+  info: RequestInfo,
+  pretty: boolean,
+  maxBody: number,
+  serve: () => void,
+): boolean {
   const { x, method } = r;
   const c = apf.classify(user, info);
   if (!c) return false;
   x.headers.push([apf.headers.schema, c.schema.uid], [apf.headers.level, c.level!.uid]);
   let waiting = false;
-  const cancel = apf.admit(c, info, r.query, (release) => {
-    if (x.aborted) return release();
-    x.release = release;
-    if (waiting) x.onAbort = undefined;
-    serve();
-  }, () => {
-    // upstream answers every APF rejection alike: 429 with Retry-After
-    const refuse = () => sendStatus(x, errors.tooManyRequests('Too many requests, please try again later.', 1).status, pretty);
-    if (waiting && mayHaveBody(method) && r.body) return r.body(refuse, refuse);
-    refuse();
-  });
+  const cancel = apf.admit(
+    c,
+    info,
+    r.query,
+    (release) => {
+      if (x.aborted) return release();
+      x.release = release;
+      if (waiting) x.onAbort = undefined;
+      serve();
+    },
+    () => {
+      // upstream answers every APF rejection alike: 429 with Retry-After
+      const refuse = () =>
+        sendStatus(x, errors.tooManyRequests('Too many requests, please try again later.', 1).status, pretty);
+      if (waiting && mayHaveBody(method) && r.body) return r.body(refuse, refuse);
+      refuse();
+    },
+  );
   if (cancel) {
     // queued: keep the body coming (uWS needs onData now) and leave the queue if the client goes
     waiting = true;

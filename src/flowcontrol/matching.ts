@@ -34,7 +34,10 @@ function subjectPred(s: Subject | undefined): Pred {
     case 'ServiceAccount': {
       const { namespace, name } = s.serviceAccount ?? {};
       const prefix = `system:serviceaccount:${namespace}:`;
-      return (u) => (name === '*' ? u.username.startsWith(prefix) && u.username.indexOf(':', prefix.length) < 0 : u.username === prefix + name);
+      return (u) =>
+        name === '*'
+          ? u.username.startsWith(prefix) && u.username.indexOf(':', prefix.length) < 0
+          : u.username === prefix + name;
     }
     default:
       return () => false;
@@ -64,13 +67,19 @@ function nonResourcePred(r: NonResourcePolicyRule): Pred {
   return (_u, info) => !info.isResourceRequest && has(r.verbs, info.verb) && urls.some((p) => urlMatches(p, info.path));
 }
 
-const any = (preds: Pred[]): Pred => (u, i) => preds.some((p) => p(u, i));
+const any =
+  (preds: Pred[]): Pred =>
+  (u, i) =>
+    preds.some((p) => p(u, i));
 
 export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
   const spec = obj.spec ?? {};
   const rules: Pred[] = (spec.rules ?? []).map((rule) => {
     const subject = any((rule.subjects ?? []).map(subjectPred));
-    const target = any([...(rule.resourceRules ?? []).map(resourcePred), ...(rule.nonResourceRules ?? []).map(nonResourcePred)]);
+    const target = any([
+      ...(rule.resourceRules ?? []).map(resourcePred),
+      ...(rule.nonResourceRules ?? []).map(nonResourcePred),
+    ]);
     return (u: UserInfo, i: RequestInfo) => subject(u, i) && target(u, i);
   });
   const type = spec.distinguisherMethod?.type;
@@ -91,6 +100,7 @@ export function orderSchemas(schemas: CompiledSchema[]): CompiledSchema[] {
 
 /** The flow a request belongs to within its schema. */
 export function flowKey(schema: CompiledSchema, user: UserInfo, info: RequestInfo): string {
-  const d = schema.distinguisher === 'ByUser' ? user.username : schema.distinguisher === 'ByNamespace' ? info.namespace : '';
+  const d =
+    schema.distinguisher === 'ByUser' ? user.username : schema.distinguisher === 'ByNamespace' ? info.namespace : '';
   return `${schema.name}\u0000${d}`;
 }

@@ -18,7 +18,11 @@ import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './mat
 import { estimateWork, type Counts } from './work-estimate.js';
 import { ApfMetrics } from './apf-metrics.js';
 
-export interface Classification { schema: CompiledSchema; level: LevelConfig | undefined; flow: string }
+export interface Classification {
+  schema: CompiledSchema;
+  level: LevelConfig | undefined;
+  flow: string;
+}
 
 export class PriorityAndFairness implements Informer {
   readonly dispatcher: Dispatcher;
@@ -36,7 +40,11 @@ export class PriorityAndFairness implements Informer {
   /** stored objects and watchers of a resource, for the work estimates (set by the server) */
   counts: Counts = { objects: () => 0, watchers: () => 0 };
 
-  constructor(identity: Identity, readonly serverLimit: number, maxWaitMs: number) {
+  constructor(
+    identity: Identity,
+    readonly serverLimit: number,
+    maxWaitMs: number,
+  ) {
     const group = groupFor(identity, 'flowcontrol.apiserver.plat.io');
     this.schemaKey = typeKeyOf(group, 'flowschemas');
     this.levelKey = typeKeyOf(group, 'prioritylevelconfigurations');
@@ -73,8 +81,12 @@ export class PriorityAndFairness implements Informer {
     this.onConfigChange?.();
   }
 
-  flowSchemas(): readonly Stored<FlowSchema>[] { return [...this.schemaObjs.values()]; }
-  priorityLevels(): ReadonlyMap<string, Stored<PriorityLevelConfiguration>> { return this.levelObjs; }
+  flowSchemas(): readonly Stored<FlowSchema>[] {
+    return [...this.schemaObjs.values()];
+  }
+  priorityLevels(): ReadonlyMap<string, Stored<PriorityLevelConfiguration>> {
+    return this.levelObjs;
+  }
 
   /** The first matching schema whose priority level exists (upstream skips dangling ones). */
   classify(user: UserInfo, info: RequestInfo): Classification | undefined {
@@ -91,7 +103,13 @@ export class PriorityAndFairness implements Informer {
    * Admits a classified request: `go(release)` when it may run (release once it is answered),
    * `refuse(reason)` when it is rejected. Returns a cancel function while it waits in a queue.
    */
-  admit(c: Classification, info: RequestInfo, query: URLSearchParams, go: (release: () => void) => void, refuse: (reason: RejectReason) => void): (() => void) | undefined {
+  admit(
+    c: Classification,
+    info: RequestInfo,
+    query: URLSearchParams,
+    go: (release: () => void) => void,
+    refuse: (reason: RejectReason) => void,
+  ): (() => void) | undefined {
     const level = c.level!.name;
     const flow = this.metrics.flow(c.schema.name, level);
     const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
@@ -99,26 +117,32 @@ export class PriorityAndFairness implements Informer {
     flow.seats.observe(seats);
     const arrived = performance.now();
     let queued = false;
-    const cancel = this.dispatcher.admit(level, flowHash(c.flow), (release) => {
-      if (queued) flow.waiting--;
-      flow.waitExecuted.observe((performance.now() - arrived) / 1000);
-      flow.dispatched++;
-      flow.executing++;
-      flow.executingSeats += seats;
-      let done = false;
-      go(() => {
-        if (done) return;
-        done = true;
-        flow.executing--;
-        flow.executingSeats -= seats;
-        release();
-      });
-    }, (reason) => {
-      if (queued) flow.waiting--;
-      flow.waitRejected.observe((performance.now() - arrived) / 1000);
-      flow.rejected.set(reason, (flow.rejected.get(reason) ?? 0) + 1);
-      refuse(reason);
-    }, work);
+    const cancel = this.dispatcher.admit(
+      level,
+      flowHash(c.flow),
+      (release) => {
+        if (queued) flow.waiting--;
+        flow.waitExecuted.observe((performance.now() - arrived) / 1000);
+        flow.dispatched++;
+        flow.executing++;
+        flow.executingSeats += seats;
+        let done = false;
+        go(() => {
+          if (done) return;
+          done = true;
+          flow.executing--;
+          flow.executingSeats -= seats;
+          release();
+        });
+      },
+      (reason) => {
+        if (queued) flow.waiting--;
+        flow.waitRejected.observe((performance.now() - arrived) / 1000);
+        flow.rejected.set(reason, (flow.rejected.get(reason) ?? 0) + 1);
+        refuse(reason);
+      },
+      work,
+    );
     if (cancel) {
       queued = true;
       flow.waiting++;

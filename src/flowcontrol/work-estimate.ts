@@ -33,7 +33,12 @@ export interface Counts {
 const MUTATING = new Set(['create', 'update', 'patch', 'delete']);
 
 /** The estimate of a request in a level whose widest request is `maxSeats` (at most 10). */
-export function estimateWork(info: RequestInfo, query: URLSearchParams, counts: Counts, maxSeats: number): WorkEstimate {
+export function estimateWork(
+  info: RequestInfo,
+  query: URLSearchParams,
+  counts: Counts,
+  maxSeats: number,
+): WorkEstimate {
   const cap = Math.max(MINIMUM_SEATS, Math.min(maxSeats, MAXIMUM_SEATS_LIMIT));
   if (info.isResourceRequest && MUTATING.has(info.verb)) {
     const watchers = counts.watchers(info.apiGroup, info.resource);
@@ -42,14 +47,22 @@ export function estimateWork(info: RequestInfo, query: URLSearchParams, counts: 
     const finalSeats = Math.min(seats, cap);
     return { initialSeats: MINIMUM_SEATS, finalSeats, additionalLatencyMs: (seats * EVENT_ADDITIONAL_MS) / finalSeats };
   }
-  return { initialSeats: Math.min(cap, estimateSeats(info, query, counts.objects)), finalSeats: 0, additionalLatencyMs: 0 };
+  return {
+    initialSeats: Math.min(cap, estimateSeats(info, query, counts.objects)),
+    finalSeats: 0,
+    additionalLatencyMs: 0,
+  };
 }
 
 /**
  * The width of a request; `objectCount(group, resource)` is the number of stored objects of the
  * resource (0 when unknown: the minimum). A query that does not parse costs the maximum.
  */
-export function estimateSeats(info: RequestInfo, query: URLSearchParams, objectCount: (group: string, resource: string) => number): number {
+export function estimateSeats(
+  info: RequestInfo,
+  query: URLSearchParams,
+  objectCount: (group: string, resource: string) => number,
+): number {
   if (!info.isResourceRequest || (info.verb !== 'list' && info.verb !== 'watch')) return MINIMUM_SEATS;
   // a list or watch of one object by name is a get in the storage layer
   const fieldSelector = query.get('fieldSelector') ?? '';

@@ -16,8 +16,17 @@ import { getCore } from '../actors/get-core.js';
 import { CLIENT_IDENTITY_HEADER } from '../auth/x509.js';
 import { type KubeletClient, agentResponseError, readAgentError, type KubeletRequest } from '../kubelet/client.js';
 import {
-  logOptions, logPath, nodeConnection, podProxyTarget, serviceProxyTarget, splitSchemeNamePort, streamPath, validateContainer,
-  type NodeConnection, type NodeLike, type PodLike,
+  logOptions,
+  logPath,
+  nodeConnection,
+  podProxyTarget,
+  serviceProxyTarget,
+  splitSchemeNamePort,
+  streamPath,
+  validateContainer,
+  type NodeConnection,
+  type NodeLike,
+  type PodLike,
 } from '../kubelet/location.js';
 import { UPGRADE_DIRECTIVE_HEADER, type UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { ownValue, setOwn } from '../api/own-keys.js';
@@ -55,37 +64,55 @@ export function serveConnect(r: Request, d: ConnectDeps): void {
 async function connect(r: Request, d: ConnectDeps): Promise<void> {
   const { info } = r;
   if (info.resource === 'pods') {
-    const id = info.subresource === 'proxy' ? splitSchemeNamePort(info.name) : { scheme: '', name: info.name, port: '' };
-    const pod = await d.getObject('pods', info.namespace, id.name) as PodLike;
+    const id =
+      info.subresource === 'proxy' ? splitSchemeNamePort(info.name) : { scheme: '', name: info.name, port: '' };
+    const pod = (await d.getObject('pods', info.namespace, id.name)) as PodLike;
     switch (info.subresource) {
-      case 'log': return podLog(r, d, pod);
+      case 'log':
+        return podLog(r, d, pod);
       case 'proxy': {
         const t = podProxyTarget(pod, id.port, d.allowLoopbackProxy);
-        return proxy(r, d, { host: t.host, port: t.port }, { method: methodOf(r), path: '', plain: id.scheme !== 'https', bare: true });
+        return proxy(
+          r,
+          d,
+          { host: t.host, port: t.port },
+          { method: methodOf(r), path: '', plain: id.scheme !== 'https', bare: true },
+        );
       }
-      default: return stream(r, d, pod, info.subresource as 'exec' | 'attach' | 'portforward');
+      default:
+        return stream(r, d, pod, info.subresource as 'exec' | 'attach' | 'portforward');
     }
   }
   const id = splitSchemeNamePort(info.name);
   if (info.resource === 'nodes') {
-    const node = await d.getObject('nodes', '', id.name) as NodeLike;
+    const node = (await d.getObject('nodes', '', id.name)) as NodeLike;
     const c = nodeConnection(node, d.preferredAddressTypes, d.kubeletPort);
     // upstream: a port other than the agent's is reached over plain HTTP on the node's address
     const other = id.port !== '' && Number(id.port) !== c.port;
-    return proxy(r, d, other ? { host: c.host, port: Number(id.port) } : c, { method: methodOf(r), path: '', plain: other || id.scheme === 'http' });
+    return proxy(r, d, other ? { host: c.host, port: Number(id.port) } : c, {
+      method: methodOf(r),
+      path: '',
+      plain: other || id.scheme === 'http',
+    });
   }
-  const svc = await d.getObject('services', info.namespace, id.name) as Parameters<typeof serviceProxyTarget>[1];
-  const eps = await d.getObject('endpoints', info.namespace, id.name).catch((e: unknown) => {
+  const svc = (await d.getObject('services', info.namespace, id.name)) as Parameters<typeof serviceProxyTarget>[1];
+  const eps = (await d.getObject('endpoints', info.namespace, id.name).catch((e: unknown) => {
     if (e instanceof StatusError && e.code === 404) return undefined;
     throw e;
-  }) as Parameters<typeof serviceProxyTarget>[2];
+  })) as Parameters<typeof serviceProxyTarget>[2];
   const t = serviceProxyTarget(id.name, svc, eps, id.port, d.allowLoopbackProxy, (n) => Math.floor(Math.random() * n));
   return proxy(r, d, t, { method: methodOf(r), path: '', plain: id.scheme !== 'https', bare: true });
 }
 
 function methodOf(r: Request): string {
   const m = r.x.request?.method;
-  return m ?? ({ get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE' } as Record<string, string>)[r.info.verb] ?? 'GET';
+  return (
+    m ??
+    ({ get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE' } as Record<string, string>)[
+      r.info.verb
+    ] ??
+    'GET'
+  );
 }
 
 /** pods/log: the container's log from its node agent (empty while the pod has no node, as upstream). */
@@ -94,43 +121,97 @@ async function podLog(r: Request, d: ConnectDeps, pod: PodLike): Promise<void> {
   const container = validateContainer(o.container, pod);
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) return send(r.x, 200, 'text/plain', '');
-  const c = nodeConnection(await d.getObject('nodes', '', nodeName) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
+  const c = nodeConnection(
+    (await d.getObject('nodes', '', nodeName)) as NodeLike,
+    d.preferredAddressTypes,
+    d.kubeletPort,
+  );
   const path = logPath(pod, container, o);
   if (d.handsOff(r.x)) {
     // the TLS front asks the agent and streams the log straight to the client socket: no
     // hop through this thread and uWS (src/auth/log-stream.ts)
     r.x.release?.();
-    return d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: o.insecureSkipTLSVerifyBackend || !d.verifiesAgents, log: { pod: pod.metadata.name } });
+    return d.upgrade(r.x, {
+      host: c.host,
+      port: c.port,
+      path,
+      insecure: o.insecureSkipTLSVerifyBackend || !d.verifiesAgents,
+      log: { pod: pod.metadata.name },
+    });
   }
-  const req = d.kubelet.send(c, { method: 'GET', path, insecure: o.insecureSkipTLSVerifyBackend }, {
-    response: (res) => {
-      if ((res.statusCode ?? 500) < 200 || (res.statusCode ?? 500) > 206) return failedResponse(r, res, 'pods/log', pod.metadata.name);
-      streamResponse(r.x, res, 200, [], 'text/plain');
+  const req = d.kubelet.send(
+    c,
+    { method: 'GET', path, insecure: o.insecureSkipTLSVerifyBackend },
+    {
+      response: (res) => {
+        if ((res.statusCode ?? 500) < 200 || (res.statusCode ?? 500) > 206)
+          return failedResponse(r, res, 'pods/log', pod.metadata.name);
+        streamResponse(r.x, res, 200, [], 'text/plain');
+      },
+      error: (e) => sendStatus(r.x, e.status, r.enc.pretty, r.enc),
     },
-    error: (e) => sendStatus(r.x, e.status, r.enc.pretty, r.enc),
-  });
+  );
   r.x.onAbort = () => req.destroy();
   req.end();
 }
 
 /** A non-2xx answer of the agent becomes upstream's Status (see agentResponseError). */
 function failedResponse(r: Request, res: IncomingMessage, resource: string, name: string): void {
-  readAgentError(res, (text) => sendStatus(r.x, agentResponseError(res.statusCode ?? 500, text, resource, name).status, r.enc.pretty, r.enc),
-    () => { if (!r.x.aborted) r.x.res.close(); });
+  readAgentError(
+    res,
+    (text) =>
+      sendStatus(r.x, agentResponseError(res.statusCode ?? 500, text, resource, name).status, r.enc.pretty, r.enc),
+    () => {
+      if (!r.x.aborted) r.x.res.close();
+    },
+  );
 }
 
 /** exec/attach/portforward: an upgrade the TLS front takes over (upstream UpgradeAwareHandler). */
-async function stream(r: Request, d: ConnectDeps, pod: PodLike, kind: 'exec' | 'attach' | 'portforward'): Promise<void> {
+async function stream(
+  r: Request,
+  d: ConnectDeps,
+  pod: PodLike,
+  kind: 'exec' | 'attach' | 'portforward',
+): Promise<void> {
   const path = streamPath(kind, pod, r.query);
-  const c = nodeConnection(await d.getObject('nodes', '', pod.spec!.nodeName!) as NodeLike, d.preferredAddressTypes, d.kubeletPort);
+  const c = nodeConnection(
+    (await d.getObject('nodes', '', pod.spec!.nodeName!)) as NodeLike,
+    d.preferredAddressTypes,
+    d.kubeletPort,
+  );
   if (!r.headers.upgrade) throw errors.badRequest('Upgrade request required');
   r.x.release?.();
   d.upgrade(r.x, { host: c.host, port: c.port, path, insecure: !d.verifiesAgents });
 }
 
 /** Request headers never forwarded by a proxy: hop-by-hop, credentials, the server's own. */
-const DROP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length', CLIENT_IDENTITY_HEADER]);
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'content-type', UPGRADE_DIRECTIVE_HEADER]);
+const DROP_REQUEST = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'authorization',
+  'content-length',
+  CLIENT_IDENTITY_HEADER,
+]);
+const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'date',
+  'content-type',
+  UPGRADE_DIRECTIVE_HEADER,
+]);
 
 /** The part of the request path after the `proxy` segment ('' when none). */
 export function proxySuffix(path: string, resource: string): { prefix: string; rest: string } {
@@ -159,22 +240,37 @@ function proxy(r: Request, d: ConnectDeps, c: NodeConnection, base: KubeletReque
   headers['x-forwarded-proto'] = 'https';
   const go = (body?: Buffer) => {
     if (body?.length) headers['content-length'] = String(body.length);
-    const req = d.kubelet.send(c, { ...base, path: (rest || '/') + (q ? `?${q}` : ''), headers }, {
-      response: (res) => {
-        const out: [string, string][] = [];
-        for (const [k, v] of Object.entries(res.headers)) {
-          if (DROP_RESPONSE.has(k) || v === undefined) continue;
-          for (const one of Array.isArray(v) ? v : [v]) out.push([k, k === 'location' ? rewriteLocation(one, c, host, prefix) : one]);
-        }
-        streamResponse(r.x, res, res.statusCode ?? 502, out, String(res.headers['content-type'] ?? ''));
+    const req = d.kubelet.send(
+      c,
+      { ...base, path: (rest || '/') + (q ? `?${q}` : ''), headers },
+      {
+        response: (res) => {
+          const out: [string, string][] = [];
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (DROP_RESPONSE.has(k) || v === undefined) continue;
+            for (const one of Array.isArray(v) ? v : [v])
+              out.push([k, k === 'location' ? rewriteLocation(one, c, host, prefix) : one]);
+          }
+          streamResponse(r.x, res, res.statusCode ?? 502, out, String(res.headers['content-type'] ?? ''));
+        },
+        error: (e) =>
+          sendStatus(
+            r.x,
+            errors.serviceUnavailable(`error trying to reach service: ${e.message.replace(/^\w+ "[^"]*": /, '')}`)
+              .status,
+            r.enc.pretty,
+            r.enc,
+          ),
       },
-      error: (e) => sendStatus(r.x, errors.serviceUnavailable(`error trying to reach service: ${e.message.replace(/^\w+ "[^"]*": /, '')}`).status, r.enc.pretty, r.enc),
-    });
+    );
     r.x.onAbort = () => req.destroy();
     req.end(body);
   };
   if (r.headers.contentLength === 0 && !r.body) return go();
-  const read = r.body ?? ((done: (b: Buffer) => void, fail: (s: ReturnType<typeof toStatus>) => void) => readBody(r.x, d.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+  const read =
+    r.body ??
+    ((done: (b: Buffer) => void, fail: (s: ReturnType<typeof toStatus>) => void) =>
+      readBody(r.x, d.maxRequestBodyBytes, r.headers.contentLength, done, fail));
   read(go, (st) => sendStatus(r.x, st));
 }
 
@@ -194,8 +290,17 @@ function rewriteLocation(location: string, c: NodeConnection, host: string, pref
  * Streams a backend response to the client as it arrives (chunked, no buffering on this
  * thread): the backend pauses while uWS holds unsent bytes, and resumes when it drained.
  */
-export function streamResponse(x: Exchange, res: IncomingMessage, code: number, headers: [string, string][], contentType: string): void {
-  if (x.aborted || x.done) { res.destroy(); return; }
+export function streamResponse(
+  x: Exchange,
+  res: IncomingMessage,
+  code: number,
+  headers: [string, string][],
+  contentType: string,
+): void {
+  if (x.aborted || x.done) {
+    res.destroy();
+    return;
+  }
   x.done = true;
   x.release?.();
   x.observer?.streamOpened(x);

@@ -10,10 +10,20 @@
 import { errors, type Status } from '../api/status.js';
 import type { Encoding } from '../codec/types.js';
 import type { WatchSink } from '../http/watch-hub.js';
-import { bookmarkObject, encodeEventObject, encodeValue, frameEvent, joinChunks, type Chunk } from '../codec/watch-encoding.js';
+import {
+  bookmarkObject,
+  encodeEventObject,
+  encodeValue,
+  frameEvent,
+  joinChunks,
+  type Chunk,
+} from '../codec/watch-encoding.js';
 import { isObj, type Obj } from './conversion-review.js';
 
-interface WatchEvent { type: string; object: Obj }
+interface WatchEvent {
+  type: string;
+  object: Obj;
+}
 
 export interface ConvertingTarget {
   /** the requested apiVersion and the kind */
@@ -36,14 +46,21 @@ export class ConvertingSink implements WatchSink {
   /** a Table view: only the first event carries the column definitions */
   private headersSent = false;
 
-  constructor(private readonly out: WatchSink, private readonly t: ConvertingTarget) {}
+  constructor(
+    private readonly out: WatchSink,
+    private readonly t: ConvertingTarget,
+  ) {}
 
   write(chunk: Chunk): number {
     if (this.ended) return 0;
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     if (!text.trim()) return this.queued + this.held;
     this.queued += text.length;
-    this.chain = this.chain.then(() => this.deliver(text)).finally(() => { this.queued -= text.length; });
+    this.chain = this.chain
+      .then(() => this.deliver(text))
+      .finally(() => {
+        this.queued -= text.length;
+      });
     return this.queued + this.held;
   }
 
@@ -65,25 +82,41 @@ export class ConvertingSink implements WatchSink {
   /** One chunk of JSON events (one per line) converted and written, or the stream ended with an ERROR. */
   private async deliver(text: string): Promise<void> {
     if (this.ended) return;
-    const events = text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as WatchEvent);
+    const events = text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as WatchEvent);
     const carried = events.filter((e) => e.type !== 'BOOKMARK' && e.type !== 'ERROR');
     let converted: Obj[];
     try {
       converted = await this.t.convert(carried.map((e) => e.object));
     } catch (e) {
       if (this.ended) return;
-      this.out.write(frameEvent(this.t.enc, 'ERROR', encodeValue(this.t.enc, { ...this.t.failure(e), kind: 'Status', apiVersion: 'v1' })));
+      this.out.write(
+        frameEvent(
+          this.t.enc,
+          'ERROR',
+          encodeValue(this.t.enc, { ...this.t.failure(e), kind: 'Status', apiVersion: 'v1' }),
+        ),
+      );
       return this.end();
     }
     if (this.ended) return;
     let next = 0;
-    const chunks = events.map((e) => (e.type === 'BOOKMARK' || e.type === 'ERROR' ? this.passed(e) : this.encoded(e.type, converted[next++]!)));
+    const chunks = events.map((e) =>
+      e.type === 'BOOKMARK' || e.type === 'ERROR' ? this.passed(e) : this.encoded(e.type, converted[next++]!),
+    );
     this.held = this.out.write(joinChunks(chunks));
   }
 
   private encoded(type: string, obj: Obj): Chunk {
     const { enc, apiVersion, kind } = this.t;
-    const object = encodeEventObject(enc, { kind: `${apiVersion}/${kind}`, json: JSON.stringify(obj), obj }, Date.now(), !this.headersSent);
+    const object = encodeEventObject(
+      enc,
+      { kind: `${apiVersion}/${kind}`, json: JSON.stringify(obj), obj },
+      Date.now(),
+      !this.headersSent,
+    );
     this.headersSent = true;
     return frameEvent(enc, type, object);
   }
@@ -93,8 +126,12 @@ export class ConvertingSink implements WatchSink {
     const { enc, apiVersion, kind } = this.t;
     if (e.type === 'ERROR') return frameEvent(enc, 'ERROR', encodeValue(enc, e.object));
     const meta = isObj(e.object.metadata) ? e.object.metadata : {};
-    const annotations = isObj(meta.annotations) ? meta.annotations as Record<string, string> : undefined;
-    return frameEvent(enc, 'BOOKMARK', encodeValue(enc, bookmarkObject(enc.view, kind, apiVersion, Number(meta.resourceVersion), annotations)));
+    const annotations = isObj(meta.annotations) ? (meta.annotations as Record<string, string>) : undefined;
+    return frameEvent(
+      enc,
+      'BOOKMARK',
+      encodeValue(enc, bookmarkObject(enc.view, kind, apiVersion, Number(meta.resourceVersion), annotations)),
+    );
   }
 }
 

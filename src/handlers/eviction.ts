@@ -29,9 +29,13 @@ const VIOLATION = "Cannot evict pod as it would violate the pod's disruption bud
 const MAX_DISRUPTED_PODS = 2000;
 const CONFLICT_RETRIES = 5;
 
-class Reply { constructor(readonly status: Status) {} }
+class Reply {
+  constructor(readonly status: Status) {}
+}
 
-function fail(s: Status): never { throw new Reply(s); }
+function fail(s: Status): never {
+  throw new Reply(s);
+}
 function unwrap(r: Result): any {
   if ('error' in r) fail(r.error);
   if (!('code' in r)) fail(errors.internal('unexpected reply').status);
@@ -41,7 +45,16 @@ function unwrap(r: Result): any {
 function tooManyRequests(cause: string, retryAfterSeconds: number): Status {
   const details: Status['details'] = { causes: [{ reason: 'DisruptionBudget', message: cause }] };
   if (retryAfterSeconds) details.retryAfterSeconds = retryAfterSeconds;
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: VIOLATION, reason: 'TooManyRequests', details, code: 429 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: VIOLATION,
+    reason: 'TooManyRequests',
+    details,
+    code: 429,
+  };
 }
 
 function podReady(pod: any): boolean {
@@ -56,7 +69,12 @@ function canIgnoreBudgets(pod: any): boolean {
 export async function evict(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
   try {
     await run(r, s, body, queryDryRun);
-    send(r.x, 201, 'application/json', JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }) + '\n');
+    send(
+      r.x,
+      201,
+      'application/json',
+      JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }) + '\n',
+    );
   } catch (e) {
     if (e instanceof Reply) return sendStatus(r.x, e.status, r.enc.pretty);
     throw e;
@@ -66,31 +84,53 @@ export async function evict(r: Request, s: Services, body: Body, queryDryRun: bo
 async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
   if (body.contentType !== 'json') fail(errors.unsupportedMediaType(body.contentType).status);
   let eviction: any;
-  try { eviction = JSON.parse(body.text); } catch (e) { fail(errors.badRequest(`error decoding Eviction: ${(e as Error).message}`).status); }
-  if (!eviction || typeof eviction !== 'object' || Array.isArray(eviction)) fail(errors.badRequest('Eviction must be an object').status);
+  try {
+    eviction = JSON.parse(body.text);
+  } catch (e) {
+    fail(errors.badRequest(`error decoding Eviction: ${(e as Error).message}`).status);
+  }
+  if (!eviction || typeof eviction !== 'object' || Array.isArray(eviction))
+    fail(errors.badRequest('Eviction must be an object').status);
   const ns = r.info.namespace;
   const name = r.info.name;
-  if (eviction.metadata?.name !== undefined && eviction.metadata.name !== name) fail(errors.badRequest('name in URL does not match name in Eviction object').status);
-  if (eviction.metadata?.namespace && eviction.metadata.namespace !== ns) fail(errors.badRequest('namespace in URL does not match namespace in Eviction object').status);
+  if (eviction.metadata?.name !== undefined && eviction.metadata.name !== name)
+    fail(errors.badRequest('name in URL does not match name in Eviction object').status);
+  if (eviction.metadata?.namespace && eviction.metadata.namespace !== ns)
+    fail(errors.badRequest('namespace in URL does not match namespace in Eviction object').status);
   const o = eviction.deleteOptions ?? {};
   let options: DeleteOptions = {};
-  try { options = toDeleteOptions(o); } catch (e) { fail((e as { status: Status }).status); }
+  try {
+    options = toDeleteOptions(o);
+  } catch (e) {
+    fail((e as { status: Status }).status);
+  }
   const dryRun = queryDryRun || (options.dryRun?.length ?? 0) > 0;
 
   for (let attempt = 0; ; attempt++) {
     const pod = unwrap(await s.pool.submit({ op: 'get', type: PODS, enc: JSON_ENC, namespace: ns, name }));
     if (!canIgnoreBudgets(pod)) {
-      const pdbs = unwrap(await s.pool.submit({ op: 'list', type: PDBS, enc: JSON_ENC, namespace: ns, opts: {} })).items ?? [];
+      const pdbs =
+        unwrap(await s.pool.submit({ op: 'list', type: PDBS, enc: JSON_ENC, namespace: ns, opts: {} })).items ?? [];
       const matching = pdbs.filter((p: any) => {
         const sel = labelSelectorFromObject(p.spec?.selector);
         return !sel.empty && !sel.matchesNothing && sel.matches(pod.metadata.labels);
       });
-      if (matching.length > 1) fail(errors.internal('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.').status);
+      if (matching.length > 1)
+        fail(
+          errors.internal(
+            'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+          ).status,
+        );
       if (matching.length === 1) {
         const outcome = await spend(s, matching[0], pod, dryRun);
         if (outcome === 'conflict') {
           if (attempt + 1 < CONFLICT_RETRIES) continue;
-          fail(errors.conflict({ resource: 'poddisruptionbudgets', group: 'policy', name: matching[0].metadata.name }, 'the object has been modified; please apply your changes to the latest version and try again').status);
+          fail(
+            errors.conflict(
+              { resource: 'poddisruptionbudgets', group: 'policy', name: matching[0].metadata.name },
+              'the object has been modified; please apply your changes to the latest version and try again',
+            ).status,
+          );
         }
       }
     }
@@ -108,21 +148,49 @@ async function spend(s: Services, pdb: any, pod: any, dryRun: boolean): Promise<
     if ((st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) > 0) return 'ok';
   }
   const name = pdb.metadata.name;
-  if ((st.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0)) fail(tooManyRequests(`The disruption budget ${name} is still being processed by the server.`, 10));
+  if ((st.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0))
+    fail(tooManyRequests(`The disruption budget ${name} is still being processed by the server.`, 10));
   const allowed = st.disruptionsAllowed ?? 0;
-  if (allowed < 0) fail(errors.forbidden(`poddisruptionbudgets.policy "${name}" is forbidden: pdb disruptions allowed is negative`, { group: 'policy', kind: 'poddisruptionbudgets', name }).status);
+  if (allowed < 0)
+    fail(
+      errors.forbidden(`poddisruptionbudgets.policy "${name}" is forbidden: pdb disruptions allowed is negative`, {
+        group: 'policy',
+        kind: 'poddisruptionbudgets',
+        name,
+      }).status,
+    );
   if (Object.keys(st.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS) {
-    fail(errors.forbidden(`poddisruptionbudgets.policy "${name}" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`, { group: 'policy', kind: 'poddisruptionbudgets', name }).status);
+    fail(
+      errors.forbidden(
+        `poddisruptionbudgets.policy "${name}" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`,
+        { group: 'policy', kind: 'poddisruptionbudgets', name },
+      ).status,
+    );
   }
-  if (allowed === 0) fail(tooManyRequests(`The disruption budget ${name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`, 0));
+  if (allowed === 0)
+    fail(
+      tooManyRequests(
+        `The disruption budget ${name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`,
+        0,
+      ),
+    );
   if (dryRun) return 'ok';
   const now = Date.now();
   const status = { ...st, disruptionsAllowed: allowed - 1 };
   if (status.disruptionsAllowed === 0) status.conditions = disruptionCondition(st.conditions, 0, now);
-  status.disruptedPods = { ...(st.disruptedPods ?? {}), [pod.metadata.name]: new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z') };
+  status.disruptedPods = {
+    ...(st.disruptedPods ?? {}),
+    [pod.metadata.name]: new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+  };
   const res = await s.pool.submit({
-    op: 'update', type: { ...PDBS, subresource: 'status' }, enc: JSON_ENC, dryRun: false, namespace: pdb.metadata.namespace, name,
-    fieldManager: 'eviction', body: { text: JSON.stringify({ ...pdb, status }), contentType: 'json' },
+    op: 'update',
+    type: { ...PDBS, subresource: 'status' },
+    enc: JSON_ENC,
+    dryRun: false,
+    namespace: pdb.metadata.namespace,
+    name,
+    fieldManager: 'eviction',
+    body: { text: JSON.stringify({ ...pdb, status }), contentType: 'json' },
   });
   if ('error' in res && res.error.code === 409) return 'conflict';
   unwrap(res);

@@ -31,8 +31,16 @@ type Page = Extract<Result, { code: number }> & { page: PageMeta };
  */
 export function streamable(r: Request): boolean {
   const { enc, query } = r;
-  return (enc.format === 'json' || enc.format === 'protobuf') && !enc.pretty && !enc.view && !r.info.subresource &&
-    !query.get('limit') && !query.get('continue') && !query.has('resourceVersion') && !query.has('resourceVersionMatch');
+  return (
+    (enc.format === 'json' || enc.format === 'protobuf') &&
+    !enc.pretty &&
+    !enc.view &&
+    !r.info.subresource &&
+    !query.get('limit') &&
+    !query.get('continue') &&
+    !query.has('resourceVersion') &&
+    !query.has('resourceVersionMatch')
+  );
 }
 
 /** The first page's operation. */
@@ -46,14 +54,24 @@ export async function streamList(r: Request, s: Services, op: ListOp, first: Res
   if (!('code' in first) || !first.page) return reply(r, first);
   if (r.enc.format === 'protobuf') {
     // the first page opens the envelope (sized for every item), pages are bare `items` fields
-    return stream(r, s, op, first as Page, { head: '', sep: undefined, tail: protobufListClose, size: first.page.size });
+    return stream(r, s, op, first as Page, {
+      head: '',
+      sep: undefined,
+      tail: protobufListClose,
+      size: first.page.size,
+    });
   }
   const head = `{"kind":"${r.def.listKind}","apiVersion":"${r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version}","metadata":{"resourceVersion":"${first.page.resourceVersion}"},"items":[`;
   await stream(r, s, op, first as Page, { head, sep: ',', tail: ']}\n' });
 }
 
 /** What the front writes around the pages' bytes; size: the whole body's length when known (checked at the end). */
-interface Framing { head: string; sep: string | undefined; tail: string | Readonly<Uint8Array>; size?: number }
+interface Framing {
+  head: string;
+  sep: string | undefined;
+  tail: string | Readonly<Uint8Array>;
+  size?: number;
+}
 
 async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: Framing): Promise<void> {
   const { x } = r;
@@ -63,7 +81,10 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
   let drained: (() => void) | undefined;
   let ok = true;
   const write = (chunk: string | Uint8Array) => {
-    if (!x.aborted) x.res.cork(() => { ok = x.res.write(chunk); });
+    if (!x.aborted)
+      x.res.cork(() => {
+        ok = x.res.write(chunk);
+      });
   };
   gz?.on('data', (c: Buffer) => write(c));
   // pages go out as the actor's bytes (no string round trip)
@@ -71,9 +92,17 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
     if (!gz) return write(t);
     if (!gz.write(t)) await once(gz, 'drain');
   };
-  x.res.onWritable(() => { ok = true; drained?.(); return true; });
+  x.res.onWritable(() => {
+    ok = true;
+    drained?.();
+    return true;
+  });
   const prevAbort = x.onAbort;
-  x.onAbort = () => { prevAbort?.(); gz?.destroy(); drained?.(); };
+  x.onAbort = () => {
+    prevAbort?.();
+    gz?.destroy();
+    drained?.();
+  };
   x.res.cork(() => {
     x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', first.contentType);
     if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
@@ -86,14 +115,20 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
   };
   if (frame.head) await out(frame.head);
   // a page written without gzip is copied by uWS (or sent): its buffer goes back for reuse
-  const done = (page: Result) => { if (!gz && !x.audit) returnBody(page); };
+  const done = (page: Result) => {
+    if (!gz && !x.audit) returnBody(page);
+  };
   if (first.body.length) await out(first.body);
   done(first);
   let items = first.page.items;
   const { labelSelector, fieldSelector } = op.opts;
   const fetch = (cont: string | undefined): Promise<Result> | undefined => {
     if (!cont) return undefined;
-    const p = s.pool.submit({ ...op, opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont }, page: true });
+    const p = s.pool.submit({
+      ...op,
+      opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont },
+      page: true,
+    });
     p.catch(() => undefined); // awaited below unless the client left first
     return p;
   };
@@ -103,13 +138,17 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
     let cont = first.page.continue;
     let pending: Promise<Result> | undefined;
     while (cont) {
-      if (!ok && !x.aborted) await new Promise<void>((resolve) => { drained = resolve; });
+      if (!ok && !x.aborted)
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+        });
       ok = true;
       drained = undefined;
       if (x.aborted) return;
       const next = await (pending ?? fetch(cont)!);
       if (x.aborted) return;
-      if (!('code' in next) || !next.page) throw errors.internal(('error' in next ? next.error.message : undefined) ?? 'list page failed');
+      if (!('code' in next) || !next.page)
+        throw errors.internal(('error' in next ? next.error.message : undefined) ?? 'list page failed');
       cont = next.page.continue;
       pending = fetch(cont);
       if (next.page.items > 0) {
@@ -121,7 +160,8 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
     }
     sent += frame.tail.length;
     // a Protobuf envelope announced its length: a body of another length would be misread
-    if (frame.size !== undefined && sent !== frame.size) throw errors.internal(`streamed list of ${sent} bytes, ${frame.size} announced`);
+    if (frame.size !== undefined && sent !== frame.size)
+      throw errors.internal(`streamed list of ${sent} bytes, ${frame.size} announced`);
     if (gz) {
       const ended = once(gz, 'end');
       gz.end(frame.tail);
@@ -135,4 +175,3 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
     x.release?.();
   }
 }
-

@@ -1,6 +1,15 @@
 /** Non-resource paths: discovery, OpenAPI, version and health, answered on the front thread. */
 import { errors, toStatus } from '../api/status.js';
-import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index } from '../registry/discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  openapiV2,
+  openapiV3Doc,
+  openapiV3Index,
+} from '../registry/discovery.js';
 import { send, sendStatus, type Exchange } from '../http/exchange.js';
 import { negotiate, parseAccept, prettyRequested } from '../http/negotiation.js';
 import { runChecks, type HealthCheck } from '../http/health.js';
@@ -46,36 +55,70 @@ function healthChecks(server: NonResourceHost, endpoint: string): HealthCheck[] 
     { name: 'ping', run: ok },
     { name: 'log', run: ok },
     ...(server.etcdHealth ? [{ name: 'etcd', run: server.etcdHealth.run }] : []),
-    { name: 'backing-store', run: async () => {
-      const r = await server.pool.submit({ op: 'get', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: { format: 'json', pretty: false }, namespace: '', name: 'default' });
-      return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;
-    } },
+    {
+      name: 'backing-store',
+      run: async () => {
+        const r = await server.pool.submit({
+          op: 'get',
+          type: { group: '', version: 'v1', resource: 'namespaces' },
+          enc: { format: 'json', pretty: false },
+          namespace: '',
+          name: 'default',
+        });
+        return 'error' in r && r.error.code !== 404 ? r.error.message : undefined;
+      },
+    },
     { name: 'poststarthook/start-shard-actors', run: async () => (server.started ? undefined : 'not finished') },
     ...(endpoint === 'readyz' ? [{ name: 'shard-actors', run: async () => shardsDown(server) }] : []),
     { name: 'poststarthook/bootstrap-namespaces', run: async () => (server.started ? undefined : 'not finished') },
   ];
-  if (endpoint === 'readyz') checks.push({ name: 'shutdown', run: async () => (server.shuttingDown ? 'process is shutting down' : undefined) });
+  if (endpoint === 'readyz')
+    checks.push({ name: 'shutdown', run: async () => (server.shuttingDown ? 'process is shutting down' : undefined) });
   return checks;
 }
 
 /** The address /api advertises: the secure port as upstream, else the plain one. */
 function advertised(server: NonResourceHost): string {
-  return server.securePort !== undefined ? `${server.options.bindAddress}:${server.securePort}` : `${server.options.insecureBindAddress}:${server.port}`;
+  return server.securePort !== undefined
+    ? `${server.options.bindAddress}:${server.securePort}`
+    : `${server.options.insecureBindAddress}:${server.port}`;
 }
 
-export function handleNonResource(server: NonResourceHost, x: Exchange, method: string, path: string, query: URLSearchParams, headers: RequestHeaders, info: RequestInfo): void {
+export function handleNonResource(
+  server: NonResourceHost,
+  x: Exchange,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  headers: RequestHeaders,
+  info: RequestInfo,
+): void {
   const pretty = prettyRequested(query, headers.userAgent);
   const segs = path.split('/').filter(Boolean);
   const health = segs[0];
   if ((health === 'livez' || health === 'readyz' || health === 'healthz') && segs.length <= 2) {
-    runChecks(health, healthChecks(server, health), query, segs[1]).then((r) => send(x, r.code, 'text/plain; charset=utf-8', r.body),
-      (e) => sendStatus(x, toStatus(e)));
+    runChecks(health, healthChecks(server, health), query, segs[1]).then(
+      (r) => send(x, r.code, 'text/plain; charset=utf-8', r.body),
+      (e) => sendStatus(x, toStatus(e)),
+    );
     return;
   }
-  if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+  if (method !== 'GET' && method !== 'HEAD')
+    throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   const json = (v: unknown) => {
-    const enc = negotiate(headers.accept, pretty, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' && isDiscoveryDoc });
-    const ct = enc.as ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}` : enc.format === 'yaml' ? 'application/yaml' : 'application/json';
+    const enc = negotiate(headers.accept, pretty, {
+      canServe: (m, f) =>
+        f === 'json' &&
+        m.params.as === AGGREGATED &&
+        m.params.g === discoveryGroup &&
+        m.params.v === 'v2' &&
+        isDiscoveryDoc,
+    });
+    const ct = enc.as
+      ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}`
+      : enc.format === 'yaml'
+        ? 'application/yaml'
+        : 'application/json';
     const compact = enc.format === 'yaml' || enc.pretty ? undefined : JSON.stringify(v);
     if (enc.as && discoveryNotModified(x, headers, compact ?? JSON.stringify(v))) return send(x, 304, ct, '');
     // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
@@ -93,18 +136,45 @@ export function handleNonResource(server: NonResourceHost, x: Exchange, method: 
   const reg = server.registry;
   const discoveryGroup = `apidiscovery.${reg.identity.domain}`;
   const isDiscoveryDoc = (segs[0] === 'api' || segs[0] === 'apis') && segs.length === 1;
-  const wantsAggregated = isDiscoveryDoc && negotiate(headers.accept, false, { canServe: (m, f) => f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2' }).as !== undefined;
+  const wantsAggregated =
+    isDiscoveryDoc &&
+    negotiate(headers.accept, false, {
+      canServe: (m, f) =>
+        f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2',
+    }).as !== undefined;
   if (path === '/version' || path === '/version/') return rawJson(VERSION_INFO);
-  if (path === '/metrics') return send(x, 200, 'text/plain; version=0.0.4; charset=utf-8', server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText());
-  if (segs[0] === 'api' && segs.length === 1) return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
+  if (path === '/metrics')
+    return send(
+      x,
+      200,
+      'text/plain; version=0.0.4; charset=utf-8',
+      server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText(),
+    );
+  if (segs[0] === 'api' && segs.length === 1)
+    return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
   if (segs[0] === 'api' && segs.length === 2) return found(json, apiResourceList(reg, '', segs[1]!));
-  if (segs[0] === 'apis' && segs.length === 2) return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
+  if (segs[0] === 'apis' && segs.length === 2)
+    return found(json, apiGroup(reg, segs[1]!) ?? remoteApiGroup(server.extensions.apiServices, segs[1]!));
   if (segs[0] === 'apis' && segs.length === 3) return found(json, apiResourceList(reg, segs[1]!, segs[2]!));
   if (path === '/openapi/v2') return serveOpenAPIV2(x, headers, openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return openapi(openapiV3Index(reg));
   if (segs[0] === 'openapi' && segs[1] === 'v3') return found(openapi, openapiV3Doc(reg, segs.slice(2).join('/')));
-  if (path === '/') return rawJson({ paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+  if (path === '/')
+    return rawJson({
+      paths: [
+        '/api',
+        '/api/v1',
+        '/apis',
+        '/healthz',
+        '/livez',
+        '/metrics',
+        '/openapi/v2',
+        '/openapi/v3',
+        '/readyz',
+        '/version',
+      ],
+    });
   void info;
   throw errors.notFoundMessage('the server could not find the requested resource');
 }
@@ -147,7 +217,11 @@ function found(json: (v: unknown) => void, v: unknown): void {
  * both encodings, answered with 304 when If-None-Match names it. Both bodies are built once
  * per document (the document object changes only when the served set does).
  */
-interface Encoded { json: string; etag: string; protobuf?: Uint8Array }
+interface Encoded {
+  json: string;
+  etag: string;
+  protobuf?: Uint8Array;
+}
 
 const encoded = new WeakMap<object, Encoded>();
 
@@ -191,6 +265,6 @@ export function serveOpenAPIV2(x: Exchange, headers: RequestHeaders, doc: Record
   if (headers.ifNoneMatch?.split(',').some((t) => t.trim() === e.etag || t.trim() === '*')) {
     return send(x, 304, type, '');
   }
-  if (type === OPENAPI_V2_PROTOBUF_RETURNED) return send(x, 200, type, e.protobuf ??= encodeOpenAPIV2(doc));
+  if (type === OPENAPI_V2_PROTOBUF_RETURNED) return send(x, 200, type, (e.protobuf ??= encodeOpenAPIV2(doc)));
   send(x, 200, type, e.json);
 }

@@ -30,13 +30,21 @@ import { actorEncoding, encodedOffActor, yamlReply } from '../http/yaml-reply.js
  * itself is not cancelled (a write may still commit, as upstream); a YAML reply's encoding,
  * which runs here after the actor answered, stops at the same deadline.
  */
-async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => void | Promise<void> = (res) => { if (!retriedWrite(r, res)) reply(r, res); }): Promise<void> {
+async function run(
+  r: Request,
+  s: Services,
+  op: OpInput,
+  done: (res: Result) => void | Promise<void> = (res) => {
+    if (!retriedWrite(r, res)) reply(r, res);
+  },
+): Promise<void> {
   let limitMs: number | undefined;
   try {
     // validated before anything is submitted: a bad timeout must not leave a write behind
     limitMs = requestTimeoutMs(r.query.get('timeout'));
     // --request-timeout bounds every non-watch request; the parameter can only shorten it
-    if (s.options.requestTimeoutMs > 0 && (limitMs === undefined || limitMs > s.options.requestTimeoutMs)) limitMs = s.options.requestTimeoutMs;
+    if (s.options.requestTimeoutMs > 0 && (limitMs === undefined || limitMs > s.options.requestTimeoutMs))
+      limitMs = s.options.requestTimeoutMs;
   } catch (e) {
     return sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
   }
@@ -50,13 +58,21 @@ async function run(r: Request, s: Services, op: OpInput, done: (res: Result) => 
   if (limitMs === undefined) res = await pending;
   else {
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), limitMs); });
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), limitMs);
+    });
     res = await Promise.race([pending, timedOut]);
     clearTimeout(timer);
   }
   // an error passes through as it is (rendered, and a conflicting pinned write retried, by done)
   if (res !== 'timeout' && offActor) res = await yamlReply(r.x, res, wanted, deadline);
-  if (res === 'timeout') sendStatus(r.x, errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status, r.enc.pretty, r.enc);
+  if (res === 'timeout')
+    sendStatus(
+      r.x,
+      errors.timeout(`request did not complete within requested timeout - context deadline exceeded`).status,
+      r.enc.pretty,
+      r.enc,
+    );
   else if (res !== 'aborted') await done(res);
 }
 
@@ -73,7 +89,15 @@ function requestTimeoutMs(v: string | null): number | undefined {
  */
 function servedFromCache(r: Request, s: Services): boolean {
   const { enc, info, query } = r;
-  if (!s.readCache.servesGets || info.subresource || enc.format !== 'json' || enc.pretty || enc.view || query.has('resourceVersion')) return false;
+  if (
+    !s.readCache.servesGets ||
+    info.subresource ||
+    enc.format !== 'json' ||
+    enc.pretty ||
+    enc.view ||
+    query.has('resourceVersion')
+  )
+    return false;
   const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
   const body = s.readCache.body(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
   if (body === undefined || (enc.gzip && body.byteLength >= GZIP_THRESHOLD)) return false;
@@ -100,10 +124,13 @@ export function handleResource(r: Request, s: Services): void {
   const parts = {
     withBody: (next: (b: Body) => Promise<void>) => withBody(r, s, next, false, info.verb === 'patch'),
     writeOpAs: (verb: 'create' | 'update', b: Body) => writeOp({ ...r, info: { ...info, verb } }, s, b),
-    listOptions: () => listOptions(query), errorStatus,
+    listOptions: () => listOptions(query),
+    errorStatus,
     watch: (b: Parameters<typeof serveWatch>[2], wrap: WrapSink) => serveWatch(r, s, b, wrap),
     withDeleteOp: (submit: (op: OpInput) => Promise<void>) => withDeleteOp(r, s, submit),
-    warn: (warnings: string[] | undefined) => { for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]); },
+    warn: (warnings: string[] | undefined) => {
+      for (const w of warnings ?? []) r.x.headers.push(['Warning', `299 - ${headerQuoted(w)}`]);
+    },
   };
   if (servedByWebhookConversion(r, s, parts)) return;
   if (info.verb === 'create' && r.def.group === '' && r.def.resource === 'bindings') {
@@ -113,13 +140,20 @@ export function handleResource(r: Request, s: Services): void {
   switch (info.verb) {
     case 'get':
       if (servedFromCache(r, s)) return;
-      return void run(r, s, { ...base, op: 'get', namespace: ns, name: info.name, resourceVersion: query.get('resourceVersion') ?? undefined });
+      return void run(r, s, {
+        ...base,
+        op: 'get',
+        namespace: ns,
+        name: info.name,
+        resourceVersion: query.get('resourceVersion') ?? undefined,
+      });
     case 'list':
       if (streamable(r)) {
         // the first page answers within the request's timeout; a list longer than a page then streams
         const op: ListOp = { ...base, op: 'list', namespace: ns, opts: listOptions(query) };
-        return void run(r, s, firstPage(op), (first) => streamList(r, s, op, first))
-          .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+        return void run(r, s, firstPage(op), (first) => streamList(r, s, op, first)).catch((e) =>
+          sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc),
+        );
       }
       return void run(r, s, { ...base, op: 'list', namespace: ns, opts: listOptions(query) });
     case 'watch':
@@ -139,21 +173,39 @@ export function handleResource(r: Request, s: Services): void {
 /** Reads a delete's or deletecollection's options (body and query), checks them, and hands on its operation. */
 function withDeleteOp(r: Request, s: Services, submit: (op: OpInput) => Promise<void>): void {
   const { info, query } = r;
-  withBody(r, s, async (body) => {
-    const options = deleteOptions(body, query);
-    const queryDryRun = dryRun(query);
-    checkUnsafeDelete(options, queryDryRun, s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true, info.verb === 'deletecollection');
-    if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
-    const write = { type: typeRef(r), enc: opEncoding(r), dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
-    if (info.verb === 'delete') return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
-    return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
-  }, true);
+  withBody(
+    r,
+    s,
+    async (body) => {
+      const options = deleteOptions(body, query);
+      const queryDryRun = dryRun(query);
+      checkUnsafeDelete(
+        options,
+        queryDryRun,
+        s.options.featureGates.AllowUnsafeMalformedObjectDeletion === true,
+        info.verb === 'deletecollection',
+      );
+      if (options.ignoreStoreReadErrorWithClusterBreakingPotential) await authorizeUnsafeDelete(r, s);
+      const write = { type: typeRef(r), enc: opEncoding(r), dryRun: queryDryRun || (options.dryRun?.length ?? 0) > 0 };
+      if (info.verb === 'delete')
+        return submit({ ...write, ...pinOf(r), op: 'delete', namespace: info.namespace, name: info.name, options });
+      return submit({ ...write, op: 'deletecollection', namespace: info.namespace, opts: listOptions(query), options });
+    },
+    true,
+  );
 }
 
 /** The create of `pods/<metadata.name>/binding` that a legacy `bindings` create stands for (writeOp's op, retargeted). */
 async function legacyBindingOp(r: Request, s: Services, body: Body): Promise<OpInput> {
   const name = (await decodeRequestBody(body))?.metadata?.name;
-  if (typeof name !== 'string' || !name) throw errors.invalid({ kind: 'Binding', name: '' }, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+  if (typeof name !== 'string' || !name)
+    throw errors.invalid({ kind: 'Binding', name: '' }, [
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: name or generateName is required',
+        field: 'metadata.name',
+      },
+    ]);
   const create = writeOp(r, s, body) as Extract<OpInput, { op: 'create' }>; // the verb is create
   return { ...create, type: { group: '', version: r.def.version, resource: 'pods', subresource: 'binding' }, name };
 }
@@ -165,20 +217,37 @@ async function authorizeUnsafeDelete(r: Request, s: Services): Promise<void> {
   const d = await s.authorize?.(r, verb);
   if (!d || d.decision === 'allow') return;
   const gr = r.def.group ? `${r.def.resource}.${r.def.group}` : r.def.resource;
-  throw errors.forbidden(`${gr} "${r.info.name}" is forbidden: not permitted to do "${verb}", reason: ${d.reason}`,
-    { group: r.def.group, kind: r.def.resource, name: r.info.name });
+  throw errors.forbidden(`${gr} "${r.info.name}" is forbidden: not permitted to do "${verb}", reason: ${d.reason}`, {
+    group: r.def.group,
+    kind: r.def.resource,
+    name: r.info.name,
+  });
 }
 
 /** Reads the body, then runs next; errors from next become Status replies. */
-export function withBody(r: Request, s: Services, next: (body: Body) => Promise<void> | void, optional = false, patch = false): void {
-  const format = optional || patch ? 'json' : bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options));
-  const read: BodyReader = r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
-  read((buf) => {
-    if (!optional && buf.length === 0) return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
-    Promise.resolve()
-      .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
-      .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
-  }, (st) => sendStatus(r.x, st, r.enc.pretty, r.enc));
+export function withBody(
+  r: Request,
+  s: Services,
+  next: (body: Body) => Promise<void> | void,
+  optional = false,
+  patch = false,
+): void {
+  const format =
+    optional || patch
+      ? 'json'
+      : bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options));
+  const read: BodyReader =
+    r.body ?? ((done, fail) => readBody(r.x, s.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+  read(
+    (buf) => {
+      if (!optional && buf.length === 0)
+        return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
+      Promise.resolve()
+        .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
+        .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+    },
+    (st) => sendStatus(r.x, st, r.enc.pretty, r.enc),
+  );
 }
 
 function errorStatus(e: unknown) {
@@ -200,9 +269,14 @@ function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOption
   const text = body?.text;
   if (body && body.contentType !== 'json') {
     o = decodeBody(body);
-    if (o.kind !== undefined && o.kind !== 'DeleteOptions') throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
+    if (o.kind !== undefined && o.kind !== 'DeleteOptions')
+      throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
   } else if (text?.trim()) {
-    try { o = JSON.parse(text); } catch (e) { throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`); }
+    try {
+      o = JSON.parse(text);
+    } catch (e) {
+      throw errors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
+    }
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw errors.badRequest('DeleteOptions must be an object');
   }
   const grace = q.get('gracePeriodSeconds');
@@ -210,6 +284,7 @@ function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOption
   const policy = q.get('propagationPolicy');
   if (policy !== null) o.propagationPolicy = policy;
   if (isTruthy(q.get('orphanDependents'))) o.orphanDependents = true;
-  if (isTruthy(q.get('ignoreStoreReadErrorWithClusterBreakingPotential'))) o.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  if (isTruthy(q.get('ignoreStoreReadErrorWithClusterBreakingPotential')))
+    o.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   return toDeleteOptions(o);
 }

@@ -30,10 +30,15 @@ export type WrapSink = (stream: WatchStream) => WatchSink;
 
 export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: Encoding }, wrap?: WrapSink): void {
   const q = r.query;
-  const opts: ListOptions & WatchFlags = { ...listOptions(q), allowWatchBookmarks: isTruthy(q.get('allowWatchBookmarks')) };
+  const opts: ListOptions & WatchFlags = {
+    ...listOptions(q),
+    allowWatchBookmarks: isTruthy(q.get('allowWatchBookmarks')),
+  };
   if (q.has('sendInitialEvents')) {
     if (s.options.featureGates.WatchList === false) {
-      throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+      throw errors.badRequest(
+        'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      );
     }
     opts.sendInitialEvents = isTruthy(q.get('sendInitialEvents'));
   }
@@ -46,15 +51,38 @@ export function serveWatch(r: Request, s: Services, base: { type: TypeRef; enc: 
   // initial events the hub holds for the type need not cross from the actor again
   const typeKey = typeKeyOf(base.type.group, base.type.resource);
   const held = s.hub.initial.pin(typeKey);
-  const op: OpInput = { ...base, op: 'watch', namespace: r.info.namespace, opts, ...(held.keys.length ? { held: held.keys } : {}) };
+  const op: OpInput = {
+    ...base,
+    op: 'watch',
+    namespace: r.info.namespace,
+    opts,
+    ...(held.keys.length ? { held: held.keys } : {}),
+  };
   // the held payloads stay pinned until the reply has been shared (startStream)
   submitWaitingForRV(s, op)
-    .then((res) => { try { startStream(r, s, res, { enc: base.enc, opts, timeoutSec, typeKey, wrap }); } finally { held.unpin(); } }, (e) => { held.unpin(); throw e; })
+    .then(
+      (res) => {
+        try {
+          startStream(r, s, res, { enc: base.enc, opts, timeoutSec, typeKey, wrap });
+        } finally {
+          held.unpin();
+        }
+      },
+      (e) => {
+        held.unpin();
+        throw e;
+      },
+    )
     .catch((e) => sendStatus(r.x, errors.internal(String((e as Error)?.message ?? e)).status, r.enc.pretty, base.enc));
 }
 
 /** The actor's answer to a watch op → the stream: initial events (shared), then live events from the hub. */
-function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; opts: ListOptions & WatchFlags; timeoutSec: number; typeKey: string; wrap?: WrapSink }): void {
+function startStream(
+  r: Request,
+  s: Services,
+  res: Result,
+  p: { enc: Encoding; opts: ListOptions & WatchFlags; timeoutSec: number; typeKey: string; wrap?: WrapSink },
+): void {
   const { enc, opts, timeoutSec, typeKey, wrap } = p;
   if ('error' in res) {
     // upstream: a watch from a version no longer retained is a 200 stream with one ERROR event
@@ -67,11 +95,18 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
   try {
     matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
   } catch (e) {
-    return sendStatus(r.x, errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status, r.enc.pretty, enc);
+    return sendStatus(
+      r.x,
+      errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status,
+      r.enc.pretty,
+      enc,
+    );
   }
   // one copy of the initial events for every watcher of the same state (src/http/initial-events.ts)
   const initial = s.hub.initial.share(typeKey, w.shareKey, w.initial);
-  const opened = wrap ? new WatchStream(r.x, r.enc).open('', timeoutSec) : new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
+  const opened = wrap
+    ? new WatchStream(r.x, r.enc).open('', timeoutSec)
+    : new WatchStream(r.x, enc).open(initial.bytes, timeoutSec, initial.release);
   if (!opened) return initial.release();
   const stream: WatchSink = wrap ? wrap(opened) : opened;
   if (wrap) {
@@ -80,12 +115,25 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
     initial.release();
   }
   if (w.initialEventsEndRV !== undefined) {
-    stream.write(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, { [`${s.options.apiDomain}/initial-events-end`]: 'true' }));
+    stream.write(
+      bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, {
+        [`${s.options.apiDomain}/initial-events-end`]: 'true',
+      }),
+    );
   }
   const live: Watcher = {
-    typeKey: w.typeKey, namespace: r.info.namespace, matcher, fromRV: w.fromRV, startRV: w.fromRV, sink: stream,
-    bookmarks: opts.allowWatchBookmarks === true, kind: w.kind, apiVersion: w.apiVersion, closed: false,
-    enc, headersSent: initial.bytes.byteLength > 0,
+    typeKey: w.typeKey,
+    namespace: r.info.namespace,
+    matcher,
+    fromRV: w.fromRV,
+    startRV: w.fromRV,
+    sink: stream,
+    bookmarks: opts.allowWatchBookmarks === true,
+    kind: w.kind,
+    apiVersion: w.apiVersion,
+    closed: false,
+    enc,
+    headersSent: initial.bytes.byteLength > 0,
   };
   opened.onClose = () => s.hub.remove(live);
   // registered in the same turn the actor's reply resolved: see WatchHub.add
@@ -93,7 +141,11 @@ function startStream(r: Request, s: Services, res: Result, p: { enc: Encoding; o
 }
 
 function isTooLarge(res: Result): boolean {
-  return 'error' in res && res.error.code === 504 && (res.error.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge');
+  return (
+    'error' in res &&
+    res.error.code === 504 &&
+    (res.error.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge')
+  );
 }
 
 /**
@@ -101,9 +153,15 @@ function isTooLarge(res: Result): boolean {
  * server's newest version) up to TOO_LARGE_WAIT_MS and asks again, then returns the last
  * answer (504 with Retry-After). Serves watch; get and list can use it the same way.
  */
-export async function submitWaitingForRV(s: Pick<Services, 'pool'>, op: OpInput, waitMs = TOO_LARGE_WAIT_MS): Promise<Result> {
+export async function submitWaitingForRV(
+  s: Pick<Services, 'pool'>,
+  op: OpInput,
+  waitMs = TOO_LARGE_WAIT_MS,
+): Promise<Result> {
   const deadline = Date.now() + waitMs;
-  const rv = Number(('opts' in op ? op.opts.resourceVersion : 'resourceVersion' in op ? op.resourceVersion : undefined) ?? 0);
+  const rv = Number(
+    ('opts' in op ? op.opts.resourceVersion : 'resourceVersion' in op ? op.resourceVersion : undefined) ?? 0,
+  );
   for (;;) {
     const res = await s.pool.submit(op);
     if (!isTooLarge(res) || !(rv > 0) || Date.now() >= deadline) return res;
@@ -123,7 +181,8 @@ function matcherFor(label: string | undefined, field: string | undefined): Match
 /** timeoutSeconds, else the server's minimum request timeout with up to 100% jitter. */
 function timeoutSeconds(q: URLSearchParams, min: number): number {
   const t = q.get('timeoutSeconds');
-  if (t !== null && t !== '' && !/^-?[0-9]+$/.test(t)) throw errors.badRequest(`invalid value for timeoutSeconds: "${t}"`);
+  if (t !== null && t !== '' && !/^-?[0-9]+$/.test(t))
+    throw errors.badRequest(`invalid value for timeoutSeconds: "${t}"`);
   if (t !== null && Number(t) > 0) return Number(t);
   return min * (1 + Math.random());
 }
@@ -175,7 +234,10 @@ export class WatchStream implements WatchSink {
   private readonly binary: boolean;
   onClose?: () => void;
 
-  constructor(private readonly x: Exchange, enc: Encoding) {
+  constructor(
+    private readonly x: Exchange,
+    enc: Encoding,
+  ) {
     this.contentType = watchContentType(enc);
     this.binary = isBinaryStream(enc);
   }
@@ -192,7 +254,10 @@ export class WatchStream implements WatchSink {
     x.release?.();
     if (x.head) {
       // HEAD: the watch's headers, no stream (a chunked body would break the connection's framing)
-      x.res.cork(() => { this.writeHead(); x.res.endWithoutBody(0); });
+      x.res.cork(() => {
+        this.writeHead();
+        x.res.endWithoutBody(0);
+      });
       return undefined;
     }
     this.release = release;
@@ -202,7 +267,11 @@ export class WatchStream implements WatchSink {
       this.initial = first;
       this.pending.push(first);
       this.pump();
-    } else x.res.cork(() => { this.writeHead(); this.flushOut(first); });
+    } else
+      x.res.cork(() => {
+        this.writeHead();
+        this.flushOut(first);
+      });
     if (!this.pending.length) this.done();
     // uWS stops draining its own backlog once onWritable is set; an empty cork drains it
     // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
@@ -255,7 +324,9 @@ export class WatchStream implements WatchSink {
       const head = this.pending[0]!;
       const piece = head === this.initial ? head.subarray(this.offset, this.offset + WATCH_SLICE_BYTES) : head;
       let ok = true;
-      this.x.res.cork(() => { ok = this.x.res.write(piece); });
+      this.x.res.cork(() => {
+        ok = this.x.res.write(piece);
+      });
       this.offset += chunkLength(piece);
       if (this.offset >= chunkLength(head)) {
         this.pending.shift();
@@ -263,7 +334,10 @@ export class WatchStream implements WatchSink {
         if (head === this.initial) this.done();
         else this.queued -= chunkLength(head);
         // the flush is complete: the filler puts its last chunk on the wire
-        if (!this.pending.length && !this.binary) this.x.res.cork(() => { ok = this.x.res.write(FILLER) && ok; });
+        if (!this.pending.length && !this.binary)
+          this.x.res.cork(() => {
+            ok = this.x.res.write(FILLER) && ok;
+          });
       }
       this.buffered = ok ? 0 : this.buffered + chunkLength(piece);
       if (!ok) return;

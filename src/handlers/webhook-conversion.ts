@@ -28,7 +28,14 @@ import type { SchemaNode } from '../schema/schema.js';
 import { isTruthy } from '../http/negotiation.js';
 import { MAX_ATTEMPTS } from '../http/pin.js';
 import type { Request, Services } from '../http/context.js';
-import { ConversionFailed, conversionFailure, convertObject, convertObjects, isObj, type Obj } from './conversion-review.js';
+import {
+  ConversionFailed,
+  conversionFailure,
+  convertObject,
+  convertObjects,
+  isObj,
+  type Obj,
+} from './conversion-review.js';
 import { ConvertingSink, watchConversionStatus } from './conversion-watch.js';
 
 /** What the resource handler lends: its body reader, operations, list options, error rendering and warnings. */
@@ -48,7 +55,8 @@ export interface HandlerParts {
 type Change = (current: Obj) => Obj;
 
 const PATCHES: Record<string, (doc: unknown, patch: unknown) => unknown> = {
-  'application/merge-patch+json': applyMergePatch, 'application/json-patch+json': applyJsonPatch,
+  'application/merge-patch+json': applyMergePatch,
+  'application/json-patch+json': applyJsonPatch,
 };
 const APPLY = new Set(['application/apply-patch+yaml', 'application/apply-patch+json']);
 
@@ -62,7 +70,7 @@ function schemaOf(t: CustomType, version: string): SchemaNode | undefined {
   const v = customVersion(t, version);
   if (!v) return undefined;
   let node = schemas.get(v);
-  if (!node) schemas.set(v, node = compileCustomSchema(v.schema));
+  if (!node) schemas.set(v, (node = compileCustomSchema(v.schema)));
   return node;
 }
 
@@ -80,7 +88,12 @@ class Converting {
   private readonly stored: string;
   private readonly sub: string;
 
-  constructor(private readonly r: Request, private readonly s: Services, private readonly h: HandlerParts, private readonly t: CustomType) {
+  constructor(
+    private readonly r: Request,
+    private readonly s: Services,
+    private readonly h: HandlerParts,
+    private readonly t: CustomType,
+  ) {
     this.requested = `${r.def.group}/${r.def.version}`;
     this.stored = `${r.def.group}/${t.storageVersion}`;
     this.sub = r.info.subresource;
@@ -93,10 +106,16 @@ class Converting {
     if (sub && sub !== 'status' && sub !== 'scale') return false;
     const contentType = (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (verb === 'watch' && !sub) this.watch();
-    else if (verb === 'get') void this.read({ op: 'get', name: r.info.name, resourceVersion: r.query.get('resourceVersion') ?? undefined }, sub === 'scale' ? (o) => this.scaleOf(o) : undefined);
+    else if (verb === 'get')
+      void this.read(
+        { op: 'get', name: r.info.name, resourceVersion: r.query.get('resourceVersion') ?? undefined },
+        sub === 'scale' ? (o) => this.scaleOf(o) : undefined,
+      );
     else if (verb === 'list' && !sub) void this.read({ op: 'list', opts: this.h.listOptions() });
-    else if ((verb === 'delete' || verb === 'deletecollection') && !sub) this.h.withDeleteOp((op) => this.read({ ...op, type: this.type(), enc: this.enc }));
-    else if ((verb === 'create' && !sub) || (verb === 'update' && sub !== 'scale')) this.h.withBody((b) => this.write(b));
+    else if ((verb === 'delete' || verb === 'deletecollection') && !sub)
+      this.h.withDeleteOp((op) => this.read({ ...op, type: this.type(), enc: this.enc }));
+    else if ((verb === 'create' && !sub) || (verb === 'update' && sub !== 'scale'))
+      this.h.withBody((b) => this.write(b));
     else if (verb === 'update') this.h.withBody((b) => this.scaleWrite(decodeBody(b)));
     else if (verb === 'patch' && PATCHES[contentType]) this.h.withBody((b) => this.patch(PATCHES[contentType]!, b));
     else if (verb === 'patch' && APPLY.has(contentType) && sub !== 'scale') this.h.withBody((b) => this.apply(b));
@@ -105,10 +124,17 @@ class Converting {
   }
 
   private type(sub?: string): TypeRef {
-    return { group: this.r.def.group, version: this.t.storageVersion, resource: this.r.def.resource, ...(sub ? { subresource: sub } : {}) };
+    return {
+      group: this.r.def.group,
+      version: this.t.storageVersion,
+      resource: this.r.def.resource,
+      ...(sub ? { subresource: sub } : {}),
+    };
   }
 
-  private get enc() { return { format: 'json' as const, pretty: false }; }
+  private get enc() {
+    return { format: 'json' as const, pretty: false };
+  }
 
   private fail(e: unknown, from: string): void {
     const st = e instanceof ConversionFailed ? conversionFailure(this.t, from, e) : this.h.errorStatus(e);
@@ -117,7 +143,12 @@ class Converting {
 
   /** The actor's answer, or undefined after sending its error. */
   private async submit(op: Record<string, unknown>): Promise<(Result & { code: number }) | undefined> {
-    const res = await this.s.pool.submit({ type: this.type(), enc: this.enc, namespace: this.r.info.namespace, ...op } as OpInput);
+    const res = await this.s.pool.submit({
+      type: this.type(),
+      enc: this.enc,
+      namespace: this.r.info.namespace,
+      ...op,
+    } as OpInput);
     if ('error' in res) return void sendStatus(this.r.x, res.error, this.r.enc.pretty, this.r.enc);
     return 'code' in res ? res : undefined;
   }
@@ -130,10 +161,16 @@ class Converting {
     const kindKey = `${this.requested}/${this.t.kind}`;
     if (Array.isArray(body.items)) {
       const items = await convertObjects(this.s, this.t, body.items as Obj[], this.requested);
-      body = enc.view ? renderView(kindKey, items, body.metadata as Record<string, unknown>, enc.view, Date.now(), true) : { ...body, apiVersion: this.requested, items };
+      body = enc.view
+        ? renderView(kindKey, items, body.metadata as Record<string, unknown>, enc.view, Date.now(), true)
+        : { ...body, apiVersion: this.requested, items };
     } else if (body.kind === this.t.kind) {
       const obj = await convertObject(this.s, this.t, body, this.requested);
-      body = render ? render(obj) as Obj : enc.view ? renderView(kindKey, [obj], {}, enc.view, Date.now(), false) : obj;
+      body = render
+        ? (render(obj) as Obj)
+        : enc.view
+          ? renderView(kindKey, [obj], {}, enc.view, Date.now(), false)
+          : obj;
     }
     this.h.warn('warnings' in res ? res.warnings : undefined);
     send(this.r.x, res.code, contentTypeOf(enc), encode(body, { ...enc, view: undefined }));
@@ -144,7 +181,9 @@ class Converting {
     try {
       const res = await this.submit(op);
       if (res) await this.answer(res, render);
-    } catch (e) { this.fail(e, this.stored); }
+    } catch (e) {
+      this.fail(e, this.stored);
+    }
   }
 
   /**
@@ -154,18 +193,28 @@ class Converting {
    */
   private async write(body: Body): Promise<void> {
     const obj = decodeBody(body) as Obj;
-    if (this.r.info.verb === 'update') return this.modify(() => obj, { pinned: true, manager: true, sub: this.sub || undefined });
+    if (this.r.info.verb === 'update')
+      return this.modify(() => obj, { pinned: true, manager: true, sub: this.sub || undefined });
     const op = this.h.writeOpAs('create', { text: '{}', contentType: 'json' }) as Record<string, unknown>;
     let converted: Obj;
     try {
       this.own(obj, undefined, op.fieldManager);
       converted = await convertObject(this.s, this.t, obj, this.stored);
-    } catch (e) { return this.fail(e, isObj(obj) ? String(obj.apiVersion) : this.requested); }
+    } catch (e) {
+      return this.fail(e, isObj(obj) ? String(obj.apiVersion) : this.requested);
+    }
     delete op.fieldManager;
     try {
-      const res = await this.submit({ ...op, body: { text: JSON.stringify(converted), contentType: 'json' }, type: this.type(), enc: this.enc });
+      const res = await this.submit({
+        ...op,
+        body: { text: JSON.stringify(converted), contentType: 'json' },
+        type: this.type(),
+        enc: this.enc,
+      });
       if (res) await this.answer(res);
-    } catch (e) { this.fail(e, this.stored); }
+    } catch (e) {
+      this.fail(e, this.stored);
+    }
   }
 
   /** An Update entry for manager in the requested version (sub: the subresource written), as the store records one. */
@@ -179,15 +228,32 @@ class Converting {
    * runs it again while the change itself did not ask for a resourceVersion (at most
    * MAX_ATTEMPTS). manager: record an Update entry (false: apply computed managedFields).
    */
-  private async modify(change: Change, o: { pinned: boolean; manager: boolean; sub?: string; render?: (o: Obj) => unknown; create?: () => Obj; ownedAs?: string }): Promise<void> {
+  private async modify(
+    change: Change,
+    o: {
+      pinned: boolean;
+      manager: boolean;
+      sub?: string;
+      render?: (o: Obj) => unknown;
+      create?: () => Obj;
+      ownedAs?: string;
+    },
+  ): Promise<void> {
     const { r } = this;
     try {
       for (let attempt = 1; ; attempt++) {
-        const cur = await this.s.pool.submit({ type: this.type(), enc: this.enc, op: 'get', namespace: r.info.namespace, name: r.info.name });
+        const cur = await this.s.pool.submit({
+          type: this.type(),
+          enc: this.enc,
+          op: 'get',
+          namespace: r.info.namespace,
+          name: r.info.name,
+        });
         let next: Obj;
         let old: Obj | undefined;
         if ('error' in cur && cur.error.code === 404 && o.create) next = o.create();
-        else if ('error' in cur || !('body' in cur)) return void ('error' in cur && sendStatus(r.x, cur.error, r.enc.pretty, r.enc));
+        else if ('error' in cur || !('body' in cur))
+          return void ('error' in cur && sendStatus(r.x, cur.error, r.enc.pretty, r.enc));
         else {
           old = await convertObject(this.s, this.t, JSON.parse(bodyText(cur.body)) as Obj, this.requested);
           next = change(structuredClone(old));
@@ -198,13 +264,19 @@ class Converting {
         if (o.manager) this.own(next, old, op.fieldManager, o.ownedAs ?? o.sub);
         delete op.fieldManager;
         op.body = { text: JSON.stringify(await convertObject(this.s, this.t, next, this.stored)), contentType: 'json' };
-        const res = await this.s.pool.submit({ ...op, type: this.type(verb === 'update' ? o.sub : undefined), enc: this.enc } as OpInput);
+        const res = await this.s.pool.submit({
+          ...op,
+          type: this.type(verb === 'update' ? o.sub : undefined),
+          enc: this.enc,
+        } as OpInput);
         if ('error' in res && res.error.code === 409 && !o.pinned && attempt < MAX_ATTEMPTS) continue;
         if ('error' in res) return sendStatus(r.x, res.error, r.enc.pretty, r.enc);
         if ('code' in res) await this.answer(res, o.render);
         return;
       }
-    } catch (e) { this.fail(e, this.stored); }
+    } catch (e) {
+      this.fail(e, this.stored);
+    }
   }
 
   /** merge and JSON patches: of the object (or its status) as the requested version shows it, or of its Scale. */
@@ -213,7 +285,12 @@ class Converting {
     const pinned = /"resourceVersion"|\/metadata\/resourceVersion/.test(body.text);
     if (this.sub === 'scale') {
       const paths = this.scalePaths();
-      return this.modify((cur) => fromScale(cur, patchWith(toScale(cur, paths), patch), paths), { pinned, manager: true, ownedAs: 'scale', render: (o) => toScale(o, paths) });
+      return this.modify((cur) => fromScale(cur, patchWith(toScale(cur, paths), patch), paths), {
+        pinned,
+        manager: true,
+        ownedAs: 'scale',
+        render: (o) => toScale(o, paths),
+      });
     }
     return this.modify((cur) => patchWith(cur, patch) as Obj, { pinned, manager: true, sub: this.sub || undefined });
   }
@@ -222,22 +299,41 @@ class Converting {
   private async scaleWrite(scale: unknown): Promise<void> {
     const paths = this.scalePaths();
     const pinned = isObj(scale) && isObj(scale.metadata) && !!scale.metadata.resourceVersion;
-    return this.modify((cur) => fromScale(cur, scale, paths), { pinned, manager: true, ownedAs: 'scale', render: (o) => toScale(o, paths) });
+    return this.modify((cur) => fromScale(cur, scale, paths), {
+      pinned,
+      manager: true,
+      ownedAs: 'scale',
+      render: (o) => toScale(o, paths),
+    });
   }
 
   /** Server-side apply in the requested version (its schema, managedFields under its apiVersion). */
   private async apply(body: Body): Promise<void> {
     const { r, t } = this;
-    const input = { patchType: 'apply' as const, text: body.text, force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? undefined, subresource: this.sub || undefined };
+    const input = {
+      patchType: 'apply' as const,
+      text: body.text,
+      force: isTruthy(r.query.get('force')),
+      fieldManager: r.query.get('fieldManager') ?? undefined,
+      subresource: this.sub || undefined,
+    };
     const target = { kind: t.kind, group: t.group, apiVersion: this.requested, name: r.info.name };
     const schema = schemaOf(t, r.def.version);
-    const applied = (cur: Obj | undefined) => patchObject(cur, input, schema, target, new Date().toISOString().replace(/\.\d+Z$/, 'Z')) as Obj;
-    const create = this.sub ? undefined : () => {
-      const obj = applied(undefined);
-      obj.metadata = { ...(isObj(obj.metadata) ? obj.metadata : {}), name: r.info.name };
-      return obj;
-    };
-    return this.modify(applied, { pinned: /resourceVersion/.test(body.text), manager: false, sub: this.sub || undefined, create });
+    const applied = (cur: Obj | undefined) =>
+      patchObject(cur, input, schema, target, new Date().toISOString().replace(/\.\d+Z$/, 'Z')) as Obj;
+    const create = this.sub
+      ? undefined
+      : () => {
+          const obj = applied(undefined);
+          obj.metadata = { ...(isObj(obj.metadata) ? obj.metadata : {}), name: r.info.name };
+          return obj;
+        };
+    return this.modify(applied, {
+      pinned: /resourceVersion/.test(body.text),
+      manager: false,
+      sub: this.sub || undefined,
+      create,
+    });
   }
 
   private scalePaths() {
@@ -253,10 +349,21 @@ class Converting {
   /** The storage version's events, each batch converted (conversion-watch.ts). */
   private watch(): void {
     const { r, s, t } = this;
-    this.h.watch({ type: this.type(), enc: this.enc }, (stream) => new ConvertingSink(stream, {
-      apiVersion: this.requested, kind: t.kind, enc: r.enc,
-      convert: (objects) => convertObjects(s, t, objects, this.requested),
-      failure: (e) => watchConversionStatus(e instanceof ConversionFailed ? `conversion webhook for ${this.stored}, Kind=${t.kind} failed: ${e.message}` : String(e)),
-    }));
+    this.h.watch(
+      { type: this.type(), enc: this.enc },
+      (stream) =>
+        new ConvertingSink(stream, {
+          apiVersion: this.requested,
+          kind: t.kind,
+          enc: r.enc,
+          convert: (objects) => convertObjects(s, t, objects, this.requested),
+          failure: (e) =>
+            watchConversionStatus(
+              e instanceof ConversionFailed
+                ? `conversion webhook for ${this.stored}, Kind=${t.kind} failed: ${e.message}`
+                : String(e),
+            ),
+        }),
+    );
   }
 }

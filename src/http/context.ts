@@ -68,5 +68,8 @@ export interface Services {
   /** the served apiextensions group (`apiextensions.<domain>`) */
   apiextensionsGroup?: string;
   /** asks the authorizer about the request's resource with another verb (upstream's extra checks) */
-  authorize?(r: Request, verb: string): { decision: string; reason: string } | Promise<{ decision: string; reason: string }>;
+  authorize?(
+    r: Request,
+    verb: string,
+  ): { decision: string; reason: string } | Promise<{ decision: string; reason: string }>;
 }

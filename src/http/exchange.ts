@@ -6,16 +6,31 @@ import type { Encoding } from '../actors/protocol.js';
 import { contentTypeOf, encode } from '../codec/codec.js';
 
 const REASONS: Record<number, string> = {
-  200: 'OK', 304: 'Not Modified', 201: 'Created', 202: 'Accepted', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
-  404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone',
-  413: 'Request Entity Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  304: 'Not Modified',
+  201: 'Created',
+  202: 'Accepted',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 const STATUS_LINES = new Map<number, string>();
 export function statusLine(code: number): string {
   let s = STATUS_LINES.get(code);
-  if (!s) STATUS_LINES.set(code, s = `${code} ${REASONS[code] ?? 'Unknown'}`);
+  if (!s) STATUS_LINES.set(code, (s = `${code} ${REASONS[code] ?? 'Unknown'}`));
   return s;
 }
 
@@ -38,7 +53,14 @@ export interface Exchange {
   /** the request's metrics series, once resolved (opaque here; see src/server/front-metrics.ts) */
   series?: unknown;
   /** what identifies the request when it is answered before its series was resolved */
-  request?: { method: string; path: string; query: URLSearchParams; user?: { username: string }; remoteAddress?: string; info?: { verb: string } };
+  request?: {
+    method: string;
+    path: string;
+    query: URLSearchParams;
+    user?: { username: string };
+    remoteAddress?: string;
+    info?: { verb: string };
+  };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
   /** the TLS front took its connection over: it may be answered with the directive handing an upgrade (exec, attach, portforward) or a pods/log stream to the front */
@@ -58,7 +80,12 @@ export interface ExchangeAudit {
   /** a deprecated API was requested */
   deprecated(removedRelease: string): void;
   /** the user the request acts as after impersonation */
-  impersonatedUser(user: { username: string; uid?: string; groups?: readonly string[]; extra?: Record<string, readonly string[]> }): void;
+  impersonatedUser(user: {
+    username: string;
+    uid?: string;
+    groups?: readonly string[];
+    extra?: Record<string, readonly string[]>;
+  }): void;
   /** an unexpected failure (answered with 500) */
   panicked(message: string): void;
   /** adds an annotation to the request's events */
@@ -101,13 +128,21 @@ export function sendStatus(x: Exchange, status: Status, pretty = false, enc?: En
     const plain: Encoding = { format: enc.format, pretty, mediaType: enc.mediaType };
     try {
       return send(x, s.code, contentTypeOf(plain), encode(s, plain));
-    } catch { /* a Status always encodes; JSON if it ever does not */ }
+    } catch {
+      /* a Status always encodes; JSON if it ever does not */
+    }
   }
   send(x, s.code, 'application/json', pretty ? JSON.stringify(s, null, 2) : JSON.stringify(s) + '\n');
 }
 
 /** Reads the whole body, refusing more than limit bytes with 413 before buffering it all. */
-export function readBody(x: Exchange, limit: number, declared: number, done: (body: Buffer) => void, fail: (s: Status) => void): void {
+export function readBody(
+  x: Exchange,
+  limit: number,
+  declared: number,
+  done: (body: Buffer) => void,
+  fail: (s: Status) => void,
+): void {
   if (declared > limit) {
     fail(errors.requestEntityTooLarge(limit).status);
     return;
@@ -140,15 +175,24 @@ type Reader = (done: (body: Buffer) => void, fail: (s: Status) => void) => void;
  * same bytes (admission-style guards); a failed check or read answers its Status, unless
  * `handled` took the check's failure over (a pinned write starting over, src/http/pin.ts).
  */
-export function checkBodyThen<R extends { x: Exchange; headers: { contentLength: number }; body?: Reader; enc: { pretty: boolean } }>(
-  r: R, maxBody: number, check: (buf: Buffer) => Promise<void>, next: (r: R) => void, handled: (e: unknown) => boolean = () => false,
+export function checkBodyThen<
+  R extends { x: Exchange; headers: { contentLength: number }; body?: Reader; enc: { pretty: boolean } },
+>(
+  r: R,
+  maxBody: number,
+  check: (buf: Buffer) => Promise<void>,
+  next: (r: R) => void,
+  handled: (e: unknown) => boolean = () => false,
 ): void {
   const read: Reader = r.body ?? ((done, fail) => readBody(r.x, maxBody, r.headers.contentLength, done, fail));
-  read((buf) => {
-    check(buf)
-      .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
-      .catch((e) => handled(e) || sendStatus(r.x, toStatus(e), r.enc.pretty));
-  }, (st) => sendStatus(r.x, st));
+  read(
+    (buf) => {
+      check(buf)
+        .then(() => next({ ...r, body: (done: (b: Buffer) => void) => done(buf) }))
+        .catch((e) => handled(e) || sendStatus(r.x, toStatus(e), r.enc.pretty));
+    },
+    (st) => sendStatus(r.x, st),
+  );
 }
 
 /**
@@ -163,7 +207,9 @@ export function writeChunk(res: HttpResponse, chunk: Uint8Array): boolean {
   let ok = true;
   for (let off = 0; off < chunk.byteLength; off += MAX_CORKED_WRITE) {
     const piece = chunk.subarray(off, Math.min(chunk.byteLength, off + MAX_CORKED_WRITE));
-    res.cork(() => { ok = res.write(piece) && ok; });
+    res.cork(() => {
+      ok = res.write(piece) && ok;
+    });
   }
   return ok;
 }

@@ -5,9 +5,17 @@ export interface HealthCheck {
   run(): Promise<string | undefined>;
 }
 
-export interface HealthResult { code: number; body: string }
+export interface HealthResult {
+  code: number;
+  body: string;
+}
 
-export async function runChecks(endpoint: string, checks: HealthCheck[], query: URLSearchParams, only?: string): Promise<HealthResult> {
+export async function runChecks(
+  endpoint: string,
+  checks: HealthCheck[],
+  query: URLSearchParams,
+  only?: string,
+): Promise<HealthResult> {
   if (only !== undefined) {
     const c = checks.find((x) => x.name === only);
     if (!c) return { code: 404, body: '404 page not found\n' };
@@ -24,10 +32,14 @@ export async function runChecks(endpoint: string, checks: HealthCheck[], query: 
       continue;
     }
     const err = await c.run();
-    if (err) { failed = true; lines.push(`[-]${c.name} failed: reason withheld`); } else lines.push(`[+]${c.name} ok`);
+    if (err) {
+      failed = true;
+      lines.push(`[-]${c.name} failed: reason withheld`);
+    } else lines.push(`[+]${c.name} ok`);
   }
   const verbose = query.has('verbose');
-  if (excluded.size) lines.push(`warn: some health checks cannot be excluded: no matches for "${[...excluded].join('", "')}"`);
+  if (excluded.size)
+    lines.push(`warn: some health checks cannot be excluded: no matches for "${[...excluded].join('", "')}"`);
   if (failed) return { code: 500, body: `${lines.join('\n')}\n${endpoint} check failed\n` };
   return { code: 200, body: verbose ? `${lines.join('\n')}\n${endpoint} check passed\n` : 'ok' };
 }

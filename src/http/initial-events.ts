@@ -14,7 +14,11 @@ export interface SharedPayload {
   release(): void;
 }
 
-interface Entry { typeKey: string; bytes: Uint8Array; refs: number }
+interface Entry {
+  typeKey: string;
+  bytes: Uint8Array;
+  refs: number;
+}
 
 /** payloads kept with no watcher holding them (the newest; a state rarely outlives a write) */
 const RETAINED = 8;
@@ -55,7 +59,7 @@ export class InitialEvents {
   share(typeKey: string, key: string | undefined, chunks: Chunk[]): SharedPayload {
     if (key === undefined) return { bytes: toBytes(chunks), release: () => {} };
     let e = this.payloads.get(key);
-    if (!e) this.payloads.set(key, e = { typeKey, bytes: toBytes(chunks), refs: 0 });
+    if (!e) this.payloads.set(key, (e = { typeKey, bytes: toBytes(chunks), refs: 0 }));
     e.refs++;
     const entry = e;
     let released = false;
@@ -76,7 +80,10 @@ export class InitialEvents {
     for (const e of this.payloads.values()) if (e.refs === 0) unheld++;
     for (const [key, e] of this.payloads) {
       if (unheld <= RETAINED) break;
-      if (e.refs === 0) { this.payloads.delete(key); unheld--; }
+      if (e.refs === 0) {
+        this.payloads.delete(key);
+        unheld--;
+      }
     }
   }
 

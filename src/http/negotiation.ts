@@ -6,7 +6,10 @@ import { errors } from '../api/status.js';
 import type { Identity } from '../api/identity.js';
 import type { Body, Encoding } from '../actors/protocol.js';
 
-export interface MediaRange { type: string; params: Record<string, string> }
+export interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
 
 type Format = Encoding['format'];
 
@@ -23,17 +26,23 @@ export interface NegotiateOptions {
 
 /** Media ranges best first: by q (default 1) descending, then concrete before wildcards (goautoneg order). */
 export function parseAccept(h: string): MediaRange[] {
-  const q = (m: MediaRange) => { const v = Number(m.params.q ?? '1'); return Number.isFinite(v) ? v : 0; };
+  const q = (m: MediaRange) => {
+    const v = Number(m.params.q ?? '1');
+    return Number.isFinite(v) ? v : 0;
+  };
   const wild = (m: MediaRange) => (m.type.startsWith('*/') ? 2 : m.type.endsWith('/*') ? 1 : 0);
-  return h.split(',').map((part) => {
-    const [type, ...ps] = part.split(';').map((s) => s.trim());
-    const params: Record<string, string> = {};
-    for (const p of ps) {
-      const eq = p.indexOf('=');
-      if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
-    }
-    return { type: (type ?? '').toLowerCase(), params };
-  }).filter((m) => m.type !== '' && (m.params.q === undefined || Number(m.params.q) > 0))
+  return h
+    .split(',')
+    .map((part) => {
+      const [type, ...ps] = part.split(';').map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of ps) {
+        const eq = p.indexOf('=');
+        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
+      }
+      return { type: (type ?? '').toLowerCase(), params };
+    })
+    .filter((m) => m.type !== '' && (m.params.q === undefined || Number(m.params.q) > 0))
     .sort((a, b) => q(b) - q(a) || wild(a) - wild(b));
 }
 
@@ -41,7 +50,8 @@ const YAML_TYPES = new Set(['application/yaml', 'text/yaml', 'application/x-yaml
 
 /** The format a media range names, or undefined when it names none the server offers. */
 function formatOf(type: string, o: NegotiateOptions): Format | undefined {
-  if (type === 'application/json' || type === 'application/*' || type === '*/*' || type === 'application/json-seq') return 'json';
+  if (type === 'application/json' || type === 'application/*' || type === '*/*' || type === 'application/json-seq')
+    return 'json';
   if (YAML_TYPES.has(type)) return 'yaml';
   if (o.protobufType && type === o.protobufType) return 'protobuf';
   if (o.cbor && (type === 'application/cbor' || (o.stream && type === 'application/cbor-seq'))) return 'cbor';
@@ -50,7 +60,12 @@ function formatOf(type: string, o: NegotiateOptions): Format | undefined {
 
 /** The media types listed in 406 and 415 answers (upstream lists every serializer's type). */
 export function acceptedTypes(o: Pick<NegotiateOptions, 'protobufType' | 'cbor'>): string[] {
-  return ['application/json', 'application/yaml', ...(o.protobufType ? [o.protobufType] : []), ...(o.cbor ? ['application/cbor'] : [])];
+  return [
+    'application/json',
+    'application/yaml',
+    ...(o.protobufType ? [o.protobufType] : []),
+    ...(o.cbor ? ['application/cbor'] : []),
+  ];
 }
 
 /**
@@ -59,7 +74,11 @@ export function acceptedTypes(o: Pick<NegotiateOptions, 'protobufType' | 'cbor'>
  * format; otherwise it is skipped so a later fallback can match. For a watch, as upstream, the
  * first range naming a known type decides: one without a stream framing (YAML) is a 406.
  */
-export function negotiate(accept: string | undefined, pretty: boolean, o: NegotiateOptions = {}): Encoding & { as?: MediaRange } {
+export function negotiate(
+  accept: string | undefined,
+  pretty: boolean,
+  o: NegotiateOptions = {},
+): Encoding & { as?: MediaRange } {
   if (!accept) return { format: 'json', pretty };
   for (const m of parseAccept(accept)) {
     const format = formatOf(m.type, o);
@@ -74,8 +93,16 @@ export function negotiate(accept: string | undefined, pretty: boolean, o: Negoti
   throw errors.notAcceptable(`only the following media types are accepted: ${acceptedTypes(o).join(', ')}`);
 }
 
-function encodingFor(format: Format, pretty: boolean, o: NegotiateOptions, as?: MediaRange): Encoding & { as?: MediaRange } {
-  const enc: Encoding & { as?: MediaRange } = { format, pretty: format === 'json' || format === 'yaml' ? pretty : false };
+function encodingFor(
+  format: Format,
+  pretty: boolean,
+  o: NegotiateOptions,
+  as?: MediaRange,
+): Encoding & { as?: MediaRange } {
+  const enc: Encoding & { as?: MediaRange } = {
+    format,
+    pretty: format === 'json' || format === 'yaml' ? pretty : false,
+  };
   if (format === 'protobuf') enc.mediaType = o.protobufType;
   if (as) enc.as = as;
   return enc;
@@ -104,7 +131,10 @@ const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 export function prettyRequested(query: URLSearchParams, userAgent: string | undefined): boolean {
   const p = query.get('pretty');
   if (p) return GO_TRUE.has(p);
-  return userAgent !== undefined && (userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0'));
+  return (
+    userAgent !== undefined &&
+    (userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0'))
+  );
 }
 
 export function isTruthy(v: string | null): boolean {
@@ -113,7 +143,9 @@ export function isTruthy(v: string | null): boolean {
 
 /** A request body as the actors take it: text for JSON and YAML, bytes for Protobuf and CBOR. */
 export function toBody(format: Format, buf: Buffer): Body {
-  return format === 'protobuf' || format === 'cbor' ? { text: '', bytes: new Uint8Array(buf), contentType: format } : { text: buf.toString('utf8'), contentType: format };
+  return format === 'protobuf' || format === 'cbor'
+    ? { text: '', bytes: new Uint8Array(buf), contentType: format }
+    : { text: buf.toString('utf8'), contentType: format };
 }
 
 /** Feature gate CBORServingAndStorage (alpha, off by default). */
@@ -125,21 +157,44 @@ export function cborEnabled(o: { featureGates?: Record<string, boolean> }): bool
  * Response encoding of a resource request: JSON, YAML, Protobuf, CBOR, or a server-side view
  * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
  */
-export function negotiateResource(identity: Identity, cbor: boolean, accept: string | undefined, pretty: boolean, query: URLSearchParams, verb: string, custom: boolean): Encoding {
+export function negotiateResource(
+  identity: Identity,
+  cbor: boolean,
+  accept: string | undefined,
+  pretty: boolean,
+  query: URLSearchParams,
+  verb: string,
+  custom: boolean,
+): Encoding {
   const metaGroup = `meta.${identity.domain}`;
-  const views = verb === 'list' || verb === 'deletecollection' ? ['Table', 'PartialObjectMetadataList'] : ['Table', 'PartialObjectMetadata'];
+  const views =
+    verb === 'list' || verb === 'deletecollection'
+      ? ['Table', 'PartialObjectMetadataList']
+      : ['Table', 'PartialObjectMetadata'];
   // upstream (AllowsMediaTypeTransform): Table has no Protobuf message, so JSON or YAML only
   const canServe = (m: { params: Record<string, string> }, format: Encoding['format']) =>
-    views.includes(m.params.as!) && m.params.g === metaGroup && (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
+    views.includes(m.params.as!) &&
+    m.params.g === metaGroup &&
+    (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
     (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
   const { as, ...enc } = negotiate(accept, pretty, {
     // custom resources have no Protobuf form (406; `protobuf, json` falls back to JSON)
-    canServe, protobufType: custom ? undefined : identity.protobufMediaType, cbor, stream: verb === 'watch',
+    canServe,
+    protobufType: custom ? undefined : identity.protobufMediaType,
+    cbor,
+    stream: verb === 'watch',
   });
   if (as) {
     const include = query.get('includeObject') ?? 'Metadata';
-    if (!['None', 'Metadata', 'Object'].includes(include)) throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
-    enc.view = { as: as.params.as as 'Table', groupVersion: `${metaGroup}/${as.params.v}`, includeObject: include as 'Metadata' };
+    if (!['None', 'Metadata', 'Object'].includes(include))
+      throw errors.badRequest(
+        `includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`,
+      );
+    enc.view = {
+      as: as.params.as as 'Table',
+      groupVersion: `${metaGroup}/${as.params.v}`,
+      includeObject: include as 'Metadata',
+    };
   }
   return enc;
 }

@@ -27,9 +27,13 @@ function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = fa
   if (!p) {
     // upstream's list (crdHandler / the installer): no strategic merge for custom resources; the
     // apply-patch+json alias this server also takes is not advertised
-    const types = Object.keys(PATCH_TYPES).filter((k) => k !== 'application/apply-patch+json' && (!custom || PATCH_TYPES[k] !== 'strategic'));
+    const types = Object.keys(PATCH_TYPES).filter(
+      (k) => k !== 'application/apply-patch+json' && (!custom || PATCH_TYPES[k] !== 'strategic'),
+    );
     const accepted = [...types, ...(cbor ? [APPLY_PATCH_CBOR] : [])];
-    throw errors.unsupportedPatch(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+    throw errors.unsupportedPatch(
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    );
   }
   return p;
 }
@@ -40,7 +44,11 @@ function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = fa
  * patch in CBOR decoded to JSON). The pre-write checks (escalation, NodeRestriction, signer,
  * admission) preview this same patch, so no content type can skip them.
  */
-export function patchOf(r: Pick<Request, 'headers' | 'def'>, body: Body, cbor: boolean): { patchType: PatchType; text: string } {
+export function patchOf(
+  r: Pick<Request, 'headers' | 'def'>,
+  body: Body,
+  cbor: boolean,
+): { patchType: PatchType; text: string } {
   const patchType = patchTypeOf(r.headers.contentType, cbor, r.def.custom === true);
   return { patchType, text: patchText(body) };
 }

@@ -35,7 +35,10 @@ export function pinTo(r: Pick<Request, 'pin' | 'info' | 'def'>, obj: unknown): v
   if (p.rv === undefined) p.rv = rv;
   else if (p.rv !== rv) {
     const t = { resource: r.def.resource, group: r.def.group, name: r.info.name };
-    throw new PinMoved(errors.conflict(t, 'the object has been modified; please apply your changes to the latest version and try again').status);
+    throw new PinMoved(
+      errors.conflict(t, 'the object has been modified; please apply your changes to the latest version and try again')
+        .status,
+    );
   }
 }
 
@@ -58,7 +61,13 @@ export function retried(r: Pick<Request, 'pin'>, e: unknown): boolean {
  * attempt starts over; answers whether it did.
  */
 export function retriedWrite(r: Pick<Request, 'pin'>, res: Result): boolean {
-  return 'error' in res && res.error.code === 409 && res.error.reason === 'Conflict' && r.pin?.rv !== undefined && r.pin.again();
+  return (
+    'error' in res &&
+    res.error.code === 409 &&
+    res.error.reason === 'Conflict' &&
+    r.pin?.rv !== undefined &&
+    r.pin.again()
+  );
 }
 
 /**
@@ -70,7 +79,17 @@ export function withPin(r: Request, maxBody: number, attempt: (r: Request) => vo
   let left = MAX_ATTEMPTS;
   const run = (): void => {
     left--;
-    attempt({ ...r, body, pin: { again: () => { if (left <= 0) return false; run(); return true; } } });
+    attempt({
+      ...r,
+      body,
+      pin: {
+        again: () => {
+          if (left <= 0) return false;
+          run();
+          return true;
+        },
+      },
+    });
   };
   run();
 }
@@ -84,7 +103,15 @@ function replayable(read: BodyReader): BodyReader {
     waiting.push([done, fail]);
     if (started) return;
     started = true;
-    read((buf) => { got = { buf }; for (const [d] of waiting.splice(0)) d(buf); },
-      (status) => { got = { status }; for (const [, f] of waiting.splice(0)) f(status); });
+    read(
+      (buf) => {
+        got = { buf };
+        for (const [d] of waiting.splice(0)) d(buf);
+      },
+      (status) => {
+        got = { status };
+        for (const [, f] of waiting.splice(0)) f(status);
+      },
+    );
   };
 }

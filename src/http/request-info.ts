@@ -17,8 +17,17 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', parts: [],
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
   };
   const segs = path.split('/').filter((s) => s !== '');
   if (segs.length === 0 || (segs[0] !== 'api' && segs[0] !== 'apis')) return info;
@@ -34,7 +43,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (rest.length === 0) return info;
   info.isResourceRequest = true;
   let watchPath = false;
-  if (rest[0] === 'watch') { watchPath = true; rest = rest.slice(1); }
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
   if (rest[0] === 'namespaces' && rest.length > 1) {
     info.namespace = rest[1]!;
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
@@ -49,7 +61,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
 }
 
 function decodeSafe(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function isWatchQuery(q: URLSearchParams): boolean {
@@ -60,11 +76,18 @@ function isWatchQuery(q: URLSearchParams): boolean {
 function verbFor(method: string, info: RequestInfo, watch: boolean): string {
   const single = info.parts.length >= 2;
   switch (method) {
-    case 'GET': case 'HEAD': return watch ? 'watch' : single ? 'get' : 'list';
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return single ? 'delete' : 'deletecollection';
-    default: return method.toLowerCase();
+    case 'GET':
+    case 'HEAD':
+      return watch ? 'watch' : single ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return single ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
   }
 }

@@ -41,7 +41,7 @@ const TYPE_REFS = new WeakMap<object, TypeRef>();
 export function typeRef(r: Request): TypeRef {
   if (!r.info.subresource) {
     let t = TYPE_REFS.get(r.def);
-    if (!t) TYPE_REFS.set(r.def, t = { group: r.def.group, version: r.def.version, resource: r.def.resource });
+    if (!t) TYPE_REFS.set(r.def, (t = { group: r.def.group, version: r.def.version, resource: r.def.resource }));
     return t;
   }
   return { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: r.info.subresource };
@@ -59,7 +59,8 @@ export function opEncoding(r: Request): Encoding {
 
 export function dryRun(q: URLSearchParams): boolean {
   const v = q.getAll('dryRun');
-  for (const d of v) if (d !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+  for (const d of v)
+    if (d !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
   return v.length > 0;
 }
 
@@ -69,19 +70,39 @@ export function dryRun(q: URLSearchParams): boolean {
  */
 export function writeOp(r: Request, s: Services, body: Body): OpInput {
   const { info, query } = r;
-  const base = { type: typeRef(r), enc: opEncoding(r), namespace: info.namespace, dryRun: dryRun(query), fieldValidation: parseFieldValidation(query.get('fieldValidation')), ...pinOf(r) };
+  const base = {
+    type: typeRef(r),
+    enc: opEncoding(r),
+    namespace: info.namespace,
+    dryRun: dryRun(query),
+    fieldValidation: parseFieldValidation(query.get('fieldValidation')),
+    ...pinOf(r),
+  };
   if (info.verb === 'patch') {
     const { patchType, text } = patchOf(r, body, cborEnabled(s.options));
     return {
-      ...base, op: 'patch', name: info.name, patchType, text,
-      force: isTruthy(query.get('force')), fieldManager: patchType === 'apply' ? query.get('fieldManager') ?? undefined : fieldManager(r),
+      ...base,
+      op: 'patch',
+      name: info.name,
+      patchType,
+      text,
+      force: isTruthy(query.get('force')),
+      fieldManager: patchType === 'apply' ? (query.get('fieldManager') ?? undefined) : fieldManager(r),
       ...(patchType === 'apply' ? { user: r.user } : {}),
     };
   }
   checkFieldManager(info.verb === 'create' ? 'CreateOptions' : 'UpdateOptions', query.get('fieldManager') ?? '');
   if (info.verb === 'create') {
     const terminating = r.def.namespaced && namespaceTerminating(s, info.namespace);
-    return { ...base, fieldManager: fieldManager(r), op: 'create', body, namespaceTerminating: terminating, name: info.name || undefined, user: r.user };
+    return {
+      ...base,
+      fieldManager: fieldManager(r),
+      op: 'create',
+      body,
+      namespaceTerminating: terminating,
+      name: info.name || undefined,
+      user: r.user,
+    };
   }
   return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
 }
@@ -89,7 +110,10 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
 /** The decoded body of a create, update or patch (as withBody hands it on). */
 export function writeBody(r: Request, s: Services, buf: Buffer): Body {
   if (r.info.verb === 'patch') return patchBody(r, buf);
-  return toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)), buf);
+  return toBody(
+    bodyFormat(r.headers.contentType, r.def.custom ? undefined : s.protobufMediaType, cborEnabled(s.options)),
+    buf,
+  );
 }
 
 /**

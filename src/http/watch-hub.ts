@@ -18,7 +18,15 @@ import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import type { Status } from '../api/status.js';
 import { errors } from '../api/status.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
-import { bookmarkObject, encodeEventObject, encodeValue, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
+import {
+  bookmarkObject,
+  encodeEventObject,
+  encodeValue,
+  frameEvent,
+  joinChunks,
+  streamKey,
+  type Chunk,
+} from '../codec/watch-encoding.js';
 import { InitialEvents } from './initial-events.js';
 
 /** A stored object's JSON as another version of its resource (the registry's conversions). */
@@ -58,7 +66,10 @@ type Live = Watcher & { key?: string; failed?: boolean };
 /** changes kept per type beyond the latest dispatched batch */
 const RECENT = 1024;
 
-interface Recent { events: ChangeEvent[]; droppedUpTo: number }
+interface Recent {
+  events: ChangeEvent[];
+  droppedUpTo: number;
+}
 
 export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
@@ -76,7 +87,10 @@ export class WatchHub {
   private flushScheduled = false;
 
   /** convert: for watchers of another version than the one a change was stored in */
-  constructor(private readonly bufferLimit: number, private readonly convert: Convert = restamp) {}
+  constructor(
+    private readonly bufferLimit: number,
+    private readonly convert: Convert = restamp,
+  ) {}
 
   get count(): number {
     let n = 0;
@@ -102,12 +116,13 @@ export class WatchHub {
         return;
       }
       const out: Chunk[] = [];
-      for (let i = firstAfter(r.events, w.fromRV); i < r.events.length; i++) this.collect(out, w, r.events[i]!, new Map());
+      for (let i = firstAfter(r.events, w.fromRV); i < r.events.length; i++)
+        this.collect(out, w, r.events[i]!, new Map());
       if (out.length) this.send(w, joinChunks(out));
       if (w.closed || w.failed) return;
     }
     let set = this.byType.get(w.typeKey);
-    if (!set) this.byType.set(w.typeKey, set = new Set());
+    if (!set) this.byType.set(w.typeKey, (set = new Set()));
     set.add(w);
     this.countEncoding(w, 1);
   }
@@ -140,16 +155,17 @@ export class WatchHub {
     this.streamsDirty = false;
     let out: Record<string, Encoding[]> | undefined;
     for (const [typeKey, m] of this.encodings) (out ??= {})[typeKey] = [...m.values()].map((e) => e.enc);
-    return this.streamsSnapshot = out;
+    return (this.streamsSnapshot = out);
   }
 
   private countEncoding(w: Live, d: 1 | -1): void {
     if (w.key === 'json') return;
     let m = this.encodings.get(w.typeKey);
-    if (!m) this.encodings.set(w.typeKey, m = new Map());
+    if (!m) this.encodings.set(w.typeKey, (m = new Map()));
     const e = m.get(w.key!) ?? { enc: w.enc, n: 0 };
     e.n += d;
-    if (e.n > 0) m.set(w.key!, e); else m.delete(w.key!);
+    if (e.n > 0) m.set(w.key!, e);
+    else m.delete(w.key!);
     if (m.size === 0) this.encodings.delete(w.typeKey);
     this.streamsDirty = true;
   }
@@ -159,7 +175,7 @@ export class WatchHub {
     const byType = new Map<string, ChangeEvent[]>();
     for (const ev of events) {
       let l = byType.get(ev.typeKey);
-      if (!l) byType.set(ev.typeKey, l = []);
+      if (!l) byType.set(ev.typeKey, (l = []));
       l.push(ev);
     }
     for (const [typeKey, evs] of byType) {
@@ -202,7 +218,7 @@ export class WatchHub {
 
   private remember(typeKey: string, evs: ChangeEvent[]): void {
     let r = this.recent.get(typeKey);
-    if (!r) this.recent.set(typeKey, r = { events: [], droppedUpTo: 0 });
+    if (!r) this.recent.set(typeKey, (r = { events: [], droppedUpTo: 0 }));
     for (const ev of evs) r.events.push(ev);
     // keep the whole latest batch plus up to RECENT older changes
     const drop = r.events.length - Math.max(RECENT, evs.length);
@@ -229,7 +245,7 @@ export class WatchHub {
     let line = lines.get(id);
     if (!line) {
       try {
-        lines.set(id, line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other)));
+        lines.set(id, (line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other))));
       } catch (e) {
         out.push(errorEvent(w.enc, errors.internal(`unable to encode watch object: ${(e as Error).message}`).status));
         w.failed = true;
@@ -280,7 +296,7 @@ export class WatchHub {
         w.fromRV = rv;
         const id = `${w.apiVersion}|${w.key}`;
         let line = lines.get(id);
-        if (!line) lines.set(id, line = bookmarkEvent(w.enc, w.kind, w.apiVersion, rv));
+        if (!line) lines.set(id, (line = bookmarkEvent(w.enc, w.kind, w.apiVersion, rv)));
         this.send(w, line);
       }
     }
@@ -293,16 +309,24 @@ function restamp(_typeKey: string, apiVersion: string, json: string): string {
 }
 
 function firstAfter(evs: ChangeEvent[], rv: number): number {
-  let lo = 0, hi = evs.length;
+  let lo = 0,
+    hi = evs.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (evs[mid]!.rv <= rv) lo = mid + 1; else hi = mid;
+    if (evs[mid]!.rv <= rv) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
 
 /** A BOOKMARK event in the stream encoding (its object carries only the version). */
-export function bookmarkEvent(enc: Encoding, kind: string, apiVersion: string, rv: number, annotations?: Record<string, string>): Chunk {
+export function bookmarkEvent(
+  enc: Encoding,
+  kind: string,
+  apiVersion: string,
+  rv: number,
+  annotations?: Record<string, string>,
+): Chunk {
   return frameEvent(enc, 'BOOKMARK', encodeValue(enc, bookmarkObject(enc.view, kind, apiVersion, rv, annotations)));
 }
 

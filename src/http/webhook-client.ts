@@ -14,7 +14,11 @@ import { stringifyValue } from '../schema/deep-value.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
-export interface Target { url: URL; servername?: string; ca?: string }
+export interface Target {
+  url: URL;
+  servername?: string;
+  ca?: string;
+}
 
 /** Where the webhook lives; throws upstream-like messages when the service cannot be resolved. */
 export function resolveTarget(clientConfig: any, readCache: ReadCache): Target {
@@ -43,7 +47,12 @@ function agentFor(target: Target): Agent {
       agent.destroy();
       agents.delete(oldest);
     }
-    a = new Agent({ keepAlive: true, maxSockets: 64, ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}) });
+    a = new Agent({
+      keepAlive: true,
+      maxSockets: 64,
+      ...(target.ca ? { ca: target.ca } : {}),
+      ...(target.servername ? { servername: target.servername } : {}),
+    });
     agents.set(key, a);
   }
   return a;
@@ -58,32 +67,61 @@ export function callWebhook(target: Target, review: unknown, timeoutSeconds: num
   const body = Buffer.from(stringifyValue(review));
   return new Promise((resolve, reject) => {
     let settled = false;
-    const fail = (why: string) => { if (!settled) { settled = true; reject(new Error(`failed to call webhook: ${where}: ${why}`)); } };
-    const req = request(url, {
-      method: 'POST', ...(target.ca ? { ca: target.ca } : {}), ...(target.servername ? { servername: target.servername } : {}),
-      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length },
-      agent: agentFor(target),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_RESPONSE_BYTES) { req.destroy(); fail('response body too large'); } else chunks.push(c);
-      });
-      res.on('end', () => {
-        if (settled) return;
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
-          settled = true;
-          return reject(new Error(`received invalid webhook response: the server responded with the status code ${res.statusCode} but did not return more information`));
-        }
-        try { settled = true; resolve(JSON.parse(text)); } catch (e) { reject(new Error(`received invalid webhook response: ${(e as Error).message}`)); }
-      });
-      res.on('error', (e) => fail(e.message));
+    const fail = (why: string) => {
+      if (!settled) {
+        settled = true;
+        reject(new Error(`failed to call webhook: ${where}: ${why}`));
+      }
+    };
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        ...(target.ca ? { ca: target.ca } : {}),
+        ...(target.servername ? { servername: target.servername } : {}),
+        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length },
+        agent: agentFor(target),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            req.destroy();
+            fail('response body too large');
+          } else chunks.push(c);
+        });
+        res.on('end', () => {
+          if (settled) return;
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
+            settled = true;
+            return reject(
+              new Error(
+                `received invalid webhook response: the server responded with the status code ${res.statusCode} but did not return more information`,
+              ),
+            );
+          }
+          try {
+            settled = true;
+            resolve(JSON.parse(text));
+          } catch (e) {
+            reject(new Error(`received invalid webhook response: ${(e as Error).message}`));
+          }
+        });
+        res.on('error', (e) => fail(e.message));
+      },
+    );
+    const timer = setTimeout(() => {
+      fail('context deadline exceeded');
+      req.destroy();
+    }, timeoutSeconds * 1000);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      fail(e.message);
     });
-    const timer = setTimeout(() => { fail('context deadline exceeded'); req.destroy(); }, timeoutSeconds * 1000);
-    req.on('error', (e) => { clearTimeout(timer); fail(e.message); });
     req.end(body);
   });
 }

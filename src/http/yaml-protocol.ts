@@ -7,7 +7,13 @@ export const SLICE_MS = 4;
  * A job (JSON bytes, transferred; deadline in ms since the epoch, absent for none; `pretty`:
  * indented JSON instead of YAML, one native call) or the cancellation of one.
  */
-export interface EncodeRequest { id: number; body?: ArrayBuffer; deadline?: number; pretty?: true; cancel?: true }
+export interface EncodeRequest {
+  id: number;
+  body?: ArrayBuffer;
+  deadline?: number;
+  pretty?: true;
+  cancel?: true;
+}
 
 /** How a job ended, with the values (collection entries) its encoder wrote. */
 export interface EncodeDone {

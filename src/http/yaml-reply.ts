@@ -43,7 +43,10 @@ function encodingThread(): Worker {
   });
   const failAll = (message: string) => {
     if (thread === w) thread = undefined;
-    for (const [id, done] of [...waiting]) { waiting.delete(id); done({ id, values: 0, outcome: 'error', message }); }
+    for (const [id, done] of [...waiting]) {
+      waiting.delete(id);
+      done({ id, values: 0, outcome: 'error', message });
+    }
   };
   w.on('error', (e: Error) => failAll(`YAML encoding thread failed: ${e.message}`));
   w.on('exit', (code) => failAll(`YAML encoding thread exited with ${code}`));
@@ -68,7 +71,12 @@ export function actorEncoding(enc: Encoding): Encoding {
  * error, plain text) is returned as it is. 'timeout' when the deadline (a performance.now()
  * time) passed first, 'aborted' when the client left: the encoding has stopped either way.
  */
-export async function yamlReply(x: { readonly aborted: boolean; onAbort?: () => void }, res: Result, enc: Encoding, deadline: number): Promise<Result | 'timeout' | 'aborted'> {
+export async function yamlReply(
+  x: { readonly aborted: boolean; onAbort?: () => void },
+  res: Result,
+  enc: Encoding,
+  deadline: number,
+): Promise<Result | 'timeout' | 'aborted'> {
   if (!('code' in res) || !res.contentType.startsWith('application/json')) return res;
   if (x.aborted) return 'aborted';
   const pretty = enc.format === 'json';
@@ -84,12 +92,18 @@ export async function yamlReply(x: { readonly aborted: boolean; onAbort?: () => 
   const body = new Uint8Array(d.body!);
   const out: Result = { id, code, body, contentType: contentTypeOf(enc), ...(warnings ? { warnings } : {}) };
   // compressed on libuv's thread pool, not on the front thread's event loop
-  if (enc.gzip && body.byteLength >= GZIP_THRESHOLD) return { ...out, body: await gzipAsync(body, { level: 1 }), contentEncoding: 'gzip' };
+  if (enc.gzip && body.byteLength >= GZIP_THRESHOLD)
+    return { ...out, body: await gzipAsync(body, { level: 1 }), contentEncoding: 'gzip' };
   return out;
 }
 
 /** Sends the JSON to the encoding thread (a copy: a packed body shares its buffer) and waits for the job's end. */
-function encode(x: { onAbort?: () => void }, json: string | Uint8Array, deadline: number, pretty: boolean): Promise<EncodeDone> {
+function encode(
+  x: { onAbort?: () => void },
+  json: string | Uint8Array,
+  deadline: number,
+  pretty: boolean,
+): Promise<EncodeDone> {
   const w = encodingThread();
   const id = nextId++;
   const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;

@@ -11,7 +11,11 @@ import { YamlEncoder } from '../codec/yaml-encoder.js';
 import { stringifyValue } from '../schema/deep-value.js';
 import { SLICE_MS, type EncodeDone, type EncodeRequest } from './yaml-protocol.js';
 
-interface Job { id: number; encoder: YamlEncoder; deadline: number }
+interface Job {
+  id: number;
+  encoder: YamlEncoder;
+  deadline: number;
+}
 
 /**
  * Below the front thread and the shard actors: on Linux a thread has its own nice value, and
@@ -20,7 +24,11 @@ interface Job { id: number; encoder: YamlEncoder; deadline: number }
  * be refused: then it is skipped).
  */
 export const ENCODING_NICE = 10;
-try { setPriority(0, ENCODING_NICE); } catch { /* not permitted: encode at normal priority */ }
+try {
+  setPriority(0, ENCODING_NICE);
+} catch {
+  /* not permitted: encode at normal priority */
+}
 
 const port = parentPort!;
 const jobs = new Map<number, Job>();
@@ -43,7 +51,10 @@ function round(): void {
   scheduled = false;
   for (const job of [...jobs.values()]) {
     const left = job.deadline - Date.now();
-    if (left <= 0) { finish(job, { outcome: 'timeout' }); continue; }
+    if (left <= 0) {
+      finish(job, { outcome: 'timeout' });
+      continue;
+    }
     if (!job.encoder.step(performance.now() + Math.min(SLICE_MS, left))) continue;
     const body = ownBytes(job.encoder.text());
     finish(job, { outcome: 'completed', body }, [body]);

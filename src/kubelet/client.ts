@@ -13,10 +13,19 @@ import type { KubeletOptions } from './options.js';
 import { plainError, type NodeConnection } from './location.js';
 import { StatusError, errors } from '../api/status.js';
 
-export interface KubeletTls { cert?: Buffer; key?: Buffer; ca?: Buffer }
+export interface KubeletTls {
+  cert?: Buffer;
+  key?: Buffer;
+  ca?: Buffer;
+}
 
 /** What the TLS front needs to dial node agents itself (plain data: it crosses to its thread). */
-export interface KubeletDialMaterial { cert?: Uint8Array; key?: Uint8Array; ca?: Uint8Array; timeoutMs: number }
+export interface KubeletDialMaterial {
+  cert?: Uint8Array;
+  key?: Uint8Array;
+  ca?: Uint8Array;
+  timeoutMs: number;
+}
 
 export interface KubeletRequest {
   method: string;
@@ -51,15 +60,26 @@ export interface KubeletReply {
   error(e: StatusError): void;
 }
 
-export function loadKubeletTls(o: KubeletOptions, defaults: { certFile: string; keyFile: string } | undefined): KubeletTls {
+export function loadKubeletTls(
+  o: KubeletOptions,
+  defaults: { certFile: string; keyFile: string } | undefined,
+): KubeletTls {
   const certFile = o.kubeletClientCertificate || defaults?.certFile;
   const keyFile = o.kubeletClientKey || defaults?.keyFile;
   const read = (flag: string, f: string) => {
-    try { return readFileSync(f); } catch (e) { throw new Error(`--${flag}: cannot read ${f}: ${(e as Error).message}`); }
+    try {
+      return readFileSync(f);
+    } catch (e) {
+      throw new Error(`--${flag}: cannot read ${f}: ${(e as Error).message}`);
+    }
   };
   return {
-    ...(certFile && keyFile ? { cert: read('kubelet-client-certificate', certFile), key: read('kubelet-client-key', keyFile) } : {}),
-    ...(o.kubeletCertificateAuthority ? { ca: read('kubelet-certificate-authority', o.kubeletCertificateAuthority) } : {}),
+    ...(certFile && keyFile
+      ? { cert: read('kubelet-client-certificate', certFile), key: read('kubelet-client-key', keyFile) }
+      : {}),
+    ...(o.kubeletCertificateAuthority
+      ? { ca: read('kubelet-certificate-authority', o.kubeletCertificateAuthority) }
+      : {}),
   };
 }
 
@@ -69,14 +89,29 @@ export class KubeletClient {
   private readonly bare = new Agent({ keepAlive: true, maxFreeSockets: 16, rejectUnauthorized: false });
   private readonly plain = new HttpAgent({ keepAlive: true, maxFreeSockets: 16 });
 
-  constructor(private readonly tls: KubeletTls, private readonly timeoutMs: number) {
-    const base = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 16, ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) };
-    this.verified = new Agent({ ...base, ...(tls.ca ? { ca: tls.ca, rejectUnauthorized: true } : { rejectUnauthorized: false }) });
+  constructor(
+    private readonly tls: KubeletTls,
+    private readonly timeoutMs: number,
+  ) {
+    const base = {
+      keepAlive: true,
+      keepAliveMsecs: 30_000,
+      maxFreeSockets: 16,
+      ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}),
+    };
+    this.verified = new Agent({
+      ...base,
+      ...(tls.ca ? { ca: tls.ca, rejectUnauthorized: true } : { rejectUnauthorized: false }),
+    });
     this.unverified = tls.ca ? new Agent({ ...base, rejectUnauthorized: false }) : this.verified;
   }
 
   get dialMaterial(): KubeletDialMaterial {
-    return { ...(this.tls.cert ? { cert: this.tls.cert, key: this.tls.key } : {}), ...(this.tls.ca ? { ca: this.tls.ca } : {}), timeoutMs: this.timeoutMs };
+    return {
+      ...(this.tls.cert ? { cert: this.tls.cert, key: this.tls.key } : {}),
+      ...(this.tls.ca ? { ca: this.tls.ca } : {}),
+      timeoutMs: this.timeoutMs,
+    };
   }
 
   /** The URL as upstream's error messages show it. */
@@ -104,16 +139,20 @@ export class KubeletClient {
       reply.error(plainError(`${verb} ${JSON.stringify(url)}: net/http: timeout awaiting response headers`));
     }, this.timeoutMs);
     const attempt = (retried: boolean) => {
-      const current = req = this.request(c, r);
+      const current = (req = this.request(c, r));
       current.once('response', (res) => {
         clearTimeout(timer);
-        if (settled) { res.destroy(); return; }
+        if (settled) {
+          res.destroy();
+          return;
+        }
         settled = true;
         reply.response(res);
       });
       current.on('error', (e: NodeJS.ErrnoException) => {
         if (settled) return;
-        if (!retried && current.reusedSocket && !body?.length && REPLAYABLE.has(r.method) && STALE.has(e.code ?? '')) return attempt(true);
+        if (!retried && current.reusedSocket && !body?.length && REPLAYABLE.has(r.method) && STALE.has(e.code ?? ''))
+          return attempt(true);
         clearTimeout(timer);
         settled = true;
         reply.error(plainError(`${verb} ${JSON.stringify(url)}: ${dialMessage(c, e)}`));
@@ -121,14 +160,22 @@ export class KubeletClient {
       current.end(body);
     };
     return {
-      end: (b?: Buffer) => { body = b; attempt(false); },
-      destroy: () => { settled = true; clearTimeout(timer); req?.destroy(); },
+      end: (b?: Buffer) => {
+        body = b;
+        attempt(false);
+      },
+      destroy: () => {
+        settled = true;
+        clearTimeout(timer);
+        req?.destroy();
+      },
     };
   }
 
   private request(c: NodeConnection, r: KubeletRequest): ClientRequest {
     const opts = { host: c.host, port: c.port, method: r.method, path: r.path, headers: r.headers ?? {} };
-    return r.plain ? plainRequest({ ...opts, agent: this.plain })
+    return r.plain
+      ? plainRequest({ ...opts, agent: this.plain })
       : request({ ...opts, agent: r.bare ? this.bare : r.insecure ? this.unverified : this.verified });
   }
 
@@ -144,11 +191,17 @@ export class KubeletClient {
 export function dialMessage(c: NodeConnection, e: NodeJS.ErrnoException): string {
   const addr = `${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
   switch (e.code) {
-    case 'ECONNREFUSED': return `dial tcp ${addr}: connect: connection refused`;
-    case 'ETIMEDOUT': return `dial tcp ${addr}: i/o timeout`;
-    case 'ECONNRESET': return `read tcp ${addr}: read: connection reset by peer`;
-    case 'ENOTFOUND': case 'EAI_AGAIN': return `dial tcp: lookup ${c.host}: no such host`;
-    default: return e.message;
+    case 'ECONNREFUSED':
+      return `dial tcp ${addr}: connect: connection refused`;
+    case 'ETIMEDOUT':
+      return `dial tcp ${addr}: i/o timeout`;
+    case 'ECONNRESET':
+      return `read tcp ${addr}: read: connection reset by peer`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `dial tcp: lookup ${c.host}: no such host`;
+    default:
+      return e.message;
   }
 }
 
@@ -158,7 +211,10 @@ const AGENT_FAILURES: Record<number, [string, string]> = {
   403: ['Forbidden', 'the server does not allow access to the requested resource'],
   401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
   503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
-  504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+  504: [
+    'Timeout',
+    'the server was unable to return a response in the time allotted, but may still be processing the request',
+  ],
 };
 
 /**
@@ -168,10 +224,19 @@ const AGENT_FAILURES: Record<number, [string, string]> = {
 export function agentResponseError(code: number, text: string, resource: string, name: string): StatusError {
   if (code === 500) return errors.internal(text);
   if (code === 400) return errors.badRequest(text);
-  const [reason, message] = AGENT_FAILURES[code] ?? ['', `the server responded with the status code ${code} but did not return more information`];
+  const [reason, message] = AGENT_FAILURES[code] ?? [
+    '',
+    `the server responded with the status code ${code} but did not return more information`,
+  ];
   return new StatusError({
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${message} ( ${resource} ${name})`, ...(reason ? { reason } : {}),
-    details: { name, kind: resource, causes: [{ reason: 'UnexpectedServerResponse', message: text }] }, code,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${message} ( ${resource} ${name})`,
+    ...(reason ? { reason } : {}),
+    details: { name, kind: resource, causes: [{ reason: 'UnexpectedServerResponse', message: text }] },
+    code,
   });
 }
 
@@ -179,7 +244,12 @@ export function agentResponseError(code: number, text: string, resource: string,
 export function readAgentError(res: IncomingMessage, done: (text: string) => void, failed: () => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
-  res.on('data', (c: Buffer) => { if (size < 4096) { chunks.push(c); size += c.length; } });
+  res.on('data', (c: Buffer) => {
+    if (size < 4096) {
+      chunks.push(c);
+      size += c.length;
+    }
+  });
   res.on('error', failed);
   res.on('end', () => done(Buffer.concat(chunks).toString('utf8').slice(0, 4096)));
 }

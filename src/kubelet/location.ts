@@ -6,19 +6,33 @@
 import { StatusError, errors } from '../api/status.js';
 import { forbidden, invalid, type Cause } from '../registry/strategies/field-errors.js';
 
-interface Container { name: string; ports?: { containerPort?: number; name?: string }[] }
+interface Container {
+  name: string;
+  ports?: { containerPort?: number; name?: string }[];
+}
 export interface PodLike {
   metadata: { name: string; namespace: string };
-  spec?: { nodeName?: string; containers?: Container[]; initContainers?: Container[]; ephemeralContainers?: Container[] };
+  spec?: {
+    nodeName?: string;
+    containers?: Container[];
+    initContainers?: Container[];
+    ephemeralContainers?: Container[];
+  };
   status?: { podIP?: string; podIPs?: { ip: string }[] };
 }
 export interface NodeLike {
   metadata: { name: string; labels?: Record<string, string> };
-  status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } };
+  status?: {
+    addresses?: { type: string; address: string }[];
+    daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+  };
 }
 
 /** A node agent's HTTPS endpoint (upstream ConnectionInfo). */
-export interface NodeConnection { host: string; port: number }
+export interface NodeConnection {
+  host: string;
+  port: number;
+}
 
 /** A Status of a plain Go error (upstream ErrorToAPIStatus: 500, no reason). */
 export function plainError(message: string, code = 500): StatusError {
@@ -53,13 +67,16 @@ function containerNames(pod: PodLike): string[] {
 export function validateContainer(container: string, pod: PodLike): string {
   const name = pod.metadata.name;
   if (container) {
-    if (!containerNames(pod).includes(container)) throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
+    if (!containerNames(pod).includes(container))
+      throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
     return container;
   }
   const regular = pod.spec?.containers ?? [];
   if (regular.length === 1) return regular[0]!.name;
   if (regular.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
-  throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${containerNames(pod).join(' ')}]`);
+  throw errors.badRequest(
+    `a container name must be specified for pod ${name}, choose one of: [${containerNames(pod).join(' ')}]`,
+  );
 }
 
 const LOG_FLAGS = ['follow', 'previous', 'timestamps', 'insecureSkipTLSVerifyBackend'] as const;
@@ -85,25 +102,42 @@ function parseBool(name: string, v: string): boolean {
 
 /** The PodLogOptions of the query, validated as upstream ValidatePodLogOptions (422 PodLogOptions). */
 export function logOptions(name: string, q: URLSearchParams): LogOptions {
-  const o: LogOptions = { container: q.get('container') ?? '', follow: false, previous: false, timestamps: false, insecureSkipTLSVerifyBackend: false };
-  for (const f of LOG_FLAGS) { const v = q.get(f); if (v !== null) o[f] = parseBool(f, v); }
+  const o: LogOptions = {
+    container: q.get('container') ?? '',
+    follow: false,
+    previous: false,
+    timestamps: false,
+    insecureSkipTLSVerifyBackend: false,
+  };
+  for (const f of LOG_FLAGS) {
+    const v = q.get(f);
+    if (v !== null) o[f] = parseBool(f, v);
+  }
   for (const f of LOG_INTS) {
     const v = q.get(f);
     if (v === null) continue;
-    if (!/^-?[0-9]+$/.test(v)) throw errors.badRequest(`${f}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+    if (!/^-?[0-9]+$/.test(v))
+      throw errors.badRequest(`${f}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
     o[f] = Number(v);
   }
   const since = q.get('sinceTime');
   if (since !== null) {
     const t = Date.parse(since);
-    if (Number.isNaN(t)) throw errors.badRequest(`sinceTime: parsing time ${JSON.stringify(since)} as "2006-01-02T15:04:05Z07:00": cannot parse`);
+    if (Number.isNaN(t))
+      throw errors.badRequest(
+        `sinceTime: parsing time ${JSON.stringify(since)} as "2006-01-02T15:04:05Z07:00": cannot parse`,
+      );
     o.sinceTime = new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   const causes: Cause[] = [];
-  if (o.tailLines !== undefined && o.tailLines < 0) causes.push(invalid('tailLines', o.tailLines, 'must be greater than or equal to 0'));
-  if (o.limitBytes !== undefined && o.limitBytes < 1) causes.push(invalid('limitBytes', o.limitBytes, 'must be greater than 0'));
-  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined) causes.push(forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
-  else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1) causes.push(invalid('sinceSeconds', o.sinceSeconds, 'must be greater than 0'));
+  if (o.tailLines !== undefined && o.tailLines < 0)
+    causes.push(invalid('tailLines', o.tailLines, 'must be greater than or equal to 0'));
+  if (o.limitBytes !== undefined && o.limitBytes < 1)
+    causes.push(invalid('limitBytes', o.limitBytes, 'must be greater than 0'));
+  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined)
+    causes.push(forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
+  else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1)
+    causes.push(invalid('sinceSeconds', o.sinceSeconds, 'must be greater than 0'));
   if (causes.length) throw errors.invalid({ kind: 'PodLogOptions', name }, causes);
   return o;
 }
@@ -131,13 +165,19 @@ export function streamPath(kind: 'exec' | 'attach' | 'portforward', pod: PodLike
   const p = new URLSearchParams();
   let path: string;
   if (kind === 'portforward') {
-    const ports = q.getAll('ports').flatMap((v) => v.split(',')).filter((v) => v !== '');
+    const ports = q
+      .getAll('ports')
+      .flatMap((v) => v.split(','))
+      .filter((v) => v !== '');
     if (ports.length) p.append('port', ports.join(','));
     path = `/portForward/${pod.metadata.namespace}/${name}`;
   } else {
     const container = validateContainer(q.get('container') ?? '', pod);
     if (kind === 'exec') for (const c of q.getAll('command')) p.append('command', c);
-    const flag = (k: string) => { const v = q.get(k); return v !== null && parseBool(k, v); };
+    const flag = (k: string) => {
+      const v = q.get(k);
+      return v !== null && parseBool(k, v);
+    };
     if (flag('stderr')) p.append('error', '1');
     if (flag('stdin')) p.append('input', '1');
     if (flag('stdout')) p.append('output', '1');
@@ -154,7 +194,8 @@ export function splitSchemeNamePort(id: string): { scheme: string; name: string;
   const parts = id.split(':');
   if (parts.length === 1) return { scheme: '', name: parts[0]!, port: '' };
   if (parts.length === 2) return { scheme: '', name: parts[0]!, port: parts[1]! };
-  if (parts.length === 3 && (parts[0] === 'http' || parts[0] === 'https')) return { scheme: parts[0], name: parts[1]!, port: parts[2]! };
+  if (parts.length === 3 && (parts[0] === 'http' || parts[0] === 'https'))
+    return { scheme: parts[0], name: parts[1]!, port: parts[2]! };
   throw errors.badRequest(`invalid request ${JSON.stringify(id)}`);
 }
 
@@ -165,7 +206,8 @@ export function splitSchemeNamePort(id: string): { scheme: string; name: string;
 export function proxyableIP(ip: string | undefined, allowLoopback: boolean): boolean {
   if (!ip) return false;
   if (/^127\./.test(ip) || ip === '::1') return allowLoopback;
-  if (/^(0\.|169\.254\.|22[4-9]\.|2[3-5][0-9]\.)/.test(ip) || ip === '::' || /^f[ef][0-9a-f]{2}:/i.test(ip)) return false;
+  if (/^(0\.|169\.254\.|22[4-9]\.|2[3-5][0-9]\.)/.test(ip) || ip === '::' || /^f[ef][0-9a-f]{2}:/i.test(ip))
+    return false;
   return /^[0-9.]+$/.test(ip) || ip.includes(':');
 }
 
@@ -187,10 +229,19 @@ export function podProxyTarget(pod: PodLike, port: string, allowLoopback: boolea
 interface EndpointsLike {
   subsets?: { addresses?: { ip: string }[]; ports?: { name?: string; port: number }[] }[];
 }
-interface ServiceLike { spec?: { ports?: { name?: string; port: number; targetPort?: number | string }[] } }
+interface ServiceLike {
+  spec?: { ports?: { name?: string; port: number; targetPort?: number | string }[] };
+}
 
 /** services/S[:port]/proxy: a ready endpoint address of the service port (upstream service ResourceLocation). */
-export function serviceProxyTarget(name: string, svc: ServiceLike, eps: EndpointsLike | undefined, port: string, allowLoopback: boolean, pick: (n: number) => number): { host: string; port: number } {
+export function serviceProxyTarget(
+  name: string,
+  svc: ServiceLike,
+  eps: EndpointsLike | undefined,
+  port: string,
+  allowLoopback: boolean,
+  pick: (n: number) => number,
+): { host: string; port: number } {
   // the port part names a service port (by name or number); upstream maps it to its endpoint port name
   let portName = port;
   const sp = svc.spec?.ports ?? [];

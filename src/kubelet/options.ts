@@ -22,33 +22,52 @@ export interface KubeletOptions {
 }
 
 export const DEFAULT_KUBELET_OPTIONS: KubeletOptions = {
-  kubeletClientCertificate: '', kubeletClientKey: '', kubeletCertificateAuthority: '',
-  kubeletPreferredAddressTypes: [...NODE_ADDRESS_TYPES], kubeletPort: 10250, kubeletTimeoutMs: 5_000,
+  kubeletClientCertificate: '',
+  kubeletClientKey: '',
+  kubeletCertificateAuthority: '',
+  kubeletPreferredAddressTypes: [...NODE_ADDRESS_TYPES],
+  kubeletPort: 10250,
+  kubeletTimeoutMs: 5_000,
 };
 
 export const KUBELET_FLAGS: Record<string, (o: KubeletOptions, v: string) => void> = {
-  'kubelet-client-certificate': (o, v) => { o.kubeletClientCertificate = v; },
-  'kubelet-client-key': (o, v) => { o.kubeletClientKey = v; },
-  'kubelet-certificate-authority': (o, v) => { o.kubeletCertificateAuthority = v; },
+  'kubelet-client-certificate': (o, v) => {
+    o.kubeletClientCertificate = v;
+  },
+  'kubelet-client-key': (o, v) => {
+    o.kubeletClientKey = v;
+  },
+  'kubelet-certificate-authority': (o, v) => {
+    o.kubeletCertificateAuthority = v;
+  },
   'kubelet-preferred-address-types': (o, v) => {
-    const types = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const types = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     for (const t of types) {
-      if (!(NODE_ADDRESS_TYPES as readonly string[]).includes(t)) throw new Error(`--kubelet-preferred-address-types: unknown address type "${t}" (must be one of ${NODE_ADDRESS_TYPES.join(', ')})`);
+      if (!(NODE_ADDRESS_TYPES as readonly string[]).includes(t))
+        throw new Error(
+          `--kubelet-preferred-address-types: unknown address type "${t}" (must be one of ${NODE_ADDRESS_TYPES.join(', ')})`,
+        );
     }
     if (types.length === 0) throw new Error('--kubelet-preferred-address-types must name at least one address type');
     o.kubeletPreferredAddressTypes = types;
   },
   'kubelet-port': (o, v) => {
-    if (!/^[0-9]+$/.test(v) || Number(v) < 1 || Number(v) > 65535) throw new Error(`--kubelet-port must be an integer between 1 and 65535, got "${v}"`);
+    if (!/^[0-9]+$/.test(v) || Number(v) < 1 || Number(v) > 65535)
+      throw new Error(`--kubelet-port must be an integer between 1 and 65535, got "${v}"`);
     o.kubeletPort = Number(v);
   },
   'kubelet-timeout': (o, v) => {
     const ms = parseDuration(v);
-    if (ms === undefined || ms <= 0) throw new Error(`--kubelet-timeout must be a positive duration such as 5s, got "${v}"`);
+    if (ms === undefined || ms <= 0)
+      throw new Error(`--kubelet-timeout must be a positive duration such as 5s, got "${v}"`);
     o.kubeletTimeoutMs = ms;
   },
 };
 
 export function checkKubeletOptions(o: KubeletOptions): void {
-  if (!o.kubeletClientCertificate !== !o.kubeletClientKey) throw new Error('--kubelet-client-certificate and --kubelet-client-key must be given together');
+  if (!o.kubeletClientCertificate !== !o.kubeletClientKey)
+    throw new Error('--kubelet-client-certificate and --kubelet-client-key must be given together');
 }

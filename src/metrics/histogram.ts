@@ -25,12 +25,16 @@ export class Histogram {
   /** Appends the `_bucket` lines (cumulative, then +Inf), `_sum` and `_count` of `name{labels}`. */
   lines(name: string, labels: string, out: string[]): void {
     let le = LE_LABELS.get(this.bounds);
-    if (!le) LE_LABELS.set(this.bounds, le = this.bounds.map((b) => `le="${b}"`));
+    if (!le) LE_LABELS.set(this.bounds, (le = this.bounds.map((b) => `le="${b}"`)));
     let cum = 0;
     for (let i = 0; i < le.length; i++) {
       cum += this.counts[i]!;
       out.push(`${name}_bucket{${labels},${le[i]}} ${cum}`);
     }
-    out.push(`${name}_bucket{${labels},le="+Inf"} ${this.count}`, `${name}_sum{${labels}} ${this.sum}`, `${name}_count{${labels}} ${this.count}`);
+    out.push(
+      `${name}_bucket{${labels},le="+Inf"} ${this.count}`,
+      `${name}_sum{${labels}} ${this.sum}`,
+      `${name}_count{${labels}} ${this.count}`,
+    );
   }
 }

@@ -9,7 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 const START_SECONDS = performance.timeOrigin / 1000;
 
 function read(path: string): string | undefined {
-  try { return readFileSync(path, 'utf8'); } catch { return undefined; }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Field n (1-based, as proc(5) numbers them) of /proc/self/stat; the command name may hold spaces. */
@@ -27,9 +31,18 @@ export function processMetricsText(): string {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
   };
   const cpu = process.cpuUsage();
-  put('process_cpu_seconds_total', 'counter', 'Total user and system CPU time spent in seconds.', (cpu.user + cpu.system) / 1e6);
+  put(
+    'process_cpu_seconds_total',
+    'counter',
+    'Total user and system CPU time spent in seconds.',
+    (cpu.user + cpu.system) / 1e6,
+  );
   let fds: number | undefined;
-  try { fds = readdirSync('/proc/self/fd').length; } catch { fds = undefined; }
+  try {
+    fds = readdirSync('/proc/self/fd').length;
+  } catch {
+    fds = undefined;
+  }
   const limit = /^Max open files\s+(\d+)/m.exec(read('/proc/self/limits') ?? '');
   put('process_max_fds', 'gauge', 'Maximum number of open file descriptors.', limit ? Number(limit[1]) : undefined);
   put('process_open_fds', 'gauge', 'Number of open file descriptors.', fds);

@@ -48,7 +48,9 @@ export function validateShowHidden(value: string, current: string): void {
   const [maj, min] = minor(current);
   const previous = `${maj}.${min - 1}`;
   if (value !== previous) {
-    throw new Error(`--show-hidden-metrics-for-version must be omitted or have the value '${previous}'. Only the previous minor version is allowed`);
+    throw new Error(
+      `--show-hidden-metrics-for-version must be omitted or have the value '${previous}'. Only the previous minor version is allowed`,
+    );
   }
 }
 
@@ -69,8 +71,11 @@ export const escapeLabel = (s: string): string => s.replace(/\\/g, '\\\\').repla
 
 /** `a="x",b="y"`: the label body, sorted by name as the Prometheus client writes it; built once per series. */
 export function labelPairs(names: readonly string[], values: readonly string[]): string {
-  return names.map((n, i) => [n, values[i] ?? ''] as const).sort((x, y) => (x[0] < y[0] ? -1 : 1))
-    .map(([n, v]) => `${n}="${escapeLabel(v)}"`).join(',');
+  return names
+    .map((n, i) => [n, values[i] ?? ''] as const)
+    .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+    .map(([n, v]) => `${n}="${escapeLabel(v)}"`)
+    .join(',');
 }
 
 export class MetricsRegistry {
@@ -83,7 +88,8 @@ export class MetricsRegistry {
   /** Registers a family unless it is hidden or deleted; returns it either way (recording stays cheap). */
   register<F extends Family>(f: F): F {
     const v = visibility(f.opts, this.version);
-    if (f.opts.deprecatedVersion && v !== 'deleted') this.warnings.push(`metric ${f.opts.name} is deprecated from ${f.opts.deprecatedVersion}`);
+    if (f.opts.deprecatedVersion && v !== 'deleted')
+      this.warnings.push(`metric ${f.opts.name} is deprecated from ${f.opts.deprecatedVersion}`);
     if (v === 'shown') this.families.push(f);
     return f;
   }
@@ -114,13 +120,17 @@ export class MetricsRegistry {
 /** A gauge or counter family whose values are computed at scrape time. */
 export class CollectedFamily implements Family {
   constructor(
-    readonly opts: MetricOpts, readonly type: 'counter' | 'gauge', private readonly labels: readonly string[],
+    readonly opts: MetricOpts,
+    readonly type: 'counter' | 'gauge',
+    private readonly labels: readonly string[],
     private readonly collect: () => Iterable<[readonly string[], number]>,
   ) {}
 
   samples(out: string[]): void {
     for (const [values, v] of this.collect()) {
-      out.push(this.labels.length ? `${this.opts.name}{${labelPairs(this.labels, values)}} ${v}` : `${this.opts.name} ${v}`);
+      out.push(
+        this.labels.length ? `${this.opts.name}{${labelPairs(this.labels, values)}} ${v}` : `${this.opts.name} ${v}`,
+      );
     }
   }
 }

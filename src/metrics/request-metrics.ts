@@ -16,7 +16,16 @@ export const DURATION_BUCKETS: readonly number[] = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
 ];
 
-const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+const REQUEST_LABELS = [
+  'verb',
+  'dry_run',
+  'group',
+  'version',
+  'resource',
+  'subresource',
+  'scope',
+  'component',
+] as const;
 const LONGRUNNING_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 /** One label combination (without code) of the request metrics. */
@@ -32,8 +41,14 @@ export class Series {
 
   constructor(values: Record<(typeof REQUEST_LABELS)[number], string>) {
     this.verb = values.verb;
-    this.labels = labelPairs(REQUEST_LABELS, REQUEST_LABELS.map((k) => values[k]));
-    this.longRunningLabels = labelPairs(LONGRUNNING_LABELS, LONGRUNNING_LABELS.map((k) => values[k]));
+    this.labels = labelPairs(
+      REQUEST_LABELS,
+      REQUEST_LABELS.map((k) => values[k]),
+    );
+    this.longRunningLabels = labelPairs(
+      LONGRUNNING_LABELS,
+      LONGRUNNING_LABELS.map((k) => values[k]),
+    );
   }
 
   observe(code: number, seconds: number): void {
@@ -59,14 +74,23 @@ export const MAX_PATH_LABEL = 256;
 
 /** Upstream's reported verbs: uppercase, LIST/WATCH split from GET, APPLY split from PATCH. */
 export const REPORTED_VERBS: Record<string, string> = {
-  get: 'GET', list: 'LIST', watch: 'WATCH', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE',
+  get: 'GET',
+  list: 'LIST',
+  watch: 'WATCH',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
   deletecollection: 'DELETECOLLECTION',
 };
 
 const HELP = {
-  total: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-  duration: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-  longRunning: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+  total:
+    'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+  duration:
+    'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  longRunning:
+    'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
 };
 
 export class RequestMetrics {
@@ -78,22 +102,35 @@ export class RequestMetrics {
   private readonly all: Series[] = [];
 
   /** The series of a resource request; dryRun is upstream's cleaned value ('', 'All', 'invalid'). */
-  resource(def: MetricResource, verb: string, subresource: string, scope: Scope, dryRun: '' | 'All' | 'invalid'): Series {
+  resource(
+    def: MetricResource,
+    verb: string,
+    subresource: string,
+    scope: Scope,
+    dryRun: '' | 'All' | 'invalid',
+  ): Series {
     let verbs = this.byResource.get(def);
     if (!verbs) {
       const key = `${def.group}/${def.version}/${def.resource}`;
       verbs = this.byGvr.get(key);
-      if (!verbs) this.byGvr.set(key, verbs = new Map());
+      if (!verbs) this.byGvr.set(key, (verbs = new Map()));
       this.byResource.set(def, verbs);
     }
     let subs = verbs.get(verb);
-    if (!subs) verbs.set(verb, subs = new Map());
+    if (!subs) verbs.set(verb, (subs = new Map()));
     let slots = subs.get(subresource);
-    if (!slots) subs.set(subresource, slots = []);
+    if (!slots) subs.set(subresource, (slots = []));
     const i = SCOPES.indexOf(scope) * 3 + DRY_RUNS.indexOf(dryRun);
-    return slots[i] ??= this.add({
-      verb, dry_run: dryRun, group: def.group, version: def.version, resource: def.resource, subresource, scope, component: 'apiserver',
-    });
+    return (slots[i] ??= this.add({
+      verb,
+      dry_run: dryRun,
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      subresource,
+      scope,
+      component: 'apiserver',
+    }));
   }
 
   /**
@@ -102,10 +139,23 @@ export class RequestMetrics {
    */
   nonResource(method: string, path: string, component: string): Series {
     let paths = this.byPath.get(method);
-    if (!paths) this.byPath.set(method, paths = new Map());
+    if (!paths) this.byPath.set(method, (paths = new Map()));
     const key = path.length <= MAX_PATH_LABEL && (paths.has(path) || paths.size < MAX_PATHS) ? path : '';
     let s = paths.get(key);
-    if (!s) paths.set(key, s = this.add({ verb: method, dry_run: '', group: '', version: '', resource: '', subresource: key, scope: '', component }));
+    if (!s)
+      paths.set(
+        key,
+        (s = this.add({
+          verb: method,
+          dry_run: '',
+          group: '',
+          version: '',
+          resource: '',
+          subresource: key,
+          scope: '',
+          component,
+        })),
+      );
     return s;
   }
 
@@ -119,22 +169,32 @@ export class RequestMetrics {
   families(): Family[] {
     const all = this.all;
     const total: Family = {
-      opts: { name: 'apiserver_request_total', help: HELP.total, stability: 'STABLE' }, type: 'counter',
+      opts: { name: 'apiserver_request_total', help: HELP.total, stability: 'STABLE' },
+      type: 'counter',
       samples(out) {
-        for (const s of all) for (const [code, n] of s.codes) out.push(`apiserver_request_total{code="${code}",${s.labels}} ${n}`);
+        for (const s of all)
+          for (const [code, n] of s.codes) out.push(`apiserver_request_total{code="${code}",${s.labels}} ${n}`);
       },
     };
     const duration: Family = {
-      opts: { name: 'apiserver_request_duration_seconds', help: HELP.duration, stability: 'STABLE' }, type: 'histogram',
+      opts: { name: 'apiserver_request_duration_seconds', help: HELP.duration, stability: 'STABLE' },
+      type: 'histogram',
       samples(out) {
         const n = 'apiserver_request_duration_seconds';
         for (const s of all) if (s.duration.count > 0) s.duration.lines(n, s.labels, out);
       },
     };
     const longRunning: Family = {
-      opts: { name: 'apiserver_longrunning_requests', help: HELP.longRunning, stability: 'STABLE' } satisfies MetricOpts, type: 'gauge',
+      opts: {
+        name: 'apiserver_longrunning_requests',
+        help: HELP.longRunning,
+        stability: 'STABLE',
+      } satisfies MetricOpts,
+      type: 'gauge',
       samples(out) {
-        for (const s of all) if (s.verb === 'WATCH' || s.longRunning) out.push(`apiserver_longrunning_requests{${s.longRunningLabels}} ${s.longRunning}`);
+        for (const s of all)
+          if (s.verb === 'WATCH' || s.longRunning)
+            out.push(`apiserver_longrunning_requests{${s.longRunningLabels}} ${s.longRunning}`);
       },
     };
     return [total, duration, longRunning];

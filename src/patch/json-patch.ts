@@ -20,16 +20,26 @@ export const MAX_COPY_BYTES = 3 * 1024 * 1024;
 export const MAX_SHIFTED_ELEMENTS = 50_000_000;
 
 /** The work a patch did so far, checked against the bounds above. */
-interface Work { shifted: number; copied: number }
+interface Work {
+  shifted: number;
+  copied: number;
+}
 
 function shift(work: Work, n: number): void {
   work.shifted += n;
   if (work.shifted > MAX_SHIFTED_ELEMENTS) {
-    throw errors.invalidPatch(`the patch moves more than ${MAX_SHIFTED_ELEMENTS} array elements: split it into smaller patches`);
+    throw errors.invalidPatch(
+      `the patch moves more than ${MAX_SHIFTED_ELEMENTS} array elements: split it into smaller patches`,
+    );
   }
 }
 
-interface Operation { op: string; path: string; value?: unknown; from?: string }
+interface Operation {
+  op: string;
+  path: string;
+  value?: unknown;
+  from?: string;
+}
 
 /** An object or array of the document: what a pointer's tokens step through. */
 type Container = Record<string, unknown> | unknown[];
@@ -37,18 +47,23 @@ type Container = Record<string, unknown> | unknown[];
 function parsePointer(p: string): string[] {
   if (p === '') return [];
   if (!p.startsWith('/')) throw errors.invalidPatch(`invalid JSON pointer "${p}"`);
-  return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return p
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The container of a pointer's last token; member names are ordinary own keys (src/api/own-keys.ts). */
 function parent(doc: unknown, tokens: string[], path: string): { container: Container; key: string } {
   let cur: unknown = doc;
   for (const t of tokens.slice(0, -1)) {
-    if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
+    if (cur === null || typeof cur !== 'object')
+      throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
     cur = Array.isArray(cur) ? cur[index(cur, t, path, false)] : ownValue(cur, t);
     if (cur === undefined) throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
   }
-  if (cur === null || typeof cur !== 'object') throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
+  if (cur === null || typeof cur !== 'object')
+    throw errors.invalidPatch(`doc is missing path: "${path}": missing value`);
   return { container: cur as Container, key: tokens[tokens.length - 1]! };
 }
 
@@ -56,7 +71,8 @@ function index(arr: unknown[], t: string, path: string, forAdd: boolean): number
   if (forAdd && t === '-') return arr.length;
   if (!/^(0|[1-9][0-9]*)$/.test(t)) throw errors.invalidPatch(`invalid array index "${t}" in "${path}"`);
   const i = Number(t);
-  if (i > arr.length || (!forAdd && i === arr.length)) throw errors.invalidPatch(`Unable to access invalid index: ${i}`);
+  if (i > arr.length || (!forAdd && i === arr.length))
+    throw errors.invalidPatch(`Unable to access invalid index: ${i}`);
   return i;
 }
 
@@ -105,17 +121,24 @@ function remove(doc: unknown, path: string, work: Work): unknown {
 
 /** Applies the operations to a copy of doc; a failed test or bad path changes nothing. */
 export function applyJsonPatch(doc: unknown, patch: unknown): any {
-  if (!Array.isArray(patch)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(patch))
+    throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (patch.length > MAX_OPERATIONS) {
-    throw new StatusError({ ...errors.requestEntityTooLarge(0).status, message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}` });
+    throw new StatusError({
+      ...errors.requestEntityTooLarge(0).status,
+      message: `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}`,
+    });
   }
   // copyValue: the live object may nest deeper than structuredClone recurses (stored by an older version)
   let out: unknown = copyValue(doc);
   const work: Work = { shifted: 0, copied: 0 };
   for (const raw of patch as Operation[]) {
-    if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string') throw errors.invalidPatch('operation must have a path');
-    if ((raw.op === 'add' || raw.op === 'replace' || raw.op === 'test') && !('value' in raw)) throw errors.invalidPatch(`${raw.op} operation does not apply: doc is missing value`);
-    if ((raw.op === 'move' || raw.op === 'copy') && typeof raw.from !== 'string') throw errors.invalidPatch(`${raw.op} operation does not apply: missing from`);
+    if (!raw || typeof raw !== 'object' || typeof raw.path !== 'string')
+      throw errors.invalidPatch('operation must have a path');
+    if ((raw.op === 'add' || raw.op === 'replace' || raw.op === 'test') && !('value' in raw))
+      throw errors.invalidPatch(`${raw.op} operation does not apply: doc is missing value`);
+    if ((raw.op === 'move' || raw.op === 'copy') && typeof raw.from !== 'string')
+      throw errors.invalidPatch(`${raw.op} operation does not apply: missing from`);
     out = step(out, raw, work);
   }
   return out;
@@ -124,14 +147,17 @@ export function applyJsonPatch(doc: unknown, patch: unknown): any {
 /** One operation on the document (mutated in place where it can be); returns the new document. */
 function step(out: unknown, raw: Operation, work: Work): unknown {
   switch (raw.op) {
-    case 'add': return add(out, raw.path, structuredClone(raw.value), work);
-    case 'remove': return remove(out, raw.path, work);
+    case 'add':
+      return add(out, raw.path, structuredClone(raw.value), work);
+    case 'remove':
+      return remove(out, raw.path, work);
     case 'replace':
       get(out, raw.path);
       return raw.path === '' ? structuredClone(raw.value) : replace(out, raw.path, structuredClone(raw.value));
     case 'move': {
       const from = raw.from ?? '';
-      if (raw.path.startsWith(from + '/')) throw errors.invalidPatch(`cannot move "${from}" into its own child "${raw.path}"`);
+      if (raw.path.startsWith(from + '/'))
+        throw errors.invalidPatch(`cannot move "${from}" into its own child "${raw.path}"`);
       const v = get(out, from);
       return add(remove(out, from, work), raw.path, v, work);
     }
@@ -140,7 +166,9 @@ function step(out: unknown, raw: Operation, work: Work): unknown {
       // measured before the copy is made (Go: the size of the value marshalled)
       work.copied += jsonBytes(v);
       if (work.copied > MAX_COPY_BYTES) {
-        throw errors.invalidPatch(`Unable to complete the copy, the accumulated size increase of copy is ${work.copied}, exceeding the limit ${MAX_COPY_BYTES}`);
+        throw errors.invalidPatch(
+          `Unable to complete the copy, the accumulated size increase of copy is ${work.copied}, exceeding the limit ${MAX_COPY_BYTES}`,
+        );
       }
       return add(out, raw.path, structuredClone(v), work);
     }
@@ -149,7 +177,8 @@ function step(out: unknown, raw: Operation, work: Work): unknown {
         throw errors.invalidPatch(`testing value ${raw.path} failed: test failed`);
       }
       return out;
-    default: throw errors.invalidPatch(`Unexpected kind: ${raw.op}`);
+    default:
+      throw errors.invalidPatch(`Unexpected kind: ${raw.op}`);
   }
 }
 
@@ -160,6 +189,11 @@ function jsonBytes(v: unknown): number {
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

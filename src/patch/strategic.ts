@@ -22,7 +22,8 @@ export function applyStrategicPatch(original: unknown, patch: unknown, schema: S
 
 function child(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
   if (!schema) return undefined;
-  if (schema.kind === 'struct') return schema.props ? ownValue(schema.props, key) as SchemaNode | undefined : undefined;
+  if (schema.kind === 'struct')
+    return schema.props ? (ownValue(schema.props, key) as SchemaNode | undefined) : undefined;
   if (schema.kind === 'map') return schema.elem;
   return undefined;
 }
@@ -44,16 +45,24 @@ function mergeMap(original: Obj, patch: Obj, schema: SchemaNode | undefined): Ob
       const list = ownValue(out, field);
       if (Array.isArray(list) && Array.isArray(value)) {
         const gone = new Set<unknown>(value);
-        setOwn(out, field, list.filter((x: unknown) => !gone.has(x)));
+        setOwn(
+          out,
+          field,
+          list.filter((x: unknown) => !gone.has(x)),
+        );
       }
       continue;
     }
-    if (value === null) { delete out[key]; continue; }
+    if (value === null) {
+      delete out[key];
+      continue;
+    }
     const sub = child(schema, key);
     const cur = ownValue(out, key);
     if (isObj(value) && (isObj(cur) || cur === undefined)) {
       const merged = mergeMap(isObj(cur) ? cur : {}, value, sub);
-      if (merged === undefined) delete out[key]; else setOwn(out, key, merged);
+      if (merged === undefined) delete out[key];
+      else setOwn(out, key, merged);
     } else if (Array.isArray(value)) {
       setOwn(out, key, mergeList(Array.isArray(cur) ? cur : [], value, sub));
     } else {
@@ -87,7 +96,10 @@ function mergeList(original: unknown[], patch: unknown[], schema: SchemaNode | u
     const seen = new Set(out.map((x) => JSON.stringify(x)));
     for (const e of patch) {
       const id = JSON.stringify(e);
-      if (!seen.has(id)) { seen.add(id); out.push(e); }
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push(e);
+      }
     }
     return out;
   }
@@ -100,20 +112,33 @@ function mergeKeyed(original: unknown[], patch: unknown[], key: string, elem: Sc
   const deleted = new Set<number>();
   // merge key value -> indices in out of the elements carrying it, first first
   const at = new Map<unknown, number[]>();
-  const index = (k: unknown, i: number) => { const l = at.get(k); if (l) l.push(i); else at.set(k, [i]); };
-  out.forEach((x, i) => { if (isObj(x)) index(x[key], i); });
+  const index = (k: unknown, i: number) => {
+    const l = at.get(k);
+    if (l) l.push(i);
+    else at.set(k, [i]);
+  };
+  out.forEach((x, i) => {
+    if (isObj(x)) index(x[key], i);
+  });
   for (const e of patch) {
     if (!isObj(e)) throw errors.badRequest(`the merge key "${key}" is missing from an element of a merged list`);
     if (e.$patch === 'merge') throw errors.badRequest('merging lists cannot yet be specified in the patch');
-    if (e[key] === undefined) throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
+    if (e[key] === undefined)
+      throw errors.badRequest(`map: ${JSON.stringify(e)} does not contain declared merge key: ${key}`);
     const found = at.get(e[key]);
     const i = found?.[0];
     if (e.$patch === 'delete') {
-      if (i !== undefined) { deleted.add(i); found!.shift(); }
+      if (i !== undefined) {
+        deleted.add(i);
+        found!.shift();
+      }
       continue;
     }
     if (i !== undefined) out[i] = mergeMap(out[i]!, e, elem) ?? out[i]!;
-    else { index(e[key], out.length); out.push(stripDirectives(e) as Obj); }
+    else {
+      index(e[key], out.length);
+      out.push(stripDirectives(e) as Obj);
+    }
   }
   return deleted.size ? out.filter((_, i) => !deleted.has(i)) : out;
 }

@@ -29,24 +29,73 @@ export interface Conversion {
 
 /** core v1 Event field -> events v1 field (the renamed ones) */
 const CORE_TO_EVENTS: Readonly<Record<string, string>> = {
-  involvedObject: 'regarding', message: 'note', source: 'deprecatedSource', firstTimestamp: 'deprecatedFirstTimestamp',
-  lastTimestamp: 'deprecatedLastTimestamp', count: 'deprecatedCount', reportingComponent: 'reportingController',
+  involvedObject: 'regarding',
+  message: 'note',
+  source: 'deprecatedSource',
+  firstTimestamp: 'deprecatedFirstTimestamp',
+  lastTimestamp: 'deprecatedLastTimestamp',
+  count: 'deprecatedCount',
+  reportingComponent: 'reportingController',
 };
-const EVENTS_TO_CORE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(CORE_TO_EVENTS).map(([a, b]) => [b, a]));
+const EVENTS_TO_CORE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(CORE_TO_EVENTS).map(([a, b]) => [b, a]),
+);
 
 /** upstream field order of each type, so a converted object reads like one written in its version */
-const CORE_ORDER = ['kind', 'apiVersion', 'metadata', 'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp',
-  'count', 'type', 'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance'];
-const EVENTS_ORDER = ['kind', 'apiVersion', 'metadata', 'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason',
-  'regarding', 'related', 'note', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount'];
+const CORE_ORDER = [
+  'kind',
+  'apiVersion',
+  'metadata',
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'type',
+  'eventTime',
+  'series',
+  'action',
+  'related',
+  'reportingComponent',
+  'reportingInstance',
+];
+const EVENTS_ORDER = [
+  'kind',
+  'apiVersion',
+  'metadata',
+  'eventTime',
+  'series',
+  'reportingController',
+  'reportingInstance',
+  'action',
+  'reason',
+  'regarding',
+  'related',
+  'note',
+  'type',
+  'deprecatedSource',
+  'deprecatedFirstTimestamp',
+  'deprecatedLastTimestamp',
+  'deprecatedCount',
+];
 
 /** upstream AddFieldLabelConversionsForEvent (events/v1) */
 const EVENTS_FIELD_LABELS: Readonly<Record<string, string>> = {
-  'reason': 'reason', 'regarding.kind': 'involvedObject.kind', 'regarding.namespace': 'involvedObject.namespace',
-  'regarding.name': 'involvedObject.name', 'regarding.uid': 'involvedObject.uid', 'regarding.apiVersion': 'involvedObject.apiVersion',
-  'regarding.resourceVersion': 'involvedObject.resourceVersion', 'regarding.fieldPath': 'involvedObject.fieldPath',
-  'reportingController': 'reportingComponent', 'source': 'source', 'type': 'type',
-  'metadata.namespace': 'metadata.namespace', 'metadata.name': 'metadata.name',
+  'reason': 'reason',
+  'regarding.kind': 'involvedObject.kind',
+  'regarding.namespace': 'involvedObject.namespace',
+  'regarding.name': 'involvedObject.name',
+  'regarding.uid': 'involvedObject.uid',
+  'regarding.apiVersion': 'involvedObject.apiVersion',
+  'regarding.resourceVersion': 'involvedObject.resourceVersion',
+  'regarding.fieldPath': 'involvedObject.fieldPath',
+  'reportingController': 'reportingComponent',
+  'source': 'source',
+  'type': 'type',
+  'metadata.namespace': 'metadata.namespace',
+  'metadata.name': 'metadata.name',
 };
 
 /** Renames fields by `names`, sets apiVersion, and orders the known fields as `order`. */
@@ -76,14 +125,24 @@ export function conversionFor(referenceGroup: string, version: string, resource:
  * For the front thread's watch fan-out: a stored object's JSON (type key `<group>/<resource>`)
  * as another served version; the conversion of each (type, version) is looked up once.
  */
-export function jsonConverter(identity: Identity, fallback?: (typeKey: string, apiVersion: string, json: string) => string): (typeKey: string, apiVersion: string, json: string) => string {
+export function jsonConverter(
+  identity: Identity,
+  fallback?: (typeKey: string, apiVersion: string, json: string) => string,
+): (typeKey: string, apiVersion: string, json: string) => string {
   const found = new Map<string, Conversion | undefined>();
   return (typeKey, apiVersion, json) => {
     const id = `${typeKey} ${apiVersion}`;
     if (!found.has(id)) {
       const slash = apiVersion.lastIndexOf('/');
       const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-      found.set(id, conversionFor(referenceGroup(identity, group), apiVersion.slice(slash + 1), typeKey.slice(typeKey.indexOf('/') + 1)));
+      found.set(
+        id,
+        conversionFor(
+          referenceGroup(identity, group),
+          apiVersion.slice(slash + 1),
+          typeKey.slice(typeKey.indexOf('/') + 1),
+        ),
+      );
     }
     const conv = found.get(id);
     if (!conv && fallback) return fallback(typeKey, apiVersion, json);

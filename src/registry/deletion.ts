@@ -12,12 +12,14 @@ export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
 
-export type DeletePlan =
-  | { action: 'remove' }
-  | { action: 'pending'; next: any }
-  | { action: 'unchanged' };
+export type DeletePlan = { action: 'remove' } | { action: 'pending'; next: any } | { action: 'unchanged' };
 
-interface Target { group: string; kind: string; resource: string; name: string }
+interface Target {
+  group: string;
+  kind: string;
+  resource: string;
+  name: string;
+}
 
 /** DeleteOptions from a decoded body (only the known fields, typed), validated. */
 export function toDeleteOptions(o: any): DeleteOptions {
@@ -30,7 +32,8 @@ export function toDeleteOptions(o: any): DeleteOptions {
     orphanDependents: o.orphanDependents ?? undefined,
     dryRun: Array.isArray(o.dryRun) ? o.dryRun : undefined,
   };
-  if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true)
+    options.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   checkDeleteOptions(options);
   return options;
 }
@@ -51,19 +54,29 @@ function checkTypes(o: any): void {
     if (v === undefined || v === null) continue;
     const got = Array.isArray(v) ? 'array' : typeof v;
     if (got !== want || (want === 'object' && Array.isArray(v))) {
-      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`);
+      throw errors.badRequest(
+        `json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`,
+      );
     }
   }
   // nested strings: preconditions.uid (a types.UID) / .resourceVersion, dryRun items
   const pre = o.preconditions;
-  for (const [f, goType] of [['uid', 'types.UID'], ['resourceVersion', 'string']] as const) {
+  for (const [f, goType] of [
+    ['uid', 'types.UID'],
+    ['resourceVersion', 'string'],
+  ] as const) {
     const v = pre?.[f];
     if (v !== undefined && v !== null && typeof v !== 'string') {
-      throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type ${goType}`);
+      throw errors.badRequest(
+        `json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type ${goType}`,
+      );
     }
   }
   for (const v of Array.isArray(o.dryRun) ? o.dryRun : []) {
-    if (typeof v !== 'string') throw errors.badRequest(`json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.dryRun of type string`);
+    if (typeof v !== 'string')
+      throw errors.badRequest(
+        `json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.dryRun of type string`,
+      );
   }
 }
 
@@ -76,13 +89,25 @@ function goKind(v: unknown): string {
 export function checkDeleteOptions(o: DeleteOptions): void {
   const causes = [];
   if (o.propagationPolicy !== undefined && !POLICIES.includes(o.propagationPolicy)) {
-    causes.push({ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'propagationPolicy',
+      message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`,
+    });
   }
   if (o.propagationPolicy !== undefined && o.orphanDependents !== undefined) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: `Invalid value: "${o.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'propagationPolicy',
+      message: `Invalid value: "${o.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set`,
+    });
   }
   if (o.gracePeriodSeconds !== undefined && (!Number.isInteger(o.gracePeriodSeconds) || o.gracePeriodSeconds < 0)) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'gracePeriodSeconds', message: `Invalid value: ${o.gracePeriodSeconds}: must be greater than or equal to 0` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'gracePeriodSeconds',
+      message: `Invalid value: ${o.gracePeriodSeconds}: must be greater than or equal to 0`,
+    });
   }
   if (causes.length) throw errors.invalid({ group: 'meta.plat.io', kind: 'DeleteOptions', name: '' }, causes);
 }
@@ -99,13 +124,21 @@ export function checkUnsafeDelete(o: DeleteOptions, dryRun: boolean, gate: boole
     return;
   }
   const f = 'ignoreStoreReadErrorWithClusterBreakingPotential';
-  if (collection) throw errors.badRequest(`${f}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`);
+  if (collection)
+    throw errors.badRequest(
+      `${f}: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option`,
+    );
   const set: string[] = [];
-  if (dryRun || (o.dryRun?.length ?? 0) > 0) set.push(`dryRun: Invalid value: ${JSON.stringify(o.dryRun ?? ['All'])}: can not be set together with ${f}`);
-  if (o.gracePeriodSeconds !== undefined) set.push(`gracePeriodSeconds: Invalid value: ${o.gracePeriodSeconds}: can not be set together with ${f}`);
-  if (o.orphanDependents !== undefined) set.push(`orphanDependents: Invalid value: ${o.orphanDependents}: can not be set together with ${f}`);
-  if (o.preconditions !== undefined) set.push(`preconditions: Invalid value: ${JSON.stringify(o.preconditions)}: can not be set together with ${f}`);
-  if (o.propagationPolicy !== undefined) set.push(`propagationPolicy: Invalid value: "${o.propagationPolicy}": can not be set together with ${f}`);
+  if (dryRun || (o.dryRun?.length ?? 0) > 0)
+    set.push(`dryRun: Invalid value: ${JSON.stringify(o.dryRun ?? ['All'])}: can not be set together with ${f}`);
+  if (o.gracePeriodSeconds !== undefined)
+    set.push(`gracePeriodSeconds: Invalid value: ${o.gracePeriodSeconds}: can not be set together with ${f}`);
+  if (o.orphanDependents !== undefined)
+    set.push(`orphanDependents: Invalid value: ${o.orphanDependents}: can not be set together with ${f}`);
+  if (o.preconditions !== undefined)
+    set.push(`preconditions: Invalid value: ${JSON.stringify(o.preconditions)}: can not be set together with ${f}`);
+  if (o.propagationPolicy !== undefined)
+    set.push(`propagationPolicy: Invalid value: "${o.propagationPolicy}": can not be set together with ${f}`);
   if (set.length) throw errors.badRequest(set.length === 1 ? set[0]! : `[${set.join(', ')}]`);
 }
 
@@ -117,10 +150,16 @@ export function checkPreconditions(obj: any, o: DeleteOptions, t: Target, rv: nu
   const pre = o.preconditions;
   const byKind = { ...t, resource: t.kind };
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(byKind, `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`);
+    throw errors.conflict(
+      byKind,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`,
+    );
   }
   if (pre?.resourceVersion && pre.resourceVersion !== String(rv)) {
-    throw errors.conflict(byKind, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`);
+    throw errors.conflict(
+      byKind,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+    );
   }
 }
 
@@ -132,10 +171,22 @@ function policyFinalizer(o: DeleteOptions): string | undefined {
 }
 
 /** What a DELETE does to obj: remove it now, mark it pending (finalizers, grace), or nothing. */
-export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrategy, now: number, t: Target, config: StrategyConfig): DeletePlan {
+export function planDelete(
+  obj: any,
+  o: DeleteOptions,
+  strategy: ResourceStrategy,
+  now: number,
+  t: Target,
+  config: StrategyConfig,
+): DeletePlan {
   const forbidden = strategy.forbidDelete(obj, config);
   // upstream NewForbidden: details name the resource (plural) as kind
-  if (forbidden) throw errors.forbidden(`${t.resource} "${t.name}" is forbidden: ${forbidden}`, { name: t.name, group: t.group, kind: t.resource });
+  if (forbidden)
+    throw errors.forbidden(`${t.resource} "${t.name}" is forbidden: ${forbidden}`, {
+      name: t.name,
+      group: t.group,
+      kind: t.resource,
+    });
   const meta = obj.metadata;
   const add = policyFinalizer(o);
   const grace = strategy.gracePeriod(obj, o.gracePeriodSeconds);
@@ -144,12 +195,15 @@ export function planDelete(obj: any, o: DeleteOptions, strategy: ResourceStrateg
   if (meta.deletionTimestamp) {
     // a pending deletion: a shorter grace period or a new policy finalizer may still apply
     if (!held && grace === 0) return { action: 'remove' };
-    if (add && !finalizers.includes(add)) return { action: 'pending', next: { ...obj, metadata: { ...meta, finalizers: [...finalizers, add] } } };
+    if (add && !finalizers.includes(add))
+      return { action: 'pending', next: { ...obj, metadata: { ...meta, finalizers: [...finalizers, add] } } };
     return { action: 'unchanged' };
   }
   if (!held && !add && grace === 0) return { action: 'remove' };
   const next = copyValue(obj);
-  next.metadata.deletionTimestamp = new Date(Math.floor(now / 1000) * 1000 + grace * 1000).toISOString().replace('.000Z', 'Z');
+  next.metadata.deletionTimestamp = new Date(Math.floor(now / 1000) * 1000 + grace * 1000)
+    .toISOString()
+    .replace('.000Z', 'Z');
   next.metadata.deletionGracePeriodSeconds = grace;
   if (add && !finalizers.includes(add)) next.metadata.finalizers = [...finalizers, add];
   strategy.prepareForDelete(next);

@@ -17,14 +17,17 @@ import { MAX_OBJECT_BYTES } from './objects.js';
  */
 export function checkStorable(entry: { json: string; obj: unknown }, old?: { json: string }): void {
   // a JSON character is at least one byte: only long texts need counting
-  if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES) throw errors.objectTooLarge(MAX_OBJECT_BYTES);
+  if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES)
+    throw errors.objectTooLarge(MAX_OBJECT_BYTES);
   if (!exceedsDepth(entry.json) || (old && exceedsDepth(old.json))) return;
   const obj = entry.obj as { metadata?: Record<string, unknown> };
   try {
     checkValueDepth({ ...obj, metadata: { ...obj.metadata, managedFields: undefined } });
   } catch (e) {
     if (!(e instanceof DepthError)) throw e;
-    throw errors.invalid({ kind: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: "object": ${e.message}`, field: 'patch' }]);
+    throw errors.invalid({ kind: '' }, [
+      { reason: 'FieldValueInvalid', message: `Invalid value: "object": ${e.message}`, field: 'patch' },
+    ]);
   }
 }
 

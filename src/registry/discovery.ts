@@ -16,12 +16,33 @@ import { describedDefinitions, describedParameters } from '../api/descriptions.j
 import { servedOpenAPI } from '../api/openapi-names.js';
 import type { ResourceDef, Verb } from './types.js';
 
-export interface ServerAddressByClientCIDR { clientCIDR: string; serverAddress: string }
-export interface APIVersions { kind: 'APIVersions'; versions: string[]; serverAddressByClientCIDRs: ServerAddressByClientCIDR[] }
-export interface GroupVersionForDiscovery { groupVersion: string; version: string }
-export interface APIGroupEntry { name: string; versions: GroupVersionForDiscovery[]; preferredVersion: GroupVersionForDiscovery }
-export interface APIGroup extends APIGroupEntry { kind: 'APIGroup'; apiVersion: 'v1' }
-export interface APIGroupList { kind: 'APIGroupList'; apiVersion: 'v1'; groups: APIGroupEntry[] }
+export interface ServerAddressByClientCIDR {
+  clientCIDR: string;
+  serverAddress: string;
+}
+export interface APIVersions {
+  kind: 'APIVersions';
+  versions: string[];
+  serverAddressByClientCIDRs: ServerAddressByClientCIDR[];
+}
+export interface GroupVersionForDiscovery {
+  groupVersion: string;
+  version: string;
+}
+export interface APIGroupEntry {
+  name: string;
+  versions: GroupVersionForDiscovery[];
+  preferredVersion: GroupVersionForDiscovery;
+}
+export interface APIGroup extends APIGroupEntry {
+  kind: 'APIGroup';
+  apiVersion: 'v1';
+}
+export interface APIGroupList {
+  kind: 'APIGroupList';
+  apiVersion: 'v1';
+  groups: APIGroupEntry[];
+}
 export interface APIResource {
   name: string;
   singularName: string;
@@ -34,10 +55,23 @@ export interface APIResource {
   categories?: string[];
   storageVersionHash?: string;
 }
-export interface APIResourceList { kind: 'APIResourceList'; apiVersion: 'v1'; groupVersion: string; resources: APIResource[] }
+export interface APIResourceList {
+  kind: 'APIResourceList';
+  apiVersion: 'v1';
+  groupVersion: string;
+  resources: APIResource[];
+}
 
-export interface GroupVersionKind { group: string; version: string; kind: string }
-export interface APISubresourceDiscovery { subresource: string; responseKind: GroupVersionKind; verbs: Verb[] }
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+export interface APISubresourceDiscovery {
+  subresource: string;
+  responseKind: GroupVersionKind;
+  verbs: Verb[];
+}
 export interface APIResourceDiscovery {
   resource: string;
   responseKind: GroupVersionKind;
@@ -48,8 +82,15 @@ export interface APIResourceDiscovery {
   categories?: string[];
   subresources?: APISubresourceDiscovery[];
 }
-export interface APIVersionDiscovery { version: string; resources: APIResourceDiscovery[]; freshness: 'Current' }
-export interface APIGroupDiscovery { metadata: { name?: string; creationTimestamp: null }; versions: APIVersionDiscovery[] }
+export interface APIVersionDiscovery {
+  version: string;
+  resources: APIResourceDiscovery[];
+  freshness: 'Current';
+}
+export interface APIGroupDiscovery {
+  metadata: { name?: string; creationTimestamp: null };
+  versions: APIVersionDiscovery[];
+}
 export interface APIGroupDiscoveryList {
   kind: 'APIGroupDiscoveryList';
   apiVersion: string;
@@ -58,9 +99,18 @@ export interface APIGroupDiscoveryList {
 }
 
 type Json = Record<string, unknown>;
-export interface OpenAPIV2Document extends Json { paths: Record<string, Json>; definitions: Record<string, Json> }
-export interface OpenAPIV3Document extends Json { openapi: '3.0.0'; paths: Record<string, Json>; components: Json }
-export interface OpenAPIV3Index { paths: Record<string, { serverRelativeURL: string }> }
+export interface OpenAPIV2Document extends Json {
+  paths: Record<string, Json>;
+  definitions: Record<string, Json>;
+}
+export interface OpenAPIV3Document extends Json {
+  openapi: '3.0.0';
+  paths: Record<string, Json>;
+  components: Json;
+}
+export interface OpenAPIV3Index {
+  paths: Record<string, { serverRelativeURL: string }>;
+}
 
 /** The reference schema directory: the repository's `reference/` copy (dist/src/api -> repo root). */
 export const DEFAULT_REFERENCE_DIR = fileURLToPath(new URL('../../../reference', import.meta.url));
@@ -79,13 +129,20 @@ function memo<T>(registry: Registry, key: string, build: () => T): T {
 }
 
 const groupVersion = (group: string, version: string): string => (group === '' ? version : `${group}/${version}`);
-const gvFor = (group: string, version: string): GroupVersionForDiscovery => ({ groupVersion: groupVersion(group, version), version });
+const gvFor = (group: string, version: string): GroupVersionForDiscovery => ({
+  groupVersion: groupVersion(group, version),
+  version,
+});
 const optional = <K extends string>(key: K, list: string[]): Partial<Record<K, string[]>> =>
-  (list.length > 0 ? { [key]: list } as Record<K, string[]> : {});
+  list.length > 0 ? ({ [key]: list } as Record<K, string[]>) : {};
 
 /** GET /api */
 export function apiVersions(serverAddress: string): APIVersions {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupEntry(registry: Registry, name: string): APIGroupEntry | undefined {
@@ -97,8 +154,12 @@ function groupEntry(registry: Registry, name: string): APIGroupEntry | undefined
 /** GET /apis: every served named group (the core group is at /api). */
 export function apiGroupList(registry: Registry): APIGroupList {
   return memo(registry, 'apis', () => ({
-    kind: 'APIGroupList', apiVersion: 'v1',
-    groups: registry.groups().filter((g) => g.name !== '').map((g) => groupEntry(registry, g.name)!),
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: registry
+      .groups()
+      .filter((g) => g.name !== '')
+      .map((g) => groupEntry(registry, g.name)!),
   }));
 }
 
@@ -112,15 +173,25 @@ export function apiGroup(registry: Registry, group: string): APIGroup | undefine
 function apiResources(registry: Registry, r: ResourceDef): APIResource[] {
   const hash = storageHashOf(registry, r);
   const main: APIResource = {
-    name: r.resource, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
-    ...optional('shortNames', r.shortNames), ...optional('categories', r.categories),
+    name: r.resource,
+    singularName: r.singularName,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: r.verbs,
+    ...optional('shortNames', r.shortNames),
+    ...optional('categories', r.categories),
     ...(hash !== undefined ? { storageVersionHash: hash } : {}),
   };
-  const subs = r.subresources.map((s): APIResource => ({
-    name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced,
-    ...(s.group !== r.group || s.version !== r.version ? { group: s.group, version: s.version } : {}),
-    kind: s.kind, verbs: s.verbs,
-  }));
+  const subs = r.subresources.map(
+    (s): APIResource => ({
+      name: `${r.resource}/${s.name}`,
+      singularName: '',
+      namespaced: r.namespaced,
+      ...(s.group !== r.group || s.version !== r.version ? { group: s.group, version: s.version } : {}),
+      kind: s.kind,
+      verbs: s.verbs,
+    }),
+  );
   return [main, ...subs];
 }
 
@@ -128,8 +199,12 @@ function apiResources(registry: Registry, r: ResourceDef): APIResource[] {
 export function apiResourceList(registry: Registry, group: string, version: string): APIResourceList | undefined {
   if (!registry.isServed(group, version)) return undefined;
   return memo(registry, `resources:${group}/${version}`, () => ({
-    kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version),
-    resources: registry.resourcesFor(group, version).flatMap((r) => apiResources(registry, r))
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: groupVersion(group, version),
+    resources: registry
+      .resourcesFor(group, version)
+      .flatMap((r) => apiResources(registry, r))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   }));
 }
@@ -141,12 +216,18 @@ function responseKind(r: ResourceDef, group: string, version: string, kind: stri
 
 function resourceDiscovery(r: ResourceDef): APIResourceDiscovery {
   const subresources = r.subresources.map((s) => ({
-    subresource: s.name, responseKind: responseKind(r, s.group, s.version, s.kind), verbs: s.verbs,
+    subresource: s.name,
+    responseKind: responseKind(r, s.group, s.version, s.kind),
+    verbs: s.verbs,
   }));
   return {
-    resource: r.resource, responseKind: responseKind(r, r.group, r.version, r.kind),
-    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singularName, verbs: r.verbs,
-    ...optional('shortNames', r.shortNames), ...optional('categories', r.categories),
+    resource: r.resource,
+    responseKind: responseKind(r, r.group, r.version, r.kind),
+    scope: r.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: r.singularName,
+    verbs: r.verbs,
+    ...optional('shortNames', r.shortNames),
+    ...optional('categories', r.categories),
     ...(subresources.length > 0 ? { subresources } : {}),
   };
 }
@@ -160,16 +241,26 @@ export function aggregatedDiscovery(registry: Registry, core: boolean): APIGroup
     kind: 'APIGroupDiscoveryList',
     apiVersion: `${groupFor(registry.identity, 'apidiscovery.plat.io')}/v2`,
     metadata: {},
-    items: registry.groups().filter((g) => (g.name === '') === core).map((g) => ({
-      metadata: { ...(g.name === '' ? {} : { name: g.name }), creationTimestamp: null },
-      versions: g.versions.map((version): APIVersionDiscovery => ({
-        version, resources: registry.resourcesFor(g.name, version).map(resourceDiscovery), freshness: 'Current',
+    items: registry
+      .groups()
+      .filter((g) => (g.name === '') === core)
+      .map((g) => ({
+        metadata: { ...(g.name === '' ? {} : { name: g.name }), creationTimestamp: null },
+        versions: g.versions.map(
+          (version): APIVersionDiscovery => ({
+            version,
+            resources: registry.resourcesFor(g.name, version).map(resourceDiscovery),
+            freshness: 'Current',
+          }),
+        ),
       })),
-    })),
   }));
 }
 
-interface ReferenceDocument extends OpenAPIV2Document { parameters: Record<string, Json>; securityDefinitions: Json }
+interface ReferenceDocument extends OpenAPIV2Document {
+  parameters: Record<string, Json>;
+  securityDefinitions: Json;
+}
 
 const references = new Map<string, ReferenceDocument>();
 
@@ -180,7 +271,8 @@ function reference(referenceDir: string, identity: Identity): ReferenceDocument 
   if (!doc) {
     doc = JSON.parse(readFileSync(resolve(referenceDir, 'openapi-v2.json'), 'utf8')) as ReferenceDocument;
     doc = {
-      ...doc, definitions: describedDefinitions(doc.definitions, referenceDir, identity),
+      ...doc,
+      definitions: describedDefinitions(doc.definitions, referenceDir, identity),
       parameters: describedParameters(doc.parameters, referenceDir, identity),
     };
     references.set(key, doc);
@@ -188,7 +280,11 @@ function reference(referenceDir: string, identity: Identity): ReferenceDocument 
   return doc;
 }
 
-interface ApiPath { group?: string; version?: string; resource?: string }
+interface ApiPath {
+  group?: string;
+  version?: string;
+  resource?: string;
+}
 
 /** Splits `/api/v1/...` and `/apis/<g>/<v>/...` (legacy `/watch/` and namespace segments skipped). */
 function apiPath(path: string): ApiPath | undefined {
@@ -208,9 +304,12 @@ function servedPath(registry: Registry, path: string): string | undefined {
   if (p?.group === undefined) return path;
   const group = groupFor(registry.identity, p.group);
   const renamed = p.group === group ? path : path.replace(`/apis/${p.group}/`, `/apis/${group}/`);
-  const served = p.version === undefined ? group === '' || registry.group(group) !== undefined
-    : p.resource === undefined ? registry.isServed(group, p.version)
-      : registry.lookup(group, p.version, p.resource) !== undefined;
+  const served =
+    p.version === undefined
+      ? group === '' || registry.group(group) !== undefined
+      : p.resource === undefined
+        ? registry.isServed(group, p.version)
+        : registry.lookup(group, p.version, p.resource) !== undefined;
   return served ? renamed : undefined;
 }
 
@@ -231,7 +330,13 @@ function referenced(doc: ReferenceDocument, roots: unknown[]): { definitions: Se
   return { definitions, parameters };
 }
 
-function followRef(ref: string, doc: ReferenceDocument, defs: Set<string>, params: Set<string>, stack: unknown[]): void {
+function followRef(
+  ref: string,
+  doc: ReferenceDocument,
+  defs: Set<string>,
+  params: Set<string>,
+  stack: unknown[],
+): void {
   const [, section, name] = ref.split('/');
   const seen = section === 'definitions' ? defs : section === 'parameters' ? params : undefined;
   if (!seen || name === undefined || seen.has(name)) return;
@@ -255,7 +360,9 @@ function withCustom(registry: Registry, referenceDir: string): ReferenceDocument
 
 /** GET /openapi/v2: the reference document restricted to the served groups, versions and resources. */
 export function openapiV2(registry: Registry, referenceDir = DEFAULT_REFERENCE_DIR): OpenAPIV2Document {
-  return memo(registry, `v2:${referenceDir}`, () => servedOpenAPI(referenceV2(registry, referenceDir), registry.identity));
+  return memo(registry, `v2:${referenceDir}`, () =>
+    servedOpenAPI(referenceV2(registry, referenceDir), registry.identity),
+  );
 }
 
 /** The v2 document in the reference's names (served paths only): what v2 and v3 are served from. */
@@ -268,7 +375,12 @@ function referenceV2(registry: Registry, referenceDir: string): OpenAPIV2Documen
       if (served !== undefined) paths[served] = item;
     }
     const { definitions, parameters } = referenced(doc, Object.values(paths));
-    return { ...doc, paths, definitions: pick(doc.definitions, definitions), parameters: pick(doc.parameters, parameters) };
+    return {
+      ...doc,
+      paths,
+      definitions: pick(doc.definitions, definitions),
+      parameters: pick(doc.parameters, parameters),
+    };
   });
 }
 
@@ -282,15 +394,22 @@ function v3Name(path: string): string {
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  '200': 'OK', '201': 'Created', '202': 'Accepted', '401': 'Unauthorized',
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '401': 'Unauthorized',
 };
 
 /** Rewrites every `$ref` from `#/definitions/` to `#/components/schemas/`. */
 function v3Refs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(v3Refs);
   if (typeof node !== 'object' || node === null) return node;
-  return Object.fromEntries(Object.entries(node).map(([k, v]) =>
-    [k, k === '$ref' && typeof v === 'string' ? v.replace('#/definitions/', '#/components/schemas/') : v3Refs(v)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' ? v.replace('#/definitions/', '#/components/schemas/') : v3Refs(v),
+    ]),
+  );
 }
 
 const content = (types: unknown, schema: unknown): Json =>
@@ -307,12 +426,18 @@ function v3Operation(op: Json, doc: ReferenceDocument): Json {
   const params = resolveParameters(parameters, doc);
   const body = params.find((p) => p['in'] === 'body');
   const others = params.filter((p) => p['in'] !== 'body').map(v3Parameter);
-  const v3Responses = Object.fromEntries(Object.entries((responses ?? {}) as Record<string, Json>).map(([code, r]) =>
-    [code, { description: STATUS_TEXT[code] ?? '', ...(r['schema'] ? { content: content(produces, r['schema']) } : {}) }]));
+  const v3Responses = Object.fromEntries(
+    Object.entries((responses ?? {}) as Record<string, Json>).map(([code, r]) => [
+      code,
+      { description: STATUS_TEXT[code] ?? '', ...(r['schema'] ? { content: content(produces, r['schema']) } : {}) },
+    ]),
+  );
   return {
     ...rest,
     ...(others.length > 0 ? { parameters: others } : {}),
-    ...(body ? { requestBody: { content: content(consumes, body['schema']), ...(body['required'] ? { required: true } : {}) } } : {}),
+    ...(body
+      ? { requestBody: { content: content(consumes, body['schema']), ...(body['required'] ? { required: true } : {}) } }
+      : {}),
     responses: v3Responses,
   };
 }
@@ -325,9 +450,12 @@ function resolveParameters(parameters: unknown, doc: ReferenceDocument): Json[] 
 }
 
 function v3PathItem(item: Json, doc: ReferenceDocument): Json {
-  return Object.fromEntries(Object.entries(item).map(([method, op]) => [method, method === 'parameters'
-    ? resolveParameters(op, doc).map(v3Parameter)
-    : v3Operation(op as Json, doc)]));
+  return Object.fromEntries(
+    Object.entries(item).map(([method, op]) => [
+      method,
+      method === 'parameters' ? resolveParameters(op, doc).map(v3Parameter) : v3Operation(op as Json, doc),
+    ]),
+  );
 }
 
 function buildV3(registry: Registry, referenceDir: string): Map<string, OpenAPIV3Document> {
@@ -340,10 +468,18 @@ function buildV3(registry: Registry, referenceDir: string): Map<string, OpenAPIV
   const documents = new Map<string, OpenAPIV3Document>();
   for (const [name, paths] of [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const { definitions } = referenced(doc, Object.values(paths));
-    documents.set(name, servedOpenAPI(v3Refs({
-      openapi: '3.0.0', info: doc['info'], paths,
-      components: { schemas: pick(doc.definitions, definitions), securitySchemes: doc.securityDefinitions },
-    }) as OpenAPIV3Document, registry.identity));
+    documents.set(
+      name,
+      servedOpenAPI(
+        v3Refs({
+          openapi: '3.0.0',
+          info: doc['info'],
+          paths,
+          components: { schemas: pick(doc.definitions, definitions), securitySchemes: doc.securityDefinitions },
+        }) as OpenAPIV3Document,
+        registry.identity,
+      ),
+    );
   }
   return documents;
 }
@@ -364,6 +500,10 @@ export function openapiV3Index(registry: Registry, referenceDir = DEFAULT_REFERE
 }
 
 /** GET /openapi/v3/<name> (e.g. `apis/apps/v1`), or undefined when nothing is served under that name. */
-export function openapiV3Doc(registry: Registry, name: string, referenceDir = DEFAULT_REFERENCE_DIR): OpenAPIV3Document | undefined {
+export function openapiV3Doc(
+  registry: Registry,
+  name: string,
+  referenceDir = DEFAULT_REFERENCE_DIR,
+): OpenAPIV3Document | undefined {
   return v3Documents(registry, referenceDir).get(name);
 }

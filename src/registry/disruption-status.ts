@@ -8,7 +8,12 @@ import { labelSelectorFromObject } from '../api/selectors.js';
 /** upstream DeletionTimeout: how long an eviction may wait for its pod to start deleting */
 export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
 
-export interface PodRec { name: string; labels: Record<string, string> | undefined; healthy: boolean; deleting: boolean }
+export interface PodRec {
+  name: string;
+  labels: Record<string, string> | undefined;
+  healthy: boolean;
+  deleting: boolean;
+}
 
 /** Running, Ready=True and not deleting (upstream countHealthyPods plus the Running phase). */
 export function podHealthy(pod: any): boolean {
@@ -40,8 +45,10 @@ export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { 
   const currentHealthy = matched.filter((p) => p.healthy && !p.deleting && !(p.name in disruptedPods)).length;
   const spec = pdb.spec ?? {};
   let desiredHealthy = 0;
-  if (spec.minAvailable !== undefined && spec.minAvailable !== null) desiredHealthy = scaled(spec.minAvailable, expectedPods);
-  else if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
+  if (spec.minAvailable !== undefined && spec.minAvailable !== null)
+    desiredHealthy = scaled(spec.minAvailable, expectedPods);
+  else if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null)
+    desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
   const disruptionsAllowed = Math.max(0, currentHealthy - desiredHealthy);
   const status: any = { observedGeneration: pdb.metadata?.generation ?? 0 };
   if (Object.keys(disruptedPods).length) status.disruptedPods = disruptedPods;
@@ -52,16 +59,36 @@ export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { 
 
 /** upstream UpdateDisruptionAllowedCondition (meta.SetStatusCondition keeps the transition time). */
 export function disruptionCondition(conditions: any[] | undefined, allowed: number, now: number): any[] {
-  const want = allowed > 0 ? { status: 'True', reason: 'SufficientPods' } : { status: 'False', reason: 'InsufficientPods' };
+  const want =
+    allowed > 0 ? { status: 'True', reason: 'SufficientPods' } : { status: 'False', reason: 'InsufficientPods' };
   const out = (conditions ?? []).filter((c: any) => c?.type !== 'DisruptionAllowed');
   const prev = (conditions ?? []).find((c: any) => c?.type === 'DisruptionAllowed');
-  const lastTransitionTime = prev && prev.status === want.status ? prev.lastTransitionTime : new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-  out.push({ type: 'DisruptionAllowed', status: want.status, ...(prev?.observedGeneration ? { observedGeneration: prev.observedGeneration } : {}), lastTransitionTime, reason: want.reason, message: prev?.status === want.status && prev?.reason === want.reason ? prev.message ?? '' : '' });
+  const lastTransitionTime =
+    prev && prev.status === want.status
+      ? prev.lastTransitionTime
+      : new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  out.push({
+    type: 'DisruptionAllowed',
+    status: want.status,
+    ...(prev?.observedGeneration ? { observedGeneration: prev.observedGeneration } : {}),
+    lastTransitionTime,
+    reason: want.reason,
+    message: prev?.status === want.status && prev?.reason === want.reason ? (prev.message ?? '') : '',
+  });
   return out;
 }
 
 /** Order-insensitive structural equality of two JSON values. */
 export function same(a: unknown, b: unknown): boolean {
-  const canon = (v: any): any => (Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v);
+  const canon = (v: any): any =>
+    Array.isArray(v)
+      ? v.map(canon)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canon(v[k])]),
+          )
+        : v;
   return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
 }

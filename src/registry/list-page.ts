@@ -7,13 +7,28 @@
  * them all first (their bytes are cached on the entries for the pages that follow); the front
  * writes the envelope's close after the last page and checks the total against `size`.
  */
-import { joinFields, joinItems, jsonItemBytes, protobufFieldsSize, protobufItems, protobufListClose, protobufListOpening } from '../codec/codec.js';
+import {
+  joinFields,
+  joinItems,
+  jsonItemBytes,
+  protobufFieldsSize,
+  protobufItems,
+  protobufListClose,
+  protobufListOpening,
+} from '../codec/codec.js';
 import type { Encoding } from '../codec/types.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 
-export interface PageBody { body: Uint8Array; /** Protobuf first page: the whole body's length */ size?: number }
+export interface PageBody {
+  body: Uint8Array /** Protobuf first page: the whole body's length */;
+  size?: number;
+}
 
-export interface ListHead { kind: string; apiVersion: string; metadata: { resourceVersion: string } }
+export interface ListHead {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion: string };
+}
 
 const EMPTY = new Uint8Array(0);
 
@@ -22,10 +37,20 @@ const EMPTY = new Uint8Array(0);
  * only, every entry of the snapshot the pages will hold (as this version).
  */
 export function pageBody(items: Entry[], enc: Encoding, head: ListHead, all?: () => Iterable<Entry>): PageBody {
-  if (enc.format !== 'protobuf') return { body: joinItems('', items.map((e) => jsonItemBytes(e, e.obj.apiVersion)), '') };
+  if (enc.format !== 'protobuf')
+    return {
+      body: joinItems(
+        '',
+        items.map((e) => jsonItemBytes(e, e.obj.apiVersion)),
+        '',
+      ),
+    };
   const bytes = protobufItems(items, head.apiVersion);
   const fieldsSize = all ? protobufFieldsSize(all(), head.apiVersion) : 0;
   const { open, tag } = protobufListOpening(head, fieldsSize);
   if (!all) return { body: joinFields(EMPTY, tag, bytes, EMPTY) };
-  return { body: joinFields(open, tag, bytes, EMPTY), size: open.byteLength + fieldsSize + protobufListClose.byteLength };
+  return {
+    body: joinFields(open, tag, bytes, EMPTY),
+    size: open.byteLength + fieldsSize + protobufListClose.byteLength,
+  };
 }

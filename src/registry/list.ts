@@ -8,10 +8,16 @@ import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import { parseLabelSelector, SelectorError, type LabelSelector } from '../api/selectors.js';
 import { parseFieldSelector, type FieldSelector } from '../api/field-selectors.js';
 
-export interface ContinueToken { rv: number; start: string; issued: number }
+export interface ContinueToken {
+  rv: number;
+  start: string;
+  issued: number;
+}
 
 export function encodeContinue(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.plat.io/v1', rv: t.rv, start: t.start, t: t.issued })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: 'meta.plat.io/v1', rv: t.rv, start: t.start, t: t.issued })).toString(
+    'base64url',
+  );
 }
 
 /**
@@ -19,9 +25,11 @@ export function encodeContinue(t: ContinueToken): string {
  * messages: a continue that cannot be resumed gets `continueExpired` (no fresh token is offered).
  */
 export function historyExpired(continuing: boolean): StatusError {
-  return errors.gone(continuing
-    ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
-    : 'The resourceVersion for the provided list is too old.');
+  return errors.gone(
+    continuing
+      ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+      : 'The resourceVersion for the provided list is too old.',
+  );
 }
 
 export function decodeContinue(s: string, now: number, ttlMs: number): ContinueToken {
@@ -32,10 +40,14 @@ export function decodeContinue(s: string, now: number, ttlMs: number): ContinueT
     throw errors.badRequest('continue key is not valid: illegal base64 data or JSON');
   }
   if (!t || typeof t.rv !== 'number' || typeof t.start !== 'string' || typeof t.t !== 'number') {
-    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.plat.io/v1)');
+    throw errors.badRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.plat.io/v1)',
+    );
   }
   if (now - t.t > ttlMs) {
-    throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+    throw errors.gone(
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    );
   }
   return { rv: t.rv, start: t.start, issued: t.t };
 }
@@ -45,7 +57,10 @@ export function parseRV(s: string, what = 'resourceVersion'): number {
   return Number(s);
 }
 
-export interface Selectors { label: LabelSelector; field: FieldSelector }
+export interface Selectors {
+  label: LabelSelector;
+  field: FieldSelector;
+}
 
 export function parseSelectors(opts: ListOptions, allowedFields: readonly string[]): Selectors {
   try {
@@ -66,7 +81,11 @@ export function matches(sel: Selectors, e: Pick<Entry, 'labels' | 'fields'>): bo
 }
 
 /** Which snapshot a list reads: undefined = newest committed state; number = exact revision. */
-export interface ListPlan { atRV: number | undefined; after: string | undefined; notOlderThan?: number }
+export interface ListPlan {
+  atRV: number | undefined;
+  after: string | undefined;
+  notOlderThan?: number;
+}
 
 /** Applies the list resourceVersion table; throws the spec's 400/410 for invalid combinations. */
 export function planList(opts: ListOptions, now: number, ttlMs: number): ListPlan {
@@ -75,7 +94,9 @@ export function planList(opts: ListOptions, now: number, ttlMs: number): ListPla
   const hasRV = rv !== undefined && rv !== '';
   if (match && !hasRV) throw errors.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
   if (match && match !== 'Exact' && match !== 'NotOlderThan') {
-    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    throw errors.badRequest(
+      `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+    );
   }
   if (opts.continue) {
     if (match) throw errors.badRequest('resourceVersionMatch is forbidden when continue is provided');
@@ -94,11 +115,22 @@ export function planList(opts: ListOptions, now: number, ttlMs: number): ListPla
   return { atRV: n, after: undefined };
 }
 
-export interface Chunk { items: Entry[]; continueKey?: string; remaining?: number }
+export interface Chunk {
+  items: Entry[];
+  continueKey?: string;
+  remaining?: number;
+}
 
 /** Collects one chunk of matching entries from the snapshot. */
 /** countRemaining: scan past the page to count what is left (remainingItemCount); streamed pages skip it. */
-export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, sel: Selectors, limit: number | undefined, countRemaining = true): Chunk {
+export function readChunk(
+  cache: TypeCache,
+  namespace: string,
+  plan: ListPlan,
+  sel: Selectors,
+  limit: number | undefined,
+  countRemaining = true,
+): Chunk {
   const items: Entry[] = [];
   const filtered = !sel.label.empty || !sel.field.empty;
   let lastKey: string | undefined;
@@ -110,8 +142,12 @@ export function readChunk(cache: TypeCache, namespace: string, plan: ListPlan, s
       more = true;
       if (filtered || !countRemaining) break;
       // unfiltered: what is left is a difference of indexes unless keys changed since the snapshot
-      const counted = remaining === 0 && lastKey !== undefined ? cache.countAfter(namespace, lastKey, plan.atRV) : undefined;
-      if (counted !== undefined) { remaining = counted; break; }
+      const counted =
+        remaining === 0 && lastKey !== undefined ? cache.countAfter(namespace, lastKey, plan.atRV) : undefined;
+      if (counted !== undefined) {
+        remaining = counted;
+        break;
+      }
       remaining++;
       continue;
     }

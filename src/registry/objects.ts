@@ -11,13 +11,16 @@ import type { ResourceDef } from './types.js';
 
 /** A user-supplied value inside a message: strings as they are, anything else as JSON. */
 export function shown(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(typeof v);
+  return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(typeof v));
 }
 
 /** How a patch body is worded in field validation findings (upstream's decoders differ). */
 export const PATCH_DECODED_AS = { json: 'json-patch', merge: 'patch', strategic: 'patch', apply: 'apply' } as const;
 
-export const decodeNotes = (body: Body): DecodeNotes => ({ as: body.contentType === 'yaml' ? 'yaml' : 'object', duplicates: [] });
+export const decodeNotes = (body: Body): DecodeNotes => ({
+  as: body.contentType === 'yaml' ? 'yaml' : 'object',
+  duplicates: [],
+});
 
 /** Puts metadata.namespace in line with the path (400 on a mismatch; cleared for cluster scope). */
 function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void {
@@ -32,23 +35,33 @@ function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void 
 }
 
 /** Decodes a request body and checks kind, apiVersion and namespace against the request path. */
-export function decodeObject(def: ResourceDef, apiVersion: string, body: Body, namespace: string, notes: DecodeNotes): any {
+export function decodeObject(
+  def: ResourceDef,
+  apiVersion: string,
+  body: Body,
+  namespace: string,
+  notes: DecodeNotes,
+): any {
   const obj = { kind: def.kind, apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates, def.kind) };
   if (obj.apiVersion !== apiVersion) {
-    throw errors.badRequest(`the API version in the data (${shown(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    throw errors.badRequest(
+      `the API version in the data (${shown(obj.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
   }
   if (obj.kind !== def.kind) {
     throw errors.badRequest(`the kind in the data (${shown(obj.kind)}) does not match the expected kind (${def.kind})`);
   }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');
+  if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))
+    throw errors.badRequest('metadata must be an object');
   placeInNamespace(def, obj.metadata, namespace);
   return obj;
 }
 
 /** Stamps kind and apiVersion on a patched object and checks its namespace. */
 export function identifyPatched(def: ResourceDef, apiVersion: string, obj: any, namespace: string): any {
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw errors.badRequest('the patched object must be a JSON object');
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    throw errors.badRequest('the patched object must be a JSON object');
   obj.kind = def.kind;
   obj.apiVersion = apiVersion;
   if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};

@@ -28,7 +28,12 @@ export interface ListOptions {
  * only the page's items (JSON: comma-joined; Protobuf: `items` fields, the first page opening the
  * envelope: src/registry/list-page.ts), never compressed, and `page` carries the metadata.
  */
-export interface PageMeta { resourceVersion: string; continue?: string; items: number; /** Protobuf: the whole body's length, on the first page */ size?: number }
+export interface PageMeta {
+  resourceVersion: string;
+  continue?: string;
+  items: number /** Protobuf: the whole body's length, on the first page */;
+  size?: number;
+}
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -40,9 +45,15 @@ export interface DeleteOptions {
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-interface Base { id: number; type: TypeRef; enc: Encoding }
+interface Base {
+  id: number;
+  type: TypeRef;
+  enc: Encoding;
+}
 interface WriteBase extends Base {
-  dryRun: boolean; fieldManager?: string; fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  dryRun: boolean;
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /**
    * update, patch, delete: the resourceVersion the named object must have when the write runs
    * ('' = it must not exist), else 409 Conflict. The front thread sets it to the version its
@@ -54,11 +65,26 @@ interface WriteBase extends Base {
 export type Op =
   | (Base & { op: 'get'; namespace: string; name: string; resourceVersion?: string })
   | (Base & { op: 'list'; namespace: string; opts: ListOptions; page?: boolean })
-  | (WriteBase & { op: 'create'; namespace: string; body: Body; namespaceTerminating?: boolean; name?: string; user?: Requester })
+  | (WriteBase & {
+      op: 'create';
+      namespace: string;
+      body: Body;
+      namespaceTerminating?: boolean;
+      name?: string;
+      user?: Requester;
+    })
   | (WriteBase & { op: 'update'; namespace: string; name: string; body: Body })
   | (WriteBase & { op: 'delete'; namespace: string; name: string; options: DeleteOptions })
   | (WriteBase & { op: 'deletecollection'; namespace: string; opts: ListOptions; options: DeleteOptions })
-  | (WriteBase & { op: 'patch'; namespace: string; name: string; patchType: PatchType; text: string; force: boolean; user?: Requester })
+  | (WriteBase & {
+      op: 'patch';
+      namespace: string;
+      name: string;
+      patchType: PatchType;
+      text: string;
+      force: boolean;
+      user?: Requester;
+    })
   /** held: share keys of initial events the front thread holds for this type (WatchStart.shareKey): not sent again */
   | (Base & { op: 'watch'; namespace: string; opts: ListOptions & WatchFlags; held?: string[] });
 
@@ -73,7 +99,17 @@ export type OpName = Op['op'];
 
 /** Result of one operation: an already-encoded body, or a Status. */
 export type Result =
-  | { id: number; code: number; body: string | Uint8Array; contentType: string; warnings?: string[]; contentEncoding?: 'gzip'; bodyRef?: [number, number]; page?: PageMeta; /** the body is the whole of a buffer transferred to the front (actors/pack.ts returnBody) */ ownBuffer?: boolean }
+  | {
+      id: number;
+      code: number;
+      body: string | Uint8Array;
+      contentType: string;
+      warnings?: string[];
+      contentEncoding?: 'gzip';
+      bodyRef?: [number, number];
+      page?: PageMeta /** the body is the whole of a buffer transferred to the front (actors/pack.ts returnBody) */;
+      ownBuffer?: boolean;
+    }
   | { id: number; error: Status }
   | { id: number; watch: WatchStart };
 

@@ -24,7 +24,12 @@ export interface PatchInput {
   duplicates?: Duplicate[];
 }
 
-export interface PatchTarget { kind: string; group: string; apiVersion: string; name: string }
+export interface PatchTarget {
+  kind: string;
+  group: string;
+  apiVersion: string;
+  name: string;
+}
 
 /**
  * The parsed patch. A JSON patch that does not parse is a 400 in Go's words: `error decoding
@@ -33,9 +38,12 @@ export interface PatchTarget { kind: string; group: string; apiVersion: string; 
  */
 function parsePatch(input: PatchInput): unknown {
   try {
-    return input.patchType === 'apply' ? parseYamlNoting(input.text, input.duplicates) : parseJsonNoting(input.text, input.duplicates);
+    return input.patchType === 'apply'
+      ? parseYamlNoting(input.text, input.duplicates)
+      : parseJsonNoting(input.text, input.duplicates);
   } catch (e) {
-    if (input.patchType === 'apply') throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
+    if (input.patchType === 'apply')
+      throw errors.badRequest(`error decoding patch: ${(e as Error).message.split('\n')[0]}`);
     const why = goJsonSyntaxError(Buffer.from(input.text, 'utf8')) ?? (e as Error).message.split('\n')[0];
     throw errors.badRequest(input.patchType === 'strategic' ? why! : `error decoding patch: ${why}`);
   }
@@ -47,10 +55,18 @@ const PATCH_OPTIONS = { group: 'meta.plat.io', kind: 'PatchOptions', name: '' };
 function checkOptions(input: PatchInput): void {
   const causes = [];
   if (input.patchType === 'apply' && !input.fieldManager) {
-    causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: is required for apply patch',
+      field: 'fieldManager',
+    });
   }
   if (input.patchType !== 'apply' && input.force) {
-    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: may not be specified for non-apply patch',
+      field: 'force',
+    });
   }
   causes.push(...fieldManagerCauses(input.fieldManager ?? ''));
   if (causes.length) throw errors.invalid(PATCH_OPTIONS, causes);
@@ -62,12 +78,21 @@ function checkOptions(input: PatchInput): void {
  */
 export function fieldManagerCauses(fieldManager: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (Buffer.byteLength(fieldManager) > 128) causes.push({ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' });
+  if (Buffer.byteLength(fieldManager) > 128)
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: 'Too long: may not be more than 128 bytes',
+      field: 'fieldManager',
+    });
   let pos = 0;
   for (const ch of fieldManager) {
     if (ch !== ' ' && !/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) {
       const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(fieldManager)}: invalid character U+${hex} (at position ${pos})`, field: 'fieldManager' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(fieldManager)}: invalid character U+${hex} (at position ${pos})`,
+        field: 'fieldManager',
+      });
     }
     pos += Buffer.byteLength(ch);
   }
@@ -86,37 +111,68 @@ export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', field
  * them, so it gets the stored entries themselves and reuses the field sets parsed from them
  * (src/apply/managed-fields.ts storedSet).
  */
-export function patchBase(old: { json: string; obj: { metadata?: { managedFields?: unknown } } }, patchType: PatchType): Record<string, unknown> {
+export function patchBase(
+  old: { json: string; obj: { metadata?: { managedFields?: unknown } } },
+  patchType: PatchType,
+): Record<string, unknown> {
   const live = JSON.parse(old.json) as { metadata?: { managedFields?: unknown } };
-  if (patchType === 'apply' && live.metadata?.managedFields) live.metadata.managedFields = old.obj.metadata?.managedFields;
+  if (patchType === 'apply' && live.metadata?.managedFields)
+    live.metadata.managedFields = old.obj.metadata?.managedFields;
   return live;
 }
 
 /** The patched object (a new value); `live` is undefined only for apply-create. */
-export function patchObject(live: any | undefined, input: PatchInput, schema: SchemaNode | undefined, t: PatchTarget, now: string): any {
+export function patchObject(
+  live: any | undefined,
+  input: PatchInput,
+  schema: SchemaNode | undefined,
+  t: PatchTarget,
+  now: string,
+): any {
   checkOptions(input);
   const patch = parsePatch(input);
   switch (input.patchType) {
-    case 'json': return applyJsonPatch(live, patch);
+    case 'json':
+      return applyJsonPatch(live, patch);
     case 'merge':
-      if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('merge patch must be a JSON object');
+      if (!patch || typeof patch !== 'object' || Array.isArray(patch))
+        throw errors.badRequest('merge patch must be a JSON object');
       return applyMergePatch(live, patch);
     case 'strategic':
       if (!schema) throw errors.unsupportedPatch('strategic merge patch is not supported for this resource');
       return applyStrategicPatch(live, patch, schema);
     case 'apply': {
-      if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw errors.badRequest('apply patch must be an object');
+      if (!patch || typeof patch !== 'object' || Array.isArray(patch))
+        throw errors.badRequest('apply patch must be an object');
       const obj = patch as any;
-      if (obj.metadata !== undefined && obj.metadata !== null && (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))) {
+      if (
+        obj.metadata !== undefined &&
+        obj.metadata !== null &&
+        (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))
+      ) {
         throw errors.badRequest('metadata must be an object');
       }
       if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
-        throw errors.badRequest(`the API version and kind in the patch (${shown(obj.apiVersion)}, ${shown(obj.kind)}) must match the request (${t.apiVersion}, ${t.kind})`);
+        throw errors.badRequest(
+          `the API version and kind in the patch (${shown(obj.apiVersion)}, ${shown(obj.kind)}) must match the request (${t.apiVersion}, ${t.kind})`,
+        );
       }
       if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
-        throw errors.badRequest(`the name of the object (${shown(obj.metadata.name)}) does not match the name on the URL (${t.name})`);
+        throw errors.badRequest(
+          `the name of the object (${shown(obj.metadata.name)}) does not match the name on the URL (${t.name})`,
+        );
       }
-      return apply(live, obj, schema, input.fieldManager!, t.apiVersion, now, input.force, { kind: t.kind, group: t.group, name: t.name }, input.subresource);
+      return apply(
+        live,
+        obj,
+        schema,
+        input.fieldManager!,
+        t.apiVersion,
+        now,
+        input.force,
+        { kind: t.kind, group: t.group, name: t.name },
+        input.subresource,
+      );
     }
   }
 }
@@ -127,6 +183,12 @@ export function patchObject(live: any | undefined, input: PatchInput, schema: Sc
  */
 export function strategicRestoreError(text: string, why: string): Error {
   let shownPatch: string;
-  try { shownPatch = goValue(JSON.parse(text)); } catch { shownPatch = text; }
-  return errors.invalid({ kind: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(shownPatch)}: ${why}`, field: 'patch' }]);
+  try {
+    shownPatch = goValue(JSON.parse(text));
+  } catch {
+    shownPatch = text;
+  }
+  return errors.invalid({ kind: '' }, [
+    { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(shownPatch)}: ${why}`, field: 'patch' },
+  ]);
 }

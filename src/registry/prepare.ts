@@ -29,7 +29,10 @@ export interface PrepareContext {
 export function strategyContext(ctx: StoreContext, txn: Txn, dryRun: boolean, user?: Requester): StrategyContext {
   const { cache, typeKey, config } = ctx;
   return {
-    dryRun, config, now: txn.now, user,
+    dryRun,
+    config,
+    now: txn.now,
+    user,
     *existing() {
       const staged = txn.staged(typeKey);
       for (const [k, e] of cache.scan('', undefined)) if (!staged.has(k)) yield e.obj;
@@ -41,7 +44,11 @@ export function strategyContext(ctx: StoreContext, txn: Txn, dryRun: boolean, us
 /** upstream NewForbidden(groupResource, name, err), as validating admission answers. */
 function forbidden(ctx: StoreContext, name: string, why: string) {
   const { group, resource } = ctx.def;
-  return errors.forbidden(`${resource}${group ? '.' + group : ''} ${JSON.stringify(name ?? '')} is forbidden: ${why}`, { group, kind: resource, name });
+  return errors.forbidden(`${resource}${group ? '.' + group : ''} ${JSON.stringify(name ?? '')} is forbidden: ${why}`, {
+    group,
+    kind: resource,
+    name,
+  });
 }
 
 /**
@@ -51,7 +58,16 @@ function forbidden(ctx: StoreContext, name: string, why: string) {
 export function prepareCreate(p: PrepareContext, obj: any, txn: Txn, dryRun: boolean, user?: Requester): void {
   const { strategy, def, config } = p.ctx;
   const meta = obj.metadata;
-  for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete meta[f];
+  for (const f of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'generation',
+    'selfLink',
+  ])
+    delete meta[f];
   meta.uid = randomUUID();
   meta.creationTimestamp = rfc3339(txn.now);
   if (tracksGeneration(def, obj)) meta.generation = 1;
@@ -63,7 +79,14 @@ export function prepareCreate(p: PrepareContext, obj: any, txn: Txn, dryRun: boo
 }
 
 /** The next state of `old` after a PUT/PATCH of `obj` to the main resource or a subresource. */
-export function nextFor(p: PrepareContext, subresource: string | undefined, obj: any, old: any, txn: Txn, dryRun: boolean): any {
+export function nextFor(
+  p: PrepareContext,
+  subresource: string | undefined,
+  obj: any,
+  old: any,
+  txn: Txn,
+  dryRun: boolean,
+): any {
   if (!subresource) return mainUpdate(p, obj, old, txn, dryRun);
   const { strategy, def } = p.ctx;
   const ctx = strategyContext(p.ctx, txn, dryRun);
@@ -73,7 +96,8 @@ export function nextFor(p: PrepareContext, subresource: string | undefined, obj:
     strategy.prepareForStatusUpdate(next, old, ctx);
   } else {
     next = strategy.updateSubresource(subresource, obj, old, ctx);
-    if (next === undefined) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+    if (next === undefined)
+      throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   }
   const causes = strategy.validateSubresourceUpdate(subresource, next, old);
   if (causes.length) throw errors.invalid({ group: def.group, kind: def.kind, name: old.metadata?.name }, causes);
@@ -84,10 +108,17 @@ function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boo
   const { strategy, def, config } = p.ctx;
   keepSystemMeta(obj.metadata, old.metadata);
   if (p.hasStatus) {
-    if (old.status === undefined) delete obj.status; else obj.status = old.status;
+    if (old.status === undefined) delete obj.status;
+    else obj.status = old.status;
   }
   strategy.prepareForUpdate(obj, old, strategyContext(p.ctx, txn, dryRun));
-  validateObject(p, obj, metadataCauses(obj.metadata, strategy.nameRule), strategy.validate(obj, config, old), strategy.validateUpdate(obj, old));
+  validateObject(
+    p,
+    obj,
+    metadataCauses(obj.metadata, strategy.nameRule),
+    strategy.validate(obj, config, old),
+    strategy.validateUpdate(obj, old),
+  );
   if (tracksGeneration(def, obj) && specChanged(obj, old)) obj.metadata.generation = (old.metadata.generation ?? 1) + 1;
   return obj;
 }
@@ -95,13 +126,22 @@ function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boo
 /** The status subresource changes only status; everything else stays as stored. */
 function statusUpdate(obj: any, old: any): any {
   const next = copyValue(old);
-  if (obj.status === undefined) delete next.status; else next.status = obj.status;
+  if (obj.status === undefined) delete next.status;
+  else next.status = obj.status;
   return next;
 }
 
 function keepSystemMeta(meta: any, old: any): void {
-  for (const f of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
-    if (old[f] === undefined) delete meta[f]; else meta[f] = old[f];
+  for (const f of [
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'generation',
+    'namespace',
+  ]) {
+    if (old[f] === undefined) delete meta[f];
+    else meta[f] = old[f];
   }
 }
 
@@ -110,5 +150,6 @@ function validateObject(p: PrepareContext, obj: any, ...lists: StatusCause[][]):
   const causes = lists.flat();
   const reported = new Set(causes.map((c) => c.field));
   for (const c of requiredCauses(obj, p.schema)) if (!reported.has(c.field)) causes.push(c);
-  if (causes.length) throw errors.invalid({ group: p.ctx.def.group, kind: p.ctx.def.kind, name: obj.metadata?.name }, causes);
+  if (causes.length)
+    throw errors.invalid({ group: p.ctx.def.group, kind: p.ctx.def.kind, name: obj.metadata?.name }, causes);
 }

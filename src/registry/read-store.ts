@@ -16,7 +16,16 @@ import { schemaIndex, type SchemaNode } from '../schema/schema.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../schema/quantities.js';
 import { toScale } from './scale.js';
 import { renderView, tableJson } from '../codec/table.js';
-import { encodeContinue, historyExpired, matches, parseSelectors, planList, readChunk, parseRV, type Selectors } from './list.js';
+import {
+  encodeContinue,
+  historyExpired,
+  matches,
+  parseSelectors,
+  planList,
+  readChunk,
+  parseRV,
+  type Selectors,
+} from './list.js';
 import { pageBody } from './list-page.js';
 import { stringifyValue } from '../schema/deep-value.js';
 import { checkStorable } from './depth-guard.js';
@@ -39,8 +48,13 @@ export class ReadStore {
   constructor(readonly ctx: StoreContext) {
     this.apiVersion = apiVersionOf(ctx.def);
     const extra = SELECTABLE_FIELDS[ctx.def.kind] ?? [];
-    this.allowedFields = ['metadata.name', ...(ctx.def.namespaced ? ['metadata.namespace'] : []), ...(ctx.def.custom ? ctx.selectableFields?.served ?? [] : extra)];
-    this.schema = ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
+    this.allowedFields = [
+      'metadata.name',
+      ...(ctx.def.namespaced ? ['metadata.namespace'] : []),
+      ...(ctx.def.custom ? (ctx.selectableFields?.served ?? []) : extra),
+    ];
+    this.schema =
+      ctx.schema ?? schemaIndex().forKind(ctx.referenceGroup ?? ctx.def.group, ctx.def.version, ctx.def.kind);
     this.quantities = ctx.def.custom ? undefined : quantityPlan(this.schema);
     this.prep = { ctx, hasStatus: ctx.def.subresources.some((s) => s.name === 'status'), schema: this.schema };
     this.tableKind = ctx.def.custom ? `${this.apiVersion}/${ctx.def.kind}` : ctx.def.kind;
@@ -51,7 +65,9 @@ export class ReadStore {
   protected decodeQuantities(obj: any): any {
     if (!this.quantities) return obj;
     const { kind, version } = this.ctx.def;
-    canonicalizeQuantities(obj, this.quantities, (m) => { throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${m}`); });
+    canonicalizeQuantities(obj, this.quantities, (m) => {
+      throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${m}`);
+    });
     return obj;
   }
 
@@ -59,9 +75,15 @@ export class ReadStore {
   entryOf(written: any): Entry {
     const obj = this.versions.toStorage(written);
     return {
-      namespace: obj.metadata.namespace ?? '', name: obj.metadata.name, rv: Number(obj.metadata.resourceVersion),
-      obj, json: stringifyValue(obj), labels: obj.metadata.labels,
-      fields: this.ctx.def.custom ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced) : fieldSetFor(this.ctx.def.kind, obj),
+      namespace: obj.metadata.namespace ?? '',
+      name: obj.metadata.name,
+      rv: Number(obj.metadata.resourceVersion),
+      obj,
+      json: stringifyValue(obj),
+      labels: obj.metadata.labels,
+      fields: this.ctx.def.custom
+        ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced)
+        : fieldSetFor(this.ctx.def.kind, obj),
     };
   }
 
@@ -105,7 +127,8 @@ export class ReadStore {
 
   /** Encodes a stored object as the requested version. */
   protected replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
-    if (enc.format === 'protobuf' || enc.format === 'cbor') return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
+    if (enc.format === 'protobuf' || enc.format === 'cbor')
+      return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
     if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
     return this.reply(this.view(e).obj, enc, code);
   }
@@ -120,7 +143,11 @@ export class ReadStore {
       if (typeof view === 'string') return { code: 200, body: view, contentType: 'text/plain' };
       if (view !== undefined) return this.reply(view, op.enc);
     }
-    if (op.enc.view) return this.reply(renderView(this.tableKind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false), op.enc);
+    if (op.enc.view)
+      return this.reply(
+        renderView(this.tableKind, [e.obj], { resourceVersion: String(e.rv) }, op.enc.view, txn.now, false),
+        op.enc,
+      );
     return this.replyEntry(e, op.enc);
   }
 
@@ -151,17 +178,41 @@ export class ReadStore {
       // a streamed LIST's page (a whole list in its first page is an ordinary reply)
       const page: PageMeta = { resourceVersion: String(snapshotRV), items: items.length };
       if (metadata.continue) page.continue = metadata.continue as string;
-      const head = { kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: page.resourceVersion } };
+      const head = {
+        kind: this.ctx.def.listKind,
+        apiVersion: this.apiVersion,
+        metadata: { resourceVersion: page.resourceVersion },
+      };
       // the first page sizes every matching entry of this snapshot (a Protobuf envelope's length comes first)
       const all = op.opts.continue ? undefined : () => this.matching(op.namespace, sel);
       const { body, size } = pageBody(items, op.enc, head, all);
       if (size !== undefined) page.size = size;
       return { code: 200, body, contentType: contentTypeOf(op.enc), page };
     }
-    if (view?.as === 'Table' && op.enc.format === 'json' && !op.enc.pretty && items.every((e) => e.obj.apiVersion === this.apiVersion)) {
-      return { code: 200, body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n', contentType: contentTypeOf(op.enc) };
+    if (
+      view?.as === 'Table' &&
+      op.enc.format === 'json' &&
+      !op.enc.pretty &&
+      items.every((e) => e.obj.apiVersion === this.apiVersion)
+    ) {
+      return {
+        code: 200,
+        body: tableJson(this.tableKind, items, metadata, view.groupVersion, view.includeObject, txn.now) + '\n',
+        contentType: contentTypeOf(op.enc),
+      };
     }
-    if (view) return this.reply(renderView(this.tableKind, items.map((e) => e.obj), metadata, view, txn.now, true), op.enc);
+    if (view)
+      return this.reply(
+        renderView(
+          this.tableKind,
+          items.map((e) => e.obj),
+          metadata,
+          view,
+          txn.now,
+          true,
+        ),
+        op.enc,
+      );
     const body = encodeEntries({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata }, items, op.enc);
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }

@@ -30,19 +30,47 @@ interface Overrides {
  * reference names; groups not listed follow in alphabetical order.
  */
 const GROUP_ORDER = [
-  '', 'apiregistration.plat.io', 'apps', 'events.plat.io', 'authentication.plat.io',
-  'authorization.plat.io', 'autoscaling', 'batch', 'certificates.plat.io', 'networking.plat.io',
-  'policy', 'rbac.authorization.plat.io', 'storage.plat.io', 'admissionregistration.plat.io',
-  'apiextensions.plat.io', 'scheduling.plat.io', 'coordination.plat.io', 'node.plat.io',
-  'discovery.plat.io', 'flowcontrol.apiserver.plat.io', 'internal.apiserver.plat.io',
-  'resource.plat.io', 'storagemigration.plat.io',
+  '',
+  'apiregistration.plat.io',
+  'apps',
+  'events.plat.io',
+  'authentication.plat.io',
+  'authorization.plat.io',
+  'autoscaling',
+  'batch',
+  'certificates.plat.io',
+  'networking.plat.io',
+  'policy',
+  'rbac.authorization.plat.io',
+  'storage.plat.io',
+  'admissionregistration.plat.io',
+  'apiextensions.plat.io',
+  'scheduling.plat.io',
+  'coordination.plat.io',
+  'node.plat.io',
+  'discovery.plat.io',
+  'flowcontrol.apiserver.plat.io',
+  'internal.apiserver.plat.io',
+  'resource.plat.io',
+  'storagemigration.plat.io',
 ];
 
 const LEVEL_KEYS: Record<string, Stability> = { 'api/ga': 'stable', 'api/beta': 'beta', 'api/alpha': 'alpha' };
 const CORE_KEYS = new Set(['v1', '/v1', 'api/v1']);
 const BOOLS: Record<string, boolean> = {
-  '': true, '1': true, t: true, T: true, true: true, TRUE: true, True: true,
-  '0': false, f: false, F: false, false: false, FALSE: false, False: false,
+  '': true,
+  '1': true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  '0': false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
 };
 
 const gvKey = (group: string, version: string): string => `${group}/${version}`;
@@ -105,7 +133,12 @@ export class Registry {
    * @param runtimeConfig the `--runtime-config` value, e.g. `batch/v1=false,api/beta=true`
    * @throws Error `--runtime-config: <problem>` for an unknown group, version or resource, or a bad value
    */
-  constructor(identity: Identity, runtimeConfig = '', resources: readonly ResourceDef[] = RESOURCES, gates?: Readonly<Record<string, boolean>>) {
+  constructor(
+    identity: Identity,
+    runtimeConfig = '',
+    resources: readonly ResourceDef[] = RESOURCES,
+    gates?: Readonly<Record<string, boolean>>,
+  ) {
     this.identity = identity;
     this.all = Object.freeze(resources.map((r) => renamed(identity, gates ? withoutGated(r, gates) : r)));
     const overrides = parseRuntimeConfig(runtimeConfig, this.all);
@@ -235,7 +268,9 @@ function withoutGated(r: ResourceDef, gates: Readonly<Record<string, boolean>>):
     const gate = GATED_SUBRESOURCES[`${r.group}/${r.resource}/${name}`];
     return gate !== undefined && gates[gate] !== true;
   };
-  return r.subresources.some((sub) => off(sub.name)) ? { ...r, subresources: r.subresources.filter((sub) => !off(sub.name)) } : r;
+  return r.subresources.some((sub) => off(sub.name))
+    ? { ...r, subresources: r.subresources.filter((sub) => !off(sub.name)) }
+    : r;
 }
 
 function isEnabled(r: ResourceDef, o: Overrides): boolean {
@@ -247,7 +282,10 @@ function isEnabled(r: ResourceDef, o: Overrides): boolean {
 /** Parses `key[=value],...`; keys are validated against the known (renamed) resources. */
 function parseRuntimeConfig(config: string, known: readonly ResourceDef[]): Overrides {
   const overrides: Overrides = { levels: new Map(), versions: new Map(), resources: new Map() };
-  const entries = config.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = config
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     const key = eq < 0 ? entry : entry.slice(0, eq);

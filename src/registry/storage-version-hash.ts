@@ -26,8 +26,10 @@ export function storageHashOf(registry: Registry, r: ResourceDef): string | unde
     const t = registry.customType(r.group, r.resource);
     return t && storageVersionHash(t.group, t.storageVersion, t.kind);
   }
-  if (r.resource === 'events' && r.group === groupFor(registry.identity, 'events.plat.io')) return storageVersionHash('', 'v1', 'Event');
-  const version = registry.group(r.group)?.versions.find((v) => registry.lookup(r.group, v, r.resource) !== undefined) ?? r.version;
+  if (r.resource === 'events' && r.group === groupFor(registry.identity, 'events.plat.io'))
+    return storageVersionHash('', 'v1', 'Event');
+  const version =
+    registry.group(r.group)?.versions.find((v) => registry.lookup(r.group, v, r.resource) !== undefined) ?? r.version;
   const stored = registry.lookup(r.group, version, r.resource) ?? r;
   return storageVersionHash(r.group, version, stored.kind);
 }

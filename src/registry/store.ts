@@ -16,7 +16,15 @@ import type { StagedWrite, Txn } from './txn.js';
 import { schemaIndex } from '../schema/schema.js';
 import { patchBase, patchObject, strategicRestoreError } from './patch.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
-import { PATCH_DECODED_AS, decodeNotes, decodeObject, generateName, identifyPatched, rfc3339, sameStored } from './objects.js';
+import {
+  PATCH_DECODED_AS,
+  decodeNotes,
+  decodeObject,
+  generateName,
+  identifyPatched,
+  rfc3339,
+  sameStored,
+} from './objects.js';
 import { SCALE_TARGET, checkedScale, fromScale } from './scale.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { copyValue, stringifyValue } from '../schema/deep-value.js';
@@ -39,10 +47,16 @@ export class Store extends ReadStore {
     }
     if (op.namespaceTerminating) {
       const message = `unable to create new content in namespace ${op.namespace} because it is being terminated`;
-      throw errors.forbidden(`${this.ctx.def.resource} "${meta.name ?? ''}" is forbidden: ${message}`, this.target(meta.name),
-        [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }]);
+      throw errors.forbidden(
+        `${this.ctx.def.resource} "${meta.name ?? ''}" is forbidden: ${message}`,
+        this.target(meta.name),
+        [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
+      );
     }
-    return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager, op.user), warnings);
+    return withWarnings(
+      this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, op.fieldManager, op.user),
+      warnings,
+    );
   }
 
   /** POST to a subresource (binding, eviction): the strategy computes the main object's next state. */
@@ -50,7 +64,12 @@ export class Store extends ReadStore {
     const old = this.read(txn, op.namespace, op.name ?? '');
     if (!old) throw errors.notFound(this.target(op.name));
     const body = decodeBody(op.body);
-    const out = this.ctx.strategy.createSubresource(op.type.subresource!, body, old.obj, strategyContext(this.ctx, txn, op.dryRun));
+    const out = this.ctx.strategy.createSubresource(
+      op.type.subresource!,
+      body,
+      old.obj,
+      strategyContext(this.ctx, txn, op.dryRun),
+    );
     if (!out) throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
     if (out.next === undefined) this.remove(old, copyValue(old.obj), op.dryRun, op.enc, txn);
     else this.commitUpdate(out.next, old, op.dryRun, op.enc, txn);
@@ -58,13 +77,24 @@ export class Store extends ReadStore {
   }
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
-  private createObject(obj: any, namespace: string, dryRun: boolean, enc: Encoding, txn: Txn, manager: string | undefined, user?: Requester): Ok {
+  private createObject(
+    obj: any,
+    namespace: string,
+    dryRun: boolean,
+    enc: Encoding,
+    txn: Txn,
+    manager: string | undefined,
+    user?: Requester,
+  ): Ok {
     // the namespace's existence is checked on the front thread, which owns the namespace index
     prepareCreate(this.prep, obj, txn, dryRun, user);
     const meta = obj.metadata;
-    if (manager !== undefined) recordUpdateNoErrors(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
-    if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name)) throw errors.alreadyExists(this.target(meta.name));
-    if (dryRun) delete meta.resourceVersion; else meta.resourceVersion = String(txn.nextRV());
+    if (manager !== undefined)
+      recordUpdateNoErrors(obj, undefined, this.schema, manager, this.apiVersion, rfc3339(txn.now));
+    if (txn.read(this.ctx.cache, this.ctx.typeKey, namespace, meta.name))
+      throw errors.alreadyExists(this.target(meta.name));
+    if (dryRun) delete meta.resourceVersion;
+    else meta.resourceVersion = String(txn.nextRV());
     const entry = this.stored(obj);
     if (!dryRun) this.stage('ADDED', entry, txn);
     return this.replyWritten(obj, entry, enc, 201);
@@ -73,7 +103,8 @@ export class Store extends ReadStore {
   /** A write pinned to the version its checks saw (Op `pin`, src/http/pin.ts): any other state is a 409. */
   private checkPin(op: { pin?: string; namespace: string; name: string }, txn: Txn): void {
     const e = op.pin === undefined ? undefined : this.read(txn, op.namespace, op.name);
-    if (op.pin !== undefined && (e ? String(e.rv) : '') !== op.pin) throw errors.conflict(this.target(op.name), CONFLICT);
+    if (op.pin !== undefined && (e ? String(e.rv) : '') !== op.pin)
+      throw errors.conflict(this.target(op.name), CONFLICT);
   }
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
@@ -87,7 +118,9 @@ export class Store extends ReadStore {
 
   private updateDecoded(obj: any, op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     if (obj.metadata.name !== op.name) {
-      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
+      throw errors.badRequest(
+        `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`,
+      );
     }
     const old = this.read(txn, op.namespace, op.name);
     if (!old) {
@@ -98,20 +131,40 @@ export class Store extends ReadStore {
   }
 
   /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
-  private scaleWrite(scale: any, op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string }, txn: Txn): Ok {
+  private scaleWrite(
+    scale: any,
+    op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string },
+    txn: Txn,
+  ): Ok {
     const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     const main = { ...op, type: { ...op.type, subresource: undefined } };
-    return this.updateFrom(this.ctx.strategy.scale ? this.ctx.strategy.scale.from(old.obj, scale) : fromScale(old.obj, scale), old, main, txn, op.fieldManager, (o) => this.toScale(o));
+    return this.updateFrom(
+      this.ctx.strategy.scale ? this.ctx.strategy.scale.from(old.obj, scale) : fromScale(old.obj, scale),
+      old,
+      main,
+      txn,
+      op.fieldManager,
+      (o) => this.toScale(o),
+    );
   }
 
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
-  private updateFrom(obj: any, old: Entry, op: { type: TypeRef; dryRun: boolean; enc: Encoding }, txn: Txn, manager: string | undefined, render?: (obj: any) => unknown): Ok {
+  private updateFrom(
+    obj: any,
+    old: Entry,
+    op: { type: TypeRef; dryRun: boolean; enc: Encoding },
+    txn: Txn,
+    manager: string | undefined,
+    render?: (obj: any) => unknown,
+  ): Ok {
     this.checkResourceVersion(obj, old);
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
     // an apply to /status computed managedFields on obj; the status view would drop them
-    if (manager === undefined && op.type.subresource === 'status') next.metadata.managedFields = obj.metadata.managedFields;
-    if (manager !== undefined) recordUpdateNoErrors(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
+    if (manager === undefined && op.type.subresource === 'status')
+      next.metadata.managedFields = obj.metadata.managedFields;
+    if (manager !== undefined)
+      recordUpdateNoErrors(next, old.obj, this.schema, manager, this.apiVersion, rfc3339(txn.now), op.type.subresource);
     return this.commitUpdate(next, old, op.dryRun, op.enc, txn, render);
   }
 
@@ -126,14 +179,22 @@ export class Store extends ReadStore {
       if (!this.ctx.strategy.allowUnconditionalUpdate) {
         const { def } = this.ctx;
         // upstream names the GroupKind {group, kind: resource} here
-        throw errors.invalid({ group: def.group, kind: def.resource, name: old.name },
-          [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
+        throw errors.invalid({ group: def.group, kind: def.resource, name: old.name }, [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: 0x0: must be specified for an update',
+            field: 'metadata.resourceVersion',
+          },
+        ]);
       }
       delete obj.metadata.resourceVersion;
       return;
     }
     if (rv !== String(old.rv)) {
-      throw errors.conflict(this.target(old.name), 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(
+        this.target(old.name),
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
   }
 
@@ -143,37 +204,86 @@ export class Store extends ReadStore {
     const old = this.read(txn, op.namespace, op.name);
     const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
     if (op.patchType === 'strategic') notes.restoreError = (why) => strategicRestoreError(op.text, why);
-    const input = { patchType: op.patchType, text: op.text, force: op.force, fieldManager: op.fieldManager, subresource: op.type.subresource, duplicates: notes.duplicates };
+    const input = {
+      patchType: op.patchType,
+      text: op.text,
+      force: op.force,
+      fieldManager: op.fieldManager,
+      subresource: op.type.subresource,
+      duplicates: notes.duplicates,
+    };
     const target = { kind: def.kind, group: def.group, apiVersion: this.apiVersion, name: op.name };
     const now = rfc3339(txn.now);
     if (op.type.subresource === 'scale') {
       if (!old) throw errors.notFound(this.target(op.name));
-      const scale = patchObject(this.toScale(old.obj), input, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), { ...SCALE_TARGET, name: op.name }, now);
+      const scale = patchObject(
+        this.toScale(old.obj),
+        input,
+        schemaIndex().forKind('autoscaling', 'v1', 'Scale'),
+        { ...SCALE_TARGET, name: op.name },
+        now,
+      );
       return this.scaleWrite(checkedScale(scale, notes), op, txn);
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
-      const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(undefined, input, this.schema, target, now), op.namespace));
+      const obj = this.decodeQuantities(
+        identifyPatched(
+          this.ctx.def,
+          this.apiVersion,
+          patchObject(undefined, input, this.schema, target, now),
+          op.namespace,
+        ),
+      );
       obj.metadata.name = op.name;
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
     // a fresh copy to patch (see patchBase)
-    const obj = this.decodeQuantities(identifyPatched(this.ctx.def, this.apiVersion, patchObject(patchBase(old, op.patchType), input, this.schema, target, now), op.namespace));
+    const obj = this.decodeQuantities(
+      identifyPatched(
+        this.ctx.def,
+        this.apiVersion,
+        patchObject(patchBase(old, op.patchType), input, this.schema, target, now),
+        op.namespace,
+      ),
+    );
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     if (obj.metadata.name !== op.name) {
-      throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`);
+      throw errors.badRequest(
+        `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`,
+      );
     }
-    return withWarnings(this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager), warnings);
+    return withWarnings(
+      this.updateFrom(obj, old, op, txn, op.patchType === 'apply' ? undefined : op.fieldManager),
+      warnings,
+    );
   }
 
   /** render: what the reply shows of the written object (a subresource view), default the object. */
-  private commitUpdate(next: any, old: Entry, dryRun: boolean, enc: Encoding, txn: Txn, render?: (obj: any) => unknown): Ok {
+  private commitUpdate(
+    next: any,
+    old: Entry,
+    dryRun: boolean,
+    enc: Encoding,
+    txn: Txn,
+    render?: (obj: any) => unknown,
+  ): Ok {
     // a deleting object goes once no finalizer holds it and its grace period (pods) is over
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length) && !this.ctx.strategy.holdsDeletion(next) && !(next.metadata.deletionGracePeriodSeconds > 0)) {
+    if (
+      next.metadata.deletionTimestamp &&
+      !next.metadata.finalizers?.length &&
+      !this.ctx.strategy.holdsDeletion(next) &&
+      !(next.metadata.deletionGracePeriodSeconds > 0)
+    ) {
       return this.remove(old, next, dryRun, enc, txn);
     }
-    if (sameStored(next, { ...old.obj, metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion } })) {
+    if (
+      sameStored(next, {
+        ...old.obj,
+        metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion },
+      })
+    ) {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
@@ -198,7 +308,15 @@ export class Store extends ReadStore {
     const { obj, removed } = this.deleteOne(old, options, dryRun, txn);
     if (!removed || this.ctx.strategy.returnDeletedObject) return this.reply(obj, enc);
     const { def } = this.ctx;
-    return this.reply(successStatus({ name: old.name, ...(def.group ? { group: def.group } : {}), kind: def.resource, uid: obj.metadata.uid }), enc);
+    return this.reply(
+      successStatus({
+        name: old.name,
+        ...(def.group ? { group: def.group } : {}),
+        kind: def.resource,
+        uid: obj.metadata.uid,
+      }),
+      enc,
+    );
   }
 
   /** Deletes or marks one object; returns its resulting state and whether it is gone. */
@@ -236,10 +354,19 @@ export class Store extends ReadStore {
     const sel = this.selectors(op.opts);
     const deleted: string[] = [];
     for (const [, e] of this.ctx.cache.scan(op.namespace, undefined)) {
-      if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields))) continue;
+      if (!(sel.label.empty || sel.label.matches(e.labels)) || !(sel.field.empty || sel.field.matches(e.fields)))
+        continue;
       deleted.push(stringifyValue(this.deleteOne(this.view(e), op.options, op.dryRun, txn).obj));
     }
-    const body = encodeList({ kind: this.ctx.def.listKind, apiVersion: this.apiVersion, metadata: { resourceVersion: String(txn.currentRV()) } }, deleted, op.enc);
+    const body = encodeList(
+      {
+        kind: this.ctx.def.listKind,
+        apiVersion: this.apiVersion,
+        metadata: { resourceVersion: String(txn.currentRV()) },
+      },
+      deleted,
+      op.enc,
+    );
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
 }

@@ -103,7 +103,12 @@ export interface ResourceStrategy {
    * POST to a subresource (pods/binding, pods/eviction): returns the next state of the main
    * object (undefined = delete it) and the body to reply with (201); undefined when not supported.
    */
-  createSubresource(name: string, body: any, old: any, ctx: StrategyContext): { next: any | undefined; reply: unknown } | undefined;
+  createSubresource(
+    name: string,
+    body: any,
+    old: any,
+    ctx: StrategyContext,
+  ): { next: any | undefined; reply: unknown } | undefined;
   /**
    * GET (and DELETE, for proxies) of a subresource other than status and scale (pods/log,
    * exec, attach, portforward, proxy): the reply body (a string is sent as text/plain), or
@@ -128,18 +133,40 @@ export const DEFAULT_STRATEGY: ResourceStrategy = {
   allowUnconditionalUpdate: true,
   prepareForCreate() {},
   prepareForUpdate() {},
-  validate() { return []; },
-  validateUpdate() { return []; },
-  admitCreate() { return undefined; },
+  validate() {
+    return [];
+  },
+  validateUpdate() {
+    return [];
+  },
+  admitCreate() {
+    return undefined;
+  },
   prepareForStatusUpdate() {},
-  validateSubresourceUpdate() { return []; },
-  holdsDeletion() { return false; },
+  validateSubresourceUpdate() {
+    return [];
+  },
+  holdsDeletion() {
+    return false;
+  },
   prepareForDelete() {},
-  forbidDelete() { return undefined; },
-  gracePeriod() { return 0; },
+  forbidDelete() {
+    return undefined;
+  },
+  gracePeriod() {
+    return 0;
+  },
   returnDeletedObject: false,
-  updateSubresource() { return undefined; },
-  createSubresource() { return undefined; },
-  getSubresource() { return undefined; },
-  ttl() { return 0; },
+  updateSubresource() {
+    return undefined;
+  },
+  createSubresource() {
+    return undefined;
+  },
+  getSubresource() {
+    return undefined;
+  },
+  ttl() {
+    return 0;
+  },
 };

@@ -16,12 +16,12 @@ export interface SubresourceDef {
 }
 
 export interface ResourceDef {
-  group: string;          // "" for the core group
-  version: string;        // "v1", "v1beta1", ...
-  resource: string;       // plural, URL segment: "configmaps"
-  singularName: string;   // "configmap"
-  kind: string;           // "ConfigMap"
-  listKind: string;       // "ConfigMapList"
+  group: string; // "" for the core group
+  version: string; // "v1", "v1beta1", ...
+  resource: string; // plural, URL segment: "configmaps"
+  singularName: string; // "configmap"
+  kind: string; // "ConfigMap"
+  listKind: string; // "ConfigMapList"
   namespaced: boolean;
   verbs: Verb[];
   subresources: SubresourceDef[];

@@ -11,7 +11,8 @@ export function nameErrors(name: string, rule: NameRule): string[] {
   if (rule === 'path') {
     if (name === '.' || name === '..') return [`may not be '${name}'`];
     // a name must be addressable in a URL: well-formed UTF-16 (no lone surrogates), no NUL
-    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/.test(name)) return ['may not contain a lone surrogate or NUL'];
+    if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/.test(name))
+      return ['may not contain a lone surrogate or NUL'];
     // the storage key must fit the backend (LMDB keys are at most 1978 bytes)
     if (Buffer.byteLength(name) > 1024) return ['must be no more than 1024 bytes'];
     if (name.includes('/') || name.includes('%')) return [`may not contain '/'`];
@@ -20,12 +21,18 @@ export function nameErrors(name: string, rule: NameRule): string[] {
   if (rule === 'label') {
     const out: string[] = [];
     if (name.length > 63) out.push('must be no more than 63 characters');
-    if (!DNS1123_LABEL.test(name)) out.push(`a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`);
+    if (!DNS1123_LABEL.test(name))
+      out.push(
+        `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+      );
     return out;
   }
   const out: string[] = [];
   if (name.length > 253) out.push('must be no more than 253 characters');
-  if (!DNS1123_SUBDOMAIN.test(name)) out.push(`a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`);
+  if (!DNS1123_SUBDOMAIN.test(name))
+    out.push(
+      `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    );
   return out;
 }
 
@@ -36,10 +43,13 @@ function keyErrors(key: string): string[] {
   const out: string[] = [];
   if (parts.length === 2) {
     const prefix = parts[0]!;
-    if (!prefix || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) out.push('prefix part must be a lowercase RFC 1123 subdomain');
+    if (!prefix || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))
+      out.push('prefix part must be a lowercase RFC 1123 subdomain');
   }
   if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) {
-    out.push(`name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    out.push(
+      `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
   }
   return out;
 }
@@ -50,14 +60,22 @@ export function metadataCauses(meta: any, rule: NameRule): StatusCause[] {
   const bad = (field: string, value: unknown, message: string) =>
     causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${message}`, field });
   if (!meta.name) {
-    causes.push({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name',
+    });
   } else {
     for (const m of nameErrors(meta.name, rule)) bad('metadata.name', meta.name, m);
   }
   for (const [k, v] of Object.entries(meta.labels ?? {})) {
     for (const m of keyErrors(k)) bad('metadata.labels', k, m);
     if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
-      bad(`metadata.labels`, v, `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+      bad(
+        `metadata.labels`,
+        v,
+        `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
     }
   }
   let annotationBytes = 0;
@@ -66,7 +84,11 @@ export function metadataCauses(meta: any, rule: NameRule): StatusCause[] {
     annotationBytes += k.length + String(v).length;
   }
   if (annotationBytes > 256 * 1024) {
-    causes.push({ reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: 'metadata.annotations' });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: 'Too long: must have at most 262144 bytes',
+      field: 'metadata.annotations',
+    });
   }
   return causes;
 }

@@ -12,12 +12,17 @@ import type { Converter } from './conversion/conversion.js';
 import { stringifyValue } from '../schema/deep-value.js';
 
 export class VersionView {
-  constructor(private readonly converter: Converter | undefined, private readonly typeKey: string, private readonly apiVersion: string,
-    private readonly conversion?: Conversion) {}
+  constructor(
+    private readonly converter: Converter | undefined,
+    private readonly typeKey: string,
+    private readonly apiVersion: string,
+    private readonly conversion?: Conversion,
+  ) {}
 
   /** The stored form of an object written through this version (itself when already stored so). */
   toStorage(obj: any): any {
-    if (this.conversion) return obj.apiVersion === this.conversion.storageVersion ? obj : this.conversion.toStorage(obj);
+    if (this.conversion)
+      return obj.apiVersion === this.conversion.storageVersion ? obj : this.conversion.toStorage(obj);
     return this.converter ? this.converter.toStorage(this.typeKey, obj) : obj;
   }
 
@@ -25,7 +30,9 @@ export class VersionView {
   asServed(obj: any): any {
     if (obj.apiVersion === this.apiVersion) return obj;
     if (this.conversion) return this.conversion.fromStorage(obj, this.apiVersion);
-    return this.converter ? this.converter.convert(this.typeKey, obj, this.apiVersion) : { ...obj, apiVersion: this.apiVersion };
+    return this.converter
+      ? this.converter.convert(this.typeKey, obj, this.apiVersion)
+      : { ...obj, apiVersion: this.apiVersion };
   }
 
   /** The JSON of a cached entry as this version. */

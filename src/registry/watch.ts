@@ -24,12 +24,19 @@ export function validateWatchOptions(opts: WatchOp['opts']): void {
   const problems: string[] = [];
   const match = opts.resourceVersionMatch;
   if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    problems.push('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    problems.push(
+      'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
   }
   if (match) {
-    if (opts.sendInitialEvents === undefined) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
-    if (match !== 'NotOlderThan') problems.push(`resourceVersionMatch: Unsupported value: "${match}": supported values: "NotOlderThan"`);
-    if (opts.continue) problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
+    if (opts.sendInitialEvents === undefined)
+      problems.push(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      );
+    if (match !== 'NotOlderThan')
+      problems.push(`resourceVersionMatch: Unsupported value: "${match}": supported values: "NotOlderThan"`);
+    if (opts.continue)
+      problems.push('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
   }
   if (problems.length) throw errors.badRequest(`invalid watch options: ${problems.join('; ')}`);
 }
@@ -39,7 +46,8 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   const opts = op.opts;
   validateWatchOptions(opts);
   const sel = store.selectors(opts);
-  const m: Matcher | undefined = sel.label.empty && sel.field.empty ? undefined : (labels, fields) => matches(sel, { labels, fields });
+  const m: Matcher | undefined =
+    sel.label.empty && sel.field.empty ? undefined : (labels, fields) => matches(sel, { labels, fields });
   const rv = opts.resourceVersion ?? '';
   const noVersion = rv === '' || rv === '0';
   // a converted version's field labels are renamed: the hub matches the stored field set
@@ -49,7 +57,13 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
   // events framed in the watch's encoding; a Table view has column definitions on the first only
   const initial: (string | Uint8Array)[] = [];
   const push = (type: string, json: string, entry?: Entry) =>
-    initial.push(frameEvent(op.enc, type, encodeEventObject(op.enc, { kind: def.kind, json, obj: entry?.obj, entry }, txn.now, initial.length === 0)));
+    initial.push(
+      frameEvent(
+        op.enc,
+        type,
+        encodeEventObject(op.enc, { kind: def.kind, json, obj: entry?.obj, entry }, txn.now, initial.length === 0),
+      ),
+    );
 
   // Get State and Start at Most Recent / Any, and the streaming list (NotOlderThan rv).
   if (opts.sendInitialEvents === true || (opts.sendInitialEvents === undefined && noVersion)) {
@@ -57,13 +71,16 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
     const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
     const end = { fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
     // views carry the time (Table age) and are framed per watch; other states are shared
-    const shareKey = op.enc.view ? undefined : `${typeKey}|${store.apiVersion}|${op.namespace}|${streamKey(op.enc)}|${opts.labelSelector ?? ''}|${opts.fieldSelector ?? ''}@${current}`;
+    const shareKey = op.enc.view
+      ? undefined
+      : `${typeKey}|${store.apiVersion}|${op.namespace}|${streamKey(op.enc)}|${opts.labelSelector ?? ''}|${opts.fieldSelector ?? ''}@${current}`;
     // the front thread holds these events already: they do not cross again
     if (shareKey !== undefined && op.held?.includes(shareKey)) return { ...base, initial: [], shareKey, ...end };
     const shared = shareKey === undefined ? undefined : sharedState(store, current, shareKey);
     if (shared) return { ...base, initial: shared, shareKey, ...end };
     for (const [, e] of cache.scan(op.namespace, undefined)) {
-      if (!m || m(e.labels, e.fields)) push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
+      if (!m || m(e.labels, e.fields))
+        push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
     }
     if (shareKey !== undefined) rememberState(store, current, shareKey, initial);
     return { ...base, initial, ...(shareKey !== undefined ? { shareKey } : {}), ...end };
@@ -106,7 +123,7 @@ function sharedState(store: Store, rv: number, key: string): (string | Uint8Arra
 
 function rememberState(store: Store, rv: number, key: string, initial: (string | Uint8Array)[]): void {
   let s = states.get(store);
-  if (!s || s.rv !== rv) states.set(store, s = { rv, byKey: new Map() });
+  if (!s || s.rv !== rv) states.set(store, (s = { rv, byKey: new Map() }));
   if (s.byKey.size >= MAX_STATES) s.byKey.clear();
   s.byKey.set(key, initial);
 }

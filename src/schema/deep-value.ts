@@ -29,7 +29,13 @@ export function copyValue<T>(value: T): T {
 }
 
 /** An open array or object: its members, the next one, whether one was written yet. */
-interface Frame { items: unknown[] | undefined; obj: Record<string, unknown> | undefined; keys: string[]; next: number; wrote: boolean }
+interface Frame {
+  items: unknown[] | undefined;
+  obj: Record<string, unknown> | undefined;
+  keys: string[];
+  next: number;
+  wrote: boolean;
+}
 
 /** What JSON.stringify writes for a member: toJSON applied; undefined when it leaves the member out. */
 function prepare(v: unknown, key: string): unknown {
@@ -46,9 +52,14 @@ function prepare(v: unknown, key: string): unknown {
 export function stringifyIterative(root: unknown, indent: number): string {
   const parts: string[] = [];
   const stack: Frame[] = [];
-  const newline = (depth: number): void => { if (indent) parts.push('\n' + ' '.repeat(indent * depth)); };
+  const newline = (depth: number): void => {
+    if (indent) parts.push('\n' + ' '.repeat(indent * depth));
+  };
   const write = (v: unknown): void => {
-    if (v === null || typeof v !== 'object') { parts.push(JSON.stringify(v) ?? 'null'); return; }
+    if (v === null || typeof v !== 'object') {
+      parts.push(JSON.stringify(v) ?? 'null');
+      return;
+    }
     if (Array.isArray(v)) {
       parts.push('[');
       stack.push({ items: v, obj: undefined, keys: [], next: 0, wrote: false });

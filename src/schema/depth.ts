@@ -9,7 +9,9 @@
 export const MAX_NESTING_DEPTH = 1000;
 
 export class DepthError extends Error {
-  constructor() { super(`exceeded max depth of ${MAX_NESTING_DEPTH}`); }
+  constructor() {
+    super(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+  }
 }
 
 /**
@@ -28,7 +30,10 @@ export function checkBracketDepth(text: string, limit = MAX_NESTING_DEPTH): void
       // an even run of backslashes precedes it
       for (;;) {
         const q = text.indexOf('"', i + 1);
-        if (q < 0) { i = text.length; break; }
+        if (q < 0) {
+          i = text.length;
+          break;
+        }
         let b = q - 1;
         while (text.charCodeAt(b) === 92) b--;
         i = q;
@@ -68,7 +73,10 @@ export function checkValueDepth(value: unknown, level = 1): void {
     if (l > MAX_NESTING_DEPTH) throw new DepthError();
     const children = Array.isArray(v) ? v : Object.values(v);
     for (const c of children) {
-      if (c !== null && typeof c === 'object') { stack.push(c); levels.push(l + 1); }
+      if (c !== null && typeof c === 'object') {
+        stack.push(c);
+        levels.push(l + 1);
+      }
     }
   }
 }
@@ -85,5 +93,7 @@ export function exceedsDepth(text: string): boolean {
 }
 
 export class CycleError extends Error {
-  constructor() { super('recursive alias: the document contains itself'); }
+  constructor() {
+    super('recursive alias: the document contains itself');
+  }
 }

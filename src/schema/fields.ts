@@ -77,12 +77,18 @@ function checkRange(v: number, format: string, path: string, owner: string | und
 
 function scalarOk(t: string | undefined, v: unknown): boolean {
   switch (t) {
-    case 'string': return typeof v === 'string';
-    case 'integer': return typeof v === 'number' && Number.isInteger(v);
-    case 'number': return typeof v === 'number';
-    case 'boolean': return typeof v === 'boolean';
-    case 'int-or-string': return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
-    default: return true;
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'int-or-string':
+      return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+    default:
+      return true;
   }
 }
 
@@ -112,18 +118,28 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, 
       if (!scalarOk(s.scalarType, v)) f.types.push(`${at}: expected ${s.scalarType}, got ${typeName(v)}`);
       else if (s.format === 'int32' || s.format === 'int64') checkRange(v as number, s.format, path, owner, f);
       else if (s.format === 'byte' && !BASE64.test(v as string)) f.types.push(`${at}: illegal base64 data`);
-      else if (s.format === 'date-time' && !RFC3339.test(v as string)) f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
+      else if (s.format === 'date-time' && !RFC3339.test(v as string))
+        f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
       return;
     case 'list':
-      if (!Array.isArray(v)) { f.types.push(`${at}: expected array, got ${typeName(v)}`); f.restore ??= `cannot restore slice from ${goKind(v)}`; return; }
+      if (!Array.isArray(v)) {
+        f.types.push(`${at}: expected array, got ${typeName(v)}`);
+        f.restore ??= `cannot restore slice from ${goKind(v)}`;
+        return;
+      }
       v.forEach((item, i) => {
         // a list element has no "unset": null is not a value of the element type
-        if (item === null && s.elem && s.elem.kind !== 'any') f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
+        if (item === null && s.elem && s.elem.kind !== 'any')
+          f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
         else walk(item, s.elem, `${path}[${i}]`, f, owner);
       });
       return;
     case 'map':
-      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore map from ${goKind(v)}`; return; }
+      if (!isObj(v)) {
+        f.types.push(`${at}: expected object, got ${typeName(v)}`);
+        f.restore ??= `cannot restore map from ${goKind(v)}`;
+        return;
+      }
       if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
         // the common map of strings (labels, annotations, data): no paths built unless one is wrong
         for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f, owner);
@@ -135,14 +151,21 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, 
       }
       return;
     case 'struct':
-      if (!isObj(v)) { f.types.push(`${at}: expected object, got ${typeName(v)}`); f.restore ??= `cannot restore struct from: ${goKind(v)}`; return; }
+      if (!isObj(v)) {
+        f.types.push(`${at}: expected object, got ${typeName(v)}`);
+        f.restore ??= `cannot restore struct from: ${goKind(v)}`;
+        return;
+      }
       for (const k in v) {
         const x = v[k];
-        const sub = s.props && ownValue(s.props, k) as SchemaNode | undefined;
+        const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
         const p = path ? `${path}.${k}` : k;
         if (!sub) {
           if (s.preserveUnknown) continue;
-          f.unknown.push(p); f.ordered?.push(unknownField(p)); delete v[k]; continue;
+          f.unknown.push(p);
+          f.ordered?.push(unknownField(p));
+          delete v[k];
+          continue;
         }
         if (f.repeats) noteRepeat(f, p);
         walk(x, sub, p, f, s.name);
@@ -173,7 +196,8 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
       const rest = [...f.repeats!].filter((p) => !underAny(p, unknown));
       return { list: [...f.ordered!, ...rest.map(duplicateField)] };
     }
-    case 'patch': return { list: [...dups.map((d) => duplicateField(d.path)), ...sorted()] };
+    case 'patch':
+      return { list: [...dups.map((d) => duplicateField(d.path)), ...sorted()] };
     case 'json-patch': {
       const ops = dups.filter((d) => /^\[\d+\]\.[^.[]+$/.test(d.path));
       return { list: [...ops.map((d) => `json patch duplicate field "${d.path}"`), ...sorted()] };
@@ -181,7 +205,10 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
     case 'yaml':
     case 'apply': {
       const lines = dups.map(yamlLine);
-      return { list: [...lines, ...sorted()], yamlBlock: `yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}` };
+      return {
+        list: [...lines, ...sorted()],
+        yamlBlock: `yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}`,
+      };
     }
   }
 }
@@ -191,7 +218,12 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
  * with the repeated keys `notes` lists, returned as warnings (Warn), rejected together in one
  * 400 (Strict) or dropped (Ignore). Without a schema only repeated keys are reported.
  */
-export function validateFields(obj: unknown, schema: SchemaNode | undefined, mode: FieldValidation, notes?: DecodeNotes): string[] {
+export function validateFields(
+  obj: unknown,
+  schema: SchemaNode | undefined,
+  mode: FieldValidation,
+  notes?: DecodeNotes,
+): string[] {
   const f: Findings = { unknown: [], types: [] };
   const dups = notes?.duplicates ?? [];
   if (dups.length && notes!.as === 'object') {
@@ -205,7 +237,8 @@ export function validateFields(obj: unknown, schema: SchemaNode | undefined, mod
   if ((!f.unknown.length && !dups.length) || mode === 'Ignore') return [];
   const { list, yamlBlock } = messages(f, notes);
   if (mode === 'Strict' && list.length) {
-    if (notes?.as === 'apply' && yamlBlock) throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlBlock}`);
+    if (notes?.as === 'apply' && yamlBlock)
+      throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: ${yamlBlock}`);
     const parts = yamlBlock ? [yamlBlock, ...list.slice(dups.length)] : list;
     throw errors.badRequest(`strict decoding error: ${parts.join(', ')}`);
   }
@@ -222,7 +255,13 @@ function rangeError(obj: unknown, message: string, notes: DecodeNotes | undefine
   const kind = typeof o.kind === 'string' ? o.kind : '';
   if (notes && notes.as !== 'object' && notes.as !== 'yaml') {
     // the value upstream shows is the patched object's JSON
-    return errors.invalid({ kind: '', name: '' }, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${message}`, field: 'patch' }]);
+    return errors.invalid({ kind: '', name: '' }, [
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(JSON.stringify(obj))}: ${message}`,
+        field: 'patch',
+      },
+    ]);
   }
   const version = typeof o.apiVersion === 'string' ? o.apiVersion.slice(o.apiVersion.lastIndexOf('/') + 1) : '';
   return errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${message}`);
@@ -239,10 +278,15 @@ function goKind(v: unknown): string {
   if (Array.isArray(v)) return 'slice';
   if (v === null) return 'invalid';
   switch (typeof v) {
-    case 'object': return 'map';
-    case 'string': return 'string';
-    case 'boolean': return 'bool';
-    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
-    default: return typeof v;
+    case 'object':
+      return 'map';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return Number.isInteger(v) ? 'int64' : 'float64';
+    default:
+      return typeof v;
   }
 }

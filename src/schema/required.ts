@@ -53,7 +53,7 @@ function walk(v: unknown, s: SchemaNode, path: string, out: StatusCause[]): void
       }
     }
     for (const k in v) {
-      const sub = s.props && ownValue(s.props, k) as SchemaNode | undefined;
+      const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
       if (sub && mayRequire(sub) && !(path === '' && k === 'status')) walk(v[k], sub, at(k), out);
     }
   }

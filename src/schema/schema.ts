@@ -38,7 +38,9 @@ export interface SchemaNode {
 /** The reference definition of resource.Quantity, whatever the group domain. */
 const QUANTITY_DEFINITION = /\.apimachinery\.pkg\.api\.resource\.Quantity$/;
 
-interface RawSchema { [k: string]: any }
+interface RawSchema {
+  [k: string]: any;
+}
 
 /**
  * Defaults of list-map key fields that upstream declares (`+default`) and structured-merge-diff
@@ -81,7 +83,8 @@ export class SchemaIndex {
     else if (n.kind === 'scalar' && QUANTITY_DEFINITION.test(name)) n.quantity = true;
     // CRD schemas as upstream clients write them: x-kubernetes-* is accepted beside x-plat-*
     if (name.endsWith('.apiextensions.v1.JSONSchemaProps') && n.props) {
-      for (const [k, v] of Object.entries(n.props)) if (k.startsWith('x-plat-')) n.props['x-kubernetes-' + k.slice(7)] = v;
+      for (const [k, v] of Object.entries(n.props))
+        if (k.startsWith('x-plat-')) n.props['x-kubernetes-' + k.slice(7)] = v;
     }
     return n;
   }
@@ -91,7 +94,9 @@ export class SchemaIndex {
     let node: SchemaNode;
     if (s.type === 'array') {
       node = { kind: 'list', elem: s.items ? this.compile(s.items) : { kind: 'any' } };
-      node.listType = s['x-plat-list-type'] ?? (s['x-plat-patch-strategy']?.includes('merge') && s['x-plat-patch-merge-key'] ? 'map' : 'atomic');
+      node.listType =
+        s['x-plat-list-type'] ??
+        (s['x-plat-patch-strategy']?.includes('merge') && s['x-plat-patch-merge-key'] ? 'map' : 'atomic');
       if (s['x-plat-list-map-keys']) node.mapKeys = s['x-plat-list-map-keys'];
       else if (node.listType === 'map' && s['x-plat-patch-merge-key']) node.mapKeys = [s['x-plat-patch-merge-key']];
       if (node.mapKeys) this.keyDefaults(node, s.items);
@@ -105,7 +110,10 @@ export class SchemaIndex {
     } else if (s.type === 'object') {
       node = { kind: 'any', preserveUnknown: true };
     } else if (s.type) {
-      node = { kind: 'scalar', scalarType: s.format === 'int-or-string' || s['x-plat-int-or-string'] ? 'int-or-string' : s.type };
+      node = {
+        kind: 'scalar',
+        scalarType: s.format === 'int-or-string' || s['x-plat-int-or-string'] ? 'int-or-string' : s.type,
+      };
       if (s.format === 'byte' || s.format === 'date-time') node.format = s.format;
       // the Go integer type a typed decode stores the value in (range checked on every decode)
       if (s.type === 'integer' && (s.format === 'int32' || s.format === 'int64')) node.format = s.format;

@@ -13,11 +13,26 @@
  *   4,000,000) is "excessive aliasing"; an alias inside its own anchor is refused.
  * - Nesting deeper than MAX_NESTING_DEPTH (aliases expanded) is refused.
  */
-import { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Alias,
+  type Document,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { CycleError, DepthError, MAX_NESTING_DEPTH } from './depth.js';
 
 /** One repeated key: its path (`spec.template.spec.containers[0].name`), the key, and its 1-based line. */
-export interface Duplicate { path: string; key: string; line: number }
+export interface Duplicate {
+  path: string;
+  key: string;
+  line: number;
+}
 
 export class YamlValueError extends Error {}
 
@@ -27,7 +42,7 @@ const RATIO_HIGH = 4_000_000;
 /** goyaml v2 allowedAliasRatio. */
 function allowedAliasRatio(decoded: number): number {
   if (decoded <= RATIO_LOW) return 0.99;
-  if (decoded >= RATIO_HIGH) return 0.10;
+  if (decoded >= RATIO_HIGH) return 0.1;
   return 0.99 - 0.89 * ((decoded - RATIO_LOW) / (RATIO_HIGH - RATIO_LOW));
 }
 
@@ -40,7 +55,11 @@ class Converter {
   /** anchors being expanded right now: an alias to one of them is a cycle */
   private readonly expanding = new Set<Node>();
 
-  constructor(private readonly doc: Document, private readonly found: Duplicate[] | undefined, private readonly lines: LineCounter | undefined) {}
+  constructor(
+    private readonly doc: Document,
+    private readonly found: Duplicate[] | undefined,
+    private readonly lines: LineCounter | undefined,
+  ) {}
 
   value(node: unknown, path: string, depth: number): Json {
     this.count();
@@ -113,7 +132,8 @@ class Converter {
     // earlier mappings take precedence: written last
     for (let i = target.items.length - 1; i >= 0; i--) {
       const item = target.items[i];
-      if (!isMap(isAlias(item) ? this.deref(item) : item)) throw new YamlValueError('map merge requires map or sequence of maps as the value');
+      if (!isMap(isAlias(item) ? this.deref(item) : item))
+        throw new YamlValueError('map merge requires map or sequence of maps as the value');
       this.mergeOne(item, out, path, depth);
     }
   }
@@ -167,7 +187,8 @@ function keyOf(key: unknown): string {
 
 /** Assigns without invoking the `__proto__` setter. */
 function set(out: { [k: string]: Json }, key: string, v: Json): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value: v, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value: v, writable: true, enumerable: true, configurable: true });
   else out[key] = v;
 }
 

@@ -13,10 +13,15 @@ import { open } from 'lmdb';
 import { IDENTITY_FILE, type DataDirIdentity } from './data-dir.js';
 import { reasonOf } from '../api/startup-error.js';
 
-export interface BackupResult { shards: number; keys: number; target: string }
+export interface BackupResult {
+  shards: number;
+  keys: number;
+  target: string;
+}
 
 export function parseBackupArgs(argv: string[]): { dataDir: string; target: string } {
-  let dataDir = './data', target = '';
+  let dataDir = './data',
+    target = '';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
@@ -33,11 +38,19 @@ export function parseBackupArgs(argv: string[]): { dataDir: string; target: stri
 
 export async function backupDataDir(dataDir: string, target: string): Promise<BackupResult> {
   let identity: DataDirIdentity;
-  try { identity = JSON.parse(readFileSync(join(dataDir, IDENTITY_FILE), 'utf8')) as DataDirIdentity; } catch (e) {
-    throw new Error(`--data-dir ${dataDir}: no readable ${IDENTITY_FILE} (${reasonOf(e)}): not a data directory of this server`);
+  try {
+    identity = JSON.parse(readFileSync(join(dataDir, IDENTITY_FILE), 'utf8')) as DataDirIdentity;
+  } catch (e) {
+    throw new Error(
+      `--data-dir ${dataDir}: no readable ${IDENTITY_FILE} (${reasonOf(e)}): not a data directory of this server`,
+    );
   }
-  if (identity.storageBackend !== 'lmdb') throw new Error(`--data-dir ${dataDir}: stored in etcd (back up etcd with etcdctl snapshot save; docs/operations.md)`);
-  if (existsSync(target) && readdirSync(target).length > 0) throw new Error(`--to ${target}: not empty (choose a new or empty directory)`);
+  if (identity.storageBackend !== 'lmdb')
+    throw new Error(
+      `--data-dir ${dataDir}: stored in etcd (back up etcd with etcdctl snapshot save; docs/operations.md)`,
+    );
+  if (existsSync(target) && readdirSync(target).length > 0)
+    throw new Error(`--to ${target}: not empty (choose a new or empty directory)`);
   mkdirSync(target, { recursive: true, mode: 0o700 });
   let keys = 0;
   for (let i = 0; i < identity.shards; i++) {
@@ -51,7 +64,12 @@ export async function backupDataDir(dataDir: string, target: string): Promise<Ba
     } finally {
       await db.close();
     }
-    const copy = open<string, string>({ path: join(target, name), readOnly: true, encoding: 'string', compression: false });
+    const copy = open<string, string>({
+      path: join(target, name),
+      readOnly: true,
+      encoding: 'string',
+      compression: false,
+    });
     keys += copy.getKeysCount();
     await copy.close();
   }

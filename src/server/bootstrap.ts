@@ -40,21 +40,45 @@ function servicePort(o: { securePort: number; port: number }): number {
 export async function bootstrap(server: BootstrapServer): Promise<void> {
   const { identity } = server.registry;
   const wanted = ['default', identity.systemNamespace, identity.publicNamespace, identity.nodeLeaseNamespace];
-  await Promise.all(wanted.filter((n) => !server.services.namespaces.has(n)).map((name) => ensure(server, {
-    op: 'create', type: { group: '', version: 'v1', resource: 'namespaces' }, enc: JSON_ENC,
-    dryRun: false, namespace: '', body: { text: JSON.stringify({ metadata: { name } }), contentType: 'json' },
-  }, `namespace ${name}`)));
+  await Promise.all(
+    wanted
+      .filter((n) => !server.services.namespaces.has(n))
+      .map((name) =>
+        ensure(
+          server,
+          {
+            op: 'create',
+            type: { group: '', version: 'v1', resource: 'namespaces' },
+            enc: JSON_ENC,
+            dryRun: false,
+            namespace: '',
+            body: { text: JSON.stringify({ metadata: { name } }), contentType: 'json' },
+          },
+          `namespace ${name}`,
+        ),
+      ),
+  );
   const service = {
     metadata: { name: identity.product, labels: { component: 'apiserver', provider: identity.product } },
     spec: {
-      type: 'ClusterIP', clusterIP: firstServiceIP(server.options.serviceClusterIPRange), sessionAffinity: 'None',
+      type: 'ClusterIP',
+      clusterIP: firstServiceIP(server.options.serviceClusterIPRange),
+      sessionAffinity: 'None',
       ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: servicePort(server.options) }],
     },
   };
-  await ensure(server, {
-    op: 'create', type: { group: '', version: 'v1', resource: 'services' }, enc: JSON_ENC, dryRun: false, namespace: 'default',
-    body: { text: JSON.stringify(service), contentType: 'json' },
-  }, `service ${identity.product}`);
+  await ensure(
+    server,
+    {
+      op: 'create',
+      type: { group: '', version: 'v1', resource: 'services' },
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: 'default',
+      body: { text: JSON.stringify(service), contentType: 'json' },
+    },
+    `service ${identity.product}`,
+  );
   await ensureDefaultPolicy(server.pool, identity);
   await server.authz.aggregation.start();
 }

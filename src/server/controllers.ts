@@ -46,7 +46,12 @@ interface Member {
 
 /** A controller that is an Informer (loads from the objects alone). */
 function fromObjects(c: Informer & Pick<Member, 'start' | 'stop'>): Member {
-  return { start: c.start?.bind(c), observe: c.observe?.bind(c), stop: c.stop?.bind(c), load: (init) => c.load(init.objects) };
+  return {
+    start: c.start?.bind(c),
+    observe: c.observe?.bind(c),
+    stop: c.stop?.bind(c),
+    load: (init) => c.load(init.objects),
+  };
 }
 
 export class Controllers {
@@ -54,8 +59,13 @@ export class Controllers {
   private readonly members = new Map<string, Member>();
   private stopped = false;
 
-  constructor(pool: ActorPool, registry: Registry, options: ServerOptions, authorize: ConstructorParameters<typeof CsrApprover>[2],
-    deps: ControllerDeps) {
+  constructor(
+    pool: ActorPool,
+    registry: Registry,
+    options: ServerOptions,
+    authorize: ConstructorParameters<typeof CsrApprover>[2],
+    deps: ControllerDeps,
+  ) {
     const identity = registry.identity;
     const add = (name: string, make: () => Member): void => {
       if (controllerEnabled(options.controllers, name)) this.members.set(name, make());
@@ -63,7 +73,9 @@ export class Controllers {
     add('namespace', () => {
       const c = new NamespaceController(pool, registry);
       return {
-        load: (init) => { for (const n of init.namespaces) if (n.terminating) c.observe(n.obj); },
+        load: (init) => {
+          for (const n of init.namespaces) if (n.terminating) c.observe(n.obj);
+        },
         observe: (evs) => {
           for (const ev of evs) {
             if (ev.typeKey !== typeKeyOf('', 'namespaces') || ev.type === 'DELETED') continue;
@@ -78,19 +90,26 @@ export class Controllers {
     add('certificatesigningrequest-signing', () => new CsrSigner(pool, identity, options));
     add('certificatesigningrequest-approving', () => new CsrApprover(pool, identity, authorize));
     add('certificatesigningrequest-cleaner', () => new CsrCleaner(pool, identity));
-    add('nodelifecycle', () => fromObjects(new NodeLifecycleController(pool, identity, {
-      gracePeriodMs: options.nodeMonitorGracePeriodMs, startupGracePeriodMs: options.nodeStartupGracePeriodMs,
-    })));
+    add('nodelifecycle', () =>
+      fromObjects(
+        new NodeLifecycleController(pool, identity, {
+          gracePeriodMs: options.nodeMonitorGracePeriodMs,
+          startupGracePeriodMs: options.nodeStartupGracePeriodMs,
+        }),
+      ),
+    );
     add('tokencleaner', () => fromObjects(new TokenCleaner(pool, identity)));
     add('bootstrapsigner', () => fromObjects(new BootstrapSigner(pool, identity)));
     // upstream runs both in kube-controller-manager: only its leader acts
     add('serviceaccount', () => {
       const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
       const rootCAName = `${identity.systemNamespace.replace(/-system$/, '')}-root-ca.crt`;
-      return fromObjects(new ServiceAccountsController(pool, deps.readCache, rootCAName, () => {
-        const file = publish ? deps.clusterCAFile() : undefined;
-        return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-      }));
+      return fromObjects(
+        new ServiceAccountsController(pool, deps.readCache, rootCAName, () => {
+          const file = publish ? deps.clusterCAFile() : undefined;
+          return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+        }),
+      );
     });
     add('resourcequota', () => new ResourceQuotaController(pool, deps.readCache));
     // not an upstream controller (event TTL and lease expiry are etcd's leases there): always on
@@ -99,7 +118,11 @@ export class Controllers {
       const d = registry.allEnabled().find((x) => x.group === group && x.resource === resource);
       return d ? { group, version: d.version, resource } : undefined;
     });
-    this.members.set('expiry', { load: (init) => expiry.load(init.leases), observe: (evs) => expiry.observe(evs), stop: () => expiry.stop() });
+    this.members.set('expiry', {
+      load: (init) => expiry.load(init.leases),
+      observe: (evs) => expiry.observe(evs),
+      stop: () => expiry.stop(),
+    });
   }
 
   /** The state every object and lease is in (the shards' load, or a later snapshot). */

@@ -5,7 +5,16 @@
  * reads other LMDB environments) or misread it (another API domain), so it is refused with a
  * message naming the flag and the fix; the shard count can change with `--reshard`.
  */
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { flagError, reasonOf } from '../api/startup-error.js';
 
@@ -53,11 +62,22 @@ export function shardLayouts(dir: string): number[] {
 
 function readIdentity(file: string): DataDirIdentity {
   let v: Partial<DataDirIdentity>;
-  try { v = JSON.parse(readFileSync(file, 'utf8')) as Partial<DataDirIdentity>; } catch (e) {
-    throw new Error(`--data-dir: ${file}: ${reasonOf(e)} (restore it from a backup, or move the directory aside and start afresh)`);
+  try {
+    v = JSON.parse(readFileSync(file, 'utf8')) as Partial<DataDirIdentity>;
+  } catch (e) {
+    throw new Error(
+      `--data-dir: ${file}: ${reasonOf(e)} (restore it from a backup, or move the directory aside and start afresh)`,
+    );
   }
-  if (typeof v.formatVersion !== 'number' || typeof v.shards !== 'number' || typeof v.apiDomain !== 'string' || (v.storageBackend !== 'lmdb' && v.storageBackend !== 'etcd3')) {
-    throw new Error(`--data-dir: ${file}: not a valid identity file (formatVersion, shards, apiDomain, storageBackend required)`);
+  if (
+    typeof v.formatVersion !== 'number' ||
+    typeof v.shards !== 'number' ||
+    typeof v.apiDomain !== 'string' ||
+    (v.storageBackend !== 'lmdb' && v.storageBackend !== 'etcd3')
+  ) {
+    throw new Error(
+      `--data-dir: ${file}: not a valid identity file (formatVersion, shards, apiDomain, storageBackend required)`,
+    );
   }
   return v as DataDirIdentity;
 }
@@ -65,7 +85,17 @@ function readIdentity(file: string): DataDirIdentity {
 /** Writes the identity file (0600) atomically: a crash leaves the old one or the new one. */
 export function writeIdentity(dir: string, id: DataDirIdentity): void {
   const file = join(dir, IDENTITY_FILE);
-  const body = JSON.stringify({ formatVersion: id.formatVersion, shards: id.shards, apiDomain: id.apiDomain, storageBackend: id.storageBackend }, null, 2) + '\n';
+  const body =
+    JSON.stringify(
+      {
+        formatVersion: id.formatVersion,
+        shards: id.shards,
+        apiDomain: id.apiDomain,
+        storageBackend: id.storageBackend,
+      },
+      null,
+      2,
+    ) + '\n';
   writeFileSync(`${file}.tmp`, body, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
 }
@@ -78,11 +108,18 @@ export function writeIdentity(dir: string, id: DataDirIdentity): void {
 export function prepareDataDir(o: DataDirOptions): DataDirState {
   ensureWritableDir(o.dataDir);
   const file = join(o.dataDir, IDENTITY_FILE);
-  const wanted: DataDirIdentity = { formatVersion: FORMAT_VERSION, shards: o.shards, apiDomain: o.apiDomain, storageBackend: o.storageBackend };
+  const wanted: DataDirIdentity = {
+    formatVersion: FORMAT_VERSION,
+    shards: o.shards,
+    apiDomain: o.apiDomain,
+    storageBackend: o.storageBackend,
+  };
   if (!existsSync(file)) {
     const layouts = o.storageBackend === 'lmdb' ? shardLayouts(o.dataDir) : [];
     if (layouts.length > 1) {
-      throw new Error(`--data-dir ${o.dataDir}: holds LMDB shards of several layouts (${layouts.join(', ')} shards) and no ${IDENTITY_FILE} (move the layout not in use aside, then start with its --shards)`);
+      throw new Error(
+        `--data-dir ${o.dataDir}: holds LMDB shards of several layouts (${layouts.join(', ')} shards) and no ${IDENTITY_FILE} (move the layout not in use aside, then start with its --shards)`,
+      );
     }
     if (layouts.length === 1 && layouts[0] !== o.shards) {
       const from = layouts[0]!;
@@ -94,15 +131,25 @@ export function prepareDataDir(o: DataDirOptions): DataDirState {
   }
   const have = readIdentity(file);
   if (have.formatVersion > FORMAT_VERSION) {
-    throw new Error(`--data-dir ${o.dataDir}: data format version ${have.formatVersion} is newer than this server's (${FORMAT_VERSION}) (run the release that wrote it, or restore a backup)`);
+    throw new Error(
+      `--data-dir ${o.dataDir}: data format version ${have.formatVersion} is newer than this server's (${FORMAT_VERSION}) (run the release that wrote it, or restore a backup)`,
+    );
   }
   if (have.storageBackend !== o.storageBackend) {
-    throw flagError('storage-backend', o.storageBackend, `the data directory ${o.dataDir} was created with --storage-backend ${have.storageBackend}`,
-      `start with --storage-backend ${have.storageBackend}, or use another --data-dir; docs/operations.md describes moving to etcd`);
+    throw flagError(
+      'storage-backend',
+      o.storageBackend,
+      `the data directory ${o.dataDir} was created with --storage-backend ${have.storageBackend}`,
+      `start with --storage-backend ${have.storageBackend}, or use another --data-dir; docs/operations.md describes moving to etcd`,
+    );
   }
   if (have.apiDomain !== o.apiDomain) {
-    throw flagError('api-domain', o.apiDomain, `the data directory ${o.dataDir} was created with --api-domain ${have.apiDomain}`,
-      `start with --api-domain ${have.apiDomain}, or use another --data-dir`);
+    throw flagError(
+      'api-domain',
+      o.apiDomain,
+      `the data directory ${o.dataDir} was created with --api-domain ${have.apiDomain}`,
+      `start with --api-domain ${have.apiDomain}, or use another --data-dir`,
+    );
   }
   if (have.shards !== o.shards) {
     if (o.reshard && o.storageBackend === 'lmdb') return { kind: 'reshard', identity: wanted, from: have.shards };
@@ -113,8 +160,9 @@ export function prepareDataDir(o: DataDirOptions): DataDirState {
 }
 
 function shardMismatch(o: DataDirOptions, have: number): Error {
-  const fix = o.storageBackend === 'lmdb'
-    ? `start with --shards ${have}, or redistribute the stored keys once with --shards ${o.shards} --reshard`
-    : `start with --shards ${have}`;
+  const fix =
+    o.storageBackend === 'lmdb'
+      ? `start with --shards ${have}, or redistribute the stored keys once with --shards ${o.shards} --reshard`
+      : `start with --shards ${have}`;
   return flagError('shards', o.shards, `the data directory ${o.dataDir} holds ${have} shards`, fix);
 }

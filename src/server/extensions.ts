@@ -42,8 +42,20 @@ export class Extensions implements Informer {
     this.plugins = buildAdmissionPlugins(options, registry, services);
     this.admission = new AdmissionChain(this.plugins.plugins, services, d.anonymous);
     const proxyClient = loadProxyClient(options.proxyClientCertFile, options.proxyClientKeyFile);
-    this.apiServices = new ApiServices(registry.identity, registry, pool, readCache, proxyClient, options.apiServiceCheckIntervalMs);
-    this.aggregator = new AggregatorProxy(this.apiServices, proxyClient, options.maxRequestBodyBytes, options.requestTimeoutMs);
+    this.apiServices = new ApiServices(
+      registry.identity,
+      registry,
+      pool,
+      readCache,
+      proxyClient,
+      options.apiServiceCheckIntervalMs,
+    );
+    this.aggregator = new AggregatorProxy(
+      this.apiServices,
+      proxyClient,
+      options.maxRequestBodyBytes,
+      options.requestTimeoutMs,
+    );
   }
 
   load(objects: readonly CachedObject[]): void {

@@ -23,7 +23,12 @@ export class FrontAudit {
   static create(o: ServerOptions, domain: string): FrontAudit | undefined {
     if (!o.auditPolicyFile || !o.auditLogPath) return undefined;
     const policy = loadPolicy(o.auditPolicyFile, domain);
-    const log = new AuditLog({ path: o.auditLogPath, maxSizeMB: o.auditLogMaxSizeMB, maxBackups: o.auditLogMaxBackups, maxAgeDays: o.auditLogMaxAgeDays });
+    const log = new AuditLog({
+      path: o.auditLogPath,
+      maxSizeMB: o.auditLogMaxSizeMB,
+      maxBackups: o.auditLogMaxBackups,
+      maxAgeDays: o.auditLogMaxAgeDays,
+    });
     return new FrontAudit(new Auditor(policy, log, domain), log);
   }
 
@@ -42,9 +47,16 @@ export class FrontAudit {
   beforeAuthentication(r: FilterRequest): void {
     r.x.audit = {
       complete: (code) => {
-        if (code === 401) this.auditor.failedAuthentication(this.input(r, { username: '', groups: [] }), code, 'Authentication failed');
+        if (code === 401)
+          this.auditor.failedAuthentication(this.input(r, { username: '', groups: [] }), code, 'Authentication failed');
       },
-      requestBody() {}, started() {}, authorized() {}, deprecated() {}, impersonatedUser() {}, panicked() {}, annotate() {},
+      requestBody() {},
+      started() {},
+      authorized() {},
+      deprecated() {},
+      impersonatedUser() {},
+      panicked() {},
+      annotate() {},
     };
   }
 
@@ -52,10 +64,20 @@ export class FrontAudit {
     const info = (r.info ??= parseRequestInfo(r.method, r.path, r.query));
     const qs = r.query.toString();
     return {
-      user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: r.path, apiGroup: info.apiGroup,
-      namespace: info.namespace, resource: info.resource, subresource: info.subresource, name: info.name,
-      requestURI: qs ? `${r.path}?${qs}` : r.path, apiVersion: info.apiVersion,
-      sourceIPs: r.remoteAddress ? [r.remoteAddress] : [], userAgent: r.headers.userAgent, auditID: r.auditIdHeader,
+      user,
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: r.path,
+      apiGroup: info.apiGroup,
+      namespace: info.namespace,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
+      requestURI: qs ? `${r.path}?${qs}` : r.path,
+      apiVersion: info.apiVersion,
+      sourceIPs: r.remoteAddress ? [r.remoteAddress] : [],
+      userAgent: r.headers.userAgent,
+      auditID: r.auditIdHeader,
     };
   }
 

@@ -28,7 +28,12 @@ import { readImpersonation } from '../filters/impersonation.js';
 import type { Authorization } from '../auth/authz/authorization.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/setup.js';
 import { defaultIssuer, ensureServiceAccountKey } from '../auth/sa-keys.js';
-import { ensureAdminCertificate, ensureKubeletClientCertificate, ensureServingCertificate, type ServingFiles } from '../auth/pki.js';
+import {
+  ensureAdminCertificate,
+  ensureKubeletClientCertificate,
+  ensureServingCertificate,
+  type ServingFiles,
+} from '../auth/pki.js';
 import type { KubeletDialMaterial } from '../kubelet/client.js';
 import type { UpgradeTarget } from '../kubelet/upgrade-directive.js';
 import { getCore } from '../actors/get-core.js';
@@ -37,7 +42,10 @@ import { startSecureListener, type SecureListener } from '../auth/secure-listene
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from '../api/user.js';
 
 /** The plain `--port` serves without authentication, as upstream's old insecure port did. */
-export const UNSECURED_USER: UserInfo = Object.freeze({ username: 'system:unsecured', groups: [MASTERS_GROUP, AUTHENTICATED_GROUP] });
+export const UNSECURED_USER: UserInfo = Object.freeze({
+  username: 'system:unsecured',
+  groups: [MASTERS_GROUP, AUTHENTICATED_GROUP],
+});
 export const NO_CREDENTIALS: Credentials = Object.freeze({ authorization: '' });
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
@@ -74,7 +82,9 @@ export class FrontAuthentication implements Informer {
   serviceAccountIssuer: string | undefined;
 
   constructor(
-    private readonly options: ServerOptions, private readonly identity: Identity, private readonly pool: ActorPool,
+    private readonly options: ServerOptions,
+    private readonly identity: Identity,
+    private readonly pool: ActorPool,
     private readonly authz: Authorization,
   ) {}
 
@@ -85,7 +95,8 @@ export class FrontAuthentication implements Informer {
    */
   serviceAccountDefaults(): { issuer: string; keyFile: string } | undefined {
     const o = this.options;
-    if (o.serviceAccountIssuers.length || o.serviceAccountSigningKeyFile || o.serviceAccountKeyFiles.length) return undefined;
+    if (o.serviceAccountIssuers.length || o.serviceAccountSigningKeyFile || o.serviceAccountKeyFiles.length)
+      return undefined;
     const keyFile = ensureServiceAccountKey(join(o.certDir || join(o.dataDir, 'pki'), 'service-account.key'));
     return { issuer: defaultIssuer(this.identity.product), keyFile };
   }
@@ -98,7 +109,11 @@ export class FrontAuthentication implements Informer {
       this.serving = ensureServingCertificate({ ...o, certDir: this.certDir });
       if (!o.kubeletClientCertificate) {
         const short = this.identity.systemNamespace.replace(/-system$/, '');
-        this.kubeletClientFiles = ensureKubeletClientCertificate(this.serving, this.certDir, `${short}-apiserver-kubelet-client`);
+        this.kubeletClientFiles = ensureKubeletClientCertificate(
+          this.serving,
+          this.certDir,
+          `${short}-apiserver-kubelet-client`,
+        );
       }
     }
     const sa = this.serviceAccountDefaults();
@@ -106,8 +121,12 @@ export class FrontAuthentication implements Informer {
     this.serviceAccountIssuer = o.serviceAccountIssuers[0];
     this.setup = await buildAuthentication(o, {
       clusterCAFile: this.serving?.caFile,
-      domain: this.identity.domain, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), systemNamespace: this.identity.systemNamespace, product: this.identity.product,
-      configGroup: groupFor(this.identity, 'apiserver.config.plat.io'), log: (m) => process.stderr.write(`${m}\n`),
+      domain: this.identity.domain,
+      authenticationGroup: groupFor(this.identity, 'authentication.plat.io'),
+      systemNamespace: this.identity.systemNamespace,
+      product: this.identity.product,
+      configGroup: groupFor(this.identity, 'apiserver.config.plat.io'),
+      log: (m) => process.stderr.write(`${m}\n`),
       lookupObject: async (resource, ns, name) => {
         try {
           const { metadata } = await this.getCore(resource, ns, name);
@@ -119,8 +138,11 @@ export class FrontAuthentication implements Informer {
       },
     });
     this.virtual = virtualKinds(this.identity, {
-      tokens: this.setup.tokens, apiAudiences: this.setup.apiAudiences, serviceAccounts: this.setup.serviceAccounts,
-      getCore: (resource, ns, name) => this.getCore(resource, ns, name), now: Date.now,
+      tokens: this.setup.tokens,
+      apiAudiences: this.setup.apiAudiences,
+      serviceAccounts: this.setup.serviceAccounts,
+      getCore: (resource, ns, name) => this.getCore(resource, ns, name),
+      now: Date.now,
     });
     for (const [k, v] of this.authz.reviewKinds(this.identity)) this.virtual.set(k, v);
     configureProtobuf(this.options.apiDomain);
@@ -142,10 +164,16 @@ export class FrontAuthentication implements Informer {
     const o = this.options;
     return {
       authentication: {
-        authenticator: this.setup.authenticator, anonymous: this.setup.anonymous, anonymousPaths: this.setup.anonymousPaths,
+        authenticator: this.setup.authenticator,
+        anonymous: this.setup.anonymous,
+        anonymousPaths: this.setup.anonymousPaths,
         maxRequestBodyBytes: o.maxRequestBodyBytes,
       },
-      impersonation: { authorize: this.authz.impersonation, authenticationGroup: groupFor(this.identity, 'authentication.plat.io'), maxRequestBodyBytes: o.maxRequestBodyBytes },
+      impersonation: {
+        authorize: this.authz.impersonation,
+        authenticationGroup: groupFor(this.identity, 'authentication.plat.io'),
+        maxRequestBodyBytes: o.maxRequestBodyBytes,
+      },
       authorization: { authorizer: this.authz.authorizer, maxRequestBodyBytes: o.maxRequestBodyBytes },
     };
   }
@@ -155,19 +183,37 @@ export class FrontAuthentication implements Informer {
    * a FilterRequest (synchronously: uWS headers are only valid during the handler call); chain
    * runs it through the filters and on (src/server/handler-chain.ts).
    */
-  async listen(accept: (res: HttpResponse, req: HttpRequest) => FilterRequest, chain: FilterHandler): Promise<number | undefined> {
+  async listen(
+    accept: (res: HttpResponse, req: HttpRequest) => FilterRequest,
+    chain: FilterHandler,
+  ): Promise<number | undefined> {
     const o = this.options;
     const serving = this.serving;
     if (o.securePort < 0 || !serving) return undefined;
-    const requestHeader = o.requestheaderClientCAFile ? {
-      clientCAFile: o.requestheaderClientCAFile, allowedNames: o.requestheaderAllowedNames, usernameHeaders: o.requestheaderUsernameHeaders,
-      groupHeaders: o.requestheaderGroupHeaders, extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
-    } : undefined;
+    const requestHeader = o.requestheaderClientCAFile
+      ? {
+          clientCAFile: o.requestheaderClientCAFile,
+          allowedNames: o.requestheaderAllowedNames,
+          usernameHeaders: o.requestheaderUsernameHeaders,
+          groupHeaders: o.requestheaderGroupHeaders,
+          extraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
+        }
+      : undefined;
     const clientCAFiles = [
       ...(o.clientCAFile ? [{ flag: 'client-ca-file', path: o.clientCAFile }] : []),
       ...(serving.caFile ? [{ flag: 'cert-dir', path: serving.caFile }] : []),
     ];
-    this.listener = await startSecureListener({ host: o.bindAddress, port: o.securePort, serving, clientCAFiles, requestHeader, readHeaderTimeoutMs: o.readHeaderTimeoutMs, inlineFront: o.tlsFrontInline === true, ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}) },
+    this.listener = await startSecureListener(
+      {
+        host: o.bindAddress,
+        port: o.securePort,
+        serving,
+        clientCAFiles,
+        requestHeader,
+        readHeaderTimeoutMs: o.readHeaderTimeoutMs,
+        inlineFront: o.tlsFrontInline === true,
+        ...(this.kubeletDial ? { kubelet: this.kubeletDial } : {}),
+      },
       (res, req, credentials, takenOver) => {
         const r = accept(res, req);
         r.credentials = credentials(req);
@@ -175,7 +221,8 @@ export class FrontAuthentication implements Informer {
         if (takenOver(req)) r.x.upgradable = true;
         r.impersonation = readImpersonation(req);
         chain(r);
-      });
+      },
+    );
     return this.listener.port;
   }
 
@@ -190,7 +237,10 @@ export class FrontAuthentication implements Informer {
     if (!cert) return undefined;
     const path = join(this.options.dataDir, 'admin.kubeconfig');
     writeAdminKubeconfig(path, {
-      server: `https://${clientHost(this.options.bindAddress)}:${port}`, caFile: serving.caFile, ...cert, name: this.identity.product,
+      server: `https://${clientHost(this.options.bindAddress)}:${port}`,
+      caFile: serving.caFile,
+      ...cert,
+      name: this.identity.product,
     });
     return path;
   }
@@ -228,23 +278,33 @@ export class FrontAuthentication implements Informer {
     const format = bodyFormat(r.headers.contentType, this.identity.protobufMediaType, cborEnabled(this.options));
     const sub = info.subresource ? def.subresources.find((s) => s.name === info.subresource) : undefined;
     const apiVersion = sub ? `${sub.group}/${sub.version}` : `${def.group}/${def.version}`;
-    const read: BodyReader = r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
-    read((buf) => {
-      // a large body decodes off the front thread (src/server/body-decoder.ts)
-      decodeRequestBody(toBody(format, buf))
-        .then(async (obj) => {
-          // field types are checked as for stored kinds (the reply echoes spec and must encode)
-          const [group, version] = apiVersion.split('/') as [string, string];
-          validateFields(obj, schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind), 'Ignore');
-          // admission of the one virtual kind NodeRestriction checks (upstream admitServiceAccount)
-          if (def.group === '' && def.resource === 'serviceaccounts' && info.subresource === 'token') {
-            await this.authz.nodeRestriction?.checkTokenRequest(user, info.namespace, info.name, obj, (ns, name) => this.getCore('pods', ns, name));
-          }
-          return kind.create(obj, { user, namespace: info.namespace, name: info.name, apiVersion });
-        })
-        .then((obj) => send(x, 201, contentTypeOf(enc), encode(obj, enc)))
-        .catch((e) => sendStatus(x, toStatus(e), enc.pretty));
-    }, (st) => sendStatus(x, st));
+    const read: BodyReader =
+      r.body ?? ((done, fail) => readBody(x, this.options.maxRequestBodyBytes, r.headers.contentLength, done, fail));
+    read(
+      (buf) => {
+        // a large body decodes off the front thread (src/server/body-decoder.ts)
+        decodeRequestBody(toBody(format, buf))
+          .then(async (obj) => {
+            // field types are checked as for stored kinds (the reply echoes spec and must encode)
+            const [group, version] = apiVersion.split('/') as [string, string];
+            validateFields(
+              obj,
+              schemaIndex().forKind(referenceGroup(this.identity, group), version, sub ? sub.kind : def.kind),
+              'Ignore',
+            );
+            // admission of the one virtual kind NodeRestriction checks (upstream admitServiceAccount)
+            if (def.group === '' && def.resource === 'serviceaccounts' && info.subresource === 'token') {
+              await this.authz.nodeRestriction?.checkTokenRequest(user, info.namespace, info.name, obj, (ns, name) =>
+                this.getCore('pods', ns, name),
+              );
+            }
+            return kind.create(obj, { user, namespace: info.namespace, name: info.name, apiVersion });
+          })
+          .then((obj) => send(x, 201, contentTypeOf(enc), encode(obj, enc)))
+          .catch((e) => sendStatus(x, toStatus(e), enc.pretty));
+      },
+      (st) => sendStatus(x, st),
+    );
   }
 
   /** A stored core/v1 object (service account, pod, secret) as JSON, or its StatusError (404 when absent). */

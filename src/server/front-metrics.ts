@@ -24,26 +24,61 @@ const HEALTH = /^\/(livez|readyz|healthz)(\/|$)/;
 
 /** A non-resource request whose series waits for its status code. */
 class PathRef {
-  constructor(readonly verb: string, readonly path: string, readonly component: string) {}
+  constructor(
+    readonly verb: string,
+    readonly path: string,
+    readonly component: string,
+  ) {}
 }
 
 export class FrontMetrics implements ResponseObserver {
   readonly metrics: ApiServerMetrics;
 
-  constructor(private readonly registry: Registry, sources: MetricsSources, showHiddenFor?: string) {
+  constructor(
+    private readonly registry: Registry,
+    sources: MetricsSources,
+    showHiddenFor?: string,
+  ) {
     this.metrics = new ApiServerMetrics(sources, showHiddenFor);
-    this.metrics.registry.register(new CollectedFamily({
-      name: 'platform_response_encodings_total', stability: 'ALPHA',
-      help: 'Responses encoded on the encoding thread (YAML), by how the encoding ended: completed, timeout (the request deadline passed), cancelled (the client left) or error.',
-    }, 'counter', ['format', 'outcome'], () => (['completed', 'timeout', 'cancelled', 'error'] as const).map((o) => [['yaml', o], yamlEncodings[o]] as [string[], number])));
-    this.metrics.registry.register(new CollectedFamily({
-      name: 'platform_response_encoded_values_total', stability: 'ALPHA',
-      help: 'Values (collection entries) written by the response encoding thread.',
-    }, 'counter', ['format'], () => [[['yaml'], yamlEncodings.values]]));
-    this.metrics.registry.register(new CollectedFamily({
-      name: 'platform_response_encodings_in_progress', stability: 'ALPHA',
-      help: 'Response encodings started on the encoding thread that have not yet finished or stopped.',
-    }, 'gauge', ['format'], () => [[['yaml'], yamlEncodingsInProgress()]]));
+    this.metrics.registry.register(
+      new CollectedFamily(
+        {
+          name: 'platform_response_encodings_total',
+          stability: 'ALPHA',
+          help: 'Responses encoded on the encoding thread (YAML), by how the encoding ended: completed, timeout (the request deadline passed), cancelled (the client left) or error.',
+        },
+        'counter',
+        ['format', 'outcome'],
+        () =>
+          (['completed', 'timeout', 'cancelled', 'error'] as const).map(
+            (o) => [['yaml', o], yamlEncodings[o]] as [string[], number],
+          ),
+      ),
+    );
+    this.metrics.registry.register(
+      new CollectedFamily(
+        {
+          name: 'platform_response_encoded_values_total',
+          stability: 'ALPHA',
+          help: 'Values (collection entries) written by the response encoding thread.',
+        },
+        'counter',
+        ['format'],
+        () => [[['yaml'], yamlEncodings.values]],
+      ),
+    );
+    this.metrics.registry.register(
+      new CollectedFamily(
+        {
+          name: 'platform_response_encodings_in_progress',
+          stability: 'ALPHA',
+          help: 'Response encodings started on the encoding thread that have not yet finished or stopped.',
+        },
+        'gauge',
+        ['format'],
+        () => [[['yaml'], yamlEncodingsInProgress()]],
+      ),
+    );
   }
 
   /** Called as the request arrives: starts its clock. */
@@ -57,10 +92,23 @@ export class FrontMetrics implements ResponseObserver {
    * subresource the resource does not have is answered 404 and counted as an unknown resource
    * request, so that request paths never become label values.
    */
-  resource(x: Exchange, info: RequestInfo, def: ResourceDef, query: URLSearchParams, contentType: string | undefined): void {
+  resource(
+    x: Exchange,
+    info: RequestInfo,
+    def: ResourceDef,
+    query: URLSearchParams,
+    contentType: string | undefined,
+  ): void {
     const sub = info.subresource;
-    if (sub !== '' && !def.subresources.some((s) => s.name === sub)) return this.nonResource(x, x.request?.method ?? 'GET', '', true);
-    x.series = this.metrics.requests.resource(def, reportedVerb(info, contentType), sub, scopeOf(info), cleanDryRun(query));
+    if (sub !== '' && !def.subresources.some((s) => s.name === sub))
+      return this.nonResource(x, x.request?.method ?? 'GET', '', true);
+    x.series = this.metrics.requests.resource(
+      def,
+      reportedVerb(info, contentType),
+      sub,
+      scopeOf(info),
+      cleanDryRun(query),
+    );
   }
 
   /**
@@ -104,7 +152,8 @@ export class FrontMetrics implements ResponseObserver {
 
   private seriesOf(x: Exchange, code: number): Series | undefined {
     const s = x.series;
-    if (s instanceof PathRef) return (x.series = this.metrics.requests.nonResource(s.verb, code === 404 ? '' : s.path, s.component));
+    if (s instanceof PathRef)
+      return (x.series = this.metrics.requests.nonResource(s.verb, code === 404 ? '' : s.path, s.component));
     if (s === undefined) return this.late(x, code);
     return s as Series;
   }
@@ -114,7 +163,9 @@ export class FrontMetrics implements ResponseObserver {
     const p = x.request;
     if (!p) return undefined;
     const info = parseRequestInfo(p.method, p.path, p.query);
-    const def = info.isResourceRequest ? this.registry.lookup(info.apiGroup, info.apiVersion, info.resource) : undefined;
+    const def = info.isResourceRequest
+      ? this.registry.lookup(info.apiGroup, info.apiVersion, info.resource)
+      : undefined;
     if (def) this.resource(x, info, def, p.query, undefined);
     else this.nonResource(x, p.method, p.path, info.isResourceRequest);
     return x.series === undefined ? undefined : this.seriesOf(x, code);
@@ -140,7 +191,10 @@ function cleanDryRun(query: URLSearchParams): '' | 'All' | 'invalid' {
 }
 
 /** `pods`, `deployments.apps`: upstream's resource label of apiserver_storage_objects. */
-export function storageObjectSources(registry: Registry, count: (typeKey: string) => number): MetricsSources['storageObjects'] {
+export function storageObjectSources(
+  registry: Registry,
+  count: (typeKey: string) => number,
+): MetricsSources['storageObjects'] {
   // rebuilt when the served set changes (custom resources come and go)
   let generation = -1;
   let types: [string, string][] = [];

@@ -97,7 +97,8 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
   const routed = withRouting(resource, host); // 9
   const fair = withPriorityAndFairness(routed, host); // 8
   const dispatch = withRequestInfo(fair, host); // 7
-  const accept = (res: HttpResponse, req: HttpRequest) => acceptRequest(res, req, host.metrics, host.readsRemoteAddress); // 1
+  const accept = (res: HttpResponse, req: HttpRequest) =>
+    acceptRequest(res, req, host.metrics, host.readsRemoteAddress); // 1
   const { audit } = host;
   const filters = host.auth.filterDeps();
   let secure: FilterHandler = withAuthorization(dispatch, filters.authorization); // 6
@@ -110,11 +111,13 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
       audit?.begin(r); // 2
       dispatch(r);
     },
-    acceptSecure: audit ? (res, req) => {
-      const r = accept(res, req);
-      audit.beforeAuthentication(r); // 2
-      return r;
-    } : accept,
+    acceptSecure: audit
+      ? (res, req) => {
+          const r = accept(res, req);
+          audit.beforeAuthentication(r); // 2
+          return r;
+        }
+      : accept,
     secure,
   };
 }
@@ -145,7 +148,13 @@ function withPriorityAndFairness(next: Step, host: HandlerChainHost): Step {
 }
 
 /** A resource request's step once its definition is known; returns the encoding it negotiated (for errors). */
-type ResourceStep = (r: FilterRequest, info: RequestInfo, def: ResourceDef, pretty: boolean, negotiated: (enc: Encoding) => void) => void;
+type ResourceStep = (
+  r: FilterRequest,
+  info: RequestInfo,
+  def: ResourceDef,
+  pretty: boolean,
+  negotiated: (enc: Encoding) => void,
+) => void;
 
 /**
  * 9: aggregated APIs go to their server, non-resource paths to their table; anything else must
@@ -168,8 +177,11 @@ function withRouting(next: ResourceStep, host: HandlerChainHost): Step {
         return handleNonResource(host, x, method, path, query, headers, info);
       }
       const def = host.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-      if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === '')) throw errors.notFoundMessage('the server could not find the requested resource');
-      next(r, info, def, pretty, (e) => { enc = e; });
+      if (!def || (info.apiPrefix === 'api') !== (info.apiGroup === ''))
+        throw errors.notFoundMessage('the server could not find the requested resource');
+      next(r, info, def, pretty, (e) => {
+        enc = e;
+      });
     } catch (e) {
       if (!(e instanceof StatusError)) x.audit?.panicked(String((e as Error)?.message ?? e));
       sendStatus(x, toStatus(e), pretty, enc);
@@ -187,19 +199,32 @@ function resourceStep(next: (req: Request) => void, host: HandlerChainHost): Res
     const { x, query, headers } = r;
     host.metrics.resource(x, info, def, query, headers.contentType);
     if (def.deprecation) deprecatedRequest(host, x, def, info.subresource);
-    checkScope(def.namespaced, info, def.subresources.map((s) => s.name));
+    checkScope(
+      def.namespaced,
+      info,
+      def.subresources.map((s) => s.name),
+    );
     checkVerb(def, info);
     if (def.custom && info.verb === 'create' && host.crdController.terminating(def.group, def.resource)) {
       // upstream crdHandler: a terminating CRD's resources take no new objects
       throw errors.methodNotAllowed(`create is not supported on resources of kind "${def.resource}.${def.group}"`);
     }
-    const enc = negotiateResource(host.registry.identity, host.cbor, headers.accept, pretty, query, info.verb, def.custom === true);
+    const enc = negotiateResource(
+      host.registry.identity,
+      host.cbor,
+      headers.accept,
+      pretty,
+      query,
+      info.verb,
+      def.custom === true,
+    );
     if (host.compression && /\bgzip\b/.test(headers.acceptEncoding ?? '')) enc.gzip = true;
     negotiated(enc);
     if (!host.apf) x.release = host.inflight.admit(info.verb);
     const req = { x, info, query, headers, def, enc, user: r.user, body: r.body };
     if (host.connectDeps && isConnect(req)) return serveConnect(req, host.connectDeps);
-    const virtual = info.verb === 'create' ? host.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
+    const virtual =
+      info.verb === 'create' ? host.auth.virtualKind(def.group, def.resource, info.subresource) : undefined;
     if (virtual) return host.auth.serveVirtual(req, virtual, r.user ?? UNSECURED_USER);
     next(req);
   };
@@ -248,7 +273,10 @@ function checkScope(namespaced: boolean, info: RequestInfo, subresources: string
   if (info.parts.length > 3 && info.subresource !== 'proxy') throw notFound();
 }
 
-function checkVerb(def: { verbs: string[]; subresources: { name: string; verbs: string[] }[] }, info: RequestInfo): void {
+function checkVerb(
+  def: { verbs: string[]; subresources: { name: string; verbs: string[] }[] },
+  info: RequestInfo,
+): void {
   const verbs = info.subresource ? def.subresources.find((s) => s.name === info.subresource)!.verbs : def.verbs;
   const v = info.verb === 'watch' && info.name ? 'watch' : info.verb;
   if (!verbs.includes(v as never)) {

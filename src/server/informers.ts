@@ -45,8 +45,14 @@ export function buildChangeFeed(m: FeedMembers): ChangeFeed {
   feed.subscribe('extensions', m.extensions);
   feed.subscribe('namespaces', namespacePhases(m.namespaces));
   feed.subscribe('crd-controller', m.crdController);
-  feed.subscribe('controllers', observer((events) => m.controllers()?.observe(events)));
-  feed.subscribe('watch-hub', observer((events) => m.hub.dispatch(events)));
+  feed.subscribe(
+    'controllers',
+    observer((events) => m.controllers()?.observe(events)),
+  );
+  feed.subscribe(
+    'watch-hub',
+    observer((events) => m.hub.dispatch(events)),
+  );
   return feed;
 }
 

@@ -15,7 +15,11 @@ import { listenError } from '../api/startup-error.js';
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
 
 /** A bound plain listener: its port (0 when `--port` is off), its socket and app while open. */
-export interface PlainListener { port: number; socket?: us_listen_socket; app?: TemplatedApp }
+export interface PlainListener {
+  port: number;
+  socket?: us_listen_socket;
+  app?: TemplatedApp;
+}
 
 /**
  * Reads what the request path needs from uWS, synchronously, as system:unsecured until the
@@ -26,10 +30,19 @@ const CONNECT_PATH = /\/(?:proxy|exec|attach|portforward)(?:\/|$)/;
 /** /api and /apis: the documents aggregated discovery serves (with an ETag). */
 const DISCOVERY_ROOT = /^\/apis?\/?$/;
 
-export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: FrontMetrics, audited: boolean): FilterRequest {
+export function acceptRequest(
+  res: HttpResponse,
+  req: HttpRequest,
+  metrics: FrontMetrics,
+  audited: boolean,
+): FilterRequest {
   const x: Exchange = { res, aborted: false, done: false, headers: [] };
   metrics.begin(x);
-  res.onAborted(() => { x.aborted = true; x.release?.(); x.onAbort?.(); });
+  res.onAborted(() => {
+    x.aborted = true;
+    x.release?.();
+    x.onAbort?.();
+  });
   const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
   if (method === 'HEAD') x.head = true;
   const path = req.getUrl();
@@ -42,15 +55,28 @@ export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: Fron
     acceptEncoding: req.getHeader('accept-encoding') || undefined,
   };
   // validators only where a cached document is revalidated: OpenAPI and aggregated discovery
-  if (path.startsWith('/openapi/') || DISCOVERY_ROOT.test(path)) headers.ifNoneMatch = req.getHeader('if-none-match') || undefined;
+  if (path.startsWith('/openapi/') || DISCOVERY_ROOT.test(path))
+    headers.ifNoneMatch = req.getHeader('if-none-match') || undefined;
   // connect subresources only: the upgrade and the headers a proxy forwards (uWS headers die with this call)
   if (CONNECT_PATH.test(path)) {
     headers.upgrade = req.getHeader('upgrade') || undefined;
     const all: [string, string][] = [];
-    req.forEach((k, v) => { all.push([k, v]); });
+    req.forEach((k, v) => {
+      all.push([k, v]);
+    });
     headers.all = all;
   }
-  const r: FilterRequest = { x, method, path, query, headers, credentials: NO_CREDENTIALS, impersonation: undefined, user: UNSECURED_USER, body: undefined };
+  const r: FilterRequest = {
+    x,
+    method,
+    path,
+    query,
+    headers,
+    credentials: NO_CREDENTIALS,
+    impersonation: undefined,
+    user: UNSECURED_USER,
+    body: undefined,
+  };
   x.request = r;
   if (audited) {
     r.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
@@ -63,10 +89,16 @@ export function acceptRequest(res: HttpResponse, req: HttpRequest, metrics: Fron
  * The plain `--port` (off by default, port < 0): loopback only unless `--insecure-bind-address`
  * says otherwise (with a warning), as upstream's old insecure port. Every request goes to handle.
  */
-export async function listenPlain(host: string, port: number, handle: (res: HttpResponse, req: HttpRequest) => void): Promise<PlainListener> {
+export async function listenPlain(
+  host: string,
+  port: number,
+  handle: (res: HttpResponse, req: HttpRequest) => void,
+): Promise<PlainListener> {
   if (port < 0) return { port: 0 };
   if (!isLoopback(host)) {
-    process.stderr.write(`warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`);
+    process.stderr.write(
+      `warning: --insecure-bind-address ${host} is not a loopback address: the plain port serves without authentication or authorization to anyone who can reach it\n`,
+    );
   }
   const app = uWS.App();
   app.any('/*', handle);

@@ -36,7 +36,12 @@ export class Logger {
   private queuedBytes = 0;
   private writing = false;
 
-  constructor(readonly verbosity: number, readonly format: LogFormat, private readonly fd = STDERR, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    readonly verbosity: number,
+    readonly format: LogFormat,
+    private readonly fd = STDERR,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Whether lines of this verbosity are written (callers skip building them otherwise). */
   enabled(level: number): boolean {
@@ -59,7 +64,10 @@ export class Logger {
   queued(level: number, msg: string, fields: LogFields): void {
     if (!this.enabled(level)) return;
     const line = this.line('I', level, msg, fields);
-    if (this.queuedBytes + line.length > MAX_QUEUED_BYTES) { this.dropped++; return; }
+    if (this.queuedBytes + line.length > MAX_QUEUED_BYTES) {
+      this.dropped++;
+      return;
+    }
     this.queue.push(line);
     this.queuedBytes += line.length;
     if (!this.writing) this.flushSoon();
@@ -71,14 +79,24 @@ export class Logger {
     const text = this.queue.join('');
     this.queue = [];
     this.queuedBytes = 0;
-    try { writeSync(this.fd, text); } catch { /* standard error gone: nothing to report to */ }
+    try {
+      writeSync(this.fd, text);
+    } catch {
+      /* standard error gone: nothing to report to */
+    }
   }
 
   /** One formatted line (with its newline). */
   line(severity: 'I' | 'W' | 'E', level: number, msg: string, fields: LogFields = {}): string {
     const now = this.now();
     if (this.format === 'json') {
-      const o: Record<string, unknown> = { ts: now.getTime() / 1000, ...(severity === 'I' ? { v: level } : {}), ...(severity === 'E' ? { level: 'error' } : {}), ...(severity === 'W' ? { level: 'warning' } : {}), msg };
+      const o: Record<string, unknown> = {
+        ts: now.getTime() / 1000,
+        ...(severity === 'I' ? { v: level } : {}),
+        ...(severity === 'E' ? { level: 'error' } : {}),
+        ...(severity === 'W' ? { level: 'warning' } : {}),
+        msg,
+      };
       for (const [k, v] of Object.entries(fields)) if (v !== undefined) o[k] = v;
       return JSON.stringify(o) + '\n';
     }
@@ -88,7 +106,11 @@ export class Logger {
   }
 
   private writeNow(line: string): void {
-    try { writeSync(this.fd, line); } catch { /* as above */ }
+    try {
+      writeSync(this.fd, line);
+    } catch {
+      /* as above */
+    }
   }
 
   private flushSoon(): void {
@@ -97,7 +119,10 @@ export class Logger {
       const text = this.queue.join('');
       this.queue = [];
       this.queuedBytes = 0;
-      if (!text) { this.writing = false; return; }
+      if (!text) {
+        this.writing = false;
+        return;
+      }
       write(this.fd, text, () => {
         if (this.queue.length) this.flushSoon();
         else this.writing = false;

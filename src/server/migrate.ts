@@ -15,7 +15,11 @@ import { readFileSync } from 'node:fs';
 const REVISION_KEY = '\u0000meta/revision';
 const BATCH = 500;
 
-export interface MigrateArgs { dataDir: string; servers: string[]; prefix: string }
+export interface MigrateArgs {
+  dataDir: string;
+  servers: string[];
+  prefix: string;
+}
 
 export function parseMigrateArgs(argv: string[]): MigrateArgs {
   const a: MigrateArgs = { dataDir: './data', servers: [], prefix: '/registry' };
@@ -28,7 +32,10 @@ export function parseMigrateArgs(argv: string[]): MigrateArgs {
     if (flag === '--data-dir') a.dataDir = value;
     else if (flag === '--etcd-servers') a.servers = value.split(',');
     else if (flag === '--etcd-prefix') a.prefix = value.replace(/\/+$/, '');
-    else throw new Error(`migrate-to-etcd: unknown flag ${flag} (usage: platform-apiserver migrate-to-etcd --data-dir DIR --etcd-servers URLS [--etcd-prefix /registry])`);
+    else
+      throw new Error(
+        `migrate-to-etcd: unknown flag ${flag} (usage: platform-apiserver migrate-to-etcd --data-dir DIR --etcd-servers URLS [--etcd-prefix /registry])`,
+      );
   }
   if (a.servers.length === 0) throw new Error('migrate-to-etcd: --etcd-servers is required');
   return a;
@@ -36,17 +43,24 @@ export function parseMigrateArgs(argv: string[]): MigrateArgs {
 
 export async function migrateToEtcd(a: MigrateArgs): Promise<{ shards: number; keys: number }> {
   const identity = JSON.parse(readFileSync(join(a.dataDir, IDENTITY_FILE), 'utf8')) as DataDirIdentity;
-  if (identity.storageBackend !== 'lmdb') throw new Error(`--data-dir ${a.dataDir}: already on ${identity.storageBackend}`);
+  if (identity.storageBackend !== 'lmdb')
+    throw new Error(`--data-dir ${a.dataDir}: already on ${identity.storageBackend}`);
   const { EtcdBackend } = await import('../storage/etcd/etcd-backend.js');
   let total = 0;
   for (let i = 0; i < identity.shards; i++) {
     const space = `shard-${i}-of-${identity.shards}`;
     // the server must be stopped: a write after the copy would stay behind in LMDB
-    const db = open<string, string>({ path: join(a.dataDir, space), encoding: 'string', compression: false, readOnly: true });
+    const db = open<string, string>({
+      path: join(a.dataDir, space),
+      encoding: 'string',
+      compression: false,
+      readOnly: true,
+    });
     const etcd = new EtcdBackend({ servers: a.servers, prefix: a.prefix, compactionIntervalMs: 0 }, space);
     try {
       await etcd.open();
-      if (etcd.revision() !== 0) throw new Error(`--etcd-prefix ${a.prefix}: ${space} already holds data (choose an empty prefix)`);
+      if (etcd.revision() !== 0)
+        throw new Error(`--etcd-prefix ${a.prefix}: ${space} already holds data (choose an empty prefix)`);
       const revision = Number(db.get(REVISION_KEY) ?? 0);
       let batch: Write[] = [];
       let count = 0;
@@ -54,7 +68,10 @@ export async function migrateToEtcd(a: MigrateArgs): Promise<{ shards: number; k
         if (key === REVISION_KEY) continue;
         batch.push({ key, value });
         count++;
-        if (batch.length === BATCH) { await etcd.commit(batch, revision); batch = []; }
+        if (batch.length === BATCH) {
+          await etcd.commit(batch, revision);
+          batch = [];
+        }
       }
       await etcd.commit(batch, revision);
       let copied = 0;

@@ -3,15 +3,42 @@ import { validateShowHidden } from '../metrics/registry.js';
 import { METRICS_VERSION } from '../metrics/apiserver-metrics.js';
 import { checkAuthorizationOptions } from '../auth/authz/options.js';
 import { parseControllers } from '../controllers/selection.js';
-import { AGGREGATOR_FLAGS, DEFAULT_AGGREGATOR_OPTIONS, checkAggregatorOptions, type AggregatorOptions } from '../aggregator/options.js';
-import { KUBELET_FLAGS, DEFAULT_KUBELET_OPTIONS, checkKubeletOptions, type KubeletOptions } from '../kubelet/options.js';
-import { ADMISSION_FLAGS, DEFAULT_ADMISSION_OPTIONS, checkAdmissionOptions, enabledAdmissionPlugins, type AdmissionOptions } from '../admission/options.js';
-import { AUTHENTICATION_FLAGS, BOOLEAN_FLAGS, DEFAULT_AUTHENTICATION_OPTIONS, checkAuthenticationOptions, type AuthenticationOptions } from '../auth/options.js';
+import {
+  AGGREGATOR_FLAGS,
+  DEFAULT_AGGREGATOR_OPTIONS,
+  checkAggregatorOptions,
+  type AggregatorOptions,
+} from '../aggregator/options.js';
+import {
+  KUBELET_FLAGS,
+  DEFAULT_KUBELET_OPTIONS,
+  checkKubeletOptions,
+  type KubeletOptions,
+} from '../kubelet/options.js';
+import {
+  ADMISSION_FLAGS,
+  DEFAULT_ADMISSION_OPTIONS,
+  checkAdmissionOptions,
+  enabledAdmissionPlugins,
+  type AdmissionOptions,
+} from '../admission/options.js';
+import {
+  AUTHENTICATION_FLAGS,
+  BOOLEAN_FLAGS,
+  DEFAULT_AUTHENTICATION_OPTIONS,
+  checkAuthenticationOptions,
+  type AuthenticationOptions,
+} from '../auth/options.js';
 import type { CoreOptions } from '../http/options.js';
 export type { CoreOptions };
 
 /** Server flags: one DEFAULT_OPTIONS, validated once at the boundary with exact messages. */
-export interface ServerOptions extends CoreOptions, AuthenticationOptions, AdmissionOptions, AggregatorOptions, KubeletOptions {}
+export interface ServerOptions
+  extends CoreOptions,
+    AuthenticationOptions,
+    AdmissionOptions,
+    AggregatorOptions,
+    KubeletOptions {}
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   bindAddress: '127.0.0.1',
@@ -94,39 +121,78 @@ const FLAGS: Record<string, Setter> = {
   ...ADMISSION_FLAGS,
   ...AGGREGATOR_FLAGS,
   ...KUBELET_FLAGS,
-  'bind-address': (o, v) => { o.bindAddress = v; },
+  'bind-address': (o, v) => {
+    o.bindAddress = v;
+  },
   'port': (o, v) => {
-    if (v === 'off') { o.port = -1; return; }
-    if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new Error(`--port must be an integer between 0 and 65535 or off, got "${v}"`);
+    if (v === 'off') {
+      o.port = -1;
+      return;
+    }
+    if (!/^[0-9]+$/.test(v) || Number(v) > 65535)
+      throw new Error(`--port must be an integer between 0 and 65535 or off, got "${v}"`);
     o.port = Number(v);
   },
-  'insecure-bind-address': (o, v) => { o.insecureBindAddress = v; },
-  'data-dir': (o, v) => { o.dataDir = v; },
-  'runtime-config': (o, v) => { o.runtimeConfig = v; },
+  'insecure-bind-address': (o, v) => {
+    o.insecureBindAddress = v;
+  },
+  'data-dir': (o, v) => {
+    o.dataDir = v;
+  },
+  'runtime-config': (o, v) => {
+    o.runtimeConfig = v;
+  },
   'feature-gates': (o, v) => applyFeatureGates(v, { gates: o.featureGates, warnings: o.warnings }),
-  'shutdown-delay-duration': duration('shutdown-delay-duration', (o, ms) => { o.shutdownDelayMs = ms; }),
-  'shards': int('shards', 1, (o, n) => { o.shards = n; }),
-  'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => { o.maxRequestBodyBytes = n; }),
-  'api-domain': (o, v) => { o.apiDomain = v; },
-  'min-request-timeout': int('min-request-timeout', 1, (o, n) => { o.minRequestTimeoutSec = n; }),
-  'request-timeout': duration('request-timeout', (o, ms) => { o.requestTimeoutMs = ms; }),
-  'watch-history-window': duration('watch-history-window', (o, ms) => { o.watchHistoryWindowMs = ms; }),
-  'continue-token-ttl': duration('continue-token-ttl', (o, ms) => { o.continueTtlMs = ms; }),
-  'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => { o.watchBufferBytes = n; }),
-  'bookmark-interval': duration('bookmark-interval', (o, ms) => { o.bookmarkIntervalMs = ms; }),
-  'max-requests-inflight': int('max-requests-inflight', 0, (o, n) => { o.maxRequestsInflight = n; }),
+  'shutdown-delay-duration': duration('shutdown-delay-duration', (o, ms) => {
+    o.shutdownDelayMs = ms;
+  }),
+  'shards': int('shards', 1, (o, n) => {
+    o.shards = n;
+  }),
+  'max-request-body-bytes': int('max-request-body-bytes', 1, (o, n) => {
+    o.maxRequestBodyBytes = n;
+  }),
+  'api-domain': (o, v) => {
+    o.apiDomain = v;
+  },
+  'min-request-timeout': int('min-request-timeout', 1, (o, n) => {
+    o.minRequestTimeoutSec = n;
+  }),
+  'request-timeout': duration('request-timeout', (o, ms) => {
+    o.requestTimeoutMs = ms;
+  }),
+  'watch-history-window': duration('watch-history-window', (o, ms) => {
+    o.watchHistoryWindowMs = ms;
+  }),
+  'continue-token-ttl': duration('continue-token-ttl', (o, ms) => {
+    o.continueTtlMs = ms;
+  }),
+  'watch-buffer-bytes': int('watch-buffer-bytes', 1024, (o, n) => {
+    o.watchBufferBytes = n;
+  }),
+  'bookmark-interval': duration('bookmark-interval', (o, ms) => {
+    o.bookmarkIntervalMs = ms;
+  }),
+  'max-requests-inflight': int('max-requests-inflight', 0, (o, n) => {
+    o.maxRequestsInflight = n;
+  }),
   'enable-priority-and-fairness': (o, v) => {
-    if (v !== 'true' && v !== 'false') throw new Error(`--enable-priority-and-fairness must be true or false, got "${v}"`);
+    if (v !== 'true' && v !== 'false')
+      throw new Error(`--enable-priority-and-fairness must be true or false, got "${v}"`);
     o.enablePriorityAndFairness = v === 'true';
   },
-  'max-mutating-requests-inflight': int('max-mutating-requests-inflight', 0, (o, n) => { o.maxMutatingRequestsInflight = n; }),
+  'max-mutating-requests-inflight': int('max-mutating-requests-inflight', 0, (o, n) => {
+    o.maxMutatingRequestsInflight = n;
+  }),
   'service-cluster-ip-range': (o, v) => {
-    if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(v)) throw new Error(`--service-cluster-ip-range must be an IPv4 CIDR such as 10.0.0.0/24, got "${v}"`);
+    if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(v))
+      throw new Error(`--service-cluster-ip-range must be an IPv4 CIDR such as 10.0.0.0/24, got "${v}"`);
     o.serviceClusterIPRange = v;
   },
   'service-node-port-range': (o, v) => {
     const m = /^(\d+)-(\d+)$/.exec(v);
-    if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535) throw new Error(`--service-node-port-range must be a range such as 30000-32767, got "${v}"`);
+    if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535)
+      throw new Error(`--service-node-port-range must be a range such as 30000-32767, got "${v}"`);
     o.serviceNodePortRange = v;
   },
   'storage-backend': (o, v) => {
@@ -135,41 +201,76 @@ const FLAGS: Record<string, Setter> = {
   },
   'etcd-servers': (o, v) => {
     const urls = v.split(',');
-    if (!urls.every((u) => /^https?:\/\/[^/,\s]+\/?$/.test(u))) throw new Error(`--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "${v}"`);
+    if (!urls.every((u) => /^https?:\/\/[^/,\s]+\/?$/.test(u)))
+      throw new Error(`--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "${v}"`);
     o.etcdServers = urls;
   },
   'etcd-prefix': (o, v) => {
     if (!v.startsWith('/')) throw new Error(`--etcd-prefix must start with /, got "${v}"`);
     o.etcdPrefix = v.replace(/\/+$/, '');
   },
-  'etcd-cafile': (o, v) => { o.etcdCaFile = v; },
-  'etcd-certfile': (o, v) => { o.etcdCertFile = v; },
-  'etcd-keyfile': (o, v) => { o.etcdKeyFile = v; },
-  'node-monitor-grace-period': duration('node-monitor-grace-period', (o, ms) => { o.nodeMonitorGracePeriodMs = ms; }),
-  'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => { o.nodeStartupGracePeriodMs = ms; }),
-  'event-ttl': duration('event-ttl', (o, ms) => { o.eventTtlMs = ms; }),
-  'controllers': (o, v) => { o.controllers = parseControllers(v); },
+  'etcd-cafile': (o, v) => {
+    o.etcdCaFile = v;
+  },
+  'etcd-certfile': (o, v) => {
+    o.etcdCertFile = v;
+  },
+  'etcd-keyfile': (o, v) => {
+    o.etcdKeyFile = v;
+  },
+  'node-monitor-grace-period': duration('node-monitor-grace-period', (o, ms) => {
+    o.nodeMonitorGracePeriodMs = ms;
+  }),
+  'node-startup-grace-period': duration('node-startup-grace-period', (o, ms) => {
+    o.nodeStartupGracePeriodMs = ms;
+  }),
+  'event-ttl': duration('event-ttl', (o, ms) => {
+    o.eventTtlMs = ms;
+  }),
+  'controllers': (o, v) => {
+    o.controllers = parseControllers(v);
+  },
   'show-hidden-metrics-for-version': (o, v) => {
     if (v !== '') validateShowHidden(v, METRICS_VERSION);
     o.showHiddenMetricsForVersion = v || undefined;
   },
-  'audit-policy-file': (o, v) => { o.auditPolicyFile = v; },
-  'encryption-provider-config': (o, v) => { o.encryptionProviderConfig = v; },
-  'audit-log-path': (o, v) => { o.auditLogPath = v; },
-  'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => { o.auditLogMaxSizeMB = n; }),
-  'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => { o.auditLogMaxBackups = n; }),
-  'audit-log-maxage': int('audit-log-maxage', 0, (o, n) => { o.auditLogMaxAgeDays = n; }),
+  'audit-policy-file': (o, v) => {
+    o.auditPolicyFile = v;
+  },
+  'encryption-provider-config': (o, v) => {
+    o.encryptionProviderConfig = v;
+  },
+  'audit-log-path': (o, v) => {
+    o.auditLogPath = v;
+  },
+  'audit-log-maxsize': int('audit-log-maxsize', 0, (o, n) => {
+    o.auditLogMaxSizeMB = n;
+  }),
+  'audit-log-maxbackup': int('audit-log-maxbackup', 0, (o, n) => {
+    o.auditLogMaxBackups = n;
+  }),
+  'audit-log-maxage': int('audit-log-maxage', 0, (o, n) => {
+    o.auditLogMaxAgeDays = n;
+  }),
   'audit-log-format': (_o, v) => {
     if (v !== 'json') throw new Error(`--audit-log-format must be json, got "${v}"`);
   },
-  'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => { o.etcdCompactionIntervalMs = ms; }),
+  'etcd-compaction-interval': duration('etcd-compaction-interval', (o, ms) => {
+    o.etcdCompactionIntervalMs = ms;
+  }),
   'leader-elect': (o, v) => {
     if (v !== 'true' && v !== 'false') throw new Error(`--leader-elect must be true or false, got "${v}"`);
     o.leaderElect = v === 'true';
   },
-  'leader-elect-lease-duration': duration('leader-elect-lease-duration', (o, ms) => { o.leaderElectLeaseDurationMs = ms; }),
-  'leader-elect-renew-deadline': duration('leader-elect-renew-deadline', (o, ms) => { o.leaderElectRenewDeadlineMs = ms; }),
-  'leader-elect-retry-period': duration('leader-elect-retry-period', (o, ms) => { o.leaderElectRetryPeriodMs = ms; }),
+  'leader-elect-lease-duration': duration('leader-elect-lease-duration', (o, ms) => {
+    o.leaderElectLeaseDurationMs = ms;
+  }),
+  'leader-elect-renew-deadline': duration('leader-elect-renew-deadline', (o, ms) => {
+    o.leaderElectRenewDeadlineMs = ms;
+  }),
+  'leader-elect-retry-period': duration('leader-elect-retry-period', (o, ms) => {
+    o.leaderElectRetryPeriodMs = ms;
+  }),
   'v': (o, v) => {
     if (!/^[0-9]+$/.test(v) || Number(v) > 10) throw new Error(`--v must be an integer between 0 and 10, got "${v}"`);
     o.verbosity = Number(v);
@@ -178,20 +279,28 @@ const FLAGS: Record<string, Setter> = {
     if (v !== 'text' && v !== 'json') throw new Error(`--logging-format must be text or json, got "${v}"`);
     o.loggingFormat = v;
   },
-  'help': (o, v) => { o.help = v !== 'false'; },
+  'help': (o, v) => {
+    o.help = v !== 'false';
+  },
   'version': (o, v) => {
-    if (v !== 'true' && v !== 'false' && v !== 'raw') throw new Error(`--version must be true, false or raw, got "${v}"`);
+    if (v !== 'true' && v !== 'false' && v !== 'raw')
+      throw new Error(`--version must be true, false or raw, got "${v}"`);
     o.version = v === 'raw' ? 'raw' : v === 'true' ? 'short' : '';
   },
   'reshard': (o, v) => {
     if (v !== 'true' && v !== 'false') throw new Error(`--reshard must be true or false, got "${v}"`);
     o.reshard = v === 'true';
   },
-  'cluster-signing-cert-file': (o, v) => { o.clusterSigningCertFile = v; },
-  'cluster-signing-key-file': (o, v) => { o.clusterSigningKeyFile = v; },
+  'cluster-signing-cert-file': (o, v) => {
+    o.clusterSigningCertFile = v;
+  },
+  'cluster-signing-key-file': (o, v) => {
+    o.clusterSigningKeyFile = v;
+  },
   'cluster-signing-duration': (o, v) => {
     const ms = parseDuration(v);
-    if (ms === undefined || ms <= 0) throw new Error(`--cluster-signing-duration must be a positive duration such as 8760h, got "${v}"`);
+    if (ms === undefined || ms <= 0)
+      throw new Error(`--cluster-signing-duration must be a positive duration such as 8760h, got "${v}"`);
     o.clusterSigningDurationMs = ms;
   },
 };
@@ -206,11 +315,15 @@ function checkCombined(o: ServerOptions): void {
   checkKubeletOptions(o);
   o.admissionPlugins = enabledAdmissionPlugins(o);
   if (!o.etcdCertFile !== !o.etcdKeyFile) throw new Error('--etcd-certfile and --etcd-keyfile must be given together');
-  if (o.leaderElectLeaseDurationMs <= o.leaderElectRenewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
-  if (o.leaderElectRenewDeadlineMs <= o.leaderElectRetryPeriodMs) throw new Error('renewDeadline must be greater than retryPeriod');
-  if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
+  if (o.leaderElectLeaseDurationMs <= o.leaderElectRenewDeadlineMs)
+    throw new Error('leaseDuration must be greater than renewDeadline');
+  if (o.leaderElectRenewDeadlineMs <= o.leaderElectRetryPeriodMs)
+    throw new Error('renewDeadline must be greater than retryPeriod');
+  if (!o.clusterSigningCertFile !== !o.clusterSigningKeyFile)
+    throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   const tls = o.etcdCaFile || o.etcdCertFile;
-  if (tls && !o.etcdServers.every((u) => u.startsWith('https://'))) throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
+  if (tls && !o.etcdServers.every((u) => u.startsWith('https://')))
+    throw new Error('--etcd-servers must use https:// when --etcd-cafile or --etcd-certfile is given');
 }
 
 /**
@@ -218,16 +331,35 @@ function checkCombined(o: ServerOptions): void {
  * documented (not in FLAG_NAMES, --help or docs/flags.md); a production server never sets them.
  */
 const HIDDEN_FLAGS: Record<string, Setter> = {
-  'actor-pipeline-depth': int('actor-pipeline-depth', 1, (o, n) => { o.actorPipelineDepth = n; }),
-  'actor-heavy-per-batch': int('actor-heavy-per-batch', 1, (o, n) => { o.actorHeavyPerBatch = n; }),
-  'tls-front-inline': (o, v) => { o.tlsFrontInline = v === 'true'; },
-  'proxy-allow-loopback': (o, v) => { o.proxyAllowLoopback = v === 'true'; },
-  'test-actor-faults': (o, v) => { o.testFaults = { ...o.testFaults, dir: v }; },
-  'test-fail-commit-match': (o, v) => { o.testFaults = { ...o.testFaults, failCommitMatch: v }; },
+  'actor-pipeline-depth': int('actor-pipeline-depth', 1, (o, n) => {
+    o.actorPipelineDepth = n;
+  }),
+  'actor-heavy-per-batch': int('actor-heavy-per-batch', 1, (o, n) => {
+    o.actorHeavyPerBatch = n;
+  }),
+  'tls-front-inline': (o, v) => {
+    o.tlsFrontInline = v === 'true';
+  },
+  'proxy-allow-loopback': (o, v) => {
+    o.proxyAllowLoopback = v === 'true';
+  },
+  'test-actor-faults': (o, v) => {
+    o.testFaults = { ...o.testFaults, dir: v };
+  },
+  'test-fail-commit-match': (o, v) => {
+    o.testFaults = { ...o.testFaults, failCommitMatch: v };
+  },
 };
 
 /** Server booleans that, as pflag's, may be given alone (`--reshard` = `--reshard=true`). */
-const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['leader-elect', 'reshard', 'help', 'version', 'tls-front-inline', 'proxy-allow-loopback']);
+const SERVER_BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
+  'leader-elect',
+  'reshard',
+  'help',
+  'version',
+  'tls-front-inline',
+  'proxy-allow-loopback',
+]);
 
 /** Every flag name parseArgs knows (docs: src/server/flag-docs.ts). */
 export const FLAG_NAMES: readonly string[] = Object.keys(FLAGS);
@@ -248,7 +380,11 @@ export function parseArgs(argv: string[]): ServerOptions {
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
     const set = FLAGS[name] ?? HIDDEN_FLAGS[name];
     if (!set) throw new Error(`unknown flag: --${name}`);
-    const bare = eq < 0 && (BOOLEAN_FLAGS.has(name) || SERVER_BOOLEAN_FLAGS.has(name)) && argv[i + 1] !== 'true' && argv[i + 1] !== 'false';
+    const bare =
+      eq < 0 &&
+      (BOOLEAN_FLAGS.has(name) || SERVER_BOOLEAN_FLAGS.has(name)) &&
+      argv[i + 1] !== 'true' &&
+      argv[i + 1] !== 'false';
     const value = eq > 0 ? a.slice(eq + 1) : bare ? 'true' : argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     set(o, value);

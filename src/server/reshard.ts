@@ -19,10 +19,17 @@ import { writeIdentity, type DataDirIdentity } from './data-dir.js';
 const REVISION_KEY = '\u0000meta/revision';
 const BATCH = 2000;
 
-export interface ReshardResult { from: number; to: number; keysBefore: number; keysAfter: number; backupDir: string }
+export interface ReshardResult {
+  from: number;
+  to: number;
+  keysBefore: number;
+  keysAfter: number;
+  backupDir: string;
+}
 
 const shardDir = (dir: string, i: number, n: number) => join(dir, `shard-${i}-of-${n}`);
-const openEnv = (path: string): RootDatabase<string, string> => open<string, string>({ path, encoding: 'string', compression: false });
+const openEnv = (path: string): RootDatabase<string, string> =>
+  open<string, string>({ path, encoding: 'string', compression: false });
 
 /** The type key a stored key belongs to (leases route with their object's type). */
 export function typeKeyOfStored(key: string): string {
@@ -53,12 +60,17 @@ export async function reshard(dataDir: string, from: number, identity: DataDirId
     await Promise.all(news.map((db) => db.flushed));
     const keysAfter = countKeys(news);
     verify(olds, news, to);
-    if (keysAfter !== keysBefore) throw new Error(`--reshard: ${keysBefore} keys before and ${keysAfter} after: nothing changed (the old layout stays in force)`);
+    if (keysAfter !== keysBefore)
+      throw new Error(
+        `--reshard: ${keysBefore} keys before and ${keysAfter} after: nothing changed (the old layout stays in force)`,
+      );
     await Promise.all([...olds, ...news].map((db) => db.close()));
     writeIdentity(dataDir, identity);
     const backupDir = join(dataDir, `resharded-${from}-to-${to}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     mkdirSync(backupDir, { mode: 0o700 });
-    for (let i = 0; i < from; i++) if (existsSync(shardDir(dataDir, i, from))) renameSync(shardDir(dataDir, i, from), join(backupDir, `shard-${i}-of-${from}`));
+    for (let i = 0; i < from; i++)
+      if (existsSync(shardDir(dataDir, i, from)))
+        renameSync(shardDir(dataDir, i, from), join(backupDir, `shard-${i}-of-${from}`));
     return { from, to, keysBefore, keysAfter, backupDir };
   } catch (e) {
     await Promise.all([...olds, ...news].map((db) => db.close().catch(() => undefined)));
@@ -67,14 +79,22 @@ export async function reshard(dataDir: string, from: number, identity: DataDirId
   }
 }
 
-async function copyAll(olds: RootDatabase<string, string>[], news: RootDatabase<string, string>[], to: number): Promise<void> {
+async function copyAll(
+  olds: RootDatabase<string, string>[],
+  news: RootDatabase<string, string>[],
+  to: number,
+): Promise<void> {
   let pending: [number, string, string][] = [];
   const flush = async () => {
     const batch = pending;
     pending = [];
-    await Promise.all(news.map((db, i) => db.transaction(() => {
-      for (const [shard, key, value] of batch) if (shard === i) db.putSync(key, value);
-    })));
+    await Promise.all(
+      news.map((db, i) =>
+        db.transaction(() => {
+          for (const [shard, key, value] of batch) if (shard === i) db.putSync(key, value);
+        }),
+      ),
+    );
   };
   for (const db of olds) {
     for (const { key, value } of db.getRange({})) {
@@ -91,7 +111,10 @@ function verify(olds: RootDatabase<string, string>[], news: RootDatabase<string,
   for (const db of olds) {
     for (const { key, value } of db.getRange({})) {
       if (key === REVISION_KEY) continue;
-      if (news[shardOf(typeKeyOfStored(key), to)]!.get(key) !== value) throw new Error(`--reshard: key ${JSON.stringify(key)} was not copied intact: nothing changed (the old layout stays in force)`);
+      if (news[shardOf(typeKeyOfStored(key), to)]!.get(key) !== value)
+        throw new Error(
+          `--reshard: key ${JSON.stringify(key)} was not copied intact: nothing changed (the old layout stays in force)`,
+        );
     }
   }
 }

@@ -94,37 +94,78 @@ export class ApiServer {
 
   constructor(readonly options: ServerOptions) {
     this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
-    this.registry = new Registry(makeIdentity(options.apiDomain), options.runtimeConfig, undefined, options.featureGates);
-    const converter = new Converter(this.registry.identity.domain, (k) => this.registry.customType(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)));
+    this.registry = new Registry(
+      makeIdentity(options.apiDomain),
+      options.runtimeConfig,
+      undefined,
+      options.featureGates,
+    );
+    const converter = new Converter(this.registry.identity.domain, (k) =>
+      this.registry.customType(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)),
+    );
     // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
-    this.hub = new WatchHub(options.watchBufferBytes, jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)));
+    this.hub = new WatchHub(
+      options.watchBufferBytes,
+      jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)),
+    );
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
-    this.pool = new ActorPool({
-      shards: options.shards, dataDir: options.dataDir, runtimeConfig: options.runtimeConfig,
-      storageBackend: options.storageBackend,
-      etcd: {
-        servers: options.etcdServers, prefix: options.etcdPrefix, caFile: options.etcdCaFile, certFile: options.etcdCertFile,
-        keyFile: options.etcdKeyFile, compactionIntervalMs: options.etcdCompactionIntervalMs,
+    this.pool = new ActorPool(
+      {
+        shards: options.shards,
+        dataDir: options.dataDir,
+        runtimeConfig: options.runtimeConfig,
+        storageBackend: options.storageBackend,
+        etcd: {
+          servers: options.etcdServers,
+          prefix: options.etcdPrefix,
+          caFile: options.etcdCaFile,
+          certFile: options.etcdCertFile,
+          keyFile: options.etcdKeyFile,
+          compactionIntervalMs: options.etcdCompactionIntervalMs,
+        },
+        ...(options.encryptionProviderConfig
+          ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) }
+          : {}),
+        apiDomain: options.apiDomain,
+        historyWindowMs: options.watchHistoryWindowMs,
+        continueTtlMs: options.continueTtlMs,
+        strategyConfig: {
+          serviceClusterIPRange: options.serviceClusterIPRange,
+          serviceNodePortRange: options.serviceNodePortRange,
+          apiServiceName: this.registry.identity.product,
+          eventTtlMs: options.eventTtlMs,
+          labelDomain: `${this.registry.identity.product}.io`,
+          protectedNamespaces: protectedNamespaces(this.registry.identity),
+          apiDomain: this.registry.identity.domain,
+        },
+        ...(options.testFaults ? { testFaults: options.testFaults } : {}),
       },
-      ...(options.encryptionProviderConfig ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) } : {}),
-      apiDomain: options.apiDomain, historyWindowMs: options.watchHistoryWindowMs, continueTtlMs: options.continueTtlMs,
-      strategyConfig: {
-        serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange,
-        apiServiceName: this.registry.identity.product, eventTtlMs: options.eventTtlMs,
-        labelDomain: `${this.registry.identity.product}.io`, protectedNamespaces: protectedNamespaces(this.registry.identity), apiDomain: this.registry.identity.domain,
-      },
-      ...(options.testFaults ? { testFaults: options.testFaults } : {}),
-    }, (evs) => this.onEvents(evs), { pipelineDepth: options.actorPipelineDepth, heavyPerBatch: options.actorHeavyPerBatch });
+      (evs) => this.onEvents(evs),
+      { pipelineDepth: options.actorPipelineDepth, heavyPerBatch: options.actorHeavyPerBatch },
+    );
     this.pool.streams = () => this.hub.streams();
-    this.crdController = new CrdController(this.pool, this.registry, (objs) => this.services.readCache.load(objs),
-      (typeKeys) => { for (const k of typeKeys) this.hub.closeType(k); });
+    this.crdController = new CrdController(
+      this.pool,
+      this.registry,
+      (objs) => this.services.readCache.load(objs),
+      (typeKeys) => {
+        for (const k of typeKeys) this.hub.closeType(k);
+      },
+    );
     if (options.leaderElect ?? options.storageBackend === 'etcd3') {
       const id = this.registry.identity;
-      this.elector = new LeaderElector(this.pool, id, {
-        leaseDurationMs: options.leaderElectLeaseDurationMs, renewDeadlineMs: options.leaderElectRenewDeadlineMs,
-        retryPeriodMs: options.leaderElectRetryPeriodMs,
-        name: `${id.systemNamespace.replace(/-system$/, '')}-controller-manager`, namespace: id.systemNamespace,
-      }, { started: () => void this.startControllers(), stopped: () => this.stopControllers() });
+      this.elector = new LeaderElector(
+        this.pool,
+        id,
+        {
+          leaseDurationMs: options.leaderElectLeaseDurationMs,
+          renewDeadlineMs: options.leaderElectRenewDeadlineMs,
+          retryPeriodMs: options.leaderElectRetryPeriodMs,
+          name: `${id.systemNamespace.replace(/-system$/, '')}-controller-manager`,
+          namespace: id.systemNamespace,
+        },
+        { started: () => void this.startControllers(), stopped: () => this.stopControllers() },
+      );
     }
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.cbor = cborEnabled(options);
@@ -133,7 +174,11 @@ export class ApiServer {
       // upstream: the server's concurrency limit is the sum of the two in-flight limits; a
       // queued request waits at most a quarter of the request timeout
       const limit = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
-      this.apf = new PriorityAndFairness(this.registry.identity, limit > 0 ? limit : 600, Math.max(1, Math.floor(options.requestTimeoutMs / 4)));
+      this.apf = new PriorityAndFairness(
+        this.registry.identity,
+        limit > 0 ? limit : 600,
+        Math.max(1, Math.floor(options.requestTimeoutMs / 4)),
+      );
     }
     const readCache = new ReadCache();
     if (this.apf) {
@@ -145,36 +190,60 @@ export class ApiServer {
     readCache.servesGets = options.storageBackend !== 'etcd3';
     this.audit = FrontAudit.create(options, this.registry.identity.domain);
     const audit = this.audit;
-    this.metrics = new FrontMetrics(this.registry, {
-      ...(audit ? { audit: () => audit.counts() } : {}),
-      inflight: () => this.inflight.watermark(),
-      storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
-      featureGates: featureGateSource(options.featureGates),
-    }, options.showHiddenMetricsForVersion);
+    this.metrics = new FrontMetrics(
+      this.registry,
+      {
+        ...(audit ? { audit: () => audit.counts() } : {}),
+        inflight: () => this.inflight.watermark(),
+        storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
+        featureGates: featureGateSource(options.featureGates),
+      },
+      options.showHiddenMetricsForVersion,
+    );
     this.metrics.onResponse = requestLogger(this.log);
     this.readsRemoteAddress = this.audit !== undefined || this.log.enabled(REQUEST_LOG_LEVEL);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
     const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
     this.signerAdmission = new SignerAdmission({
-      authorizer: this.authz.authorizer, group: certificates, submit: (op) => this.pool.submit(op),
+      authorizer: this.authz.authorizer,
+      group: certificates,
+      submit: (op) => this.pool.submit(op),
       stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
-      maxRequestBodyBytes: options.maxRequestBodyBytes, protobufMediaType: this.registry.identity.protobufMediaType, cbor: this.cbor,
+      maxRequestBodyBytes: options.maxRequestBodyBytes,
+      protobufMediaType: this.registry.identity.protobufMediaType,
+      cbor: this.cbor,
     });
     this.services = {
-      pool: this.pool, hub: this.hub, options, namespaces, protobufMediaType: this.registry.identity.protobufMediaType,
+      pool: this.pool,
+      hub: this.hub,
+      options,
+      namespaces,
+      protobufMediaType: this.registry.identity.protobufMediaType,
       safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
       readCache,
       customType: (group, resource) => this.registry.customType(group, resource),
       apiextensionsGroup: groupFor(this.registry.identity, 'apiextensions.plat.io'),
-      authorize: (r, verb) => this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
+      authorize: (r, verb) =>
+        this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
     };
     this.extensions = new Extensions({
-      options, registry: this.registry, services: this.services, pool: this.pool, anonymous: UNSECURED_USER,
+      options,
+      registry: this.registry,
+      services: this.services,
+      pool: this.pool,
+      anonymous: UNSECURED_USER,
     });
     this.feed = buildChangeFeed({
-      authz: this.authz, auth: this.auth, apf: this.apf, readCache, extensions: this.extensions, namespaces,
-      crdController: this.crdController, controllers: () => this.controllers, hub: this.hub,
+      authz: this.authz,
+      auth: this.auth,
+      apf: this.apf,
+      readCache,
+      extensions: this.extensions,
+      namespaces,
+      crdController: this.crdController,
+      controllers: () => this.controllers,
+      hub: this.hub,
     });
   }
 
@@ -184,8 +253,13 @@ export class ApiServer {
   }
 
   private newControllers(): Controllers {
-    return new Controllers(this.pool, this.registry, this.options, (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'),
-      { readCache: this.services.readCache, clusterCAFile: () => this.auth.clusterCAFile });
+    return new Controllers(
+      this.pool,
+      this.registry,
+      this.options,
+      (a) => settle(this.authz.authorizer.authorize(a), (r) => r.decision === 'allow'),
+      { readCache: this.services.readCache, clusterCAFile: () => this.auth.clusterCAFile },
+    );
   }
 
   /** Elected: a fresh set of controllers loads the state of every object now and starts. */
@@ -246,9 +320,10 @@ export class ApiServer {
     this.auth.watchConfig();
     if (this.securePort !== undefined) {
       // written before the listening line: whoever waits for that line may use the file at once
-      const kubeconfig = this.kubeconfig = this.auth.writeAdminKubeconfig(this.securePort);
+      const kubeconfig = (this.kubeconfig = this.auth.writeAdminKubeconfig(this.securePort));
       process.stdout.write(`secure listening on https://${this.options.bindAddress}:${this.securePort}\n`);
-      if (kubeconfig) process.stdout.write(`admin kubeconfig written to ${kubeconfig} (kubectl --kubeconfig ${kubeconfig} get ns)\n`);
+      if (kubeconfig)
+        process.stdout.write(`admin kubeconfig written to ${kubeconfig} (kubectl --kubeconfig ${kubeconfig} get ns)\n`);
     }
     setInterval(() => this.hub.bookmark(this.services.safeRV), this.options.bookmarkIntervalMs).unref();
     return this.port;
@@ -258,19 +333,29 @@ export class ApiServer {
   private startKubeletClient(): void {
     const o = this.options;
     const tls = loadKubeletTls(o, this.auth.kubeletClientFiles);
-    const kubelet = this.kubelet = new KubeletClient(tls, o.kubeletTimeoutMs);
+    const kubelet = (this.kubelet = new KubeletClient(tls, o.kubeletTimeoutMs));
     this.auth.kubeletDial = kubelet.dialMaterial;
     this.connectDeps = {
-      kubelet, preferredAddressTypes: o.kubeletPreferredAddressTypes, kubeletPort: o.kubeletPort, maxRequestBodyBytes: o.maxRequestBodyBytes,
+      kubelet,
+      preferredAddressTypes: o.kubeletPreferredAddressTypes,
+      kubeletPort: o.kubeletPort,
+      maxRequestBodyBytes: o.maxRequestBodyBytes,
       getObject: (resource, ns, name) => getCoreObject(this.services, resource, ns, name),
       upgrade: (x, t) => {
         const directive = this.auth.upgradeDirective;
-        if (!directive || !x.upgradable) return sendStatus(x, errors.badRequest('streaming upgrades are served by the secure port\'s TLS front only (client certificates enabled)').status);
+        if (!directive || !x.upgradable)
+          return sendStatus(
+            x,
+            errors.badRequest(
+              "streaming upgrades are served by the secure port's TLS front only (client certificates enabled)",
+            ).status,
+          );
         x.headers.push([UPGRADE_DIRECTIVE_HEADER, directive(t)]);
         send(x, 200, 'text/plain', '');
       },
       handsOff: (x) => this.auth.upgradeDirective !== undefined && x.upgradable === true,
-      allowLoopbackProxy: o.proxyAllowLoopback === true, verifiesAgents: tls.ca !== undefined,
+      allowLoopbackProxy: o.proxyAllowLoopback === true,
+      verifiesAgents: tls.ca !== undefined,
     };
   }
 

@@ -43,7 +43,12 @@ function restrictTree(dir: string, warnings: string[]): void {
   while (stack.length) {
     const d = stack.pop()!;
     let names: string[];
-    try { names = readdirSync(d); } catch (e) { warnings.push(`cannot read ${d}: ${(e as Error).message}`); continue; }
+    try {
+      names = readdirSync(d);
+    } catch (e) {
+      warnings.push(`cannot read ${d}: ${(e as Error).message}`);
+      continue;
+    }
     for (const name of names) {
       const path = join(d, name);
       const st = lstatSync(path, { throwIfNoEntry: false });

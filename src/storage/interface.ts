@@ -39,7 +39,12 @@ export interface RemoteChange {
  * down): the request fails with 503 (unavailable) or 504 (timeout) instead of waiting.
  */
 export class StoreUnavailable extends Error {
-  constructor(message: string, readonly timeout: boolean) { super(message); }
+  constructor(
+    message: string,
+    readonly timeout: boolean,
+  ) {
+    super(message);
+  }
 }
 
 export class CommitConflict extends Error {
@@ -48,7 +53,13 @@ export class CommitConflict extends Error {
    * written keys whose own compare failed (a writer that changed them without the space's
    * revision record), empty when only the record moved
    */
-  constructor(message: string, readonly rev = 0, readonly keys: readonly string[] = []) { super(message); }
+  constructor(
+    message: string,
+    readonly rev = 0,
+    readonly keys: readonly string[] = [],
+  ) {
+    super(message);
+  }
 }
 
 export interface Backend {

@@ -13,9 +13,21 @@ export interface Tlv {
 }
 
 export const TAG = {
-  BOOLEAN: 0x01, INTEGER: 0x02, BIT_STRING: 0x03, OCTET_STRING: 0x04, NULL: 0x05, OID: 0x06,
-  UTF8: 0x0c, PRINTABLE: 0x13, T61: 0x14, IA5: 0x16, UTC_TIME: 0x17, GENERALIZED_TIME: 0x18, BMP: 0x1e,
-  SEQUENCE: 0x30, SET: 0x31,
+  BOOLEAN: 0x01,
+  INTEGER: 0x02,
+  BIT_STRING: 0x03,
+  OCTET_STRING: 0x04,
+  NULL: 0x05,
+  OID: 0x06,
+  UTF8: 0x0c,
+  PRINTABLE: 0x13,
+  T61: 0x14,
+  IA5: 0x16,
+  UTC_TIME: 0x17,
+  GENERALIZED_TIME: 0x18,
+  BMP: 0x1e,
+  SEQUENCE: 0x30,
+  SET: 0x31,
 } as const;
 
 /** Reads the TLV at offset; `end` is where the next one starts. */
@@ -42,14 +54,15 @@ export function readTlv(buf: Buffer, offset = 0): Tlv & { end: number } {
 export function readOne(buf: Buffer, tag?: number): Tlv {
   const t = readTlv(buf, 0);
   if (t.end !== buf.length) throw new DerError('trailing data');
-  if (tag !== undefined && t.tag !== tag) throw new DerError(`expected tag 0x${tag.toString(16)}, got 0x${t.tag.toString(16)}`);
+  if (tag !== undefined && t.tag !== tag)
+    throw new DerError(`expected tag 0x${tag.toString(16)}, got 0x${t.tag.toString(16)}`);
   return t;
 }
 
 /** The TLVs inside a constructed value. */
 export function children(t: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let off = 0; off < t.content.length;) {
+  for (let off = 0; off < t.content.length; ) {
     const c = readTlv(t.content, off);
     out.push(c);
     off = c.end;
@@ -68,7 +81,10 @@ export function decodeOid(content: Buffer): string {
   let v = 0;
   for (const b of content) {
     v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) { parts.push(v); v = 0; }
+    if (!(b & 0x80)) {
+      parts.push(v);
+      v = 0;
+    }
   }
   const first = parts.shift()!;
   const a = first < 80 ? Math.floor(first / 40) : 2;

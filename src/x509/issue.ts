@@ -8,7 +8,22 @@
  * libuv's thread pool (crypto.sign with a callback), off the event loop.
  */
 import { type X509Certificate, createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { NULL, TAG, bitString, bool, children, decodeOid, explicit, octets, oid, readOne, seq, time, tlv, uint } from './der.js';
+import {
+  NULL,
+  TAG,
+  bitString,
+  bool,
+  children,
+  decodeOid,
+  explicit,
+  octets,
+  oid,
+  readOne,
+  seq,
+  time,
+  tlv,
+  uint,
+} from './der.js';
 import type { CertificateRequest } from './request.js';
 import { encodeName } from './name.js';
 
@@ -19,17 +34,33 @@ export interface SigningCA {
 
 /** spec.usages -> KeyUsage bit (upstream keyUsageDict) */
 const KEY_USAGE_BITS: Record<string, number> = {
-  'signing': 0, 'digital signature': 0, 'content commitment': 1, 'key encipherment': 2, 'data encipherment': 3,
-  'key agreement': 4, 'cert sign': 5, 'crl sign': 6, 'encipher only': 7, 'decipher only': 8,
+  'signing': 0,
+  'digital signature': 0,
+  'content commitment': 1,
+  'key encipherment': 2,
+  'data encipherment': 3,
+  'key agreement': 4,
+  'cert sign': 5,
+  'crl sign': 6,
+  'encipher only': 7,
+  'decipher only': 8,
 };
 
 /** spec.usages -> ExtKeyUsage OID (upstream extKeyUsageDict) */
 const EXT_KEY_USAGES: Record<string, string> = {
-  'any': '2.5.29.37.0', 'server auth': '1.3.6.1.5.5.7.3.1', 'client auth': '1.3.6.1.5.5.7.3.2',
-  'code signing': '1.3.6.1.5.5.7.3.3', 'email protection': '1.3.6.1.5.5.7.3.4', 's/mime': '1.3.6.1.5.5.7.3.4',
-  'ipsec end system': '1.3.6.1.5.5.7.3.5', 'ipsec tunnel': '1.3.6.1.5.5.7.3.6', 'ipsec user': '1.3.6.1.5.5.7.3.7',
-  'timestamping': '1.3.6.1.5.5.7.3.8', 'ocsp signing': '1.3.6.1.5.5.7.3.9',
-  'microsoft sgc': '1.3.6.1.4.1.311.10.3.3', 'netscape sgc': '2.16.840.1.113730.4.1',
+  'any': '2.5.29.37.0',
+  'server auth': '1.3.6.1.5.5.7.3.1',
+  'client auth': '1.3.6.1.5.5.7.3.2',
+  'code signing': '1.3.6.1.5.5.7.3.3',
+  'email protection': '1.3.6.1.5.5.7.3.4',
+  's/mime': '1.3.6.1.5.5.7.3.4',
+  'ipsec end system': '1.3.6.1.5.5.7.3.5',
+  'ipsec tunnel': '1.3.6.1.5.5.7.3.6',
+  'ipsec user': '1.3.6.1.5.5.7.3.7',
+  'timestamping': '1.3.6.1.5.5.7.3.8',
+  'ocsp signing': '1.3.6.1.5.5.7.3.9',
+  'microsoft sgc': '1.3.6.1.4.1.311.10.3.3',
+  'netscape sgc': '2.16.840.1.113730.4.1',
 };
 
 const BACKDATE_MS = 5 * 60_000;
@@ -64,7 +95,13 @@ function keyUsageExtension(usages: readonly string[]): Buffer[] {
     out.push(seq(oid('2.5.29.15'), bool(true), octets(bitString(buf.subarray(0, (last >> 3) + 1), 7 - (last & 7)))));
   }
   // in Go's ExtKeyUsage order (upstream sorts them), which is the table's order
-  const ekus = [...new Set(Object.entries(EXT_KEY_USAGES).filter(([u]) => usages.includes(u)).map(([, o]) => o))];
+  const ekus = [
+    ...new Set(
+      Object.entries(EXT_KEY_USAGES)
+        .filter(([u]) => usages.includes(u))
+        .map(([, o]) => o),
+    ),
+  ];
   if (ekus.length) out.push(seq(oid('2.5.29.37'), octets(seq(...ekus.map(oid)))));
   return out;
 }
@@ -81,7 +118,8 @@ function caKeyId(ca: X509Certificate): Buffer {
   const exts = fields.find((f) => f.tag === 0xa3);
   for (const ext of exts ? children(children(exts)[0]!) : []) {
     const parts = children(ext);
-    if (decodeOid(parts[0]!.content) === '2.5.29.14') return readOne(parts[parts.length - 1]!.content, TAG.OCTET_STRING).content;
+    if (decodeOid(parts[0]!.content) === '2.5.29.14')
+      return readOne(parts[parts.length - 1]!.content, TAG.OCTET_STRING).content;
   }
   const bits = children(fields[5]!)[1]!.content.subarray(1);
   return createHash('sha1').update(bits).digest();
@@ -105,7 +143,13 @@ function signatureAlgorithm(key: KeyObject): [Buffer, string | null] {
 const issuerName = (ca: X509Certificate): Buffer => tbsFields(ca)[4]!.raw;
 
 /** Builds and signs the certificate; resolves with its PEM. */
-export async function issueCertificate(csr: CertificateRequest, usages: readonly string[], ca: SigningCA, ttlMs: number, now = Date.now()): Promise<string> {
+export async function issueCertificate(
+  csr: CertificateRequest,
+  usages: readonly string[],
+  ca: SigningCA,
+  ttlMs: number,
+  now = Date.now(),
+): Promise<string> {
   const { notBefore, notAfter } = validity(now, ttlMs, Date.parse(ca.cert.validTo));
   const [algId, hash] = signatureAlgorithm(ca.key);
   const serial = randomBytes(16);
@@ -117,10 +161,21 @@ export async function issueCertificate(csr: CertificateRequest, usages: readonly
   ];
   if (csr.subjectAltName) extensions.push(seq(oid('2.5.29.17'), octets(csr.subjectAltName)));
   const tbs = seq(
-    explicit(0, uint(Buffer.from([2]))), uint(serial), algId, issuerName(ca.cert),
-    seq(time(notBefore), time(notAfter)), encodeName(csr.subject), csr.spki, explicit(3, seq(...extensions)),
+    explicit(0, uint(Buffer.from([2]))),
+    uint(serial),
+    algId,
+    issuerName(ca.cert),
+    seq(time(notBefore), time(notAfter)),
+    encodeName(csr.subject),
+    csr.spki,
+    explicit(3, seq(...extensions)),
   );
-  const signature = await new Promise<Buffer>((resolve, reject) => sign(hash, tbs, ca.key, (err, sig) => (err ? reject(err) : resolve(sig))));
+  const signature = await new Promise<Buffer>((resolve, reject) =>
+    sign(hash, tbs, ca.key, (err, sig) => (err ? reject(err) : resolve(sig))),
+  );
   const der = seq(tbs, algId, bitString(signature));
-  return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+  return `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 }

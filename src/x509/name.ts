@@ -37,9 +37,23 @@ const TAGS = { NUMERIC: 0x12, UNIVERSAL: 0x1c, VISIBLE: 0x1a } as const;
 
 /** Go's isPrintable with '*' and '&' admitted (as both parsers do). */
 const isPrintable = (b: number): boolean =>
-  (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) ||
-  b === 0x27 || b === 0x28 || b === 0x29 || b === 0x2b || b === 0x2c || b === 0x2d || b === 0x2e || b === 0x2f ||
-  b === 0x3a || b === 0x3d || b === 0x3f || b === 0x20 || b === 0x2a || b === 0x26;
+  (b >= 0x61 && b <= 0x7a) ||
+  (b >= 0x41 && b <= 0x5a) ||
+  (b >= 0x30 && b <= 0x39) ||
+  b === 0x27 ||
+  b === 0x28 ||
+  b === 0x29 ||
+  b === 0x2b ||
+  b === 0x2c ||
+  b === 0x2d ||
+  b === 0x2e ||
+  b === 0x2f ||
+  b === 0x3a ||
+  b === 0x3d ||
+  b === 0x3f ||
+  b === 0x20 ||
+  b === 0x2a ||
+  b === 0x26;
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -49,11 +63,15 @@ function decodeBmp(v: Buffer, strict: boolean): string {
   const units: number[] = [];
   for (let i = 0; i < v.length; i += 2) {
     const p = v.readUInt16BE(i);
-    if (strict && (p === 0xfffe || p === 0xffff || (p >= 0xfdd0 && p <= 0xfdef) || (p >= 0xd800 && p <= 0xdfff))) throw new NameError('invalid BMPString');
+    if (strict && (p === 0xfffe || p === 0xffff || (p >= 0xfdd0 && p <= 0xfdef) || (p >= 0xd800 && p <= 0xdfff)))
+      throw new NameError('invalid BMPString');
     units.push(p);
   }
   // utf16.Decode: unpaired surrogates become U+FFFD
-  return String.fromCharCode(...units).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return String.fromCharCode(...units).replace(
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    '\ufffd',
+  );
 }
 
 /**
@@ -63,7 +81,11 @@ function decodeBmp(v: Buffer, strict: boolean): string {
 export function directoryString(t: Tlv, mode: NameMode): string | undefined {
   const v = t.content;
   const fail = (what: string) => {
-    throw new NameError(mode === 'certificate' ? `x509: invalid RDNSequence: invalid attribute value: invalid ${what}` : `asn1: syntax error: ${what} contains invalid character`);
+    throw new NameError(
+      mode === 'certificate'
+        ? `x509: invalid RDNSequence: invalid attribute value: invalid ${what}`
+        : `asn1: syntax error: ${what} contains invalid character`,
+    );
   };
   switch (t.tag) {
     case TAG.PRINTABLE:
@@ -76,35 +98,66 @@ export function directoryString(t: Tlv, mode: NameMode): string | undefined {
       if (!v.every((b) => (b >= 0x30 && b <= 0x39) || b === 0x20)) fail('NumericString');
       return v.toString('latin1');
     case TAG.UTF8:
-      try { return utf8Decoder.decode(v); } catch {
-        throw new NameError(mode === 'certificate' ? 'x509: invalid RDNSequence: invalid attribute value: invalid UTF-8 string' : 'asn1: syntax error: invalid UTF-8 string');
+      try {
+        return utf8Decoder.decode(v);
+      } catch {
+        throw new NameError(
+          mode === 'certificate'
+            ? 'x509: invalid RDNSequence: invalid attribute value: invalid UTF-8 string'
+            : 'asn1: syntax error: invalid UTF-8 string',
+        );
       }
     // Go keeps T61String bytes as they are (string(value)); as text, invalid UTF-8 is U+FFFD
-    case TAG.T61: return v.toString('utf8');
+    case TAG.T61:
+      return v.toString('utf8');
     case TAG.BMP:
-      try { return decodeBmp(v, mode === 'certificate'); } catch (e) {
-        if (mode === 'certificate') throw new NameError(`x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`);
+      try {
+        return decodeBmp(v, mode === 'certificate');
+      } catch (e) {
+        if (mode === 'certificate')
+          throw new NameError(`x509: invalid RDNSequence: invalid attribute value: ${(e as Error).message}`);
         throw e;
       }
     default:
       // UniversalString (0x1c), VisibleString, GeneralString, INTEGER, ...: no string to Go
-      if (mode === 'certificate') throw new NameError(`x509: invalid RDNSequence: invalid attribute value: unsupported string type: ${t.tag}`);
+      if (mode === 'certificate')
+        throw new NameError(`x509: invalid RDNSequence: invalid attribute value: unsupported string type: ${t.tag}`);
       return undefined;
   }
 }
 
 const OIDS = {
-  C: '2.5.4.6', ST: '2.5.4.8', L: '2.5.4.7', STREET: '2.5.4.9', POSTAL: '2.5.4.17', O: '2.5.4.10', OU: '2.5.4.11',
-  CN: '2.5.4.3', SERIAL: '2.5.4.5',
+  C: '2.5.4.6',
+  ST: '2.5.4.8',
+  L: '2.5.4.7',
+  STREET: '2.5.4.9',
+  POSTAL: '2.5.4.17',
+  O: '2.5.4.10',
+  OU: '2.5.4.11',
+  CN: '2.5.4.3',
+  SERIAL: '2.5.4.5',
 } as const;
 
 const LISTS: Record<string, Exclude<keyof Name, 'commonName' | 'serialNumber'>> = {
-  [OIDS.C]: 'country', [OIDS.ST]: 'province', [OIDS.L]: 'locality', [OIDS.STREET]: 'streetAddress',
-  [OIDS.POSTAL]: 'postalCode', [OIDS.O]: 'organization', [OIDS.OU]: 'organizationalUnit',
+  [OIDS.C]: 'country',
+  [OIDS.ST]: 'province',
+  [OIDS.L]: 'locality',
+  [OIDS.STREET]: 'streetAddress',
+  [OIDS.POSTAL]: 'postalCode',
+  [OIDS.O]: 'organization',
+  [OIDS.OU]: 'organizationalUnit',
 };
 
 export const emptyName = (): Name => ({
-  country: [], organization: [], organizationalUnit: [], locality: [], province: [], streetAddress: [], postalCode: [], serialNumber: '', commonName: '',
+  country: [],
+  organization: [],
+  organizationalUnit: [],
+  locality: [],
+  province: [],
+  streetAddress: [],
+  postalCode: [],
+  serialNumber: '',
+  commonName: '',
 });
 
 /** Reads a Name (RDNSequence) with Go's FillFromRDNSequence semantics. */
@@ -114,7 +167,12 @@ export function parseName(t: Tlv, mode: NameMode): Name {
   for (const rdn of children(t)) {
     for (const atv of children(expectTag(rdn, TAG.SET))) {
       const parts = children(expectTag(atv, TAG.SEQUENCE));
-      if (parts.length !== 2) throw new NameError(mode === 'certificate' ? 'x509: invalid RDNSequence: invalid attribute' : 'asn1: syntax error: sequence truncated');
+      if (parts.length !== 2)
+        throw new NameError(
+          mode === 'certificate'
+            ? 'x509: invalid RDNSequence: invalid attribute'
+            : 'asn1: syntax error: sequence truncated',
+        );
       const type = decodeOid(expectTag(parts[0], TAG.OID).content);
       const value = directoryString(parts[1]!, mode);
       if (value === undefined) continue;

@@ -26,7 +26,8 @@ export interface CertificateRequest {
 }
 
 const OID = {
-  EXTENSION_REQUEST: '1.2.840.113549.1.9.14', SAN: '2.5.29.17',
+  EXTENSION_REQUEST: '1.2.840.113549.1.9.14',
+  SAN: '2.5.29.17',
 };
 
 export const PEM_TYPE_ERROR = 'PEM block type must be CERTIFICATE REQUEST';
@@ -39,7 +40,12 @@ export function firstPemBlock(text: string): { type: string; der: Buffer; header
   const headers = /^[^\r\n:]+:/.test(body);
   const b64 = headers ? body.replace(/^[\s\S]*?\r?\n\r?\n/, '') : body;
   if (!/^[A-Za-z0-9+/=\s]*$/.test(b64)) return undefined;
-  return { type: m[1]!, der: Buffer.from(b64.replace(/\s+/g, ''), 'base64'), headers, rest: text.slice(m.index + m[0].length) };
+  return {
+    type: m[1]!,
+    der: Buffer.from(b64.replace(/\s+/g, ''), 'base64'),
+    headers,
+    rest: text.slice(m.index + m[0].length),
+  };
 }
 
 function ipText(b: Buffer): string {
@@ -88,15 +94,23 @@ export function parseRequestDer(der: Buffer): CertificateRequest {
     const alg = children(expectTag(algT, TAG.SEQUENCE));
     const sig = expectTag(sigT, TAG.BIT_STRING).content;
     const csr: CertificateRequest = {
-      info: infoT!.raw, subject, spki, signatureAlgorithm: decodeOid(expectTag(alg[0], TAG.OID).content),
-      signature: sig.subarray(1), dnsNames: [], emailAddresses: [], ipAddresses: [], uris: [],
+      info: infoT!.raw,
+      subject,
+      spki,
+      signatureAlgorithm: decodeOid(expectTag(alg[0], TAG.OID).content),
+      signature: sig.subarray(1),
+      dnsNames: [],
+      emailAddresses: [],
+      ipAddresses: [],
+      uris: [],
     };
     readAttributes(csr, info[3]);
     return csr;
   } catch (e) {
     // a subject value Go's encoding/asn1 refuses keeps Go's message
     if (e instanceof NameError) throw new Error(e.message);
-    if (e instanceof DerError || e instanceof RangeError || e instanceof TypeError) throw new Error('x509: malformed certificate request');
+    if (e instanceof DerError || e instanceof RangeError || e instanceof TypeError)
+      throw new Error('x509: malformed certificate request');
     throw e;
   }
 }
@@ -126,7 +140,11 @@ export function checkSignature(csr: CertificateRequest): string | undefined {
   const alg = SIGNATURE_ALGORITHMS[csr.signatureAlgorithm];
   if (!alg) return 'x509: cannot verify signature: algorithm unimplemented';
   let key: KeyObject;
-  try { key = createPublicKey({ key: csr.spki, format: 'der', type: 'spki' }); } catch { return 'x509: unsupported public key'; }
+  try {
+    key = createPublicKey({ key: csr.spki, format: 'der', type: 'spki' });
+  } catch {
+    return 'x509: unsupported public key';
+  }
   try {
     return verify(alg[0], csr.info, key, csr.signature) ? undefined : alg[1];
   } catch {

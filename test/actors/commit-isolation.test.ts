@@ -9,8 +9,13 @@ import { startServer, request, configMap, type TestServer } from '../helpers/ser
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 let s: TestServer;
-before(async () => { s = await startServer(['--test-fail-commit-match', 'poison']); });
-after(async () => { await s?.stop(); s?.cleanup(); });
+before(async () => {
+  s = await startServer(['--test-fail-commit-match', 'poison']);
+});
+after(async () => {
+  await s?.stop();
+  s?.cleanup();
+});
 
 test('one write the backend refuses fails alone; the rest of its batch commits', async () => {
   for (let round = 0; round < 3; round++) {
@@ -42,5 +47,6 @@ test('a read sent with a refused write never sees the write, from the cache or t
   ]);
   assert.equal(w.status, 500);
   assert.equal(r.status, 404, r.text);
-  for (const q of ['', '?pretty=true']) assert.equal((await request(s.url, 'GET', `${CMS}/poison-read${q}`)).status, 404, q);
+  for (const q of ['', '?pretty=true'])
+    assert.equal((await request(s.url, 'GET', `${CMS}/poison-read${q}`)).status, 404, q);
 });

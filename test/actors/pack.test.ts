@@ -26,11 +26,14 @@ describe('LIST bodies from cached item bytes', () => {
   it('moves an owned body to the front thread in its own buffer and packs the others once', () => {
     const list = joinItems('[', [Buffer.from('1'), Buffer.from('2')], ']');
     const cached = Buffer.from('cached bytes');
-    const reply = { results: [
-      { code: 200, body: list, contentType: 'application/json' },
-      { code: 200, body: 'héllo', contentType: 'application/json' },
-      { code: 200, body: cached, contentType: 'application/vnd.kubernetes.protobuf' },
-    ], events: [] } as unknown as BatchReply;
+    const reply = {
+      results: [
+        { code: 200, body: list, contentType: 'application/json' },
+        { code: 200, body: 'héllo', contentType: 'application/json' },
+        { code: 200, body: cached, contentType: 'application/vnd.kubernetes.protobuf' },
+      ],
+      events: [],
+    } as unknown as BatchReply;
     const moved = packBodies(reply);
     assert.equal(moved.length, 2);
     assert.equal(moved[0], list.buffer, 'the LIST body travels in its own buffer, uncopied');
@@ -39,6 +42,9 @@ describe('LIST bodies from cached item bytes', () => {
     assert.equal(list.buffer.byteLength, 0, 'transferred, not cloned');
     assert.equal(cached.byteLength, 12, 'a cached buffer is never transferred');
     unpackBodies(copy);
-    assert.deepEqual(copy.results.map((r) => bodyText((r as { body: Uint8Array }).body)), ['[1,2]', 'héllo', 'cached bytes']);
+    assert.deepEqual(
+      copy.results.map((r) => bodyText((r as { body: Uint8Array }).body)),
+      ['[1,2]', 'héllo', 'cached bytes'],
+    );
   });
 });

@@ -24,29 +24,59 @@ before(async () => {
   const o = DEFAULT_OPTIONS;
   const identity = makeIdentity(o.apiDomain);
   shard = new Shard({
-    shard: 0, shards: 1, storageBackend: 'lmdb', dataDir: dir,
+    shard: 0,
+    shards: 1,
+    storageBackend: 'lmdb',
+    dataDir: dir,
     etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig, apiDomain: o.apiDomain, rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs, continueTtlMs: o.continueTtlMs,
+    runtimeConfig: o.runtimeConfig,
+    apiDomain: o.apiDomain,
+    rvBuffer: new SharedArrayBuffer(8),
+    historyWindowMs: o.watchHistoryWindowMs,
+    continueTtlMs: o.continueTtlMs,
     strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange, apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs, labelDomain: `${identity.product}.io`, protectedNamespaces: protectedNamespaces(identity), apiDomain: identity.domain,
+      serviceClusterIPRange: o.serviceClusterIPRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      apiServiceName: identity.product,
+      eventTtlMs: o.eventTtlMs,
+      labelDomain: `${identity.product}.io`,
+      protectedNamespaces: protectedNamespaces(identity),
+      apiDomain: identity.domain,
     },
     testFaults: { failCommitMatch: 'poison' },
   });
   await shard.init();
 });
-after(() => { rmSync(dir, { recursive: true, force: true }); });
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const type = { group: '', version: 'v1', resource: 'configmaps' };
 const enc = { format: 'json', pretty: false } as const;
 const create = (name: string): Op => ({
-  id: nextId++, op: 'create', type, enc, dryRun: false, namespace: 'default',
-  body: { text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }), contentType: 'json' },
+  id: nextId++,
+  op: 'create',
+  type,
+  enc,
+  dryRun: false,
+  namespace: 'default',
+  body: {
+    text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
+    contentType: 'json',
+  },
 });
 const get = (name: string): Op => ({ id: nextId++, op: 'get', type, enc, namespace: 'default', name });
 const patch = (name: string): Op => ({
-  id: nextId++, op: 'patch', type, enc, dryRun: false, namespace: 'default', name, patchType: 'merge', text: '{"data":{"k":"patched"}}', force: false,
+  id: nextId++,
+  op: 'patch',
+  type,
+  enc,
+  dryRun: false,
+  namespace: 'default',
+  name,
+  patchType: 'merge',
+  text: '{"data":{"k":"patched"}}',
+  force: false,
 });
 const list = (): Op => ({ id: nextId++, op: 'list', type, enc, namespace: 'default', opts: {} });
 
@@ -66,9 +96,21 @@ test('control: in a batch that commits, a write sees the write staged before it'
 });
 
 test('a refused commit fails only its write; reads and writes batched with it never see it', async () => {
-  const ops = [create('good-1'), create('poison-1'), patch('poison-1'), get('poison-1'), list(), create('good-2'), get('good-1')];
+  const ops = [
+    create('good-1'),
+    create('poison-1'),
+    patch('poison-1'),
+    get('poison-1'),
+    list(),
+    create('good-2'),
+    get('good-1'),
+  ];
   const reply = await shard.run(ops);
-  assert.deepEqual(reply.results.map((r) => r.id), ops.map((o) => o.id), 'one answer per operation, in order');
+  assert.deepEqual(
+    reply.results.map((r) => r.id),
+    ops.map((o) => o.id),
+    'one answer per operation, in order',
+  );
   const [good1, poison, patched, readPoison, listed, good2, readGood] = reply.results.map(answer);
   assert.equal(good1!.code, 201);
   assert.equal(good2!.code, 201);
@@ -76,7 +118,11 @@ test('a refused commit fails only its write; reads and writes batched with it ne
   assert.match(poison!.json.message, /^Internal error occurred: storage commit failed: injected commit failure/);
   assert.equal(patched!.code, 404, 'a write after the refused one does not build on it');
   assert.equal(readPoison!.code, 404, 'the refused write is not read');
-  assert.deepEqual(listed!.json.items.map((i: any) => i.metadata.name), ['good-1', 'seen'], 'the list holds what committed before it, never the refused write');
+  assert.deepEqual(
+    listed!.json.items.map((i: any) => i.metadata.name),
+    ['good-1', 'seen'],
+    'the list holds what committed before it, never the refused write',
+  );
   assert.equal(readGood!.code, 200);
   // the events published are the committed writes only
   assert.deepEqual(reply.events.map((e) => e.name).sort(), ['good-1', 'good-2']);

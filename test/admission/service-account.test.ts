@@ -12,11 +12,18 @@ import { readFileSync } from 'node:fs';
 import { startAuthServer } from '../auth/helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const pod = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
   spec: { containers: [{ name: 'c', image: 'busybox' }], initContainers: [{ name: 'i', image: 'busybox' }], ...spec },
 });
 const MOUNT = '/var/run/secrets/platform.io/serviceaccount';
@@ -33,12 +40,22 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 5000
 
 test('every namespace gets a default ServiceAccount, recreated when deleted', async () => {
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'sa1' } })).status, 201);
-  const get = async () => { const r = await request(s.url, 'GET', '/api/v1/namespaces/sa1/serviceaccounts/default'); return r.status === 200 ? r.json : undefined; };
+  const get = async () => {
+    const r = await request(s.url, 'GET', '/api/v1/namespaces/sa1/serviceaccounts/default');
+    return r.status === 200 ? r.json : undefined;
+  };
   const first = await until('the default account', get);
   assert.equal((await request(s.url, 'DELETE', '/api/v1/namespaces/sa1/serviceaccounts/default')).status, 200);
-  const again = await until('the account recreated', async () => { const a = await get(); return a && a.metadata.uid !== first.metadata.uid ? a : undefined; });
+  const again = await until('the account recreated', async () => {
+    const a = await get();
+    return a && a.metadata.uid !== first.metadata.uid ? a : undefined;
+  });
   assert.equal(again.metadata.name, 'default');
-  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status, 200, 'bootstrap namespaces too');
+  assert.equal(
+    (await request(s.url, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status,
+    200,
+    'bootstrap namespaces too',
+  );
 });
 
 test('a pod gets the default account and the projected token volume in every container', async () => {
@@ -53,60 +70,125 @@ test('a pod gets the default account and the projected token volume in every con
   const v = spec.volumes[0];
   assert.match(v.name, /^plat-api-access-[a-z0-9]{5}$/);
   assert.deepEqual(v.projected, {
-    defaultMode: 420, sources: [
+    defaultMode: 420,
+    sources: [
       { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
       { configMap: { name: 'plat-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      {
+        downwardAPI: {
+          items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+        },
+      },
     ],
   });
-  for (const c of [...spec.containers, ...spec.initContainers]) assert.deepEqual(c.volumeMounts, [{ name: v.name, readOnly: true, mountPath: MOUNT }]);
+  for (const c of [...spec.containers, ...spec.initContainers])
+    assert.deepEqual(c.volumeMounts, [{ name: v.name, readOnly: true, mountPath: MOUNT }]);
   const dry = await request(s.url, 'POST', '/api/v1/namespaces/sa2/pods?dryRun=All', pod('p-dry'));
   assert.equal(dry.status, 201);
   assert.equal(dry.json.spec.volumes.length, 1, 'dry runs are admitted');
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/sa2/pods/p-dry')).status, 404);
 });
 
-test('opt-outs: the pod\'s or the account\'s automountServiceAccountToken false, an existing mount; an unknown account is refused', async () => {
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'quiet' }, automountServiceAccountToken: false })).status, 201);
-  const off = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o1', { automountServiceAccountToken: false }));
+test("opt-outs: the pod's or the account's automountServiceAccountToken false, an existing mount; an unknown account is refused", async () => {
+  assert.equal(
+    (
+      await request(s.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+        metadata: { name: 'quiet' },
+        automountServiceAccountToken: false,
+      })
+    ).status,
+    201,
+  );
+  const off = await request(
+    s.url,
+    'POST',
+    '/api/v1/namespaces/default/pods',
+    pod('o1', { automountServiceAccountToken: false }),
+  );
   assert.equal(off.status, 201, off.text);
   assert.equal(off.json.spec.volumes, undefined);
   assert.equal(off.json.spec.serviceAccountName, 'default', 'an opted-out pod still gets its account');
-  const quiet = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o2', { serviceAccountName: 'quiet' }));
+  const quiet = await request(
+    s.url,
+    'POST',
+    '/api/v1/namespaces/default/pods',
+    pod('o2', { serviceAccountName: 'quiet' }),
+  );
   assert.equal(quiet.status, 201);
   assert.equal(quiet.json.spec.volumes, undefined);
   const own = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', {
-    ...pod('o3'), spec: { containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'mine', mountPath: MOUNT }] }], volumes: [{ name: 'mine', emptyDir: {} }] },
+    ...pod('o3'),
+    spec: {
+      containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'mine', mountPath: MOUNT }] }],
+      volumes: [{ name: 'mine', emptyDir: {} }],
+    },
   });
   assert.equal(own.status, 201, own.text);
-  assert.deepEqual(own.json.spec.volumes.map((v: any) => v.name), ['mine']);
+  assert.deepEqual(
+    own.json.spec.volumes.map((v: any) => v.name),
+    ['mine'],
+  );
   assert.equal(own.json.spec.serviceAccountName, 'default', 'a pod mounting the path itself still gets its account');
   assert.equal(own.json.spec.serviceAccount, 'default');
   const none = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', { ...pod('o5'), spec: {} });
   assert.equal(none.status, 422, 'a pod without containers is refused by validation, not broken by the plugin');
   assert.equal(none.json.reason, 'Invalid');
-  const missing = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('o4', { serviceAccountName: 'nobody' }));
+  const missing = await request(
+    s.url,
+    'POST',
+    '/api/v1/namespaces/default/pods',
+    pod('o4', { serviceAccountName: 'nobody' }),
+  );
   assert.equal(missing.status, 403);
   assert.equal(missing.json.reason, 'Forbidden');
-  assert.equal(missing.json.message, 'pods "o4" is forbidden: error looking up service account default/nobody: serviceaccount "nobody" not found');
+  assert.equal(
+    missing.json.message,
+    'pods "o4" is forbidden: error looking up service account default/nobody: serviceaccount "nobody" not found',
+  );
 });
 
-test('flags: upstream\'s default set, enable/disable, unknown names and overlaps refused', async () => {
+test("flags: upstream's default set, enable/disable, unknown names and overlaps refused", async () => {
   const d = parseArgs(['--port', '0']).admissionPlugins;
   assert.deepEqual([...d].sort(), [...DEFAULT_ON_ADMISSION_PLUGINS].sort());
   assert.ok(!d.has('NodeRestriction'));
-  const o = parseArgs(['--enable-admission-plugins', 'NodeRestriction,AlwaysPullImages', '--disable-admission-plugins=ServiceAccount,MutatingAdmissionWebhook']).admissionPlugins;
-  assert.ok(o.has('NodeRestriction') && o.has('NamespaceLifecycle') && !o.has('ServiceAccount') && !o.has('MutatingAdmissionWebhook'));
-  assert.throws(() => parseArgs(['--enable-admission-plugins', 'Nope']), { message: 'enable-admission-plugins plugin "Nope" is unknown' });
-  assert.throws(() => parseArgs(['--disable-admission-plugins', 'Nope']), { message: 'disable-admission-plugins plugin "Nope" is unknown' });
-  assert.throws(() => parseArgs(['--enable-admission-plugins', 'ServiceAccount,LimitRanger', '--disable-admission-plugins', 'LimitRanger,ServiceAccount']),
-    { message: '[LimitRanger ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped' });
+  const o = parseArgs([
+    '--enable-admission-plugins',
+    'NodeRestriction,AlwaysPullImages',
+    '--disable-admission-plugins=ServiceAccount,MutatingAdmissionWebhook',
+  ]).admissionPlugins;
+  assert.ok(
+    o.has('NodeRestriction') &&
+      o.has('NamespaceLifecycle') &&
+      !o.has('ServiceAccount') &&
+      !o.has('MutatingAdmissionWebhook'),
+  );
+  assert.throws(() => parseArgs(['--enable-admission-plugins', 'Nope']), {
+    message: 'enable-admission-plugins plugin "Nope" is unknown',
+  });
+  assert.throws(() => parseArgs(['--disable-admission-plugins', 'Nope']), {
+    message: 'disable-admission-plugins plugin "Nope" is unknown',
+  });
+  assert.throws(
+    () =>
+      parseArgs([
+        '--enable-admission-plugins',
+        'ServiceAccount,LimitRanger',
+        '--disable-admission-plugins',
+        'LimitRanger,ServiceAccount',
+      ]),
+    { message: '[LimitRanger ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped' },
+  );
 });
 
 test('--disable-admission-plugins ServiceAccount,NamespaceLifecycle: pods untouched, creates in a missing namespace allowed', async () => {
   const t = await startServer(['--disable-admission-plugins', 'ServiceAccount,NamespaceLifecycle']);
   try {
-    const r = await request(t.url, 'POST', '/api/v1/namespaces/default/pods', pod('x', { serviceAccountName: 'nobody' }));
+    const r = await request(
+      t.url,
+      'POST',
+      '/api/v1/namespaces/default/pods',
+      pod('x', { serviceAccountName: 'nobody' }),
+    );
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json.spec.volumes, undefined);
     const ghost = await request(t.url, 'POST', '/api/v1/namespaces/ghost/configmaps', { metadata: { name: 'c' } });
@@ -123,12 +205,18 @@ test('root CA publisher: with the generated cluster CA, every namespace gets <sh
   const t = await startAuthServer([]);
   try {
     const ca = readFileSync(`${t.dataDir}/pki/ca.crt`, 'utf8');
-    const get = async (ns: string) => { const r = await request(t.url, 'GET', `/api/v1/namespaces/${ns}/configmaps/plat-root-ca.crt`); return r.status === 200 ? r.json : undefined; };
-    assert.equal((await until('the default namespace\'s CA', () => get('default'))).data['ca.crt'], ca);
+    const get = async (ns: string) => {
+      const r = await request(t.url, 'GET', `/api/v1/namespaces/${ns}/configmaps/plat-root-ca.crt`);
+      return r.status === 200 ? r.json : undefined;
+    };
+    assert.equal((await until("the default namespace's CA", () => get('default'))).data['ca.crt'], ca);
     assert.equal((await request(t.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'rc1' } })).status, 201);
-    const first = await until('the new namespace\'s CA', () => get('rc1'));
+    const first = await until("the new namespace's CA", () => get('rc1'));
     assert.equal((await request(t.url, 'DELETE', '/api/v1/namespaces/rc1/configmaps/plat-root-ca.crt')).status, 200);
-    await until('recreated', async () => { const c = await get('rc1'); return c && c.metadata.uid !== first.metadata.uid ? c : undefined; });
+    await until('recreated', async () => {
+      const c = await get('rc1');
+      return c && c.metadata.uid !== first.metadata.uid ? c : undefined;
+    });
   } finally {
     await t.stop();
     t.cleanup();

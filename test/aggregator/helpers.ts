@@ -9,8 +9,40 @@ import { Pki, openssl } from '../auth/helpers.js';
 export function extensionServerPki(): Pki {
   const pki = new Pki();
   pki.ca('ext-ca').ca('proxy-ca').client('proxy-ca', 'proxy-client', '/CN=front-proxy-client');
-  openssl(pki.dir, 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ext.key', '-out', 'ext.csr', '-subj', '/CN=api');
+  openssl(
+    pki.dir,
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'ext.key',
+    '-out',
+    'ext.csr',
+    '-subj',
+    '/CN=api',
+  );
   writeFileSync(pki.path('ext.ext'), 'subjectAltName=DNS:api.wardle.svc\nextendedKeyUsage=serverAuth\n');
-  openssl(pki.dir, 'x509', '-req', '-in', 'ext.csr', '-CA', 'ext-ca.crt', '-CAkey', 'ext-ca.key', '-CAcreateserial', '-out', 'ext.crt', '-days', '1', '-extfile', 'ext.ext');
+  openssl(
+    pki.dir,
+    'x509',
+    '-req',
+    '-in',
+    'ext.csr',
+    '-CA',
+    'ext-ca.crt',
+    '-CAkey',
+    'ext-ca.key',
+    '-CAcreateserial',
+    '-out',
+    'ext.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.ext',
+  );
   return pki;
 }

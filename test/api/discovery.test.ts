@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, openapiV2, openapiV3Doc, openapiV3Index,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  openapiV2,
+  openapiV3Doc,
+  openapiV3Index,
   type APIResourceDiscovery,
 } from '../../src/registry/discovery.js';
 import { makeIdentity } from '../../src/api/identity.js';
@@ -27,7 +34,8 @@ function refs(node: unknown, out: string[] = []): string[] {
 describe('legacy discovery', () => {
   it('GET /api', () => {
     assert.deepEqual(apiVersions('10.0.0.1:6443'), {
-      kind: 'APIVersions', versions: ['v1'],
+      kind: 'APIVersions',
+      versions: ['v1'],
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '10.0.0.1:6443' }],
     });
   });
@@ -36,19 +44,30 @@ describe('legacy discovery', () => {
     const list = apiGroupList(registry);
     assert.equal(list.kind, 'APIGroupList');
     assert.equal(list.apiVersion, 'v1');
-    assert.deepEqual(list.groups.slice(0, 2).map((g) => g.name), ['apiregistration.plat.io', 'apps']);
+    assert.deepEqual(
+      list.groups.slice(0, 2).map((g) => g.name),
+      ['apiregistration.plat.io', 'apps'],
+    );
     assert.ok(!list.groups.some((g) => g.name === '' || g.name === 'resource.plat.io'));
-    assert.deepEqual(list.groups.find((g) => g.name === 'autoscaling'), {
-      name: 'autoscaling',
-      versions: [{ groupVersion: 'autoscaling/v2', version: 'v2' }, { groupVersion: 'autoscaling/v1', version: 'v1' }],
-      preferredVersion: { groupVersion: 'autoscaling/v2', version: 'v2' },
-    });
+    assert.deepEqual(
+      list.groups.find((g) => g.name === 'autoscaling'),
+      {
+        name: 'autoscaling',
+        versions: [
+          { groupVersion: 'autoscaling/v2', version: 'v2' },
+          { groupVersion: 'autoscaling/v1', version: 'v1' },
+        ],
+        preferredVersion: { groupVersion: 'autoscaling/v2', version: 'v2' },
+      },
+    );
     assert.equal(apiGroupList(registry), list);
   });
 
   it('GET /apis/<group>', () => {
     assert.deepEqual(apiGroup(registry, 'apps'), {
-      kind: 'APIGroup', apiVersion: 'v1', name: 'apps',
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: 'apps',
       versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
       preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
     });
@@ -62,26 +81,58 @@ describe('legacy discovery', () => {
     assert.equal(list.groupVersion, 'v1');
     const names = list.resources.map((r) => r.name);
     assert.deepEqual(names, [...names].sort());
-    assert.deepEqual(list.resources.find((r) => r.name === 'configmaps'), {
-      name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ALL_VERBS, shortNames: ['cm'],
-      storageVersionHash: 'qFsyl6wFWjQ=',
-    });
-    assert.deepEqual(list.resources.find((r) => r.name === 'pods/eviction'), {
-      name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'],
-    });
+    assert.deepEqual(
+      list.resources.find((r) => r.name === 'configmaps'),
+      {
+        name: 'configmaps',
+        singularName: 'configmap',
+        namespaced: true,
+        kind: 'ConfigMap',
+        verbs: ALL_VERBS,
+        shortNames: ['cm'],
+        storageVersionHash: 'qFsyl6wFWjQ=',
+      },
+    );
+    assert.deepEqual(
+      list.resources.find((r) => r.name === 'pods/eviction'),
+      {
+        name: 'pods/eviction',
+        singularName: '',
+        namespaced: true,
+        group: 'policy',
+        version: 'v1',
+        kind: 'Eviction',
+        verbs: ['create'],
+      },
+    );
     assert.equal(list.resources.find((r) => r.name === 'secrets')?.shortNames, undefined);
   });
 
   it('GET /apis/apps/v1 gives Scale its own group and version', () => {
     const list = apiResourceList(registry, 'apps', 'v1');
     assert.equal(list?.groupVersion, 'apps/v1');
-    assert.deepEqual(list?.resources.find((r) => r.name === 'deployments/scale'), {
-      name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1',
-      kind: 'Scale', verbs: ['get', 'patch', 'update'],
-    });
-    assert.deepEqual(list?.resources.find((r) => r.name === 'deployments/status'), {
-      name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: ['get', 'patch', 'update'],
-    });
+    assert.deepEqual(
+      list?.resources.find((r) => r.name === 'deployments/scale'),
+      {
+        name: 'deployments/scale',
+        singularName: '',
+        namespaced: true,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      },
+    );
+    assert.deepEqual(
+      list?.resources.find((r) => r.name === 'deployments/status'),
+      {
+        name: 'deployments/status',
+        singularName: '',
+        namespaced: true,
+        kind: 'Deployment',
+        verbs: ['get', 'patch', 'update'],
+      },
+    );
     assert.deepEqual(list?.resources.find((r) => r.name === 'deployments')?.categories, ['all']);
   });
 
@@ -103,11 +154,24 @@ describe('aggregated discovery', () => {
     assert.equal(apps?.versions[0]?.freshness, 'Current');
     const deployments = apps?.versions[0]?.resources.find((r) => r.resource === 'deployments');
     assert.deepEqual(deployments, {
-      resource: 'deployments', responseKind: { group: '', version: '', kind: 'Deployment' }, scope: 'Namespaced',
-      singularResource: 'deployment', verbs: ALL_VERBS, shortNames: ['deploy'], categories: ['all'],
+      resource: 'deployments',
+      responseKind: { group: '', version: '', kind: 'Deployment' },
+      scope: 'Namespaced',
+      singularResource: 'deployment',
+      verbs: ALL_VERBS,
+      shortNames: ['deploy'],
+      categories: ['all'],
       subresources: [
-        { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
-        { subresource: 'status', responseKind: { group: '', version: '', kind: 'Deployment' }, verbs: ['get', 'patch', 'update'] },
+        {
+          subresource: 'scale',
+          responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+          verbs: ['get', 'patch', 'update'],
+        },
+        {
+          subresource: 'status',
+          responseKind: { group: '', version: '', kind: 'Deployment' },
+          verbs: ['get', 'patch', 'update'],
+        },
       ],
     } satisfies APIResourceDiscovery);
   });
@@ -148,7 +212,10 @@ describe('openapi', () => {
 
   it('v3 index names each document with its hash', () => {
     const index = openapiV3Index(noBatch);
-    assert.match(index.paths['apis/apps/v1']?.serverRelativeURL ?? '', /^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
+    assert.match(
+      index.paths['apis/apps/v1']?.serverRelativeURL ?? '',
+      /^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/,
+    );
     assert.ok(index.paths['api/v1']);
     assert.equal(index.paths['apis/batch/v1'], undefined);
   });
@@ -165,7 +232,9 @@ describe('openapi', () => {
       assert.ok(ref.startsWith('#/components/schemas/'), ref);
       assert.ok(schemas[ref.slice('#/components/schemas/'.length)], ref);
     }
-    const create = (doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'] as Record<string, Record<string, unknown>>)['post'];
+    const create = (
+      doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'] as Record<string, Record<string, unknown>>
+    )['post'];
     assert.ok(create?.['requestBody']);
     assert.equal(openapiV3Doc(registry, 'apis/nope/v1'), undefined);
   });
@@ -178,10 +247,19 @@ describe('OpenAPI under another API domain', () => {
     // upstream's own names under k8s.io (issue 19 item 3)
     const csr = (doc.components as any).schemas['io.k8s.api.certificates.v1.CertificateSigningRequest'];
     assert.equal(csr['x-plat-group-version-kind'], undefined);
-    assert.deepEqual(csr['x-kubernetes-group-version-kind'], [{ group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' }]);
+    assert.deepEqual(csr['x-kubernetes-group-version-kind'], [
+      { group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' },
+    ]);
     const post = (doc.paths as any)['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post;
-    assert.deepEqual(post['x-kubernetes-group-version-kind'], { group: 'certificates.k8s.io', kind: 'CertificateSigningRequest', version: 'v1' });
+    assert.deepEqual(post['x-kubernetes-group-version-kind'], {
+      group: 'certificates.k8s.io',
+      kind: 'CertificateSigningRequest',
+      version: 'v1',
+    });
     const v2 = openapiV2(upstream) as any;
-    assert.deepEqual(v2.paths['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post['x-kubernetes-group-version-kind'].group, 'certificates.k8s.io');
+    assert.deepEqual(
+      v2.paths['/apis/certificates.k8s.io/v1/certificatesigningrequests'].post['x-kubernetes-group-version-kind'].group,
+      'certificates.k8s.io',
+    );
   });
 });

@@ -15,14 +15,20 @@ const apply = (...values: string[]): ResolvedGates => {
   for (const v of values) applyFeatureGates(v, r);
   return r;
 };
-const flagError = (value: string, msg: string) => ({ message: `invalid argument "${value}" for "--feature-gates" flag: ${msg}` });
+const flagError = (value: string, msg: string) => ({
+  message: `invalid argument "${value}" for "--feature-gates" flag: ${msg}`,
+});
 
 test('every gate the spec names is registered with its v1.32 stage and default', () => {
   const want: [string, string, boolean][] = [
-    ['AllowUnsafeMalformedObjectDeletion', 'ALPHA', false], ['CBORServingAndStorage', 'ALPHA', false],
-    ['APIResponseCompression', 'BETA', true], ['StructuredAuthenticationConfiguration', 'BETA', true],
-    ['AnonymousAuthConfigurableEndpoints', 'BETA', true], ['AuthorizeWithSelectors', 'BETA', true],
-    ['AuthorizeNodeWithSelectors', 'BETA', true], ['WatchList', 'BETA', true],
+    ['AllowUnsafeMalformedObjectDeletion', 'ALPHA', false],
+    ['CBORServingAndStorage', 'ALPHA', false],
+    ['APIResponseCompression', 'BETA', true],
+    ['StructuredAuthenticationConfiguration', 'BETA', true],
+    ['AnonymousAuthConfigurableEndpoints', 'BETA', true],
+    ['AuthorizeWithSelectors', 'BETA', true],
+    ['AuthorizeNodeWithSelectors', 'BETA', true],
+    ['WatchList', 'BETA', true],
   ];
   for (const [name, stage, def] of want) {
     assert.equal(FEATURE_GATES[name]?.stage, stage, name);
@@ -35,7 +41,11 @@ test('every gate the spec names is registered with its v1.32 stage and default',
 });
 
 test('alpha can be enabled and beta disabled, silently; later values win; boolean spellings as strconv.ParseBool', () => {
-  const r = apply('AllowUnsafeMalformedObjectDeletion=true,APIResponseCompression=false', 'APIResponseCompression=T', 'WatchList=0');
+  const r = apply(
+    'AllowUnsafeMalformedObjectDeletion=true,APIResponseCompression=false',
+    'APIResponseCompression=T',
+    'WatchList=0',
+  );
   assert.equal(r.gates.AllowUnsafeMalformedObjectDeletion, true);
   assert.equal(r.gates.APIResponseCompression, true);
   assert.equal(r.gates.WatchList, false);
@@ -43,18 +53,30 @@ test('alpha can be enabled and beta disabled, silently; later values win; boolea
 });
 
 test('GA gates are locked on: true warns, false fails at start', () => {
-  assert.deepEqual(apply('RetryGenerateName=true').warnings, ['Setting GA feature gate RetryGenerateName=true. It will be removed in a future release.']);
-  assert.throws(() => apply('RetryGenerateName=false'), flagError('RetryGenerateName=false', 'cannot set feature gate RetryGenerateName to false, feature is locked to true'));
+  assert.deepEqual(apply('RetryGenerateName=true').warnings, [
+    'Setting GA feature gate RetryGenerateName=true. It will be removed in a future release.',
+  ]);
+  assert.throws(
+    () => apply('RetryGenerateName=false'),
+    flagError(
+      'RetryGenerateName=false',
+      'cannot set feature gate RetryGenerateName to false, feature is locked to true',
+    ),
+  );
 });
 
 test('deprecated gates warn when set', () => {
-  assert.deepEqual(apply('DefaultHostNetworkHostPortsInPodTemplates=true').warnings,
-    ['Setting deprecated feature gate DefaultHostNetworkHostPortsInPodTemplates=true. It will be removed in a future release.']);
+  assert.deepEqual(apply('DefaultHostNetworkHostPortsInPodTemplates=true').warnings, [
+    'Setting deprecated feature gate DefaultHostNetworkHostPortsInPodTemplates=true. It will be removed in a future release.',
+  ]);
 });
 
 test('unknown and removed gates, malformed entries: upstream messages', () => {
   assert.throws(() => apply('NoSuchGate=true'), flagError('NoSuchGate=true', 'unrecognized feature gate: NoSuchGate'));
-  assert.throws(() => apply('APISelfSubjectReview=true'), flagError('APISelfSubjectReview=true', 'unrecognized feature gate: APISelfSubjectReview'));
+  assert.throws(
+    () => apply('APISelfSubjectReview=true'),
+    flagError('APISelfSubjectReview=true', 'unrecognized feature gate: APISelfSubjectReview'),
+  );
   assert.throws(() => apply('WatchList'), flagError('WatchList', 'missing bool value for WatchList'));
 });
 
@@ -77,7 +99,12 @@ test('options carry the effective gates and the warnings', () => {
 
 test('the server refuses to start on an unknown or a locked gate', () => {
   const main = resolve(process.cwd(), 'dist/src/main.js');
-  const run = (gates: string) => spawnSync(process.execPath, [main, '--port', '0', '--data-dir', '/nonexistent/never-used', '--feature-gates', gates], { encoding: 'utf8', timeout: 20_000 });
+  const run = (gates: string) =>
+    spawnSync(
+      process.execPath,
+      [main, '--port', '0', '--data-dir', '/nonexistent/never-used', '--feature-gates', gates],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
   const unknown = run('Bogus=true');
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /unrecognized feature gate: Bogus/);

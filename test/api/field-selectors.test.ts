@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SelectorError } from '../../src/api/selectors.js';
 import {
-  fieldSetFor, parseFieldSelector, SELECTABLE_FIELDS, selectableFieldsFor, singleNameValue, validateFieldSelector,
+  fieldSetFor,
+  parseFieldSelector,
+  SELECTABLE_FIELDS,
+  selectableFieldsFor,
+  singleNameValue,
+  validateFieldSelector,
 } from '../../src/api/field-selectors.js';
 
 test('field selector parsing and matching', () => {
@@ -45,7 +50,12 @@ test('field selector parsing and matching', () => {
     ['a=b\\', /invalid escape sequence: \\$/],
     ['a=b\\x', /invalid escape sequence: \\x/],
   ];
-  for (const [s, re] of invalid) assert.throws(() => parseFieldSelector(s), (e: any) => e instanceof SelectorError && re.test(e.message), s);
+  for (const [s, re] of invalid)
+    assert.throws(
+      () => parseFieldSelector(s),
+      (e: any) => e instanceof SelectorError && re.test(e.message),
+      s,
+    );
 });
 
 test('singleNameValue', () => {
@@ -59,46 +69,95 @@ test('singleNameValue', () => {
 test('validateFieldSelector', () => {
   const pod = parseFieldSelector('spec.nodeName=n1,status.phase=Running');
   assert.equal(validateFieldSelector(pod, SELECTABLE_FIELDS.Pod!, 'Pod'), pod);
-  assert.throws(() => validateFieldSelector(parseFieldSelector('spec.foo=x'), SELECTABLE_FIELDS.Pod!, 'Pod'),
-    (e: any) => e instanceof SelectorError && e.message === 'field label not supported: spec.foo');
-  assert.throws(() => validateFieldSelector(parseFieldSelector('metadata.namespace=x'), SELECTABLE_FIELDS.Node!, 'Node'),
-    { message: 'field label not supported: metadata.namespace' });
-  assert.throws(() => validateFieldSelector(parseFieldSelector('data.x=y'), selectableFieldsFor('ConfigMap'), 'ConfigMap'),
-    { message: '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"' });
-  assert.throws(() => validateFieldSelector(parseFieldSelector('spec.x=y'), ['metadata.name'], 'Widget', { customResource: true }),
-    { message: 'field label not supported: spec.x' });
+  assert.throws(
+    () => validateFieldSelector(parseFieldSelector('spec.foo=x'), SELECTABLE_FIELDS.Pod!, 'Pod'),
+    (e: any) => e instanceof SelectorError && e.message === 'field label not supported: spec.foo',
+  );
+  assert.throws(
+    () => validateFieldSelector(parseFieldSelector('metadata.namespace=x'), SELECTABLE_FIELDS.Node!, 'Node'),
+    { message: 'field label not supported: metadata.namespace' },
+  );
+  assert.throws(
+    () => validateFieldSelector(parseFieldSelector('data.x=y'), selectableFieldsFor('ConfigMap'), 'ConfigMap'),
+    { message: '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"' },
+  );
+  assert.throws(
+    () => validateFieldSelector(parseFieldSelector('spec.x=y'), ['metadata.name'], 'Widget', { customResource: true }),
+    { message: 'field label not supported: spec.x' },
+  );
   const aliased = validateFieldSelector(parseFieldSelector('spec.host=n1'), SELECTABLE_FIELDS.Pod!, 'Pod');
   assert.equal(aliased.toString(), 'spec.nodeName=n1');
   assert.equal(aliased.matches(fieldSetFor('Pod', { metadata: { name: 'p' }, spec: { nodeName: 'n1' } })), true);
 });
 
 test('fieldSetFor', () => {
-  assert.deepEqual(fieldSetFor('Pod', {
-    metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1', restartPolicy: 'Always', schedulerName: 'default-scheduler', serviceAccountName: 'sa', hostNetwork: true },
-    status: { phase: 'Running', podIP: '10.0.0.2', podIPs: [{ ip: '10.0.0.1' }], nominatedNodeName: 'n2' },
-  }), {
-    'metadata.name': 'p', 'metadata.namespace': 'ns', 'spec.nodeName': 'n1', 'spec.restartPolicy': 'Always', 'spec.schedulerName': 'default-scheduler',
-    'spec.serviceAccountName': 'sa', 'spec.hostNetwork': 'true', 'status.phase': 'Running', 'status.podIP': '10.0.0.1', 'status.nominatedNodeName': 'n2',
-  });
+  assert.deepEqual(
+    fieldSetFor('Pod', {
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: {
+        nodeName: 'n1',
+        restartPolicy: 'Always',
+        schedulerName: 'default-scheduler',
+        serviceAccountName: 'sa',
+        hostNetwork: true,
+      },
+      status: { phase: 'Running', podIP: '10.0.0.2', podIPs: [{ ip: '10.0.0.1' }], nominatedNodeName: 'n2' },
+    }),
+    {
+      'metadata.name': 'p',
+      'metadata.namespace': 'ns',
+      'spec.nodeName': 'n1',
+      'spec.restartPolicy': 'Always',
+      'spec.schedulerName': 'default-scheduler',
+      'spec.serviceAccountName': 'sa',
+      'spec.hostNetwork': 'true',
+      'status.phase': 'Running',
+      'status.podIP': '10.0.0.1',
+      'status.nominatedNodeName': 'n2',
+    },
+  );
   const bare = fieldSetFor('Pod', { metadata: { name: 'p', namespace: 'ns' } });
   assert.equal(bare['spec.hostNetwork'], 'false');
   assert.equal(bare['spec.nodeName'], '');
-  assert.deepEqual(fieldSetFor('Node', { metadata: { name: 'n' }, spec: { unschedulable: true } }), { 'metadata.name': 'n', 'spec.unschedulable': 'true' });
-  assert.deepEqual(fieldSetFor('Namespace', { metadata: { name: 'x' }, status: { phase: 'Active' } }), { 'metadata.name': 'x', 'status.phase': 'Active' });
+  assert.deepEqual(fieldSetFor('Node', { metadata: { name: 'n' }, spec: { unschedulable: true } }), {
+    'metadata.name': 'n',
+    'spec.unschedulable': 'true',
+  });
+  assert.deepEqual(fieldSetFor('Namespace', { metadata: { name: 'x' }, status: { phase: 'Active' } }), {
+    'metadata.name': 'x',
+    'status.phase': 'Active',
+  });
   assert.equal(fieldSetFor('Secret', { metadata: { name: 's', namespace: 'n' }, type: 'Opaque' })['type'], 'Opaque');
   assert.equal(fieldSetFor('ReplicaSet', { metadata: {}, status: { replicas: 3 } })['status.replicas'], '3');
   assert.equal(fieldSetFor('ReplicationController', { metadata: {} })['status.replicas'], '0');
   assert.equal(fieldSetFor('Job', { metadata: {}, status: { succeeded: 2 } })['status.successful'], '2');
-  assert.equal(fieldSetFor('CertificateSigningRequest', { metadata: { name: 'c' }, spec: { signerName: 'a/b' } })['spec.signerName'], 'a/b');
-  assert.deepEqual(fieldSetFor('Service', { metadata: { name: 's', namespace: 'n' }, spec: { clusterIP: '10.0.0.1', type: 'ClusterIP' } }),
-    { 'metadata.name': 's', 'metadata.namespace': 'n', 'spec.clusterIP': '10.0.0.1', 'spec.type': 'ClusterIP' });
+  assert.equal(
+    fieldSetFor('CertificateSigningRequest', { metadata: { name: 'c' }, spec: { signerName: 'a/b' } })[
+      'spec.signerName'
+    ],
+    'a/b',
+  );
+  assert.deepEqual(
+    fieldSetFor('Service', {
+      metadata: { name: 's', namespace: 'n' },
+      spec: { clusterIP: '10.0.0.1', type: 'ClusterIP' },
+    }),
+    { 'metadata.name': 's', 'metadata.namespace': 'n', 'spec.clusterIP': '10.0.0.1', 'spec.type': 'ClusterIP' },
+  );
   const ev = fieldSetFor('Event', {
-    metadata: { name: 'e', namespace: 'n' }, involvedObject: { kind: 'Pod', name: 'p', uid: 'u1' }, reason: 'Started', type: 'Normal', reportingComponent: 'kubelet',
+    metadata: { name: 'e', namespace: 'n' },
+    involvedObject: { kind: 'Pod', name: 'p', uid: 'u1' },
+    reason: 'Started',
+    type: 'Normal',
+    reportingComponent: 'kubelet',
   });
   assert.equal(ev['involvedObject.kind'], 'Pod');
   assert.equal(ev['involvedObject.fieldPath'], '');
   assert.equal(ev['source'], 'kubelet');
-  assert.deepEqual(fieldSetFor('ConfigMap', { metadata: { name: 'c', namespace: 'n' } }), { 'metadata.name': 'c', 'metadata.namespace': 'n' });
+  assert.deepEqual(fieldSetFor('ConfigMap', { metadata: { name: 'c', namespace: 'n' } }), {
+    'metadata.name': 'c',
+    'metadata.namespace': 'n',
+  });
   for (const [kind, fields] of Object.entries(SELECTABLE_FIELDS)) {
     assert.ok(fields.includes('metadata.name'), kind);
   }

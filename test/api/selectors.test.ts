@@ -65,14 +65,23 @@ test('label selector empty and toString normalisation', () => {
   assert.equal(parseLabelSelector(' ').empty, true);
   assert.equal(parseLabelSelector('a').empty, false);
   const cases: [string, string][] = [
-    ['z=1, a in (c,b,c), !m, k, x!=y, n notin (q), g>1, h<2, d==e', 'a in (b,c),d==e,g>1,h<2,k,!m,n notin (q),x!=y,z=1'],
+    [
+      'z=1, a in (c,b,c), !m, k, x!=y, n notin (q), g>1, h<2, d==e',
+      'a in (b,c),d==e,g>1,h<2,k,!m,n notin (q),x!=y,z=1',
+    ],
     ['a in ()', 'a in ()'],
     ['a in (,b)', 'a in (,b)'],
     ['a=', 'a='],
   ];
   for (const [s, want] of cases) assert.equal(parseLabelSelector(s).toString(), want, s);
   const sel = parseLabelSelector('b=2,a in (x)');
-  assert.deepEqual(sel.requirements.map((r) => [r.key, r.operator, r.values]), [['a', 'in', ['x']], ['b', '=', ['2']]]);
+  assert.deepEqual(
+    sel.requirements.map((r) => [r.key, r.operator, r.values]),
+    [
+      ['a', 'in', ['x']],
+      ['b', '=', ['2']],
+    ],
+  );
   assert.equal(sel.requiresExactMatch('a'), 'x');
   assert.equal(sel.requiresExactMatch('c'), undefined);
 });
@@ -115,11 +124,14 @@ const invalidCases: [string, RegExp][] = [
 
 test('invalid label selectors throw SelectorError', () => {
   for (const [s, re] of invalidCases) {
-    assert.throws(() => parseLabelSelector(s), (e: unknown) => {
-      assert.ok(e instanceof SelectorError, `${s}: ${String(e)}`);
-      assert.match(e.message, re, s);
-      return true;
-    });
+    assert.throws(
+      () => parseLabelSelector(s),
+      (e: unknown) => {
+        assert.ok(e instanceof SelectorError, `${s}: ${String(e)}`);
+        assert.match(e.message, re, s);
+        return true;
+      },
+    );
   }
 });
 
@@ -150,11 +162,18 @@ test('labelSelectorFromObject (metav1.LabelSelectorAsSelector)', () => {
   assert.equal(sel.matches({ app: 'web', tier: 'fe', env: 'prod', team: 'x', legacy: '' }), false);
 
   const bad: [any, RegExp][] = [
-    [{ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, /"Gt" is not a valid label selector operator/],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] },
+      /"Gt" is not a valid label selector operator/,
+    ],
     [{ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, /values set can't be empty/],
     [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, /values set must be empty/],
     [{ matchLabels: { 'bad key': 'x' } }, /invalid label key "bad key"/],
     [{ matchLabels: { a: 'bad value' } }, /invalid label value "bad value"/],
   ];
-  for (const [obj, re] of bad) assert.throws(() => labelSelectorFromObject(obj), (e: any) => e instanceof SelectorError && re.test(e.message));
+  for (const [obj, re] of bad)
+    assert.throws(
+      () => labelSelectorFromObject(obj),
+      (e: any) => e instanceof SelectorError && re.test(e.message),
+    );
 });

@@ -7,7 +7,11 @@ import { schemaIndex } from '../../src/schema/schema.js';
 const pod = schemaIndex().forKind('', 'v1', 'Pod')!;
 const configMap = schemaIndex().forKind('', 'v1', 'ConfigMap')!;
 const S = (...paths: string[]) => FieldSet.of(paths.map((p) => p.split('/')));
-const sorted = (s: FieldSet) => s.paths().map((p) => p.join('/')).sort();
+const sorted = (s: FieldSet) =>
+  s
+    .paths()
+    .map((p) => p.join('/'))
+    .sort();
 
 // [name, operation, expected paths]
 const algebra: [string, () => FieldSet, string[]][] = [
@@ -33,8 +37,15 @@ test('FieldSet equals, has, size, and the empty path is never a member', () => {
 });
 
 test('fieldsV1: f: keys, {} leaves, "." for members with children, k: items, upstream order', () => {
-  const s = S('f:data/f:x', 'f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:image',
-    'f:spec/f:ports/k:{"port":8080}', 'f:spec/f:ports/k:{"port":443}', 'f:spec/f:ports/k:{"port":80}', 'f:spec/f:ports');
+  const s = S(
+    'f:data/f:x',
+    'f:spec/f:containers/k:{"name":"c"}',
+    'f:spec/f:containers/k:{"name":"c"}/f:image',
+    'f:spec/f:ports/k:{"port":8080}',
+    'f:spec/f:ports/k:{"port":443}',
+    'f:spec/f:ports/k:{"port":80}',
+    'f:spec/f:ports',
+  );
   const v1 = s.toFieldsV1();
   assert.deepEqual(v1, {
     'f:data': { 'f:x': {} },
@@ -43,7 +54,11 @@ test('fieldsV1: f: keys, {} leaves, "." for members with children, k: items, ups
       'f:ports': { '.': {}, 'k:{"port":8080}': {}, 'k:{"port":443}': {}, 'k:{"port":80}': {} },
     },
   });
-  assert.deepEqual(Object.keys(v1['f:spec']['f:ports']), ['.', 'k:{"port":80}', 'k:{"port":443}', 'k:{"port":8080}'], 'keys compare by value');
+  assert.deepEqual(
+    Object.keys(v1['f:spec']['f:ports']),
+    ['.', 'k:{"port":80}', 'k:{"port":443}', 'k:{"port":8080}'],
+    'keys compare by value',
+  );
   assert.ok(FieldSet.fromFieldsV1(v1).equals(s), 'fieldsV1 round-trips');
 });
 
@@ -53,16 +68,41 @@ const applySets: [string, any, unknown, string[]][] = [
   ['labels', configMap, { metadata: { labels: { app: 'a' } } }, ['f:metadata/f:labels/f:app']],
   ['an empty map and a null are members', configMap, { data: {}, binaryData: null }, ['f:binaryData', 'f:data']],
   ['unknown fields are not owned', configMap, { data: { x: '1' }, bogus: { y: 1 } }, ['f:data/f:x']],
-  ['list-map items by key, with a "." member', pod, { spec: { containers: [{ name: 'c', image: 'i' }] } },
-    ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:image', 'f:spec/f:containers/k:{"name":"c"}/f:name']],
-  ['multi-key items sort their keys', pod, { spec: { containers: [{ name: 'c', ports: [{ protocol: 'TCP', containerPort: 80 }] }] } },
-    ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:name',
+  [
+    'list-map items by key, with a "." member',
+    pod,
+    { spec: { containers: [{ name: 'c', image: 'i' }] } },
+    [
+      'f:spec/f:containers/k:{"name":"c"}',
+      'f:spec/f:containers/k:{"name":"c"}/f:image',
+      'f:spec/f:containers/k:{"name":"c"}/f:name',
+    ],
+  ],
+  [
+    'multi-key items sort their keys',
+    pod,
+    { spec: { containers: [{ name: 'c', ports: [{ protocol: 'TCP', containerPort: 80 }] }] } },
+    [
+      'f:spec/f:containers/k:{"name":"c"}',
+      'f:spec/f:containers/k:{"name":"c"}/f:name',
       'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":80,"protocol":"TCP"}',
       'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":80,"protocol":"TCP"}/f:containerPort',
-      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":80,"protocol":"TCP"}/f:protocol']],
-  ['set items as v: values', pod, { metadata: { finalizers: ['a/b', 'c'] } }, ['f:metadata/f:finalizers/v:"a/b"', 'f:metadata/f:finalizers/v:"c"']],
+      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":80,"protocol":"TCP"}/f:protocol',
+    ],
+  ],
+  [
+    'set items as v: values',
+    pod,
+    { metadata: { finalizers: ['a/b', 'c'] } },
+    ['f:metadata/f:finalizers/v:"a/b"', 'f:metadata/f:finalizers/v:"c"'],
+  ],
   ['atomic lists are one leaf', pod, { spec: { tolerations: [{ key: 'k' }] } }, ['f:spec/f:tolerations']],
-  ['atomic structs are one leaf', schemaIndex().forKind('apps', 'v1', 'Deployment'), { spec: { selector: { matchLabels: { a: 'b' } } } }, ['f:spec/f:selector']],
+  [
+    'atomic structs are one leaf',
+    schemaIndex().forKind('apps', 'v1', 'Deployment'),
+    { spec: { selector: { matchLabels: { a: 'b' } } } },
+    ['f:spec/f:selector'],
+  ],
 ];
 for (const [name, schema, obj, expected] of applySets) {
   test(`apply set: ${name}`, () => assert.deepEqual(sorted(fieldsOf(obj, schema)), expected));
@@ -70,19 +110,59 @@ for (const [name, schema, obj, expected] of applySets) {
 
 // [name, before, after, added, modified, removed]
 const comparisons: [string, unknown, unknown, string[], string[], string[]][] = [
-  ['a new map gets a "." member, a changed leaf is modified', { data: { x: '1' } }, { data: { x: '2' } }, [], ['f:data/f:x'], []],
+  [
+    'a new map gets a "." member, a changed leaf is modified',
+    { data: { x: '1' } },
+    { data: { x: '2' } },
+    [],
+    ['f:data/f:x'],
+    [],
+  ],
   ['added map', {}, { data: { x: '1' } }, ['f:data', 'f:data/f:x'], [], []],
   ['removed entry', { data: { x: '1', y: '2' } }, { data: { x: '1' } }, [], [], ['f:data/f:y']],
-  ['added container: item member, required list not a member, struct not a member',
-    { spec: { containers: [] } }, { spec: { containers: [{ name: 'c', resources: {}, ports: [{ containerPort: 1 }] }] } },
-    ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:name', 'f:spec/f:containers/k:{"name":"c"}/f:ports',
-      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}', 'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}/f:containerPort',
-      'f:spec/f:containers/k:{"name":"c"}/f:resources'], [], []],
-  ['removed container removes every path under it', { spec: { containers: [{ name: 'c', image: 'i' }] } }, { spec: { containers: [] } },
-    [], [], ['f:spec/f:containers/k:{"name":"c"}', 'f:spec/f:containers/k:{"name":"c"}/f:image', 'f:spec/f:containers/k:{"name":"c"}/f:name']],
-  ['set element added and removed', { metadata: { finalizers: ['a'] } }, { metadata: { finalizers: ['b'] } },
-    ['f:metadata/f:finalizers/v:"b"'], [], ['f:metadata/f:finalizers/v:"a"']],
-  ['atomic list change is one modified leaf', { spec: { tolerations: [{ key: 'a' }] } }, { spec: { tolerations: [{ key: 'b' }] } }, [], ['f:spec/f:tolerations'], []],
+  [
+    'added container: item member, required list not a member, struct not a member',
+    { spec: { containers: [] } },
+    { spec: { containers: [{ name: 'c', resources: {}, ports: [{ containerPort: 1 }] }] } },
+    [
+      'f:spec/f:containers/k:{"name":"c"}',
+      'f:spec/f:containers/k:{"name":"c"}/f:name',
+      'f:spec/f:containers/k:{"name":"c"}/f:ports',
+      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}',
+      'f:spec/f:containers/k:{"name":"c"}/f:ports/k:{"containerPort":1,"protocol":"TCP"}/f:containerPort',
+      'f:spec/f:containers/k:{"name":"c"}/f:resources',
+    ],
+    [],
+    [],
+  ],
+  [
+    'removed container removes every path under it',
+    { spec: { containers: [{ name: 'c', image: 'i' }] } },
+    { spec: { containers: [] } },
+    [],
+    [],
+    [
+      'f:spec/f:containers/k:{"name":"c"}',
+      'f:spec/f:containers/k:{"name":"c"}/f:image',
+      'f:spec/f:containers/k:{"name":"c"}/f:name',
+    ],
+  ],
+  [
+    'set element added and removed',
+    { metadata: { finalizers: ['a'] } },
+    { metadata: { finalizers: ['b'] } },
+    ['f:metadata/f:finalizers/v:"b"'],
+    [],
+    ['f:metadata/f:finalizers/v:"a"'],
+  ],
+  [
+    'atomic list change is one modified leaf',
+    { spec: { tolerations: [{ key: 'a' }] } },
+    { spec: { tolerations: [{ key: 'b' }] } },
+    [],
+    ['f:spec/f:tolerations'],
+    [],
+  ],
 ];
 for (const [name, before, after, added, modified, removed] of comparisons) {
   test(`compare: ${name}`, () => {
@@ -93,12 +173,18 @@ for (const [name, before, after, added, modified, removed] of comparisons) {
 }
 
 test('valueAt, removeAt and pathString follow the path elements', () => {
-  const obj = { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b' }] }, metadata: { finalizers: ['f1', 'f2'] } };
+  const obj = {
+    spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b' }] },
+    metadata: { finalizers: ['f1', 'f2'] },
+  };
   const item: Path = ['f:spec', 'f:containers', 'k:{"name":"a"}', 'f:image'];
   assert.equal(valueAt(obj, item), 'x');
   assert.equal(valueAt(obj, ['f:spec', 'f:containers', 'i:1', 'f:name']), 'b');
   assert.equal(pathString(item), '.spec.containers[name="a"].image');
-  assert.equal(pathString(['f:m', 'k:{"containerPort":80,"protocol":"TCP"}', 'v:"x"', 'i:2']), '.m[containerPort=80,protocol="TCP"][="x"][2]');
+  assert.equal(
+    pathString(['f:m', 'k:{"containerPort":80,"protocol":"TCP"}', 'v:"x"', 'i:2']),
+    '.m[containerPort=80,protocol="TCP"][="x"][2]',
+  );
   removeAt(obj, ['f:spec', 'f:containers', 'k:{"name":"a"}']);
   removeAt(obj, ['f:metadata', 'f:finalizers', 'v:"f1"']);
   assert.deepEqual(obj, { spec: { containers: [{ name: 'b' }] }, metadata: { finalizers: ['f2'] } });

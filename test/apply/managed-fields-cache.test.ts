@@ -16,7 +16,10 @@ const deployment = schemaIndex().forKind('apps', 'v1', 'Deployment')!;
 const target = { kind: 'Deployment', group: 'apps', name: 'd' };
 
 function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') { for (const x of Object.values(v)) deepFreeze(x); Object.freeze(v); }
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
   return v;
 }
 
@@ -24,32 +27,60 @@ function deepFreeze<T>(v: T): T {
 function parses(fn: () => void): number {
   const original = FieldSet.fromFieldsV1;
   let n = 0;
-  FieldSet.fromFieldsV1 = (tree) => { n++; return original.call(FieldSet, tree); };
-  try { fn(); } finally { FieldSet.fromFieldsV1 = original; }
+  FieldSet.fromFieldsV1 = (tree) => {
+    n++;
+    return original.call(FieldSet, tree);
+  };
+  try {
+    fn();
+  } finally {
+    FieldSet.fromFieldsV1 = original;
+  }
   return n;
 }
 
 const applyAs = (live: any, manager: 'deployer' | 'autoscaler', k: number, now: string) =>
-  apply(live, JSON.parse(manager === 'deployer' ? deployerBody('d', k) : scalerBody('d', k)), deployment, manager, 'apps/v1', now, manager === 'autoscaler', target);
+  apply(
+    live,
+    JSON.parse(manager === 'deployer' ? deployerBody('d', k) : scalerBody('d', k)),
+    deployment,
+    manager,
+    'apps/v1',
+    now,
+    manager === 'autoscaler',
+    target,
+  );
 
-test('the two managers alternating: each version\'s trees are parsed at most once, stored objects never change', () => {
+test("the two managers alternating: each version's trees are parsed at most once, stored objects never change", () => {
   let live = deepFreeze(applyAs(undefined, 'deployer', 0, '2026-01-01T00:00:00Z'));
   live = deepFreeze(applyAs(live, 'autoscaler', 1, '2026-01-01T00:00:01Z'));
   // the first write over this version parses its two trees; later ones over it parse none
   assert.ok(parses(() => applyAs(live, 'deployer', 2, '2026-01-01T00:00:02Z')) <= 2);
-  assert.equal(parses(() => applyAs(live, 'deployer', 2, '2026-01-01T00:00:02Z')), 0);
+  assert.equal(
+    parses(() => applyAs(live, 'deployer', 2, '2026-01-01T00:00:02Z')),
+    0,
+  );
   // the next versions: the entries each write made or kept come with their sets
   for (let k = 2; k < 8; k++) {
     const manager = k % 2 ? 'autoscaler' : 'deployer';
     let next: any;
-    assert.equal(parses(() => { next = applyAs(live, manager, k, `2026-01-01T00:00:0${k}Z`); }), 0, `apply ${k} (${manager})`);
+    assert.equal(
+      parses(() => {
+        next = applyAs(live, manager, k, `2026-01-01T00:00:0${k}Z`);
+      }),
+      0,
+      `apply ${k} (${manager})`,
+    );
     live = deepFreeze(next);
   }
   // an update over the stored version (sending no managedFields: the stored ones stay) reuses them as well
   const updated = structuredClone(live);
   updated.spec.replicas = 42;
   delete updated.metadata.managedFields;
-  assert.equal(parses(() => recordUpdate(updated, live, deployment, 'kubectl-edit', 'apps/v1', '2026-01-01T00:01:00Z')), 0);
+  assert.equal(
+    parses(() => recordUpdate(updated, live, deployment, 'kubectl-edit', 'apps/v1', '2026-01-01T00:01:00Z')),
+    0,
+  );
 });
 
 test('over the stored object or over a fresh copy, apply writes the same object', () => {
@@ -63,12 +94,20 @@ test('over the stored object or over a fresh copy, apply writes the same object'
     live = shared;
   }
   // Apply entries by time: the deployer applied last at :04, the autoscaler at :05
-  assert.deepEqual(live.metadata.managedFields.map((e: any) => e.manager), ['deployer', 'autoscaler']);
+  assert.deepEqual(
+    live.metadata.managedFields.map((e: any) => e.manager),
+    ['deployer', 'autoscaler'],
+  );
 });
 
-test('creates of one shape share one rendered tree; a later write of one of them leaves the other\'s alone', () => {
+test("creates of one shape share one rendered tree; a later write of one of them leaves the other's alone", () => {
   const configMap = schemaIndex().forKind('', 'v1', 'ConfigMap')!;
-  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { bench: 'create' } }, data: { pad: name } });
+  const cm = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, labels: { bench: 'create' } },
+    data: { pad: name },
+  });
   const a: any = cm('a');
   const b: any = cm('b');
   recordUpdate(a, undefined, configMap, 'wrk', 'v1', '2026-01-01T00:00:00Z');
@@ -81,6 +120,9 @@ test('creates of one shape share one rendered tree; a later write of one of them
   delete a2.metadata.managedFields;
   a2.data.more = 'x';
   recordUpdate(a2, deepFreeze(a), configMap, 'wrk', 'v1', '2026-01-01T00:00:01Z');
-  assert.equal(JSON.stringify(a2.metadata.managedFields[0].fieldsV1), '{"f:data":{".":{},"f:more":{},"f:pad":{}},"f:metadata":{"f:labels":{".":{},"f:bench":{}}}}');
+  assert.equal(
+    JSON.stringify(a2.metadata.managedFields[0].fieldsV1),
+    '{"f:data":{".":{},"f:more":{},"f:pad":{}},"f:metadata":{"f:labels":{".":{},"f:bench":{}}}}',
+  );
   assert.equal(JSON.stringify(b.metadata.managedFields[0].fieldsV1), rendered, 'the shared tree is unchanged');
 });

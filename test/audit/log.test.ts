@@ -17,7 +17,10 @@ test('lines are appended in order, asynchronously, and all written by close()', 
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 1001);
     assert.equal(lines[0], '{"old":true}');
-    assert.deepEqual(lines.slice(1).map((l) => JSON.parse(l).i), [...Array(1000).keys()]);
+    assert.deepEqual(
+      lines.slice(1).map((l) => JSON.parse(l).i),
+      [...Array(1000).keys()],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -40,7 +43,9 @@ test('--audit-log-maxsize rotates to <name>-<UTC time><ext>; --audit-log-maxback
     assert.equal(backups.length, 2, files.join(' '));
     for (const b of backups) assert.match(b, /^audit-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}\.log$/);
     for (const f of files) assert.ok(readFileSync(join(dir, f)).length <= 1024 * 1024, `${f} within the limit`);
-    for (const f of files) for (const l of readFileSync(join(dir, f), 'utf8').trimEnd().split('\n')) assert.equal(l, line, 'only whole lines');
+    for (const f of files)
+      for (const l of readFileSync(join(dir, f), 'utf8').trimEnd().split('\n'))
+        assert.equal(l, line, 'only whole lines');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

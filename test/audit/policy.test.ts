@@ -3,13 +3,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluate, parsePolicy, type AuditAttributes, type Policy } from '../../src/audit/policy.js';
 
-const fail = (p: string): never => { throw new Error(p); };
-const policy = (doc: object): Policy => parsePolicy({ apiVersion: 'audit.plat.io/v1', kind: 'Policy', ...doc }, 'plat.io', fail);
+const fail = (p: string): never => {
+  throw new Error(p);
+};
+const policy = (doc: object): Policy =>
+  parsePolicy({ apiVersion: 'audit.plat.io/v1', kind: 'Policy', ...doc }, 'plat.io', fail);
 const req = (over: Partial<AuditAttributes>): AuditAttributes => ({
-  user: { username: 'alice', groups: ['dev', 'system:authenticated'] }, verb: 'get', isResourceRequest: true, path: '/api/v1/namespaces/ns/pods/p',
-  apiGroup: '', namespace: 'ns', resource: 'pods', subresource: '', name: 'p', ...over,
+  user: { username: 'alice', groups: ['dev', 'system:authenticated'] },
+  verb: 'get',
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/ns/pods/p',
+  apiGroup: '',
+  namespace: 'ns',
+  resource: 'pods',
+  subresource: '',
+  name: 'p',
+  ...over,
 });
-const nonResource = (path: string): Partial<AuditAttributes> => ({ isResourceRequest: false, path, resource: '', namespace: '', name: '', apiGroup: '' });
+const nonResource = (path: string): Partial<AuditAttributes> => ({
+  isResourceRequest: false,
+  path,
+  resource: '',
+  namespace: '',
+  name: '',
+  apiGroup: '',
+});
 
 test('rules match as upstream: first match wins, None when nothing matches', () => {
   const cases: [string, object, Partial<AuditAttributes>, string][] = [
@@ -20,9 +38,24 @@ test('rules match as upstream: first match wins, None when nothing matches', () 
     ['group and resource', { resources: [{ group: '', resources: ['pods'] }] }, {}, 'Metadata'],
     ['other group', { resources: [{ group: 'apps', resources: ['pods'] }] }, {}, 'None'],
     ['group without resources: all of it', { resources: [{ group: '' }] }, {}, 'Metadata'],
-    ['subresource needs its own entry', { resources: [{ group: '', resources: ['pods'] }] }, { subresource: 'log' }, 'None'],
-    ['resource/subresource', { resources: [{ group: '', resources: ['pods/log'] }] }, { subresource: 'log' }, 'Metadata'],
-    ['*/subresource', { resources: [{ group: '', resources: ['*/status'] }] }, { resource: 'nodes', subresource: 'status' }, 'Metadata'],
+    [
+      'subresource needs its own entry',
+      { resources: [{ group: '', resources: ['pods'] }] },
+      { subresource: 'log' },
+      'None',
+    ],
+    [
+      'resource/subresource',
+      { resources: [{ group: '', resources: ['pods/log'] }] },
+      { subresource: 'log' },
+      'Metadata',
+    ],
+    [
+      '*/subresource',
+      { resources: [{ group: '', resources: ['*/status'] }] },
+      { resource: 'nodes', subresource: 'status' },
+      'Metadata',
+    ],
     ['resource/*', { resources: [{ group: '', resources: ['pods/*'] }] }, { subresource: 'exec' }, 'Metadata'],
     ['*', { resources: [{ group: '', resources: ['*'] }] }, { resource: 'secrets' }, 'Metadata'],
     ['resourceNames', { resources: [{ group: '', resources: ['pods'], resourceNames: ['q'] }] }, {}, 'None'],
@@ -45,8 +78,15 @@ test('rules match as upstream: first match wins, None when nothing matches', () 
   assert.equal(evaluate(ordered, req({ user: { username: 'bob', groups: [] } })).level, 'RequestResponse');
 });
 
-test('omitStages: the policy\'s and the rule\'s together; omitManagedFields: the rule overrides the policy', () => {
-  const p = policy({ omitStages: ['RequestReceived'], omitManagedFields: true, rules: [{ level: 'Request', verbs: ['get'], omitStages: ['ResponseStarted'], omitManagedFields: false }, { level: 'Request' }] });
+test("omitStages: the policy's and the rule's together; omitManagedFields: the rule overrides the policy", () => {
+  const p = policy({
+    omitStages: ['RequestReceived'],
+    omitManagedFields: true,
+    rules: [
+      { level: 'Request', verbs: ['get'], omitStages: ['ResponseStarted'], omitManagedFields: false },
+      { level: 'Request' },
+    ],
+  });
   const get = evaluate(p, req({}));
   assert.deepEqual([...get.omitStages].sort(), ['RequestReceived', 'ResponseStarted']);
   assert.equal(get.omitManagedFields, false);
@@ -57,9 +97,21 @@ test('omitStages: the policy\'s and the rule\'s together; omitManagedFields: the
 
 test('invalid policies are refused with field paths', () => {
   assert.throws(() => policy({ rules: [{ users: ['a'] }] }), { message: 'rules[0].level: Required value' });
-  assert.throws(() => policy({ rules: [{ level: 'Everything' }] }), { message: 'rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse"' });
+  assert.throws(() => policy({ rules: [{ level: 'Everything' }] }), {
+    message:
+      'rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse"',
+  });
   assert.throws(() => policy({ omitStages: ['Later'], rules: [] }), /omitStages\[0\]: Unsupported value: "Later"/);
-  assert.throws(() => policy({ rules: [{ level: 'None', resources: [{ group: '' }], nonResourceURLs: ['/x'] }] }), /rules cannot apply to both regular resources and non-resource URLs/);
-  assert.throws(() => policy({ rules: [{ level: 'None', nonResourceURLs: ['healthz'] }] }), /non-resource URL rules must begin with a '\/' character/);
-  assert.throws(() => parsePolicy({ apiVersion: 'audit.k8s.io/v1', kind: 'Policy' }, 'plat.io', fail), /apiVersion must be audit\.plat\.io\/v1 and kind Policy/);
+  assert.throws(
+    () => policy({ rules: [{ level: 'None', resources: [{ group: '' }], nonResourceURLs: ['/x'] }] }),
+    /rules cannot apply to both regular resources and non-resource URLs/,
+  );
+  assert.throws(
+    () => policy({ rules: [{ level: 'None', nonResourceURLs: ['healthz'] }] }),
+    /non-resource URL rules must begin with a '\/' character/,
+  );
+  assert.throws(
+    () => parsePolicy({ apiVersion: 'audit.k8s.io/v1', kind: 'Policy' }, 'plat.io', fail),
+    /apiVersion must be audit\.plat\.io\/v1 and kind Policy/,
+  );
 });

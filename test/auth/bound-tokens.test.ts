@@ -19,17 +19,38 @@ let s: AuthServer;
 let tls: TlsClient;
 const uids: Record<string, string> = {};
 
-const tokenRequest = (ref: object | undefined) => plainRequest(s.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/bot/token',
-  { apiVersion: 'authentication.plat.io/v1', kind: 'TokenRequest', spec: { boundObjectRef: ref } });
+const tokenRequest = (ref: object | undefined) =>
+  plainRequest(s.url, 'POST', '/api/v1/namespaces/default/serviceaccounts/bot/token', {
+    apiVersion: 'authentication.plat.io/v1',
+    kind: 'TokenRequest',
+    spec: { boundObjectRef: ref },
+  });
 const whoami = async (token: string) => {
-  const r = await request(s.secureUrl, tls, 'POST', SSR, { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' }, { authorization: `Bearer ${token}` });
+  const r = await request(
+    s.secureUrl,
+    tls,
+    'POST',
+    SSR,
+    { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' },
+    { authorization: `Bearer ${token}` },
+  );
   return { status: r.status, user: r.json?.status?.userInfo };
 };
-const pod = (name: string, sa: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { serviceAccountName: sa, containers: [{ name: 'c', image: 'busybox' }] } });
+const pod = (name: string, sa: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { serviceAccountName: sa, containers: [{ name: 'c', image: 'busybox' }] },
+});
 
 before(async () => {
   pki = new Pki();
-  s = await startAuthServer(['--service-account-signing-key-file', pki.key('sa', 'ec'), '--service-account-issuer', ISS]);
+  s = await startAuthServer([
+    '--service-account-signing-key-file',
+    pki.key('sa', 'ec'),
+    '--service-account-issuer',
+    ISS,
+  ]);
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
   for (const [path, body] of [
     ['/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'bot' } }],
@@ -62,14 +83,20 @@ test('a pod-bound token: the uid is filled in, the pod is in the user extra', as
   assert.match(me.user.extra['authentication.platform.io/credential-id'][0], /^JTI=/);
 });
 
-test('upstream refusals: another account\'s pod, a stale uid, an unsupported kind, a missing object', async () => {
+test("upstream refusals: another account's pod, a stale uid, an unsupported kind, a missing object", async () => {
   const other = await tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p2' });
   assert.equal(other.status, 400);
-  assert.equal(other.json.message, 'cannot bind token for serviceaccount "bot" to pod running with different serviceaccount name.');
+  assert.equal(
+    other.json.message,
+    'cannot bind token for serviceaccount "bot" to pod running with different serviceaccount name.',
+  );
   const stale = await tokenRequest({ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: 'not-the-uid' });
   assert.equal(stale.status, 409);
   assert.equal(stale.json.reason, 'Conflict');
-  assert.match(stale.json.message, /^Operation cannot be fulfilled on Pod "p1": the UID in the bound object reference \(not-the-uid\) does not match the UID in record/);
+  assert.match(
+    stale.json.message,
+    /^Operation cannot be fulfilled on Pod "p1": the UID in the bound object reference \(not-the-uid\) does not match the UID in record/,
+  );
   const cm = await tokenRequest({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' });
   assert.equal(cm.status, 400);
   assert.equal(cm.json.message, 'cannot bind token to object of type /v1, Kind=ConfigMap');
@@ -89,21 +116,35 @@ test('deleting the bound secret revokes its token', async () => {
 test('unit: a cached bound token is revoked within the cache TTL; uid and deletion timestamp checked', async () => {
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const clock = { t: 1_700_000_000_000 };
-  const store = new Map<string, StoredObject>([['serviceaccounts/bot', { uid: 'sa-1' }], ['pods/p', { uid: 'pod-1' }]]);
+  const store = new Map<string, StoredObject>([
+    ['serviceaccounts/bot', { uid: 'sa-1' }],
+    ['pods/p', { uid: 'pod-1' }],
+  ]);
   const sa = new ServiceAccountTokens({
-    issuers: [ISS], signingKey: { kid: keyId(ec.publicKey), alg: 'ES256', key: ec.privateKey }, domain: 'plat.io', apiAudiences: [ISS],
-    verifyKeys: parsePublicKeys(ec.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k'), now: () => clock.t,
+    issuers: [ISS],
+    signingKey: { kid: keyId(ec.publicKey), alg: 'ES256', key: ec.privateKey },
+    domain: 'plat.io',
+    apiAudiences: [ISS],
+    verifyKeys: parsePublicKeys(ec.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k'),
+    now: () => clock.t,
     lookup: async (resource, _ns, name) => store.get(`${resource}/${name}`),
   });
   const auth = sa.authenticator();
-  const { token } = await sa.issue({ namespace: 'ns', name: 'bot', uid: 'sa-1', bound: { kind: 'Pod', name: 'p', uid: 'pod-1' } }, [ISS], 3600);
+  const { token } = await sa.issue(
+    { namespace: 'ns', name: 'bot', uid: 'sa-1', bound: { kind: 'Pod', name: 'p', uid: 'pod-1' } },
+    [ISS],
+    3600,
+  );
   assert.equal((await auth.authenticateToken(token, [ISS])).kind, 'user');
   store.set('pods/p', { uid: 'pod-1', deletionTimestamp: new Date(clock.t - 1000).toISOString() });
   assert.equal((await auth.authenticateToken(token, [ISS])).kind, 'user', 'answered from the 10 s cache');
   clock.t += 10_001;
   assert.match(((await auth.authenticateToken(token, [ISS])) as any).reason, /pods ns\/p is being deleted/);
   store.set('pods/p', { uid: 'pod-2' });
-  assert.match(((await auth.authenticateToken(token, [ISS])) as any).reason, /UID \(pod-2\) does not match claim \(pod-1\)/);
+  assert.match(
+    ((await auth.authenticateToken(token, [ISS])) as any).reason,
+    /UID \(pod-2\) does not match claim \(pod-1\)/,
+  );
   store.delete('pods/p');
   assert.match(((await auth.authenticateToken(token, [ISS])) as any).reason, /pods ns\/p has been deleted/);
 });

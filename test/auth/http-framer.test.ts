@@ -9,10 +9,20 @@ const INJECT = 'x-identity: me\r\n';
 function run(input: string, split: number[] = []): { out: string; failed?: number } {
   let out = '';
   let failed: number | undefined;
-  const f = new RequestFramer(DROP, INJECT, { write: (b) => { out += b.toString('latin1'); }, fail: (code) => { failed = code; } });
+  const f = new RequestFramer(DROP, INJECT, {
+    write: (b) => {
+      out += b.toString('latin1');
+    },
+    fail: (code) => {
+      failed = code;
+    },
+  });
   const buf = Buffer.from(input, 'latin1');
   let at = 0;
-  for (const s of [...split, buf.length]) { if (s > at) f.push(buf.subarray(at, s)); at = Math.max(at, s); }
+  for (const s of [...split, buf.length]) {
+    if (s > at) f.push(buf.subarray(at, s));
+    at = Math.max(at, s);
+  }
   return { out, failed };
 }
 
@@ -27,7 +37,11 @@ test('pipelined requests with Content-Length and chunked bodies, at every split 
   const post = 'POST /b HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello';
   const chunked = 'PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n';
   const input = GET + post + chunked + GET;
-  const expected = GET_OUT + post.replace('\r\n', '\r\nx-identity: me\r\n') + chunked.replace('\r\n', '\r\nx-identity: me\r\n') + GET_OUT;
+  const expected =
+    GET_OUT +
+    post.replace('\r\n', '\r\nx-identity: me\r\n') +
+    chunked.replace('\r\n', '\r\nx-identity: me\r\n') +
+    GET_OUT;
   for (let i = 0; i <= input.length; i++) {
     assert.deepEqual(run(input, [i]), { out: expected, failed: undefined }, `split at ${i}`);
   }
@@ -59,13 +73,23 @@ test('takesOver: a request the sink names (pods/log) is handed over like an upgr
   const heads: string[] = [];
   let out = '';
   const f = new RequestFramer(DROP, INJECT, {
-    write: (b) => { out += b.toString('latin1'); }, fail: () => {}, upgrade: (h) => { heads.push(h.toString('latin1')); },
+    write: (b) => {
+      out += b.toString('latin1');
+    },
+    fail: () => {},
+    upgrade: (h) => {
+      heads.push(h.toString('latin1'));
+    },
     takesOver: isFollowedLogRequest,
   });
   const log = 'GET /api/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1\r\nHost: x\r\n\r\n';
   f.push(Buffer.from(GET + log + 'GET /b HTTP/1.1\r\n\r\n', 'latin1'));
   assert.deepEqual(heads, [log.replace('\r\n', '\r\nx-identity: me\r\n')]);
-  assert.equal(out, GET_OUT + 'GET /b HTTP/1.1\r\n\r\n', 'the request before is relayed; the bytes after go to the taken-over connection');
+  assert.equal(
+    out,
+    GET_OUT + 'GET /b HTTP/1.1\r\n\r\n',
+    'the request before is relayed; the bytes after go to the taken-over connection',
+  );
 });
 
 test('isFollowedLogRequest: only a followed GET of core pods/log (a bounded log stays an ordinary request)', () => {
@@ -83,5 +107,8 @@ test('isFollowedLogRequest: only a followed GET of core pods/log (a bounded log 
     ['GET /api/v1/namespaces/default/pods/p/exec?follow=true HTTP/1.1', false],
     ['GET /apis/x.io/v1/namespaces/default/pods/p/log?follow=true HTTP/1.1', false],
   ];
-  assert.deepEqual(lines.map(([l]) => [l, isFollowedLogRequest(l)]), lines);
+  assert.deepEqual(
+    lines.map(([l]) => [l, isFollowedLogRequest(l)]),
+    lines,
+  );
 });

@@ -13,17 +13,33 @@ class Sink extends Duplex {
   calls: number[][] = [];
   private held: (() => void)[] = [];
   /** auto: each write completes at once (a socket the kernel takes everything from) */
-  constructor(private readonly auto = false) { super({ read() {} }); }
-  override _write(chunk: Buffer, _e: BufferEncoding, cb: () => void): void { this.calls.push([chunk.length]); this.hold(cb); }
-  override _writev(chunks: { chunk: Buffer }[], cb: () => void): void { this.calls.push(chunks.map((c) => c.chunk.length)); this.hold(cb); }
-  private hold(cb: () => void): void { if (this.auto) cb(); else this.held.push(cb); }
-  flush(): void { const h = this.held; this.held = []; for (const cb of h) cb(); }
+  constructor(private readonly auto = false) {
+    super({ read() {} });
+  }
+  override _write(chunk: Buffer, _e: BufferEncoding, cb: () => void): void {
+    this.calls.push([chunk.length]);
+    this.hold(cb);
+  }
+  override _writev(chunks: { chunk: Buffer }[], cb: () => void): void {
+    this.calls.push(chunks.map((c) => c.chunk.length));
+    this.hold(cb);
+  }
+  private hold(cb: () => void): void {
+    if (this.auto) cb();
+    else this.held.push(cb);
+  }
+  flush(): void {
+    const h = this.held;
+    this.held = [];
+    for (const cb of h) cb();
+  }
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
 
 test('the reads of one turn leave together, one message head per read when framed', async () => {
-  const source = new PassThrough(), sink = new Sink(true);
+  const source = new PassThrough(),
+    sink = new Sink(true);
   relay(source, sink, (n) => Buffer.from(`<${n}>`));
   for (let i = 0; i < 4; i++) source.emit('data', Buffer.alloc(16_384, i));
   assert.deepEqual(sink.calls, [], 'nothing is written before the turn ends');
@@ -32,17 +48,22 @@ test('the reads of one turn leave together, one message head per read when frame
 });
 
 test('a long turn is written in batches of RELAY_BATCH, not one write per read', async () => {
-  const source = new PassThrough(), sink = new Sink(true);
+  const source = new PassThrough(),
+    sink = new Sink(true);
   relay(source, sink);
   const chunk = 64 * 1024;
   for (let n = 0; n < RELAY_WINDOW; n += chunk) source.emit('data', Buffer.alloc(chunk));
   await turn();
-  assert.deepEqual(sink.calls, Array.from({ length: RELAY_WINDOW / RELAY_BATCH }, () => Array(RELAY_BATCH / chunk).fill(chunk)));
+  assert.deepEqual(
+    sink.calls,
+    Array.from({ length: RELAY_WINDOW / RELAY_BATCH }, () => Array(RELAY_BATCH / chunk).fill(chunk)),
+  );
   assert.equal(source.isPaused(), false);
 });
 
 test('the source pauses when RELAY_WINDOW bytes wait in the sink and resumes once they drained', async () => {
-  const source = new PassThrough(), sink = new Sink();
+  const source = new PassThrough(),
+    sink = new Sink();
   relay(source, sink);
   for (let n = 0; n < RELAY_WINDOW; n += 64 * 1024) source.emit('data', Buffer.alloc(64 * 1024));
   assert.equal(source.isPaused(), true, 'a full window pauses the source');
@@ -54,7 +75,8 @@ test('the source pauses when RELAY_WINDOW bytes wait in the sink and resumes onc
 });
 
 test('a few bytes pause nothing (pipe would pause a TLS source at every 16 KiB write)', async () => {
-  const source = new PassThrough(), sink = new Sink();
+  const source = new PassThrough(),
+    sink = new Sink();
   relay(source, sink);
   source.emit('data', Buffer.alloc(200_000));
   source.emit('data', Buffer.alloc(16_384));

@@ -33,18 +33,27 @@ test('authentication.plat.io/v1beta1 is off by default; TokenReview v1 answers',
     assert.equal(r.json.kind, 'Status');
   }
   const groups = await request(s.url, 'GET', `${A}`);
-  assert.deepEqual(groups.json.versions.map((v: any) => v.version), ['v1']);
+  assert.deepEqual(
+    groups.json.versions.map((v: any) => v.version),
+    ['v1'],
+  );
 });
 
 test('--runtime-config authentication.plat.io/v1beta1=true serves SelfSubjectReview v1beta1, still no TokenReview v1beta1', async () => {
   const s = await startAuthServer(['--runtime-config', 'authentication.plat.io/v1beta1=true']);
   servers.push(s);
-  const ssr = await request(s.url, 'POST', `${A}/v1beta1/selfsubjectreviews`, { apiVersion: 'authentication.plat.io/v1beta1', kind: 'SelfSubjectReview' });
+  const ssr = await request(s.url, 'POST', `${A}/v1beta1/selfsubjectreviews`, {
+    apiVersion: 'authentication.plat.io/v1beta1',
+    kind: 'SelfSubjectReview',
+  });
   assert.equal(ssr.status, 201, ssr.text);
   assert.equal(ssr.json.apiVersion, 'authentication.plat.io/v1beta1');
   assert.equal(ssr.json.status.userInfo.username, 'system:unsecured');
   const list = await request(s.url, 'GET', `${A}/v1beta1`);
-  assert.deepEqual(list.json.resources.map((r: any) => r.name), ['selfsubjectreviews']);
+  assert.deepEqual(
+    list.json.resources.map((r: any) => r.name),
+    ['selfsubjectreviews'],
+  );
   const r = await request(s.url, 'POST', `${A}/v1beta1/tokenreviews`, tr('authentication.plat.io/v1beta1'));
   assert.equal(r.status, 404, r.text);
 });

@@ -9,24 +9,43 @@ const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const other = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const pem = (k: any, type: 'pkcs1' | 'pkcs8' | 'spki' | 'sec1') => k.export({ type, format: 'pem' }) as string;
 
-const signing = (k: typeof rsa.privateKey, alg: string): SigningKey => ({ kid: keyId(createPublicKey(k)), alg, key: k });
+const signing = (k: typeof rsa.privateKey, alg: string): SigningKey => ({
+  kid: keyId(createPublicKey(k)),
+  alg,
+  key: k,
+});
 const ISS = 'https://issuer.test';
 
 function tokens(over: Partial<ServiceAccountConfig> = {}, clock = { t: 1_700_000_000_000 }) {
   const cfg: ServiceAccountConfig = {
-    issuers: [ISS], signingKey: signing(ec.privateKey, 'ES256'), domain: 'plat.io', apiAudiences: [ISS],
-    verifyKeys: parsePublicKeys(pem(ec.publicKey, 'spki') + pem(rsa.publicKey, 'pkcs1'), 'test'), now: () => clock.t, ...over,
+    issuers: [ISS],
+    signingKey: signing(ec.privateKey, 'ES256'),
+    domain: 'plat.io',
+    apiAudiences: [ISS],
+    verifyKeys: parsePublicKeys(pem(ec.publicKey, 'spki') + pem(rsa.publicKey, 'pkcs1'), 'test'),
+    now: () => clock.t,
+    ...over,
   };
   return { sa: new ServiceAccountTokens(cfg), cfg, clock };
 }
 const ref = { namespace: 'ns1', name: 'bot', uid: 'uid-1' };
 
 test('key files: several RSA and ECDSA keys per file, public or private; other blocks skipped', () => {
-  const text = '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n' + pem(ec.privateKey, 'sec1') + pem(rsa.privateKey, 'pkcs1') + pem(other.publicKey, 'spki');
+  const text =
+    '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n' +
+    pem(ec.privateKey, 'sec1') +
+    pem(rsa.privateKey, 'pkcs1') +
+    pem(other.publicKey, 'spki');
   const keys = parsePublicKeys(text, 'f');
-  assert.deepEqual(keys.map((k) => k.alg), ['ES256', 'RS256', 'ES256']);
+  assert.deepEqual(
+    keys.map((k) => k.alg),
+    ['ES256', 'RS256', 'ES256'],
+  );
   assert.equal(keys[0]!.kid, keyId(ec.publicKey));
-  assert.throws(() => parsePublicKeys('nothing here', 'f.pem'), /f.pem: data does not contain any valid RSA or ECDSA public keys/);
+  assert.throws(
+    () => parsePublicKeys('nothing here', 'f.pem'),
+    /f.pem: data does not contain any valid RSA or ECDSA public keys/,
+  );
 });
 
 test('issued token authenticates as the service account, with audiences and credential id', async () => {
@@ -68,7 +87,10 @@ test('foreign, expired, mis-signed and revoked tokens', async () => {
   stored = { uid: 'recreated' };
   assert.match(((await withLookup.authenticator().authenticateToken(t1, [ISS])) as any).reason, /does not match claim/);
   stored = undefined;
-  assert.match(((await withLookup.authenticator().authenticateToken(t2, [ISS])) as any).reason, /ns1\/bot has been deleted/);
+  assert.match(
+    ((await withLookup.authenticator().authenticateToken(t2, [ISS])) as any).reason,
+    /ns1\/bot has been deleted/,
+  );
 });
 
 test('RSA signing and the discovery documents', async () => {
@@ -76,10 +98,22 @@ test('RSA signing and the discovery documents', async () => {
   const { token } = await sa.issue(ref, [ISS], 600);
   assert.equal((await sa.authenticator().authenticateToken(token, [ISS])).kind, 'user');
   const jwks = await jwksDocument(cfg.verifyKeys);
-  assert.deepEqual(jwks.keys.map((k) => [k.kty, k.alg, k.use, k.kid]), [['EC', 'ES256', 'sig', keyId(ec.publicKey)], ['RSA', 'RS256', 'sig', keyId(rsa.publicKey)]]);
-  assert.ok(jwks.keys.every((k) => !('d' in k)), 'public keys only');
+  assert.deepEqual(
+    jwks.keys.map((k) => [k.kty, k.alg, k.use, k.kid]),
+    [
+      ['EC', 'ES256', 'sig', keyId(ec.publicKey)],
+      ['RSA', 'RS256', 'sig', keyId(rsa.publicKey)],
+    ],
+  );
+  assert.ok(
+    jwks.keys.every((k) => !('d' in k)),
+    'public keys only',
+  );
   assert.deepEqual(openidConfiguration(ISS, `${ISS}/openid/v1/jwks`, cfg.verifyKeys), {
-    issuer: ISS, jwks_uri: `${ISS}/openid/v1/jwks`, response_types_supported: ['id_token'],
-    subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256', 'RS256'],
+    issuer: ISS,
+    jwks_uri: `${ISS}/openid/v1/jwks`,
+    response_types_supported: ['id_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256', 'RS256'],
   });
 });

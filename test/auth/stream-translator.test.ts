@@ -13,12 +13,19 @@ async function inflateSession(blocks: Buffer[]): Promise<Buffer[]> {
   const z = createInflate({ finishFlush: constants.Z_SYNC_FLUSH });
   const out: Buffer[] = [];
   for (const b of blocks) {
-    out.push(await new Promise<Buffer>((resolve) => {
-      const got: Buffer[] = [];
-      const onData = (c: Buffer) => got.push(c);
-      z.on('data', onData);
-      z.write(b, () => z.flush(constants.Z_SYNC_FLUSH, () => { z.off('data', onData); resolve(Buffer.concat(got)); }));
-    }));
+    out.push(
+      await new Promise<Buffer>((resolve) => {
+        const got: Buffer[] = [];
+        const onData = (c: Buffer) => got.push(c);
+        z.on('data', onData);
+        z.write(b, () =>
+          z.flush(constants.Z_SYNC_FLUSH, () => {
+            z.off('data', onData);
+            resolve(Buffer.concat(got));
+          }),
+        );
+      }),
+    );
   }
   z.close();
   return out;
@@ -39,18 +46,42 @@ function nameValues(block: Buffer): [string, string][] {
 }
 
 test('header blocks are one zlib stream across the session (the first carries the zlib header, no dictionary)', async () => {
-  const blocks = [headerBlock([['streamtype', 'error']], true), headerBlock([['streamtype', 'stdout']], false), headerBlock([['a', 'b'], ['streamtype', 'stderr']], false)];
+  const blocks = [
+    headerBlock([['streamtype', 'error']], true),
+    headerBlock([['streamtype', 'stdout']], false),
+    headerBlock(
+      [
+        ['a', 'b'],
+        ['streamtype', 'stderr'],
+      ],
+      false,
+    ),
+  ];
   assert.equal(blocks[0]![1]! & 0x20, 0, 'FDICT unset: a reader holding the SPDY dictionary does not need it');
   const plain = await inflateSession(blocks);
-  assert.deepEqual(plain.map(nameValues), [[['streamtype', 'error']], [['streamtype', 'stdout']], [['a', 'b'], ['streamtype', 'stderr']]]);
+  assert.deepEqual(plain.map(nameValues), [
+    [['streamtype', 'error']],
+    [['streamtype', 'stdout']],
+    [
+      ['a', 'b'],
+      ['streamtype', 'stderr'],
+    ],
+  ]);
 });
 
 test('only a WebSocket exec or attach offering a remote-command protocol is translated (v5 preferred)', () => {
-  const head = (proto: string, upgrade = 'websocket') => `GET /x HTTP/1.1\r\nUpgrade: ${upgrade}\r\nSec-WebSocket-Protocol: ${proto}\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==`;
-  assert.equal(translatableProtocol(head('v4.channel.k8s.io, v5.channel.k8s.io'), '/exec/ns/p/c?command=ls'), 'v5.channel.k8s.io');
+  const head = (proto: string, upgrade = 'websocket') =>
+    `GET /x HTTP/1.1\r\nUpgrade: ${upgrade}\r\nSec-WebSocket-Protocol: ${proto}\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==`;
+  assert.equal(
+    translatableProtocol(head('v4.channel.k8s.io, v5.channel.k8s.io'), '/exec/ns/p/c?command=ls'),
+    'v5.channel.k8s.io',
+  );
   assert.equal(translatableProtocol(head('v4.channel.k8s.io'), '/attach/ns/p/c?output=1'), 'v4.channel.k8s.io');
   assert.equal(translatableProtocol(head('SPDY/3.1+portforward.k8s.io'), '/portForward/ns/p'), undefined);
   assert.equal(translatableProtocol(head('v5.channel.k8s.io', 'SPDY/3.1'), '/exec/ns/p/c'), undefined);
   assert.equal(translatableProtocol(head('base64.channel.k8s.io'), '/exec/ns/p/c'), undefined);
-  assert.match(webSocketAccept(head('v5.channel.k8s.io'), 'v5.channel.k8s.io'), /\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\nSec-WebSocket-Protocol: v5\.channel\.k8s\.io\r\n\r\n$/);
+  assert.match(
+    webSocketAccept(head('v5.channel.k8s.io'), 'v5.channel.k8s.io'),
+    /\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=\r\nSec-WebSocket-Protocol: v5\.channel\.k8s\.io\r\n\r\n$/,
+  );
 });

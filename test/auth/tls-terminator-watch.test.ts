@@ -18,9 +18,19 @@ let s: AuthServer;
 let tls: TlsClient;
 
 before(async () => {
-  pki = new Pki().ca('client-ca').ca('serving-ca').server('serving-ca', 'apiserver').client('client-ca', 'carol', '/O=system:masters/CN=carol');
-  s = await startAuthServer(['--client-ca-file', pki.path('client-ca.crt'),
-    '--tls-cert-file', pki.path('apiserver.crt'), '--tls-private-key-file', pki.path('apiserver.key')]);
+  pki = new Pki()
+    .ca('client-ca')
+    .ca('serving-ca')
+    .server('serving-ca', 'apiserver')
+    .client('client-ca', 'carol', '/O=system:masters/CN=carol');
+  s = await startAuthServer([
+    '--client-ca-file',
+    pki.path('client-ca.crt'),
+    '--tls-cert-file',
+    pki.path('apiserver.crt'),
+    '--tls-private-key-file',
+    pki.path('apiserver.key'),
+  ]);
   tls = { ca: pki.read('serving-ca.crt'), cert: pki.read('carol.crt'), key: pki.read('carol.key') };
 });
 after(async () => {
@@ -37,16 +47,30 @@ test('a watch through the TLS front: headers at once, no JSON before the first e
     await until(async () => reader.head, 'the response headers of a watch with no initial events', 5_000);
     assert.match(reader.head!, /^HTTP\/1\.1 200 OK\r\n/);
     assert.match(reader.head!, /\r\ntransfer-encoding: chunked/i);
-    assert.ok(reader.chunks.every((c) => c.trim() === ''), `body before the first event: ${JSON.stringify(reader.chunks)}`);
+    assert.ok(
+      reader.chunks.every((c) => c.trim() === ''),
+      `body before the first event: ${JSON.stringify(reader.chunks)}`,
+    );
     for (const name of ['one', 'two']) {
       const r = await request(s.secureUrl, tls, 'POST', CMS, { metadata: { name } });
       assert.equal(r.status, 201, r.text);
       // the next write happens only once this event has arrived complete
-      await until(async () => (reader.events().some((e) => e.object.metadata.name === name) ? true : undefined), `the ADDED event of ${name} before the next write`, 5_000);
+      await until(
+        async () => (reader.events().some((e) => e.object.metadata.name === name) ? true : undefined),
+        `the ADDED event of ${name} before the next write`,
+        5_000,
+      );
     }
     assert.equal((await request(s.secureUrl, tls, 'DELETE', `${CMS}/one`)).status, 200);
-    await until(async () => (reader.events().some((e) => e.type === 'DELETED') ? true : undefined), 'the DELETED event in a quiet period', 5_000);
-    assert.deepEqual(reader.events().map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED one', 'ADDED two', 'DELETED one']);
+    await until(
+      async () => (reader.events().some((e) => e.type === 'DELETED') ? true : undefined),
+      'the DELETED event in a quiet period',
+      5_000,
+    );
+    assert.deepEqual(
+      reader.events().map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['ADDED one', 'ADDED two', 'DELETED one'],
+    );
     for (const c of reader.chunks) if (c.trim()) assert.ok(c.endsWith('\n'), JSON.stringify(c.slice(-20)));
   } finally {
     sock.destroy();

@@ -19,7 +19,10 @@ test('token file: groups split on commas, blank lines skipped', () => {
 });
 
 test('token file: a malformed record is an error naming its line', () => {
-  assert.throws(() => parseTokenFile('t1,alice,u1\nt2,bob\n'), /^Error: line 2: must have at least 3 columns \(token, user name, user uid\), found 2$/);
+  assert.throws(
+    () => parseTokenFile('t1,alice,u1\nt2,bob\n'),
+    /^Error: line 2: must have at least 3 columns \(token, user name, user uid\), found 2$/,
+  );
   assert.throws(() => parseTokenFile('\n\n,alice,u1\n'), /^Error: line 3: empty token$/);
   assert.throws(() => parseTokenFile('t1,alice,u1\nt2,"bob,u2\n'), /^Error: line 2: /);
 });

@@ -8,10 +8,22 @@ const err = (reason: string): AuthResult => ({ kind: 'error', reason });
 const notMine: AuthResult = { kind: 'notMine' };
 
 test('firstUser: first user wins, errors are remembered, all not-mine is not mine', async () => {
-  assert.deepEqual(firstUser([notMine, err('bad'), user('a'), user('b')], (r) => r), user('a'));
-  assert.deepEqual(firstUser([notMine, err('first'), err('second')], (r) => r), err('first'));
-  assert.deepEqual(firstUser([notMine, notMine], (r) => r), notMine);
-  assert.deepEqual(firstUser([], (r: AuthResult) => r), notMine);
+  assert.deepEqual(
+    firstUser([notMine, err('bad'), user('a'), user('b')], (r) => r),
+    user('a'),
+  );
+  assert.deepEqual(
+    firstUser([notMine, err('first'), err('second')], (r) => r),
+    err('first'),
+  );
+  assert.deepEqual(
+    firstUser([notMine, notMine], (r) => r),
+    notMine,
+  );
+  assert.deepEqual(
+    firstUser([], (r: AuthResult) => r),
+    notMine,
+  );
 });
 
 test('firstUser: stays synchronous until an authenticator answers with a promise', async () => {
@@ -60,5 +72,7 @@ test('authenticated group is added once, and not to unauthenticated users', () =
   assert.deepEqual(out.groups, ['g', 'system:authenticated']);
   assert.equal(addAuthenticatedGroup(u), out, 'memoized per user object');
   assert.deepEqual(u.groups, ['g'], 'input not changed');
-  assert.deepEqual(addAuthenticatedGroup({ username: 'x', groups: ['system:unauthenticated'] }).groups, ['system:unauthenticated']);
+  assert.deepEqual(addAuthenticatedGroup({ username: 'x', groups: ['system:unauthenticated'] }).groups, [
+    'system:unauthenticated',
+  ]);
 });

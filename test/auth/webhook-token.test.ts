@@ -22,40 +22,84 @@ let failOnce = true;
 const servers: AuthServer[] = [];
 
 before(async () => {
-  pki = new Pki().ca('hook-ca').server('hook-ca', 'hook').ca('client-ca').client('client-ca', 'apiserver', '/CN=apiserver');
-  hook = createServer({ key: pki.read('hook.key'), cert: pki.read('hook.crt'), ca: pki.read('client-ca.crt'), requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => {
-      const r = JSON.parse(body);
-      const cn = (req.socket as any).getPeerCertificate?.()?.subject?.CN;
-      seen.push({ apiVersion: r.apiVersion, token: r.spec.token, audiences: r.spec.audiences, cn });
-      const reply = (status: object, apiVersion = r.apiVersion) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ apiVersion, kind: 'TokenReview', status }));
-      };
-      switch (r.spec.token) {
-        case 'hook-alice': return reply({ authenticated: true, user: { username: 'alice', uid: 'a-1', groups: ['dev'], extra: { scopes: ['read', 'write'] } } });
-        case 'hook-denied': return reply({ authenticated: false, error: 'token revoked' });
-        case 'hook-silent': return reply({ authenticated: false });
-        case 'hook-wrong-version': return reply({ authenticated: true, user: { username: 'x' } }, 'authentication.plat.io/v0');
-        case 'hook-aud': return reply({ authenticated: true, user: { username: 'aud-user' }, audiences: r.spec.audiences });
-        case 'hook-flaky':
-          if (failOnce) { failOnce = false; res.writeHead(503); return res.end('busy'); }
-          return reply({ authenticated: true, user: { username: 'flaky' } });
-        default: return reply({ authenticated: false });
-      }
-    });
-  });
+  pki = new Pki()
+    .ca('hook-ca')
+    .server('hook-ca', 'hook')
+    .ca('client-ca')
+    .client('client-ca', 'apiserver', '/CN=apiserver');
+  hook = createServer(
+    {
+      key: pki.read('hook.key'),
+      cert: pki.read('hook.crt'),
+      ca: pki.read('client-ca.crt'),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const r = JSON.parse(body);
+        const cn = (req.socket as any).getPeerCertificate?.()?.subject?.CN;
+        seen.push({ apiVersion: r.apiVersion, token: r.spec.token, audiences: r.spec.audiences, cn });
+        const reply = (status: object, apiVersion = r.apiVersion) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ apiVersion, kind: 'TokenReview', status }));
+        };
+        switch (r.spec.token) {
+          case 'hook-alice':
+            return reply({
+              authenticated: true,
+              user: { username: 'alice', uid: 'a-1', groups: ['dev'], extra: { scopes: ['read', 'write'] } },
+            });
+          case 'hook-denied':
+            return reply({ authenticated: false, error: 'token revoked' });
+          case 'hook-silent':
+            return reply({ authenticated: false });
+          case 'hook-wrong-version':
+            return reply({ authenticated: true, user: { username: 'x' } }, 'authentication.plat.io/v0');
+          case 'hook-aud':
+            return reply({ authenticated: true, user: { username: 'aud-user' }, audiences: r.spec.audiences });
+          case 'hook-flaky':
+            if (failOnce) {
+              failOnce = false;
+              res.writeHead(503);
+              return res.end('busy');
+            }
+            return reply({ authenticated: true, user: { username: 'flaky' } });
+          default:
+            return reply({ authenticated: false });
+        }
+      });
+    },
+  );
   await new Promise<void>((d) => hook.listen(0, '127.0.0.1', d));
   hookUrl = `https://127.0.0.1:${(hook.address() as AddressInfo).port}/authenticate`;
   // relative paths resolve against the kubeconfig's directory
-  writeFileSync(pki.path('webhook.kubeconfig'), [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: hook', '  cluster:', `    server: ${hookUrl}`, '    certificate-authority: hook-ca.crt',
-    'users:', '- name: api', '  user:', '    client-certificate: apiserver.crt', '    client-key: apiserver.key',
-    'contexts:', '- name: c', '  context: {cluster: hook, user: api}', 'current-context: c', '',
-  ].join('\n'));
+  writeFileSync(
+    pki.path('webhook.kubeconfig'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: hook',
+      '  cluster:',
+      `    server: ${hookUrl}`,
+      '    certificate-authority: hook-ca.crt',
+      'users:',
+      '- name: api',
+      '  user:',
+      '    client-certificate: apiserver.crt',
+      '    client-key: apiserver.key',
+      'contexts:',
+      '- name: c',
+      '  context: {cluster: hook, user: api}',
+      'current-context: c',
+      '',
+    ].join('\n'),
+  );
 });
 after(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -65,18 +109,34 @@ after(async () => {
 });
 
 async function serve(...args: string[]): Promise<{ s: AuthServer; tls: TlsClient }> {
-  const s = await startAuthServer(['--authentication-token-webhook-config-file', pki.path('webhook.kubeconfig'), ...args]);
+  const s = await startAuthServer([
+    '--authentication-token-webhook-config-file',
+    pki.path('webhook.kubeconfig'),
+    ...args,
+  ]);
   servers.push(s);
   return { s, tls: { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) } };
 }
 const whoami = (x: { s: AuthServer; tls: TlsClient }, token: string) =>
-  request(x.s.secureUrl, x.tls, 'POST', SSR, { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' }, { authorization: `Bearer ${token}` });
+  request(
+    x.s.secureUrl,
+    x.tls,
+    'POST',
+    SSR,
+    { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' },
+    { authorization: `Bearer ${token}` },
+  );
 
 test('v1beta1 by default: the user of the webhook, with the client certificate of the kubeconfig; answers cached', async () => {
   const x = await serve();
   const r = await whoami(x, 'hook-alice');
   assert.equal(r.status, 201, r.text);
-  assert.deepEqual(r.json.status.userInfo, { username: 'alice', uid: 'a-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['read', 'write'] } });
+  assert.deepEqual(r.json.status.userInfo, {
+    username: 'alice',
+    uid: 'a-1',
+    groups: ['dev', 'system:authenticated'],
+    extra: { scopes: ['read', 'write'] },
+  });
   const first = seen.find((q) => q.token === 'hook-alice')!;
   assert.equal(first.apiVersion, 'authentication.plat.io/v1beta1');
   assert.equal(first.cn, 'apiserver');
@@ -104,8 +164,12 @@ test('v1beta1 by default: the user of the webhook, with the client certificate o
 
 test('TokenReview through the API reaches the webhook; status.error and audiences', async () => {
   const x = await serve();
-  const tr = (token: string, audiences?: string[]) => plainRequest(x.s.url, 'POST', '/apis/authentication.plat.io/v1/tokenreviews',
-    { apiVersion: 'authentication.plat.io/v1', kind: 'TokenReview', spec: { token, audiences } });
+  const tr = (token: string, audiences?: string[]) =>
+    plainRequest(x.s.url, 'POST', '/apis/authentication.plat.io/v1/tokenreviews', {
+      apiVersion: 'authentication.plat.io/v1',
+      kind: 'TokenReview',
+      spec: { token, audiences },
+    });
   const denied = await tr('hook-denied');
   assert.equal(denied.json.status.authenticated, false);
   assert.equal(denied.json.status.error, 'token revoked');
@@ -119,7 +183,12 @@ test('TokenReview through the API reaches the webhook; status.error and audience
 });
 
 test('--authentication-token-webhook-version v1 and a short cache TTL expire entries', async () => {
-  const x = await serve('--authentication-token-webhook-version', 'v1', '--authentication-token-webhook-cache-ttl', '1s');
+  const x = await serve(
+    '--authentication-token-webhook-version',
+    'v1',
+    '--authentication-token-webhook-cache-ttl',
+    '1s',
+  );
   const before = seen.length;
   assert.equal((await whoami(x, 'hook-alice')).status, 201);
   assert.equal(seen.at(-1)!.apiVersion, 'authentication.plat.io/v1');
@@ -140,26 +209,55 @@ test('--authentication-token-webhook-version v1 and a short cache TTL expire ent
 
 test('startup errors name the flag', async () => {
   const v = await startupError(['--authentication-token-webhook-version', 'v2']);
-  assert.match(v.stderr, /--authentication-token-webhook-version: unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"/);
+  assert.match(
+    v.stderr,
+    /--authentication-token-webhook-version: unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"/,
+  );
   const ttl = await startupError(['--authentication-token-webhook-cache-ttl', 'soon']);
   assert.match(ttl.stderr, /--authentication-token-webhook-cache-ttl must be a duration/);
   writeFileSync(pki.path('no-context.kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: []\n');
   const nc = await startupError(['--authentication-token-webhook-config-file', pki.path('no-context.kubeconfig')]);
-  assert.match(nc.stderr, /--authentication-token-webhook-config-file .*no-context.kubeconfig: invalid configuration: current-context must be set/);
+  assert.match(
+    nc.stderr,
+    /--authentication-token-webhook-config-file .*no-context.kubeconfig: invalid configuration: current-context must be set/,
+  );
   const missing = await startupError(['--authentication-token-webhook-config-file', pki.path('nope')]);
   assert.match(missing.stderr, /--authentication-token-webhook-config-file .*nope: cannot read/);
 });
 
 test('kubeconfig parsing: data fields, token, conflicts', () => {
-  const c = parseClientConfig([
-    'clusters: [{name: a, cluster: {server: "https://h:1", certificate-authority-data: "' + Buffer.from('CA').toString('base64') + '"}}]',
-    'users: [{name: u, user: {token: t0}}]', 'contexts: [{name: x, context: {cluster: a, user: u}}]', 'current-context: x',
-  ].join('\n'), '/');
+  const c = parseClientConfig(
+    [
+      'clusters: [{name: a, cluster: {server: "https://h:1", certificate-authority-data: "' +
+        Buffer.from('CA').toString('base64') +
+        '"}}]',
+      'users: [{name: u, user: {token: t0}}]',
+      'contexts: [{name: x, context: {cluster: a, user: u}}]',
+      'current-context: x',
+    ].join('\n'),
+    '/',
+  );
   assert.equal(c.server, 'https://h:1');
   assert.equal(c.ca!.toString(), 'CA');
   assert.equal(c.token, 't0');
-  assert.throws(() => parseClientConfig('clusters: [{name: a, cluster: {server: "https://h", certificate-authority: x, certificate-authority-data: eA==}}]\ncontexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x', '/'),
-    /certificate-authority-data and certificate-authority are both specified/);
-  assert.throws(() => parseClientConfig('contexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x', '/'), /cluster "a" not found/);
-  assert.throws(() => parseClientConfig('clusters: [{name: a, cluster: {}}]\ncontexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x', '/'), /no server found/);
+  assert.throws(
+    () =>
+      parseClientConfig(
+        'clusters: [{name: a, cluster: {server: "https://h", certificate-authority: x, certificate-authority-data: eA==}}]\ncontexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x',
+        '/',
+      ),
+    /certificate-authority-data and certificate-authority are both specified/,
+  );
+  assert.throws(
+    () => parseClientConfig('contexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x', '/'),
+    /cluster "a" not found/,
+  );
+  assert.throws(
+    () =>
+      parseClientConfig(
+        'clusters: [{name: a, cluster: {}}]\ncontexts: [{name: x, context: {cluster: a}}]\ncurrent-context: x',
+        '/',
+      ),
+    /no server found/,
+  );
 });

@@ -41,7 +41,13 @@ test('verb table: every HTTP method on single objects and collections', () => {
 });
 
 test('non-resource requests: the lower-cased method and the path', () => {
-  for (const [method, path] of [['GET', '/healthz'], ['HEAD', '/version'], ['POST', '/logs/x'], ['OPTIONS', '/apis'], ['PUT', '/api']]) {
+  for (const [method, path] of [
+    ['GET', '/healthz'],
+    ['HEAD', '/version'],
+    ['POST', '/logs/x'],
+    ['OPTIONS', '/apis'],
+    ['PUT', '/api'],
+  ]) {
     const a = attrs(method!, path!);
     assert.equal(a.resourceRequest, false);
     assert.equal(a.verb, method!.toLowerCase());
@@ -50,44 +56,135 @@ test('non-resource requests: the lower-cased method and the path', () => {
 });
 
 test('upstream details: named watch by query is get, field selector names, a namespace is in itself', () => {
-  assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/default/pods/p?watch=1')), ['get', '', 'pods', '', 'default', 'p']);
-  assert.deepEqual(pick(attrs('GET', '/api/v1/watch/namespaces/default/pods/p')), ['watch', '', 'pods', '', 'default', 'p']);
-  assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/default/pods?watch=1&fieldSelector=metadata.name%3Dp')), ['watch', '', 'pods', '', 'default', 'p']);
-  assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3D%3Dp,spec.nodeName%3Dn')), ['list', '', 'pods', '', 'default', 'p']);
+  assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/default/pods/p?watch=1')), [
+    'get',
+    '',
+    'pods',
+    '',
+    'default',
+    'p',
+  ]);
+  assert.deepEqual(pick(attrs('GET', '/api/v1/watch/namespaces/default/pods/p')), [
+    'watch',
+    '',
+    'pods',
+    '',
+    'default',
+    'p',
+  ]);
+  assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/default/pods?watch=1&fieldSelector=metadata.name%3Dp')), [
+    'watch',
+    '',
+    'pods',
+    '',
+    'default',
+    'p',
+  ]);
+  assert.deepEqual(
+    pick(attrs('GET', '/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3D%3Dp,spec.nodeName%3Dn')),
+    ['list', '', 'pods', '', 'default', 'p'],
+  );
   assert.equal(attrs('GET', '/api/v1/pods?fieldSelector=metadata.name!%3Dp').name, undefined);
-  assert.equal(attrs('GET', '/api/v1/pods?fieldSelector=metadata.name%3Da%2Fb').name, undefined, 'not a valid path segment');
+  assert.equal(
+    attrs('GET', '/api/v1/pods?fieldSelector=metadata.name%3Da%2Fb').name,
+    undefined,
+    'not a valid path segment',
+  );
   assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces/ns1')), ['get', '', 'namespaces', '', 'ns1', 'ns1']);
-  assert.deepEqual(pick(attrs('PUT', '/api/v1/namespaces/ns1/finalize')), ['update', '', 'namespaces', 'finalize', 'ns1', 'ns1']);
+  assert.deepEqual(pick(attrs('PUT', '/api/v1/namespaces/ns1/finalize')), [
+    'update',
+    '',
+    'namespaces',
+    'finalize',
+    'ns1',
+    'ns1',
+  ]);
   assert.deepEqual(pick(attrs('GET', '/api/v1/namespaces')), ['list', '', 'namespaces', '', '', '']);
 });
 
 test('403 messages and details: named, collection, cluster scope, subresource, group, non-resource', () => {
   const cases: [string, string, string, Record<string, string>][] = [
-    ['GET', '/api/v1/namespaces/default/configmaps/x',
-      'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"', { name: 'x', kind: 'configmaps' }],
-    ['GET', '/api/v1/namespaces/default/pods', 'pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"', { kind: 'pods' }],
-    ['GET', '/api/v1/nodes', 'nodes is forbidden: User "bob" cannot list resource "nodes" in API group "" at the cluster scope', { kind: 'nodes' }],
-    ['PATCH', '/apis/apps/v1/namespaces/a/deployments/d/scale',
-      'deployments.apps "d" is forbidden: User "bob" cannot patch resource "deployments/scale" in API group "apps" in the namespace "a"', { name: 'd', group: 'apps', kind: 'deployments' }],
+    [
+      'GET',
+      '/api/v1/namespaces/default/configmaps/x',
+      'configmaps "x" is forbidden: User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"',
+      { name: 'x', kind: 'configmaps' },
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/default/pods',
+      'pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"',
+      { kind: 'pods' },
+    ],
+    [
+      'GET',
+      '/api/v1/nodes',
+      'nodes is forbidden: User "bob" cannot list resource "nodes" in API group "" at the cluster scope',
+      { kind: 'nodes' },
+    ],
+    [
+      'PATCH',
+      '/apis/apps/v1/namespaces/a/deployments/d/scale',
+      'deployments.apps "d" is forbidden: User "bob" cannot patch resource "deployments/scale" in API group "apps" in the namespace "a"',
+      { name: 'd', group: 'apps', kind: 'deployments' },
+    ],
     ['GET', '/metrics', 'forbidden: User "bob" cannot get path "/metrics"', {}],
   ];
   for (const [method, url, message, details] of cases) {
     const s = forbiddenStatus(attrs(method, url), '');
-    assert.deepEqual({ ...s }, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details, code: 403 });
+    assert.deepEqual(
+      { ...s },
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason: 'Forbidden',
+        details,
+        code: 403,
+      },
+    );
   }
-  assert.equal(forbiddenStatus(attrs('GET', '/metrics'), 'Everything is forbidden.').message, 'forbidden: User "bob" cannot get path "/metrics": Everything is forbidden.');
+  assert.equal(
+    forbiddenStatus(attrs('GET', '/metrics'), 'Everything is forbidden.').message,
+    'forbidden: User "bob" cannot get path "/metrics": Everything is forbidden.',
+  );
 });
 
 function fakeRequest(method: string, path: string, contentLength = 0): FilterRequest & { res: any } {
   const res: any = {
-    status: '', body: undefined as unknown, dataCb: undefined as undefined | ((ab: ArrayBuffer, last: boolean) => void),
-    cork(cb: () => void) { cb(); }, writeStatus(s: string) { this.status = s; return this; }, writeHeader() { return this; },
-    end(b: unknown) { this.body = b; }, onData(cb: any) { this.dataCb = cb; },
+    status: '',
+    body: undefined as unknown,
+    dataCb: undefined as undefined | ((ab: ArrayBuffer, last: boolean) => void),
+    cork(cb: () => void) {
+      cb();
+    },
+    writeStatus(s: string) {
+      this.status = s;
+      return this;
+    },
+    writeHeader() {
+      return this;
+    },
+    end(b: unknown) {
+      this.body = b;
+    },
+    onData(cb: any) {
+      this.dataCb = cb;
+    },
   };
   return {
-    res, x: { res, aborted: false, done: false, headers: [] }, method, path, query: new URLSearchParams(),
+    res,
+    x: { res, aborted: false, done: false, headers: [] },
+    method,
+    path,
+    query: new URLSearchParams(),
     headers: { accept: undefined, contentType: 'application/json', contentLength, userAgent: undefined },
-    credentials: { authorization: '' }, impersonation: undefined, user: bob, body: undefined,
+    credentials: { authorization: '' },
+    impersonation: undefined,
+    user: bob,
+    body: undefined,
   };
 }
 
@@ -98,10 +195,14 @@ test('filter: allow continues with RequestInfo parsed once; deny answers 403 aft
   assert.equal(seen.length, 1);
   assert.equal(ok.info?.verb, 'list');
   const denied = fakeRequest('POST', '/api/v1/namespaces/default/configmaps', 4);
-  withAuthorization(() => assert.fail('must not continue'), { authorizer: alwaysDeny, maxRequestBodyBytes: 1024 })(denied);
+  withAuthorization(() => assert.fail('must not continue'), { authorizer: alwaysDeny, maxRequestBodyBytes: 1024 })(
+    denied,
+  );
   assert.equal(denied.res.status, '', 'waits for the body');
   denied.res.dataCb(new TextEncoder().encode('{}{}').buffer, true);
   assert.equal(denied.res.status, '403 Forbidden');
-  assert.equal(JSON.parse(denied.res.body).message,
-    'configmaps is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "default": Everything is forbidden.');
+  assert.equal(
+    JSON.parse(denied.res.body).message,
+    'configmaps is forbidden: User "bob" cannot create resource "configmaps" in API group "" in the namespace "default": Everything is forbidden.',
+  );
 });

@@ -21,8 +21,18 @@ before(async () => {
   pki = new Pki();
   log = pki.path('audit.log');
   writeFileSync(pki.path('tokens.csv'), 'bob-token,bob,uid-b\nroot-token,root,uid-r,system:masters\n');
-  writeFileSync(pki.path('policy.yaml'), 'apiVersion: audit.plat.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--audit-policy-file', pki.path('policy.yaml'), '--audit-log-path', log]);
+  writeFileSync(
+    pki.path('policy.yaml'),
+    'apiVersion: audit.plat.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n',
+  );
+  s = await startAuthServer([
+    '--token-auth-file',
+    pki.path('tokens.csv'),
+    '--audit-policy-file',
+    pki.path('policy.yaml'),
+    '--audit-log-path',
+    log,
+  ]);
   tls = { ca: readFileSync(join(s.dataDir, 'pki/ca.crt')) };
 });
 after(async () => {
@@ -57,9 +67,14 @@ test('an allowed request carries decision allow; impersonation shows both users'
 });
 
 test('a request that fails authentication is audited once (ResponseStarted, no user, 401)', async () => {
-  const r = await request(s.secureUrl, tls, 'GET', '/api/v1/namespaces/default/pods?probe=unauthenticated', undefined, { authorization: 'Bearer wrong-token' });
+  const r = await request(s.secureUrl, tls, 'GET', '/api/v1/namespaces/default/pods?probe=unauthenticated', undefined, {
+    authorization: 'Bearer wrong-token',
+  });
   assert.equal(r.status, 401);
-  const events = await waitForAudit(log, (e) => e.requestURI === '/api/v1/namespaces/default/pods?probe=unauthenticated');
+  const events = await waitForAudit(
+    log,
+    (e) => e.requestURI === '/api/v1/namespaces/default/pods?probe=unauthenticated',
+  );
   assert.equal(events.length, 1);
   const [ev] = events;
   assert.equal(ev!.stage, 'ResponseStarted');

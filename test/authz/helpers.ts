@@ -14,13 +14,28 @@ let rv = 1;
 export function event(type: ChangeEvent['type'], resource: string, obj: any): ChangeEvent {
   const ns = obj.metadata.namespace ?? '';
   return {
-    typeKey: `${G}/${resource}`, type, rv: rv++, namespace: ns, name: obj.metadata.name, json: JSON.stringify(obj), labels: obj.metadata.labels,
-    fields: {}, apiVersion: `${G}/v1`, uid: `u-${obj.metadata.name}`,
+    typeKey: `${G}/${resource}`,
+    type,
+    rv: rv++,
+    namespace: ns,
+    name: obj.metadata.name,
+    json: JSON.stringify(obj),
+    labels: obj.metadata.labels,
+    fields: {},
+    apiVersion: `${G}/v1`,
+    uid: `u-${obj.metadata.name}`,
   };
 }
-export const role = (name: string, rules: PolicyRule[], namespace?: string, extra: object = {}) => ({ metadata: { name, namespace }, rules, ...extra });
-export const bindingTo = (name: string, kind: string, roleName: string, subjects: object[], namespace?: string) =>
-  ({ metadata: { name, namespace }, roleRef: { apiGroup: G, kind, name: roleName }, subjects });
+export const role = (name: string, rules: PolicyRule[], namespace?: string, extra: object = {}) => ({
+  metadata: { name, namespace },
+  rules,
+  ...extra,
+});
+export const bindingTo = (name: string, kind: string, roleName: string, subjects: object[], namespace?: string) => ({
+  metadata: { name, namespace },
+  roleRef: { apiGroup: G, kind, name: roleName },
+  subjects,
+});
 
 /**
  * Grants `rules` to `groups` across the cluster through the plain port (which skips
@@ -31,7 +46,10 @@ export async function grant(plainUrl: string, name: string, rules: PolicyRule[],
   const subjects = groups.map((g) => ({ kind: 'Group', apiGroup: G, name: g }));
   for (const [path, body] of [
     [`/apis/${G}/v1/clusterroles`, { metadata: { name }, rules }],
-    [`/apis/${G}/v1/clusterrolebindings`, { metadata: { name }, roleRef: { apiGroup: G, kind: 'ClusterRole', name }, subjects }],
+    [
+      `/apis/${G}/v1/clusterrolebindings`,
+      { metadata: { name }, roleRef: { apiGroup: G, kind: 'ClusterRole', name }, subjects },
+    ],
   ] as const) {
     const r = await request(plainUrl, 'POST', path, body);
     if (r.status !== 201) throw new Error(`grant ${name}: ${r.status} ${r.text}`);
@@ -44,6 +62,8 @@ export function escalationFixture(): { check: EscalationCheck; put: (resource: s
   index.load([]);
   const rbac = new RbacAuthorizer(index);
   const check = new EscalationCheck({ authorizer: buildChain(['RBAC'], { RBAC: rbac }), rbac, index });
-  const put = (resource: string, obj: object) => { index.apply([event('ADDED', resource, obj)]); };
+  const put = (resource: string, obj: object) => {
+    index.apply([event('ADDED', resource, obj)]);
+  };
   return { check, put };
 }

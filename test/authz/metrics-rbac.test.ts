@@ -4,15 +4,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { request, startTokenServer, type TlsClient, type TokenServer } from '../auth/helpers.js';
 
 let s: TokenServer;
 let tls: TlsClient;
-const as = (token: string, path: string) => request(s.secureUrl, tls, 'GET', path, undefined, { authorization: `Bearer ${token}` });
+const as = (token: string, path: string) =>
+  request(s.secureUrl, tls, 'GET', path, undefined, { authorization: `Bearer ${token}` });
 
 before(async () => {
-  s = await startTokenServer('mon-token,prom,uid-m,system:monitoring\nbob-token,bob,uid-b\nroot-token,root,uid-r,system:masters\n');
+  s = await startTokenServer(
+    'mon-token,prom,uid-m,system:monitoring\nbob-token,bob,uid-b\nroot-token,root,uid-r,system:masters\n',
+  );
   tls = s.tls;
 });
 after(async () => {
@@ -36,6 +38,12 @@ test('system:monitoring and admins read /metrics; others are forbidden', async (
 test('rejected requests are counted too (403 with the resource labels)', async () => {
   await as('bob-token', '/api/v1/namespaces/default/secrets');
   const text = (await as('mon-token', '/metrics')).text;
-  assert.match(text, /^apiserver_request_total\{code="403",component="apiserver",dry_run="",group="",resource="secrets",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m);
-  assert.match(text, /^apiserver_request_total\{code="403",component="apiserver",dry_run="",group="",resource="",scope="",subresource="\/metrics",verb="GET",version=""\} \d+$/m);
+  assert.match(
+    text,
+    /^apiserver_request_total\{code="403",component="apiserver",dry_run="",group="",resource="secrets",scope="namespace",subresource="",verb="LIST",version="v1"\} 1$/m,
+  );
+  assert.match(
+    text,
+    /^apiserver_request_total\{code="403",component="apiserver",dry_run="",group="",resource="",scope="",subresource="\/metrics",verb="GET",version=""\} \d+$/m,
+  );
 });

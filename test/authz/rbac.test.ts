@@ -38,15 +38,35 @@ test('rule matching: verbs, groups, resources with subresources and *, names, UR
   assert.ok(ruleAllows(a({ verb: 'list' }), r({ verbs: ['*'], apiGroups: [''], resources: ['pods'] })));
   assert.ok(!ruleAllows(a({ apiGroup: 'apps' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'] })));
   assert.ok(ruleAllows(a({ apiGroup: 'apps' }), r({ verbs: ['get'], apiGroups: ['*'], resources: ['pods'] })));
-  assert.ok(!ruleAllows(a({ subresource: 'log' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'] })), 'a resource does not grant its subresources');
+  assert.ok(
+    !ruleAllows(a({ subresource: 'log' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'] })),
+    'a resource does not grant its subresources',
+  );
   assert.ok(ruleAllows(a({ subresource: 'log' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods/log'] })));
   assert.ok(ruleAllows(a({ subresource: 'status' }), r({ verbs: ['get'], apiGroups: [''], resources: ['*/status'] })));
   assert.ok(!ruleAllows(a({}), r({ verbs: ['get'], apiGroups: [''], resources: ['*/status'] })));
   assert.ok(ruleAllows(a({ subresource: 'log' }), r({ verbs: ['get'], apiGroups: [''], resources: ['*'] })));
-  assert.ok(ruleAllows(a({ name: 'p1' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] })));
-  assert.ok(!ruleAllows(a({ name: 'p2' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] })));
-  assert.ok(!ruleAllows(a({ verb: 'list' }), r({ verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] })), 'a list has no name');
-  const url = (path: string, verb = 'get') => ({ user: bob, verb, path, resourceRequest: false, apiGroup: '', resource: '' });
+  assert.ok(
+    ruleAllows(a({ name: 'p1' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] })),
+  );
+  assert.ok(
+    !ruleAllows(a({ name: 'p2' }), r({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] })),
+  );
+  assert.ok(
+    !ruleAllows(
+      a({ verb: 'list' }),
+      r({ verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] }),
+    ),
+    'a list has no name',
+  );
+  const url = (path: string, verb = 'get') => ({
+    user: bob,
+    verb,
+    path,
+    resourceRequest: false,
+    apiGroup: '',
+    resource: '',
+  });
   assert.ok(ruleAllows(url('/healthz'), r({ verbs: ['get'], nonResourceURLs: ['/healthz'] })));
   assert.ok(!ruleAllows(url('/healthz/etcd'), r({ verbs: ['get'], nonResourceURLs: ['/healthz'] })));
   assert.ok(ruleAllows(url('/healthz/etcd'), r({ verbs: ['get'], nonResourceURLs: ['/healthz/*'] })));
@@ -54,7 +74,10 @@ test('rule matching: verbs, groups, resources with subresources and *, names, UR
   assert.ok(ruleAllows(url('/anything', 'post'), r({ verbs: ['*'], nonResourceURLs: ['*'] })));
   assert.ok(!ruleAllows(url('/healthz', 'post'), r({ verbs: ['get'], nonResourceURLs: ['*'] })));
   assert.ok(!ruleAllows(a({}), r({ verbs: ['get'], nonResourceURLs: ['*'] })), 'URL rules never grant resources');
-  assert.ok(!ruleAllows(url('/api'), r({ verbs: ['get'], apiGroups: ['*'], resources: ['*'] })), 'resource rules never grant URLs');
+  assert.ok(
+    !ruleAllows(url('/api'), r({ verbs: ['get'], apiGroups: ['*'], resources: ['*'] })),
+    'resource rules never grant URLs',
+  );
 });
 
 test('subjects: users, groups, service accounts with namespace defaulting in RoleBindings', () => {
@@ -62,9 +85,15 @@ test('subjects: users, groups, service accounts with namespace defaulting in Rol
   put('clusterroles', role('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
   put('rolebindings', bindingTo('b1', 'ClusterRole', 'reader', [{ kind: 'ServiceAccount', name: 'bot' }], 'ns1'));
   put('rolebindings', bindingTo('b2', 'ClusterRole', 'reader', [group('dev')], 'ns2'));
-  put('clusterrolebindings', bindingTo('c1', 'ClusterRole', 'reader', [{ kind: 'ServiceAccount', name: 'bot', namespace: 'ns3' }]));
+  put(
+    'clusterrolebindings',
+    bindingTo('c1', 'ClusterRole', 'reader', [{ kind: 'ServiceAccount', name: 'bot', namespace: 'ns3' }]),
+  );
   put('clusterrolebindings', bindingTo('c2', 'ClusterRole', 'reader', [{ kind: 'ServiceAccount', name: 'nons' }]));
-  const sa = (ns: string, name: string): UserInfo => ({ username: `system:serviceaccount:${ns}:${name}`, groups: ['system:serviceaccounts'] });
+  const sa = (ns: string, name: string): UserInfo => ({
+    username: `system:serviceaccount:${ns}:${name}`,
+    groups: ['system:serviceaccounts'],
+  });
   const can = (u: UserInfo, ns: string) => rbac.authorize(res(u, 'get', 'pods', { namespace: ns })).decision;
   assert.equal(can(sa('ns1', 'bot'), 'ns1'), 'allow', 'SA subject without namespace is in the binding namespace');
   assert.equal(can(sa('ns2', 'bot'), 'ns1'), 'noOpinion');
@@ -72,7 +101,11 @@ test('subjects: users, groups, service accounts with namespace defaulting in Rol
   assert.equal(can({ username: 'dev', groups: [] }, 'ns2'), 'noOpinion', 'a group name is not a user name');
   assert.equal(can(sa('ns3', 'bot'), 'anywhere'), 'allow', 'ClusterRoleBinding grants in every namespace');
   assert.equal(can(sa('ns3', 'bot'), ''), 'allow', 'and at the cluster scope');
-  assert.equal(can(sa('', 'nons'), 'x'), 'noOpinion', 'a ClusterRoleBinding SA subject without namespace matches nobody');
+  assert.equal(
+    can(sa('', 'nons'), 'x'),
+    'noOpinion',
+    'a ClusterRoleBinding SA subject without namespace matches nobody',
+  );
   put('clusterrolebindings', bindingTo('c3', 'ClusterRole', 'reader', [user('Bob')]));
   assert.equal(can(bob, 'ns9'), 'noOpinion', 'names are case-sensitive');
 });
@@ -83,9 +116,16 @@ test('role references: Roles only in their namespace, ClusterRoles via RoleBindi
   put('rolebindings', bindingTo('b', 'Role', 'r', [user('bob')], 'ns1'));
   put('rolebindings', bindingTo('b', 'Role', 'r', [user('bob')], 'ns2'));
   const list = (ns: string) => rbac.authorize(res(bob, 'list', 'configmaps', { namespace: ns }));
-  assert.deepEqual(list('ns1'), { decision: 'allow', reason: 'RBAC: allowed by RoleBinding "b/ns1" of Role "r" to User "bob"' });
+  assert.deepEqual(list('ns1'), {
+    decision: 'allow',
+    reason: 'RBAC: allowed by RoleBinding "b/ns1" of Role "r" to User "bob"',
+  });
   assert.deepEqual(list('ns2'), { decision: 'noOpinion', reason: `RBAC: role.${G} "r" not found` });
-  assert.deepEqual(rbac.authorize(res(bob, 'list', 'configmaps')), { decision: 'noOpinion', reason: '' }, 'RoleBindings never grant at the cluster scope');
+  assert.deepEqual(
+    rbac.authorize(res(bob, 'list', 'configmaps')),
+    { decision: 'noOpinion', reason: '' },
+    'RoleBindings never grant at the cluster scope',
+  );
   put('clusterrolebindings', bindingTo('gone', 'ClusterRole', 'nope', [group('system:authenticated')]));
   assert.equal(list('ns3').reason, `RBAC: clusterrole.${G} "nope" not found`);
   assert.equal(list('ns2').reason, `RBAC: [clusterrole.${G} "nope" not found, role.${G} "r" not found]`);
@@ -95,24 +135,55 @@ test('role references: Roles only in their namespace, ClusterRoles via RoleBindi
 
 test('aggregation: a ClusterRole with aggregationRule has the rules of the roles its selectors match, now', () => {
   const { rbac, put, del } = setup();
-  const agg = (to: string) => ({ aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [`${G}/aggregate-to-${to}`]: 'true' } }] } });
+  const agg = (to: string) => ({
+    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [`${G}/aggregate-to-${to}`]: 'true' } }] },
+  });
   const labels = (to: string) => ({ [`${G}/aggregate-to-${to}`]: 'true' });
-  put('clusterroles', role('view', [{ verbs: ['delete'], apiGroups: ['*'], resources: ['*'] }], undefined, agg('view')));
-  put('clusterroles', { ...role('edit', [], undefined, agg('edit')), metadata: { name: 'edit', labels: labels('admin') } });
-  put('clusterroles', { metadata: { name: 'to-view', labels: labels('view') }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
+  put(
+    'clusterroles',
+    role('view', [{ verbs: ['delete'], apiGroups: ['*'], resources: ['*'] }], undefined, agg('view')),
+  );
+  put('clusterroles', {
+    ...role('edit', [], undefined, agg('edit')),
+    metadata: { name: 'edit', labels: labels('admin') },
+  });
+  put('clusterroles', {
+    metadata: { name: 'to-view', labels: labels('view') },
+    rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+  });
   put('rolebindings', bindingTo('b', 'ClusterRole', 'view', [user('bob')], 'ns1'));
   put('rolebindings', bindingTo('e', 'ClusterRole', 'edit', [user('bob')], 'ns2'));
-  const can = (verb: string, resource: string, ns: string) => rbac.authorize(res(bob, verb, resource, { namespace: ns })).decision;
+  const can = (verb: string, resource: string, ns: string) =>
+    rbac.authorize(res(bob, verb, resource, { namespace: ns })).decision;
   assert.equal(can('get', 'pods', 'ns1'), 'allow');
-  assert.equal(can('delete', 'pods', 'ns1'), 'noOpinion', 'the aggregated role\'s own rules are replaced by the aggregation');
+  assert.equal(
+    can('delete', 'pods', 'ns1'),
+    'noOpinion',
+    "the aggregated role's own rules are replaced by the aggregation",
+  );
   assert.equal(can('get', 'pods', 'ns2'), 'noOpinion');
   put('clusterroles', { metadata: { name: 'view', labels: labels('edit') }, ...agg('view') });
   assert.equal(can('get', 'pods', 'ns2'), 'allow', 'edit aggregates view, which aggregates to-view');
-  put('clusterroles', { metadata: { name: 'more', labels: labels('view') }, rules: [{ verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'] }] });
-  assert.equal(rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns1', apiGroup: 'apps' })).decision, 'allow', 'a new matching role adds its rules');
-  assert.equal(rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns2', apiGroup: 'apps' })).decision, 'allow', 'also through edit');
+  put('clusterroles', {
+    metadata: { name: 'more', labels: labels('view') },
+    rules: [{ verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'] }],
+  });
+  assert.equal(
+    rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns1', apiGroup: 'apps' })).decision,
+    'allow',
+    'a new matching role adds its rules',
+  );
+  assert.equal(
+    rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns2', apiGroup: 'apps' })).decision,
+    'allow',
+    'also through edit',
+  );
   del('clusterroles', { metadata: { name: 'more' } });
-  assert.equal(rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns1', apiGroup: 'apps' })).decision, 'noOpinion', 'and loses them when it goes');
+  assert.equal(
+    rbac.authorize(res(bob, 'list', 'deployments', { namespace: 'ns1', apiGroup: 'apps' })).decision,
+    'noOpinion',
+    'and loses them when it goes',
+  );
   put('clusterroles', { metadata: { name: 'x', labels: labels('y') }, ...agg('x') });
   put('clusterroles', { metadata: { name: 'y', labels: { ...labels('x'), ...labels('view') } }, ...agg('y') });
   assert.equal(can('get', 'pods', 'ns1'), 'allow', 'a cycle of aggregations (view > y > x > y) terminates');

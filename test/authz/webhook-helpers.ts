@@ -33,42 +33,75 @@ export async function startWebhook(pki: Pki, answer: (review: any) => WebhookRep
   const server: Server = createServer({ cert: pki.read('webhook.crt'), key: pki.read('webhook.key') }, (req, res) => {
     let text = '';
     req.setEncoding('utf8');
-    req.on('data', (c) => { text += c; });
+    req.on('data', (c) => {
+      text += c;
+    });
     req.on('end', () => {
       let review: any;
-      try { review = JSON.parse(text); } catch { review = { unparsable: text }; }
+      try {
+        review = JSON.parse(text);
+      } catch {
+        review = { unparsable: text };
+      }
       hook.reviews.push(review);
       const r = hook.answer(review);
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(r.code ?? 200, { 'content-type': 'application/json' });
-        res.end(r.raw ?? JSON.stringify({ apiVersion: review.apiVersion, kind: 'SubjectAccessReview', status: r.status ?? { allowed: false } }));
+        res.end(
+          r.raw ??
+            JSON.stringify({
+              apiVersion: review.apiVersion,
+              kind: 'SubjectAccessReview',
+              status: r.status ?? { allowed: false },
+            }),
+        );
       };
       if (!r.delayMs) return send();
-      const t = setTimeout(() => { timers.delete(t); send(); }, r.delayMs);
+      const t = setTimeout(() => {
+        timers.delete(t);
+        send();
+      }, r.delayMs);
       timers.add(t);
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   hook.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
-  hook.close = () => new Promise<void>((done) => {
-    for (const t of timers) clearTimeout(t);
-    server.closeAllConnections();
-    server.close(() => done());
-  });
+  hook.close = () =>
+    new Promise<void>((done) => {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      server.close(() => done());
+    });
   return hook;
 }
 
 /** Writes a kubeconfig naming the webhook (CA by file, relative to the kubeconfig) and returns its path. */
 export function writeWebhookKubeconfig(pki: Pki, url: string, name = 'webhook.kubeconfig'): string {
   const path = pki.path(name);
-  writeFileSync(path, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: authz', '  cluster:', `    server: ${url}`, '    certificate-authority: webhook-ca.crt',
-    'users:', '- name: apiserver', '  user:', '    token: apiserver-token',
-    'contexts:', '- name: webhook', '  context:', '    cluster: authz', '    user: apiserver',
-    'current-context: webhook', '',
-  ].join('\n'));
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: authz',
+      '  cluster:',
+      `    server: ${url}`,
+      '    certificate-authority: webhook-ca.crt',
+      'users:',
+      '- name: apiserver',
+      '  user:',
+      '    token: apiserver-token',
+      'contexts:',
+      '- name: webhook',
+      '  context:',
+      '    cluster: authz',
+      '    user: apiserver',
+      'current-context: webhook',
+      '',
+    ].join('\n'),
+  );
   return path;
 }
 

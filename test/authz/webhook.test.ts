@@ -19,13 +19,39 @@ import { webhookPerFile } from './webhook-helpers.js';
 const w = webhookPerFile();
 
 const alice = { username: 'alice', uid: 'u1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
-const get = (name = 'x', user = alice): Attributes => ({ user, verb: 'get', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale', namespace: 'ns', name, resourceRequest: true, path: '/apis/apps/v1/namespaces/ns/deployments/x/scale' });
-const nonResource = (): Attributes => ({ user: alice, verb: 'get', apiGroup: '', resource: '', resourceRequest: false, path: '/healthz' });
+const get = (name = 'x', user = alice): Attributes => ({
+  user,
+  verb: 'get',
+  apiGroup: 'apps',
+  apiVersion: 'v1',
+  resource: 'deployments',
+  subresource: 'scale',
+  namespace: 'ns',
+  name,
+  resourceRequest: true,
+  path: '/apis/apps/v1/namespaces/ns/deployments/x/scale',
+});
+const nonResource = (): Attributes => ({
+  user: alice,
+  verb: 'get',
+  apiGroup: '',
+  resource: '',
+  resourceRequest: false,
+  path: '/healthz',
+});
 
 function authorizer(over: Partial<WebhookSettings> = {}): WebhookAuthorizer {
   return new WebhookAuthorizer({
-    name: 'hook', client: loadKubeconfig(w.kubeconfig), reviewGroup: 'authorization.plat.io', subjectAccessReviewVersion: 'v1',
-    authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, timeoutMs: 5_000, failurePolicy: 'NoOpinion', retryBackoffMs: 10, ...over,
+    name: 'hook',
+    client: loadKubeconfig(w.kubeconfig),
+    reviewGroup: 'authorization.plat.io',
+    subjectAccessReviewVersion: 'v1',
+    authorizedTtlMs: 300_000,
+    unauthorizedTtlMs: 30_000,
+    timeoutMs: 5_000,
+    failurePolicy: 'NoOpinion',
+    retryBackoffMs: 10,
+    ...over,
   });
 }
 const ask = async (z: WebhookAuthorizer, a: Attributes): Promise<AuthorizerResult> => z.authorize(a);
@@ -39,18 +65,47 @@ test('the review sent: v1 with groups, v1beta1 with group; resource and non-reso
   await ask(authorizer({ subjectAccessReviewVersion: 'v1beta1' }), get());
   v1.close();
   assert.deepEqual(w.hook.reviews[0], {
-    kind: 'SubjectAccessReview', apiVersion: 'authorization.plat.io/v1', metadata: { creationTimestamp: null },
+    kind: 'SubjectAccessReview',
+    apiVersion: 'authorization.plat.io/v1',
+    metadata: { creationTimestamp: null },
     spec: {
-      resourceAttributes: { namespace: 'ns', verb: 'get', group: 'apps', version: 'v1', resource: 'deployments', subresource: 'scale', name: 'x' },
-      user: 'alice', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] }, uid: 'u1',
+      resourceAttributes: {
+        namespace: 'ns',
+        verb: 'get',
+        group: 'apps',
+        version: 'v1',
+        resource: 'deployments',
+        subresource: 'scale',
+        name: 'x',
+      },
+      user: 'alice',
+      groups: ['dev', 'system:authenticated'],
+      extra: { scopes: ['a', 'b'] },
+      uid: 'u1',
     },
     status: { allowed: false },
   });
   assert.deepEqual(w.hook.reviews[1].spec.nonResourceAttributes, { path: '/healthz', verb: 'get' });
-  assert.deepEqual(reviewSpec({ ...get(), verb: 'list', name: undefined, subresource: undefined, fieldSelector: fieldRequirements('spec.nodeName=n1'), labelSelector: labelRequirements('app') }).resourceAttributes, {
-    namespace: 'ns', verb: 'list', group: 'apps', version: 'v1', resource: 'deployments',
-    fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] }, labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
-  }, 'selectors are sent as parsed requirements');
+  assert.deepEqual(
+    reviewSpec({
+      ...get(),
+      verb: 'list',
+      name: undefined,
+      subresource: undefined,
+      fieldSelector: fieldRequirements('spec.nodeName=n1'),
+      labelSelector: labelRequirements('app'),
+    }).resourceAttributes,
+    {
+      namespace: 'ns',
+      verb: 'list',
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] },
+      labelSelector: { requirements: [{ key: 'app', operator: 'Exists' }] },
+    },
+    'selectors are sent as parsed requirements',
+  );
   assert.equal(w.hook.reviews[2].apiVersion, 'authorization.plat.io/v1beta1');
   assert.deepEqual(w.hook.reviews[2].spec.group, ['dev', 'system:authenticated']);
   assert.equal(w.hook.reviews[2].spec.groups, undefined);
@@ -59,10 +114,22 @@ test('the review sent: v1 with groups, v1beta1 with group; resource and non-reso
 test('allowed allows, denied denies, neither is no opinion; the reason is kept; allowed and denied together is a deny with an error', async () => {
   const z = authorizer();
   const rows: [Record<string, unknown>, AuthorizerResult][] = [
-    [{ allowed: true, reason: 'ok' }, { decision: 'allow', reason: 'ok' }],
-    [{ allowed: false, denied: true, reason: 'no way' }, { decision: 'deny', reason: 'no way' }],
-    [{ allowed: false, reason: 'not mine' }, { decision: 'noOpinion', reason: 'not mine' }],
-    [{ allowed: true, denied: true }, { decision: 'deny', reason: '', error: 'webhook subject access review returned both allow and deny response' }],
+    [
+      { allowed: true, reason: 'ok' },
+      { decision: 'allow', reason: 'ok' },
+    ],
+    [
+      { allowed: false, denied: true, reason: 'no way' },
+      { decision: 'deny', reason: 'no way' },
+    ],
+    [
+      { allowed: false, reason: 'not mine' },
+      { decision: 'noOpinion', reason: 'not mine' },
+    ],
+    [
+      { allowed: true, denied: true },
+      { decision: 'deny', reason: '', error: 'webhook subject access review returned both allow and deny response' },
+    ],
   ];
   let i = 0;
   for (const [status, want] of rows) {
@@ -130,8 +197,14 @@ test('failures: timeout, non-2xx, malformed body and a closed port answer the fa
     z.close();
   }
   const closed = new WebhookAuthorizer({
-    name: 'x', client: { ...loadKubeconfig(w.kubeconfig), server: 'https://127.0.0.1:1/authorize' }, reviewGroup: 'authorization.plat.io',
-    subjectAccessReviewVersion: 'v1', authorizedTtlMs: 1, unauthorizedTtlMs: 1, timeoutMs: 2_000, failurePolicy: 'Deny',
+    name: 'x',
+    client: { ...loadKubeconfig(w.kubeconfig), server: 'https://127.0.0.1:1/authorize' },
+    reviewGroup: 'authorization.plat.io',
+    subjectAccessReviewVersion: 'v1',
+    authorizedTtlMs: 1,
+    unauthorizedTtlMs: 1,
+    timeoutMs: 2_000,
+    failurePolicy: 'Deny',
   });
   const r = await ask(closed, get());
   assert.equal(r.decision, 'deny');
@@ -141,7 +214,11 @@ test('failures: timeout, non-2xx, malformed body and a closed port answer the fa
 
 test('matchConditions: any false skips the webhook, all true calls it, an error (none false) answers the failure policy', async () => {
   w.hook.answer = () => ({ status: { allowed: true } });
-  const conditions = new MatchConditions(["has(request.resourceAttributes)", "request.resourceAttributes.namespace == 'ns'", "'dev' in request.groups"]);
+  const conditions = new MatchConditions([
+    'has(request.resourceAttributes)',
+    "request.resourceAttributes.namespace == 'ns'",
+    "'dev' in request.groups",
+  ]);
   const z = authorizer({ matchConditions: conditions });
   const calls = z.calls;
   assert.deepEqual(z.authorize(nonResource()), { decision: 'noOpinion', reason: '' }, 'false: skipped without a call');
@@ -149,12 +226,18 @@ test('matchConditions: any false skips the webhook, all true calls it, an error 
   assert.equal(z.calls, calls);
   assert.equal((await ask(z, get())).decision, 'allow', 'all true: called');
   assert.equal(z.calls, calls + 1);
-  const erring = authorizer({ matchConditions: new MatchConditions(['request.nonResourceAttributes.path == "/x"', 'request.user == "alice"']), failurePolicy: 'Deny' });
+  const erring = authorizer({
+    matchConditions: new MatchConditions(['request.nonResourceAttributes.path == "/x"', 'request.user == "alice"']),
+    failurePolicy: 'Deny',
+  });
   const e = erring.authorize(get());
   assert.ok(!(e instanceof Promise));
   assert.equal(e.decision, 'deny');
   assert.match(e.error!, /^expression 'request.nonResourceAttributes.path == "\/x"' resulted in error: /);
-  const falseWins = authorizer({ matchConditions: new MatchConditions(['request.nonResourceAttributes.path == "/x"', 'request.user == "bob"']), failurePolicy: 'Deny' });
+  const falseWins = authorizer({
+    matchConditions: new MatchConditions(['request.nonResourceAttributes.path == "/x"', 'request.user == "bob"']),
+    failurePolicy: 'Deny',
+  });
   assert.deepEqual(falseWins.authorize(get()), { decision: 'noOpinion', reason: '' }, 'a false beats an error');
   assert.throws(() => new MatchConditions(['request.user ==']), /found/);
   for (const x of [z, erring, falseWins]) x.close();
@@ -165,35 +248,80 @@ test('kubeconfig: current context, CA file relative to the file, inline data, ht
   assert.equal(c.server, w.hook.url);
   assert.deepEqual(c.ca, w.pki.read('webhook-ca.crt'));
   assert.equal(c.token, 'apiserver-token');
-  const write = (text: string) => { writeFileSync(w.pki.path('k.yaml'), text); return w.pki.path('k.yaml'); };
-  const inline = write(JSON.stringify({
-    clusters: [{ name: 'c', cluster: { server: 'https://h:1/x', 'certificate-authority-data': Buffer.from('CA').toString('base64') } }],
-    users: [{ name: 'u', user: { 'client-certificate-data': Buffer.from('C').toString('base64'), 'client-key-data': Buffer.from('K').toString('base64') } }],
-    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }], 'current-context': 'x',
-  }));
+  const write = (text: string) => {
+    writeFileSync(w.pki.path('k.yaml'), text);
+    return w.pki.path('k.yaml');
+  };
+  const inline = write(
+    JSON.stringify({
+      clusters: [
+        {
+          name: 'c',
+          cluster: { server: 'https://h:1/x', 'certificate-authority-data': Buffer.from('CA').toString('base64') },
+        },
+      ],
+      users: [
+        {
+          name: 'u',
+          user: {
+            'client-certificate-data': Buffer.from('C').toString('base64'),
+            'client-key-data': Buffer.from('K').toString('base64'),
+          },
+        },
+      ],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'x',
+    }),
+  );
   const ci = loadKubeconfig(inline);
   assert.deepEqual([ci.ca?.toString(), ci.cert?.toString(), ci.key?.toString()], ['CA', 'C', 'K']);
   assert.throws(() => loadKubeconfig(write('clusters: []\n')), /no current context is set/);
-  assert.throws(() => loadKubeconfig(write('current-context: a\ncontexts: []\n')), /context was not found for specified context: a/);
-  assert.throws(() => loadKubeconfig(write('current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: "http://h/"}}]\n')), /must be an https:\/\/ URL/);
+  assert.throws(
+    () => loadKubeconfig(write('current-context: a\ncontexts: []\n')),
+    /context was not found for specified context: a/,
+  );
+  assert.throws(
+    () =>
+      loadKubeconfig(
+        write(
+          'current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\nclusters: [{name: c, cluster: {server: "http://h/"}}]\n',
+        ),
+      ),
+    /must be an https:\/\/ URL/,
+  );
   assert.throws(() => loadKubeconfig(w.pki.path('none.yaml')), /ENOENT/);
 });
 
 test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RBAC, no opinion falls through; a failing webhook is a 500 unless RBAC allows', async () => {
   writeFileSync(w.pki.path('tokens.csv'), 'bob-token,bob,uid-b\n');
-  const s = await startAuthServer(['--token-auth-file', w.pki.path('tokens.csv'), '--authorization-mode', 'Webhook,RBAC',
-    '--authorization-webhook-config-file', w.kubeconfig, '--authorization-webhook-version', 'v1', '--authorization-webhook-cache-unauthorized-ttl', '0s']);
+  const s = await startAuthServer([
+    '--token-auth-file',
+    w.pki.path('tokens.csv'),
+    '--authorization-mode',
+    'Webhook,RBAC',
+    '--authorization-webhook-config-file',
+    w.kubeconfig,
+    '--authorization-webhook-version',
+    'v1',
+    '--authorization-webhook-cache-unauthorized-ttl',
+    '0s',
+  ]);
   try {
     const tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
-    const as = (method: string, p: string, body?: unknown) => request(s.secureUrl, tls, method, p, body, { authorization: 'Bearer bob-token' });
+    const as = (method: string, p: string, body?: unknown) =>
+      request(s.secureUrl, tls, method, p, body, { authorization: 'Bearer bob-token' });
     w.hook.answer = (r) => {
       const ra = r.spec.resourceAttributes;
       if (ra?.resource === 'configmaps') return { status: { allowed: true, reason: 'hook says yes' } };
-      if (r.spec.nonResourceAttributes?.path === '/apis') return { status: { allowed: false, denied: true, reason: 'hook says no' } };
+      if (r.spec.nonResourceAttributes?.path === '/apis')
+        return { status: { allowed: false, denied: true, reason: 'hook says no' } };
       return { status: { allowed: false } };
     };
     assert.equal((await as('GET', '/api/v1/namespaces/default/configmaps')).status, 200, 'the webhook allows');
-    const created = await as('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'c' }, data: { k: 'v'.repeat(10_000) } });
+    const created = await as('POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'c' },
+      data: { k: 'v'.repeat(10_000) },
+    });
     assert.equal(created.status, 201, 'a write with a body waits for the webhook: the body is kept');
     const denied = await as('GET', '/apis');
     assert.equal(denied.status, 403, 'denied short-circuits although RBAC (system:discovery) allows');
@@ -201,12 +329,20 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
     assert.equal((await as('GET', '/api')).status, 200, 'no opinion: RBAC decides');
     assert.equal((await as('GET', '/api/v1/namespaces/default/pods')).status, 403, 'no opinion from both');
     const ssar = await as('POST', '/apis/authorization.plat.io/v1/selfsubjectaccessreviews', {
-      kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' } },
+      kind: 'SelfSubjectAccessReview',
+      apiVersion: 'authorization.plat.io/v1',
+      spec: { resourceAttributes: { namespace: 'default', verb: 'delete', resource: 'configmaps' } },
     });
     assert.equal(ssar.status, 201, ssar.text);
-    assert.deepEqual(ssar.json.status, { allowed: true, reason: 'hook says yes' }, 'an access review asks the webhook too');
+    assert.deepEqual(
+      ssar.json.status,
+      { allowed: true, reason: 'hook says yes' },
+      'an access review asks the webhook too',
+    );
     const sar = await as('POST', '/apis/authorization.plat.io/v1/selfsubjectaccessreviews', {
-      kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.plat.io/v1', spec: { nonResourceAttributes: { path: '/apis', verb: 'get' } },
+      kind: 'SelfSubjectAccessReview',
+      apiVersion: 'authorization.plat.io/v1',
+      spec: { nonResourceAttributes: { path: '/apis', verb: 'get' } },
     });
     assert.deepEqual(sar.json.status, { allowed: false, denied: true, reason: 'hook says no' });
     const reviews = w.hook.reviews.length;
@@ -216,9 +352,16 @@ test('server: --authorization-mode Webhook,RBAC: allow, a deny short-circuits RB
     const down = await as('GET', '/api/v1/namespaces/default/pods');
     assert.equal(down.status, 500, 'the webhook fails (no opinion) and nobody allows: upstream answers the error');
     assert.equal(down.json.reason, 'InternalError');
-    assert.match(down.json.message, /^Internal Server Error: "\/api\/v1\/namespaces\/default\/pods": Post "https:\/\/127\.0\.0\.1:\d+\/authorize": /);
+    assert.match(
+      down.json.message,
+      /^Internal Server Error: "\/api\/v1\/namespaces\/default\/pods": Post "https:\/\/127\.0\.0\.1:\d+\/authorize": /,
+    );
     assert.equal((await as('GET', '/api')).status, 200, 'RBAC still allows when the webhook is down');
-    assert.equal((await as('GET', '/api/v1/namespaces/default/configmaps')).status, 200, 'the cached allow still holds');
+    assert.equal(
+      (await as('GET', '/api/v1/namespaces/default/configmaps')).status,
+      200,
+      'the cached allow still holds',
+    );
   } finally {
     await s.stop();
     s.cleanup();

@@ -25,7 +25,10 @@ test('the mode and its reason come first; a bad command line is one line', () =>
   const wrk = bench(['nope']);
   assert.equal(wrk.status, 2);
   assert.match(wrk.stdout, /^mode: wrk ceiling mode .*no load-only scenario or flag given/);
-  assert.equal(wrk.stderr, 'bench: unknown scenario "nope" (known: get, list, create, watch, apply, tls, authz, encodings, fairness)\n');
+  assert.equal(
+    wrk.stderr,
+    'bench: unknown scenario "nope" (known: get, list, create, watch, apply, tls, authz, encodings, fairness)\n',
+  );
   const shards = bench(['create', '--shards', '0']);
   assert.equal(shards.status, 2);
   assert.equal(shards.stderr, 'bench: --shards must be an integer in 1..16\n');

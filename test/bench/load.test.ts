@@ -17,7 +17,31 @@ import { LOAD_SCENARIOS } from '../../bench/load/args.js';
 import { delta, requestCounts } from '../../bench/load/metrics.js';
 
 const RUN = resolve(process.cwd(), 'dist/bench/run.js');
-const SMALL = ['--duration', '1s', '--concurrency', '2', '--objects', '20', '--namespaces', '2', '--per-namespace', '3', '--nodes', '2', '--watchers', '4', '--write-rate', '20', '--informers', '3', '--relist', '1', '--qps', '40', '--no-progress'];
+const SMALL = [
+  '--duration',
+  '1s',
+  '--concurrency',
+  '2',
+  '--objects',
+  '20',
+  '--namespaces',
+  '2',
+  '--per-namespace',
+  '3',
+  '--nodes',
+  '2',
+  '--watchers',
+  '4',
+  '--write-rate',
+  '20',
+  '--informers',
+  '3',
+  '--relist',
+  '1',
+  '--qps',
+  '40',
+  '--no-progress',
+];
 
 function bench(args: string[], timeoutMs = 90_000): { status: number | null; stderr: string; stdout: string } {
   const r = spawnSync(process.execPath, [RUN, ...args], { encoding: 'utf8', timeout: timeoutMs });
@@ -32,7 +56,7 @@ async function metrics(url: string): Promise<Map<string, number>> {
   return requestCounts(r.text);
 }
 
-test('every scenario: schema, files, and counts equal to the server\'s apiserver_request_total', async () => {
+test("every scenario: schema, files, and counts equal to the server's apiserver_request_total", async () => {
   const server = await startServer();
   const out = mkdtempSync(join(tmpdir(), 'plat-bench-out-'));
   try {
@@ -41,12 +65,20 @@ test('every scenario: schema, files, and counts equal to the server\'s apiserver
     assert.equal(r.status, 0, r.stderr);
     const report = readReport(out);
     assert.equal(checkSchema(report), undefined);
-    assert.deepEqual(report.scenarios.map((s) => s.name), [...LOAD_SCENARIOS]);
+    assert.deepEqual(
+      report.scenarios.map((s) => s.name),
+      [...LOAD_SCENARIOS],
+    );
     for (const s of report.scenarios) {
       assert.equal(s.error, null, `${s.name}: ${s.error}`);
       const measuredOps = s.operations.filter((o) => o.phase !== 'setup');
-      assert.ok(measuredOps.some((o) => o.requests > 0), `${s.name} measured nothing`);
-      for (const o of measuredOps) if (o.verb !== 'WATCH' && o.verb !== 'PUT') assert.equal(o.errors, 0, `${s.name} ${o.key}: ${JSON.stringify(o.errorsByCode)}`);
+      assert.ok(
+        measuredOps.some((o) => o.requests > 0),
+        `${s.name} measured nothing`,
+      );
+      for (const o of measuredOps)
+        if (o.verb !== 'WATCH' && o.verb !== 'PUT')
+          assert.equal(o.errors, 0, `${s.name} ${o.key}: ${JSON.stringify(o.errorsByCode)}`);
       assert.ok(s.timeline.length >= 1, `${s.name} has a timeline`);
       assert.equal(s.server.source, 'proc');
       assert.ok(s.client.cpuSeconds > 0 && s.client.cpuCores > 0);
@@ -54,7 +86,10 @@ test('every scenario: schema, files, and counts equal to the server\'s apiserver
     }
     const fan = report.scenarios.find((s) => s.name === 'watch-fanout')!;
     assert.equal(fan.figures.watchersOpen, 4);
-    assert.ok((fan.figures.deliveries ?? 0) > 0 && fan.figures.deliveries === fan.figures.deliveriesExpected, JSON.stringify(fan.figures));
+    assert.ok(
+      (fan.figures.deliveries ?? 0) > 0 && fan.figures.deliveries === fan.figures.deliveriesExpected,
+      JSON.stringify(fan.figures),
+    );
     const density = report.scenarios.find((s) => s.name === 'density')!;
     assert.equal(density.operations.find((o) => o.key === 'create POST pods')?.requests, 6);
     assert.equal(density.operations.find((o) => o.key === 'delete DELETE nodes')?.requests, 2);
@@ -72,7 +107,8 @@ test('every scenario: schema, files, and counts equal to the server\'s apiserver
     }
     assert.deepEqual(Object.fromEntries([...seen].sort()), Object.fromEntries([...sent].sort()));
     assert.equal(report.metricsCheck.matched, true, JSON.stringify(report.metricsCheck.differences));
-    for (const f of ['report.md', 'latency-over-time.svg', 'throughput.svg', 'latency-cdf.svg']) assert.ok(existsSync(join(out, f)), f);
+    for (const f of ['report.md', 'latency-over-time.svg', 'throughput.svg', 'latency-cdf.svg'])
+      assert.ok(existsSync(join(out, f)), f);
     assert.match(readFileSync(join(out, 'latency-cdf.svg'), 'utf8'), /^<svg [^>]*>[\s\S]*<polyline[\s\S]*<\/svg>\n$/);
     assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /## watch-fanout[\s\S]*deliveryP99Ms/);
     // compare against itself: every figure within the noise band
@@ -109,9 +145,29 @@ test('Ctrl-C stops a long run and writes a partial report', async () => {
   const server = await startServer();
   const out = mkdtempSync(join(tmpdir(), 'plat-bench-out-'));
   try {
-    const child = spawn(process.execPath, [RUN, 'get', 'create', '--server', server.url, '--out', out, '--duration', '60s', '--concurrency', '2', '--no-progress', '--no-ceilings'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        RUN,
+        'get',
+        'create',
+        '--server',
+        server.url,
+        '--out',
+        out,
+        '--duration',
+        '60s',
+        '--concurrency',
+        '2',
+        '--no-progress',
+        '--no-ceilings',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const exited = once(child, 'exit');
     const until = Date.now() + 20_000;
     while (!err.includes('== get') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
@@ -127,7 +183,10 @@ test('Ctrl-C stops a long run and writes a partial report', async () => {
     assert.equal(code, 0, err);
     const report = readReport(out);
     assert.equal(report.interrupted, true);
-    assert.deepEqual(report.scenarios.map((s) => s.name), ['get']);
+    assert.deepEqual(
+      report.scenarios.map((s) => s.name),
+      ['get'],
+    );
     assert.ok(report.scenarios[0]!.interrupted);
     assert.ok(report.scenarios[0]!.elapsedSec < 30);
     assert.ok((report.scenarios[0]!.operations.find((o) => o.key === 'GET configmaps')?.requests ?? 0) >= 50);

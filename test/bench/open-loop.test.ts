@@ -12,7 +12,10 @@ test('open loop: no early send, no zero or negative latency', async () => {
   const ctl = new AbortController();
   const stop = setTimeout(() => ctl.abort(), 10_000);
   const r = await openLoop({
-    qps: 2000, maxRequests: 400, maxInFlight: 64, signal: ctl.signal,
+    qps: 2000,
+    maxRequests: 400,
+    maxInFlight: 64,
+    signal: ctl.signal,
     async step(i, due) {
       const sentAt = performance.now();
       if (sentAt < due) early.push(i);

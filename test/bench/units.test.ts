@@ -48,16 +48,40 @@ test('argument parsing selects the load CLI and bounds its flags', () => {
   assert.equal(isLoadInvocation(['get', '--out', 'x']), true);
   assert.equal(isLoadInvocation(['density']), true);
   const a = parseLoadArgs(['mixed', '--server=https://127.0.0.1:6443', '--duration', '1m', '--qps', '300']);
-  assert.deepEqual([a.scenarios, a.server, a.opts.durationSec, a.opts.qps], [['mixed'], 'https://127.0.0.1:6443', 60, 300]);
+  assert.deepEqual(
+    [a.scenarios, a.server, a.opts.durationSec, a.opts.qps],
+    [['mixed'], 'https://127.0.0.1:6443', 60, 300],
+  );
   assert.throws(() => parseLoadArgs(['get', '--concurrency', '0']), /--concurrency/);
   assert.throws(() => parseLoadArgs(['nope', '--out', 'x']), /unknown scenario/);
   assert.throws(() => parseLoadArgs(['get', '--duration', 'forever']), /--duration/);
-  assert.deepEqual(parseLoadArgs(['mixed', '--mix', 'get=3,delete=1']).opts.mix, [['get', 3], ['delete', 1]]);
+  assert.deepEqual(parseLoadArgs(['mixed', '--mix', 'get=3,delete=1']).opts.mix, [
+    ['get', 3],
+    ['delete', 1],
+  ]);
   assert.throws(() => parseLoadArgs(['mixed', '--mix', 'watch=3']), /--mix/);
 });
 
 test('compare marks changes outside the noise band by direction', () => {
-  const rep = (rps: number, p99: number): any => ({ scenarios: [{ name: 'get', figures: {}, ceilings: [], operations: [{ key: 'GET configmaps', verb: 'GET', phase: 'measure', throughputPerSec: rps, errors: 0, latencyMs: { p50: 1, p99 } }] }] });
+  const rep = (rps: number, p99: number): any => ({
+    scenarios: [
+      {
+        name: 'get',
+        figures: {},
+        ceilings: [],
+        operations: [
+          {
+            key: 'GET configmaps',
+            verb: 'GET',
+            phase: 'measure',
+            throughputPerSec: rps,
+            errors: 0,
+            latencyMs: { p50: 1, p99 },
+          },
+        ],
+      },
+    ],
+  });
   const c = compareReports(rep(1000, 10), rep(1050, 20), 10);
   const by = Object.fromEntries(c.map((x) => [x.figure, x.verdict]));
   assert.equal(by['get GET configmaps req/s'], 'within noise');
@@ -76,8 +100,14 @@ test('open loop: a stalled server shows as latency counted from the schedule (no
   const latencies: number[] = [];
   // one request in flight at a time, each taking 20 ms, due every 5 ms: the queue grows
   const r = await openLoop({
-    qps: 200, maxRequests: 20, maxInFlight: 1, signal: new AbortController().signal,
-    step: async (_i, due) => { await sleep(20); latencies.push(performance.now() - due); },
+    qps: 200,
+    maxRequests: 20,
+    maxInFlight: 1,
+    signal: new AbortController().signal,
+    step: async (_i, due) => {
+      await sleep(20);
+      latencies.push(performance.now() - due);
+    },
   });
   assert.equal(r.sent, 20);
   assert.equal(latencies.length, 20);
@@ -88,7 +118,17 @@ test('open loop: a stalled server shows as latency counted from the schedule (no
 
 test('loops stop at their count bound and at the signal', async () => {
   let n = 0;
-  assert.equal(await closedLoop({ concurrency: 3, maxRequests: 10, signal: new AbortController().signal, step: async () => { n++; } }), 10);
+  assert.equal(
+    await closedLoop({
+      concurrency: 3,
+      maxRequests: 10,
+      signal: new AbortController().signal,
+      step: async () => {
+        n++;
+      },
+    }),
+    10,
+  );
   assert.equal(n, 10);
   const c = new AbortController();
   setTimeout(() => c.abort(), 50);
@@ -96,13 +136,20 @@ test('loops stop at their count bound and at the signal', async () => {
   const sent = await closedLoop({ concurrency: 2, maxRequests: 1e9, signal: c.signal, step: () => sleep(5) });
   assert.ok(sent > 0 && sent < 1e9);
   assert.ok(performance.now() - t0 < 5000);
-  const o = await openLoop({ qps: 1000, maxRequests: 1e9, maxInFlight: 10, signal: AbortSignal.timeout(100), step: () => sleep(1) });
+  const o = await openLoop({
+    qps: 1000,
+    maxRequests: 1e9,
+    maxInFlight: 10,
+    signal: AbortSignal.timeout(100),
+    step: () => sleep(1),
+  });
   assert.ok(o.sent > 10 && o.sent < 1000, `${o.sent}`);
 });
 
 test('sentOf reads the send stamp of MODIFIED lines only, the first one with its leading space', () => {
   const key = '"bench.plat.io/sent":"';
-  const line = (type: string, v = '1700000000123.456') => `{"type":"${type}","object":{"metadata":{"annotations":{"bench.plat.io/sent":"${v}"}}}}`;
+  const line = (type: string, v = '1700000000123.456') =>
+    `{"type":"${type}","object":{"metadata":{"annotations":{"bench.plat.io/sent":"${v}"}}}}`;
   assert.equal(sentOf(line('MODIFIED'), key), 1700000000123.456);
   assert.equal(sentOf(' ' + line('MODIFIED'), key), 1700000000123.456);
   assert.equal(sentOf(line('ADDED'), key), undefined);

@@ -11,15 +11,21 @@ import { runChaos } from './harness.js';
 
 const FIXED_SEED = 2_025_112_601;
 const DEFAULT_TRIALS = 5;
-const SEED = process.env.CHAOS_SEED === 'random' ? (Date.now() ^ (process.pid << 16)) >>> 0
-  : process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) >>> 0 : FIXED_SEED;
+const SEED =
+  process.env.CHAOS_SEED === 'random'
+    ? (Date.now() ^ (process.pid << 16)) >>> 0
+    : process.env.CHAOS_SEED
+      ? Number(process.env.CHAOS_SEED) >>> 0
+      : FIXED_SEED;
 // a knob below the default is ignored: the environment never weakens the suite
 const TRIALS = Math.max(DEFAULT_TRIALS, Number(process.env.CHAOS_TRIALS ?? 0) || 0);
 
 test(`crash consistency: ${TRIALS} kill -9 trials, seed ${SEED}`, { timeout: 60_000 + TRIALS * 30_000 }, async (t) => {
   const report = await runChaos({ seed: SEED, trials: TRIALS, log: (l) => t.diagnostic(l) });
-  t.diagnostic(`seed ${SEED}: ${report.trials} trials in ${report.durationMs} ms; acknowledged ${JSON.stringify(report.acknowledged)}; ` +
-    `${report.inFlightAtKill} writes in flight at the kills, ${report.inFlightApplied} of them found applied; resumes ${JSON.stringify(report.resumes)}`);
+  t.diagnostic(
+    `seed ${SEED}: ${report.trials} trials in ${report.durationMs} ms; acknowledged ${JSON.stringify(report.acknowledged)}; ` +
+      `${report.inFlightAtKill} writes in flight at the kills, ${report.inFlightApplied} of them found applied; resumes ${JSON.stringify(report.resumes)}`,
+  );
   for (const p of report.problems.slice(0, 30)) t.diagnostic(p);
   assert.equal(report.trials, TRIALS, 'every configured trial ran');
   assert.ok(report.acknowledged.creates > 0, 'writes were acknowledged');

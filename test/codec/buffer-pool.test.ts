@@ -15,11 +15,17 @@ const item = Buffer.alloc(1024, 0x61);
 const items = (n: number) => Array.from({ length: n }, () => item);
 
 describe('reused list body buffers', () => {
-  beforeEach(() => { dropSpares(); takeReturned(); });
+  beforeEach(() => {
+    dropSpares();
+    takeReturned();
+  });
 
   it('a large body goes to the front, back with the next batch, and the next body of its size is written into it', () => {
     const body = joinItems('[', items(200), ']');
-    const reply: BatchReply = { results: [{ id: 1, code: 200, body, contentType: 'application/json' }], events: [] } as unknown as BatchReply;
+    const reply: BatchReply = {
+      results: [{ id: 1, code: 200, body, contentType: 'application/json' }],
+      events: [],
+    } as unknown as BatchReply;
     const moved = packBodies(reply);
     assert.ok(moved.length === 1 && moved[0] === body.buffer, 'its own buffer, transferred as is');
     const res = reply.results[0] as Result;

@@ -11,7 +11,32 @@ import { MAX_NESTING_DEPTH } from '../../src/schema/depth.js';
 import { randomValues } from '../helpers/random-json.js';
 
 test('the iterative encoder writes the bytes cbor-x writes for JSON values', () => {
-  const scalars = [0, 23, 24, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, -1, -24, -25, -(2 ** 32), -(2 ** 32) - 1, 2 ** 53 - 1, 1.5, -0.1, 1e300, '', 'é', 'x'.repeat(300), true, false, null];
+  const scalars = [
+    0,
+    23,
+    24,
+    255,
+    256,
+    65535,
+    65536,
+    2 ** 32 - 1,
+    2 ** 32,
+    -1,
+    -24,
+    -25,
+    -(2 ** 32),
+    -(2 ** 32) - 1,
+    2 ** 53 - 1,
+    1.5,
+    -0.1,
+    1e300,
+    '',
+    'é',
+    'x'.repeat(300),
+    true,
+    false,
+    null,
+  ];
   for (const v of [...scalars, ...randomValues(2000).map((x) => JSON.parse(JSON.stringify(x ?? null)))]) {
     assert.deepEqual(Buffer.from(encodeCborIterative(v)), Buffer.from(encodeCborItem(v)), JSON.stringify(v));
   }
@@ -31,5 +56,8 @@ test('a value nested past cbor-x recursion is encoded (iteratively) and reads ba
 test('decodeCbor: level 1,000 decodes, level 1,001 is upstream\'s "exceeded max nested level"', () => {
   const arrays = (n: number): Uint8Array => Uint8Array.from([...Array<number>(n).fill(0x81), 0x01]);
   assert.ok(decodeCbor(arrays(MAX_NESTING_DEPTH)));
-  assert.throws(() => decodeCbor(arrays(MAX_NESTING_DEPTH + 1)), (e: unknown) => e instanceof CborDecodeError && /exceeded max nested level 1000/.test(e.message));
+  assert.throws(
+    () => decodeCbor(arrays(MAX_NESTING_DEPTH + 1)),
+    (e: unknown) => e instanceof CborDecodeError && /exceeded max nested level 1000/.test(e.message),
+  );
 });

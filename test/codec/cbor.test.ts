@@ -12,7 +12,10 @@ describe('JSON ↔ Protobuf ↔ CBOR round trip of every built-in kind', () => {
 
   it('covers the kinds the OpenAPI document lists', () => assert.ok(kinds.length > 150, `${kinds.length} kinds`));
 
-  for (const [name, sample] of [['minimal', minimalSample], ['full', fullSample]] as const) {
+  for (const [name, sample] of [
+    ['minimal', minimalSample],
+    ['full', fullSample],
+  ] as const) {
     it(`keeps ${name} samples unchanged through JSON → CBOR → Protobuf → CBOR → JSON`, () => {
       for (const { def, gvk } of kinds) {
         const obj = sample(def, gvk);
@@ -37,7 +40,12 @@ describe('CBOR bodies', () => {
   it('decode with or without the tag; trailing data, truncation, byte strings and empty input are refused', () => {
     const item = encodeCbor({ a: [1, 2.5, null, true, 'x'] });
     assert.deepEqual(decodeCbor(item.subarray(3)), { a: [1, 2.5, null, true, 'x'] });
-    for (const bad of [Buffer.concat([item, item]), item.subarray(0, item.length - 2), Uint8Array.of(0x41, 0x00), new Uint8Array(0)]) {
+    for (const bad of [
+      Buffer.concat([item, item]),
+      item.subarray(0, item.length - 2),
+      Uint8Array.of(0x41, 0x00),
+      new Uint8Array(0),
+    ]) {
       assert.throws(() => decodeCbor(bad), CborDecodeError);
     }
   });
@@ -47,6 +55,9 @@ describe('CBOR bodies', () => {
     const ev = cborWatchEvent('MODIFIED', object);
     assert.deepEqual([...ev.subarray(0, 3)], [...SELF_DESCRIBED]);
     assert.ok(Buffer.from(ev.subarray(ev.length - object.length)).equals(Buffer.from(object)));
-    assert.deepEqual(decodeCbor(ev), { type: 'MODIFIED', object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' } } });
+    assert.deepEqual(decodeCbor(ev), {
+      type: 'MODIFIED',
+      object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p' } },
+    });
   });
 });

@@ -2,7 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
-import { PROTOBUF_MAGIC, ProtobufCodec, ProtobufDecodeError, ProtobufEncodeError, ProtobufUnsupportedError } from '../../src/codec/protobuf.js';
+import {
+  PROTOBUF_MAGIC,
+  ProtobufCodec,
+  ProtobufDecodeError,
+  ProtobufEncodeError,
+  ProtobufUnsupportedError,
+} from '../../src/codec/protobuf.js';
 import { allKinds, apiVersionOf, fullSample, minimalSample } from '../fixtures/protobuf/samples.js';
 import { encodeEntries } from '../../src/codec/codec.js';
 import { decodeCbor } from '../../src/codec/cbor.js';
@@ -10,7 +16,8 @@ import type { Encoding } from '../../src/actors/protocol.js';
 
 const codec = new ProtobufCodec();
 const ROOT = new URL('../../../', import.meta.url);
-const fixture = (name: string): any => JSON.parse(readFileSync(new URL(`test/fixtures/protobuf/${name}.json`, ROOT), 'utf8'));
+const fixture = (name: string): any =>
+  JSON.parse(readFileSync(new URL(`test/fixtures/protobuf/${name}.json`, ROOT), 'utf8'));
 const descriptor = JSON.parse(readFileSync(new URL('reference/proto-descriptor.json', ROOT), 'utf8'));
 const root = protobuf.Root.fromJSON(descriptor);
 const descriptorField = (type: string, field: string): number =>
@@ -40,7 +47,9 @@ describe('protobuf round trip of every built-in kind', () => {
   const kinds = allKinds().filter(({ gvk }) => codec.typeFor(gvk.group, gvk.version, gvk.kind));
 
   it('finds a message for every kind the OpenAPI document lists outside apimachinery', () => {
-    const missing = allKinds().filter(({ def, gvk }) => !def.includes('.apimachinery.') && !codec.typeFor(gvk.group, gvk.version, gvk.kind));
+    const missing = allKinds().filter(
+      ({ def, gvk }) => !def.includes('.apimachinery.') && !codec.typeFor(gvk.group, gvk.version, gvk.kind),
+    );
     assert.deepEqual(missing, []);
     assert.ok(kinds.length > 150, `${kinds.length} kinds`);
   });
@@ -74,7 +83,12 @@ describe('protobuf round trip of hand-made objects', () => {
     const pod = fixture('pod');
     delete pod.kind;
     delete pod.apiVersion;
-    const list = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '90300', continue: 'abc', remainingItemCount: 7 }, items: [pod, pod] };
+    const list = {
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '90300', continue: 'abc', remainingItemCount: 7 },
+      items: [pod, pod],
+    };
     assert.deepEqual(roundTrip(list), list);
   });
 
@@ -84,7 +98,11 @@ describe('protobuf round trip of hand-made objects', () => {
       status: 'Failure',
       message: 'pods "x" already exists',
       reason: 'AlreadyExists',
-      details: { name: 'x', kind: 'pods', causes: [{ reason: 'FieldValueDuplicate', message: 'dup', field: 'metadata.name' }] },
+      details: {
+        name: 'x',
+        kind: 'pods',
+        causes: [{ reason: 'FieldValueDuplicate', message: 'dup', field: 'metadata.name' }],
+      },
       code: 409,
     };
     const bytes = codec.encodeStatus(status);
@@ -95,7 +113,12 @@ describe('protobuf round trip of hand-made objects', () => {
     const cm = {
       kind: 'Pod',
       apiVersion: 'v1',
-      metadata: { name: 'n', creationTimestamp: '2024-05-06T09:08:09.5+02:00', deletionTimestamp: null, finalizers: [] },
+      metadata: {
+        name: 'n',
+        creationTimestamp: '2024-05-06T09:08:09.5+02:00',
+        deletionTimestamp: null,
+        finalizers: [],
+      },
       spec: { containers: [{ name: 'c', resources: { limits: { cpu: 2 } } }] },
     };
     assert.deepEqual(roundTrip(cm), {
@@ -111,17 +134,28 @@ describe('protobuf wire format', () => {
   it('wraps the object in magic + Unknown{typeMeta, raw, contentEncoding, contentType}', () => {
     const bytes = codec.encodeObject(fixture('configmap'));
     assert.deepEqual([...bytes.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00]);
-    assert.deepEqual(tags(bytes.subarray(4)), [[1, 2], [2, 2], [3, 2], [4, 2]]);
+    assert.deepEqual(tags(bytes.subarray(4)), [
+      [1, 2],
+      [2, 2],
+      [3, 2],
+      [4, 2],
+    ]);
     const { typeMeta, raw } = rawOf(bytes);
     assert.equal(typeMeta.apiVersion, 'v1');
     assert.equal(typeMeta.kind, 'ConfigMap');
     const cm = root.lookupType('plat.io.api.core.v1.ConfigMap').decode(raw) as any;
-    assert.equal(Buffer.from(cm.binaryData['logo.png']).toString('base64'), fixture('configmap').binaryData['logo.png']);
+    assert.equal(
+      Buffer.from(cm.binaryData['logo.png']).toString('base64'),
+      fixture('configmap').binaryData['logo.png'],
+    );
   });
 
   it('writes Pod fields under the descriptor numbers', () => {
     const { raw } = rawOf(codec.encodeObject(fixture('pod')));
-    assert.deepEqual(tags(raw).map(([n]) => n), [1, 2, 3]);
+    assert.deepEqual(
+      tags(raw).map(([n]) => n),
+      [1, 2, 3],
+    );
     assert.equal(descriptorField('plat.io.api.core.v1.Pod', 'spec'), 2);
     assert.equal(descriptorField('plat.io.api.core.v1.PodSpec', 'containers'), 2);
     assert.equal(descriptorField('plat.io.api.core.v1.ContainerPort', 'containerPort'), 3);
@@ -133,14 +167,18 @@ describe('protobuf wire format', () => {
     assert.equal(pod.spec.containers[0].readinessProbe.handler.tcpSocket.port.intVal, 8080);
     assert.equal(pod.spec.containers[0].resources.limits.cpu.string, '500m');
     assert.equal(Number(pod.metadata.creationTimestamp.seconds), Date.parse('2024-05-06T07:08:09Z') / 1000);
-    assert.deepEqual(JSON.parse(Buffer.from(pod.metadata.managedFields[1].fieldsV1.Raw).toString()), { 'f:status': { 'f:phase': {} } });
+    assert.deepEqual(JSON.parse(Buffer.from(pod.metadata.managedFields[1].fieldsV1.Raw).toString()), {
+      'f:status': { 'f:phase': {} },
+    });
   });
 
   it('stores Secret data as bytes and MicroTime with nanos', () => {
     const { raw } = rawOf(codec.encodeObject(fixture('secret')));
     const secret = root.lookupType('plat.io.api.core.v1.Secret').decode(raw) as any;
     assert.equal(Buffer.from(secret.data.password).toString(), 's3cr3t!');
-    const lease = root.lookupType('plat.io.api.coordination.v1.Lease').decode(rawOf(codec.encodeObject(fixture('lease'))).raw) as any;
+    const lease = root
+      .lookupType('plat.io.api.coordination.v1.Lease')
+      .decode(rawOf(codec.encodeObject(fixture('lease'))).raw) as any;
     assert.equal(lease.spec.renewTime.nanos, 987654000);
   });
 
@@ -159,13 +197,20 @@ describe('protobuf wire format', () => {
   it('reuses encoded objects in watch frames and splits a stream into frames', () => {
     const cm = fixture('configmap');
     const a = codec.encodeWatchEvent('ADDED', codec.encodeObject(cm));
-    const b = codec.encodeWatchEvent('BOOKMARK', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '99' } });
+    const b = codec.encodeWatchEvent('BOOKMARK', {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '99' },
+    });
     const stream = Buffer.concat([a, b, a.subarray(0, 7)]);
     const { frames, rest } = ProtobufCodec.splitFrames(stream);
     assert.equal(frames.length, 2);
     assert.equal(rest.length, 7);
     assert.deepEqual(codec.decodeWatchEvent(frames[0]!).object, cm);
-    assert.deepEqual(codec.decodeWatchEvent(frames[1]!), { type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '99' } } });
+    assert.deepEqual(codec.decodeWatchEvent(frames[1]!), {
+      type: 'BOOKMARK',
+      object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '99' } },
+    });
   });
 });
 
@@ -176,7 +221,10 @@ describe('protobuf errors', () => {
   });
 
   it('rejects malformed envelopes and messages with an Error, never a crash', () => {
-    assert.throws(() => codec.decodeObject(Uint8Array.of(0x6b, 0x38, 0x73, 0x00, 0xff, 0xff, 0xff)), ProtobufDecodeError);
+    assert.throws(
+      () => codec.decodeObject(Uint8Array.of(0x6b, 0x38, 0x73, 0x00, 0xff, 0xff, 0xff)),
+      ProtobufDecodeError,
+    );
     const good = codec.encodeObject(fixture('pod'));
     for (let n = 4; n < good.length; n++) {
       try {
@@ -199,10 +247,21 @@ describe('protobuf errors', () => {
 
   it('names unknown kinds on decode and refuses kinds without a message on encode', () => {
     const env = root.lookupType('plat.io.apimachinery.pkg.runtime.Unknown');
-    const body = env.encode({ typeMeta: { apiVersion: 'example.com/v1', kind: 'Widget' }, raw: new Uint8Array(0) }).finish();
-    assert.throws(() => codec.decodeObject(Buffer.concat([PROTOBUF_MAGIC, body])), /no message for example.com\/v1, Kind=Widget/);
-    assert.throws(() => codec.encodeObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }), ProtobufUnsupportedError);
-    assert.throws(() => codec.encodeObject({ apiVersion: 'meta.plat.io/v1', kind: 'Table', rows: [] }), ProtobufUnsupportedError);
+    const body = env
+      .encode({ typeMeta: { apiVersion: 'example.com/v1', kind: 'Widget' }, raw: new Uint8Array(0) })
+      .finish();
+    assert.throws(
+      () => codec.decodeObject(Buffer.concat([PROTOBUF_MAGIC, body])),
+      /no message for example.com\/v1, Kind=Widget/,
+    );
+    assert.throws(
+      () => codec.encodeObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }),
+      ProtobufUnsupportedError,
+    );
+    assert.throws(
+      () => codec.encodeObject({ apiVersion: 'meta.plat.io/v1', kind: 'Table', rows: [] }),
+      ProtobufUnsupportedError,
+    );
     assert.equal(codec.supports('apps/v1', 'Deployment'), true);
     assert.equal(codec.supports('example.com/v1', 'Widget'), false);
   });
@@ -210,16 +269,38 @@ describe('protobuf errors', () => {
   it('resolves groups written in another --api-domain', () => {
     const upstream = new ProtobufCodec(undefined, { apiDomain: 'k8s.io' });
     assert.equal(upstream.typeFor('rbac.authorization.k8s.io', 'v1', 'Role')?.fullName, '.plat.io.api.rbac.v1.Role');
-    assert.equal(upstream.typeFor('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition')?.name, 'CustomResourceDefinition');
-    const role = { kind: 'Role', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'r' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] };
+    assert.equal(
+      upstream.typeFor('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition')?.name,
+      'CustomResourceDefinition',
+    );
+    const role = {
+      kind: 'Role',
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      metadata: { name: 'r' },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+    };
     assert.deepEqual(upstream.decodeObject(upstream.encodeObject(role)), role);
   });
 
   it('reports the field path of values that do not fit the schema', () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'c', ports: [{ containerPort: 'eighty' }] }] } };
-    assert.throws(() => codec.encodeObject(pod), (e: Error) => e instanceof ProtobufEncodeError && /spec\.containers\[0\]\.ports\[0\]\.containerPort/.test(e.message));
-    assert.throws(() => codec.encodeObject({ apiVersion: 'v1', kind: 'Secret', data: { a: 'not base64!' } }), ProtobufEncodeError);
-    assert.throws(() => codec.encodeObject({ apiVersion: 'v1', kind: 'Pod', metadata: { creationTimestamp: 'yesterday' } }), /metadata\.creationTimestamp/);
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      spec: { containers: [{ name: 'c', ports: [{ containerPort: 'eighty' }] }] },
+    };
+    assert.throws(
+      () => codec.encodeObject(pod),
+      (e: Error) =>
+        e instanceof ProtobufEncodeError && /spec\.containers\[0\]\.ports\[0\]\.containerPort/.test(e.message),
+    );
+    assert.throws(
+      () => codec.encodeObject({ apiVersion: 'v1', kind: 'Secret', data: { a: 'not base64!' } }),
+      ProtobufEncodeError,
+    );
+    assert.throws(
+      () => codec.encodeObject({ apiVersion: 'v1', kind: 'Pod', metadata: { creationTimestamp: 'yesterday' } }),
+      /metadata\.creationTimestamp/,
+    );
   });
 });
 
@@ -229,7 +310,11 @@ describe('lists from cached item bytes (codec.encodeEntries)', () => {
     const obj = { ...pod, metadata: { ...pod.metadata, name: `p${i}` } };
     return { obj, json: JSON.stringify(obj) } as { obj: any; json: string; encoded?: Record<string, Uint8Array> };
   });
-  const head = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 4 } };
+  const head = {
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 4 },
+  };
 
   it('decodes to the same list as encoding the whole list, and caches each item once', () => {
     const whole = codec.decodeObject(codec.encodeObject({ ...head, items: entries.map((e) => e.obj) }));
@@ -244,8 +329,14 @@ describe('lists from cached item bytes (codec.encodeEntries)', () => {
 
   it('CBOR lists too; an empty list is a list with no items', () => {
     const cbor: Encoding = { format: 'cbor', pretty: false };
-    assert.deepEqual(decodeCbor(encodeEntries(head, entries, cbor) as Uint8Array), { ...head, items: entries.map((e) => e.obj) });
+    assert.deepEqual(decodeCbor(encodeEntries(head, entries, cbor) as Uint8Array), {
+      ...head,
+      items: entries.map((e) => e.obj),
+    });
     assert.deepEqual(decodeCbor(encodeEntries(head, [], cbor) as Uint8Array), { ...head, items: [] });
-    assert.equal(codec.decodeObject(encodeEntries(head, [], { format: 'protobuf', pretty: false }) as Uint8Array).items, undefined);
+    assert.equal(
+      codec.decodeObject(encodeEntries(head, [], { format: 'protobuf', pretty: false }) as Uint8Array).items,
+      undefined,
+    );
   });
 });

@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { decode as cborDecode } from 'cbor-x';
 import { ProtobufCodec } from '../../src/codec/protobuf.js';
-import { bookmarkObject, encodeEventObject, frameEvent, joinChunks, protobufWatchFrame, streamKey, watchContentType } from '../../src/codec/watch-encoding.js';
+import {
+  bookmarkObject,
+  encodeEventObject,
+  frameEvent,
+  joinChunks,
+  protobufWatchFrame,
+  streamKey,
+  watchContentType,
+} from '../../src/codec/watch-encoding.js';
 import { SELF_DESCRIBED } from '../../src/codec/cbor.js';
 import type { Encoding } from '../../src/actors/protocol.js';
 
@@ -15,11 +23,22 @@ const WatchEvent = root.lookupType('plat.io.apimachinery.pkg.apis.meta.v1.WatchE
 const PB: Encoding = { format: 'protobuf', pretty: false, mediaType: 'application/vnd.platform.protobuf' };
 const CBOR: Encoding = { format: 'cbor', pretty: false };
 const JSON_ENC: Encoding = { format: 'json', pretty: false };
-const TABLE: Encoding = { format: 'json', pretty: false, view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'None' } };
+const TABLE: Encoding = {
+  format: 'json',
+  pretty: false,
+  view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'None' },
+};
 
 const pod = (name: string, extra = '') => ({
-  kind: 'Pod', apiVersion: 'v1',
-  metadata: { name, namespace: 'default', resourceVersion: '42', creationTimestamp: '2026-01-01T00:00:00Z', annotations: { pad: extra } },
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: {
+    name,
+    namespace: 'default',
+    resourceVersion: '42',
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    annotations: { pad: extra },
+  },
   spec: { containers: [{ name: 'c', image: 'nginx' }] },
 });
 
@@ -42,17 +61,28 @@ describe('Protobuf watch framing (bytes)', () => {
   it('matches protobufjs byte for byte, across varint length boundaries', () => {
     for (const pad of ['', 'x'.repeat(100), 'y'.repeat(200), 'z'.repeat(20_000)]) {
       const raw = codec.encodeObject(pod('p2', pad));
-      assert.ok(Buffer.from(protobufWatchFrame('MODIFIED', raw)).equals(Buffer.from(codec.encodeWatchEvent('MODIFIED', raw))), `pad ${pad.length}`);
+      assert.ok(
+        Buffer.from(protobufWatchFrame('MODIFIED', raw)).equals(Buffer.from(codec.encodeWatchEvent('MODIFIED', raw))),
+        `pad ${pad.length}`,
+      );
     }
   });
 
   it('frames split back into the same events (ProtobufCodec.splitFrames), partial frames kept', () => {
-    const frames = ['ADDED', 'MODIFIED', 'DELETED'].map((t, i) => protobufWatchFrame(t, codec.encodeObject(pod(`p${i}`))));
+    const frames = ['ADDED', 'MODIFIED', 'DELETED'].map((t, i) =>
+      protobufWatchFrame(t, codec.encodeObject(pod(`p${i}`))),
+    );
     const stream = joinChunks(frames) as Uint8Array;
     const { frames: whole, rest } = ProtobufCodec.splitFrames(stream.subarray(0, stream.length - 3));
     assert.equal(whole.length, 2);
     assert.equal(rest.length, frames[2]!.length - 3);
-    assert.deepEqual(whole.map((f) => codec.decodeWatchEvent(f)).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'p0'], ['MODIFIED', 'p1']]);
+    assert.deepEqual(
+      whole.map((f) => codec.decodeWatchEvent(f)).map((e) => [e.type, e.object.metadata.name]),
+      [
+        ['ADDED', 'p0'],
+        ['MODIFIED', 'p1'],
+      ],
+    );
   });
 
   it('Content-Types: JSON as is, Protobuf with ;stream=watch, CBOR as a sequence', () => {
@@ -66,7 +96,10 @@ describe('Protobuf watch framing (bytes)', () => {
 describe('event objects per encoding', () => {
   it('JSON events are one line with the stored JSON untouched', () => {
     const json = JSON.stringify(pod('j'));
-    assert.equal(frameEvent(JSON_ENC, 'ADDED', encodeEventObject(JSON_ENC, { kind: 'Pod', json }, 0)), `{"type":"ADDED","object":${json}}\n`);
+    assert.equal(
+      frameEvent(JSON_ENC, 'ADDED', encodeEventObject(JSON_ENC, { kind: 'Pod', json }, 0)),
+      `{"type":"ADDED","object":${json}}\n`,
+    );
   });
 
   it('a Table event has one row; column definitions only when asked (the first event of a watch)', () => {
@@ -77,7 +110,10 @@ describe('event objects per encoding', () => {
     assert.deepEqual(first.metadata, { resourceVersion: '42' });
     assert.equal(first.columnDefinitions[0].name, 'Name');
     // a pod without a phase has an empty Status, as upstream's printPod
-    assert.deepEqual(first.rows.map((r: any) => r.cells.slice(0, 5)), [['t', '0/1', '', '0', '60s']]);
+    assert.deepEqual(
+      first.rows.map((r: any) => r.cells.slice(0, 5)),
+      [['t', '0/1', '', '0', '60s']],
+    );
     assert.equal(first.rows[0].object, undefined);
     const later = JSON.parse(encodeEventObject(TABLE, o, 0, false) as string);
     assert.equal(later.columnDefinitions, null);
@@ -86,17 +122,34 @@ describe('event objects per encoding', () => {
 
   it('a CBOR event is a self-described map {type, object} embedding the object item', () => {
     const obj = pod('c');
-    const frame = frameEvent(CBOR, 'DELETED', encodeEventObject(CBOR, { kind: 'Pod', json: JSON.stringify(obj) }, 0)) as Uint8Array;
+    const frame = frameEvent(
+      CBOR,
+      'DELETED',
+      encodeEventObject(CBOR, { kind: 'Pod', json: JSON.stringify(obj) }, 0),
+    ) as Uint8Array;
     assert.deepEqual([...frame.subarray(0, 3)], [...SELF_DESCRIBED]);
     assert.deepEqual(cborDecode(frame), { type: 'DELETED', object: obj });
   });
 
   it('bookmarks carry only the version (an empty Table in a Table watch)', () => {
-    assert.deepEqual(bookmarkObject(undefined, 'Pod', 'v1', 7), { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '7' } });
+    assert.deepEqual(bookmarkObject(undefined, 'Pod', 'v1', 7), {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '7' },
+    });
     const t = bookmarkObject(TABLE.view, 'Pod', 'v1', 7);
     assert.equal(t.kind, 'Table');
     assert.deepEqual(t.rows, []);
-    const pb = codec.decodeWatchEvent(frameEvent(PB, 'BOOKMARK', encodeEventObject(PB, { kind: 'Pod', json: JSON.stringify(bookmarkObject(undefined, 'Pod', 'v1', 9)) }, 0)) as Uint8Array);
-    assert.deepEqual(pb, { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '9' } } });
+    const pb = codec.decodeWatchEvent(
+      frameEvent(
+        PB,
+        'BOOKMARK',
+        encodeEventObject(PB, { kind: 'Pod', json: JSON.stringify(bookmarkObject(undefined, 'Pod', 'v1', 9)) }, 0),
+      ) as Uint8Array,
+    );
+    assert.deepEqual(pb, {
+      type: 'BOOKMARK',
+      object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '9' } },
+    });
   });
 });

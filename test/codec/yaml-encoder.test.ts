@@ -8,21 +8,79 @@ import assert from 'node:assert/strict';
 import { parse, stringify } from 'yaml';
 import { FLOW_DEPTH, YamlEncoder, toYaml } from '../../src/codec/yaml-encoder.js';
 
-const STRINGS = ['', 'a', 'hello world', '123', 'true', 'null', '~', 'yes', '1.5', '0x1F', 'a: b', '- x', '#c', 'x #y', 'multi\nline',
-  'multi\nline\n', 'trail\n\n', ' lead', 'trail ', "it's", 'say "hi"', '---', '...', '%x', '@a', 'tab\there', 'ctl\u0001', 'é ü 中文',
-  '{a}', '[b]', 'a,b', '*x', '&y', '!t', '|p', '>q', '?', '-', ':', 'a:', 'http://x.y/z', '2024-01-01T00:00:00Z', '1e3', '.inf',
-  'long '.repeat(40), 'word'.repeat(30), 'x\n'.repeat(5) + 'long line '.repeat(12), 'a\r\nb', 'k'.repeat(1100)];
+const STRINGS = [
+  '',
+  'a',
+  'hello world',
+  '123',
+  'true',
+  'null',
+  '~',
+  'yes',
+  '1.5',
+  '0x1F',
+  'a: b',
+  '- x',
+  '#c',
+  'x #y',
+  'multi\nline',
+  'multi\nline\n',
+  'trail\n\n',
+  ' lead',
+  'trail ',
+  "it's",
+  'say "hi"',
+  '---',
+  '...',
+  '%x',
+  '@a',
+  'tab\there',
+  'ctl\u0001',
+  'é ü 中文',
+  '{a}',
+  '[b]',
+  'a,b',
+  '*x',
+  '&y',
+  '!t',
+  '|p',
+  '>q',
+  '?',
+  '-',
+  ':',
+  'a:',
+  'http://x.y/z',
+  '2024-01-01T00:00:00Z',
+  '1e3',
+  '.inf',
+  'long '.repeat(40),
+  'word'.repeat(30),
+  'x\n'.repeat(5) + 'long line '.repeat(12),
+  'a\r\nb',
+  'k'.repeat(1100),
+];
 
 /** deterministic pseudo-random values: nested maps and sequences of awkward scalars */
 function values(count: number): unknown[] {
   let seed = 7;
-  const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
   const pick = () => STRINGS[Math.floor(rnd() * STRINGS.length)]!;
   const val = (d: number): unknown => {
     const r = rnd();
     if (d > 4 || r < 0.45) {
       const t = rnd();
-      return t < 0.6 ? pick() : t < 0.75 ? Math.floor(rnd() * 1e6) - 5e5 : t < 0.8 ? rnd() * 100 : t < 0.9 ? rnd() < 0.5 : null;
+      return t < 0.6
+        ? pick()
+        : t < 0.75
+          ? Math.floor(rnd() * 1e6) - 5e5
+          : t < 0.8
+            ? rnd() * 100
+            : t < 0.9
+              ? rnd() < 0.5
+              : null;
     }
     if (r < 0.7) return Array.from({ length: Math.floor(rnd() * 4) }, () => val(d + 1));
     const o: Record<string, unknown> = {};
@@ -64,7 +122,9 @@ test('output is linear in depth and encoding does not recurse (8,000 levels)', (
 });
 
 test('a slice stops at its time and the slices together give the whole text', () => {
-  const v = { items: Array.from({ length: 300 }, (_, i) => ({ name: `n${i}`, deep: chain(30), s: "a b ".repeat(30) })) };
+  const v = {
+    items: Array.from({ length: 300 }, (_, i) => ({ name: `n${i}`, deep: chain(30), s: 'a b '.repeat(30) })),
+  };
   const e = new YamlEncoder(v);
   let slices = 0;
   while (!e.step(performance.now() + 1)) slices++;

@@ -15,8 +15,11 @@ const CLUSTER_INFO = '/api/v1/namespaces/plat-public/configmaps/cluster-info';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const token = (id: string, secret: string, extra: Record<string, string> = {}) => ({
-  metadata: { name: `bootstrap-token-${id}` }, type: 'bootstrap.platform.io/token',
-  data: Object.fromEntries(Object.entries({ 'token-id': id, 'token-secret': secret, ...extra }).map(([k, v]) => [k, b64(v)])),
+  metadata: { name: `bootstrap-token-${id}` },
+  type: 'bootstrap.platform.io/token',
+  data: Object.fromEntries(
+    Object.entries({ 'token-id': id, 'token-secret': secret, ...extra }).map(([k, v]) => [k, b64(v)]),
+  ),
 });
 
 /** polls (bounded in count and time) until check passes on the fetched value */
@@ -49,7 +52,9 @@ test('--controllers: * keeps the bootstrap controllers off; naming turns them on
   assert.equal(controllerEnabled(['*'], 'namespace'), true);
   assert.equal(controllerEnabled(parseControllers('*,tokencleaner,bootstrapsigner'), 'bootstrapsigner'), true);
   assert.equal(controllerEnabled(parseControllers('*,-namespace'), 'namespace'), false);
-  assert.throws(() => parseControllers('*,nope'), { message: '--controllers: "nope" is not in the list of known controllers' });
+  assert.throws(() => parseControllers('*,nope'), {
+    message: '--controllers: "nope" is not in the list of known controllers',
+  });
 });
 
 test('detached signature: header..signature with alg HS256 and kid', async () => {
@@ -62,8 +67,13 @@ test('detached signature: header..signature with alg HS256 and kid', async () =>
 });
 
 let s: TestServer;
-before(async () => { s = await startServer(['--controllers', '*,tokencleaner,bootstrapsigner']); });
-after(async () => { await s?.stop(); s?.cleanup(); });
+before(async () => {
+  s = await startServer(['--controllers', '*,tokencleaner,bootstrapsigner']);
+});
+after(async () => {
+  await s?.stop();
+  s?.cleanup();
+});
 
 test('TokenCleaner: an expired token secret goes at once, another at its expiration; unexpired and other secrets stay', async () => {
   const create = async (body: object) => assert.equal((await request(s.url, 'POST', SECRETS, body)).status, 201);
@@ -80,26 +90,58 @@ test('TokenCleaner: an expired token secret goes at once, another at its expirat
 });
 
 test('BootstrapSigner: cluster-info gets a verifiable jws-kubeconfig-<id> per signing token; re-signed on change; removed with the token', async () => {
-  const kubeconfig = 'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: https://10.0.0.1:6443\n';
-  const signing = (id: string, secret: string, extra = {}) => token(id, secret, { 'usage-bootstrap-signing': 'true', ...extra });
-  for (const body of [signing('sign01', 'sign01sign01sign'), signing('sign02', 'sign02sign02sign', { expiration: iso(Date.now() + 3_600_000) }),
-    token('nosign', 'nosignnosignnosi'), signing('expird', 'expirdexpirdexpi', { expiration: iso(Date.now() - 1_000) })]) {
+  const kubeconfig =
+    'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: https://10.0.0.1:6443\n';
+  const signing = (id: string, secret: string, extra = {}) =>
+    token(id, secret, { 'usage-bootstrap-signing': 'true', ...extra });
+  for (const body of [
+    signing('sign01', 'sign01sign01sign'),
+    signing('sign02', 'sign02sign02sign', { expiration: iso(Date.now() + 3_600_000) }),
+    token('nosign', 'nosignnosignnosi'),
+    signing('expird', 'expirdexpirdexpi', { expiration: iso(Date.now() - 1_000) }),
+  ]) {
     assert.equal((await request(s.url, 'POST', SECRETS, body)).status, 201);
   }
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/plat-public/configmaps', { metadata: { name: 'cluster-info' }, data: { kubeconfig, 'jws-kubeconfig-stale00': 'x..y' } })).status, 201);
+  assert.equal(
+    (
+      await request(s.url, 'POST', '/api/v1/namespaces/plat-public/configmaps', {
+        metadata: { name: 'cluster-info' },
+        data: { kubeconfig, 'jws-kubeconfig-stale00': 'x..y' },
+      })
+    ).status,
+    201,
+  );
   const get = () => request(s.url, 'GET', CLUSTER_INFO).then((r) => r.json);
-  let cm = await until(get, (c) => !!c.data['jws-kubeconfig-sign01'] && !!c.data['jws-kubeconfig-sign02'] && !c.data['jws-kubeconfig-stale00'], 'signed');
-  assert.deepEqual(Object.keys(cm.data).sort(), ['jws-kubeconfig-sign01', 'jws-kubeconfig-sign02', 'kubeconfig'], 'no signature for non-signing, expired or unknown tokens');
+  let cm = await until(
+    get,
+    (c) => !!c.data['jws-kubeconfig-sign01'] && !!c.data['jws-kubeconfig-sign02'] && !c.data['jws-kubeconfig-stale00'],
+    'signed',
+  );
+  assert.deepEqual(
+    Object.keys(cm.data).sort(),
+    ['jws-kubeconfig-sign01', 'jws-kubeconfig-sign02', 'kubeconfig'],
+    'no signature for non-signing, expired or unknown tokens',
+  );
   assert.ok(await verifies(cm.data['jws-kubeconfig-sign01'], kubeconfig, 'sign01', 'sign01sign01sign'));
   assert.ok(await verifies(cm.data['jws-kubeconfig-sign02'], kubeconfig, 'sign02', 'sign02sign02sign'));
-  assert.deepEqual(decodeProtectedHeader(cm.data['jws-kubeconfig-sign01'].replace('..', '.e30.')), { alg: 'HS256', kid: 'sign01' });
+  assert.deepEqual(decodeProtectedHeader(cm.data['jws-kubeconfig-sign01'].replace('..', '.e30.')), {
+    alg: 'HS256',
+    kid: 'sign01',
+  });
 
   const changed = kubeconfig.replace('10.0.0.1', '10.0.0.2');
-  assert.equal((await request(s.url, 'PUT', CLUSTER_INFO, { ...cm, data: { ...cm.data, kubeconfig: changed } })).status, 200);
-  cm = await until(get, (c) => c.data.kubeconfig === changed && c.data['jws-kubeconfig-sign01'] !== cm.data['jws-kubeconfig-sign01'], 're-signed');
+  assert.equal(
+    (await request(s.url, 'PUT', CLUSTER_INFO, { ...cm, data: { ...cm.data, kubeconfig: changed } })).status,
+    200,
+  );
+  cm = await until(
+    get,
+    (c) => c.data.kubeconfig === changed && c.data['jws-kubeconfig-sign01'] !== cm.data['jws-kubeconfig-sign01'],
+    're-signed',
+  );
   assert.ok(await verifies(cm.data['jws-kubeconfig-sign01'], changed, 'sign01', 'sign01sign01sign'));
 
   assert.equal((await request(s.url, 'DELETE', `${SECRETS}/bootstrap-token-sign02`)).status, 200);
-  cm = await until(get, (c) => !('jws-kubeconfig-sign02' in c.data), 'the deleted token\'s signature goes');
+  cm = await until(get, (c) => !('jws-kubeconfig-sign02' in c.data), "the deleted token's signature goes");
   assert.ok(await verifies(cm.data['jws-kubeconfig-sign01'], changed, 'sign01', 'sign01sign01sign'));
 });

@@ -22,14 +22,29 @@ let dir: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'csr-approver-'));
-  s = await startTokenServer([
-    'n1-token,system:node:n1,uid-n1,system:nodes', 'boot-token,system:bootstrap:abc123,uid-b,system:bootstrappers', 'eve-token,eve,uid-e,requesters', '',
-  ].join('\n'));
+  s = await startTokenServer(
+    [
+      'n1-token,system:node:n1,uid-n1,system:nodes',
+      'boot-token,system:bootstrap:abc123,uid-b,system:bootstrappers',
+      'eve-token,eve,uid-e,requesters',
+      '',
+    ].join('\n'),
+  );
   tls = s.tls;
   const create = { apiGroups: [G], resources: ['certificatesigningrequests'], verbs: ['create', 'get'] };
   await grant(s.url, 'requesters', [create], ['system:nodes', 'system:bootstrappers', 'requesters']);
-  await grant(s.url, 'selfnodeclient', [{ apiGroups: [G], resources: ['certificatesigningrequests/selfnodeclient'], verbs: ['create'] }], ['system:nodes']);
-  await grant(s.url, 'nodeclient', [{ apiGroups: [G], resources: ['certificatesigningrequests/nodeclient'], verbs: ['create'] }], ['system:bootstrappers']);
+  await grant(
+    s.url,
+    'selfnodeclient',
+    [{ apiGroups: [G], resources: ['certificatesigningrequests/selfnodeclient'], verbs: ['create'] }],
+    ['system:nodes'],
+  );
+  await grant(
+    s.url,
+    'nodeclient',
+    [{ apiGroups: [G], resources: ['certificatesigningrequests/nodeclient'], verbs: ['create'] }],
+    ['system:bootstrappers'],
+  );
 });
 after(async () => {
   await s?.close();
@@ -37,7 +52,14 @@ after(async () => {
 });
 
 async function submit(token: string, name: string, subject: string, usages = NODE_USAGES): Promise<void> {
-  const r = await request(s.secureUrl, tls, 'POST', CSR_PATH(), csrObject(name, makeRequest(dir, name, subject), KUBELET, usages), { authorization: `Bearer ${token}` });
+  const r = await request(
+    s.secureUrl,
+    tls,
+    'POST',
+    CSR_PATH(),
+    csrObject(name, makeRequest(dir, name, subject), KUBELET, usages),
+    { authorization: `Bearer ${token}` },
+  );
   assert.equal(r.status, 201, r.text);
 }
 
@@ -46,14 +68,20 @@ test('a node renews its own client certificate (selfnodeclient)', async () => {
   const csr = await settled(s.url, 'renew');
   assert.equal(csr.spec.username, 'system:node:n1');
   const approved = csr.status.conditions[0];
-  assert.deepEqual([approved.type, approved.reason, approved.message], ['Approved', 'AutoApproved', 'Auto approving self kubelet client certificate after SubjectAccessReview.']);
+  assert.deepEqual(
+    [approved.type, approved.reason, approved.message],
+    ['Approved', 'AutoApproved', 'Auto approving self kubelet client certificate after SubjectAccessReview.'],
+  );
   assert.ok(csr.status.certificate);
 });
 
 test('a bootstrapping node gets its first client certificate (nodeclient)', async () => {
   await submit('boot-token', 'bootstrap', '/O=system:nodes/CN=system:node:n2');
   const csr = await settled(s.url, 'bootstrap');
-  assert.equal(csr.status.conditions[0].message, 'Auto approving kubelet client certificate after SubjectAccessReview.');
+  assert.equal(
+    csr.status.conditions[0].message,
+    'Auto approving kubelet client certificate after SubjectAccessReview.',
+  );
   assert.ok(csr.status.certificate);
 });
 

@@ -5,7 +5,10 @@ import { openWatch } from '../helpers/watch.js';
 
 const servers: TestServer[] = [];
 after(async () => {
-  for (const s of servers) { await s.stop(); s.cleanup(); }
+  for (const s of servers) {
+    await s.stop();
+    s.cleanup();
+  }
 });
 
 async function server(args: string[], dataDir?: string): Promise<TestServer> {
@@ -18,8 +21,13 @@ const EVENTS = (ns: string) => `/api/v1/namespaces/${ns}/events`;
 
 function event(name: string, count = 1) {
   return {
-    metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' },
-    reason: 'Started', message: 'started', type: 'Normal', count, source: { component: 'test' },
+    metadata: { name },
+    involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' },
+    reason: 'Started',
+    message: 'started',
+    type: 'Normal',
+    count,
+    source: { component: 'test' },
   };
 }
 
@@ -54,12 +62,23 @@ test('--event-ttl: an Event is deleted (watch sees DELETED) ttl after its last w
     const u = await request(s.url, 'PUT', `${EVENTS('default')}/ttl-b`, got);
     assert.equal(u.status, 200, u.text);
 
-    await w.waitFor((evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-a'), 'ttl-a DELETED', 10_000);
+    await w.waitFor(
+      (evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-a'),
+      'ttl-a DELETED',
+      10_000,
+    );
     const aGone = Date.now();
     assert.ok(aGone - t0 >= 1900, `ttl-a deleted after ${aGone - t0} ms, before its ttl`);
-    assert.ok(!w.events.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-b'), 'ttl-b outlives ttl-a: its update renewed the lease');
+    assert.ok(
+      !w.events.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-b'),
+      'ttl-b outlives ttl-a: its update renewed the lease',
+    );
 
-    await w.waitFor((evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-b'), 'ttl-b DELETED', 10_000);
+    await w.waitFor(
+      (evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-b'),
+      'ttl-b DELETED',
+      10_000,
+    );
     assert.ok(Date.now() - renewedAt >= 1900, 'ttl-b lives ttl after its last write');
     const del = w.events.find((e) => e.type === 'DELETED' && e.object.metadata.name === 'ttl-b')!;
     assert.equal(del.object.count, 2, 'the DELETED event carries the last state');
@@ -71,7 +90,10 @@ test('--event-ttl: an Event is deleted (watch sees DELETED) ttl after its last w
 
 test('--event-ttl: other kinds never expire; a dry-run create leaves no lease behind', async () => {
   const s = await server(['--event-ttl', '1s']);
-  const cm = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'keep' }, data: { k: 'v' } });
+  const cm = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+    metadata: { name: 'keep' },
+    data: { k: 'v' },
+  });
   assert.equal(cm.status, 201, cm.text);
   const dry = await request(s.url, 'POST', `${EVENTS('default')}?dryRun=All`, event('dry'));
   assert.equal(dry.status, 201, dry.text);
@@ -103,13 +125,23 @@ test('--event-ttl: Events written through events.plat.io/v1 expire too (the same
   const s = await server(['--event-ttl', '1s']);
   const path = '/apis/events.plat.io/v1/namespaces/default/events';
   const c = await request(s.url, 'POST', path, {
-    metadata: { name: 'v1-ttl' }, eventTime: '2025-01-01T00:00:00.000000Z', reportingController: 'platform.io/test',
-    reportingInstance: 'i-1', action: 'Test', reason: 'Tested', type: 'Normal', regarding: { kind: 'Pod', name: 'p' },
+    metadata: { name: 'v1-ttl' },
+    eventTime: '2025-01-01T00:00:00.000000Z',
+    reportingController: 'platform.io/test',
+    reportingInstance: 'i-1',
+    action: 'Test',
+    reason: 'Tested',
+    type: 'Normal',
+    regarding: { kind: 'Pod', name: 'p' },
   });
   assert.equal(c.status, 201, c.text);
   const w = await openWatch(s.url, `${path}?watch=true&resourceVersion=${c.json.metadata.resourceVersion}`);
   try {
-    await w.waitFor((evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'v1-ttl'), 'v1-ttl DELETED', 10_000);
+    await w.waitFor(
+      (evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'v1-ttl'),
+      'v1-ttl DELETED',
+      10_000,
+    );
     assert.equal(w.events.find((e) => e.type === 'DELETED')!.object.apiVersion, 'events.plat.io/v1');
   } finally {
     w.close();

@@ -3,8 +3,13 @@ import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const SEC = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
@@ -22,9 +27,17 @@ const exists = async (path: string) => (await request(s.url, 'GET', path)).statu
 async function chain(ns: string) {
   await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
   const a = (await request(s.url, 'POST', CM(ns), { metadata: { name: 'a' } })).json;
-  const ref = (o: any, kind: string) => ({ apiVersion: 'v1', kind, name: o.metadata.name, uid: o.metadata.uid, blockOwnerDeletion: true });
-  const b = (await request(s.url, 'POST', SEC(ns), { metadata: { name: 'b', ownerReferences: [ref(a, 'ConfigMap')] } })).json;
-  const c = (await request(s.url, 'POST', CM(ns), { metadata: { name: 'c', ownerReferences: [ref(b, 'Secret')] } })).json;
+  const ref = (o: any, kind: string) => ({
+    apiVersion: 'v1',
+    kind,
+    name: o.metadata.name,
+    uid: o.metadata.uid,
+    blockOwnerDeletion: true,
+  });
+  const b = (await request(s.url, 'POST', SEC(ns), { metadata: { name: 'b', ownerReferences: [ref(a, 'ConfigMap')] } }))
+    .json;
+  const c = (await request(s.url, 'POST', CM(ns), { metadata: { name: 'c', ownerReferences: [ref(b, 'Secret')] } }))
+    .json;
   assert.ok(a.metadata.uid && b.metadata.uid && c.metadata.uid);
   return { a, b, c };
 }
@@ -66,7 +79,10 @@ test('foreground: the owner stays until blocking dependents are gone, bottom up'
 
 test('orphanDependents=true is Orphan; bad options are 422; preconditions are 409', async () => {
   await chain('gc-opt');
-  const both = await request(s.url, 'DELETE', `${CM('gc-opt')}/a`, { propagationPolicy: 'Orphan', orphanDependents: true });
+  const both = await request(s.url, 'DELETE', `${CM('gc-opt')}/a`, {
+    propagationPolicy: 'Orphan',
+    orphanDependents: true,
+  });
   assert.equal(both.status, 422);
   const bad = await request(s.url, 'DELETE', `${CM('gc-opt')}/a?propagationPolicy=Sideways`);
   assert.equal(bad.status, 422);
@@ -80,7 +96,10 @@ test('orphanDependents=true is Orphan; bad options are 422; preconditions are 40
 });
 
 test('pods bound to a node wait for their grace period; unbound pods go at once and are returned', async () => {
-  const pod = (name: string, nodeName?: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'i' }], ...(nodeName ? { nodeName } : {}) } });
+  const pod = (name: string, nodeName?: string) => ({
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'i' }], ...(nodeName ? { nodeName } : {}) },
+  });
   await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('unbound'));
   const u = await request(s.url, 'DELETE', '/api/v1/namespaces/default/pods/unbound');
   assert.equal(u.json.kind, 'Pod');
@@ -97,12 +116,22 @@ test('pods bound to a node wait for their grace period; unbound pods go at once 
 test('--controllers=*,-garbagecollector: a dangling owner reference is left alone', async () => {
   const off = await startServer(['--controllers', '*,-garbagecollector']);
   try {
-    const dangling = { metadata: { name: 'orphaned', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: '6c1f4b9e-2a7d-4c55-9a3e-0b8f2d1e7c40' }] } };
+    const dangling = {
+      metadata: {
+        name: 'orphaned',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: '6c1f4b9e-2a7d-4c55-9a3e-0b8f2d1e7c40' },
+        ],
+      },
+    };
     await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'gc-dangling' } });
     assert.equal((await request(off.url, 'POST', CM('default'), dangling)).status, 201);
     assert.equal((await request(s.url, 'POST', CM('gc-dangling'), dangling)).status, 201);
     // the collecting server removes its copy; by then the other would have too
     await until(async () => !(await exists(`${CM('gc-dangling')}/orphaned`)), 'dangling dependent collected');
     assert.equal((await request(off.url, 'GET', `${CM('default')}/orphaned`)).status, 200);
-  } finally { await off.stop(); off.cleanup(); }
+  } finally {
+    await off.stop();
+    off.cleanup();
+  }
 });

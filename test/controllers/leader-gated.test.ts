@@ -17,13 +17,27 @@ const LEASE = '/apis/coordination.plat.io/v1/namespaces/plat-system/leases/plat-
 
 async function serve(): Promise<TestServer> {
   // a long lease: the frozen leader keeps it for the whole observation window
-  const s = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/gated',
-    '--leader-elect-lease-duration', '60s', '--leader-elect-renew-deadline', '40s', '--leader-elect-retry-period', '250ms']);
+  const s = await startServer([
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.url,
+    '--etcd-prefix',
+    '/gated',
+    '--leader-elect-lease-duration',
+    '60s',
+    '--leader-elect-renew-deadline',
+    '40s',
+    '--leader-elect-retry-period',
+    '250ms',
+  ]);
   servers.push(s);
   return s;
 }
 
-before(async () => { etcd = await startEtcd(); });
+before(async () => {
+  etcd = await startEtcd();
+});
 after(async () => {
   for (const s of servers) {
     s.proc.kill('SIGCONT');
@@ -38,14 +52,24 @@ const QUOTA = (ns: string): string => `/api/v1/namespaces/${ns}/resourcequotas/q
 
 test('a follower runs neither the serviceaccount nor the resourcequota controller; the leader does', async () => {
   const a = await serve();
-  const lease = await until(async () => {
-    const r = await request(a.url, 'GET', LEASE);
-    return r.status === 200 && r.json.spec.holderIdentity ? r.json : undefined;
-  }, 'A takes the Lease', 15_000, 100);
+  const lease = await until(
+    async () => {
+      const r = await request(a.url, 'GET', LEASE);
+      return r.status === 200 && r.json.spec.holderIdentity ? r.json : undefined;
+    },
+    'A takes the Lease',
+    15_000,
+    100,
+  );
   const b = await serve();
   // the leader's serviceaccount controller acts on a namespace created through the follower
   assert.equal((await request(b.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'led' } })).status, 201);
-  await until(async () => (await request(b.url, 'GET', SA('led'))).status === 200, 'the leader created default in led', 15_000, 50);
+  await until(
+    async () => (await request(b.url, 'GET', SA('led'))).status === 200,
+    'the leader created default in led',
+    15_000,
+    50,
+  );
 
   a.proc.kill('SIGSTOP');
   assert.equal((await request(b.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'unled' } })).status, 201);
@@ -55,13 +79,31 @@ test('a follower runs neither the serviceaccount nor the resourcequota controlle
   const window = Date.now() + 2000;
   while (Date.now() < window) {
     assert.equal((await request(b.url, 'GET', SA('unled'))).status, 404, 'the follower created no ServiceAccount');
-    assert.equal((await request(b.url, 'GET', QUOTA('unled'))).json.status?.hard, undefined, 'the follower wrote no quota status');
+    assert.equal(
+      (await request(b.url, 'GET', QUOTA('unled'))).json.status?.hard,
+      undefined,
+      'the follower wrote no quota status',
+    );
     await new Promise((res) => setTimeout(res, 100)); // sample the follower through the window
   }
-  assert.equal((await request(b.url, 'GET', LEASE)).json.spec.holderIdentity, lease.spec.holderIdentity, 'A still holds the Lease');
+  assert.equal(
+    (await request(b.url, 'GET', LEASE)).json.spec.holderIdentity,
+    lease.spec.holderIdentity,
+    'A still holds the Lease',
+  );
 
   a.proc.kill('SIGCONT');
-  await until(async () => (await request(b.url, 'GET', SA('unled'))).status === 200, 'the leader created default in unled', 20_000, 100);
-  const status = await until(async () => (await request(b.url, 'GET', QUOTA('unled'))).json.status, 'the leader wrote the quota status', 20_000, 100);
+  await until(
+    async () => (await request(b.url, 'GET', SA('unled'))).status === 200,
+    'the leader created default in unled',
+    20_000,
+    100,
+  );
+  const status = await until(
+    async () => (await request(b.url, 'GET', QUOTA('unled'))).json.status,
+    'the leader wrote the quota status',
+    20_000,
+    100,
+  );
   assert.deepEqual(status.hard, { configmaps: '5' });
 });

@@ -5,8 +5,13 @@ import { until } from '../helpers/poll.js';
 
 let s: TestServer;
 const GRACE_MS = 1500;
-before(async () => { s = await startServer(['--node-monitor-grace-period', '1500ms', '--node-startup-grace-period', '1500ms']); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer(['--node-monitor-grace-period', '1500ms', '--node-startup-grace-period', '1500ms']);
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const NODES = '/api/v1/nodes';
 const LEASES = '/apis/coordination.plat.io/v1/namespaces/plat-node-lease/leases';
@@ -28,7 +33,8 @@ class Kubelet {
     assert.equal(c.status, 201, c.text);
     await this.postStatus('True');
     const l = await request(s.url, 'POST', LEASES, {
-      metadata: { name: this.name }, spec: { holderIdentity: this.name, leaseDurationSeconds: 40, renewTime: microTime() },
+      metadata: { name: this.name },
+      spec: { holderIdentity: this.name, leaseDurationSeconds: 40, renewTime: microTime() },
     });
     assert.equal(l.status, 201, l.text);
   }
@@ -38,7 +44,19 @@ class Kubelet {
     for (let i = 0; i < 20; i++) {
       const node = await getNode(this.name);
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      node.status = { ...node.status, conditions: [{ type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady', message: 'kubelet posted', lastHeartbeatTime: now, lastTransitionTime: now }] };
+      node.status = {
+        ...node.status,
+        conditions: [
+          {
+            type: 'Ready',
+            status,
+            reason: status === 'True' ? 'KubeletReady' : 'KubeletNotReady',
+            message: 'kubelet posted',
+            lastHeartbeatTime: now,
+            lastTransitionTime: now,
+          },
+        ],
+      };
       const u = await request(s.url, 'PUT', `${NODES}/${this.name}/status`, node);
       if (u.status === 200) return;
       assert.equal(u.status, 409, u.text);
@@ -47,7 +65,13 @@ class Kubelet {
   }
 
   async renew(): Promise<void> {
-    const r = await request(s.url, 'PATCH', `${LEASES}/${this.name}`, { spec: { renewTime: microTime() } }, { 'content-type': 'application/merge-patch+json' });
+    const r = await request(
+      s.url,
+      'PATCH',
+      `${LEASES}/${this.name}`,
+      { spec: { renewTime: microTime() } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(r.status, 200, r.text);
   }
 }
@@ -73,10 +97,16 @@ test('a node renewing its lease stays Ready past the grace period; silent, it go
   assert.equal(ready(lost).reason, 'NodeStatusUnknown');
   assert.equal(ready(lost).message, 'Kubelet stopped posting node status.');
   assert.deepEqual(taintKeys(lost), [`${UNREACHABLE}:NoExecute`, `${UNREACHABLE}:NoSchedule`]);
-  assert.match(lost.spec.taints.find((t: any) => t.effect === 'NoExecute').timeAdded, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.match(
+    lost.spec.taints.find((t: any) => t.effect === 'NoExecute').timeAdded,
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+  );
   for (const t of ['MemoryPressure', 'DiskPressure', 'PIDPressure']) {
     const c = lost.status.conditions.find((x: any) => x.type === t);
-    assert.deepEqual([c.status, c.reason, c.message], ['Unknown', 'NodeStatusNeverUpdated', 'Kubelet never posted node status.']);
+    assert.deepEqual(
+      [c.status, c.reason, c.message],
+      ['Unknown', 'NodeStatusNeverUpdated', 'Kubelet never posted node status.'],
+    );
   }
 
   // the agent comes back: lease renewed and Ready=True posted; the controller lifts its taints
@@ -103,9 +133,19 @@ test('taints follow the conditions: Ready=False is not-ready; cordon adds unsche
   assert.deepEqual(taintKeys(sick), ['dedicated:NoSchedule', `${NOT_READY}:NoExecute`, `${NOT_READY}:NoSchedule`]);
   assert.equal(sick.spec.taints[0].key, 'dedicated', 'existing taints keep their place');
 
-  const p = await request(s.url, 'PATCH', `${NODES}/sick-node`, { spec: { unschedulable: true } }, { 'content-type': 'application/strategic-merge-patch+json' });
+  const p = await request(
+    s.url,
+    'PATCH',
+    `${NODES}/sick-node`,
+    { spec: { unschedulable: true } },
+    { 'content-type': 'application/strategic-merge-patch+json' },
+  );
   assert.equal(p.status, 200, p.text);
-  await until(async () => (taintKeys(await getNode('sick-node')).includes('node.platform.io/unschedulable:NoSchedule') ? true : undefined), 'unschedulable taint');
+  await until(
+    async () =>
+      taintKeys(await getNode('sick-node')).includes('node.platform.io/unschedulable:NoSchedule') ? true : undefined,
+    'unschedulable taint',
+  );
 
   await k.renew();
   await k.postStatus('True');
@@ -127,5 +167,8 @@ test('a node that never posted status goes Unknown after the startup grace perio
 });
 
 test('--node-monitor-grace-period must be a duration', async () => {
-  await assert.rejects(startServer(['--node-monitor-grace-period', 'x']), /--node-monitor-grace-period must be a duration/);
+  await assert.rejects(
+    startServer(['--node-monitor-grace-period', 'x']),
+    /--node-monitor-grace-period must be a duration/,
+  );
 });

@@ -30,9 +30,16 @@ async function stop(): Promise<void> {
 
 /** Starts with `--secure-port 0` (never the fixed 6443 in tests) and no --port; resolves with stdout once the kubeconfig line is out. */
 async function start(): Promise<string> {
-  proc = spawn(process.execPath, [MAIN, '--secure-port', '0', '--data-dir', join(dir, 'data'), '--api-domain', 'k8s.io'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  proc.stderr!.on('data', (d) => { err += d; });
+  proc = spawn(
+    process.execPath,
+    [MAIN, '--secure-port', '0', '--data-dir', join(dir, 'data'), '--api-domain', 'k8s.io'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '',
+    err = '';
+  proc.stderr!.on('data', (d) => {
+    err += d;
+  });
   return new Promise((done, fail) => {
     proc!.stdout!.on('data', (d) => {
       out += d;
@@ -44,9 +51,28 @@ async function start(): Promise<string> {
 
 function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile('/usr/bin/kubectl', ['--kubeconfig', join(dir, 'data', 'admin.kubeconfig'), '--cache-dir', join(dir, 'cache'), '--request-timeout', '20s', ...args], {
-      env: { ...process.env, KUBECONFIG: '', HOME: dir }, timeout: 30_000,
-    }, (e, stdout, stderr) => done({ code: e ? (typeof (e as any).code === 'number' ? (e as any).code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }));
+    execFile(
+      '/usr/bin/kubectl',
+      [
+        '--kubeconfig',
+        join(dir, 'data', 'admin.kubeconfig'),
+        '--cache-dir',
+        join(dir, 'cache'),
+        '--request-timeout',
+        '20s',
+        ...args,
+      ],
+      {
+        env: { ...process.env, KUBECONFIG: '', HOME: dir },
+        timeout: 30_000,
+      },
+      (e, stdout, stderr) =>
+        done({
+          code: e ? (typeof (e as any).code === 'number' ? (e as any).code : -1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
+    );
   });
 }
 
@@ -61,7 +87,10 @@ test('the admin kubeconfig works at once with kubectl (client certificate in sys
   assert.match(ns.stdout, /^namespace\/default$/m);
   const me = await kubectl('auth', 'whoami', '-o', 'json');
   assert.equal(me.code, 0, me.stderr);
-  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] });
+  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, {
+    username: 'kubernetes-admin',
+    groups: ['system:masters', 'system:authenticated'],
+  });
 });
 
 test('a restart reuses the certificates and rewrites the kubeconfig for the new port', async () => {
@@ -78,6 +107,9 @@ test('npm start keeps the plain port on 8080 for the quick start; a non-loopback
   assert.match(pkg.scripts.start, /dist\/src\/main\.js --port 8080$/);
   // TEST-NET-3 is not on this host: the warning comes first, then the bind fails
   const r = await startupError(['--insecure-bind-address', '203.0.113.1', '--secure-port', 'off']);
-  assert.match(r.stderr, /warning: --insecure-bind-address 203\.0\.113\.1 is not a loopback address: the plain port serves without authentication or authorization/);
+  assert.match(
+    r.stderr,
+    /warning: --insecure-bind-address 203\.0\.113\.1 is not a loopback address: the plain port serves without authentication or authorization/,
+  );
   assert.notEqual(r.code, 0);
 });

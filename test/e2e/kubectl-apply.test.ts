@@ -9,19 +9,34 @@ import { spawn } from 'node:child_process';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs kubectl against the test server; `stdin` is the manifest for `-f -`. */
 function kubectl(args: string[], stdin?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const p = spawn('/usr/bin/kubectl', ['--server', s.url, ...args], { env: { ...process.env, KUBECONFIG: '/dev/null' } });
+    const p = spawn('/usr/bin/kubectl', ['--server', s.url, ...args], {
+      env: { ...process.env, KUBECONFIG: '/dev/null' },
+    });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
     p.on('error', reject);
     p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     p.stdin.end(stdin ?? '');
@@ -71,32 +86,65 @@ const DEP = '/apis/apps/v1/namespaces/default/deployments';
 const CM = '/api/v1/namespaces/default/configmaps';
 
 test('kubectl apply -f twice: created, then configured with a new image and a removed port', async () => {
-  assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:1', [80, 443])), /deployment.apps\/k-csa created/);
-  assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])), /deployment.apps\/k-csa configured/);
+  assert.match(
+    await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:1', [80, 443])),
+    /deployment.apps\/k-csa created/,
+  );
+  assert.match(
+    await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])),
+    /deployment.apps\/k-csa configured/,
+  );
   const d = await getJson(`${DEP}/k-csa`);
   // the removed port is gone; the rest is the applied container plus upstream's defaults
-  assert.deepEqual(d.spec.template.spec.containers, [{
-    name: 'web', image: 'nginx:2', ports: [{ containerPort: 80, protocol: 'TCP' }],
-    imagePullPolicy: 'IfNotPresent', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
-  }]);
+  assert.deepEqual(d.spec.template.spec.containers, [
+    {
+      name: 'web',
+      image: 'nginx:2',
+      ports: [{ containerPort: 80, protocol: 'TCP' }],
+      imagePullPolicy: 'IfNotPresent',
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    },
+  ]);
   assert.match(d.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], /nginx:2/);
-  assert.ok(d.metadata.managedFields.some((m: any) => m.manager === 'kubectl-client-side-apply' && m.operation === 'Update'));
-  assert.match(await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])), /deployment.apps\/k-csa unchanged/);
+  assert.ok(
+    d.metadata.managedFields.some((m: any) => m.manager === 'kubectl-client-side-apply' && m.operation === 'Update'),
+  );
+  assert.match(
+    await ok(['apply', '-f', '-'], deployment('k-csa', 'nginx:2', [80])),
+    /deployment.apps\/k-csa unchanged/,
+  );
 });
 
 test('kubectl apply --server-side; a second field manager conflicts until --force-conflicts', async () => {
-  assert.match(await ok(['apply', '--server-side', '-f', '-'], configMap('k-ssa', 'one')), /configmap\/k-ssa serverside-applied/);
+  assert.match(
+    await ok(['apply', '--server-side', '-f', '-'], configMap('k-ssa', 'one')),
+    /configmap\/k-ssa serverside-applied/,
+  );
   let cm = await getJson(`${CM}/k-ssa`);
-  assert.deepEqual(cm.metadata.managedFields.map((m: any) => [m.manager, m.operation]), [['kubectl', 'Apply']]);
-  const clash = await kubectl(['apply', '--server-side', '--field-manager=other', '-f', '-'], configMap('k-ssa', 'two'));
+  assert.deepEqual(
+    cm.metadata.managedFields.map((m: any) => [m.manager, m.operation]),
+    [['kubectl', 'Apply']],
+  );
+  const clash = await kubectl(
+    ['apply', '--server-side', '--field-manager=other', '-f', '-'],
+    configMap('k-ssa', 'two'),
+  );
   assert.equal(clash.code, 1);
   assert.match(clash.stderr, /Apply failed with 1 conflict: conflict with "kubectl": \.data\.key/);
   assert.match(clash.stderr, /--force-conflicts/);
   assert.equal((await getJson(`${CM}/k-ssa`)).data.key, 'one');
-  await ok(['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'], configMap('k-ssa', 'two'));
+  await ok(
+    ['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', '-'],
+    configMap('k-ssa', 'two'),
+  );
   cm = await getJson(`${CM}/k-ssa`);
   assert.equal(cm.data.key, 'two');
-  assert.deepEqual(cm.metadata.managedFields.map((m: any) => m.manager), ['other']);
+  assert.deepEqual(
+    cm.metadata.managedFields.map((m: any) => m.manager),
+    ['other'],
+  );
 });
 
 test('kubectl apply --server-side after a client-side apply takes over without conflicts', async () => {
@@ -123,14 +171,38 @@ test('kubectl label and annotate', async () => {
 
 test('kubectl patch --type=json, merge and strategic', async () => {
   await ok(['apply', '-f', '-'], deployment('k-patch', 'nginx:1', [80]));
-  await ok(['patch', 'deployment', 'k-patch', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":3}]']);
+  await ok([
+    'patch',
+    'deployment',
+    'k-patch',
+    '--type=json',
+    '-p',
+    '[{"op":"replace","path":"/spec/replicas","value":3}]',
+  ]);
   await ok(['patch', 'deployment', 'k-patch', '--type=merge', '-p', '{"metadata":{"labels":{"via":"merge"}}}']);
-  await ok(['patch', 'deployment', 'k-patch', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox:1"}]}}}}']);
+  await ok([
+    'patch',
+    'deployment',
+    'k-patch',
+    '--type=strategic',
+    '-p',
+    '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox:1"}]}}}}',
+  ]);
   const d = await getJson(`${DEP}/k-patch`);
   assert.equal(d.spec.replicas, 3);
   assert.equal(d.metadata.labels.via, 'merge');
-  assert.deepEqual(d.spec.template.spec.containers.map((c: any) => c.name), ['web', 'side']);
-  const failed = await kubectl(['patch', 'deployment', 'k-patch', '--type=json', '-p', '[{"op":"test","path":"/spec/replicas","value":9}]']);
+  assert.deepEqual(
+    d.spec.template.spec.containers.map((c: any) => c.name),
+    ['web', 'side'],
+  );
+  const failed = await kubectl([
+    'patch',
+    'deployment',
+    'k-patch',
+    '--type=json',
+    '-p',
+    '[{"op":"test","path":"/spec/replicas","value":9}]',
+  ]);
   assert.notEqual(failed.code, 0);
   assert.match(failed.stderr, /test failed/);
 });
@@ -155,8 +227,14 @@ test('kubectl diff -f: exit 1 with the change, exit 0 without; nothing persisted
 test('kubectl apply --dry-run=server changes nothing', async () => {
   await ok(['apply', '-f', '-'], configMap('k-dry', 'kept'));
   const before = await getJson(`${CM}/k-dry`);
-  assert.match(await ok(['apply', '--dry-run=server', '-f', '-'], configMap('k-dry', 'dropped')), /configured \(server dry run\)/);
-  assert.match(await ok(['apply', '--dry-run=server', '-f', '-'], configMap('k-dry-new', 'x')), /created \(server dry run\)/);
+  assert.match(
+    await ok(['apply', '--dry-run=server', '-f', '-'], configMap('k-dry', 'dropped')),
+    /configured \(server dry run\)/,
+  );
+  assert.match(
+    await ok(['apply', '--dry-run=server', '-f', '-'], configMap('k-dry-new', 'x')),
+    /created \(server dry run\)/,
+  );
   const after = await getJson(`${CM}/k-dry`);
   assert.equal(after.data.key, 'kept');
   assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion);

@@ -18,7 +18,10 @@ let upstream: AuthServer | undefined;
 let upstreamArgs: string[];
 
 function kubectl(kubeconfig: string, ...args: string[]): Promise<Run> {
-  return runKubectl(['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], { KUBECONFIG: kubeconfig, HOME: pki.dir });
+  return runKubectl(['--request-timeout', '20s', '--cache-dir', pki.path('cache'), ...args], {
+    KUBECONFIG: kubeconfig,
+    HOME: pki.dir,
+  });
 }
 
 /** A kubeconfig with one context per user: tok, bad, cert. */
@@ -26,12 +29,33 @@ function kubeconfig(name: string, server: AuthServer): string {
   const path = pki.path(`${name}.kubeconfig`);
   const ca = readFileSync(`${server.dataDir}/pki/ca.crt`).toString('base64');
   const ctx = (n: string) => `- name: ${n}\n  context: {cluster: c, user: ${n}}`;
-  writeFileSync(path, [
-    'apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${server.secureUrl}`, `    certificate-authority-data: ${ca}`,
-    'users:', '- name: tok', '  user: {token: alice-token}', '- name: bad', '  user: {token: not-a-valid-token}',
-    '- name: cert', '  user:', `    client-certificate: ${pki.path('carol.crt')}`, `    client-key: ${pki.path('carol.key')}`,
-    'contexts:', ctx('tok'), ctx('bad'), ctx('cert'), 'current-context: tok', '',
-  ].join('\n'));
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: c',
+      '  cluster:',
+      `    server: ${server.secureUrl}`,
+      `    certificate-authority-data: ${ca}`,
+      'users:',
+      '- name: tok',
+      '  user: {token: alice-token}',
+      '- name: bad',
+      '  user: {token: not-a-valid-token}',
+      '- name: cert',
+      '  user:',
+      `    client-certificate: ${pki.path('carol.crt')}`,
+      `    client-key: ${pki.path('carol.key')}`,
+      'contexts:',
+      ctx('tok'),
+      ctx('bad'),
+      ctx('cert'),
+      'current-context: tok',
+      '',
+    ].join('\n'),
+  );
   return path;
 }
 
@@ -42,7 +66,15 @@ before(async () => {
   s = await startAuthServer([...common, '--enable-bootstrap-token-auth']);
   // the secure port authorizes (RBAC): alice may list namespaces
   await grant(s.url, 'list-namespaces', [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }], ['dev']);
-  upstreamArgs = [...common, '--api-domain', 'k8s.io', '--service-account-signing-key-file', pki.key('sa', 'rsa'), '--service-account-issuer', 'https://issuer.test'];
+  upstreamArgs = [
+    ...common,
+    '--api-domain',
+    'k8s.io',
+    '--service-account-signing-key-file',
+    pki.key('sa', 'rsa'),
+    '--service-account-issuer',
+    'https://issuer.test',
+  ];
 });
 after(async () => {
   await Promise.all([s?.stop(), upstream?.stop()]);
@@ -62,11 +94,24 @@ test('get ns with a static token and with a client certificate', async () => {
 
 test('get ns with a bootstrap token', async () => {
   const created = await plainRequest(s.url, 'POST', '/api/v1/namespaces/plat-system/secrets', {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bootstrap-token-07401b', namespace: 'plat-system' }, type: 'bootstrap.platform.io/token',
-    stringData: { 'token-id': '07401b', 'token-secret': 'f395accd246ae52d', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:dev' },
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bootstrap-token-07401b', namespace: 'plat-system' },
+    type: 'bootstrap.platform.io/token',
+    stringData: {
+      'token-id': '07401b',
+      'token-secret': 'f395accd246ae52d',
+      'usage-bootstrap-authentication': 'true',
+      'auth-extra-groups': 'system:bootstrappers:dev',
+    },
   });
   assert.equal(created.status, 201, created.text);
-  await grant(s.url, 'bootstrappers-list-namespaces', [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }], ['system:bootstrappers:dev']);
+  await grant(
+    s.url,
+    'bootstrappers-list-namespaces',
+    [{ verbs: ['list'], apiGroups: [''], resources: ['namespaces'] }],
+    ['system:bootstrappers:dev'],
+  );
   // the secret reaches the authenticator with its change event, before the create is acknowledged
   const r = await kubectl(kubeconfig('plat', s), '--token', '07401b.f395accd246ae52d', 'get', 'ns', '-o', 'name');
   assert.equal(r.code, 0, r.stderr);
@@ -85,17 +130,57 @@ test('auth whoami and create token under the upstream API domain', async () => {
   const kc = kubeconfig('upstream', upstream);
   const me = await kubectl(kc, 'auth', 'whoami', '-o', 'json');
   assert.equal(me.code, 0, me.stderr);
-  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, { username: 'alice', uid: 'uid-a', groups: ['dev', 'ops', 'system:authenticated'] });
+  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, {
+    username: 'alice',
+    uid: 'uid-a',
+    groups: ['dev', 'ops', 'system:authenticated'],
+  });
   const table = await kubectl(kc, '--context', 'cert', 'auth', 'whoami');
   assert.match(table.stdout, /Username\s+carol/);
   assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'serviceaccount', 'bot')).code, 0);
   const tok = await kubectl(kc, '--context', 'cert', 'create', 'token', 'bot');
   assert.equal(tok.code, 0, tok.stderr);
-  const sa = await kubectl(kc, '--token', tok.stdout.trim(), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}');
+  const sa = await kubectl(
+    kc,
+    '--token',
+    tok.stdout.trim(),
+    'auth',
+    'whoami',
+    '-o',
+    'jsonpath={.status.userInfo.username}',
+  );
   assert.equal(sa.stdout, 'system:serviceaccount:default:bot', sa.stderr);
   // get ns with the TokenRequest token, once RBAC lets the account list namespaces
-  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrole', 'ns-reader', '--verb=list', '--resource=namespaces')).code, 0);
-  assert.equal((await kubectl(kc, '--context', 'cert', 'create', 'clusterrolebinding', 'bot-ns-reader', '--clusterrole=ns-reader', '--serviceaccount=default:bot')).code, 0);
+  assert.equal(
+    (
+      await kubectl(
+        kc,
+        '--context',
+        'cert',
+        'create',
+        'clusterrole',
+        'ns-reader',
+        '--verb=list',
+        '--resource=namespaces',
+      )
+    ).code,
+    0,
+  );
+  assert.equal(
+    (
+      await kubectl(
+        kc,
+        '--context',
+        'cert',
+        'create',
+        'clusterrolebinding',
+        'bot-ns-reader',
+        '--clusterrole=ns-reader',
+        '--serviceaccount=default:bot',
+      )
+    ).code,
+    0,
+  );
   const ns = await kubectl(kc, '--token', tok.stdout.trim(), 'get', 'ns', '-o', 'name');
   assert.equal(ns.code, 0, ns.stderr);
   assert.match(ns.stdout, /^namespace\/default$/m);

@@ -18,17 +18,28 @@ const FIXTURE = resolve(process.cwd(), 'test/fixtures/web-stack.yaml');
 let s: TestServer;
 let cacheDir: string;
 
-const { kubectl, ok } = kubectlRunner(() => s.url, () => cacheDir, 30_000, () => cacheDir);
+const { kubectl, ok } = kubectlRunner(
+  () => s.url,
+  () => cacheDir,
+  30_000,
+  () => cacheDir,
+);
 
 const lines = (out: string) => out.trimEnd().split('\n');
-const firstColumn = (out: string) => lines(out).slice(1).map((l) => l.split(/\s+/)[0]);
+const firstColumn = (out: string) =>
+  lines(out)
+    .slice(1)
+    .map((l) => l.split(/\s+/)[0]);
 
 before(async () => {
   s = await startServer();
   cacheDir = mkdtempSync(join(tmpdir(), 'plat-kubectl-'));
 });
 after(async () => {
-  if (s) { await s.stop(); s.cleanup(); }
+  if (s) {
+    await s.stop();
+    s.cleanup();
+  }
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
@@ -36,7 +47,8 @@ test('get ns lists the bootstrap namespaces', async () => {
   const out = await ok('get', 'ns');
   assert.match(lines(out)[0]!, /^NAME\s+/);
   const names = firstColumn(out);
-  for (const n of ['default', 'plat-system', 'plat-public', 'plat-node-lease']) assert.ok(names.includes(n), `${n} in\n${out}`);
+  for (const n of ['default', 'plat-system', 'plat-public', 'plat-node-lease'])
+    assert.ok(names.includes(n), `${n} in\n${out}`);
   const byName = await ok('get', 'ns', '-o', 'name');
   assert.ok(lines(byName).includes('namespace/plat-system'));
 });
@@ -93,9 +105,18 @@ test('metadata.generation is set only for kinds that track spec changes', async 
   // upstream strategies set generation for Deployments (and other spec-bearing workload kinds),
   // never for ConfigMaps, Secrets, Services or (in v1.32) Pods
   assert.equal(await ok('get', 'deploy', 'web', '-o', 'jsonpath={.metadata.generation}'), '1');
-  for (const [kind, name] of [['cm', 'web-config'], ['secret', 'web-secret'], ['svc', 'web'], ['po', 'web-pod']]) {
+  for (const [kind, name] of [
+    ['cm', 'web-config'],
+    ['secret', 'web-secret'],
+    ['svc', 'web'],
+    ['po', 'web-pod'],
+  ]) {
     const obj = JSON.parse(await ok('get', kind!, name!, '-o', 'json'));
-    assert.equal(obj.metadata.generation, undefined, `${kind}/${name} has metadata.generation ${obj.metadata.generation}`);
+    assert.equal(
+      obj.metadata.generation,
+      undefined,
+      `${kind}/${name} has metadata.generation ${obj.metadata.generation}`,
+    );
   }
 });
 
@@ -107,14 +128,24 @@ test('a Secret created with stringData is stored as base64 data', async () => {
 });
 
 test('get cm -l app=web selects by label', async () => {
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('unlabelled'))).status, 201);
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('other-app', { app: 'db' }))).status, 201);
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('unlabelled'))).status,
+    201,
+  );
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('other-app', { app: 'db' })))
+      .status,
+    201,
+  );
   const out = await ok('get', 'cm', '-l', 'app=web');
   assert.match(lines(out)[0]!, /^NAME\s+/);
   assert.deepEqual(firstColumn(out), ['web-config']);
   const all = firstColumn(await ok('get', 'cm'));
   for (const n of ['web-config', 'unlabelled', 'other-app']) assert.ok(all.includes(n), n);
-  assert.deepEqual(lines(await ok('get', 'cm', '-l', 'app in (db,web)', '-o', 'name')), ['configmap/other-app', 'configmap/web-config']);
+  assert.deepEqual(lines(await ok('get', 'cm', '-l', 'app in (db,web)', '-o', 'name')), [
+    'configmap/other-app',
+    'configmap/web-config',
+  ]);
 });
 
 test('get po --field-selector status.phase=Pending', async () => {

@@ -23,9 +23,16 @@ before(async () => {
   kubeconfig = join(s.dataDir, 'admin.kubeconfig');
   await until(async () => (existsSync(kubeconfig) ? true : undefined), 'the admin kubeconfig', 20_000);
 });
-after(async () => { await s.stop(); s.cleanup(); });
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
-interface Line { event: string; ts: number; [k: string]: any }
+interface Line {
+  event: string;
+  ts: number;
+  [k: string]: any;
+}
 
 /** A running fixture script: its JSON lines as they arrive. */
 class Script {
@@ -36,23 +43,33 @@ class Script {
   private partial = '';
 
   constructor(name: string, args: string[], env: Record<string, string>) {
-    this.proc = spawn(PYTHON, [join(SCRIPTS, name), ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(PYTHON, [join(SCRIPTS, name), ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       const parts = (this.partial + d).split('\n');
       this.partial = parts.pop()!;
       for (const p of parts) if (p.trim()) this.lines.push(JSON.parse(p));
     });
-    this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => { this.stderr += d; });
+    this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr += d;
+    });
     this.exited = new Promise((done) => {
       this.proc.once('exit', (code) => done(code ?? -1));
       // no /usr/bin/python3: a failed test that says so, not a crash of the test process
-      this.proc.once('error', (e) => { this.stderr += `${PYTHON}: ${e.message}`; done(-1); });
+      this.proc.once('error', (e) => {
+        this.stderr += `${PYTHON}: ${e.message}`;
+        done(-1);
+      });
     });
     const timer = setTimeout(() => this.proc.kill('SIGKILL'), 60_000);
     void this.exited.then(() => clearTimeout(timer));
   }
 
-  of(event: string): Line[] { return this.lines.filter((l) => l.event === event); }
+  of(event: string): Line[] {
+    return this.lines.filter((l) => l.event === event);
+  }
 
   async finished(): Promise<void> {
     const code = await this.exited;
@@ -64,10 +81,17 @@ const plain = (): Record<string, string> => ({ PLAT_URL: s.url });
 const secure = (): Record<string, string> => ({ PLAT_KUBECONFIG: kubeconfig });
 
 test('typed CRUD with the Python client, plain and secure', async () => {
-  for (const [ns, env] of [['py-plain', plain()], ['py-secure', secure()]] as const) {
+  for (const [ns, env] of [
+    ['py-plain', plain()],
+    ['py-secure', secure()],
+  ] as const) {
     const run = new Script('crud.py', [ns], env);
     await run.finished();
-    const one = (e: string) => { const l = run.of(e); assert.equal(l.length, 1, `${e} in ${JSON.stringify(run.lines)}`); return l[0]!; };
+    const one = (e: string) => {
+      const l = run.of(e);
+      assert.equal(l.length, 1, `${e} in ${JSON.stringify(run.lines)}`);
+      return l[0]!;
+    };
     assert.deepEqual(one('namespace').labels, { 'kubernetes.io/metadata.name': ns });
     assert.equal(one('namespace').phase, 'Active');
     assert.match(one('created').uid, /^[0-9a-f-]{36}$/);
@@ -76,7 +100,10 @@ test('typed CRUD with the Python client, plain and secure', async () => {
     assert.deepEqual(one('patched').data, { a: '1', b: '2', c: '3' });
     assert.deepEqual(one('patched').labels, { app: 'py', patched: 'yes' });
     const pod = one('pod');
-    assert.deepEqual([pod.policy, pod.restart, pod.port, pod.protocol, pod.phase], ['IfNotPresent', 'Always', 80, 'TCP', 'Pending']);
+    assert.deepEqual(
+      [pod.policy, pod.restart, pod.port, pod.protocol, pod.phase],
+      ['IfNotPresent', 'Always', 80, 'TCP', 'Pending'],
+    );
     assert.deepEqual(one('listed').names, ['settings']);
     assert.equal(one('listed').kind, 'ConfigMapList');
     assert.equal(one('deleted').status, 'Success');
@@ -89,17 +116,28 @@ test('chunked LIST through _continue with the Python client', async () => {
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
   const names = Array.from({ length: 7 }, (_, i) => `cm-${i}`);
   for (const name of names) {
-    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels: { set: 'chunk' } } });
+    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      metadata: { name, labels: { set: 'chunk' } },
+    });
     assert.equal(r.status, 201);
   }
   const run = new Script('chunked_list.py', [ns, '3', 'set=chunk'], secure());
   await run.finished();
   const pages = run.of('page');
-  assert.deepEqual(pages.map((p) => p.names), [names.slice(0, 3), names.slice(3, 6), names.slice(6)]);
-  assert.deepEqual(pages.map((p) => p.more), [true, true, false]);
+  assert.deepEqual(
+    pages.map((p) => p.names),
+    [names.slice(0, 3), names.slice(3, 6), names.slice(6)],
+  );
+  assert.deepEqual(
+    pages.map((p) => p.more),
+    [true, true, false],
+  );
   // upstream sets no remainingItemCount on a list with a label selector
-  assert.deepEqual(pages.map((p) => p.remaining), [null, null, null]);
-  assert.equal(new Set(pages.map((p) => p.rv)).size, 1, 'every page at the first page\'s resourceVersion');
+  assert.deepEqual(
+    pages.map((p) => p.remaining),
+    [null, null, null],
+  );
+  assert.equal(new Set(pages.map((p) => p.rv)).size, 1, "every page at the first page's resourceVersion");
 });
 
 test('a Python watch gets each event before the next write, the last one in a quiet period', async () => {
@@ -107,11 +145,20 @@ test('a Python watch gets each event before the next write, the last one in a qu
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
   const cms = `/api/v1/namespaces/${ns}/configmaps`;
   const run = new Script('watch.py', [ns, '4'], plain());
-  await until(async () => (run.of('listed').length ? true : undefined), 'the watch script\'s list', 20_000);
+  await until(async () => (run.of('listed').length ? true : undefined), "the watch script's list", 20_000);
   const writes: [string, () => Promise<number>][] = [
-    ['ADDED w1', async () => (await request(s.url, 'POST', cms, { metadata: { name: 'w1' }, data: { n: '1' } })).status],
-    ['ADDED w2', async () => (await request(s.url, 'POST', cms, { metadata: { name: 'w2' }, data: { n: '2' } })).status],
-    ['MODIFIED w1', async () => (await request(s.url, 'PUT', `${cms}/w1`, { metadata: { name: 'w1' }, data: { n: '3' } })).status],
+    [
+      'ADDED w1',
+      async () => (await request(s.url, 'POST', cms, { metadata: { name: 'w1' }, data: { n: '1' } })).status,
+    ],
+    [
+      'ADDED w2',
+      async () => (await request(s.url, 'POST', cms, { metadata: { name: 'w2' }, data: { n: '2' } })).status,
+    ],
+    [
+      'MODIFIED w1',
+      async () => (await request(s.url, 'PUT', `${cms}/w1`, { metadata: { name: 'w1' }, data: { n: '3' } })).status,
+    ],
     ['DELETED w2', async () => (await request(s.url, 'DELETE', `${cms}/w2`)).status],
   ];
   const wroteAt: number[] = [];
@@ -119,13 +166,20 @@ test('a Python watch gets each event before the next write, the last one in a qu
     wroteAt.push(Date.now() / 1000);
     assert.ok([200, 201].includes(await write()), want);
     // the next write waits for this event to be printed by the script
-    await until(async () => (run.of('watch-event').length > i ? true : undefined), `the Python client to print ${want}`, 10_000);
+    await until(
+      async () => (run.of('watch-event').length > i ? true : undefined),
+      `the Python client to print ${want}`,
+      10_000,
+    );
     const e = run.of('watch-event')[i]!;
     assert.equal(`${e.type} ${e.name}`, want);
   }
   await run.finished();
   const events = run.of('watch-event');
-  assert.deepEqual(events.map((e) => e.data), [{ n: '1' }, { n: '2' }, { n: '3' }, { n: '2' }]);
+  assert.deepEqual(
+    events.map((e) => e.data),
+    [{ n: '1' }, { n: '2' }, { n: '3' }, { n: '2' }],
+  );
   // each event was printed after its own write and before the next one was made
   events.forEach((e, i) => {
     assert.ok(e.ts >= wroteAt[i]! - 0.05, `event ${i} printed before its write`);

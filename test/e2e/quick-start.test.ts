@@ -28,11 +28,27 @@ after(async () => {
 });
 
 /** kubectl with the admin kubeconfig the server wrote (as the README says). */
-const admin = (...args: string[]): Promise<Run> => runKubectl(['--cache-dir', join(home, 'cache'), ...args], { KUBECONFIG: join(s.dataDir, 'admin.kubeconfig'), HOME: home });
+const admin = (...args: string[]): Promise<Run> =>
+  runKubectl(['--cache-dir', join(home, 'cache'), ...args], {
+    KUBECONFIG: join(s.dataDir, 'admin.kubeconfig'),
+    HOME: home,
+  });
 /** kubectl with nothing but a bearer token (no client certificate). */
-const withToken = (token: string, ...args: string[]): Promise<Run> => runKubectl(
-  ['--server', s.secureUrl, '--certificate-authority', join(s.dataDir, 'pki/ca.crt'), '--token', token, '--cache-dir', join(home, 'cache-token'), ...args],
-  { KUBECONFIG: '/dev/null', HOME: home });
+const withToken = (token: string, ...args: string[]): Promise<Run> =>
+  runKubectl(
+    [
+      '--server',
+      s.secureUrl,
+      '--certificate-authority',
+      join(s.dataDir, 'pki/ca.crt'),
+      '--token',
+      token,
+      '--cache-dir',
+      join(home, 'cache-token'),
+      ...args,
+    ],
+    { KUBECONFIG: '/dev/null', HOME: home },
+  );
 
 function ok(r: Run, what: string): string {
   assert.equal(r.code, 0, `${what} failed (${r.code}):\n${r.stderr}${r.stdout}`);
@@ -46,14 +62,21 @@ test('quick start: create token, a pod-bound token authenticates, auth whoami, e
   assert.ok(JSON.parse(ok(await admin('get', '--raw', '/openid/v1/jwks'), 'jwks')).keys.length >= 1);
 
   // the default account appears once the namespace controller has run
-  await until(async () => ((await admin('get', 'serviceaccount', 'default')).code === 0 ? true : undefined), 'the default service account');
+  await until(
+    async () => ((await admin('get', 'serviceaccount', 'default')).code === 0 ? true : undefined),
+    'the default service account',
+  );
   const token = ok(await admin('create', 'token', 'default'), 'create token').trim();
   const me = ok(await withToken(token, 'auth', 'whoami', '-o', 'json'), 'auth whoami');
   assert.equal(JSON.parse(me).status.userInfo.username, 'system:serviceaccount:default:default');
 
   ok(await admin('run', 'web', '--image', 'nginx', '--restart', 'Never'), 'run');
-  const podToken = ok(await admin('create', 'token', 'default', '--bound-object-kind', 'Pod', '--bound-object-name', 'web'), 'create bound token').trim();
-  const podUser = JSON.parse(ok(await withToken(podToken, 'auth', 'whoami', '-o', 'json'), 'auth whoami (pod token)')).status.userInfo;
+  const podToken = ok(
+    await admin('create', 'token', 'default', '--bound-object-kind', 'Pod', '--bound-object-name', 'web'),
+    'create bound token',
+  ).trim();
+  const podUser = JSON.parse(ok(await withToken(podToken, 'auth', 'whoami', '-o', 'json'), 'auth whoami (pod token)'))
+    .status.userInfo;
   assert.equal(podUser.username, 'system:serviceaccount:default:default');
   // upstream's extra keys: authentication.kubernetes.io/pod-name (the product domain, not k8s.io)
   assert.deepEqual((podUser.extra as Record<string, string[]>)['authentication.kubernetes.io/pod-name'], ['web']);

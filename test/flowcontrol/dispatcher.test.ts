@@ -3,8 +3,17 @@ import assert from 'node:assert/strict';
 import { Dispatcher, dealHand, flowHash, maxSeatsOf, type LevelConfig } from '../../src/flowcontrol/dispatcher.js';
 
 const level = (name: string, o: Partial<LevelConfig> = {}): LevelConfig => ({
-  name, uid: name, exempt: false, shares: 10, lendablePercent: 0, borrowingLimitPercent: 0, reject: false,
-  queues: 4, handSize: 2, queueLengthLimit: 2, ...o,
+  name,
+  uid: name,
+  exempt: false,
+  shares: 10,
+  lendablePercent: 0,
+  borrowingLimitPercent: 0,
+  reject: false,
+  queues: 4,
+  handSize: 2,
+  queueLengthLimit: 2,
+  ...o,
 });
 
 /** Records what ran and what was refused; `hold` keeps the releases. */
@@ -13,7 +22,16 @@ function harness(d: Dispatcher) {
   const refused: string[] = [];
   const held = new Map<string, () => void>();
   const send = (lvl: string, flow: string, id: string, seats = 1) =>
-    d.admit(lvl, flowHash(flow), (release) => { ran.push(id); held.set(id, release); }, (reason) => refused.push(`${id}:${reason}`), seats);
+    d.admit(
+      lvl,
+      flowHash(flow),
+      (release) => {
+        ran.push(id);
+        held.set(id, release);
+      },
+      (reason) => refused.push(`${id}:${reason}`),
+      seats,
+    );
   return { ran, refused, held, send };
 }
 
@@ -27,7 +45,10 @@ test('nominal seats divide the server limit by shares (ceil); exempt is unlimite
   assert.equal(h.ran.length, 100);
   // v1: the exempt level's nominalConcurrencyShares count in the sum (its seats stay unlimited)
   d.configure([level('a', { shares: 30 }), level('b', { shares: 10 }), level('x', { exempt: true, shares: 40 })]);
-  assert.deepEqual(['a', 'b', 'x'].map((n) => d.levels.get(n)!.nominal), [4, 2, 5]);
+  assert.deepEqual(
+    ['a', 'b', 'x'].map((n) => d.levels.get(n)!.nominal),
+    [4, 2, 5],
+  );
   for (let i = 0; i < 100; i++) h.send('x', 'f', `y${i}`);
   assert.equal(h.ran.length, 200);
 });
@@ -60,11 +81,14 @@ test('Queue: a flow fills its shortest queue up to queueLengthLimit, then queue-
   assert.equal(d.levels.get('q')!.executing, 1);
 });
 
-test('fair queuing: freed seats go round-robin over the flows\' queues, a flood does not starve a quiet flow', () => {
+test("fair queuing: freed seats go round-robin over the flows' queues, a flood does not starve a quiet flow", () => {
   const d = new Dispatcher(1, 60_000);
   d.configure([level('q', { queues: 16, handSize: 1, queueLengthLimit: 100 })]);
   // two flows on different queues
-  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const noisy = 'noisy',
+    quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find(
+      (f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0],
+    )!;
   const h = harness(d);
   h.send('q', noisy, 'n0');
   for (let i = 1; i <= 50; i++) h.send('q', noisy, `n${i}`);
@@ -79,7 +103,10 @@ test('fair queuing by seat time: a flow of long requests falls behind a flow of 
   let t = 0;
   const d = new Dispatcher(1, 60_000, () => t);
   d.configure([level('q', { queues: 16, handSize: 1, queueLengthLimit: 100 })]);
-  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const noisy = 'noisy',
+    quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find(
+      (f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0],
+    )!;
   const h = harness(d);
   h.send('q', noisy, 'n0');
   for (let i = 1; i <= 20; i++) h.send('q', noisy, `n${i}`);
@@ -113,16 +140,30 @@ test('borrowing: a busy level borrows lendable seats of an idle one, within its 
   // the freed borrowed seat goes to the lender's own waiter first
   assert.equal(h.ran[h.ran.length - 1], 'i1');
   const noBorrow = new Dispatcher(4, 60_000);
-  noBorrow.configure([level('busy', { borrowingLimitPercent: 0, reject: true }), level('idle', { lendablePercent: 100 })]);
+  noBorrow.configure([
+    level('busy', { borrowingLimitPercent: 0, reject: true }),
+    level('idle', { lendablePercent: 100 }),
+  ]);
   const h2 = harness(noBorrow);
   for (let i = 0; i < 4; i++) h2.send('busy', 'b', `b${i}`);
   assert.equal(h2.ran.length, 2, 'borrowingLimitPercent 0 never borrows');
 });
 
-test('maxSeats of a level: upstream\'s table (15% of nominal seats, at most a hand\'s share, at least 1)', () => {
+test("maxSeats of a level: upstream's table (15% of nominal seats, at most a hand's share, at least 1)", () => {
   // upstream apf_controller Test_GetMaxSeats: [nominalCL, handSize, maxSeats]
-  const table: [number, number, number][] = [[5, 6, 1], [10, 6, 1], [15, 6, 2], [20, 6, 3], [35, 6, 5], [100, 6, 15], [200, 6, 30], [10, 1, 2], [100, 20, 5]];
-  for (const [nominal, handSize, want] of table) assert.equal(maxSeatsOf(nominal, { reject: false, handSize }), want, `nominal ${nominal} hand ${handSize}`);
+  const table: [number, number, number][] = [
+    [5, 6, 1],
+    [10, 6, 1],
+    [15, 6, 2],
+    [20, 6, 3],
+    [35, 6, 5],
+    [100, 6, 15],
+    [200, 6, 30],
+    [10, 1, 2],
+    [100, 20, 5],
+  ];
+  for (const [nominal, handSize, want] of table)
+    assert.equal(maxSeatsOf(nominal, { reject: false, handSize }), want, `nominal ${nominal} hand ${handSize}`);
 });
 
 test('width: a request takes several seats; a wide one at the head waits for all of them and holds back the rest', () => {
@@ -155,13 +196,16 @@ test('width: a request takes several seats; a wide one at the head waits for all
 test('an arrival from the queue with the least virtual time takes free seats a waiting wide request cannot use yet', () => {
   const d = new Dispatcher(40, 60_000, () => 0);
   d.configure([level('w', { shares: 10, queues: 16, handSize: 1, queueLengthLimit: 10 })]);
-  const noisy = 'noisy', quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find((f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0])!;
+  const noisy = 'noisy',
+    quiet = ['quiet-a', 'quiet-b', 'quiet-c'].find(
+      (f) => dealHand(flowHash(f), 16, 1)[0] !== dealHand(flowHash(noisy), 16, 1)[0],
+    )!;
   const h = harness(d);
   for (let i = 0; i < 6; i++) h.send('w', noisy, `n${i}`, 6);
   h.send('w', noisy, 'n6', 6);
   assert.ok(!h.ran.includes('n6'), 'four seats are free: the wide request waits');
   h.send('w', quiet, 'q1');
-  assert.ok(h.ran.includes('q1'), 'the quiet flow\'s request runs at once on a free seat');
+  assert.ok(h.ran.includes('q1'), "the quiet flow's request runs at once on a free seat");
   h.send('w', noisy, 'n7', 1);
   assert.ok(!h.ran.includes('n7'), 'a narrow request behind the wide one in its own queue still waits');
 });
@@ -173,7 +217,9 @@ test('width: a wide request borrows the seats it lacks from several lenders, all
     level('a', { shares: 20, lendablePercent: 15, queues: 1, handSize: 1 }),
     level('b', { shares: 20, lendablePercent: 15, queues: 1, handSize: 1 }),
   ]);
-  const busy = d.levels.get('busy')!, a = d.levels.get('a')!, b = d.levels.get('b')!;
+  const busy = d.levels.get('busy')!,
+    a = d.levels.get('a')!,
+    b = d.levels.get('b')!;
   assert.deepEqual([busy.nominal, busy.maxSeats, a.lendable, b.lendable], [20, 3, 3, 3]);
   const h = harness(d);
   for (let i = 0; i < 19; i++) h.send('busy', 'f', `s${i}`);
@@ -195,15 +241,33 @@ test('width: a wide request borrows the seats it lacks from several lenders, all
 
 test('a write that fans out to watchers holds its seats after it is answered, for its additional latency', () => {
   const timers: [number, () => void][] = [];
-  const d = new Dispatcher(40, 60_000, () => 0, (ms, fn) => { timers.push([ms, fn]); });
+  const d = new Dispatcher(
+    40,
+    60_000,
+    () => 0,
+    (ms, fn) => {
+      timers.push([ms, fn]);
+    },
+  );
   d.configure([level('w', { shares: 10, queues: 1, handSize: 1, queueLengthLimit: 10 })]);
   const l = d.levels.get('w')!;
   let released: (() => void) | undefined;
-  d.admit('w', flowHash('f'), (release) => { released = release; }, () => assert.fail('refused'), { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
+  d.admit(
+    'w',
+    flowHash('f'),
+    (release) => {
+      released = release;
+    },
+    () => assert.fail('refused'),
+    { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 },
+  );
   assert.equal(l.executing, 3, 'the larger of its initial and final seats while it runs');
   released!();
   assert.equal(l.executing, 3, 'still held once answered');
-  assert.deepEqual(timers.map(([ms]) => ms), [5]);
+  assert.deepEqual(
+    timers.map(([ms]) => ms),
+    [5],
+  );
   timers[0]![1]();
   assert.equal(l.executing, 0);
   assert.equal(l.requests, 0);
@@ -220,7 +284,14 @@ test('a queued request times out (time-out) or is cancelled by its client (cance
   assert.deepEqual(h.refused, ['2:cancelled']);
   // the dispatcher's timers do not hold the process open: this interval does, until the answer
   const keepAlive = setInterval(() => {}, 1000);
-  const timedOut = new Promise<string>((resolve) => d.admit('q', flowHash('f'), () => resolve('ran'), (reason) => resolve(reason)));
+  const timedOut = new Promise<string>((resolve) =>
+    d.admit(
+      'q',
+      flowHash('f'),
+      () => resolve('ran'),
+      (reason) => resolve(reason),
+    ),
+  );
   assert.equal(await timedOut, 'time-out');
   clearInterval(keepAlive);
   assert.equal(d.levels.get('q')!.waiting, 0);

@@ -18,7 +18,8 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 let pki: Pki;
 let s: AuthServer;
 let tls: TlsClient;
-const asLister = (path: string) => request(s.secureUrl, tls, 'GET', path, undefined, { authorization: 'Bearer lister' });
+const asLister = (path: string) =>
+  request(s.secureUrl, tls, 'GET', path, undefined, { authorization: 'Bearer lister' });
 
 before(async () => {
   pki = new Pki();
@@ -59,28 +60,55 @@ async function heldList(path: string): Promise<{ seats: number; requests: number
 test('a LIST occupies a seat per 100 stored objects of its resource; a paged one twice its page; a GET one', async () => {
   const pl = await plain(s.url, 'POST', `${FC}/prioritylevelconfigurations`, {
     metadata: { name: 'wide' },
-    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 100, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 50 } } } },
+    spec: {
+      type: 'Limited',
+      limited: {
+        nominalConcurrencyShares: 100,
+        limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 50 } },
+      },
+    },
   });
   assert.equal(pl.status, 201, pl.text);
   const fs = await plain(s.url, 'POST', `${FC}/flowschemas`, {
     metadata: { name: 'wide' },
     spec: {
-      matchingPrecedence: 50, priorityLevelConfiguration: { name: 'wide' },
-      rules: [{ subjects: [{ kind: 'User', user: { name: 'lister' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
+      matchingPrecedence: 50,
+      priorityLevelConfiguration: { name: 'wide' },
+      rules: [
+        {
+          subjects: [{ kind: 'User', user: { name: 'lister' } }],
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+        },
+      ],
     },
   });
   assert.equal(fs.status, 201, fs.text);
-  await until(async () => ((await asLister(`${CMS}/none`)).headers['x-platform-pf-prioritylevel-uid'] === pl.json.metadata.uid ? true : undefined), 'lister in the wide level');
+  await until(
+    async () =>
+      (await asLister(`${CMS}/none`)).headers['x-platform-pf-prioritylevel-uid'] === pl.json.metadata.uid
+        ? true
+        : undefined,
+    'lister in the wide level',
+  );
   assert.equal((await plain(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'bulk' } })).status, 201);
   for (let i = 0; i < 250; i += 25) {
-    const batch = Array.from({ length: 25 }, (_, j) => plain(s.url, 'POST', '/api/v1/namespaces/bulk/configmaps', configMap(`w-${i + j}`)));
-    assert.deepEqual((await Promise.all(batch)).map((r) => r.status).filter((c) => c !== 201), []);
+    const batch = Array.from({ length: 25 }, (_, j) =>
+      plain(s.url, 'POST', '/api/v1/namespaces/bulk/configmaps', configMap(`w-${i + j}`)),
+    );
+    assert.deepEqual(
+      (await Promise.all(batch)).map((r) => r.status).filter((c) => c !== 201),
+      [],
+    );
   }
   const { stored } = await levelMetrics();
   assert.ok(stored >= 250 && stored < 300, `${stored} ConfigMaps stored`);
   // a LIST of one namespace is estimated from the whole resource, as upstream
   assert.deepEqual(await heldList(CMS), { seats: 3, requests: 1 });
-  assert.deepEqual(await heldList(`${CMS}?limit=50`), { seats: 1, requests: 1 }, 'a page of 50 from storage: 100 objects');
+  assert.deepEqual(
+    await heldList(`${CMS}?limit=50`),
+    { seats: 1, requests: 1 },
+    'a page of 50 from storage: 100 objects',
+  );
   assert.deepEqual(await heldList(`${CMS}?limit=150`), { seats: 3, requests: 1 });
 });
 
@@ -88,9 +116,13 @@ test('a write to a resource with 30 watchers is estimated at 3 seats (a final se
   const estimated = async () => {
     const m = parseMetrics((await plain(s.url, 'GET', '/metrics')).text);
     const labels = { flow_schema: 'wide', priority_level: 'wide' };
-    return { sum: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_sum', labels), count: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_count', labels) };
+    return {
+      sum: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_sum', labels),
+      count: sampleValue(m, 'apiserver_flowcontrol_work_estimated_seats_count', labels),
+    };
   };
-  const create = (name: string) => request(s.secureUrl, tls, 'POST', CMS, configMap(name), { authorization: 'Bearer lister' });
+  const create = (name: string) =>
+    request(s.secureUrl, tls, 'POST', CMS, configMap(name), { authorization: 'Bearer lister' });
   let before = await estimated();
   assert.equal((await create('no-watchers')).status, 201);
   let after = await estimated();

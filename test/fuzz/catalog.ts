@@ -26,10 +26,33 @@ export const CHECKED_NAMES = ['fz-0', 'fz-1', 'fz-2'] as const;
 export const LOOSE_NAMES = ['fz-u-0', 'fz-u-1', 'fz-u-2'] as const;
 
 export const NON_RESOURCE_PATHS = [
-  '/', '/api', '/apis', '/version', '/version/', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/openapi/v3/api/v1',
-  '/openapi/v3/apis/apps/v1', '/openapi/v3/apis/nope/v9', '/healthz', '/livez', '/readyz', '/readyz/ping', '/livez/log',
-  '/healthz/backing-store', '/readyz/shutdown', '/readyz/nope', '/readyz?verbose', '/livez?exclude=ping&verbose=1',
-  '/metrics', '/logs', '/debug/pprof', '/.well-known/openid-configuration', '/openid/v1/jwks', '/favicon.ico',
+  '/',
+  '/api',
+  '/apis',
+  '/version',
+  '/version/',
+  '/openapi/v2',
+  '/openapi/v3',
+  '/openapi/v3/',
+  '/openapi/v3/api/v1',
+  '/openapi/v3/apis/apps/v1',
+  '/openapi/v3/apis/nope/v9',
+  '/healthz',
+  '/livez',
+  '/readyz',
+  '/readyz/ping',
+  '/livez/log',
+  '/healthz/backing-store',
+  '/readyz/shutdown',
+  '/readyz/nope',
+  '/readyz?verbose',
+  '/livez?exclude=ping&verbose=1',
+  '/metrics',
+  '/logs',
+  '/debug/pprof',
+  '/.well-known/openid-configuration',
+  '/openid/v1/jwks',
+  '/favicon.ico',
 ] as const;
 
 export function apiVersionOf(t: { group: string; version: string }): string {
@@ -53,9 +76,11 @@ export async function discover(base: string): Promise<ResourceType[]> {
     return r.json() as Promise<any>;
   };
   const groupVersions: { group: string; version: string; path: string }[] = [];
-  for (const v of (await get('/api')).versions as string[]) groupVersions.push({ group: '', version: v, path: `/api/${v}` });
+  for (const v of (await get('/api')).versions as string[])
+    groupVersions.push({ group: '', version: v, path: `/api/${v}` });
   for (const g of (await get('/apis')).groups as any[]) {
-    for (const v of g.versions) groupVersions.push({ group: g.name, version: v.version, path: `/apis/${v.groupVersion}` });
+    for (const v of g.versions)
+      groupVersions.push({ group: g.name, version: v.version, path: `/apis/${v.groupVersion}` });
   }
   const types: ResourceType[] = [];
   for (const gv of groupVersions) {
@@ -64,7 +89,15 @@ export async function discover(base: string): Promise<ResourceType[]> {
     for (const r of list.resources as any[]) {
       const [resource, sub] = String(r.name).split('/') as [string, string | undefined];
       if (sub === undefined) {
-        const t: ResourceType = { group: gv.group, version: gv.version, resource, kind: r.kind, namespaced: r.namespaced, verbs: new Set(r.verbs), subresources: new Map() };
+        const t: ResourceType = {
+          group: gv.group,
+          version: gv.version,
+          resource,
+          kind: r.kind,
+          namespaced: r.namespaced,
+          verbs: new Set(r.verbs),
+          subresources: new Map(),
+        };
         byName.set(resource, t);
         types.push(t);
       }
@@ -74,7 +107,9 @@ export async function discover(base: string): Promise<ResourceType[]> {
       if (sub !== undefined) byName.get(resource)?.subresources.set(sub, new Set(r.verbs));
     }
   }
-  return types.sort((a, b) => `${a.group}/${a.version}/${a.resource}`.localeCompare(`${b.group}/${b.version}/${b.resource}`));
+  return types.sort((a, b) =>
+    `${a.group}/${a.version}/${a.resource}`.localeCompare(`${b.group}/${b.version}/${b.resource}`),
+  );
 }
 
 const containers = [{ name: 'c', image: 'busybox:1.36', command: ['sleep', '3600'], ports: [{ containerPort: 8080 }] }];
@@ -86,22 +121,42 @@ const HAND: Record<string, Record<string, unknown>> = {
   Secret: { type: 'Opaque', data: { k: 'dmFsdWU=' }, stringData: { s: 'plain' } },
   Namespace: { spec: { finalizers: ['kubernetes'] } },
   Pod: { spec: { containers, restartPolicy: 'Always' } },
-  Service: { spec: { selector: { app: 'fz' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } },
+  Service: {
+    spec: { selector: { app: 'fz' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+  },
   Deployment: { spec: { replicas: 2, selector: { matchLabels: { app: 'fz' } }, template } },
   ReplicaSet: { spec: { replicas: 1, selector: { matchLabels: { app: 'fz' } }, template } },
   StatefulSet: { spec: { replicas: 1, serviceName: 'fz', selector: { matchLabels: { app: 'fz' } }, template } },
   DaemonSet: { spec: { selector: { matchLabels: { app: 'fz' } }, template } },
   ReplicationController: { spec: { replicas: 1, selector: { app: 'fz' }, template } },
   Job: { spec: { template: { spec: { containers, restartPolicy: 'Never' } } } },
-  CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { containers, restartPolicy: 'Never' } } } } } },
+  CronJob: {
+    spec: {
+      schedule: '*/5 * * * *',
+      jobTemplate: { spec: { template: { spec: { containers, restartPolicy: 'Never' } } } },
+    },
+  },
   Lease: { spec: { holderIdentity: 'fz', leaseDurationSeconds: 15, renewTime: '2024-05-06T07:08:09.123456Z' } },
-  Event: { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Fuzz', message: 'm', type: 'Normal' },
+  Event: {
+    involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+    reason: 'Fuzz',
+    message: 'm',
+    type: 'Normal',
+  },
   Role: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] },
   ClusterRole: { rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] },
-  RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.plat.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }] },
-  ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.plat.io', kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }] },
+  RoleBinding: {
+    roleRef: { apiGroup: 'rbac.authorization.plat.io', kind: 'Role', name: 'r' },
+    subjects: [{ kind: 'User', name: 'u' }],
+  },
+  ClusterRoleBinding: {
+    roleRef: { apiGroup: 'rbac.authorization.plat.io', kind: 'ClusterRole', name: 'r' },
+    subjects: [{ kind: 'User', name: 'u' }],
+  },
   Node: { spec: { podCIDR: '10.0.0.0/24', unschedulable: false } },
-  PersistentVolume: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } } },
+  PersistentVolume: {
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } },
+  },
   PersistentVolumeClaim: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
   ServiceAccount: { automountServiceAccountToken: false },
   PriorityClass: { value: 1000, globalDefault: false },
@@ -127,20 +182,50 @@ export function seedBody(t: ResourceType, name: string, ns: string | undefined, 
     delete body.status;
   } else body = {};
   const labels = { app: 'fz', 'fuzz.plat.io/seed': 'yes' };
-  return { ...body, apiVersion: apiVersionOf(t), kind: t.kind, metadata: { name, ...(t.namespaced && ns ? { namespace: ns } : {}), labels } };
+  return {
+    ...body,
+    apiVersion: apiVersionOf(t),
+    kind: t.kind,
+    metadata: { name, ...(t.namespaced && ns ? { namespace: ns } : {}), labels },
+  };
 }
 
 /** A body of the kind a subresource write expects (Scale, Binding, Eviction, the object itself). */
-export function subresourceBody(t: ResourceType, sub: string, name: string, ns: string | undefined, current: any): Record<string, any> {
+export function subresourceBody(
+  t: ResourceType,
+  sub: string,
+  name: string,
+  ns: string | undefined,
+  current: any,
+): Record<string, any> {
   const meta = { name, ...(ns ? { namespace: ns } : {}) };
   switch (sub) {
-    case 'scale': return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { ...meta, resourceVersion: current?.metadata?.resourceVersion }, spec: { replicas: 3 } };
-    case 'binding': return { apiVersion: 'v1', kind: 'Binding', metadata: meta, target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' } };
-    case 'eviction': return { apiVersion: 'policy/v1', kind: 'Eviction', metadata: meta, deleteOptions: { gracePeriodSeconds: 0 } };
-    case 'token': return { apiVersion: 'authentication.plat.io/v1', kind: 'TokenRequest', spec: { audiences: ['fz'], expirationSeconds: 600 } };
+    case 'scale':
+      return {
+        apiVersion: 'autoscaling/v1',
+        kind: 'Scale',
+        metadata: { ...meta, resourceVersion: current?.metadata?.resourceVersion },
+        spec: { replicas: 3 },
+      };
+    case 'binding':
+      return {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: meta,
+        target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
+      };
+    case 'eviction':
+      return { apiVersion: 'policy/v1', kind: 'Eviction', metadata: meta, deleteOptions: { gracePeriodSeconds: 0 } };
+    case 'token':
+      return {
+        apiVersion: 'authentication.plat.io/v1',
+        kind: 'TokenRequest',
+        spec: { audiences: ['fz'], expirationSeconds: 600 },
+      };
     default: {
       const body = current ? structuredClone(current) : seedBody(t, name, ns);
-      if (sub === 'status') body.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], replicas: 2 };
+      if (sub === 'status')
+        body.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], replicas: 2 };
       return body;
     }
   }

@@ -14,8 +14,12 @@ import { runFuzz } from './runner.js';
 
 // npm test replays a fixed seed so CI is repeatable; FUZZ_SEED=random (or `npm run fuzz`) explores
 const FIXED_SEED = 1219950693;
-const SEED = process.env.FUZZ_SEED === 'random' ? (Date.now() ^ (process.pid << 16)) >>> 0
-  : process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) >>> 0 : FIXED_SEED;
+const SEED =
+  process.env.FUZZ_SEED === 'random'
+    ? (Date.now() ^ (process.pid << 16)) >>> 0
+    : process.env.FUZZ_SEED
+      ? Number(process.env.FUZZ_SEED) >>> 0
+      : FIXED_SEED;
 const DEFAULT_REQUESTS = 2000;
 // a knob below the default is ignored: the environment never weakens the suite
 const REQUESTS = Math.max(DEFAULT_REQUESTS, Number(process.env.FUZZ_REQUESTS ?? 0) || 0);
@@ -35,19 +39,34 @@ test(`fuzz: ${REQUESTS} requests, seed ${SEED}`, { timeout: TIME_LIMIT_MS + 60_0
   server = await startServer();
   const proc = server.proc;
   let serverLog = '';
-  proc.stderr!.on('data', (d) => { serverLog = (serverLog + d).slice(-4000); });
-  const report = await runFuzz({
-    url: server.url, seed: SEED, requests: REQUESTS, timeBudgetMs: TIME_LIMIT_MS, concurrency: 8,
-    exited: new Promise((r) => proc.once('exit', r)),
-    alive: () => proc.exitCode === null && proc.signalCode === null, log: (l) => t.diagnostic(l),
+  proc.stderr!.on('data', (d) => {
+    serverLog = (serverLog + d).slice(-4000);
   });
-  t.diagnostic(`seed ${SEED}: ${report.sent} sent (${report.raw} raw, ${report.watches} watches, ${report.checkedWrites} checked writes) in ${report.durationMs} ms; ` +
-    `statuses ${JSON.stringify(report.statusCounts)}; ${report.storedObjectsChecked} stored objects checked; findings ${JSON.stringify(report.findingCounts)}`);
-  for (const f of report.findings.slice(0, 20)) t.diagnostic(`${f.kind} #${f.index}: ${f.detail}\n  ${f.request.slice(0, 600)}`);
-  if (report.crashed) t.diagnostic(`server exit: code ${proc.exitCode} signal ${proc.signalCode}; last stderr:\n${serverLog}`);
+  const report = await runFuzz({
+    url: server.url,
+    seed: SEED,
+    requests: REQUESTS,
+    timeBudgetMs: TIME_LIMIT_MS,
+    concurrency: 8,
+    exited: new Promise((r) => proc.once('exit', r)),
+    alive: () => proc.exitCode === null && proc.signalCode === null,
+    log: (l) => t.diagnostic(l),
+  });
+  t.diagnostic(
+    `seed ${SEED}: ${report.sent} sent (${report.raw} raw, ${report.watches} watches, ${report.checkedWrites} checked writes) in ${report.durationMs} ms; ` +
+      `statuses ${JSON.stringify(report.statusCounts)}; ${report.storedObjectsChecked} stored objects checked; findings ${JSON.stringify(report.findingCounts)}`,
+  );
+  for (const f of report.findings.slice(0, 20))
+    t.diagnostic(`${f.kind} #${f.index}: ${f.detail}\n  ${f.request.slice(0, 600)}`);
+  if (report.crashed)
+    t.diagnostic(`server exit: code ${proc.exitCode} signal ${proc.signalCode}; last stderr:\n${serverLog}`);
   assert.equal(report.crashed, false, 'the server process stayed alive');
   assert.ok(proc.exitCode === null && proc.signalCode === null, 'the server process is still running');
-  assert.equal(report.stoppedByTime, false, `stopped by the ${TIME_LIMIT_MS} ms limit after ${report.sent} of ${REQUESTS} requests`);
+  assert.equal(
+    report.stoppedByTime,
+    false,
+    `stopped by the ${TIME_LIMIT_MS} ms limit after ${report.sent} of ${REQUESTS} requests`,
+  );
   assert.equal(report.sent, REQUESTS, 'every configured request was sent');
   assert.deepEqual(report.findingCounts, {}, `no findings (reproduce with FUZZ_SEED=${SEED})`);
 });

@@ -37,13 +37,23 @@ export class Rng {
   }
 
   /** uniform in [0, 1) */
-  float(): number { return this.u32() / 4294967296; }
+  float(): number {
+    return this.u32() / 4294967296;
+  }
   /** integer in [0, n) */
-  int(n: number): number { return Math.floor(this.float() * n); }
+  int(n: number): number {
+    return Math.floor(this.float() * n);
+  }
   /** integer in [lo, hi] */
-  range(lo: number, hi: number): number { return lo + this.int(hi - lo + 1); }
-  chance(p: number): boolean { return this.float() < p; }
-  pick<T>(xs: readonly T[]): T { return xs[this.int(xs.length)]!; }
+  range(lo: number, hi: number): number {
+    return lo + this.int(hi - lo + 1);
+  }
+  chance(p: number): boolean {
+    return this.float() < p;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
 
   /** Picks by weight: entries are [weight, value]. */
   weighted<T>(entries: readonly (readonly [number, T])[]): T {
@@ -59,7 +69,12 @@ export class Rng {
 
   /** A size skewed towards small values, sometimes huge: for string and nesting lengths. */
   size(max: number): number {
-    const scale = this.weighted([[6, 8], [3, 64], [2, 1024], [1, max]] as const);
+    const scale = this.weighted([
+      [6, 8],
+      [3, 64],
+      [2, 1024],
+      [1, max],
+    ] as const);
     return this.int(Math.min(scale, max) + 1);
   }
 
@@ -98,8 +113,57 @@ const PALETTES: readonly string[][] = [
 ];
 
 const NASTY: readonly string[] = [
-  '', ' ', '.', '..', '/', '\\', '%', '%00', '%2F', '-', 'a-', '-a', 'A', 'aB', '0', '00', '1e309', '-0', 'NaN', 'null', 'true',
-  'default', 'kube-system', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '$patch', '$retainKeys',
-  'a..b', 'a/b', 'a b', 'a\nb', 'a\r\nb', '${x}', '{{x}}', '<script>', "'; DROP TABLE x; --", '\u0000', 'ǅ', 'x'.repeat(254),
-  'a.b.c', 'k:{"name":"x"}', 'f:metadata', 'v:"x"', 'i:0', '.', 'app.kubernetes.io/name', 'a/b/c', 'x=y', 'x!=y', 'x in (a)',
+  '',
+  ' ',
+  '.',
+  '..',
+  '/',
+  '\\',
+  '%',
+  '%00',
+  '%2F',
+  '-',
+  'a-',
+  '-a',
+  'A',
+  'aB',
+  '0',
+  '00',
+  '1e309',
+  '-0',
+  'NaN',
+  'null',
+  'true',
+  'default',
+  'kube-system',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '$patch',
+  '$retainKeys',
+  'a..b',
+  'a/b',
+  'a b',
+  'a\nb',
+  'a\r\nb',
+  '${x}',
+  '{{x}}',
+  '<script>',
+  "'; DROP TABLE x; --",
+  '\u0000',
+  'ǅ',
+  'x'.repeat(254),
+  'a.b.c',
+  'k:{"name":"x"}',
+  'f:metadata',
+  'v:"x"',
+  'i:0',
+  '.',
+  'app.kubernetes.io/name',
+  'a/b/c',
+  'x=y',
+  'x!=y',
+  'x in (a)',
 ];

@@ -31,7 +31,12 @@ export interface FuzzOptions {
   log?: (line: string) => void;
 }
 
-export interface Finding { kind: string; detail: string; index: number; request: string }
+export interface Finding {
+  kind: string;
+  detail: string;
+  index: number;
+  request: string;
+}
 
 export interface FuzzReport {
   seed: number;
@@ -85,17 +90,33 @@ class Locks {
     while (this.exclusive) await this.exclusive;
     let releaseExclusive: (() => void) | undefined;
     if (exclusive) {
-      this.exclusive = new Promise<void>((r) => { releaseExclusive = r; });
-      if (this.shared > 0) await new Promise<void>((r) => { this.drained = r; });
+      this.exclusive = new Promise<void>((r) => {
+        releaseExclusive = r;
+      });
+      if (this.shared > 0)
+        await new Promise<void>((r) => {
+          this.drained = r;
+        });
     } else this.shared++;
     let releaseKey: (() => void) | undefined;
     if (key !== undefined) {
       while (this.keys.has(key)) await this.keys.get(key);
-      this.keys.set(key, new Promise<void>((r) => { releaseKey = r; }));
+      this.keys.set(
+        key,
+        new Promise<void>((r) => {
+          releaseKey = r;
+        }),
+      );
     }
     return () => {
-      if (key !== undefined) { this.keys.delete(key); releaseKey!(); }
-      if (exclusive) { this.exclusive = undefined; releaseExclusive!(); } else if (--this.shared === 0 && this.drained) {
+      if (key !== undefined) {
+        this.keys.delete(key);
+        releaseKey!();
+      }
+      if (exclusive) {
+        this.exclusive = undefined;
+        releaseExclusive!();
+      } else if (--this.shared === 0 && this.drained) {
         const d = this.drained;
         this.drained = undefined;
         d();
@@ -104,9 +125,16 @@ class Locks {
   }
 }
 
-function describe(p: { method: string; target: string }, note: string, body?: { bytes: Buffer; contentType: string; note: string }, headers?: Record<string, string>): string {
+function describe(
+  p: { method: string; target: string },
+  note: string,
+  body?: { bytes: Buffer; contentType: string; note: string },
+  headers?: Record<string, string>,
+): string {
   const t = p.target.length > 300 ? `${p.target.slice(0, 300)}…(${p.target.length} chars)` : p.target;
-  const b = body ? ` body[${body.bytes.length}B ${body.contentType} ${body.note}] ${JSON.stringify(body.bytes.subarray(0, 200).toString('latin1'))}` : '';
+  const b = body
+    ? ` body[${body.bytes.length}B ${body.contentType} ${body.note}] ${JSON.stringify(body.bytes.subarray(0, 200).toString('latin1'))}`
+    : '';
   const h = headers && Object.keys(headers).length ? ` headers ${JSON.stringify(headers).slice(0, 300)}` : '';
   return `${p.method} ${t} (${note})${h}${b}`;
 }
@@ -117,16 +145,37 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const { hostname, port } = new URL(o.url);
   const transport = new Transport(hostname, Number(port), (o.concurrency ?? 8) + 2);
   const report: FuzzReport = {
-    seed: o.seed, sent: 0, raw: 0, watches: 0, watchesCutByClient: 0, checkedWrites: 0, statusCounts: {}, findingCounts: {}, findings: [],
-    crashed: false, retries: 0, clientRefused: 0, protocolRejections: 0, limitations: {}, stoppedByTime: false, durationMs: 0, storedObjectsChecked: 0, skippedDeleting: 0, slowest: [],
+    seed: o.seed,
+    sent: 0,
+    raw: 0,
+    watches: 0,
+    watchesCutByClient: 0,
+    checkedWrites: 0,
+    statusCounts: {},
+    findingCounts: {},
+    findings: [],
+    crashed: false,
+    retries: 0,
+    clientRefused: 0,
+    protocolRejections: 0,
+    limitations: {},
+    stoppedByTime: false,
+    durationMs: 0,
+    storedObjectsChecked: 0,
+    skippedDeleting: 0,
+    slowest: [],
   };
   const find = (kind: string, detail: string, index: number, request: string) => {
     report.findingCounts[kind] = (report.findingCounts[kind] ?? 0) + 1;
     if (report.findingCounts[kind]! <= 20) report.findings.push({ kind, detail, index, request });
     if (report.findingCounts[kind]! <= 3) log(`FINDING ${kind} #${index}: ${detail}\n    ${request.slice(0, 800)}`);
   };
-  const limitation = (name: string) => { report.limitations[name] = (report.limitations[name] ?? 0) + 1; };
-  const count = (status: number | string) => { report.statusCounts[String(status)] = (report.statusCounts[String(status)] ?? 0) + 1; };
+  const limitation = (name: string) => {
+    report.limitations[name] = (report.limitations[name] ?? 0) + 1;
+  };
+  const count = (status: number | string) => {
+    report.statusCounts[String(status)] = (report.statusCounts[String(status)] ?? 0) + 1;
+  };
   const alive = o.alive ?? (() => true);
   const slow = (ms: number, i: number, what: string) => {
     if (report.slowest.length >= 10 && ms <= report.slowest[9]![0]) return;
@@ -140,7 +189,12 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const locks = new Locks();
 
   const readState = async (path: string) => {
-    const s = await transport.send({ method: 'GET', target: path, headers: { accept: 'application/json' }, watch: false });
+    const s = await transport.send({
+      method: 'GET',
+      target: path,
+      headers: { accept: 'application/json' },
+      watch: false,
+    });
     if (!s.ok) return { status: -1, text: s.error };
     return { status: s.reply.status, text: s.reply.status === 200 ? s.reply.body.toString('utf8') : '' };
   };
@@ -155,7 +209,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         observed.continues.push(v.metadata.continue);
         if (observed.continues.length > 20) observed.continues.shift();
       }
-    } catch { /* the oracle reports undecodable bodies */ }
+    } catch {
+      /* the oracle reports undecodable bodies */
+    }
   };
 
   const runRaw = async (i: number, rng: Rng) => {
@@ -169,26 +225,50 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       const problems = replyProblems(c.methods[k] ?? 'GET', c.targets[k] ?? '/', r, /watch=/.test(what));
       for (const p of problems) {
         // a bare protocol-level rejection of a malformed message is the HTTP parser's answer
-        if (k >= c.targets.length && p.kind === 'non-status-error' && r.body.length === 0) { report.protocolRejections++; continue; }
+        if (k >= c.targets.length && p.kind === 'non-status-error' && r.body.length === 0) {
+          report.protocolRejections++;
+          continue;
+        }
         find(p.kind, p.detail, i, what);
       }
     });
-    if (c.wellFormed === 0 && c.targets.length > res.replies.length) limitation(/pipelined/.test(c.note) ? 'pipelining-closed' : /extension/.test(c.note) ? 'chunk-extension-closed' : 'trailing-garbage-closed');
-    if (res.replies.length < c.wellFormed) find('no-response', `${res.replies.length} of ${c.wellFormed} well-formed requests answered (${res.error ?? (res.closedByServer ? 'closed' : 'timeout')})`, i, what);
+    if (c.wellFormed === 0 && c.targets.length > res.replies.length)
+      limitation(
+        /pipelined/.test(c.note)
+          ? 'pipelining-closed'
+          : /extension/.test(c.note)
+            ? 'chunk-extension-closed'
+            : 'trailing-garbage-closed',
+      );
+    if (res.replies.length < c.wellFormed)
+      find(
+        'no-response',
+        `${res.replies.length} of ${c.wellFormed} well-formed requests answered (${res.error ?? (res.closedByServer ? 'closed' : 'timeout')})`,
+        i,
+        what,
+      );
     if (res.garbage && res.replies.length === 0 && c.wellFormed) find('garbage-response', 'unparseable bytes', i, what);
-    if (!alive()) { report.crashed = true; find('crash', 'server exited', i, what); }
+    if (!alive()) {
+      report.crashed = true;
+      find('crash', 'server exited', i, what);
+    }
   };
 
   const runPlan = async (i: number, _rng: Rng, plan: Plan) => {
     // reads cannot disturb a checked object: only writes take part in the locking
     const reads = (plan.method === 'GET' || plan.method === 'HEAD') && !plan.exclusive && !plan.check;
-    inFlight.set(i, `lock ${plan.exclusive ? 'exclusive' : plan.check?.key ?? ''}`);
+    inFlight.set(i, `lock ${plan.exclusive ? 'exclusive' : (plan.check?.key ?? '')}`);
     const release = reads ? () => undefined : await locks.enter(plan.exclusive, plan.check?.key);
     try {
       inFlight.set(i, 'before');
       const before = plan.check ? await readState(plan.check.path) : undefined;
       let current: any;
-      if (before?.status === 200) try { current = JSON.parse(before.text); } catch { /* reported by the final checks */ }
+      if (before?.status === 200)
+        try {
+          current = JSON.parse(before.text);
+        } catch {
+          /* reported by the final checks */
+        }
       const body = plan.makeBody?.(current);
       const headers = { ...plan.headers };
       if (body && headers['content-type'] === undefined) headers['content-type'] = body.contentType;
@@ -196,12 +276,21 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (plan.watch) report.watches++;
       if (plan.check) report.checkedWrites++;
       inFlight.set(i, `send ${plan.method} ${plan.target.slice(0, 100)}`);
-      const sent = await transport.send({ method: plan.method, target: plan.target, headers, body: body?.bytes, watch: plan.watch });
+      const sent = await transport.send({
+        method: plan.method,
+        target: plan.target,
+        headers,
+        body: body?.bytes,
+        watch: plan.watch,
+      });
       inFlight.set(i, 'after');
       if (sent.retried) report.retries++;
       slow(sent.ms, i, what);
       if (!sent.ok) {
-        if (sent.error.startsWith('client refused')) { report.clientRefused++; return; }
+        if (sent.error.startsWith('client refused')) {
+          report.clientRefused++;
+          return;
+        }
         count('error');
         // the connection may have died with the process: if the server no longer answers, wait (bounded) for its exit event
         if (o.exited && alive()) {
@@ -209,12 +298,30 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
           if (!probe.ok) await Promise.race([o.exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
         }
         // uWS closes connections carrying a method outside its fixed set, or a request head over its limit
-        if (!HTTP_METHODS.has(plan.method) && alive()) { limitation('unknown-method-closed'); return; }
-        if (headSize(plan.method, plan.target, headers) > HEAD_LIMIT && alive()) { limitation('oversized-head-closed'); return; }
-        if (!alive()) { report.crashed = true; find('crash', `server exited; request failed with ${sent.error}`, i, what); return; }
+        if (!HTTP_METHODS.has(plan.method) && alive()) {
+          limitation('unknown-method-closed');
+          return;
+        }
+        if (headSize(plan.method, plan.target, headers) > HEAD_LIMIT && alive()) {
+          limitation('oversized-head-closed');
+          return;
+        }
+        if (!alive()) {
+          report.crashed = true;
+          find('crash', `server exited; request failed with ${sent.error}`, i, what);
+          return;
+        }
         // an answer given before a large upload finished (413, or an early 4xx): the socket closes under the writer
-        if (/EPIPE|ECONNRESET/.test(sent.error) && (body?.bytes.length ?? 0) > LARGE_UPLOAD) { limitation(body!.bytes.length > BODY_LIMIT ? 'oversized-body-closed' : 'early-answer-upload-closed'); return; }
-        find(sent.hang ? 'hang' : /HPE_/.test(sent.error) ? 'malformed-response' : 'connection-error', sent.error, i, what);
+        if (/EPIPE|ECONNRESET/.test(sent.error) && (body?.bytes.length ?? 0) > LARGE_UPLOAD) {
+          limitation(body!.bytes.length > BODY_LIMIT ? 'oversized-body-closed' : 'early-answer-upload-closed');
+          return;
+        }
+        find(
+          sent.hang ? 'hang' : /HPE_/.test(sent.error) ? 'malformed-response' : 'connection-error',
+          sent.error,
+          i,
+          what,
+        );
         return;
       }
       const r = sent.reply;
@@ -230,12 +337,22 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         if (failed || plan.check.dryRun) {
           const after = await readState(plan.check.path);
           // controllers write some kinds' status (and Nodes' taints) at any moment
-          if (after.status !== before.status || (after.text !== before.text && !controllerWritten(plan.check.path, before.text, after.text))) {
-            find(failed ? 'half-write' : 'dry-run-wrote', `HTTP ${r.status} ${r.body.subarray(0, 300).toString('utf8')}; changed ${changedPaths(before.text, after.text)}; before ${before.status} ${before.text.slice(0, 400)}; after ${after.status} ${after.text.slice(0, 400)}`, i, what);
+          if (
+            after.status !== before.status ||
+            (after.text !== before.text && !controllerWritten(plan.check.path, before.text, after.text))
+          ) {
+            find(
+              failed ? 'half-write' : 'dry-run-wrote',
+              `HTTP ${r.status} ${r.body.subarray(0, 300).toString('utf8')}; changed ${changedPaths(before.text, after.text)}; before ${before.status} ${before.text.slice(0, 400)}; after ${after.status} ${after.text.slice(0, 400)}`,
+              i,
+              what,
+            );
           }
         }
       }
-    } finally { release(); }
+    } finally {
+      release();
+    }
   };
 
   let next = 0;
@@ -245,7 +362,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const total = o.only ? cases.length : o.requests;
   const worker = async () => {
     while (next < total && !report.crashed) {
-      if (Date.now() - started > o.timeBudgetMs) { report.stoppedByTime = true; return; }
+      if (Date.now() - started > o.timeBudgetMs) {
+        report.stoppedByTime = true;
+        return;
+      }
       const i = o.only ? cases[next++]! : next++;
       const rng = Rng.forCase(o.seed, i);
       report.sent++;
@@ -262,17 +382,25 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       lastProgress = Date.now();
       if (report.crashed && !crashLogged) {
         crashLogged = true;
-        log(`cases in flight when the server exited: ${[...inFlight.keys(), i].join(',')} (replay one: --seed ${o.seed} --only <i>)`);
+        log(
+          `cases in flight when the server exited: ${[...inFlight.keys(), i].join(',')} (replay one: --seed ${o.seed} --only <i>)`,
+        );
       }
-      if (i % 5000 === 4999) log(`${report.sent} requests, ${Object.values(report.findingCounts).reduce((a, b) => a + b, 0)} findings, ${Math.round((Date.now() - started) / 1000)} s`);
+      if (i % 5000 === 4999)
+        log(
+          `${report.sent} requests, ${Object.values(report.findingCounts).reduce((a, b) => a + b, 0)} findings, ${Math.round((Date.now() - started) / 1000)} s`,
+        );
     }
   };
   // a stalled run (no case finished for 60 s) says where its cases are waiting
   let lastProgress = Date.now();
   const watchdog = setInterval(() => {
-    if (Date.now() - lastProgress > 60_000) log(`no progress for ${Math.round((Date.now() - lastProgress) / 1000)} s; in flight: ${[...inFlight].map(([k, v]) => `#${k} ${v}`).join(', ')}`);
+    if (Date.now() - lastProgress > 60_000)
+      log(
+        `no progress for ${Math.round((Date.now() - lastProgress) / 1000)} s; in flight: ${[...inFlight].map(([k, v]) => `#${k} ${v}`).join(', ')}`,
+      );
   }, 30_000).unref();
-  await Promise.all(Array.from({ length: o.only ? 1 : o.concurrency ?? 8 }, worker));
+  await Promise.all(Array.from({ length: o.only ? 1 : (o.concurrency ?? 8) }, worker));
   clearInterval(watchdog);
 
   if (!report.crashed && alive()) {
@@ -283,7 +411,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     } catch (e) {
       find('fuzzer-error', `final checks: ${(e as Error).stack ?? e}`, -1, 'final checks');
     }
-    if (!alive()) { report.crashed = true; find('crash', 'server exited during the final checks', -1, ''); }
+    if (!alive()) {
+      report.crashed = true;
+      find('crash', 'server exited during the final checks', -1, '');
+    }
   }
   transport.close();
   report.durationMs = Date.now() - started;
@@ -294,8 +425,15 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 async function setup(url: string, transport: Transport): Promise<void> {
   for (const ns of [...STABLE_NAMESPACES, ...SCRATCH_NAMESPACES.slice(0, 3)]) {
     const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-    const r = await transport.send({ method: 'POST', target: '/api/v1/namespaces', headers: { 'content-type': 'application/json' }, body, watch: false });
-    if (!r.ok || (r.reply.status !== 201 && r.reply.status !== 409)) throw new Error(`setup: cannot create namespace ${ns} on ${url}`);
+    const r = await transport.send({
+      method: 'POST',
+      target: '/api/v1/namespaces',
+      headers: { 'content-type': 'application/json' },
+      body,
+      watch: false,
+    });
+    if (!r.ok || (r.reply.status !== 201 && r.reply.status !== 409))
+      throw new Error(`setup: cannot create namespace ${ns} on ${url}`);
   }
 }
 
@@ -304,11 +442,22 @@ export type { ResourceType };
 /** The JSON paths whose values differ between two answers (at most 20), to read a finding by. */
 export function changedPaths(before: string, after: string): string {
   let a: unknown, b: unknown;
-  try { a = JSON.parse(before); b = JSON.parse(after); } catch { return '(not JSON)'; }
+  try {
+    a = JSON.parse(before);
+    b = JSON.parse(after);
+  } catch {
+    return '(not JSON)';
+  }
   const out: string[] = [];
   const walk = (x: unknown, y: unknown, path: string): void => {
     if (out.length >= 20) return;
-    if (x !== null && y !== null && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y)) {
+    if (
+      x !== null &&
+      y !== null &&
+      typeof x === 'object' &&
+      typeof y === 'object' &&
+      Array.isArray(x) === Array.isArray(y)
+    ) {
       const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
       for (const k of keys) walk((x as any)[k], (y as any)[k], `${path}.${k}`);
     } else if (JSON.stringify(x) !== JSON.stringify(y)) {
@@ -320,7 +469,8 @@ export function changedPaths(before: string, after: string): string {
 }
 
 /** Kinds whose status a controller writes on its own (and, for Nodes, the taints). */
-const CONTROLLER_STATUS = /\/(nodes|resourcequotas|poddisruptionbudgets|certificatesigningrequests|flowschemas|customresourcedefinitions|apiservices)\//;
+const CONTROLLER_STATUS =
+  /\/(nodes|resourcequotas|poddisruptionbudgets|certificatesigningrequests|flowschemas|customresourcedefinitions|apiservices)\//;
 
 /** A change a controller makes on its own: the status of CONTROLLER_STATUS kinds, a Node's taints. */
 function controllerWritten(path: string, before: string, after: string): boolean {
@@ -330,7 +480,10 @@ function controllerWritten(path: string, before: string, after: string): boolean
       const o = JSON.parse(t);
       delete o.status;
       if (o.spec) delete o.spec.taints;
-      if (o.metadata) { delete o.metadata.resourceVersion; delete o.metadata.managedFields; }
+      if (o.metadata) {
+        delete o.metadata.resourceVersion;
+        delete o.metadata.managedFields;
+      }
       return JSON.stringify(o);
     };
     return strip(before) === strip(after);

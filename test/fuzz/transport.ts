@@ -27,7 +27,11 @@ const MAX_BODY = 96 * 1024 * 1024;
 export class Transport {
   private readonly agent: http.Agent;
 
-  constructor(private readonly host: string, private readonly port: number, sockets: number) {
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    sockets: number,
+  ) {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
@@ -57,7 +61,15 @@ export class Transport {
       // node:http frames a DELETE/OPTIONS body only when told its length
       const headers = o.body?.length ? { ...o.headers, 'content-length': String(o.body.length) } : o.headers;
       try {
-        req = http.request({ host: this.host, port: this.port, method: o.method, path: o.target, headers, agent, setHost: true });
+        req = http.request({
+          host: this.host,
+          port: this.port,
+          method: o.method,
+          path: o.target,
+          headers,
+          agent,
+          setHost: true,
+        });
       } catch (e) {
         // the client library refused the request (e.g. a header it will not send): not the server's fault
         resolve({ ok: false, error: `client refused: ${(e as Error).message}`, hang: false, ms: 0, retried: false });
@@ -65,18 +77,31 @@ export class Transport {
       }
       const hard = setTimeout(() => {
         req.destroy();
-        done({ ok: false, error: `no complete response within ${REQUEST_LIMIT_MS} ms`, hang: true, ms: Date.now() - started, retried: false });
+        done({
+          ok: false,
+          error: `no complete response within ${REQUEST_LIMIT_MS} ms`,
+          hang: true,
+          ms: Date.now() - started,
+          retried: false,
+        });
       }, REQUEST_LIMIT_MS);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         let abortedByClient = false;
-        const finish = () => done({
-          ok: true, ms: Date.now() - started, retried: false,
-          reply: { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), abortedByClient },
-        });
+        const finish = () =>
+          done({
+            ok: true,
+            ms: Date.now() - started,
+            retried: false,
+            reply: { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), abortedByClient },
+          });
         if (o.watch && res.statusCode === 200) {
-          cut = setTimeout(() => { abortedByClient = true; res.destroy(); finish(); }, WATCH_CUT_MS);
+          cut = setTimeout(() => {
+            abortedByClient = true;
+            res.destroy();
+            finish();
+          }, WATCH_CUT_MS);
         }
         res.on('data', (d: Buffer) => {
           size += d.length;
@@ -85,16 +110,35 @@ export class Transport {
         res.on('end', finish);
         res.on('error', (e) => {
           if (abortedByClient) return finish();
-          done({ ok: false, error: `response: ${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`, hang: false, ms: Date.now() - started, retried: false });
+          done({
+            ok: false,
+            error: `response: ${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`,
+            hang: false,
+            ms: Date.now() - started,
+            retried: false,
+          });
         });
         res.on('close', () => {
-          if (!res.complete && !abortedByClient) done({ ok: false, error: 'response closed before it was complete', hang: false, ms: Date.now() - started, retried: false });
+          if (!res.complete && !abortedByClient)
+            done({
+              ok: false,
+              error: 'response closed before it was complete',
+              hang: false,
+              ms: Date.now() - started,
+              retried: false,
+            });
         });
       });
-      req.on('error', (e) => done({
-        ok: false, error: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`, hang: false, ms: Date.now() - started,
-        retried: false, reused: req.reusedSocket,
-      }));
+      req.on('error', (e) =>
+        done({
+          ok: false,
+          error: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`,
+          hang: false,
+          ms: Date.now() - started,
+          retried: false,
+          reused: req.reusedSocket,
+        }),
+      );
       req.end(o.body);
     });
   }
@@ -107,7 +151,9 @@ export class Transport {
   private head(o: Outgoing): Promise<Sent> {
     const started = Date.now();
     const host = `Host: ${this.host}:${this.port}\r\n`;
-    const text = `HEAD ${o.target} HTTP/1.1\r\n${host}${Object.entries(o.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    const text = `HEAD ${o.target} HTTP/1.1\r\n${host}${Object.entries(o.headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
     return new Promise((resolve) => {
       const sock = net.connect({ host: this.host, port: this.port });
       let buf = Buffer.alloc(0);
@@ -121,7 +167,14 @@ export class Transport {
         sock.destroy();
         const end = buf.indexOf('\r\n\r\n');
         const m = /^HTTP\/1\.[01] (\d{3})/.exec(buf.subarray(0, 20).toString('latin1'));
-        if (end < 0 || !m) return resolve({ ok: false, error: error || `no HEAD response (${buf.length} bytes)`, hang: error.startsWith('no end'), ms: Date.now() - started, retried: false });
+        if (end < 0 || !m)
+          return resolve({
+            ok: false,
+            error: error || `no HEAD response (${buf.length} bytes)`,
+            hang: error.startsWith('no end'),
+            ms: Date.now() - started,
+            retried: false,
+          });
         const headers: Record<string, string> = {};
         for (const l of buf.subarray(0, end).toString('latin1').split('\r\n').slice(1)) {
           const i = l.indexOf(':');
@@ -129,9 +182,17 @@ export class Transport {
         }
         const next = buf.indexOf('HTTP/1.', end + 4);
         const body = buf.subarray(end + 4, next < 0 ? buf.length : next);
-        resolve({ ok: true, ms: Date.now() - started, retried: false, reply: { status: Number(m[1]), headers, body, headBodyBytes: body.length } });
+        resolve({
+          ok: true,
+          ms: Date.now() - started,
+          retried: false,
+          reply: { status: Number(m[1]), headers, body, headBodyBytes: body.length },
+        });
       };
-      const hard = setTimeout(() => { error = `no end of the HEAD response within ${REQUEST_LIMIT_MS} ms`; finish(); }, REQUEST_LIMIT_MS);
+      const hard = setTimeout(() => {
+        error = `no end of the HEAD response within ${REQUEST_LIMIT_MS} ms`;
+        finish();
+      }, REQUEST_LIMIT_MS);
       sock.on('connect', () => sock.write(Buffer.from(text, 'latin1')));
       sock.on('data', (d: Buffer) => {
         buf = Buffer.concat([buf, d]);
@@ -143,7 +204,9 @@ export class Transport {
         const next = end < 0 ? -1 : buf.indexOf('HTTP/1.', end + 4);
         if (next >= 0 && buf.indexOf('\r\n\r\n', next) >= 0) finish();
       });
-      sock.on('error', (e) => { error = `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`; });
+      sock.on('error', (e) => {
+        error = `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`;
+      });
       sock.on('close', finish);
     });
   }

@@ -22,24 +22,44 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 const N = 2600;
 let s: TestServer;
 const home = mkdtempSync(join(tmpdir(), 'plat-kubectl-'));
-const { ok } = kubectlRunner(() => s.url, () => home);
+const { ok } = kubectlRunner(
+  () => s.url,
+  () => home,
+);
 before(async () => {
   s = await startServer();
   for (let i = 0; i < N; i += 200) {
-    await Promise.all(Array.from({ length: Math.min(200, N - i) }, (_, j) =>
-      request(s.url, 'POST', CMS, configMap(`cm-${String(i + j).padStart(5, '0')}`, { parity: (i + j) % 2 ? 'odd' : 'even' }))));
+    await Promise.all(
+      Array.from({ length: Math.min(200, N - i) }, (_, j) =>
+        request(
+          s.url,
+          'POST',
+          CMS,
+          configMap(`cm-${String(i + j).padStart(5, '0')}`, { parity: (i + j) % 2 ? 'odd' : 'even' }),
+        ),
+      ),
+    );
   }
 });
-after(async () => { await s?.stop(); s?.cleanup(); rmSync(home, { recursive: true, force: true }); });
+after(async () => {
+  await s?.stop();
+  s?.cleanup();
+  rmSync(home, { recursive: true, force: true });
+});
 
 /** The raw response: status, headers and body bytes (no decoding). */
-function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: s.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: s.port, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -91,7 +111,9 @@ test('gzip: one gzip stream (node, curl) and kubectl reads it', async () => {
   const r = await raw('/api/v1/configmaps', { 'accept-encoding': 'gzip' });
   assert.equal(r.headers['content-encoding'], 'gzip');
   assert.equal(JSON.parse(gunzipSync(r.body).toString('utf8')).items.length >= N, true);
-  const viaCurl = execFileSync('curl', ['-s', '--compressed', `${s.url}/api/v1/configmaps`], { maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
+  const viaCurl = execFileSync('curl', ['-s', '--compressed', `${s.url}/api/v1/configmaps`], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).toString('utf8');
   assert.ok(JSON.parse(viaCurl).items.length >= N);
   const out = await ok('get', 'configmaps', '-n', 'default', '--no-headers');
   assert.equal(out.trim().split('\n').length, N);
@@ -103,18 +125,25 @@ test('gzip: one gzip stream (node, curl) and kubectl reads it', async () => {
  */
 function listWhile<T>(path: string, during: () => Promise<T>): Promise<{ list: any; during: T }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: s.port, path }, (res) => {
-      const chunks: Buffer[] = [];
-      let running: Promise<T> | undefined;
-      res.on('data', (c: Buffer) => {
-        chunks.push(c);
-        if (running) return;
-        res.pause();
-        running = during();
-        running.then(() => res.resume(), reject);
-      });
-      res.on('end', () => running!.then((d) => resolve({ list: JSON.parse(Buffer.concat(chunks).toString('utf8')), during: d }), reject));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: s.port, path }, (res) => {
+        const chunks: Buffer[] = [];
+        let running: Promise<T> | undefined;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (running) return;
+          res.pause();
+          running = during();
+          running.then(() => res.resume(), reject);
+        });
+        res.on('end', () =>
+          running!.then(
+            (d) => resolve({ list: JSON.parse(Buffer.concat(chunks).toString('utf8')), during: d }),
+            reject,
+          ),
+        );
+      })
+      .on('error', reject);
   });
 }
 
@@ -127,15 +156,26 @@ test('writes made while a streamed list is read do not appear in it (new, change
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
   const big = 'x'.repeat(6 * 1024);
   for (let i = 0; i < count; i += 100) {
-    const rs = await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) =>
-      request(s.url, 'POST', path, configMap(`cm-${String(i + j).padStart(5, '0')}`, {}, { k: 'v', big }))));
+    const rs = await Promise.all(
+      Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+        request(s.url, 'POST', path, configMap(`cm-${String(i + j).padStart(5, '0')}`, {}, { k: 'v', big })),
+      ),
+    );
     for (const r of rs) assert.equal(r.status, 201, r.text);
   }
   const last = `cm-${String(count - 1).padStart(5, '0')}`;
   const gone = `cm-${String(count - 2).padStart(5, '0')}`;
   const { list, during } = await listWhile(path, async () => {
-    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => request(s.url, 'POST', path, configMap(`zz-race-${i}`))));
-    const changed = await request(s.url, 'PATCH', `${path}/${last}`, { data: { k: 'changed' } }, { 'content-type': 'application/merge-patch+json' });
+    const created = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => request(s.url, 'POST', path, configMap(`zz-race-${i}`))),
+    );
+    const changed = await request(
+      s.url,
+      'PATCH',
+      `${path}/${last}`,
+      { data: { k: 'changed' } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     const deleted = await request(s.url, 'DELETE', `${path}/${gone}`);
     for (const r of [...created, changed]) assert.ok(r.status === 201 || r.status === 200, r.text);
     assert.equal(deleted.status, 200, deleted.text);

@@ -19,9 +19,19 @@ const services = { options: DEFAULT_OPTIONS, namespaces: new Map([['ns', 'Active
 
 function request(name: string, enc: Encoding, subresource = ''): Request {
   return {
-    info: { verb: 'create', namespace: 'ns', name: subresource ? name : '', subresource, resource: 'configmaps', apiGroup: '', apiVersion: 'v1' },
-    query: new URLSearchParams(), headers: { accept: undefined, contentType: 'application/json', contentLength: 0, userAgent: 'wrk/4' },
-    def, enc,
+    info: {
+      verb: 'create',
+      namespace: 'ns',
+      name: subresource ? name : '',
+      subresource,
+      resource: 'configmaps',
+      apiGroup: '',
+      apiVersion: 'v1',
+    },
+    query: new URLSearchParams(),
+    headers: { accept: undefined, contentType: 'application/json', contentLength: 0, userAgent: 'wrk/4' },
+    def,
+    enc,
   } as unknown as Request;
 }
 

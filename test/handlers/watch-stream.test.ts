@@ -15,36 +15,84 @@ import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
 const JSON_ENC: Encoding = { format: 'json', pretty: false };
 
 /** A uWS response whose socket takes `accept` bytes and then pushes back. */
-function fakeExchange(accept: number): { x: Exchange; state: { handed: number; closed: boolean; writable?: () => boolean; accept: number } } {
-  const state: { handed: number; closed: boolean; writable?: () => boolean; accept: number } = { handed: 0, closed: false, accept };
+function fakeExchange(accept: number): {
+  x: Exchange;
+  state: { handed: number; closed: boolean; writable?: () => boolean; accept: number };
+} {
+  const state: { handed: number; closed: boolean; writable?: () => boolean; accept: number } = {
+    handed: 0,
+    closed: false,
+    accept,
+  };
   const res = {
-    cork(fn: () => void) { fn(); return res; },
-    writeStatus() { return res; },
-    writeHeader() { return res; },
+    cork(fn: () => void) {
+      fn();
+      return res;
+    },
+    writeStatus() {
+      return res;
+    },
+    writeHeader() {
+      return res;
+    },
     write(chunk: string | Uint8Array) {
       state.handed += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
       return state.handed <= state.accept;
     },
-    onWritable(fn: () => boolean) { state.writable = fn; return res; },
-    end() { state.closed = true; return res; },
-    close() { state.closed = true; return res; },
-    endWithoutBody() { return res; },
+    onWritable(fn: () => boolean) {
+      state.writable = fn;
+      return res;
+    },
+    end() {
+      state.closed = true;
+      return res;
+    },
+    close() {
+      state.closed = true;
+      return res;
+    },
+    endWithoutBody() {
+      return res;
+    },
   };
   return { x: { res: res as unknown as HttpResponse, aborted: false, done: false, headers: [] }, state };
 }
 
 function watcher(hub: WatchHub, sink: WatchStream): Watcher {
   const w: Watcher = {
-    typeKey: '/configmaps', namespace: 'ns', matcher: undefined, fromRV: 10, startRV: 10, sink, bookmarks: false,
-    kind: 'ConfigMap', apiVersion: 'v1', closed: false, enc: JSON_ENC, headersSent: true,
+    typeKey: '/configmaps',
+    namespace: 'ns',
+    matcher: undefined,
+    fromRV: 10,
+    startRV: 10,
+    sink,
+    bookmarks: false,
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    closed: false,
+    enc: JSON_ENC,
+    headersSent: true,
   };
   sink.onClose = () => hub.remove(w);
   return w;
 }
 
 const change = (rv: number, size: number): ChangeEvent => ({
-  typeKey: '/configmaps', type: 'MODIFIED', rv, namespace: 'ns', name: 'big', apiVersion: 'v1', uid: 'u', fields: {}, labels: {},
-  json: JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'big', namespace: 'ns', resourceVersion: String(rv) }, data: { k: 'x'.repeat(size) } }),
+  typeKey: '/configmaps',
+  type: 'MODIFIED',
+  rv,
+  namespace: 'ns',
+  name: 'big',
+  apiVersion: 'v1',
+  uid: 'u',
+  fields: {},
+  labels: {},
+  json: JSON.stringify({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'big', namespace: 'ns', resourceVersion: String(rv) },
+    data: { k: 'x'.repeat(size) },
+  }),
 });
 
 test('100 stalled watchers of one 2 MB state: one shared buffer, a slice each handed to the socket, closed past the limit, released', () => {
@@ -58,7 +106,8 @@ test('100 stalled watchers of one 2 MB state: one shared buffer, a slice each ha
     hub.add(watcher(hub, stream));
   }
   assert.deepEqual(hub.initial.held(), { payloads: 1, bytes: state.length }, 'one copy for all');
-  for (const f of fakes) assert.ok(f.state.handed <= 100_000 + WATCH_SLICE_BYTES, `handed ${f.state.handed} bytes to a stalled socket`);
+  for (const f of fakes)
+    assert.ok(f.state.handed <= 100_000 + WATCH_SLICE_BYTES, `handed ${f.state.handed} bytes to a stalled socket`);
   // a small change queues behind the initial events: still under the limit
   hub.dispatch([change(11, 1000)]);
   hub.flush(); // what the end of the event-loop turn does
@@ -80,7 +129,10 @@ test('a watcher that reads gets the initial events whole, then the queued events
   const chunks: string[] = [];
   const res = f.x.res as unknown as { write: (c: string | Uint8Array) => boolean };
   const write = res.write;
-  res.write = (c) => { chunks.push(typeof c === 'string' ? c : Buffer.from(c).toString()); return write(c); };
+  res.write = (c) => {
+    chunks.push(typeof c === 'string' ? c : Buffer.from(c).toString());
+    return write(c);
+  };
   const state = '{"type":"ADDED","object":{}}\n'.repeat(10_000);
   const payload = hub.initial.share('/configmaps', 'k', [state]);
   const stream = new WatchStream(f.x, JSON_ENC).open(payload.bytes, 0, payload.release)!;

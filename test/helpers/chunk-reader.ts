@@ -15,9 +15,17 @@ export class StrictChunkReader {
   private buf = Buffer.alloc(0);
 
   /** Reads the response to one GET of path; `socket` is connecting (the request goes out on connect). */
-  constructor(readonly socket: Duplex, path: string, connectEvent: 'connect' | 'secureConnect' = 'connect', headers = '') {
+  constructor(
+    readonly socket: Duplex,
+    path: string,
+    connectEvent: 'connect' | 'secureConnect' = 'connect',
+    headers = '',
+  ) {
     socket.once(connectEvent, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`));
-    socket.on('data', (d: Buffer) => { this.buf = Buffer.concat([this.buf, d]); this.parse(); });
+    socket.on('data', (d: Buffer) => {
+      this.buf = Buffer.concat([this.buf, d]);
+      this.parse();
+    });
     socket.on('error', () => undefined);
   }
 
@@ -36,16 +44,27 @@ export class StrictChunkReader {
       const size = parseInt(sizeLine, 16);
       // the data and its CRLF must both be there before the chunk counts as received
       if (this.buf.length < eol + 2 + size + 2) return;
-      assert.equal(this.buf.subarray(eol + 2 + size, eol + 4 + size).toString('latin1'), '\r\n', 'chunk data not followed by CRLF');
+      assert.equal(
+        this.buf.subarray(eol + 2 + size, eol + 4 + size).toString('latin1'),
+        '\r\n',
+        'chunk data not followed by CRLF',
+      );
       const data = this.buf.subarray(eol + 2, eol + 2 + size).toString('utf8');
       this.buf = this.buf.subarray(eol + 4 + size);
-      if (size === 0) { this.ended = true; return; }
+      if (size === 0) {
+        this.ended = true;
+        return;
+      }
       this.chunks.push(data);
     }
   }
 
   /** the watch events received so far (complete chunks only) */
   events(): { type: string; object: { metadata: { name: string } } }[] {
-    return this.chunks.join('').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+    return this.chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
   }
 }

@@ -12,17 +12,41 @@ import { until } from './poll.js';
 export const CSR_PATH = (group = 'certificates.plat.io') => `/apis/${group}/v1/certificatesigningrequests`;
 
 /** Writes `<name>.key` and `<name>.csr` (EC P-256 unless rsa) into dir; returns the CSR PEM. */
-export function makeRequest(dir: string, name: string, subject: string, opts: { rsa?: boolean; san?: string } = {}): string {
+export function makeRequest(
+  dir: string,
+  name: string,
+  subject: string,
+  opts: { rsa?: boolean; san?: string } = {},
+): string {
   const key = opts.rsa ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
-  const args = ['req', '-new', ...key, '-nodes', '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.csr`), '-subj', subject];
+  const args = [
+    'req',
+    '-new',
+    ...key,
+    '-nodes',
+    '-keyout',
+    join(dir, `${name}.key`),
+    '-out',
+    join(dir, `${name}.csr`),
+    '-subj',
+    subject,
+  ];
   if (opts.san) args.push('-addext', `subjectAltName=${opts.san}`);
   execFileSync('/usr/bin/openssl', args, { stdio: 'ignore' });
   return readFileSync(join(dir, `${name}.csr`), 'utf8');
 }
 
-export function csrObject(name: string, pem: string, signerName: string, usages: string[], extra: Record<string, unknown> = {}): object {
+export function csrObject(
+  name: string,
+  pem: string,
+  signerName: string,
+  usages: string[],
+  extra: Record<string, unknown> = {},
+): object {
   return {
-    apiVersion: 'certificates.plat.io/v1', kind: 'CertificateSigningRequest', metadata: { name },
+    apiVersion: 'certificates.plat.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
     spec: { request: Buffer.from(pem).toString('base64'), signerName, usages, ...extra },
   };
 }
@@ -32,7 +56,13 @@ export async function decide(base: string, name: string, type: 'Approved' | 'Den
   const got = await request(base, 'GET', `${CSR_PATH(group)}/${name}`);
   assert.equal(got.status, 200, got.text);
   const csr = got.json;
-  csr.status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type, status: 'True', reason: 'Test', message: `${type} by the test` }] };
+  csr.status = {
+    ...csr.status,
+    conditions: [
+      ...(csr.status?.conditions ?? []),
+      { type, status: 'True', reason: 'Test', message: `${type} by the test` },
+    ],
+  };
   return request(base, 'PUT', `${CSR_PATH(group)}/${name}/approval`, csr);
 }
 

@@ -14,7 +14,13 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** PEM files of a test CA, etcd's server certificate and a client certificate. */
-export interface TestTls { caFile: string; certFile: string; keyFile: string; serverCertFile: string; serverKeyFile: string }
+export interface TestTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+}
 
 export interface TestEtcd {
   /** client URL, http://127.0.0.1:<port> (https:// with TLS) */
@@ -76,17 +82,47 @@ async function startOnce(bin: string, root: string, tls: TestTls | undefined): P
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const proc = spawn(bin, [
-    '--name', 'test', '--data-dir', dataDir,
-    '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `test=${peer}`, '--initial-cluster-state', 'new',
-    ...(tls ? ['--cert-file', tls.serverCertFile, '--key-file', tls.serverKeyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : []),
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(
+    bin,
+    [
+      '--name',
+      'test',
+      '--data-dir',
+      dataDir,
+      '--listen-client-urls',
+      url,
+      '--advertise-client-urls',
+      url,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `test=${peer}`,
+      '--initial-cluster-state',
+      'new',
+      ...(tls
+        ? [
+            '--cert-file',
+            tls.serverCertFile,
+            '--key-file',
+            tls.serverKeyFile,
+            '--trusted-ca-file',
+            tls.caFile,
+            '--client-cert-auth',
+          ]
+        : []),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
-  proc.stderr!.on('data', (d) => { log = (log + d).slice(-4000); });
+  proc.stderr!.on('data', (d) => {
+    log = (log + d).slice(-4000);
+  });
   let exited = false;
-  proc.once('exit', () => { exited = true; });
+  proc.once('exit', () => {
+    exited = true;
+  });
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const done = once(proc, 'exit');
@@ -104,7 +140,11 @@ async function startOnce(bin: string, root: string, tls: TestTls | undefined): P
     await delay(POLL_MS); // poll interval of the bounded readiness loop
   }
   return {
-    url, dataDir, proc, stop, tls,
+    url,
+    dataDir,
+    proc,
+    stop,
+    tls,
     async cleanup() {
       await stop();
       rmSync(root, { recursive: true, force: true });
@@ -114,7 +154,9 @@ async function startOnce(bin: string, root: string, tls: TestTls | undefined): P
 
 async function healthy(url: string, tls: TestTls | undefined): Promise<boolean> {
   try {
-    const body = tls ? await httpsGet(`${url}/health`, tls) : await (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).text();
+    const body = tls
+      ? await httpsGet(`${url}/health`, tls)
+      : await (await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })).text();
     return (JSON.parse(body) as { health?: string }).health === 'true';
   } catch {
     return false;
@@ -123,12 +165,18 @@ async function healthy(url: string, tls: TestTls | undefined): Promise<boolean> 
 
 function httpsGet(url: string, tls: TestTls): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = https.get(url, { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), timeout: 1000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve(body));
-    });
+    const req = https.get(
+      url,
+      { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), timeout: 1000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          body += d;
+        });
+        res.on('end', () => resolve(body));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
   });
@@ -142,13 +190,50 @@ function makeTls(base: string): TestTls {
     if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.error?.message ?? r.stderr}`);
   };
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '1', '-subj', '/CN=plat-test-ca');
-  for (const [who, ext] of [['server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth'], ['client', 'extendedKeyUsage=clientAuth']] as const) {
+  openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=plat-test-ca',
+  );
+  for (const [who, ext] of [
+    ['server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth'],
+    ['client', 'extendedKeyUsage=clientAuth'],
+  ] as const) {
     writeFileSync(f(`${who}.ext`), ext + '\n');
     openssl('req', ...ec, '-keyout', f(`${who}.key`), '-out', f(`${who}.csr`), '-subj', `/CN=plat-test-${who}`);
-    openssl('x509', '-req', '-in', f(`${who}.csr`), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f(`${who}.crt`), '-days', '1', '-extfile', f(`${who}.ext`));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${who}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f(`${who}.crt`),
+      '-days',
+      '1',
+      '-extfile',
+      f(`${who}.ext`),
+    );
   }
-  return { caFile: f('ca.crt'), certFile: f('client.crt'), keyFile: f('client.key'), serverCertFile: f('server.crt'), serverKeyFile: f('server.key') };
+  return {
+    caFile: f('ca.crt'),
+    certFile: f('client.crt'),
+    keyFile: f('client.key'),
+    serverCertFile: f('server.crt'),
+    serverKeyFile: f('server.key'),
+  };
 }
 
 /** One member of a test cluster: stop it (kill -9 by default) and start it again on the same ports and data. */
@@ -181,21 +266,44 @@ export async function startEtcdCluster(n = 3): Promise<TestEtcdCluster> {
   const procs: (ChildProcess | undefined)[] = [];
   const spawnMember = (i: number) => {
     const [cp, pp] = ports[i]!;
-    const url = `http://127.0.0.1:${cp}`, peer = `http://127.0.0.1:${pp}`;
-    const proc = spawn(bin, [
-      '--name', `m${i}`, '--data-dir', join(root, `m${i}`),
-      '--listen-client-urls', url, '--advertise-client-urls', url,
-      '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', initial, '--initial-cluster-state', 'new', '--initial-cluster-token', 'plat-test',
-      // loopback: short elections keep failover within the tests' bounded waits
-      '--heartbeat-interval', '50', '--election-timeout', '500',
-    ], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const url = `http://127.0.0.1:${cp}`,
+      peer = `http://127.0.0.1:${pp}`;
+    const proc = spawn(
+      bin,
+      [
+        '--name',
+        `m${i}`,
+        '--data-dir',
+        join(root, `m${i}`),
+        '--listen-client-urls',
+        url,
+        '--advertise-client-urls',
+        url,
+        '--listen-peer-urls',
+        peer,
+        '--initial-advertise-peer-urls',
+        peer,
+        '--initial-cluster',
+        initial,
+        '--initial-cluster-state',
+        'new',
+        '--initial-cluster-token',
+        'plat-test',
+        // loopback: short elections keep failover within the tests' bounded waits
+        '--heartbeat-interval',
+        '50',
+        '--election-timeout',
+        '500',
+      ],
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    );
     procs[i] = proc;
   };
   const waitHealthy = async (url: string) => {
     const started = Date.now();
     while (!(await healthy(url, undefined))) {
-      if (Date.now() - started > READY_TIMEOUT_MS) throw new Error(`etcd member ${url} not healthy within ${READY_TIMEOUT_MS}ms`);
+      if (Date.now() - started > READY_TIMEOUT_MS)
+        throw new Error(`etcd member ${url} not healthy within ${READY_TIMEOUT_MS}ms`);
       await delay(POLL_MS); // poll interval of the bounded readiness loop
     }
   };
@@ -218,9 +326,13 @@ export async function startEtcdCluster(n = 3): Promise<TestEtcdCluster> {
   return {
     urls,
     members: urls.map((url, i) => ({
-      name: `m${i}`, url,
+      name: `m${i}`,
+      url,
       stop: (signal) => stopMember(i, signal),
-      restart: async () => { spawnMember(i); await waitHealthy(url); },
+      restart: async () => {
+        spawnMember(i);
+        await waitHealthy(url);
+      },
     })),
     healthy: (url) => healthy(url, undefined),
     async cleanup() {

@@ -14,7 +14,13 @@ import type { TLSSocket } from 'node:tls';
 import { WsConn } from './ws-frames.js';
 import { serveSpdyExec } from './spdy-exec.js';
 
-export interface AgentCall { method: string; path: string; user: string; protocol?: string; headers: IncomingMessage['headers'] }
+export interface AgentCall {
+  method: string;
+  path: string;
+  user: string;
+  protocol?: string;
+  headers: IncomingMessage['headers'];
+}
 
 export interface FakeKubelet {
   port: number;
@@ -60,7 +66,12 @@ export interface MessageConn {
 
 /** A raw upgraded socket as a MessageConn (plain SPDY). */
 function rawConn(sock: Duplex, head: Buffer): MessageConn {
-  const c: MessageConn = { sock, send: (b) => !sock.destroyed && sock.write(b), onMessage: () => {}, onClose: () => {} };
+  const c: MessageConn = {
+    sock,
+    send: (b) => !sock.destroyed && sock.write(b),
+    onMessage: () => {},
+    onClose: () => {},
+  };
   sock.on('data', (m: Buffer) => c.onMessage(m));
   sock.on('close', () => c.onClose());
   sock.on('error', () => sock.destroy());
@@ -73,8 +84,16 @@ const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buffer }): Promise<FakeKubelet> {
   const followers = new Map<string, Set<ServerResponse>>();
   const k: FakeKubelet = {
-    port: 0, calls: [], logs: new Map(), delayMs: 0, tunneledPortForward: false, connections: 0, dropReused: 0,
-    emit(key, text) { for (const res of followers.get(key) ?? []) res.write(text); },
+    port: 0,
+    calls: [],
+    logs: new Map(),
+    delayMs: 0,
+    tunneledPortForward: false,
+    connections: 0,
+    dropReused: 0,
+    emit(key, text) {
+      for (const res of followers.get(key) ?? []) res.write(text);
+    },
     followers: (key) => followers.get(key)?.size ?? 0,
     close: async () => {
       for (const set of followers.values()) for (const res of set) res.destroy();
@@ -83,40 +102,65 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
     },
   };
   const used = new WeakSet<object>();
-  const server: Server = createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    const user = String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-    k.calls.push({ method: req.method ?? '', path: req.url ?? '', user, headers: req.headers });
-    if (used.has(req.socket) && k.dropReused > 0) { k.dropReused--; req.socket.destroy(); return; }
-    used.add(req.socket);
-    const serve = () => serveHttp(k, followers, req, res);
-    if (k.delayMs > 0) setTimeout(serve, k.delayMs); else serve();
-  });
+  const server: Server = createServer(
+    { cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      const user = String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+      k.calls.push({ method: req.method ?? '', path: req.url ?? '', user, headers: req.headers });
+      if (used.has(req.socket) && k.dropReused > 0) {
+        k.dropReused--;
+        req.socket.destroy();
+        return;
+      }
+      used.add(req.socket);
+      const serve = () => serveHttp(k, followers, req, res);
+      if (k.delayMs > 0) setTimeout(serve, k.delayMs);
+      else serve();
+    },
+  );
   server.on('upgrade', (req: IncomingMessage, sock: Duplex, head: Buffer) => {
     const user = String((sock as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((s) => s.trim());
     const path = req.url ?? '';
     const want = path.startsWith('/portForward/') ? 'SPDY/3.1+portforward.k8s.io' : 'v5.channel.k8s.io';
-    k.calls.push({ method: req.method ?? '', path, user, protocol: offered.includes(want) ? want : String(req.headers.upgrade), headers: req.headers });
+    k.calls.push({
+      method: req.method ?? '',
+      path,
+      user,
+      protocol: offered.includes(want) ? want : String(req.headers.upgrade),
+      headers: req.headers,
+    });
     // the `spdy` container's agent speaks only SPDY/3.1 for exec (kubectl then falls back to it)
     const spdyOnly = /^\/exec\/[^/]+\/[^/]+\/spdy\?/.test(path);
     if (spdyOnly && String(req.headers.upgrade) === 'SPDY/3.1') {
       k.calls[k.calls.length - 1]!.protocol = 'SPDY/3.1';
-      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+      sock.write(
+        'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n',
+      );
       if (head.length) sock.unshift(head);
       serveSpdyExec(sock, new URL(path, 'https://x'));
       return;
     }
     if (path.startsWith('/portForward/') && String(req.headers.upgrade) === 'SPDY/3.1') {
-      const offeredSpdy = String(req.headers['x-stream-protocol-version'] ?? '').split(',').map((s) => s.trim());
+      const offeredSpdy = String(req.headers['x-stream-protocol-version'] ?? '')
+        .split(',')
+        .map((s) => s.trim());
       const call = k.calls[k.calls.length - 1]!;
       call.protocol = 'SPDY/3.1';
       if (!offeredSpdy.includes('portforward.k8s.io')) {
-        sock.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 31\r\nConnection: close\r\n\r\nunsupported stream protocol(s)\n');
+        sock.end(
+          'HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 31\r\nConnection: close\r\n\r\nunsupported stream protocol(s)\n',
+        );
         return;
       }
-      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n');
+      sock.write(
+        'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n',
+      );
       const conn = rawConn(sock, head);
-      if (k.portForward) k.portForward(conn, req); else sock.end();
+      if (k.portForward) k.portForward(conn, req);
+      else sock.end();
       return;
     }
     if (path.startsWith('/portForward/') && !k.tunneledPortForward) {
@@ -125,36 +169,73 @@ export async function startFakeKubelet(tls: { cert: Buffer; key: Buffer; ca: Buf
       return;
     }
     if (spdyOnly || String(req.headers.upgrade).toLowerCase() !== 'websocket' || !offered.includes(want)) {
-      sock.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request');
+      sock.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 27\r\nConnection: close\r\n\r\nunsupported upgrade request',
+      );
       return;
     }
-    const accept = createHash('sha1').update(String(req.headers['sec-websocket-key']) + WS_GUID).digest('base64');
-    sock.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${want}\r\n\r\n`);
+    const accept = createHash('sha1')
+      .update(String(req.headers['sec-websocket-key']) + WS_GUID)
+      .digest('base64');
+    sock.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${want}\r\n\r\n`,
+    );
     const ws = new WsConn(sock, head);
     if (path.startsWith('/portForward/')) {
-      if (k.portForward) k.portForward(ws, req); else ws.close();
+      if (k.portForward) k.portForward(ws, req);
+      else ws.close();
       return;
     }
     runCommand(ws, new URL(path, 'https://x'));
   });
-  server.on('secureConnection', () => { k.connections++; });
+  server.on('secureConnection', () => {
+    k.connections++;
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   k.port = (server.address() as { port: number }).port;
   return k;
 }
 
-function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, req: IncomingMessage, res: ServerResponse): void {
+function serveHttp(
+  k: FakeKubelet,
+  followers: Map<string, Set<ServerResponse>>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const url = new URL(req.url ?? '/', 'https://x');
-  if (url.pathname === '/healthz') { res.setHeader('content-type', 'text/plain; charset=utf-8'); res.end('ok'); return; }
-  if (url.pathname === '/redirect') { res.statusCode = 302; res.setHeader('location', '/healthz'); res.end(); return; }
+  if (url.pathname === '/healthz') {
+    res.setHeader('content-type', 'text/plain; charset=utf-8');
+    res.end('ok');
+    return;
+  }
+  if (url.pathname === '/redirect') {
+    res.statusCode = 302;
+    res.setHeader('location', '/healthz');
+    res.end();
+    return;
+  }
   if (url.pathname === '/echo') {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body: Buffer.concat(chunks).toString() })));
+    req.on('end', () =>
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          path: url.pathname,
+          query: url.search,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      ),
+    );
     return;
   }
   const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-  if (!m) { res.statusCode = 404; res.end('404 page not found\n'); return; }
+  if (!m) {
+    res.statusCode = 404;
+    res.end('404 page not found\n');
+    return;
+  }
   const [, ns, pod, container] = m;
   if (container === 'waiting') {
     res.statusCode = 400;
@@ -168,9 +249,12 @@ function serveHttp(k: FakeKubelet, followers: Map<string, Set<ServerResponse>>, 
   if (tail !== null) lines = lines.slice(Math.max(0, lines.length - Number(tail)));
   res.setHeader('content-type', 'text/plain');
   res.write(lines.map((l) => `${l}\n`).join(''));
-  if (url.searchParams.get('follow') !== 'true') { res.end(); return; }
+  if (url.searchParams.get('follow') !== 'true') {
+    res.end();
+    return;
+  }
   let set = followers.get(key);
-  if (!set) followers.set(key, set = new Set());
+  if (!set) followers.set(key, (set = new Set()));
   set.add(res);
   res.on('close', () => set!.delete(res));
 }
@@ -184,7 +268,10 @@ function blast(res: ServerResponse, total: number): void {
     while (left > 0) {
       const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
       left -= part.length;
-      if (!res.write(part)) { res.once('drain', pump); return; }
+      if (!res.write(part)) {
+        res.once('drain', pump);
+        return;
+      }
     }
     res.end();
   };
@@ -195,13 +282,20 @@ function blast(res: ServerResponse, total: number): void {
 const PROCESS_RUNTIME_MS = 100;
 
 /** Channel ids of the remote-command WebSocket protocols. */
-export const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, CLOSE = 255;
+export const STDIN = 0,
+  STDOUT = 1,
+  STDERR = 2,
+  ERROR = 3,
+  CLOSE = 255;
 
 function exitStatus(command: string[], code: number): string {
   if (code === 0) return JSON.stringify({ metadata: {}, status: 'Success' });
   return JSON.stringify({
-    metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
-    reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+    metadata: {},
+    status: 'Failure',
+    message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
   });
 }
 
@@ -216,12 +310,18 @@ function runCommand(ws: WsConn, url: URL): void {
   // kubectl before its WebSocket executor registered the error stream (client-go then logs
   // "Unknown stream id 3, discarding message" and exits 1), a race no real kubelet exposes.
   const finish = (code: number) => {
-    setTimeout(() => { ws.send(Buffer.concat([Buffer.from([ERROR]), Buffer.from(exitStatus(command, code))])); ws.close(); }, PROCESS_RUNTIME_MS);
+    setTimeout(() => {
+      ws.send(Buffer.concat([Buffer.from([ERROR]), Buffer.from(exitStatus(command, code))]));
+      ws.close();
+    }, PROCESS_RUNTIME_MS);
   };
   const out = (text: string | Buffer) => ws.send(Buffer.concat([Buffer.from([STDOUT]), Buffer.from(text)]));
-  const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? command[2] ?? '' : '');
+  const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : '');
   if (exit) return finish(Number(exit[1]));
-  if (command[0] === 'echo') { out(command.slice(1).join(' ') + '\n'); return finish(0); }
+  if (command[0] === 'echo') {
+    out(command.slice(1).join(' ') + '\n');
+    return finish(0);
+  }
   if (command[0] === 'cat' || attach) {
     if (attach) out('attached\n');
     ws.onMessage = (m) => {
@@ -230,6 +330,8 @@ function runCommand(ws: WsConn, url: URL): void {
     };
     return;
   }
-  ws.send(Buffer.concat([Buffer.from([STDERR]), Buffer.from(`exec: "${command[0]}": executable file not found in $PATH\n`)]));
+  ws.send(
+    Buffer.concat([Buffer.from([STDERR]), Buffer.from(`exec: "${command[0]}": executable file not found in $PATH\n`)]),
+  );
   finish(127);
 }

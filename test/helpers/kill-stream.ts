@@ -8,7 +8,11 @@ import { once } from 'node:events';
 import { request, configMap, type TestServer } from './server.js';
 
 /** An acknowledged create: what the restarted server must still hold. */
-export interface Ack { name: string; uid: string; resourceVersion: string }
+export interface Ack {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}
 
 export interface KillPlan {
   clients: number;
@@ -37,7 +41,10 @@ export interface KillRun {
 export async function createUntilKilled(server: TestServer, path: string, plan: KillPlan): Promise<KillRun> {
   const acks: Ack[] = [];
   const unexpected: string[] = [];
-  let attempted = 0, inFlight = 0, inFlightAtKill = 0, killed = false;
+  let attempted = 0,
+    inFlight = 0,
+    inFlightAtKill = 0,
+    killed = false;
   const exited = once(server.proc, 'exit');
   const started = Date.now();
   const kill = () => {
@@ -58,14 +65,21 @@ export async function createUntilKilled(server: TestServer, path: string, plan: 
       } finally {
         inFlight--;
       }
-      if (r.status !== 201) { unexpected.push(`${r.status} ${r.text.slice(0, 200)}`); break; }
+      if (r.status !== 201) {
+        unexpected.push(`${r.status} ${r.text.slice(0, 200)}`);
+        break;
+      }
       assert.equal(r.json.metadata.name, `d-${c}-${i}`);
-      acks.push({ name: r.json.metadata.name, uid: r.json.metadata.uid, resourceVersion: r.json.metadata.resourceVersion });
+      acks.push({
+        name: r.json.metadata.name,
+        uid: r.json.metadata.uid,
+        resourceVersion: r.json.metadata.resourceVersion,
+      });
       if (acks.length >= plan.killAfterAcks || Date.now() - started >= plan.killAfterMs) kill();
     }
   }
   await Promise.all(Array.from({ length: plan.clients }, (_, c) => client(c)));
   kill(); // in case the budget ran out first
-  const [code, signal] = await exited as [number | null, NodeJS.Signals | null];
+  const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
   return { acks, unexpected, attempted, inFlightAtKill, code, signal, elapsedMs: Date.now() - started };
 }

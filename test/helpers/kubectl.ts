@@ -9,22 +9,44 @@ import { startServer, type TestServer } from './server.js';
 
 export const KUBECTL = '/usr/bin/kubectl';
 
-export interface Run { code: number; stdout: string; stderr: string }
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs kubectl with these arguments, KUBECONFIG and HOME; never rejects (a failure is a non-zero code). */
-export function runKubectl(args: string[], env: { KUBECONFIG: string; HOME: string }, timeoutMs = 30_000): Promise<Run> {
+export function runKubectl(
+  args: string[],
+  env: { KUBECONFIG: string; HOME: string },
+  timeoutMs = 30_000,
+): Promise<Run> {
   return new Promise((done) => {
-    execFile(KUBECTL, args, { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      done({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      KUBECTL,
+      args,
+      { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+        done({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }
 
 /** server() and home() are read at call time (the server starts in a before hook). */
-export function kubectlRunner(server: () => string, home: () => string, timeoutMs = 30_000, cacheDir = (h: string) => join(h, 'cache')) {
+export function kubectlRunner(
+  server: () => string,
+  home: () => string,
+  timeoutMs = 30_000,
+  cacheDir = (h: string) => join(h, 'cache'),
+) {
   function kubectl(...args: string[]): Promise<Run> {
-    return runKubectl(['--server', server(), '--cache-dir', cacheDir(home()), '--request-timeout', '20s', ...args], { KUBECONFIG: '/dev/null', HOME: home() }, timeoutMs);
+    return runKubectl(
+      ['--server', server(), '--cache-dir', cacheDir(home()), '--request-timeout', '20s', ...args],
+      { KUBECONFIG: '/dev/null', HOME: home() },
+      timeoutMs,
+    );
   }
   async function ok(...args: string[]): Promise<string> {
     const r = await kubectl(...args);
@@ -46,9 +68,24 @@ export function kubectlWithServer(name: string, args: string[] = [], timeoutMs =
     dir = mkdtempSync(join(tmpdir(), `plat-kubectl-${name}-`));
   });
   after(async () => {
-    if (s) { await s.stop(); s.cleanup(); }
+    if (s) {
+      await s.stop();
+      s.cleanup();
+    }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-  const runner = kubectlRunner(() => s!.url, () => dir, timeoutMs);
-  return { ...runner, get url(): string { return s!.url; }, get dir(): string { return dir; } };
+  const runner = kubectlRunner(
+    () => s!.url,
+    () => dir,
+    timeoutMs,
+  );
+  return {
+    ...runner,
+    get url(): string {
+      return s!.url;
+    },
+    get dir(): string {
+      return dir;
+    },
+  };
 }

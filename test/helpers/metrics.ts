@@ -1,5 +1,9 @@
 /** Reads Prometheus text: the value of one sample, found by metric name and label subset. */
-export interface Sample { name: string; labels: Record<string, string>; value: number }
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 export function parseMetrics(text: string): Sample[] {
   const out: Sample[] = [];

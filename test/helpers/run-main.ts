@@ -9,15 +9,24 @@ import { resolve } from 'node:path';
 
 const MAIN = resolve(process.cwd(), 'dist/src/main.js');
 
-export interface MainRun { code: number | null; stdout: string; stderr: string }
+export interface MainRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export async function runMain(args: string[], timeoutMs = 90_000): Promise<MainRun> {
   const proc = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '', stderr = '';
-  proc.stdout!.on('data', (d) => { stdout += d; });
-  proc.stderr!.on('data', (d) => { stderr += d; });
+  let stdout = '',
+    stderr = '';
+  proc.stdout!.on('data', (d) => {
+    stdout += d;
+  });
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-  const [code] = await once(proc, 'exit') as [number | null];
+  const [code] = (await once(proc, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
@@ -35,24 +44,39 @@ export interface RunningMain {
 /** Starts the entry point (its plain port must be on) and waits for the listening line, keeping all its output. */
 export async function startMain(args: string[], timeoutMs = 90_000): Promise<RunningMain> {
   const proc = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '', stderr = '';
-  proc.stderr!.on('data', (d) => { stderr += d; });
+  let stdout = '',
+    stderr = '';
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   const port = await new Promise<number>((done, fail) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); fail(new Error(`no listening line within ${timeoutMs} ms: ${stderr}`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      fail(new Error(`no listening line within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     proc.stdout!.on('data', (d) => {
       stdout += d;
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(stdout);
-      if (m) { clearTimeout(timer); done(Number(m[1])); }
+      if (m) {
+        clearTimeout(timer);
+        done(Number(m[1]));
+      }
     });
-    proc.once('exit', (code) => { clearTimeout(timer); fail(new Error(`exited with ${code}: ${stderr}`)); });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`exited with ${code}: ${stderr}`));
+    });
   });
   return {
-    url: `http://127.0.0.1:${port}`, proc, stdout: () => stdout, stderr: () => stderr,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    stdout: () => stdout,
+    stderr: () => stderr,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       const exited = once(proc, 'exit');
       proc.kill('SIGTERM');
-      const [code] = await exited as [number | null];
+      const [code] = (await exited) as [number | null];
       return code;
     },
   };

@@ -47,7 +47,10 @@ function etcdForThisFile(): Promise<TestEtcd> {
         rmSync(dirname(e.dataDir), { recursive: true, force: true });
       };
       process.once('exit', kill);
-      process.once('SIGTERM', () => { kill(); process.exit(143); });
+      process.once('SIGTERM', () => {
+        kill();
+        process.exit(143);
+      });
     });
   }
   return fileEtcd;
@@ -59,14 +62,23 @@ async function storageArgs(args: string[], dir: string): Promise<string[]> {
   return ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', `/${basename(dir)}`];
 }
 
-export async function startServer(args: string[] = [], dataDir?: string, env?: Record<string, string>): Promise<TestServer> {
+export async function startServer(
+  args: string[] = [],
+  dataDir?: string,
+  env?: Record<string, string>,
+): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
-  args = [...await storageArgs(args, dir), ...args];
+  args = [...(await storageArgs(args, dir)), ...args];
   // the secure port (default 6443) stays off unless the test asks: tests never share a fixed port
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', dir, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
-  proc.stderr!.on('data', (d) => { err += d; });
+  proc.stderr!.on('data', (d) => {
+    err += d;
+  });
   const port = await new Promise<number>((resolvePort, reject) => {
     proc.stdout!.on('data', (d) => {
       out += d;
@@ -77,7 +89,10 @@ export async function startServer(args: string[] = [], dataDir?: string, env?: R
   });
   const url = `http://127.0.0.1:${port}`;
   return {
-    url, port, dataDir: dir, proc,
+    url,
+    port,
+    dataDir: dir,
+    proc,
     stderr: () => err,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -85,7 +100,9 @@ export async function startServer(args: string[] = [], dataDir?: string, env?: R
       proc.kill(signal);
       await exited;
     },
-    cleanup() { rmSync(dir, { recursive: true, force: true }); },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -117,13 +134,20 @@ export async function stopServers(servers: (TestServer | undefined)[]): Promise<
  * Two servers on one etcd prefix (one API served twice), with `namespace` created through A and
  * seen by B: it reaches B through B's etcd watch, and B's admission needs it for creates.
  */
-export async function startEtcdPair(etcdServers: string, prefix: string, namespace: string): Promise<[TestServer, TestServer]> {
+export async function startEtcdPair(
+  etcdServers: string,
+  prefix: string,
+  namespace: string,
+): Promise<[TestServer, TestServer]> {
   const args = ['--storage-backend', 'etcd3', '--etcd-servers', etcdServers, '--etcd-prefix', prefix];
-  const [a, b] = await startServers(args, args) as [TestServer, TestServer];
+  const [a, b] = (await startServers(args, args)) as [TestServer, TestServer];
   try {
     const r = await request(a.url, 'POST', '/api/v1/namespaces', { metadata: { name: namespace } });
     assert.equal(r.status, 201, r.text);
-    await until(async () => ((await request(b.url, 'GET', `/api/v1/namespaces/${namespace}`)).status === 200 ? true : undefined), 'namespace on B');
+    await until(
+      async () => ((await request(b.url, 'GET', `/api/v1/namespaces/${namespace}`)).status === 200 ? true : undefined),
+      'namespace on B',
+    );
   } catch (e) {
     await stopServers([a, b]);
     throw e;
@@ -131,35 +155,63 @@ export async function startEtcdPair(etcdServers: string, prefix: string, namespa
   return [a, b];
 }
 
-export interface Reply { status: number; headers: Headers; text: string; json: any }
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
 
-export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function request(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.body = typeof body === 'string' || body instanceof Uint8Array ? body as string : JSON.stringify(body);
+    init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
     if (!headers['content-type']) (init.headers as Record<string, string>)['content-type'] = 'application/json';
   }
   const res = await fetch(base + path, init);
   const text = await res.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, headers: res.headers, text, json };
 }
 
-export interface WarningsReply { status: number; warnings: string[]; json: any }
+export interface WarningsReply {
+  status: number;
+  warnings: string[];
+  json: any;
+}
 
 /**
  * A request through node:http that keeps every Warning header line as sent (`299 - "..."`):
  * fetch joins repeated headers into one. A body that is not a string is sent as JSON.
  */
-export function requestWithWarnings(base: string, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<WarningsReply> {
+export function requestWithWarnings(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<WarningsReply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(base + path, { method, headers: { 'content-type': contentType } }, (res) => {
       let text = '';
-      res.on('data', (d) => { text += d; });
+      res.on('data', (d) => {
+        text += d;
+      });
       res.on('end', () => {
         const warnings: string[] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i]!.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1]!);
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          if (res.rawHeaders[i]!.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1]!);
         resolve({ status: res.statusCode!, warnings, json: text ? JSON.parse(text) : undefined });
       });
     });
@@ -169,6 +221,10 @@ export function requestWithWarnings(base: string, method: string, path: string, 
 }
 
 /** A ConfigMap body for tests. */
-export function configMap(name: string, labels: Record<string, string> = {}, data: Record<string, string> = { k: 'v' }): object {
+export function configMap(
+  name: string,
+  labels: Record<string, string> = {},
+  data: Record<string, string> = { k: 'v' },
+): object {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data };
 }

@@ -8,7 +8,9 @@
  */
 import type { Duplex } from 'node:stream';
 
-const SYN_STREAM = 1, SYN_REPLY = 2, PING = 6;
+const SYN_STREAM = 1,
+  SYN_REPLY = 2,
+  PING = 6;
 
 export function serveSpdyExec(sock: Duplex, url: URL): void {
   const command = url.searchParams.getAll('command');
@@ -33,12 +35,18 @@ export function serveSpdyExec(sock: Duplex, url: URL): void {
     sock.write(Buffer.concat([h, p]));
   };
   const run = () => {
-    const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? command[2] ?? '' : '');
+    const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : '');
     const code = exit ? Number(exit[1]) : cat ? 0 : 127;
-    const status = code === 0 ? { metadata: {}, status: 'Success' } : {
-      metadata: {}, status: 'Failure', message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
-      reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
-    };
+    const status =
+      code === 0
+        ? { metadata: {}, status: 'Success' }
+        : {
+            metadata: {},
+            status: 'Failure',
+            message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
+            reason: 'NonZeroExitCode',
+            details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+          };
     for (const id of streams.slice(1)) frame(id, true, Buffer.alloc(0));
     frame(streams[0]!, true, Buffer.from(JSON.stringify(status)));
   };

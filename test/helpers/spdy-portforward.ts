@@ -9,7 +9,11 @@
  */
 import { connect, type Socket } from 'node:net';
 
-const SYN_STREAM = 1, SYN_REPLY = 2, RST_STREAM = 3, PING = 6, GOAWAY = 7;
+const SYN_STREAM = 1,
+  SYN_REPLY = 2,
+  RST_STREAM = 3,
+  PING = 6,
+  GOAWAY = 7;
 const FLAG_FIN = 1;
 
 export class SpdyPortForward {
@@ -27,7 +31,11 @@ export class SpdyPortForward {
    * out: writes towards the client (false: its transport is full, then `drain` on transport
    * resumes the target); target: the loopback port standing in for the pod's
    */
-  constructor(private readonly out: (b: Buffer) => boolean | void, private readonly target: number, private readonly transport?: NodeJS.EventEmitter) {}
+  constructor(
+    private readonly out: (b: Buffer) => boolean | void,
+    private readonly target: number,
+    private readonly transport?: NodeJS.EventEmitter,
+  ) {}
 
   feed(chunk: Buffer): void {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -36,7 +44,8 @@ export class SpdyPortForward {
       if (this.buf.length < 8 + len) return;
       const flags = this.buf[4]!;
       const payload = this.buf.subarray(8, 8 + len);
-      if (this.buf[0]! & 0x80) this.control(this.buf.readUInt16BE(2), flags, Buffer.from(payload), this.buf.subarray(0, 8 + len));
+      if (this.buf[0]! & 0x80)
+        this.control(this.buf.readUInt16BE(2), flags, Buffer.from(payload), this.buf.subarray(0, 8 + len));
       else this.data(this.buf.readUInt32BE(0) & 0x7fffffff, flags, Buffer.from(payload));
       this.buf = this.buf.subarray(8 + len);
     }
@@ -48,13 +57,23 @@ export class SpdyPortForward {
   }
 
   private control(type: number, _flags: number, p: Buffer, whole: Buffer): void {
-    if (type === PING) { this.out(Buffer.from(whole)); return; }
+    if (type === PING) {
+      this.out(Buffer.from(whole));
+      return;
+    }
     if (type === GOAWAY) return this.close();
-    if (type === RST_STREAM) { const id = p.readUInt32BE(0) & 0x7fffffff; this.sockets.get(id)?.destroy(); return; }
+    if (type === RST_STREAM) {
+      const id = p.readUInt32BE(0) & 0x7fffffff;
+      this.sockets.get(id)?.destroy();
+      return;
+    }
     if (type !== SYN_STREAM) return;
     const id = p.readUInt32BE(0) & 0x7fffffff;
     this.reply(id);
-    if (this.streams++ % 2 === 0) { this.pendingError = id; return; }
+    if (this.streams++ % 2 === 0) {
+      this.pendingError = id;
+      return;
+    }
     this.errorOf.set(id, this.pendingError);
     const sock = connect({ host: '127.0.0.1', port: this.target });
     this.sockets.set(id, sock);
@@ -72,7 +91,10 @@ export class SpdyPortForward {
   private data(id: number, flags: number, p: Buffer): void {
     const sock = this.sockets.get(id);
     if (!sock) return;
-    if (p.length) { this.bytes += p.length; sock.write(p); }
+    if (p.length) {
+      this.bytes += p.length;
+      sock.write(p);
+    }
     if (flags & FLAG_FIN) sock.end();
   }
 
@@ -95,7 +117,12 @@ export class SpdyPortForward {
     const pairs = Buffer.alloc(4);
     const stored = Buffer.from([0x00, pairs.length, 0x00, ~pairs.length & 0xff, 0xff]);
     // the empty stored block is a sync flush: the reader hands the data over without reading past it
-    const block = Buffer.concat([this.replied ? Buffer.alloc(0) : Buffer.from([0x78, 0x01]), stored, pairs, Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff])]);
+    const block = Buffer.concat([
+      this.replied ? Buffer.alloc(0) : Buffer.from([0x78, 0x01]),
+      stored,
+      pairs,
+      Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]),
+    ]);
     this.replied = true;
     const body = Buffer.alloc(4);
     body.writeUInt32BE(id & 0x7fffffff, 0);

@@ -6,7 +6,10 @@ import http from 'node:http';
 import { EventEmitter } from 'node:events';
 import { request } from './server.js';
 
-export interface WatchEvent { type: string; object: any }
+export interface WatchEvent {
+  type: string;
+  object: any;
+}
 
 export interface WatchClient {
   status: number;
@@ -32,45 +35,81 @@ export function openWatch(base: string, path: string, headerTimeoutMs = 5000): P
     const em = new EventEmitter();
     em.setMaxListeners(100);
     const c: WatchClient = {
-      status: 0, headers: {}, events: [], body: undefined, ended: false, broken: false,
-      waitFor: (pred, what, timeoutMs = 10_000) => waitOn(em, () => pred(c.events), () => closed, what, timeoutMs, c),
+      status: 0,
+      headers: {},
+      events: [],
+      body: undefined,
+      ended: false,
+      broken: false,
+      waitFor: (pred, what, timeoutMs = 10_000) =>
+        waitOn(
+          em,
+          () => pred(c.events),
+          () => closed,
+          what,
+          timeoutMs,
+          c,
+        ),
       async waitEvents(n, timeoutMs) {
         await c.waitFor((evs) => evs.length >= n, `${n} events`, timeoutMs);
         return c.events;
       },
-      waitClosed: (timeoutMs = 10_000) => waitOn(em, () => closed, () => false, 'stream end', timeoutMs, c),
+      waitClosed: (timeoutMs = 10_000) =>
+        waitOn(
+          em,
+          () => closed,
+          () => false,
+          'stream end',
+          timeoutMs,
+          c,
+        ),
       close: () => req.destroy(),
     };
     let closed = false;
-    const done = () => { closed = true; em.emit('change'); };
-    const timer = setTimeout(() => { req.destroy(); reject(new Error(`no response headers for ${path} within ${headerTimeoutMs} ms`)); }, headerTimeoutMs);
-    const req = http.get({ host: url.hostname, port: url.port, path: url.pathname + url.search, agent: false }, (res) => {
-      clearTimeout(timer);
-      c.status = res.statusCode ?? 0;
-      c.headers = res.headers;
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        buf += d;
-        if (c.status !== 200) return;
-        let i: number;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) c.events.push(JSON.parse(line));
-        }
-        em.emit('change');
-      });
-      res.on('end', () => {
-        c.ended = true;
-        if (c.status !== 200) c.body = buf ? JSON.parse(buf) : undefined;
-        done();
-      });
-      res.on('aborted', () => { c.broken = true; done(); });
-      res.on('error', () => { c.broken = true; done(); });
-      res.on('close', done);
-      resolve(c);
-    });
+    const done = () => {
+      closed = true;
+      em.emit('change');
+    };
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no response headers for ${path} within ${headerTimeoutMs} ms`));
+    }, headerTimeoutMs);
+    const req = http.get(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, agent: false },
+      (res) => {
+        clearTimeout(timer);
+        c.status = res.statusCode ?? 0;
+        c.headers = res.headers;
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          buf += d;
+          if (c.status !== 200) return;
+          let i: number;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line.trim()) c.events.push(JSON.parse(line));
+          }
+          em.emit('change');
+        });
+        res.on('end', () => {
+          c.ended = true;
+          if (c.status !== 200) c.body = buf ? JSON.parse(buf) : undefined;
+          done();
+        });
+        res.on('aborted', () => {
+          c.broken = true;
+          done();
+        });
+        res.on('error', () => {
+          c.broken = true;
+          done();
+        });
+        res.on('close', done);
+        resolve(c);
+      },
+    );
     req.on('error', (e) => {
       clearTimeout(timer);
       c.broken = true;
@@ -80,25 +119,51 @@ export function openWatch(base: string, path: string, headerTimeoutMs = 5000): P
   });
 }
 
-function waitOn(em: EventEmitter, ok: () => boolean, failed: () => boolean, what: string, timeoutMs: number, c: WatchClient): Promise<void> {
+function waitOn(
+  em: EventEmitter,
+  ok: () => boolean,
+  failed: () => boolean,
+  what: string,
+  timeoutMs: number,
+  c: WatchClient,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      if (ok()) { finish(); resolve(); } else if (failed()) { finish(); reject(new Error(`stream closed before ${what}; got ${summary(c)}`)); }
+      if (ok()) {
+        finish();
+        resolve();
+      } else if (failed()) {
+        finish();
+        reject(new Error(`stream closed before ${what}; got ${summary(c)}`));
+      }
     };
-    const timer = setTimeout(() => { finish(); reject(new Error(`timed out waiting for ${what}; got ${summary(c)}`)); }, timeoutMs);
-    const finish = () => { clearTimeout(timer); em.off('change', check); };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`timed out waiting for ${what}; got ${summary(c)}`));
+    }, timeoutMs);
+    const finish = () => {
+      clearTimeout(timer);
+      em.off('change', check);
+    };
     em.on('change', check);
     check();
   });
 }
 
 function summary(c: WatchClient): string {
-  const evs = c.events.map((e) => `${e.type}:${e.object?.metadata?.name ?? ''}@${e.object?.metadata?.resourceVersion ?? ''}`);
+  const evs = c.events.map(
+    (e) => `${e.type}:${e.object?.metadata?.name ?? ''}@${e.object?.metadata?.resourceVersion ?? ''}`,
+  );
   return `status ${c.status}, ${evs.length} events [${evs.slice(-10).join(' ')}]`;
 }
 
 /** Polls an async condition (server state) until it holds; bounded. */
-export async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -143,21 +208,36 @@ export function api(base: string) {
     namespace: async (name: string) => {
       const ns = await call('POST', '/api/v1/namespaces', { metadata: { name } });
       const present = async (path: string) => (await request(base, 'GET', path)).status === 200;
-      const ca = ((await call('GET', cms('default'))).items as any[]).map((o) => o.metadata.name as string).find((n) => n.endsWith('root-ca.crt'));
-      await until(async () => await present(`/api/v1/namespaces/${name}/serviceaccounts/default`)
-        && (!ca || await present(`${cms(name)}/${ca}`)), `the writes namespace ${name} triggers`);
+      const ca = ((await call('GET', cms('default'))).items as any[])
+        .map((o) => o.metadata.name as string)
+        .find((n) => n.endsWith('root-ca.crt'));
+      await until(
+        async () =>
+          (await present(`/api/v1/namespaces/${name}/serviceaccounts/default`)) &&
+          (!ca || (await present(`${cms(name)}/${ca}`))),
+        `the writes namespace ${name} triggers`,
+      );
       return ns;
     },
-    create: (ns: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = { k: 'v' }) =>
-      call('POST', cms(ns), { metadata: { name, labels }, data }),
+    create: (
+      ns: string,
+      name: string,
+      labels: Record<string, string> = {},
+      data: Record<string, string> = { k: 'v' },
+    ) => call('POST', cms(ns), { metadata: { name, labels }, data }),
     /** read-modify-write of a ConfigMap: sets data and (optionally) labels */
     update: async (ns: string, name: string, data: Record<string, string>, labels?: Record<string, string>) => {
       const cur = await call('GET', `${cms(ns)}/${name}`);
-      return call('PUT', `${cms(ns)}/${name}`, { ...cur, data, metadata: { ...cur.metadata, ...(labels ? { labels } : {}) } });
+      return call('PUT', `${cms(ns)}/${name}`, {
+        ...cur,
+        data,
+        metadata: { ...cur.metadata, ...(labels ? { labels } : {}) },
+      });
     },
     remove: (ns: string, name: string) => call('DELETE', `${cms(ns)}/${name}`),
     list: (ns: string, query = '') => call('GET', `${cms(ns)}${query ? '?' + query : ''}`),
     /** the server's current resourceVersion, read through a list */
-    rv: async () => (await call('GET', '/api/v1/namespaces/default/configmaps?limit=1')).metadata.resourceVersion as string,
+    rv: async () =>
+      (await call('GET', '/api/v1/namespaces/default/configmaps?limit=1')).metadata.resourceVersion as string,
   };
 }

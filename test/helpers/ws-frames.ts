@@ -13,7 +13,11 @@ export class WsConn {
   private fragments: Buffer[] = [];
   private closed = false;
 
-  constructor(readonly sock: Duplex, head: Buffer = Buffer.alloc(0), private readonly mask = false) {
+  constructor(
+    readonly sock: Duplex,
+    head: Buffer = Buffer.alloc(0),
+    private readonly mask = false,
+  ) {
     sock.on('data', (c: Buffer) => this.feed(c));
     sock.on('close', () => this.end());
     sock.on('error', () => this.end());
@@ -30,9 +34,12 @@ export class WsConn {
   send(payload: Buffer, opcode = 2): boolean {
     if (this.closed || this.sock.destroyed) return false;
     const n = payload.length;
-    const len = n < 126 ? Buffer.from([n | (this.mask ? 0x80 : 0)])
-      : n < 65536 ? Buffer.from([126 | (this.mask ? 0x80 : 0), n >> 8, n & 255])
-        : Buffer.concat([Buffer.from([127 | (this.mask ? 0x80 : 0), 0, 0, 0, 0]), uint32(n)]);
+    const len =
+      n < 126
+        ? Buffer.from([n | (this.mask ? 0x80 : 0)])
+        : n < 65536
+          ? Buffer.from([126 | (this.mask ? 0x80 : 0), n >> 8, n & 255])
+          : Buffer.concat([Buffer.from([127 | (this.mask ? 0x80 : 0), 0, 0, 0, 0]), uint32(n)]);
     if (!this.mask) return this.sock.write(Buffer.concat([Buffer.from([0x80 | opcode]), len, payload]));
     const key = randomBytes(4);
     const masked = Buffer.from(payload);
@@ -51,10 +58,19 @@ export class WsConn {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     for (;;) {
       if (this.buf.length < 2) return;
-      const b0 = this.buf[0]!, b1 = this.buf[1]!;
-      let len = b1 & 127, off = 2;
-      if (len === 126) { if (this.buf.length < 4) return; len = this.buf.readUInt16BE(2); off = 4; }
-      else if (len === 127) { if (this.buf.length < 10) return; len = this.buf.readUInt32BE(6); off = 10; }
+      const b0 = this.buf[0]!,
+        b1 = this.buf[1]!;
+      let len = b1 & 127,
+        off = 2;
+      if (len === 126) {
+        if (this.buf.length < 4) return;
+        len = this.buf.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (this.buf.length < 10) return;
+        len = this.buf.readUInt32BE(6);
+        off = 10;
+      }
       const masked = (b1 & 0x80) !== 0;
       const total = off + (masked ? 4 : 0) + len;
       if (this.buf.length < total) return;
@@ -65,8 +81,14 @@ export class WsConn {
       }
       this.buf = this.buf.subarray(total);
       const opcode = b0 & 15;
-      if (opcode === 8) { this.close(); return; }
-      if (opcode === 9) { this.send(payload, 10); continue; }
+      if (opcode === 8) {
+        this.close();
+        return;
+      }
+      if (opcode === 9) {
+        this.send(payload, 10);
+        continue;
+      }
       if (opcode === 10) continue;
       this.fragments.push(payload);
       if ((b0 & 0x80) === 0) continue;

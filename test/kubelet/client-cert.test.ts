@@ -16,7 +16,10 @@ test('with --api-domain k8s.io the server presents kube-apiserver-kubelet-client
     assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
     await s.stop();
     s = await startServer(['--secure-port', '0', '--api-domain', 'k8s.io'], s.dataDir);
-    assert.equal(new X509Certificate(readFileSync(join(s.dataDir, 'pki', 'kubelet-client.crt'))).serialNumber, cert.serialNumber);
+    assert.equal(
+      new X509Certificate(readFileSync(join(s.dataDir, 'pki', 'kubelet-client.crt'))).serialNumber,
+      cert.serialNumber,
+    );
   } finally {
     await s.stop();
     s.cleanup();

@@ -18,10 +18,19 @@ let client: KubeletClient;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-kubelet-client-'));
-  const serving = ensureServingCertificate({ tlsCertFile: '', tlsPrivateKeyFile: '', certDir: dir, bindAddress: '127.0.0.1' });
+  const serving = ensureServingCertificate({
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
+    certDir: dir,
+    bindAddress: '127.0.0.1',
+  });
   const kc = ensureKubeletClientCertificate(serving, dir, 'plat-apiserver-kubelet-client')!;
   const read = (f: string) => readFileSync(f);
-  agent = await startFakeKubelet({ cert: read(serving.certFile), key: read(serving.keyFile), ca: read(serving.caFile!) });
+  agent = await startFakeKubelet({
+    cert: read(serving.certFile),
+    key: read(serving.keyFile),
+    ca: read(serving.caFile!),
+  });
   client = new KubeletClient({ cert: read(kc.certFile), key: read(kc.keyFile) }, 5_000);
 });
 
@@ -34,14 +43,18 @@ after(async () => {
 /** One request to the agent: its status and body, or the error message. */
 function call(r: KubeletRequest, body?: Buffer): Promise<{ code: number; text: string } | { error: string }> {
   return new Promise((resolve) => {
-    client.send({ host: '127.0.0.1', port: agent.port }, r, {
-      response: (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => { text += c; });
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, text }));
-      },
-      error: (e) => resolve({ error: e.message }),
-    }).end(body);
+    client
+      .send({ host: '127.0.0.1', port: agent.port }, r, {
+        response: (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ code: res.statusCode ?? 0, text }));
+        },
+        error: (e) => resolve({ error: e.message }),
+      })
+      .end(body);
   });
 }
 
@@ -71,5 +84,7 @@ test('a request with a body is not replayed: the closed connection is its error'
   agent.dropReused = 1;
   const r = await call({ method: 'POST', path: '/echo', headers: { 'content-length': '2' } }, Buffer.from('{}'));
   agent.dropReused = 0;
-  assert.deepEqual(r, { error: `Post "https://127.0.0.1:${agent.port}/echo": read tcp 127.0.0.1:${agent.port}: read: connection reset by peer` });
+  assert.deepEqual(r, {
+    error: `Post "https://127.0.0.1:${agent.port}/echo": read tcp 127.0.0.1:${agent.port}: read: connection reset by peer`,
+  });
 });

@@ -1,18 +1,39 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CollectedFamily, MetricsRegistry, labelPairs, validateShowHidden, visibility, type MetricOpts } from '../../src/metrics/registry.js';
+import {
+  CollectedFamily,
+  MetricsRegistry,
+  labelPairs,
+  validateShowHidden,
+  visibility,
+  type MetricOpts,
+} from '../../src/metrics/registry.js';
 import { DURATION_BUCKETS, RequestMetrics } from '../../src/metrics/request-metrics.js';
 
 const gauge = (opts: MetricOpts, value = 1) => new CollectedFamily(opts, 'gauge', [], () => [[[], value]]);
-const opts = (name: string, deprecatedVersion?: string): MetricOpts => ({ name, help: 'Some help.', stability: 'ALPHA', ...(deprecatedVersion ? { deprecatedVersion } : {}) });
+const opts = (name: string, deprecatedVersion?: string): MetricOpts => ({
+  name,
+  help: 'Some help.',
+  stability: 'ALPHA',
+  ...(deprecatedVersion ? { deprecatedVersion } : {}),
+});
 
 test('deprecated metrics: shown with (Deprecated from x.y) for three releases, hidden the third, deleted after', () => {
   const cases: [string | undefined, string | undefined, string][] = [
-    [undefined, undefined, 'shown'], ['1.32', undefined, 'shown'], ['1.30', undefined, 'shown'],
-    ['1.29', undefined, 'hidden'], ['1.29', '1.31', 'shown'], ['1.28', undefined, 'deleted'], ['1.28', '1.31', 'deleted'],
+    [undefined, undefined, 'shown'],
+    ['1.32', undefined, 'shown'],
+    ['1.30', undefined, 'shown'],
+    ['1.29', undefined, 'hidden'],
+    ['1.29', '1.31', 'shown'],
+    ['1.28', undefined, 'deleted'],
+    ['1.28', '1.31', 'deleted'],
   ];
   for (const [dep, show, want] of cases) {
-    assert.equal(visibility(opts('m', dep), { current: '1.32', ...(show ? { showHiddenFor: show } : {}) }), want, `deprecated ${dep} show ${show}`);
+    assert.equal(
+      visibility(opts('m', dep), { current: '1.32', ...(show ? { showHiddenFor: show } : {}) }),
+      want,
+      `deprecated ${dep} show ${show}`,
+    );
   }
   const reg = new MetricsRegistry({ current: '1.32' });
   reg.register(gauge(opts('fresh_metric')));
@@ -23,7 +44,10 @@ test('deprecated metrics: shown with (Deprecated from x.y) for three releases, h
   assert.match(text, /^# HELP fresh_metric \[ALPHA\] Some help\.\n# TYPE fresh_metric gauge\nfresh_metric 1\n/);
   assert.match(text, /# HELP old_metric \[ALPHA\] \(Deprecated from 1\.30\) Some help\.\n/);
   assert.doesNotMatch(text, /hidden_metric|gone_metric/);
-  assert.deepEqual(reg.warnings, ['metric old_metric is deprecated from 1.30', 'metric hidden_metric is deprecated from 1.29']);
+  assert.deepEqual(reg.warnings, [
+    'metric old_metric is deprecated from 1.30',
+    'metric hidden_metric is deprecated from 1.29',
+  ]);
   const shown = new MetricsRegistry({ current: '1.32', showHiddenFor: '1.31' });
   shown.register(gauge(opts('hidden_metric', '1.29')));
   shown.register(gauge(opts('gone_metric', '1.28')));
@@ -34,8 +58,10 @@ test('deprecated metrics: shown with (Deprecated from x.y) for three releases, h
 test('--show-hidden-metrics-for-version accepts only the previous minor release', () => {
   assert.doesNotThrow(() => validateShowHidden('1.31', '1.32'));
   for (const bad of ['1.30', '1.32', 'x', '1.31.0']) {
-    assert.throws(() => validateShowHidden(bad, '1.32'),
-      { message: "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed" });
+    assert.throws(() => validateShowHidden(bad, '1.32'), {
+      message:
+        "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed",
+    });
   }
 });
 
@@ -43,7 +69,10 @@ test('families without samples are not written; labels are sorted and escaped', 
   const reg = new MetricsRegistry({ current: '1.32' });
   reg.register(new CollectedFamily(opts('empty'), 'gauge', ['a'], () => []));
   assert.equal(reg.render(), '');
-  assert.equal(labelPairs(['verb', 'code', 'group'], ['GET', '200', 'a"b\\c\nd']), 'code="200",group="a\\"b\\\\c\\nd",verb="GET"');
+  assert.equal(
+    labelPairs(['verb', 'code', 'group'], ['GET', '200', 'a"b\\c\nd']),
+    'code="200",group="a\\"b\\\\c\\nd",verb="GET"',
+  );
 });
 
 test('request series: one per label set, per-code counters, upstream histogram buckets', () => {
@@ -59,12 +88,21 @@ test('request series: one per label set, per-code counters, upstream histogram b
   const reg = new MetricsRegistry({ current: '1.32' });
   for (const f of m.families()) reg.register(f);
   const text = reg.render();
-  const labels = 'component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"';
+  const labels =
+    'component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"';
   assert.match(text, new RegExp(`apiserver_request_total\\{code="200",${esc(labels)}\\} 2\n`));
   assert.match(text, new RegExp(`apiserver_request_total\\{code="500",${esc(labels)}\\} 1\n`));
-  const buckets = [...text.matchAll(/apiserver_request_duration_seconds_bucket\{[^}]*le="([^"]+)"\} (\d+)/g)].map((x) => [x[1], Number(x[2])]);
-  assert.deepEqual(buckets.map((b) => b[0]), [...DURATION_BUCKETS.map(String), '+Inf']);
-  assert.deepEqual(buckets.slice(0, 4).map((b) => b[1]), [1, 1, 1, 2]);
+  const buckets = [...text.matchAll(/apiserver_request_duration_seconds_bucket\{[^}]*le="([^"]+)"\} (\d+)/g)].map(
+    (x) => [x[1], Number(x[2])],
+  );
+  assert.deepEqual(
+    buckets.map((b) => b[0]),
+    [...DURATION_BUCKETS.map(String), '+Inf'],
+  );
+  assert.deepEqual(
+    buckets.slice(0, 4).map((b) => b[1]),
+    [1, 1, 1, 2],
+  );
   assert.equal(buckets.at(-2)![1], 2, 'nothing at or below 60s beyond the first two');
   assert.equal(buckets.at(-1)![1], 3);
   assert.match(text, new RegExp(`apiserver_request_duration_seconds_count\\{${esc(labels)}\\} 3\n`));
@@ -78,7 +116,10 @@ test('non-resource series are bounded in number', () => {
   // a path too long to be a label shares the unlabelled series (fuzz finding 17: 100 KiB paths
   // repeated in every bucket line made /metrics tens of megabytes and blocked the front thread)
   const fresh = new RequestMetrics();
-  assert.equal(fresh.nonResource('GET', `/${'y'.repeat(100_000)}`, 'apiserver'), fresh.nonResource('GET', '', 'apiserver'));
+  assert.equal(
+    fresh.nonResource('GET', `/${'y'.repeat(100_000)}`, 'apiserver'),
+    fresh.nonResource('GET', '', 'apiserver'),
+  );
 });
 
 test('a rebuilt definition of the same resource (custom resources) keeps its series: no duplicate series', () => {
@@ -100,7 +141,9 @@ function esc(s: string): string {
 test('a family with more samples than a call takes arguments renders (fuzz finding: /metrics answered 500)', () => {
   const reg = new MetricsRegistry({ current: '1.32' });
   const series: [string[], number][] = Array.from({ length: 300_000 }, (_, i) => [[`r${i}`], i]);
-  reg.register(new CollectedFamily({ name: 'many_series', help: 'h', stability: 'ALPHA' }, 'gauge', ['resource'], () => series));
+  reg.register(
+    new CollectedFamily({ name: 'many_series', help: 'h', stability: 'ALPHA' }, 'gauge', ['resource'], () => series),
+  );
   const text = reg.render();
   assert.ok(text.includes('many_series{resource="r299999"} 299999'));
 });

@@ -43,10 +43,13 @@ describe('Registry resources', () => {
     assert.ok(ns);
     assert.equal(ns.namespaced, false);
     assert.deepEqual(ns.shortNames, ['ns']);
-    assert.deepEqual(ns.subresources.map((s) => [s.name, s.verbs]), [
-      ['finalize', ['update']],
-      ['status', ['get', 'patch', 'update']],
-    ]);
+    assert.deepEqual(
+      ns.subresources.map((s) => [s.name, s.verbs]),
+      [
+        ['finalize', ['update']],
+        ['status', ['get', 'patch', 'update']],
+      ],
+    );
   });
 
   it('gives deployments status and scale subresources', () => {
@@ -67,7 +70,13 @@ describe('Registry resources', () => {
     assert.deepEqual(verbs['proxy'], ['create', 'delete', 'get', 'patch', 'update']);
     assert.deepEqual(verbs['log'], ['get']);
     const eviction = pods!.subresources.find((s) => s.name === 'eviction');
-    assert.deepEqual(eviction, { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] });
+    assert.deepEqual(eviction, {
+      name: 'eviction',
+      kind: 'Eviction',
+      group: 'policy',
+      version: 'v1',
+      verbs: ['create'],
+    });
   });
 
   it('includes create-only virtual resources', () => {
@@ -93,7 +102,10 @@ describe('Registry resources', () => {
   });
 
   it('returns the enabled resources of a group-version', () => {
-    assert.deepEqual(registry.resourcesFor('batch', 'v1').map((r) => r.resource), ['cronjobs', 'jobs']);
+    assert.deepEqual(
+      registry.resourcesFor('batch', 'v1').map((r) => r.resource),
+      ['cronjobs', 'jobs'],
+    );
     assert.deepEqual(registry.resourcesFor('batch', 'v9'), []);
     assert.equal(registry.allEnabled().length, 59);
     assert.equal(registry.allDefs().length, RESOURCES.length);
@@ -111,7 +123,11 @@ describe('Registry enablement', () => {
   it('orders groups as upstream, core first, and picks the preferred version', () => {
     const names = registry.groups().map((g) => g.name);
     assert.deepEqual(names.slice(0, 4), ['', 'apiregistration.plat.io', 'apps', 'events.plat.io']);
-    assert.deepEqual(registry.group('autoscaling'), { name: 'autoscaling', versions: ['v2', 'v1'], preferredVersion: 'v2' });
+    assert.deepEqual(registry.group('autoscaling'), {
+      name: 'autoscaling',
+      versions: ['v2', 'v1'],
+      preferredVersion: 'v2',
+    });
   });
 
   it('disables a group-version with batch/v1=false', () => {
@@ -145,7 +161,10 @@ describe('Registry enablement', () => {
     const all = new Registry(identity, 'api/all=true');
     assert.equal(all.allEnabled().length, RESOURCES.length);
     const none = new Registry(identity, 'api/all=false,batch/v1=true');
-    assert.deepEqual(none.groups().map((g) => g.name), ['batch']);
+    assert.deepEqual(
+      none.groups().map((g) => g.name),
+      ['batch'],
+    );
   });
 
   it('accepts v1, api/v1 and api/v1/<resource> for the core group', () => {
@@ -162,7 +181,10 @@ describe('Registry enablement', () => {
       ['nope.io/v1=true', 'unknown group "nope.io" in "nope.io/v1"'],
       ['batch/v1=maybe', 'invalid value "maybe" for "batch/v1": must be true or false'],
       ['batch/v1/widgets', 'unknown resource "widgets" in "batch/v1"'],
-      ['storage.plat.io/v1beta1/csistoragecapacities', 'unknown resource "csistoragecapacities" in "storage.plat.io/v1beta1"'],
+      [
+        'storage.plat.io/v1beta1/csistoragecapacities',
+        'unknown resource "csistoragecapacities" in "storage.plat.io/v1beta1"',
+      ],
       ['a/b/c/d', 'invalid key "a/b/c/d"'],
       ['batch', 'invalid key "batch"'],
     ];

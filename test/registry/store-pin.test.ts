@@ -24,24 +24,40 @@ before(async () => {
   const o = DEFAULT_OPTIONS;
   const identity = makeIdentity(o.apiDomain);
   shard = new Shard({
-    shard: 0, shards: 1, storageBackend: 'lmdb', dataDir: dir,
+    shard: 0,
+    shards: 1,
+    storageBackend: 'lmdb',
+    dataDir: dir,
     etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig, apiDomain: o.apiDomain, rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs, continueTtlMs: o.continueTtlMs,
+    runtimeConfig: o.runtimeConfig,
+    apiDomain: o.apiDomain,
+    rvBuffer: new SharedArrayBuffer(8),
+    historyWindowMs: o.watchHistoryWindowMs,
+    continueTtlMs: o.continueTtlMs,
     strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange, apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs, labelDomain: `${identity.product}.io`, protectedNamespaces: protectedNamespaces(identity), apiDomain: identity.domain,
+      serviceClusterIPRange: o.serviceClusterIPRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      apiServiceName: identity.product,
+      eventTtlMs: o.eventTtlMs,
+      labelDomain: `${identity.product}.io`,
+      protectedNamespaces: protectedNamespaces(identity),
+      apiDomain: identity.domain,
     },
   });
   await shard.init();
 });
-after(() => { rmSync(dir, { recursive: true, force: true }); });
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const cmType = { group: '', version: 'v1', resource: 'configmaps' };
 const enc = { format: 'json', pretty: false } as const;
 const CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';
 
-interface Answer { code: number; json: any }
+interface Answer {
+  code: number;
+  json: any;
+}
 
 function answer(r: Result): Answer {
   if ('error' in r) return { code: r.error.code, json: r.error };
@@ -55,19 +71,50 @@ async function one(op: Op): Promise<Answer> {
 }
 
 const base = { type: cmType, enc, dryRun: false, namespace: 'default' };
-const cm = (name: string, data: Record<string, string>, rv?: string) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(rv !== undefined ? { resourceVersion: rv } : {}) }, data });
-const create = (name: string) => one({ ...base, id: nextId++, op: 'create', body: { text: JSON.stringify(cm(name, { k: 'v0' })), contentType: 'json' } });
+const cm = (name: string, data: Record<string, string>, rv?: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+  data,
+});
+const create = (name: string) =>
+  one({
+    ...base,
+    id: nextId++,
+    op: 'create',
+    body: { text: JSON.stringify(cm(name, { k: 'v0' })), contentType: 'json' },
+  });
 const update = (name: string, data: Record<string, string>, rv?: string, pin?: string) =>
-  one({ ...base, id: nextId++, op: 'update', name, body: { text: JSON.stringify(cm(name, data, rv)), contentType: 'json' }, ...(pin !== undefined ? { pin } : {}) });
+  one({
+    ...base,
+    id: nextId++,
+    op: 'update',
+    name,
+    body: { text: JSON.stringify(cm(name, data, rv)), contentType: 'json' },
+    ...(pin !== undefined ? { pin } : {}),
+  });
 const patch = (name: string, k: string, pin?: string) =>
-  one({ ...base, id: nextId++, op: 'patch', name, patchType: 'merge', text: JSON.stringify({ data: { k } }), force: false, ...(pin !== undefined ? { pin } : {}) });
+  one({
+    ...base,
+    id: nextId++,
+    op: 'patch',
+    name,
+    patchType: 'merge',
+    text: JSON.stringify({ data: { k } }),
+    force: false,
+    ...(pin !== undefined ? { pin } : {}),
+  });
 const del = (name: string, options: DeleteOptions = {}, pin?: string) =>
   one({ ...base, id: nextId++, op: 'delete', name, options, ...(pin !== undefined ? { pin } : {}) });
 const get = (name: string) => one({ id: nextId++, op: 'get', type: cmType, enc, namespace: 'default', name });
 
 /** rest.BeforeDelete's preconditions name the Kind, the store's update checks the resource. */
-function conflict(a: Answer, name: string, message = `Operation cannot be fulfilled on configmaps "${name}": ${CONFLICT}`, kind = 'configmaps'): void {
+function conflict(
+  a: Answer,
+  name: string,
+  message = `Operation cannot be fulfilled on configmaps "${name}": ${CONFLICT}`,
+  kind = 'configmaps',
+): void {
   assert.equal(a.code, 409, JSON.stringify(a.json));
   assert.equal(a.json.reason, 'Conflict');
   assert.equal(a.json.message, message);
@@ -125,7 +172,7 @@ test('a pin refuses a write to an object that is gone (its checks saw it)', asyn
   assert.equal((await get('pin-gone')).code, 404);
 });
 
-test("an update's own resourceVersion: stale is 409, the current one writes, none (or \"0\") is unconditional", async () => {
+test('an update\'s own resourceVersion: stale is 409, the current one writes, none (or "0") is unconditional', async () => {
   const c = await create('rv-own');
   const rv = c.json.metadata.resourceVersion;
   const u1 = await update('rv-own', { k: 'u1' }, rv);
@@ -145,9 +192,19 @@ test('DELETE preconditions: the uid is checked before the resourceVersion; match
   const c = await create('pre');
   const { uid, resourceVersion: rv } = c.json.metadata;
   const both = await del('pre', { preconditions: { uid: 'other', resourceVersion: '1' } });
-  conflict(both, 'pre', `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (other) does not match the UID in record (${uid}). The object might have been deleted and then recreated`, 'ConfigMap');
+  conflict(
+    both,
+    'pre',
+    `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (other) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+    'ConfigMap',
+  );
   const stale = await del('pre', { preconditions: { uid, resourceVersion: '1' } });
-  conflict(stale, 'pre', `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${rv}). The object might have been modified`, 'ConfigMap');
+  conflict(
+    stale,
+    'pre',
+    `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+    'ConfigMap',
+  );
   await unchanged('pre', rv);
   const ok = await del('pre', { preconditions: { uid, resourceVersion: rv } });
   assert.equal(ok.code, 200, JSON.stringify(ok.json));
@@ -155,14 +212,29 @@ test('DELETE preconditions: the uid is checked before the resourceVersion; match
 });
 
 test('a pin of "no object" on a missing object lets the write answer as unpinned: 404 NotFound, not a Conflict', async () => {
-  for (const a of [await update('pin-absent', { k: 'u' }, undefined, ''), await patch('pin-absent', 'p', ''), await del('pin-absent', {}, '')]) {
+  for (const a of [
+    await update('pin-absent', { k: 'u' }, undefined, ''),
+    await patch('pin-absent', 'p', ''),
+    await del('pin-absent', {}, ''),
+  ]) {
     assert.equal(a.code, 404, JSON.stringify(a.json));
     assert.equal(a.json.reason, 'NotFound');
   }
 });
 
 test('a DELETE held by a finalizer marks the object and answers it; a second DELETE answers it unchanged', async () => {
-  const c = await one({ ...base, id: nextId++, op: 'create', body: { text: JSON.stringify({ ...cm('held', { k: 'v0' }), metadata: { name: 'held', finalizers: ['example.com/hold'] } }), contentType: 'json' } });
+  const c = await one({
+    ...base,
+    id: nextId++,
+    op: 'create',
+    body: {
+      text: JSON.stringify({
+        ...cm('held', { k: 'v0' }),
+        metadata: { name: 'held', finalizers: ['example.com/hold'] },
+      }),
+      contentType: 'json',
+    },
+  });
   assert.equal(c.code, 201, JSON.stringify(c.json));
   const first = await del('held');
   assert.equal(first.code, 200, JSON.stringify(first.json));

@@ -20,7 +20,8 @@ test('the iterative stringify writes what JSON.stringify writes, compact and ind
     assert.equal(stringifyIterative(v, 0), JSON.stringify(v));
     assert.equal(stringifyIterative(v, 2), JSON.stringify(v, null, 2));
   }
-  for (const v of [undefined, null, 1, 'x', [], {}, [undefined], { a: undefined }]) assert.equal(stringifyIterative(v, 0), JSON.stringify(v));
+  for (const v of [undefined, null, 1, 'x', [], {}, [undefined], { a: undefined }])
+    assert.equal(stringifyIterative(v, 0), JSON.stringify(v));
 });
 
 test('values nested past the native recursion are written and copied (JSON.stringify and structuredClone throw)', () => {
@@ -36,7 +37,11 @@ test('values nested past the native recursion are written and copied (JSON.strin
 });
 
 test('checkValueDepth: the value is level 1; scalars add no level; linear on a 1,000,000-level value', () => {
-  const at = (n: number): unknown => { let v: unknown = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+  const at = (n: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < n; i++) v = [v];
+    return v;
+  };
   checkValueDepth(at(MAX_NESTING_DEPTH));
   assert.throws(() => checkValueDepth(at(MAX_NESTING_DEPTH + 1)), DepthError);
   assert.throws(() => checkValueDepth(at(2), MAX_NESTING_DEPTH), DepthError);

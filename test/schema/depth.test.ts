@@ -38,7 +38,10 @@ test('escaped quotes and backslash runs end strings where JSON does', () => {
 test('many brackets, shallow nesting: not deep; a deep run after many shallow ones: deep', () => {
   const shallow = '[' + Array.from({ length: 3000 }, () => '[1]').join(',') + ']';
   assert.equal(exceedsDepth(shallow), false);
-  assert.equal(exceedsDepth('[' + Array.from({ length: 3000 }, () => '{}').join(',') + ',' + nested(MAX_NESTING_DEPTH) + ']'), true);
+  assert.equal(
+    exceedsDepth('[' + Array.from({ length: 3000 }, () => '{}').join(',') + ',' + nested(MAX_NESTING_DEPTH) + ']'),
+    true,
+  );
 });
 
 test('an unterminated string ends the scan without error', () => {

@@ -33,21 +33,33 @@ for (const [label, text, expected] of rows) {
 }
 
 test('JSON: the line of each repeat is the line of its second occurrence', () => {
-  assert.deepEqual(jsonDuplicates('{\n "a": 1,\n\n "a": 2\n}').map((d) => d.line), [4]);
+  assert.deepEqual(
+    jsonDuplicates('{\n "a": 1,\n\n "a": 2\n}').map((d) => d.line),
+    [4],
+  );
 });
 
 test('YAML: repeated keys noted with their line; the last value kept; other errors still throw', () => {
   const found: Duplicate[] = [];
   const value = parseYamlNoting('kind: X\nmetadata:\n  name: a\n  name: b\nitems:\n- k: 1\n  k: 2\n', found);
   assert.deepEqual(value, { kind: 'X', metadata: { name: 'b' }, items: [{ k: 2 }] });
-  assert.deepEqual(found.map((d) => [d.path, d.key, d.line]), [['metadata.name', 'name', 4], ['items[0].k', 'k', 7]]);
+  assert.deepEqual(
+    found.map((d) => [d.path, d.key, d.line]),
+    [
+      ['metadata.name', 'name', 4],
+      ['items[0].k', 'k', 7],
+    ],
+  );
   assert.throws(() => parseYamlNoting('a: [1', []));
 });
 
 test('YAML text that is JSON takes the JSON path and reports the same lines', () => {
   const found: Duplicate[] = [];
   assert.deepEqual(parseYamlNoting('{\n"a": 1,\n"a": 2}', found), { a: 2 });
-  assert.deepEqual(found.map((d) => [d.path, d.line]), [['a', 3]]);
+  assert.deepEqual(
+    found.map((d) => [d.path, d.line]),
+    [['a', 3]],
+  );
   assert.deepEqual(parseYamlNoting('{a: 1}', []), { a: 1 }, 'flow YAML that is not JSON still parses');
 });
 

@@ -18,7 +18,8 @@ function referenceFields(): Set<string> {
   const out = new Set<string>();
   const refOf = (s: any): string | undefined => s?.$ref ?? s?.additionalProperties?.$ref ?? s?.items?.$ref;
   for (const [name, d] of Object.entries(defs)) {
-    for (const [k, v] of Object.entries<any>(d.properties ?? {})) if (QUANTITY_REF.test(refOf(v) ?? '')) out.add(`${name}.${k}`);
+    for (const [k, v] of Object.entries<any>(d.properties ?? {}))
+      if (QUANTITY_REF.test(refOf(v) ?? '')) out.add(`${name}.${k}`);
   }
   return out;
 }
@@ -52,7 +53,12 @@ test('plans reach exactly the reference Quantity fields of the served kinds', ()
 });
 
 test('kinds without Quantity fields have no plan', () => {
-  for (const [group, version, kind] of [['', 'v1', 'ConfigMap'], ['', 'v1', 'Secret'], ['', 'v1', 'Service'], ['rbac.authorization.plat.io', 'v1', 'Role']]) {
+  for (const [group, version, kind] of [
+    ['', 'v1', 'ConfigMap'],
+    ['', 'v1', 'Secret'],
+    ['', 'v1', 'Service'],
+    ['rbac.authorization.plat.io', 'v1', 'Role'],
+  ]) {
     const node = schemaIndex().forKind(group!, version!, kind!);
     assert.ok(node, kind);
     assert.equal(quantityPlan(node), undefined, kind);
@@ -71,11 +77,19 @@ test('canonicalizeQuantities rewrites map values, struct fields and list items; 
     },
     status: { containerStatuses: [{ allocatedResources: { cpu: '2000m' } }] },
   };
-  const fail = (m: string): never => { throw new Error(m); };
+  const fail = (m: string): never => {
+    throw new Error(m);
+  };
   canonicalizeQuantities(pod, plan, fail);
-  assert.deepEqual(pod.spec.containers[0]!.resources, { requests: { cpu: '1', memory: '0' }, limits: { memory: '1024' } });
+  assert.deepEqual(pod.spec.containers[0]!.resources, {
+    requests: { cpu: '1', memory: '0' },
+    limits: { memory: '1024' },
+  });
   assert.equal(pod.spec.volumes[0]!.emptyDir.sizeLimit, '1Gi');
   assert.deepEqual(pod.spec.overhead, { cpu: '100m' });
   assert.deepEqual(pod.status.containerStatuses[0]!.allocatedResources, { cpu: '2' });
-  assert.throws(() => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail), /unable to parse quantity's suffix/);
+  assert.throws(
+    () => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail),
+    /unable to parse quantity's suffix/,
+  );
 });

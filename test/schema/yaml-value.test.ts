@@ -4,9 +4,14 @@ import assert from 'node:assert/strict';
 import { parseYamlNoting, type Duplicate } from '../../src/codec/duplicates.js';
 
 test('merge keys: merged values replace keys before the <<, keys after it win, earlier sources win', () => {
-  const doc = 'base: &b {x: 1, y: 1}\nbefore:\n  x: 0\n  <<: *b\nafter:\n  <<: *b\n  y: 2\nlist:\n  <<: [{p: 1}, {p: 2, q: 2}]\ninline:\n  <<: {z: 3}\n';
+  const doc =
+    'base: &b {x: 1, y: 1}\nbefore:\n  x: 0\n  <<: *b\nafter:\n  <<: *b\n  y: 2\nlist:\n  <<: [{p: 1}, {p: 2, q: 2}]\ninline:\n  <<: {z: 3}\n';
   assert.deepEqual(parseYamlNoting(doc), {
-    base: { x: 1, y: 1 }, before: { x: 1, y: 1 }, after: { x: 1, y: 2 }, list: { p: 1, q: 2 }, inline: { z: 3 },
+    base: { x: 1, y: 1 },
+    before: { x: 1, y: 1 },
+    after: { x: 1, y: 2 },
+    list: { p: 1, q: 2 },
+    inline: { z: 3 },
   });
 });
 
@@ -21,13 +26,25 @@ test('repeats: noted per mapping with path and line, last value kept; keys merge
   const found: Duplicate[] = [];
   const v = parseYamlNoting('m: &m {k: 1}\nn:\n  <<: *m\n  k: 2\n  j: 1\n  j: 3\n', found);
   assert.deepEqual(v, { m: { k: 1 }, n: { k: 2, j: 3 } });
-  assert.deepEqual(found.map((d) => [d.path, d.line]), [['n.j', 6]]);
+  assert.deepEqual(
+    found.map((d) => [d.path, d.line]),
+    [['n.j', 6]],
+  );
 });
 
 test('aliases: shared values expand; a billion laughs is "excessive aliasing"', () => {
-  assert.deepEqual(parseYamlNoting('a: &a [1, 2]\nb: [*a, *a]\n'), { a: [1, 2], b: [[1, 2], [1, 2]] });
+  assert.deepEqual(parseYamlNoting('a: &a [1, 2]\nb: [*a, *a]\n'), {
+    a: [1, 2],
+    b: [
+      [1, 2],
+      [1, 2],
+    ],
+  });
   let doc = 'x0: &x0 [1,1,1,1,1,1,1,1,1,1]\n';
-  for (let i = 1; i < 9; i++) doc += `x${i}: &x${i} [${Array(10).fill(`*x${i - 1}`).join(',')}]\n`;
+  for (let i = 1; i < 9; i++)
+    doc += `x${i}: &x${i} [${Array(10)
+      .fill(`*x${i - 1}`)
+      .join(',')}]\n`;
   assert.throws(() => parseYamlNoting(doc), /excessive aliasing/);
 });
 

@@ -44,7 +44,10 @@ test('a tree importing only downward passes', () => {
 });
 
 test('an upward import fails even when the baseline lists it', () => {
-  const files = { ...CLEAN, 'src/api/status.ts': "import { serve } from '../server/server.js';\nexport const ok = serve;\n" };
+  const files = {
+    ...CLEAN,
+    'src/api/status.ts': "import { serve } from '../server/server.js';\nexport const ok = serve;\n",
+  };
   const { code, out } = check(tree(files, { upwardImports: ['api/status.ts -> server/server.ts'] }));
   assert.equal(code, 1, out);
   assert.match(out, /upwardImports: api\/status\.ts -> server\/server\.ts/);

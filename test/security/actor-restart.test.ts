@@ -41,7 +41,10 @@ test('a killed actor fails only its batch, is reported by /readyz, restarts from
   assert.equal(crash.status, 500, crash.text);
   assert.equal(crash.json.kind, 'Status');
   assert.equal(crash.json.reason, 'InternalError');
-  assert.match(crash.json.message, /^Internal error occurred: shard actor [0-9]+ stopped \(.*\); it is being restarted$/);
+  assert.match(
+    crash.json.message,
+    /^Internal error occurred: shard actor [0-9]+ stopped \(.*\); it is being restarted$/,
+  );
 
   const down = await readyz();
   assert.equal(down.status, 500);
@@ -53,7 +56,9 @@ test('a killed actor fails only its batch, is reported by /readyz, restarts from
 
   // queued behind the restart: neither failed nor lost
   let settled = false;
-  const during = request(s.url, 'POST', CM, { metadata: { name: 'during' }, data: { k: 'v' } }).finally(() => { settled = true; });
+  const during = request(s.url, 'POST', CM, { metadata: { name: 'during' }, data: { k: 'v' } }).finally(() => {
+    settled = true;
+  });
   const read = request(s.url, 'GET', `${CM}/before?resourceVersion=0`);
   assert.equal((await readyz()).status, 500, 'still restarting while held');
   assert.equal(settled, false, 'the queued write waits for the restart');
@@ -67,5 +72,8 @@ test('a killed actor fails only its batch, is reported by /readyz, restarts from
   assert.equal(old.json.data.k, 'v', 'loaded from the store');
   assert.equal((await request(s.url, 'GET', `${CM}/during`)).status, 200);
   const list = await request(s.url, 'GET', CM);
-  assert.deepEqual(list.json.items.map((o: { metadata: { name: string } }) => o.metadata.name).sort(), ['before', 'during']);
+  assert.deepEqual(list.json.items.map((o: { metadata: { name: string } }) => o.metadata.name).sort(), [
+    'before',
+    'during',
+  ]);
 });

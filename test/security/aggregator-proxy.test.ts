@@ -31,7 +31,9 @@ let ext: Server;
 const hanging: ServerResponse[] = [];
 
 const RESOURCES = {
-  kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${GROUP}/v1alpha1`,
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: `${GROUP}/v1alpha1`,
   resources: [{ name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'] }],
 };
 
@@ -46,7 +48,10 @@ async function large(res: ServerResponse): Promise<void> {
   for (let i = 0; i < CHUNKS && !res.destroyed; i++) {
     if (!res.write(fill)) {
       await new Promise<void>((done) => {
-        const go = () => { res.off('drain', go).off('close', go); done(); };
+        const go = () => {
+          res.off('drain', go).off('close', go);
+          done();
+        };
         res.on('drain', go).on('close', go);
       });
     }
@@ -56,29 +61,78 @@ async function large(res: ServerResponse): Promise<void> {
 
 function serve(req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '').split('?')[0]!;
-  if (path === GV) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(RESOURCES));
+  if (path === GV)
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(RESOURCES));
   if (path === `${FLUNDERS}/big`) return void large(res);
   // never answers (ended in after())
   if (path === `${FLUNDERS}/hang`) return void hanging.push(res);
-  res.writeHead(200, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ apiVersion: `${GROUP}/v1alpha1`, kind: 'Flunder', metadata: { name: path.split('/').pop(), namespace: 'default' } }));
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'Flunder',
+      metadata: { name: path.split('/').pop(), namespace: 'default' },
+    }),
+  );
 }
 
 before(async () => {
   pki = extensionServerPki();
-  ext = createServer({ cert: pki.read('ext.crt'), key: pki.read('ext.key'), ca: pki.read('proxy-ca.crt'), requestCert: true, rejectUnauthorized: true }, serve);
+  ext = createServer(
+    {
+      cert: pki.read('ext.crt'),
+      key: pki.read('ext.key'),
+      ca: pki.read('proxy-ca.crt'),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    serve,
+  );
   await new Promise<void>((done) => ext.listen(0, '127.0.0.1', done));
   const port = (ext.address() as AddressInfo).port;
-  s = await startServer(['--request-timeout', '60s', '--proxy-client-cert-file', pki.path('proxy-client.crt'), '--proxy-client-key-file', pki.path('proxy-client.key')]);
+  s = await startServer([
+    '--request-timeout',
+    '60s',
+    '--proxy-client-cert-file',
+    pki.path('proxy-client.crt'),
+    '--proxy-client-key-file',
+    pki.path('proxy-client.key'),
+  ]);
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'wardle' } })).status, 201);
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/wardle/services', { metadata: { name: 'api' }, spec: { ports: [{ port: 443, targetPort: port }] } })).status, 201);
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/wardle/endpoints', { metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] })).status, 201);
+  assert.equal(
+    (
+      await request(s.url, 'POST', '/api/v1/namespaces/wardle/services', {
+        metadata: { name: 'api' },
+        spec: { ports: [{ port: 443, targetPort: port }] },
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await request(s.url, 'POST', '/api/v1/namespaces/wardle/endpoints', {
+        metadata: { name: 'api' },
+        subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }],
+      })
+    ).status,
+    201,
+  );
   const created = await request(s.url, 'POST', AR, {
     metadata: { name: `v1alpha1.${GROUP}` },
-    spec: { group: GROUP, version: 'v1alpha1', service: { namespace: 'wardle', name: 'api' }, caBundle: pki.read('ext-ca.crt').toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
+    spec: {
+      group: GROUP,
+      version: 'v1alpha1',
+      service: { namespace: 'wardle', name: 'api' },
+      caBundle: pki.read('ext-ca.crt').toString('base64'),
+      groupPriorityMinimum: 1000,
+      versionPriority: 15,
+    },
   });
   assert.equal(created.status, 201, created.text);
-  await until(async () => ((await request(s.url, 'GET', `${FLUNDERS}/ready`)).status === 200 ? true : undefined), 'the APIService to be served', 30_000);
+  await until(
+    async () => ((await request(s.url, 'GET', `${FLUNDERS}/ready`)).status === 200 ? true : undefined),
+    'the APIService to be served',
+    30_000,
+  );
 });
 
 after(async () => {
@@ -98,24 +152,39 @@ function rssBytes(pid: number): number {
 function download(path: string): Promise<{ status: number; bytes: number; peakRss: number }> {
   const pid = s.proc.pid!;
   let peakRss = rssBytes(pid);
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, rssBytes(pid)); }, 20);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssBytes(pid));
+  }, 20);
   return new Promise((resolve, reject) => {
     get(s.url + path, (res) => {
       let bytes = 0;
-      res.on('data', (c: Buffer) => { bytes += c.length; });
-      res.on('end', () => { clearInterval(sampler); resolve({ status: res.statusCode!, bytes, peakRss: Math.max(peakRss, rssBytes(pid)) }); });
-      res.on('error', (e) => { clearInterval(sampler); reject(e); });
-    }).on('error', (e) => { clearInterval(sampler); reject(e); });
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+      });
+      res.on('end', () => {
+        clearInterval(sampler);
+        resolve({ status: res.statusCode!, bytes, peakRss: Math.max(peakRss, rssBytes(pid)) });
+      });
+      res.on('error', (e) => {
+        clearInterval(sampler);
+        reject(e);
+      });
+    }).on('error', (e) => {
+      clearInterval(sampler);
+      reject(e);
+    });
   });
 }
 
-test('a 220 MB reply streams through: the server\'s memory grows by far less than the body', async () => {
+test("a 220 MB reply streams through: the server's memory grows by far less than the body", async () => {
   const before = rssBytes(s.proc.pid!);
   const got = await download(`${FLUNDERS}/big`);
   assert.equal(got.status, 200);
   assert.equal(got.bytes, LARGE_BYTES, 'the whole body arrives');
   const growth = got.peakRss - before;
-  console.log(`RSS ${Math.round(before / 2 ** 20)} MiB, peak ${Math.round(got.peakRss / 2 ** 20)} MiB during a ${CHUNKS} MiB reply`);
+  console.log(
+    `RSS ${Math.round(before / 2 ** 20)} MiB, peak ${Math.round(got.peakRss / 2 ** 20)} MiB during a ${CHUNKS} MiB reply`,
+  );
   // buffering the reply grew the server by at least the body (1 GB took it from 161 MB to 3.2 GB)
   assert.ok(growth < (CHUNKS * CHUNK) / 4, `RSS grew ${Math.round(growth / 2 ** 20)} MiB for a ${CHUNKS} MiB reply`);
 });
@@ -135,10 +204,22 @@ test('an extension server that never answers: 504 Timeout at the deadline; other
   const elapsed = performance.now() - t0;
   assert.equal(r.status, 504, r.text);
   assert.deepEqual(r.json, {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-    message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Timeout: request did not complete within the allotted timeout',
+    reason: 'Timeout',
+    details: {},
+    code: 504,
   });
-  assert.ok(elapsed >= TIMEOUT_MS - 50 && elapsed < TIMEOUT_MS + 3000, `504 after ${Math.round(elapsed)} ms for a ${TIMEOUT_MS} ms timeout`);
+  assert.ok(
+    elapsed >= TIMEOUT_MS - 50 && elapsed < TIMEOUT_MS + 3000,
+    `504 after ${Math.round(elapsed)} ms for a ${TIMEOUT_MS} ms timeout`,
+  );
   // the proxied request was given up: the extension server saw its connection close
-  await until(async () => (hanging[0]!.destroyed || hanging[0]!.socket?.destroyed !== false ? true : undefined), 'the proxied request to be closed');
+  await until(
+    async () => (hanging[0]!.destroyed || hanging[0]!.socket?.destroyed !== false ? true : undefined),
+    'the proxied request to be closed',
+  );
 });

@@ -31,33 +31,60 @@ before(async () => {
   s = await startTokenServer('eve-token,eve,uid-eve\nn1-token,system:node:n1,uid-n1,"system:nodes"\n');
   ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
   // eve may request and approve API server client certificates; nodes may renew their own
-  await grant(s.url, 'eve-csr', [
-    { verbs: ['create', 'get'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'] },
-    { verbs: ['update'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests/approval'] },
-    { verbs: ['approve'], apiGroups: ['certificates.plat.io'], resources: ['signers'], resourceNames: ['platform.io/kube-apiserver-client'] },
-  ], ['system:authenticated']);
-  await grant(s.url, 'nodes-selfnodeclient', [
-    { verbs: ['create', 'get'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'] },
-    { verbs: ['create'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests/selfnodeclient'] },
-  ], ['system:nodes']);
+  await grant(
+    s.url,
+    'eve-csr',
+    [
+      { verbs: ['create', 'get'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'] },
+      { verbs: ['update'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests/approval'] },
+      {
+        verbs: ['approve'],
+        apiGroups: ['certificates.plat.io'],
+        resources: ['signers'],
+        resourceNames: ['platform.io/kube-apiserver-client'],
+      },
+    ],
+    ['system:authenticated'],
+  );
+  await grant(
+    s.url,
+    'nodes-selfnodeclient',
+    [
+      { verbs: ['create', 'get'], apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'] },
+      {
+        verbs: ['create'],
+        apiGroups: ['certificates.plat.io'],
+        resources: ['certificatesigningrequests/selfnodeclient'],
+      },
+    ],
+    ['system:nodes'],
+  );
 });
 after(async () => {
   await s?.close();
 });
 
-const tls = (cert?: string, key?: string): TlsClient => ({ ca, ...(cert ? { cert: Buffer.from(cert), key: Buffer.from(key!) } : {}) });
+const tls = (cert?: string, key?: string): TlsClient => ({
+  ca,
+  ...(cert ? { cert: Buffer.from(cert), key: Buffer.from(key!) } : {}),
+});
 
 async function submit(token: string, csrName: string, pem: string, signerName: string, usages: string[]) {
-  const body = { apiVersion: 'certificates.plat.io/v1', kind: 'CertificateSigningRequest', metadata: { name: csrName },
-    spec: { request: Buffer.from(pem).toString('base64'), signerName, usages } };
+  const body = {
+    apiVersion: 'certificates.plat.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name: csrName },
+    spec: { request: Buffer.from(pem).toString('base64'), signerName, usages },
+  };
   return request(s.secureUrl, tls(), 'POST', CSRS, body, bearer(token));
 }
 
-const issued = (token: string, csrName: string): Promise<string> => until(async () => {
-  const r = await request(s.secureUrl, tls(), 'GET', `${CSRS}/${csrName}`, undefined, bearer(token));
-  const c = r.json?.status?.certificate;
-  return c ? Buffer.from(c, 'base64').toString() : undefined;
-}, `${csrName} issued`);
+const issued = (token: string, csrName: string): Promise<string> =>
+  until(async () => {
+    const r = await request(s.secureUrl, tls(), 'GET', `${CSRS}/${csrName}`, undefined, bearer(token));
+    const c = r.json?.status?.certificate;
+    return c ? Buffer.from(c, 'base64').toString() : undefined;
+  }, `${csrName} issued`);
 
 test('a UniversalString O=system:masters: the signed certificate authenticates without system:masters', async () => {
   const key = ecKey();
@@ -81,28 +108,51 @@ test('system:masters as a BMPString is the system:masters group: the subject res
   const pem = csrPem(name(cn('eve-bmp'), org('system:masters', 'BMPString')));
   const r = await submit('eve-token', 'eve-bmp', pem, 'platform.io/kube-apiserver-client', ['client auth']);
   assert.equal(r.status, 403, r.text);
-  assert.match(r.json.message, /use of platform\.io\/kube-apiserver-client signer with system:masters group is not allowed/);
+  assert.match(
+    r.json.message,
+    /use of platform\.io\/kube-apiserver-client signer with system:masters group is not allowed/,
+  );
 });
 
 test('a node CSR with two CNs is approved for the last and its certificate is that node', async () => {
   const key = ecKey();
   const pem = csrPem(name(org('system:nodes'), cn('system:plat-controller-manager'), cn('system:node:n1')), key);
-  const created = await submit('n1-token', 'node-n1-two-cns', pem, 'platform.io/kube-apiserver-client-kubelet', ['digital signature', 'client auth']);
+  const created = await submit('n1-token', 'node-n1-two-cns', pem, 'platform.io/kube-apiserver-client-kubelet', [
+    'digital signature',
+    'client auth',
+  ]);
   assert.equal(created.status, 201, created.text);
   const cert = await issued('n1-token', 'node-n1-two-cns');
   const who = await request(s.secureUrl, tls(cert, keyPem(key)), 'POST', SSR, SSR_BODY);
   assert.equal(who.status, 201, who.text);
-  assert.deepEqual(who.json.status.userInfo, { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+  assert.deepEqual(who.json.status.userInfo, {
+    username: 'system:node:n1',
+    groups: ['system:nodes', 'system:authenticated'],
+  });
   assert.doesNotMatch(new X509Certificate(cert).subject, /controller-manager/);
 });
 
 test('client certificates of the cluster CA: a UniversalString subject value is refused, several CNs mean the last', async () => {
-  const signer = { cert: new X509Certificate(ca), key: createPrivateKey(readFileSync(join(s.dataDir, 'pki', 'ca.key'))) };
+  const signer = {
+    cert: new X509Certificate(ca),
+    key: createPrivateKey(readFileSync(join(s.dataDir, 'pki', 'ca.key'))),
+  };
   const key = ecKey();
   const universal = certPem(name(cn('mallory'), org('system:masters', 'UniversalString')), signer, key);
-  assert.match(new X509Certificate(universal).subject, /O=system:masters/, 'OpenSSL reads the UTF-32 value as system:masters');
-  await assert.rejects(request(s.secureUrl, tls(universal, keyPem(key)), 'POST', SSR, SSR_BODY), 'no request is served on that connection');
-  const twoCns = certPem(name(org('system:nodes'), cn('system:plat-controller-manager'), cn('system:node:n2')), signer, key);
+  assert.match(
+    new X509Certificate(universal).subject,
+    /O=system:masters/,
+    'OpenSSL reads the UTF-32 value as system:masters',
+  );
+  await assert.rejects(
+    request(s.secureUrl, tls(universal, keyPem(key)), 'POST', SSR, SSR_BODY),
+    'no request is served on that connection',
+  );
+  const twoCns = certPem(
+    name(org('system:nodes'), cn('system:plat-controller-manager'), cn('system:node:n2')),
+    signer,
+    key,
+  );
   const who = await request(s.secureUrl, tls(twoCns, keyPem(key)), 'POST', SSR, SSR_BODY);
   assert.equal(who.status, 201, who.text);
   assert.equal(who.json.status.userInfo.username, 'system:node:n2');

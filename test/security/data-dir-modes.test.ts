@@ -25,7 +25,10 @@ function modes(dir: string): { path: string; dir: boolean; mode: number }[] {
 
 function assertPrivate(dir: string): void {
   const all = modes(dir);
-  assert.ok(all.some((e) => e.path.endsWith('data.mdb')), 'the shards are stored under the data directory');
+  assert.ok(
+    all.some((e) => e.path.endsWith('data.mdb')),
+    'the shards are stored under the data directory',
+  );
   for (const e of all) assert.equal(e.mode, e.dir ? 0o700 : 0o600, `${e.path} has mode ${e.mode.toString(8)}`);
 }
 
@@ -35,7 +38,15 @@ test('fresh and pre-existing data directories: 0700 directories, 0600 files; an 
     const args = ['--storage-backend', 'lmdb'];
     const first = await startServer(args, dir);
     try {
-      assert.equal((await request(first.url, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 's' }, stringData: { k: 'v' } })).status, 201);
+      assert.equal(
+        (
+          await request(first.url, 'POST', '/api/v1/namespaces/default/secrets', {
+            metadata: { name: 's' },
+            stringData: { k: 'v' },
+          })
+        ).status,
+        201,
+      );
       assertPrivate(dir);
       assert.doesNotMatch(first.stderr(), /data directory .* has mode/);
     } finally {
@@ -52,10 +63,13 @@ test('fresh and pre-existing data directories: 0700 directories, 0600 files; an 
       assertPrivate(dir);
       assert.equal(statSync(join(dir, 'pki', 'left-over.key')).mode & 0o777, 0o600);
       assert.match(second.stderr(), /warning: data directory .* has mode 0755: group and others can reach it/);
-      assert.equal(statSync(dir).mode & 0o777, 0o755, 'the data directory itself is the operator\'s choice');
+      assert.equal(statSync(dir).mode & 0o777, 0o755, "the data directory itself is the operator's choice");
       // still serving what the first run stored, and storing more, privately
       assert.equal((await request(second.url, 'GET', '/api/v1/namespaces/default/secrets/s')).status, 200);
-      assert.equal((await request(second.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('after'))).status, 201);
+      assert.equal(
+        (await request(second.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('after'))).status,
+        201,
+      );
       assertPrivate(dir);
     } finally {
       await second.stop();

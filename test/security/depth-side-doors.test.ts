@@ -27,10 +27,16 @@ const REVS = '/apis/apps/v1/namespaces/default/controllerrevisions';
 const OLD_DEPTH = 20_000;
 
 let s: TestServer;
-before(async () => { s = await startServer(GATES); });
+before(async () => {
+  s = await startServer(GATES);
+});
 after(() => stopServers([s]));
 
-async function send(path: string, body: Uint8Array<ArrayBuffer>, contentType: string): Promise<Reply & { elapsed: number }> {
+async function send(
+  path: string,
+  body: Uint8Array<ArrayBuffer>,
+  contentType: string,
+): Promise<Reply & { elapsed: number }> {
   const started = Date.now();
   const r = await request(s.url, 'POST', path, body, { 'content-type': contentType, accept: 'application/json' });
   return { ...r, elapsed: Date.now() - started };
@@ -43,10 +49,18 @@ async function send(path: string, body: Uint8Array<ArrayBuffer>, contentType: st
  */
 function deepCborConfigMap(name: string, n: number): Uint8Array<ArrayBuffer> {
   const mark = 'PLACEHOLDER-XYZW';
-  const outer = Buffer.from(encodeCbor({
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: { name, managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: mark }] },
-  }));
+  const outer = Buffer.from(
+    encodeCbor({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name,
+        managedFields: [
+          { manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: mark },
+        ],
+      },
+    }),
+  );
   const at = outer.indexOf(Buffer.from([0x70, ...Buffer.from(mark)]));
   const level = Buffer.from([0xa1, 0x63, ...Buffer.from('f:a')]);
   const nested = Buffer.concat([...Array<Buffer>(n).fill(level), Buffer.from([0xa0])]);
@@ -63,7 +77,8 @@ test('CBOR: an 8,000-deep ConfigMap is 400 BadRequest and nothing is stored; the
   assert.equal((await request(s.url, 'GET', `${CMS}/cbor-deep`)).status, 404);
   // level 1,001 is refused in CBOR as in JSON; level 1,000 is stored in both
   assertStatus(await send(CMS, deepCborConfigMap('cbor-1001', 996), CBOR), 400, 'BadRequest');
-  const json = (name: string, n: number) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":${deepJson(n)}}]}}`;
+  const json = (name: string, n: number) =>
+    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":${deepJson(n)}}]}}`;
   assertStatus(await request(s.url, 'POST', CMS, json('json-1001', 996)), 400, 'BadRequest');
   const ok = await send(CMS, deepCborConfigMap('cbor-1000', 995), CBOR);
   assert.equal(ok.status, 201, ok.text.slice(0, 300));
@@ -78,8 +93,24 @@ test('CBOR: an 8,000-deep ConfigMap is 400 BadRequest and nothing is stored; the
 function nestedRevisions(n: number): Uint8Array<ArrayBuffer> {
   const typeMeta = Buffer.from([0x0a, 7, ...Buffer.from('apps/v1'), 0x12, 18, ...Buffer.from('ControllerRevision')]);
   const tail = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
-  const varint = (v: number): number[] => { const out: number[] = []; while (v >= 0x80) { out.push((v & 0x7f) | 0x80); v = Math.floor(v / 128); } out.push(v); return out; };
-  const envelope = (raw: Buffer): Buffer => Buffer.concat([PROTOBUF_MAGIC, Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, ...varint(raw.length)]), raw, tail]);
+  const varint = (v: number): number[] => {
+    const out: number[] = [];
+    while (v >= 0x80) {
+      out.push((v & 0x7f) | 0x80);
+      v = Math.floor(v / 128);
+    }
+    out.push(v);
+    return out;
+  };
+  const envelope = (raw: Buffer): Buffer =>
+    Buffer.concat([
+      PROTOBUF_MAGIC,
+      Buffer.from([0x0a, typeMeta.length]),
+      typeMeta,
+      Buffer.from([0x12, ...varint(raw.length)]),
+      raw,
+      tail,
+    ]);
   // metadata {name: "x"}; the innermost ControllerRevision {metadata, revision 1}
   const name = Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0x78]);
   const inner = envelope(Buffer.concat([name, Buffer.from([0x18, 0x01])]));
@@ -88,7 +119,16 @@ function nestedRevisions(n: number): Uint8Array<ArrayBuffer> {
   for (let i = 0; i < n; i++) {
     const data = 1 + varintLength(size) + size; // RawExtension {raw: <envelope>}
     const raw = name.length + 1 + varintLength(data) + data; // ControllerRevision {metadata, data: <RawExtension>}
-    heads.push(Buffer.concat([PROTOBUF_MAGIC, Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, ...varint(raw)]), name, Buffer.from([0x12, ...varint(data), 0x0a, ...varint(size)])]));
+    heads.push(
+      Buffer.concat([
+        PROTOBUF_MAGIC,
+        Buffer.from([0x0a, typeMeta.length]),
+        typeMeta,
+        Buffer.from([0x12, ...varint(raw)]),
+        name,
+        Buffer.from([0x12, ...varint(data), 0x0a, ...varint(size)]),
+      ]),
+    );
     size = heads[i]!.length + size + tail.length;
   }
   return new Uint8Array(Buffer.concat([...heads.reverse(), inner, ...Array<Buffer>(n).fill(tail)]));
@@ -136,7 +176,10 @@ async function deepenStored(dataDir: string, keys: string[]): Promise<number> {
 /** Reads a watch from resourceVersion 0 until every name appears in the stream (its initial events). */
 async function watchUntil(path: string, accept: string, names: string[]): Promise<Buffer> {
   const ac = new AbortController();
-  const res = await fetch(`${s.url}${path}?watch=1&resourceVersion=0&timeoutSeconds=10`, { headers: { accept }, signal: ac.signal });
+  const res = await fetch(`${s.url}${path}?watch=1&resourceVersion=0&timeoutSeconds=10`, {
+    headers: { accept },
+    signal: ac.signal,
+  });
   assert.equal(res.status, 200, `watch as ${accept}`);
   const chunks: Buffer[] = [];
   const reader = res.body!.getReader();
@@ -151,7 +194,9 @@ async function watchUntil(path: string, accept: string, names: string[]): Promis
   } finally {
     ac.abort();
   }
-  return assert.fail(`watch as ${accept} ended without ${names.join(', ')}: ${Buffer.concat(chunks).toString('latin1').slice(0, 300)}`);
+  return assert.fail(
+    `watch as ${accept} ended without ${names.join(', ')}: ${Buffer.concat(chunks).toString('latin1').slice(0, 300)}`,
+  );
 }
 
 const deepest = (text: string): number => {
@@ -169,7 +214,10 @@ const deepest = (text: string): number => {
 async function readable(CMS: string, names: string[], auditLog: string): Promise<void> {
   const json = await request(s.url, 'GET', CMS);
   assert.equal(json.status, 200, json.text.slice(0, 300));
-  assert.deepEqual(json.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), names);
+  assert.deepEqual(
+    json.json.items.map((o: { metadata: { name: string } }) => o.metadata.name),
+    names,
+  );
   assert.equal(deepest(json.text), OLD_DEPTH + 7, 'the list holds the whole object');
   for (const accept of [CBOR, PROTOBUF, TABLE, 'application/yaml']) {
     for (const path of [CMS, `${CMS}/deep-a`]) {
@@ -185,17 +233,33 @@ async function readable(CMS: string, names: string[], auditLog: string): Promise
   const get = await request(s.url, 'GET', `${CMS}/deep-a`, undefined, { 'accept-encoding': 'identity' });
   assert.equal(get.status, 200);
   const id = get.headers.get('audit-id')!;
-  const line = await until(async () => readFileSync(auditLog, 'utf8').split('\n').find((l) => l.includes(id) && l.includes('"ResponseComplete"')), 'the audit event of the GET');
+  const line = await until(
+    async () =>
+      readFileSync(auditLog, 'utf8')
+        .split('\n')
+        .find((l) => l.includes(id) && l.includes('"ResponseComplete"')),
+    'the audit event of the GET',
+  );
   assert.ok(line.length > OLD_DEPTH * 7, `the audit event holds the object (${line.length} characters)`);
 }
 
 test('an object stored deeper than the limit is readable in every encoding (GET, LIST, WATCH) and deletable', async () => {
   const CMS = '/api/v1/namespaces/old/configmaps';
   const names = ['deep-a', 'deep-b', 'plain-c'];
-  for (const ns of ['old', 'old-ns']) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
-  const objects = [['old', 'deep-a', {}, []], ['old', 'deep-b', { deep: 'b' }, []], ['old', 'plain-c', {}, []], ['old-ns', 'deep-d', {}, []], ['old-ns', 'deep-e', {}, ['example.com/hold']]] as const;
+  for (const ns of ['old', 'old-ns'])
+    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const objects = [
+    ['old', 'deep-a', {}, []],
+    ['old', 'deep-b', { deep: 'b' }, []],
+    ['old', 'plain-c', {}, []],
+    ['old-ns', 'deep-d', {}, []],
+    ['old-ns', 'deep-e', {}, ['example.com/hold']],
+  ] as const;
   for (const [ns, name, labels, finalizers] of objects) {
-    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels, finalizers }, data: { k: 'v' } });
+    const r = await request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      metadata: { name, labels, finalizers },
+      data: { k: 'v' },
+    });
     assert.equal(r.status, 201, r.text);
   }
   await s.stop();
@@ -203,9 +267,15 @@ test('an object stored deeper than the limit is readable in every encoding (GET,
   // audited at RequestResponse: the event carries the object
   const auditDir = mkdtempSync(join(tmpdir(), 'plat-depth-audit-'));
   const auditLog = join(auditDir, 'audit.log');
-  writeFileSync(join(auditDir, 'policy.yaml'), 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  namespaces: ["old"]\n- level: None\n');
+  writeFileSync(
+    join(auditDir, 'policy.yaml'),
+    'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  namespaces: ["old"]\n- level: None\n',
+  );
   const dataDir = s.dataDir;
-  s = await startServer([...GATES, '--audit-policy-file', join(auditDir, 'policy.yaml'), '--audit-log-path', auditLog], dataDir);
+  s = await startServer(
+    [...GATES, '--audit-policy-file', join(auditDir, 'policy.yaml'), '--audit-log-path', auditLog],
+    dataDir,
+  );
   try {
     await readable(CMS, names, auditLog);
   } finally {
@@ -224,21 +294,41 @@ test('an object stored deeper than the limit is readable in every encoding (GET,
   const ns = await request(s.url, 'DELETE', '/api/v1/namespaces/old-ns');
   assert.equal(ns.status, 200, ns.text.slice(0, 300));
   const held = '/api/v1/namespaces/old-ns/configmaps/deep-e';
-  await until(async () => ((await request(s.url, 'GET', held)).json?.metadata?.deletionTimestamp ? true : undefined), 'deep-e marked for deletion');
-  const release = await request(s.url, 'PATCH', held, [{ op: 'remove', path: '/metadata/finalizers' }], { 'content-type': 'application/json-patch+json' });
+  await until(
+    async () => ((await request(s.url, 'GET', held)).json?.metadata?.deletionTimestamp ? true : undefined),
+    'deep-e marked for deletion',
+  );
+  const release = await request(s.url, 'PATCH', held, [{ op: 'remove', path: '/metadata/finalizers' }], {
+    'content-type': 'application/json-patch+json',
+  });
   assert.equal(release.status, 200, release.text.slice(0, 300));
-  await until(async () => ((await request(s.url, 'GET', '/api/v1/namespaces/old-ns')).status === 404 ? true : undefined), 'namespace old-ns terminated', 30_000);
+  await until(
+    async () => ((await request(s.url, 'GET', '/api/v1/namespaces/old-ns')).status === 404 ? true : undefined),
+    'namespace old-ns terminated',
+    30_000,
+  );
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/old-ns/configmaps/deep-d')).status, 404);
 });
 
 test('a JSON patch within the limit cannot nest its value under a deep path past it: 422 on field patch', async () => {
   const n = 600;
-  const created = await request(s.url, 'POST', REVS, `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"patched"},"revision":1,"data":${deepJson(n)}}`);
+  const created = await request(
+    s.url,
+    'POST',
+    REVS,
+    `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"patched"},"revision":1,"data":${deepJson(n)}}`,
+  );
   assert.equal(created.status, 201, created.text.slice(0, 300));
-  const patch = JSON.stringify([{ op: 'add', path: '/data' + '/f:a'.repeat(n) + '/x', value: JSON.parse(deepJson(n)) }]);
+  const patch = JSON.stringify([
+    { op: 'add', path: '/data' + '/f:a'.repeat(n) + '/x', value: JSON.parse(deepJson(n)) },
+  ]);
   const r = await request(s.url, 'PATCH', `${REVS}/patched`, patch, { 'content-type': 'application/json-patch+json' });
   assertStatus(r, 422, 'Invalid');
   assert.equal(r.json.details.causes[0].field, 'patch');
   assert.match(r.json.message, /exceeded max depth of 1000/);
-  assert.equal((await request(s.url, 'GET', `${REVS}/patched`)).json.metadata.resourceVersion, created.json.metadata.resourceVersion, 'nothing written');
+  assert.equal(
+    (await request(s.url, 'GET', `${REVS}/patched`)).json.metadata.resourceVersion,
+    created.json.metadata.resourceVersion,
+    'nothing written',
+  );
 });

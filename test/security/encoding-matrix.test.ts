@@ -70,44 +70,91 @@ const taints = [{ key: 'k', effect: 'NoSchedule' }];
 const admin = { apiGroup: RBAC, kind: 'ClusterRole', name: 'cluster-admin' };
 const subjects = [{ kind: 'User', apiGroup: RBAC, name: 'nsadmin' }];
 
-const TARGETS = (): Target[] => [{
-  label: 'clusterrole escalation', token: 'roler-token', object: `${CRB}/target`, write: `${CRB}/target`,
-  full: (o) => ({ ...o, rules: everything }),
-  merge: { rules: everything }, jsonPatch: [{ op: 'add', path: '/rules', value: everything }],
-  apply: { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'target' }, rules: everything },
-}, {
-  label: 'rolebinding bind of cluster-admin', token: 'nsadmin-token', object: `${RB}/grab`, write: `${RB}/grab`,
-  full: (o) => ({ ...o, subjects }),
-  merge: { subjects }, jsonPatch: [{ op: 'add', path: '/subjects', value: subjects }],
-  apply: { apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'grab', namespace: 'team' }, roleRef: admin, subjects },
-}, {
-  label: 'csr status.certificate without sign', token: 'eve-token', object: `${CSR_PATH()}/c1`, write: `${CSR_PATH()}/c1/status`,
-  full: (o) => ({ ...o, status: { ...o.status, certificate: certificate() } }),
-  merge: { status: { certificate: certificate() } }, jsonPatch: [{ op: 'add', path: '/status/certificate', value: certificate() }],
-  apply: { apiVersion: 'certificates.plat.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'c1' }, status: { certificate: certificate() } },
-}, {
-  label: 'node restricted self-label', token: 'n1-token', object: '/api/v1/nodes/n1', write: '/api/v1/nodes/n1',
-  full: (o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...restricted } } }),
-  merge: { metadata: { labels: restricted } }, jsonPatch: [{ op: 'add', path: '/metadata/labels/node-restriction.platform.io~1pool', value: 'gpu' }],
-  apply: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: restricted } },
-}, {
-  label: 'node self-taint', token: 'n1-token', object: '/api/v1/nodes/n1', write: '/api/v1/nodes/n1',
-  full: (o) => ({ ...o, spec: { ...o.spec, taints } }),
-  merge: { spec: { taints } }, jsonPatch: [{ op: 'add', path: '/spec', value: { taints } }],
-  apply: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec: { taints } },
-}];
+const TARGETS = (): Target[] => [
+  {
+    label: 'clusterrole escalation',
+    token: 'roler-token',
+    object: `${CRB}/target`,
+    write: `${CRB}/target`,
+    full: (o) => ({ ...o, rules: everything }),
+    merge: { rules: everything },
+    jsonPatch: [{ op: 'add', path: '/rules', value: everything }],
+    apply: { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'target' }, rules: everything },
+  },
+  {
+    label: 'rolebinding bind of cluster-admin',
+    token: 'nsadmin-token',
+    object: `${RB}/grab`,
+    write: `${RB}/grab`,
+    full: (o) => ({ ...o, subjects }),
+    merge: { subjects },
+    jsonPatch: [{ op: 'add', path: '/subjects', value: subjects }],
+    apply: {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: 'grab', namespace: 'team' },
+      roleRef: admin,
+      subjects,
+    },
+  },
+  {
+    label: 'csr status.certificate without sign',
+    token: 'eve-token',
+    object: `${CSR_PATH()}/c1`,
+    write: `${CSR_PATH()}/c1/status`,
+    full: (o) => ({ ...o, status: { ...o.status, certificate: certificate() } }),
+    merge: { status: { certificate: certificate() } },
+    jsonPatch: [{ op: 'add', path: '/status/certificate', value: certificate() }],
+    apply: {
+      apiVersion: 'certificates.plat.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'c1' },
+      status: { certificate: certificate() },
+    },
+  },
+  {
+    label: 'node restricted self-label',
+    token: 'n1-token',
+    object: '/api/v1/nodes/n1',
+    write: '/api/v1/nodes/n1',
+    full: (o) => ({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, ...restricted } } }),
+    merge: { metadata: { labels: restricted } },
+    jsonPatch: [{ op: 'add', path: '/metadata/labels/node-restriction.platform.io~1pool', value: 'gpu' }],
+    apply: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: restricted } },
+  },
+  {
+    label: 'node self-taint',
+    token: 'n1-token',
+    object: '/api/v1/nodes/n1',
+    write: '/api/v1/nodes/n1',
+    full: (o) => ({ ...o, spec: { ...o.spec, taints } }),
+    merge: { spec: { taints } },
+    jsonPatch: [{ op: 'add', path: '/spec', value: { taints } }],
+    apply: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, spec: { taints } },
+  },
+];
 
 const certificate = () => ca.toString('base64');
 
 function send(method: string, path: string, token: string, e?: Encoded): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', ...(e ? { 'content-type': e.type } : {}) };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    accept: 'application/json',
+    ...(e ? { 'content-type': e.type } : {}),
+  };
   return new Promise((done, fail) => {
-    const req = httpsRequest(new URL(path, s.secureUrl), { method, headers, ca, agent, servername: 'localhost' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => done({ status: res.statusCode!, text }));
-    });
+    const req = httpsRequest(
+      new URL(path, s.secureUrl),
+      { method, headers, ca, agent, servername: 'localhost' },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => done({ status: res.statusCode!, text }));
+      },
+    );
     req.on('error', fail);
     req.end(e?.body);
   });
@@ -128,21 +175,54 @@ async function make(path: string, body: object): Promise<any> {
 before(async () => {
   pki = new Pki();
   dir = mkdtempSync(join(tmpdir(), 'enc-matrix-'));
-  writeFileSync(pki.path('tokens.csv'), [
-    'roler-token,roler,u1', 'nsadmin-token,nsadmin,u2', 'eve-token,eve,u3', 'n1-token,system:node:n1,u4,"system:nodes"', '',
-  ].join('\n'));
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-mode', 'Node,RBAC',
-    '--enable-admission-plugins', 'NodeRestriction', '--feature-gates', 'CBORServingAndStorage=true']);
+  writeFileSync(
+    pki.path('tokens.csv'),
+    [
+      'roler-token,roler,u1',
+      'nsadmin-token,nsadmin,u2',
+      'eve-token,eve,u3',
+      'n1-token,system:node:n1,u4,"system:nodes"',
+      '',
+    ].join('\n'),
+  );
+  s = await startAuthServer([
+    '--token-auth-file',
+    pki.path('tokens.csv'),
+    '--authorization-mode',
+    'Node,RBAC',
+    '--enable-admission-plugins',
+    'NodeRestriction',
+    '--feature-gates',
+    'CBORServingAndStorage=true',
+  ]);
   ca = readFileSync(join(s.dataDir, 'pki', 'ca.crt'));
   await make('/api/v1/namespaces', { metadata: { name: 'team' } });
   await make(CRB, { metadata: { name: 'target' }, rules: [] });
-  await grant(s.url, 'roler', [{ apiGroups: [RBAC], resources: ['clusterroles'], resourceNames: ['target'], verbs: ['get', 'update', 'patch'] }], ['system:authenticated']);
-  await make(RB, { metadata: { name: 'nsadmin' }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'admin' }, subjects });
+  await grant(
+    s.url,
+    'roler',
+    [{ apiGroups: [RBAC], resources: ['clusterroles'], resourceNames: ['target'], verbs: ['get', 'update', 'patch'] }],
+    ['system:authenticated'],
+  );
+  await make(RB, {
+    metadata: { name: 'nsadmin' },
+    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'admin' },
+    subjects,
+  });
   await make(RB, { metadata: { name: 'grab' }, roleRef: admin, subjects: [] });
-  await grant(s.url, 'eve', [
-    { apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'], verbs: ['get'] },
-    { apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests/status'], verbs: ['update', 'patch'] },
-  ], ['system:authenticated']);
+  await grant(
+    s.url,
+    'eve',
+    [
+      { apiGroups: ['certificates.plat.io'], resources: ['certificatesigningrequests'], verbs: ['get'] },
+      {
+        apiGroups: ['certificates.plat.io'],
+        resources: ['certificatesigningrequests/status'],
+        verbs: ['update', 'patch'],
+      },
+    ],
+    ['system:authenticated'],
+  );
   await make(CSR_PATH(), csrObject('c1', makeRequest(dir, 'c1', '/CN=c1'), 'example.com/custom', ['client auth']));
   const csr = await stored(`${CSR_PATH()}/c1`);
   csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test' }] };
@@ -175,7 +255,13 @@ test('every guarded write is refused whatever the encoding or patch type, the ob
       if (w) wrong.push(w);
     }
     for (const [name, encode] of Object.entries(PATCHES)) {
-      const w = await attempt(t, `PATCH ${name}`, 'PATCH', `${t.write}${name.startsWith('apply') ? APPLY : ''}`, encode(t));
+      const w = await attempt(
+        t,
+        `PATCH ${name}`,
+        'PATCH',
+        `${t.write}${name.startsWith('apply') ? APPLY : ''}`,
+        encode(t),
+      );
       rows++;
       if (w) wrong.push(w);
     }
@@ -189,7 +275,13 @@ test('every guarded write is refused whatever the encoding or patch type, the ob
 test('a RoleBinding of cluster-admin is not created in any encoding', async () => {
   const wrong: string[] = [];
   for (const [name, encode] of Object.entries(BODIES)) {
-    const binding = { apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: `grab-${name}`, namespace: 'team' }, roleRef: admin, subjects };
+    const binding = {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: `grab-${name}`, namespace: 'team' },
+      roleRef: admin,
+      subjects,
+    };
     const r = await send('POST', RB, 'nsadmin-token', encode(binding));
     const got = await plain(s.url, 'GET', `${RB}/grab-${name}`);
     if (r.status !== 403 || got.status !== 404) wrong.push(`create ${name}: ${r.status}, stored ${got.status}`);
@@ -197,11 +289,34 @@ test('a RoleBinding of cluster-admin is not created in any encoding', async () =
   assert.deepEqual(wrong, []);
 });
 
-test('the same users may make writes the checks allow (the 403s are the checks\')', async () => {
-  const label = (v: string) => ({ body: Buffer.from(encodeCbor({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'example.com/team': v } } })), type: 'application/apply-patch+cbor' });
-  assert.equal((await send('PATCH', `/api/v1/nodes/n1${APPLY}`, 'n1-token', label('a'))).status, 200, 'a node may set labels of other domains');
+test("the same users may make writes the checks allow (the 403s are the checks')", async () => {
+  const label = (v: string) => ({
+    body: Buffer.from(
+      encodeCbor({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'example.com/team': v } } }),
+    ),
+    type: 'application/apply-patch+cbor',
+  });
+  assert.equal(
+    (await send('PATCH', `/api/v1/nodes/n1${APPLY}`, 'n1-token', label('a'))).status,
+    200,
+    'a node may set labels of other domains',
+  );
   const role = { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name: 'target', labels: { a: 'b' } } };
-  assert.equal((await send('PATCH', `${CRB}/target${APPLY}`, 'roler-token', { body: Buffer.from(encodeCbor(role)), type: 'application/apply-patch+cbor' })).status, 200);
-  const view = { apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'viewers', namespace: 'team' }, roleRef: { ...admin, name: 'view' }, subjects };
+  assert.equal(
+    (
+      await send('PATCH', `${CRB}/target${APPLY}`, 'roler-token', {
+        body: Buffer.from(encodeCbor(role)),
+        type: 'application/apply-patch+cbor',
+      })
+    ).status,
+    200,
+  );
+  const view = {
+    apiVersion: `${RBAC}/v1`,
+    kind: 'RoleBinding',
+    metadata: { name: 'viewers', namespace: 'team' },
+    roleRef: { ...admin, name: 'view' },
+    subjects,
+  };
   assert.equal((await send('POST', RB, 'nsadmin-token', BODIES.cbor!(view))).status, 201, 'binding a role one holds');
 });

@@ -42,19 +42,33 @@ function fieldsV1(depth: number): unknown {
 function deepConfigMap(i: number): unknown {
   const data: Record<string, string> = {};
   for (let k = 0; k < KEYS; k++) data[`key-${k}`] = `value ${k} of map ${i}`;
-  const managedFields = [{ manager: 'deep', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: fieldsV1(DEPTH) }];
+  const managedFields = [
+    {
+      manager: 'deep',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: fieldsV1(DEPTH),
+    },
+  ];
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `deep-${i}`, managedFields }, data };
 }
 
 before(async () => {
   s = await startServer();
-  for (const name of [NS, 'enc-writer']) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name } })).status, 201);
+  for (const name of [NS, 'enc-writer'])
+    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name } })).status, 201);
   for (let i = 0; i < ITEMS; i += 4) {
     const created = await Promise.all([0, 1, 2, 3].map((j) => request(s.url, 'POST', CMS, deepConfigMap(i + j))));
     for (const r of created) assert.equal(r.status, 201, r.text.slice(0, 300));
   }
   const one = await request(s.url, 'GET', `${CMS}/deep-0`);
-  assert.equal(JSON.stringify(one.json.metadata.managedFields[0].fieldsV1).split('{').length - 1, DEPTH + 1, 'the deep managedFields are stored');
+  assert.equal(
+    JSON.stringify(one.json.metadata.managedFields[0].fieldsV1).split('{').length - 1,
+    DEPTH + 1,
+    'the deep managedFields are stored',
+  );
 });
 after(() => stopServers([s]));
 
@@ -64,14 +78,20 @@ async function metric(name: string, labels: string): Promise<number> {
   return Number(line?.split(' ')[1] ?? 0);
 }
 
-interface Listed { status: number; text: string; ms: number }
+interface Listed {
+  status: number;
+  text: string;
+  ms: number;
+}
 
 function listYaml(query = ''): { done: () => boolean; result: Promise<Listed> } {
   let finished = false;
   const t0 = performance.now();
   const result = fetch(`${s.url}${CMS}${query}`, { headers: { accept: 'application/yaml' } })
     .then(async (r) => ({ status: r.status, text: await r.text(), ms: performance.now() - t0 }))
-    .finally(() => { finished = true; });
+    .finally(() => {
+      finished = true;
+    });
   return { done: () => finished, result };
 }
 
@@ -127,7 +147,9 @@ test('a YAML LIST past its timeout is a 504 at the deadline and its encoding sto
   // is a small share of it. A LIST that completes before a deadline measured on a slower (colder) run is a 200: halve the
   // deadline and list again, at most 5 times; the LIST that does not complete is what is checked.
   let timeoutMs = Math.max(100, Math.min(2000, Math.round(fullMs / 3)));
-  let timeouts0 = 0, values0 = 0, latencies: number[] = [];
+  let timeouts0 = 0,
+    values0 = 0,
+    latencies: number[] = [];
   let listed: Listed = { status: 0, text: '', ms: 0 };
   for (let attempt = 0; attempt < 5; attempt++) {
     timeouts0 = await metric('platform_response_encodings_total', 'format="yaml",outcome="timeout"');
@@ -141,26 +163,42 @@ test('a YAML LIST past its timeout is a 504 at the deadline and its encoding sto
   assert.equal(listed.status, 504, listed.text.slice(0, 300));
   assert.match(listed.text, /reason: Timeout/);
   assert.match(listed.text, /request did not complete within requested timeout - context deadline exceeded/);
-  assert.ok(listed.ms < timeoutMs + 1000 + fullMs / 4, `504 after ${Math.round(listed.ms)} ms for a ${timeoutMs} ms timeout`);
+  assert.ok(
+    listed.ms < timeoutMs + 1000 + fullMs / 4,
+    `504 after ${Math.round(listed.ms)} ms for a ${timeoutMs} ms timeout`,
+  );
   if (latencies.length) assert.ok(p99(latencies) < writerLine, `writer p99 ${p99(latencies).toFixed(1)} ms`);
   // the encoding thread stopped the job at the deadline (it reports a job only once its encoder
   // has stopped), part way through the list
-  await until(async () => (await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 0 ? true : undefined, 'the encoding to stop');
+  await until(
+    async () => ((await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 0 ? true : undefined),
+    'the encoding to stop',
+  );
   assert.equal(await metric('platform_response_encodings_total', 'format="yaml",outcome="timeout"'), timeouts0 + 1);
   const stoppedAt = (await metric('platform_response_encoded_values_total', 'format="yaml"')) - values0;
   assert.ok(stoppedAt < fullValues, `encoded ${stoppedAt} of ${fullValues} values`);
-  console.log(`cut off after ${Math.round(listed.ms)} ms (timeout ${timeoutMs} ms), ${stoppedAt} of ${fullValues} values encoded`);
+  console.log(
+    `cut off after ${Math.round(listed.ms)} ms (timeout ${timeoutMs} ms), ${stoppedAt} of ${fullValues} values encoded`,
+  );
   assert.equal((await request(s.url, 'GET', '/readyz')).text, 'ok');
 });
 
 test('a client that leaves during a YAML LIST stops its encoding', async () => {
   const cancelled0 = await metric('platform_response_encodings_total', 'format="yaml",outcome="cancelled"');
   const leave = new AbortController();
-  const listed = fetch(`${s.url}${CMS}`, { headers: { accept: 'application/yaml' }, signal: leave.signal }).then((r) => r.text()).catch((e: Error) => e.name);
-  await until(async () => (await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 1 ? true : undefined, 'the encoding to start');
+  const listed = fetch(`${s.url}${CMS}`, { headers: { accept: 'application/yaml' }, signal: leave.signal })
+    .then((r) => r.text())
+    .catch((e: Error) => e.name);
+  await until(
+    async () => ((await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 1 ? true : undefined),
+    'the encoding to start',
+  );
   leave.abort();
   assert.equal(await listed, 'AbortError');
-  await until(async () => (await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 0 ? true : undefined, 'the encoding to stop');
+  await until(
+    async () => ((await metric('platform_response_encodings_in_progress', 'format="yaml"')) === 0 ? true : undefined),
+    'the encoding to stop',
+  );
   assert.equal(await metric('platform_response_encodings_total', 'format="yaml",outcome="cancelled"'), cancelled0 + 1);
   assert.equal((await request(s.url, 'GET', '/readyz')).text, 'ok');
 });

@@ -20,8 +20,18 @@ const uids: Record<string, string> = {};
 before(async () => {
   pki = new Pki();
   writeFileSync(pki.path('tokens.csv'), 'n1-token,system:node:n1,uid-1,system:nodes\n');
-  s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-mode', 'Node,RBAC', '--enable-admission-plugins', 'NodeRestriction',
-    '--service-account-signing-key-file', pki.key('sa', 'ec'), '--service-account-issuer', 'https://issuer.test']);
+  s = await startAuthServer([
+    '--token-auth-file',
+    pki.path('tokens.csv'),
+    '--authorization-mode',
+    'Node,RBAC',
+    '--enable-admission-plugins',
+    'NodeRestriction',
+    '--service-account-signing-key-file',
+    pki.key('sa', 'ec'),
+    '--service-account-issuer',
+    'https://issuer.test',
+  ]);
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
   const make = async (path: string, body: object) => {
     const r = await plain(s.url, 'POST', path, body);
@@ -32,7 +42,10 @@ before(async () => {
   await make(`${NS}/serviceaccounts`, { metadata: { name: 'runner' } });
   for (const n of ['n1', 'n2']) {
     await make('/api/v1/nodes', { metadata: { name: n } });
-    const pod = await make(`${NS}/pods`, { metadata: { name: `pod-${n}` }, spec: { nodeName: n, serviceAccountName: 'runner', containers: [{ name: 'c', image: 'i' }] } });
+    const pod = await make(`${NS}/pods`, {
+      metadata: { name: `pod-${n}` },
+      spec: { nodeName: n, serviceAccountName: 'runner', containers: [{ name: 'c', image: 'i' }] },
+    });
     uids[n] = pod.metadata.uid;
   }
 });
@@ -42,9 +55,21 @@ after(async () => {
   pki?.cleanup();
 });
 
-const tokenRequest = (spec: object) => ({ apiVersion: 'authentication.plat.io/v1', kind: 'TokenRequest', spec: { audiences: [], ...spec } });
-const asNode = (spec: object) => request(s.secureUrl, tls, 'POST', `${NS}/serviceaccounts/runner/token`, tokenRequest(spec), { authorization: 'Bearer n1-token' });
-const podRef = (name: string, uid?: string) => ({ apiVersion: 'v1', kind: 'Pod', name, ...(uid === undefined ? {} : { uid }) });
+const tokenRequest = (spec: object) => ({
+  apiVersion: 'authentication.plat.io/v1',
+  kind: 'TokenRequest',
+  spec: { audiences: [], ...spec },
+});
+const asNode = (spec: object) =>
+  request(s.secureUrl, tls, 'POST', `${NS}/serviceaccounts/runner/token`, tokenRequest(spec), {
+    authorization: 'Bearer n1-token',
+  });
+const podRef = (name: string, uid?: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  name,
+  ...(uid === undefined ? {} : { uid }),
+});
 
 test('a node may not mint an unbound ten-year token', async () => {
   // the node authorizer lets n1 ask (a pod on n1 runs as runner), once the graph has the pod
@@ -53,20 +78,36 @@ test('a node may not mint an unbound ten-year token', async () => {
     return got.status === 403 && /node requested token/.test(got.json?.message ?? '') ? got : undefined;
   }, 'the admission refusal');
   assert.deepEqual(r.json, {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
     message: 'serviceaccounts "runner" is forbidden: node requested token not bound to a pod',
-    reason: 'Forbidden', details: { name: 'runner', kind: 'serviceaccounts' }, code: 403,
+    reason: 'Forbidden',
+    details: { name: 'runner', kind: 'serviceaccounts' },
+    code: 403,
   });
 });
 
-test('a node\'s bound token: only for a pod of its own, named with the pod\'s uid', async () => {
+test("a node's bound token: only for a pod of its own, named with the pod's uid", async () => {
   const refused: [object, number, string][] = [
-    [{ boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'x', uid: 'u' } }, 403, 'node requested token not bound to a pod'],
+    [
+      { boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'x', uid: 'u' } },
+      403,
+      'node requested token not bound to a pod',
+    ],
     [{ boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: '' } }, 403, 'node requested token not bound to a pod'],
     [{ boundObjectRef: podRef('pod-n1') }, 403, 'node requested token with a pod binding without a uid'],
-    [{ boundObjectRef: podRef('pod-n1', 'stale') }, 403,
-      'the UID in the bound object reference (stale) does not match the UID in record. The object might have been deleted and then recreated'],
-    [{ boundObjectRef: podRef('pod-n2', uids.n2) }, 403, 'node requested token bound to a pod scheduled on a different node'],
+    [
+      { boundObjectRef: podRef('pod-n1', 'stale') },
+      403,
+      'the UID in the bound object reference (stale) does not match the UID in record. The object might have been deleted and then recreated',
+    ],
+    [
+      { boundObjectRef: podRef('pod-n2', uids.n2) },
+      403,
+      'node requested token bound to a pod scheduled on a different node',
+    ],
     [{ boundObjectRef: podRef('missing', 'u') }, 404, 'pods "missing" not found'],
   ];
   for (const [spec, code, message] of refused) {

@@ -29,10 +29,18 @@ const CBOR = 'application/cbor';
 const PROTOBUF = 'application/vnd.platform.protobuf';
 
 let s: TestServer;
-before(async () => { s = await startServer(['--feature-gates', 'CBORServingAndStorage=true']); });
+before(async () => {
+  s = await startServer(['--feature-gates', 'CBORServingAndStorage=true']);
+});
 after(() => stopServers([s]));
 
-interface Outcome { status: number; text: string; elapsed: number; cpu: number; readyMax: number }
+interface Outcome {
+  status: number;
+  text: string;
+  elapsed: number;
+  cpu: number;
+  readyMax: number;
+}
 
 async function cpuSeconds(): Promise<number> {
   const text = await (await fetch(`${s.url}/metrics`)).text();
@@ -49,9 +57,15 @@ async function bomb(path: string, body: string | Uint8Array<ArrayBuffer>, conten
   const cpu0 = await cpuSeconds();
   const started = Date.now();
   let done = false;
-  const res = fetch(s.url + path, { method: 'POST', body, headers: { 'content-type': contentType, connection: 'close' } })
+  const res = fetch(s.url + path, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType, connection: 'close' },
+  })
     .then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 300) }))
-    .finally(() => { done = true; });
+    .finally(() => {
+      done = true;
+    });
   let readyMax = 0;
   for (let i = 0; i < 500 && !done && Date.now() - started < WALL_BUDGET_MS * 2; i++) {
     const t = Date.now();
@@ -90,8 +104,12 @@ test('YAML: 40,000 repeats of one key, strict field validation (decoded in the a
 });
 
 test('YAML: a billion laughs (aliases of aliases) is 400 "excessive aliasing"', async () => {
-  let doc = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: laughs\nx0: &x0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-  for (let i = 1; i < 12; i++) doc += `x${i}: &x${i} [${Array(10).fill(`*x${i - 1}`).join(',')}]\n`;
+  let doc =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: laughs\nx0: &x0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+  for (let i = 1; i < 12; i++)
+    doc += `x${i}: &x${i} [${Array(10)
+      .fill(`*x${i - 1}`)
+      .join(',')}]\n`;
   const o = await bomb(SSR, doc, YAML);
   assertHeld(o, 'aliases');
   assert.equal(o.status, 400, o.text);
@@ -110,16 +128,26 @@ test('YAML: block nesting 1,400 deep and flow nesting 200,000 deep are 400', asy
 });
 
 test('JSON: 100,000 repeated keys one per line, strict (a per-repeat line scan was quadratic)', async () => {
-  const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dups"},"data":{\n' + Array.from({ length: 100_000 }, () => '"a":"v"').join(',\n') + '}}';
+  const body =
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dups"},"data":{\n' +
+    Array.from({ length: 100_000 }, () => '"a":"v"').join(',\n') +
+    '}}';
   const o = await bomb(`${CMS}?fieldValidation=Strict`, body, 'application/json');
   assertHeld(o, 'json repeats');
   assert.equal(o.status, 400, o.text);
 });
 
 test('JSON: 20,000 distinct keys and 200,000-deep nesting', async () => {
-  const keys = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keys"},"data":{' + Array.from({ length: 20_000 }, (_, i) => `"k${i}":"v"`).join(',') + '}}';
+  const keys =
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keys"},"data":{' +
+    Array.from({ length: 20_000 }, (_, i) => `"k${i}":"v"`).join(',') +
+    '}}';
   assertHeld(await bomb(CMS, keys, 'application/json'), 'json keys');
-  const deep = await bomb(SSR, '{"kind":"SelfSubjectReview","x":' + '['.repeat(200_000) + ']'.repeat(200_000) + '}', 'application/json');
+  const deep = await bomb(
+    SSR,
+    '{"kind":"SelfSubjectReview","x":' + '['.repeat(200_000) + ']'.repeat(200_000) + '}',
+    'application/json',
+  );
   assertHeld(deep, 'json nesting');
   assert.equal(deep.status, 400, deep.text);
 });
@@ -141,9 +169,27 @@ test('CBOR: nested and indefinite-length items, huge length heads, bignums are 4
     assert.equal(o.status, 400, `${what}: ${o.text}`);
   }
   // 100,000 repeats of one key in an indefinite-length map: decoded promptly
-  const dups = cat([0xbf, 0x64, ...Buffer.from('kind'), 0x69, ...Buffer.from('ConfigMap')], Array(100_000).fill([0x61, 0x61, 0x01]).flat(), [0xff]);
+  const dups = cat(
+    [0xbf, 0x64, ...Buffer.from('kind'), 0x69, ...Buffer.from('ConfigMap')],
+    Array(100_000).fill([0x61, 0x61, 0x01]).flat(),
+    [0xff],
+  );
   assertHeld(await bomb(CMS, dups, CBOR), 'repeated keys');
-  assertHeld(await bomb(CMS, new Uint8Array(encodeCbor({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'wide' }, data: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v'])) })), CBOR), 'wide map');
+  assertHeld(
+    await bomb(
+      CMS,
+      new Uint8Array(
+        encodeCbor({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'wide' },
+          data: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v'])),
+        }),
+      ),
+      CBOR,
+    ),
+    'wide map',
+  );
 });
 
 test('Protobuf: huge length prefixes and deeply nested groups are 400', async () => {

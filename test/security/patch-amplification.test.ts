@@ -12,9 +12,13 @@ let s: TestServer;
 const CM = '/api/v1/namespaces/default/configmaps';
 before(async () => {
   s = await startServer();
-  for (const name of ['amp', 'fin']) assert.equal((await request(s.url, 'POST', CM, { metadata: { name }, data: { k: 'v' } })).status, 201);
+  for (const name of ['amp', 'fin'])
+    assert.equal((await request(s.url, 'POST', CM, { metadata: { name }, data: { k: 'v' } })).status, 201);
 });
-after(async () => { await s.stop(); s.cleanup(); });
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const JSON_PATCH = { 'content-type': 'application/json-patch+json' };
 const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
@@ -35,18 +39,27 @@ async function shardServes(name: string): Promise<void> {
   assert.ok(Date.now() - t0 < BUDGET_MS, 'the shard answered in time');
 }
 
-test('copy chain: 24 doublings of a 2 KB array is 422 with upstream\'s message, and the shard lives on', async () => {
-  const ops = [{ op: 'add', path: '/x', value: ['a'.repeat(2000)] }, ...Array.from({ length: 24 }, () => ({ op: 'copy', from: '/x', path: '/x/-' }))];
+test("copy chain: 24 doublings of a 2 KB array is 422 with upstream's message, and the shard lives on", async () => {
+  const ops = [
+    { op: 'add', path: '/x', value: ['a'.repeat(2000)] },
+    ...Array.from({ length: 24 }, () => ({ op: 'copy', from: '/x', path: '/x/-' })),
+  ];
   const r = await timed('PATCH', `${CM}/amp?dryRun=All`, ops, JSON_PATCH);
   assert.equal(r.status, 422, r.text);
   assert.equal(r.json.reason, 'Invalid');
-  assert.match(r.json.message, /^the server rejected our request due to an error in our request: Unable to complete the copy, the accumulated size increase of copy is [0-9]+, exceeding the limit 3145728$/);
+  assert.match(
+    r.json.message,
+    /^the server rejected our request due to an error in our request: Unable to complete the copy, the accumulated size increase of copy is [0-9]+, exceeding the limit 3145728$/,
+  );
   assert.ok(r.ms < BUDGET_MS, `took ${r.ms} ms`);
   await shardServes('amp');
 });
 
 test('copies under the limit still apply (the bound counts bytes copied, not operations)', async () => {
-  const ops = [{ op: 'add', path: '/data/a', value: 'x'.repeat(1000) }, ...Array.from({ length: 50 }, (_, i) => ({ op: 'copy', from: '/data/a', path: `/data/c${i}` }))];
+  const ops = [
+    { op: 'add', path: '/data/a', value: 'x'.repeat(1000) },
+    ...Array.from({ length: 50 }, (_, i) => ({ op: 'copy', from: '/data/a', path: `/data/c${i}` })),
+  ];
   const r = await timed('PATCH', `${CM}/amp?dryRun=All`, ops, JSON_PATCH);
   assert.equal(r.status, 200, r.text);
   assert.equal(Object.keys(r.json.data).length, 52);
@@ -57,7 +70,10 @@ test('more than 10,000 operations is 413 as upstream', async () => {
   const r = await timed('PATCH', `${CM}/amp?dryRun=All`, ops, JSON_PATCH);
   assert.equal(r.status, 413, r.text);
   assert.equal(r.json.reason, 'RequestEntityTooLarge');
-  assert.equal(r.json.message, 'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001');
+  assert.equal(
+    r.json.message,
+    'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001',
+  );
 });
 
 test('move and add chains over a large array are refused quickly; short ones apply', async () => {
@@ -65,13 +81,26 @@ test('move and add chains over a large array are refused quickly; short ones app
   const moves = (n: number) => Array.from({ length: n }, () => ({ op: 'move', from: '/x/0', path: '/x/-' }));
   const adds = (n: number) => Array.from({ length: n }, () => ({ op: 'add', path: '/x/0', value: 2 }));
   for (const chain of [moves(9_000), adds(9_000)]) {
-    const r = await timed('PATCH', `${CM}/amp?dryRun=All`, [{ op: 'add', path: '/x', value: big }, ...chain], JSON_PATCH);
+    const r = await timed(
+      'PATCH',
+      `${CM}/amp?dryRun=All`,
+      [{ op: 'add', path: '/x', value: big }, ...chain],
+      JSON_PATCH,
+    );
     assert.equal(r.status, 422, r.text.slice(0, 300));
-    assert.equal(r.json.message, 'the server rejected our request due to an error in our request: the patch moves more than 50000000 array elements: split it into smaller patches');
+    assert.equal(
+      r.json.message,
+      'the server rejected our request due to an error in our request: the patch moves more than 50000000 array elements: split it into smaller patches',
+    );
     assert.ok(r.ms < BUDGET_MS, `chain took ${r.ms} ms`);
   }
   const small = Array.from({ length: 1_000 }, () => 1);
-  const r = await timed('PATCH', `${CM}/amp?dryRun=All`, [{ op: 'add', path: '/x', value: small }, ...moves(4_000), ...adds(4_000), { op: 'remove', path: '/x' }], JSON_PATCH);
+  const r = await timed(
+    'PATCH',
+    `${CM}/amp?dryRun=All`,
+    [{ op: 'add', path: '/x', value: small }, ...moves(4_000), ...adds(4_000), { op: 'remove', path: '/x' }],
+    JSON_PATCH,
+  );
   assert.equal(r.status, 200, r.text.slice(0, 300));
   await shardServes('amp');
 });

@@ -18,19 +18,38 @@ const DRY = '?dryRun=All';
 
 type Who = 'anonymous' | 'nobody' | 'viewer' | 'editor' | 'node';
 const WHO: Who[] = ['anonymous', 'nobody', 'viewer', 'editor', 'node'];
-const TOKENS: Record<Who, string | undefined> = { anonymous: undefined, nobody: 'nobody-token', viewer: 'viewer-token', editor: 'editor-token', node: 'node-token' };
+const TOKENS: Record<Who, string | undefined> = {
+  anonymous: undefined,
+  nobody: 'nobody-token',
+  viewer: 'viewer-token',
+  editor: 'editor-token',
+  node: 'node-token',
+};
 
 let pki: Pki;
 let s: AuthServer;
 let tls: TlsClient;
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
-const scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: 'team' }, spec: { replicas: 2 } };
-const adminBinding = {
-  apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'grab' },
-  roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'User', apiGroup: RBAC, name: 'editor' }],
+const scale = {
+  apiVersion: 'autoscaling/v1',
+  kind: 'Scale',
+  metadata: { name: 'web', namespace: 'team' },
+  spec: { replicas: 2 },
 };
-const secretsRole = { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'peek' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] };
+const adminBinding = {
+  apiVersion: `${RBAC}/v1`,
+  kind: 'RoleBinding',
+  metadata: { name: 'grab' },
+  roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'cluster-admin' },
+  subjects: [{ kind: 'User', apiGroup: RBAC, name: 'editor' }],
+};
+const secretsRole = {
+  apiVersion: `${RBAC}/v1`,
+  kind: 'Role',
+  metadata: { name: 'peek' },
+  rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+};
 
 /** [label, method, path, body, the identities allowed] */
 const MATRIX: [string, string, string, unknown, Who[]][] = [
@@ -46,10 +65,22 @@ const MATRIX: [string, string, string, unknown, Who[]][] = [
   ['list secrets', 'GET', `${TEAM}/secrets`, undefined, ['editor']],
   ['get pods/log', 'GET', `${TEAM}/pods/p/log`, undefined, ['viewer', 'editor']],
   ['get pod status', 'GET', `${TEAM}/pods/p/status`, undefined, ['viewer', 'editor']],
-  ['update pod status', 'PUT', `${TEAM}/pods/p/status${DRY}`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, []],
+  [
+    'update pod status',
+    'PUT',
+    `${TEAM}/pods/p/status${DRY}`,
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
+    [],
+  ],
   ['get deployments/scale', 'GET', `${APPS}/deployments/web/scale`, undefined, ['viewer', 'editor']],
   ['update deployments/scale', 'PUT', `${APPS}/deployments/web/scale${DRY}`, scale, ['editor']],
-  ['create serviceaccounts/token', 'POST', `${TEAM}/serviceaccounts/default/token`, { apiVersion: 'authentication.plat.io/v1', kind: 'TokenRequest', spec: {} }, ['editor']],
+  [
+    'create serviceaccounts/token',
+    'POST',
+    `${TEAM}/serviceaccounts/default/token`,
+    { apiVersion: 'authentication.plat.io/v1', kind: 'TokenRequest', spec: {} },
+    ['editor'],
+  ],
   ['bind cluster-admin (escalation)', 'POST', `/apis/${RBAC}/v1/namespaces/team/rolebindings${DRY}`, adminBinding, []],
   ['create a role granting secrets', 'POST', `/apis/${RBAC}/v1/namespaces/team/roles${DRY}`, secretsRole, []],
   ['list namespaces', 'GET', '/api/v1/namespaces', undefined, []],
@@ -63,9 +94,16 @@ const MATRIX: [string, string, string, unknown, Who[]][] = [
 
 before(async () => {
   pki = new Pki();
-  writeFileSync(pki.path('tokens.csv'), [
-    'nobody-token,nobody,u1', 'viewer-token,viewer,u2', 'editor-token,editor,u3', 'node-token,system:node:n1,u4,"system:nodes"', '',
-  ].join('\n'));
+  writeFileSync(
+    pki.path('tokens.csv'),
+    [
+      'nobody-token,nobody,u1',
+      'viewer-token,viewer,u2',
+      'editor-token,editor,u3',
+      'node-token,system:node:n1,u4,"system:nodes"',
+      '',
+    ].join('\n'),
+  );
   s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-mode', 'Node,RBAC']);
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
   const make = async (path: string, body: object) => {
@@ -81,11 +119,19 @@ before(async () => {
   await make(`${TEAM}/pods`, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
   await make(`${APPS}/deployments`, {
     metadata: { name: 'web' },
-    spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
   });
-  for (const [who, role] of [['viewer', 'view'], ['editor', 'edit']]) {
+  for (const [who, role] of [
+    ['viewer', 'view'],
+    ['editor', 'edit'],
+  ]) {
     await make(`/apis/${RBAC}/v1/namespaces/team/rolebindings`, {
-      metadata: { name: who }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', apiGroup: RBAC, name: who }],
+      metadata: { name: who },
+      roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'User', apiGroup: RBAC, name: who }],
     });
   }
 });

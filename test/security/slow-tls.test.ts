@@ -30,7 +30,11 @@ function within(emitter: Socket, events: string[], limitMs: number, what: string
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what}: nothing within ${limitMs} ms`)), limitMs);
-    for (const e of events) emitter.once(e, () => { clearTimeout(timer); resolve(Date.now() - t0); });
+    for (const e of events)
+      emitter.once(e, () => {
+        clearTimeout(timer);
+        resolve(Date.now() - t0);
+      });
   });
 }
 
@@ -40,7 +44,10 @@ async function halfOpenClient(): Promise<TLSSocket> {
   raw.connect(s.securePort, '127.0.0.1');
   const t = tlsConnect({ socket: raw, ca, servername: 'localhost' });
   t.on('error', () => {});
-  await new Promise<void>((resolve, reject) => { t.once('secureConnect', resolve); t.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    t.once('secureConnect', resolve);
+    t.once('error', reject);
+  });
   return t;
 }
 
@@ -76,7 +83,9 @@ test('a request head that never completes is closed, and the server keeps no hal
 test('after answering a Connection: close request the server closes its socket, whatever the client does', async () => {
   const t = await halfOpenClient();
   let text = '';
-  t.on('data', (d) => { text += d; });
+  t.on('data', (d) => {
+    text += d;
+  });
   t.write('GET /version HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
   await within(t, ['end', 'close'], 5_000, 'the response ends');
   assert.match(text, /^HTTP\/1\.1 (200|401|403) /, text.slice(0, 80));
@@ -86,7 +95,9 @@ test('after answering a Connection: close request the server closes its socket, 
 test('a client completing its request in time is served', async () => {
   const t = await halfOpenClient();
   let text = '';
-  t.on('data', (d) => { text += d; });
+  t.on('data', (d) => {
+    text += d;
+  });
   t.write('GET /version HTTP/1.1\r\nHost: localhost\r\n');
   await new Promise((r) => setTimeout(r, 300));
   t.write('Connection: close\r\n\r\n');

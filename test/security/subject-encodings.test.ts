@@ -15,7 +15,19 @@ import { NameError, certificateSubject, emptyName, encodeName, parseName, type N
 import { parseCSR } from '../../src/x509/request.js';
 import { issueCertificate } from '../../src/x509/issue.js';
 import { userFromSubject } from '../../src/auth/x509.js';
-import { OID_CN, OID_O, STRING_TAGS, certPem, cn, csrPem, derOf, ecKey, name, org, type StringType } from './x509-builders.js';
+import {
+  OID_CN,
+  OID_O,
+  STRING_TAGS,
+  certPem,
+  cn,
+  csrPem,
+  derOf,
+  ecKey,
+  name,
+  org,
+  type StringType,
+} from './x509-builders.js';
 
 /** The independent library's text of every attribute value, in order: [oid, text][]. */
 function libraryReading(der: Buffer): [string, string][] {
@@ -33,7 +45,11 @@ const GO_UNKNOWN: StringType[] = ['UniversalString', 'VisibleString', 'GeneralSt
 test('each string type Go decodes gives the text the independent library reads', () => {
   for (const type of GO_STRINGS) {
     const der = name(cn('eve'), org('system:masters', type));
-    assert.deepEqual(libraryReading(der).map(([, t]) => t), ['eve', 'system:masters'], type);
+    assert.deepEqual(
+      libraryReading(der).map(([, t]) => t),
+      ['eve', 'system:masters'],
+      type,
+    );
     for (const mode of ['request', 'certificate'] as const) {
       const n = parse(der, mode);
       assert.deepEqual([n.commonName, n.organization], ['eve', ['system:masters']], `${type} (${mode})`);
@@ -48,20 +64,47 @@ test('each string type Go decodes gives the text the independent library reads',
 test('UniversalString and other types Go does not decode: left out of a request, refused in a certificate', () => {
   for (const type of GO_UNKNOWN) {
     const der = name(cn('eve'), org('system:masters', type));
-    if (type === 'UniversalString') assert.equal(libraryReading(der)[1]![1], 'system:masters', 'the value really says system:masters (UTF-32BE)');
+    if (type === 'UniversalString')
+      assert.equal(libraryReading(der)[1]![1], 'system:masters', 'the value really says system:masters (UTF-32BE)');
     assert.deepEqual(parse(der, 'request').organization, [], `${type}: Go's encoding/asn1 leaves the value nil`);
-    assert.throws(() => parse(der, 'certificate'), (e: unknown) => e instanceof NameError &&
-      e.message === `x509: invalid RDNSequence: invalid attribute value: unsupported string type: ${STRING_TAGS[type]}`, type);
+    assert.throws(
+      () => parse(der, 'certificate'),
+      (e: unknown) =>
+        e instanceof NameError &&
+        e.message ===
+          `x509: invalid RDNSequence: invalid attribute value: unsupported string type: ${STRING_TAGS[type]}`,
+      type,
+    );
   }
 });
 
-test('invalid contents of a string type fail with Go\'s messages', () => {
+test("invalid contents of a string type fail with Go's messages", () => {
   const cases: [Buffer, string, string][] = [
-    [name([{ oid: OID_O, type: 'PrintableString', text: 'a@b' }]), 'asn1: syntax error: PrintableString contains invalid character', 'x509: invalid RDNSequence: invalid attribute value: invalid PrintableString'],
-    [name([{ oid: OID_O, type: 'IA5String', bytes: Buffer.from([0x61, 0xe9]) }]), 'asn1: syntax error: IA5String contains invalid character', 'x509: invalid RDNSequence: invalid attribute value: invalid IA5String'],
-    [name([{ oid: OID_O, type: 'NumericString', text: 'system:masters' }]), 'asn1: syntax error: NumericString contains invalid character', 'x509: invalid RDNSequence: invalid attribute value: invalid NumericString'],
-    [name([{ oid: OID_O, type: 'UTF8String', bytes: Buffer.from([0x61, 0xff]) }]), 'asn1: syntax error: invalid UTF-8 string', 'x509: invalid RDNSequence: invalid attribute value: invalid UTF-8 string'],
-    [name([{ oid: OID_O, type: 'BMPString', bytes: Buffer.from([0, 0x61, 0]) }]), 'pkcs12: odd-length BMP string', 'x509: invalid RDNSequence: invalid attribute value: invalid BMPString'],
+    [
+      name([{ oid: OID_O, type: 'PrintableString', text: 'a@b' }]),
+      'asn1: syntax error: PrintableString contains invalid character',
+      'x509: invalid RDNSequence: invalid attribute value: invalid PrintableString',
+    ],
+    [
+      name([{ oid: OID_O, type: 'IA5String', bytes: Buffer.from([0x61, 0xe9]) }]),
+      'asn1: syntax error: IA5String contains invalid character',
+      'x509: invalid RDNSequence: invalid attribute value: invalid IA5String',
+    ],
+    [
+      name([{ oid: OID_O, type: 'NumericString', text: 'system:masters' }]),
+      'asn1: syntax error: NumericString contains invalid character',
+      'x509: invalid RDNSequence: invalid attribute value: invalid NumericString',
+    ],
+    [
+      name([{ oid: OID_O, type: 'UTF8String', bytes: Buffer.from([0x61, 0xff]) }]),
+      'asn1: syntax error: invalid UTF-8 string',
+      'x509: invalid RDNSequence: invalid attribute value: invalid UTF-8 string',
+    ],
+    [
+      name([{ oid: OID_O, type: 'BMPString', bytes: Buffer.from([0, 0x61, 0]) }]),
+      'pkcs12: odd-length BMP string',
+      'x509: invalid RDNSequence: invalid attribute value: invalid BMPString',
+    ],
   ];
   for (const [der, inRequest, inCertificate] of cases) {
     assert.throws(() => parse(der, 'request'), { message: inRequest });
@@ -70,32 +113,66 @@ test('invalid contents of a string type fail with Go\'s messages', () => {
   // a lone surrogate: a certificate refuses it, a request reads U+FFFD
   const surrogate = name([{ oid: OID_O, type: 'BMPString', bytes: Buffer.from([0xd8, 0x00]) }]);
   assert.deepEqual(parse(surrogate, 'request').organization, ['\ufffd']);
-  assert.throws(() => parse(surrogate, 'certificate'), { message: 'x509: invalid RDNSequence: invalid attribute value: invalid BMPString' });
+  assert.throws(() => parse(surrogate, 'certificate'), {
+    message: 'x509: invalid RDNSequence: invalid attribute value: invalid BMPString',
+  });
   // a PrintableString may hold '*' and '&' (Go's parsers admit them)
   assert.deepEqual(parse(name(org('a*b&c', 'PrintableString')), 'certificate').organization, ['a*b&c']);
 });
 
-test('several CNs: the last one, as Go\'s FillFromRDNSequence; every O in order; multi-valued RDNs read element by element', () => {
+test("several CNs: the last one, as Go's FillFromRDNSequence; every O in order; multi-valued RDNs read element by element", () => {
   const twoRdns = name(org('system:nodes'), cn('system:plat-controller-manager'), cn('system:node:n1'));
-  const oneRdn = name([...org('system:nodes'), { oid: OID_CN, type: 'UTF8String', text: 'first' }, { oid: OID_CN, type: 'PrintableString', text: 'last' }]);
+  const oneRdn = name([
+    ...org('system:nodes'),
+    { oid: OID_CN, type: 'UTF8String', text: 'first' },
+    { oid: OID_CN, type: 'PrintableString', text: 'last' },
+  ]);
   for (const mode of ['request', 'certificate'] as const) {
     assert.equal(parse(twoRdns, mode).commonName, 'system:node:n1');
     assert.equal(parse(oneRdn, mode).commonName, 'last');
   }
-  const lib = libraryReading(twoRdns).filter(([o]) => o === OID_CN).map(([, t]) => t);
+  const lib = libraryReading(twoRdns)
+    .filter(([o]) => o === OID_CN)
+    .map(([, t]) => t);
   assert.equal(lib.at(-1), parse(twoRdns, 'certificate').commonName, 'the library sees the same last CN');
   const orgs = name(org('a'), cn('u'), org('b', 'PrintableString'), [...org('c'), ...org('d', 'BMPString')]);
   assert.deepEqual(parse(orgs, 'certificate').organization, ['a', 'b', 'c', 'd']);
-  assert.deepEqual(libraryReading(orgs).filter(([o]) => o === OID_O).map(([, t]) => t), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    libraryReading(orgs)
+      .filter(([o]) => o === OID_O)
+      .map(([, t]) => t),
+    ['a', 'b', 'c', 'd'],
+  );
   assert.deepEqual(userFromSubject(parse(orgs, 'certificate')), { username: 'u', groups: ['a', 'b', 'c', 'd'] });
 });
 
-test('encodeName writes Go\'s ToRDNSequence: one RDN per attribute type, CN after O, Printable when it can; it reads back the same', () => {
-  const n: Name = { ...emptyName(), commonName: 'alice', organization: ['ops', 'dev'], country: ['DE'], organizationalUnit: ['ü*'], serialNumber: '7' };
+test("encodeName writes Go's ToRDNSequence: one RDN per attribute type, CN after O, Printable when it can; it reads back the same", () => {
+  const n: Name = {
+    ...emptyName(),
+    commonName: 'alice',
+    organization: ['ops', 'dev'],
+    country: ['DE'],
+    organizationalUnit: ['ü*'],
+    serialNumber: '7',
+  };
   const der = encodeName(n);
-  assert.deepEqual(parse(der, 'certificate'), { ...n, organization: ['dev', 'ops'] }, 'DER sorts the values of one SET (Go too)');
-  assert.deepEqual(libraryReading(der), [['2.5.4.6', 'DE'], [OID_O, 'dev'], [OID_O, 'ops'], ['2.5.4.11', 'ü*'], [OID_CN, 'alice'], ['2.5.4.5', '7']],
-    'the two Os share one SET, sorted as DER requires');
+  assert.deepEqual(
+    parse(der, 'certificate'),
+    { ...n, organization: ['dev', 'ops'] },
+    'DER sorts the values of one SET (Go too)',
+  );
+  assert.deepEqual(
+    libraryReading(der),
+    [
+      ['2.5.4.6', 'DE'],
+      [OID_O, 'dev'],
+      [OID_O, 'ops'],
+      ['2.5.4.11', 'ü*'],
+      [OID_CN, 'alice'],
+      ['2.5.4.5', '7'],
+    ],
+    'the two Os share one SET, sorted as DER requires',
+  );
   const lib = AsnConvert.parse(der, PecName);
   assert.equal(lib[1]![0]!.value.printableString, 'dev');
   assert.equal(lib[2]![0]!.value.utf8String, 'ü*', 'non-printable text is a UTF8String');
@@ -105,7 +182,9 @@ test('a CSR whose O is a UniversalString system:masters: parsed without it, and 
   const csr = parseCSR(csrPem(name(cn('eve'), org('system:masters', 'UniversalString'), org('devs'))));
   assert.deepEqual([csr.subject.commonName, csr.subject.organization], ['eve', ['devs']]);
   const caKey = ecKey();
-  const caCert = new X509Certificate(certPem(name(cn('test-ca')), { cert: new X509Certificate(selfSigned(caKey)), key: caKey.privateKey }, caKey));
+  const caCert = new X509Certificate(
+    certPem(name(cn('test-ca')), { cert: new X509Certificate(selfSigned(caKey)), key: caKey.privateKey }, caKey),
+  );
   const issued = await issueCertificate(csr, ['client auth'], { cert: caCert, key: caKey.privateKey }, 3_600_000);
   const der = derOf(issued);
   assert.deepEqual(userFromSubject(certificateSubject(der)), { username: 'eve', groups: ['devs'] });
@@ -114,7 +193,10 @@ test('a CSR whose O is a UniversalString system:masters: parsed without it, and 
   // and a multi-CN request is issued with the one CN the approver checked
   const node = parseCSR(csrPem(name(org('system:nodes'), cn('system:plat-controller-manager'), cn('system:node:n1'))));
   const nodeCert = await issueCertificate(node, ['client auth'], { cert: caCert, key: caKey.privateKey }, 3_600_000);
-  assert.deepEqual(userFromSubject(certificateSubject(derOf(nodeCert))), { username: 'system:node:n1', groups: ['system:nodes'] });
+  assert.deepEqual(userFromSubject(certificateSubject(derOf(nodeCert))), {
+    username: 'system:node:n1',
+    groups: ['system:nodes'],
+  });
   assert.doesNotMatch(new X509Certificate(nodeCert).subject, /controller-manager/);
 });
 
@@ -136,7 +218,10 @@ function fakeCaCert(subject: Buffer): string {
 
 test('random subjects: the server and the independent library agree on every CN and O (500 names)', () => {
   let seed = 18;
-  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
   const PRINTABLE = "abcXYZ019 '()+,-./:=?";
   const text = (type: StringType): string => {
     const len = 1 + rand(12);
@@ -144,23 +229,34 @@ test('random subjects: the server and the independent library agree on every CN 
     for (let i = 0; i < len; i++) {
       if (type === 'PrintableString') out += PRINTABLE[rand(PRINTABLE.length)];
       else if (type === 'IA5String' || type === 'T61String') out += String.fromCharCode(0x20 + rand(0x5f));
-      else out += String.fromCharCode([0x41 + rand(26), 0xe0 + rand(32), 0x4e00 + rand(500), 0x3b1 + rand(20)][rand(4)]!);
+      else
+        out += String.fromCharCode([0x41 + rand(26), 0xe0 + rand(32), 0x4e00 + rand(500), 0x3b1 + rand(20)][rand(4)]!);
     }
     return out;
   };
   const types: StringType[] = ['UTF8String', 'PrintableString', 'T61String', 'IA5String', 'BMPString'];
   for (let i = 0; i < 500; i++) {
-    const rdns = Array.from({ length: 1 + rand(4) }, () => Array.from({ length: 1 + rand(3) }, () => {
-      const type = types[rand(types.length)]!;
-      return { oid: [OID_CN, OID_O, '2.5.4.11'][rand(3)]!, type, text: text(type) };
-    }));
+    const rdns = Array.from({ length: 1 + rand(4) }, () =>
+      Array.from({ length: 1 + rand(3) }, () => {
+        const type = types[rand(types.length)]!;
+        return { oid: [OID_CN, OID_O, '2.5.4.11'][rand(3)]!, type, text: text(type) };
+      }),
+    );
     const der = name(...rdns);
     const lib = libraryReading(der);
-    const expectedCn = lib.filter(([o]) => o === OID_CN).map(([, t]) => t).at(-1) ?? '';
+    const expectedCn =
+      lib
+        .filter(([o]) => o === OID_CN)
+        .map(([, t]) => t)
+        .at(-1) ?? '';
     const expectedO = lib.filter(([o]) => o === OID_O).map(([, t]) => t);
     for (const mode of ['request', 'certificate'] as const) {
       const n = parse(der, mode);
-      assert.deepEqual([n.commonName, n.organization], [expectedCn, expectedO], `name ${i} (${mode}): ${JSON.stringify(rdns)}`);
+      assert.deepEqual(
+        [n.commonName, n.organization],
+        [expectedCn, expectedO],
+        `name ${i} (${mode}): ${JSON.stringify(rdns)}`,
+      );
     }
   }
 });

@@ -10,8 +10,15 @@ export const OID_O = '2.5.4.10';
 
 /** ASN.1 string tags by name. */
 export const STRING_TAGS = {
-  UTF8String: 0x0c, NumericString: 0x12, PrintableString: 0x13, T61String: 0x14, IA5String: 0x16,
-  VisibleString: 0x1a, GeneralString: 0x1b, UniversalString: 0x1c, BMPString: 0x1e,
+  UTF8String: 0x0c,
+  NumericString: 0x12,
+  PrintableString: 0x13,
+  T61String: 0x14,
+  IA5String: 0x16,
+  VisibleString: 0x1a,
+  GeneralString: 0x1b,
+  UniversalString: 0x1c,
+  BMPString: 0x1e,
 } as const;
 export type StringType = keyof typeof STRING_TAGS;
 
@@ -28,7 +35,12 @@ export function encodeText(type: StringType, text: string): Buffer {
 }
 
 /** One attribute: type OID, string type, text (or raw value bytes). */
-export interface Attr { oid: string; type: StringType; text?: string; bytes?: Buffer }
+export interface Attr {
+  oid: string;
+  type: StringType;
+  text?: string;
+  bytes?: Buffer;
+}
 
 const atv = (a: Attr): Buffer => seq(oid(a.oid), tlv(STRING_TAGS[a.type], a.bytes ?? encodeText(a.type, a.text ?? '')));
 
@@ -38,12 +50,18 @@ export const name = (...rdns: Attr[][]): Buffer => seq(...rdns.map((rdn) => tlv(
 export const cn = (text: string, type: StringType = 'UTF8String'): Attr[] => [{ oid: OID_CN, type, text }];
 export const org = (text: string, type: StringType = 'UTF8String'): Attr[] => [{ oid: OID_O, type, text }];
 
-export interface KeyPair { privateKey: KeyObject; publicKey: KeyObject }
+export interface KeyPair {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
 export const ecKey = (): KeyPair => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
 
 const pem = (label: string, der: Buffer): string =>
-  `-----BEGIN ${label}-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END ${label}-----\n`;
 
 /** A PKCS#10 request for subject, signed by key. */
 export function csrPem(subject: Buffer, key: KeyPair = ecKey()): string {
@@ -60,11 +78,19 @@ export function certPem(subject: Buffer, ca: { cert: X509Certificate; key: KeyOb
   serial[0]! &= 0x7f;
   const now = Date.now();
   const eku = seq(oid('2.5.29.37'), tlv(TAG.OCTET_STRING, seq(oid('1.3.6.1.5.5.7.3.2'))));
-  const tbs = seq(explicit(0, uint(Buffer.from([2]))), uint(serial), ECDSA_SHA256, issuer,
-    seq(time(new Date(now - 60_000)), time(new Date(now + 86_400_000))), subject,
-    key.publicKey.export({ type: 'spki', format: 'der' }), explicit(3, seq(eku)));
+  const tbs = seq(
+    explicit(0, uint(Buffer.from([2]))),
+    uint(serial),
+    ECDSA_SHA256,
+    issuer,
+    seq(time(new Date(now - 60_000)), time(new Date(now + 86_400_000))),
+    subject,
+    key.publicKey.export({ type: 'spki', format: 'der' }),
+    explicit(3, seq(eku)),
+  );
   return pem('CERTIFICATE', seq(tbs, ECDSA_SHA256, bitString(sign('sha256', tbs, ca.key))));
 }
 
-export const derOf = (p: string): Buffer => Buffer.from(p.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+export const derOf = (p: string): Buffer =>
+  Buffer.from(p.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
 export const keyPem = (k: KeyPair): string => k.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

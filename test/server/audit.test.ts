@@ -44,8 +44,16 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-audit-'));
   log = join(dir, 'audit.log');
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  s = await startServer(['--audit-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', log, '--runtime-config', 'admissionregistration.plat.io/v1beta1=true']);
-  for (const ns of ['meta', 'req', 'full', 'other']) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  s = await startServer([
+    '--audit-policy-file',
+    join(dir, 'policy.yaml'),
+    '--audit-log-path',
+    log,
+    '--runtime-config',
+    'admissionregistration.plat.io/v1beta1=true',
+  ]);
+  for (const ns of ['meta', 'req', 'full', 'other'])
+    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
 });
 after(async () => {
   await s.stop();
@@ -56,31 +64,54 @@ after(async () => {
 const byID = (id: string | null) => (e: AuditEvent) => e.auditID === id;
 
 test('Metadata: who, what, the outcome; no bodies; RequestReceived omitted by the rule', async () => {
-  const r = await request(s.url, 'POST', '/api/v1/namespaces/meta/configmaps?fieldManager=t', configMap('m1'), { 'user-agent': 'audit-test/1.0' });
+  const r = await request(s.url, 'POST', '/api/v1/namespaces/meta/configmaps?fieldManager=t', configMap('m1'), {
+    'user-agent': 'audit-test/1.0',
+  });
   assert.equal(r.status, 201);
   const id = r.headers.get('audit-id');
   assert.ok(id);
   const [ev, ...more] = await waitForAudit(log, byID(id));
   assert.equal(more.length, 0);
-  assert.deepEqual({ ...ev, auditID: undefined, requestReceivedTimestamp: undefined, stageTimestamp: undefined }, {
-    kind: 'Event', apiVersion: 'audit.plat.io/v1', level: 'Metadata', auditID: undefined, stage: 'ResponseComplete',
-    requestURI: '/api/v1/namespaces/meta/configmaps?fieldManager=t', verb: 'create',
-    user: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] },
-    sourceIPs: ['127.0.0.1'], userAgent: 'audit-test/1.0',
-    objectRef: { resource: 'configmaps', namespace: 'meta', apiVersion: 'v1' },
-    responseStatus: { metadata: {}, code: 201 }, requestReceivedTimestamp: undefined, stageTimestamp: undefined,
-  });
+  assert.deepEqual(
+    { ...ev, auditID: undefined, requestReceivedTimestamp: undefined, stageTimestamp: undefined },
+    {
+      kind: 'Event',
+      apiVersion: 'audit.plat.io/v1',
+      level: 'Metadata',
+      auditID: undefined,
+      stage: 'ResponseComplete',
+      requestURI: '/api/v1/namespaces/meta/configmaps?fieldManager=t',
+      verb: 'create',
+      user: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] },
+      sourceIPs: ['127.0.0.1'],
+      userAgent: 'audit-test/1.0',
+      objectRef: { resource: 'configmaps', namespace: 'meta', apiVersion: 'v1' },
+      responseStatus: { metadata: {}, code: 201 },
+      requestReceivedTimestamp: undefined,
+      stageTimestamp: undefined,
+    },
+  );
   assert.match(ev!.stageTimestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
   const missing = await request(s.url, 'GET', '/api/v1/namespaces/meta/configmaps/nope');
   const [notFound] = await waitForAudit(log, byID(missing.headers.get('audit-id')));
-  assert.deepEqual(notFound!.responseStatus, { metadata: {}, status: 'Failure', message: 'configmaps "nope" not found', reason: 'NotFound', details: missing.json.details, code: 404 });
+  assert.deepEqual(notFound!.responseStatus, {
+    metadata: {},
+    status: 'Failure',
+    message: 'configmaps "nope" not found',
+    reason: 'NotFound',
+    details: missing.json.details,
+    code: 404,
+  });
 });
 
 test('Request: RequestReceived then ResponseComplete with the request object, no response object', async () => {
   const r = await request(s.url, 'POST', '/api/v1/namespaces/req/configmaps', configMap('r1', {}, { a: 'b' }));
   assert.equal(r.status, 201);
   const events = await waitForAudit(log, byID(r.headers.get('audit-id')), 2);
-  assert.deepEqual(events.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+  assert.deepEqual(
+    events.map((e) => e.stage),
+    ['RequestReceived', 'ResponseComplete'],
+  );
   assert.equal(events[0]!.responseStatus, undefined);
   assert.deepEqual(events[1]!.requestObject, configMap('r1', {}, { a: 'b' }));
   assert.equal(events[1]!.responseObject, undefined);
@@ -115,7 +146,10 @@ test('a watch: RequestReceived, ResponseStarted when streaming starts, ResponseC
   const r = await request(s.url, 'GET', '/api/v1/namespaces/req/configmaps?watch=1&timeoutSeconds=1');
   assert.equal(r.status, 200);
   const events = await waitForAudit(log, byID(r.headers.get('audit-id')), 3);
-  assert.deepEqual(events.map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+  assert.deepEqual(
+    events.map((e) => e.stage),
+    ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
+  );
   assert.deepEqual(events[1]!.responseStatus, { metadata: {}, code: 200 });
   assert.equal(events[2]!.verb, 'watch');
 });
@@ -131,31 +165,58 @@ test('deprecated API: plat.io/deprecated and plat.io/removed-release annotations
 });
 
 test('a client-chosen Audit-ID is kept', async () => {
-  const r = await request(s.url, 'GET', '/api/v1/namespaces/meta/configmaps', undefined, { 'audit-id': 'my-trace-123' });
+  const r = await request(s.url, 'GET', '/api/v1/namespaces/meta/configmaps', undefined, {
+    'audit-id': 'my-trace-123',
+  });
   assert.equal(r.headers.get('audit-id'), 'my-trace-123');
   assert.equal((await waitForAudit(log, byID('my-trace-123'))).length, 1);
 });
 
 test('apiserver_audit_event_total counts the events written', async () => {
-  const count = async () => Number(/^apiserver_audit_event_total (\d+)$/m.exec((await request(s.url, 'GET', '/metrics')).text)?.[1]);
+  const count = async () =>
+    Number(/^apiserver_audit_event_total (\d+)$/m.exec((await request(s.url, 'GET', '/metrics')).text)?.[1]);
   const before = await count();
   const r = await request(s.url, 'POST', '/api/v1/namespaces/req/configmaps', configMap('counted'));
   await waitForAudit(log, byID(r.headers.get('audit-id')), 2);
-  assert.equal(await count() - before, 2, 'RequestReceived and ResponseComplete');
+  assert.equal((await count()) - before, 2, 'RequestReceived and ResponseComplete');
   assert.match((await request(s.url, 'GET', '/metrics')).text, /^apiserver_audit_error_total\{plugin="log"\} 0$/m);
 });
 
 test('--audit-log-path - writes the events to stdout', async () => {
   const main = resolve(process.cwd(), 'dist/src/main.js');
-  const proc = spawn(process.execPath, [main, '--port', '0', '--data-dir', join(dir, 'stdout-data'), '--audit-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [
+      main,
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir, 'stdout-data'),
+      '--audit-policy-file',
+      join(dir, 'policy.yaml'),
+      '--audit-log-path',
+      '-',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   try {
     let out = '';
-    proc.stdout!.on('data', (d) => { out += d; });
+    proc.stdout!.on('data', (d) => {
+      out += d;
+    });
     // hang guards only (a loaded 2-core machine under coverage took more than 20 s to start it)
-    const port = await until(async () => /listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1], 'the server to listen', 120_000);
+    const port = await until(
+      async () => /listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1],
+      'the server to listen',
+      120_000,
+    );
     const r = await request(`http://127.0.0.1:${port}`, 'GET', '/api/v1/namespaces/meta/configmaps');
     const id = r.headers.get('audit-id')!;
-    const line = await until(async () => out.split('\n').find((l) => l.includes(id)), `the audit event ${id} on stdout`, 60_000);
+    const line = await until(
+      async () => out.split('\n').find((l) => l.includes(id)),
+      `the audit event ${id} on stdout`,
+      60_000,
+    );
     assert.equal(JSON.parse(line).stage, 'ResponseComplete');
   } finally {
     proc.kill('SIGTERM');
@@ -167,7 +228,21 @@ test('a bad policy file stops the server at start with the problem', () => {
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: Loud\n');
   const main = resolve(process.cwd(), 'dist/src/main.js');
-  const r = spawnSync(process.execPath, [main, '--port', '0', '--data-dir', join(dir, 'unused'), '--audit-policy-file', bad, '--audit-log-path', join(dir, 'x.log')], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      main,
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir, 'unused'),
+      '--audit-policy-file',
+      bad,
+      '--audit-log-path',
+      join(dir, 'x.log'),
+    ],
+    { encoding: 'utf8', timeout: 20_000 },
+  );
   assert.equal(r.status, 1);
   assert.match(r.stderr, /loading audit policy file ".*bad\.yaml": rules\[0\]\.level: Unsupported value: "Loud"/);
 });

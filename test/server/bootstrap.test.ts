@@ -3,8 +3,13 @@ import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 test('the platform Service in default holds the first address of the service range', async () => {
   const r = await request(s.url, 'GET', '/api/v1/namespaces/default/services/platform');
@@ -27,10 +32,13 @@ test('bootstrap is idempotent across restarts', async () => {
 });
 
 test('POST to exec with an empty body answers at once with a Status (no node assigned)', async () => {
-  await request(s.url, 'POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'px' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+  await request(s.url, 'POST', '/api/v1/namespaces/default/pods', {
+    metadata: { name: 'px' },
+    spec: { containers: [{ name: 'c', image: 'i' }] },
+  });
   const r = await fetch(`${s.url}/api/v1/namespaces/default/pods/px/exec?command=ls&stdout=true`, { method: 'POST' });
   assert.equal(r.status, 400);
-  const body = await r.json() as any;
+  const body = (await r.json()) as any;
   assert.equal(body.kind, 'Status');
   assert.match(body.message, /does not have a host assigned/);
 });

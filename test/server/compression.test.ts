@@ -5,13 +5,20 @@ import { gunzipSync } from 'node:zlib';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
 /** Raw GET without automatic decompression, so the Content-Encoding header is visible. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; encoding: string | undefined; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; encoding: string | undefined; body: Buffer }> {
   return new Promise((resolve, reject) => {
     httpRequest(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }),
+      );
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -19,7 +26,14 @@ async function fill(s: TestServer, ns: string): Promise<void> {
   await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
   const big = 'x'.repeat(2000);
   for (let i = 0; i < 100; i += 25) {
-    await Promise.all(Array.from({ length: 25 }, (_, j) => request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `c${i + j}` }, data: { big } })));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, j) =>
+        request(s.url, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+          metadata: { name: `c${i + j}` },
+          data: { big },
+        }),
+      ),
+    );
   }
 }
 
@@ -29,7 +43,11 @@ before(async () => {
   [s, off] = await Promise.all([startServer(), startServer(['--feature-gates', 'APIResponseCompression=false'])]);
   await Promise.all([fill(s, 'gz'), fill(off, 'gz')]);
 });
-after(async () => { await Promise.all([s.stop(), off.stop()]); s.cleanup(); off.cleanup(); });
+after(async () => {
+  await Promise.all([s.stop(), off.stop()]);
+  s.cleanup();
+  off.cleanup();
+});
 
 test('large list with Accept-Encoding: gzip is gzipped and decodes to the same list', async () => {
   const r = await rawGet(`${s.url}/api/v1/namespaces/gz/configmaps`, { 'accept-encoding': 'gzip' });

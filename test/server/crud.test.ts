@@ -3,8 +3,13 @@ import assert from 'node:assert/strict';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 test('default namespaces exist at first start', async () => {
   const r = await request(s.url, 'GET', '/api/v1/namespaces');
@@ -31,7 +36,10 @@ test('create, get, duplicate create, stale update, delete', async () => {
   const u = await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/crud-1', upd);
   assert.equal(u.status, 200);
   assert.notEqual(u.json.metadata.resourceVersion, g.json.metadata.resourceVersion);
-  const stale = await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/crud-1', { ...upd, data: { k: 'v3' } });
+  const stale = await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/crud-1', {
+    ...upd,
+    data: { k: 'v3' },
+  });
   assert.equal(stale.status, 409);
   assert.equal(stale.json.reason, 'Conflict');
   const d = await request(s.url, 'DELETE', '/api/v1/namespaces/default/configmaps/crud-1');
@@ -45,7 +53,10 @@ test('create, get, duplicate create, stale update, delete', async () => {
 });
 
 test('generateName produces a 5-character suffix', async () => {
-  const r = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'gen-' }, data: {} });
+  const r = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+    metadata: { generateName: 'gen-' },
+    data: {},
+  });
   assert.equal(r.status, 201);
   assert.match(r.json.metadata.name, /^gen-[a-z0-9]{5}$/);
 });
@@ -57,7 +68,9 @@ test('namespaced create in a missing namespace is 404', async () => {
 });
 
 test('body namespace mismatch is 400; invalid name is 422 with causes', async () => {
-  const m = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a', namespace: 'other' } });
+  const m = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+    metadata: { name: 'a', namespace: 'other' },
+  });
   assert.equal(m.status, 400);
   const bad = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('Bad_Name'));
   assert.equal(bad.status, 422);
@@ -67,29 +80,52 @@ test('body namespace mismatch is 400; invalid name is 422 with causes', async ()
 
 test('generation starts at 1 and bumps when the spec changes', async () => {
   const dep = {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gen-d' },
-    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'gen-d' },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
   };
   const c = await request(s.url, 'POST', '/apis/apps/v1/namespaces/default/deployments', dep);
   assert.equal(c.status, 201);
   assert.equal(c.json.metadata.generation, 1);
-  const u = await request(s.url, 'PUT', '/apis/apps/v1/namespaces/default/deployments/gen-d', { ...c.json, spec: { ...c.json.spec, replicas: 3 } });
+  const u = await request(s.url, 'PUT', '/apis/apps/v1/namespaces/default/deployments/gen-d', {
+    ...c.json,
+    spec: { ...c.json.spec, replicas: 3 },
+  });
   assert.equal(u.status, 200);
   assert.equal(u.json.metadata.generation, 2);
-  const l = await request(s.url, 'PUT', '/apis/apps/v1/namespaces/default/deployments/gen-d', { ...u.json, metadata: { ...u.json.metadata, labels: { x: 'y' } } });
+  const l = await request(s.url, 'PUT', '/apis/apps/v1/namespaces/default/deployments/gen-d', {
+    ...u.json,
+    metadata: { ...u.json.metadata, labels: { x: 'y' } },
+  });
   assert.equal(l.json.metadata.generation, 2);
 });
 
 test('status subresource changes only status; main PUT keeps status', async () => {
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'st-p' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'st-p' },
+    spec: { containers: [{ name: 'c', image: 'i' }] },
+  };
   const c = await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod);
   assert.equal(c.status, 201);
   assert.equal(c.json.status.phase, 'Pending');
-  const st = await request(s.url, 'PUT', '/api/v1/namespaces/default/pods/st-p/status', { ...c.json, metadata: { ...c.json.metadata, labels: { changed: 'yes' } }, status: { phase: 'Running' } });
+  const st = await request(s.url, 'PUT', '/api/v1/namespaces/default/pods/st-p/status', {
+    ...c.json,
+    metadata: { ...c.json.metadata, labels: { changed: 'yes' } },
+    status: { phase: 'Running' },
+  });
   assert.equal(st.status, 200);
   assert.equal(st.json.status.phase, 'Running');
   assert.equal(st.json.metadata.labels, undefined);
-  const main = await request(s.url, 'PUT', '/api/v1/namespaces/default/pods/st-p', { ...st.json, status: { phase: 'Failed' } });
+  const main = await request(s.url, 'PUT', '/api/v1/namespaces/default/pods/st-p', {
+    ...st.json,
+    status: { phase: 'Failed' },
+  });
   assert.equal(main.status, 200);
   assert.equal(main.json.status.phase, 'Running');
 });
@@ -106,24 +142,39 @@ test('verbs a resource lacks are 405; unknown resources 404', async () => {
 
 test('deletecollection honours label selectors', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'dc' } });
-  for (const [n, app] of [['a', 'x'], ['b', 'x'], ['c', 'y']]) {
-    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/dc/configmaps', configMap(n!, { app: app! }))).status, 201);
+  for (const [n, app] of [
+    ['a', 'x'],
+    ['b', 'x'],
+    ['c', 'y'],
+  ]) {
+    assert.equal(
+      (await request(s.url, 'POST', '/api/v1/namespaces/dc/configmaps', configMap(n!, { app: app! }))).status,
+      201,
+    );
   }
   const d = await request(s.url, 'DELETE', '/api/v1/namespaces/dc/configmaps?labelSelector=app%3Dx');
   assert.equal(d.status, 200);
   assert.equal(d.json.items.length, 2);
   const l = await request(s.url, 'GET', '/api/v1/namespaces/dc/configmaps');
-  assert.deepEqual(l.json.items.map((i: any) => i.metadata.name), ['c']);
+  assert.deepEqual(
+    l.json.items.map((i: any) => i.metadata.name),
+    ['c'],
+  );
 });
 
 test('finalizers hold deletion until removed', async () => {
-  await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'fin', finalizers: ['example.com/x'] } });
+  await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+    metadata: { name: 'fin', finalizers: ['example.com/x'] },
+  });
   const d = await request(s.url, 'DELETE', '/api/v1/namespaces/default/configmaps/fin');
   assert.equal(d.status, 200);
   assert.ok(d.json.metadata.deletionTimestamp);
   const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/fin');
   assert.equal(g.status, 200);
-  const u = await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/fin', { ...g.json, metadata: { ...g.json.metadata, finalizers: [] } });
+  const u = await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/fin', {
+    ...g.json,
+    metadata: { ...g.json.metadata, finalizers: [] },
+  });
   assert.equal(u.status, 200);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/fin')).status, 404);
 });

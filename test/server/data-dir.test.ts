@@ -13,13 +13,21 @@ import { startServer, request, configMap, type TestServer } from '../helpers/ser
 import { runMain } from '../helpers/run-main.js';
 
 let s: TestServer | undefined;
-after(async () => { await s?.stop(); s?.cleanup(); });
+after(async () => {
+  await s?.stop();
+  s?.cleanup();
+});
 
 /** Every key of the LMDB environments `shard-<i>-of-<n>` (the revision key aside). */
 async function storedKeys(dataDir: string, n: number): Promise<Map<string, string>> {
   const keys = new Map<string, string>();
   for (let i = 0; i < n; i++) {
-    const db = open<string, string>({ path: join(dataDir, `shard-${i}-of-${n}`), encoding: 'string', compression: false, readOnly: true });
+    const db = open<string, string>({
+      path: join(dataDir, `shard-${i}-of-${n}`),
+      encoding: 'string',
+      compression: false,
+      readOnly: true,
+    });
     for (const { key, value } of db.getRange({})) if (key !== '\u0000meta/revision') keys.set(key, value);
     await db.close();
   }
@@ -36,21 +44,45 @@ test('identity file at creation; another shard count, API domain or backend refu
   s = await startServer(['--shards', '2']);
   const dir = s.dataDir;
   const file = join(dir, 'platform.json');
-  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { formatVersion: 1, shards: 2, apiDomain: 'plat.io', storageBackend: 'lmdb' });
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
+    formatVersion: 1,
+    shards: 2,
+    apiDomain: 'plat.io',
+    storageBackend: 'lmdb',
+  });
   assert.equal(statSync(file).mode & 0o777, 0o600);
-  for (let i = 0; i < 30; i++) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap(`cm-${i}`))).status, 201);
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'sec' } })).status, 201);
+  for (let i = 0; i < 30; i++)
+    assert.equal(
+      (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap(`cm-${i}`))).status,
+      201,
+    );
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'sec' } })).status,
+    201,
+  );
   await s.stop();
   const before = await storedKeys(dir, 2);
   assert.ok(before.size > 31, `${before.size} keys`);
 
-  assert.equal(await refused(dir, ['--shards', '3']),
-    `error: --shards 3: the data directory ${dir} holds 2 shards (start with --shards 2, or redistribute the stored keys once with --shards 3 --reshard)`);
-  assert.equal(await refused(dir, ['--shards', '2', '--api-domain', 'k8s.io']),
-    `error: --api-domain k8s.io: the data directory ${dir} was created with --api-domain plat.io (start with --api-domain plat.io, or use another --data-dir)`);
-  assert.match(await refused(dir, ['--shards', '2', '--storage-backend', 'etcd3', '--etcd-servers', 'http://127.0.0.1:1']),
-    /^error: --storage-backend etcd3: the data directory .* was created with --storage-backend lmdb \(start with --storage-backend lmdb, or use another --data-dir/);
-  assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('shard-')).sort(), ['shard-0-of-2', 'shard-1-of-2'], 'a refused start opens nothing');
+  assert.equal(
+    await refused(dir, ['--shards', '3']),
+    `error: --shards 3: the data directory ${dir} holds 2 shards (start with --shards 2, or redistribute the stored keys once with --shards 3 --reshard)`,
+  );
+  assert.equal(
+    await refused(dir, ['--shards', '2', '--api-domain', 'k8s.io']),
+    `error: --api-domain k8s.io: the data directory ${dir} was created with --api-domain plat.io (start with --api-domain plat.io, or use another --data-dir)`,
+  );
+  assert.match(
+    await refused(dir, ['--shards', '2', '--storage-backend', 'etcd3', '--etcd-servers', 'http://127.0.0.1:1']),
+    /^error: --storage-backend etcd3: the data directory .* was created with --storage-backend lmdb \(start with --storage-backend lmdb, or use another --data-dir/,
+  );
+  assert.deepEqual(
+    readdirSync(dir)
+      .filter((n) => n.startsWith('shard-'))
+      .sort(),
+    ['shard-0-of-2', 'shard-1-of-2'],
+    'a refused start opens nothing',
+  );
 
   s = await startServer(['--shards', '3', '--reshard'], dir);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps')).json.items.length, 30);
@@ -60,7 +92,10 @@ test('identity file at creation; another shard count, API domain or backend refu
   const afterKeys = await storedKeys(dir, 3);
   // the server's own writes after the start (none to configmaps) may add keys; every old key is there, unchanged
   for (const [k, v] of before) assert.equal(afterKeys.get(k), v, k);
-  assert.ok(readdirSync(dir).some((n) => n.startsWith('resharded-2-to-3-')), 'the old shards are kept aside');
+  assert.ok(
+    readdirSync(dir).some((n) => n.startsWith('resharded-2-to-3-')),
+    'the old shards are kept aside',
+  );
   s = await startServer(['--shards', '3'], dir);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps')).json.items.length, 30);
 });

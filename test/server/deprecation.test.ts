@@ -11,9 +11,15 @@ import { parseMetrics, sampleValue } from '../helpers/metrics.js';
 const AR = 'admissionregistration.plat.io';
 let s: TestServer;
 before(async () => {
-  s = await startServer(['--runtime-config', `${AR}/v1beta1=true,authentication.plat.io/v1beta1=true,networking.plat.io/v1beta1=true`]);
+  s = await startServer([
+    '--runtime-config',
+    `${AR}/v1beta1=true,authentication.plat.io/v1beta1=true,networking.plat.io/v1beta1=true`,
+  ]);
 });
-after(async () => { await s.stop(); s.cleanup(); });
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const VAP_WARNING = `299 - "${AR}/v1beta1 ValidatingAdmissionPolicy is deprecated in v1.31+, unavailable in v1.34+; use ${AR}/v1 ValidatingAdmissionPolicy"`;
 
@@ -33,10 +39,15 @@ test('a deprecated version answers with the Warning header on every verb, the re
 });
 
 test('a virtual kind in a deprecated version warns too', async () => {
-  const r = await request(s.url, 'POST', '/apis/authentication.plat.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.plat.io/v1beta1', kind: 'SelfSubjectReview' });
+  const r = await request(s.url, 'POST', '/apis/authentication.plat.io/v1beta1/selfsubjectreviews', {
+    apiVersion: 'authentication.plat.io/v1beta1',
+    kind: 'SelfSubjectReview',
+  });
   assert.equal(r.status, 201, r.text);
-  assert.equal(r.headers.get('warning'),
-    '299 - "authentication.plat.io/v1beta1 SelfSubjectReview is deprecated in v1.30+, unavailable in v1.33+; use authentication.plat.io/v1 SelfSubjectReview"');
+  assert.equal(
+    r.headers.get('warning'),
+    '299 - "authentication.plat.io/v1beta1 SelfSubjectReview is deprecated in v1.30+, unavailable in v1.33+; use authentication.plat.io/v1 SelfSubjectReview"',
+  );
 });
 
 test('apiserver_requested_deprecated_apis is 1 for each deprecated resource requested, joinable to apiserver_request_total', async () => {
@@ -44,14 +55,27 @@ test('apiserver_requested_deprecated_apis is 1 for each deprecated resource requ
   const m = parseMetrics((await request(s.url, 'GET', '/metrics')).text);
   const labels = { group: AR, version: 'v1beta1', resource: 'validatingadmissionpolicies', subresource: '' };
   assert.equal(sampleValue(m, 'apiserver_requested_deprecated_apis', { ...labels, removed_release: '1.34' }), 1);
-  assert.equal(sampleValue(m, 'apiserver_requested_deprecated_apis', { resource: 'selfsubjectreviews', removed_release: '1.33' }), 1);
-  assert.ok(!m.some((x) => x.name === 'apiserver_requested_deprecated_apis' && x.labels.resource === 'validatingadmissionpolicybindings'), 'not requested yet');
+  assert.equal(
+    sampleValue(m, 'apiserver_requested_deprecated_apis', { resource: 'selfsubjectreviews', removed_release: '1.33' }),
+    1,
+  );
+  assert.ok(
+    !m.some(
+      (x) =>
+        x.name === 'apiserver_requested_deprecated_apis' && x.labels.resource === 'validatingadmissionpolicybindings',
+    ),
+    'not requested yet',
+  );
   assert.ok(!m.some((x) => x.name === 'apiserver_requested_deprecated_apis' && x.labels.resource === 'ipaddresses'));
   assert.ok(sampleValue(m, 'apiserver_request_total', { ...labels, verb: 'LIST', code: '200' }) >= 2);
 });
 
 test('versions removed by v1.32 are not served', async () => {
-  for (const path of ['/apis/flowcontrol.apiserver.plat.io/v1beta3/flowschemas', '/apis/flowcontrol.apiserver.plat.io/v1beta2/prioritylevelconfigurations', '/apis/policy/v1beta1/poddisruptionbudgets']) {
+  for (const path of [
+    '/apis/flowcontrol.apiserver.plat.io/v1beta3/flowschemas',
+    '/apis/flowcontrol.apiserver.plat.io/v1beta2/prioritylevelconfigurations',
+    '/apis/policy/v1beta1/poddisruptionbudgets',
+  ]) {
     const r = await request(s.url, 'GET', path);
     assert.equal(r.status, 404, path);
   }

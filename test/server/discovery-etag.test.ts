@@ -15,15 +15,28 @@ const CRDS = '/apis/apiextensions.plat.io/v1/customresourcedefinitions';
 const NAME = 'examples.test.com';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
+before(async () => {
+  s = await startServer();
+});
 after(() => s.stop());
 
 function exampleCRD(scope: 'Namespaced' | 'Cluster'): unknown {
   return {
-    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: NAME },
+    apiVersion: 'apiextensions.plat.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: NAME },
     spec: {
-      group: 'test.com', scope, names: { plural: 'examples', singular: 'example', kind: 'Example' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-plat-preserve-unknown-fields': true } } }],
+      group: 'test.com',
+      scope,
+      names: { plural: 'examples', singular: 'example', kind: 'Example' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-plat-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }
@@ -63,7 +76,10 @@ test('aggregated discovery carries an ETag, answers 304 to it, and changes it wh
   assert.equal(exampleScope(added.json), 'Namespaced');
 
   assert.equal((await request(s.url, 'DELETE', `${CRDS}/${NAME}`)).status, 200);
-  await until(async () => ((await request(s.url, 'GET', `${CRDS}/${NAME}`)).status === 404 ? true : undefined), 'the CRD to be gone');
+  await until(
+    async () => ((await request(s.url, 'GET', `${CRDS}/${NAME}`)).status === 404 ? true : undefined),
+    'the CRD to be gone',
+  );
   assert.equal((await request(s.url, 'POST', CRDS, exampleCRD('Cluster'))).status, 201);
   await waitEstablished(s.url, NAME);
   const recreated = await apis(namespacedEtag);

@@ -10,7 +10,9 @@ const AGGREGATED = 'application/json;g=apidiscovery.plat.io;v=v2;as=APIGroupDisc
 
 let s: TestServer;
 let noBatch: TestServer;
-before(async () => { [s, noBatch] = await startServers([], ['--runtime-config', 'batch/v1=false']); });
+before(async () => {
+  [s, noBatch] = await startServers([], ['--runtime-config', 'batch/v1=false']);
+});
 after(() => stopServers([s, noBatch]));
 
 const resource = (list: any, name: string) => list.resources.find((r: any) => r.name === name);
@@ -34,7 +36,8 @@ test('/apis is APIGroupList of named groups with renamed identifiers', async () 
   assert.equal(r.json.apiVersion, 'v1');
   const names: string[] = r.json.groups.map((g: any) => g.name);
   assert.ok(!names.includes(''), 'the core group is not listed under /apis');
-  for (const g of ['apps', 'batch', 'rbac.authorization.plat.io', 'coordination.plat.io']) assert.ok(names.includes(g), g);
+  for (const g of ['apps', 'batch', 'rbac.authorization.plat.io', 'coordination.plat.io'])
+    assert.ok(names.includes(g), g);
   for (const g of names) assert.ok(!g.endsWith('k8s.io'), `upstream group name leaked: ${g}`);
   assert.equal(new Set(names).size, names.length, 'groups are unique');
   const apps = r.json.groups.find((g: any) => g.name === 'apps');
@@ -68,7 +71,8 @@ test('/api/v1 is the core APIResourceList', async () => {
   assert.equal(cm.singularName, 'configmap');
   assert.equal(cm.namespaced, true);
   assert.deepEqual(cm.shortNames, ['cm']);
-  for (const v of ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']) assert.ok(cm.verbs.includes(v), v);
+  for (const v of ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'])
+    assert.ok(cm.verbs.includes(v), v);
   const ns = resource(r.json, 'namespaces');
   assert.equal(ns.namespaced, false);
   assert.deepEqual(ns.shortNames, ['ns']);
@@ -119,7 +123,9 @@ test('aggregated discovery is served for the apidiscovery.plat.io v2 media type'
   assert.equal(core.json.items.length, 1);
   const cm = core.json.items[0].versions[0].resources.find((x: any) => x.resource === 'configmaps');
   assert.equal(cm.scope, 'Namespaced');
-  assert.ok(core.json.items[0].versions[0].resources.some((x: any) => x.resource === 'namespaces' && x.scope === 'Cluster'));
+  assert.ok(
+    core.json.items[0].versions[0].resources.some((x: any) => x.resource === 'namespaces' && x.scope === 'Cluster'),
+  );
 });
 
 test('the upstream discovery group falls back to the next acceptable type, or 406 without one', async () => {
@@ -169,20 +175,28 @@ test('/openapi/v3 index points at per-group documents', async () => {
   assert.equal(doc.status, 200);
   assert.equal(doc.json.openapi, '3.0.0');
   assert.ok(doc.json.paths['/apis/apps/v1/namespaces/{namespace}/deployments'], 'deployments path');
-  assert.ok(!Object.keys(doc.json.paths).some((p) => p.startsWith('/api/v1/')), 'only the group-version\'s own paths');
+  assert.ok(!Object.keys(doc.json.paths).some((p) => p.startsWith('/api/v1/')), "only the group-version's own paths");
   assert.ok(doc.json.components.schemas['io.plat.api.apps.v1.Deployment'], 'Deployment schema');
   const missing = await request(s.url, 'GET', '/openapi/v3/apis/nope.plat.io/v1');
   assert.equal(missing.status, 404);
 });
 
 test('--runtime-config batch/v1=false stops serving batch/v1 everywhere', async () => {
-  for (const p of ['/apis/batch/v1', '/apis/batch', '/apis/batch/v1/namespaces/default/jobs', '/openapi/v3/apis/batch/v1']) {
+  for (const p of [
+    '/apis/batch/v1',
+    '/apis/batch',
+    '/apis/batch/v1/namespaces/default/jobs',
+    '/openapi/v3/apis/batch/v1',
+  ]) {
     const r = await request(noBatch.url, 'GET', p);
     assert.equal(r.status, 404, p);
   }
   const list = await request(noBatch.url, 'GET', '/apis');
   assert.ok(!list.json.groups.some((g: any) => g.name === 'batch'));
-  assert.ok(list.json.groups.some((g: any) => g.name === 'apps'), 'other groups stay');
+  assert.ok(
+    list.json.groups.some((g: any) => g.name === 'apps'),
+    'other groups stay',
+  );
   const agg = await request(noBatch.url, 'GET', '/apis', undefined, { accept: AGGREGATED });
   assert.ok(!agg.json.items.some((i: any) => i.metadata.name === 'batch'));
   assert.ok(!agg.text.includes('"jobs"'), 'jobs are not in aggregated discovery');

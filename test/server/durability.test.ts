@@ -32,11 +32,17 @@ test('every acknowledged create survives SIGKILL and restart', async (t) => {
   let maxSeenRV = BigInt(before.json.metadata.resourceVersion);
 
   const { acks, unexpected, attempted, inFlightAtKill, code, signal, elapsedMs } = await createUntilKilled(first, cms, {
-    clients: CLIENTS, maxCreates: MAX_CREATES, maxMs: MAX_MS, killAfterAcks: KILL_AFTER_ACKS, killAfterMs: KILL_AFTER_MS,
+    clients: CLIENTS,
+    maxCreates: MAX_CREATES,
+    maxMs: MAX_MS,
+    killAfterAcks: KILL_AFTER_ACKS,
+    killAfterMs: KILL_AFTER_MS,
     labels: (c) => ({ client: String(c) }),
   });
   assert.equal(signal, 'SIGKILL', `server exited on its own (code ${code})`);
-  t.diagnostic(`${acks.length} acknowledged of ${attempted} attempted; ${inFlightAtKill} in flight at the kill after ${elapsedMs}ms`);
+  t.diagnostic(
+    `${acks.length} acknowledged of ${attempted} attempted; ${inFlightAtKill} in flight at the kill after ${elapsedMs}ms`,
+  );
   assert.deepEqual(unexpected, [], 'every answered create was a 201');
   assert.ok(acks.length > 0, 'some creates were acknowledged');
   assert.ok(inFlightAtKill > 0, 'creates were in flight at the kill');
@@ -57,7 +63,10 @@ test('every acknowledged create survives SIGKILL and restart', async (t) => {
   const lost: string[] = [];
   for (const a of acks) {
     const m = stored.get(a.name);
-    if (!m) { lost.push(a.name); continue; }
+    if (!m) {
+      lost.push(a.name);
+      continue;
+    }
     assert.equal(m.uid, a.uid, `${a.name} uid`);
     assert.equal(m.resourceVersion, a.resourceVersion, `${a.name} resourceVersion`);
   }
@@ -65,21 +74,26 @@ test('every acknowledged create survives SIGKILL and restart', async (t) => {
   // individual reads agree with the list (a bounded sample, fetched in batches)
   const sample = acks.filter((_, i) => i % 10 === 0);
   for (let i = 0; i < sample.length; i += 50) {
-    await Promise.all(sample.slice(i, i + 50).map(async (a) => {
-      const g = await request(second.url, 'GET', `${cms}/${a.name}`);
-      assert.equal(g.status, 200, a.name);
-      assert.equal(g.json.metadata.uid, a.uid);
-      assert.equal(g.json.metadata.resourceVersion, a.resourceVersion);
-    }));
+    await Promise.all(
+      sample.slice(i, i + 50).map(async (a) => {
+        const g = await request(second.url, 'GET', `${cms}/${a.name}`);
+        assert.equal(g.status, 200, a.name);
+        assert.equal(g.json.metadata.uid, a.uid);
+        assert.equal(g.json.metadata.resourceVersion, a.resourceVersion);
+      }),
+    );
   }
-  for (const i of list.json.items) if (BigInt(i.metadata.resourceVersion) > maxSeenRV) maxSeenRV = BigInt(i.metadata.resourceVersion);
+  for (const i of list.json.items)
+    if (BigInt(i.metadata.resourceVersion) > maxSeenRV) maxSeenRV = BigInt(i.metadata.resourceVersion);
 
   // Versions are opaque to clients; this test alone compares them as integers to check that
   // the counter resumed above everything ever handed out before the crash.
   const fresh = await request(second.url, 'POST', cms, configMap('after-restart'));
   assert.equal(fresh.status, 201);
-  assert.ok(BigInt(fresh.json.metadata.resourceVersion) > maxSeenRV,
-    `new resourceVersion ${fresh.json.metadata.resourceVersion} is not above ${maxSeenRV}`);
+  assert.ok(
+    BigInt(fresh.json.metadata.resourceVersion) > maxSeenRV,
+    `new resourceVersion ${fresh.json.metadata.resourceVersion} is not above ${maxSeenRV}`,
+  );
   const listAfter = await request(second.url, 'GET', cms);
   assert.ok(BigInt(listAfter.json.metadata.resourceVersion) >= BigInt(fresh.json.metadata.resourceVersion));
   const dup = await request(second.url, 'POST', cms, configMap(acks[0]!.name));

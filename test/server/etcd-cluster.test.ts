@@ -20,7 +20,11 @@ before(async () => {
   [a, b] = await startEtcdPair(cluster.urls.join(','), '/ha', 'ha');
 });
 after(async () => {
-  for (const s of [a, b]) if (s) { await s.stop('SIGKILL'); s.cleanup(); }
+  for (const s of [a, b])
+    if (s) {
+      await s.stop('SIGKILL');
+      s.cleanup();
+    }
   await cluster?.cleanup();
 });
 
@@ -48,7 +52,10 @@ test('one member killed and restarted during creates through both servers: no ac
       failures.push(r.status);
     }
   });
-  assert.ok(acked.size >= 250, `most creates succeed while a quorum holds (${acked.size} acked, failures ${failures.join(',')})`);
+  assert.ok(
+    acked.size >= 250,
+    `most creates succeed while a quorum holds (${acked.size} acked, failures ${failures.join(',')})`,
+  );
   for (const s of [a, b]) {
     const list = await request(s.url, 'GET', cms);
     assert.equal(list.status, 200, list.text);
@@ -60,7 +67,11 @@ test('one member killed and restarted during creates through both servers: no ac
 
 test('all members down: requests answer 503/504 Status quickly, readyz fails, and both servers recover', async () => {
   for (const m of cluster.members) await m.stop('SIGKILL');
-  for (const [method, path, body] of [['GET', `${cms}/m-0`, undefined], ['GET', cms, undefined], ['POST', cms, configMap('while-down')]] as const) {
+  for (const [method, path, body] of [
+    ['GET', `${cms}/m-0`, undefined],
+    ['GET', cms, undefined],
+    ['POST', cms, configMap('while-down')],
+  ] as const) {
     const started = Date.now();
     const r = await request(a.url, method, path, body);
     const ms = Date.now() - started;
@@ -72,11 +83,21 @@ test('all members down: requests answer 503/504 Status quickly, readyz fails, an
   assert.equal(ready.status, 500);
   assert.match(ready.text, /^\[-\]etcd failed: reason withheld$/m);
   await Promise.all(cluster.members.map((m) => m.restart()));
-  const created = await until(async () => {
-    const r = await request(a.url, 'POST', cms, configMap('after-recovery'));
-    return r.status === 201 || r.status === 409 ? r : undefined;
-  }, 'a create after recovery', 30_000, 200);
+  const created = await until(
+    async () => {
+      const r = await request(a.url, 'POST', cms, configMap('after-recovery'));
+      return r.status === 201 || r.status === 409 ? r : undefined;
+    },
+    'a create after recovery',
+    30_000,
+    200,
+  );
   assert.ok(created);
-  await until(async () => (await request(b.url, 'GET', `${cms}/after-recovery`)).status === 200, 'the write on B after recovery', 30_000, 200);
+  await until(
+    async () => (await request(b.url, 'GET', `${cms}/after-recovery`)).status === 200,
+    'the write on B after recovery',
+    30_000,
+    200,
+  );
   await until(async () => (await request(b.url, 'GET', '/readyz')).status === 200, 'readyz on B', 30_000, 200);
 });

@@ -16,10 +16,15 @@ let etcd: TestEtcd;
 const servers: TestServer[] = [];
 const watches: WatchClient[] = [];
 
-before(async () => { etcd = await startEtcd(); });
+before(async () => {
+  etcd = await startEtcd();
+});
 after(async () => {
   for (const w of watches) w.close();
-  for (const s of servers) { await s.stop('SIGKILL'); s.cleanup(); }
+  for (const s of servers) {
+    await s.stop('SIGKILL');
+    s.cleanup();
+  }
   await etcd?.cleanup();
 });
 
@@ -70,13 +75,20 @@ test('ConfigMap CRUD on etcd, and every object back after a restart with an empt
   acks.splice(7, 1);
 
   const list = await request(s.url, 'GET', `${cms}?labelSelector=i%3D3`);
-  assert.deepEqual(list.json.items.map((i: any) => i.data.k), ['changed']);
+  assert.deepEqual(
+    list.json.items.map((i: any) => i.data.k),
+    ['changed'],
+  );
 
   await s.stop();
   const again = await serve('/e2e-crud');
   assert.notEqual(again.dataDir, s.dataDir);
   // the data dir holds the identity file and the generated keys (pki/), never an object
-  assert.deepEqual(readdirSync(again.dataDir).filter((n) => n !== 'pki' && n !== 'platform.json'), [], 'no object is stored in the data dir on etcd');
+  assert.deepEqual(
+    readdirSync(again.dataDir).filter((n) => n !== 'pki' && n !== 'platform.json'),
+    [],
+    'no object is stored in the data dir on etcd',
+  );
   await assertAllPresent(again.url, cms, acks);
   assert.equal((await request(again.url, 'GET', `${cms}/cm-7`)).status, 404, 'the delete survived');
   assert.equal((await request(again.url, 'GET', `${cms}/cm-3`)).json.data.k, 'changed', 'the update survived');
@@ -91,7 +103,11 @@ test('every acknowledged create survives SIGKILL of the server during a stream o
   await namespace(first.url, 'durable');
   const cms = '/api/v1/namespaces/durable/configmaps';
   const { acks, unexpected, inFlightAtKill, signal, elapsedMs } = await createUntilKilled(first, cms, {
-    clients: 32, maxCreates: 32_000, maxMs: 5000, killAfterAcks: 500, killAfterMs: 1500,
+    clients: 32,
+    maxCreates: 32_000,
+    maxMs: 5000,
+    killAfterAcks: 500,
+    killAfterMs: 1500,
   });
   assert.equal(signal, 'SIGKILL');
   t.diagnostic(`${acks.length} acknowledged; ${inFlightAtKill} in flight at the kill after ${elapsedMs} ms`);
@@ -128,14 +144,38 @@ test('the server talks to etcd over TLS with --etcd-cafile, --etcd-certfile and 
   const secure = await startEtcd({ tls: true });
   try {
     const tls = secure.tls!;
-    const s = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', secure.url, '--etcd-prefix', '/e2e-tls',
-      '--etcd-cafile', tls.caFile, '--etcd-certfile', tls.certFile, '--etcd-keyfile', tls.keyFile]);
+    const s = await startServer([
+      '--storage-backend',
+      'etcd3',
+      '--etcd-servers',
+      secure.url,
+      '--etcd-prefix',
+      '/e2e-tls',
+      '--etcd-cafile',
+      tls.caFile,
+      '--etcd-certfile',
+      tls.certFile,
+      '--etcd-keyfile',
+      tls.keyFile,
+    ]);
     servers.push(s);
     const r = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('over-tls'));
     assert.equal(r.status, 201, r.text);
     await s.stop();
-    const again = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', secure.url, '--etcd-prefix', '/e2e-tls',
-      '--etcd-cafile', tls.caFile, '--etcd-certfile', tls.certFile, '--etcd-keyfile', tls.keyFile]);
+    const again = await startServer([
+      '--storage-backend',
+      'etcd3',
+      '--etcd-servers',
+      secure.url,
+      '--etcd-prefix',
+      '/e2e-tls',
+      '--etcd-cafile',
+      tls.caFile,
+      '--etcd-certfile',
+      tls.certFile,
+      '--etcd-keyfile',
+      tls.keyFile,
+    ]);
     servers.push(again);
     const got = await request(again.url, 'GET', '/api/v1/namespaces/default/configmaps/over-tls');
     assert.equal(got.status, 200);
@@ -147,7 +187,10 @@ test('the server talks to etcd over TLS with --etcd-cafile, --etcd-certfile and 
 });
 
 test('the server exits with an error at start when etcd cannot be reached', async () => {
-  await assert.rejects(startServer(['--storage-backend', 'etcd3', '--etcd-servers', 'http://127.0.0.1:1']), /server exited with 1: error: .*cannot read from etcd at http:\/\/127\.0\.0\.1:1: .*UNAVAILABLE/);
+  await assert.rejects(
+    startServer(['--storage-backend', 'etcd3', '--etcd-servers', 'http://127.0.0.1:1']),
+    /server exited with 1: error: .*cannot read from etcd at http:\/\/127\.0\.0\.1:1: .*UNAVAILABLE/,
+  );
 });
 
 test('etcd flags: defaults, parsing and exact messages', () => {
@@ -155,13 +198,39 @@ test('etcd flags: defaults, parsing and exact messages', () => {
   assert.deepEqual(DEFAULT_OPTIONS.etcdServers, ['http://127.0.0.1:2379']);
   assert.equal(DEFAULT_OPTIONS.etcdPrefix, '/registry');
   assert.equal(DEFAULT_OPTIONS.etcdCompactionIntervalMs, 300_000);
-  const o = parseArgs(['--storage-backend=etcd3', '--etcd-servers', 'https://10.0.0.1:2379,https://10.0.0.2:2379', '--etcd-prefix', '/x/',
-    '--etcd-cafile', 'ca', '--etcd-certfile', 'c', '--etcd-keyfile', 'k', '--etcd-compaction-interval', '1m30s']);
-  assert.deepEqual([o.storageBackend, o.etcdServers, o.etcdPrefix, o.etcdCaFile, o.etcdCertFile, o.etcdKeyFile, o.etcdCompactionIntervalMs],
-    ['etcd3', ['https://10.0.0.1:2379', 'https://10.0.0.2:2379'], '/x', 'ca', 'c', 'k', 90_000]);
+  const o = parseArgs([
+    '--storage-backend=etcd3',
+    '--etcd-servers',
+    'https://10.0.0.1:2379,https://10.0.0.2:2379',
+    '--etcd-prefix',
+    '/x/',
+    '--etcd-cafile',
+    'ca',
+    '--etcd-certfile',
+    'c',
+    '--etcd-keyfile',
+    'k',
+    '--etcd-compaction-interval',
+    '1m30s',
+  ]);
+  assert.deepEqual(
+    [
+      o.storageBackend,
+      o.etcdServers,
+      o.etcdPrefix,
+      o.etcdCaFile,
+      o.etcdCertFile,
+      o.etcdKeyFile,
+      o.etcdCompactionIntervalMs,
+    ],
+    ['etcd3', ['https://10.0.0.1:2379', 'https://10.0.0.2:2379'], '/x', 'ca', 'c', 'k', 90_000],
+  );
   const bad: [string[], string][] = [
     [['--storage-backend', 'etcd2'], '--storage-backend must be lmdb or etcd3, got "etcd2"'],
-    [['--etcd-servers', '127.0.0.1:2379'], '--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "127.0.0.1:2379"'],
+    [
+      ['--etcd-servers', '127.0.0.1:2379'],
+      '--etcd-servers must be a comma-separated list of http:// or https:// URLs, got "127.0.0.1:2379"',
+    ],
     [['--etcd-prefix', 'registry'], '--etcd-prefix must start with /, got "registry"'],
     [['--etcd-compaction-interval', '5x'], '--etcd-compaction-interval must be a duration such as 30s or 5m, got "5x"'],
     [['--etcd-certfile', 'c'], '--etcd-certfile and --etcd-keyfile must be given together'],
@@ -172,11 +241,28 @@ test('etcd flags: defaults, parsing and exact messages', () => {
 
 test('leader election flags: defaults, parsing and exact messages', () => {
   assert.equal(DEFAULT_OPTIONS.leaderElect, undefined, 'unset: on with etcd3, off with lmdb');
-  assert.deepEqual([DEFAULT_OPTIONS.leaderElectLeaseDurationMs, DEFAULT_OPTIONS.leaderElectRenewDeadlineMs, DEFAULT_OPTIONS.leaderElectRetryPeriodMs], [15_000, 10_000, 2_000]);
+  assert.deepEqual(
+    [
+      DEFAULT_OPTIONS.leaderElectLeaseDurationMs,
+      DEFAULT_OPTIONS.leaderElectRenewDeadlineMs,
+      DEFAULT_OPTIONS.leaderElectRetryPeriodMs,
+    ],
+    [15_000, 10_000, 2_000],
+  );
   assert.equal(parseArgs(['--leader-elect']).leaderElect, true);
   assert.equal(parseArgs(['--leader-elect=false']).leaderElect, false);
-  const o = parseArgs(['--leader-elect-lease-duration', '30s', '--leader-elect-renew-deadline', '20s', '--leader-elect-retry-period', '500ms']);
-  assert.deepEqual([o.leaderElectLeaseDurationMs, o.leaderElectRenewDeadlineMs, o.leaderElectRetryPeriodMs], [30_000, 20_000, 500]);
+  const o = parseArgs([
+    '--leader-elect-lease-duration',
+    '30s',
+    '--leader-elect-renew-deadline',
+    '20s',
+    '--leader-elect-retry-period',
+    '500ms',
+  ]);
+  assert.deepEqual(
+    [o.leaderElectLeaseDurationMs, o.leaderElectRenewDeadlineMs, o.leaderElectRetryPeriodMs],
+    [30_000, 20_000, 500],
+  );
   const bad: [string[], string][] = [
     [['--leader-elect=yes'], '--leader-elect must be true or false, got "yes"'],
     [['--leader-elect-lease-duration', '10s'], 'leaseDuration must be greater than renewDeadline'],
@@ -186,11 +272,24 @@ test('leader election flags: defaults, parsing and exact messages', () => {
 });
 
 test('Event leases live in etcd too: an Event written before a restart expires at its stored time', async () => {
-  const args = (ttl: string) => ['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/e2e-ttl', '--event-ttl', ttl];
+  const args = (ttl: string) => [
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    etcd.url,
+    '--etcd-prefix',
+    '/e2e-ttl',
+    '--event-ttl',
+    ttl,
+  ];
   const first = await startServer(args('2s'));
   servers.push(first);
   const t0 = Date.now();
-  const c = await request(first.url, 'POST', '/api/v1/namespaces/default/events', { metadata: { name: 'leased' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R' });
+  const c = await request(first.url, 'POST', '/api/v1/namespaces/default/events', {
+    metadata: { name: 'leased' },
+    involvedObject: { kind: 'Pod', name: 'p' },
+    reason: 'R',
+  });
   assert.equal(c.status, 201, c.text);
   await first.stop();
   const second = await startServer(args('1h'));
@@ -198,7 +297,8 @@ test('Event leases live in etcd too: an Event written before a restart expires a
   const end = Date.now() + 15_000;
   let gone = 0;
   while (!gone && Date.now() < end) {
-    if ((await request(second.url, 'GET', '/api/v1/namespaces/default/events/leased')).status === 404) gone = Date.now();
+    if ((await request(second.url, 'GET', '/api/v1/namespaces/default/events/leased')).status === 404)
+      gone = Date.now();
     else await new Promise((r) => setTimeout(r, 50));
   }
   assert.ok(gone, 'the Event expired after the restart');

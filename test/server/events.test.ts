@@ -4,28 +4,59 @@ import { startServer, request, type TestServer } from '../helpers/server.js';
 import { openWatch } from '../helpers/watch.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const CORE = (ns: string) => `/api/v1/namespaces/${ns}/events`;
 const V1 = (ns: string) => `/apis/events.plat.io/v1/namespaces/${ns}/events`;
 
-const regarding = { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u-1', apiVersion: 'v1', fieldPath: 'spec.containers{c}' };
+const regarding = {
+  kind: 'Pod',
+  namespace: 'default',
+  name: 'web-1',
+  uid: 'u-1',
+  apiVersion: 'v1',
+  fieldPath: 'spec.containers{c}',
+};
 
 function coreEvent(name: string) {
   return {
-    apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: regarding, reason: 'Pulled', message: 'pulled the image',
-    source: { component: 'nodeagent', host: 'node-1' }, firstTimestamp: '2025-01-01T00:00:00Z', lastTimestamp: '2025-01-01T00:01:00Z',
-    count: 3, type: 'Normal', reportingComponent: 'nodeagent', reportingInstance: 'node-1',
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name },
+    involvedObject: regarding,
+    reason: 'Pulled',
+    message: 'pulled the image',
+    source: { component: 'nodeagent', host: 'node-1' },
+    firstTimestamp: '2025-01-01T00:00:00Z',
+    lastTimestamp: '2025-01-01T00:01:00Z',
+    count: 3,
+    type: 'Normal',
+    reportingComponent: 'nodeagent',
+    reportingInstance: 'node-1',
   };
 }
 
 function v1Event(name: string, target = regarding) {
   return {
-    apiVersion: 'events.plat.io/v1', kind: 'Event', metadata: { name }, eventTime: '2025-01-01T00:00:00.000000Z',
-    series: { count: 2, lastObservedTime: '2025-01-01T00:05:00.000000Z' }, reportingController: 'platform.io/scheduler',
-    reportingInstance: 'scheduler-1', action: 'Binding', reason: 'Scheduled', regarding: target,
-    related: { kind: 'Node', name: 'node-1', apiVersion: 'v1' }, note: 'assigned to node-1', type: 'Normal',
+    apiVersion: 'events.plat.io/v1',
+    kind: 'Event',
+    metadata: { name },
+    eventTime: '2025-01-01T00:00:00.000000Z',
+    series: { count: 2, lastObservedTime: '2025-01-01T00:05:00.000000Z' },
+    reportingController: 'platform.io/scheduler',
+    reportingInstance: 'scheduler-1',
+    action: 'Binding',
+    reason: 'Scheduled',
+    regarding: target,
+    related: { kind: 'Node', name: 'node-1', apiVersion: 'v1' },
+    note: 'assigned to node-1',
+    type: 'Normal',
   };
 }
 
@@ -47,7 +78,16 @@ test('a core Event reads through events.plat.io/v1 with the upstream field mappi
   assert.equal(e.reportingInstance, 'node-1');
   assert.equal(e.reason, 'Pulled');
   assert.equal(e.type, 'Normal');
-  for (const f of ['involvedObject', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'reportingComponent']) assert.ok(!(f in e), `no core field ${f}`);
+  for (const f of [
+    'involvedObject',
+    'message',
+    'source',
+    'firstTimestamp',
+    'lastTimestamp',
+    'count',
+    'reportingComponent',
+  ])
+    assert.ok(!(f in e), `no core field ${f}`);
   assert.equal(e.metadata.uid, c.json.metadata.uid);
   assert.equal(e.metadata.resourceVersion, c.json.metadata.resourceVersion);
 
@@ -69,8 +109,25 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(c.status, 201, c.text);
   assert.equal(c.json.apiVersion, 'events.plat.io/v1');
   assert.equal(c.json.note, 'assigned to node-1');
-  assert.deepEqual(Object.keys(c.json), ['kind', 'apiVersion', 'metadata', 'eventTime', 'series', 'reportingController', 'reportingInstance',
-    'action', 'reason', 'regarding', 'related', 'note', 'type'], 'fields in upstream order');
+  assert.deepEqual(
+    Object.keys(c.json),
+    [
+      'kind',
+      'apiVersion',
+      'metadata',
+      'eventTime',
+      'series',
+      'reportingController',
+      'reportingInstance',
+      'action',
+      'reason',
+      'regarding',
+      'related',
+      'note',
+      'type',
+    ],
+    'fields in upstream order',
+  );
   const core = (await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json;
   assert.equal(core.apiVersion, 'v1');
   assert.deepEqual(core.involvedObject, regarding);
@@ -81,10 +138,15 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.deepEqual(core.series, { count: 2, lastObservedTime: '2025-01-01T00:05:00.000000Z' });
   assert.deepEqual(core.related, { kind: 'Node', name: 'node-1', apiVersion: 'v1' });
   assert.equal(core.action, 'Binding');
-  for (const f of ['regarding', 'note', 'reportingController', 'deprecatedSource']) assert.ok(!(f in core), `no events.plat.io field ${f}`);
+  for (const f of ['regarding', 'note', 'reportingController', 'deprecatedSource'])
+    assert.ok(!(f in core), `no events.plat.io field ${f}`);
 
   // PUT through events.plat.io with the resourceVersion the core view showed: series may change
-  const put = { ...c.json, series: { count: 3, lastObservedTime: '2025-01-01T00:06:00.000000Z' }, metadata: { ...c.json.metadata, resourceVersion: core.metadata.resourceVersion } };
+  const put = {
+    ...c.json,
+    series: { count: 3, lastObservedTime: '2025-01-01T00:06:00.000000Z' },
+    metadata: { ...c.json.metadata, resourceVersion: core.metadata.resourceVersion },
+  };
   const u = await request(s.url, 'PUT', `${V1('default')}/v1-made`, put);
   assert.equal(u.status, 200, u.text);
   assert.equal(u.json.series.count, 3);
@@ -98,7 +160,13 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(stale.status, 409, stale.text);
 
   // merge patch through core (no update rules there), seen through events.plat.io
-  const p = await request(s.url, 'PATCH', `${CORE('default')}/v1-made`, { message: 'patched' }, { 'content-type': 'application/merge-patch+json' });
+  const p = await request(
+    s.url,
+    'PATCH',
+    `${CORE('default')}/v1-made`,
+    { message: 'patched' },
+    { 'content-type': 'application/merge-patch+json' },
+  );
   assert.equal(p.status, 200, p.text);
   assert.equal(p.json.message, 'patched');
   const v = (await request(s.url, 'GET', `${V1('default')}/v1-made`)).json;
@@ -106,10 +174,18 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
   assert.equal(v.reportingController, 'platform.io/scheduler');
 
   // through events.plat.io/v1 the note is immutable (upstream ValidateEventUpdate, core field paths)
-  const p2 = await request(s.url, 'PATCH', `${V1('default')}/v1-made`, { note: 'patched again', series: { count: 1 } }, { 'content-type': 'application/merge-patch+json' });
+  const p2 = await request(
+    s.url,
+    'PATCH',
+    `${V1('default')}/v1-made`,
+    { note: 'patched again', series: { count: 1 } },
+    { 'content-type': 'application/merge-patch+json' },
+  );
   assert.equal(p2.status, 422, p2.text);
-  assert.deepEqual(p2.json.details.causes.map((c: any) => [c.field, c.reason]).sort(),
-    [['message', 'FieldValueInvalid'], ['series.count', 'FieldValueInvalid']]);
+  assert.deepEqual(p2.json.details.causes.map((c: any) => [c.field, c.reason]).sort(), [
+    ['message', 'FieldValueInvalid'],
+    ['series.count', 'FieldValueInvalid'],
+  ]);
   assert.match(p2.json.details.causes.find((c: any) => c.field === 'message').message, /field is immutable/);
   assert.equal((await request(s.url, 'GET', `${CORE('default')}/v1-made`)).json.message, 'patched');
 
@@ -120,41 +196,79 @@ test('an events.plat.io/v1 Event reads through core v1; updates through either v
 });
 
 test('the events.plat.io/v1 create rules still apply to creates through that view only', async () => {
-  const bad = await request(s.url, 'POST', V1('default'), { ...v1Event('bad'), reportingController: undefined, deprecatedCount: 2 });
+  const bad = await request(s.url, 'POST', V1('default'), {
+    ...v1Event('bad'),
+    reportingController: undefined,
+    deprecatedCount: 2,
+  });
   assert.equal(bad.status, 422, bad.text);
   const fields = bad.json.details.causes.map((c: any) => c.field).sort();
   assert.deepEqual(fields, ['count', 'reportingController']);
-  const core = await request(s.url, 'POST', CORE('default'), { metadata: { name: 'lenient' }, involvedObject: regarding, count: 1 });
+  const core = await request(s.url, 'POST', CORE('default'), {
+    metadata: { name: 'lenient' },
+    involvedObject: regarding,
+    count: 1,
+  });
   assert.equal(core.status, 201, core.text);
   // read back through events.plat.io/v1 (no eventTime) and written unchanged but for a label: accepted, as upstream
   const seen = (await request(s.url, 'GET', `${V1('default')}/lenient`)).json;
-  const relabelled = await request(s.url, 'PUT', `${V1('default')}/lenient`, { ...seen, metadata: { ...seen.metadata, labels: { a: 'b' } } });
+  const relabelled = await request(s.url, 'PUT', `${V1('default')}/lenient`, {
+    ...seen,
+    metadata: { ...seen.metadata, labels: { a: 'b' } },
+  });
   assert.equal(relabelled.status, 200, relabelled.text);
 });
 
 test('field selectors: events.plat.io/v1 labels (regarding.*, reportingController) map to the stored fields', async () => {
-  await request(s.url, 'POST', CORE('default'), { ...coreEvent('sel-a'), involvedObject: { ...regarding, name: 'sel-target' } });
-  const l = await request(s.url, 'GET', `${V1('default')}?fieldSelector=${encodeURIComponent('regarding.name=sel-target,reportingController=nodeagent')}`);
+  await request(s.url, 'POST', CORE('default'), {
+    ...coreEvent('sel-a'),
+    involvedObject: { ...regarding, name: 'sel-target' },
+  });
+  const l = await request(
+    s.url,
+    'GET',
+    `${V1('default')}?fieldSelector=${encodeURIComponent('regarding.name=sel-target,reportingController=nodeagent')}`,
+  );
   assert.equal(l.status, 200, l.text);
-  assert.deepEqual(l.json.items.map((i: any) => i.metadata.name), ['sel-a']);
+  assert.deepEqual(
+    l.json.items.map((i: any) => i.metadata.name),
+    ['sel-a'],
+  );
   const bad = await request(s.url, 'GET', `${V1('default')}?fieldSelector=involvedObject.name%3Dx`);
   assert.equal(bad.status, 400, bad.text);
   assert.equal(bad.json.message, 'field label not supported: involvedObject.name');
   const core = await request(s.url, 'GET', `${CORE('default')}?fieldSelector=involvedObject.name%3Dsel-target`);
-  assert.deepEqual(core.json.items.map((i: any) => i.metadata.name), ['sel-a']);
+  assert.deepEqual(
+    core.json.items.map((i: any) => i.metadata.name),
+    ['sel-a'],
+  );
 });
 
 test('watches through one view see writes through the other, converted; selectors on the renamed labels work live', async () => {
   const start = (await request(s.url, 'GET', CORE('default'))).json.metadata.resourceVersion;
   const wv1 = await openWatch(s.url, `${V1('default')}?watch=true&resourceVersion=${start}`);
-  const wsel = await openWatch(s.url, `${V1('default')}?watch=true&resourceVersion=${start}&fieldSelector=${encodeURIComponent('regarding.name=watched')}`);
+  const wsel = await openWatch(
+    s.url,
+    `${V1('default')}?watch=true&resourceVersion=${start}&fieldSelector=${encodeURIComponent('regarding.name=watched')}`,
+  );
   const wcore = await openWatch(s.url, `${CORE('default')}?watch=true&resourceVersion=${start}`);
   try {
-    assert.equal((await request(s.url, 'POST', CORE('default'), { ...coreEvent('w-core'), involvedObject: { ...regarding, name: 'watched' } })).status, 201);
+    assert.equal(
+      (
+        await request(s.url, 'POST', CORE('default'), {
+          ...coreEvent('w-core'),
+          involvedObject: { ...regarding, name: 'watched' },
+        })
+      ).status,
+      201,
+    );
     assert.equal((await request(s.url, 'POST', V1('default'), v1Event('w-v1'))).status, 201);
     assert.equal((await request(s.url, 'DELETE', `${CORE('default')}/w-core`)).status, 200);
 
-    await wv1.waitFor((evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'w-core'), 'events.plat.io DELETED w-core');
+    await wv1.waitFor(
+      (evs) => evs.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'w-core'),
+      'events.plat.io DELETED w-core',
+    );
     const added = wv1.events.find((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-core')!;
     assert.equal(added.object.apiVersion, 'events.plat.io/v1');
     assert.equal(added.object.note, 'pulled the image');
@@ -165,17 +279,28 @@ test('watches through one view see writes through the other, converted; selector
     const deleted = wv1.events.find((e) => e.type === 'DELETED')!;
     assert.equal(deleted.object.apiVersion, 'events.plat.io/v1');
 
-    await wcore.waitFor((evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-v1'), 'core ADDED w-v1');
+    await wcore.waitFor(
+      (evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-v1'),
+      'core ADDED w-v1',
+    );
     const coreAdded = wcore.events.find((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-v1')!;
     assert.equal(coreAdded.object.apiVersion, 'v1');
     assert.equal(coreAdded.object.message, 'assigned to node-1');
     assert.equal(coreAdded.object.involvedObject.name, 'web-1');
 
     await wsel.waitFor((evs) => evs.some((e) => e.type === 'DELETED'), 'selected DELETED');
-    assert.deepEqual(wsel.events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'w-core'], ['DELETED', 'w-core']]);
+    assert.deepEqual(
+      wsel.events.map((e) => [e.type, e.object.metadata.name]),
+      [
+        ['ADDED', 'w-core'],
+        ['DELETED', 'w-core'],
+      ],
+    );
     assert.equal(wsel.events[0]!.object.apiVersion, 'events.plat.io/v1');
   } finally {
-    wv1.close(); wsel.close(); wcore.close();
+    wv1.close();
+    wsel.close();
+    wcore.close();
   }
 });
 
@@ -200,10 +325,19 @@ test('Table view through events.plat.io/v1 prints the same columns as core', asy
   const t = await request(s.url, 'GET', `${V1('default')}/tabled`, undefined, { accept });
   assert.equal(t.status, 200, t.text);
   const c = await request(s.url, 'GET', `${CORE('default')}/tabled`, undefined, { accept });
-  assert.deepEqual(t.json.columnDefinitions.map((d: any) => d.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject', 'Source', 'Message', 'First Seen', 'Count', 'Name']);
-  assert.deepEqual(t.json.columnDefinitions.filter((d: any) => d.priority === 0).map((d: any) => d.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
+  assert.deepEqual(
+    t.json.columnDefinitions.map((d: any) => d.name),
+    ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject', 'Source', 'Message', 'First Seen', 'Count', 'Name'],
+  );
+  assert.deepEqual(
+    t.json.columnDefinitions.filter((d: any) => d.priority === 0).map((d: any) => d.name),
+    ['Last Seen', 'Type', 'Reason', 'Object', 'Message'],
+  );
   const cells = t.json.rows[0].cells;
-  assert.deepEqual([...cells.slice(1, 4), cells[6], cells[9]], ['Normal', 'Scheduled', 'pod/web-1', 'assigned to node-1', 'tabled']);
+  assert.deepEqual(
+    [...cells.slice(1, 4), cells[6], cells[9]],
+    ['Normal', 'Scheduled', 'pod/web-1', 'assigned to node-1', 'tabled'],
+  );
   assert.deepEqual(c.json.rows[0].cells.slice(1), t.json.rows[0].cells.slice(1));
 });
 

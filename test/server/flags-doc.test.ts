@@ -17,7 +17,11 @@ test('every parsed flag is documented, every documented flag parses', () => {
 });
 
 test('docs/flags.md is generated from the flag table (npm run gen:flags)', () => {
-  assert.equal(readFileSync('docs/flags.md', 'utf8'), renderFlagsMarkdown(), 'docs/flags.md is stale: run npm run gen:flags');
+  assert.equal(
+    readFileSync('docs/flags.md', 'utf8'),
+    renderFlagsMarkdown(),
+    'docs/flags.md is stale: run npm run gen:flags',
+  );
 });
 
 test('-v, -h and --version spellings parse', () => {

@@ -44,5 +44,9 @@ test('the check itself: a flag only named in a test title or a regular expressio
     'spawn(`--epsilon ${v}`);',
     "parseArgs(['--zeta-long']);",
   ];
-  assert.deepEqual(untestedFlags(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'], sources), ['alpha', 'beta', 'zeta']);
+  assert.deepEqual(untestedFlags(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'], sources), [
+    'alpha',
+    'beta',
+    'zeta',
+  ]);
 });

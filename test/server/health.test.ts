@@ -10,8 +10,15 @@ import { startServer, request, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { if (s) { await s.stop(); s.cleanup(); } });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  if (s) {
+    await s.stop();
+    s.cleanup();
+  }
+});
 
 const BASE_CHECKS = ['ping', 'log', 'backing-store'];
 
@@ -29,7 +36,10 @@ test('/readyz?verbose lists every check and ends with "readyz check passed"', as
   assert.equal(r.status, 200);
   const lines = r.text.trimEnd().split('\n');
   for (const c of BASE_CHECKS) assert.ok(lines.includes(`[+]${c} ok`), `missing [+]${c} ok in:\n${r.text}`);
-  assert.ok(lines.some((l) => /^\[\+\]poststarthook\/[a-z0-9-]+ ok$/.test(l)), `no poststarthook check in:\n${r.text}`);
+  assert.ok(
+    lines.some((l) => /^\[\+\]poststarthook\/[a-z0-9-]+ ok$/.test(l)),
+    `no poststarthook check in:\n${r.text}`,
+  );
   assert.ok(lines.includes('[+]shutdown ok'), r.text);
   assert.equal(lines[lines.length - 1], 'readyz check passed');
   for (const l of lines.slice(0, -1)) assert.match(l, /^\[\+\]\S+ ok$/, `unexpected line ${JSON.stringify(l)}`);
@@ -89,15 +99,21 @@ test('SIGTERM with --shutdown-delay-duration: readyz fails at once, requests sti
   try {
     assert.equal((await request(g.url, 'GET', '/readyz')).status, 200);
     let exitedYet = false;
-    const exited = (once(g.proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>).finally(() => { exitedYet = true; });
+    const exited = (once(g.proc, 'exit') as Promise<[number | null, NodeJS.Signals | null]>).finally(() => {
+      exitedYet = true;
+    });
     const signalledAt = Date.now();
     g.proc.kill('SIGTERM');
 
     // readiness reports the shutdown first (bounded poll)
-    const ready = await until(async () => {
-      const r = await request(g.url, 'GET', '/readyz?verbose');
-      return r.status === 200 ? undefined : r;
-    }, 'readyz to fail after SIGTERM', 4_000);
+    const ready = await until(
+      async () => {
+        const r = await request(g.url, 'GET', '/readyz?verbose');
+        return r.status === 200 ? undefined : r;
+      },
+      'readyz to fail after SIGTERM',
+      4_000,
+    );
     assert.equal(ready.status, 500);
     assert.match(ready.text, /\[-\]shutdown failed/);
     assert.match(ready.text, /readyz check failed\n$/);
@@ -112,7 +128,9 @@ test('SIGTERM with --shutdown-delay-duration: readyz fails at once, requests sti
     assert.equal(exitedYet, false, 'all of it before the process exited');
 
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('server did not exit within 30s of SIGTERM')), 30_000); });
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('server did not exit within 30s of SIGTERM')), 30_000);
+    });
     const [code, signal] = await Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
     assert.equal(signal, null);
     assert.equal(code, 0);

@@ -14,7 +14,9 @@ const REVS = '/apis/apps/v1/namespaces/default/controllerrevisions';
 
 let s: TestServer;
 let slow: TestServer;
-before(async () => { [s, slow] = await startServers([], ['--request-timeout', '200ms']); });
+before(async () => {
+  [s, slow] = await startServers([], ['--request-timeout', '200ms']);
+});
 after(() => stopServers([s, slow]));
 
 const nestedJson = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -42,11 +44,17 @@ test('YAML nested past the limit (block and flow style) is 400, promptly', async
   const head = 'apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: yaml-deep\nrevision: 1\ndata:\n';
   let block = '';
   for (let i = 0; i < 1100; i++) block += ' '.repeat(i + 1) + 'a:\n';
-  const b = await request(s.url, 'POST', REVS, head + block + ' '.repeat(1101) + 'x: 1\n', { 'content-type': 'application/yaml' });
+  const b = await request(s.url, 'POST', REVS, head + block + ' '.repeat(1101) + 'x: 1\n', {
+    'content-type': 'application/yaml',
+  });
   assertStatus(b, 400, 'BadRequest');
-  const flow = await request(s.url, 'POST', REVS, head + '  a: ' + '['.repeat(5000) + ']'.repeat(5000) + '\n', { 'content-type': 'application/yaml' });
+  const flow = await request(s.url, 'POST', REVS, head + '  a: ' + '['.repeat(5000) + ']'.repeat(5000) + '\n', {
+    'content-type': 'application/yaml',
+  });
   assertStatus(flow, 400, 'BadRequest');
-  const patch = await request(s.url, 'PATCH', `${CMS}/brackets`, nestedJson(2000), { 'content-type': 'application/merge-patch+json' });
+  const patch = await request(s.url, 'PATCH', `${CMS}/brackets`, nestedJson(2000), {
+    'content-type': 'application/merge-patch+json',
+  });
   assertStatus(patch, 400, 'BadRequest');
   assert.equal((await request(s.url, 'GET', `${REVS}/yaml-deep`)).status, 404);
 });
@@ -58,7 +66,13 @@ test('an object over 1.5 MiB stored is 413 on create and update, and nothing is 
   assert.equal((await request(s.url, 'GET', `${CMS}/huge`)).status, 404);
   const small = await request(s.url, 'POST', CMS, configMap('grows', {}, { k: 'x'.repeat(1024 * 1024) }));
   assert.equal(small.status, 201);
-  const grow = await request(s.url, 'PATCH', `${CMS}/grows`, { data: { k2: 'y'.repeat(600 * 1024) } }, { 'content-type': 'application/merge-patch+json' });
+  const grow = await request(
+    s.url,
+    'PATCH',
+    `${CMS}/grows`,
+    { data: { k2: 'y'.repeat(600 * 1024) } },
+    { 'content-type': 'application/merge-patch+json' },
+  );
   assertStatus(grow, 413, 'RequestEntityTooLarge');
   const after = await request(s.url, 'GET', `${CMS}/grows`);
   assert.equal(after.json.metadata.resourceVersion, small.json.metadata.resourceVersion, 'the update was not applied');
@@ -80,16 +94,19 @@ test('--request-timeout bounds a request that waits (a future resourceVersion): 
 test('HEAD on a watch answers the headers only; the kept-alive connection keeps working', async () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const one = (method: string, path: string) => new Promise<{ status: number; body: string; socket: unknown }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: s.port, method, path, agent }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => { body += d; });
-        res.on('end', () => resolve({ status: res.statusCode!, body, socket: req.socket }));
+    const one = (method: string, path: string) =>
+      new Promise<{ status: number; body: string; socket: unknown }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: s.port, method, path, agent }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => {
+            body += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, body, socket: req.socket }));
+        });
+        req.on('error', reject);
+        req.end();
       });
-      req.on('error', reject);
-      req.end();
-    });
     const head = await one('HEAD', `${CMS}?watch=1&timeoutSeconds=30`);
     assert.equal(head.status, 200);
     assert.equal(head.body, '');
@@ -103,18 +120,37 @@ test('HEAD on a watch answers the headers only; the kept-alive connection keeps 
 });
 
 test('fuzz findings: a recursive YAML alias is 400; metadata.namespace on a cluster-scoped apply is dropped, not stored', async () => {
-  const r = await request(s.url, 'POST', REVS, 'apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: loop\nrevision: 1\ndata: &x\n  self: *x\n', { 'content-type': 'application/yaml' });
+  const r = await request(
+    s.url,
+    'POST',
+    REVS,
+    'apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: loop\nrevision: 1\ndata: &x\n  self: *x\n',
+    { 'content-type': 'application/yaml' },
+  );
   assertStatus(r, 400, 'BadRequest');
-  const apply = await request(s.url, 'PATCH', '/api/v1/nodes/n-ns?fieldManager=t',
-    JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-ns', namespace: 'h'.repeat(3000) } }), { 'content-type': 'application/apply-patch+yaml' });
+  const apply = await request(
+    s.url,
+    'PATCH',
+    '/api/v1/nodes/n-ns?fieldManager=t',
+    JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-ns', namespace: 'h'.repeat(3000) } }),
+    { 'content-type': 'application/apply-patch+yaml' },
+  );
   assert.equal(apply.status, 201, apply.text.slice(0, 300));
   assert.equal(apply.json.metadata.namespace, undefined);
 });
 
 test('fuzz finding: delete options of the wrong JSON type are a 400 decoding error, not a 500', async () => {
   await request(s.url, 'POST', CMS, configMap('del-typed'));
-  for (const body of [{ propagationPolicy: { a: [1] } }, { orphanDependents: 'yes' }, { gracePeriodSeconds: '30' }, { preconditions: [1] }, { dryRun: 'All' },
-    { preconditions: { resourceVersion: [{ 0: '-a' }] } }, { preconditions: { uid: 7 } }, { dryRun: [{ a: 1 }] }]) {
+  for (const body of [
+    { propagationPolicy: { a: [1] } },
+    { orphanDependents: 'yes' },
+    { gracePeriodSeconds: '30' },
+    { preconditions: [1] },
+    { dryRun: 'All' },
+    { preconditions: { resourceVersion: [{ 0: '-a' }] } },
+    { preconditions: { uid: 7 } },
+    { dryRun: [{ a: 1 }] },
+  ]) {
     for (const path of [`${CMS}/del-typed`, CMS]) {
       const r = await request(s.url, 'DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', ...body });
       assertStatus(r, 400, 'BadRequest');

@@ -18,7 +18,10 @@ before(async () => {
   assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: NS } })).status, 201);
   for (const n of ['a', 'b', 'c']) assert.equal((await request(s.url, 'POST', CMS, configMap(n))).status, 201);
 });
-after(async () => { await s.stop(); s.cleanup(); });
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 test('a continue token and an Exact list older than the history window are 410 Expired; a new list works', async () => {
   const first = await request(s.url, 'GET', `${CMS}?limit=1`);
@@ -28,25 +31,41 @@ test('a continue token and an Exact list older than the history window are 410 E
   // nothing changed after the snapshot: however long ago it was taken, it is still served
   const resumed = await request(s.url, 'GET', `${CMS}?limit=1&continue=${token}`);
   assert.equal(resumed.status, 200, resumed.text);
-  assert.deepEqual(resumed.json.items.map((i: any) => i.metadata.name), ['b']);
+  assert.deepEqual(
+    resumed.json.items.map((i: any) => i.metadata.name),
+    ['b'],
+  );
   assert.equal(resumed.json.metadata.resourceVersion, rv);
   const exact = await request(s.url, 'GET', `${CMS}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
   assert.equal(exact.status, 200, exact.text);
-  assert.deepEqual(exact.json.items.map((i: any) => i.metadata.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    exact.json.items.map((i: any) => i.metadata.name),
+    ['a', 'b', 'c'],
+  );
 
   // a change after the snapshot; once it leaves the window the snapshot cannot be rebuilt
   assert.equal((await request(s.url, 'POST', CMS, configMap('d'))).status, 201);
-  const expired = await until(async () => {
-    const r = await request(s.url, 'GET', `${CMS}?limit=1&continue=${token}`);
-    if (r.status === 200) return undefined;
-    return r;
-  }, 'the continue token to expire with the history', 20_000);
+  const expired = await until(
+    async () => {
+      const r = await request(s.url, 'GET', `${CMS}?limit=1&continue=${token}`);
+      if (r.status === 200) return undefined;
+      return r;
+    },
+    'the continue token to expire with the history',
+    20_000,
+  );
   assertStatus(expired, 410, 'Expired');
-  assert.equal(expired.json.message, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+  assert.equal(
+    expired.json.message,
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+  );
   const old = await request(s.url, 'GET', `${CMS}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
   assertStatus(old, 410, 'Expired');
   assert.equal(old.json.message, 'The resourceVersion for the provided list is too old.');
   const fresh = await request(s.url, 'GET', `${CMS}?limit=10`);
   assert.equal(fresh.status, 200, fresh.text);
-  assert.deepEqual(fresh.json.items.map((i: any) => i.metadata.name), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    fresh.json.items.map((i: any) => i.metadata.name),
+    ['a', 'b', 'c', 'd'],
+  );
 });

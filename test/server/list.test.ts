@@ -21,15 +21,29 @@ const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const nameOf = (i: number) => `cm-${String(i).padStart(4, '0')}`;
 
 async function createNamespace(t: TestServer, name: string): Promise<void> {
-  const r = await request(t.url, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const r = await request(t.url, 'POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
   assert.equal(r.status, 201, r.text);
 }
 
 /** Creates the given indices concurrently, BATCH at a time. */
 async function createMany(t: TestServer, ns: string, indices: number[]): Promise<void> {
   for (let i = 0; i < indices.length; i += BATCH) {
-    const rs = await Promise.all(indices.slice(i, i + BATCH).map((n) =>
-      request(t.url, 'POST', cms(ns), configMap(nameOf(n), { parity: n % 2 ? 'odd' : 'even', bucket: String(n % 10) }))));
+    const rs = await Promise.all(
+      indices
+        .slice(i, i + BATCH)
+        .map((n) =>
+          request(
+            t.url,
+            'POST',
+            cms(ns),
+            configMap(nameOf(n), { parity: n % 2 ? 'odd' : 'even', bucket: String(n % 10) }),
+          ),
+        ),
+    );
     for (const r of rs) assert.equal(r.status, 201, r.text);
   }
 }
@@ -40,7 +54,11 @@ async function allChunks(t: TestServer, path: string, limit: number): Promise<an
   const sep = path.includes('?') ? '&' : '?';
   let cont: string | undefined;
   for (let i = 0; i < 1000; i++) {
-    const r = await request(t.url, 'GET', `${path}${sep}limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    const r = await request(
+      t.url,
+      'GET',
+      `${path}${sep}limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+    );
     assert.equal(r.status, 200, r.text.slice(0, 300));
     chunks.push(r.json);
     cont = r.json.metadata.continue;
@@ -57,7 +75,11 @@ before(async () => {
   const order = Array.from({ length: N }, (_, i) => (i * 7919) % N);
   await createMany(s, NS, order);
   for (let i = 0; i < N; i++) names.push(nameOf(i));
-  await createMany(s, SNAP, Array.from({ length: 250 }, (_, i) => i));
+  await createMany(
+    s,
+    SNAP,
+    Array.from({ length: 250 }, (_, i) => i),
+  );
 });
 after(() => stopServers([s, shortTtl]));
 
@@ -66,7 +88,10 @@ test('an unchunked list returns all 1,000 objects in name order', async () => {
   assert.equal(r.status, 200);
   assert.equal(r.json.kind, 'ConfigMapList');
   assert.equal(r.json.apiVersion, 'v1');
-  assert.deepEqual(r.json.items.map((i: any) => i.metadata.name), names);
+  assert.deepEqual(
+    r.json.items.map((i: any) => i.metadata.name),
+    names,
+  );
   assert.equal(r.json.metadata.continue, undefined);
   assert.equal(r.json.metadata.remainingItemCount, undefined);
   for (const it of r.json.items) {
@@ -99,8 +124,14 @@ test('limit=100 chunks: each object once, in order, one snapshot, correct remain
 
 test('a limit that divides unevenly ends with a short last chunk', async () => {
   const chunks = await allChunks(s, cms(NS), 300);
-  assert.deepEqual(chunks.map((c) => c.items.length), [300, 300, 300, 100]);
-  assert.deepEqual(chunks.map((c) => c.metadata.remainingItemCount), [700, 400, 100, undefined]);
+  assert.deepEqual(
+    chunks.map((c) => c.items.length),
+    [300, 300, 300, 100],
+  );
+  assert.deepEqual(
+    chunks.map((c) => c.metadata.remainingItemCount),
+    [700, 400, 100, undefined],
+  );
   const big = await request(s.url, 'GET', `${cms(NS)}?limit=5000`);
   assert.equal(big.json.items.length, N);
   assert.ok(!big.json.metadata.continue);
@@ -137,7 +168,11 @@ test('writes between chunks do not appear in later chunks (consistent snapshot)'
   assert.ok(!cont, 'the chain ended');
   assert.deepEqual(remaining, [50, undefined], 'remainingItemCount counts the snapshot');
   const restNames = rest.map((i) => i.metadata.name);
-  assert.deepEqual(restNames, Array.from({ length: 150 }, (_, i) => nameOf(100 + i)), 'the snapshot as of the first chunk');
+  assert.deepEqual(
+    restNames,
+    Array.from({ length: 150 }, (_, i) => nameOf(100 + i)),
+    'the snapshot as of the first chunk',
+  );
   const c220 = rest.find((i) => i.metadata.name === 'cm-0220');
   assert.deepEqual(c220.data, { k: 'v' }, 'the old state of a modified object');
   assert.equal(c220.metadata.resourceVersion, cur.json.metadata.resourceVersion);
@@ -156,7 +191,10 @@ test('a selector list omits remainingItemCount but still chunks', async () => {
   for (const c of label) assert.equal(c.metadata.remainingItemCount, undefined);
   assert.ok(label[0].metadata.continue, 'the first chunk has a continue token');
   const evens = label.flatMap((c) => c.items.map((i: any) => i.metadata.name));
-  assert.deepEqual(evens, names.filter((_, i) => i % 2 === 0));
+  assert.deepEqual(
+    evens,
+    names.filter((_, i) => i % 2 === 0),
+  );
   assert.ok(label.every((c) => c.metadata.resourceVersion === label[0].metadata.resourceVersion));
 
   const field = await request(s.url, 'GET', `${cms(NS)}?fieldSelector=metadata.name!%3Dcm-0000&limit=100`);
@@ -183,7 +221,10 @@ test('an all-namespaces list is ordered by namespace, then name', async () => {
   // chunking across the namespace boundary loses and repeats nothing
   const chunks = await allChunks(s, '/api/v1/configmaps', 333);
   const chunked = chunks.flatMap((c) => c.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`));
-  assert.deepEqual(chunked, keys.map(([ns, n]) => `${ns}/${n}`));
+  assert.deepEqual(
+    chunked,
+    keys.map(([ns, n]) => `${ns}/${n}`),
+  );
   assert.equal(chunks[0].metadata.remainingItemCount, keys.length - 333);
 });
 
@@ -206,7 +247,12 @@ test('an expired continue token is 410 Expired', async () => {
 });
 
 test('a garbage continue token is 400', async () => {
-  for (const bad of ['garbage', '%zz', Buffer.from('{"rv":"x"}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
+  for (const bad of [
+    'garbage',
+    '%zz',
+    Buffer.from('{"rv":"x"}').toString('base64url'),
+    Buffer.from('[1,2]').toString('base64url'),
+  ]) {
     const r = await request(s.url, 'GET', `${cms(NS)}?limit=10&continue=${bad}`);
     assertStatus(r, 400, 'BadRequest');
   }
@@ -215,12 +261,28 @@ test('a garbage continue token is 400', async () => {
 test('invalid combinations of resourceVersion, resourceVersionMatch and continue are 400', async () => {
   const first = await request(s.url, 'GET', `${cms(NS)}?limit=10`);
   const token = encodeURIComponent(first.json.metadata.continue);
-  assertStatus(await request(s.url, 'GET', `${cms(NS)}?limit=10&resourceVersion=5&continue=${token}`), 400, 'BadRequest');
-  assertStatus(await request(s.url, 'GET', `${cms(NS)}?limit=10&resourceVersionMatch=Exact&continue=${token}`), 400, 'BadRequest');
+  assertStatus(
+    await request(s.url, 'GET', `${cms(NS)}?limit=10&resourceVersion=5&continue=${token}`),
+    400,
+    'BadRequest',
+  );
+  assertStatus(
+    await request(s.url, 'GET', `${cms(NS)}?limit=10&resourceVersionMatch=Exact&continue=${token}`),
+    400,
+    'BadRequest',
+  );
   assertStatus(await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=Exact`), 400, 'BadRequest');
   assertStatus(await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=NotOlderThan`), 400, 'BadRequest');
-  assertStatus(await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=Exact&resourceVersion=0`), 400, 'BadRequest');
-  assertStatus(await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=Bogus&resourceVersion=1`), 400, 'BadRequest');
+  assertStatus(
+    await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=Exact&resourceVersion=0`),
+    400,
+    'BadRequest',
+  );
+  assertStatus(
+    await request(s.url, 'GET', `${cms(NS)}?resourceVersionMatch=Bogus&resourceVersion=1`),
+    400,
+    'BadRequest',
+  );
   // resourceVersion=0 with a continue token is treated as the token alone
   const zero = await request(s.url, 'GET', `${cms(NS)}?limit=10&resourceVersion=0&continue=${token}`);
   assert.equal(zero.status, 200);
@@ -235,12 +297,18 @@ test('resourceVersionMatch=Exact lists at the requested version', async () => {
   const exact = await request(s.url, 'GET', `${cms(SNAP)}?resourceVersion=${rv}&resourceVersionMatch=Exact&limit=5`);
   assert.equal(exact.status, 200, exact.text);
   assert.equal(exact.json.metadata.resourceVersion, rv);
-  assert.deepEqual(exact.json.items.map((i: any) => i.metadata.name), first.json.items.map((i: any) => i.metadata.name));
+  assert.deepEqual(
+    exact.json.items.map((i: any) => i.metadata.name),
+    first.json.items.map((i: any) => i.metadata.name),
+  );
   // with limit and no resourceVersionMatch, a non-zero resourceVersion is also an exact read
   const implicit = await request(s.url, 'GET', `${cms(SNAP)}?resourceVersion=${rv}&limit=5`);
   assert.equal(implicit.status, 200);
   assert.equal(implicit.json.metadata.resourceVersion, rv);
-  assert.deepEqual(implicit.json.items.map((i: any) => i.metadata.name), first.json.items.map((i: any) => i.metadata.name));
+  assert.deepEqual(
+    implicit.json.items.map((i: any) => i.metadata.name),
+    first.json.items.map((i: any) => i.metadata.name),
+  );
   const now = await request(s.url, 'GET', `${cms(SNAP)}?limit=5`);
   assert.equal(now.json.items[0].metadata.name, 'aa-after-exact');
 });

@@ -19,13 +19,34 @@ const dir = mkdtempSync(join(tmpdir(), 'plat-logging-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('-v=3 --logging-format json: summary, one JSON line per request, shutdown lines', async () => {
-  const s = await startMain(['--data-dir', join(dir, 'json'), '--secure-port', 'off', '--port', '0', '-v=3', '--logging-format', 'json']);
+  const s = await startMain([
+    '--data-dir',
+    join(dir, 'json'),
+    '--secure-port',
+    'off',
+    '--port',
+    '0',
+    '-v=3',
+    '--logging-format',
+    'json',
+  ]);
   let code: number | null;
   try {
-    assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('logged'))).status, 201);
+    assert.equal(
+      (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('logged'))).status,
+      201,
+    );
     assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps?limit=5')).status, 200);
-    const lines = () => s.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    const list = await until(async () => lines().find((l) => l['msg'] === 'HTTP' && l['verb'] === 'LIST'), 'the LIST request line');
+    const lines = () =>
+      s
+        .stderr()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const list = await until(
+      async () => lines().find((l) => l['msg'] === 'HTTP' && l['verb'] === 'LIST'),
+      'the LIST request line',
+    );
     assert.equal(list['URI'], '/api/v1/namespaces/default/configmaps?limit=5');
     assert.equal(list['user'], 'system:unsecured');
     assert.equal(list['status'], 200);
@@ -38,17 +59,33 @@ test('-v=3 --logging-format json: summary, one JSON line per request, shutdown l
     assert.equal(start['version'], 'v1.32.0-platform');
     assert.ok(typeof start['ts'] === 'number');
     assert.deepEqual(lines().find((l) => l['msg'] === 'Authorization')!['modes'], ['Node', 'RBAC']);
-    assert.ok(lines().some((l) => l['level'] === 'warning' && /serves without authentication/.test(String(l['msg']))), 'the --port warning');
+    assert.ok(
+      lines().some((l) => l['level'] === 'warning' && /serves without authentication/.test(String(l['msg']))),
+      'the --port warning',
+    );
   } finally {
     code = await s.stop();
   }
   assert.equal(code, 0);
-  const msgs = s.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)['msg']);
+  const msgs = s
+    .stderr()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l)['msg']);
   assert.ok(msgs.includes('Received signal, shutting down') && msgs.includes('Shutdown complete'), msgs.join('\n'));
 });
 
 test('text format: no request lines below -v=3; AlwaysAllow warned', async () => {
-  const s = await startMain(['--data-dir', join(dir, 'text'), '--secure-port', 'off', '--port', '0', '--authorization-mode', 'AlwaysAllow']);
+  const s = await startMain([
+    '--data-dir',
+    join(dir, 'text'),
+    '--secure-port',
+    'off',
+    '--port',
+    '0',
+    '--authorization-mode',
+    'AlwaysAllow',
+  ]);
   try {
     assert.equal((await request(s.url, 'GET', '/api/v1/namespaces')).status, 200);
     assert.match(s.stderr(), /^I\d{4} \d\d:\d\d:\d\d\.\d{6} Starting platform-apiserver version="v1\.32\.0-platform"/m);
@@ -68,7 +105,10 @@ test('request lines are queued: nothing written until the event loop turns', asy
     const log = new Logger(3, 'text', fd);
     log.queued(3, 'HTTP', { verb: 'GET', status: 200 });
     assert.equal(readFileSync(file, 'utf8'), '', 'the caller does not wait for the write');
-    await until(async () => (readFileSync(file, 'utf8').includes('HTTP verb="GET" status=200') ? true : undefined), 'the queued line');
+    await until(
+      async () => (readFileSync(file, 'utf8').includes('HTTP verb="GET" status=200') ? true : undefined),
+      'the queued line',
+    );
     log.queued(4, 'HTTP', { verb: 'PUT' });
     log.flushSync();
     assert.doesNotMatch(readFileSync(file, 'utf8'), /PUT/, 'above the verbosity: not written');

@@ -11,8 +11,13 @@ import { startServer, request, configMap, type TestServer } from '../helpers/ser
 import { parseMetrics, sampleValue, type Sample } from '../helpers/metrics.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(['--show-hidden-metrics-for-version', '1.31']); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer(['--show-hidden-metrics-for-version', '1.31']);
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 async function scrape(): Promise<Sample[]> {
   const r = await request(s.url, 'GET', '/metrics');
@@ -35,7 +40,18 @@ test('apiserver_request_total counts each request by verb, scope, dry run and co
   assert.equal((await request(s.url, 'GET', `${ns}/missing`)).status, 404);
   assert.equal((await request(s.url, 'GET', ns)).status, 200);
   assert.equal((await request(s.url, 'GET', '/api/v1/configmaps')).status, 200);
-  assert.equal((await request(s.url, 'PATCH', `${ns}/c1?fieldManager=t&force=true`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { k: 'x' } }, { 'content-type': 'application/apply-patch+yaml' })).status, 200);
+  assert.equal(
+    (
+      await request(
+        s.url,
+        'PATCH',
+        `${ns}/c1?fieldManager=t&force=true`,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { k: 'x' } },
+        { 'content-type': 'application/apply-patch+yaml' },
+      )
+    ).status,
+    200,
+  );
   assert.equal((await request(s.url, 'DELETE', `${ns}/c2`)).status, 200);
   assert.equal((await request(s.url, 'GET', '/readyz')).status, 200);
   const after = await scrape();
@@ -51,9 +67,16 @@ test('apiserver_request_total counts each request by verb, scope, dry run and co
   assert.equal(delta({ ...CM, verb: 'DELETE', scope: 'resource', dry_run: '', code: '200' }), 1);
   assert.equal(delta({ verb: 'GET', subresource: '/readyz', component: '', code: '200' }), 1);
   // the histogram saw the same requests
-  const count = (m: Sample[]) => sampleValue(m, 'apiserver_request_duration_seconds_count', { ...CM, verb: 'POST', scope: 'resource', dry_run: '' });
+  const count = (m: Sample[]) =>
+    sampleValue(m, 'apiserver_request_duration_seconds_count', { ...CM, verb: 'POST', scope: 'resource', dry_run: '' });
   assert.equal(count(after) - count(before), 4);
-  const inf = sampleValue(after, 'apiserver_request_duration_seconds_bucket', { ...CM, verb: 'POST', scope: 'resource', dry_run: '', le: '+Inf' });
+  const inf = sampleValue(after, 'apiserver_request_duration_seconds_bucket', {
+    ...CM,
+    verb: 'POST',
+    scope: 'resource',
+    dry_run: '',
+    le: '+Inf',
+  });
   assert.equal(inf, count(after));
   // stored objects: c0, c1 (c2 deleted, the dry run never stored)
   assert.equal(sampleValue(after, 'apiserver_storage_objects', { resource: 'configmaps' }), 2);
@@ -78,8 +101,14 @@ test('hostile paths and unknown subresources never become label values; served p
   const r = await request(s.url, 'GET', '/metrics');
   assert.ok(!r.text.includes('yyyy'), 'a 404 path is not a label');
   assert.ok(!r.text.includes('no-such'), 'neither an unknown health check nor an unknown subresource');
-  assert.ok(total(parseMetrics(r.text), { verb: 'GET', subresource: '/version', code: '200' }) >= 1, 'a served path is its own series');
-  const keys = r.text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.slice(0, l.lastIndexOf(' ')));
+  assert.ok(
+    total(parseMetrics(r.text), { verb: 'GET', subresource: '/version', code: '200' }) >= 1,
+    'a served path is its own series',
+  );
+  const keys = r.text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.slice(0, l.lastIndexOf(' ')));
   assert.equal(new Set(keys).size, keys.length, 'every series once');
 });
 
@@ -112,7 +141,11 @@ test('a watch is a long-running request while open and is counted once it ends',
     closed = await scrape();
   }
   assert.equal(sampleValue(closed, 'apiserver_longrunning_requests', watchLabels), 0);
-  assert.equal(total(closed, { ...watchLabels, code: '200', dry_run: '' }) - total(before, { ...watchLabels, code: '200', dry_run: '' }), 1);
+  assert.equal(
+    total(closed, { ...watchLabels, code: '200', dry_run: '' }) -
+      total(before, { ...watchLabels, code: '200', dry_run: '' }),
+    1,
+  );
 });
 
 test('stability classes in HELP; in-flight and feature gauges; /metrics counts itself', async () => {
@@ -129,7 +162,13 @@ test('stability classes in HELP; in-flight and feature gauges; /metrics counts i
 
 test('--show-hidden-metrics-for-version: only the previous minor release starts', () => {
   const main = resolve(process.cwd(), 'dist/src/main.js');
-  const r = spawnSync(process.execPath, [main, '--port', '0', '--show-hidden-metrics-for-version', '1.30'], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [main, '--port', '0', '--show-hidden-metrics-for-version', '1.30'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /--show-hidden-metrics-for-version must be omitted or have the value '1\.31'\. Only the previous minor version is allowed/);
+  assert.match(
+    r.stderr,
+    /--show-hidden-metrics-for-version must be omitted or have the value '1\.31'\. Only the previous minor version is allowed/,
+  );
 });

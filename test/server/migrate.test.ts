@@ -16,21 +16,44 @@ let etcd: TestEtcd | undefined;
 after(async () => {
   await s?.stop();
   s?.cleanup();
-  if (etcd) { etcd.proc.kill('SIGKILL'); rmSync(dirname(etcd.dataDir), { recursive: true, force: true }); }
+  if (etcd) {
+    etcd.proc.kill('SIGKILL');
+    rmSync(dirname(etcd.dataDir), { recursive: true, force: true });
+  }
 });
 
 test('an LMDB data directory moves to etcd with every object as it was', async () => {
   s = await startServer(['--storage-backend', 'lmdb']);
   const dir = s.dataDir;
-  for (let i = 0; i < 12; i++) assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap(`m-${i}`))).status, 201);
+  for (let i = 0; i < 12; i++)
+    assert.equal(
+      (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap(`m-${i}`))).status,
+      201,
+    );
   const before = (await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/m-3')).json;
   await s.stop();
   etcd = await startEtcd();
-  const r = await runMain(['migrate-to-etcd', '--data-dir', dir, '--etcd-servers', etcd.url, '--etcd-prefix', '/moved']);
+  const r = await runMain([
+    'migrate-to-etcd',
+    '--data-dir',
+    dir,
+    '--etcd-servers',
+    etcd.url,
+    '--etcd-prefix',
+    '/moved',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^migrated .*: 2 shards, \d+ keys, counted on both sides/);
   assert.equal(JSON.parse(readFileSync(join(dir, 'platform.json'), 'utf8')).storageBackend, 'etcd3');
-  const again = await runMain(['migrate-to-etcd', '--data-dir', dir, '--etcd-servers', etcd.url, '--etcd-prefix', '/moved']);
+  const again = await runMain([
+    'migrate-to-etcd',
+    '--data-dir',
+    dir,
+    '--etcd-servers',
+    etcd.url,
+    '--etcd-prefix',
+    '/moved',
+  ]);
   assert.equal(again.code, 1);
 
   s = await startServer(['--storage-backend', 'etcd3', '--etcd-servers', etcd.url, '--etcd-prefix', '/moved'], dir);
@@ -38,5 +61,8 @@ test('an LMDB data directory moves to etcd with every object as it was', async (
   const after3 = (await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/m-3')).json;
   assert.equal(after3.metadata.uid, before.metadata.uid);
   assert.equal(after3.metadata.resourceVersion, before.metadata.resourceVersion);
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('after-move'))).status, 201);
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('after-move'))).status,
+    201,
+  );
 });

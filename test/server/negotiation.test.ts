@@ -4,9 +4,17 @@ import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from '../..
 import type { StatusError } from '../../src/api/status.js';
 
 const PB = 'application/vnd.platform.protobuf';
-const table = (m: { params: Record<string, string> }, f: string) => m.params.as === 'Table' && (f === 'json' || f === 'yaml');
+const table = (m: { params: Record<string, string> }, f: string) =>
+  m.params.as === 'Table' && (f === 'json' || f === 'yaml');
 const full: NegotiateOptions = { protobufType: PB, cbor: true, canServe: table };
-const code = (f: () => unknown) => { try { f(); return 200; } catch (e) { return (e as StatusError).status.code; } };
+const code = (f: () => unknown) => {
+  try {
+    f();
+    return 200;
+  } catch (e) {
+    return (e as StatusError).status.code;
+  }
+};
 
 describe('negotiate', () => {
   const cases: [string, string | undefined, NegotiateOptions, string | number][] = [
@@ -23,24 +31,39 @@ describe('negotiate', () => {
     ['a servable view', 'application/json;as=Table;g=meta.plat.io;v=v1', full, 'json+Table'],
     ['a view in a format it has not: next range', `${PB};as=Table;g=meta.plat.io;v=v1, application/yaml`, full, 'yaml'],
     ['unknown types are skipped', 'text/html, application/yaml', full, 'yaml'],
-    ['watch: YAML first is 406 even with a later JSON', 'application/yaml, application/json', { ...full, stream: true }, 406],
+    [
+      'watch: YAML first is 406 even with a later JSON',
+      'application/yaml, application/json',
+      { ...full, stream: true },
+      406,
+    ],
     ['watch: cbor-seq names CBOR', 'application/cbor-seq', { ...full, stream: true }, 'cbor'],
   ];
   for (const [what, accept, o, want] of cases) {
     it(what, () => {
-      if (typeof want === 'number') return assert.equal(code(() => negotiate(accept, false, o)), want);
+      if (typeof want === 'number')
+        return assert.equal(
+          code(() => negotiate(accept, false, o)),
+          want,
+        );
       const enc = negotiate(accept, false, o);
       assert.equal(enc.as ? `${enc.format}+${enc.as.params.as}` : enc.format, want);
     });
   }
 
   it('406 lists what is offered', () => {
-    assert.throws(() => negotiate('text/csv', false, full), (e: StatusError) =>
-      e.status.message === `only the following media types are accepted: application/json, application/yaml, ${PB}, application/cbor`);
+    assert.throws(
+      () => negotiate('text/csv', false, full),
+      (e: StatusError) =>
+        e.status.message ===
+        `only the following media types are accepted: application/json, application/yaml, ${PB}, application/cbor`,
+    );
   });
 
   it('parses parameters case-insensitively and drops empty ranges', () => {
-    assert.deepEqual(parseAccept('Application/JSON;AS=Table ,, '), [{ type: 'application/json', params: { as: 'Table' } }]);
+    assert.deepEqual(parseAccept('Application/JSON;AS=Table ,, '), [
+      { type: 'application/json', params: { as: 'Table' } },
+    ]);
   });
 });
 
@@ -50,7 +73,12 @@ describe('bodyFormat', () => {
     assert.equal(bodyFormat('application/json; charset=utf-8', PB), 'json');
     assert.equal(bodyFormat('application/vnd.kubernetes.protobuf', PB), 'protobuf');
     assert.equal(bodyFormat('application/cbor', PB, true), 'cbor');
-    assert.throws(() => bodyFormat('application/cbor', PB, false), (e: StatusError) =>
-      e.status.code === 415 && e.status.message === `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PB}`);
+    assert.throws(
+      () => bodyFormat('application/cbor', PB, false),
+      (e: StatusError) =>
+        e.status.code === 415 &&
+        e.status.message ===
+          `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PB}`,
+    );
   });
 });

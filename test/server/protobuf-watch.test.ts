@@ -11,7 +11,9 @@ import { startServer, request, type TestServer } from '../helpers/server.js';
 
 const PB = 'application/vnd.platform.protobuf';
 const MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
-const root = protobuf.Root.fromJSON(JSON.parse(readFileSync(new URL('../../../reference/proto-descriptor.json', import.meta.url), 'utf8')));
+const root = protobuf.Root.fromJSON(
+  JSON.parse(readFileSync(new URL('../../../reference/proto-descriptor.json', import.meta.url), 'utf8')),
+);
 const type = (name: string) => root.lookupType(`plat.io.${name}`);
 const Unknown = type('apimachinery.pkg.runtime.Unknown');
 const WatchEvent = type('apimachinery.pkg.apis.meta.v1.WatchEvent');
@@ -35,8 +37,13 @@ function open(bytes: Uint8Array): { kind: string; apiVersion: string; raw: Uint8
 const podMessage = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 async function call(method: string, path: string, body?: Uint8Array) {
   const headers: Record<string, string> = { accept: PB };
@@ -52,7 +59,9 @@ async function readFrames(res: Response, want: number, ms = 10_000): Promise<any
   let buf = new Uint8Array(0);
   const deadline = Date.now() + ms;
   while (events.length < want && Date.now() < deadline) {
-    const timer = new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), Math.max(1, deadline - Date.now())));
+    const timer = new Promise<'timeout'>((done) =>
+      setTimeout(() => done('timeout'), Math.max(1, deadline - Date.now())),
+    );
     const r = await Promise.race([reader.read(), timer]);
     if (r === 'timeout' || r.done) break;
     buf = Buffer.concat([buf, r.value]);
@@ -61,7 +70,12 @@ async function readFrames(res: Response, want: number, ms = 10_000): Promise<any
       if (buf.length < 4 + len) break;
       const ev = WatchEvent.decode(buf.subarray(4, 4 + len)) as any;
       const obj = open(ev.object.raw);
-      events.push({ type: ev.type, kind: obj.kind, apiVersion: obj.apiVersion, object: obj.kind === 'Status' ? Status.decode(obj.raw) : obj.kind === 'Pod' ? Pod.decode(obj.raw) : obj.raw });
+      events.push({
+        type: ev.type,
+        kind: obj.kind,
+        apiVersion: obj.apiVersion,
+        object: obj.kind === 'Status' ? Status.decode(obj.raw) : obj.kind === 'Pod' ? Pod.decode(obj.raw) : obj.raw,
+      });
       buf = buf.subarray(4 + len);
     }
   }
@@ -86,22 +100,39 @@ test('create and get Pods in Protobuf; the list is a PodList message', async () 
   const list = open(l.bytes);
   assert.equal(list.kind, 'PodList');
   const items = (PodList.decode(list.raw) as any).items;
-  assert.deepEqual(items.map((i: any) => i.metadata.name), ['pw1']);
+  assert.deepEqual(
+    items.map((i: any) => i.metadata.name),
+    ['pw1'],
+  );
 });
 
 test('watch: synthetic ADDED first, then live ADDED, MODIFIED and DELETED frames', async () => {
-  const res = await fetch(`${s.url}/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=20`, { headers: { accept: PB } });
+  const res = await fetch(`${s.url}/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=20`, {
+    headers: { accept: PB },
+  });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), `${PB};stream=watch`);
   const reading = readFrames(res, 4);
   await call('POST', '/api/v1/namespaces/default/pods', envelope('v1', 'Pod', Pod, podMessage('pw2')));
-  const patched = await request(s.url, 'PATCH', '/api/v1/namespaces/default/pods/pw2', { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+  const patched = await request(
+    s.url,
+    'PATCH',
+    '/api/v1/namespaces/default/pods/pw2',
+    { metadata: { labels: { a: 'b' } } },
+    { 'content-type': 'application/merge-patch+json' },
+  );
   assert.equal(patched.status, 200);
   assert.equal((await call('DELETE', '/api/v1/namespaces/default/pods/pw2')).status, 200);
   const events = await reading;
-  assert.deepEqual(events.map((e) => [e.type, e.kind, e.object.metadata.name]), [
-    ['ADDED', 'Pod', 'pw1'], ['ADDED', 'Pod', 'pw2'], ['MODIFIED', 'Pod', 'pw2'], ['DELETED', 'Pod', 'pw2'],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.type, e.kind, e.object.metadata.name]),
+    [
+      ['ADDED', 'Pod', 'pw1'],
+      ['ADDED', 'Pod', 'pw2'],
+      ['MODIFIED', 'Pod', 'pw2'],
+      ['DELETED', 'Pod', 'pw2'],
+    ],
+  );
   assert.deepEqual(events[2].object.metadata.labels, { a: 'b' });
 });
 
@@ -109,10 +140,15 @@ test('watch from a resourceVersion with no events yet: headers come with the fir
   const l = await call('GET', '/api/v1/namespaces/default/pods');
   const rv = (PodList.decode(open(l.bytes).raw) as any).metadata.resourceVersion;
   // fetch resolves on the headers, which a quiet binary stream sends with its first event
-  const pending = fetch(`${s.url}/api/v1/namespaces/default/pods?watch=1&resourceVersion=${rv}&timeoutSeconds=20`, { headers: { accept: PB } });
+  const pending = fetch(`${s.url}/api/v1/namespaces/default/pods?watch=1&resourceVersion=${rv}&timeoutSeconds=20`, {
+    headers: { accept: PB },
+  });
   await call('POST', '/api/v1/namespaces/default/pods', envelope('v1', 'Pod', Pod, podMessage('pw3')));
   const events = await readFrames(await pending, 1);
-  assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'pw3']]);
+  assert.deepEqual(
+    events.map((e) => [e.type, e.object.metadata.name]),
+    [['ADDED', 'pw3']],
+  );
 });
 
 test('watchers sharing Protobuf get identical bytes; a JSON watcher of the same type still gets JSON lines', async () => {
@@ -148,7 +184,10 @@ async function readJsonLines(res: Response, want: number): Promise<any[]> {
     text += Buffer.from(r.value).toString('utf8');
   }
   await reader.cancel();
-  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 }
 
 test('a Protobuf Status answers errors of Protobuf requests; Protobuf body with a JSON response works', async () => {
@@ -161,7 +200,9 @@ test('a Protobuf Status answers errors of Protobuf requests; Protobuf body with 
   assert.deepEqual([status.reason, status.code], ['NotFound', 404]);
 
   const mixed = await fetch(`${s.url}/api/v1/namespaces/default/pods`, {
-    method: 'POST', headers: { 'content-type': PB, accept: 'application/json' }, body: envelope('v1', 'Pod', Pod, podMessage('pw5')) as BodyInit,
+    method: 'POST',
+    headers: { 'content-type': PB, accept: 'application/json' },
+    body: envelope('v1', 'Pod', Pod, podMessage('pw5')) as BodyInit,
   });
   assert.equal(mixed.status, 201);
   assert.equal(mixed.headers.get('content-type'), 'application/json');
@@ -177,12 +218,18 @@ test('watch errors in Protobuf: a bad selector is a Protobuf 400 Status, an expi
   const short = await startServer(['--watch-history-window', '1s']);
   try {
     const from = (await request(short.url, 'GET', '/api/v1/namespaces/default/pods')).json.metadata.resourceVersion;
-    await request(short.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'later' }, data: {} });
+    await request(short.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'later' },
+      data: {},
+    });
     // the change after `from` leaves the 1 s window with time: poll (bounded) for the ERROR frame
     const deadline = Date.now() + 8000;
     let events: any[] = [];
     while (Date.now() < deadline) {
-      const res = await fetch(`${short.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=1`, { headers: { accept: PB } });
+      const res = await fetch(
+        `${short.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=1`,
+        { headers: { accept: PB } },
+      );
       events = await readFrames(res, 1, 3000);
       if (events[0]?.type === 'ERROR') break;
       await new Promise((done) => setTimeout(done, 100));

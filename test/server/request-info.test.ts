@@ -7,17 +7,37 @@ const q = (s = '') => new URLSearchParams(s);
 const CASES: [string, string, string, Partial<ReturnType<typeof parseRequestInfo>>][] = [
   ['GET', '/api/v1/namespaces', '', { verb: 'list', resource: 'namespaces', namespace: '', name: '' }],
   ['GET', '/api/v1/namespaces/default', '', { verb: 'get', resource: 'namespaces', name: 'default', namespace: '' }],
-  ['PUT', '/api/v1/namespaces/default/status', '', { verb: 'update', resource: 'namespaces', name: 'default', subresource: 'status' }],
-  ['PUT', '/api/v1/namespaces/default/finalize', '', { verb: 'update', resource: 'namespaces', name: 'default', subresource: 'finalize' }],
+  [
+    'PUT',
+    '/api/v1/namespaces/default/status',
+    '',
+    { verb: 'update', resource: 'namespaces', name: 'default', subresource: 'status' },
+  ],
+  [
+    'PUT',
+    '/api/v1/namespaces/default/finalize',
+    '',
+    { verb: 'update', resource: 'namespaces', name: 'default', subresource: 'finalize' },
+  ],
   ['GET', '/api/v1/namespaces/ns1/pods', '', { verb: 'list', resource: 'pods', namespace: 'ns1' }],
   ['GET', '/api/v1/namespaces/ns1/pods', 'watch=1', { verb: 'watch', resource: 'pods', namespace: 'ns1' }],
   ['GET', '/api/v1/namespaces/ns1/pods', 'watch=false', { verb: 'list' }],
   ['GET', '/api/v1/watch/namespaces/ns1/pods/p', '', { verb: 'watch', resource: 'pods', name: 'p', namespace: 'ns1' }],
   ['GET', '/api/v1/pods', '', { verb: 'list', resource: 'pods', namespace: '' }],
-  ['DELETE', '/apis/apps/v1/namespaces/x/deployments', '', { verb: 'deletecollection', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments' }],
+  [
+    'DELETE',
+    '/apis/apps/v1/namespaces/x/deployments',
+    '',
+    { verb: 'deletecollection', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments' },
+  ],
   ['POST', '/apis/apps/v1/namespaces/x/deployments', '', { verb: 'create' }],
   ['PATCH', '/apis/apps/v1/namespaces/x/deployments/d/scale', '', { verb: 'patch', name: 'd', subresource: 'scale' }],
-  ['GET', '/apis/rbac.authorization.plat.io/v1/clusterroles/admin', '', { verb: 'get', apiGroup: 'rbac.authorization.plat.io', resource: 'clusterroles', name: 'admin' }],
+  [
+    'GET',
+    '/apis/rbac.authorization.plat.io/v1/clusterroles/admin',
+    '',
+    { verb: 'get', apiGroup: 'rbac.authorization.plat.io', resource: 'clusterroles', name: 'admin' },
+  ],
 ];
 
 test('request info follows the upstream path rules', () => {
@@ -29,7 +49,17 @@ test('request info follows the upstream path rules', () => {
 });
 
 test('non-resource paths are not resource requests', () => {
-  for (const p of ['/', '/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/healthz', '/version', '/openapi/v2']) {
+  for (const p of [
+    '/',
+    '/api',
+    '/api/v1',
+    '/apis',
+    '/apis/apps',
+    '/apis/apps/v1',
+    '/healthz',
+    '/version',
+    '/openapi/v2',
+  ]) {
     assert.equal(parseRequestInfo('GET', p, q()).isResourceRequest, false, p);
   }
 });

@@ -19,8 +19,11 @@ after(() => s.stop());
 
 test('a Status is written in struct order with details before code, ending with a newline', async () => {
   const r = await request(s.url, 'GET', '/api/v1/namespaces/nope');
-  assert.equal(r.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \\"nope\\" not found",' +
-    '"reason":"NotFound","details":{"name":"nope","kind":"namespaces"},"code":404}\n');
+  assert.equal(
+    r.text,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \\"nope\\" not found",' +
+      '"reason":"NotFound","details":{"name":"nope","kind":"namespaces"},"code":404}\n',
+  );
 });
 
 test('compact object, list, table and discovery bodies end with exactly one newline', async () => {
@@ -31,7 +34,9 @@ test('compact object, list, table and discovery bodies end with exactly one newl
     assert.ok(r.text.endsWith('}\n') && !r.text.endsWith('\n\n'), `${p}: ${JSON.stringify(r.text.slice(-20))}`);
     assert.ok(!r.text.startsWith('{\n'), `${p} is not pretty`);
   }
-  const table = await request(s.url, 'GET', CMS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.plat.io' });
+  const table = await request(s.url, 'GET', CMS, undefined, {
+    accept: 'application/json;as=Table;v=v1;g=meta.plat.io',
+  });
   assert.equal(JSON.parse(table.text).kind, 'Table');
   assert.ok(table.text.endsWith(']}\n'), JSON.stringify(table.text.slice(-20)));
   const created = await request(s.url, 'POST', CMS, configMap('bytes2'));
@@ -59,7 +64,9 @@ test('curl, Wget and browser user agents get pretty output; other clients do not
     const d = await request(s.url, 'GET', '/api', undefined, { 'user-agent': ua });
     assert.ok(d.text.startsWith('{\n  "kind": "APIVersions"'), `${ua} /api: ${d.text.slice(0, 30)}`);
   }
-  const kubectl = await request(s.url, 'GET', `${CMS}/bytes`, undefined, { 'user-agent': 'kubectl/v1.32.0 (linux/amd64)' });
+  const kubectl = await request(s.url, 'GET', `${CMS}/bytes`, undefined, {
+    'user-agent': 'kubectl/v1.32.0 (linux/amd64)',
+  });
   assert.ok(kubectl.text.startsWith('{"kind":"ConfigMap"'));
 });
 

@@ -10,8 +10,13 @@ import net from 'node:net';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s?.stop(); s?.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s?.stop();
+  s?.cleanup();
+});
 
 /** Sends `first`, then one byte of `rest` a second; resolves with the ms until the server closed. */
 function trickle(first: string, rest: string): Promise<number> {
@@ -19,18 +24,31 @@ function trickle(first: string, rest: string): Promise<number> {
     const started = Date.now();
     const sock = net.connect(s.port, '127.0.0.1', () => sock.write(first));
     let i = 0;
-    const timer = setInterval(() => { if (i < rest.length && !sock.destroyed) sock.write(rest[i++]!); }, 1000);
+    const timer = setInterval(() => {
+      if (i < rest.length && !sock.destroyed) sock.write(rest[i++]!);
+    }, 1000);
     // bounded: a server that never cuts the client off fails the test after 30 s
-    const limit = setTimeout(() => { clearInterval(timer); sock.destroy(); reject(new Error('never cut off')); }, 30_000);
+    const limit = setTimeout(() => {
+      clearInterval(timer);
+      sock.destroy();
+      reject(new Error('never cut off'));
+    }, 30_000);
     sock.on('data', () => {});
     sock.on('error', () => {});
-    sock.on('close', () => { clearInterval(timer); clearTimeout(limit); resolve(Date.now() - started); });
+    sock.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(limit);
+      resolve(Date.now() - started);
+    });
   });
 }
 
 test('a trickled request head and a trickled body are both cut off within seconds; others are served meanwhile', async () => {
   const head = trickle('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n', 'X-Slow: ' + 'a'.repeat(60) + '\r\n\r\n');
-  const body = trickle('POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{', ' '.repeat(60));
+  const body = trickle(
+    'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{',
+    ' '.repeat(60),
+  );
   const served = await request(s.url, 'GET', '/api/v1/namespaces/default');
   assert.equal(served.status, 200, 'the server serves others while slow clients trickle');
   const [headMs, bodyMs] = await Promise.all([head, body]);

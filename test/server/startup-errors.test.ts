@@ -35,7 +35,10 @@ test('a busy --port and a busy --secure-port name the flag and the fix', async (
     const plain = await runMain(['--data-dir', join(dir, 'a'), '--secure-port', 'off', '--port', String(port)]);
     assert.equal(oneLineError(plain), `error: --port ${port}: address already in use (choose another with --port)`);
     const secure = await runMain(['--data-dir', join(dir, 'b'), '--secure-port', String(port)]);
-    assert.equal(oneLineError(secure), `error: --secure-port ${port}: address already in use (choose another with --secure-port)`);
+    assert.equal(
+      oneLineError(secure),
+      `error: --secure-port ${port}: address already in use (choose another with --secure-port)`,
+    );
   } finally {
     server.close();
   }
@@ -45,10 +48,25 @@ test('a data directory that cannot be created names --data-dir', async () => {
   const file = join(dir, 'a-file');
   writeFileSync(file, 'x');
   const r = await runMain(['--data-dir', join(file, 'data'), '--secure-port', 'off', '--port', '0']);
-  assert.equal(oneLineError(r), `error: --data-dir ${join(file, 'data')}: not a directory (choose a writable directory with --data-dir)`);
+  assert.equal(
+    oneLineError(r),
+    `error: --data-dir ${join(file, 'data')}: not a directory (choose a writable directory with --data-dir)`,
+  );
 });
 
 test('a missing certificate file names its flag', async () => {
-  const r = await runMain(['--data-dir', join(dir, 'c'), '--secure-port', '0', '--tls-cert-file', join(dir, 'missing.crt'), '--tls-private-key-file', join(dir, 'missing.key')]);
-  assert.equal(oneLineError(r), `error: --tls-cert-file ${join(dir, 'missing.crt')}: cannot read: no such file or directory (give a readable PEM file with --tls-cert-file)`);
+  const r = await runMain([
+    '--data-dir',
+    join(dir, 'c'),
+    '--secure-port',
+    '0',
+    '--tls-cert-file',
+    join(dir, 'missing.crt'),
+    '--tls-private-key-file',
+    join(dir, 'missing.key'),
+  ]);
+  assert.equal(
+    oneLineError(r),
+    `error: --tls-cert-file ${join(dir, 'missing.crt')}: cannot read: no such file or directory (give a readable PEM file with --tls-cert-file)`,
+  );
 });

@@ -11,7 +11,9 @@ import { until } from '../helpers/poll.js';
 
 let plat: TestServer;
 let k8s: TestServer;
-before(async () => { [plat, k8s] = await startServers([], ['--api-domain', 'k8s.io']); });
+before(async () => {
+  [plat, k8s] = await startServers([], ['--api-domain', 'k8s.io']);
+});
 after(() => stopServers([plat, k8s]));
 
 const cases: [() => TestServer, string[]][] = [
@@ -33,22 +35,32 @@ test('deleting a system namespace is 403 Forbidden and leaves it Active', async 
   }
 });
 
-test('an ordinary namespace named like another identity\'s system namespace can be deleted', async () => {
+test("an ordinary namespace named like another identity's system namespace can be deleted", async () => {
   const created = await request(k8s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'plat-system' } });
   assert.equal(created.status, 201, created.text);
   const r = await request(k8s.url, 'DELETE', '/api/v1/namespaces/plat-system');
   assert.equal(r.status, 200, r.text);
   // the namespace controller removes the identity's finalizer and the namespace goes
-  await until(async () => ((await request(k8s.url, 'GET', '/api/v1/namespaces/plat-system')).status === 404 ? true : undefined), 'plat-system to be gone');
+  await until(
+    async () => ((await request(k8s.url, 'GET', '/api/v1/namespaces/plat-system')).status === 404 ? true : undefined),
+    'plat-system to be gone',
+  );
 });
 
 test('the namespace spec finalizer is the product word of the identity', async () => {
-  assert.deepEqual((await request(plat.url, 'GET', '/api/v1/namespaces/default')).json.spec, { finalizers: ['platform'] });
-  assert.deepEqual((await request(k8s.url, 'GET', '/api/v1/namespaces/default')).json.spec, { finalizers: ['kubernetes'] });
+  assert.deepEqual((await request(plat.url, 'GET', '/api/v1/namespaces/default')).json.spec, {
+    finalizers: ['platform'],
+  });
+  assert.deepEqual((await request(k8s.url, 'GET', '/api/v1/namespaces/default')).json.spec, {
+    finalizers: ['kubernetes'],
+  });
 });
 
 test('the namespace name label uses the domain of the identity', async () => {
-  const want: [TestServer, string, string][] = [[plat, 'platform.io/metadata.name', 'kubernetes.io/metadata.name'], [k8s, 'kubernetes.io/metadata.name', 'platform.io/metadata.name']];
+  const want: [TestServer, string, string][] = [
+    [plat, 'platform.io/metadata.name', 'kubernetes.io/metadata.name'],
+    [k8s, 'kubernetes.io/metadata.name', 'platform.io/metadata.name'],
+  ];
   for (const [server, label, other] of want) {
     const created = await request(server.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'labelled' } });
     assert.equal(created.status, 201, created.text);
@@ -58,13 +70,23 @@ test('the namespace name label uses the domain of the identity', async () => {
       assert.equal(ns.json.metadata.labels[label], name);
       assert.equal(ns.json.metadata.labels[other], undefined);
     }
-    const sel = await request(server.url, 'GET', `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${label}=labelled`)}`);
-    assert.deepEqual(sel.json.items.map((n: any) => n.metadata.name), ['labelled']);
+    const sel = await request(
+      server.url,
+      'GET',
+      `/api/v1/namespaces?labelSelector=${encodeURIComponent(`${label}=labelled`)}`,
+    );
+    assert.deepEqual(
+      sel.json.items.map((n: any) => n.metadata.name),
+      ['labelled'],
+    );
   }
 });
 
-test('a Job\'s generated selector and template labels use the domain of the identity', async () => {
-  const job = { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } };
+test("a Job's generated selector and template labels use the domain of the identity", async () => {
+  const job = {
+    metadata: { name: 'pi' },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+  };
   const r = await request(k8s.url, 'POST', '/apis/batch/v1/namespaces/default/jobs', job);
   assert.equal(r.status, 201, r.text);
   const uid = r.json.metadata.uid;

@@ -9,10 +9,21 @@ const run = promisify(execFile);
 const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
 let s: TestServer;
 let upstream: TestServer;
-before(async () => { [s, upstream] = await Promise.all([startServer(), startServer(['--api-domain', 'k8s.io'])]); });
-after(async () => { await Promise.all([s.stop(), upstream.stop()]); s.cleanup(); upstream.cleanup(); });
+before(async () => {
+  [s, upstream] = await Promise.all([startServer(), startServer(['--api-domain', 'k8s.io'])]);
+});
+after(async () => {
+  await Promise.all([s.stop(), upstream.stop()]);
+  s.cleanup();
+  upstream.cleanup();
+});
 
-const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+const pod = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'nginx' }] },
+});
 
 test('pods render with the columns kubectl shows, rows carry PartialObjectMetadata', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces/default/pods', pod('t1'));
@@ -21,7 +32,10 @@ test('pods render with the columns kubectl shows, rows carry PartialObjectMetada
   assert.equal(r.headers.get('content-type'), 'application/json;as=Table;g=meta.plat.io;v=v1');
   assert.equal(r.json.kind, 'Table');
   assert.equal(r.json.apiVersion, 'meta.plat.io/v1');
-  assert.deepEqual(r.json.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name), ['Name', 'Ready', 'Status', 'Restarts', 'Age']);
+  assert.deepEqual(
+    r.json.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name),
+    ['Name', 'Ready', 'Status', 'Restarts', 'Age'],
+  );
   assert.deepEqual(r.json.rows[0].cells.slice(0, 4), ['t1', '0/1', 'Pending', '0']);
   assert.equal(r.json.rows[0].object.kind, 'PartialObjectMetadata');
   assert.equal(r.json.rows[0].object.metadata.name, 't1');
@@ -29,41 +43,79 @@ test('pods render with the columns kubectl shows, rows carry PartialObjectMetada
 });
 
 test('Leases print Name, Holder and Age as upstream', async () => {
-  await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', { metadata: { name: 'held' }, spec: { holderIdentity: 'node-1' } });
-  const r = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases/held', undefined, { accept: TABLE });
-  assert.deepEqual(r.json.columnDefinitions.map((c: any) => c.name), ['Name', 'Holder', 'Age']);
+  await request(s.url, 'POST', '/apis/coordination.plat.io/v1/namespaces/default/leases', {
+    metadata: { name: 'held' },
+    spec: { holderIdentity: 'node-1' },
+  });
+  const r = await request(s.url, 'GET', '/apis/coordination.plat.io/v1/namespaces/default/leases/held', undefined, {
+    accept: TABLE,
+  });
+  assert.deepEqual(
+    r.json.columnDefinitions.map((c: any) => c.name),
+    ['Name', 'Holder', 'Age'],
+  );
   assert.deepEqual(r.json.rows[0].cells.slice(0, 2), ['held', 'node-1']);
 });
 
 test('kinds without columns get Name and Created At; includeObject None and Object', async () => {
-  await request(s.url, 'POST', '/api/v1/namespaces/default/limitranges', { metadata: { name: 'l1' }, spec: { limits: [] } });
-  const r = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=None', undefined, { accept: TABLE });
-  assert.deepEqual(r.json.columnDefinitions.map((c: any) => [c.name, c.type]), [['Name', 'string'], ['Created At', 'date']]);
+  await request(s.url, 'POST', '/api/v1/namespaces/default/limitranges', {
+    metadata: { name: 'l1' },
+    spec: { limits: [] },
+  });
+  const r = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=None', undefined, {
+    accept: TABLE,
+  });
+  assert.deepEqual(
+    r.json.columnDefinitions.map((c: any) => [c.name, c.type]),
+    [
+      ['Name', 'string'],
+      ['Created At', 'date'],
+    ],
+  );
   assert.equal(r.json.rows[0].object, undefined);
-  const o = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges/l1?includeObject=Object', undefined, { accept: TABLE });
+  const o = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges/l1?includeObject=Object', undefined, {
+    accept: TABLE,
+  });
   assert.equal(o.json.rows[0].object.kind, 'LimitRange');
-  const bad = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=All', undefined, { accept: TABLE });
+  const bad = await request(s.url, 'GET', '/api/v1/namespaces/default/limitranges?includeObject=All', undefined, {
+    accept: TABLE,
+  });
   assert.equal(bad.status, 400);
 });
 
 test('PartialObjectMetadataList and PartialObjectMetadata views', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pom', { a: 'b' }));
-  const l = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' });
+  const l = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, {
+    accept: 'application/json;as=PartialObjectMetadataList;g=meta.plat.io;v=v1',
+  });
   assert.equal(l.json.kind, 'PartialObjectMetadataList');
   // the same objects as the full list, each reduced to its metadata
   const full = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps');
   assert.ok(full.json.items.some((i: any) => i.metadata.name === 'pom'));
   assert.equal(l.json.items.length, full.json.items.length);
-  assert.deepEqual(l.json.items, full.json.items.map((i: any) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.plat.io/v1', metadata: i.metadata })));
-  const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/pom', undefined, { accept: 'application/json;as=PartialObjectMetadata;g=meta.plat.io;v=v1' });
+  assert.deepEqual(
+    l.json.items,
+    full.json.items.map((i: any) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.plat.io/v1',
+      metadata: i.metadata,
+    })),
+  );
+  const g = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/pom', undefined, {
+    accept: 'application/json;as=PartialObjectMetadata;g=meta.plat.io;v=v1',
+  });
   assert.deepEqual(g.json.metadata.labels, { a: 'b' });
   assert.equal(g.json.data, undefined);
 });
 
 test('the fallback in Accept is honoured in order: an unserved Table group falls back to JSON', async () => {
-  const r = await request(s.url, 'GET', '/api/v1/namespaces', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+  const r = await request(s.url, 'GET', '/api/v1/namespaces', undefined, {
+    accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+  });
   assert.equal(r.json.kind, 'NamespaceList');
-  const only = await request(s.url, 'GET', '/api/v1/namespaces', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  const only = await request(s.url, 'GET', '/api/v1/namespaces', undefined, {
+    accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+  });
   assert.equal(only.status, 406);
 });
 
@@ -83,8 +135,12 @@ test('kubectl renders server-side tables with the upstream domain', async () => 
 
 test('kubectl renders the upstream columns of flow schemas, priority levels, cluster roles and service accounts', async () => {
   const env = { ...process.env, KUBECONFIG: '/dev/null' };
-  const get = async (...args: string[]) => (await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', ...args], { env })).stdout;
-  const created = await request(upstream.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'tbl-sa' }, secrets: [{ name: 'tbl-token' }] });
+  const get = async (...args: string[]) =>
+    (await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', ...args], { env })).stdout;
+  const created = await request(upstream.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+    metadata: { name: 'tbl-sa' },
+    secrets: [{ name: 'tbl-token' }],
+  });
   assert.equal(created.status, 201, created.text);
 
   const fs = await get('flowschemas');
@@ -92,7 +148,11 @@ test('kubectl renders the upstream columns of flow schemas, priority levels, clu
   assert.match(fs, /^exempt\s+exempt\s+1\s+<none>\s+\S+\s+\S+$/m);
   assert.match(fs, /^catch-all\s+catch-all\s+10000\s+ByUser\s+\S+\s+\S+$/m);
   // rows in matching order: the exempt schema (precedence 1) first, catch-all (10000) last
-  const names = fs.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+  const names = fs
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(/\s+/)[0]);
   assert.deepEqual([names[0], names.at(-1)], ['exempt', 'catch-all']);
 
   const pl = await get('prioritylevelconfigurations');
@@ -110,24 +170,48 @@ test('kubectl renders the upstream columns of flow schemas, priority levels, clu
 });
 
 test('Table on watch: the first event carries the column definitions, later ones rows only', async () => {
-  const res = await fetch(`${s.url}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20&fieldSelector=metadata.name%3Dtw`, { headers: { accept: `${TABLE},application/json` } });
+  const res = await fetch(
+    `${s.url}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=20&fieldSelector=metadata.name%3Dtw`,
+    { headers: { accept: `${TABLE},application/json` } },
+  );
   assert.equal(res.status, 200);
   await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('tw', {}, { a: '1' }));
   await request(s.url, 'PUT', '/api/v1/namespaces/default/configmaps/tw', configMap('tw', {}, { a: '1', b: '2' }));
   const events = await readLines(res, 2);
-  assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED']);
-  assert.ok(events.every((e) => e.object.kind === 'Table' && e.object.apiVersion === 'meta.plat.io/v1' && e.object.rows.length === 1));
-  assert.deepEqual(events[0].object.columnDefinitions.map((c: any) => c.name), ['Name', 'Data', 'Age']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['ADDED', 'MODIFIED'],
+  );
+  assert.ok(
+    events.every(
+      (e) => e.object.kind === 'Table' && e.object.apiVersion === 'meta.plat.io/v1' && e.object.rows.length === 1,
+    ),
+  );
+  assert.deepEqual(
+    events[0].object.columnDefinitions.map((c: any) => c.name),
+    ['Name', 'Data', 'Age'],
+  );
   assert.equal(events[1].object.columnDefinitions, null);
-  assert.deepEqual(events.map((e) => e.object.rows[0].cells.slice(0, 2)), [['tw', 1], ['tw', 2]]);
+  assert.deepEqual(
+    events.map((e) => e.object.rows[0].cells.slice(0, 2)),
+    [
+      ['tw', 1],
+      ['tw', 2],
+    ],
+  );
   assert.equal(events[1].object.rows[0].object.kind, 'PartialObjectMetadata');
   assert.equal(events[1].object.metadata.resourceVersion, events[1].object.rows[0].object.metadata.resourceVersion);
 });
 
 test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406); PartialObjectMetadataList in Protobuf', async () => {
   // its own object to list: the test may run alone
-  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pb-pom'))).status, 201);
-  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/yaml;as=Table;g=meta.plat.io;v=v1' });
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', configMap('pb-pom'))).status,
+    201,
+  );
+  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, {
+    accept: 'application/yaml;as=Table;g=meta.plat.io;v=v1',
+  });
   assert.equal(y.status, 200);
   assert.equal(y.headers.get('content-type'), 'application/yaml;as=Table;g=meta.plat.io;v=v1');
   assert.match(y.text, /^kind: Table\napiVersion: meta.plat.io\/v1\n/);
@@ -136,10 +220,17 @@ test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406);
   assert.equal(only.status, 406);
   assert.equal(only.json.reason, 'NotAcceptable');
   assert.match(only.json.message, /application\/json, application\/yaml, application\/vnd.platform.protobuf/);
-  const fallback = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: `${pbTable}, application/yaml, application/json` });
+  const fallback = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, {
+    accept: `${pbTable}, application/yaml, application/json`,
+  });
   assert.equal(fallback.headers.get('content-type'), 'application/yaml');
-  const pom = await fetch(`${s.url}/api/v1/namespaces/default/configmaps`, { headers: { accept: 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' } });
-  assert.equal(pom.headers.get('content-type'), 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1');
+  const pom = await fetch(`${s.url}/api/v1/namespaces/default/configmaps`, {
+    headers: { accept: 'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1' },
+  });
+  assert.equal(
+    pom.headers.get('content-type'),
+    'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1',
+  );
   const list = new ProtobufCodec().decodeObject(new Uint8Array(await pom.arrayBuffer()));
   assert.equal(list.kind, 'PartialObjectMetadataList');
   assert.ok(list.items.some((i: any) => i.metadata.name === 'pb-pom'));
@@ -147,9 +238,13 @@ test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406);
 });
 
 test('watch negotiation: YAML has no stream framing (406), q=0 ranges are ignored', async () => {
-  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', undefined, { accept: 'application/yaml' });
+  const y = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', undefined, {
+    accept: 'application/yaml',
+  });
   assert.equal(y.status, 406);
-  const q0 = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'application/yaml;q=0, application/json' });
+  const q0 = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps', undefined, {
+    accept: 'application/yaml;q=0, application/json',
+  });
   assert.equal(q0.headers.get('content-type'), 'application/json');
 });
 

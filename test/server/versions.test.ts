@@ -8,17 +8,30 @@ import { startServer, request, type TestServer } from '../helpers/server.js';
 import { openWatch, type WatchEvent } from '../helpers/watch.js';
 
 let s: TestServer;
-before(async () => { s = await startServer(); });
-after(async () => { await s.stop(); s.cleanup(); });
+before(async () => {
+  s = await startServer();
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+});
 
 const V1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';
 const V2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 const qps = { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } };
-const cpu = (n: number) => ({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: n } } });
+const cpu = (n: number) => ({
+  type: 'Resource',
+  resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: n } },
+});
 
 test('created through v2, read through v1 (CPU target in v1 fields) and v2 (unchanged)', async () => {
-  const body = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'a' }, spec: { scaleTargetRef: ref, minReplicas: 1, maxReplicas: 5, metrics: [qps, cpu(70)] } };
+  const body = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'a' },
+    spec: { scaleTargetRef: ref, minReplicas: 1, maxReplicas: 5, metrics: [qps, cpu(70)] },
+  };
   assert.equal((await request(s.url, 'POST', V2, body)).status, 201);
   const v1 = await request(s.url, 'GET', `${V1}/a`);
   assert.equal(v1.status, 200);
@@ -34,7 +47,7 @@ test('created through v2, read through v1 (CPU target in v1 fields) and v2 (unch
   assert.equal(list.json.items[0].spec.targetCPUUtilizationPercentage, 70);
 });
 
-test('a v1 client\'s read-modify-write keeps the v2-only fields (round trip through annotations)', async () => {
+test("a v1 client's read-modify-write keeps the v2-only fields (round trip through annotations)", async () => {
   const v1 = (await request(s.url, 'GET', `${V1}/a`)).json;
   v1.spec.maxReplicas = 9;
   v1.spec.targetCPUUtilizationPercentage = 50;
@@ -47,11 +60,22 @@ test('a v1 client\'s read-modify-write keeps the v2-only fields (round trip thro
 });
 
 test('created through v1, patched through v1, read through v2', async () => {
-  const body = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'b' }, spec: { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 40 } };
+  const body = {
+    apiVersion: 'autoscaling/v1',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'b' },
+    spec: { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 40 },
+  };
   const created = await request(s.url, 'POST', V1, body);
   assert.equal(created.status, 201, created.text);
   assert.equal(created.json.spec.targetCPUUtilizationPercentage, 40);
-  const patched = await request(s.url, 'PATCH', `${V1}/b`, { spec: { targetCPUUtilizationPercentage: 45 } }, { 'content-type': 'application/merge-patch+json' });
+  const patched = await request(
+    s.url,
+    'PATCH',
+    `${V1}/b`,
+    { spec: { targetCPUUtilizationPercentage: 45 } },
+    { 'content-type': 'application/merge-patch+json' },
+  );
   assert.equal(patched.status, 200, patched.text);
   assert.equal(patched.json.spec.targetCPUUtilizationPercentage, 45);
   const v2 = (await request(s.url, 'GET', `${V2}/b`)).json;
@@ -63,7 +87,12 @@ test('watchers of each version get converted events (live and replayed)', async 
   const w1 = await openWatch(s.url, `${V1}?watch=1&resourceVersion=0`);
   const w2 = await openWatch(s.url, `${V2}?watch=1&resourceVersion=0`);
   try {
-    const body = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'c' }, spec: { scaleTargetRef: ref, maxReplicas: 4, metrics: [cpu(65)] } };
+    const body = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'c' },
+      spec: { scaleTargetRef: ref, maxReplicas: 4, metrics: [cpu(65)] },
+    };
     assert.equal((await request(s.url, 'POST', V2, body)).status, 201);
     const isC = (evs: WatchEvent[]) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'c');
     await w1.waitFor(isC, 'ADDED c (v1)');

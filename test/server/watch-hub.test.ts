@@ -6,27 +6,68 @@ import type { Chunk } from '../../src/codec/watch-encoding.js';
 import { ProtobufCodec } from '../../src/codec/protobuf.js';
 
 const PB: Encoding = { format: 'protobuf', pretty: false, mediaType: 'application/vnd.platform.protobuf' };
-const TABLE: Encoding = { format: 'json', pretty: false, view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'None' } };
+const TABLE: Encoding = {
+  format: 'json',
+  pretty: false,
+  view: { as: 'Table', groupVersion: 'meta.plat.io/v1', includeObject: 'None' },
+};
 const codec = new ProtobufCodec();
 
 function watcher(enc: Encoding, out: Chunk[], headersSent = false): Watcher {
   return {
-    typeKey: '/pods', namespace: '', matcher: undefined, fromRV: 0, startRV: 0, bookmarks: false, kind: 'Pod', apiVersion: 'v1',
-    closed: false, enc, headersSent, sink: { write: (c) => { out.push(c); return 0; }, close() {}, abort() {} },
+    typeKey: '/pods',
+    namespace: '',
+    matcher: undefined,
+    fromRV: 0,
+    startRV: 0,
+    bookmarks: false,
+    kind: 'Pod',
+    apiVersion: 'v1',
+    closed: false,
+    enc,
+    headersSent,
+    sink: {
+      write: (c) => {
+        out.push(c);
+        return 0;
+      },
+      close() {},
+      abort() {},
+    },
   };
 }
 
-const obj = (rv: number) => ({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', namespace: 'd', resourceVersion: String(rv) } });
+const obj = (rv: number) => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { name: 'p', namespace: 'd', resourceVersion: String(rv) },
+});
 function event(rv: number, encoded?: ChangeEvent['encoded']): ChangeEvent {
-  return { typeKey: '/pods', type: 'ADDED', rv, namespace: 'd', name: 'p', json: JSON.stringify(obj(rv)), labels: undefined, fields: {}, apiVersion: 'v1', uid: 'u', encoded };
+  return {
+    typeKey: '/pods',
+    type: 'ADDED',
+    rv,
+    namespace: 'd',
+    name: 'p',
+    json: JSON.stringify(obj(rv)),
+    labels: undefined,
+    fields: {},
+    apiVersion: 'v1',
+    uid: 'u',
+    encoded,
+  };
 }
 
 describe('WatchHub stream encodings', () => {
   it('tells the actors which encodings live watchers use, per type, and forgets them on removal', () => {
     const hub = new WatchHub(1 << 20);
     assert.equal(hub.streams(), undefined);
-    const a = watcher(PB, []), b = watcher(PB, []), j = watcher({ format: 'json', pretty: false }, []);
-    hub.add(a); hub.add(b); hub.add(j);
+    const a = watcher(PB, []),
+      b = watcher(PB, []),
+      j = watcher({ format: 'json', pretty: false }, []);
+    hub.add(a);
+    hub.add(b);
+    hub.add(j);
     assert.deepEqual(hub.streams(), { '/pods': [PB] });
     hub.remove(a);
     assert.deepEqual(hub.streams(), { '/pods': [PB] });
@@ -36,8 +77,10 @@ describe('WatchHub stream encodings', () => {
 
   it('writes the bytes the actor encoded, the same frame to every watcher sharing the encoding', () => {
     const hub = new WatchHub(1 << 20);
-    const outA: Chunk[] = [], outB: Chunk[] = [];
-    hub.add(watcher(PB, outA)); hub.add(watcher(PB, outB));
+    const outA: Chunk[] = [],
+      outB: Chunk[] = [];
+    hub.add(watcher(PB, outA));
+    hub.add(watcher(PB, outB));
     const fromActor = codec.encodeObject({ ...obj(5), metadata: { ...obj(5).metadata, labels: { from: 'actor' } } });
     hub.dispatch([event(5, { protobuf: fromActor })]);
     hub.flush();
@@ -57,8 +100,10 @@ describe('WatchHub stream encodings', () => {
 
   it('a Table watcher gets column definitions with its first event only', () => {
     const hub = new WatchHub(1 << 20);
-    const fresh: Chunk[] = [], started: Chunk[] = [];
-    hub.add(watcher(TABLE, fresh)); hub.add(watcher(TABLE, started, true));
+    const fresh: Chunk[] = [],
+      started: Chunk[] = [];
+    hub.add(watcher(TABLE, fresh));
+    hub.add(watcher(TABLE, started, true));
     hub.dispatch([event(7)]);
     hub.flush();
     hub.dispatch([event(8)]);
@@ -77,7 +122,10 @@ describe('WatchHub stream encodings', () => {
     assert.equal(out.length, 0, 'nothing written before the end of the turn');
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.equal(out.length, 1, 'one write for three events of two batches');
-    const rvs = String(out[0]).trim().split('\n').map((l) => JSON.parse(l).object.metadata.resourceVersion);
+    const rvs = String(out[0])
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).object.metadata.resourceVersion);
     assert.deepEqual(rvs, ['9', '10', '11']);
   });
 });

@@ -24,7 +24,11 @@ describe('resourceVersion semantics', () => {
   let s: TestServer;
   let a: ReturnType<typeof api>;
   const open: WatchClient[] = [];
-  const watch = async (path: string) => { const w = await openWatch(s.url, path); open.push(w); return w; };
+  const watch = async (path: string) => {
+    const w = await openWatch(s.url, path);
+    open.push(w);
+    return w;
+  };
   /** state: o1..o3 created, then at R: o1 modified, o2 deleted, o4 created */
   let R = 0;
   before(async () => {
@@ -79,7 +83,11 @@ describe('resourceVersion semantics', () => {
     const c0 = await a.list('rv', `limit=2&resourceVersion=0&continue=${c1.metadata.continue}`);
     assert.deepEqual(itemsOf(c0), ['o3:v']);
     await assert400(s.url, `${CM('rv')}?limit=2&resourceVersion=${R}&continue=${c1.metadata.continue}`, /continue/);
-    await assert400(s.url, `${CM('rv')}?limit=2&resourceVersionMatch=NotOlderThan&continue=${c1.metadata.continue}`, /resourceVersionMatch/);
+    await assert400(
+      s.url,
+      `${CM('rv')}?limit=2&resourceVersionMatch=NotOlderThan&continue=${c1.metadata.continue}`,
+      /resourceVersionMatch/,
+    );
   });
 
   it('list, resourceVersionMatch=Exact: the collection as it was, metadata.resourceVersion equal to the request', async () => {
@@ -91,28 +99,62 @@ describe('resourceVersion semantics', () => {
     const chunk = await a.list('rv', `resourceVersionMatch=Exact&resourceVersion=${R}&limit=1`);
     assert.deepEqual(itemsOf(chunk), ['o1:v']);
     assert.equal(chunk.metadata.remainingItemCount, 2);
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=Exact`, /resourceVersionMatch is forbidden unless resourceVersion/);
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=Exact&limit=1`, /resourceVersionMatch is forbidden unless resourceVersion/);
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=Exact`,
+      /resourceVersionMatch is forbidden unless resourceVersion/,
+    );
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=Exact&limit=1`,
+      /resourceVersionMatch is forbidden unless resourceVersion/,
+    );
     await assert400(s.url, `${CM('rv')}?resourceVersionMatch=Exact&resourceVersion=0`, /Exact.*resourceVersion "0"/);
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=Exact&resourceVersion=0&limit=1`, /Exact.*resourceVersion "0"/);
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=Exact&resourceVersion=0&limit=1`,
+      /Exact.*resourceVersion "0"/,
+    );
   });
 
   it('list, resourceVersionMatch=NotOlderThan: any for "0", not older than otherwise; invalid values are 400', async () => {
     const newest = ['o1:v2', 'o3:v', 'o4:v'];
-    for (const q of ['resourceVersion=0', `resourceVersion=${R}`, 'resourceVersion=0&limit=5', `resourceVersion=${R}&limit=5`]) {
+    for (const q of [
+      'resourceVersion=0',
+      `resourceVersion=${R}`,
+      'resourceVersion=0&limit=5',
+      `resourceVersion=${R}&limit=5`,
+    ]) {
       const l = await a.list('rv', `resourceVersionMatch=NotOlderThan&${q}`);
       assert.deepEqual(itemsOf(l), newest, q);
       assert.ok(rvOf(l) >= R, q);
     }
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=NotOlderThan`, /resourceVersionMatch is forbidden unless resourceVersion/);
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=NotOlderThan&limit=1`, /resourceVersionMatch is forbidden unless resourceVersion/);
-    await assert400(s.url, `${CM('rv')}?resourceVersionMatch=Newest&resourceVersion=${R}`, /Unsupported value: "Newest"/);
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=NotOlderThan`,
+      /resourceVersionMatch is forbidden unless resourceVersion/,
+    );
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=NotOlderThan&limit=1`,
+      /resourceVersionMatch is forbidden unless resourceVersion/,
+    );
+    await assert400(
+      s.url,
+      `${CM('rv')}?resourceVersionMatch=Newest&resourceVersion=${R}`,
+      /Unsupported value: "Newest"/,
+    );
     await assert400(s.url, `${CM('rv')}?resourceVersion=abc`, /resourceVersion/);
   });
 
   it('list of a version newer than the server has seen: 504 with Retry-After and "Too large resource version"', async () => {
     const future = R + 1_000_000;
-    for (const q of [`resourceVersion=${future}`, `resourceVersion=${future}&limit=1`, `resourceVersionMatch=Exact&resourceVersion=${future}`, `resourceVersionMatch=NotOlderThan&resourceVersion=${future}`]) {
+    for (const q of [
+      `resourceVersion=${future}`,
+      `resourceVersion=${future}&limit=1`,
+      `resourceVersionMatch=Exact&resourceVersion=${future}`,
+      `resourceVersionMatch=NotOlderThan&resourceVersion=${future}`,
+    ]) {
       assertTooLarge(await request(s.url, 'GET', `${CM('rv')}?${q}`), q);
     }
   });
@@ -127,8 +169,16 @@ describe('resourceVersion semantics', () => {
     const exact = await watch(`${CM('rv')}?watch=1&resourceVersion=${R}`);
     await exact.waitEvents(3);
     assert.deepEqual(names(exact.events), ['MODIFIED o1', 'DELETED o2', 'ADDED o4']);
-    await assert400(s.url, `${CM('rv')}?watch=1&resourceVersionMatch=NotOlderThan&resourceVersion=${R}`, /unless sendInitialEvents is provided/);
-    await assert400(s.url, `${CM('rv')}?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=${R}`, /Unsupported value: "Exact"/);
+    await assert400(
+      s.url,
+      `${CM('rv')}?watch=1&resourceVersionMatch=NotOlderThan&resourceVersion=${R}`,
+      /unless sendInitialEvents is provided/,
+    );
+    await assert400(
+      s.url,
+      `${CM('rv')}?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=${R}`,
+      /Unsupported value: "Exact"/,
+    );
     await assert400(s.url, `${CM('rv')}?watch=1&resourceVersion=abc`, /resourceVersion/);
   });
 
@@ -140,7 +190,10 @@ describe('resourceVersion semantics', () => {
     for (let i = 1; i <= 5; i++) rvs.push(rvOf(await a.create('fut', `f${i}`)));
     // the server's own writers (leader-election lease renewals, controllers) may take versions
     // in between: the watch sends exactly the creates after version now+3
-    const after = rvs.map((rv, i) => [rv, `ADDED f${i + 1}`] as const).filter(([rv]) => rv > now + 3).map(([, n]) => n);
+    const after = rvs
+      .map((rv, i) => [rv, `ADDED f${i + 1}`] as const)
+      .filter(([rv]) => rv > now + 3)
+      .map(([, n]) => n);
     assert.ok(after.length >= 2 && after.length <= 3, `f4 and f5 at least come after now+3: ${rvs.join(',')}`);
     await w.waitFor((evs) => names(evs).includes('ADDED f5'), 'f5');
     assert.deepEqual(names(w.events), after);
@@ -155,9 +208,15 @@ describe('resourceVersion semantics', () => {
     const w = await pending;
     open.push(w);
     await w.waitEvents(2);
-    assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+    assert.deepEqual(
+      w.events.map((e) => e.type),
+      ['ADDED', 'BOOKMARK'],
+    );
     const started = Date.now();
-    assertTooLarge(await request(s.url, 'GET', `${CM('sfut')}?${q}&resourceVersion=${now + 1_000_000}`), 'streaming list');
+    assertTooLarge(
+      await request(s.url, 'GET', `${CM('sfut')}?${q}&resourceVersion=${now + 1_000_000}`),
+      'streaming list',
+    );
     assert.ok(Date.now() - started >= 2500, 'waited before giving up');
   });
 
@@ -177,7 +236,15 @@ describe('resourceVersion semantics', () => {
     const one = await watch(`${CM('rp-a')}?watch=1&resourceVersion=${from}`);
     const all = await watch(`/api/v1/configmaps?watch=1&resourceVersion=${from}`);
     await all.waitEvents(7);
-    assert.deepEqual(names(all.events), ['ADDED a1', 'ADDED b1', 'MODIFIED a1', 'MODIFIED b1', 'DELETED a1', 'DELETED b1', 'ADDED a2']);
+    assert.deepEqual(names(all.events), [
+      'ADDED a1',
+      'ADDED b1',
+      'MODIFIED a1',
+      'MODIFIED b1',
+      'DELETED a1',
+      'DELETED b1',
+      'ADDED a2',
+    ]);
     assertIncreasing(all.events);
     await one.waitFor((evs) => names(evs).includes('ADDED a2'), 'a2');
     assert.deepEqual(names(one.events), ['ADDED a1', 'MODIFIED a1', 'DELETED a1', 'ADDED a2']);
@@ -204,11 +271,23 @@ describe('resourceVersion semantics', () => {
       }
     });
     const R0 = rvOf(listed);
-    const expected = writes.map((x) => x.rv).filter((rv) => rv > R0).sort((x, y) => x - y);
+    const expected = writes
+      .map((x) => x.rv)
+      .filter((rv) => rv > R0)
+      .sort((x, y) => x - y);
     assert.ok(expected.length > 150, `${expected.length} writes after the list`);
     await w!.waitEvents(expected.length + 50, 20_000);
-    assert.deepEqual(w!.events.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)), expected);
-    assert.deepEqual(w!.events.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name).sort(), Array.from({ length: 50 }, (_, i) => `c${i}`).sort());
+    assert.deepEqual(
+      w!.events.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)),
+      expected,
+    );
+    assert.deepEqual(
+      w!.events
+        .filter((e) => e.type === 'DELETED')
+        .map((e) => e.object.metadata.name)
+        .sort(),
+      Array.from({ length: 50 }, (_, i) => `c${i}`).sort(),
+    );
     assertIncreasing(w!.events);
     // the list plus the events rebuild the final state
     const state = new Map<string, string>(listed.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]));
@@ -217,7 +296,10 @@ describe('resourceVersion semantics', () => {
       else state.set(e.object.metadata.name, e.object.metadata.resourceVersion);
     }
     const final = await a.list('cc');
-    assert.deepEqual([...state].sort(), final.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]).sort());
+    assert.deepEqual(
+      [...state].sort(),
+      final.items.map((o: any) => [o.metadata.name, o.metadata.resourceVersion]).sort(),
+    );
   });
 
   it('reconnecting from the last seen version under concurrent writes: no gap, no duplicate', async () => {
@@ -225,10 +307,17 @@ describe('resourceVersion semantics', () => {
     const start = Number(await a.rv());
     const TOTAL = 500;
     const written: number[] = [];
-    const writer = pool(Array.from({ length: TOTAL }, (_, i) => i), 24, async (i) => {
-      if (i >= 400) await a.remove('rc', `r${i - 400}`);
-      else written.push(rvOf(i < 200 ? await a.create('rc', `r${i}`) : await a.update('rc', `r${i - 200}`, { k: `u${i}` })));
-    });
+    const writer = pool(
+      Array.from({ length: TOTAL }, (_, i) => i),
+      24,
+      async (i) => {
+        if (i >= 400) await a.remove('rc', `r${i - 400}`);
+        else
+          written.push(
+            rvOf(i < 200 ? await a.create('rc', `r${i}`) : await a.update('rc', `r${i - 200}`, { k: `u${i}` })),
+          );
+      },
+    );
     const seen: WatchEvent[] = [];
     let last = start;
     let reconnects = 0;
@@ -245,7 +334,10 @@ describe('resourceVersion semantics', () => {
     }
     await writer;
     assert.ok(reconnects >= 5, `${reconnects} reconnects`);
-    assert.deepEqual(seen.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)), [...written].sort((x, y) => x - y));
+    assert.deepEqual(
+      seen.filter((e) => e.type !== 'DELETED').map((e) => rvOf(e.object)),
+      [...written].sort((x, y) => x - y),
+    );
     assert.equal(new Set(seen.filter((e) => e.type === 'DELETED').map((e) => e.object.metadata.name)).size, 100);
     assertIncreasing(seen);
   });
@@ -262,19 +354,27 @@ describe('resourceVersion outside the retained window', () => {
     s = await startServer(['--watch-history-window', '1s']);
     a = api(s.url);
   });
-  after(async () => { await s.stop(); s.cleanup(); });
+  after(async () => {
+    await s.stop();
+    s.cleanup();
+  });
 
   it('watch from a version older than the window: a 200 stream with one ERROR event (410 Expired), then the end', async () => {
     await a.namespace('old');
     const from = await a.rv();
     await a.create('old', 'after');
     // the change after `from` leaves the 1 s window with time: wait for that expiry
-    const w = await until(async () => {
-      const c = await openWatch(s.url, `${CM('old')}?watch=1&resourceVersion=${from}`);
-      await c.waitFor((evs) => evs.length > 0, 'one event');
-      c.close();
-      return c.events[0]!.type === 'ERROR' ? c : undefined;
-    }, 'the history window to pass', 5000, 100);
+    const w = await until(
+      async () => {
+        const c = await openWatch(s.url, `${CM('old')}?watch=1&resourceVersion=${from}`);
+        await c.waitFor((evs) => evs.length > 0, 'one event');
+        c.close();
+        return c.events[0]!.type === 'ERROR' ? c : undefined;
+      },
+      'the history window to pass',
+      5000,
+      100,
+    );
     assert.equal(w.status, 200);
     assert.equal(w.events.length, 1);
     const st = w.events[0]!.object;

@@ -10,7 +10,11 @@ describe('watch streams', () => {
   let s: TestServer;
   let a: ReturnType<typeof api>;
   const open: WatchClient[] = [];
-  const watch = async (path: string) => { const w = await openWatch(s.url, path); open.push(w); return w; };
+  const watch = async (path: string) => {
+    const w = await openWatch(s.url, path);
+    open.push(w);
+    return w;
+  };
   before(async () => {
     s = await startServer(['--bookmark-interval', '200ms']);
     a = api(s.url);
@@ -92,9 +96,14 @@ describe('watch streams', () => {
     await w.waitFor((evs) => evs.length >= 5, '5 events');
     // as upstream: the DELETED of a transition carries the previous state (the last one the
     // watcher matched) at the resourceVersion of the change that made it stop matching
-    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.data.k}`), ['ADDED v', 'MODIFIED 2', 'DELETED 2', 'ADDED 5', 'DELETED 5']);
+    assert.deepEqual(
+      w.events.map((e) => `${e.type} ${e.object.data.k}`),
+      ['ADDED v', 'MODIFIED 2', 'DELETED 2', 'ADDED 5', 'DELETED 5'],
+    );
     assert.deepEqual(w.events[2]!.object.metadata.labels, { app: 'web' });
-    assert.ok(Number(w.events[2]!.object.metadata.resourceVersion) > Number(w.events[1]!.object.metadata.resourceVersion));
+    assert.ok(
+      Number(w.events[2]!.object.metadata.resourceVersion) > Number(w.events[1]!.object.metadata.resourceVersion),
+    );
   });
 
   it('field selector transitions (pod status.phase) yield ADDED and DELETED', async () => {
@@ -102,7 +111,10 @@ describe('watch streams', () => {
     const rv = await a.rv();
     const path = '/api/v1/namespaces/w-fsel/pods';
     const w = await watch(`${path}?watch=1&resourceVersion=${rv}&fieldSelector=status.phase%3DRunning`);
-    const pod = await a.call('POST', path, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    const pod = await a.call('POST', path, {
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
     const setPhase = async (phase: string) => {
       const cur = await a.call('GET', `${path}/p`);
       return a.call('PUT', `${path}/p/status`, { ...cur, status: { ...cur.status, phase } });
@@ -111,7 +123,10 @@ describe('watch streams', () => {
     await setPhase('Running');
     await setPhase('Succeeded');
     await w.waitFor((evs) => evs.length >= 2, '2 events');
-    assert.deepEqual(w.events.map((e) => `${e.type} ${e.object.status.phase}`), ['ADDED Running', 'DELETED Running']);
+    assert.deepEqual(
+      w.events.map((e) => `${e.type} ${e.object.status.phase}`),
+      ['ADDED Running', 'DELETED Running'],
+    );
   });
 
   it('timeoutSeconds ends the stream cleanly', async () => {
@@ -151,7 +166,10 @@ describe('watch streams', () => {
       assert.ok(existing.length >= 3);
       const w = await watch(`${CM('w-sl')}?${q}${rvParam}`);
       await w.waitEvents(existing.length + 1);
-      assert.deepEqual(w.events.slice(0, existing.length).map((e) => `${e.type} ${e.object.metadata.name}`), existing);
+      assert.deepEqual(
+        w.events.slice(0, existing.length).map((e) => `${e.type} ${e.object.metadata.name}`),
+        existing,
+      );
       const end = w.events[existing.length]!;
       assert.equal(end.type, 'BOOKMARK');
       assert.equal(end.object.kind, 'ConfigMap');
@@ -165,7 +183,11 @@ describe('watch streams', () => {
   });
 
   it('streaming list needs resourceVersionMatch=NotOlderThan (400 Status, not a stream); sendInitialEvents=false sends no state', async () => {
-    for (const q of ['sendInitialEvents=true', 'sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=1', 'sendInitialEvents=false']) {
+    for (const q of [
+      'sendInitialEvents=true',
+      'sendInitialEvents=true&resourceVersionMatch=Exact&resourceVersion=1',
+      'sendInitialEvents=false',
+    ]) {
       const r = await request(s.url, 'GET', `${CM('default')}?watch=1&${q}`);
       assert.equal(r.status, 400, q);
       assert.equal(r.json.kind, 'Status');
@@ -173,7 +195,9 @@ describe('watch streams', () => {
     }
     await a.namespace('w-nostate');
     await a.create('w-nostate', 'before');
-    const w = await watch(`${CM('w-nostate')}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    const w = await watch(
+      `${CM('w-nostate')}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+    );
     await a.create('w-nostate', 'after');
     await w.waitFor((evs) => names(evs).length >= 1, 'one event');
     assert.deepEqual(names(w.events), ['ADDED after']);
@@ -183,8 +207,13 @@ describe('watch streams', () => {
 
 describe('watch server timeout', () => {
   let s: TestServer;
-  before(async () => { s = await startServer(['--min-request-timeout', '1']); });
-  after(async () => { await s.stop(); s.cleanup(); });
+  before(async () => {
+    s = await startServer(['--min-request-timeout', '1']);
+  });
+  after(async () => {
+    await s.stop();
+    s.cleanup();
+  });
 
   it('ends a watch without timeoutSeconds after the jittered --min-request-timeout (1-2 s)', async () => {
     const started = Date.now();
@@ -201,8 +230,13 @@ describe('watch server timeout', () => {
 
 describe('slow watcher', () => {
   let s: TestServer;
-  before(async () => { s = await startServer(['--watch-buffer-bytes', '65536']); });
-  after(async () => { await s.stop(); s.cleanup(); });
+  before(async () => {
+    s = await startServer(['--watch-buffer-bytes', '65536']);
+  });
+  after(async () => {
+    await s.stop();
+    s.cleanup();
+  });
 
   it('is cut off at its buffer limit while other watchers and writes go on', async () => {
     const a = api(s.url);
@@ -221,15 +255,26 @@ describe('slow watcher', () => {
     await a.create('slow', 'big', {}, { k: big });
     // the slow client has not read a byte: that all 80 writes complete at all shows they do not
     // wait for it (no clock bound: on a loaded machine they take tens of seconds either way)
-    await pool(Array.from({ length: 80 }, (_, i) => i), 1, async (i) => { await a.update('slow', 'big', { k: big, i: String(i) }); });
+    await pool(
+      Array.from({ length: 80 }, (_, i) => i),
+      1,
+      async (i) => {
+        await a.update('slow', 'big', { k: big, i: String(i) });
+      },
+    );
     await fast.waitEvents(81, 60_000);
     assert.equal(fast.events.at(-1)!.object.data.i, '79');
     // now drain the slow client: the server must have dropped it before the end of the events
     let got = '';
     raw.setEncoding('latin1');
-    raw.on('data', (d: string) => { got += d; });
+    raw.on('data', (d: string) => {
+      got += d;
+    });
     raw.resume();
-    await Promise.race([rawClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('slow watcher was not closed')), 30_000))]);
+    await Promise.race([
+      rawClosed,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('slow watcher was not closed')), 30_000)),
+    ]);
     const seen = (got.match(/"type":"(ADDED|MODIFIED)"/g) ?? []).length;
     assert.ok(seen < 81, `slow watcher saw ${seen} of 81 events`);
     assert.ok(!got.endsWith('0\r\n\r\n'), 'cut off, not ended cleanly');

@@ -16,17 +16,29 @@ export async function applyScenario(ctx: ScenarioCtx): Promise<void> {
   const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
   const rounds: number[] = [];
   let conflicts = 0;
-  await measured(ctx, (signal) => closedLoop({
-    concurrency: ctx.opts.concurrency, maxRequests: ctx.opts.maxRequests, signal,
-    step: async (w) => {
-      const k = (rounds[w] = (rounds[w] ?? -1) + 1);
-      const name = `d-${w}`;
-      const deployer = k % 2 === 0;
-      const path = `${base}/${name}?fieldManager=${deployer ? 'deployer' : 'autoscaler&force=true'}`;
-      const a = await ctx.client.call({ verb: 'APPLY', group: 'apps', resource: 'deployments', method: 'PATCH', path, contentType: APPLY, body: deployer ? deployerBody(name, k) : scalerBody(name, k) });
-      if (a.status === 409) conflicts++;
-    },
-  }));
+  await measured(ctx, (signal) =>
+    closedLoop({
+      concurrency: ctx.opts.concurrency,
+      maxRequests: ctx.opts.maxRequests,
+      signal,
+      step: async (w) => {
+        const k = (rounds[w] = (rounds[w] ?? -1) + 1);
+        const name = `d-${w}`;
+        const deployer = k % 2 === 0;
+        const path = `${base}/${name}?fieldManager=${deployer ? 'deployer' : 'autoscaler&force=true'}`;
+        const a = await ctx.client.call({
+          verb: 'APPLY',
+          group: 'apps',
+          resource: 'deployments',
+          method: 'PATCH',
+          path,
+          contentType: APPLY,
+          body: deployer ? deployerBody(name, k) : scalerBody(name, k),
+        });
+        if (a.status === 409) conflicts++;
+      },
+    }),
+  );
   ctx.params.managers = ['deployer', 'autoscaler (force)'];
   ctx.figures.conflicts = conflicts;
   await dropNamespace(ctx, ns);

@@ -31,7 +31,13 @@ export interface Options {
   deleteAfter: boolean;
 }
 
-export interface CeilingFigure { name: string; throughputPerSec: number; unit: string; comparedWith: string; ratio: number }
+export interface CeilingFigure {
+  name: string;
+  throughputPerSec: number;
+  unit: string;
+  comparedWith: string;
+  ratio: number;
+}
 
 export interface ScenarioCtx {
   client: Client;
@@ -51,7 +57,11 @@ export interface ScenarioCtx {
 }
 
 /** Runs fn with a signal that fires after `sec` (default --duration) or on Ctrl-C; returns seconds taken. */
-export async function measured(ctx: ScenarioCtx, fn: (signal: AbortSignal) => Promise<unknown>, sec = ctx.opts.durationSec): Promise<number> {
+export async function measured(
+  ctx: ScenarioCtx,
+  fn: (signal: AbortSignal) => Promise<unknown>,
+  sec = ctx.opts.durationSec,
+): Promise<number> {
   const d = deadline(ctx.stop, sec * 1000);
   const t0 = performance.now();
   try {
@@ -63,23 +73,50 @@ export async function measured(ctx: ScenarioCtx, fn: (signal: AbortSignal) => Pr
 }
 
 export async function ensureNamespace(ctx: ScenarioCtx, name: string): Promise<void> {
-  await ctx.client.must({ verb: 'POST', resource: 'namespaces', phase: 'setup', method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) }, [201, 409]);
+  await ctx.client.must(
+    {
+      verb: 'POST',
+      resource: 'namespaces',
+      phase: 'setup',
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+    },
+    [201, 409],
+  );
 }
 
 /** Deletes a namespace the scenario made (set-up traffic; the answer does not matter). */
 export async function dropNamespace(ctx: ScenarioCtx, name: string): Promise<void> {
-  await ctx.client.call({ verb: 'DELETE', resource: 'namespaces', phase: 'setup', method: 'DELETE', path: `/api/v1/namespaces/${name}` });
+  await ctx.client.call({
+    verb: 'DELETE',
+    resource: 'namespaces',
+    phase: 'setup',
+    method: 'DELETE',
+    path: `/api/v1/namespaces/${name}`,
+  });
 }
 
 /** A ConfigMap of about `bytes` bytes of JSON. */
-export function configMap(name: string, bytes = 1024, extra: Record<string, string> = {}, annotations?: Record<string, string>): string {
+export function configMap(
+  name: string,
+  bytes = 1024,
+  extra: Record<string, string> = {},
+  annotations?: Record<string, string>,
+): string {
   const metadata: Record<string, unknown> = { name, labels: { bench: 'true' } };
   if (annotations) metadata.annotations = annotations;
   const shell = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { ...extra, pad: '' } });
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { ...extra, pad: 'x'.repeat(Math.max(0, bytes - shell.length)) } });
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata,
+    data: { ...extra, pad: 'x'.repeat(Math.max(0, bytes - shell.length)) },
+  });
 }
 
-export const cmPath = (ns: string, name?: string): string => `/api/v1/namespaces/${ns}/configmaps${name ? '/' + name : ''}`;
+export const cmPath = (ns: string, name?: string): string =>
+  `/api/v1/namespaces/${ns}/configmaps${name ? '/' + name : ''}`;
 
 /** Creates n ConfigMaps name-0..n-1 in ns (set-up traffic), bounded by Ctrl-C. */
 export async function fill(ctx: ScenarioCtx, ns: string, n: number, prefix = 'cm', bytes = 1024): Promise<void> {
@@ -87,7 +124,17 @@ export async function fill(ctx: ScenarioCtx, ns: string, n: number, prefix = 'cm
   const worker = async (): Promise<void> => {
     while (next < n && !ctx.stop.aborted) {
       const i = next++;
-      await ctx.client.must({ verb: 'POST', resource: 'configmaps', phase: 'setup', method: 'POST', path: cmPath(ns), body: configMap(`${prefix}-${i}`, bytes) }, [201, 409]);
+      await ctx.client.must(
+        {
+          verb: 'POST',
+          resource: 'configmaps',
+          phase: 'setup',
+          method: 'POST',
+          path: cmPath(ns),
+          body: configMap(`${prefix}-${i}`, bytes),
+        },
+        [201, 409],
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, Math.max(1, n)) }, worker));

@@ -21,7 +21,14 @@ import type { HookKind, WebhookSource } from './source.js';
 import { callWebhook, resolveTarget } from '../../http/webhook-client.js';
 
 /** upstream IsExemptAdmissionConfigurationResource: never sent to webhooks (no deadlock) */
-const EXEMPT = new Set(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
+const EXEMPT = new Set([
+  'mutatingwebhookconfigurations',
+  'validatingwebhookconfigurations',
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
 
 abstract class WebhookPlugin implements AdmissionPlugin {
   abstract readonly name: string;
@@ -30,7 +37,10 @@ abstract class WebhookPlugin implements AdmissionPlugin {
   private readonly equivalents: Map<string, string[]> = new Map();
   private readonly converter: Converter;
 
-  constructor(protected readonly source: WebhookSource, private readonly kind: HookKind) {
+  constructor(
+    protected readonly source: WebhookSource,
+    private readonly kind: HookKind,
+  ) {
     this.admissionGroup = groupFor(source.identity, 'admission.plat.io');
     this.adminGroup = groupFor(source.identity, 'admissionregistration.plat.io');
     this.converter = new Converter(source.identity.domain);
@@ -69,19 +79,27 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     const gv = (v: string) => (a.group ? `${a.group}/${v}` : v);
     const to = (o: any) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(version)) : o);
     const def = this.source.registry.lookup(a.group, version, a.resource);
-    const view = { ...a, version, kind: { group: a.group, version, kind: def?.kind ?? a.kind.kind }, object: to(a.object), oldObject: to(a.oldObject) };
+    const view = {
+      ...a,
+      version,
+      kind: { group: a.group, version, kind: def?.kind ?? a.kind.kind },
+      object: to(a.object),
+      oldObject: to(a.oldObject),
+    };
     return { view, back: (o) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(a.version)) : o) };
   }
 
   /** The webhooks to call for the object as it is now (rules, selectors, matchConditions). */
   protected matching(a: AdmissionAttributes): Hook[] {
-    return this.source.hooks(this.kind).filter((h) => this.rules(h, a) && selectorsMatch(h, a, this.namespaceLabels(a)));
+    return this.source
+      .hooks(this.kind)
+      .filter((h) => this.rules(h, a) && selectorsMatch(h, a, this.namespaceLabels(a)));
   }
 
   private namespaceLabels(a: AdmissionAttributes): Record<string, string> | undefined {
     if (!a.namespaced || !a.namespace) return undefined;
     const json = this.source.readCache.get('/namespaces', '', a.namespace, 'v1');
-    return json ? JSON.parse(json).metadata?.labels ?? {} : {};
+    return json ? (JSON.parse(json).metadata?.labels ?? {}) : {};
   }
 
   /**
@@ -90,16 +108,24 @@ abstract class WebhookPlugin implements AdmissionPlugin {
    */
   protected async call(h: Hook, a: AdmissionAttributes, round: number): Promise<any> {
     const spec = h.spec;
-    const version = ((spec.admissionReviewVersions ?? []) as string[]).find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
+    const version =
+      ((spec.admissionReviewVersions ?? []) as string[]).find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
     const apiVersion = `${this.admissionGroup}/${version}`;
     const uid = randomUUID();
     const request = this.reviewRequest(uid, this.asMatched(h, a).view, a);
     const ignore = spec.failurePolicy === 'Ignore';
-    const failedOpen = () => { a.annotations[`failed-open.${this.kind === 'mutating' ? 'mutation' : 'validating'}.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`] = h.name; };
+    const failedOpen = () => {
+      a.annotations[
+        `failed-open.${this.kind === 'mutating' ? 'mutation' : 'validating'}.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`
+      ] = h.name;
+    };
     if (h.conditions.length) {
       const m = evaluateConditions(h, { object: request.object, oldObject: request.oldObject, request });
       if ('error' in m) {
-        if (ignore) { failedOpen(); return undefined; }
+        if (ignore) {
+          failedOpen();
+          return undefined;
+        }
         throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${m.error}`);
       }
       if (!m.matches) return undefined;
@@ -110,14 +136,23 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     let response: any;
     try {
       const target = resolveTarget(spec.clientConfig, this.source.readCache);
-      const body = await callWebhook(target, { apiVersion, kind: 'AdmissionReview', request }, Math.min(30, Math.max(1, Number(spec.timeoutSeconds ?? 10))));
+      const body = await callWebhook(
+        target,
+        { apiVersion, kind: 'AdmissionReview', request },
+        Math.min(30, Math.max(1, Number(spec.timeoutSeconds ?? 10))),
+      );
       response = checkReview(body, apiVersion, version, uid);
     } catch (e) {
-      if (ignore) { failedOpen(); return undefined; }
+      if (ignore) {
+        failedOpen();
+        return undefined;
+      }
       throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`);
     }
-    for (const w of Array.isArray(response.warnings) ? response.warnings : []) if (typeof w === 'string' && w) a.warnings.push(w);
-    const notes = response.auditAnnotations && typeof response.auditAnnotations === 'object' ? response.auditAnnotations : {};
+    for (const w of Array.isArray(response.warnings) ? response.warnings : [])
+      if (typeof w === 'string' && w) a.warnings.push(w);
+    const notes =
+      response.auditAnnotations && typeof response.auditAnnotations === 'object' ? response.auditAnnotations : {};
     for (const [k, v] of Object.entries(notes)) if (typeof v === 'string') a.annotations[`${h.name}/${k}`] = v;
     if (response.allowed !== true) throw denied(h.name, response.status);
     return response;
@@ -128,14 +163,27 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     const resource = { group: a.group, version: a.version, resource: a.resource };
     const requestResource = { group: requested.group, version: requested.version, resource: requested.resource };
     const u = a.user;
-    const userInfo = { username: u.username, ...(u.uid ? { uid: u.uid } : {}), groups: u.groups, ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}) };
+    const userInfo = {
+      username: u.username,
+      ...(u.uid ? { uid: u.uid } : {}),
+      groups: u.groups,
+      ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
+    };
     return {
-      uid, kind: a.kind, resource, ...(a.subresource ? { subResource: a.subresource } : {}),
-      requestKind: requested.kind, requestResource, ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+      uid,
+      kind: a.kind,
+      resource,
+      ...(a.subresource ? { subResource: a.subresource } : {}),
+      requestKind: requested.kind,
+      requestResource,
+      ...(a.subresource ? { requestSubResource: a.subresource } : {}),
       ...(a.name || a.object?.metadata?.name ? { name: a.name || a.object.metadata.name } : {}),
       ...(a.namespace ? { namespace: a.namespace } : {}),
-      operation: a.operation, userInfo,
-      object: a.object ?? null, oldObject: a.oldObject ?? null, dryRun: a.dryRun,
+      operation: a.operation,
+      userInfo,
+      object: a.object ?? null,
+      oldObject: a.oldObject ?? null,
+      dryRun: a.dryRun,
       options: { ...a.options, apiVersion: `${groupFor(this.source.identity, 'meta.plat.io')}/v1` },
     };
   }
@@ -144,17 +192,25 @@ abstract class WebhookPlugin implements AdmissionPlugin {
 /** upstream's response checks (the caller reports them as a failed call). */
 function checkReview(body: any, apiVersion: string, version: string, uid: string): any {
   if (body?.apiVersion !== apiVersion || body?.kind !== 'AdmissionReview') {
-    throw new Error(`received invalid webhook response: expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${body?.apiVersion ?? ''}, Kind=${body?.kind ?? ''}`);
+    throw new Error(
+      `received invalid webhook response: expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${body?.apiVersion ?? ''}, Kind=${body?.kind ?? ''}`,
+    );
   }
   const response = body.response;
-  if (!response || typeof response !== 'object') throw new Error('received invalid webhook response: webhook response was absent');
+  if (!response || typeof response !== 'object')
+    throw new Error('received invalid webhook response: webhook response was absent');
   // upstream decodes into a Go struct: an absent or null `allowed` is false (denied), any other
   // non-boolean fails the decode, i.e. the call (500 under failurePolicy Fail)
   const allowed: unknown = response.allowed;
   if (allowed !== undefined && allowed !== null && typeof allowed !== 'boolean') {
-    throw new Error(`failed to call webhook: json: cannot unmarshal ${goJsonType(allowed)} into Go struct field AdmissionResponse.response.allowed of type bool`);
+    throw new Error(
+      `failed to call webhook: json: cannot unmarshal ${goJsonType(allowed)} into Go struct field AdmissionResponse.response.allowed of type bool`,
+    );
   }
-  if (version === 'v1' && response.uid !== uid) throw new Error(`received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? '')}`);
+  if (version === 'v1' && response.uid !== uid)
+    throw new Error(
+      `received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? '')}`,
+    );
   return response;
 }
 
@@ -169,7 +225,14 @@ function denied(name: string, result: any): StatusError {
   const by = `admission webhook ${JSON.stringify(name)} denied the request`;
   const r = result && typeof result === 'object' ? result : {};
   const message = r.message ? `${by}: ${r.message}` : r.reason ? `${by}: ${r.reason}` : `${by} without explanation`;
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: Number(r.code) >= 400 ? Number(r.code) : 400 };
+  const status: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    code: Number(r.code) >= 400 ? Number(r.code) : 400,
+  };
   if (r.reason) status.reason = String(r.reason);
   if (r.details && typeof r.details === 'object') status.details = r.details;
   return new StatusError(status);
@@ -177,19 +240,25 @@ function denied(name: string, result: any): StatusError {
 
 export class MutatingWebhookPlugin extends WebhookPlugin {
   readonly name = 'MutatingAdmissionWebhook';
-  constructor(source: WebhookSource) { super(source, 'mutating'); }
+  constructor(source: WebhookSource) {
+    super(source, 'mutating');
+  }
 
   async admit(a: AdmissionAttributes): Promise<boolean> {
     let changed = false;
     const invoked: { hook: Hook; at: number }[] = [];
     let lastChange = -1;
     for (const h of this.matching(a)) {
-      if (await this.mutate(h, a, 0)) { changed = true; lastChange = invoked.length; }
+      if (await this.mutate(h, a, 0)) {
+        changed = true;
+        lastChange = invoked.length;
+      }
       invoked.push({ hook: h, at: invoked.length });
     }
     // reinvocation: an IfNeeded webhook called before a later change sees the object again, once
     for (const { hook, at } of invoked) {
-      if (hook.spec.reinvocationPolicy === 'IfNeeded' && at < lastChange && selectorsMatch(hook, a, undefined)) await this.mutate(hook, a, 1);
+      if (hook.spec.reinvocationPolicy === 'IfNeeded' && at < lastChange && selectorsMatch(hook, a, undefined))
+        await this.mutate(hook, a, 1);
     }
     return changed;
   }
@@ -198,16 +267,27 @@ export class MutatingWebhookPlugin extends WebhookPlugin {
     const response = await this.call(h, a, round);
     if (!response?.patch) return false;
     if (response.patchType !== 'JSONPatch') {
-      throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: received invalid webhook response: ${response.patchType ? `unsupported patch type ${JSON.stringify(response.patchType)}` : 'webhook returned response.patch but not response.patchType'}`);
+      throw errors.internal(
+        `failed calling webhook ${JSON.stringify(h.name)}: received invalid webhook response: ${response.patchType ? `unsupported patch type ${JSON.stringify(response.patchType)}` : 'webhook returned response.patch but not response.patchType'}`,
+      );
     }
     let patch: unknown;
-    try { patch = JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8')); } catch (e) { throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`); }
+    try {
+      patch = JSON.parse(Buffer.from(String(response.patch), 'base64').toString('utf8'));
+    } catch (e) {
+      throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`);
+    }
     if (Array.isArray(patch) && patch.length === 0) return false;
     let next: any;
     const { view, back } = this.asMatched(h, a);
-    try { next = back(applyJsonPatch(view.object, patch)); } catch (e) { throw errors.internal((e as Error).message); }
+    try {
+      next = back(applyJsonPatch(view.object, patch));
+    } catch (e) {
+      throw errors.internal((e as Error).message);
+    }
     const changed = JSON.stringify(next) !== JSON.stringify(a.object);
-    a.annotations[`mutation.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`] = JSON.stringify({ configuration: h.configuration, webhook: h.name, mutated: changed });
+    a.annotations[`mutation.webhook.admission.${this.source.identity.domain}/round_${round}_index_${h.index}`] =
+      JSON.stringify({ configuration: h.configuration, webhook: h.name, mutated: changed });
     a.object = next;
     return changed;
   }
@@ -215,7 +295,9 @@ export class MutatingWebhookPlugin extends WebhookPlugin {
 
 export class ValidatingWebhookPlugin extends WebhookPlugin {
   readonly name = 'ValidatingAdmissionWebhook';
-  constructor(source: WebhookSource) { super(source, 'validating'); }
+  constructor(source: WebhookSource) {
+    super(source, 'validating');
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     const results = await Promise.allSettled(this.matching(a).map((h) => this.call(h, a, 0)));

@@ -30,13 +30,24 @@ export interface WebhookSpec {
 }
 
 /** A condition of matchConditions, unchecked. */
-interface RawCondition { name?: unknown; expression?: unknown }
+interface RawCondition {
+  name?: unknown;
+  expression?: unknown;
+}
 
 /** A rule of rules, unchecked. */
-interface RawRule { operations?: unknown; apiGroups?: unknown; apiVersions?: unknown; resources?: unknown; scope?: unknown }
+interface RawRule {
+  operations?: unknown;
+  apiGroups?: unknown;
+  apiVersions?: unknown;
+  resources?: unknown;
+  scope?: unknown;
+}
 
 /** An object of the review (object / oldObject), as far as the selectors read it. */
-interface Labelled { metadata?: { labels?: Record<string, string> } }
+interface Labelled {
+  metadata?: { labels?: Record<string, string> };
+}
 
 export interface Hook {
   configuration: string;
@@ -51,15 +62,38 @@ export interface Hook {
 const ENV = celEnv();
 
 export function compileHook(configuration: string, index: number, spec: WebhookSpec): Hook {
-  const sel = (s: unknown) => { try { return labelSelectorFromObject((s ?? {}) as Parameters<typeof labelSelectorFromObject>[0]); } catch { return labelSelectorFromObject(undefined); } };
-  const conditions = (Array.isArray(spec?.matchConditions) ? spec.matchConditions as RawCondition[] : []).map((c) => {
+  const sel = (s: unknown) => {
     try {
-      return { name: String(c?.name ?? ''), expression: String(c?.expression ?? ''), run: plan(ENV, parse(String(c?.expression ?? ''))) as unknown as Program };
+      return labelSelectorFromObject((s ?? {}) as Parameters<typeof labelSelectorFromObject>[0]);
+    } catch {
+      return labelSelectorFromObject(undefined);
+    }
+  };
+  const conditions = (Array.isArray(spec?.matchConditions) ? (spec.matchConditions as RawCondition[]) : []).map((c) => {
+    try {
+      return {
+        name: String(c?.name ?? ''),
+        expression: String(c?.expression ?? ''),
+        run: plan(ENV, parse(String(c?.expression ?? ''))) as unknown as Program,
+      };
     } catch (e) {
-      return { name: String(c?.name ?? ''), expression: String(c?.expression ?? ''), run: undefined, error: (e as Error).message };
+      return {
+        name: String(c?.name ?? ''),
+        expression: String(c?.expression ?? ''),
+        run: undefined,
+        error: (e as Error).message,
+      };
     }
   });
-  return { configuration, index, name: String(spec?.name ?? ''), spec, namespaceSelector: sel(spec?.namespaceSelector), objectSelector: sel(spec?.objectSelector), conditions };
+  return {
+    configuration,
+    index,
+    name: String(spec?.name ?? ''),
+    spec,
+    namespaceSelector: sel(spec?.namespaceSelector),
+    objectSelector: sel(spec?.objectSelector),
+    conditions,
+  };
 }
 
 const has = (list: unknown, v: string) => Array.isArray(list) && (list.includes('*') || list.includes(v));
@@ -69,15 +103,22 @@ function resourceMatches(patterns: unknown, resource: string, subresource: strin
   for (const p of patterns as string[]) {
     if (typeof p !== 'string') continue;
     const [pr, ps] = p.split('/', 2) as [string, string | undefined];
-    if (ps === undefined) { if (!subresource && (pr === '*' || pr === resource)) return true; continue; }
+    if (ps === undefined) {
+      if (!subresource && (pr === '*' || pr === resource)) return true;
+      continue;
+    }
     if ((pr === '*' || pr === resource) && (ps === '*' || ps === subresource)) return true;
   }
   return false;
 }
 
 /** One rule against the request: operation, group, version, resource/subresource and scope. */
-export function ruleMatches(rule: RawRule | null | undefined, a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>): boolean {
-  if (!rule || !has(rule.operations, a.operation) || !has(rule.apiGroups, a.group) || !has(rule.apiVersions, a.version)) return false;
+export function ruleMatches(
+  rule: RawRule | null | undefined,
+  a: Pick<RequestAttributes, 'operation' | 'group' | 'version' | 'resource' | 'subresource' | 'namespaced'>,
+): boolean {
+  if (!rule || !has(rule.operations, a.operation) || !has(rule.apiGroups, a.group) || !has(rule.apiVersions, a.version))
+    return false;
   if (!resourceMatches(rule.resources, a.resource, a.subresource)) return false;
   const scope = rule.scope ?? '*';
   // a Namespace is cluster-scoped for the scope check (upstream)
@@ -91,23 +132,35 @@ export function ruleMatches(rule: RawRule | null | undefined, a: Pick<RequestAtt
  * one, or with matchPolicy Equivalent another served version of the same group and resource
  * (the review then carries the object converted to it) — or undefined.
  */
-export function matchVersion(h: Hook, a: RequestAttributes, equivalents: (group: string, resource: string) => readonly string[]): string | undefined {
+export function matchVersion(
+  h: Hook,
+  a: RequestAttributes,
+  equivalents: (group: string, resource: string) => readonly string[],
+): string | undefined {
   const rules: RawRule[] = Array.isArray(h.spec?.rules) ? h.spec.rules : [];
   if (rules.some((r) => ruleMatches(r, a))) return a.version;
   if ((h.spec?.matchPolicy ?? 'Equivalent') !== 'Equivalent') return undefined;
-  return equivalents(a.group, a.resource).find((version) => version !== a.version && rules.some((r) => ruleMatches(r, { ...a, version })));
+  return equivalents(a.group, a.resource).find(
+    (version) => version !== a.version && rules.some((r) => ruleMatches(r, { ...a, version })),
+  );
 }
 
 /** namespaceSelector and objectSelector; nsLabels are the namespace's labels (undefined: cluster-scoped). */
-export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: Labelled | null; oldObject?: Labelled | null }, nsLabels: Record<string, string> | undefined): boolean {
+export function selectorsMatch(
+  h: Hook,
+  a: RequestAttributes & { object?: Labelled | null; oldObject?: Labelled | null },
+  nsLabels: Record<string, string> | undefined,
+): boolean {
   // a selector that did not compile selects nothing
   if (h.namespaceSelector.matchesNothing || h.objectSelector.matchesNothing) return false;
   if (!h.namespaceSelector.empty) {
-    const labels = a.group === '' && a.resource === 'namespaces' ? (a.object ?? a.oldObject)?.metadata?.labels ?? {} : nsLabels;
+    const labels =
+      a.group === '' && a.resource === 'namespaces' ? ((a.object ?? a.oldObject)?.metadata?.labels ?? {}) : nsLabels;
     if (labels !== undefined && !h.namespaceSelector.matches(labels)) return false;
   }
   if (!h.objectSelector.empty) {
-    const matches = (o: Labelled | null | undefined) => o !== undefined && o !== null && h.objectSelector.matches(o?.metadata?.labels ?? {});
+    const matches = (o: Labelled | null | undefined) =>
+      o !== undefined && o !== null && h.objectSelector.matches(o?.metadata?.labels ?? {});
     if (!matches(a.object) && !matches(a.oldObject)) return false;
   }
   return true;
@@ -116,12 +169,22 @@ export function selectorsMatch(h: Hook, a: RequestAttributes & { object?: Labell
 export type ConditionResult = { matches: true } | { matches: false } | { error: string };
 
 /** upstream: any false skips the webhook; otherwise any error fails it (per failurePolicy). */
-export function evaluateConditions(h: Hook, vars: { object: unknown; oldObject: unknown; request: unknown }): ConditionResult {
+export function evaluateConditions(
+  h: Hook,
+  vars: { object: unknown; oldObject: unknown; request: unknown },
+): ConditionResult {
   const errs: string[] = [];
   for (const c of h.conditions) {
-    if (!c.run) { errs.push(`compilation failed for expression '${c.expression}': ${c.error}`); continue; }
+    if (!c.run) {
+      errs.push(`compilation failed for expression '${c.expression}': ${c.error}`);
+      continue;
+    }
     let v: unknown;
-    try { v = c.run({ object: vars.object ?? null, oldObject: vars.oldObject ?? null, request: vars.request }); } catch (e) { v = e; }
+    try {
+      v = c.run({ object: vars.object ?? null, oldObject: vars.oldObject ?? null, request: vars.request });
+    } catch (e) {
+      v = e;
+    }
     if (v === false) return { matches: false };
     if (v === true) continue;
     const why = isCelError(v) || v instanceof Error ? (v as Error).message : 'must evaluate to bool';

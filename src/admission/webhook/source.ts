@@ -19,9 +19,16 @@ export class WebhookSource implements Informer {
   private readonly configs: Record<HookKind, Map<string, Hook[]>> = { mutating: new Map(), validating: new Map() };
   private readonly sorted: Record<HookKind, Hook[]> = { mutating: [], validating: [] };
 
-  constructor(readonly identity: Identity, readonly registry: Registry, readonly readCache: ReadCache) {
+  constructor(
+    readonly identity: Identity,
+    readonly registry: Registry,
+    readonly readCache: ReadCache,
+  ) {
     const group = groupFor(identity, 'admissionregistration.plat.io');
-    this.keys = { mutating: typeKeyOf(group, 'mutatingwebhookconfigurations'), validating: typeKeyOf(group, 'validatingwebhookconfigurations') };
+    this.keys = {
+      mutating: typeKeyOf(group, 'mutatingwebhookconfigurations'),
+      validating: typeKeyOf(group, 'validatingwebhookconfigurations'),
+    };
   }
 
   load(objects: readonly CachedObject[]): void {
@@ -38,13 +45,17 @@ export class WebhookSource implements Informer {
   }
 
   private set(typeKey: string, name: string, json: string | undefined): void {
-    const kind: HookKind | undefined = typeKey === this.keys.mutating ? 'mutating' : typeKey === this.keys.validating ? 'validating' : undefined;
+    const kind: HookKind | undefined =
+      typeKey === this.keys.mutating ? 'mutating' : typeKey === this.keys.validating ? 'validating' : undefined;
     if (!kind) return;
     const m = this.configs[kind];
     if (json === undefined) m.delete(name);
     else {
       const obj = JSON.parse(json);
-      m.set(name, (Array.isArray(obj.webhooks) ? obj.webhooks : []).map((h: WebhookSpec, i: number) => compileHook(name, i, h)));
+      m.set(
+        name,
+        (Array.isArray(obj.webhooks) ? obj.webhooks : []).map((h: WebhookSpec, i: number) => compileHook(name, i, h)),
+      );
     }
     this.sorted[kind] = [...m.keys()].sort().flatMap((k) => m.get(k)!);
   }

@@ -40,24 +40,42 @@ function goType(v: unknown): string {
 }
 
 /** Decodes one line's fields as Go's json would (a wrong type is an error naming the field). */
-function fields(src: Record<string, unknown>, names: readonly string[], struct: string, prefix: string): Partial<PolicySpec> {
+function fields(
+  src: Record<string, unknown>,
+  names: readonly string[],
+  struct: string,
+  prefix: string,
+): Partial<PolicySpec> {
   const out: Record<string, unknown> = {};
   for (const k of names) {
     const v = src[k];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') throw new Error(`json: cannot unmarshal ${goType(v)} into Go struct field ${struct}.${prefix}${k} of type string`);
+    if (typeof v !== 'string')
+      throw new Error(
+        `json: cannot unmarshal ${goType(v)} into Go struct field ${struct}.${prefix}${k} of type string`,
+      );
     out[k] = v;
   }
   const ro = src.readonly;
   if (ro !== undefined && ro !== null) {
-    if (typeof ro !== 'boolean') throw new Error(`json: cannot unmarshal ${goType(ro)} into Go struct field ${struct}.${prefix}readonly of type bool`);
+    if (typeof ro !== 'boolean')
+      throw new Error(
+        `json: cannot unmarshal ${goType(ro)} into Go struct field ${struct}.${prefix}readonly of type bool`,
+      );
     out.readonly = ro;
   }
   return out as Partial<PolicySpec>;
 }
 
 const spec = (p: Partial<PolicySpec>): PolicySpec => ({
-  user: '', group: '', readonly: false, apiGroup: '', resource: '', namespace: '', nonResourcePath: '', ...p,
+  user: '',
+  group: '',
+  readonly: false,
+  apiGroup: '',
+  resource: '',
+  namespace: '',
+  nonResourcePath: '',
+  ...p,
 });
 
 /** One line to the internal policy, with upstream's v1beta1 and v0 conversions. */
@@ -68,26 +86,44 @@ export function parsePolicyLine(text: string, groups: readonly string[]): Policy
   } catch (e) {
     throw new Error(`couldn't decode policy: ${(e as Error).message}`);
   }
-  if (goType(obj) !== 'object') throw new Error(`json: cannot unmarshal ${goType(obj)} into Go value of type struct { APIVersion string; Kind string }`);
+  if (goType(obj) !== 'object')
+    throw new Error(
+      `json: cannot unmarshal ${goType(obj)} into Go value of type struct { APIVersion string; Kind string }`,
+    );
   const o = obj as Record<string, unknown>;
-  const apiVersion = o.apiVersion ?? '', kind = o.kind ?? '';
+  const apiVersion = o.apiVersion ?? '',
+    kind = o.kind ?? '';
   if (apiVersion === '' && kind === '') return fromV0(fields(o, V0_FIELDS, 'Policy', ''));
   const [group, version] = String(apiVersion).split('/');
-  if (!groups.includes(group!) || version !== 'v1beta1') throw new Error(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  if (!groups.includes(group!) || version !== 'v1beta1')
+    throw new Error(`no kind "${kind}" is registered for version "${apiVersion}"`);
   if (kind !== 'Policy') throw new Error(`no kind "${kind}" is registered for version "${apiVersion}"`);
   const s = o.spec;
-  if (s !== undefined && s !== null && goType(s) !== 'object') throw new Error(`json: cannot unmarshal ${goType(s)} into Go struct field Policy.spec of type v1beta1.PolicySpec`);
+  if (s !== undefined && s !== null && goType(s) !== 'object')
+    throw new Error(`json: cannot unmarshal ${goType(s)} into Go struct field Policy.spec of type v1beta1.PolicySpec`);
   const p = spec(fields((s ?? {}) as Record<string, unknown>, STRING_FIELDS, 'Policy', 'spec.'));
   // upstream v1beta1 conversion: a `*` user or group means every authenticated subject
-  if (p.user === '*' || p.group === '*') { p.group = AUTHENTICATED_GROUP; p.user = ''; }
+  if (p.user === '*' || p.group === '*') {
+    p.group = AUTHENTICATED_GROUP;
+    p.user = '';
+  }
   return p;
 }
 
 /** upstream Convert_v0_Policy_To_abac_Policy: empty fields are wildcards. */
 function fromV0(v0: Partial<PolicySpec>): PolicySpec {
-  const p = spec({ user: v0.user ?? '', group: v0.group ?? '', readonly: v0.readonly ?? false, resource: v0.resource ?? '', namespace: v0.namespace ?? '' });
+  const p = spec({
+    user: v0.user ?? '',
+    group: v0.group ?? '',
+    readonly: v0.readonly ?? false,
+    resource: v0.resource ?? '',
+    namespace: v0.namespace ?? '',
+  });
   if (!p.user && !p.group) p.group = AUTHENTICATED_GROUP;
-  if (p.user === '*' || p.group === '*') { p.group = AUTHENTICATED_GROUP; p.user = ''; }
+  if (p.user === '*' || p.group === '*') {
+    p.group = AUTHENTICATED_GROUP;
+    p.user = '';
+  }
   if (!v0.namespace && !v0.resource) p.nonResourcePath = '*';
   if (!v0.namespace) p.namespace = '*';
   if (!v0.resource) p.resource = '*';
@@ -126,8 +162,12 @@ function subjectMatches(p: PolicySpec, user: UserInfo): boolean {
 }
 
 function resourceMatches(p: PolicySpec, a: Attributes): boolean {
-  return a.resourceRequest && (p.namespace === '*' || p.namespace === (a.namespace ?? '')) &&
-    (p.resource === '*' || p.resource === a.resource) && (p.apiGroup === '*' || p.apiGroup === a.apiGroup);
+  return (
+    a.resourceRequest &&
+    (p.namespace === '*' || p.namespace === (a.namespace ?? '')) &&
+    (p.resource === '*' || p.resource === a.resource) &&
+    (p.apiGroup === '*' || p.apiGroup === a.apiGroup)
+  );
 }
 
 function nonResourceMatches(p: PolicySpec, a: Attributes): boolean {
@@ -137,7 +177,11 @@ function nonResourceMatches(p: PolicySpec, a: Attributes): boolean {
 }
 
 export function policyMatches(p: PolicySpec, a: Attributes): boolean {
-  return subjectMatches(p, a.user) && (READ_ONLY.has(a.verb) || !p.readonly) && (resourceMatches(p, a) || nonResourceMatches(p, a));
+  return (
+    subjectMatches(p, a.user) &&
+    (READ_ONLY.has(a.verb) || !p.readonly) &&
+    (resourceMatches(p, a) || nonResourceMatches(p, a))
+  );
 }
 
 const verbsOf = (readonly: boolean) => (readonly ? ['get', 'list', 'watch'] : ['*']);
@@ -157,11 +201,14 @@ export class AbacAuthorizer implements Authorizer {
 
   /** upstream PolicyList.RulesFor: the policies of the subject in the namespace, as rules. */
   rulesFor(user: UserInfo, namespace: string): RulesResult {
-    const resourceRules: PolicyRule[] = [], nonResourceRules: PolicyRule[] = [];
+    const resourceRules: PolicyRule[] = [],
+      nonResourceRules: PolicyRule[] = [];
     for (const p of this.policies) {
       if (!subjectMatches(p, user) || (p.namespace !== '*' && p.namespace !== namespace)) continue;
-      if (p.resource) resourceRules.push({ verbs: verbsOf(p.readonly), apiGroups: [p.apiGroup], resources: [p.resource] });
-      if (p.nonResourcePath) nonResourceRules.push({ verbs: verbsOf(p.readonly), nonResourceURLs: [p.nonResourcePath] });
+      if (p.resource)
+        resourceRules.push({ verbs: verbsOf(p.readonly), apiGroups: [p.apiGroup], resources: [p.resource] });
+      if (p.nonResourcePath)
+        nonResourceRules.push({ verbs: verbsOf(p.readonly), nonResourceURLs: [p.nonResourcePath] });
     }
     return { resourceRules, nonResourceRules, incomplete: false, errors: [] };
   }

@@ -23,7 +23,10 @@ export class AggregationController {
    */
   private active = true;
 
-  constructor(private readonly index: RbacIndex, private readonly pool: Pick<ActorPool, 'submit'>) {}
+  constructor(
+    private readonly index: RbacIndex,
+    private readonly pool: Pick<ActorPool, 'submit'>,
+  ) {}
 
   /** One pass now (at start, before the listeners open), then a pass after every RBAC change. */
   async start(): Promise<void> {
@@ -43,10 +46,16 @@ export class AggregationController {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      if (this.running) { this.again = true; return; }
+      if (this.running) {
+        this.again = true;
+        return;
+      }
       this.running = this.sync().finally(() => {
         this.running = undefined;
-        if (this.again) { this.again = false; this.changed(); }
+        if (this.again) {
+          this.again = false;
+          this.changed();
+        }
       });
     });
   }
@@ -65,6 +74,14 @@ export class AggregationController {
     const obj = JSON.parse(bodyText(got.body));
     obj.rules = rules;
     // a conflict or a deletion meanwhile produced a change event, which brings another pass
-    await this.pool.submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace: '', name, body: { text: JSON.stringify(obj), contentType: 'json' } });
+    await this.pool.submit({
+      op: 'update',
+      type,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace: '',
+      name,
+      body: { text: JSON.stringify(obj), contentType: 'json' },
+    });
   }
 }

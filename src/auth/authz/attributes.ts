@@ -32,17 +32,28 @@ const validSegment = (s: string): boolean => s !== '.' && s !== '..' && !/[/%]/.
  * - a Namespace object is in its own namespace (`namespaces/foo` is in namespace `foo`).
  */
 export function attributesFor(info: RequestInfo, user: UserInfo, query: URLSearchParams): Attributes {
-  if (!info.isResourceRequest) return { user, verb: info.verb, resourceRequest: false, path: info.path, apiGroup: '', resource: '' };
-  let verb = info.verb, name = info.name;
+  if (!info.isResourceRequest)
+    return { user, verb: info.verb, resourceRequest: false, path: info.path, apiGroup: '', resource: '' };
+  let verb = info.verb,
+    name = info.name;
   if (verb === 'watch' && name && !isWatchPath(info)) verb = 'get';
   if ((verb === 'list' || verb === 'watch') && !name) name = nameFromFieldSelector(query.get('fieldSelector'));
   const namespace = info.resource === 'namespaces' && info.name ? info.name : info.namespace;
-  const a: Attributes = { user, verb, resourceRequest: true, path: info.path, apiGroup: info.apiGroup, apiVersion: info.apiVersion, resource: info.resource };
+  const a: Attributes = {
+    user,
+    verb,
+    resourceRequest: true,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+  };
   if (info.subresource) a.subresource = info.subresource;
   if (namespace) a.namespace = namespace;
   if (name) a.name = name;
   if (verb === 'list' || verb === 'watch' || verb === 'deletecollection') {
-    const fs = query.get('fieldSelector'), ls = query.get('labelSelector');
+    const fs = query.get('fieldSelector'),
+      ls = query.get('labelSelector');
     if (fs) a.fieldSelector = fieldRequirements(fs);
     if (ls) a.labelSelector = labelRequirements(ls);
   }
@@ -81,7 +92,9 @@ export function forbiddenMessage(a: Attributes): string {
 /** upstream NewForbidden(groupResource, name, err): `<resource>[.<group>] ["<name>"] is forbidden: <why>`. */
 export function forbiddenError(resource: string, group: string, name: string, why: string) {
   const qualified = group ? `${resource}.${group}` : resource;
-  const message = name ? `${qualified} ${JSON.stringify(name)} is forbidden: ${why}` : `${qualified} is forbidden: ${why}`;
+  const message = name
+    ? `${qualified} ${JSON.stringify(name)} is forbidden: ${why}`
+    : `${qualified} is forbidden: ${why}`;
   return errors.forbidden(message, { group, kind: resource, ...(name ? { name } : {}) });
 }
 
@@ -92,5 +105,14 @@ export function forbiddenError(resource: string, group: string, name: string, wh
 export function forbiddenStatus(a: Attributes, reason: string | undefined): Status {
   const why = forbiddenMessage(a) + (reason ? `: ${reason}` : '');
   if (a.resourceRequest && a.resource) return forbiddenError(a.resource, a.apiGroup, a.name ?? '', why).status;
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `forbidden: ${why}`, reason: 'Forbidden', details: {}, code: 403 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `forbidden: ${why}`,
+    reason: 'Forbidden',
+    details: {},
+    code: 403,
+  };
 }

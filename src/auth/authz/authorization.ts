@@ -22,7 +22,15 @@ import { accessReviewKinds } from './access-reviews.js';
 import { AggregationController } from './aggregation.js';
 import { resourceAttributes } from './attributes.js';
 import { AbacAuthorizer } from './abac.js';
-import { AuthorizerChain, alwaysAllow, alwaysDeny, buildChain, chainOf, type Authorizer, type Mode } from './authorizer.js';
+import {
+  AuthorizerChain,
+  alwaysAllow,
+  alwaysDeny,
+  buildChain,
+  chainOf,
+  type Authorizer,
+  type Mode,
+} from './authorizer.js';
 import { ConfigReloader, loadAuthorizationConfig, type ConfigDeps } from './config.js';
 import { EscalationCheck } from './escalation.js';
 import type { AuthorizationOptions } from './options.js';
@@ -59,11 +67,25 @@ export class Authorization implements Informer {
   private readonly protobufType: string;
   private readonly cbor: boolean;
 
-  constructor(options: AuthorizationOptions & { maxRequestBodyBytes: number; featureGates?: Record<string, boolean>; admissionPlugins?: Set<string> }, identity: Identity, private readonly pool: Pick<ActorPool, 'submit'>) {
+  constructor(
+    options: AuthorizationOptions & {
+      maxRequestBodyBytes: number;
+      featureGates?: Record<string, boolean>;
+      admissionPlugins?: Set<string>;
+    },
+    identity: Identity,
+    private readonly pool: Pick<ActorPool, 'submit'>,
+  ) {
     this.index = new RbacIndex(identity);
     this.rbac = new RbacAuthorizer(this.index);
-    this.nodeRestriction = options.admissionPlugins?.has('NodeRestriction') ? new NodeRestriction(this.graph, identity) : undefined;
-    this.node = new NodeAuthorizer(this.graph, identity, options.featureGates?.['AuthorizeNodeWithSelectors'] !== false);
+    this.nodeRestriction = options.admissionPlugins?.has('NodeRestriction')
+      ? new NodeRestriction(this.graph, identity)
+      : undefined;
+    this.node = new NodeAuthorizer(
+      this.graph,
+      identity,
+      options.featureGates?.['AuthorizeNodeWithSelectors'] !== false,
+    );
     if (options.authorizationConfigFile) {
       const deps: ConfigDeps = {
         configGroups: [...new Set(['apiserver.config.plat.io', groupFor(identity, 'apiserver.config.plat.io')])],
@@ -72,8 +94,13 @@ export class Authorization implements Informer {
       };
       const loaded = loadAuthorizationConfig(options.authorizationConfigFile, deps);
       this.authorizer = new AuthorizerChain(chainOf(loaded.authorizers));
-      this.reloader = new ConfigReloader(options.authorizationConfigFile, loaded.hash, deps, (list) => this.replace(list),
-        (m) => process.stderr.write(`warning: ${m}\n`));
+      this.reloader = new ConfigReloader(
+        options.authorizationConfigFile,
+        loaded.hash,
+        deps,
+        (list) => this.replace(list),
+        (m) => process.stderr.write(`warning: ${m}\n`),
+      );
     } else {
       this.authorizer = buildChain(options.authorizationModes, this.modeAuthorizers(options, identity));
     }
@@ -107,13 +134,20 @@ export class Authorization implements Informer {
   private modeAuthorizers(o: AuthorizationOptions, identity: Identity): Partial<Record<Mode, Authorizer>> {
     const out: Partial<Record<Mode, Authorizer>> = { RBAC: this.rbac, Node: this.node };
     if (o.authorizationModes.includes('ABAC')) {
-      out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')])]);
+      out.ABAC = AbacAuthorizer.fromFile(o.authorizationPolicyFile, [
+        ...new Set(['abac.authorization.plat.io', groupFor(identity, 'abac.authorization.plat.io')]),
+      ]);
     }
     if (o.authorizationModes.includes('Webhook')) {
       out.Webhook = new WebhookAuthorizer({
-        name: 'webhook', client: loadKubeconfig(o.authorizationWebhookConfigFile), reviewGroup: groupFor(identity, 'authorization.plat.io'),
-        subjectAccessReviewVersion: o.authorizationWebhookVersion, authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
-        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs, timeoutMs: LEGACY_WEBHOOK_TIMEOUT_MS, failurePolicy: 'NoOpinion',
+        name: 'webhook',
+        client: loadKubeconfig(o.authorizationWebhookConfigFile),
+        reviewGroup: groupFor(identity, 'authorization.plat.io'),
+        subjectAccessReviewVersion: o.authorizationWebhookVersion,
+        authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs,
+        timeoutMs: LEGACY_WEBHOOK_TIMEOUT_MS,
+        failurePolicy: 'NoOpinion',
       });
     }
     return out;
@@ -139,13 +173,25 @@ export class Authorization implements Informer {
 
   /** Whether a resource request must pass the escalation check before its handler. */
   guards(r: Pick<Request, 'info' | 'user'>): boolean {
-    return this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user) || this.restricts(r);
+    return (
+      this.escalation.applies(r.info.apiGroup, r.info.resource, r.info.subresource, r.info.verb, r.user) ||
+      this.restricts(r)
+    );
   }
 
   /** Whether NodeRestriction checks the request. */
   private restricts(r: Pick<Request, 'info' | 'user'>): boolean {
-    return !!this.nodeRestriction && !!r.user &&
-      this.nodeRestriction.applies({ user: r.user as UserInfo, verb: r.info.verb, apiGroup: r.info.apiGroup, resource: r.info.resource, subresource: r.info.subresource });
+    return (
+      !!this.nodeRestriction &&
+      !!r.user &&
+      this.nodeRestriction.applies({
+        user: r.user as UserInfo,
+        verb: r.info.verb,
+        apiGroup: r.info.apiGroup,
+        resource: r.info.resource,
+        subresource: r.info.subresource,
+      })
+    );
   }
 
   /**
@@ -154,13 +200,28 @@ export class Authorization implements Informer {
    * same bytes; a refusal is upstream's 403.
    */
   guardWrite(r: Request, next: (r: Request) => void): void {
-    checkBodyThen(r, this.maxBody, (buf) => this.check(r, buf), next, (e) => retried(r, e));
+    checkBodyThen(
+      r,
+      this.maxBody,
+      (buf) => this.check(r, buf),
+      next,
+      (e) => retried(r, e),
+    );
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {
-    const user = r.user as UserInfo, i = r.info;
+    const user = r.user as UserInfo,
+      i = r.info;
     if (this.restricts(r)) {
-      const w = { user, verb: i.verb, apiGroup: i.apiGroup, resource: i.resource, subresource: i.subresource, namespace: i.namespace, name: i.name };
+      const w = {
+        user,
+        verb: i.verb,
+        apiGroup: i.apiGroup,
+        resource: i.resource,
+        subresource: i.subresource,
+        namespace: i.namespace,
+        name: i.name,
+      };
       const full = this.nodeRestriction!.needsObjects(w);
       const obj = (i.verb === 'create' && !i.subresource) || full ? await this.preview(r, buf) : undefined;
       const old = full && obj !== undefined ? await this.stored(r) : undefined;
@@ -177,7 +238,13 @@ export class Authorization implements Informer {
 
   /** The stored object a request names, or undefined when there is none (the handler answers). */
   private async stored(r: Request): Promise<any> {
-    const res = await this.pool.submit({ op: 'get', type: { group: r.def.group, version: r.def.version, resource: r.def.resource }, enc: JSON_ENC, namespace: r.info.namespace, name: r.info.name });
+    const res = await this.pool.submit({
+      op: 'get',
+      type: { group: r.def.group, version: r.def.version, resource: r.def.resource },
+      enc: JSON_ENC,
+      namespace: r.info.namespace,
+      name: r.info.name,
+    });
     return 'error' in res || !('code' in res) ? undefined : JSON.parse(bodyText(res.body));
   }
 
@@ -189,13 +256,22 @@ export class Authorization implements Informer {
   private async preview(r: Request, buf: Buffer): Promise<any> {
     if (buf.length === 0) return undefined;
     if (r.info.verb !== 'patch') {
-      return decodeRequestBody(toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : this.protobufType, this.cbor), buf));
+      return decodeRequestBody(
+        toBody(bodyFormat(r.headers.contentType, r.def.custom ? undefined : this.protobufType, this.cbor), buf),
+      );
     }
     const { patchType, text } = patchOf(r, patchBody(r, buf), this.cbor);
     const res = await this.pool.submit({
-      op: 'patch', type: { group: r.def.group, version: r.def.version, resource: r.def.resource }, enc: JSON_ENC,
-      namespace: r.info.namespace, name: r.info.name, dryRun: true, patchType, text,
-      force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'escalation-check'),
+      op: 'patch',
+      type: { group: r.def.group, version: r.def.version, resource: r.def.resource },
+      enc: JSON_ENC,
+      namespace: r.info.namespace,
+      name: r.info.name,
+      dryRun: true,
+      patchType,
+      text,
+      force: isTruthy(r.query.get('force')),
+      fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'escalation-check'),
     });
     if ('error' in res) throw new StatusError(res.error);
     if (!('code' in res)) throw errors.internal('the write could not be previewed for its authorization checks');

@@ -47,7 +47,8 @@ export const alwaysAllow: Authorizer = {
   rulesFor: () => ({
     resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
     nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-    incomplete: false, errors: [],
+    incomplete: false,
+    errors: [],
   }),
 };
 
@@ -80,7 +81,13 @@ export class AuthorizerChain implements Authorizer {
     return this.from(this.authorizers, a, 0, undefined, undefined);
   }
 
-  private from(list: readonly Authorizer[], a: Attributes, i: number, reasons: string[] | undefined, errors: string[] | undefined): MaybeAsync<AuthorizerResult> {
+  private from(
+    list: readonly Authorizer[],
+    a: Attributes,
+    i: number,
+    reasons: string[] | undefined,
+    errors: string[] | undefined,
+  ): MaybeAsync<AuthorizerResult> {
     for (; i < list.length; i++) {
       const r = list[i]!.authorize(a);
       if (r instanceof Promise) {
@@ -127,11 +134,15 @@ export function chainOf(authorizers: readonly Authorizer[]): Authorizer[] {
 
 /** The chain of `--authorization-mode`: system:masters first, then each mode's authorizer. */
 export function buildChain(modes: readonly Mode[], byMode: Partial<Record<Mode, Authorizer>>): AuthorizerChain {
-  return new AuthorizerChain(chainOf(modes.map((m) => {
-    const z = byMode[m] ?? BUILT_IN[m];
-    if (!z) throw new Error(`authorization mode ${m} is not configured`);
-    return z;
-  })));
+  return new AuthorizerChain(
+    chainOf(
+      modes.map((m) => {
+        const z = byMode[m] ?? BUILT_IN[m];
+        if (!z) throw new Error(`authorization mode ${m} is not configured`);
+        return z;
+      }),
+    ),
+  );
 }
 
 /** Settles a maybe-async result: `then` at once when synchronous (no promise on the hot path). */

@@ -60,50 +60,87 @@ function duration(v: unknown, field: string, errs: string[]): number | undefined
 const goDuration = (ms: number): string => {
   if (ms === 0) return '0s';
   if (ms < 0) return `-${goDuration(-ms)}`;
-  const h = Math.floor(ms / 3_600_000), m = Math.floor((ms % 3_600_000) / 60_000), s = (ms % 60_000) / 1000;
+  const h = Math.floor(ms / 3_600_000),
+    m = Math.floor((ms % 3_600_000) / 60_000),
+    s = (ms % 60_000) / 1000;
   return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 };
 
 function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]): WebhookConfig | undefined {
-  strict(w, f, ['timeout', 'authorizedTTL', 'unauthorizedTTL', 'subjectAccessReviewVersion', 'matchConditionSubjectAccessReviewVersion', 'failurePolicy', 'connectionInfo', 'matchConditions'], decodeErrs);
+  strict(
+    w,
+    f,
+    [
+      'timeout',
+      'authorizedTTL',
+      'unauthorizedTTL',
+      'subjectAccessReviewVersion',
+      'matchConditionSubjectAccessReviewVersion',
+      'failurePolicy',
+      'connectionInfo',
+      'matchConditions',
+    ],
+    decodeErrs,
+  );
   const timeout = duration(w.timeout, `${f}.timeout`, decodeErrs) ?? 0;
-  const authorizedTtl = duration(w.authorizedTTL, `${f}.authorizedTTL`, decodeErrs) || parseGoDuration(DEFAULT_AUTHORIZED_TTL)!;
-  const unauthorizedTtl = duration(w.unauthorizedTTL, `${f}.unauthorizedTTL`, decodeErrs) || parseGoDuration(DEFAULT_UNAUTHORIZED_TTL)!;
+  const authorizedTtl =
+    duration(w.authorizedTTL, `${f}.authorizedTTL`, decodeErrs) || parseGoDuration(DEFAULT_AUTHORIZED_TTL)!;
+  const unauthorizedTtl =
+    duration(w.unauthorizedTTL, `${f}.unauthorizedTTL`, decodeErrs) || parseGoDuration(DEFAULT_UNAUTHORIZED_TTL)!;
   const before = errs.length;
   if (timeout === 0) errs.push(`${f}.timeout: Required value`);
-  else if (timeout > MAX_TIMEOUT_MS || timeout < 0) errs.push(`${f}.timeout: Invalid value: ${q(goDuration(timeout))}: must be > 0s and <= 30s`);
+  else if (timeout > MAX_TIMEOUT_MS || timeout < 0)
+    errs.push(`${f}.timeout: Invalid value: ${q(goDuration(timeout))}: must be > 0s and <= 30s`);
   if (authorizedTtl < 0) errs.push(`${f}.authorizedTTL: Invalid value: ${q(goDuration(authorizedTtl))}: must be > 0s`);
-  if (unauthorizedTtl < 0) errs.push(`${f}.unauthorizedTTL: Invalid value: ${q(goDuration(unauthorizedTtl))}: must be > 0s`);
+  if (unauthorizedTtl < 0)
+    errs.push(`${f}.unauthorizedTTL: Invalid value: ${q(goDuration(unauthorizedTtl))}: must be > 0s`);
   const sarv = w.subjectAccessReviewVersion ?? '';
   if (sarv === '') errs.push(`${f}.subjectAccessReviewVersion: Required value`);
-  else if (sarv !== 'v1' && sarv !== 'v1beta1') errs.push(`${f}.subjectAccessReviewVersion: Unsupported value: ${q(sarv)}: ${supported(['v1', 'v1beta1'])}`);
+  else if (sarv !== 'v1' && sarv !== 'v1beta1')
+    errs.push(`${f}.subjectAccessReviewVersion: Unsupported value: ${q(sarv)}: ${supported(['v1', 'v1beta1'])}`);
   const mcv = w.matchConditionSubjectAccessReviewVersion ?? '';
   if (mcv === '') errs.push(`${f}.matchConditionSubjectAccessReviewVersion: Required value`);
-  else if (mcv !== 'v1') errs.push(`${f}.matchConditionSubjectAccessReviewVersion: Unsupported value: ${q(mcv)}: ${supported(['v1'])}`);
+  else if (mcv !== 'v1')
+    errs.push(`${f}.matchConditionSubjectAccessReviewVersion: Unsupported value: ${q(mcv)}: ${supported(['v1'])}`);
   const fp = w.failurePolicy ?? '';
   if (fp === '') errs.push(`${f}.failurePolicy: Required value`);
-  else if (fp !== 'NoOpinion' && fp !== 'Deny') errs.push(`${f}.failurePolicy: Unsupported value: ${q(fp)}: ${supported(['NoOpinion', 'Deny'])}`);
+  else if (fp !== 'NoOpinion' && fp !== 'Deny')
+    errs.push(`${f}.failurePolicy: Unsupported value: ${q(fp)}: ${supported(['NoOpinion', 'Deny'])}`);
   const ci = w.connectionInfo ?? {};
   strict(ci, `${f}.connectionInfo`, ['type', 'kubeConfigFile'], decodeErrs);
   const file = ci.kubeConfigFile;
   if (!ci.type) errs.push(`${f}.connectionInfo.type: Required value`);
   else if (ci.type === 'InClusterConfig') {
-    if (file !== undefined) errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: can only be set when type=KubeConfigFile`);
-    else errs.push(`${f}.connectionInfo.type: Invalid value: "InClusterConfig": not supported when the API server itself serves the SubjectAccessReview API`);
+    if (file !== undefined)
+      errs.push(
+        `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: can only be set when type=KubeConfigFile`,
+      );
+    else
+      errs.push(
+        `${f}.connectionInfo.type: Invalid value: "InClusterConfig": not supported when the API server itself serves the SubjectAccessReview API`,
+      );
   } else if (ci.type === 'KubeConfigFile') {
     if (!file) errs.push(`${f}.connectionInfo.kubeConfigFile: Required value`);
-    else if (!isAbsolute(String(file))) errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be an absolute path`);
+    else if (!isAbsolute(String(file)))
+      errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be an absolute path`);
     else {
       try {
-        if (!statSync(String(file)).isFile()) errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be a regular file`);
+        if (!statSync(String(file)).isFile())
+          errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be a regular file`);
       } catch (e) {
-        errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: error loading file: ${(e as Error).message}`);
+        errs.push(
+          `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: error loading file: ${(e as Error).message}`,
+        );
       }
     }
-  } else errs.push(`${f}.connectionInfo.type: Unsupported value: ${q(ci.type)}: ${supported(['InClusterConfig', 'KubeConfigFile'])}`);
+  } else
+    errs.push(
+      `${f}.connectionInfo.type: Unsupported value: ${q(ci.type)}: ${supported(['InClusterConfig', 'KubeConfigFile'])}`,
+    );
   const conditions: string[] = [];
   const mcs = Array.isArray(w.matchConditions) ? w.matchConditions : [];
-  if (mcs.length > MAX_MATCH_CONDITIONS) errs.push(`${f}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
+  if (mcs.length > MAX_MATCH_CONDITIONS)
+    errs.push(`${f}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
   else {
     mcs.forEach((mc: any, i: number) => {
       const p = `${f}.matchConditions[${i}].expression`;
@@ -121,8 +158,13 @@ function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]
   }
   if (errs.length > before) return undefined;
   return {
-    timeoutMs: timeout, authorizedTtlMs: authorizedTtl, unauthorizedTtlMs: unauthorizedTtl, subjectAccessReviewVersion: sarv,
-    failurePolicy: fp, kubeConfigFile: String(file), matchConditions: conditions,
+    timeoutMs: timeout,
+    authorizedTtlMs: authorizedTtl,
+    unauthorizedTtlMs: unauthorizedTtl,
+    subjectAccessReviewVersion: sarv,
+    failurePolicy: fp,
+    kubeConfigFile: String(file),
+    matchConditions: conditions,
   };
 }
 
@@ -137,37 +179,51 @@ export function parseAuthorizationConfig(text: string, groups: readonly string[]
   } catch (e) {
     throw new Error(`couldn't decode: ${(e as Error).message}`);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error("Object 'Kind' is missing in the configuration");
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error("Object 'Kind' is missing in the configuration");
   const [group, version] = String(doc.apiVersion ?? '').split('/');
-  if (doc.kind !== 'AuthorizationConfiguration' || !groups.includes(group!) || (version !== 'v1' && version !== 'v1beta1')) {
-    throw new Error(`no kind ${q(String(doc.kind ?? ''))} is registered for version ${q(String(doc.apiVersion ?? ''))}`);
+  if (
+    doc.kind !== 'AuthorizationConfiguration' ||
+    !groups.includes(group!) ||
+    (version !== 'v1' && version !== 'v1beta1')
+  ) {
+    throw new Error(
+      `no kind ${q(String(doc.kind ?? ''))} is registered for version ${q(String(doc.apiVersion ?? ''))}`,
+    );
   }
-  const decodeErrs: string[] = [], errs: string[] = [];
+  const decodeErrs: string[] = [],
+    errs: string[] = [];
   strict(doc, '', ['apiVersion', 'kind', 'authorizers'], decodeErrs);
   const list: any[] = Array.isArray(doc.authorizers) ? doc.authorizers : [];
   if (list.length === 0) errs.push('authorizers: Required value: at least one authorization mode must be defined');
-  const types = new Set<string>(), names = new Set<string>();
+  const types = new Set<string>(),
+    names = new Set<string>();
   const out: AuthorizerConfig[] = [];
   list.forEach((a: any, i: number) => {
     const f = `authorizers[${i}]`;
     strict(a, f, ['type', 'name', 'webhook'], decodeErrs);
     const type = String(a?.type ?? '');
     if (!type) return errs.push(`${f}.type: Required value`);
-    if (!(CONFIG_TYPES as readonly string[]).includes(type)) return errs.push(`${f}.type: Unsupported value: ${q(type)}: ${supported([...CONFIG_TYPES].sort())}`);
+    if (!(CONFIG_TYPES as readonly string[]).includes(type))
+      return errs.push(`${f}.type: Unsupported value: ${q(type)}: ${supported([...CONFIG_TYPES].sort())}`);
     if (types.has(type) && type !== 'Webhook') return errs.push(`${f}.type: Duplicate value: ${q(type)}`);
     types.add(type);
     const name = String(a?.name ?? '');
     if (!name) errs.push(`${f}.name: Required value`);
     else if (names.has(name)) errs.push(`${f}.name: Duplicate value: ${q(name)}`);
     else if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
-      errs.push(`${f}.name: Invalid value: ${q(name)}: authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`);
+      errs.push(
+        `${f}.name: Invalid value: ${q(name)}: authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      );
     }
     names.add(name);
     if (type !== 'Webhook') {
-      if (a.webhook !== undefined && a.webhook !== null) errs.push(`${f}.webhook: Invalid value: "non-null": may only be specified when type=Webhook`);
+      if (a.webhook !== undefined && a.webhook !== null)
+        errs.push(`${f}.webhook: Invalid value: "non-null": may only be specified when type=Webhook`);
       return out.push({ type: type as ConfigType, name });
     }
-    if (!a.webhook || typeof a.webhook !== 'object') return errs.push(`${f}.webhook: Required value: required when type=Webhook`);
+    if (!a.webhook || typeof a.webhook !== 'object')
+      return errs.push(`${f}.webhook: Required value: required when type=Webhook`);
     const webhook = validateWebhook(a.webhook, `${f}.webhook`, errs, decodeErrs);
     if (webhook) out.push({ type: 'Webhook', name, webhook });
   });
@@ -195,8 +251,14 @@ export function buildAuthorizers(cfg: readonly AuthorizerConfig[], deps: ConfigD
     }
     const w = a.webhook!;
     return new WebhookAuthorizer({
-      name: a.name, client: loadKubeconfig(w.kubeConfigFile), reviewGroup: deps.reviewGroup, subjectAccessReviewVersion: w.subjectAccessReviewVersion,
-      authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs, timeoutMs: w.timeoutMs, failurePolicy: w.failurePolicy,
+      name: a.name,
+      client: loadKubeconfig(w.kubeConfigFile),
+      reviewGroup: deps.reviewGroup,
+      subjectAccessReviewVersion: w.subjectAccessReviewVersion,
+      authorizedTtlMs: w.authorizedTtlMs,
+      unauthorizedTtlMs: w.unauthorizedTtlMs,
+      timeoutMs: w.timeoutMs,
+      failurePolicy: w.failurePolicy,
       matchConditions: w.matchConditions.length ? new MatchConditions(w.matchConditions) : undefined,
     });
   });
@@ -211,7 +273,10 @@ export function loadAuthorizationConfig(path: string, deps: ConfigDeps): { autho
     throw new Error(`failed to read authorization config file ${q(path)}: ${(e as Error).message}`);
   }
   try {
-    return { authorizers: buildAuthorizers(parseAuthorizationConfig(text, deps.configGroups), deps), hash: createHash('sha256').update(text).digest('hex') };
+    return {
+      authorizers: buildAuthorizers(parseAuthorizationConfig(text, deps.configGroups), deps),
+      hash: createHash('sha256').update(text).digest('hex'),
+    };
   } catch (e) {
     throw new Error(`invalid authorization config file ${q(path)}: ${(e as Error).message}`);
   }

@@ -24,10 +24,22 @@ export interface RbacWrite {
 
 const ROLE_KINDS = new Set(['roles', 'clusterroles']);
 const CHECKED = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
-const FULL_AUTHORITY: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
+const FULL_AUTHORITY: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
 
 /** Metadata the server sets or the garbage collector may change: ignored when comparing an update with the stored object. */
-const SERVER_METADATA = new Set(['ownerReferences', 'finalizers', 'selfLink', 'managedFields', 'resourceVersion', 'uid', 'creationTimestamp', 'generation']);
+const SERVER_METADATA = new Set([
+  'ownerReferences',
+  'finalizers',
+  'selfLink',
+  'managedFields',
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'generation',
+]);
 
 /** JSON with sorted keys, empty objects and arrays dropped (a PUT body omits what the stored object has empty). */
 function canonical(v: unknown): unknown {
@@ -46,7 +58,10 @@ function canonical(v: unknown): unknown {
 export function onlyGCFieldsChanged(obj: any, old: any): boolean {
   const strip = (o: any) => {
     const { kind: _k, apiVersion: _a, metadata = {}, ...rest } = o ?? {};
-    return canonical({ ...rest, metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !SERVER_METADATA.has(k))) });
+    return canonical({
+      ...rest,
+      metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !SERVER_METADATA.has(k))),
+    });
   };
   return JSON.stringify(strip(obj)) === JSON.stringify(strip(old));
 }
@@ -56,8 +71,14 @@ export class EscalationCheck {
 
   /** Whether a request needs the check: a create, update or patch of an RBAC object by a non-master. */
   applies(group: string, resource: string, subresource: string, verb: string, user: UserInfo | undefined): boolean {
-    return group === this.deps.index.group && !subresource && CHECKED.has(resource) &&
-      (verb === 'create' || verb === 'update' || verb === 'patch') && !!user && !user.groups.includes(MASTERS_GROUP);
+    return (
+      group === this.deps.index.group &&
+      !subresource &&
+      CHECKED.has(resource) &&
+      (verb === 'create' || verb === 'update' || verb === 'patch') &&
+      !!user &&
+      !user.groups.includes(MASTERS_GROUP)
+    );
   }
 
   /**
@@ -70,18 +91,35 @@ export class EscalationCheck {
     const name = String(obj?.metadata?.name ?? w.pathName);
     if (old && onlyGCFieldsChanged(obj, old)) return;
     if (ROLE_KINDS.has(w.resource)) {
-      const escalate = this.deps.authorizer.authorize(resourceAttributes({
-        user: w.user, verb: 'escalate', apiGroup: this.deps.index.group, resource: w.resource, namespace: w.namespace || undefined, name: w.pathName || undefined,
-      }));
-      return settle(escalate, (d) => { if (d.decision !== 'allow') this.checkRole(w, name, obj, !!(obj?.aggregationRule || old?.aggregationRule)); });
+      const escalate = this.deps.authorizer.authorize(
+        resourceAttributes({
+          user: w.user,
+          verb: 'escalate',
+          apiGroup: this.deps.index.group,
+          resource: w.resource,
+          namespace: w.namespace || undefined,
+          name: w.pathName || undefined,
+        }),
+      );
+      return settle(escalate, (d) => {
+        if (d.decision !== 'allow') this.checkRole(w, name, obj, !!(obj?.aggregationRule || old?.aggregationRule));
+      });
     }
     const ref: RoleRef = obj?.roleRef ?? {};
     if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') return this.checkBinding(w, name, ref);
-    const bind = this.deps.authorizer.authorize(resourceAttributes({
-      user: w.user, verb: 'bind', apiGroup: String(ref.apiGroup ?? ''), resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
-      namespace: w.namespace || undefined, name: String(ref.name ?? ''),
-    }));
-    return settle(bind, (d) => { if (d.decision !== 'allow') this.checkBinding(w, name, ref); });
+    const bind = this.deps.authorizer.authorize(
+      resourceAttributes({
+        user: w.user,
+        verb: 'bind',
+        apiGroup: String(ref.apiGroup ?? ''),
+        resource: ref.kind === 'Role' ? 'roles' : 'clusterroles',
+        namespace: w.namespace || undefined,
+        name: String(ref.name ?? ''),
+      }),
+    );
+    return settle(bind, (d) => {
+      if (d.decision !== 'allow') this.checkBinding(w, name, ref);
+    });
   }
 
   /** Without `escalate`: an aggregationRule (set, kept or removed) needs every permission, and every rule must be held already. */
@@ -99,10 +137,18 @@ export class EscalationCheck {
   /** Without `bind` on the role: every rule of the role must be held already. */
   private checkBinding(w: RbacWrite, name: string, ref: RoleRef): void {
     const group = this.deps.index.group;
-    const rules = this.deps.index.roleRefRules({ kind: String(ref.kind ?? ''), name: String(ref.name ?? '') }, w.namespace);
+    const rules = this.deps.index.roleRefRules(
+      { kind: String(ref.kind ?? ''), name: String(ref.name ?? '') },
+      w.namespace,
+    );
     if (!Array.isArray(rules)) {
       // the registry getters' NotFound (plural resource), as upstream's binding storage reports it
-      throw forbiddenError(w.resource, group, name, `${rules.missing.kind.toLowerCase()}s.${group} ${JSON.stringify(rules.missing.name)} not found`);
+      throw forbiddenError(
+        w.resource,
+        group,
+        name,
+        `${rules.missing.kind.toLowerCase()}s.${group} ${JSON.stringify(rules.missing.name)} not found`,
+      );
     }
     const why = this.confirmNoEscalation(w.user, w.namespace, rules);
     if (why) throw forbiddenError(w.resource, group, name, why);

@@ -42,32 +42,42 @@ export function loadKubeconfig(path: string): WebhookClientConfig {
   }
   const base = dirname(path);
   const ctxName = doc?.['current-context'];
-  if (typeof ctxName !== 'string' || !ctxName) throw new Error(`invalid configuration file ${path}: no current context is set`);
+  if (typeof ctxName !== 'string' || !ctxName)
+    throw new Error(`invalid configuration file ${path}: no current context is set`);
   const ctx = named(doc.contexts, ctxName, 'context');
-  if (!ctx) throw new Error(`invalid configuration file ${path}: context was not found for specified context: ${ctxName}`);
+  if (!ctx)
+    throw new Error(`invalid configuration file ${path}: context was not found for specified context: ${ctxName}`);
   const cluster = named(doc.clusters, String(ctx.cluster ?? ''), 'cluster');
   if (!cluster) throw new Error(`invalid configuration file ${path}: cluster has no server defined`);
   const server = cluster.server;
-  if (typeof server !== 'string' || !server) throw new Error(`invalid configuration file ${path}: cluster has no server defined`);
+  if (typeof server !== 'string' || !server)
+    throw new Error(`invalid configuration file ${path}: cluster has no server defined`);
   let url: URL;
   try {
     url = new URL(server);
   } catch {
     throw new Error(`invalid configuration file ${path}: invalid server URL "${server}"`);
   }
-  if (url.protocol !== 'https:') throw new Error(`invalid configuration file ${path}: server "${server}" must be an https:// URL`);
-  const user = ctx.user ? named(doc.users, String(ctx.user), 'user') ?? {} : {};
+  if (url.protocol !== 'https:')
+    throw new Error(`invalid configuration file ${path}: server "${server}" must be an https:// URL`);
+  const user = ctx.user ? (named(doc.users, String(ctx.user), 'user') ?? {}) : {};
   const out: WebhookClientConfig = { server, insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true };
   try {
-    const ca = material(cluster, 'certificate-authority', base), cert = material(user, 'client-certificate', base), key = material(user, 'client-key', base);
+    const ca = material(cluster, 'certificate-authority', base),
+      cert = material(user, 'client-certificate', base),
+      key = material(user, 'client-key', base);
     if (ca) out.ca = ca;
     if (cert) out.cert = cert;
     if (key) out.key = key;
     if (typeof user.token === 'string' && user.token) out.token = user.token;
-    else if (typeof user.tokenFile === 'string' && user.tokenFile) out.token = readFileSync(isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile), 'utf8').trim();
+    else if (typeof user.tokenFile === 'string' && user.tokenFile)
+      out.token = readFileSync(isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile), 'utf8').trim();
   } catch (e) {
     throw new Error(`invalid configuration file ${path}: ${(e as Error).message}`);
   }
-  if (!out.cert !== !out.key) throw new Error(`invalid configuration file ${path}: client-cert-data and client-key-data must both be specified for ${String(ctx.user)} to use the clientCert authentication method`);
+  if (!out.cert !== !out.key)
+    throw new Error(
+      `invalid configuration file ${path}: client-cert-data and client-key-data must both be specified for ${String(ctx.user)} to use the clientCert authentication method`,
+    );
   return out;
 }

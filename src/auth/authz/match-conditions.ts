@@ -45,7 +45,8 @@ export class MatchConditions {
       }
       if (v === false) return { matches: false };
       if (v === true) continue;
-      if (isCelError(v) || v instanceof Error) errors.push(`expression '${p.expression}' resulted in error: ${(v as Error).message}`);
+      if (isCelError(v) || v instanceof Error)
+        errors.push(`expression '${p.expression}' resulted in error: ${(v as Error).message}`);
       else errors.push(`expression '${p.expression}' resulted in error: must evaluate to bool`);
     }
     return errors.length ? { error: errors.join(', ') } : { matches: true };

@@ -11,7 +11,10 @@ import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 
 export type RefKind = 'pods' | 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts';
 
-interface PodRefs { node: string; refs: [RefKind, string][] }
+interface PodRefs {
+  node: string;
+  refs: [RefKind, string][];
+}
 
 const POD_KEY = typeKeyOf('', 'pods');
 const PVC_KEY = typeKeyOf('', 'persistentvolumeclaims');
@@ -21,33 +24,78 @@ const names = (xs: unknown, pick: (x: any) => unknown): string[] =>
 
 /** upstream podutil.VisitPodSecretNames / VisitPodConfigmapNames and the claim and account edges. */
 export function podReferences(pod: any): [RefKind, string][] {
-  const ns = String(pod?.metadata?.namespace ?? ''), spec = pod?.spec ?? {};
+  const ns = String(pod?.metadata?.namespace ?? ''),
+    spec = pod?.spec ?? {};
   const out: [RefKind, string][] = [['pods', `${ns}/${pod?.metadata?.name ?? ''}`]];
-  const add = (kind: RefKind, list: string[]) => { for (const n of list) out.push([kind, `${ns}/${n}`]); };
-  add('secrets', names(spec.imagePullSecrets, (s) => s?.name));
+  const add = (kind: RefKind, list: string[]) => {
+    for (const n of list) out.push([kind, `${ns}/${n}`]);
+  };
+  add(
+    'secrets',
+    names(spec.imagePullSecrets, (s) => s?.name),
+  );
   for (const group of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
     if (!Array.isArray(group)) continue;
     for (const c of group) {
-      add('secrets', names(c?.env, (e) => e?.valueFrom?.secretKeyRef?.name));
-      add('secrets', names(c?.envFrom, (e) => e?.secretRef?.name));
-      add('configmaps', names(c?.env, (e) => e?.valueFrom?.configMapKeyRef?.name));
-      add('configmaps', names(c?.envFrom, (e) => e?.configMapRef?.name));
+      add(
+        'secrets',
+        names(c?.env, (e) => e?.valueFrom?.secretKeyRef?.name),
+      );
+      add(
+        'secrets',
+        names(c?.envFrom, (e) => e?.secretRef?.name),
+      );
+      add(
+        'configmaps',
+        names(c?.env, (e) => e?.valueFrom?.configMapKeyRef?.name),
+      );
+      add(
+        'configmaps',
+        names(c?.envFrom, (e) => e?.configMapRef?.name),
+      );
     }
   }
   for (const v of Array.isArray(spec.volumes) ? spec.volumes : []) {
     if (!v || typeof v !== 'object') continue;
-    add('secrets', names([v.secret], (s) => s?.secretName));
-    for (const src of ['azureFile'] as const) add('secrets', names([v[src]], (s) => s?.secretName));
-    for (const src of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'] as const) add('secrets', names([v[src]], (s) => s?.secretRef?.name));
-    add('secrets', names([v.csi], (s) => s?.nodePublishSecretRef?.name));
-    add('configmaps', names([v.configMap], (s) => s?.name));
+    add(
+      'secrets',
+      names([v.secret], (s) => s?.secretName),
+    );
+    for (const src of ['azureFile'] as const)
+      add(
+        'secrets',
+        names([v[src]], (s) => s?.secretName),
+      );
+    for (const src of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'] as const)
+      add(
+        'secrets',
+        names([v[src]], (s) => s?.secretRef?.name),
+      );
+    add(
+      'secrets',
+      names([v.csi], (s) => s?.nodePublishSecretRef?.name),
+    );
+    add(
+      'configmaps',
+      names([v.configMap], (s) => s?.name),
+    );
     const sources = Array.isArray(v.projected?.sources) ? v.projected.sources : [];
-    add('secrets', names(sources, (s) => s?.secret?.name));
-    add('configmaps', names(sources, (s) => s?.configMap?.name));
-    add('persistentvolumeclaims', names([v.persistentVolumeClaim], (s) => s?.claimName));
+    add(
+      'secrets',
+      names(sources, (s) => s?.secret?.name),
+    );
+    add(
+      'configmaps',
+      names(sources, (s) => s?.configMap?.name),
+    );
+    add(
+      'persistentvolumeclaims',
+      names([v.persistentVolumeClaim], (s) => s?.claimName),
+    );
     if (v.ephemeral && typeof v.name === 'string') add('persistentvolumeclaims', [`${pod?.metadata?.name}-${v.name}`]);
   }
-  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) add('serviceaccounts', [spec.serviceAccountName]);
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName)
+    add('serviceaccounts', [spec.serviceAccountName]);
   return out;
 }
 
@@ -115,7 +163,10 @@ export class NodeGraph {
   }
 
   private remove(typeKey: string, key: string): void {
-    if (typeKey === PVC_KEY) { this.volumes.delete(key); return; }
+    if (typeKey === PVC_KEY) {
+      this.volumes.delete(key);
+      return;
+    }
     this.podNodes.delete(key);
     const old = this.pods.get(key);
     if (!old) return;
@@ -130,7 +181,8 @@ export class NodeGraph {
       let m = byKind.get(kind);
       if (!m) byKind.set(kind, (m = new Map()));
       const n = (m.get(key) ?? 0) + delta;
-      if (n > 0) m.set(key, n); else m.delete(key);
+      if (n > 0) m.set(key, n);
+      else m.delete(key);
     }
   }
 }

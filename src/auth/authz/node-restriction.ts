@@ -27,7 +27,8 @@ export interface NodeWrite {
 
 /** upstream getModifiedLabels: keys added, removed or changed. */
 function modifiedLabels(now: Record<string, string> | undefined, before: Record<string, string> | undefined): string[] {
-  const a = now ?? {}, b = before ?? {};
+  const a = now ?? {},
+    b = before ?? {};
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].filter((k) => a[k] !== b[k]);
 }
@@ -45,7 +46,10 @@ export class NodeRestriction {
   private readonly kubeletDomains: string[];
   private readonly kubeletLabels: Set<string>;
 
-  constructor(private readonly graph: NodeGraph, identity: Identity) {
+  constructor(
+    private readonly graph: NodeGraph,
+    identity: Identity,
+  ) {
     this.coordination = groupFor(identity, 'coordination.plat.io');
     const p = `${identity.product}.io`;
     this.mirrorAnnotation = `${p}/config.mirror`;
@@ -53,8 +57,17 @@ export class NodeRestriction {
     this.ownDomains = [...new Set([p, identity.domain])];
     this.kubeletDomains = [`kubelet.${p}`, `node.${p}`];
     this.kubeletLabels = new Set([
-      `${p}/hostname`, `topology.${p}/zone`, `topology.${p}/region`, `failure-domain.beta.${p}/zone`, `failure-domain.beta.${p}/region`,
-      `beta.${p}/instance-type`, `node.${p}/instance-type`, `beta.${p}/os`, `beta.${p}/arch`, `${p}/os`, `${p}/arch`,
+      `${p}/hostname`,
+      `topology.${p}/zone`,
+      `topology.${p}/region`,
+      `failure-domain.beta.${p}/zone`,
+      `failure-domain.beta.${p}/region`,
+      `beta.${p}/instance-type`,
+      `node.${p}/instance-type`,
+      `beta.${p}/os`,
+      `beta.${p}/arch`,
+      `${p}/os`,
+      `${p}/arch`,
     ]);
   }
 
@@ -66,12 +79,20 @@ export class NodeRestriction {
     if (w.resource === 'nodes') return w.verb === 'create' || w.verb === 'update' || w.verb === 'patch';
     if (w.resource !== 'pods') return false;
     if (!w.subresource) return w.verb === 'create' || w.verb === 'delete';
-    return (w.subresource === 'status' && (w.verb === 'update' || w.verb === 'patch')) || (w.subresource === 'eviction' && w.verb === 'create');
+    return (
+      (w.subresource === 'status' && (w.verb === 'update' || w.verb === 'patch')) ||
+      (w.subresource === 'eviction' && w.verb === 'create')
+    );
   }
 
   /** Whether the check needs the object written and the stored one (a node updating its own Node). */
   needsObjects(w: Omit<NodeWrite, 'namespace'>): boolean {
-    return w.resource === 'nodes' && !w.subresource && (w.verb === 'update' || w.verb === 'patch') && w.name === nodeIdentity(w.user);
+    return (
+      w.resource === 'nodes' &&
+      !w.subresource &&
+      (w.verb === 'update' || w.verb === 'patch') &&
+      w.name === nodeIdentity(w.user)
+    );
   }
 
   /**
@@ -81,7 +102,9 @@ export class NodeRestriction {
   check(w: NodeWrite, obj: any, old?: any): void {
     const node = nodeIdentity(w.user)!;
     const name = String(obj?.metadata?.name ?? w.name);
-    const refuse = (why: string) => { throw forbiddenError(w.resource, w.apiGroup, name, why); };
+    const refuse = (why: string) => {
+      throw forbiddenError(w.resource, w.apiGroup, name, why);
+    };
     if (w.resource === 'leases') {
       if (name !== node) refuse('can only access node lease with the same name as the requesting node');
       return;
@@ -91,11 +114,13 @@ export class NodeRestriction {
       if (w.subresource || !obj) return;
       if (w.verb === 'create') {
         const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, undefined));
-        if (bad.length) refuse(`node ${JSON.stringify(node)} is not allowed to set the following labels: ${bad.join(', ')}`);
+        if (bad.length)
+          refuse(`node ${JSON.stringify(node)} is not allowed to set the following labels: ${bad.join(', ')}`);
         return;
       }
       if (!old) return;
-      if (JSON.stringify(obj.spec?.taints ?? []) !== JSON.stringify(old.spec?.taints ?? [])) refuse(`node ${JSON.stringify(node)} is not allowed to modify taints`);
+      if (JSON.stringify(obj.spec?.taints ?? []) !== JSON.stringify(old.spec?.taints ?? []))
+        refuse(`node ${JSON.stringify(node)} is not allowed to modify taints`);
       const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, old.metadata?.labels));
       if (bad.length) refuse(`is not allowed to modify labels: ${bad.join(', ')}`);
       return;
@@ -105,8 +130,10 @@ export class NodeRestriction {
     // an unknown pod is left to the handler (404)
     if (!bound && !this.graph.podKnown(w.namespace, w.name)) return;
     if (bound === node) return;
-    if (w.subresource === 'status') refuse(`node ${JSON.stringify(node)} can only update pod status for pods with spec.nodeName set to itself`);
-    if (w.subresource === 'eviction') refuse(`node ${JSON.stringify(node)} can only evict pods with spec.nodeName set to itself`);
+    if (w.subresource === 'status')
+      refuse(`node ${JSON.stringify(node)} can only update pod status for pods with spec.nodeName set to itself`);
+    if (w.subresource === 'eviction')
+      refuse(`node ${JSON.stringify(node)} can only evict pods with spec.nodeName set to itself`);
     refuse(`node ${JSON.stringify(node)} can only delete pods with spec.nodeName set to itself`);
   }
 
@@ -115,15 +142,17 @@ export class NodeRestriction {
    * domains (`<product>.io`, the API domain, and their subdomains) except the kubelet's labels.
    */
   private forbiddenLabels(keys: string[]): string[] {
-    return keys.filter((k) => {
-      const slash = k.indexOf('/');
-      if (slash < 0) return false;
-      const domain = k.slice(0, slash);
-      const within = (d: string) => domain === d || domain.endsWith(`.${d}`);
-      if (within(this.restrictionDomain)) return true;
-      if (!this.ownDomains.some(within)) return false;
-      return !this.kubeletLabels.has(k) && !this.kubeletDomains.some(within);
-    }).sort();
+    return keys
+      .filter((k) => {
+        const slash = k.indexOf('/');
+        if (slash < 0) return false;
+        const domain = k.slice(0, slash);
+        const within = (d: string) => domain === d || domain.endsWith(`.${d}`);
+        if (within(this.restrictionDomain)) return true;
+        if (!this.ownDomains.some(within)) return false;
+        return !this.kubeletLabels.has(k) && !this.kubeletDomains.some(within);
+      })
+      .sort();
   }
 
   /**
@@ -132,34 +161,56 @@ export class NodeRestriction {
    * mint an unbound token (which would outlive its pods). Non-node users pass. `getPod` answers
    * the stored pod or throws its StatusError (404 when absent, as upstream).
    */
-  async checkTokenRequest(user: UserInfo, namespace: string, name: string, tr: unknown, getPod: (ns: string, name: string) => Promise<unknown>): Promise<void> {
+  async checkTokenRequest(
+    user: UserInfo,
+    namespace: string,
+    name: string,
+    tr: unknown,
+    getPod: (ns: string, name: string) => Promise<unknown>,
+  ): Promise<void> {
     const node = nodeIdentity(user);
     if (node === undefined) return;
-    const refuse = (why: string): never => { throw forbiddenError('serviceaccounts', '', name, why); };
+    const refuse = (why: string): never => {
+      throw forbiddenError('serviceaccounts', '', name, why);
+    };
     const ref = field(field(tr, 'spec'), 'boundObjectRef');
-    const refName = field(ref, 'name'), uid = field(ref, 'uid');
-    if (field(ref, 'apiVersion') !== 'v1' || field(ref, 'kind') !== 'Pod' || typeof refName !== 'string' || !refName) refuse('node requested token not bound to a pod');
+    const refName = field(ref, 'name'),
+      uid = field(ref, 'uid');
+    if (field(ref, 'apiVersion') !== 'v1' || field(ref, 'kind') !== 'Pod' || typeof refName !== 'string' || !refName)
+      refuse('node requested token not bound to a pod');
     if (typeof uid !== 'string' || !uid) return refuse('node requested token with a pod binding without a uid');
     const pod = await getPod(namespace, refName as string);
     if (uid !== field(field(pod, 'metadata'), 'uid')) {
-      refuse(`the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      refuse(
+        `the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
-    if (field(field(pod, 'spec'), 'nodeName') !== node) refuse('node requested token bound to a pod scheduled on a different node');
+    if (field(field(pod, 'spec'), 'nodeName') !== node)
+      refuse('node requested token bound to a pod scheduled on a different node');
   }
 
   private mirrorPod(node: string, pod: any, refuse: (why: string) => never): void {
     const annotations = pod?.metadata?.annotations ?? {};
     if (typeof annotations !== 'object' || !(this.mirrorAnnotation in annotations)) {
-      refuse(`pod does not have ${JSON.stringify(this.mirrorAnnotation)} annotation, node ${JSON.stringify(node)} can only create mirror pods`);
+      refuse(
+        `pod does not have ${JSON.stringify(this.mirrorAnnotation)} annotation, node ${JSON.stringify(node)} can only create mirror pods`,
+      );
     }
-    if (pod?.spec?.nodeName !== node) refuse(`node ${JSON.stringify(node)} can only create pods with spec.nodeName set to itself`);
+    if (pod?.spec?.nodeName !== node)
+      refuse(`node ${JSON.stringify(node)} can only create pods with spec.nodeName set to itself`);
     const spec = pod?.spec ?? {};
-    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) refuse(`node ${JSON.stringify(node)} can not create pods that reference a service account`);
+    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName)
+      refuse(`node ${JSON.stringify(node)} can not create pods that reference a service account`);
     const refs = JSON.stringify(spec);
-    if (/"(secretName|secretRef|secretKeyRef|nodePublishSecretRef)"/.test(refs) || (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length)) {
+    if (
+      /"(secretName|secretRef|secretKeyRef|nodePublishSecretRef)"/.test(refs) ||
+      (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length)
+    ) {
       refuse(`node ${JSON.stringify(node)} can not create pods that reference secrets`);
     }
-    if (/"(configMap|configMapRef|configMapKeyRef)"/.test(refs)) refuse(`node ${JSON.stringify(node)} can not create pods that reference configmaps`);
-    if (/"persistentVolumeClaim"/.test(refs)) refuse(`node ${JSON.stringify(node)} can not create pods that reference persistentvolumeclaims`);
+    if (/"(configMap|configMapRef|configMapKeyRef)"/.test(refs))
+      refuse(`node ${JSON.stringify(node)} can not create pods that reference configmaps`);
+    if (/"persistentVolumeClaim"/.test(refs))
+      refuse(`node ${JSON.stringify(node)} can not create pods that reference persistentvolumeclaims`);
   }
 }

@@ -26,7 +26,11 @@ export function nodeIdentity(u: UserInfo): string | undefined {
 
 const NO_OPINION: AuthorizerResult = Object.freeze({ decision: 'noOpinion', reason: '' });
 const no = (reason: string): AuthorizerResult => ({ decision: 'noOpinion', reason });
-const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources });
+const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({
+  verbs,
+  apiGroups,
+  resources,
+});
 
 /** upstream bootstrappolicy.NodeRules (what is not subdivided by the graph). */
 export function nodeRules(identity: Identity, selectors: boolean): PolicyRule[] {
@@ -46,8 +50,11 @@ export function nodeRules(identity: Identity, selectors: boolean): PolicyRule[] 
   // without the selector features, Node objects and pods fall back to the static rules
   if (!selectors) {
     rules.push(
-      rule(['create', 'get', 'list', 'watch', 'update', 'patch'], [''], ['nodes']), rule(['update', 'patch'], [''], ['nodes/status']),
-      rule([...read, 'create', 'delete'], [''], ['pods']), rule(['update', 'patch'], [''], ['pods/status']), rule(['create'], [''], ['pods/eviction']),
+      rule(['create', 'get', 'list', 'watch', 'update', 'patch'], [''], ['nodes']),
+      rule(['update', 'patch'], [''], ['nodes/status']),
+      rule([...read, 'create', 'delete'], [''], ['pods']),
+      rule(['update', 'patch'], [''], ['pods/status']),
+      rule(['create'], [''], ['pods/eviction']),
     );
   }
   return rules;
@@ -58,7 +65,11 @@ export class NodeAuthorizer implements Authorizer {
   private readonly rules: PolicyRule[];
   private readonly coordination: string;
 
-  constructor(private readonly graph: NodeGraph, private readonly identity: Identity, private readonly selectors = true) {
+  constructor(
+    private readonly graph: NodeGraph,
+    private readonly identity: Identity,
+    private readonly selectors = true,
+  ) {
     this.rules = nodeRules(identity, selectors);
     this.coordination = groupFor(identity, 'coordination.plat.io');
   }
@@ -79,16 +90,23 @@ export class NodeAuthorizer implements Authorizer {
     if (a.apiGroup === this.coordination && a.resource === 'leases') return this.lease(node, a);
     if (a.apiGroup !== '') return undefined;
     switch (a.resource) {
-      case 'secrets': return this.readNamespaced(node, 'secrets', a);
-      case 'configmaps': return this.readNamespaced(node, 'configmaps', a);
+      case 'secrets':
+        return this.readNamespaced(node, 'secrets', a);
+      case 'configmaps':
+        return this.readNamespaced(node, 'configmaps', a);
       case 'persistentvolumeclaims':
         if (a.subresource === 'status') return this.statusUpdate(node, a);
         return this.get(node, a, () => this.related(node, 'persistentvolumeclaims', a));
-      case 'persistentvolumes': return this.get(node, a, () => (this.graph.reachesVolume(node, a.name!) ? ALLOW : this.unrelated(node)));
-      case 'serviceaccounts': return this.token(node, a);
-      case 'nodes': return this.selectors ? this.nodeObject(node, a) : undefined;
-      case 'pods': return this.selectors ? this.pod(node, a) : undefined;
-      default: return undefined;
+      case 'persistentvolumes':
+        return this.get(node, a, () => (this.graph.reachesVolume(node, a.name!) ? ALLOW : this.unrelated(node)));
+      case 'serviceaccounts':
+        return this.token(node, a);
+      case 'nodes':
+        return this.selectors ? this.nodeObject(node, a) : undefined;
+      case 'pods':
+        return this.selectors ? this.pod(node, a) : undefined;
+      default:
+        return undefined;
     }
   }
 
@@ -127,17 +145,22 @@ export class NodeAuthorizer implements Authorizer {
   }
 
   private lease(node: string, a: Attributes): AuthorizerResult {
-    if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return no('can only get, create, update, patch, or delete a node lease');
-    if (a.namespace !== this.identity.nodeLeaseNamespace) return no(`can only access leases in the ${JSON.stringify(this.identity.nodeLeaseNamespace)} system namespace`);
+    if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb))
+      return no('can only get, create, update, patch, or delete a node lease');
+    if (a.namespace !== this.identity.nodeLeaseNamespace)
+      return no(`can only access leases in the ${JSON.stringify(this.identity.nodeLeaseNamespace)} system namespace`);
     // a create has no name yet; NodeRestriction checks the object's
-    if (a.verb !== 'create' && a.name !== node) return no('can only access node lease with the same name as the requesting node');
+    if (a.verb !== 'create' && a.name !== node)
+      return no('can only access node lease with the same name as the requesting node');
     return ALLOW;
   }
 
   /** Its own Node object (and status); create is left to NodeRestriction, as upstream. */
   private nodeObject(node: string, a: Attributes): AuthorizerResult {
     if (a.subresource === 'status') {
-      return (a.verb === 'get' || a.verb === 'update' || a.verb === 'patch') && a.name === node ? ALLOW : no(`node '${node}' cannot modify status of node '${a.name ?? ''}'`);
+      return (a.verb === 'get' || a.verb === 'update' || a.verb === 'patch') && a.name === node
+        ? ALLOW
+        : no(`node '${node}' cannot modify status of node '${a.name ?? ''}'`);
     }
     if (a.subresource) return NO_OPINION;
     if (a.verb === 'create') return ALLOW;
@@ -151,24 +174,35 @@ export class NodeAuthorizer implements Authorizer {
     if (sub === '') {
       if (a.verb === 'get') return this.related(node, 'pods', a);
       if (a.verb === 'list' || a.verb === 'watch') {
-        return selectsNode(a.fieldSelector, node) ? ALLOW : no(`can only list/watch pods with spec.nodeName=${node} field selector`);
+        return selectsNode(a.fieldSelector, node)
+          ? ALLOW
+          : no(`can only list/watch pods with spec.nodeName=${node} field selector`);
       }
       if (a.verb === 'create' || a.verb === 'delete') return ALLOW;
       return no(`node '${node}' cannot ${a.verb} pods`);
     }
-    if (sub === 'status' && (a.verb === 'update' || a.verb === 'patch' || a.verb === 'get')) return this.related(node, 'pods', a);
+    if (sub === 'status' && (a.verb === 'update' || a.verb === 'patch' || a.verb === 'get'))
+      return this.related(node, 'pods', a);
     if (sub === 'eviction' && a.verb === 'create') return this.related(node, 'pods', a);
     return NO_OPINION;
   }
 
   /** upstream: nodes' permissions are not enumerable (incomplete, with the error); others get nothing here. */
   rulesFor(user: UserInfo): RulesResult {
-    if (nodeIdentity(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
-    return { resourceRules: [], nonResourceRules: [], incomplete: true, errors: ['node authorizer does not support user rule resolution'] };
+    if (nodeIdentity(user) === undefined)
+      return { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+    return {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      errors: ['node authorizer does not support user rule resolution'],
+    };
   }
 }
 
 /** upstream: a requirement `spec.nodeName=<node>` among the field selector's. */
 function selectsNode(reqs: readonly SelectorRequirement[] | undefined, node: string): boolean {
-  return !!reqs?.some((r) => r.key === 'spec.nodeName' && r.operator === 'In' && r.values?.length === 1 && r.values[0] === node);
+  return !!reqs?.some(
+    (r) => r.key === 'spec.nodeName' && r.operator === 'In' && r.values?.length === 1 && r.values[0] === node,
+  );
 }

@@ -36,7 +36,8 @@ export function parseAuthorizationModes(v: string): Mode[] {
   const modes = v.split(',').map((m) => m.trim());
   const seen = new Set<string>();
   for (const m of modes) {
-    if (!(MODES as readonly string[]).includes(m)) throw new Error(`--authorization-mode must be a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
+    if (!(MODES as readonly string[]).includes(m))
+      throw new Error(`--authorization-mode must be a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
     if (seen.has(m)) throw new Error(`--authorization-mode has mode specified more than once: ${m}`);
     seen.add(m);
   }
@@ -51,7 +52,9 @@ export function parseGoDuration(s: string): number | undefined {
   const sign = s.startsWith('-') ? -1 : 1;
   const body = s.replace(/^[-+]/, '');
   const re = /([0-9]*\.?[0-9]+|[0-9]+\.)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0, end = 0, m: RegExpExecArray | null;
+  let total = 0,
+    end = 0,
+    m: RegExpExecArray | null;
   while ((m = re.exec(body))) {
     total += Number(m[1]) * UNITS[m[2]!]!;
     end = re.lastIndex;
@@ -62,7 +65,8 @@ export function parseGoDuration(s: string): number | undefined {
 function ttl(flag: string, set: (o: AuthorizationOptions, ms: number) => void) {
   return (o: AuthorizationOptions, v: string) => {
     const ms = parseGoDuration(v);
-    if (ms === undefined) throw new Error(`invalid argument "${v}" for "--${flag}" flag: time: invalid duration "${v}"`);
+    if (ms === undefined)
+      throw new Error(`invalid argument "${v}" for "--${flag}" flag: time: invalid duration "${v}"`);
     set(o, ms);
   };
 }
@@ -76,31 +80,54 @@ function legacy(flag: string, set: (o: AuthorizationOptions, v: string) => void)
 }
 
 export const AUTHORIZATION_FLAGS: Record<string, (o: AuthorizationOptions, v: string) => void> = {
-  'authorization-mode': legacy('authorization-mode', (o, v) => { o.authorizationModes = parseAuthorizationModes(v); }),
-  'authorization-policy-file': legacy('authorization-policy-file', (o, v) => { o.authorizationPolicyFile = v; }),
-  'authorization-webhook-config-file': legacy('authorization-webhook-config-file', (o, v) => { o.authorizationWebhookConfigFile = v; }),
+  'authorization-mode': legacy('authorization-mode', (o, v) => {
+    o.authorizationModes = parseAuthorizationModes(v);
+  }),
+  'authorization-policy-file': legacy('authorization-policy-file', (o, v) => {
+    o.authorizationPolicyFile = v;
+  }),
+  'authorization-webhook-config-file': legacy('authorization-webhook-config-file', (o, v) => {
+    o.authorizationWebhookConfigFile = v;
+  }),
   'authorization-webhook-version': legacy('authorization-webhook-version', (o, v) => {
-    if (v !== 'v1' && v !== 'v1beta1') throw new Error(`--authorization-webhook-version must be v1 or v1beta1, got "${v}"`);
+    if (v !== 'v1' && v !== 'v1beta1')
+      throw new Error(`--authorization-webhook-version must be v1 or v1beta1, got "${v}"`);
     o.authorizationWebhookVersion = v;
   }),
-  'authorization-webhook-cache-authorized-ttl': legacy('authorization-webhook-cache-authorized-ttl',
-    ttl('authorization-webhook-cache-authorized-ttl', (o, ms) => { o.authorizationWebhookCacheAuthorizedTtlMs = ms; })),
-  'authorization-webhook-cache-unauthorized-ttl': legacy('authorization-webhook-cache-unauthorized-ttl',
-    ttl('authorization-webhook-cache-unauthorized-ttl', (o, ms) => { o.authorizationWebhookCacheUnauthorizedTtlMs = ms; })),
-  'authorization-config': (o, v) => { o.authorizationConfigFile = v; },
+  'authorization-webhook-cache-authorized-ttl': legacy(
+    'authorization-webhook-cache-authorized-ttl',
+    ttl('authorization-webhook-cache-authorized-ttl', (o, ms) => {
+      o.authorizationWebhookCacheAuthorizedTtlMs = ms;
+    }),
+  ),
+  'authorization-webhook-cache-unauthorized-ttl': legacy(
+    'authorization-webhook-cache-unauthorized-ttl',
+    ttl('authorization-webhook-cache-unauthorized-ttl', (o, ms) => {
+      o.authorizationWebhookCacheUnauthorizedTtlMs = ms;
+    }),
+  ),
+  'authorization-config': (o, v) => {
+    o.authorizationConfigFile = v;
+  },
 };
 
 /** Rules between the authorization flags (upstream's messages), once all flags are parsed. */
 export function checkAuthorizationOptions(o: AuthorizationOptions): void {
   if (o.authorizationConfigFile) {
     if (o.authorizationLegacyFlags.length) {
-      throw new Error('--authorization-config cannot be used in conjunction with --authorization-mode, --authorization-policy-file, --authorization-webhook-config-file, --authorization-webhook-version, --authorization-webhook-cache-authorized-ttl, --authorization-webhook-cache-unauthorized-ttl');
+      throw new Error(
+        '--authorization-config cannot be used in conjunction with --authorization-mode, --authorization-policy-file, --authorization-webhook-config-file, --authorization-webhook-version, --authorization-webhook-cache-authorized-ttl, --authorization-webhook-cache-unauthorized-ttl',
+      );
     }
     return;
   }
   const modes = new Set<string>(o.authorizationModes);
-  if (modes.has('ABAC') && !o.authorizationPolicyFile) throw new Error("authorization-mode ABAC's authorization policy file not passed");
-  if (modes.has('Webhook') && !o.authorizationWebhookConfigFile) throw new Error("authorization-mode Webhook's authorization config file not passed");
-  if (o.authorizationPolicyFile && !modes.has('ABAC')) throw new Error('cannot specify --authorization-policy-file without mode ABAC');
-  if (o.authorizationWebhookConfigFile && !modes.has('Webhook')) throw new Error('cannot specify --authorization-webhook-config-file without mode Webhook');
+  if (modes.has('ABAC') && !o.authorizationPolicyFile)
+    throw new Error("authorization-mode ABAC's authorization policy file not passed");
+  if (modes.has('Webhook') && !o.authorizationWebhookConfigFile)
+    throw new Error("authorization-mode Webhook's authorization config file not passed");
+  if (o.authorizationPolicyFile && !modes.has('ABAC'))
+    throw new Error('cannot specify --authorization-policy-file without mode ABAC');
+  if (o.authorizationWebhookConfigFile && !modes.has('Webhook'))
+    throw new Error('cannot specify --authorization-webhook-config-file without mode Webhook');
 }

@@ -12,8 +12,17 @@ import { typeKeyOf } from '../../actors/routing.js';
 import { SA_PREFIX, type UserInfo } from '../../api/user.js';
 import type { PolicyRule } from './rbac-rules.js';
 
-export interface Subject { kind: string; name: string; namespace?: string; apiGroup?: string }
-export interface RoleRef { kind: string; name: string; apiGroup?: string }
+export interface Subject {
+  kind: string;
+  name: string;
+  namespace?: string;
+  apiGroup?: string;
+}
+export interface RoleRef {
+  kind: string;
+  name: string;
+  apiGroup?: string;
+}
 
 interface RoleEntry {
   rules: PolicyRule[];
@@ -22,15 +31,23 @@ interface RoleEntry {
   selectors?: LabelSelector[];
 }
 
-export interface BindingEntry { name: string; namespace: string; roleRef: RoleRef; subjects: Subject[] }
+export interface BindingEntry {
+  name: string;
+  namespace: string;
+  roleRef: RoleRef;
+  subjects: Subject[];
+}
 
 /** A role reference that does not resolve: `kind` is Role or ClusterRole. */
-export interface MissingRole { missing: { kind: string; name: string } }
+export interface MissingRole {
+  missing: { kind: string; name: string };
+}
 
 /** Called per rule with the description of the binding that grants it; false stops the walk. */
 export type RuleVisitor = (source: string, rule: PolicyRule) => boolean;
 
-const rulesOf = (o: any): PolicyRule[] => (Array.isArray(o?.rules) ? o.rules.filter((r: unknown) => r && typeof r === 'object') : []);
+const rulesOf = (o: any): PolicyRule[] =>
+  Array.isArray(o?.rules) ? o.rules.filter((r: unknown) => r && typeof r === 'object') : [];
 
 export class RbacIndex {
   generation = 0;
@@ -49,13 +66,19 @@ export class RbacIndex {
   constructor(identity: Identity) {
     this.group = groupFor(identity, 'rbac.authorization.plat.io');
     const k = (r: string) => typeKeyOf(this.group, r);
-    this.keys = { roles: k('roles'), clusterroles: k('clusterroles'), rolebindings: k('rolebindings'), clusterrolebindings: k('clusterrolebindings') };
+    this.keys = {
+      roles: k('roles'),
+      clusterroles: k('clusterroles'),
+      rolebindings: k('rolebindings'),
+      clusterrolebindings: k('clusterrolebindings'),
+    };
     this.typeKeys = new Set(Object.values(this.keys));
   }
 
   /** The objects every actor loaded at start (before any change event). */
   load(objects: readonly CachedObject[]): void {
-    for (const o of objects) if (this.typeKeys.has(o.typeKey)) this.put(o.typeKey, o.namespace, o.name, JSON.parse(o.json));
+    for (const o of objects)
+      if (this.typeKeys.has(o.typeKey)) this.put(o.typeKey, o.namespace, o.name, JSON.parse(o.json));
     this.generation++;
   }
 
@@ -91,7 +114,7 @@ export class RbacIndex {
         break;
       case this.keys.rolebindings: {
         let m = this.roleBindings.get(namespace);
-        if (!m) this.roleBindings.set(namespace, m = new Map());
+        if (!m) this.roleBindings.set(namespace, (m = new Map()));
         m.set(name, binding(obj, name, namespace));
         break;
       }
@@ -120,7 +143,8 @@ export class RbacIndex {
       const r = bindingNamespace ? this.roles.get(`${bindingNamespace}/${ref.name}`) : undefined;
       return r ? r.rules : { missing: { kind: 'Role', name: ref.name } };
     }
-    if (ref.kind === 'ClusterRole') return this.clusterRoleRules(ref.name, new Set()) ?? { missing: { kind: 'ClusterRole', name: ref.name } };
+    if (ref.kind === 'ClusterRole')
+      return this.clusterRoleRules(ref.name, new Set()) ?? { missing: { kind: 'ClusterRole', name: ref.name } };
     return { missing: { kind: ref.kind, name: ref.name } };
   }
 
@@ -137,7 +161,10 @@ export class RbacIndex {
       if (!role.selectors.some((s) => s.matches(this.clusterRoles.get(other)!.labels))) continue;
       for (const rule of this.clusterRoleRules(other, visiting) ?? []) {
         const key = JSON.stringify(rule);
-        if (!seen.has(key)) { seen.add(key); out.push(rule); }
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push(rule);
+        }
       }
     }
     visiting.delete(name);
@@ -148,7 +175,8 @@ export class RbacIndex {
   /** Every aggregated ClusterRole with its stored rules and the rules its selectors gather now. */
   aggregatedRoles(): { name: string; stored: PolicyRule[]; effective: PolicyRule[] }[] {
     const out: { name: string; stored: PolicyRule[]; effective: PolicyRule[] }[] = [];
-    for (const [name, r] of this.clusterRoles) if (r.selectors) out.push({ name, stored: r.rules, effective: this.clusterRoleRules(name, new Set())! });
+    for (const [name, r] of this.clusterRoles)
+      if (r.selectors) out.push({ name, stored: r.rules, effective: this.clusterRoleRules(name, new Set())! });
     return out;
   }
 
@@ -157,17 +185,32 @@ export class RbacIndex {
    * namespace, of every RoleBinding there. A binding whose role is missing is reported once
    * through `onMissing` (the authorizer's denial reason) and skipped.
    */
-  visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor, onMissing: (m: MissingRole['missing'], b: BindingEntry) => void): void {
+  visitRulesFor(
+    user: UserInfo,
+    namespace: string,
+    visit: RuleVisitor,
+    onMissing: (m: MissingRole['missing'], b: BindingEntry) => void,
+  ): void {
     for (const b of this.clusterRoleBindings.values()) if (!this.visitBinding(user, b, '', visit, onMissing)) return;
     if (!namespace) return;
-    for (const b of this.roleBindings.get(namespace)?.values() ?? []) if (!this.visitBinding(user, b, namespace, visit, onMissing)) return;
+    for (const b of this.roleBindings.get(namespace)?.values() ?? [])
+      if (!this.visitBinding(user, b, namespace, visit, onMissing)) return;
   }
 
-  private visitBinding(user: UserInfo, b: BindingEntry, namespace: string, visit: RuleVisitor, onMissing: (m: MissingRole['missing'], b: BindingEntry) => void): boolean {
+  private visitBinding(
+    user: UserInfo,
+    b: BindingEntry,
+    namespace: string,
+    visit: RuleVisitor,
+    onMissing: (m: MissingRole['missing'], b: BindingEntry) => void,
+  ): boolean {
     const i = b.subjects.findIndex((s) => appliesTo(user, s, namespace));
     if (i < 0) return true;
     const rules = this.roleRefRules(b.roleRef, namespace);
-    if (!Array.isArray(rules)) { onMissing(rules.missing, b); return true; }
+    if (!Array.isArray(rules)) {
+      onMissing(rules.missing, b);
+      return true;
+    }
     const source = describe(b, b.subjects[i]!);
     for (const r of rules) if (!visit(source, r)) return false;
     return true;
@@ -177,32 +220,48 @@ export class RbacIndex {
 function compileSelectors(list: unknown): LabelSelector[] {
   const out: LabelSelector[] = [];
   // a selector that does not compile selects nothing, as the aggregation controller skips it
-  for (const s of Array.isArray(list) ? list : []) try { out.push(labelSelectorFromObject(s ?? {})); } catch { /* skipped */ }
+  for (const s of Array.isArray(list) ? list : [])
+    try {
+      out.push(labelSelectorFromObject(s ?? {}));
+    } catch {
+      /* skipped */
+    }
   return out;
 }
 
 function binding(obj: any, name: string, namespace: string): BindingEntry {
   const ref = obj.roleRef ?? {};
   const subjects = (Array.isArray(obj.subjects) ? obj.subjects : []).filter((s: unknown) => s && typeof s === 'object');
-  return { name, namespace, roleRef: { kind: String(ref.kind ?? ''), name: String(ref.name ?? ''), apiGroup: ref.apiGroup }, subjects };
+  return {
+    name,
+    namespace,
+    roleRef: { kind: String(ref.kind ?? ''), name: String(ref.name ?? ''), apiGroup: ref.apiGroup },
+    subjects,
+  };
 }
 
 /** upstream appliesToUser; a ServiceAccount subject without a namespace is in the binding's. */
 export function appliesTo(user: UserInfo, s: Subject, bindingNamespace: string): boolean {
   switch (s.kind) {
-    case 'User': return user.username === s.name;
-    case 'Group': return user.groups.includes(s.name);
+    case 'User':
+      return user.username === s.name;
+    case 'Group':
+      return user.groups.includes(s.name);
     case 'ServiceAccount': {
       const ns = s.namespace || bindingNamespace;
       return !!ns && user.username === `${SA_PREFIX}${ns}:${s.name}`;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 /** upstream's binding describers: `RoleBinding "b/ns" of ClusterRole "view" to User "bob"` */
 function describe(b: BindingEntry, s: Subject): string {
-  const subject = s.kind === 'ServiceAccount' ? `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || b.namespace}`)}` : `${s.kind} ${JSON.stringify(s.name)}`;
+  const subject =
+    s.kind === 'ServiceAccount'
+      ? `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || b.namespace}`)}`
+      : `${s.kind} ${JSON.stringify(s.name)}`;
   const name = b.namespace ? `${b.name}/${b.namespace}` : b.name;
   return `${b.namespace ? 'RoleBinding' : 'ClusterRoleBinding'} ${JSON.stringify(name)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${subject}`;
 }

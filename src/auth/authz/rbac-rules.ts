@@ -31,7 +31,8 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
 export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
   for (const r of list(rule.resources)) {
     if (r === ALL || r === combined) return true;
-    if (subresource && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)) return true;
+    if (subresource && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource))
+      return true;
   }
   return false;
 }
@@ -56,8 +57,12 @@ export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
   if (!a.resourceRequest) return verbMatches(rule, a.verb) && nonResourceURLMatches(rule, a.path);
   const sub = a.subresource ?? '';
   const combined = sub ? `${a.resource}/${sub}` : a.resource;
-  return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, sub) &&
-    resourceNameMatches(rule, a.name ?? '');
+  return (
+    verbMatches(rule, a.verb) &&
+    apiGroupMatches(rule, a.apiGroup) &&
+    resourceMatches(rule, combined, sub) &&
+    resourceNameMatches(rule, a.name ?? '')
+  );
 }
 
 /** Splits a rule into rules of one group, resource, verb and name (or one URL and verb). */
@@ -67,12 +72,15 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
   for (const group of list(rule.apiGroups)) {
     for (const resource of list(rule.resources)) {
       for (const verb of list(rule.verbs)) {
-        if (names.length) for (const n of names) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [n] });
+        if (names.length)
+          for (const n of names)
+            out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [n] });
         else out.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
       }
     }
   }
-  for (const url of list(rule.nonResourceURLs)) for (const verb of list(rule.verbs)) out.push({ nonResourceURLs: [url], verbs: [verb] });
+  for (const url of list(rule.nonResourceURLs))
+    for (const verb of list(rule.verbs)) out.push({ nonResourceURLs: [url], verbs: [verb] });
   return out;
 }
 
@@ -94,11 +102,15 @@ function nonResourceURLCovers(owner: string, sub: string): boolean {
 
 /** upstream ruleCovers: owner (any shape) covers sub (at most one verb, resource, name). */
 export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
-  const ov = list(owner.verbs), og = list(owner.apiGroups), on = list(owner.resourceNames);
+  const ov = list(owner.verbs),
+    og = list(owner.apiGroups),
+    on = list(owner.resourceNames);
   const verbs = ov.includes(ALL) || hasAll(ov, list(sub.verbs));
   const groups = og.includes(ALL) || hasAll(og, list(sub.apiGroups));
   const resources = resourceCoversAll(list(owner.resources), list(sub.resources));
-  const urls = list(sub.nonResourceURLs).every((p) => list(owner.nonResourceURLs).some((o) => nonResourceURLCovers(o, p)));
+  const urls = list(sub.nonResourceURLs).every((p) =>
+    list(owner.nonResourceURLs).some((o) => nonResourceURLCovers(o, p)),
+  );
   const sn = list(sub.resourceNames);
   const names = sn.length === 0 ? on.length === 0 : on.length === 0 || hasAll(on, sn);
   return verbs && groups && resources && names && urls;
@@ -107,7 +119,8 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
 /** upstream Covers: the uncovered atomic rules (empty when owner covers every servant rule). */
 export function uncovered(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
-  for (const rule of servant) for (const sub of breakdownRule(rule)) if (!owner.some((o) => ruleCovers(o, sub))) out.push(sub);
+  for (const rule of servant)
+    for (const sub of breakdownRule(rule)) if (!owner.some((o) => ruleCovers(o, sub))) out.push(sub);
   return out;
 }
 
@@ -116,11 +129,19 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   const simple = new Map<string, PolicyRule>();
   for (const r of rules) {
-    const g = list(r.apiGroups), res = list(r.resources), n = list(r.resourceNames);
-    if (n.length > 1 || list(r.nonResourceURLs).length > 0 || g.length !== 1 || res.length !== 1) { out.push(r); continue; }
+    const g = list(r.apiGroups),
+      res = list(r.resources),
+      n = list(r.resourceNames);
+    if (n.length > 1 || list(r.nonResourceURLs).length > 0 || g.length !== 1 || res.length !== 1) {
+      out.push(r);
+      continue;
+    }
     const key = JSON.stringify([g[0], res[0], n[0] ?? null]);
     const prev = simple.get(key);
-    if (!prev) { simple.set(key, { ...r, verbs: [...list(r.verbs)] }); continue; }
+    if (!prev) {
+      simple.set(key, { ...r, verbs: [...list(r.verbs)] });
+      continue;
+    }
     for (const v of list(r.verbs)) if (!prev.verbs!.includes(v)) prev.verbs!.push(v);
   }
   return [...out, ...simple.values()];
@@ -132,7 +153,9 @@ export const goStrings = (l: readonly string[]): string => `[${l.map((s) => JSON
 /** upstream CompactString: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}` */
 export function compactString(r: PolicyRule): string {
   const parts: string[] = [];
-  const add = (name: string, l: string[] | undefined) => { if (list(l).length) parts.push(`${name}:${goStrings(l!)}`); };
+  const add = (name: string, l: string[] | undefined) => {
+    if (list(l).length) parts.push(`${name}:${goStrings(l!)}`);
+  };
   add('APIGroups', r.apiGroups);
   add('Resources', r.resources);
   add('NonResourceURLs', r.nonResourceURLs);

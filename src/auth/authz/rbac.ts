@@ -64,19 +64,27 @@ export class RbacAuthorizer implements Authorizer {
     const hit = perUser?.get(namespace);
     if (hit && hit.generation === this.index.generation) return hit;
     const g: Granted = { generation: this.index.generation, rules: [], reasons: [], errors: [] };
-    let source = '', reason = '';
-    this.index.visitRulesFor(user, namespace, (s, rule) => {
-      if (s !== source) reason = `RBAC: allowed by ${source = s}`;
-      g.rules.push(rule);
-      g.reasons.push(reason);
-      return true;
-    }, (m) => {
-      // the informer listers' NotFound, as upstream's authorizer reports it
-      g.errors.push(m.kind === 'Role' || m.kind === 'ClusterRole'
-        ? `${m.kind.toLowerCase()}.${this.index.group} ${JSON.stringify(m.name)} not found`
-        : `unsupported role reference kind: ${JSON.stringify(m.kind)}`);
-    });
-    if (!perUser) this.cache.set(user, perUser = new Map());
+    let source = '',
+      reason = '';
+    this.index.visitRulesFor(
+      user,
+      namespace,
+      (s, rule) => {
+        if (s !== source) reason = `RBAC: allowed by ${(source = s)}`;
+        g.rules.push(rule);
+        g.reasons.push(reason);
+        return true;
+      },
+      (m) => {
+        // the informer listers' NotFound, as upstream's authorizer reports it
+        g.errors.push(
+          m.kind === 'Role' || m.kind === 'ClusterRole'
+            ? `${m.kind.toLowerCase()}.${this.index.group} ${JSON.stringify(m.name)} not found`
+            : `unsupported role reference kind: ${JSON.stringify(m.kind)}`,
+        );
+      },
+    );
+    if (!perUser) this.cache.set(user, (perUser = new Map()));
     perUser.set(namespace, g);
     return g;
   }

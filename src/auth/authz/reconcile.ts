@@ -23,23 +23,40 @@ export async function ensureDefaultPolicy(pool: Pick<ActorPool, 'submit'>, ident
   const autoupdate = policyKeys(identity).autoupdate;
   const submit: Submit = (op) => pool.submit(op);
   await Promise.all([
-    ...clusterRoles.map((r) => ensure(submit, { group, version: 'v1', resource: 'clusterroles' }, r, autoupdate, reconcileRole)),
-    ...clusterRoleBindings.map((b) => ensure(submit, { group, version: 'v1', resource: 'clusterrolebindings' }, b, autoupdate, reconcileBinding)),
+    ...clusterRoles.map((r) =>
+      ensure(submit, { group, version: 'v1', resource: 'clusterroles' }, r, autoupdate, reconcileRole),
+    ),
+    ...clusterRoleBindings.map((b) =>
+      ensure(submit, { group, version: 'v1', resource: 'clusterrolebindings' }, b, autoupdate, reconcileBinding),
+    ),
     ...roles.map((r) => ensure(submit, { group, version: 'v1', resource: 'roles' }, r, autoupdate, reconcileRole)),
-    ...roleBindings.map((b) => ensure(submit, { group, version: 'v1', resource: 'rolebindings' }, b, autoupdate, reconcileBinding)),
+    ...roleBindings.map((b) =>
+      ensure(submit, { group, version: 'v1', resource: 'rolebindings' }, b, autoupdate, reconcileBinding),
+    ),
   ]);
 }
 
 type Reconcile<T> = (existing: any, expected: T) => 'same' | 'changed' | 'recreate';
 
 async function ensure<T extends DefaultRole | DefaultBinding>(
-  submit: Submit, type: { group: string; version: string; resource: string }, expected: T, autoupdate: string, reconcile: Reconcile<T>,
+  submit: Submit,
+  type: { group: string; version: string; resource: string },
+  expected: T,
+  autoupdate: string,
+  reconcile: Reconcile<T>,
 ): Promise<void> {
   const namespace = expected.metadata.namespace ?? '';
   const what = `${type.resource} ${namespace ? `${namespace}/` : ''}${expected.metadata.name}`;
   const name = expected.metadata.name;
   const create = async () => {
-    const r = await submit({ op: 'create', type, enc: JSON_ENC, dryRun: false, namespace, body: { text: JSON.stringify(expected), contentType: 'json' } });
+    const r = await submit({
+      op: 'create',
+      type,
+      enc: JSON_ENC,
+      dryRun: false,
+      namespace,
+      body: { text: JSON.stringify(expected), contentType: 'json' },
+    });
     if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
   };
   const got = await submit({ op: 'get', type, enc: JSON_ENC, namespace, name });
@@ -56,7 +73,15 @@ async function ensure<T extends DefaultRole | DefaultBinding>(
     await submit({ op: 'delete', type, enc: JSON_ENC, dryRun: false, namespace, name, options: {} });
     return create();
   }
-  const r = await submit({ op: 'update', type, enc: JSON_ENC, dryRun: false, namespace, name, body: { text: JSON.stringify(existing), contentType: 'json' } });
+  const r = await submit({
+    op: 'update',
+    type,
+    enc: JSON_ENC,
+    dryRun: false,
+    namespace,
+    name,
+    body: { text: JSON.stringify(existing), contentType: 'json' },
+  });
   // a concurrent writer won: the next start reconciles again
   if ('error' in r && r.error.code !== 409) throw new Error(`bootstrap ${what}: ${r.error.message}`);
 }
@@ -66,7 +91,11 @@ function mergeMetadata(existing: any, expected: DefaultRole['metadata']): boolea
   let changed = false;
   for (const field of ['labels', 'annotations'] as const) {
     const have = (existing.metadata[field] ??= {});
-    for (const [k, v] of Object.entries(expected[field])) if (!(k in have)) { have[k] = v; changed = true; }
+    for (const [k, v] of Object.entries(expected[field]))
+      if (!(k in have)) {
+        have[k] = v;
+        changed = true;
+      }
   }
   return changed;
 }
@@ -76,24 +105,38 @@ export function reconcileRole(existing: any, expected: DefaultRole): 'same' | 'c
   if (expected.aggregationRule) {
     const sel = ((existing.aggregationRule ??= {}).clusterRoleSelectors ??= []) as unknown[];
     for (const s of expected.aggregationRule.clusterRoleSelectors) {
-      if (!sel.some((x) => JSON.stringify(x) === JSON.stringify(s))) { sel.push(s); changed = true; }
+      if (!sel.some((x) => JSON.stringify(x) === JSON.stringify(s))) {
+        sel.push(s);
+        changed = true;
+      }
     }
   } else {
     const rules = Array.isArray(existing.rules) ? existing.rules : [];
     const missing = uncovered(rules, expected.rules);
-    if (missing.length) { existing.rules = [...rules, ...missing]; changed = true; }
+    if (missing.length) {
+      existing.rules = [...rules, ...missing];
+      changed = true;
+    }
   }
   return changed ? 'changed' : 'same';
 }
 
 export function reconcileBinding(existing: any, expected: DefaultBinding): 'same' | 'changed' | 'recreate' {
   const ref = existing.roleRef ?? {};
-  if (ref.kind !== expected.roleRef.kind || ref.name !== expected.roleRef.name || ref.apiGroup !== expected.roleRef.apiGroup) return 'recreate';
+  if (
+    ref.kind !== expected.roleRef.kind ||
+    ref.name !== expected.roleRef.name ||
+    ref.apiGroup !== expected.roleRef.apiGroup
+  )
+    return 'recreate';
   let changed = mergeMetadata(existing, expected.metadata);
   const subjects: any[] = (existing.subjects ??= []);
   for (const s of expected.subjects) {
     const ns = 'namespace' in s ? s.namespace : '';
-    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === ns)) { subjects.push(s); changed = true; }
+    if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === ns)) {
+      subjects.push(s);
+      changed = true;
+    }
   }
   return changed ? 'changed' : 'same';
 }

@@ -17,7 +17,11 @@ export interface SelectorRequirement {
 /** `a=b`, `a==b` → In [b]; `a!=b` → NotIn [b]. */
 export function fieldRequirements(raw: string): SelectorRequirement[] {
   try {
-    return parseFieldSelector(raw).requirements.map((r) => ({ key: r.field, operator: r.op === '=' ? 'In' : 'NotIn', values: [r.value] }));
+    return parseFieldSelector(raw).requirements.map((r) => ({
+      key: r.field,
+      operator: r.op === '=' ? 'In' : 'NotIn',
+      values: [r.value],
+    }));
   } catch {
     return [];
   }
@@ -30,8 +34,10 @@ export function labelRequirements(raw: string): SelectorRequirement[] {
     for (const r of parseLabelSelector(raw).requirements) {
       if (r.operator === 'exists') out.push({ key: r.key, operator: 'Exists' });
       else if (r.operator === '!') out.push({ key: r.key, operator: 'DoesNotExist' });
-      else if (r.operator === '=' || r.operator === '==' || r.operator === 'in') out.push({ key: r.key, operator: 'In', values: [...r.values] });
-      else if (r.operator === '!=' || r.operator === 'notin') out.push({ key: r.key, operator: 'NotIn', values: [...r.values] });
+      else if (r.operator === '=' || r.operator === '==' || r.operator === 'in')
+        out.push({ key: r.key, operator: 'In', values: [...r.values] });
+      else if (r.operator === '!=' || r.operator === 'notin')
+        out.push({ key: r.key, operator: 'NotIn', values: [...r.values] });
     }
     return out;
   } catch {
@@ -50,8 +56,13 @@ export function reviewRequirements(sel: any, kind: 'field' | 'label'): SelectorR
   if (Array.isArray(sel.requirements) && sel.requirements.length) {
     return sel.requirements
       .filter((r: any) => r && typeof r.key === 'string' && OPERATORS.has(r.operator))
-      .map((r: any) => ({ key: r.key, operator: r.operator, ...(Array.isArray(r.values) ? { values: r.values.map(String) } : {}) }));
+      .map((r: any) => ({
+        key: r.key,
+        operator: r.operator,
+        ...(Array.isArray(r.values) ? { values: r.values.map(String) } : {}),
+      }));
   }
-  if (typeof sel.rawSelector === 'string' && sel.rawSelector) return kind === 'field' ? fieldRequirements(sel.rawSelector) : labelRequirements(sel.rawSelector);
+  if (typeof sel.rawSelector === 'string' && sel.rawSelector)
+    return kind === 'field' ? fieldRequirements(sel.rawSelector) : labelRequirements(sel.rawSelector);
   return [];
 }

@@ -36,8 +36,20 @@ export interface SignerAdmissionDeps {
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 /** upstream IsAuthorizedForSignerName: the exact signer name, else `<domain>/*`. */
-export async function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): Promise<boolean> {
-  const ask = async (name: string) => (await authorizer.authorize({ ...resourceAttributes({ user, verb, apiGroup: group, resource: 'signers', name }), apiVersion: '*' })).decision === 'allow';
+export async function authorizedForSigner(
+  authorizer: Authorizer,
+  user: UserInfo,
+  verb: string,
+  group: string,
+  signerName: string,
+): Promise<boolean> {
+  const ask = async (name: string) =>
+    (
+      await authorizer.authorize({
+        ...resourceAttributes({ user, verb, apiGroup: group, resource: 'signers', name }),
+        apiVersion: '*',
+      })
+    ).decision === 'allow';
   return (await ask(signerName)) || ask(`${signerName.split('/')[0]}/*`);
 }
 
@@ -47,14 +59,25 @@ export class SignerAdmission {
   /** A write to certificatesigningrequests/approval or /status by someone outside system:masters. */
   applies(r: Pick<Request, 'info' | 'user'>): boolean {
     const { info, user } = r;
-    return info.apiGroup === this.deps.group && info.resource === 'certificatesigningrequests' &&
-      (info.subresource === 'approval' || info.subresource === 'status') && (info.verb === 'update' || info.verb === 'patch') &&
-      !!user && !user.groups.includes(MASTERS_GROUP);
+    return (
+      info.apiGroup === this.deps.group &&
+      info.resource === 'certificatesigningrequests' &&
+      (info.subresource === 'approval' || info.subresource === 'status') &&
+      (info.verb === 'update' || info.verb === 'patch') &&
+      !!user &&
+      !user.groups.includes(MASTERS_GROUP)
+    );
   }
 
   /** Reads the body, checks, then hands the request on with the same bytes; a refusal is a 403. */
   admit(r: Request, next: (r: Request) => void): void {
-    checkBodyThen(r, this.deps.maxRequestBodyBytes, (buf) => this.check(r, buf), next, (e) => retried(r, e));
+    checkBodyThen(
+      r,
+      this.deps.maxRequestBodyBytes,
+      (buf) => this.check(r, buf),
+      next,
+      (e) => retried(r, e),
+    );
   }
 
   private async check(r: Request, buf: Buffer): Promise<void> {
@@ -66,15 +89,21 @@ export class SignerAdmission {
     const signer = String(stored.spec?.signerName ?? '');
     const user = r.user as UserInfo;
     if (r.info.subresource === 'approval') {
-      if (!await authorizedForSigner(this.deps.authorizer, user, 'approve', this.deps.group, signer)) throw this.refuse(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+      if (!(await authorizedForSigner(this.deps.authorizer, user, 'approve', this.deps.group, signer)))
+        throw this.refuse(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
       return;
     }
     const next = await this.preview(r, buf);
     if (next === undefined) return;
     pinTo(r, next);
     const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-    if (same(next.status?.certificate, stored.status?.certificate) && same(next.status?.conditions, stored.status?.conditions)) return;
-    if (!await authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)) throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+    if (
+      same(next.status?.certificate, stored.status?.certificate) &&
+      same(next.status?.conditions, stored.status?.conditions)
+    )
+      return;
+    if (!(await authorizedForSigner(this.deps.authorizer, user, 'sign', this.deps.group, signer)))
+      throw this.refuse(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
   }
 
   private refuse(r: Request, why: string): StatusError {
@@ -93,9 +122,20 @@ export class SignerAdmission {
     let op: OpInput;
     if (r.info.verb === 'patch') {
       const { patchType, text } = patchOf(r, patchBody(r, buf), this.deps.cbor);
-      op = { ...base, op: 'patch', patchType, text, force: isTruthy(r.query.get('force')), fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'signer-admission') };
+      op = {
+        ...base,
+        op: 'patch',
+        patchType,
+        text,
+        force: isTruthy(r.query.get('force')),
+        fieldManager: r.query.get('fieldManager') ?? (patchType === 'apply' ? undefined : 'signer-admission'),
+      };
     } else {
-      op = { ...base, op: 'update', body: toBody(bodyFormat(r.headers.contentType, this.deps.protobufMediaType, this.deps.cbor), buf) };
+      op = {
+        ...base,
+        op: 'update',
+        body: toBody(bodyFormat(r.headers.contentType, this.deps.protobufMediaType, this.deps.cbor), buf),
+      };
     }
     const res = await this.deps.submit(op);
     if ('error' in res) throw new StatusError(res.error);

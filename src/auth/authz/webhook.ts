@@ -41,16 +41,28 @@ const RETRY_BACKOFF_MS = 500;
 
 type RetriableError = Error & { retriable?: boolean };
 
-interface Status { allowed: boolean; denied: boolean; reason: string; evaluationError: string }
+interface Status {
+  allowed: boolean;
+  denied: boolean;
+  reason: string;
+  evaluationError: string;
+}
 
 /** The SubjectAccessReview v1 spec of a request (upstream field order, empty fields omitted). */
 export function reviewSpec(a: Attributes): Record<string, unknown> {
   const spec: Record<string, unknown> = {};
   if (a.resourceRequest) {
     const r: Record<string, string> = {};
-    const put = (k: string, v: string | undefined) => { if (v) r[k] = v; };
-    put('namespace', a.namespace); put('verb', a.verb); put('group', a.apiGroup); put('version', a.apiVersion);
-    put('resource', a.resource); put('subresource', a.subresource); put('name', a.name);
+    const put = (k: string, v: string | undefined) => {
+      if (v) r[k] = v;
+    };
+    put('namespace', a.namespace);
+    put('verb', a.verb);
+    put('group', a.apiGroup);
+    put('version', a.apiVersion);
+    put('resource', a.resource);
+    put('subresource', a.subresource);
+    put('name', a.name);
     const ra: Record<string, unknown> = r;
     if (a.fieldSelector?.length) ra.fieldSelector = { requirements: a.fieldSelector };
     if (a.labelSelector?.length) ra.labelSelector = { requirements: a.labelSelector };
@@ -68,10 +80,22 @@ export function reviewSpec(a: Attributes): Record<string, unknown> {
 
 function attrSize(a: Attributes): number {
   const u: UserInfo = a.user;
-  let n = (a.namespace?.length ?? 0) + a.verb.length + a.apiGroup.length + (a.apiVersion?.length ?? 0) + a.resource.length +
-    (a.subresource?.length ?? 0) + (a.name?.length ?? 0) + a.path.length + u.username.length + (u.uid?.length ?? 0);
+  let n =
+    (a.namespace?.length ?? 0) +
+    a.verb.length +
+    a.apiGroup.length +
+    (a.apiVersion?.length ?? 0) +
+    a.resource.length +
+    (a.subresource?.length ?? 0) +
+    (a.name?.length ?? 0) +
+    a.path.length +
+    u.username.length +
+    (u.uid?.length ?? 0);
   for (const g of u.groups) n += g.length;
-  for (const [k, vs] of Object.entries(u.extra ?? {})) { n += k.length; for (const v of vs) n += v.length; }
+  for (const [k, vs] of Object.entries(u.extra ?? {})) {
+    n += k.length;
+    for (const v of vs) n += v.length;
+  }
   return n;
 }
 
@@ -89,7 +113,11 @@ export class WebhookAuthorizer implements Authorizer {
     this.now = s.now ?? Date.now;
     this.url = new URL(s.client.server);
     this.agent = new Agent({
-      keepAlive: true, ca: s.client.ca, cert: s.client.cert, key: s.client.key, rejectUnauthorized: !s.client.insecureSkipTlsVerify,
+      keepAlive: true,
+      ca: s.client.ca,
+      cert: s.client.cert,
+      key: s.client.key,
+      rejectUnauthorized: !s.client.insecureSkipTlsVerify,
     });
   }
 
@@ -104,15 +132,23 @@ export class WebhookAuthorizer implements Authorizer {
     const hit = this.cache.get(key);
     if (hit && hit.expires > this.now()) return this.decide(hit.status);
     if (hit) this.cache.delete(key);
-    return this.callWithRetry(spec).then((status) => {
-      if (attrSize(a) < MAX_CACHED_ATTR_SIZE) this.remember(key, status);
-      return this.decide(status);
-    }, (e: Error) => this.onError(`Post "${this.url.href}": ${e.message}`));
+    return this.callWithRetry(spec).then(
+      (status) => {
+        if (attrSize(a) < MAX_CACHED_ATTR_SIZE) this.remember(key, status);
+        return this.decide(status);
+      },
+      (e: Error) => this.onError(`Post "${this.url.href}": ${e.message}`),
+    );
   }
 
   /** upstream: the webhook cannot list a user's rules */
   rulesFor(): RulesResult {
-    return { resourceRules: [], nonResourceRules: [], incomplete: true, errors: ['webhook authorizer does not support user rule resolution'] };
+    return {
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      errors: ['webhook authorizer does not support user rule resolution'],
+    };
   }
 
   close(): void {
@@ -124,7 +160,12 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   private decide(st: Status): AuthorizerResult {
-    if (st.allowed && st.denied) return { decision: 'deny', reason: st.reason, error: 'webhook subject access review returned both allow and deny response' };
+    if (st.allowed && st.denied)
+      return {
+        decision: 'deny',
+        reason: st.reason,
+        error: 'webhook subject access review returned both allow and deny response',
+      };
     if (st.denied) return { decision: 'deny', reason: st.reason };
     if (st.allowed) return { decision: 'allow', reason: st.reason };
     return { decision: 'noOpinion', reason: st.reason };
@@ -132,16 +173,25 @@ export class WebhookAuthorizer implements Authorizer {
 
   private remember(key: string, status: Status): void {
     if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { status, expires: this.now() + (status.allowed ? this.s.authorizedTtlMs : this.s.unauthorizedTtlMs) });
+    this.cache.set(key, {
+      status,
+      expires: this.now() + (status.allowed ? this.s.authorizedTtlMs : this.s.unauthorizedTtlMs),
+    });
   }
 
   private body(spec: Record<string, unknown>): string {
     const v1beta1 = this.s.subjectAccessReviewVersion === 'v1beta1';
     const out: Record<string, unknown> = { ...spec };
-    if (v1beta1 && out.groups) { out.group = out.groups; delete out.groups; }
+    if (v1beta1 && out.groups) {
+      out.group = out.groups;
+      delete out.groups;
+    }
     return JSON.stringify({
-      kind: 'SubjectAccessReview', apiVersion: `${this.s.reviewGroup}/${this.s.subjectAccessReviewVersion}`,
-      metadata: { creationTimestamp: null }, spec: out, status: { allowed: false },
+      kind: 'SubjectAccessReview',
+      apiVersion: `${this.s.reviewGroup}/${this.s.subjectAccessReviewVersion}`,
+      metadata: { creationTimestamp: null },
+      spec: out,
+      status: { allowed: false },
     });
   }
 
@@ -168,7 +218,11 @@ export class WebhookAuthorizer implements Authorizer {
     this.calls++;
     const body = this.body(spec);
     return new Promise<Status>((resolve, reject) => {
-      const headers: Record<string, string | number> = { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) };
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'content-length': Buffer.byteLength(body),
+      };
       if (this.s.client.token) headers.authorization = `Bearer ${this.s.client.token}`;
       const req = httpsRequest(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -183,7 +237,9 @@ export class WebhookAuthorizer implements Authorizer {
           const text = Buffer.concat(chunks).toString('utf8');
           const code = res.statusCode ?? 0;
           if (code < 200 || code > 299) {
-            const e: RetriableError = new Error(`the server responded with the status code ${code} but did not return more information`);
+            const e: RetriableError = new Error(
+              `the server responded with the status code ${code} but did not return more information`,
+            );
             e.retriable = code === 429 || code === 500 || code === 504 || res.headers['retry-after'] !== undefined;
             return reject(e);
           }
@@ -193,7 +249,10 @@ export class WebhookAuthorizer implements Authorizer {
             reject(new Error(`malformed SubjectAccessReview response: ${(e as Error).message}`));
           }
         });
-        res.on('error', (e) => { clearTimeout(timer); reject(e); });
+        res.on('error', (e) => {
+          clearTimeout(timer);
+          reject(e);
+        });
       });
       const timer = setTimeout(() => req.destroy(new Error('context deadline exceeded')), this.s.timeoutMs);
       req.on('error', (e: RetriableError & { code?: string }) => {
@@ -210,7 +269,14 @@ function parseStatus(doc: unknown): Status {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not an object');
   const st = (doc as any).status ?? {};
   if (typeof st !== 'object' || Array.isArray(st)) throw new Error('status is not an object');
-  for (const k of ['allowed', 'denied'] as const) if (st[k] !== undefined && typeof st[k] !== 'boolean') throw new Error(`status.${k} is not a boolean`);
-  for (const k of ['reason', 'evaluationError'] as const) if (st[k] !== undefined && typeof st[k] !== 'string') throw new Error(`status.${k} is not a string`);
-  return { allowed: st.allowed === true, denied: st.denied === true, reason: st.reason ?? '', evaluationError: st.evaluationError ?? '' };
+  for (const k of ['allowed', 'denied'] as const)
+    if (st[k] !== undefined && typeof st[k] !== 'boolean') throw new Error(`status.${k} is not a boolean`);
+  for (const k of ['reason', 'evaluationError'] as const)
+    if (st[k] !== undefined && typeof st[k] !== 'string') throw new Error(`status.${k} is not a string`);
+  return {
+    allowed: st.allowed === true,
+    denied: st.denied === true,
+    reason: st.reason ?? '',
+    evaluationError: st.evaluationError ?? '',
+  };
 }

@@ -21,12 +21,17 @@ interface Compiled {
   userRules: { program: Program; expression: string; message?: string }[];
 }
 
-interface Cached { result: AuthResult; until: number }
+interface Cached {
+  result: AuthResult;
+  until: number;
+}
 
 const CACHE_TTL_MS = 10_000;
 const MAX_CACHE = 10_000;
 
-function mapping(m: { claim?: string; prefix?: string; expression?: string } | undefined): { claim: string; prefix: string } | { program: Program } | undefined {
+function mapping(
+  m: { claim?: string; prefix?: string; expression?: string } | undefined,
+): { claim: string; prefix: string } | { program: Program } | undefined {
   if (!m || (!m.claim && !m.expression)) return undefined;
   return m.expression ? { program: compile(m.expression) } : { claim: m.claim!, prefix: m.prefix ?? '' };
 }
@@ -40,20 +45,42 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private readonly cache = new Map<string, Cached>();
   private readonly now: () => number;
 
-  constructor(private readonly spec: JwtAuthenticatorSpec, private readonly algorithms: string[], opts: { now?: () => number; log?: (m: string) => void; keys?: RemoteKeys } = {}) {
+  constructor(
+    private readonly spec: JwtAuthenticatorSpec,
+    private readonly algorithms: string[],
+    opts: { now?: () => number; log?: (m: string) => void; keys?: RemoteKeys } = {},
+  ) {
     this.issuer = spec.issuer.url;
     this.now = opts.now ?? Date.now;
-    this.keys = opts.keys ?? new RemoteKeys(spec.issuer.url, spec.issuer.discoveryURL || undefined, spec.issuer.certificateAuthority || undefined, { log: opts.log });
+    this.keys =
+      opts.keys ??
+      new RemoteKeys(
+        spec.issuer.url,
+        spec.issuer.discoveryURL || undefined,
+        spec.issuer.certificateAuthority || undefined,
+        { log: opts.log },
+      );
     const cm = spec.claimMappings;
     this.c = {
-      validations: (spec.claimValidationRules ?? []).map((r) => r.claim
-        ? { claim: r.claim, value: r.requiredValue ?? '' }
-        : { program: compile(r.expression!), expression: r.expression!, message: r.message }),
+      validations: (spec.claimValidationRules ?? []).map((r) =>
+        r.claim
+          ? { claim: r.claim, value: r.requiredValue ?? '' }
+          : { program: compile(r.expression!), expression: r.expression!, message: r.message },
+      ),
       username: mapping(cm.username)!,
       groups: mapping(cm.groups),
-      uid: cm.uid && (cm.uid.claim || cm.uid.expression) ? (cm.uid.expression ? { program: compile(cm.uid.expression) } : { claim: cm.uid.claim! }) : undefined,
+      uid:
+        cm.uid && (cm.uid.claim || cm.uid.expression)
+          ? cm.uid.expression
+            ? { program: compile(cm.uid.expression) }
+            : { claim: cm.uid.claim! }
+          : undefined,
       extra: (cm.extra ?? []).map((x) => ({ key: x.key, program: compile(x.valueExpression) })),
-      userRules: (spec.userValidationRules ?? []).map((r) => ({ program: compile(r.expression), expression: r.expression, message: r.message })),
+      userRules: (spec.userValidationRules ?? []).map((r) => ({
+        program: compile(r.expression),
+        expression: r.expression,
+        message: r.message,
+      })),
     };
   }
 
@@ -66,7 +93,11 @@ export class JwtAuthenticator implements TokenAuthenticator {
     }
     // then cheap: a token of another issuer (or not a JWT) is not ours
     let payload: JWTPayload;
-    try { payload = decodeJwt(token); } catch { return NOT_MINE; }
+    try {
+      payload = decodeJwt(token);
+    } catch {
+      return NOT_MINE;
+    }
     if (payload.iss !== this.issuer) return NOT_MINE;
     return this.verify(token).then((result) => {
       if (result.kind === 'user') {
@@ -77,13 +108,18 @@ export class JwtAuthenticator implements TokenAuthenticator {
     });
   }
 
-  stop(): void { this.keys.stop(); }
+  stop(): void {
+    this.keys.stop();
+  }
 
   private async verify(token: string): Promise<AuthResult> {
     let claims: JWTPayload;
     try {
       const r = await jwtVerify(token, this.keys.keyFor, {
-        issuer: this.issuer, audience: this.spec.issuer.audiences, algorithms: this.algorithms, requiredClaims: ['exp'],
+        issuer: this.issuer,
+        audience: this.spec.issuer.audiences,
+        algorithms: this.algorithms,
+        requiredClaims: ['exp'],
         currentDate: new Date(this.now()),
       });
       claims = r.payload;
@@ -103,28 +139,48 @@ export class JwtAuthenticator implements TokenAuthenticator {
     for (const v of this.c.validations) {
       if ('claim' in v) {
         if (!(v.claim in claims)) throw new Error(`oidc: required claim ${v.claim} not present in ID token`);
-        if (claims[v.claim] !== v.value) throw new Error(`oidc: required claim ${v.claim} value does not match. Got = ${JSON.stringify(claims[v.claim])}, want = ${v.value}`);
+        if (claims[v.claim] !== v.value)
+          throw new Error(
+            `oidc: required claim ${v.claim} value does not match. Got = ${JSON.stringify(claims[v.claim])}, want = ${v.value}`,
+          );
       } else {
         const ok = evaluate(v.program, vars, `claim validation expression ${JSON.stringify(v.expression)}`);
-        if (ok !== true) throw new Error(v.message ?? `oidc: error evaluating claim validation expression: expression ${JSON.stringify(v.expression)} resulted in error`);
+        if (ok !== true)
+          throw new Error(
+            v.message ??
+              `oidc: error evaluating claim validation expression: expression ${JSON.stringify(v.expression)} resulted in error`,
+          );
       }
     }
     const user: UserInfo = { username: this.username(claims), groups: this.groups(claims) };
     if (this.c.uid) {
-      const uid = 'claim' in this.c.uid ? claims[this.c.uid.claim] : evaluate(this.c.uid.program, vars, 'uid expression');
-      if (uid !== undefined && typeof uid !== 'string') throw new Error('oidc: error evaluating uid claim/expression: must be a string');
+      const uid =
+        'claim' in this.c.uid ? claims[this.c.uid.claim] : evaluate(this.c.uid.program, vars, 'uid expression');
+      if (uid !== undefined && typeof uid !== 'string')
+        throw new Error('oidc: error evaluating uid claim/expression: must be a string');
       if (uid) user.uid = uid;
     }
     for (const x of this.c.extra) {
       const v = evaluate(x.program, vars, `extra mapping expression for key ${JSON.stringify(x.key)}`);
-      if (typeof v === 'string') { if (v !== '') (user.extra ??= {})[x.key] = [v]; }
-      else if (isStringList(v)) { if (v.length) (user.extra ??= {})[x.key] = v; }
-      else throw new Error(`oidc: error evaluating extra claim expression: ${x.key}: must be a string or a list of strings`);
+      if (typeof v === 'string') {
+        if (v !== '') (user.extra ??= {})[x.key] = [v];
+      } else if (isStringList(v)) {
+        if (v.length) (user.extra ??= {})[x.key] = v;
+      } else
+        throw new Error(
+          `oidc: error evaluating extra claim expression: ${x.key}: must be a string or a list of strings`,
+        );
     }
-    const userVar = { user: { username: user.username, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} } };
+    const userVar = {
+      user: { username: user.username, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} },
+    };
     for (const r of this.c.userRules) {
       const ok = evaluate(r.program, userVar, `user validation expression ${JSON.stringify(r.expression)}`);
-      if (ok !== true) throw new Error(r.message ?? `oidc: error evaluating user info validation rule: validation expression ${JSON.stringify(r.expression)} failed`);
+      if (ok !== true)
+        throw new Error(
+          r.message ??
+            `oidc: error evaluating user info validation rule: validation expression ${JSON.stringify(r.expression)} failed`,
+        );
     }
     return user;
   }
@@ -134,10 +190,13 @@ export class JwtAuthenticator implements TokenAuthenticator {
     let name: unknown;
     if ('claim' in m) {
       name = claims[m.claim];
-      if (name === undefined) throw new Error(`oidc: parse username claims ${JSON.stringify(m.claim)}: claim not present`);
-      if (typeof name !== 'string') throw new Error(`oidc: parse username claims ${JSON.stringify(m.claim)}: claim is not a string`);
+      if (name === undefined)
+        throw new Error(`oidc: parse username claims ${JSON.stringify(m.claim)}: claim not present`);
+      if (typeof name !== 'string')
+        throw new Error(`oidc: parse username claims ${JSON.stringify(m.claim)}: claim is not a string`);
       if (m.claim === 'email' && 'email_verified' in claims && claims.email_verified !== true) {
-        if (typeof claims.email_verified !== 'boolean') throw new Error("oidc: parse 'email_verified' claim: not a boolean");
+        if (typeof claims.email_verified !== 'boolean')
+          throw new Error("oidc: parse 'email_verified' claim: not a boolean");
         throw new Error('oidc: email not verified');
       }
       name = m.prefix + name;
@@ -157,7 +216,8 @@ export class JwtAuthenticator implements TokenAuthenticator {
       if (v === undefined) return [];
       // a single string is one group, as upstream's stringOrArray
       const list = typeof v === 'string' ? [v] : isStringList(v) ? v : undefined;
-      if (!list) throw new Error(`oidc: parse groups claim ${JSON.stringify(m.claim)}: must be a string or an array of strings`);
+      if (!list)
+        throw new Error(`oidc: parse groups claim ${JSON.stringify(m.claim)}: must be a string or an array of strings`);
       return list.map((g) => m.prefix + g);
     }
     const v = evaluate(m.program, { claims }, 'groups expression');
@@ -168,5 +228,9 @@ export class JwtAuthenticator implements TokenAuthenticator {
 }
 
 function evaluate(p: Program, vars: Record<string, unknown>, what: string): unknown {
-  try { return p(vars); } catch (e) { throw new Error(`oidc: error evaluating ${what}: ${(e as Error).message}`); }
+  try {
+    return p(vars);
+  } catch (e) {
+    throw new Error(`oidc: error evaluating ${what}: ${(e as Error).message}`);
+  }
 }

@@ -12,7 +12,11 @@ const env = celEnv();
 /** Compiles an expression; throws `compilation failed: ...` on a syntax error. */
 export function compile(expression: string): Program {
   let p: ReturnType<typeof plan>;
-  try { p = plan(env, parse(expression)); } catch (e) { throw new Error(`compilation failed: ${(e as Error).message}`); }
+  try {
+    p = plan(env, parse(expression));
+  } catch (e) {
+    throw new Error(`compilation failed: ${(e as Error).message}`);
+  }
   return (vars) => {
     const out = p(vars as never);
     if (isCelError(out)) throw new Error((out as Error).message);

@@ -8,9 +8,19 @@ import { X509Certificate } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { compile, usesClaim } from './cel.js';
 
-export interface ClaimOrExpression { claim?: string; prefix?: string; expression?: string }
+export interface ClaimOrExpression {
+  claim?: string;
+  prefix?: string;
+  expression?: string;
+}
 export interface JwtAuthenticatorSpec {
-  issuer: { url: string; discoveryURL?: string; certificateAuthority?: string; audiences: string[]; audienceMatchPolicy?: string };
+  issuer: {
+    url: string;
+    discoveryURL?: string;
+    certificateAuthority?: string;
+    audiences: string[];
+    audienceMatchPolicy?: string;
+  };
   claimValidationRules?: { claim?: string; requiredValue?: string; expression?: string; message?: string }[];
   claimMappings: {
     username: ClaimOrExpression;
@@ -21,7 +31,10 @@ export interface JwtAuthenticatorSpec {
   userValidationRules?: { expression: string; message?: string }[];
 }
 
-export interface AnonymousSpec { enabled: boolean; conditions: { path: string }[] }
+export interface AnonymousSpec {
+  enabled: boolean;
+  conditions: { path: string }[];
+}
 
 export interface AuthenticationConfig {
   jwt: JwtAuthenticatorSpec[];
@@ -37,10 +50,18 @@ const q = (v: unknown) => JSON.stringify(v);
 /** Collects field errors in upstream's wording. */
 class Errors {
   readonly list: string[] = [];
-  required(path: string, detail?: string): void { this.list.push(`${path}: Required value${detail ? `: ${detail}` : ''}`); }
-  invalid(path: string, value: unknown, detail: string): void { this.list.push(`${path}: Invalid value: ${q(value)}: ${detail}`); }
-  duplicate(path: string, value: unknown): void { this.list.push(`${path}: Duplicate value: ${q(value)}`); }
-  tooMany(path: string, n: number, max: number): void { this.list.push(`${path}: Too many: ${n}: must have at most ${max} items`); }
+  required(path: string, detail?: string): void {
+    this.list.push(`${path}: Required value${detail ? `: ${detail}` : ''}`);
+  }
+  invalid(path: string, value: unknown, detail: string): void {
+    this.list.push(`${path}: Invalid value: ${q(value)}: ${detail}`);
+  }
+  duplicate(path: string, value: unknown): void {
+    this.list.push(`${path}: Duplicate value: ${q(value)}`);
+  }
+  tooMany(path: string, n: number, max: number): void {
+    this.list.push(`${path}: Too many: ${n}: must have at most ${max} items`);
+  }
   throwIfAny(): void {
     if (this.list.length === 1) throw new Error(this.list[0]);
     if (this.list.length > 1) throw new Error(`[${this.list.join(', ')}]`);
@@ -49,7 +70,11 @@ class Errors {
 
 function validateURL(e: Errors, path: string, raw: string): void {
   let u: URL;
-  try { u = new URL(raw); } catch { return e.invalid(path, raw, 'URL must be a valid URL'); }
+  try {
+    u = new URL(raw);
+  } catch {
+    return e.invalid(path, raw, 'URL must be a valid URL');
+  }
   if (u.protocol !== 'https:') e.invalid(path, raw, 'URL scheme must be https');
   if (u.username || u.password) e.invalid(path, raw, 'URL must not contain a username or password');
   if (u.search || raw.includes('?')) e.invalid(path, raw, 'URL must not contain a query');
@@ -58,13 +83,22 @@ function validateURL(e: Errors, path: string, raw: string): void {
 
 function validateCEL(e: Errors, path: string, expression: unknown): void {
   if (typeof expression !== 'string' || expression === '') return e.required(path);
-  try { compile(expression); } catch (err) { e.invalid(path, expression, (err as Error).message); }
+  try {
+    compile(expression);
+  } catch (err) {
+    e.invalid(path, expression, (err as Error).message);
+  }
 }
 
 function pemCertificates(pem: string): number {
   let n = 0;
   for (const block of pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
-    try { new X509Certificate(block); n++; } catch { /* counted as invalid */ }
+    try {
+      new X509Certificate(block);
+      n++;
+    } catch {
+      /* counted as invalid */
+    }
   }
   return n;
 }
@@ -79,9 +113,14 @@ function validateExtraKey(e: Errors, path: string, key: string, reserved: string
   if (slash <= 0 || slash === key.length - 1 || domain.length > 253 || !DNS_SUBDOMAIN.test(domain)) {
     return e.invalid(path, key, 'must be a domain-prefixed path (such as "acme.io/foo")');
   }
-  if (!/^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]+$/.test(key.slice(slash + 1))) return e.invalid(path, key, 'must be a domain-prefixed path (such as "acme.io/foo")');
+  if (!/^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]+$/.test(key.slice(slash + 1)))
+    return e.invalid(path, key, 'must be a domain-prefixed path (such as "acme.io/foo")');
   if (reserved.some((r) => domain === r || domain.endsWith(`.${r}`))) {
-    e.invalid(path, key, `${reserved.join(', ')} and their subdomains are reserved for ${reserved[1]!.split('.')[0]} use`);
+    e.invalid(
+      path,
+      key,
+      `${reserved.join(', ')} and their subdomains are reserved for ${reserved[1]!.split('.')[0]} use`,
+    );
   }
 }
 
@@ -89,16 +128,36 @@ function validateExtraKey(e: Errors, path: string, key: string, reserved: string
  * The file as parsed, before validation: every field may be missing or of another type; the
  * lists are used as lists (as upstream's decoder would have required).
  */
-interface RawClaimOrExpression { claim?: unknown; prefix?: unknown; expression?: unknown }
-interface RawIssuer { url?: unknown; discoveryURL?: unknown; certificateAuthority?: unknown; audiences?: unknown; audienceMatchPolicy?: unknown }
-interface RawClaimRule { claim?: unknown; requiredValue?: unknown; expression?: unknown; message?: unknown }
+interface RawClaimOrExpression {
+  claim?: unknown;
+  prefix?: unknown;
+  expression?: unknown;
+}
+interface RawIssuer {
+  url?: unknown;
+  discoveryURL?: unknown;
+  certificateAuthority?: unknown;
+  audiences?: unknown;
+  audienceMatchPolicy?: unknown;
+}
+interface RawClaimRule {
+  claim?: unknown;
+  requiredValue?: unknown;
+  expression?: unknown;
+  message?: unknown;
+}
 interface RawMappings {
   username?: RawClaimOrExpression;
   groups?: RawClaimOrExpression;
   uid?: RawClaimOrExpression;
   extra?: { key?: unknown; valueExpression?: unknown }[];
 }
-interface RawJwt { issuer?: RawIssuer; claimValidationRules?: RawClaimRule[]; claimMappings?: RawMappings; userValidationRules?: { expression?: unknown }[] }
+interface RawJwt {
+  issuer?: RawIssuer;
+  claimValidationRules?: RawClaimRule[];
+  claimMappings?: RawMappings;
+  userValidationRules?: { expression?: unknown }[];
+}
 
 export interface ValidateContext {
   /** service account issuers: a JWT issuer may not overlap them */
@@ -107,45 +166,89 @@ export interface ValidateContext {
   reservedDomains: string[];
 }
 
-function validateJwt(e: Errors, p: string, j: RawJwt | undefined, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
+function validateJwt(
+  e: Errors,
+  p: string,
+  j: RawJwt | undefined,
+  ctx: ValidateContext,
+  seenIssuers: Set<string>,
+  seenDiscovery: Set<string>,
+): void {
   validateIssuer(e, p, j?.issuer ?? {}, ctx, seenIssuers, seenDiscovery);
   validateClaimRules(e, p, j?.claimValidationRules ?? []);
   validateMappings(e, p, j?.claimMappings ?? {}, ctx);
-  (j?.userValidationRules ?? []).forEach((r, i: number) => validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression));
+  (j?.userValidationRules ?? []).forEach((r, i: number) =>
+    validateCEL(e, `${p}.userValidationRules[${i}].expression`, r.expression),
+  );
   validateEmailVerified(e, p, j);
 }
 
-function validateIssuer(e: Errors, p: string, iss: RawIssuer, ctx: ValidateContext, seenIssuers: Set<string>, seenDiscovery: Set<string>): void {
+function validateIssuer(
+  e: Errors,
+  p: string,
+  iss: RawIssuer,
+  ctx: ValidateContext,
+  seenIssuers: Set<string>,
+  seenDiscovery: Set<string>,
+): void {
   if (typeof iss.url !== 'string' || iss.url === '') e.required(`${p}.issuer.url`);
   else {
     validateURL(e, `${p}.issuer.url`, iss.url);
     if (seenIssuers.has(iss.url)) e.duplicate(`${p}.issuer.url`, iss.url);
     seenIssuers.add(iss.url);
-    if (ctx.disallowedIssuers.includes(iss.url)) e.invalid(`${p}.issuer.url`, iss.url, `URL must not overlap with disallowed issuers: [${ctx.disallowedIssuers.join(' ')}]`);
+    if (ctx.disallowedIssuers.includes(iss.url))
+      e.invalid(
+        `${p}.issuer.url`,
+        iss.url,
+        `URL must not overlap with disallowed issuers: [${ctx.disallowedIssuers.join(' ')}]`,
+      );
   }
   if (iss.discoveryURL !== undefined && iss.discoveryURL !== '') {
     validateURL(e, `${p}.issuer.discoveryURL`, String(iss.discoveryURL));
-    if (iss.discoveryURL === iss.url) e.invalid(`${p}.issuer.discoveryURL`, iss.discoveryURL, 'discoveryURL must be different from URL');
+    if (iss.discoveryURL === iss.url)
+      e.invalid(`${p}.issuer.discoveryURL`, iss.discoveryURL, 'discoveryURL must be different from URL');
     if (seenDiscovery.has(iss.discoveryURL as string)) e.duplicate(`${p}.issuer.discoveryURL`, iss.discoveryURL);
     seenDiscovery.add(iss.discoveryURL as string);
   }
-  if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '' && pemCertificates(String(iss.certificateAuthority)) === 0) {
-    e.invalid(`${p}.issuer.certificateAuthority`, '<omitted>', 'data does not contain any valid RSA or ECDSA certificates');
+  if (
+    iss.certificateAuthority !== undefined &&
+    iss.certificateAuthority !== '' &&
+    pemCertificates(String(iss.certificateAuthority)) === 0
+  ) {
+    e.invalid(
+      `${p}.issuer.certificateAuthority`,
+      '<omitted>',
+      'data does not contain any valid RSA or ECDSA certificates',
+    );
   }
   const auds = iss.audiences;
-  if (!Array.isArray(auds) || auds.length === 0) e.required(`${p}.issuer.audiences`, `at least one ${p}.issuer.audiences is required`);
+  if (!Array.isArray(auds) || auds.length === 0)
+    e.required(`${p}.issuer.audiences`, `at least one ${p}.issuer.audiences is required`);
   else {
     const seen = new Set<string>();
     auds.forEach((a: unknown, i: number) => {
-      if (typeof a !== 'string' || a === '') e.required(`${p}.issuer.audiences[${i}]`, 'audience can\'t be empty');
+      if (typeof a !== 'string' || a === '') e.required(`${p}.issuer.audiences[${i}]`, "audience can't be empty");
       else if (seen.has(a)) e.duplicate(`${p}.issuer.audiences[${i}]`, a);
       else seen.add(a);
     });
     if (auds.length > 1 && iss.audienceMatchPolicy !== 'MatchAny') {
-      e.invalid(`${p}.issuer.audienceMatchPolicy`, iss.audienceMatchPolicy ?? '', 'audienceMatchPolicy must be MatchAny for multiple audiences');
+      e.invalid(
+        `${p}.issuer.audienceMatchPolicy`,
+        iss.audienceMatchPolicy ?? '',
+        'audienceMatchPolicy must be MatchAny for multiple audiences',
+      );
     }
-    if (auds.length === 1 && iss.audienceMatchPolicy !== undefined && iss.audienceMatchPolicy !== '' && iss.audienceMatchPolicy !== 'MatchAny') {
-      e.invalid(`${p}.issuer.audienceMatchPolicy`, iss.audienceMatchPolicy, 'audienceMatchPolicy must be empty or MatchAny for single audience');
+    if (
+      auds.length === 1 &&
+      iss.audienceMatchPolicy !== undefined &&
+      iss.audienceMatchPolicy !== '' &&
+      iss.audienceMatchPolicy !== 'MatchAny'
+    ) {
+      e.invalid(
+        `${p}.issuer.audienceMatchPolicy`,
+        iss.audienceMatchPolicy,
+        'audienceMatchPolicy must be empty or MatchAny for single audience',
+      );
     }
   }
 }
@@ -154,14 +257,15 @@ function validateClaimRules(e: Errors, p: string, rules: RawClaimRule[]): void {
   const seenClaims = new Set<string>();
   rules.forEach((r, i: number) => {
     const rp = `${p}.claimValidationRules[${i}]`;
-    if (r.claim && r.expression) return e.invalid(rp, r.claim, 'claim and expression can\'t both be set');
+    if (r.claim && r.expression) return e.invalid(rp, r.claim, "claim and expression can't both be set");
     if (!r.claim && !r.expression) return e.required(`${rp}.claim`, 'claim or expression is required');
     if (r.claim) {
       if (seenClaims.has(r.claim as string)) e.duplicate(`${rp}.claim`, r.claim);
       seenClaims.add(r.claim as string);
       if (r.message) e.invalid(`${rp}.message`, r.message, 'may not be specified when claim is set');
     } else {
-      if (r.requiredValue) e.invalid(`${rp}.requiredValue`, r.requiredValue, 'may not be specified when expression is set');
+      if (r.requiredValue)
+        e.invalid(`${rp}.requiredValue`, r.requiredValue, 'may not be specified when expression is set');
       validateCEL(e, `${rp}.expression`, r.expression);
     }
   });
@@ -171,19 +275,27 @@ function validateMappings(e: Errors, p: string, cm: RawMappings, ctx: ValidateCo
   const u = cm.username ?? {};
   const up = `${p}.claimMappings.username`;
   if (!u.claim && !u.expression) e.required(up, 'claim or expression is required');
-  else if (u.claim && u.expression) e.invalid(up, '', 'claim and expression can\'t both be set');
+  else if (u.claim && u.expression) e.invalid(up, '', "claim and expression can't both be set");
   else if (u.claim) {
-    if (u.prefix === undefined) e.required(`${up}.prefix`, 'prefix is required when claim is set. It can be set to an empty string to disable prefixing');
+    if (u.prefix === undefined)
+      e.required(
+        `${up}.prefix`,
+        'prefix is required when claim is set. It can be set to an empty string to disable prefixing',
+      );
   } else {
     if (u.prefix !== undefined) e.invalid(`${up}.prefix`, u.prefix, 'may not be specified when expression is set');
     validateCEL(e, `${up}.expression`, u.expression);
   }
-  for (const [name, m] of [['groups', cm.groups], ['uid', cm.uid]] as const) {
+  for (const [name, m] of [
+    ['groups', cm.groups],
+    ['uid', cm.uid],
+  ] as const) {
     if (!m) continue;
     const mp = `${p}.claimMappings.${name}`;
-    if (m.claim && m.expression) e.invalid(mp, '', 'claim and expression can\'t both be set');
+    if (m.claim && m.expression) e.invalid(mp, '', "claim and expression can't both be set");
     else if (m.expression) {
-      if (name === 'groups' && m.prefix !== undefined) e.invalid(`${mp}.prefix`, m.prefix, 'may not be specified when expression is set');
+      if (name === 'groups' && m.prefix !== undefined)
+        e.invalid(`${mp}.prefix`, m.prefix, 'may not be specified when expression is set');
       validateCEL(e, `${mp}.expression`, m.expression);
     }
   }
@@ -203,36 +315,60 @@ function validateEmailVerified(e: Errors, p: string, j: RawJwt | undefined): voi
   const u = cm.username ?? {};
   const up = `${p}.claimMappings.username`;
   if (typeof u.expression === 'string' && usesClaim(u.expression, 'email')) {
-    const all = [u.expression, ...(cm.extra ?? []).map((x) => x.valueExpression), ...(j?.claimValidationRules ?? []).map((r) => r.expression)];
+    const all = [
+      u.expression,
+      ...(cm.extra ?? []).map((x) => x.valueExpression),
+      ...(j?.claimValidationRules ?? []).map((r) => r.expression),
+    ];
     if (!all.some((x) => typeof x === 'string' && usesClaim(x, 'email_verified'))) {
-      e.invalid(`${up}.expression`, u.expression, 'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email');
+      e.invalid(
+        `${up}.expression`,
+        u.expression,
+        'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claimMappings.username.expression uses claims.email',
+      );
     }
   }
 }
 
 /** The parsed document's top level (parseYaml gives any value; checked below). */
-type RawDocument = { kind?: unknown; apiVersion?: unknown; jwt?: unknown; anonymous?: { enabled?: unknown; conditions?: unknown } | null } | null | undefined;
+type RawDocument =
+  | {
+      kind?: unknown;
+      apiVersion?: unknown;
+      jwt?: unknown;
+      anonymous?: { enabled?: unknown; conditions?: unknown } | null;
+    }
+  | null
+  | undefined;
 
 /** Parses and validates the file's text (YAML or JSON); throws the field errors. */
 export function parseAuthenticationConfig(text: string, group: string, ctx: ValidateContext): AuthenticationConfig {
   let doc: RawDocument;
-  try { doc = parseYaml(text); } catch (err) { throw new Error(`cannot parse: ${(err as Error).message}`); }
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new Error(`cannot parse: ${(err as Error).message}`);
+  }
   if (!doc || typeof doc !== 'object') throw new Error('cannot parse: the file is empty');
   const versions = [`${group}/v1beta1`, `${group}/v1alpha1`];
   if (doc.kind !== 'AuthenticationConfiguration' || !versions.includes(doc.apiVersion as string)) {
-    throw new Error(`no kind ${q(doc.kind ?? '')} is registered for version ${q(doc.apiVersion ?? '')}: expected kind AuthenticationConfiguration, apiVersion ${versions.join(' or ')}`);
+    throw new Error(
+      `no kind ${q(doc.kind ?? '')} is registered for version ${q(doc.apiVersion ?? '')}: expected kind AuthenticationConfiguration, apiVersion ${versions.join(' or ')}`,
+    );
   }
   const e = new Errors();
   const jwt = doc.jwt ?? [];
   if (!Array.isArray(jwt)) throw new Error('jwt: Invalid value: must be a list');
   if (jwt.length > MAX_JWT_AUTHENTICATORS) e.tooMany('jwt', jwt.length, MAX_JWT_AUTHENTICATORS);
-  const issuers = new Set<string>(), discovery = new Set<string>();
+  const issuers = new Set<string>(),
+    discovery = new Set<string>();
   jwt.forEach((j: RawJwt | undefined, i: number) => validateJwt(e, `jwt[${i}]`, j, ctx, issuers, discovery));
   let anonymous: AnonymousSpec | undefined;
   if (doc.anonymous !== undefined && doc.anonymous !== null) {
     const a = doc.anonymous;
     const conditions: { path: string }[] = Array.isArray(a.conditions) ? a.conditions : [];
-    if (!a.enabled && conditions.length) e.invalid('anonymous.conditions', conditions, 'enabled should be set to true when conditions are defined');
+    if (!a.enabled && conditions.length)
+      e.invalid('anonymous.conditions', conditions, 'enabled should be set to true when conditions are defined');
     const paths = new Set<string>();
     conditions.forEach((c, i) => {
       if (typeof c?.path !== 'string' || c.path === '') return e.required(`anonymous.conditions[${i}].path`);
@@ -247,8 +383,15 @@ export function parseAuthenticationConfig(text: string, group: string, ctx: Vali
 
 /** The `--oidc-*` flags as one JWT authenticator (upstream's legacy flag conversion). */
 export interface OidcFlags {
-  issuerURL: string; clientID: string; usernameClaim: string; usernamePrefix: string; groupsClaim: string;
-  groupsPrefix: string; requiredClaims: Record<string, string>; caFile: string; signingAlgs: string[];
+  issuerURL: string;
+  clientID: string;
+  usernameClaim: string;
+  usernamePrefix: string;
+  groupsClaim: string;
+  groupsPrefix: string;
+  requiredClaims: Record<string, string>;
+  caFile: string;
+  signingAlgs: string[];
 }
 
 export function oidcFlagsToJwt(f: OidcFlags, caPem: string | undefined): JwtAuthenticatorSpec {

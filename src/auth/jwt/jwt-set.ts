@@ -8,12 +8,20 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { NOT_MINE, firstUser, type MaybeAsync, type AuthResult, type TokenAuthenticator } from '../../api/user.js';
 import { JwtAuthenticator } from './authenticator.js';
-import { ALL_SIGNING_ALGS, parseAuthenticationConfig, type AuthenticationConfig, type JwtAuthenticatorSpec, type ValidateContext } from './config.js';
+import {
+  ALL_SIGNING_ALGS,
+  parseAuthenticationConfig,
+  type AuthenticationConfig,
+  type JwtAuthenticatorSpec,
+  type ValidateContext,
+} from './config.js';
 
 export class JwtSet implements TokenAuthenticator {
   private list: JwtAuthenticator[] = [];
 
-  get size(): number { return this.list.length; }
+  get size(): number {
+    return this.list.length;
+  }
 
   authenticateToken(token: string, _audiences: readonly string[]): MaybeAsync<AuthResult> {
     const l = this.list;
@@ -29,7 +37,9 @@ export class JwtSet implements TokenAuthenticator {
     for (const a of old) if (!next.includes(a)) a.stop();
   }
 
-  stop(): void { this.swap([]); }
+  stop(): void {
+    this.swap([]);
+  }
 }
 
 export interface ConfigFileDeps {
@@ -57,14 +67,24 @@ export class AuthenticationConfigFile {
   /** successful reloads (tests and logs) */
   reloads = 0;
 
-  constructor(readonly path: string, private readonly set: JwtSet, private readonly deps: ConfigFileDeps) {}
+  constructor(
+    readonly path: string,
+    private readonly set: JwtSet,
+    private readonly deps: ConfigFileDeps,
+  ) {}
 
   /** Reads the file at start; throws the startup error. */
   load(): AuthenticationConfig {
     let text: string;
-    try { text = readFileSync(this.path, 'utf8'); } catch (e) { throw new Error(`--authentication-config: cannot read ${this.path}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (e) {
+      throw new Error(`--authentication-config: cannot read ${this.path}: ${(e as Error).message}`);
+    }
     let cfg: AuthenticationConfig;
-    try { cfg = parseAuthenticationConfig(text, this.deps.group, this.deps.validate); } catch (e) {
+    try {
+      cfg = parseAuthenticationConfig(text, this.deps.group, this.deps.validate);
+    } catch (e) {
       throw new Error(`--authentication-config ${this.path}: invalid authentication config: ${(e as Error).message}`);
     }
     this.lastText = text;
@@ -75,52 +95,74 @@ export class AuthenticationConfigFile {
   watch(): void {
     const kick = () => {
       if (this.debounce) clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => { void this.reload(); }, 50);
+      this.debounce = setTimeout(() => {
+        void this.reload();
+      }, 50);
       this.debounce.unref();
     };
     try {
       // the directory, not the file: editors and config maps replace files by renaming
-      this.watcher = watch(dirname(this.path), (_ev, name) => { if (!name || name === basename(this.path)) kick(); });
+      this.watcher = watch(dirname(this.path), (_ev, name) => {
+        if (!name || name === basename(this.path)) kick();
+      });
       this.watcher.unref();
-    } catch (e) { this.deps.log(`--authentication-config: cannot watch ${this.path}: ${(e as Error).message}; polling only`); }
+    } catch (e) {
+      this.deps.log(`--authentication-config: cannot watch ${this.path}: ${(e as Error).message}; polling only`);
+    }
     this.timer = setInterval(kick, this.deps.pollMs ?? 60_000);
     this.timer.unref();
   }
 
   reload(): Promise<void> {
-    this.reloading ??= this.doReload().finally(() => { this.reloading = undefined; });
+    this.reloading ??= this.doReload().finally(() => {
+      this.reloading = undefined;
+    });
     return this.reloading;
   }
 
   private async doReload(): Promise<void> {
     let text: string;
-    try { text = readFileSync(this.path, 'utf8'); } catch (e) {
-      return this.deps.log(`--authentication-config: cannot read ${this.path}, keeping the last good configuration: ${(e as Error).message}`);
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (e) {
+      return this.deps.log(
+        `--authentication-config: cannot read ${this.path}, keeping the last good configuration: ${(e as Error).message}`,
+      );
     }
     if (text === this.lastText) return;
     const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
     let cfg: AuthenticationConfig;
-    try { cfg = parseAuthenticationConfig(text, this.deps.group, this.deps.validate); } catch (e) {
+    try {
+      cfg = parseAuthenticationConfig(text, this.deps.group, this.deps.validate);
+    } catch (e) {
       this.lastText = text; // reported once; a later change is tried again
-      return this.deps.log(`--authentication-config ${this.path} (sha256 ${hash}): invalid authentication config, keeping the last good configuration: ${(e as Error).message}`);
+      return this.deps.log(
+        `--authentication-config ${this.path} (sha256 ${hash}): invalid authentication config, keeping the last good configuration: ${(e as Error).message}`,
+      );
     }
     const next = buildJwt(cfg.jwt, ALL_SIGNING_ALGS, this.deps.log);
     const timeout = this.deps.readyTimeoutMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     const ready = await Promise.race([
       Promise.all(next.map((a) => a.keys.ready)).then(() => true),
-      new Promise<boolean>((d) => { timer = setTimeout(() => d(false), timeout); }),
+      new Promise<boolean>((d) => {
+        timer = setTimeout(() => d(false), timeout);
+      }),
     ]);
     clearTimeout(timer);
     if (!ready) {
       for (const a of next) a.stop();
       // not remembered as applied: the periodic check tries again
-      return this.deps.log(`--authentication-config ${this.path} (sha256 ${hash}): issuer keys not available within ${timeout} ms, keeping the last good configuration`);
+      return this.deps.log(
+        `--authentication-config ${this.path} (sha256 ${hash}): issuer keys not available within ${timeout} ms, keeping the last good configuration`,
+      );
     }
     this.lastText = text;
     this.set.swap(next);
     this.reloads++;
-    this.deps.log(`--authentication-config ${this.path} (sha256 ${hash}): reloaded, ${next.length} JWT authenticator(s)`);
+    this.deps.log(
+      `--authentication-config ${this.path} (sha256 ${hash}): reloaded, ${next.length} JWT authenticator(s)`,
+    );
   }
 
   stop(): void {
@@ -130,6 +172,10 @@ export class AuthenticationConfigFile {
   }
 }
 
-export function buildJwt(specs: JwtAuthenticatorSpec[], algorithms: string[], log: (m: string) => void): JwtAuthenticator[] {
+export function buildJwt(
+  specs: JwtAuthenticatorSpec[],
+  algorithms: string[],
+  log: (m: string) => void,
+): JwtAuthenticator[] {
   return specs.map((s) => new JwtAuthenticator(s, algorithms, { log }));
 }

@@ -13,22 +13,37 @@ const MAX_BODY = 1 << 20;
 export function httpsGetJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<unknown> {
   return new Promise((done, fail) => {
     let u: URL;
-    try { u = new URL(url); } catch { return fail(new Error(`invalid URL ${url}`)); }
+    try {
+      u = new URL(url);
+    } catch {
+      return fail(new Error(`invalid URL ${url}`));
+    }
     if (u.protocol !== 'https:') return fail(new Error(`${url}: only https URLs are fetched`));
-    const req = request(u, { method: 'GET', ca, headers: { accept: 'application/json' }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY) { req.destroy(new Error(`${url}: response larger than ${MAX_BODY} bytes`)); return; }
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        if (res.statusCode !== 200) return fail(new Error(`${url}: ${res.statusCode} ${res.statusMessage}`));
-        try { done(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { fail(new Error(`${url}: the response is not JSON`)); }
-      });
-      res.on('error', fail);
-    });
+    const req = request(
+      u,
+      { method: 'GET', ca, headers: { accept: 'application/json' }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BODY) {
+            req.destroy(new Error(`${url}: response larger than ${MAX_BODY} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200) return fail(new Error(`${url}: ${res.statusCode} ${res.statusMessage}`));
+          try {
+            done(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch {
+            fail(new Error(`${url}: the response is not JSON`));
+          }
+        });
+        res.on('error', fail);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${url}: timeout`)));
     req.on('error', fail);
     req.end();
@@ -49,14 +64,20 @@ export class RemoteKeys {
   private markReady!: () => void;
 
   constructor(
-    private readonly issuer: string, private readonly discoveryURL: string | undefined, private readonly ca: string | undefined,
+    private readonly issuer: string,
+    private readonly discoveryURL: string | undefined,
+    private readonly ca: string | undefined,
     private readonly opts: { minRefreshMs?: number; retryMs?: number; log?: (m: string) => void } = {},
   ) {
-    this.ready = new Promise((d) => { this.markReady = d; });
+    this.ready = new Promise((d) => {
+      this.markReady = d;
+    });
     void this.initLoop();
   }
 
-  get initialized(): boolean { return this.getKey !== undefined; }
+  get initialized(): boolean {
+    return this.getKey !== undefined;
+  }
 
   private async initLoop(): Promise<void> {
     while (!this.stopped && !this.getKey) {
@@ -67,7 +88,10 @@ export class RemoteKeys {
       } catch (e) {
         this.lastError = (e as Error).message;
         this.opts.log?.(`jwt authenticator for ${this.issuer}: ${this.lastError} (retrying)`);
-        await new Promise<void>((d) => { this.timer = setTimeout(d, this.opts.retryMs ?? 10_000); this.timer.unref?.(); });
+        await new Promise<void>((d) => {
+          this.timer = setTimeout(d, this.opts.retryMs ?? 10_000);
+          this.timer.unref?.();
+        });
       }
     }
   }
@@ -75,25 +99,37 @@ export class RemoteKeys {
   private async fetchKeys(): Promise<void> {
     if (!this.jwksUri) {
       const url = this.discoveryURL || `${this.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-      const doc = await httpsGetJson(url, this.ca) as { issuer?: unknown; jwks_uri?: unknown } | null | undefined;
-      if (doc?.issuer !== this.issuer) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(doc?.issuer)}`);
+      const doc = (await httpsGetJson(url, this.ca)) as { issuer?: unknown; jwks_uri?: unknown } | null | undefined;
+      if (doc?.issuer !== this.issuer)
+        throw new Error(
+          `oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.issuer)} got ${JSON.stringify(doc?.issuer)}`,
+        );
       if (typeof doc.jwks_uri !== 'string') throw new Error(`${url}: no jwks_uri`);
       this.jwksUri = doc.jwks_uri;
     }
     this.lastFetch = Date.now();
-    const jwks = await httpsGetJson(this.jwksUri!, this.ca) as JSONWebKeySet;
+    const jwks = (await httpsGetJson(this.jwksUri!, this.ca)) as JSONWebKeySet;
     if (!Array.isArray(jwks?.keys)) throw new Error(`${this.jwksUri}: not a JWK set`);
     this.getKey = createLocalJWKSet(jwks);
   }
 
   /** A key lookup for jose that refreshes the set once when no key matches. */
   readonly keyFor: JWTVerifyGetKey = async (header, token) => {
-    if (!this.getKey) throw new Error(`oidc: authenticator for issuer ${JSON.stringify(this.issuer)} is not initialized${this.lastError ? `: ${this.lastError}` : ''}`);
+    if (!this.getKey)
+      throw new Error(
+        `oidc: authenticator for issuer ${JSON.stringify(this.issuer)} is not initialized${this.lastError ? `: ${this.lastError}` : ''}`,
+      );
     try {
       return await this.getKey(header, token);
     } catch (e) {
-      if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - this.lastFetch < (this.opts.minRefreshMs ?? 1000)) throw e;
-      this.refreshing ??= this.fetchKeys().finally(() => { this.refreshing = undefined; });
+      if (
+        (e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' ||
+        Date.now() - this.lastFetch < (this.opts.minRefreshMs ?? 1000)
+      )
+        throw e;
+      this.refreshing ??= this.fetchKeys().finally(() => {
+        this.refreshing = undefined;
+      });
       await this.refreshing;
       return this.getKey(header, token);
     }

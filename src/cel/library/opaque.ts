@@ -8,7 +8,12 @@ import { CelScalar, celMap, mapType, type CelMap, type CelValue } from '@bufbuil
 export const OPAQUE = mapType(CelScalar.DYN, CelScalar.DYN);
 
 export function opaque(type: string, value: string): CelMap {
-  return celMap(new Map([['@type', type], ['@value', value]]));
+  return celMap(
+    new Map([
+      ['@type', type],
+      ['@value', value],
+    ]),
+  );
 }
 
 /** The canonical text of an opaque value of this type; throws `no such overload` for others. */

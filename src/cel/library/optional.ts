@@ -4,13 +4,33 @@
  * selection `a.?f` and index `a[?i]` (parsed through ../optional-syntax.ts into `@optsel` and
  * `@optindex` calls). Also oldSelf of `optionalOldSelf` rules.
  */
-import { CelScalar, celFunc, celMap, celMethod, isCelList, isCelMap, type CelFunc, type CelInput, type CelMap, type CelValue } from '@bufbuild/cel';
+import {
+  CelScalar,
+  celFunc,
+  celMap,
+  celMethod,
+  isCelList,
+  isCelMap,
+  type CelFunc,
+  type CelInput,
+  type CelMap,
+  type CelValue,
+} from '@bufbuild/cel';
 import { OPAQUE } from './opaque.js';
 
 const { BOOL, DYN, STRING } = CelScalar;
 
 export function optionalOf(v: CelInput | undefined): CelMap {
-  return celMap(new Map<string, CelInput>(v === undefined ? [['@type', 'Optional']] : [['@type', 'Optional'], ['@value', v]]));
+  return celMap(
+    new Map<string, CelInput>(
+      v === undefined
+        ? [['@type', 'Optional']]
+        : [
+            ['@type', 'Optional'],
+            ['@value', v],
+          ],
+    ),
+  );
 }
 
 function isOptional(o: CelValue | undefined): o is CelMap {
@@ -33,7 +53,7 @@ function optSelect(o: CelValue, field: string): CelMap {
   const v = operand(o);
   if (v === undefined) return optionalOf(undefined);
   if (!isCelMap(v)) throw new Error('no such overload');
-  return optionalOf(v.has(field) ? v.get(field) as CelInput : undefined);
+  return optionalOf(v.has(field) ? (v.get(field) as CelInput) : undefined);
 }
 
 /** `a[?i]`: optional.of(a[i]) for an index in range or a present key, else optional.none(). */
@@ -43,9 +63,9 @@ function optIndex(o: CelValue, index: CelValue): CelMap {
   if (isCelList(v)) {
     if (typeof index !== 'bigint' && typeof index !== 'number') throw new Error('no such overload');
     const i = Number(index);
-    return optionalOf(Number.isInteger(i) && i >= 0 && i < v.size ? v.get(i) as CelInput : undefined);
+    return optionalOf(Number.isInteger(i) && i >= 0 && i < v.size ? (v.get(i) as CelInput) : undefined);
   }
-  if (isCelMap(v)) return optionalOf(v.has(index as never) ? v.get(index as never) as CelInput : undefined);
+  if (isCelMap(v)) return optionalOf(v.has(index as never) ? (v.get(index as never) as CelInput) : undefined);
   throw new Error('no such overload');
 }
 
@@ -68,11 +88,16 @@ export const OPTIONALS: CelFunc[] = [
     inner(other); // an argument that is not an optional fails here
     return other as never;
   }),
-  celMethod('hasValue', OPAQUE, [], BOOL, function () { return inner(this).has; }),
+  celMethod('hasValue', OPAQUE, [], BOOL, function () {
+    return inner(this).has;
+  }),
   celMethod('value', OPAQUE, [], DYN, function () {
     const o = inner(this);
     if (!o.has) throw new Error('optional.none() dereference');
     return o.v as never;
   }),
-  celMethod('orValue', OPAQUE, [DYN], DYN, function (d) { const o = inner(this); return (o.has ? o.v : d) as never; }),
+  celMethod('orValue', OPAQUE, [DYN], DYN, function (d) {
+    const o = inner(this);
+    return (o.has ? o.v : d) as never;
+  }),
 ];

@@ -8,7 +8,11 @@ import { re2 } from '../re2.js';
 const { STRING, INT, BOOL } = CelScalar;
 /** The compiled pattern (RE2 syntax), kept for the next call. */
 export function regexOf(pattern: string, flags = ''): RegExp {
-  try { return re2(pattern, flags); } catch (e) { throw new Error(`error parsing regexp: ${(e as Error).message}`); }
+  try {
+    return re2(pattern, flags);
+  } catch (e) {
+    throw new Error(`error parsing regexp: ${(e as Error).message}`);
+  }
 }
 
 function findAll(s: string, pattern: string, limit: bigint): string[] {
@@ -22,11 +26,20 @@ function findAll(s: string, pattern: string, limit: bigint): string[] {
 }
 
 export const REGEX: CelFunc[] = [
-  celMethod('find', STRING, [STRING], STRING, function (p) { const m = regexOf(p).exec(this); return m ? m[0] : ''; }),
-  celMethod('findAll', STRING, [STRING], listType(STRING), function (p) { return findAll(this, p, -1n); }),
-  celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (p, n) { return findAll(this, p, n); }),
+  celMethod('find', STRING, [STRING], STRING, function (p) {
+    const m = regexOf(p).exec(this);
+    return m ? m[0] : '';
+  }),
+  celMethod('findAll', STRING, [STRING], listType(STRING), function (p) {
+    return findAll(this, p, -1n);
+  }),
+  celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (p, n) {
+    return findAll(this, p, n);
+  }),
   celFunc('matches', [STRING, STRING], BOOL, (s, p) => regexOf(p).test(s)),
 ];
 
 /** `<string>.matches(pattern)` with RE2 syntax (replaces the standard library's). */
-export const MATCHES_METHOD = celMethod('matches', STRING, [STRING], BOOL, function (p) { return regexOf(p).test(this); });
+export const MATCHES_METHOD = celMethod('matches', STRING, [STRING], BOOL, function (p) {
+  return regexOf(p).test(this);
+});

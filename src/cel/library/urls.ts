@@ -10,7 +10,12 @@ const { STRING, BOOL } = CelScalar;
 const ABSOLUTE = /^([a-zA-Z][a-zA-Z0-9+.-]*):(?:\/\/([^/?]*))?([^?]*)(?:\?(.*))?$/s;
 const PATH = /^(\/[^?]*)(?:\?(.*))?$/s;
 
-interface Parts { scheme: string; host: string; path: string; query: string }
+interface Parts {
+  scheme: string;
+  host: string;
+  path: string;
+  query: string;
+}
 
 function parse(s: string): Parts | undefined {
   let m = ABSOLUTE.exec(s);
@@ -54,14 +59,29 @@ function query(q: string): Map<string, string[]> {
 
 export const URLS: CelFunc[] = [
   celFunc('url', [STRING], OPAQUE, (s) => {
-    if (!parse(s)) throw new Error(`URL parse error during conversion from string: parse ${JSON.stringify(s)}: invalid URI for request`);
+    if (!parse(s))
+      throw new Error(
+        `URL parse error during conversion from string: parse ${JSON.stringify(s)}: invalid URI for request`,
+      );
     return opaque('URL', s);
   }),
   celFunc('isURL', [STRING], BOOL, (s) => parse(s) !== undefined),
-  celMethod('getScheme', OPAQUE, [], STRING, function () { return partsOf(this).scheme; }),
-  celMethod('getHost', OPAQUE, [], STRING, function () { return partsOf(this).host; }),
-  celMethod('getHostname', OPAQUE, [], STRING, function () { return hostname(partsOf(this).host); }),
-  celMethod('getPort', OPAQUE, [], STRING, function () { return port(partsOf(this).host); }),
-  celMethod('getEscapedPath', OPAQUE, [], STRING, function () { return partsOf(this).path; }),
-  celMethod('getQuery', OPAQUE, [], mapType(STRING, listType(STRING)), function () { return query(partsOf(this).query); }),
+  celMethod('getScheme', OPAQUE, [], STRING, function () {
+    return partsOf(this).scheme;
+  }),
+  celMethod('getHost', OPAQUE, [], STRING, function () {
+    return partsOf(this).host;
+  }),
+  celMethod('getHostname', OPAQUE, [], STRING, function () {
+    return hostname(partsOf(this).host);
+  }),
+  celMethod('getPort', OPAQUE, [], STRING, function () {
+    return port(partsOf(this).host);
+  }),
+  celMethod('getEscapedPath', OPAQUE, [], STRING, function () {
+    return partsOf(this).path;
+  }),
+  celMethod('getQuery', OPAQUE, [], mapType(STRING, listType(STRING)), function () {
+    return query(partsOf(this).query);
+  }),
 ];

@@ -6,16 +6,31 @@
 import type { Job } from '../../api/kinds.js';
 import { conditionsOf, type KubeObject, type OwnerReference } from '../../api/object.js';
 import {
-  AGE, NAME, age, asList, boolPtr, col, formatLabels, formatLabelSelector, humanDuration, quantity, secondsBetween,
-  selectorString, templateColumns, wide, type Column,
+  AGE,
+  NAME,
+  age,
+  asList,
+  boolPtr,
+  col,
+  formatLabels,
+  formatLabelSelector,
+  humanDuration,
+  quantity,
+  secondsBetween,
+  selectorString,
+  templateColumns,
+  wide,
+  type Column,
 } from './common.js';
 
 const SELECTOR_DOC = 'Label query over pods that should match the replica count.';
-const selectorColumn = (sel: (o: any) => any): Column => wide('Selector', 'string', (o) => formatLabelSelector(sel(o)), SELECTOR_DOC);
+const selectorColumn = (sel: (o: any) => any): Column =>
+  wide('Selector', 'string', (o) => formatLabelSelector(sel(o)), SELECTOR_DOC);
 const podTemplate = (o: any) => o.spec?.template?.spec;
 
 /** A job condition of this type with status True (upstream hasJobCondition looks at the first of the type). */
-const jobCondition = (o: Job, type: string): boolean => conditionsOf(o).find((c) => c?.type === type)?.status === 'True';
+const jobCondition = (o: Job, type: string): boolean =>
+  conditionsOf(o).find((c) => c?.type === type)?.status === 'True';
 
 export function jobStatus(o: Job): string {
   if (jobCondition(o, 'Complete')) return 'Complete';
@@ -42,7 +57,9 @@ export function jobDuration(o: Job, now: number): string {
 
 /** The controller owner as `<kind>[.<group>]/<name>` (lower-cased group kind), `<none>` without one. */
 function controllerOf(o: KubeObject): string {
-  const ref = (asList(o.metadata?.ownerReferences) as (OwnerReference | undefined)[]).find((r) => r?.controller === true);
+  const ref = (asList(o.metadata?.ownerReferences) as (OwnerReference | undefined)[]).find(
+    (r) => r?.controller === true,
+  );
   if (!ref) return '<none>';
   const apiVersion = String(ref.apiVersion ?? '');
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
@@ -55,9 +72,20 @@ function hpaMetrics(o: any): { specs: any[]; statuses: any[] } {
   if (Array.isArray(o.spec?.metrics) || !('targetCPUUtilizationPercentage' in (o.spec ?? {}))) {
     return { specs: asList(o.spec?.metrics), statuses: asList(o.status?.currentMetrics) };
   }
-  const specs = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: o.spec.targetCPUUtilizationPercentage } } }];
+  const specs = [
+    {
+      type: 'Resource',
+      resource: {
+        name: 'cpu',
+        target: { type: 'Utilization', averageUtilization: o.spec.targetCPUUtilizationPercentage },
+      },
+    },
+  ];
   const current = o.status?.currentCPUUtilizationPercentage;
-  const statuses = typeof current === 'number' ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: current } } }] : [];
+  const statuses =
+    typeof current === 'number'
+      ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: current } } }]
+      : [];
   return { specs, statuses };
 }
 
@@ -69,8 +97,10 @@ function hpaMetric(spec: any, status: any): string {
     case 'External':
     case 'Object': {
       const key = spec.type === 'External' ? 'external' : 'object';
-      const target = spec[key]?.target ?? {}, current = status?.[key]?.current;
-      if (target.averageValue !== undefined) return `${current?.averageValue !== undefined ? quantity(current.averageValue) : unknown}/${quantity(target.averageValue)} (avg)`;
+      const target = spec[key]?.target ?? {},
+        current = status?.[key]?.current;
+      if (target.averageValue !== undefined)
+        return `${current?.averageValue !== undefined ? quantity(current.averageValue) : unknown}/${quantity(target.averageValue)} (avg)`;
       return `${status?.[key] ? quantity(current?.value) : unknown}/${quantity(target.value)}`;
     }
     case 'Pods':
@@ -78,10 +108,14 @@ function hpaMetric(spec: any, status: any): string {
     case 'Resource':
     case 'ContainerResource': {
       const key = spec.type === 'Resource' ? 'resource' : 'containerResource';
-      const source = spec[key] ?? {}, st = status?.[key];
-      if (source.target?.averageValue !== undefined) return `${source.name}: ${st ? quantity(st.current?.averageValue) : unknown}/${quantity(source.target.averageValue)}`;
-      const current = typeof st?.current?.averageUtilization === 'number' ? pct(st.current.averageUtilization) : unknown;
-      const target = typeof source.target?.averageUtilization === 'number' ? pct(source.target.averageUtilization) : '<auto>';
+      const source = spec[key] ?? {},
+        st = status?.[key];
+      if (source.target?.averageValue !== undefined)
+        return `${source.name}: ${st ? quantity(st.current?.averageValue) : unknown}/${quantity(source.target.averageValue)}`;
+      const current =
+        typeof st?.current?.averageUtilization === 'number' ? pct(st.current.averageUtilization) : unknown;
+      const target =
+        typeof source.target?.averageUtilization === 'number' ? pct(source.target.averageUtilization) : '<auto>';
       return `${source.name}: ${current}/${target}`;
     }
     default:
@@ -99,27 +133,91 @@ export function hpaTargets(o: any): string {
 }
 
 const CONTAINERS = templateColumns(podTemplate);
-const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string) => col(name, type, cell, 0, '', description);
+const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string) =>
+  col(name, type, cell, 0, '', description);
 
 export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
-  Deployment: [NAME, lit('Ready', 'string', (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`, 'Number of the pod with ready state'),
-    col('Up-to-date', 'string', (o) => o.status?.updatedReplicas ?? 0), col('Available', 'string', (o) => o.status?.availableReplicas ?? 0), AGE,
-    ...CONTAINERS, wide('Selector', 'string', (o) => selectorString(o.spec?.selector) ?? '<invalid>', SELECTOR_DOC)],
-  ReplicaSet: [NAME, col('Desired', 'integer', (o) => o.spec?.replicas ?? 0), col('Current', 'integer', (o) => o.status?.replicas ?? 0),
-    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0), AGE, ...CONTAINERS, selectorColumn((o) => o.spec?.selector)],
-  StatefulSet: [NAME, lit('Ready', 'string', (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`, 'Number of the pod with ready state'), AGE, ...CONTAINERS],
-  DaemonSet: [NAME, col('Desired', 'integer', (o) => o.status?.desiredNumberScheduled ?? 0), col('Current', 'integer', (o) => o.status?.currentNumberScheduled ?? 0),
-    col('Ready', 'integer', (o) => o.status?.numberReady ?? 0), col('Up-to-date', 'integer', (o) => o.status?.updatedNumberScheduled ?? 0),
-    col('Available', 'integer', (o) => o.status?.numberAvailable ?? 0), col('Node Selector', 'string', (o) => formatLabels(o.spec?.template?.spec?.nodeSelector)), AGE,
-    ...CONTAINERS, selectorColumn((o) => o.spec?.selector)],
-  ControllerRevision: [NAME, lit('Controller', 'string', controllerOf, 'Controller of the object'), col('Revision', 'string', (o) => o.revision ?? 0), AGE],
-  Job: [NAME, lit('Status', 'string', jobStatus, 'Status of the job.'), col('Completions', 'string', jobCompletions),
-    lit('Duration', 'string', jobDuration, 'Time required to complete the job.'), AGE, ...CONTAINERS, selectorColumn((o) => o.spec?.selector)],
-  CronJob: [NAME, col('Schedule', 'string', (o) => o.spec?.schedule ?? ''), col('Timezone', 'string', (o) => o.spec?.timeZone ?? '<none>'),
-    col('Suspend', 'boolean', (o) => boolPtr(o.spec?.suspend)), col('Active', 'integer', (o) => asList(o.status?.active).length),
-    col('Last Schedule', 'string', (o, now) => (o.status?.lastScheduleTime ? age(o.status.lastScheduleTime, now) : '<none>')), AGE,
-    ...templateColumns((o) => o.spec?.jobTemplate?.spec?.template?.spec), selectorColumn((o) => o.spec?.jobTemplate?.spec?.selector)],
-  HorizontalPodAutoscaler: [NAME, col('Reference', 'string', (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`),
-    col('Targets', 'string', hpaTargets), col('MinPods', 'string', (o) => (typeof o.spec?.minReplicas === 'number' ? String(o.spec.minReplicas) : '<unset>')),
-    col('MaxPods', 'string', (o) => o.spec?.maxReplicas ?? 0), col('Replicas', 'string', (o) => o.status?.currentReplicas ?? 0), AGE],
+  Deployment: [
+    NAME,
+    lit(
+      'Ready',
+      'string',
+      (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`,
+      'Number of the pod with ready state',
+    ),
+    col('Up-to-date', 'string', (o) => o.status?.updatedReplicas ?? 0),
+    col('Available', 'string', (o) => o.status?.availableReplicas ?? 0),
+    AGE,
+    ...CONTAINERS,
+    wide('Selector', 'string', (o) => selectorString(o.spec?.selector) ?? '<invalid>', SELECTOR_DOC),
+  ],
+  ReplicaSet: [
+    NAME,
+    col('Desired', 'integer', (o) => o.spec?.replicas ?? 0),
+    col('Current', 'integer', (o) => o.status?.replicas ?? 0),
+    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0),
+    AGE,
+    ...CONTAINERS,
+    selectorColumn((o) => o.spec?.selector),
+  ],
+  StatefulSet: [
+    NAME,
+    lit(
+      'Ready',
+      'string',
+      (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`,
+      'Number of the pod with ready state',
+    ),
+    AGE,
+    ...CONTAINERS,
+  ],
+  DaemonSet: [
+    NAME,
+    col('Desired', 'integer', (o) => o.status?.desiredNumberScheduled ?? 0),
+    col('Current', 'integer', (o) => o.status?.currentNumberScheduled ?? 0),
+    col('Ready', 'integer', (o) => o.status?.numberReady ?? 0),
+    col('Up-to-date', 'integer', (o) => o.status?.updatedNumberScheduled ?? 0),
+    col('Available', 'integer', (o) => o.status?.numberAvailable ?? 0),
+    col('Node Selector', 'string', (o) => formatLabels(o.spec?.template?.spec?.nodeSelector)),
+    AGE,
+    ...CONTAINERS,
+    selectorColumn((o) => o.spec?.selector),
+  ],
+  ControllerRevision: [
+    NAME,
+    lit('Controller', 'string', controllerOf, 'Controller of the object'),
+    col('Revision', 'string', (o) => o.revision ?? 0),
+    AGE,
+  ],
+  Job: [
+    NAME,
+    lit('Status', 'string', jobStatus, 'Status of the job.'),
+    col('Completions', 'string', jobCompletions),
+    lit('Duration', 'string', jobDuration, 'Time required to complete the job.'),
+    AGE,
+    ...CONTAINERS,
+    selectorColumn((o) => o.spec?.selector),
+  ],
+  CronJob: [
+    NAME,
+    col('Schedule', 'string', (o) => o.spec?.schedule ?? ''),
+    col('Timezone', 'string', (o) => o.spec?.timeZone ?? '<none>'),
+    col('Suspend', 'boolean', (o) => boolPtr(o.spec?.suspend)),
+    col('Active', 'integer', (o) => asList(o.status?.active).length),
+    col('Last Schedule', 'string', (o, now) =>
+      o.status?.lastScheduleTime ? age(o.status.lastScheduleTime, now) : '<none>',
+    ),
+    AGE,
+    ...templateColumns((o) => o.spec?.jobTemplate?.spec?.template?.spec),
+    selectorColumn((o) => o.spec?.jobTemplate?.spec?.selector),
+  ],
+  HorizontalPodAutoscaler: [
+    NAME,
+    col('Reference', 'string', (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`),
+    col('Targets', 'string', hpaTargets),
+    col('MinPods', 'string', (o) => (typeof o.spec?.minReplicas === 'number' ? String(o.spec.minReplicas) : '<unset>')),
+    col('MaxPods', 'string', (o) => o.spec?.maxReplicas ?? 0),
+    col('Replicas', 'string', (o) => o.status?.currentReplicas ?? 0),
+    AGE,
+  ],
 };

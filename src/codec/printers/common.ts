@@ -17,17 +17,26 @@ export interface Column {
   cell(obj: any, now: number): Cell;
 }
 
-export const col = (name: string, type: Column['type'], cell: Column['cell'], priority = 0, format = '', description = ''): Column =>
-  ({ name, type, format, description: description || `${name} of the object`, priority, cell });
+export const col = (
+  name: string,
+  type: Column['type'],
+  cell: Column['cell'],
+  priority = 0,
+  format = '',
+  description = '',
+): Column => ({ name, type, format, description: description || `${name} of the object`, priority, cell });
 
 /** A `-o wide` column (priority 1). */
-export const wide = (name: string, type: Column['type'], cell: Column['cell'], description = ''): Column => col(name, type, cell, 1, '', description);
+export const wide = (name: string, type: Column['type'], cell: Column['cell'], description = ''): Column =>
+  col(name, type, cell, 1, '', description);
 
 /** apimachinery duration.HumanDuration of whole seconds */
 export function humanDuration(seconds: number): string {
   if (seconds < 0) return seconds < -1 ? '<invalid>' : '0s';
   if (seconds < 120) return `${seconds}s`;
-  const m = Math.floor(seconds / 60), h = Math.floor(seconds / 3600), d = Math.floor(h / 24);
+  const m = Math.floor(seconds / 60),
+    h = Math.floor(seconds / 3600),
+    d = Math.floor(h / 24);
   const unit = (a: number, ua: string, b: number, ub: string) => (b ? `${a}${ua}${b}${ub}` : `${a}${ua}`);
   if (m < 10) return unit(m, 'm', seconds % 60, 's');
   if (m < 180) return `${m}m`;
@@ -41,7 +50,9 @@ export function humanDuration(seconds: number): string {
 
 /** Whole seconds from a to b (RFC 3339 strings or epoch ms), truncated toward zero as Go's Duration.Seconds. */
 export const secondsBetween = (from: string | number, to: string | number): number =>
-  Math.trunc(((typeof to === 'number' ? to : Date.parse(to)) - (typeof from === 'number' ? from : Date.parse(from))) / 1000);
+  Math.trunc(
+    ((typeof to === 'number' ? to : Date.parse(to)) - (typeof from === 'number' ? from : Date.parse(from))) / 1000,
+  );
 
 /** upstream translateTimestampSince: the HumanDuration since a timestamp, `<unknown>` when unset. */
 export function age(ts: string | undefined | null, now: number): string {
@@ -49,8 +60,16 @@ export function age(ts: string | undefined | null, now: number): string {
   return humanDuration(secondsBetween(ts, now));
 }
 
-export const NAME = col('Name', 'string', (o) => o.metadata?.name ?? '', 0, 'name', 'Name must be unique within a namespace.');
-export const AGE_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created.';
+export const NAME = col(
+  'Name',
+  'string',
+  (o) => o.metadata?.name ?? '',
+  0,
+  'name',
+  'Name must be unique within a namespace.',
+);
+export const AGE_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created.';
 export const AGE = col('Age', 'string', (o, now) => age(o.metadata?.creationTimestamp, now), 0, '', AGE_DESCRIPTION);
 
 /** labels.FormatLabels: `k=v` sorted by key, `<none>` when empty. */
@@ -67,14 +86,26 @@ export function selectorString(value: unknown): string | undefined {
   for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
     const values = [...(e?.values ?? [])].map(String).sort().join(',');
     switch (e?.operator) {
-      case 'In': reqs.push([e.key, `${e.key} in (${values})`]); break;
-      case 'NotIn': reqs.push([e.key, `${e.key} notin (${values})`]); break;
-      case 'Exists': reqs.push([e.key, e.key]); break;
-      case 'DoesNotExist': reqs.push([e.key, `!${e.key}`]); break;
-      default: return undefined;
+      case 'In':
+        reqs.push([e.key, `${e.key} in (${values})`]);
+        break;
+      case 'NotIn':
+        reqs.push([e.key, `${e.key} notin (${values})`]);
+        break;
+      case 'Exists':
+        reqs.push([e.key, e.key]);
+        break;
+      case 'DoesNotExist':
+        reqs.push([e.key, `!${e.key}`]);
+        break;
+      default:
+        return undefined;
     }
   }
-  return reqs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((r) => r[1]).join(',');
+  return reqs
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map((r) => r[1])
+    .join(',');
 }
 
 /** metav1.FormatLabelSelector: the selector string, `<none>` when it selects everything or nothing. */
@@ -84,14 +115,26 @@ export const formatLabelSelector = (sel: unknown): string => {
 };
 
 /** layoutContainerCells: container names and images, comma-joined. */
-export const containerNames = (containers: unknown): string => (Array.isArray(containers) ? containers : []).map((c: { name?: string } | undefined) => c?.name ?? '').join(',');
-export const containerImages = (containers: unknown): string => (Array.isArray(containers) ? containers : []).map((c: { image?: string } | undefined) => c?.image ?? '').join(',');
+export const containerNames = (containers: unknown): string =>
+  (Array.isArray(containers) ? containers : []).map((c: { name?: string } | undefined) => c?.name ?? '').join(',');
+export const containerImages = (containers: unknown): string =>
+  (Array.isArray(containers) ? containers : []).map((c: { image?: string } | undefined) => c?.image ?? '').join(',');
 
 /** The wide Containers and Images columns of a pod template at `spec(o)`. */
 export function templateColumns(podSpec: (o: any) => any): Column[] {
   return [
-    wide('Containers', 'string', (o) => containerNames(podSpec(o)?.containers), 'Names of each container in the template.'),
-    wide('Images', 'string', (o) => containerImages(podSpec(o)?.containers), 'Images referenced by each container in the template.'),
+    wide(
+      'Containers',
+      'string',
+      (o) => containerNames(podSpec(o)?.containers),
+      'Names of each container in the template.',
+    ),
+    wide(
+      'Images',
+      'string',
+      (o) => containerImages(podSpec(o)?.containers),
+      'Images referenced by each container in the template.',
+    ),
   ];
 }
 
@@ -114,7 +157,8 @@ export const intOrString = (v: unknown): string => String(v);
 export const asList = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 /** The condition of a type, if any. */
-export const condition = (o: { status?: unknown } | undefined, type: string): Condition | undefined => conditionsOf(o).find((c) => c?.type === type);
+export const condition = (o: { status?: unknown } | undefined, type: string): Condition | undefined =>
+  conditionsOf(o).find((c) => c?.type === type);
 
 /**
  * Label and annotation domains upstream spells `kubernetes.io`: this server's identity uses

@@ -6,27 +6,50 @@
 import type { Node, ResourceQuota } from '../../api/kinds.js';
 import { conditionsOf, type Condition, type KubeObject } from '../../api/object.js';
 import {
-  AGE, NAME, age, asList, col, containerImages, containerNames, formatLabels, humanDuration, LABEL_DOMAINS, quantity, secondsBetween,
-  templateColumns, wide, type Cell, type Column,
+  AGE,
+  NAME,
+  age,
+  asList,
+  col,
+  containerImages,
+  containerNames,
+  formatLabels,
+  humanDuration,
+  LABEL_DOMAINS,
+  quantity,
+  secondsBetween,
+  templateColumns,
+  wide,
+  type Cell,
+  type Column,
 } from './common.js';
 
 /** upstream printPod's Ready, Status and Restarts cells. */
 export function podSummary(pod: any, now: number): { ready: string; status: string; restarts: string } {
-  const spec = pod.spec ?? {}, status = pod.status ?? {};
+  const spec = pod.spec ?? {},
+    status = pod.status ?? {};
   const inits = asList(spec.initContainers);
   const restartable = (name: string) => inits.some((c) => c?.name === name && c?.restartPolicy === 'Always');
   const total = asList(spec.containers).length + inits.filter((c) => c?.restartPolicy === 'Always').length;
-  let ready = 0, restarts = 0, sidecarRestarts = 0;
-  let lastRestart = 0, lastSidecarRestart = 0;
+  let ready = 0,
+    restarts = 0,
+    sidecarRestarts = 0;
+  let lastRestart = 0,
+    lastSidecarRestart = 0;
   const phase = status.phase ?? '';
   let reason: string = status.reason || phase;
-  if (asList(status.conditions).some((c) => c?.type === 'PodScheduled' && c?.reason === 'SchedulingGated')) reason = 'SchedulingGated';
-  const finishedAt = (c: any) => { const t = Date.parse(c?.lastState?.terminated?.finishedAt ?? ''); return Number.isNaN(t) ? 0 : t; };
+  if (asList(status.conditions).some((c) => c?.type === 'PodScheduled' && c?.reason === 'SchedulingGated'))
+    reason = 'SchedulingGated';
+  const finishedAt = (c: any) => {
+    const t = Date.parse(c?.lastState?.terminated?.finishedAt ?? '');
+    return Number.isNaN(t) ? 0 : t;
+  };
 
   let initializing = false;
   const initStatuses = asList(status.initContainerStatuses);
   for (let i = 0; i < initStatuses.length; i++) {
-    const c = initStatuses[i], state = c?.state ?? {};
+    const c = initStatuses[i],
+      state = c?.state ?? {};
     restarts += c?.restartCount ?? 0;
     lastRestart = Math.max(lastRestart, finishedAt(c));
     const sidecar = restartable(c?.name);
@@ -35,10 +58,17 @@ export function podSummary(pod: any, now: number): { ready: string; status: stri
       lastSidecarRestart = Math.max(lastSidecarRestart, finishedAt(c));
     }
     if (state.terminated && (state.terminated.exitCode ?? 0) === 0) continue;
-    if (sidecar && c?.started === true) { if (c.ready) ready++; continue; }
+    if (sidecar && c?.started === true) {
+      if (c.ready) ready++;
+      continue;
+    }
     if (state.terminated) {
       const t = state.terminated;
-      reason = t.reason ? `Init:${t.reason}` : t.signal ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode ?? 0}`;
+      reason = t.reason
+        ? `Init:${t.reason}`
+        : t.signal
+          ? `Init:Signal:${t.signal}`
+          : `Init:ExitCode:${t.exitCode ?? 0}`;
     } else if (state.waiting?.reason && state.waiting.reason !== 'PodInitializing') {
       reason = `Init:${state.waiting.reason}`;
     } else {
@@ -55,17 +85,26 @@ export function podSummary(pod: any, now: number): { ready: string; status: stri
     let hasRunning = false;
     const statuses = asList(status.containerStatuses);
     for (let i = statuses.length - 1; i >= 0; i--) {
-      const c = statuses[i], state = c?.state ?? {};
+      const c = statuses[i],
+        state = c?.state ?? {};
       restarts += c?.restartCount ?? 0;
       lastRestart = Math.max(lastRestart, finishedAt(c));
       if (state.waiting?.reason) reason = state.waiting.reason;
       else if (state.terminated?.reason) reason = state.terminated.reason;
-      else if (state.terminated) reason = state.terminated.signal ? `Signal:${state.terminated.signal}` : `ExitCode:${state.terminated.exitCode ?? 0}`;
-      else if (c?.ready && state.running) { hasRunning = true; ready++; }
+      else if (state.terminated)
+        reason = state.terminated.signal
+          ? `Signal:${state.terminated.signal}`
+          : `ExitCode:${state.terminated.exitCode ?? 0}`;
+      else if (c?.ready && state.running) {
+        hasRunning = true;
+        ready++;
+      }
     }
     // a pod whose last container completed but another still runs is Running (or NotReady)
     if (reason === 'Completed' && hasRunning) {
-      reason = asList(status.conditions).some((c) => c?.type === 'Ready' && c?.status === 'True') ? 'Running' : 'NotReady';
+      reason = asList(status.conditions).some((c) => c?.type === 'Ready' && c?.status === 'True')
+        ? 'Running'
+        : 'NotReady';
     }
   }
 
@@ -73,7 +112,8 @@ export function podSummary(pod: any, now: number): { ready: string; status: stri
   else if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
 
   let restartText = String(restarts);
-  if (restarts !== 0 && lastRestart) restartText = `${restarts} (${humanDuration(secondsBetween(lastRestart, now))} ago)`;
+  if (restarts !== 0 && lastRestart)
+    restartText = `${restarts} (${humanDuration(secondsBetween(lastRestart, now))} ago)`;
   return { ready: `${ready}/${total}`, status: reason, restarts: restartText };
 }
 
@@ -108,24 +148,52 @@ function nodeStatus(o: Node): string {
   return status.join(',');
 }
 
-const nodeAddress = (o: Node, type: string): string => asList(o.status?.addresses).find((a) => a?.type === type)?.address ?? '<none>';
+const nodeAddress = (o: Node, type: string): string =>
+  asList(o.status?.addresses).find((a) => a?.type === type)?.address ?? '<none>';
 const orUnknown = (v: unknown): string => (typeof v === 'string' && v ? v : '<unknown>');
 
 /** A core v1 or events.<domain>/v1 Event: both spellings of each field may be there. */
-interface ObjectRef { kind?: string; name?: string; fieldPath?: string }
+interface ObjectRef {
+  kind?: string;
+  name?: string;
+  fieldPath?: string;
+}
 interface EventObject extends KubeObject {
-  firstTimestamp?: string; deprecatedFirstTimestamp?: string; lastTimestamp?: string; deprecatedLastTimestamp?: string;
-  eventTime?: string; series?: { lastObservedTime?: string; count?: number }; count?: number; deprecatedCount?: number;
-  involvedObject?: ObjectRef; regarding?: ObjectRef; source?: { component?: string; host?: string }; deprecatedSource?: { component?: string; host?: string };
-  reportingComponent?: string; reportingController?: string; reportingInstance?: string;
+  firstTimestamp?: string;
+  deprecatedFirstTimestamp?: string;
+  lastTimestamp?: string;
+  deprecatedLastTimestamp?: string;
+  eventTime?: string;
+  series?: { lastObservedTime?: string; count?: number };
+  count?: number;
+  deprecatedCount?: number;
+  involvedObject?: ObjectRef;
+  regarding?: ObjectRef;
+  source?: { component?: string; host?: string };
+  deprecatedSource?: { component?: string; host?: string };
+  reportingComponent?: string;
+  reportingController?: string;
+  reportingInstance?: string;
 }
 
 /** Core v1 and events.<domain>/v1 Events as upstream's one printer sees them (the latter converted to core). */
-function eventView(o: EventObject): { first: string | undefined; last: string | undefined; eventTime: string | undefined; series: EventObject['series']; count: number; target: ObjectRef; source: { component?: string; host?: string } } {
+function eventView(o: EventObject): {
+  first: string | undefined;
+  last: string | undefined;
+  eventTime: string | undefined;
+  series: EventObject['series'];
+  count: number;
+  target: ObjectRef;
+  source: { component?: string; host?: string };
+} {
   return {
-    first: o.firstTimestamp ?? o.deprecatedFirstTimestamp, last: o.lastTimestamp ?? o.deprecatedLastTimestamp,
-    eventTime: o.eventTime, series: o.series, count: o.count ?? o.deprecatedCount ?? 0,
-    target: o.involvedObject ?? o.regarding ?? {}, source: o.source ?? o.deprecatedSource ?? {},
+    first: o.firstTimestamp ?? o.deprecatedFirstTimestamp,
+    last: o.lastTimestamp ?? o.deprecatedLastTimestamp,
+    eventTime: o.eventTime,
+    series: o.series,
+    count: o.count ?? o.deprecatedCount ?? 0,
+    target: o.involvedObject ?? o.regarding ?? {},
+    source: o.source ?? o.deprecatedSource ?? {},
   };
 }
 
@@ -162,65 +230,131 @@ function eventSource(o: EventObject): string {
 
 /** upstream printResourceQuota: `resource: used/hard` of each hard resource, split into requests and `limits.*`. */
 function quotaColumn(o: ResourceQuota, limits: boolean): string {
-  const hard: Record<string, string> = o.status?.hard ?? {}, used: Record<string, string> = o.status?.used ?? {};
-  return Object.keys(hard).sort()
-    .filter((r) => { const p = r.split('.'); return (p.length > 1 && p[0] === 'limits') === limits; })
-    .map((r) => `${r}: ${quantity(used[r])}/${quantity(hard[r])}`).join(', ');
+  const hard: Record<string, string> = o.status?.hard ?? {},
+    used: Record<string, string> = o.status?.used ?? {};
+  return Object.keys(hard)
+    .sort()
+    .filter((r) => {
+      const p = r.split('.');
+      return (p.length > 1 && p[0] === 'limits') === limits;
+    })
+    .map((r) => `${r}: ${quantity(used[r])}/${quantity(hard[r])}`)
+    .join(', ');
 }
 
 function componentHealth(o: { conditions?: unknown }): [string, string, string] {
-  const c = (asList(o.conditions) as ((Condition & { error?: string }) | undefined)[]).find((x) => x?.type === 'Healthy');
+  const c = (asList(o.conditions) as ((Condition & { error?: string }) | undefined)[]).find(
+    (x) => x?.type === 'Healthy',
+  );
   if (!c) return ['Unknown', '', ''];
   return [c.status === 'True' ? 'Healthy' : 'Unhealthy', c.message ?? '', c.error ?? ''];
 }
 
 const count = (v: unknown): number => (v && typeof v === 'object' ? Object.keys(v).length : 0);
-const lit = (name: string, type: Column['type'], cell: (o: any, now: number) => Cell, description: string) => col(name, type, cell, 0, '', description);
+const lit = (name: string, type: Column['type'], cell: (o: any, now: number) => Cell, description: string) =>
+  col(name, type, cell, 0, '', description);
 
 export const CORE_COLUMNS: Record<string, Column[]> = {
-  Pod: [NAME,
-    lit('Ready', 'string', (o, now) => podSummary(o, now).ready, 'The aggregate readiness state of this pod for accepting traffic.'),
-    lit('Status', 'string', (o, now) => podSummary(o, now).status, 'The aggregate status of the containers in this pod.'),
-    lit('Restarts', 'string', (o, now) => podSummary(o, now).restarts, 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+  Pod: [
+    NAME,
+    lit(
+      'Ready',
+      'string',
+      (o, now) => podSummary(o, now).ready,
+      'The aggregate readiness state of this pod for accepting traffic.',
+    ),
+    lit(
+      'Status',
+      'string',
+      (o, now) => podSummary(o, now).status,
+      'The aggregate status of the containers in this pod.',
+    ),
+    lit(
+      'Restarts',
+      'string',
+      (o, now) => podSummary(o, now).restarts,
+      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    ),
     AGE,
     wide('IP', 'string', (o) => orNone(o.status?.podIPs?.[0]?.ip ?? o.status?.podIP)),
     wide('Node', 'string', (o) => orNone(o.spec?.nodeName)),
     wide('Nominated Node', 'string', (o) => orNone(o.status?.nominatedNodeName)),
-    wide('Readiness Gates', 'string', readinessGates)],
-  PodTemplate: [NAME,
-    lit('Containers', 'string', (o) => containerNames(o.template?.spec?.containers), 'Names of each container in the template.'),
-    lit('Images', 'string', (o) => containerImages(o.template?.spec?.containers), 'Images referenced by each container in the template.'),
-    lit('Pod Labels', 'string', (o) => formatLabels(o.template?.metadata?.labels), 'The labels for the pod template.')],
-  ReplicationController: [NAME,
-    col('Desired', 'integer', (o) => o.spec?.replicas ?? 0), col('Current', 'integer', (o) => o.status?.replicas ?? 0),
-    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0), AGE,
-    ...templateColumns((o) => o.spec?.template?.spec), wide('Selector', 'string', (o) => formatLabels(o.spec?.selector))],
+    wide('Readiness Gates', 'string', readinessGates),
+  ],
+  PodTemplate: [
+    NAME,
+    lit(
+      'Containers',
+      'string',
+      (o) => containerNames(o.template?.spec?.containers),
+      'Names of each container in the template.',
+    ),
+    lit(
+      'Images',
+      'string',
+      (o) => containerImages(o.template?.spec?.containers),
+      'Images referenced by each container in the template.',
+    ),
+    lit('Pod Labels', 'string', (o) => formatLabels(o.template?.metadata?.labels), 'The labels for the pod template.'),
+  ],
+  ReplicationController: [
+    NAME,
+    col('Desired', 'integer', (o) => o.spec?.replicas ?? 0),
+    col('Current', 'integer', (o) => o.status?.replicas ?? 0),
+    col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0),
+    AGE,
+    ...templateColumns((o) => o.spec?.template?.spec),
+    wide('Selector', 'string', (o) => formatLabels(o.spec?.selector)),
+  ],
   Namespace: [NAME, lit('Status', 'string', (o) => o.status?.phase ?? '', 'The status of the namespace'), AGE],
   ConfigMap: [NAME, col('Data', 'string', (o) => count(o.data) + count(o.binaryData)), AGE],
   Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'string', (o) => count(o.data)), AGE],
   ServiceAccount: [NAME, col('Secrets', 'string', (o) => asList(o.secrets).length), AGE],
-  ResourceQuota: [NAME,
-    lit('Request', 'string', (o) => quotaColumn(o, false), 'Request represents a minimum amount of cpu/memory that a container may consume.'),
-    lit('Limit', 'string', (o) => quotaColumn(o, true), 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
-    AGE],
-  ComponentStatus: [NAME,
+  ResourceQuota: [
+    NAME,
+    lit(
+      'Request',
+      'string',
+      (o) => quotaColumn(o, false),
+      'Request represents a minimum amount of cpu/memory that a container may consume.',
+    ),
+    lit(
+      'Limit',
+      'string',
+      (o) => quotaColumn(o, true),
+      'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+    ),
+    AGE,
+  ],
+  ComponentStatus: [
+    NAME,
     lit('Status', 'string', (o) => componentHealth(o)[0], 'Status of the component conditions'),
     lit('Message', 'string', (o) => componentHealth(o)[1], 'Message of the component conditions'),
-    lit('Error', 'string', (o) => componentHealth(o)[2], 'Error of the component conditions')],
-  Node: [NAME, lit('Status', 'string', nodeStatus, 'The status of the node'), lit('Roles', 'string', nodeRoles, 'The roles of the node'), AGE,
+    lit('Error', 'string', (o) => componentHealth(o)[2], 'Error of the component conditions'),
+  ],
+  Node: [
+    NAME,
+    lit('Status', 'string', nodeStatus, 'The status of the node'),
+    lit('Roles', 'string', nodeRoles, 'The roles of the node'),
+    AGE,
     col('Version', 'string', (o) => o.status?.nodeInfo?.kubeletVersion ?? ''),
-    wide('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP')), wide('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP')),
+    wide('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP')),
+    wide('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP')),
     wide('OS-Image', 'string', (o) => orUnknown(o.status?.nodeInfo?.osImage)),
     wide('Kernel-Version', 'string', (o) => orUnknown(o.status?.nodeInfo?.kernelVersion)),
-    wide('Container-Runtime', 'string', (o) => orUnknown(o.status?.nodeInfo?.containerRuntimeVersion))],
+    wide('Container-Runtime', 'string', (o) => orUnknown(o.status?.nodeInfo?.containerRuntimeVersion)),
+  ],
   // core v1 and events.<domain>/v1 Events print alike, as upstream's one printer
-  Event: [col('Last Seen', 'string', (o, now) => eventTimes(o, now).last),
-    col('Type', 'string', (o) => o.type ?? ''), col('Reason', 'string', (o) => o.reason ?? ''),
+  Event: [
+    col('Last Seen', 'string', (o, now) => eventTimes(o, now).last),
+    col('Type', 'string', (o) => o.type ?? ''),
+    col('Reason', 'string', (o) => o.reason ?? ''),
     col('Object', 'string', eventTarget),
     wide('Subobject', 'string', (o) => eventView(o).target.fieldPath ?? ''),
     wide('Source', 'string', eventSource),
     col('Message', 'string', (o) => String(o.message ?? o.note ?? '').trim()),
     wide('First Seen', 'string', (o, now) => eventTimes(o, now).first),
     wide('Count', 'string', (o, now) => eventTimes(o, now).count),
-    col('Name', 'string', (o) => o.metadata?.name ?? '', 1, 'name', 'Name must be unique within a namespace.')],
+    col('Name', 'string', (o) => o.metadata?.name ?? '', 1, 'name', 'Name must be unique within a namespace.'),
+  ],
 };

@@ -51,7 +51,18 @@ export type NestedDecoder = (bytes: Uint8Array) => unknown;
 
 const own = Object.prototype.hasOwnProperty;
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
-const INT_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+const INT_TYPES = new Set([
+  'int32',
+  'uint32',
+  'sint32',
+  'fixed32',
+  'sfixed32',
+  'int64',
+  'uint64',
+  'sint64',
+  'fixed64',
+  'sfixed64',
+]);
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -64,7 +75,10 @@ function scalarEnc(type: string): Enc {
   if (type === 'string') return (v) => (typeof v === 'string' ? v : fail(`expected string, got ${describe(v)}`));
   if (type === 'bool') return (v) => (typeof v === 'boolean' ? v : fail(`expected boolean, got ${describe(v)}`));
   if (type === 'bytes') {
-    return (v) => (typeof v === 'string' && v.length % 4 === 0 && BASE64.test(v) ? Buffer.from(v, 'base64') : fail('expected base64-encoded bytes'));
+    return (v) =>
+      typeof v === 'string' && v.length % 4 === 0 && BASE64.test(v)
+        ? Buffer.from(v, 'base64')
+        : fail('expected base64-encoded bytes');
   }
   if (INT_TYPES.has(type)) return (v) => (Number.isInteger(v) ? v : fail(`expected integer, got ${describe(v)}`));
   return (v) => (typeof v === 'number' ? v : fail(`expected number, got ${describe(v)}`));
@@ -192,7 +206,8 @@ export class Converter {
       dec = scalarDec(field.type);
     }
     if (slot.kind === 'repeated') {
-      slot.enc = (v) => (Array.isArray(v) ? v.map((x, i) => at(i, enc, x)) : fail(`expected array, got ${describe(v)}`));
+      slot.enc = (v) =>
+        Array.isArray(v) ? v.map((x, i) => at(i, enc, x)) : fail(`expected array, got ${describe(v)}`);
       slot.dec = (v: unknown[]) => (v.length === 0 ? undefined : v.map(dec));
     } else if (slot.kind === 'map') {
       slot.enc = (v) => {
@@ -203,7 +218,7 @@ export class Converter {
       };
       slot.dec = (v: Record<string, unknown>) => {
         let out: Record<string, unknown> | undefined;
-        for (const k in v) setOwn(out ??= {}, k, dec(v[k]));
+        for (const k in v) setOwn((out ??= {}), k, dec(v[k]));
         return out;
       };
     } else {
@@ -213,7 +228,8 @@ export class Converter {
   }
 
   private encodeMessage(plan: Plan, json: any): Record<string, unknown> {
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail(`expected object, got ${describe(json)}`);
+    if (typeof json !== 'object' || json === null || Array.isArray(json))
+      return fail(`expected object, got ${describe(json)}`);
     const out: Record<string, any> = {};
     for (const key in json) {
       const v = json[key];
@@ -253,13 +269,23 @@ export class Converter {
         return { enc: (v) => parseTime(v, true), dec: (m) => formatMicroTime(m) };
       case 'apimachinery.pkg.util.intstr.IntOrString':
         return {
-          enc: (v) => (typeof v === 'string' ? { type: 1, strVal: v } : Number.isInteger(v) ? { type: 0, intVal: v } : fail('expected integer or string')),
+          enc: (v) =>
+            typeof v === 'string'
+              ? { type: 1, strVal: v }
+              : Number.isInteger(v)
+                ? { type: 0, intVal: v }
+                : fail('expected integer or string'),
           dec: (m) => (toNumber(m.type) === 1 ? m.strVal : m.intVal),
         };
       case 'apimachinery.pkg.api.resource.Quantity':
       case 'apimachinery.pkg.api.resource.QuantityValue':
         return {
-          enc: (v) => (typeof v === 'string' ? { string: v } : typeof v === 'number' ? { string: String(v) } : fail('expected quantity string')),
+          enc: (v) =>
+            typeof v === 'string'
+              ? { string: v }
+              : typeof v === 'number'
+                ? { string: String(v) }
+                : fail('expected quantity string'),
           dec: (m) => (own.call(m, 'string') ? m.string : '0'),
         };
       case 'apimachinery.pkg.runtime.RawExtension':
@@ -273,8 +299,16 @@ export class Converter {
           return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw', this.currentLevel) };
         case 'JSONSchemaPropsOrArray':
           return {
-            enc: (v) => (Array.isArray(v) ? { jSONSchemas: v.map((x, i) => at(i, sub('jSONSchemas').encode, x)) } : { schema: sub('schema').encode(v) }),
-            dec: (m) => (m.jSONSchemas?.length ? m.jSONSchemas.map(sub('jSONSchemas').decode) : m.schema ? sub('schema').decode(m.schema) : undefined),
+            enc: (v) =>
+              Array.isArray(v)
+                ? { jSONSchemas: v.map((x, i) => at(i, sub('jSONSchemas').encode, x)) }
+                : { schema: sub('schema').encode(v) },
+            dec: (m) =>
+              m.jSONSchemas?.length
+                ? m.jSONSchemas.map(sub('jSONSchemas').decode)
+                : m.schema
+                  ? sub('schema').decode(m.schema)
+                  : undefined,
           };
         case 'JSONSchemaPropsOrBool':
           return {
@@ -283,7 +317,10 @@ export class Converter {
           };
         case 'JSONSchemaPropsOrStringArray':
           return {
-            enc: (v) => (Array.isArray(v) ? { property: v.map((x, i) => at(i, scalarEnc('string'), x)) } : { schema: sub('schema').encode(v) }),
+            enc: (v) =>
+              Array.isArray(v)
+                ? { property: v.map((x, i) => at(i, scalarEnc('string'), x)) }
+                : { schema: sub('schema').encode(v) },
             dec: (m) => (m.property?.length ? [...m.property] : m.schema ? sub('schema').decode(m.schema) : undefined),
           };
       }
@@ -293,7 +330,8 @@ export class Converter {
       const enc = scalarEnc(only.type);
       const dec = scalarDec(only.type);
       return {
-        enc: (v) => (Array.isArray(v) ? { items: v.map((x, i) => at(i, enc, x)) } : fail(`expected array, got ${describe(v)}`)),
+        enc: (v) =>
+          Array.isArray(v) ? { items: v.map((x, i) => at(i, enc, x)) } : fail(`expected array, got ${describe(v)}`),
         dec: (m) => (m.items ?? []).map(dec),
       };
     }
@@ -305,7 +343,9 @@ export class Converter {
 function isZero(v: unknown): boolean {
   if (v === false || v === '' || v === 0) return true;
   if (v instanceof Uint8Array) return v.length === 0;
-  return typeof v === 'object' && v !== null && (v as { low?: unknown }).low === 0 && (v as { high?: unknown }).high === 0;
+  return (
+    typeof v === 'object' && v !== null && (v as { low?: unknown }).low === 0 && (v as { high?: unknown }).high === 0
+  );
 }
 
 /** Runs an encoder, recording the key or index in the error path. */

@@ -120,7 +120,10 @@ export class ProtoSchema {
   /** `plat.io.kube_aggregator.pkg.apis.apiregistration.v1.APIService` → `io.plat.kube-aggregator....`. */
   private defName(fullName: string): string {
     const baseParts = this.base.split('.');
-    const rest = fullName.replace(/^\./, '').slice(this.base.length + 1).replace(/_/g, '-');
+    const rest = fullName
+      .replace(/^\./, '')
+      .slice(this.base.length + 1)
+      .replace(/_/g, '-');
     return `${[...baseParts].reverse().join('.')}.${rest}`;
   }
 
@@ -173,21 +176,27 @@ export class ProtoSchema {
 
   private layoutFromDef(type: protobuf.Type, props: Record<string, unknown>): FieldLayout[] {
     const fields = type.fieldsArray;
-    const out: (FieldLayout | undefined)[] = fields.map((f) => (f.name in props ? { json: f.name, inline: false } : undefined));
+    const out: (FieldLayout | undefined)[] = fields.map((f) =>
+      f.name in props ? { json: f.name, inline: false } : undefined,
+    );
     const used = new Set(out.filter((l) => l).map((l) => l!.json));
     const free = () => Object.keys(props).filter((p) => !used.has(p));
     const match = (key: (s: string) => string | undefined, keyJson: (s: string) => string | undefined) => {
       fields.forEach((f, i) => {
         if (out[i]) return;
         const k = key(f.name);
-        const p = k === undefined ? undefined : free().find((q) => keyJson(q) !== undefined && norm(keyJson(q)!) === norm(k));
+        const p =
+          k === undefined ? undefined : free().find((q) => keyJson(q) !== undefined && norm(keyJson(q)!) === norm(k));
         if (p !== undefined) {
           out[i] = { json: p, inline: false };
           used.add(p);
         }
       });
     };
-    match((s) => s, (s) => s);
+    match(
+      (s) => s,
+      (s) => s,
+    );
     match(extProto, extJson);
     fields.forEach((f, i) => {
       if (out[i]) return;

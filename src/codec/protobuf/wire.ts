@@ -5,12 +5,18 @@
  */
 export function varintLength(n: number): number {
   let len = 1;
-  while (n >= 0x80) { n = Math.floor(n / 128); len++; }
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    len++;
+  }
   return len;
 }
 
 export function writeVarint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) { out[at++] = (n & 0x7f) | 0x80; n = Math.floor(n / 128); }
+  while (n >= 0x80) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
   out[at++] = n;
   return at;
 }

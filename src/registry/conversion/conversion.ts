@@ -41,7 +41,10 @@ export class Converter {
    * lookup: the served custom type of a type key, for a converter that follows the registry
    * itself (the front thread's watch fan-out) instead of being told (setCustomStorage).
    */
-  constructor(private readonly domain: string, private readonly lookup?: (typeKey: string) => CustomType | undefined) {}
+  constructor(
+    private readonly domain: string,
+    private readonly lookup?: (typeKey: string) => CustomType | undefined,
+  ) {}
 
   /** In lookup mode, the type's storage version and defaults as the registry now serves them. */
   private follow(typeKey: string): void {
@@ -56,9 +59,15 @@ export class Converter {
   private readonly customDefaults = new Map<string, Record<string, (o: Obj) => void>>();
 
   /** A custom resource type's storage apiVersion (undefined: the type is gone) and its versions' defaults. */
-  setCustomStorage(typeKey: string, apiVersion: string | undefined, defaults: Record<string, (o: Obj) => void> = {}): void {
-    if (apiVersion) this.custom.set(typeKey, apiVersion); else this.custom.delete(typeKey);
-    if (apiVersion && Object.keys(defaults).length) this.customDefaults.set(typeKey, defaults); else this.customDefaults.delete(typeKey);
+  setCustomStorage(
+    typeKey: string,
+    apiVersion: string | undefined,
+    defaults: Record<string, (o: Obj) => void> = {},
+  ): void {
+    if (apiVersion) this.custom.set(typeKey, apiVersion);
+    else this.custom.delete(typeKey);
+    if (apiVersion && Object.keys(defaults).length) this.customDefaults.set(typeKey, defaults);
+    else this.customDefaults.delete(typeKey);
   }
 
   /** The storage apiVersion of a type with a converter, else undefined (any version is stored as written). */

@@ -13,17 +13,24 @@ const DEFAULT_CPU_UTILIZATION = 80;
 const scaleUpRules = (): Obj => ({
   stabilizationWindowSeconds: 0,
   selectPolicy: 'Max',
-  policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }],
+  policies: [
+    { type: 'Pods', value: 4, periodSeconds: 15 },
+    { type: 'Percent', value: 100, periodSeconds: 15 },
+  ],
 });
 
 /** scale-down keeps stabilizationWindowSeconds unset: the controller's flag decides */
-const scaleDownRules = (): Obj => ({ selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
+const scaleDownRules = (): Obj => ({
+  selectPolicy: 'Max',
+  policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+});
 
 /** copyHPAScalingRules: every field the object sets wins over the default. */
 function rules(given: unknown, defaults: Obj): Obj {
   if (!given || typeof given !== 'object' || Array.isArray(given)) return defaults;
   const out = { ...defaults };
-  for (const k of ['selectPolicy', 'stabilizationWindowSeconds', 'policies']) if ((given as Obj)[k] != null) out[k] = (given as Obj)[k];
+  for (const k of ['selectPolicy', 'stabilizationWindowSeconds', 'policies'])
+    if ((given as Obj)[k] != null) out[k] = (given as Obj)[k];
   return out;
 }
 
@@ -33,11 +40,20 @@ export function defaultHpaV2(obj: Obj): Obj {
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return obj;
   spec.minReplicas ??= 1;
   if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
-    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } }];
+    spec.metrics = [
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } },
+      },
+    ];
   }
   const b = spec.behavior;
   if (b && typeof b === 'object' && !Array.isArray(b)) {
-    spec.behavior = { ...b, scaleUp: rules(b.scaleUp, scaleUpRules()), scaleDown: rules(b.scaleDown, scaleDownRules()) };
+    spec.behavior = {
+      ...b,
+      scaleUp: rules(b.scaleUp, scaleUpRules()),
+      scaleDown: rules(b.scaleDown, scaleDownRules()),
+    };
   }
   return obj;
 }

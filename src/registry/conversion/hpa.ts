@@ -8,7 +8,10 @@
 type Obj = Record<string, any>;
 
 const CPU_UTILIZATION = (m: Obj): boolean =>
-  m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource?.target?.type === 'Utilization' && m.resource.target.averageUtilization !== undefined;
+  m.type === 'Resource' &&
+  m.resource?.name === 'cpu' &&
+  m.resource?.target?.type === 'Utilization' &&
+  m.resource.target.averageUtilization !== undefined;
 const CPU_CURRENT = (m: Obj): boolean =>
   m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource?.current?.averageUtilization !== undefined;
 
@@ -16,7 +19,12 @@ const defined = (o: Obj): Obj => Object.fromEntries(Object.entries(o).filter(([,
 
 function annotationKeys(domain: string) {
   const p = `autoscaling.alpha.${domain}`;
-  return { metrics: `${p}/metrics`, currentMetrics: `${p}/current-metrics`, conditions: `${p}/conditions`, behavior: `${p}/behavior` };
+  return {
+    metrics: `${p}/metrics`,
+    currentMetrics: `${p}/current-metrics`,
+    conditions: `${p}/conditions`,
+    behavior: `${p}/behavior`,
+  };
 }
 
 /**
@@ -28,15 +36,63 @@ type Side = 'target' | 'current';
 
 /** v2 MetricSpec (side `target`) or MetricStatus (side `current`) → v1 */
 function metricToV1(m: Obj, side: Side): Obj {
-  const v = m.object?.[side] ?? m.pods?.[side] ?? m.resource?.[side] ?? m.containerResource?.[side] ?? m.external?.[side] ?? {};
-  const value = `${side}Value`, averageValue = `${side}AverageValue`, averageUtilization = `${side}AverageUtilization`;
+  const v =
+    m.object?.[side] ?? m.pods?.[side] ?? m.resource?.[side] ?? m.containerResource?.[side] ?? m.external?.[side] ?? {};
+  const value = `${side}Value`,
+    averageValue = `${side}AverageValue`,
+    averageUtilization = `${side}AverageUtilization`;
   switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ target: m.object.describedObject, metricName: m.object.metric?.name, selector: m.object.metric?.selector, [value]: v.value, averageValue: v.averageValue }) };
-    case 'Pods': return { type: 'Pods', pods: defined({ metricName: m.pods.metric?.name, selector: m.pods.metric?.selector, [averageValue]: v.averageValue }) };
-    case 'Resource': return { type: 'Resource', resource: defined({ name: m.resource.name, [averageUtilization]: v.averageUtilization, [averageValue]: v.averageValue }) };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: defined({ name: m.containerResource.name, container: m.containerResource.container, [averageUtilization]: v.averageUtilization, [averageValue]: v.averageValue }) };
-    case 'External': return { type: 'External', external: defined({ metricName: m.external.metric?.name, metricSelector: m.external.metric?.selector, [value]: v.value, [averageValue]: v.averageValue }) };
-    default: return m;
+    case 'Object':
+      return {
+        type: 'Object',
+        object: defined({
+          target: m.object.describedObject,
+          metricName: m.object.metric?.name,
+          selector: m.object.metric?.selector,
+          [value]: v.value,
+          averageValue: v.averageValue,
+        }),
+      };
+    case 'Pods':
+      return {
+        type: 'Pods',
+        pods: defined({
+          metricName: m.pods.metric?.name,
+          selector: m.pods.metric?.selector,
+          [averageValue]: v.averageValue,
+        }),
+      };
+    case 'Resource':
+      return {
+        type: 'Resource',
+        resource: defined({
+          name: m.resource.name,
+          [averageUtilization]: v.averageUtilization,
+          [averageValue]: v.averageValue,
+        }),
+      };
+    case 'ContainerResource':
+      return {
+        type: 'ContainerResource',
+        containerResource: defined({
+          name: m.containerResource.name,
+          container: m.containerResource.container,
+          [averageUtilization]: v.averageUtilization,
+          [averageValue]: v.averageValue,
+        }),
+      };
+    case 'External':
+      return {
+        type: 'External',
+        external: defined({
+          metricName: m.external.metric?.name,
+          metricSelector: m.external.metric?.selector,
+          [value]: v.value,
+          [averageValue]: v.averageValue,
+        }),
+      };
+    default:
+      return m;
   }
 }
 
@@ -55,14 +111,51 @@ function valueStatus(value: unknown, averageValue: unknown, averageUtilization?:
 function metricToV2(m: Obj, side: Side): Obj {
   const metric = (name: unknown, selector: unknown) => defined({ name, selector });
   const values = side === 'target' ? target : valueStatus;
-  const value = `${side}Value`, averageValue = `${side}AverageValue`, averageUtilization = `${side}AverageUtilization`;
+  const value = `${side}Value`,
+    averageValue = `${side}AverageValue`,
+    averageUtilization = `${side}AverageUtilization`;
   switch (m.type) {
-    case 'Object': return { type: 'Object', object: defined({ describedObject: m.object.target, metric: metric(m.object.metricName, m.object.selector), [side]: values(m.object[value], m.object.averageValue) }) };
-    case 'Pods': return { type: 'Pods', pods: { metric: metric(m.pods.metricName, m.pods.selector), [side]: values(undefined, m.pods[averageValue]) } };
-    case 'Resource': return { type: 'Resource', resource: { name: m.resource.name, [side]: values(undefined, m.resource[averageValue], m.resource[averageUtilization]) } };
-    case 'ContainerResource': return { type: 'ContainerResource', containerResource: { name: m.containerResource.name, container: m.containerResource.container, [side]: values(undefined, m.containerResource[averageValue], m.containerResource[averageUtilization]) } };
-    case 'External': return { type: 'External', external: { metric: metric(m.external.metricName, m.external.metricSelector), [side]: values(m.external[value], m.external[averageValue]) } };
-    default: return m;
+    case 'Object':
+      return {
+        type: 'Object',
+        object: defined({
+          describedObject: m.object.target,
+          metric: metric(m.object.metricName, m.object.selector),
+          [side]: values(m.object[value], m.object.averageValue),
+        }),
+      };
+    case 'Pods':
+      return {
+        type: 'Pods',
+        pods: { metric: metric(m.pods.metricName, m.pods.selector), [side]: values(undefined, m.pods[averageValue]) },
+      };
+    case 'Resource':
+      return {
+        type: 'Resource',
+        resource: {
+          name: m.resource.name,
+          [side]: values(undefined, m.resource[averageValue], m.resource[averageUtilization]),
+        },
+      };
+    case 'ContainerResource':
+      return {
+        type: 'ContainerResource',
+        containerResource: {
+          name: m.containerResource.name,
+          container: m.containerResource.container,
+          [side]: values(undefined, m.containerResource[averageValue], m.containerResource[averageUtilization]),
+        },
+      };
+    case 'External':
+      return {
+        type: 'External',
+        external: {
+          metric: metric(m.external.metricName, m.external.metricSelector),
+          [side]: values(m.external[value], m.external[averageValue]),
+        },
+      };
+    default:
+      return m;
   }
 }
 
@@ -71,7 +164,8 @@ function withAnnotations(meta: Obj, set: Record<string, string | undefined>, rem
   for (const k of remove) delete a[k];
   for (const [k, v] of Object.entries(set)) if (v !== undefined) a[k] = v;
   const out = { ...meta };
-  if (Object.keys(a).length) out.annotations = a; else delete out.annotations;
+  if (Object.keys(a).length) out.annotations = a;
+  else delete out.annotations;
   return out;
 }
 
@@ -86,19 +180,34 @@ export function hpaV2ToV1(o: Obj, domain: string): Obj {
   const current: Obj[] = status?.currentMetrics ?? [];
   const cpuNow = current.find(CPU_CURRENT);
   const otherNow = current.filter((m) => m !== cpuNow);
-  const meta = withAnnotations(o.metadata ?? {}, {
-    [keys.metrics]: others.length ? JSON.stringify(others.map((m) => metricToV1(m, 'target'))) : undefined,
-    [keys.behavior]: spec.behavior ? JSON.stringify(spec.behavior) : undefined,
-    [keys.currentMetrics]: otherNow.length ? JSON.stringify(otherNow.map((m) => metricToV1(m, 'current'))) : undefined,
-    [keys.conditions]: status?.conditions?.length ? JSON.stringify(status.conditions) : undefined,
-  }, Object.values(keys));
+  const meta = withAnnotations(
+    o.metadata ?? {},
+    {
+      [keys.metrics]: others.length ? JSON.stringify(others.map((m) => metricToV1(m, 'target'))) : undefined,
+      [keys.behavior]: spec.behavior ? JSON.stringify(spec.behavior) : undefined,
+      [keys.currentMetrics]: otherNow.length
+        ? JSON.stringify(otherNow.map((m) => metricToV1(m, 'current')))
+        : undefined,
+      [keys.conditions]: status?.conditions?.length ? JSON.stringify(status.conditions) : undefined,
+    },
+    Object.values(keys),
+  );
   const out: Obj = { ...o, apiVersion: 'autoscaling/v1', metadata: meta };
   // an absent spec stays absent (conversion never adds fields the object did not have)
-  if (o.spec !== undefined) out.spec = defined({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, targetCPUUtilizationPercentage: cpu?.resource.target.averageUtilization });
+  if (o.spec !== undefined)
+    out.spec = defined({
+      scaleTargetRef: spec.scaleTargetRef,
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas,
+      targetCPUUtilizationPercentage: cpu?.resource.target.averageUtilization,
+    });
   if (status) {
     out.status = defined({
-      observedGeneration: status.observedGeneration, lastScaleTime: status.lastScaleTime, currentReplicas: status.currentReplicas,
-      desiredReplicas: status.desiredReplicas, currentCPUUtilizationPercentage: cpuNow?.resource.current.averageUtilization,
+      observedGeneration: status.observedGeneration,
+      lastScaleTime: status.lastScaleTime,
+      currentReplicas: status.currentReplicas,
+      desiredReplicas: status.desiredReplicas,
+      currentCPUUtilizationPercentage: cpuNow?.resource.current.averageUtilization,
     });
   }
   return out;
@@ -107,7 +216,11 @@ export function hpaV2ToV1(o: Obj, domain: string): Obj {
 function parsedAnnotation(meta: Obj, key: string): any {
   const v = meta.annotations?.[key];
   if (typeof v !== 'string') return undefined;
-  try { return JSON.parse(v); } catch { return undefined; }
+  try {
+    return JSON.parse(v);
+  } catch {
+    return undefined;
+  }
 }
 
 /** autoscaling/v1 → autoscaling/v2 (a new object; the input is not changed). */
@@ -117,25 +230,42 @@ export function hpaV1ToV2(o: Obj, domain: string): Obj {
   const spec = o.spec ?? {};
   const metrics: Obj[] = (parsedAnnotation(meta0, keys.metrics) ?? []).map((m: Obj) => metricToV2(m, 'target'));
   if (spec.targetCPUUtilizationPercentage !== undefined) {
-    metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
+    metrics.push({
+      type: 'Resource',
+      resource: {
+        name: 'cpu',
+        target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
+      },
+    });
   }
   const out: Obj = { ...o, apiVersion: 'autoscaling/v2', metadata: withAnnotations(meta0, {}, Object.values(keys)) };
   const behavior = parsedAnnotation(meta0, keys.behavior);
   if (o.spec !== undefined || metrics.length || behavior) {
     out.spec = defined({
-      scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas,
-      metrics: metrics.length ? metrics : undefined, behavior,
+      scaleTargetRef: spec.scaleTargetRef,
+      minReplicas: spec.minReplicas,
+      maxReplicas: spec.maxReplicas,
+      metrics: metrics.length ? metrics : undefined,
+      behavior,
     });
   }
   const status = o.status;
   if (status) {
-    const current: Obj[] = (parsedAnnotation(meta0, keys.currentMetrics) ?? []).map((m: Obj) => metricToV2(m, 'current'));
+    const current: Obj[] = (parsedAnnotation(meta0, keys.currentMetrics) ?? []).map((m: Obj) =>
+      metricToV2(m, 'current'),
+    );
     if (status.currentCPUUtilizationPercentage !== undefined) {
-      current.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } });
+      current.push({
+        type: 'Resource',
+        resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } },
+      });
     }
     out.status = defined({
-      observedGeneration: status.observedGeneration, lastScaleTime: status.lastScaleTime, currentReplicas: status.currentReplicas,
-      desiredReplicas: status.desiredReplicas, currentMetrics: current.length ? current : undefined,
+      observedGeneration: status.observedGeneration,
+      lastScaleTime: status.lastScaleTime,
+      currentReplicas: status.currentReplicas,
+      desiredReplicas: status.desiredReplicas,
+      currentMetrics: current.length ? current : undefined,
       conditions: parsedAnnotation(meta0, keys.conditions),
     });
   }

@@ -31,15 +31,27 @@ export function approvalAnnotation(crd: any, identity?: { domain: string }): str
 }
 
 /** The approval state of the annotation's value, with upstream's message for it. */
-export function approvalState(annotation: string, value: string | undefined): { state: ApprovalState; message: string } {
+export function approvalState(
+  annotation: string,
+  value: string | undefined,
+): { state: ApprovalState; message: string } {
   const see = 'see https://github.com/kubernetes/enhancements/pull/1111';
-  if (!value) return { state: 'Missing', message: `protected groups must have approval annotation ${JSON.stringify(annotation)}, ${see}` };
+  if (!value)
+    return {
+      state: 'Missing',
+      message: `protected groups must have approval annotation ${JSON.stringify(annotation)}, ${see}`,
+    };
   if (value.startsWith('unapproved')) return { state: 'Bypassed', message: `not approved: ${JSON.stringify(value)}` };
   try {
     const u = new URL(value);
     if (u.host && u.protocol) return { state: 'Approved', message: `approved in ${value}` };
-  } catch { /* not a URL */ }
-  return { state: 'Invalid', message: `protected groups must have approval annotation ${JSON.stringify(annotation)} with either a URL or a reason starting with "unapproved", ${see}` };
+  } catch {
+    /* not a URL */
+  }
+  return {
+    state: 'Invalid',
+    message: `protected groups must have approval annotation ${JSON.stringify(annotation)} with either a URL or a reason starting with "unapproved", ${see}`,
+  };
 }
 
 /** Causes for a CRD write: a protected group without a usable annotation (unchanged on update: allowed). */
@@ -60,6 +72,11 @@ export function approvalCondition(crd: any): { status: string; reason: string; m
   const annotation = approvalAnnotation(crd);
   if (!annotation) return undefined;
   const { state, message } = approvalState(annotation, crd?.metadata?.annotations?.[annotation]);
-  const reason = { Approved: 'ApprovedAnnotation', Bypassed: 'UnapprovedAnnotation', Missing: 'MissingAnnotation', Invalid: 'InvalidAnnotation' }[state];
+  const reason = {
+    Approved: 'ApprovedAnnotation',
+    Bypassed: 'UnapprovedAnnotation',
+    Missing: 'MissingAnnotation',
+    Invalid: 'InvalidAnnotation',
+  }[state];
   return { status: state === 'Approved' ? 'True' : 'False', reason, message };
 }

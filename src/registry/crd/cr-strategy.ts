@@ -20,17 +20,35 @@ export function toScale(obj: any, paths: NonNullable<CustomVersion['scale']>): a
     if (typeof sel === 'string') status.selector = sel;
     else if (sel && typeof sel === 'object') status.selector = labelSelectorFromObject(sel as never).toString();
   }
-  const metadata = { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp };
-  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: atPath(obj, paths.specReplicasPath) ?? 0 }, status };
+  const metadata = {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    creationTimestamp: m.creationTimestamp,
+  };
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata,
+    spec: { replicas: atPath(obj, paths.specReplicasPath) ?? 0 },
+    status,
+  };
 }
 
 export function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion['scale']>): any {
-  if (!scale || typeof scale !== 'object' || Array.isArray(scale)) throw errors.badRequest('the body must be a Scale object');
-  if (scale.kind !== undefined && scale.kind !== 'Scale') throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
+  if (!scale || typeof scale !== 'object' || Array.isArray(scale))
+    throw errors.badRequest('the body must be a Scale object');
+  if (scale.kind !== undefined && scale.kind !== 'Scale')
+    throw errors.badRequest(`the kind in the data (${scale.kind}) does not match the expected kind (Scale)`);
   const replicas = scale.spec?.replicas ?? 0;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
     throw errors.invalid({ kind: 'Scale', group: 'autoscaling', name: old.metadata.name }, [
-      { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        field: 'spec.replicas',
+      },
     ]);
   }
   const next = structuredClone(old);
@@ -40,8 +58,10 @@ export function fromScale(old: any, scale: any, paths: NonNullable<CustomVersion
 }
 
 const NOT_CHECKED = {
-  reason: 'FieldValueInvalid', field: '',
-  message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  reason: 'FieldValueInvalid',
+  field: '',
+  message:
+    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
 export function customResourceStrategy(_t: CustomType, v: CustomVersion): ResourceStrategy {
@@ -77,6 +97,8 @@ export function customResourceStrategy(_t: CustomType, v: CustomVersion): Resour
     validateSubresourceUpdate(_name, next, old) {
       return check(next, old);
     },
-    ...(scale ? { scale: { to: (obj: any) => toScale(obj, scale), from: (old: any, s: any) => fromScale(old, s, scale) } } : {}),
+    ...(scale
+      ? { scale: { to: (obj: any) => toScale(obj, scale), from: (old: any, s: any) => fromScale(old, s, scale) } }
+      : {}),
   };
 }

@@ -15,7 +15,7 @@ const builtinGroups = new Map<string, Set<string>>();
 /** The groups of every built-in resource in the identity's names (enabled or not). */
 function builtins(identity: Identity): Set<string> {
   let set = builtinGroups.get(identity.domain);
-  if (!set) builtinGroups.set(identity.domain, set = new Set(RESOURCES.map((r) => groupFor(identity, r.group))));
+  if (!set) builtinGroups.set(identity.domain, (set = new Set(RESOURCES.map((r) => groupFor(identity, r.group)))));
   return set;
 }
 
@@ -24,6 +24,7 @@ export function crdGroupCauses(crd: any, apiDomain: string | undefined, old?: an
   const identity = makeIdentity(apiDomain);
   const group = crd?.spec?.group;
   if (typeof group !== 'string' || group === '') return [];
-  if (builtins(identity).has(group)) return [invalid('spec.group', group, 'may not be a group served by the API server itself')];
+  if (builtins(identity).has(group))
+    return [invalid('spec.group', group, 'may not be a group served by the API server itself')];
   return approvalCauses(crd, old, identity);
 }

@@ -20,7 +20,10 @@ const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function names(n: any, path: string, out: StatusCause[]): void {
-  if (!isObj(n)) { out.push(required(path)); return; }
+  if (!isObj(n)) {
+    out.push(required(path));
+    return;
+  }
   const label = (f: string, v: unknown) => {
     if (typeof v === 'string' && v !== '' && !DNS1035.test(v)) out.push(invalid(`${path}.${f}`, v, DNS1035_MSG));
   };
@@ -28,9 +31,20 @@ function names(n: any, path: string, out: StatusCause[]): void {
   label('plural', n.plural);
   label('singular', n.singular);
   if (!n.kind) out.push(required(`${path}.kind`));
-  else if (!KIND.test(n.kind)) out.push(invalid(`${path}.kind`, n.kind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'));
-  if (n.listKind && !KIND.test(n.listKind)) out.push(invalid(`${path}.listKind`, n.listKind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'));
-  if (n.kind && n.kind === n.listKind) out.push(invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same'));
+  else if (!KIND.test(n.kind))
+    out.push(
+      invalid(`${path}.kind`, n.kind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'),
+    );
+  if (n.listKind && !KIND.test(n.listKind))
+    out.push(
+      invalid(
+        `${path}.listKind`,
+        n.listKind,
+        'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?',
+      ),
+    );
+  if (n.kind && n.kind === n.listKind)
+    out.push(invalid(`${path}.listKind`, n.listKind, 'kind and listKind may not be the same'));
   (Array.isArray(n.shortNames) ? n.shortNames : []).forEach((s: unknown, i: number) => {
     if (typeof s !== 'string' || !DNS1035.test(s)) out.push(invalid(`${path}.shortNames[${i}]`, s, DNS1035_MSG));
   });
@@ -60,44 +74,72 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
   const intOrString = s['x-plat-int-or-string'] === true;
   if (root) {
-    if (s.type !== undefined && s.type !== 'object') out.push(violation(invalid(`${path}.type`, s.type, 'must be object at the root')));
+    if (s.type !== undefined && s.type !== 'object')
+      out.push(violation(invalid(`${path}.type`, s.type, 'must be object at the root')));
     if (s.type === undefined) out.push(violation(required(`${path}.type`, 'must not be empty at the root')));
   } else if (s.type === undefined && !intOrString && !preserve) {
     out.push(violation(required(`${path}.type`, 'must not be empty for specified object fields')));
   }
-  if (s.type !== undefined && !SCHEMA_TYPES.includes(s.type)) out.push(notSupported(`${path}.type`, s.type, SCHEMA_TYPES));
-  if (intOrString && s.type !== undefined) out.push(violation(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true')));
-  if (s['x-plat-embedded-resource'] === true && s.type !== 'object') out.push(violation(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true')));
+  if (s.type !== undefined && !SCHEMA_TYPES.includes(s.type))
+    out.push(notSupported(`${path}.type`, s.type, SCHEMA_TYPES));
+  if (intOrString && s.type !== undefined)
+    out.push(violation(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true')));
+  if (s['x-plat-embedded-resource'] === true && s.type !== 'object')
+    out.push(violation(invalid(`${path}.type`, s.type ?? '', 'must be object if x-plat-embedded-resource is true')));
   if (s.type === 'array' && s.items === undefined) out.push(violation(required(`${path}.items`, 'must be specified')));
-  if (Array.isArray(s.items)) out.push(violation(forbidden(`${path}.items`, 'items must be a schema object and not an array')));
-  if (s.uniqueItems === true) out.push(forbidden(`${path}.uniqueItems`, 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+  if (Array.isArray(s.items))
+    out.push(violation(forbidden(`${path}.items`, 'items must be a schema object and not an array')));
+  if (s.uniqueItems === true)
+    out.push(
+      forbidden(
+        `${path}.uniqueItems`,
+        'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    );
   // upstream: beside properties only `additionalProperties: true` (no schema) is allowed
-  if (isObj(s.properties) && Object.keys(s.properties).length > 0 && s.additionalProperties !== undefined && s.additionalProperties !== true) {
-    out.push(violation(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive')));
+  if (
+    isObj(s.properties) &&
+    Object.keys(s.properties).length > 0 &&
+    s.additionalProperties !== undefined &&
+    s.additionalProperties !== true
+  ) {
+    out.push(
+      violation(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive')),
+    );
   }
   // a default must itself be valid against its schema (upstream validates defaults at CRD write)
   if (s.default !== undefined && !root) {
     for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
   }
   if (typeof s.pattern === 'string') {
-    try { re2(s.pattern); } catch (e) { out.push(invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`)); }
+    try {
+      re2(s.pattern);
+    } catch (e) {
+      out.push(
+        invalid(`${path}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`),
+      );
+    }
   }
   const listType = s['x-plat-list-type'];
-  if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
+  if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType))
+    out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
   if (listType === 'map' && !(Array.isArray(s['x-plat-list-map-keys']) && s['x-plat-list-map-keys'].length)) {
     out.push(required(`${path}.x-plat-list-map-keys`, 'must not be empty if x-plat-list-type is map'));
   }
-  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) {
-    if (root && k === 'metadata' && isObj(v) && isObj((v as any).properties)) {
-      for (const mk of Object.keys((v as any).properties)) {
-        if (mk !== 'name' && mk !== 'generateName') out.push(violation(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified')));
+  if (isObj(s.properties))
+    for (const [k, v] of Object.entries(s.properties)) {
+      if (root && k === 'metadata' && isObj(v) && isObj((v as any).properties)) {
+        for (const mk of Object.keys((v as any).properties)) {
+          if (mk !== 'name' && mk !== 'generateName')
+            out.push(violation(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified')));
+        }
+        continue;
       }
-      continue;
+      structural(v, `${path}.properties[${k}]`, out, false, data ? `${data}.${k}` : k);
     }
-    structural(v, `${path}.properties[${k}]`, out, false, data ? `${data}.${k}` : k);
-  }
   if (s.items !== undefined && !Array.isArray(s.items)) structural(s.items, `${path}.items`, out, false, `${data}[0]`);
-  if (isObj(s.additionalProperties)) structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
+  if (isObj(s.additionalProperties))
+    structural(s.additionalProperties, `${path}.additionalProperties`, out, false, `${data}[key]`);
 }
 
 /**
@@ -105,7 +147,10 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
  * spec.validation.openAPIV3Schema when every version has the same schema (it hoists it).
  */
 function version(v: any, path: string, out: StatusCause[], schemaPath: string): void {
-  if (!isObj(v)) { out.push(required(path)); return; }
+  if (!isObj(v)) {
+    out.push(required(path));
+    return;
+  }
   if (!v.name) out.push(required(`${path}.name`));
   else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
   const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
@@ -124,11 +169,19 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
     if (!scale.specReplicasPath) out.push(required(`${sp}.specReplicasPath`));
-    else if (!String(scale.specReplicasPath).startsWith('.spec.')) out.push(invalid(`${sp}.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+    else if (!String(scale.specReplicasPath).startsWith('.spec.'))
+      out.push(invalid(`${sp}.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
     if (!scale.statusReplicasPath) out.push(required(`${sp}.statusReplicasPath`));
-    else if (!String(scale.statusReplicasPath).startsWith('.status.')) out.push(invalid(`${sp}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+    else if (!String(scale.statusReplicasPath).startsWith('.status.'))
+      out.push(invalid(`${sp}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
     if (scale.labelSelectorPath && !/^\.(spec|status)\./.test(scale.labelSelectorPath)) {
-      out.push(invalid(`${sp}.labelSelectorPath`, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+      out.push(
+        invalid(
+          `${sp}.labelSelectorPath`,
+          scale.labelSelectorPath,
+          'should be a json path under either .spec or .status',
+        ),
+      );
     }
   }
   (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c: any, i: number) => {
@@ -155,16 +208,30 @@ function selectedSchema(jsonPath: string, schema: any): any | string {
 /** spec.versions[*].selectableFields (upstream v1.32): at most 8, unique, each a scalar field of the schema. */
 function selectableFields(list: unknown, schema: any, path: string, out: StatusCause[]): void {
   if (!Array.isArray(list)) return;
-  if (list.length > 8) out.push({ reason: 'FieldValueTooMany', message: `Too many: ${list.length}: must have at most 8 items`, field: path });
+  if (list.length > 8)
+    out.push({
+      reason: 'FieldValueTooMany',
+      message: `Too many: ${list.length}: must have at most 8 items`,
+      field: path,
+    });
   const seen = new Set<string>();
   list.forEach((f: any, i: number) => {
     const at = `${path}[${i}].jsonPath`;
     const jp = typeof f?.jsonPath === 'string' ? f.jsonPath : '';
-    if (!jp) { out.push(required(at)); return; }
+    if (!jp) {
+      out.push(required(at));
+      return;
+    }
     const s = selectedSchema(jp, schema);
     if (typeof s === 'string') out.push(invalid(at, jp, `is an invalid path: ${s}`));
     else if (!['string', 'integer', 'boolean'].includes(s.type)) {
-      out.push(invalid(at, jp, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+      out.push(
+        invalid(
+          at,
+          jp,
+          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        ),
+      );
     }
     if (seen.has(jp)) out.push(duplicate(at, jp));
     seen.add(jp);
@@ -174,11 +241,15 @@ function selectableFields(list: unknown, schema: any, path: string, out: StatusC
 function conversion(c: any, out: StatusCause[]): void {
   if (!isObj(c)) return;
   const strategy = c.strategy;
-  if (strategy !== 'None' && strategy !== 'Webhook') out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
-  if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig)) out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
-  if (strategy === 'None' && c.webhook !== undefined) out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
+  if (strategy !== 'None' && strategy !== 'Webhook')
+    out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
+  if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig))
+    out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
+  if (strategy === 'None' && c.webhook !== undefined)
+    out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
   const url = c.webhook?.clientConfig?.url;
-  if (strategy === 'Webhook' && typeof url === 'string') out.push(...validateWebhookUrl(url, 'spec.conversion.webhook.clientConfig.url'));
+  if (strategy === 'Webhook' && typeof url === 'string')
+    out.push(...validateWebhookUrl(url, 'spec.conversion.webhook.clientConfig.url'));
 }
 
 /**
@@ -225,7 +296,8 @@ function validateAll(crd: any): StatusCause[] {
     out.push(invalid('metadata.name', crd.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
   }
   if (!spec.scope) out.push(required('spec.scope'));
-  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') out.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
+    out.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
   names(spec.names, 'spec.names', out);
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
@@ -238,7 +310,11 @@ function validateAll(crd: any): StatusCause[] {
     const mine: StatusCause[] = [];
     version(v, `spec.versions[${i}]`, mine, schemaPath);
     // a hoisted schema is validated once: its errors are not repeated per version
-    for (const c of mine) if (!hoisted || !reported.has(`${c.field}\0${c.message}`)) { reported.add(`${c.field}\0${c.message}`); out.push(c); }
+    for (const c of mine)
+      if (!hoisted || !reported.has(`${c.field}\0${c.message}`)) {
+        reported.add(`${c.field}\0${c.message}`);
+        out.push(c);
+      }
     if (typeof v?.name === 'string') {
       if (seen.has(v.name)) out.push(duplicate(`spec.versions[${i}].name`, v.name));
       seen.add(v.name);
@@ -247,9 +323,18 @@ function validateAll(crd: any): StatusCause[] {
   if (versions.length && versions.filter((v: any) => v?.storage === true).length !== 1) {
     out.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   }
-  if (versions.length && !versions.some((v: any) => v?.served === true)) out.push(invalid('spec.versions', versions, 'must have at least one served version'));
+  if (versions.length && !versions.some((v: any) => v?.served === true))
+    out.push(invalid('spec.versions', versions, 'must have at least one served version'));
   if (spec.preserveUnknownFields === true) {
-    out.push(violation(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead')));
+    out.push(
+      violation(
+        invalid(
+          'spec.preserveUnknownFields',
+          true,
+          'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead',
+        ),
+      ),
+    );
   }
   conversion(spec.conversion, out);
   const stored: unknown[] = Array.isArray(crd.status?.storedVersions) ? crd.status.storedVersions : [];

@@ -19,7 +19,8 @@ export function readDefaults(t: CustomType): Record<string, Defaulter> {
 
 /** Whether a type's stored objects need defaulting again: it is new, or its storage version's schema changed. */
 export function storageSchemaChanged(before: CustomType | undefined, now: CustomType): boolean {
-  const schema = (t: CustomType | undefined) => (t ? JSON.stringify(customVersion(t, t.storageVersion)?.schema ?? null) : '');
+  const schema = (t: CustomType | undefined) =>
+    t ? JSON.stringify(customVersion(t, t.storageVersion)?.schema ?? null) : '';
   return !before || before.storageVersion !== now.storageVersion || schema(before) !== schema(now);
 }
 
@@ -36,7 +37,11 @@ export function defaulted(json: string, defaults: Defaulter | undefined): unknow
  * The cached objects of a type defaulted again: each that changes is replaced by a new entry
  * (same resourceVersion, no history event, nothing written); returns the replaced entries.
  */
-export function redefaultCache(cache: TypeCache, store: { entryOf(obj: unknown): Entry }, defaults: Defaulter): Entry[] {
+export function redefaultCache(
+  cache: TypeCache,
+  store: { entryOf(obj: unknown): Entry },
+  defaults: Defaulter,
+): Entry[] {
   const changed: Entry[] = [];
   for (const [, e] of [...cache.scan('', undefined)]) {
     const obj = defaulted(e.json, defaults);

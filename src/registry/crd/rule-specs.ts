@@ -28,7 +28,8 @@ export interface CompiledRule extends RuleSpec {
 export const RULE_COST_LIMIT = 10_000_000;
 export const SCHEMA_COST_LIMIT = 100_000_000;
 const REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
-const COST_HINT = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+const COST_HINT =
+  '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
 
 function specsOf(s: Raw): Raw[] {
   const list = s['x-plat-validations'];
@@ -83,12 +84,24 @@ export function compileRuleList(s: Raw): CompiledRule[] {
   return specsOf(s).map((r) => compileOne(specOf(r, s), s));
 }
 
-interface Costs { total: number; paths: string[]; causes: StatusCause[] }
+interface Costs {
+  total: number;
+  paths: string[];
+  causes: StatusCause[];
+}
 
-const factor = (cost: number, limit: number) => (cost / limit > 100 ? 'more than 100x' : `${(cost / limit).toFixed(1)}x`);
+const factor = (cost: number, limit: number) =>
+  cost / limit > 100 ? 'more than 100x' : `${(cost / limit).toFixed(1)}x`;
 
 /** Checks of the rules on one schema level; path is `...properties[spec]`, ext the extension's written prefix. */
-function checkLevel(s: Raw, path: string, ext: string, cardinality: number, costs: Costs, uncorrelatable?: string): void {
+function checkLevel(
+  s: Raw,
+  path: string,
+  ext: string,
+  cardinality: number,
+  costs: Costs,
+  uncorrelatable?: string,
+): void {
   specsOf(s).forEach((raw, i) => {
     const at = `${path}.${ext}-validations[${i}]`;
     const spec = specOf(raw, s);
@@ -96,21 +109,40 @@ function checkLevel(s: Raw, path: string, ext: string, cardinality: number, cost
     const out = costs.causes;
     if (!spec.rule.trim()) out.push(required(`${at}.rule`));
     else if (c.compiled.error) out.push(invalid(`${at}.rule`, spec.rule, c.compiled.error));
-    if (spec.message !== undefined && !spec.message.trim()) out.push(required(`${at}.message`, 'message must be non-empty if specified'));
-    else if (spec.message?.includes('\n')) out.push(invalid(`${at}.message`, spec.message, 'message must not contain line breaks'));
-    if (c.messageProgram?.error) out.push(invalid(`${at}.messageExpression`, spec.messageExpression, `messageExpression ${c.messageProgram.error}`));
-    if (spec.reason !== undefined && !REASONS.includes(spec.reason)) out.push(notSupported(`${at}.reason`, spec.reason, REASONS));
+    if (spec.message !== undefined && !spec.message.trim())
+      out.push(required(`${at}.message`, 'message must be non-empty if specified'));
+    else if (spec.message?.includes('\n'))
+      out.push(invalid(`${at}.message`, spec.message, 'message must not contain line breaks'));
+    if (c.messageProgram?.error)
+      out.push(
+        invalid(`${at}.messageExpression`, spec.messageExpression, `messageExpression ${c.messageProgram.error}`),
+      );
+    if (spec.reason !== undefined && !REASONS.includes(spec.reason))
+      out.push(notSupported(`${at}.reason`, spec.reason, REASONS));
     if (typeof raw.fieldPath === 'string' && spec.fieldPath === undefined) {
       const why = normalizeFieldPath(raw.fieldPath, s) as Error;
       out.push(invalid(`${at}.fieldPath`, raw.fieldPath, `fieldPath must be a valid path: ${why.message}`));
     }
-    if (spec.optionalOldSelf && !c.compiled.error && !c.compiled.usesOldSelf) out.push(forbidden(`${at}.optionalOldSelf`, 'may not be set if oldSelf is not used in rule'));
+    if (spec.optionalOldSelf && !c.compiled.error && !c.compiled.usesOldSelf)
+      out.push(forbidden(`${at}.optionalOldSelf`, 'may not be set if oldSelf is not used in rule'));
     if (c.compiled.usesOldSelf && uncorrelatable) {
-      out.push(invalid(`${at}.rule`, spec.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+      out.push(
+        invalid(
+          `${at}.rule`,
+          spec.rule,
+          `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+        ),
+      );
     }
     if (c.compiled.error) return;
     const cost = (c.compiled.cost + (c.messageProgram?.cost ?? 0)) * cardinality;
-    if (cost > RULE_COST_LIMIT) out.push(forbidden(`${at}.rule`, `estimated rule cost exceeds budget by factor of ${factor(cost, RULE_COST_LIMIT)} ${COST_HINT}`));
+    if (cost > RULE_COST_LIMIT)
+      out.push(
+        forbidden(
+          `${at}.rule`,
+          `estimated rule cost exceeds budget by factor of ${factor(cost, RULE_COST_LIMIT)} ${COST_HINT}`,
+        ),
+      );
     costs.total += cost;
     if (cost > SCHEMA_COST_LIMIT / 100) costs.paths.push(`${at}.rule`);
   });
@@ -138,16 +170,33 @@ function cardinalityOf(s: Raw, parents: number | undefined): number {
  * unbounded); uncorrelatable: the items path of the outermost enclosing list that is not a
  * list-type map (its items have no old value to compare with: transition rules are refused there).
  */
-function walkSchema(s: unknown, path: string, ext: string, parents: number | undefined, costs: Costs, uncorrelatable?: string): void {
+function walkSchema(
+  s: unknown,
+  path: string,
+  ext: string,
+  parents: number | undefined,
+  costs: Costs,
+  uncorrelatable?: string,
+): void {
   if (!isObj(s)) return;
   checkLevel(s, path, ext, cardinalityOf(s, parents), costs, uncorrelatable);
   const inner = (n: number | undefined) => (parents === undefined || n === undefined ? undefined : parents * n);
-  if (isObj(s.properties)) for (const [k, ps] of Object.entries(s.properties)) walkSchema(ps, `${path}.properties[${k}]`, ext, parents, costs, uncorrelatable);
+  if (isObj(s.properties))
+    for (const [k, ps] of Object.entries(s.properties))
+      walkSchema(ps, `${path}.properties[${k}]`, ext, parents, costs, uncorrelatable);
   if (isObj(s.items)) {
     const items = `${path}.items`;
-    walkSchema(s.items, items, ext, inner(bound(s)), costs, uncorrelatable ?? (s['x-plat-list-type'] === 'map' ? undefined : items));
+    walkSchema(
+      s.items,
+      items,
+      ext,
+      inner(bound(s)),
+      costs,
+      uncorrelatable ?? (s['x-plat-list-type'] === 'map' ? undefined : items),
+    );
   }
-  if (isObj(s.additionalProperties)) walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, inner(bound(s)), costs, uncorrelatable);
+  if (isObj(s.additionalProperties))
+    walkSchema(s.additionalProperties, `${path}.additionalProperties`, ext, inner(bound(s)), costs, uncorrelatable);
 }
 
 /** Every cause of the rules in a version's schema (root at path), the schema-wide cost limit included. */
@@ -155,8 +204,16 @@ export function ruleCauses(schema: unknown, path: string, ext: string): StatusCa
   const costs: Costs = { total: 0, paths: [], causes: [] };
   walkSchema(schema, path, ext, 1, costs);
   if (costs.total > SCHEMA_COST_LIMIT) {
-    for (const p of costs.paths) costs.causes.push(forbidden(p, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-    costs.causes.push(forbidden(path, `${ext}-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${factor(costs.total, SCHEMA_COST_LIMIT)} ${COST_HINT}`));
+    for (const p of costs.paths)
+      costs.causes.push(
+        forbidden(p, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'),
+      );
+    costs.causes.push(
+      forbidden(
+        path,
+        `${ext}-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of ${factor(costs.total, SCHEMA_COST_LIMIT)} ${COST_HINT}`,
+      ),
+    );
   }
   return costs.causes;
 }
@@ -168,5 +225,9 @@ export function ruleCauses(schema: unknown, path: string, ext: string): StatusCa
 export function withTypeAndObjectMeta(s: Raw): Raw {
   const props = isObj(s.properties) ? s.properties : {};
   const meta = { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } };
-  return { ...s, type: 'object', properties: { ...props, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: meta } };
+  return {
+    ...s,
+    type: 'object',
+    properties: { ...props, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: meta },
+  };
 }

@@ -17,7 +17,6 @@ import { compileRuleList, type CompiledRule, type RuleSpec } from './rule-specs.
 /** upstream RuntimeCELCostBudget: the whole object's rules together */
 export const RUNTIME_BUDGET = 10_000_000;
 
-
 export interface RuleNode {
   schema: Raw;
   rules: CompiledRule[];
@@ -37,7 +36,10 @@ export function ruleTree(s: unknown): RuleNode | undefined {
   if (isObj(s.properties)) {
     for (const [k, ps] of Object.entries(s.properties)) {
       const child = ruleTree(ps);
-      if (child) { (node.props ??= new Map()).set(k, child); any = true; }
+      if (child) {
+        (node.props ??= new Map()).set(k, child);
+        any = true;
+      }
     }
   }
   if (isObj(s.items)) {
@@ -53,7 +55,11 @@ export function ruleTree(s: unknown): RuleNode | undefined {
   return any ? node : undefined;
 }
 
-interface Run { causes: StatusCause[]; remaining: number; stop: boolean }
+interface Run {
+  causes: StatusCause[];
+  remaining: number;
+  stop: boolean;
+}
 
 const childPath = (path: string, k: string) => (path ? `${path}.${k}` : k);
 
@@ -81,7 +87,8 @@ function walk(n: RuleNode, v: unknown, old: unknown, path: string, run: Run): vo
 
 /** The old item a list item is compared with: by keys (map lists), by value (sets); atomic lists do not correlate. */
 function correlate(n: RuleNode, item: unknown, olds: unknown[]): unknown {
-  if (n.listType === 'map' && n.mapKeys && isObj(item)) return olds.find((o) => isObj(o) && n.mapKeys!.every((k) => same(o[k], item[k])));
+  if (n.listType === 'map' && n.mapKeys && isObj(item))
+    return olds.find((o) => isObj(o) && n.mapKeys!.every((k) => same(o[k], item[k])));
   if (n.listType === 'set') return olds.find((o) => same(o, item));
   return undefined;
 }
@@ -92,17 +99,24 @@ const shownType = (s: Raw) => goValue(typeof s.type === 'string' ? s.type : '');
 function causeFor(r: CompiledRule, n: RuleNode, path: string, detail: string): StatusCause {
   const field = r.fieldPath ? childPath(path, r.fieldPath) : path;
   switch (r.reason) {
-    case 'FieldValueForbidden': return { reason: r.reason, message: `Forbidden: ${detail}`, field };
-    case 'FieldValueRequired': return { reason: r.reason, message: `Required value: ${detail}`, field };
-    case 'FieldValueDuplicate': return { reason: r.reason, message: `Duplicate value: ${shownType(n.schema)}`, field };
-    default: return { reason: 'FieldValueInvalid', message: `Invalid value: ${shownType(n.schema)}: ${detail}`, field };
+    case 'FieldValueForbidden':
+      return { reason: r.reason, message: `Forbidden: ${detail}`, field };
+    case 'FieldValueRequired':
+      return { reason: r.reason, message: `Required value: ${detail}`, field };
+    case 'FieldValueDuplicate':
+      return { reason: r.reason, message: `Duplicate value: ${shownType(n.schema)}`, field };
+    default:
+      return { reason: 'FieldValueInvalid', message: `Invalid value: ${shownType(n.schema)}: ${detail}`, field };
   }
 }
 
-const invalidAt = (n: RuleNode, path: string, detail: string): StatusCause =>
-  ({ reason: 'FieldValueInvalid', message: `Invalid value: ${shownType(n.schema)}: ${detail}`, field: path });
+const invalidAt = (n: RuleNode, path: string, detail: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${shownType(n.schema)}: ${detail}`,
+  field: path,
+});
 
-const ruleText = (r: RuleSpec) => (r.message?.trim() || r.rule.trim());
+const ruleText = (r: RuleSpec) => r.message?.trim() || r.rule.trim();
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 function evalRules(n: RuleNode, v: unknown, old: unknown, path: string, run: Run): void {
@@ -112,22 +126,36 @@ function evalRules(n: RuleNode, v: unknown, old: unknown, path: string, run: Run
   const unchanged = hasOld && same(v, old);
   for (const r of n.rules) {
     // a rule stored before this server checked it at CRD write fails closed, as upstream reports it
-    if (r.compiled.error) { run.causes.push(invalidAt(n, path, `rule compile error: ${r.compiled.error}`)); continue; }
+    if (r.compiled.error) {
+      run.causes.push(invalidAt(n, path, `rule compile error: ${r.compiled.error}`));
+      continue;
+    }
     if (!r.compiled.program) continue;
     if (r.compiled.usesOldSelf && !hasOld && !r.optionalOldSelf) continue;
     if (unchanged && !r.compiled.usesOldSelf) continue;
-    if (run.remaining <= 0) { run.causes.push(invalidAt(n, path, OUT_OF_BUDGET)); run.stop = true; return; }
+    if (run.remaining <= 0) {
+      run.causes.push(invalidAt(n, path, OUT_OF_BUDGET));
+      run.stop = true;
+      return;
+    }
     const vars = { self, oldSelf: r.optionalOldSelf ? optionalOf(oldSelf) : oldSelf };
     const out = metered(r.compiled, vars, run);
     if ('error' in out) {
       if (out.cost) {
-        run.causes.push(invalidAt(n, path, `'${out.error}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(r)}`));
+        run.causes.push(
+          invalidAt(
+            n,
+            path,
+            `'${out.error}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(r)}`,
+          ),
+        );
         run.stop = true;
         return;
       }
-      const why = out.error === 'no such overload'
-        ? `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(r)}`
-        : `${out.error} evaluating rule: ${ruleText(r)}`;
+      const why =
+        out.error === 'no such overload'
+          ? `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(r)}`
+          : `${out.error} evaluating rule: ${ruleText(r)}`;
       run.causes.push(invalidAt(n, path, why));
       continue;
     }

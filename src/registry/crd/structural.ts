@@ -28,7 +28,11 @@ function compile(s: Raw | undefined): SchemaNode {
     // properties beside `additionalProperties: true`: a struct keeping unknown fields (upstream pruning)
     const keepsUnknown = s.additionalProperties === true && isObj(s.properties);
     if (isObj(s.additionalProperties) || (s.additionalProperties === true && !keepsUnknown)) {
-      node = { kind: 'map', elem: s.additionalProperties === true ? { kind: 'any', preserveUnknown: true } : compile(s.additionalProperties) };
+      node = {
+        kind: 'map',
+        elem:
+          s.additionalProperties === true ? { kind: 'any', preserveUnknown: true } : compile(s.additionalProperties),
+      };
     } else if (!s.properties && !s['x-plat-embedded-resource']) {
       node = preserve ? { kind: 'any', preserveUnknown: true } : { kind: 'struct', props: {} };
     } else {
@@ -54,7 +58,12 @@ function compile(s: Raw | undefined): SchemaNode {
 export function compileCustomSchema(schema: Raw): SchemaNode {
   const root = compile({ ...schema, type: 'object' });
   if (root.kind !== 'struct') return { kind: 'any', preserveUnknown: true };
-  root.props = { ...root.props, apiVersion: { kind: 'scalar', scalarType: 'string' }, kind: { kind: 'scalar', scalarType: 'string' }, metadata: schemaIndex().definition(OBJECT_META) };
+  root.props = {
+    ...root.props,
+    apiVersion: { kind: 'scalar', scalarType: 'string' },
+    kind: { kind: 'scalar', scalarType: 'string' },
+    metadata: schemaIndex().definition(OBJECT_META),
+  };
   return root;
 }
 
@@ -66,7 +75,12 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
   if (!isObj(s)) return undefined;
   if (s.type === 'array' || isObj(s.items)) {
     const item = defaulterOf(s.items, false);
-    return item && ((v) => { if (Array.isArray(v)) for (const x of v) item(x); });
+    return (
+      item &&
+      ((v) => {
+        if (Array.isArray(v)) for (const x of v) item(x);
+      })
+    );
   }
   if (isObj(s.properties)) {
     const fields: [string, unknown, Defaulter | undefined, boolean][] = [];
@@ -83,7 +97,8 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
       for (const [k, d, child, nullable] of fields) {
         // a property named `constructor` or `__proto__` is a property: own keys only
         const cur = ownValue(v, k);
-        if ((cur === undefined || (cur === null && !nullable)) && d !== undefined) setOwn(v, k, typeof d === 'object' && d !== null ? structuredClone(d) : d);
+        if ((cur === undefined || (cur === null && !nullable)) && d !== undefined)
+          setOwn(v, k, typeof d === 'object' && d !== null ? structuredClone(d) : d);
         const now = ownValue(v, k);
         if (child && now !== undefined) child(now);
       }
@@ -91,7 +106,12 @@ function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
   }
   if (isObj(s.additionalProperties)) {
     const value = defaulterOf(s.additionalProperties, false);
-    return value && ((v) => { if (isObj(v)) for (const k in v) value(v[k]); });
+    return (
+      value &&
+      ((v) => {
+        if (isObj(v)) for (const k in v) value(v[k]);
+      })
+    );
   }
   return undefined;
 }
@@ -130,14 +150,17 @@ const FORMATS: Record<string, RegExp> = {
   'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
   date: /^\d{4}-\d{2}-\d{2}$/,
   email: /^[^@\s]+@[^@\s]+\.[^@\s]+$/,
-  hostname: /^(?=.{1,253}$)[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/,
+  hostname:
+    /^(?=.{1,253}$)[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/,
   ipv4: /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
   uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
   byte: /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
   uri: /^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]*$/,
 };
 
-interface Ctx { causes: StatusCause[] }
+interface Ctx {
+  causes: StatusCause[];
+}
 
 const invalid = (c: Ctx, field: string, value: unknown, why: string): void => {
   c.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${shown(value)}: ${why}`, field });
@@ -158,19 +181,40 @@ function check(v: unknown, s: Raw, path: string, c: Ctx, old?: unknown): void {
   if (old !== undefined && same(v, old)) return;
   const at = path || '<root>';
   if (v === null) {
-    if (s.nullable === true || s['x-plat-preserve-unknown-fields'] === true && !s.type) return;
-    if (s.type) c.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: "null": ${at} in body must be of type ${s.type}: "null"`, field: path });
+    if (s.nullable === true || (s['x-plat-preserve-unknown-fields'] === true && !s.type)) return;
+    if (s.type)
+      c.causes.push({
+        reason: 'FieldValueTypeInvalid',
+        message: `Invalid value: "null": ${at} in body must be of type ${s.type}: "null"`,
+        field: path,
+      });
     return;
   }
   if (s['x-plat-int-or-string']) {
     const t = typeOf(v);
-    if (t !== 'integer' && t !== 'string') c.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: "${t}": ${at} in body must be of type integer,string: ${shown(v)}`, field: path });
+    if (t !== 'integer' && t !== 'string')
+      c.causes.push({
+        reason: 'FieldValueTypeInvalid',
+        message: `Invalid value: "${t}": ${at} in body must be of type integer,string: ${shown(v)}`,
+        field: path,
+      });
   } else if (s.type && !typeMatches(s.type, v)) {
-    c.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: "${typeOf(v)}": ${at} in body must be of type ${s.type}: ${shown(v)}`, field: path });
+    c.causes.push({
+      reason: 'FieldValueTypeInvalid',
+      message: `Invalid value: "${typeOf(v)}": ${at} in body must be of type ${s.type}: ${shown(v)}`,
+      field: path,
+    });
     return;
   }
-  if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => e === v || (typeof e === 'object' && JSON.stringify(e) === JSON.stringify(v)))) {
-    c.causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown(v)}: supported values: ${s.enum.map(shown).join(', ')}`, field: path });
+  if (
+    Array.isArray(s.enum) &&
+    !s.enum.some((e: unknown) => e === v || (typeof e === 'object' && JSON.stringify(e) === JSON.stringify(v)))
+  ) {
+    c.causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${shown(v)}: supported values: ${s.enum.map(shown).join(', ')}`,
+      field: path,
+    });
   }
   if (s.allOf || s.anyOf || s.oneOf || s.not) {
     checkComposition(v, s, path, at, c.causes, (x, sub, p, causes) => check(x, sub, p, { causes }));
@@ -187,7 +231,11 @@ const PATTERNS = new Map<string, RegExp | null>();
 function patternOf(p: string): RegExp | null {
   let re = PATTERNS.get(p);
   if (re === undefined) {
-    try { re = re2(p); } catch { re = null; }
+    try {
+      re = re2(p);
+    } catch {
+      re = null;
+    }
     if (PATTERNS.size < 10_000) PATTERNS.set(p, re);
   }
   return re;
@@ -198,9 +246,14 @@ const chars = (v: string, limit: number): number => (v.length <= limit ? v.lengt
 
 function checkString(v: string, s: Raw, path: string, at: string, c: Ctx): void {
   if (typeof s.maxLength === 'number' && chars(v, s.maxLength) > s.maxLength) {
-    c.causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${s.maxLength} bytes`, field: path });
+    c.causes.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${s.maxLength} bytes`,
+      field: path,
+    });
   }
-  if (typeof s.minLength === 'number' && [...v].length < s.minLength) invalid(c, path, v, `${at} in body should be at least ${s.minLength} chars long`);
+  if (typeof s.minLength === 'number' && [...v].length < s.minLength)
+    invalid(c, path, v, `${at} in body should be at least ${s.minLength} chars long`);
   if (typeof s.pattern === 'string') {
     const re = patternOf(s.pattern);
     if (re && !re.test(v)) invalid(c, path, v, `${at} in body should match '${s.pattern}'`);
@@ -225,14 +278,17 @@ function checkNumber(v: number, s: Raw, path: string, at: string, c: Ctx): void 
 function correlated(s: Raw, item: unknown, olds: unknown[] | undefined): unknown {
   if (!olds) return undefined;
   const keys = s['x-plat-list-map-keys'];
-  if (s['x-plat-list-type'] === 'map' && Array.isArray(keys) && isObj(item)) return olds.find((o) => isObj(o) && keys.every((k) => same(o[k], item[k])));
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(keys) && isObj(item))
+    return olds.find((o) => isObj(o) && keys.every((k) => same(o[k], item[k])));
   if (s['x-plat-list-type'] === 'set') return olds.find((o) => same(o, item));
   return undefined;
 }
 
 /** Go's %#v of a list-map item's keys: `map[string]interface {}{"name":"a"}`. */
 function keysShown(keys: string[], x: Record<string, any>): string {
-  const parts = keys.filter((k) => x[k] !== undefined).map((k) => `${JSON.stringify(k)}:${typeof x[k] === 'string' ? JSON.stringify(x[k]) : String(x[k])}`);
+  const parts = keys
+    .filter((k) => x[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${typeof x[k] === 'string' ? JSON.stringify(x[k]) : String(x[k])}`);
   return `map[string]interface {}{${parts.join(', ')}}`;
 }
 
@@ -242,16 +298,26 @@ function duplicateKeys(v: unknown[], keys: string[], path: string, c: Ctx): void
   v.forEach((x, i) => {
     if (!isObj(x)) return;
     const k = JSON.stringify(keys.map((key) => x[key] ?? null));
-    if (seen.has(k)) c.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${keysShown(keys, x)}`, field: `${path}[${i}]` });
+    if (seen.has(k))
+      c.causes.push({
+        reason: 'FieldValueDuplicate',
+        message: `Duplicate value: ${keysShown(keys, x)}`,
+        field: `${path}[${i}]`,
+      });
     seen.add(k);
   });
 }
 
 function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds?: unknown[]): void {
   if (typeof s.maxItems === 'number' && v.length > s.maxItems) {
-    c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${v.length}: must have at most ${s.maxItems} items`, field: path });
+    c.causes.push({
+      reason: 'FieldValueTooMany',
+      message: `Too many: ${v.length}: must have at most ${s.maxItems} items`,
+      field: path,
+    });
   }
-  if (typeof s.minItems === 'number' && v.length < s.minItems) invalid(c, path, v, `${at} in body should have at least ${s.minItems} items`);
+  if (typeof s.minItems === 'number' && v.length < s.minItems)
+    invalid(c, path, v, `${at} in body should have at least ${s.minItems} items`);
   if (s.uniqueItems === true && new Set(v.map((x) => JSON.stringify(x))).size !== v.length) {
     c.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${shown(v)}`, field: path });
   }
@@ -259,11 +325,17 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds
     const seen = new Set<string>();
     v.forEach((x, i) => {
       const k = JSON.stringify(x);
-      if (seen.has(k)) c.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${shown(x)}`, field: `${path}[${i}]` });
+      if (seen.has(k))
+        c.causes.push({
+          reason: 'FieldValueDuplicate',
+          message: `Duplicate value: ${shown(x)}`,
+          field: `${path}[${i}]`,
+        });
       seen.add(k);
     });
   }
-  if (s['x-plat-list-type'] === 'map' && Array.isArray(s['x-plat-list-map-keys'])) duplicateKeys(v, s['x-plat-list-map-keys'], path, c);
+  if (s['x-plat-list-type'] === 'map' && Array.isArray(s['x-plat-list-map-keys']))
+    duplicateKeys(v, s['x-plat-list-map-keys'], path, c);
   if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c, correlated(s, x, olds)));
 }
 
@@ -271,26 +343,33 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds
 const ENTRIES = new WeakMap<Raw, [string, Raw][]>();
 function entriesOf(props: Raw): [string, Raw][] {
   let e = ENTRIES.get(props);
-  if (!e) ENTRIES.set(props, e = Object.entries(props));
+  if (!e) ENTRIES.set(props, (e = Object.entries(props)));
   return e;
 }
 
 function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?: Record<string, any>): void {
   const child = (k: string) => (path ? `${path}.${k}` : k);
   if (s['x-plat-embedded-resource']) {
-    for (const k of ['apiVersion', 'kind']) if (!v[k]) c.causes.push({ reason: 'FieldValueRequired', message: 'Required value: must not be empty', field: child(k) });
+    for (const k of ['apiVersion', 'kind'])
+      if (!v[k])
+        c.causes.push({ reason: 'FieldValueRequired', message: 'Required value: must not be empty', field: child(k) });
   }
   for (const r of Array.isArray(s.required) ? s.required : []) {
     if (v[r] === undefined) c.causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: child(r) });
   }
   if (typeof s.maxProperties === 'number' && Object.keys(v).length > s.maxProperties) {
-    c.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`, field: path });
+    c.causes.push({
+      reason: 'FieldValueTooMany',
+      message: `Too many: ${Object.keys(v).length}: must have at most ${s.maxProperties} items`,
+      field: path,
+    });
   }
   if (typeof s.minProperties === 'number' && Object.keys(v).length < s.minProperties) {
     invalid(c, path, v, `${path || '<root>'} in body should have at least ${s.minProperties} properties`);
   }
   if (isObj(s.properties)) {
-    for (const [k, ps] of entriesOf(s.properties)) if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c, old?.[k]);
+    for (const [k, ps] of entriesOf(s.properties))
+      if (v[k] !== undefined && isObj(ps)) check(v[k], ps, child(k), c, old?.[k]);
   } else if (isObj(s.additionalProperties)) {
     for (const k of Object.keys(v)) check(v[k], s.additionalProperties, `${path}[${k}]`, c, old?.[k]);
   }
@@ -299,8 +378,14 @@ function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?:
 /** The root schema without apiVersion, kind and metadata (the server checks those); built once per schema. */
 export function rootSchema(schema: Raw): Raw {
   const props = isObj(schema.properties) ? { ...schema.properties } : undefined;
-  if (props) { delete props.metadata; delete props.apiVersion; delete props.kind; }
-  const required = Array.isArray(schema.required) ? schema.required.filter((r: string) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind') : undefined;
+  if (props) {
+    delete props.metadata;
+    delete props.apiVersion;
+    delete props.kind;
+  }
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((r: string) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind')
+    : undefined;
   return { ...schema, ...(props ? { properties: props } : {}), ...(required ? { required } : {}) };
 }
 
@@ -351,7 +436,8 @@ export function withPlatExtensions(s: unknown): any {
   if (Array.isArray(s)) return s.map(withPlatExtensions);
   if (!isObj(s)) return s;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) out[k] = k === 'default' || k === 'example' || k === 'enum' ? v : withPlatExtensions(v);
+  for (const [k, v] of Object.entries(s))
+    out[k] = k === 'default' || k === 'example' || k === 'enum' ? v : withPlatExtensions(v);
   for (const k of Object.keys(s)) {
     if (k.startsWith('x-kubernetes-')) out['x-plat-' + k.slice('x-kubernetes-'.length)] ??= out[k];
   }

@@ -14,7 +14,11 @@ export interface PrinterColumn {
   jsonPath: string;
 }
 
-export interface ScalePaths { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
 
 export interface CustomVersion {
   name: string;
@@ -58,43 +62,77 @@ export function customTypeOf(crd: any): CustomType | undefined {
   const names = crd?.status?.acceptedNames;
   if (!spec || !names?.plural || !names.kind || !Array.isArray(spec.versions)) return undefined;
   const versions: CustomVersion[] = spec.versions.map((v: any) => ({
-    name: v.name, served: !!v.served, storage: !!v.storage,
+    name: v.name,
+    served: !!v.served,
+    storage: !!v.storage,
     schema: withPlatExtensions(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-plat-preserve-unknown-fields': true }),
     status: v.subresources?.status !== undefined,
     ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
     printerColumns: Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [],
     ...(v.deprecated ? { deprecated: true, deprecationWarning: v.deprecationWarning } : {}),
     selectableFields: (Array.isArray(v.selectableFields) ? v.selectableFields : [])
-      .map((f: any) => String(f?.jsonPath ?? '').replace(/^\./, '')).filter((f: string) => f !== ''),
+      .map((f: any) => String(f?.jsonPath ?? '').replace(/^\./, ''))
+      .filter((f: string) => f !== ''),
   }));
   const storage = versions.find((v) => v.storage) ?? versions[0];
   if (!storage) return undefined;
   return {
-    crd: crd.metadata.name, group: spec.group, plural: names.plural, singular: names.singular || names.kind.toLowerCase(),
-    kind: names.kind, listKind: names.listKind || `${names.kind}List`, namespaced: spec.scope === 'Namespaced',
-    shortNames: names.shortNames ?? [], categories: names.categories ?? [], versions, storageVersion: storage.name,
-    ...(spec.conversion?.strategy === 'Webhook' && spec.conversion.webhook?.clientConfig ? {
-      webhook: { clientConfig: spec.conversion.webhook.clientConfig, reviewVersions: spec.conversion.webhook.conversionReviewVersions ?? ['v1'] },
-    } : {}),
+    crd: crd.metadata.name,
+    group: spec.group,
+    plural: names.plural,
+    singular: names.singular || names.kind.toLowerCase(),
+    kind: names.kind,
+    listKind: names.listKind || `${names.kind}List`,
+    namespaced: spec.scope === 'Namespaced',
+    shortNames: names.shortNames ?? [],
+    categories: names.categories ?? [],
+    versions,
+    storageVersion: storage.name,
+    ...(spec.conversion?.strategy === 'Webhook' && spec.conversion.webhook?.clientConfig
+      ? {
+          webhook: {
+            clientConfig: spec.conversion.webhook.clientConfig,
+            reviewVersions: spec.conversion.webhook.conversionReviewVersions ?? ['v1'],
+          },
+        }
+      : {}),
   };
 }
 
 /** The served ResourceDef of each served version. */
 export function customDefs(t: CustomType): ResourceDef[] {
-  return t.versions.filter((v) => v.served).map((v): ResourceDef => {
-    const subresources: SubresourceDef[] = [];
-    if (v.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });
-    if (v.status) subresources.push({ name: 'status', kind: t.kind, group: t.group, version: v.name, verbs: SUB_VERBS });
-    const def: ResourceDef = {
-      group: t.group, version: v.name, resource: t.plural, singularName: t.singular, kind: t.kind, listKind: t.listKind,
-      namespaced: t.namespaced, verbs: VERBS, subresources, shortNames: t.shortNames, categories: t.categories,
-      definition: `${t.group.split('.').reverse().join('.')}.${v.name}.${t.kind}`, stability: 'stable', custom: true,
-    };
-    if (v.deprecated) {
-      def.deprecation = { warning: v.deprecationWarning ?? `${t.group}/${v.name} ${t.kind} is deprecated`, removedRelease: '' };
-    }
-    return def;
-  });
+  return t.versions
+    .filter((v) => v.served)
+    .map((v): ResourceDef => {
+      const subresources: SubresourceDef[] = [];
+      if (v.scale)
+        subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });
+      if (v.status)
+        subresources.push({ name: 'status', kind: t.kind, group: t.group, version: v.name, verbs: SUB_VERBS });
+      const def: ResourceDef = {
+        group: t.group,
+        version: v.name,
+        resource: t.plural,
+        singularName: t.singular,
+        kind: t.kind,
+        listKind: t.listKind,
+        namespaced: t.namespaced,
+        verbs: VERBS,
+        subresources,
+        shortNames: t.shortNames,
+        categories: t.categories,
+        definition: `${t.group.split('.').reverse().join('.')}.${v.name}.${t.kind}`,
+        stability: 'stable',
+        custom: true,
+      };
+      if (v.deprecated) {
+        def.deprecation = {
+          warning: v.deprecationWarning ?? `${t.group}/${v.name} ${t.kind} is deprecated`,
+          removedRelease: '',
+        };
+      }
+      return def;
+    });
 }
 
 export function customVersion(t: CustomType, version: string): CustomVersion | undefined {

@@ -43,7 +43,8 @@ function foldStringData(obj: any): void {
 }
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const CONFIG_KEY_MESSAGE = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+const CONFIG_KEY_MESSAGE =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 
 /**
  * upstream validation.IsConfigMapKey: a key that is a file name in a volume, so never a path
@@ -72,7 +73,13 @@ function validateDataKeys(obj: Record<string, unknown>): StatusCause[] {
     if (!m || typeof m !== 'object') continue;
     for (const key of Object.keys(m)) {
       for (const msg of configMapKeyErrors(key)) causes.push(invalid(`${field}[${key}]`, key, msg));
-      if (field === 'data' && obj.kind !== 'Secret' && binary && typeof binary === 'object' && Object.hasOwn(binary, key)) {
+      if (
+        field === 'data' &&
+        obj.kind !== 'Secret' &&
+        binary &&
+        typeof binary === 'object' &&
+        Object.hasOwn(binary, key)
+      ) {
         causes.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
       }
     }

@@ -47,7 +47,10 @@ export const crdStrategy: ResourceStrategy = {
   },
   // a built-in group is refused (src/registry/crd/crd-groups.ts); the approval policy of protected
   // groups holds on create and on an update that changes the annotation (api-approval.ts)
-  validate: (obj, config, old) => [...validateCRD(obj, requiresStructural(old)), ...crdGroupCauses(obj, config?.apiDomain, old)],
+  validate: (obj, config, old) => [
+    ...validateCRD(obj, requiresStructural(old)),
+    ...crdGroupCauses(obj, config?.apiDomain, old),
+  ],
   validateUpdate: (obj, old) => validateCRDUpdate(obj, old),
   validateSubresourceUpdate: (_name, next, old) => validateCRD(next, requiresStructural(old)),
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */
@@ -58,8 +61,11 @@ export const crdStrategy: ResourceStrategy = {
     if (!finalizers.includes(f)) obj.metadata.finalizers = [...finalizers, f];
     const conditions = (obj.status?.conditions ?? []).filter((c: any) => c?.type !== 'Terminating');
     conditions.push({
-      type: 'Terminating', status: 'True', lastTransitionTime: obj.metadata.deletionTimestamp,
-      reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      type: 'Terminating',
+      status: 'True',
+      lastTransitionTime: obj.metadata.deletionTimestamp,
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
     });
     obj.status = { ...(obj.status ?? {}), conditions };
   },

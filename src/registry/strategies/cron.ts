@@ -3,12 +3,20 @@
  * fields (minute hour day-of-month month day-of-week) or a descriptor (@hourly, @every 1h, ...).
  * Returns robfig's error message, or undefined when the schedule parses.
  */
-interface Bounds { min: number; max: number; names?: Record<string, number> }
+interface Bounds {
+  min: number;
+  max: number;
+  names?: Record<string, number>;
+}
 
 const MONTHS = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
 const DAYS = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 const FIELDS: Bounds[] = [
-  { min: 0, max: 59 }, { min: 0, max: 23 }, { min: 1, max: 31 }, { min: 1, max: 12, names: MONTHS }, { min: 0, max: 6, names: DAYS },
+  { min: 0, max: 59 },
+  { min: 0, max: 23 },
+  { min: 1, max: 31 },
+  { min: 1, max: 12, names: MONTHS },
+  { min: 0, max: 6, names: DAYS },
 ];
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 
@@ -31,7 +39,9 @@ function descriptorError(spec: string): string | undefined {
   if (DESCRIPTORS.has(spec)) return undefined;
   if (spec.startsWith('@every ')) {
     const d = spec.slice(7).trim();
-    return /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(d) ? undefined : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(d)}`;
+    return /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(d)
+      ? undefined
+      : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(d)}`;
   }
   return `unrecognized descriptor: ${spec}`;
 }
@@ -76,7 +86,8 @@ function value(s: string, b: Bounds): number | string {
 }
 
 function int(s: string): number | string {
-  if (!/^[+-]?\d+$/.test(s)) return `failed to parse int from ${s}: strconv.Atoi: parsing ${JSON.stringify(s)}: invalid syntax`;
+  if (!/^[+-]?\d+$/.test(s))
+    return `failed to parse int from ${s}: strconv.Atoi: parsing ${JSON.stringify(s)}: invalid syntax`;
   const n = Number(s);
   return n < 0 ? `negative number (${n}) not allowed: ${s}` : n;
 }

@@ -20,9 +20,11 @@ export type CsrWritePath = 'main' | 'status' | 'approval';
 /** A written condition: not yet validated, any element may be malformed. */
 type RawCondition = Condition | undefined;
 
-const conditionsOf = (csr: Csr | undefined): RawCondition[] => (Array.isArray(csr?.status?.conditions) ? csr.status.conditions : []);
+const conditionsOf = (csr: Csr | undefined): RawCondition[] =>
+  Array.isArray(csr?.status?.conditions) ? csr.status.conditions : [];
 const ofType = (csr: Csr | undefined, t: string): RawCondition[] => conditionsOf(csr).filter((c) => c?.type === t);
-const certificateOf = (csr: Csr | undefined): string => (typeof csr?.status?.certificate === 'string' ? csr.status.certificate : '');
+const certificateOf = (csr: Csr | undefined): string =>
+  typeof csr?.status?.certificate === 'string' ? csr.status.certificate : '';
 
 /** validateCertificate: status.certificate (base64 in JSON) holds only CERTIFICATE PEM blocks. */
 export function certificateError(b64: string): string | undefined {
@@ -30,10 +32,15 @@ export function certificateError(b64: string): string | undefined {
   let text = Buffer.from(b64, 'base64').toString('latin1');
   let blocks = 0;
   for (let block = firstPemBlock(text); block; block = firstPemBlock(text)) {
-    if (block.type !== 'CERTIFICATE') return `only CERTIFICATE PEM blocks are allowed, found ${JSON.stringify(block.type)}`;
+    if (block.type !== 'CERTIFICATE')
+      return `only CERTIFICATE PEM blocks are allowed, found ${JSON.stringify(block.type)}`;
     if (block.headers) return 'no PEM block headers are permitted';
     blocks++;
-    try { new X509Certificate(block.der); } catch { return 'x509: malformed certificate'; }
+    try {
+      new X509Certificate(block.der);
+    } catch {
+      return 'x509: malformed certificate';
+    }
     text = block.rest;
   }
   return blocks === 0 ? 'must contain at least one CERTIFICATE PEM block' : undefined;
@@ -51,7 +58,8 @@ export function conditionCauses(csr: Csr, old: Csr | undefined): Cause[] {
   const allowBoth = !!old && ofType(old, 'Approved').length > 0 && ofType(old, 'Denied').length > 0;
   const allowDuplicates = !!old && hasDuplicateTypes(old);
   const seen = new Set<string>();
-  let approved = false, denied = false;
+  let approved = false,
+    denied = false;
   conditionsOf(csr).forEach((c, i) => {
     const at = `status.conditions[${i}]`;
     const type = String(c?.type ?? '');
@@ -60,8 +68,10 @@ export function conditionCauses(csr: Csr, old: Csr | undefined): Cause[] {
     if (!c?.status) out.push(required(`${at}.status`));
     else if (!allowed.includes(c.status)) out.push(notSupported(`${at}.status`, c.status, allowed));
     if (!allowBoth && (type === 'Approved' || type === 'Denied')) {
-      if ((type === 'Approved' && denied) || (type === 'Denied' && approved)) out.push(invalid(`${at}.type`, type, 'Approved and Denied conditions are mutually exclusive'));
-      if (type === 'Approved') approved = true; else denied = true;
+      if ((type === 'Approved' && denied) || (type === 'Denied' && approved))
+        out.push(invalid(`${at}.type`, type, 'Approved and Denied conditions are mutually exclusive'));
+      if (type === 'Approved') approved = true;
+      else denied = true;
     }
     if (!allowDuplicates && seen.has(type)) out.push(duplicate(`${at}.type`, type));
     seen.add(type);
@@ -72,20 +82,25 @@ export function conditionCauses(csr: Csr, old: Csr | undefined): Cause[] {
 /** validateCertificateSigningRequestUpdate: what a write through `path` may not change. */
 export function updateCauses(csr: Csr, old: Csr, path: CsrWritePath): Cause[] {
   const out = conditionCauses(csr, old);
-  const cert = certificateOf(csr), oldCert = certificateOf(old);
+  const cert = certificateOf(csr),
+    oldCert = certificateOf(old);
   const certChanged = cert !== oldCert;
   if (certChanged && certificateError(oldCert) === undefined) {
     const err = certificateError(cert);
     if (err) out.push(invalid('status.certificate', '<certificate data>', err));
   }
   for (const t of ['Approved', 'Denied', 'Failed']) {
-    if (ofType(csr, t).length < ofType(old, t).length) out.push(forbidden('status.conditions', `updates may not remove a condition of type ${JSON.stringify(t)}`));
+    if (ofType(csr, t).length < ofType(old, t).length)
+      out.push(forbidden('status.conditions', `updates may not remove a condition of type ${JSON.stringify(t)}`));
   }
   if (path !== 'approval') {
     for (const t of ['Approved', 'Denied']) {
-      const before = ofType(old, t), after = ofType(csr, t);
-      if (after.length > before.length) out.push(forbidden('status.conditions', `updates may not add a condition of type ${JSON.stringify(t)}`));
-      else if (after.length === before.length && !same(before, after)) out.push(forbidden('status.conditions', `updates may not modify a condition of type ${JSON.stringify(t)}`));
+      const before = ofType(old, t),
+        after = ofType(csr, t);
+      if (after.length > before.length)
+        out.push(forbidden('status.conditions', `updates may not add a condition of type ${JSON.stringify(t)}`));
+      else if (after.length === before.length && !same(before, after))
+        out.push(forbidden('status.conditions', `updates may not modify a condition of type ${JSON.stringify(t)}`));
     }
   }
   if (certChanged) {
@@ -100,7 +115,9 @@ function preserveConditions(csr: Csr, old: Csr, t: string): void {
   const before = conditionsOf(old).filter((c) => c?.type === t);
   const idx = conditionsOf(csr).flatMap((c, i) => (c?.type === t ? [i] : []));
   if (before.length !== idx.length) return;
-  idx.forEach((i, k) => { csr.status!.conditions![i] = structuredClone(before[k]) as Condition; });
+  idx.forEach((i, k) => {
+    csr.status!.conditions![i] = structuredClone(before[k]) as Condition;
+  });
 }
 
 /**

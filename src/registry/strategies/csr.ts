@@ -11,12 +11,30 @@ import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { approvalWrite, conditionCauses, prepareStatusWrite, updateCauses } from './csr-status.js';
 import { dnsSubdomain, duplicate, invalid, notSupported, required, type Cause } from './field-errors.js';
 
-
 const USAGES = [
-  'any', 'cert sign', 'client auth', 'code signing', 'content commitment', 'crl sign', 'data encipherment',
-  'decipher only', 'digital signature', 'email protection', 'encipher only', 'ipsec end system', 'ipsec tunnel',
-  'ipsec user', 'key agreement', 'key encipherment', 'microsoft sgc', 'netscape sgc', 'ocsp signing', 's/mime',
-  'server auth', 'signing', 'timestamping',
+  'any',
+  'cert sign',
+  'client auth',
+  'code signing',
+  'content commitment',
+  'crl sign',
+  'data encipherment',
+  'decipher only',
+  'digital signature',
+  'email protection',
+  'encipher only',
+  'ipsec end system',
+  'ipsec tunnel',
+  'ipsec user',
+  'key agreement',
+  'key encipherment',
+  'microsoft sgc',
+  'netscape sgc',
+  'ocsp signing',
+  's/mime',
+  'server auth',
+  'signing',
+  'timestamping',
 ];
 
 /** The request as base64 of PEM (the JSON form of spec.request); throws Go's message when bad. */
@@ -36,9 +54,13 @@ function requestError(request: unknown): string | undefined {
 function validateSigner(name: unknown, product: string): Cause[] {
   if (!name) return [required('spec.signerName')];
   const s = String(name);
-  if (s === `${product}.io/legacy-unknown`) return [invalid('spec.signerName', s, 'the legacy signerName is not allowed via this API version')];
+  if (s === `${product}.io/legacy-unknown`)
+    return [invalid('spec.signerName', s, 'the legacy signerName is not allowed via this API version')];
   const parts = s.split('/');
-  if (parts.length !== 2 || !parts[1]) return [invalid('spec.signerName', s, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
+  if (parts.length !== 2 || !parts[1])
+    return [
+      invalid('spec.signerName', s, "must be a fully qualified domain and path of the form 'example.com/signer-name'"),
+    ];
   return dnsSubdomain('spec.signerName', parts[0]);
 }
 
@@ -58,14 +80,23 @@ export function validateCSR(obj: CertificateSigningRequest, product = 'platform'
   });
   out.push(...validateSigner(spec.signerName, product));
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < 600) {
-    out.push(invalid('spec.expirationSeconds', spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
+    out.push(
+      invalid(
+        'spec.expirationSeconds',
+        spec.expirationSeconds,
+        'may not specify a duration less than 600 seconds (10 minutes)',
+      ),
+    );
   }
   out.push(...conditionCauses(obj, undefined));
   return out;
 }
 
 /** The built-in signer names of an identity: `<product>.io/<signer>` (platform.io, kubernetes.io). */
-export const signerName = (product: string, signer: 'kube-apiserver-client' | 'kube-apiserver-client-kubelet'): string => `${product}.io/${signer}`;
+export const signerName = (
+  product: string,
+  signer: 'kube-apiserver-client' | 'kube-apiserver-client-kubelet',
+): string => `${product}.io/${signer}`;
 
 /**
  * The CertificateSubjectRestriction admission plugin (validating, so after validation): the
@@ -75,8 +106,14 @@ function subjectRestriction(obj: CertificateSigningRequest, product: string): st
   const signer = signerName(product, 'kube-apiserver-client');
   if (obj.spec?.signerName !== signer) return undefined;
   let csr: CertificateRequest;
-  try { csr = requestOf(obj.spec.request); } catch (e) { return `failed to parse CSR: ${(e as Error).message}`; }
-  return csr.subject.organization.includes('system:masters') ? `use of ${signer} signer with system:masters group is not allowed` : undefined;
+  try {
+    csr = requestOf(obj.spec.request);
+  } catch (e) {
+    return `failed to parse CSR: ${(e as Error).message}`;
+  }
+  return csr.subject.organization.includes('system:masters')
+    ? `use of ${signer} signer with system:masters group is not allowed`
+    : undefined;
 }
 
 export const csrStrategy: ResourceStrategy = {
@@ -94,7 +131,8 @@ export const csrStrategy: ResourceStrategy = {
   },
   prepareForUpdate(obj, old) {
     obj.spec = old.spec;
-    if (old.status === undefined) delete obj.status; else obj.status = old.status;
+    if (old.status === undefined) delete obj.status;
+    else obj.status = old.status;
   },
   validate(obj, config) {
     return validateCSR(obj, config?.apiServiceName);

@@ -11,29 +11,47 @@ import { immutable, invalid, required, same, type Cause } from './field-errors.j
 
 /** An Event read by field name (the v1 and core spellings both appear). */
 type EventObject = KubeObject & { series?: EventSeries } & Record<string, unknown>;
-interface EventSeries { count?: unknown; lastObservedTime?: unknown }
+interface EventSeries {
+  count?: unknown;
+  lastObservedTime?: unknown;
+}
 
 const DEPRECATED: [string, string][] = [
-  ['deprecatedFirstTimestamp', 'firstTimestamp'], ['deprecatedLastTimestamp', 'lastTimestamp'],
-  ['deprecatedCount', 'count'], ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['deprecatedSource', 'source'],
 ];
 
 export function validateEventV1(obj: EventObject): Cause[] {
   const out: Cause[] = [];
   if (!obj.eventTime) out.push(required('eventTime'));
   else {
-    for (const [f, path] of [['reportingController', 'reportingController'], ['reportingInstance', 'reportingInstance'], ['action', 'action'], ['reason', 'reason']]) {
+    for (const [f, path] of [
+      ['reportingController', 'reportingController'],
+      ['reportingInstance', 'reportingInstance'],
+      ['action', 'action'],
+      ['reason', 'reason'],
+    ]) {
       if (!obj[f!]) out.push(required(path!));
     }
-    for (const [f, max] of [['reportingInstance', 128], ['action', 128], ['reason', 128], ['note', 1024]] as const) {
-      if (typeof obj[f] === 'string' && obj[f].length > max) out.push(invalid(f === 'note' ? 'message' : f, '', `can have at most ${max} characters`));
+    for (const [f, max] of [
+      ['reportingInstance', 128],
+      ['action', 128],
+      ['reason', 128],
+      ['note', 1024],
+    ] as const) {
+      if (typeof obj[f] === 'string' && obj[f].length > max)
+        out.push(invalid(f === 'note' ? 'message' : f, '', `can have at most ${max} characters`));
     }
   }
   out.push(...validateSeries(obj.series));
-  if (obj.type !== 'Normal' && obj.type !== 'Warning') out.push(invalid('type', '', `has invalid value: ${obj.type ?? ''}`));
+  if (obj.type !== 'Normal' && obj.type !== 'Warning')
+    out.push(invalid('type', '', `has invalid value: ${obj.type ?? ''}`));
   for (const [f, path] of DEPRECATED) {
     const v = obj[f];
-    if (v !== undefined && v !== null && v !== 0 && !(typeof v === 'object' && !Object.keys(v).length)) out.push(invalid(path, '', 'needs to be unset'));
+    if (v !== undefined && v !== null && v !== 0 && !(typeof v === 'object' && !Object.keys(v).length))
+      out.push(invalid(path, '', 'needs to be unset'));
   }
   return out;
 }
@@ -42,22 +60,37 @@ export function validateEventV1(obj: EventObject): Cause[] {
 function validateSeries(series: EventSeries | null | undefined): Cause[] {
   if (series === undefined || series === null) return [];
   const out: Cause[] = [];
-  if (!(typeof series.count === 'number' && series.count >= 2)) out.push(invalid('series.count', '', 'should be at least 2'));
+  if (!(typeof series.count === 'number' && series.count >= 2))
+    out.push(invalid('series.count', '', 'should be at least 2'));
   if (!series.lastObservedTime) out.push(required('series.lastObservedTime'));
   return out;
 }
 
 /** events v1 field -> the core field path upstream reports, for every field an update may not change */
 const IMMUTABLE: [string, string][] = [
-  ['regarding', 'involvedObject'], ['reason', 'reason'], ['note', 'message'], ['deprecatedSource', 'source'],
-  ['deprecatedFirstTimestamp', 'firstTimestamp'], ['deprecatedLastTimestamp', 'lastTimestamp'], ['deprecatedCount', 'count'],
-  ['type', 'type'], ['eventTime', 'eventTime'], ['action', 'action'], ['related', 'related'],
-  ['reportingController', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+  ['regarding', 'involvedObject'],
+  ['reason', 'reason'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingController', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
 ];
 
 /** Go zero values compare equal to an absent field (upstream compares the typed structs). */
 const zero = (v: unknown): unknown =>
-  (v === null || v === '' || v === 0 || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0) ? undefined : v);
+  v === null ||
+  v === '' ||
+  v === 0 ||
+  (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0)
+    ? undefined
+    : v;
 
 /** upstream ValidateEventUpdate for updates through events.plat.io/v1 (obj and old in that version) */
 export function validateEventUpdateV1(obj: EventObject, old: EventObject): Cause[] {
@@ -76,7 +109,9 @@ const creating = new WeakSet<object>();
 export const eventStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
   allowCreateOnUpdate: true,
-  prepareForCreate(obj) { creating.add(obj); },
+  prepareForCreate(obj) {
+    creating.add(obj);
+  },
   ttl: (_obj, config) => config.eventTtlMs,
   validate: (obj) => (isV1(obj) && creating.has(obj) ? validateEventV1(obj) : []),
   validateUpdate: (obj, old) => (isV1(obj) ? validateEventUpdateV1(obj, old) : []),

@@ -12,7 +12,8 @@ export function goValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (v === undefined || v === null) return 'null';
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+    return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
   if (typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')) {
     const keys = Object.keys(v).sort();
     return `map[string]string{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify((v as Record<string, string>)[k])}`).join(', ')}}`;
@@ -20,20 +21,35 @@ export function goValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-export const required = (field: string, detail = ''): Cause =>
-  ({ reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value', field });
+export const required = (field: string, detail = ''): Cause => ({
+  reason: 'FieldValueRequired',
+  message: detail ? `Required value: ${detail}` : 'Required value',
+  field,
+});
 
-export const invalid = (field: string, value: unknown, detail: string): Cause =>
-  ({ reason: 'FieldValueInvalid', message: `Invalid value: ${goValue(value)}: ${detail}`, field });
+export const invalid = (field: string, value: unknown, detail: string): Cause => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${goValue(value)}: ${detail}`,
+  field,
+});
 
-export const duplicate = (field: string, value: unknown): Cause =>
-  ({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${goValue(value)}`, field });
+export const duplicate = (field: string, value: unknown): Cause => ({
+  reason: 'FieldValueDuplicate',
+  message: `Duplicate value: ${goValue(value)}`,
+  field,
+});
 
-export const notSupported = (field: string, value: unknown, supported: readonly string[]): Cause =>
-  ({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`, field });
+export const notSupported = (field: string, value: unknown, supported: readonly string[]): Cause => ({
+  reason: 'FieldValueNotSupported',
+  message: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+  field,
+});
 
-export const forbidden = (field: string, detail: string): Cause =>
-  ({ reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field });
+export const forbidden = (field: string, detail: string): Cause => ({
+  reason: 'FieldValueForbidden',
+  message: `Forbidden: ${detail}`,
+  field,
+});
 
 /** apimachinery ValidateImmutableField: a cause when the value changed. */
 export function immutable(field: string, value: unknown, old: unknown): Cause[] {
@@ -48,7 +64,9 @@ export function same(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) => Object.hasOwn(b, k) && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -69,17 +87,25 @@ function nameCauses(field: string, v: unknown, max: number, pattern: RegExp, mes
 }
 
 /** IsDNS1123Label as causes on field. */
-export function dnsLabel(field: string, v: unknown): Cause[] { return nameCauses(field, v, 63, DNS1123_LABEL, LABEL_MESSAGE); }
+export function dnsLabel(field: string, v: unknown): Cause[] {
+  return nameCauses(field, v, 63, DNS1123_LABEL, LABEL_MESSAGE);
+}
 
 /** IsDNS1123Subdomain as causes on field. */
-export function dnsSubdomain(field: string, v: unknown): Cause[] { return nameCauses(field, v, 253, DNS1123_SUBDOMAIN, SUBDOMAIN_MESSAGE); }
+export function dnsSubdomain(field: string, v: unknown): Cause[] {
+  return nameCauses(field, v, 253, DNS1123_SUBDOMAIN, SUBDOMAIN_MESSAGE);
+}
 
 /** IsDNS1035Label as causes on field. */
-export function dns1035Label(field: string, v: unknown): Cause[] { return nameCauses(field, v, 63, DNS1035_LABEL, DNS1035_MESSAGE); }
+export function dns1035Label(field: string, v: unknown): Cause[] {
+  return nameCauses(field, v, 63, DNS1035_LABEL, DNS1035_MESSAGE);
+}
 
 /** IsValidPortNum */
 export function portNumber(field: string, v: unknown): Cause[] {
-  return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535 ? [] : [invalid(field, v ?? 0, 'must be between 1 and 65535, inclusive')];
+  return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535
+    ? []
+    : [invalid(field, v ?? 0, 'must be between 1 and 65535, inclusive')];
 }
 
 const IANA_SVC_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -89,7 +115,8 @@ export function portNumOrName(field: string, v: unknown): Cause[] {
   if (typeof v === 'number') return portNumber(field, v);
   const s = String(v);
   if (s.length > 15) return [invalid(field, s, 'must be no more than 15 characters')];
-  if (!IANA_SVC_NAME.test(s) || s.includes('--')) return [invalid(field, s, `must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`)];
+  if (!IANA_SVC_NAME.test(s) || s.includes('--'))
+    return [invalid(field, s, `must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`)];
   if (!/[a-z]/.test(s)) return [invalid(field, s, 'must contain at least one letter (a-z)')];
   return [];
 }

@@ -4,6 +4,10 @@ import { defaultHpa } from '../conversion/hpa-defaults.js';
 
 export const hpaStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
-  prepareForCreate(obj) { defaultHpa(obj); },
-  prepareForUpdate(obj) { defaultHpa(obj); },
+  prepareForCreate(obj) {
+    defaultHpa(obj);
+  },
+  prepareForUpdate(obj) {
+    defaultHpa(obj);
+  },
 };

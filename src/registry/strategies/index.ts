@@ -8,7 +8,13 @@ import { namespaceStrategy } from './namespaces.js';
 import { podStrategy } from './pods.js';
 import { immutableDataStrategy } from './configmaps.js';
 import { serviceStrategy } from './services.js';
-import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy, replicationControllerStrategy, statefulSetStrategy } from './workloads.js';
+import {
+  daemonSetStrategy,
+  deploymentStrategy,
+  replicaSetStrategy,
+  replicationControllerStrategy,
+  statefulSetStrategy,
+} from './workloads.js';
 import { cronJobStrategy, jobStrategy } from './jobs.js';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.js';
 import { ingressStrategy } from './ingress.js';

@@ -4,7 +4,16 @@
  */
 import type { HTTPIngressPath, Ingress, IngressBackend, IngressRule } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { dns1035Label, dnsSubdomain, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
+import {
+  dns1035Label,
+  dnsSubdomain,
+  invalid,
+  notSupported,
+  portNumber,
+  portNumOrName,
+  required,
+  type Cause,
+} from './field-errors.js';
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const BAD_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
@@ -18,8 +27,10 @@ function validatePath(p: HTTPIngressPath | undefined, at: string): Cause[] {
     case 'Exact':
     case 'Prefix':
       if (!path.startsWith('/')) out.push(invalid(`${at}.path`, path, 'must be an absolute path'));
-      for (const seq of BAD_SEQUENCES) if (path.includes(seq)) out.push(invalid(`${at}.path`, path, `must not contain '${seq}'`));
-      for (const suf of BAD_SUFFIXES) if (path.endsWith(suf)) out.push(invalid(`${at}.path`, path, `cannot end with '${suf}'`));
+      for (const seq of BAD_SEQUENCES)
+        if (path.includes(seq)) out.push(invalid(`${at}.path`, path, `must not contain '${seq}'`));
+      for (const suf of BAD_SUFFIXES)
+        if (path.endsWith(suf)) out.push(invalid(`${at}.path`, path, `cannot end with '${suf}'`));
       break;
     case 'ImplementationSpecific':
       if (path && !path.startsWith('/')) out.push(invalid(`${at}.path`, path, 'must be an absolute path'));
@@ -33,7 +44,8 @@ function validatePath(p: HTTPIngressPath | undefined, at: string): Cause[] {
 function validateBackend(b: IngressBackend | undefined, at: string): Cause[] {
   const svc = b?.service;
   if (b?.resource && svc) return [invalid(at, '', 'cannot set both resource and service backends')];
-  if (b?.resource) return b.resource.kind && b.resource.name ? [] : [required(`${at}.resource`, 'kind and name are required')];
+  if (b?.resource)
+    return b.resource.kind && b.resource.name ? [] : [required(`${at}.resource`, 'kind and name are required')];
   if (!svc) return [invalid(at, '', 'resource or service backend is required')];
   const out: Cause[] = svc.name ? dns1035Label(`${at}.service.name`, svc.name) : [required(`${at}.service.name`)];
   const { name, number } = svc.port ?? {};
@@ -48,13 +60,15 @@ export function validateIngress(obj: Ingress): Cause[] {
   const spec = obj.spec ?? {};
   const rules: (IngressRule | undefined)[] = Array.isArray(spec.rules) ? spec.rules : [];
   const out: Cause[] = [];
-  if (!spec.defaultBackend && rules.length === 0) out.push(invalid('spec.rules', rules, 'either `defaultBackend` or `rules` must be specified'));
+  if (!spec.defaultBackend && rules.length === 0)
+    out.push(invalid('spec.rules', rules, 'either `defaultBackend` or `rules` must be specified'));
   if (spec.defaultBackend) out.push(...validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
   rules.forEach((r, i) => {
     const at = `spec.rules[${i}]`;
     if (r?.host) {
       const host = String(r.host);
-      if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) out.push(invalid(`${at}.host`, host, 'must be a DNS name, not an IP address'));
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(host))
+        out.push(invalid(`${at}.host`, host, 'must be a DNS name, not an IP address'));
       else out.push(...dnsSubdomain(`${at}.host`, host.startsWith('*.') ? host.slice(2) : host));
     }
     if (!r?.http) return;
@@ -67,6 +81,8 @@ export function validateIngress(obj: Ingress): Cause[] {
 
 export const ingressStrategy: ResourceStrategy = {
   ...DEFAULT_STRATEGY,
-  prepareForCreate(obj) { obj.status = { loadBalancer: {} }; },
+  prepareForCreate(obj) {
+    obj.status = { loadBalancer: {} };
+  },
   validate: validateIngress,
 };

@@ -17,7 +17,10 @@ const RESTART = ['OnFailure', 'Never'];
  * Upstream generateSelector: the job's uid selects its pods; the template carries the labels
  * (`batch.<labelDomain>/controller-uid`, `.../job-name`: batch.kubernetes.io upstream).
  */
-function generateSelector(job: Job & { spec: JobSpec; metadata: { uid: string; name: string } }, labelDomain: string): void {
+function generateSelector(
+  job: Job & { spec: JobSpec; metadata: { uid: string; name: string } },
+  labelDomain: string,
+): void {
   const CONTROLLER_UID = `batch.${labelDomain}/controller-uid`;
   const JOB_NAME = `batch.${labelDomain}/job-name`;
   const { uid, name } = job.metadata;
@@ -27,27 +30,47 @@ function generateSelector(job: Job & { spec: JobSpec; metadata: { uid: string; n
   matchLabels[CONTROLLER_UID] ??= uid;
   if (!spec.template || typeof spec.template !== 'object') return;
   spec.template.metadata ??= {};
-  spec.template.metadata.labels = { 'controller-uid': uid, [CONTROLLER_UID]: uid, 'job-name': name, [JOB_NAME]: name, ...(spec.template.metadata.labels ?? {}) };
+  spec.template.metadata.labels = {
+    'controller-uid': uid,
+    [CONTROLLER_UID]: uid,
+    'job-name': name,
+    [JOB_NAME]: name,
+    ...(spec.template.metadata.labels ?? {}),
+  };
 }
 
 /** The pod template of a Job (or a CronJob's job template) at path. */
 function validateJobTemplate(template: PodTemplateSpec | undefined, path: string): Cause[] {
   const out = validateTemplate(template, path);
   const restart = template?.spec?.restartPolicy || 'Always';
-  if (template?.spec && !RESTART.includes(restart)) out.push(notSupported(`${path}.spec.restartPolicy`, restart, RESTART));
+  if (template?.spec && !RESTART.includes(restart))
+    out.push(notSupported(`${path}.spec.restartPolicy`, restart, RESTART));
   return out;
 }
 
 function nonNegative(spec: Record<string, unknown>, path: string, fields: string[]): Cause[] {
-  return fields.filter((f) => spec[f] !== undefined && spec[f] !== null && !(Number.isInteger(spec[f]) && (spec[f] as number) >= 0))
+  return fields
+    .filter(
+      (f) => spec[f] !== undefined && spec[f] !== null && !(Number.isInteger(spec[f]) && (spec[f] as number) >= 0),
+    )
     .map((f) => invalid(`${path}.${f}`, spec[f], 'must be greater than or equal to 0'));
 }
 
 function validateJob(obj: Job): Cause[] {
   const spec = obj.spec ?? {};
-  const out = nonNegative(spec, 'spec', ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished']);
+  const out = nonNegative(spec, 'spec', [
+    'parallelism',
+    'completions',
+    'backoffLimit',
+    'activeDeadlineSeconds',
+    'ttlSecondsAfterFinished',
+  ]);
   if (spec.selector == null) out.push(required('spec.selector'));
-  else out.push(...validateLabelSelector(spec.selector, 'spec.selector'), ...selectorMatchesTemplate(spec.selector, spec.template, 'spec.template'));
+  else
+    out.push(
+      ...validateLabelSelector(spec.selector, 'spec.selector'),
+      ...selectorMatchesTemplate(spec.selector, spec.template, 'spec.template'),
+    );
   out.push(...validateJobTemplate(spec.template, 'spec.template'));
   return out;
 }
@@ -61,7 +84,11 @@ function validateJobUpdate(obj: Job, old: Job): Cause[] {
   let template = spec.template;
   if (was.suspend === true && !old.status?.startTime && template?.spec && was.template) {
     template = structuredClone(template);
-    template.metadata = { ...(template.metadata ?? {}), labels: was.template.metadata?.labels, annotations: was.template.metadata?.annotations };
+    template.metadata = {
+      ...(template.metadata ?? {}),
+      labels: was.template.metadata?.labels,
+      annotations: was.template.metadata?.annotations,
+    };
     for (const f of SCHEDULING) template.spec![f] = was.template.spec?.[f];
     template = JSON.parse(JSON.stringify(template));
   }
@@ -90,19 +117,27 @@ const CONCURRENCY = ['Allow', 'Forbid', 'Replace'];
 function validateCronJob(obj: CronJob): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
-  if ((obj.metadata?.name ?? '').length > 52) out.push(invalid('metadata.name', obj.metadata!.name, 'must be no more than 52 characters'));
+  if ((obj.metadata?.name ?? '').length > 52)
+    out.push(invalid('metadata.name', obj.metadata!.name, 'must be no more than 52 characters'));
   if (!spec.schedule) out.push(required('spec.schedule'));
   else {
     const err = cronError(String(spec.schedule));
     if (err) out.push(invalid('spec.schedule', spec.schedule, err));
-    else if (/(^|\s)(CRON_)?TZ=/.test(spec.schedule as string)) out.push(invalid('spec.schedule', spec.schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
+    else if (/(^|\s)(CRON_)?TZ=/.test(spec.schedule as string))
+      out.push(
+        invalid('spec.schedule', spec.schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'),
+      );
   }
-  if (!CONCURRENCY.includes(spec.concurrencyPolicy as string)) out.push(notSupported('spec.concurrencyPolicy', spec.concurrencyPolicy ?? '', CONCURRENCY));
-  out.push(...nonNegative(spec, 'spec', ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']));
+  if (!CONCURRENCY.includes(spec.concurrencyPolicy as string))
+    out.push(notSupported('spec.concurrencyPolicy', spec.concurrencyPolicy ?? '', CONCURRENCY));
+  out.push(
+    ...nonNegative(spec, 'spec', ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']),
+  );
   const job = spec.jobTemplate?.spec;
   if (!job) out.push(required('spec.jobTemplate.spec'));
   else {
-    if (job.manualSelector === true) out.push(notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
+    if (job.manualSelector === true)
+      out.push(notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
     out.push(...validateJobTemplate(job.template, 'spec.jobTemplate.spec.template'));
   }
   return out;

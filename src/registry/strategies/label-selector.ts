@@ -12,14 +12,17 @@ const VALUE_MESSAGE = `a valid label must be an empty string or consist of alpha
 export function labelKey(field: string, key: string): Cause[] {
   const parts = key.split('/');
   const name = parts[parts.length - 1]!;
-  const prefixBad = parts.length > 2 || (parts.length === 2 && (!parts[0] || parts[0].length > 253 || !PREFIX.test(parts[0])));
+  const prefixBad =
+    parts.length > 2 || (parts.length === 2 && (!parts[0] || parts[0].length > 253 || !PREFIX.test(parts[0])));
   if (prefixBad) return [invalid(field, key, 'prefix part must be a lowercase RFC 1123 subdomain')];
   if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) return [invalid(field, key, KEY_MESSAGE)];
   return [];
 }
 
 export function labelValue(field: string, value: unknown): Cause[] {
-  return typeof value === 'string' && value.length <= 63 && LABEL_VALUE.test(value) ? [] : [invalid(field, value, VALUE_MESSAGE)];
+  return typeof value === 'string' && value.length <= 63 && LABEL_VALUE.test(value)
+    ? []
+    : [invalid(field, value, VALUE_MESSAGE)];
 }
 
 /** ValidateLabelSelector: keys and values, operators, values present exactly for In/NotIn. */
@@ -35,7 +38,8 @@ export function validateLabelSelector(sel: LabelSelectorObject | null | undefine
     if (e?.operator === 'In' || e?.operator === 'NotIn') {
       if (n === 0) out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (e?.operator === 'Exists' || e?.operator === 'DoesNotExist') {
-      if (n > 0) out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (n > 0)
+        out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
     } else {
       out.push(invalid(`${p}.operator`, e?.operator ?? '', 'not a valid selector operator'));
     }
@@ -45,10 +49,18 @@ export function validateLabelSelector(sel: LabelSelectorObject | null | undefine
 }
 
 /** A non-empty selector must select the template's labels (ValidatePodTemplateSpecForReplicaSet). */
-export function selectorMatchesTemplate(sel: LabelSelectorObject | null | undefined, template: KubeObject | undefined, path: string): Cause[] {
+export function selectorMatchesTemplate(
+  sel: LabelSelectorObject | null | undefined,
+  template: KubeObject | undefined,
+  path: string,
+): Cause[] {
   if (sel == null) return [];
   let selector: ReturnType<typeof labelSelectorFromObject>;
-  try { selector = labelSelectorFromObject(sel); } catch { return [invalid(path.replace(/template$/, 'selector'), sel, 'invalid label selector')]; }
+  try {
+    selector = labelSelectorFromObject(sel);
+  } catch {
+    return [invalid(path.replace(/template$/, 'selector'), sel, 'invalid label selector')];
+  }
   const labels = template?.metadata?.labels ?? {};
   if (selector.empty || selector.matches(labels)) return [];
   return [invalid(`${path}.metadata.labels`, labels, '`selector` does not match template `labels`')];

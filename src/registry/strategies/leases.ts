@@ -12,8 +12,10 @@ export function validateLeaseSpec(spec: LeaseSpec | undefined): Cause[] {
   const d = spec?.leaseDurationSeconds;
   if (typeof d === 'number' && d <= 0) out.push(invalid('spec.leaseDurationSeconds', d, 'must be greater than 0'));
   const t = spec?.leaseTransitions;
-  if (typeof t === 'number' && t < 0) out.push(invalid('spec.leaseTransitions', t, 'must be greater than or equal to 0'));
-  if (spec?.preferredHolder && !spec?.strategy) out.push(forbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
+  if (typeof t === 'number' && t < 0)
+    out.push(invalid('spec.leaseTransitions', t, 'must be greater than or equal to 0'));
+  if (spec?.preferredHolder && !spec?.strategy)
+    out.push(forbidden('spec.preferredHolder', 'may only be specified if `strategy` is defined'));
   return out;
 }
 

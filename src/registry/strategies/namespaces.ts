@@ -1,6 +1,5 @@
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 
-
 /** The label carrying a namespace's name, in the server's label domain (`kubernetes.io/metadata.name` upstream). */
 const nameLabel = (labelDomain: string): string => `${labelDomain}/metadata.name`;
 

@@ -22,9 +22,11 @@ export function bindPod(binding: Binding, pod: Stored<Pod>, now: number): { next
   if (!target.name) causes.push(required('target.name'));
   if (causes.length) throw errors.invalid({ kind: 'Binding', name }, causes);
   const conflict = (why: string) => errors.conflict({ resource: 'pods/binding', name }, why);
-  if (meta.uid && meta.uid !== pod.metadata.uid) throw conflict(`Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${pod.metadata.uid}`);
+  if (meta.uid && meta.uid !== pod.metadata.uid)
+    throw conflict(`Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${pod.metadata.uid}`);
   if (pod.metadata.deletionTimestamp) throw conflict(`pod ${name} is being deleted, cannot be assigned to a host`);
-  if (pod.spec?.nodeName) throw conflict(`pod ${name} is already assigned to node ${JSON.stringify(pod.spec.nodeName)}`);
+  if (pod.spec?.nodeName)
+    throw conflict(`pod ${name} is already assigned to node ${JSON.stringify(pod.spec.nodeName)}`);
   if (pod.spec?.schedulingGates?.length) throw conflict(`pod ${name} has non-empty .spec.schedulingGates`);
   const next = structuredClone(pod);
   next.spec = { ...(next.spec ?? {}), nodeName: target.name };
@@ -32,7 +34,10 @@ export function bindPod(binding: Binding, pod: Stored<Pod>, now: number): { next
   const status = (next.status ??= {});
   const conditions = (status.conditions ?? []).filter((c) => c?.type !== 'PodScheduled');
   const at = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-  status.conditions = [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: at }];
+  status.conditions = [
+    ...conditions,
+    { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: at },
+  ];
   return { next, reply: BINDING_SUCCESS };
 }
 
@@ -44,7 +49,8 @@ export function bindPod(binding: Binding, pod: Stored<Pod>, now: number): { next
 export function connectPod(sub: string, pod: Stored<Pod>): string | undefined {
   const name = pod.metadata.name;
   const node = pod.spec?.nodeName;
-  const noAgent = () => errors.serviceUnavailable(`no node agent is connected for pod ${name} (node ${JSON.stringify(node)})`);
+  const noAgent = () =>
+    errors.serviceUnavailable(`no node agent is connected for pod ${name} (node ${JSON.stringify(node)})`);
   switch (sub) {
     case 'log':
       if (!node) return '';

@@ -52,15 +52,47 @@ function defaultContainer(c: Json): void {
 }
 
 const MODE_0644 = 420;
-const SOURCES = ['hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
-  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image'];
+const SOURCES = [
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
+];
 
 function defaultVolume(v: Json): void {
   if (!SOURCES.some((s) => v[s] !== undefined && v[s] !== null)) v.emptyDir = {};
   const hostPath = v.hostPath;
   if (isObj(hostPath)) hostPath.type ??= '';
-  for (const s of ['secret', 'configMap', 'downwardAPI', 'projected']) { const src = v[s]; if (isObj(src)) src.defaultMode ??= MODE_0644; }
+  for (const s of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+    const src = v[s];
+    if (isObj(src)) src.defaultMode ??= MODE_0644;
+  }
   for (const item of objects(fieldAt(v.downwardAPI, 'items'))) defaultFieldRef(item.fieldRef);
   for (const src of objects(fieldAt(v.projected, 'sources'))) {
     for (const item of objects(fieldAt(src.downwardAPI, 'items'))) defaultFieldRef(item.fieldRef);
@@ -76,7 +108,8 @@ export function defaultPodSpec(spec: Json): void {
   spec.schedulerName ||= 'default-scheduler';
   spec.terminationGracePeriodSeconds ??= 30;
   spec.securityContext ??= {};
-  for (const c of [...objects(spec.containers), ...objects(spec.initContainers), ...objects(spec.ephemeralContainers)]) defaultContainer(c);
+  for (const c of [...objects(spec.containers), ...objects(spec.initContainers), ...objects(spec.ephemeralContainers)])
+    defaultContainer(c);
   for (const v of objects(spec.volumes)) defaultVolume(v);
 }
 

@@ -10,14 +10,39 @@ import { asArray, qosClass, validatePodSpec } from './pod-spec.js';
 import { dnsLabel, duplicate, forbidden, invalid, required, same, type Cause } from './field-errors.js';
 
 /** The parts of a container these rules read (plain JSON objects). */
-interface ContainerLike { name?: unknown; image?: unknown; targetContainerName?: unknown; volumeMounts?: unknown; [field: string]: unknown }
-interface PodSpecLike { containers?: unknown; initContainers?: unknown; ephemeralContainers?: unknown; [field: string]: unknown }
-interface PodLike { metadata?: { annotations?: Record<string, string> }; spec: PodSpecLike; status?: { qosClass?: string } }
+interface ContainerLike {
+  name?: unknown;
+  image?: unknown;
+  targetContainerName?: unknown;
+  volumeMounts?: unknown;
+  [field: string]: unknown;
+}
+interface PodSpecLike {
+  containers?: unknown;
+  initContainers?: unknown;
+  ephemeralContainers?: unknown;
+  [field: string]: unknown;
+}
+interface PodLike {
+  metadata?: { annotations?: Record<string, string> };
+  spec: PodSpecLike;
+  status?: { qosClass?: string };
+}
 
-const containers = (v: unknown): ContainerLike[] => asArray(v).filter((c): c is ContainerLike => !!c && typeof c === 'object');
+const containers = (v: unknown): ContainerLike[] =>
+  asArray(v).filter((c): c is ContainerLike => !!c && typeof c === 'object');
 
 /** EphemeralContainerCommon fields an ephemeral container may not set, in Go field order. */
-const NOT_ALLOWED = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+const NOT_ALLOWED = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
 const EPHEMERAL_FORBIDDEN = 'cannot be set for an Ephemeral Container';
 
 /** upstream dropNonEphemeralContainerUpdates: the stored pod with the written ephemeral containers. */
@@ -53,11 +78,16 @@ export function validateEphemeralContainers(spec: PodSpecLike | undefined, path:
       else all.add(ec.name);
     }
     if (ec.targetContainerName && !others.has(ec.targetContainerName)) {
-      out.push({ reason: 'FieldValueNotFound', message: `Not found: ${JSON.stringify(ec.targetContainerName)}`, field: `${at}.targetContainerName` });
+      out.push({
+        reason: 'FieldValueNotFound',
+        message: `Not found: ${JSON.stringify(ec.targetContainerName)}`,
+        field: `${at}.targetContainerName`,
+      });
     }
     for (const f of NOT_ALLOWED) if (!isZero(ec[f])) out.push(forbidden(`${at}.${f}`, EPHEMERAL_FORBIDDEN));
     containers(ec.volumeMounts).forEach((vm, j) => {
-      for (const f of ['subPath', 'subPathExpr']) if (vm[f]) out.push(forbidden(`${at}.volumeMounts[${j}].${f}`, EPHEMERAL_FORBIDDEN));
+      for (const f of ['subPath', 'subPathExpr'])
+        if (vm[f]) out.push(forbidden(`${at}.volumeMounts[${j}].${f}`, EPHEMERAL_FORBIDDEN));
     });
   });
   return out;
@@ -65,15 +95,18 @@ export function validateEphemeralContainers(spec: PodSpecLike | undefined, path:
 
 /** ValidatePodEphemeralContainersUpdate: the pod stays valid; existing ephemeral containers neither go nor change. */
 export function validateEphemeralContainersUpdate(next: PodLike, old: PodLike): Cause[] {
-  if (old.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return [forbidden('', 'static pods do not support ephemeral containers')];
+  if (old.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined)
+    return [forbidden('', 'static pods do not support ephemeral containers')];
   const path = 'spec.ephemeralContainers';
   const out = [...validatePodSpec(next.spec, 'spec'), ...validateEphemeralContainers(next.spec, path)];
   const byName = new Map(containers(next.spec.ephemeralContainers).map((c) => [c.name, c]));
   for (const was of containers(old.spec.ephemeralContainers)) {
     const now = byName.get(was.name);
     // upstream appends a diff of the two containers after the newline
-    if (now === undefined) out.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(was.name)} may not be removed\n`));
-    else if (!same(now, was)) out.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(was.name)} may not be changed\n`));
+    if (now === undefined)
+      out.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(was.name)} may not be removed\n`));
+    else if (!same(now, was))
+      out.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(was.name)} may not be changed\n`));
   }
   return out;
 }
@@ -86,7 +119,8 @@ export function resizeUpdate(obj: Partial<PodLike> | undefined, old: PodLike): P
     const w = written.get(c.name);
     if (!w) continue;
     for (const f of ['resources', 'resizePolicy']) {
-      if (w[f] === undefined) delete c[f]; else c[f] = w[f];
+      if (w[f] === undefined) delete c[f];
+      else c[f] = w[f];
     }
   }
   return next;
@@ -96,6 +130,7 @@ export function resizeUpdate(obj: Partial<PodLike> | undefined, old: PodLike): P
 export function validateResize(next: PodLike, old: PodLike): Cause[] {
   const out = validatePodSpec(next.spec, 'spec');
   const was = old.status?.qosClass ?? qosClass(old.spec);
-  if (qosClass(next.spec) !== was) out.push(invalid('spec', qosClass(next.spec), 'Pod QOS Class may not change as a result of resizing'));
+  if (qosClass(next.spec) !== was)
+    out.push(invalid('spec', qosClass(next.spec), 'Pod QOS Class may not change as a result of resizing'));
   return out;
 }

@@ -13,7 +13,10 @@ const STANDARD_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage', 'stora
 
 /** The pod's QoS class from its containers' cpu and memory requests and limits. */
 export function qosClass(spec: PodSpecShape | undefined): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers = [...asArray<Container | undefined>(spec?.containers), ...asArray<Container | undefined>(spec?.initContainers)];
+  const containers = [
+    ...asArray<Container | undefined>(spec?.containers),
+    ...asArray<Container | undefined>(spec?.initContainers),
+  ];
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
@@ -40,10 +43,15 @@ export function validatePodSpec(spec: PodSpecShape | undefined, path: string): C
   if (!spec || typeof spec !== 'object') return [required(path)];
   const names = new Set<string>();
   if (asArray(spec.containers).length === 0) out.push(required(`${path}.containers`));
-  asArray<Container | undefined>(spec.containers).forEach((c, i) => out.push(...validateContainer(c, `${path}.containers[${i}]`, names)));
-  asArray<Container | undefined>(spec.initContainers).forEach((c, i) => out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names)));
+  asArray<Container | undefined>(spec.containers).forEach((c, i) =>
+    out.push(...validateContainer(c, `${path}.containers[${i}]`, names)),
+  );
+  asArray<Container | undefined>(spec.initContainers).forEach((c, i) =>
+    out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names)),
+  );
   const restart = spec.restartPolicy || 'Always';
-  if (!RESTART_POLICIES.includes(restart as string)) out.push(notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
+  if (!RESTART_POLICIES.includes(restart as string))
+    out.push(notSupported(`${path}.restartPolicy`, restart, RESTART_POLICIES));
   for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
     out.push(...labelKey(`${path}.nodeSelector`, k), ...labelValue(`${path}.nodeSelector`, v));
   }
@@ -59,7 +67,10 @@ function validateContainer(c: Container | undefined, path: string, names: Set<st
     out.push(...dnsLabel(`${path}.name`, c.name));
   }
   if (!c?.image) out.push(required(`${path}.image`));
-  out.push(...validatePorts(asArray<ContainerPort | undefined>(c?.ports), `${path}.ports`), ...validateResources(c?.resources, `${path}.resources`));
+  out.push(
+    ...validatePorts(asArray<ContainerPort | undefined>(c?.ports), `${path}.ports`),
+    ...validateResources(c?.resources, `${path}.resources`),
+  );
   return out;
 }
 
@@ -107,7 +118,13 @@ export function validateResources(res: ResourceRequirements | undefined, path: s
   for (const [name, req] of Object.entries(values.requests)) {
     const limit = values.limits[name];
     if (limit !== undefined && req > limit) {
-      out.push(invalid(`${path}.requests`, String(res.requests![name]), `must be less than or equal to ${name} limit of ${res.limits![name]}`));
+      out.push(
+        invalid(
+          `${path}.requests`,
+          String(res.requests![name]),
+          `must be less than or equal to ${name} limit of ${res.limits![name]}`,
+        ),
+      );
     }
   }
   return out;

@@ -6,7 +6,13 @@ import { errors } from '../../api/status.js';
 import { defaultPodOnly, defaultPodSpec } from './pod-defaults.js';
 import { validatePodUpdate } from './pod-update.js';
 import { bindPod, connectPod } from './pod-connect.js';
-import { ephemeralContainersUpdate, resizeUpdate, validateEphemeralContainers, validateEphemeralContainersUpdate, validateResize } from './pod-ephemeral.js';
+import {
+  ephemeralContainersUpdate,
+  resizeUpdate,
+  validateEphemeralContainers,
+  validateEphemeralContainersUpdate,
+  validateResize,
+} from './pod-ephemeral.js';
 
 /** Upstream SetDefaults_Pod on top of the pod spec defaults; runs on create and update. */
 function defaultPod(obj: KubeObject<Record<string, unknown>>): void {
@@ -32,7 +38,9 @@ export const podStrategy: ResourceStrategy = {
   prepareForCreate(obj) {
     // upstream ValidatePodCreate: ephemeral containers come only through pods/ephemeralcontainers
     if (asArray(obj.spec?.ephemeralContainers).length > 0) {
-      throw errors.invalid({ kind: 'Pod', name: obj.metadata?.name }, [forbidden('spec.ephemeralContainers', 'cannot be set on create')]);
+      throw errors.invalid({ kind: 'Pod', name: obj.metadata?.name }, [
+        forbidden('spec.ephemeralContainers', 'cannot be set on create'),
+      ]);
     }
     defaultPod(obj);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };

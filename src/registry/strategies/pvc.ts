@@ -8,7 +8,8 @@ import { forbidden, same, type Cause } from './field-errors.js';
 import { quantityValue } from './quantity.js';
 import { validateResources } from './pod-spec.js';
 
-const IMMUTABLE = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
+const IMMUTABLE =
+  'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
 export function validatePVCUpdate(obj: PersistentVolumeClaim, old: PersistentVolumeClaim): Cause[] {
   const spec: PvcSpec = structuredClone(obj.spec ?? {});
@@ -39,8 +40,14 @@ export const pvcStrategy: ResourceStrategy = {
   },
   validate(obj) {
     const out = validateResources(obj.spec?.resources, 'spec.resources');
-    if (obj.spec?.resources?.requests?.storage === undefined && !obj.spec?.dataSource) out.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.resources[storage]' });
-    if (!Array.isArray(obj.spec?.accessModes) || obj.spec.accessModes.length === 0) out.push({ reason: 'FieldValueRequired', message: 'Required value: at least 1 access mode is required', field: 'spec.accessModes' });
+    if (obj.spec?.resources?.requests?.storage === undefined && !obj.spec?.dataSource)
+      out.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.resources[storage]' });
+    if (!Array.isArray(obj.spec?.accessModes) || obj.spec.accessModes.length === 0)
+      out.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value: at least 1 access mode is required',
+        field: 'spec.accessModes',
+      });
     return out;
   },
   validateUpdate: validatePVCUpdate,

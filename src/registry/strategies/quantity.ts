@@ -4,7 +4,13 @@
  */
 import { parseQuantityValue, quantityNumber } from '../../api/quantity.js';
 
-export { QUANTITY_FORMAT_ERROR, QUANTITY_SUFFIX_ERROR, canonicalQuantity, parseQuantityValue, quantityString } from '../../api/quantity.js';
+export {
+  QUANTITY_FORMAT_ERROR,
+  QUANTITY_SUFFIX_ERROR,
+  canonicalQuantity,
+  parseQuantityValue,
+  quantityString,
+} from '../../api/quantity.js';
 
 export type ParsedQuantity = { value: number } | { error: string };
 

@@ -11,7 +11,8 @@ import { invalid, notSupported, required, same, type Cause } from './field-error
 /** A rule or subject as written: any field may be missing or of another type until checked. */
 type Raw = Readonly<Record<string, unknown>>;
 
-const rbacGroupOf = (obj: KubeObject | undefined): string => String(obj?.apiVersion ?? 'rbac.authorization.plat.io/v1').split('/')[0]!;
+const rbacGroupOf = (obj: KubeObject | undefined): string =>
+  String(obj?.apiVersion ?? 'rbac.authorization.plat.io/v1').split('/')[0]!;
 const base: ResourceStrategy = { ...DEFAULT_STRATEGY, nameRule: 'path', allowCreateOnUpdate: true };
 
 /** upstream ValidatePolicyRule */
@@ -20,9 +21,18 @@ export function validateRule(rule: Raw | null | undefined, namespaced: boolean, 
   const has = (f: string) => Array.isArray(rule?.[f]) && rule[f].length > 0;
   if (!has('verbs')) out.push(required(`${path}.verbs`, 'verbs must contain at least one value'));
   if (has('nonResourceURLs')) {
-    if (namespaced) out.push(invalid(`${path}.nonResourceURLs`, rule?.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+    if (namespaced)
+      out.push(
+        invalid(`${path}.nonResourceURLs`, rule?.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'),
+      );
     if (has('apiGroups') || has('resources') || has('resourceNames')) {
-      out.push(invalid(`${path}.nonResourceURLs`, rule?.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+      out.push(
+        invalid(
+          `${path}.nonResourceURLs`,
+          rule?.nonResourceURLs,
+          'rules cannot apply to both regular resources and non-resource URLs',
+        ),
+      );
     }
     return out;
   }
@@ -34,7 +44,10 @@ export function validateRule(rule: Raw | null | undefined, namespaced: boolean, 
 function role(namespaced: boolean): ResourceStrategy {
   return {
     ...base,
-    validate: (obj) => (Array.isArray(obj.rules) ? obj.rules : []).flatMap((r: Raw, i: number) => validateRule(r, namespaced, `rules[${i}]`)),
+    validate: (obj) =>
+      (Array.isArray(obj.rules) ? obj.rules : []).flatMap((r: Raw, i: number) =>
+        validateRule(r, namespaced, `rules[${i}]`),
+      ),
   };
 }
 
@@ -67,10 +80,13 @@ function binding(namespaced: boolean): ResourceStrategy {
       if (ref.apiGroup !== rbacGroup) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [rbacGroup]));
       if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
       if (!ref.name) out.push(required('roleRef.name'));
-      (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: Raw, i: number) => out.push(...validateSubject(s, namespaced, `subjects[${i}]`, rbacGroup)));
+      (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: Raw, i: number) =>
+        out.push(...validateSubject(s, namespaced, `subjects[${i}]`, rbacGroup)),
+      );
       return out;
     },
-    validateUpdate: (obj, old) => same(obj.roleRef, old.roleRef) ? [] : [invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')],
+    validateUpdate: (obj, old) =>
+      same(obj.roleRef, old.roleRef) ? [] : [invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')],
   };
 }
 

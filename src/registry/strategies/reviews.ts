@@ -6,7 +6,13 @@
 import type { KubeObject, Stored } from '../../api/object.js';
 import { errors } from '../../api/status.js';
 import { groupFor, type Identity } from '../../api/identity.js';
-import { addAuthenticatedGroup, type BoundObject, type TokenAuthenticator, type TokenIssuer, type UserInfo } from '../../api/user.js';
+import {
+  addAuthenticatedGroup,
+  type BoundObject,
+  type TokenAuthenticator,
+  type TokenIssuer,
+  type UserInfo,
+} from '../../api/user.js';
 
 export interface VirtualContext {
   user: UserInfo;
@@ -21,7 +27,13 @@ export interface VirtualContext {
  * but any field may be absent.
  */
 export interface ReviewRequest extends KubeObject {
-  spec?: { token?: unknown; audiences?: unknown; expirationSeconds?: number; boundObjectRef?: BoundObjectRef; [field: string]: unknown };
+  spec?: {
+    token?: unknown;
+    audiences?: unknown;
+    expirationSeconds?: number;
+    boundObjectRef?: BoundObjectRef;
+    [field: string]: unknown;
+  };
 }
 
 /** One create-only kind: the reply object (201) for a decoded request object. */
@@ -42,12 +54,18 @@ export interface ReviewDeps {
 /** What the reviews read of a stored core object (a ServiceAccount, Pod or Secret). */
 type StoredCore = Stored<KubeObject<{ serviceAccountName?: string }>> & { metadata: { uid: string } };
 /** spec.boundObjectRef as written (checked here) */
-interface BoundObjectRef { apiVersion?: unknown; kind?: unknown; name?: unknown; uid?: unknown }
+interface BoundObjectRef {
+  apiVersion?: unknown;
+  kind?: unknown;
+  name?: unknown;
+  uid?: unknown;
+}
 
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function expectKind(obj: KubeObject, kind: string): void {
-  if (obj.kind !== undefined && obj.kind !== kind) throw errors.badRequest(`the kind of the body must be ${kind}, got ${JSON.stringify(obj.kind)}`);
+  if (obj.kind !== undefined && obj.kind !== kind)
+    throw errors.badRequest(`the kind of the body must be ${kind}, got ${JSON.stringify(obj.kind)}`);
 }
 
 /** The wire form of a user (empty optional fields omitted). */
@@ -62,7 +80,12 @@ export function userInfoJSON(u: UserInfo): Record<string, unknown> {
 const selfSubjectReview: VirtualKind = {
   create(obj, ctx) {
     expectKind(obj, 'SelfSubjectReview');
-    return { kind: 'SelfSubjectReview', apiVersion: ctx.apiVersion, metadata: { creationTimestamp: null }, status: { userInfo: userInfoJSON(ctx.user) } };
+    return {
+      kind: 'SelfSubjectReview',
+      apiVersion: ctx.apiVersion,
+      metadata: { creationTimestamp: null },
+      status: { userInfo: userInfoJSON(ctx.user) },
+    };
   },
 };
 
@@ -71,8 +94,10 @@ function tokenReview(deps: ReviewDeps): VirtualKind {
     async create(obj, ctx) {
       expectKind(obj, 'TokenReview');
       const spec = obj.spec ?? {};
-      if (typeof spec.token !== 'string' || spec.token === '') throw errors.badRequest('token is required for TokenReview in authentication');
-      const wanted = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : deps.apiAudiences;
+      if (typeof spec.token !== 'string' || spec.token === '')
+        throw errors.badRequest('token is required for TokenReview in authentication');
+      const wanted =
+        Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : deps.apiAudiences;
       const res = await deps.tokens.authenticateToken(spec.token, wanted);
       const status: Record<string, unknown> = { authenticated: res.kind === 'user' };
       if (res.kind === 'user') {
@@ -101,18 +126,40 @@ function tokenRequest(deps: ReviewDeps): VirtualKind {
       const spec = obj.spec ?? {};
       const exp = spec.expirationSeconds ?? 3600;
       const target = { kind: 'TokenRequest', group: ctx.apiVersion.split('/')[0], name: ctx.name };
-      const invalid = (field: string, message: string) => errors.invalid(target, [{ reason: 'FieldValueInvalid', field, message }]);
-      if (!Number.isInteger(exp)) throw invalid('spec.expirationSeconds', `Invalid value: ${JSON.stringify(exp)}: must be an integer`);
-      if (exp < MIN_EXPIRATION) throw invalid('spec.expirationSeconds', `Invalid value: ${exp}: may not specify a duration less than 10 minutes`);
-      if (exp > MAX_EXPIRATION) throw invalid('spec.expirationSeconds', `Invalid value: ${exp}: may not specify a duration larger than 2^32 seconds`);
-      const audiences: string[] = Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : [...deps.apiAudiences];
+      const invalid = (field: string, message: string) =>
+        errors.invalid(target, [{ reason: 'FieldValueInvalid', field, message }]);
+      if (!Number.isInteger(exp))
+        throw invalid('spec.expirationSeconds', `Invalid value: ${JSON.stringify(exp)}: must be an integer`);
+      if (exp < MIN_EXPIRATION)
+        throw invalid(
+          'spec.expirationSeconds',
+          `Invalid value: ${exp}: may not specify a duration less than 10 minutes`,
+        );
+      if (exp > MAX_EXPIRATION)
+        throw invalid(
+          'spec.expirationSeconds',
+          `Invalid value: ${exp}: may not specify a duration larger than 2^32 seconds`,
+        );
+      const audiences: string[] =
+        Array.isArray(spec.audiences) && spec.audiences.length > 0
+          ? spec.audiences.map(String)
+          : [...deps.apiAudiences];
       const stored = await deps.getCore('serviceaccounts', ctx.namespace, ctx.name);
       const bound = spec.boundObjectRef ? await boundObject(deps, spec.boundObjectRef, ctx) : undefined;
-      const { token, expiresAt } = await sa.issue({ namespace: ctx.namespace, name: ctx.name, uid: stored.metadata.uid, bound }, audiences, exp);
+      const { token, expiresAt } = await sa.issue(
+        { namespace: ctx.namespace, name: ctx.name, uid: stored.metadata.uid, bound },
+        audiences,
+        exp,
+      );
       return {
-        kind: 'TokenRequest', apiVersion: ctx.apiVersion,
+        kind: 'TokenRequest',
+        apiVersion: ctx.apiVersion,
         metadata: { name: ctx.name, namespace: ctx.namespace, creationTimestamp: rfc3339(deps.now()) },
-        spec: { audiences, expirationSeconds: exp, boundObjectRef: bound ? { ...spec.boundObjectRef, uid: bound.uid } : null },
+        spec: {
+          audiences,
+          expirationSeconds: exp,
+          boundObjectRef: bound ? { ...spec.boundObjectRef, uid: bound.uid } : null,
+        },
         status: { token, expirationTimestamp: rfc3339(expiresAt.getTime()) },
       };
     },
@@ -124,7 +171,9 @@ function tokenRequest(deps: ReviewDeps): VirtualKind {
  * Secret in the namespace, whose uid matches when one is given (409 otherwise).
  */
 async function boundObject(deps: ReviewDeps, ref: BoundObjectRef, ctx: VirtualContext): Promise<BoundObject> {
-  const apiVersion = String(ref.apiVersion ?? ''), kind = String(ref.kind ?? ''), name = String(ref.name ?? '');
+  const apiVersion = String(ref.apiVersion ?? ''),
+    kind = String(ref.kind ?? ''),
+    name = String(ref.name ?? '');
   if (apiVersion !== 'v1' || (kind !== 'Pod' && kind !== 'Secret')) {
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
@@ -132,12 +181,16 @@ async function boundObject(deps: ReviewDeps, ref: BoundObjectRef, ctx: VirtualCo
   }
   const obj = await deps.getCore(kind === 'Pod' ? 'pods' : 'secrets', ctx.namespace, name);
   if (kind === 'Pod' && (obj.spec?.serviceAccountName ?? '') !== ctx.name) {
-    throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(ctx.name)} to pod running with different serviceaccount name.`);
+    throw errors.badRequest(
+      `cannot bind token for serviceaccount ${JSON.stringify(ctx.name)} to pod running with different serviceaccount name.`,
+    );
   }
   const uid = String(obj.metadata.uid);
   if (ref.uid && ref.uid !== uid) {
-    throw errors.conflict({ kind, resource: kind, name },
-      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    throw errors.conflict(
+      { kind, resource: kind, name },
+      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    );
   }
   return { kind, name, uid };
 }

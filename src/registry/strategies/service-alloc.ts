@@ -12,7 +12,11 @@ import { invalid, type Cause } from './field-errors.js';
 /** The API server's own Service lives in default under the product name (strategy config). */
 export const API_SERVICE_NAMESPACE = 'default';
 
-export interface IPRange { cidr: string; first: number; last: number }
+export interface IPRange {
+  cidr: string;
+  first: number;
+  last: number;
+}
 
 export function ipToInt(ip: string): number | undefined {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
@@ -32,7 +36,9 @@ export function parseRange(cidr: string): IPRange {
   const prefix = Number(bits);
   const size = 2 ** (32 - prefix);
   const base = Math.floor(ipToInt(addr!)! / size) * size;
-  return size >= 4 ? { cidr: `${intToIp(base)}/${prefix}`, first: base + 1, last: base + size - 2 } : { cidr: `${intToIp(base)}/${prefix}`, first: base, last: base + size - 1 };
+  return size >= 4
+    ? { cidr: `${intToIp(base)}/${prefix}`, first: base + 1, last: base + size - 2 }
+    : { cidr: `${intToIp(base)}/${prefix}`, first: base, last: base + size - 1 };
 }
 
 function isSelf(svc: Service, other: Service): boolean {
@@ -47,7 +53,12 @@ function isApiService(svc: Service, name: string): boolean {
  * Gives svc.spec.clusterIP (and clusterIPs) an address: the requested one if free and in the
  * range (else 422 on spec.clusterIPs), or the lowest free one (else 500 range is full).
  */
-export function allocateClusterIP(svc: DefaultedService, cidr: string, existing: Iterable<Service>, apiServiceName = 'platform'): void {
+export function allocateClusterIP(
+  svc: DefaultedService,
+  cidr: string,
+  existing: Iterable<Service>,
+  apiServiceName = 'platform',
+): void {
   const range = parseRange(cidr);
   const used = new Set<number>();
   for (const o of existing) {
@@ -61,8 +72,12 @@ export function allocateClusterIP(svc: DefaultedService, cidr: string, existing:
   const requested = svc.spec.clusterIP;
   if (requested) {
     const n = ipToInt(requested)!;
-    const fail = (why: string) => errors.invalid({ kind: 'Service', name: svc.metadata.name }, [invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: ${why}`)]);
-    if (n < range.first || n > range.last) throw fail(`the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${range.cidr}`);
+    const fail = (why: string) =>
+      errors.invalid({ kind: 'Service', name: svc.metadata.name }, [
+        invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: ${why}`),
+      ]);
+    if (n < range.first || n > range.last)
+      throw fail(`the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${range.cidr}`);
     if (used.has(n)) throw fail('provided IP is already allocated');
     svc.spec.clusterIPs = [requested];
     return;
@@ -92,20 +107,37 @@ function usedNodePorts(svc: Service, existing: Iterable<Service>): Set<number> {
  * Fills spec.ports[*].nodePort (and healthCheckNodePort when needed): requested ports are
  * checked (422 on the port's path), missing ones get the lowest free port (else 500).
  */
-export function allocateNodePorts(svc: DefaultedService, portRange: string, existing: Iterable<Service>, wantHealthCheck: boolean): void {
+export function allocateNodePorts(
+  svc: DefaultedService,
+  portRange: string,
+  existing: Iterable<Service>,
+  wantHealthCheck: boolean,
+): void {
   const [lo, hi] = portRange.split('-').map(Number) as [number, number];
   const used = usedNodePorts(svc, existing);
   const causes: Cause[] = [];
   const ports: ServicePort[] = svc.spec.ports ?? [];
   ports.forEach((p, i) => {
     if (!p?.nodePort) return;
-    if (p.nodePort < lo || p.nodePort > hi) causes.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${portRange}`));
-    else if (used.has(p.nodePort)) causes.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
+    if (p.nodePort < lo || p.nodePort > hi)
+      causes.push(
+        invalid(
+          `spec.ports[${i}].nodePort`,
+          p.nodePort,
+          `provided port is not in the valid range. The range of valid ports is ${portRange}`,
+        ),
+      );
+    else if (used.has(p.nodePort))
+      causes.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
   });
   if (causes.length) throw errors.invalid({ kind: 'Service', name: svc.metadata.name }, causes);
   const mine = new Set<number>(ports.map((p) => p?.nodePort).filter((n): n is number => Boolean(n)));
   const next = (): number => {
-    for (let n = lo; n <= hi; n++) if (!used.has(n) && !mine.has(n)) { mine.add(n); return n; }
+    for (let n = lo; n <= hi; n++)
+      if (!used.has(n) && !mine.has(n)) {
+        mine.add(n);
+        return n;
+      }
     throw errors.internal('failed to allocate a nodePort: range is full');
   };
   ports.forEach((p, i) => {

@@ -6,7 +6,18 @@
 import type { DefaultedService, Service, ServicePort, ServiceSpec } from '../../api/kinds.js';
 import { errors } from '../../api/status.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, notSupported, portNumber, portNumOrName, required, type Cause } from './field-errors.js';
+import {
+  dnsLabel,
+  dnsSubdomain,
+  duplicate,
+  forbidden,
+  invalid,
+  notSupported,
+  portNumber,
+  portNumOrName,
+  required,
+  type Cause,
+} from './field-errors.js';
 import { allocateClusterIP, allocateNodePorts, ipToInt } from './service-alloc.js';
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -41,7 +52,8 @@ export function validateService(svc: Service): Cause[] {
   const spec = svc.spec ?? {};
   const out: Cause[] = [];
   if (!TYPES.includes(spec.type as string)) out.push(notSupported('spec.type', spec.type ?? '', TYPES));
-  if (!AFFINITIES.includes(spec.sessionAffinity as string)) out.push(notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
+  if (!AFFINITIES.includes(spec.sessionAffinity as string))
+    out.push(notSupported('spec.sessionAffinity', spec.sessionAffinity ?? '', AFFINITIES));
   const ports: ServicePort[] = Array.isArray(spec.ports) ? spec.ports : [];
   if (ports.length === 0 && !isHeadless(svc) && spec.type !== 'ExternalName') out.push(required('spec.ports'));
   out.push(...validatePorts(svc, ports), ...validateIPs(svc));
@@ -73,7 +85,8 @@ function validatePorts(svc: Service, ports: ServicePort[]): Cause[] {
     if (keys.has(key)) out.push(duplicate(at, { port: p?.port, protocol: p?.protocol }));
     keys.add(key);
     if (p?.nodePort) {
-      if (!needsNodePorts(svc)) out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${svc.spec!.type}'`));
+      if (!needsNodePorts(svc))
+        out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${svc.spec!.type}'`));
       else if (nodePorts.has(`${p.nodePort}/${p.protocol}`)) out.push(duplicate(`${at}.nodePort`, p.nodePort));
       nodePorts.add(`${p.nodePort}/${p.protocol}`);
     }
@@ -84,13 +97,20 @@ function validatePorts(svc: Service, ports: ServicePort[]): Cause[] {
 function validateIPs(svc: Service): Cause[] {
   const spec = svc.spec ?? {};
   if (!needsIP(svc)) {
-    return spec.clusterIP || spec.clusterIPs?.length ? [forbidden('spec.clusterIPs', 'may not be set for ExternalName services')] : [];
+    return spec.clusterIP || spec.clusterIPs?.length
+      ? [forbidden('spec.clusterIPs', 'may not be set for ExternalName services')]
+      : [];
   }
   const ip = spec.clusterIP;
   if (!ip) return [];
-  if (ip === 'None') return needsNodePorts(svc) ? [invalid('spec.clusterIPs[0]', ip, "may not be set to 'None' for LoadBalancer or NodePort services")] : [];
-  if (ipToInt(ip) === undefined) return [invalid('spec.clusterIPs[0]', ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
-  if (spec.clusterIPs && spec.clusterIPs[0] !== ip) return [invalid('spec.clusterIPs', spec.clusterIPs, 'element [0] must match clusterIP')];
+  if (ip === 'None')
+    return needsNodePorts(svc)
+      ? [invalid('spec.clusterIPs[0]', ip, "may not be set to 'None' for LoadBalancer or NodePort services")]
+      : [];
+  if (ipToInt(ip) === undefined)
+    return [invalid('spec.clusterIPs[0]', ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')];
+  if (spec.clusterIPs && spec.clusterIPs[0] !== ip)
+    return [invalid('spec.clusterIPs', spec.clusterIPs, 'element [0] must match clusterIP')];
   return [];
 }
 
@@ -99,7 +119,8 @@ function allocate(svc: DefaultedService, old: Service | undefined, ctx: Strategy
   if (validateService(svc).length) return;
   const spec = svc.spec;
   const oldIP = old && needsIP(old) ? old.spec?.clusterIP : undefined;
-  if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP)) allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing(), ctx.config.apiServiceName);
+  if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP))
+    allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing(), ctx.config.apiServiceName);
   if (needsNodePorts(svc)) {
     const wantHealthCheck = spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
     allocateNodePorts(svc, ctx.config.serviceNodePortRange, ctx.existing(), wantHealthCheck);
@@ -107,7 +128,8 @@ function allocate(svc: DefaultedService, old: Service | undefined, ctx: Strategy
 }
 
 const sameClusterIPs = (a: ServiceSpec, b: ServiceSpec): boolean => {
-  const x: unknown[] = a.clusterIPs ?? [], y: unknown[] = b.clusterIPs ?? [];
+  const x: unknown[] = a.clusterIPs ?? [],
+    y: unknown[] = b.clusterIPs ?? [];
   return x.length === y.length && x.every((ip, i) => ip === y[i]);
 };
 
@@ -126,22 +148,29 @@ function carryOver(svc: DefaultedService, old: Service): void {
   }
   normalizeClusterIPs(spec, was);
   if (needsIP(old) && !needsIP(svc)) {
-    if (sameClusterIPs(was, spec)) { delete spec.clusterIP; delete spec.clusterIPs; }
+    if (sameClusterIPs(was, spec)) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
     // an empty clusterIP is no value (upstream's omitempty drops it)
     if (spec.clusterIP === '') delete spec.clusterIP;
-    for (const f of ['ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy'] as const) if (JSON.stringify(spec[f]) === JSON.stringify(was[f])) delete spec[f];
+    for (const f of ['ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy'] as const)
+      if (JSON.stringify(spec[f]) === JSON.stringify(was[f])) delete spec[f];
   }
   const byName = new Map<string, number | undefined>((was.ports ?? []).map((p) => [p?.name ?? '', p?.nodePort]));
   for (const p of spec.ports ?? []) {
     if (!p || typeof p !== 'object') continue;
-    if (needsNodePorts(old) && needsNodePorts(svc) && !p.nodePort && byName.get(p.name ?? '')) p.nodePort = byName.get(p.name ?? '');
-    if (needsNodePorts(old) && !needsNodePorts(svc) && p.nodePort && p.nodePort === byName.get(p.name ?? '')) delete p.nodePort;
+    if (needsNodePorts(old) && needsNodePorts(svc) && !p.nodePort && byName.get(p.name ?? ''))
+      p.nodePort = byName.get(p.name ?? '');
+    if (needsNodePorts(old) && !needsNodePorts(svc) && p.nodePort && p.nodePort === byName.get(p.name ?? ''))
+      delete p.nodePort;
   }
 }
 
 /** Upstream normalizeClusterIPs on update: an old client's lone clusterIP, or a cleared one, updates clusterIPs. */
 function normalizeClusterIPs(spec: ServiceSpec, was: ServiceSpec): void {
-  if (was.clusterIPs?.length && !spec.clusterIPs?.length && was.clusterIP === spec.clusterIP) spec.clusterIPs = was.clusterIPs;
+  if (was.clusterIPs?.length && !spec.clusterIPs?.length && was.clusterIP === spec.clusterIP)
+    spec.clusterIPs = was.clusterIPs;
   if ((was.clusterIP ?? '') === (spec.clusterIP ?? '')) return;
   if (was.clusterIP && !spec.clusterIP && sameClusterIPs(was, spec)) delete spec.clusterIPs;
   if (spec.clusterIP && sameClusterIPs(was, spec)) spec.clusterIPs = [spec.clusterIP];
@@ -153,12 +182,14 @@ function validateClusterIPsUpdate(svc: Service, old: Service): Cause[] {
   const now: string[] = svc.spec?.clusterIPs ?? [];
   const was: string[] = old.spec?.clusterIPs ?? [];
   const at = (i: number, message: string) => invalid(`spec.clusterIPs[${i}]`, now, message);
-  if (now.length === was.length) return was.flatMap((ip, i) => (ip !== now[i] ? [at(i, 'may not change once set')] : []));
+  if (now.length === was.length)
+    return was.flatMap((ip, i) => (ip !== now[i] ? [at(i, 'may not change once set')] : []));
   const out: Cause[] = [];
   if (now.length < was.length) {
     if (now.length === 0) out.push(at(0, 'primary clusterIP can not be unset'));
     else if (now[0] !== was[0]) out.push(at(0, 'may not change once set'));
-    if (now.length === 1 && svc.spec?.ipFamilyPolicy !== 'SingleStack') out.push(at(0, "`ipFamilyPolicy` must be set to 'SingleStack' when releasing the secondary clusterIP"));
+    if (now.length === 1 && svc.spec?.ipFamilyPolicy !== 'SingleStack')
+      out.push(at(0, "`ipFamilyPolicy` must be set to 'SingleStack' when releasing the secondary clusterIP"));
   } else if (was.length > 0 && now[0] !== was[0]) out.push(at(0, 'may not change once set'));
   return out;
 }

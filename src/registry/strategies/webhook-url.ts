@@ -8,7 +8,13 @@ import { invalid, required, type Cause } from './field-errors.js';
 
 const FORM = '; desired format: https://host[/path]';
 
-interface UrlParts { scheme: string; user?: string; host: string; query: string; fragment: string }
+interface UrlParts {
+  scheme: string;
+  user?: string;
+  host: string;
+  query: string;
+  fragment: string;
+}
 
 /** Go url.Parse's split of the parts checked; undefined for what it refuses (missing scheme). */
 function split(url: string): UrlParts | undefined {
@@ -26,12 +32,19 @@ function split(url: string): UrlParts | undefined {
   if (!rest.startsWith('//')) return { scheme, host: '', query, fragment };
   const authority = rest.slice(2).split('/')[0]!;
   const at = authority.lastIndexOf('@');
-  return { scheme, user: at < 0 ? undefined : authority.slice(0, at), host: at < 0 ? authority : authority.slice(at + 1), query, fragment };
+  return {
+    scheme,
+    user: at < 0 ? undefined : authority.slice(0, at),
+    host: at < 0 ? authority : authority.slice(at + 1),
+    query,
+    fragment,
+  };
 }
 
 export function validateWebhookUrl(url: string, path: string): Cause[] {
   const u = split(url);
-  if (!u) return [required(path, `url must be a valid URL: parse ${JSON.stringify(url)}: missing protocol scheme${FORM}`)];
+  if (!u)
+    return [required(path, `url must be a valid URL: parse ${JSON.stringify(url)}: missing protocol scheme${FORM}`)];
   const out: Cause[] = [];
   if (u.scheme !== 'https') out.push(invalid(path, u.scheme, `'https' is the only allowed URL scheme${FORM}`));
   if (!u.host) out.push(invalid(path, u.host, `host must be provided${FORM}`));

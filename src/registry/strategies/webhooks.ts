@@ -28,28 +28,39 @@ function defaultWebhooks(obj: any, mutating: boolean): void {
 }
 
 function validateReviewVersions(versions: unknown, path: string): Cause[] {
-  if (!Array.isArray(versions) || versions.length === 0) return [required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
+  if (!Array.isArray(versions) || versions.length === 0)
+    return [required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
   const out: Cause[] = [];
   const seen = new Set<string>();
   versions.forEach((v, i) => {
     if (seen.has(v)) out.push(invalid(`${path}[${i}]`, v, 'duplicate version'));
     seen.add(v);
   });
-  if (!versions.some((v) => REVIEW_VERSIONS.includes(v))) out.push(invalid(path, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+  if (!versions.some((v) => REVIEW_VERSIONS.includes(v)))
+    out.push(invalid(path, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
   return out;
 }
 
 function validateWebhook(h: any, path: string): Cause[] {
   const out: Cause[] = [];
   if (!h?.name) out.push(required(`${path}.name`));
-  else if (String(h.name).split('.').length < 3) out.push(invalid(`${path}.name`, h.name, 'should be a domain with at least three segments separated by dots'));
-  if (h?.sideEffects == null) out.push(required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
-  else if (!SIDE_EFFECTS.includes(h.sideEffects)) out.push(notSupported(`${path}.sideEffects`, h.sideEffects, SIDE_EFFECTS));
-  if (!FAILURE_POLICIES.includes(h?.failurePolicy)) out.push(notSupported(`${path}.failurePolicy`, h?.failurePolicy ?? '', FAILURE_POLICIES));
-  if (!MATCH_POLICIES.includes(h?.matchPolicy)) out.push(notSupported(`${path}.matchPolicy`, h?.matchPolicy ?? '', MATCH_POLICIES));
-  if (!(h?.timeoutSeconds >= 1 && h?.timeoutSeconds <= 30)) out.push(invalid(`${path}.timeoutSeconds`, h?.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
+  else if (String(h.name).split('.').length < 3)
+    out.push(invalid(`${path}.name`, h.name, 'should be a domain with at least three segments separated by dots'));
+  if (h?.sideEffects == null)
+    out.push(required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
+  else if (!SIDE_EFFECTS.includes(h.sideEffects))
+    out.push(notSupported(`${path}.sideEffects`, h.sideEffects, SIDE_EFFECTS));
+  if (!FAILURE_POLICIES.includes(h?.failurePolicy))
+    out.push(notSupported(`${path}.failurePolicy`, h?.failurePolicy ?? '', FAILURE_POLICIES));
+  if (!MATCH_POLICIES.includes(h?.matchPolicy))
+    out.push(notSupported(`${path}.matchPolicy`, h?.matchPolicy ?? '', MATCH_POLICIES));
+  if (!(h?.timeoutSeconds >= 1 && h?.timeoutSeconds <= 30))
+    out.push(
+      invalid(`${path}.timeoutSeconds`, h?.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'),
+    );
   const cc = h?.clientConfig ?? {};
-  if (!!cc.url === !!cc.service) out.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
+  if (!!cc.url === !!cc.service)
+    out.push(required(`${path}.clientConfig`, 'exactly one of url or service is required'));
   if (typeof cc.url === 'string') out.push(...validateWebhookUrl(cc.url, `${path}.clientConfig.url`));
   out.push(...validateReviewVersions(h?.admissionReviewVersions, `${path}.admissionReviewVersions`));
   return out;
@@ -68,7 +79,12 @@ export function validateWebhookConfiguration(obj: any): Cause[] {
 
 function webhookConfiguration(mutating: boolean): ResourceStrategy {
   const defaults = (obj: any) => defaultWebhooks(obj, mutating);
-  return { ...DEFAULT_STRATEGY, prepareForCreate: defaults, prepareForUpdate: defaults, validate: validateWebhookConfiguration };
+  return {
+    ...DEFAULT_STRATEGY,
+    prepareForCreate: defaults,
+    prepareForUpdate: defaults,
+    validate: validateWebhookConfiguration,
+  };
 }
 
 export const validatingWebhookStrategy = webhookConfiguration(false);

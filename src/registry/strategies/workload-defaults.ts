@@ -113,7 +113,8 @@ export function defaultReplicationController(obj: KubeObject): void {
 /** An object without labels takes its template's (Jobs and ReplicationControllers, upstream). */
 function copyLabels(obj: KubeObject, labels: unknown): void {
   if (!isObj(labels) || !Object.keys(labels).length || !isObj(obj.metadata)) return;
-  if (!isObj(obj.metadata.labels) || !Object.keys(obj.metadata.labels).length) obj.metadata.labels = { ...labels } as Record<string, string>;
+  if (!isObj(obj.metadata.labels) || !Object.keys(obj.metadata.labels).length)
+    obj.metadata.labels = { ...labels } as Record<string, string>;
 }
 
 /** SetDefaults_Job. Runs again after the selector is generated: upstream defaults on every read too. */

@@ -9,7 +9,13 @@ import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
 import { labelValue, labelKey, selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
 import { validatePodSpec } from './pod-spec.js';
-import { defaultDaemonSet, defaultDeployment, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './workload-defaults.js';
+import {
+  defaultDaemonSet,
+  defaultDeployment,
+  defaultReplicaSet,
+  defaultReplicationController,
+  defaultStatefulSet,
+} from './workload-defaults.js';
 
 /** ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. */
 export function validateTemplate(template: PodTemplateSpec | undefined, path: string): Cause[] {
@@ -37,9 +43,13 @@ function validateWorkload(obj: Workload, kind: string): Cause[] {
       out.push(invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
     }
   }
-  out.push(...selectorMatchesTemplate(sel, spec.template, 'spec.template'), ...validateTemplate(spec.template, 'spec.template'));
+  out.push(
+    ...selectorMatchesTemplate(sel, spec.template, 'spec.template'),
+    ...validateTemplate(spec.template, 'spec.template'),
+  );
   const restart = spec.template?.spec?.restartPolicy || 'Always';
-  if (spec.template?.spec && restart !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
+  if (spec.template?.spec && restart !== 'Always')
+    out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   return out;
 }
 
@@ -57,12 +67,26 @@ function validateRC(obj: ReplicationController): Cause[] {
   return out;
 }
 
-const STS_MUTABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
+const STS_MUTABLE = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'revisionHistoryLimit',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+];
 
 function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Cause[] {
-  const strip = (spec: unknown) => Object.fromEntries(Object.entries(spec ?? {}).filter(([k]) => !STS_MUTABLE.includes(k)));
+  const strip = (spec: unknown) =>
+    Object.fromEntries(Object.entries(spec ?? {}).filter(([k]) => !STS_MUTABLE.includes(k)));
   if (same(strip(obj.spec), strip(old.spec))) return [];
-  return [forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")];
+  return [
+    forbidden(
+      'spec',
+      "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    ),
+  ];
 }
 
 /** kind: the word of upstream's messages; defaults: the kind's defaulting (create and update). */
@@ -72,9 +96,10 @@ function workload(kind: string, emptyWord: string, defaults: (obj: KubeObject) =
     prepareForCreate: defaults,
     prepareForUpdate: defaults,
     validate: (obj) => validateWorkload(obj, emptyWord),
-    validateUpdate: (obj, old) => kind === 'statefulset'
-      ? validateStatefulSetUpdate(obj, old)
-      : immutable('spec.selector', obj.spec?.selector, old.spec?.selector),
+    validateUpdate: (obj, old) =>
+      kind === 'statefulset'
+        ? validateStatefulSetUpdate(obj, old)
+        : immutable('spec.selector', obj.spec?.selector, old.spec?.selector),
   };
 }
 

@@ -42,12 +42,19 @@ export class TypeCache {
   /** oldest rv from which history is complete (every event with rv > this is retained) */
   private historyFloor = 0;
 
-  constructor(private readonly windowMs: number, private readonly maxHistory = 200_000) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly maxHistory = 200_000,
+  ) {}
 
-  get size(): number { return this.items.size; }
+  get size(): number {
+    return this.items.size;
+  }
 
   /** Number of retained history events. */
-  get historyLength(): number { return this.history.length - this.head; }
+  get historyLength(): number {
+    return this.history.length - this.head;
+  }
 
   get(namespace: string, name: string): Entry | undefined {
     return this.items.get(entryKey(namespace, name));
@@ -101,15 +108,19 @@ export class TypeCache {
    * Marks history as starting at rv: nothing at or before rv is known (after loading from
    * storage). Never moves the floor backwards.
    */
-  setFloor(rv: number): void { this.historyFloor = Math.max(this.historyFloor, rv); }
+  setFloor(rv: number): void {
+    this.historyFloor = Math.max(this.historyFloor, rv);
+  }
 
   /** Events with rv > fromRV, in order. Caller checks fromRV >= oldestRV. */
   eventsAfter(fromRV: number): HistoryEvent[] {
     const h = this.history;
-    let lo = this.head, hi = h.length;
+    let lo = this.head,
+      hi = h.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (h[mid]!.rv <= fromRV) lo = mid + 1; else hi = mid;
+      if (h[mid]!.rv <= fromRV) lo = mid + 1;
+      else hi = mid;
     }
     return h.slice(lo);
   }
@@ -128,7 +139,7 @@ export class TypeCache {
     const keys = this.sortedKeys();
     // keys the snapshot holds that the newest state lacks (deleted since atRV), merged in on
     // the fly: a page of a list at an older version costs its page, not a sort of every key
-    const gone = overlay && overlay.size ? [...overlay.keys()].filter((k) => !this.items.has(k)).sort() : NO_KEYS;
+    const gone = overlay?.size ? [...overlay.keys()].filter((k) => !this.items.has(k)).sort() : NO_KEYS;
     const prefix = namespace ? namespace + '\u0000' : '';
     const from = afterKey !== undefined && afterKey >= prefix ? afterKey + '\u0000' : prefix;
     let i = lowerBound(keys, from);
@@ -137,7 +148,7 @@ export class TypeCache {
       const k = j >= gone.length || (i < keys.length && keys[i]! < gone[j]!) ? keys[i++]! : gone[j++]!;
       if (prefix && !k.startsWith(prefix)) break;
       if (afterKey !== undefined && k <= afterKey) continue;
-      const e = overlay && overlay.has(k) ? overlay.get(k) : this.items.get(k);
+      const e = overlay?.has(k) ? overlay.get(k) : this.items.get(k);
       if (e) yield [k, e];
     }
   }
@@ -167,10 +178,12 @@ export class TypeCache {
 const NO_KEYS: string[] = [];
 
 function lowerBound(keys: string[], k: string): number {
-  let lo = 0, hi = keys.length;
+  let lo = 0,
+    hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (keys[mid]! < k) lo = mid + 1; else hi = mid;
+    if (keys[mid]! < k) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }

@@ -18,18 +18,31 @@ function rounds(x: Uint32Array): void {
     x[a] = (x[a]! ^ rotl((x[d]! + x[c]!) >>> 0, 18)) >>> 0;
   };
   for (let i = 0; i < 10; i++) {
-    qr(0, 4, 8, 12); qr(5, 9, 13, 1); qr(10, 14, 2, 6); qr(15, 3, 7, 11);
-    qr(0, 1, 2, 3); qr(5, 6, 7, 4); qr(10, 11, 8, 9); qr(15, 12, 13, 14);
+    qr(0, 4, 8, 12);
+    qr(5, 9, 13, 1);
+    qr(10, 14, 2, 6);
+    qr(15, 3, 7, 11);
+    qr(0, 1, 2, 3);
+    qr(5, 6, 7, 4);
+    qr(10, 11, 8, 9);
+    qr(15, 12, 13, 14);
   }
 }
 
-const word = (b: Uint8Array, i: number): number => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
+const word = (b: Uint8Array, i: number): number =>
+  (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
 
 /** The input block: constants, 32-byte key, 16 bytes of nonce/counter. */
 function block(key: Uint8Array, input16: Uint8Array): Uint32Array {
   const s = new Uint32Array(16);
-  s[0] = SIGMA[0]!; s[5] = SIGMA[1]!; s[10] = SIGMA[2]!; s[15] = SIGMA[3]!;
-  for (let i = 0; i < 4; i++) { s[1 + i] = word(key, 4 * i); s[11 + i] = word(key, 16 + 4 * i); }
+  s[0] = SIGMA[0]!;
+  s[5] = SIGMA[1]!;
+  s[10] = SIGMA[2]!;
+  s[15] = SIGMA[3]!;
+  for (let i = 0; i < 4; i++) {
+    s[1 + i] = word(key, 4 * i);
+    s[11 + i] = word(key, 16 + 4 * i);
+  }
   for (let i = 0; i < 4; i++) s[6 + i] = word(input16, 4 * i);
   return s;
 }
@@ -84,7 +97,10 @@ export function poly1305(key: Uint8Array, msg: Uint8Array): Uint8Array {
   }
   acc = (acc + s) & ((1n << 128n) - 1n);
   const out = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) { out[i] = Number(acc & 0xffn); acc >>= 8n; }
+  for (let i = 0; i < 16; i++) {
+    out[i] = Number(acc & 0xffn);
+    acc >>= 8n;
+  }
   return out;
 }
 

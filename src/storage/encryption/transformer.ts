@@ -24,7 +24,11 @@ export interface Transformer {
 
 const IDENTITY: Transformer = { write: (_k, v) => v, read: (_k, v) => v };
 
-interface KeyedCipher { prefix: string; seal(key: string, plain: Buffer): Buffer; open(key: string, data: Buffer): Buffer }
+interface KeyedCipher {
+  prefix: string;
+  seal(key: string, plain: Buffer): Buffer;
+  open(key: string, data: Buffer): Buffer;
+}
 
 function cipherFor(type: 'aescbc' | 'aesgcm' | 'secretbox', name: string, secret: Buffer): KeyedCipher {
   const prefix = `${PREFIX}${type}:v1:${name}:`;
@@ -38,9 +42,14 @@ function cipherFor(type: 'aescbc' | 'aesgcm' | 'secretbox', name: string, secret
         return Buffer.concat([iv, c.update(plain), c.final()]);
       },
       open: (_k, data) => {
-        if (data.length < 16 || (data.length - 16) % 16 !== 0 || data.length === 16) throw new Error('the stored data was shorter than the required size or not a whole number of blocks');
+        if (data.length < 16 || (data.length - 16) % 16 !== 0 || data.length === 16)
+          throw new Error('the stored data was shorter than the required size or not a whole number of blocks');
         const d = createDecipheriv(`aes-${bits}-cbc`, secret, data.subarray(0, 16));
-        try { return Buffer.concat([d.update(data.subarray(16)), d.final()]); } catch { throw new Error('invalid PKCS7 data (empty or not padded)'); }
+        try {
+          return Buffer.concat([d.update(data.subarray(16)), d.final()]);
+        } catch {
+          throw new Error('invalid PKCS7 data (empty or not padded)');
+        }
       },
     };
   }
@@ -58,7 +67,11 @@ function cipherFor(type: 'aescbc' | 'aesgcm' | 'secretbox', name: string, secret
         const d = createDecipheriv(`aes-${bits}-gcm`, secret, data.subarray(0, 12)) as DecipherGCM;
         d.setAAD(Buffer.from(key));
         d.setAuthTag(data.subarray(data.length - 16));
-        try { return Buffer.concat([d.update(data.subarray(12, data.length - 16)), d.final()]); } catch { throw new Error('cipher: message authentication failed'); }
+        try {
+          return Buffer.concat([d.update(data.subarray(12, data.length - 16)), d.final()]);
+        } catch {
+          throw new Error('cipher: message authentication failed');
+        }
       },
     };
   }
@@ -114,7 +127,7 @@ export class Transformers {
 
   forType(typeKey: string): Transformer {
     let t = this.byType.get(typeKey);
-    if (!t) this.byType.set(typeKey, t = this.resolve(typeKey));
+    if (!t) this.byType.set(typeKey, (t = this.resolve(typeKey)));
     return t;
   }
 
@@ -128,7 +141,9 @@ export class Transformers {
     const [group, resource] = typeKey.split('/') as [string, string];
     const name = group ? `${resource}.${group}` : resource;
     const wildcard = `*.${group}`;
-    const entry = this.config.resources.find((r) => r.resources.some((n) => n === name || n === wildcard || n === '*.*'));
+    const entry = this.config.resources.find((r) =>
+      r.resources.some((n) => n === name || n === wildcard || n === '*.*'),
+    );
     return entry ? new PrefixTransformer(entry.providers) : IDENTITY;
   }
 }

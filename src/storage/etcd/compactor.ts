@@ -13,11 +13,19 @@ export class Compactor {
   private lastRevision = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly client: Etcd3, private readonly key: Buffer, private readonly intervalMs: number) {}
+  constructor(
+    private readonly client: Etcd3,
+    private readonly key: Buffer,
+    private readonly intervalMs: number,
+  ) {}
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => { this.tick().catch(() => { /* retried next interval */ }); }, this.intervalMs);
+    this.timer = setInterval(() => {
+      this.tick().catch(() => {
+        /* retried next interval */
+      });
+    }, this.intervalMs);
     this.timer.unref();
   }
 

@@ -64,12 +64,18 @@ export class EtcdBackend implements Backend {
     this.opts = { ...DEFAULTS, ...stripUndefined(options) };
     this.follower = new SpaceFollower(this.client, this.root, () => this.snapshot());
     if (options.compact && cfg.compactionIntervalMs > 0) {
-      this.compactor = new Compactor(this.client, Buffer.from(`${cfg.prefix}/compact_rev_key`), cfg.compactionIntervalMs);
+      this.compactor = new Compactor(
+        this.client,
+        Buffer.from(`${cfg.prefix}/compact_rev_key`),
+        cfg.compactionIntervalMs,
+      );
     }
   }
 
   async open(): Promise<void> {
-    const [res, legacy] = await Promise.all([this.revisionKey, this.legacyRevisionKey].map((key) => this.client.kv.range({ key }))).catch((e: Error) => {
+    const [res, legacy] = await Promise.all(
+      [this.revisionKey, this.legacyRevisionKey].map((key) => this.client.kv.range({ key })),
+    ).catch((e: Error) => {
       throw new Error(`cannot read from etcd at ${this.servers}: ${e.message}`);
     });
     const kv = res!.kvs[0];
@@ -121,7 +127,12 @@ export class EtcdBackend implements Backend {
     for (;;) {
       const res = await this.client.kv.range({ key, range_end: end, limit: this.opts.pageKeys, revision });
       revision ??= res.header.revision;
-      for (const kv of res.kvs) kvs.push({ key: kv.key.subarray(this.root.length).toString(), value: kv.value.toString(), modRev: Number(kv.mod_revision) });
+      for (const kv of res.kvs)
+        kvs.push({
+          key: kv.key.subarray(this.root.length).toString(),
+          value: kv.value.toString(),
+          modRev: Number(kv.mod_revision),
+        });
       if (!res.more || res.kvs.length === 0) return { revision: Number(revision), kvs };
       key = Buffer.concat([res.kvs[res.kvs.length - 1]!.key, Buffer.from([0])]);
     }
@@ -141,31 +152,47 @@ export class EtcdBackend implements Backend {
    */
   async commit(writes: Write[], revision: number): Promise<void> {
     const f = this.follower;
-    await f.hold(async () => {
-      for (const batch of this.transactions(writes)) {
-        const record: RevisionRecord = { rv: revision };
-        for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
-        const compare: ICompare[] = [f.revisionCompare(this.revisionKey)];
-        const success: IRequestOp[] = [{ request_put: { key: this.revisionKey, value: Buffer.from(JSON.stringify(record.del ? record : revision)) } }];
-        for (const w of batch) {
-          const key = Buffer.concat([this.root, Buffer.from(w.key)]);
-          compare.push(f.keyCompare(key, w.key));
-          success.push(w.value === undefined ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(w.value) } });
+    await f
+      .hold(async () => {
+        for (const batch of this.transactions(writes)) {
+          const record: RevisionRecord = { rv: revision };
+          for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
+          const compare: ICompare[] = [f.revisionCompare(this.revisionKey)];
+          const success: IRequestOp[] = [
+            {
+              request_put: {
+                key: this.revisionKey,
+                value: Buffer.from(JSON.stringify(record.del ? record : revision)),
+              },
+            },
+          ];
+          for (const w of batch) {
+            const key = Buffer.concat([this.root, Buffer.from(w.key)]);
+            compare.push(f.keyCompare(key, w.key));
+            success.push(
+              w.value === undefined
+                ? { request_delete_range: { key } }
+                : { request_put: { key, value: Buffer.from(w.value) } },
+            );
+          }
+          // on failure, the record and every written key (keys only: their mod_revisions) in the
+          // same read, so the refusal names what moved without another round trip
+          const failure: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
+          for (const w of batch)
+            failure.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
+          const res = await this.client.kv.txn({ compare, success, failure }).catch((e: unknown) => {
+            throw classify(e, this.servers);
+          });
+          if (!res.succeeded) throw this.refusal(res.responses, batch, Number(res.header.revision));
+          f.committed(Number(res.header.revision), batch);
         }
-        // on failure, the record and every written key (keys only: their mod_revisions) in the
-        // same read, so the refusal names what moved without another round trip
-        const failure: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
-        for (const w of batch) failure.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
-        const res = await this.client.kv.txn({ compare, success, failure }).catch((e: unknown) => { throw classify(e, this.servers); });
-        if (!res.succeeded) throw this.refusal(res.responses, batch, Number(res.header.revision));
-        f.committed(Number(res.header.revision), batch);
-      }
-    }).catch(async (e: unknown) => {
-      if (!(e instanceof CommitConflict)) throw e;
-      // deliver the commit that won before the batch runs again
-      await f.caughtUp(e.rev, CATCH_UP_MS);
-      throw e;
-    });
+      })
+      .catch(async (e: unknown) => {
+        if (!(e instanceof CommitConflict)) throw e;
+        // deliver the commit that won before the batch runs again
+        await f.caughtUp(e.rev, CATCH_UP_MS);
+        throw e;
+      });
     this.rev = Math.max(this.rev, revision);
   }
 
@@ -176,7 +203,11 @@ export class EtcdBackend implements Backend {
    * until the watch has delivered every one of them (a key's change included: without it the
    * batch would run again against the same stale state, and be refused again).
    */
-  private refusal(responses: { response_range?: { kvs: { mod_revision: string }[] } }[], batch: Write[], header: number): CommitConflict {
+  private refusal(
+    responses: { response_range?: { kvs: { mod_revision: string }[] } }[],
+    batch: Write[],
+    header: number,
+  ): CommitConflict {
     const record = responses[0]?.response_range?.kvs[0];
     const recordRev = Number(record?.mod_revision ?? 0);
     let rev = record ? recordRev : header;
@@ -189,7 +220,9 @@ export class EtcdBackend implements Backend {
       keys.push(w.key);
       if (now !== undefined && now > recordRev) rev = Math.max(rev, now);
     });
-    const what = keys.length ? `keys changed behind the revision record: ${keys.join(', ')}` : `the revision record moved to ${record?.mod_revision ?? 'absent'}`;
+    const what = keys.length
+      ? `keys changed behind the revision record: ${keys.join(', ')}`
+      : `the revision record moved to ${record?.mod_revision ?? 'absent'}`;
     return new CommitConflict(what, rev, keys);
   }
 
@@ -200,14 +233,18 @@ export class EtcdBackend implements Backend {
    */
   private transactions(writes: Write[]): Write[][] {
     const last = new Map<string, Write>();
-    for (const w of writes) { last.delete(w.key); last.set(w.key, w); }
+    for (const w of writes) {
+      last.delete(w.key);
+      last.set(w.key, w);
+    }
     const txns: Write[][] = [[]];
     let bytes = 0;
     for (const w of last.values()) {
-      const size = this.root.length + Buffer.byteLength(w.key) + (w.value === undefined ? 0 : Buffer.byteLength(w.value));
+      const size =
+        this.root.length + Buffer.byteLength(w.key) + (w.value === undefined ? 0 : Buffer.byteLength(w.value));
       let cur = txns[txns.length - 1]!;
       if (cur.length && (cur.length + 1 >= this.opts.maxTxnOps || bytes + size > this.opts.maxTxnBytes)) {
-        txns.push(cur = []);
+        txns.push((cur = []));
         bytes = 0;
       }
       cur.push(w);
@@ -226,8 +263,11 @@ export class EtcdBackend implements Backend {
    * the space writes the record, so nothing committed before the read is missed.
    */
   async sync(): Promise<void> {
-    const res = await this.client.kv.range({ key: this.revisionKey, keys_only: true }, { deadline: Date.now() + SYNC_TIMEOUT_MS })
-      .catch((e: unknown) => { throw classify(e, this.servers); });
+    const res = await this.client.kv
+      .range({ key: this.revisionKey, keys_only: true }, { deadline: Date.now() + SYNC_TIMEOUT_MS })
+      .catch((e: unknown) => {
+        throw classify(e, this.servers);
+      });
     const kv = res.kvs[0];
     if (kv) await this.follower.caughtUp(Number(kv.mod_revision), CATCH_UP_MS);
   }

@@ -52,7 +52,14 @@ export function classify(e: unknown, servers: string): Error {
   const err = e instanceof Error ? e : new Error(String(e));
   if (err instanceof StoreUnavailable) return err;
   const what = `etcd at ${servers}: ${err.message}`;
-  if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|timed out/i.test(err.message)) return new StoreUnavailable(what, true);
-  if (isRecoverableError(err) || err.name === 'BrokenCircuitError' || err.name === 'ClientClosedError' || /unavailable|ECONNREFUSED|circuit/i.test(err.message)) return new StoreUnavailable(what, false);
+  if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|timed out/i.test(err.message))
+    return new StoreUnavailable(what, true);
+  if (
+    isRecoverableError(err) ||
+    err.name === 'BrokenCircuitError' ||
+    err.name === 'ClientClosedError' ||
+    /unavailable|ECONNREFUSED|circuit/i.test(err.message)
+  )
+    return new StoreUnavailable(what, false);
   return err;
 }

@@ -16,18 +16,26 @@ export const META_REVISION = '\u0000meta/revision';
  * The revision record: the highest resourceVersion committed to the space and, for the
  * deletes of that transaction, the resourceVersion of each (an etcd delete carries no value).
  */
-export interface RevisionRecord { rv: number; del?: Record<string, number> }
+export interface RevisionRecord {
+  rv: number;
+  del?: Record<string, number>;
+}
 
 export function parseRevision(value: string): RevisionRecord {
   const v = JSON.parse(value) as number | RevisionRecord;
   return typeof v === 'number' ? { rv: v } : v;
 }
 
-
-interface Waiter { rev: number; resolve: () => void }
+interface Waiter {
+  rev: number;
+  resolve: () => void;
+}
 
 /** Every key of the space (inside it) with its value and mod_revision, read at one etcd revision. */
-export interface SpaceSnapshot { revision: number; kvs: { key: string; value: string; modRev: number }[] }
+export interface SpaceSnapshot {
+  revision: number;
+  kvs: { key: string; value: string; modRev: number }[];
+}
 
 export class SpaceFollower {
   /** key (inside the space) -> mod_revision, from the full load on */
@@ -52,7 +60,11 @@ export class SpaceFollower {
   /** while a re-list after a failed watch runs: deliveries wait */
   private relisting = false;
 
-  constructor(private readonly client: Etcd3, private readonly root: Buffer, private readonly snapshot: () => Promise<SpaceSnapshot>) {}
+  constructor(
+    private readonly client: Etcd3,
+    private readonly root: Buffer,
+    private readonly snapshot: () => Promise<SpaceSnapshot>,
+  ) {}
 
   /** A full load starts at etcd revision rev. */
   reset(rev: number): void {
@@ -74,18 +86,29 @@ export class SpaceFollower {
   }
 
   private watch(): void {
-    void this.client.watch().prefix(this.root).startRevision(String(this.applied + 1)).create().then((w) => {
-      if (this.stopped) { void w.cancel(); return; }
-      this.watcher = w;
-      w.on('data', (res) => {
-        if (res.events.length === 0) return;
-        this.buffer.push(...res.events);
-        this.drain();
-      });
-      // the etcd3 client resumes a broken stream by itself; an error ends the watch (e.g. its
-      // revision was compacted while this server was cut off): re-list, then watch again
-      w.on('error', (e) => void this.relist(`etcd watch of ${this.root.toString()} failed: ${e.message}`));
-    }, (e: Error) => void this.relist(`cannot watch etcd: ${e.message}`));
+    void this.client
+      .watch()
+      .prefix(this.root)
+      .startRevision(String(this.applied + 1))
+      .create()
+      .then(
+        (w) => {
+          if (this.stopped) {
+            void w.cancel();
+            return;
+          }
+          this.watcher = w;
+          w.on('data', (res) => {
+            if (res.events.length === 0) return;
+            this.buffer.push(...res.events);
+            this.drain();
+          });
+          // the etcd3 client resumes a broken stream by itself; an error ends the watch (e.g. its
+          // revision was compacted while this server was cut off): re-list, then watch again
+          w.on('error', (e) => void this.relist(`etcd watch of ${this.root.toString()} failed: ${e.message}`));
+        },
+        (e: Error) => void this.relist(`cannot watch etcd: ${e.message}`),
+      );
   }
 
   /**
@@ -125,7 +148,11 @@ export class SpaceFollower {
     const seen = new Set<string>();
     for (const kv of snap.kvs) {
       seen.add(kv.key);
-      if (kv.key === META_REVISION) { record = parseRevision(kv.value); this.recordRev = kv.modRev; continue; }
+      if (kv.key === META_REVISION) {
+        record = parseRevision(kv.value);
+        this.recordRev = kv.modRev;
+        continue;
+      }
       if (this.modRevs.get(kv.key) !== kv.modRev) changes.push({ key: kv.key, value: kv.value, rv: 0 });
       this.modRevs.set(kv.key, kv.modRev);
     }
@@ -165,7 +192,9 @@ export class SpaceFollower {
     const m = this.modRevs.get(rel);
     if (m !== undefined) return { key, target: 'Mod', result: 'Equal', mod_revision: m };
     // without a full load the backend cannot know a key is absent: compare the record only
-    return this.loaded ? { key, target: 'Create', result: 'Equal', create_revision: 0 } : this.revisionCompare(Buffer.concat([this.root, Buffer.from(META_REVISION)]));
+    return this.loaded
+      ? { key, target: 'Create', result: 'Equal', create_revision: 0 }
+      : this.revisionCompare(Buffer.concat([this.root, Buffer.from(META_REVISION)]));
   }
 
   /** The backend's own transaction succeeded at etcd revision rev. */
@@ -173,7 +202,8 @@ export class SpaceFollower {
     this.applied = rev;
     this.recordRev = rev;
     for (const w of writes) {
-      if (w.value === undefined) this.modRevs.delete(w.key); else this.modRevs.set(w.key, rev);
+      if (w.value === undefined) this.modRevs.delete(w.key);
+      else this.modRevs.set(w.key, rev);
     }
     this.wake();
   }
@@ -184,9 +214,20 @@ export class SpaceFollower {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new StoreUnavailable(`the etcd watch did not deliver revision ${rev} within ${timeoutMs} ms${this.failed ? ` (${this.failed})` : ''}`, true));
+        reject(
+          new StoreUnavailable(
+            `the etcd watch did not deliver revision ${rev} within ${timeoutMs} ms${this.failed ? ` (${this.failed})` : ''}`,
+            true,
+          ),
+        );
       }, timeoutMs);
-      const waiter: Waiter = { rev, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter: Waiter = {
+        rev,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       this.waiters.push(waiter);
     });
   }
@@ -195,7 +236,7 @@ export class SpaceFollower {
     if (this.committing || this.relisting || this.stopped) return;
     const buf = this.buffer;
     this.buffer = [];
-    for (let i = 0; i < buf.length;) {
+    for (let i = 0; i < buf.length; ) {
       const rev = Number(buf[i]!.kv.mod_revision);
       let j = i;
       while (j < buf.length && Number(buf[j]!.kv.mod_revision) === rev) j++;
@@ -212,7 +253,10 @@ export class SpaceFollower {
     for (const ev of events) {
       const key = ev.kv.key.subarray(this.root.length).toString();
       if (key === META_REVISION) {
-        if (ev.type === 'Put') { record = parseRevision(ev.kv.value.toString()); this.lastRv = record.rv; }
+        if (ev.type === 'Put') {
+          record = parseRevision(ev.kv.value.toString());
+          this.lastRv = record.rv;
+        }
         this.recordRev = ev.type === 'Put' ? rev : 0;
         continue;
       }

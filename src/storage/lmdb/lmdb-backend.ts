@@ -22,7 +22,10 @@ export class LmdbBackend implements Backend {
     for (const { key, value } of this.db.getRange({ start: prefix, end: prefix + '\uffff' })) {
       if (typeof key !== 'string' || !key.startsWith(prefix) || key === REVISION_KEY) continue;
       page.push({ key, value });
-      if (page.length === PAGE) { yield page; page = []; }
+      if (page.length === PAGE) {
+        yield page;
+        page = [];
+      }
     }
     if (page.length) yield page;
   }

@@ -30,8 +30,14 @@ test('selectors are attributes of list, watch and deletecollection only', () => 
     const a = attributesFor(parseRequestInfo(method, u.pathname, u.searchParams), bob, u.searchParams);
     return [a.verb, a.labelSelector !== undefined, a.fieldSelector !== undefined];
   };
-  assert.deepEqual(sel('DELETE', '/api/v1/namespaces/ns1/pods?labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1'), ['deletecollection', true, true]);
+  assert.deepEqual(
+    sel('DELETE', '/api/v1/namespaces/ns1/pods?labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1'),
+    ['deletecollection', true, true],
+  );
   assert.deepEqual(sel('GET', '/api/v1/namespaces/ns1/pods?labelSelector=app%3Dweb'), ['list', true, false]);
-  assert.deepEqual(sel('GET', '/api/v1/namespaces/ns1/pods/p1?labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1'), ['get', false, false]);
+  assert.deepEqual(
+    sel('GET', '/api/v1/namespaces/ns1/pods/p1?labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1'),
+    ['get', false, false],
+  );
   assert.deepEqual(sel('DELETE', '/api/v1/namespaces/ns1/pods/p1?labelSelector=app%3Dweb'), ['delete', false, false]);
 });

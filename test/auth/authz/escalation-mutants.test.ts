@@ -24,7 +24,9 @@ function setup() {
 }
 
 const refusal = (fn: () => void): string => {
-  try { fn(); } catch (e) {
+  try {
+    fn();
+  } catch (e) {
     const status = (e as { status: { code: number; message: string } }).status;
     assert.equal(status.code, 403);
     return status.message;
@@ -39,30 +41,48 @@ test('applies: an update of an RBAC object by a non-master is checked, as a crea
       assert.equal(check.applies(G, resource, '', verb, bob), true, `${verb} ${resource}`);
     }
   }
-  for (const verb of ['get', 'delete', 'deletecollection', '']) assert.equal(check.applies(G, 'roles', '', verb, bob), false, verb);
+  for (const verb of ['get', 'delete', 'deletecollection', ''])
+    assert.equal(check.applies(G, 'roles', '', verb, bob), false, verb);
   assert.equal(check.applies(G, 'roles', 'status', 'update', bob), false, 'a subresource is not checked');
 });
 
 test('bind on a Role is asked on roles: a namespaced bind grant lets a RoleBinding reference a Role whose rules are not held', () => {
   const { check, put, grantInNs } = setup();
   put('roles', role('secret-admin', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }], 'ns1'));
-  grantInNs('binder', [{ verbs: ['bind'], apiGroups: [G], resources: ['roles'], resourceNames: ['secret-admin'] }], 'ns1');
+  grantInNs(
+    'binder',
+    [{ verbs: ['bind'], apiGroups: [G], resources: ['roles'], resourceNames: ['secret-admin'] }],
+    'ns1',
+  );
   const w = { user: bob, resource: 'rolebindings', namespace: 'ns1', pathName: '' };
   void check.check(w, bindingTo('b', 'Role', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1'));
   // a ClusterRole of the same name is not covered by bind on roles
   put('clusterroles', role('secret-admin', [{ verbs: ['*'], apiGroups: [''], resources: ['secrets'] }]));
-  assert.match(refusal(() => check.check(w, bindingTo('c', 'ClusterRole', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1'))),
-    /is attempting to grant RBAC permissions not currently held/);
+  assert.match(
+    refusal(() =>
+      check.check(w, bindingTo('c', 'ClusterRole', 'secret-admin', [{ kind: 'User', name: 'carol' }], 'ns1')),
+    ),
+    /is attempting to grant RBAC permissions not currently held/,
+  );
 });
 
-test('only a ClusterRole\'s aggregationRule needs every permission: a Role carrying one is checked by its rules only', () => {
+test("only a ClusterRole's aggregationRule needs every permission: a Role carrying one is checked by its rules only", () => {
   const { check, grantInNs } = setup();
   grantInNs('reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1');
   const aggregationRule = { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] };
-  void check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' },
-    role('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1', { aggregationRule }));
-  assert.equal(refusal(() => check.check({ user: bob, resource: 'clusterroles', namespace: '', pathName: '' }, role('c', [], undefined, { aggregationRule }))),
-    `clusterroles.${G} "c" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+  void check.check(
+    { user: bob, resource: 'roles', namespace: 'ns1', pathName: '' },
+    role('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'ns1', { aggregationRule }),
+  );
+  assert.equal(
+    refusal(() =>
+      check.check(
+        { user: bob, resource: 'clusterroles', namespace: '', pathName: '' },
+        role('c', [], undefined, { aggregationRule }),
+      ),
+    ),
+    `clusterroles.${G} "c" is forbidden: must have cluster-admin privileges to use the aggregationRule`,
+  );
 });
 
 test('escalate granted in one namespace lifts the role check of a Role there only', () => {
@@ -70,6 +90,13 @@ test('escalate granted in one namespace lifts the role check of a Role there onl
   grantInNs('escalator', [{ verbs: ['escalate'], apiGroups: [G], resources: ['roles'] }], 'ns1');
   const anything = role('r', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], 'ns1');
   void check.check({ user: bob, resource: 'roles', namespace: 'ns1', pathName: '' }, anything);
-  assert.match(refusal(() => check.check({ user: bob, resource: 'roles', namespace: 'ns2', pathName: '' }, { ...anything, metadata: { name: 'r', namespace: 'ns2' } })),
-    /is attempting to grant RBAC permissions not currently held/);
+  assert.match(
+    refusal(() =>
+      check.check(
+        { user: bob, resource: 'roles', namespace: 'ns2', pathName: '' },
+        { ...anything, metadata: { name: 'r', namespace: 'ns2' } },
+      ),
+    ),
+    /is attempting to grant RBAC permissions not currently held/,
+  );
 });

@@ -10,7 +10,14 @@ import assert from 'node:assert/strict';
 import { makeIdentity } from '../../../src/api/identity.js';
 import { RbacIndex } from '../../../src/auth/authz/rbac-index.js';
 import { RbacAuthorizer } from '../../../src/auth/authz/rbac.js';
-import { breakdownRule, compactRules, compactString, nonResourceURLMatches, ruleCovers, uncovered } from '../../../src/auth/authz/rbac-rules.js';
+import {
+  breakdownRule,
+  compactRules,
+  compactString,
+  nonResourceURLMatches,
+  ruleCovers,
+  uncovered,
+} from '../../../src/auth/authz/rbac-rules.js';
 import type { Attributes } from '../../../src/auth/authz/attributes.js';
 import { bindingTo, event, role } from '../../authz/helpers.js';
 
@@ -26,7 +33,15 @@ function setup() {
   const put = (resource: string, obj: Obj) => index.apply([event('ADDED', resource, obj)]);
   const del = (resource: string, obj: Obj) => index.apply([event('DELETED', resource, obj)]);
   const can = (verb: string, resource: string, namespace?: string) => {
-    const a: Attributes = { user: bob, verb, apiGroup: '', resource, resourceRequest: true, path: '', ...(namespace ? { namespace } : {}) };
+    const a: Attributes = {
+      user: bob,
+      verb,
+      apiGroup: '',
+      resource,
+      resourceRequest: true,
+      path: '',
+      ...(namespace ? { namespace } : {}),
+    };
     const d = rbac.authorize(a);
     // the index answers from memory: synchronously
     assert.ok(!(d instanceof Promise));
@@ -58,29 +73,48 @@ test('deleting a ClusterRoleBinding stops its grant at once; deleting a RoleBind
 });
 
 test('breakdownRule keeps group, resource and verb in each per-name rule', () => {
-  assert.deepEqual(breakdownRule({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete'], resourceNames: ['a', 'b'] }), [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['b'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['a'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
-  ]);
+  assert.deepEqual(
+    breakdownRule({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete'], resourceNames: ['a', 'b'] }),
+    [
+      { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['b'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['a'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
+    ],
+  );
 });
 
 test('ruleCovers: another group is not covered; no names cover any name; other names do not', () => {
   const all = { verbs: ['*'], resources: ['*'] };
-  assert.equal(ruleCovers({ ...all, apiGroups: ['apps'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }), false);
-  assert.equal(ruleCovers({ ...all, apiGroups: ['*'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }), true);
+  assert.equal(
+    ruleCovers({ ...all, apiGroups: ['apps'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }),
+    false,
+  );
+  assert.equal(
+    ruleCovers({ ...all, apiGroups: ['*'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }),
+    true,
+  );
   const sub = { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['b'] };
   assert.equal(ruleCovers({ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, sub), true);
   assert.equal(ruleCovers({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }, sub), false);
-  assert.equal(ruleCovers({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }, sub), true);
-  assert.deepEqual(uncovered([{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }],
-    [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }]),
-  [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['b'] }]);
+  assert.equal(
+    ruleCovers({ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }, sub),
+    true,
+  );
+  assert.deepEqual(
+    uncovered(
+      [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] }],
+      [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a', 'b'] }],
+    ),
+    [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['b'] }],
+  );
 });
 
 test('compactString names non-resource URLs as upstream', () => {
-  assert.equal(compactString({ nonResourceURLs: ['/healthz', '/livez'], verbs: ['get'] }), '{NonResourceURLs:["/healthz" "/livez"], Verbs:["get"]}');
+  assert.equal(
+    compactString({ nonResourceURLs: ['/healthz', '/livez'], verbs: ['get'] }),
+    '{NonResourceURLs:["/healthz" "/livez"], Verbs:["get"]}',
+  );
 });
 
 test('rules that are not objects are dropped when a role is indexed (no failure, no grant)', () => {
@@ -114,14 +148,17 @@ test('every RoleBinding of a namespace grants, not only the last indexed', () =>
 });
 
 test('compactRules merges verbs per group, resource and name, never across names', () => {
-  assert.deepEqual(compactRules([
-    { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['list'], resourceNames: ['a'] },
-  ]), [
-    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['a'] },
-    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
-  ]);
+  assert.deepEqual(
+    compactRules([
+      { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'], resourceNames: ['a'] },
+    ]),
+    [
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: ['a'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['delete'], resourceNames: ['b'] },
+    ],
+  );
 });
 
 test('a binding to an unsupported role kind is reported with that kind in the denial reason', () => {

@@ -18,16 +18,35 @@ let a: { s: AuthServer; tls: TlsClient };
 let b: { s: AuthServer; tls: TlsClient };
 
 async function serve(...args: string[]): Promise<{ s: AuthServer; tls: TlsClient }> {
-  const s = await startAuthServer(['--oidc-issuer-url', issuer.base, '--oidc-client-id', 'plat', '--oidc-ca-file', pki.path('idp-ca.crt'), ...args]);
+  const s = await startAuthServer([
+    '--oidc-issuer-url',
+    issuer.base,
+    '--oidc-client-id',
+    'plat',
+    '--oidc-ca-file',
+    pki.path('idp-ca.crt'),
+    ...args,
+  ]);
   servers.push(s);
   return { s, tls: { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) } };
 }
 async function whoami(x: { s: AuthServer; tls: TlsClient }, token: string): Promise<{ status: number; user?: any }> {
-  const r = await request(x.s.secureUrl, x.tls, 'POST', SSR, { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' }, { authorization: `Bearer ${token}` });
+  const r = await request(
+    x.s.secureUrl,
+    x.tls,
+    'POST',
+    SSR,
+    { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' },
+    { authorization: `Bearer ${token}` },
+  );
   return { status: r.status, user: r.json?.status?.userInfo };
 }
 /** The keys are fetched in the background at start (and on rotation): poll, bounded, for the wanted status. */
-async function eventually(x: { s: AuthServer; tls: TlsClient }, token: string, status: number): Promise<{ status: number; user?: any }> {
+async function eventually(
+  x: { s: AuthServer; tls: TlsClient },
+  token: string,
+  status: number,
+): Promise<{ status: number; user?: any }> {
   const deadline = Date.now() + 10_000;
   let r = await whoami(x, token);
   for (let i = 0; i < 200 && r.status !== status && Date.now() < deadline; i++) {
@@ -42,8 +61,22 @@ before(async () => {
   issuer = await new TestIssuer().start(pki, 'idp');
   await issuer.addKey('ec-1', 'ES256');
   await issuer.addKey('key-2');
-  a = await serve('--oidc-groups-claim', 'groups', '--oidc-groups-prefix', 'oidc:', '--oidc-required-claim', 'hd=example.com,tier=gold');
-  b = await serve('--oidc-username-claim', 'email', '--oidc-signing-algs', 'ES256,RS256', '--oidc-groups-claim', 'groups');
+  a = await serve(
+    '--oidc-groups-claim',
+    'groups',
+    '--oidc-groups-prefix',
+    'oidc:',
+    '--oidc-required-claim',
+    'hd=example.com,tier=gold',
+  );
+  b = await serve(
+    '--oidc-username-claim',
+    'email',
+    '--oidc-signing-algs',
+    'ES256,RS256',
+    '--oidc-groups-claim',
+    'groups',
+  );
 });
 after(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -57,10 +90,16 @@ const good = { sub: 'alice', hd: 'example.com', tier: 'gold', groups: ['dev', 'o
 test('sub is prefixed with the issuer URL; groups are prefixed; keys come from discovery over HTTPS', async () => {
   const r = await eventually(a, await issuer.token(good), 201);
   assert.equal(r.status, 201);
-  assert.deepEqual(r.user, { username: `${issuer.base}#alice`, groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'] });
+  assert.deepEqual(r.user, {
+    username: `${issuer.base}#alice`,
+    groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'],
+  });
   assert.ok((issuer.hits.get('/.well-known/openid-configuration') ?? 0) >= 1);
   // a single string is one group (upstream accepts string or array)
-  assert.deepEqual((await whoami(a, await issuer.token({ ...good, groups: 'solo' }))).user.groups, ['oidc:solo', 'system:authenticated']);
+  assert.deepEqual((await whoami(a, await issuer.token({ ...good, groups: 'solo' }))).user.groups, [
+    'oidc:solo',
+    'system:authenticated',
+  ]);
 });
 
 test('required claims, audience, expiry, issuer and algorithm are enforced (401)', async () => {
@@ -78,7 +117,11 @@ test('required claims, audience, expiry, issuer and algorithm are enforced (401)
     const r = await whoami(a, t);
     assert.equal(r.status, 401, `case ${i}`);
   }
-  assert.equal((await whoami(a, await issuer.token(good, { aud: ['x', 'plat'] }))).status, 201, 'any audience matching the client id');
+  assert.equal(
+    (await whoami(a, await issuer.token(good, { aud: ['x', 'plat'] }))).status,
+    201,
+    'any audience matching the client id',
+  );
 });
 
 test('--oidc-username-claim email: no prefix, email_verified must not be false; --oidc-signing-algs', async () => {
@@ -86,18 +129,48 @@ test('--oidc-username-claim email: no prefix, email_verified must not be false; 
   const r = await eventually(b, await issuer.token({ ...claims, email_verified: true }, { kid: 'ec-1' }), 201);
   assert.equal(r.status, 201);
   assert.equal(r.user.username, 'alice@example.com');
-  assert.equal((await whoami(b, await issuer.token(claims))).user?.username, 'alice@example.com', 'no email_verified claim is fine');
+  assert.equal(
+    (await whoami(b, await issuer.token(claims))).user?.username,
+    'alice@example.com',
+    'no email_verified claim is fine',
+  );
   assert.equal((await whoami(b, await issuer.token({ ...claims, email_verified: false }))).status, 401);
-  assert.equal((await whoami(b, await issuer.token({ sub: 'no-email' }))).status, 401, 'the username claim must be present');
+  assert.equal(
+    (await whoami(b, await issuer.token({ sub: 'no-email' }))).status,
+    401,
+    'the username claim must be present',
+  );
 });
 
 test('prefix rules of the flag table', () => {
-  const f = { issuerURL: 'https://idp', clientID: 'c', usernameClaim: 'sub', usernamePrefix: '', groupsClaim: '', groupsPrefix: '', requiredClaims: {}, caFile: '', signingAlgs: ['RS256'] };
+  const f = {
+    issuerURL: 'https://idp',
+    clientID: 'c',
+    usernameClaim: 'sub',
+    usernamePrefix: '',
+    groupsClaim: '',
+    groupsPrefix: '',
+    requiredClaims: {},
+    caFile: '',
+    signingAlgs: ['RS256'],
+  };
   assert.deepEqual(oidcFlagsToJwt(f, undefined).claimMappings.username, { claim: 'sub', prefix: 'https://idp#' });
-  assert.deepEqual(oidcFlagsToJwt({ ...f, usernameClaim: 'email' }, undefined).claimMappings.username, { claim: 'email', prefix: '' });
-  assert.deepEqual(oidcFlagsToJwt({ ...f, usernamePrefix: '-' }, undefined).claimMappings.username, { claim: 'sub', prefix: '' });
-  assert.deepEqual(oidcFlagsToJwt({ ...f, usernameClaim: 'email', usernamePrefix: 'mail:' }, undefined).claimMappings.username, { claim: 'email', prefix: 'mail:' });
-  assert.deepEqual(oidcFlagsToJwt({ ...f, usernamePrefix: 'u:' }, undefined).claimMappings.username, { claim: 'sub', prefix: 'u:' });
+  assert.deepEqual(oidcFlagsToJwt({ ...f, usernameClaim: 'email' }, undefined).claimMappings.username, {
+    claim: 'email',
+    prefix: '',
+  });
+  assert.deepEqual(oidcFlagsToJwt({ ...f, usernamePrefix: '-' }, undefined).claimMappings.username, {
+    claim: 'sub',
+    prefix: '',
+  });
+  assert.deepEqual(
+    oidcFlagsToJwt({ ...f, usernameClaim: 'email', usernamePrefix: 'mail:' }, undefined).claimMappings.username,
+    { claim: 'email', prefix: 'mail:' },
+  );
+  assert.deepEqual(oidcFlagsToJwt({ ...f, usernamePrefix: 'u:' }, undefined).claimMappings.username, {
+    claim: 'sub',
+    prefix: 'u:',
+  });
   assert.equal(oidcFlagsToJwt(f, undefined).claimMappings.groups, undefined);
 });
 
@@ -111,10 +184,33 @@ test('key rotation: a token signed with a new key is accepted once the JWKS is f
 });
 
 test('startup errors', async () => {
-  assert.match((await startupError(['--oidc-issuer-url', 'https://idp'])).stderr, /oidc-issuer-url and oidc-client-id must be specified together/);
-  assert.match((await startupError(['--oidc-issuer-url', 'http://idp', '--oidc-client-id', 'c'])).stderr, /oidc-issuer-url \(http:\/\/idp\) must use https scheme/);
-  assert.match((await startupError(['--oidc-signing-algs', 'HS256'])).stderr, /--oidc-signing-algs: unsupported signing algorithm "HS256"/);
-  assert.match((await startupError(['--oidc-required-claim', 'novalue'])).stderr, /--oidc-required-claim must be formatted as key=value/);
-  assert.match((await startupError(['--oidc-issuer-url', 'https://idp', '--oidc-client-id', 'c', '--authentication-config', '/nope'])).stderr,
-    /authentication-config file and oidc-\* flags are mutually exclusive/);
+  assert.match(
+    (await startupError(['--oidc-issuer-url', 'https://idp'])).stderr,
+    /oidc-issuer-url and oidc-client-id must be specified together/,
+  );
+  assert.match(
+    (await startupError(['--oidc-issuer-url', 'http://idp', '--oidc-client-id', 'c'])).stderr,
+    /oidc-issuer-url \(http:\/\/idp\) must use https scheme/,
+  );
+  assert.match(
+    (await startupError(['--oidc-signing-algs', 'HS256'])).stderr,
+    /--oidc-signing-algs: unsupported signing algorithm "HS256"/,
+  );
+  assert.match(
+    (await startupError(['--oidc-required-claim', 'novalue'])).stderr,
+    /--oidc-required-claim must be formatted as key=value/,
+  );
+  assert.match(
+    (
+      await startupError([
+        '--oidc-issuer-url',
+        'https://idp',
+        '--oidc-client-id',
+        'c',
+        '--authentication-config',
+        '/nope',
+      ])
+    ).stderr,
+    /authentication-config file and oidc-\* flags are mutually exclusive/,
+  );
 });

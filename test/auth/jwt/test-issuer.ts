@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWK, type CryptoKey } from 'jose';
 import type { Pki } from '../helpers.js';
 
-interface Key { kid: string; alg: string; privateKey: CryptoKey; jwk: JWK }
+interface Key {
+  kid: string;
+  alg: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
 
 export class TestIssuer {
   private server!: Server;
@@ -23,10 +28,18 @@ export class TestIssuer {
     this.server = createServer({ key: pki.read(`${name}.key`), cert: pki.read(`${name}.crt`) }, (req, res) => {
       const path = new URL(req.url ?? '/', this.base).pathname;
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
-      const json = (o: unknown) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(o)); };
+      const json = (o: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(o));
+      };
       if (path === '/jwks') return json({ keys: this.keys.map((k) => k.jwk) });
       const announced = path === '/.well-known/openid-configuration' ? this.base : this.discovery.get(path);
-      if (announced !== undefined) return json({ issuer: announced, jwks_uri: `${this.base}/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
+      if (announced !== undefined)
+        return json({
+          issuer: announced,
+          jwks_uri: `${this.base}/jwks`,
+          id_token_signing_alg_values_supported: ['RS256'],
+        });
       res.writeHead(404);
       res.end();
     });
@@ -48,7 +61,10 @@ export class TestIssuer {
   }
 
   /** Signs claims with the newest key (or kid); iss, aud, iat and exp defaulted. */
-  async token(claims: Record<string, unknown>, o: { kid?: string; alg?: string; iss?: string; aud?: string | string[]; expIn?: number } = {}): Promise<string> {
+  async token(
+    claims: Record<string, unknown>,
+    o: { kid?: string; alg?: string; iss?: string; aud?: string | string[]; expIn?: number } = {},
+  ): Promise<string> {
     const key = o.kid ? this.keys.find((k) => k.kid === o.kid)! : this.keys.at(-1)!;
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ ...claims })
@@ -60,5 +76,8 @@ export class TestIssuer {
       .sign(key.privateKey);
   }
 
-  close(): void { this.server?.close(); this.server?.closeAllConnections(); }
+  close(): void {
+    this.server?.close();
+    this.server?.closeAllConnections();
+  }
 }

@@ -18,7 +18,8 @@ const GS = `/apis/${GROUP}/v1/namespaces/default/gadgets`;
 
 function gadgetCRD(rules: { rule: string; message: string }[], plural = 'gadgets'): any {
   const spec = {
-    type: 'object', 'x-kubernetes-validations': rules,
+    type: 'object',
+    'x-kubernetes-validations': rules,
     properties: {
       limits: { type: 'object', properties: { min: { type: 'integer' }, max: { type: 'integer' } } },
       tags: { type: 'array', items: { type: 'string' } },
@@ -26,18 +27,35 @@ function gadgetCRD(rules: { rule: string; message: string }[], plural = 'gadgets
       zones: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
       order: { type: 'array', items: { type: 'string' } },
       ports: {
-        type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
-        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string' }, port: { type: 'integer' } },
+        },
       },
       replicas: { type: 'integer' },
     },
   };
   const kind = plural === 'gadgets' ? 'Gadget' : 'Broken';
   return {
-    apiVersion: `${API}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${GROUP}` },
+    apiVersion: `${API}/v1`,
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
     spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural, kind },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural, kind },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+        },
+      ],
     },
   };
 }
@@ -52,7 +70,12 @@ const RULES = [
   { rule: '!has(oldSelf.order) || self.order == oldSelf.order', message: 'order is immutable' },
 ];
 
-const gadget = (name: string, spec: Record<string, unknown>, rv?: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name, ...(rv ? { resourceVersion: rv } : {}) }, spec });
+const gadget = (name: string, spec: Record<string, unknown>, rv?: string) => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: 'Gadget',
+  metadata: { name, ...(rv ? { resourceVersion: rv } : {}) },
+  spec,
+});
 const causes = (r: { json: any }) => r.json.details.causes.map((c: any) => `${c.reason} ${c.field}: ${c.message}`);
 
 before(async () => {
@@ -67,7 +90,12 @@ after(async () => {
 });
 
 test('optional selection and index: absent fields take the orValue, present ones are checked', async () => {
-  for (const [name, spec] of [['empty', {}], ['min-only', { limits: { min: 50 } }], ['ok-tags', { tags: ['x', 'reserved'] }], ['tier', { labels: { tier: 'a' } }]] as const) {
+  for (const [name, spec] of [
+    ['empty', {}],
+    ['min-only', { limits: { min: 50 } }],
+    ['ok-tags', { tags: ['x', 'reserved'] }],
+    ['tier', { labels: { tier: 'a' } }],
+  ] as const) {
     const r = await request(s.url, 'POST', GS, gadget(name, spec));
     assert.equal(r.status, 201, `${name}: ${r.text}`);
   }
@@ -86,20 +114,75 @@ test('optional selection and index: absent fields take the orValue, present ones
 });
 
 test('an optional selection of a field the schema does not have is refused at CRD write', async () => {
-  const r = await request(s.url, 'POST', CRDS, gadgetCRD([{ rule: 'self.?nope.orValue(1) == 1', message: 'x' }], 'brokens'));
+  const r = await request(
+    s.url,
+    'POST',
+    CRDS,
+    gadgetCRD([{ rule: 'self.?nope.orValue(1) == 1', message: 'x' }], 'brokens'),
+  );
   assert.equal(r.status, 422, r.text);
-  assert.equal(r.json.details.causes[0].field, 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');
+  assert.equal(
+    r.json.details.causes[0].field,
+    'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+  );
   assert.match(r.json.details.causes[0].message, /compilation failed: ERROR: <input>:1:\d+: undefined field 'nope'/);
 });
 
 test('set lists compare in any order, map lists by key, atomic lists in order', async () => {
-  const made = await request(s.url, 'POST', GS, gadget('lists', { zones: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'dns', port: 53 }], order: ['x', 'y'], replicas: 1 }));
+  const made = await request(
+    s.url,
+    'POST',
+    GS,
+    gadget('lists', {
+      zones: ['a', 'b'],
+      ports: [
+        { name: 'http', port: 80 },
+        { name: 'dns', port: 53 },
+      ],
+      order: ['x', 'y'],
+      replicas: 1,
+    }),
+  );
   assert.equal(made.status, 201, made.text);
   // replicas changes too, so the rules on spec run (an unchanged spec would be ratcheted)
-  const reordered = await request(s.url, 'PUT', `${GS}/lists`, gadget('lists', { zones: ['b', 'a'], ports: [{ name: 'dns', port: 53 }, { name: 'http', port: 80 }], order: ['x', 'y'], replicas: 2 }, made.json.metadata.resourceVersion));
+  const reordered = await request(
+    s.url,
+    'PUT',
+    `${GS}/lists`,
+    gadget(
+      'lists',
+      {
+        zones: ['b', 'a'],
+        ports: [
+          { name: 'dns', port: 53 },
+          { name: 'http', port: 80 },
+        ],
+        order: ['x', 'y'],
+        replicas: 2,
+      },
+      made.json.metadata.resourceVersion,
+    ),
+  );
   assert.equal(reordered.status, 200, reordered.text);
   const rv = reordered.json.metadata.resourceVersion;
-  const changed = await request(s.url, 'PUT', `${GS}/lists`, gadget('lists', { zones: ['b', 'c'], ports: [{ name: 'dns', port: 54 }, { name: 'http', port: 80 }], order: ['y', 'x'], replicas: 3 }, rv));
+  const changed = await request(
+    s.url,
+    'PUT',
+    `${GS}/lists`,
+    gadget(
+      'lists',
+      {
+        zones: ['b', 'c'],
+        ports: [
+          { name: 'dns', port: 54 },
+          { name: 'http', port: 80 },
+        ],
+        order: ['y', 'x'],
+        replicas: 3,
+      },
+      rv,
+    ),
+  );
   assert.equal(changed.status, 422, changed.text);
   assert.deepEqual(causes(changed), [
     'FieldValueInvalid spec: Invalid value: "object": zones are immutable',

@@ -9,17 +9,29 @@ const COLUMNS = [
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 
-const SUBRESOURCES = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } };
+const SUBRESOURCES = {
+  status: {},
+  scale: {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.labelSelector',
+  },
+};
 
 export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): any {
   return {
-    apiVersion: `${apiGroup}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `crontabs.${GROUP}` },
+    apiVersion: `${apiGroup}/v1`,
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `crontabs.${GROUP}` },
     spec: {
-      group: GROUP, scope: 'Namespaced',
+      group: GROUP,
+      scope: 'Namespaced',
       names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
       versions: [
         {
-          name: 'v1', served: true, storage: true,
+          name: 'v1',
+          served: true,
+          storage: true,
           subresources: SUBRESOURCES,
           additionalPrinterColumns: COLUMNS,
           schema: {
@@ -27,7 +39,8 @@ export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): 
               type: 'object',
               properties: {
                 spec: {
-                  type: 'object', required: ['cronSpec'],
+                  type: 'object',
+                  required: ['cronSpec'],
                   properties: {
                     cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
                     image: { type: 'string', default: 'busybox', maxLength: 20 },
@@ -36,23 +49,51 @@ export function cronTabCRD(apiGroup = 'apiextensions.plat.io', ext = 'x-plat'): 
                     port: { [`${ext}-int-or-string`]: true },
                     email: { type: 'string', format: 'email' },
                     tags: { type: 'array', maxItems: 2, items: { type: 'string' } },
-                    ports: { type: 'array', [`${ext}-list-type`]: 'map', [`${ext}-list-map-keys`]: ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+                    ports: {
+                      type: 'array',
+                      [`${ext}-list-type`]: 'map',
+                      [`${ext}-list-map-keys`]: ['name'],
+                      items: {
+                        type: 'object',
+                        required: ['name'],
+                        properties: { name: { type: 'string' }, port: { type: 'integer' } },
+                      },
+                    },
                     free: { type: 'object', [`${ext}-preserve-unknown-fields`]: true },
-                    template: { type: 'object', [`${ext}-embedded-resource`]: true, [`${ext}-preserve-unknown-fields`]: true },
+                    template: {
+                      type: 'object',
+                      [`${ext}-embedded-resource`]: true,
+                      [`${ext}-preserve-unknown-fields`]: true,
+                    },
                   },
                 },
-                status: { type: 'object', properties: { replicas: { type: 'integer' }, labelSelector: { type: 'string' } } },
+                status: {
+                  type: 'object',
+                  properties: { replicas: { type: 'integer' }, labelSelector: { type: 'string' } },
+                },
               },
             },
           },
         },
-        { name: 'v2', served: true, storage: false, additionalPrinterColumns: COLUMNS, subresources: SUBRESOURCES, schema: { openAPIV3Schema: { type: 'object', [`${ext}-preserve-unknown-fields`]: true } } },
+        {
+          name: 'v2',
+          served: true,
+          storage: false,
+          additionalPrinterColumns: COLUMNS,
+          subresources: SUBRESOURCES,
+          schema: { openAPIV3Schema: { type: 'object', [`${ext}-preserve-unknown-fields`]: true } },
+        },
       ],
     },
   };
 }
 
-export function cronTab(name: string, spec: Record<string, unknown>, version = 'v1', extra: Record<string, unknown> = {}): any {
+export function cronTab(
+  name: string,
+  spec: Record<string, unknown>,
+  version = 'v1',
+  extra: Record<string, unknown> = {},
+): any {
   return { apiVersion: `${GROUP}/${version}`, kind: 'CronTab', metadata: { name }, spec, ...extra };
 }
 
@@ -61,7 +102,8 @@ export async function waitEstablished(url: string, name: string, apiGroup = 'api
   const deadline = Date.now() + 10_000;
   for (let i = 0; i < 200 && Date.now() < deadline; i++) {
     const r = await request(url, 'GET', `/apis/${apiGroup}/v1/customresourcedefinitions/${name}`);
-    if ((r.json?.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True')) return r.json;
+    if ((r.json?.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True'))
+      return r.json;
     await new Promise((res) => setTimeout(res, 50));
   }
   throw new Error(`CRD ${name} not established within 10s`);

@@ -23,14 +23,21 @@ let s: TestServer;
 let dir: string;
 
 const schema = (color: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { watts: { type: 'integer' }, color, ...extra } } } },
+  openAPIV3Schema: {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { watts: { type: 'integer' }, color, ...extra } } },
+  },
 });
 
 function crd(v1Color: Record<string, unknown>, v2Extra: Record<string, unknown> = {}): any {
   return {
-    apiVersion: 'apiextensions.plat.io/v1', kind: 'CustomResourceDefinition', metadata: { name: NAME },
+    apiVersion: 'apiextensions.plat.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: NAME },
     spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural: 'lamps', kind: 'Lamp' },
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'lamps', kind: 'Lamp' },
       versions: [
         { name: 'v1', served: true, storage: true, schema: schema(v1Color) },
         { name: 'v2', served: true, storage: false, schema: schema({ type: 'string' }, v2Extra) },
@@ -54,12 +61,20 @@ after(async () => {
 /** Replaces the CRD's versions (a fresh read for the resourceVersion). */
 async function changeCRD(v1Color: Record<string, unknown>, v2Extra: Record<string, unknown> = {}): Promise<void> {
   const cur = (await request(s.url, 'GET', `${CRDS}/${NAME}`)).json;
-  const res = await request(s.url, 'PUT', `${CRDS}/${NAME}`, { ...cur, spec: { ...cur.spec, versions: crd(v1Color, v2Extra).spec.versions } });
+  const res = await request(s.url, 'PUT', `${CRDS}/${NAME}`, {
+    ...cur,
+    spec: { ...cur.spec, versions: crd(v1Color, v2Extra).spec.versions },
+  });
   assert.equal(res.status, 200, res.text);
 }
 
 test('a default added to the CRD shows on objects stored before it, in get, list and watch, without a write', async () => {
-  const made = await request(s.url, 'POST', V1, { apiVersion: `${GROUP}/v1`, kind: 'Lamp', metadata: { name: 'old' }, spec: { watts: 40 } });
+  const made = await request(s.url, 'POST', V1, {
+    apiVersion: `${GROUP}/v1`,
+    kind: 'Lamp',
+    metadata: { name: 'old' },
+    spec: { watts: 40 },
+  });
   assert.equal(made.status, 201, made.text);
   const rv = made.json.metadata.resourceVersion;
   await changeCRD({ type: 'string', default: 'amber' });
@@ -69,15 +84,20 @@ test('a default added to the CRD shows on objects stored before it, in get, list
   }, 'the default on read');
   assert.deepEqual([got.spec, got.metadata.resourceVersion], [{ watts: 40, color: 'amber' }, rv]);
   const list = await request(s.url, 'GET', V1);
-  assert.deepEqual(list.json.items.map((i: any) => i.spec), [{ watts: 40, color: 'amber' }]);
+  assert.deepEqual(
+    list.json.items.map((i: any) => i.spec),
+    [{ watts: 40, color: 'amber' }],
+  );
   const w = await openWatch(s.url, `${V1}?watch=1&resourceVersion=0`);
   try {
     const [ev] = await w.waitEvents(1);
     assert.deepEqual([ev!.type, ev!.object.spec], ['ADDED', { watts: 40, color: 'amber' }]);
-  } finally { w.close(); }
+  } finally {
+    w.close();
+  }
 });
 
-test('a read through another version gets that version\'s defaults', async () => {
+test("a read through another version gets that version's defaults", async () => {
   await changeCRD({ type: 'string', default: 'amber' }, { shade: { type: 'string', default: 'round' } });
   const got = await until(async () => {
     const r = await request(s.url, 'GET', `${V2}/old`);
@@ -85,16 +105,29 @@ test('a read through another version gets that version\'s defaults', async () =>
   }, 'the v2 default on read');
   assert.deepEqual([got.apiVersion, got.spec], [`${GROUP}/v2`, { watts: 40, color: 'amber', shade: 'round' }]);
   const list = await request(s.url, 'GET', V2);
-  assert.deepEqual(list.json.items.map((i: any) => i.spec), [{ watts: 40, color: 'amber', shade: 'round' }]);
+  assert.deepEqual(
+    list.json.items.map((i: any) => i.spec),
+    [{ watts: 40, color: 'amber', shade: 'round' }],
+  );
   assert.deepEqual((await request(s.url, 'GET', `${V1}/old`)).json.spec, { watts: 40, color: 'amber' });
   // live events of a v2 watch are converted on the front thread: v2's defaults there too
   const w = await openWatch(s.url, `${V2}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
   try {
-    const made = await request(s.url, 'POST', V1, { apiVersion: `${GROUP}/v1`, kind: 'Lamp', metadata: { name: 'new' }, spec: { watts: 60 } });
+    const made = await request(s.url, 'POST', V1, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Lamp',
+      metadata: { name: 'new' },
+      spec: { watts: 60 },
+    });
     assert.equal(made.status, 201, made.text);
     const [ev] = await w.waitEvents(1);
-    assert.deepEqual([ev!.type, ev!.object.apiVersion, ev!.object.spec], ['ADDED', `${GROUP}/v2`, { watts: 60, color: 'amber', shade: 'round' }]);
-  } finally { w.close(); }
+    assert.deepEqual(
+      [ev!.type, ev!.object.apiVersion, ev!.object.spec],
+      ['ADDED', `${GROUP}/v2`, { watts: 60, color: 'amber', shade: 'round' }],
+    );
+  } finally {
+    w.close();
+  }
   await request(s.url, 'DELETE', `${V1}/new`);
 });
 

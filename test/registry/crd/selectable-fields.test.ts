@@ -15,13 +15,36 @@ const SHIRTS = `/apis/${GROUP}/v1/namespaces/default/shirts`;
 
 function shirtCRD(selectable: unknown[]): any {
   return {
-    apiVersion: `${API}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `shirts.${GROUP}` },
+    apiVersion: `${API}/v1`,
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `shirts.${GROUP}` },
     spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural: 'shirts', kind: 'Shirt' },
-      versions: [{
-        name: 'v1', served: true, storage: true, selectableFields: selectable,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string', enum: ['red', 'blue'] }, size: { type: 'integer' }, fit: { type: 'object' } } } } } },
-      }],
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'shirts', kind: 'Shirt' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          selectableFields: selectable,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: {
+                    color: { type: 'string', enum: ['red', 'blue'] },
+                    size: { type: 'integer' },
+                    fit: { type: 'object' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
     },
   };
 }
@@ -31,8 +54,17 @@ before(async () => {
   const r = await request(s.url, 'POST', CRDS, shirtCRD([{ jsonPath: '.spec.color' }, { jsonPath: '.spec.size' }]));
   assert.equal(r.status, 201, r.text);
   await waitEstablished(s.url, `shirts.${GROUP}`, API);
-  for (const [name, color, size] of [['a', 'red', 1], ['b', 'blue', 2], ['c', 'red', 2]] as const) {
-    const c = await request(s.url, 'POST', SHIRTS, { apiVersion: `${GROUP}/v1`, kind: 'Shirt', metadata: { name }, spec: { color, size } });
+  for (const [name, color, size] of [
+    ['a', 'red', 1],
+    ['b', 'blue', 2],
+    ['c', 'red', 2],
+  ] as const) {
+    const c = await request(s.url, 'POST', SHIRTS, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Shirt',
+      metadata: { name },
+      spec: { color, size },
+    });
     assert.equal(c.status, 201, c.text);
   }
 });
@@ -41,7 +73,10 @@ after(async () => {
   s.cleanup();
 });
 
-const names = async (q: string) => (await request(s.url, 'GET', `${SHIRTS}?fieldSelector=${encodeURIComponent(q)}`)).json.items.map((i: any) => i.metadata.name);
+const names = async (q: string) =>
+  (await request(s.url, 'GET', `${SHIRTS}?fieldSelector=${encodeURIComponent(q)}`)).json.items.map(
+    (i: any) => i.metadata.name,
+  );
 
 test('lists select on the declared fields; other labels are 400', async () => {
   assert.deepEqual(await names('spec.color=red'), ['a', 'c']);
@@ -65,8 +100,14 @@ test('watches select on the declared fields', async () => {
     text += new TextDecoder().decode(value);
   }
   ac.abort();
-  const events = text.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'b']]);
+  const events = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    events.map((e) => [e.type, e.object.metadata.name]),
+    [['ADDED', 'b']],
+  );
 });
 
 test('OpenAPI v3 publishes x-kubernetes-selectable-fields', async () => {
@@ -76,15 +117,24 @@ test('OpenAPI v3 publishes x-kubernetes-selectable-fields', async () => {
 });
 
 test('a CRD whose selectable fields are not scalar fields of the schema is 422', async () => {
-  const crd = shirtCRD([{ jsonPath: '.spec.fit' }, { jsonPath: '.spec.nope' }, { jsonPath: '.spec.color' }, { jsonPath: '.spec.color' }, {}]);
+  const crd = shirtCRD([
+    { jsonPath: '.spec.fit' },
+    { jsonPath: '.spec.nope' },
+    { jsonPath: '.spec.color' },
+    { jsonPath: '.spec.color' },
+    {},
+  ]);
   crd.metadata.name = `pants.${GROUP}`;
   crd.spec.names = { plural: 'pants', kind: 'Pants' };
   const r = await request(s.url, 'POST', CRDS, crd);
   assert.equal(r.status, 422, r.text);
-  assert.deepEqual(r.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
-    'spec.versions[0].selectableFields[0].jsonPath: Invalid value: ".spec.fit": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
-    'spec.versions[0].selectableFields[1].jsonPath: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field',
-    'spec.versions[0].selectableFields[3].jsonPath: Duplicate value: ".spec.color"',
-    'spec.versions[0].selectableFields[4].jsonPath: Required value',
-  ]);
+  assert.deepEqual(
+    r.json.details.causes.map((c: any) => `${c.field}: ${c.message}`),
+    [
+      'spec.versions[0].selectableFields[0].jsonPath: Invalid value: ".spec.fit": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+      'spec.versions[0].selectableFields[1].jsonPath: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field',
+      'spec.versions[0].selectableFields[3].jsonPath: Duplicate value: ".spec.color"',
+      'spec.versions[0].selectableFields[4].jsonPath: Required value',
+    ],
+  );
 });

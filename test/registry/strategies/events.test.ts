@@ -3,15 +3,28 @@ import assert from 'node:assert/strict';
 import { validateEventUpdateV1 } from '../../../src/registry/strategies/events.js';
 
 const base = {
-  apiVersion: 'events.plat.io/v1', kind: 'Event', metadata: { name: 'e' }, eventTime: '2025-01-01T00:00:00.000000Z',
-  reportingController: 'platform.io/x', reportingInstance: 'i', action: 'A', reason: 'R', type: 'Normal', note: 'n',
-  regarding: { kind: 'Pod', name: 'p' }, series: { count: 2, lastObservedTime: '2025-01-01T00:01:00.000000Z' },
+  apiVersion: 'events.plat.io/v1',
+  kind: 'Event',
+  metadata: { name: 'e' },
+  eventTime: '2025-01-01T00:00:00.000000Z',
+  reportingController: 'platform.io/x',
+  reportingInstance: 'i',
+  action: 'A',
+  reason: 'R',
+  type: 'Normal',
+  note: 'n',
+  regarding: { kind: 'Pod', name: 'p' },
+  series: { count: 2, lastObservedTime: '2025-01-01T00:01:00.000000Z' },
 };
 
 test('events.plat.io/v1 update rules: one valid and one invalid case per rule (field path as upstream reports it)', () => {
   const cases: [string, any, string | undefined][] = [
     ['series may change', { series: { count: 5, lastObservedTime: '2025-01-01T00:09:00.000000Z' } }, undefined],
-    ['series.count at least 2', { series: { count: 1, lastObservedTime: '2025-01-01T00:09:00.000000Z' } }, 'series.count'],
+    [
+      'series.count at least 2',
+      { series: { count: 1, lastObservedTime: '2025-01-01T00:09:00.000000Z' } },
+      'series.count',
+    ],
     ['series.lastObservedTime required', { series: { count: 3 } }, 'series.lastObservedTime'],
     ['labels may change', { metadata: { name: 'e', labels: { a: 'b' } } }, undefined],
     ['note', { note: 'other' }, 'message'],
@@ -32,6 +45,11 @@ test('events.plat.io/v1 update rules: one valid and one invalid case per rule (f
   for (const [what, change, field] of cases) {
     const causes = validateEventUpdateV1({ ...base, ...change }, base);
     if (field === undefined) assert.deepEqual(causes, [], what);
-    else assert.deepEqual(causes.map((c) => [c.field, c.reason]), [[field, field === 'series.lastObservedTime' ? 'FieldValueRequired' : 'FieldValueInvalid']], what);
+    else
+      assert.deepEqual(
+        causes.map((c) => [c.field, c.reason]),
+        [[field, field === 'series.lastObservedTime' ? 'FieldValueRequired' : 'FieldValueInvalid']],
+        what,
+      );
   }
 });

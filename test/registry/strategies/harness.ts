@@ -6,11 +6,26 @@ import assert from 'node:assert/strict';
 import type { ResourceStrategy, StrategyConfig, StrategyContext } from '../../../src/registry/strategy.js';
 import type { StatusCause } from '../../../src/api/status.js';
 
-export function ctx(existing: any[] = [], config: Partial<StrategyContext['config']> = {}, dryRun = false): StrategyContext {
+export function ctx(
+  existing: any[] = [],
+  config: Partial<StrategyContext['config']> = {},
+  dryRun = false,
+): StrategyContext {
   return {
-    dryRun, now: Date.UTC(2025, 0, 2, 3, 4, 5),
-    config: { serviceClusterIPRange: '10.0.0.0/24', serviceNodePortRange: '30000-32767', apiServiceName: 'platform', eventTtlMs: 3_600_000, labelDomain: 'platform.io', protectedNamespaces: ['default', 'plat-system', 'plat-public', 'plat-node-lease'], ...config } as StrategyConfig,
-    *existing() { yield* existing; },
+    dryRun,
+    now: Date.UTC(2025, 0, 2, 3, 4, 5),
+    config: {
+      serviceClusterIPRange: '10.0.0.0/24',
+      serviceNodePortRange: '30000-32767',
+      apiServiceName: 'platform',
+      eventTtlMs: 3_600_000,
+      labelDomain: 'platform.io',
+      protectedNamespaces: ['default', 'plat-system', 'plat-public', 'plat-node-lease'],
+      ...config,
+    } as StrategyConfig,
+    *existing() {
+      yield* existing;
+    },
   };
 }
 
@@ -34,7 +49,11 @@ export function update(s: ResourceStrategy, old: any, obj: any, c = ctx()): Stat
   return [...s.validate(next), ...s.validateUpdate(next, old)];
 }
 
-export interface Expect { field: string; reason: string; message?: RegExp | string }
+export interface Expect {
+  field: string;
+  reason: string;
+  message?: RegExp | string;
+}
 
 /** No causes when expect is undefined; otherwise a cause with that field, reason (and message). */
 export function check(causes: StatusCause[], expect: Expect | undefined, label: string): void {
@@ -47,7 +66,11 @@ export function check(causes: StatusCause[], expect: Expect | undefined, label: 
 
 /** Runs fn and returns the Status it throws (the strategy's StatusError). */
 export function statusOf(fn: () => unknown): any {
-  try { fn(); } catch (e) { return (e as { status: unknown }).status; }
+  try {
+    fn();
+  } catch (e) {
+    return (e as { status: unknown }).status;
+  }
   assert.fail('expected a StatusError');
 }
 
@@ -56,11 +79,18 @@ export function statusOf(fn: () => unknown): any {
  * runs prepareForStatusUpdate; any other name goes to updateSubresource. Returns the next
  * object and the causes of validateSubresourceUpdate.
  */
-export function subresourceUpdate(s: ResourceStrategy, name: string, old: any, obj: any, c = ctx()): { next: any; causes: StatusCause[] } {
+export function subresourceUpdate(
+  s: ResourceStrategy,
+  name: string,
+  old: any,
+  obj: any,
+  c = ctx(),
+): { next: any; causes: StatusCause[] } {
   let next: any;
   if (name === 'status') {
     next = structuredClone(old);
-    if (obj.status === undefined) delete next.status; else next.status = structuredClone(obj.status);
+    if (obj.status === undefined) delete next.status;
+    else next.status = structuredClone(obj.status);
     s.prepareForStatusUpdate(next, old, c);
   } else {
     next = s.updateSubresource(name, structuredClone(obj), old, c);

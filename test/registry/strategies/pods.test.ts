@@ -2,30 +2,64 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { podStrategy } from '../../../src/registry/strategies/pods.js';
-import { parseQuantity, QUANTITY_FORMAT_ERROR, QUANTITY_SUFFIX_ERROR } from '../../../src/registry/strategies/quantity.js';
+import {
+  parseQuantity,
+  QUANTITY_FORMAT_ERROR,
+  QUANTITY_SUFFIX_ERROR,
+} from '../../../src/registry/strategies/quantity.js';
 import { ctx, prepared, statusOf } from './harness.js';
 
 const pod = (spec: any = {}, status?: any) => {
-  const p = prepared(podStrategy, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }], ...spec } });
+  const p = prepared(podStrategy, {
+    metadata: { name: 'p' },
+    spec: { containers: [{ name: 'c', image: 'i' }], ...spec },
+  });
   if (status) p.status = { ...p.status, ...status };
   return p;
 };
 
 test('binding sets spec.nodeName and PodScheduled, replies a Success Status', () => {
-  const out = podStrategy.createSubresource('binding', { metadata: { name: 'p', annotations: { a: 'b' } }, target: { kind: 'Node', name: 'n1' } }, pod(), ctx())!;
+  const out = podStrategy.createSubresource(
+    'binding',
+    { metadata: { name: 'p', annotations: { a: 'b' } }, target: { kind: 'Node', name: 'n1' } },
+    pod(),
+    ctx(),
+  )!;
   assert.deepEqual(out.reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
   assert.equal(out.next.spec.nodeName, 'n1');
   assert.equal(out.next.metadata.annotations.a, 'b');
-  assert.deepEqual(out.next.status.conditions, [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:05Z' }]);
+  assert.deepEqual(out.next.status.conditions, [
+    { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:05Z' },
+  ]);
 });
 
 test('binding: a bound pod is 409, a bad target 422, another name 400', () => {
   const cases: [any, any, number, string][] = [
-    [{ target: { name: 'n2' } }, pod({ nodeName: 'n1' }), 409, 'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"'],
+    [
+      { target: { name: 'n2' } },
+      pod({ nodeName: 'n1' }),
+      409,
+      'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"',
+    ],
     [{ target: { kind: 'Node' } }, pod(), 422, 'Binding "p" is invalid: target.name: Required value'],
-    [{ target: { kind: 'Pod', name: 'x' } }, pod(), 422, 'Binding "p" is invalid: target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"'],
-    [{ metadata: { name: 'q' }, target: { name: 'n1' } }, pod(), 400, 'name in URL does not match name in Binding object'],
-    [{ target: { name: 'n1' } }, pod({ schedulingGates: [{ name: 'g' }] }), 409, 'pod p has non-empty .spec.schedulingGates'],
+    [
+      { target: { kind: 'Pod', name: 'x' } },
+      pod(),
+      422,
+      'Binding "p" is invalid: target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"',
+    ],
+    [
+      { metadata: { name: 'q' }, target: { name: 'n1' } },
+      pod(),
+      400,
+      'name in URL does not match name in Binding object',
+    ],
+    [
+      { target: { name: 'n1' } },
+      pod({ schedulingGates: [{ name: 'g' }] }),
+      409,
+      'pod p has non-empty .spec.schedulingGates',
+    ],
   ];
   for (const [body, p, code, message] of cases) {
     const st = statusOf(() => podStrategy.createSubresource('binding', body, p, ctx()));
@@ -55,10 +89,28 @@ test('log, exec, attach, portforward and proxy answer at once', () => {
 
 test('Quantity parser', () => {
   const rows: [unknown, number | string][] = [
-    ['100m', 0.1], ['1Gi', 2 ** 30], ['0.5', 0.5], ['1e3', 1000], ['1E-2', 0.01], ['2k', 2000], ['1.5Mi', 1.5 * 2 ** 20],
-    ['+3', 3], ['-1', -1], ['.5', 0.5], [2, 2], [0.25, 0.25], ['5n', 5e-9], ['1E', 1e18],
-    ['abc', QUANTITY_FORMAT_ERROR], ['', QUANTITY_FORMAT_ERROR], ['1 Gi', QUANTITY_FORMAT_ERROR], ['1..2', QUANTITY_FORMAT_ERROR],
-    [true, QUANTITY_FORMAT_ERROR], ['1Kii', QUANTITY_SUFFIX_ERROR], ['1e', QUANTITY_SUFFIX_ERROR], ['1mi', QUANTITY_SUFFIX_ERROR],
+    ['100m', 0.1],
+    ['1Gi', 2 ** 30],
+    ['0.5', 0.5],
+    ['1e3', 1000],
+    ['1E-2', 0.01],
+    ['2k', 2000],
+    ['1.5Mi', 1.5 * 2 ** 20],
+    ['+3', 3],
+    ['-1', -1],
+    ['.5', 0.5],
+    [2, 2],
+    [0.25, 0.25],
+    ['5n', 5e-9],
+    ['1E', 1e18],
+    ['abc', QUANTITY_FORMAT_ERROR],
+    ['', QUANTITY_FORMAT_ERROR],
+    ['1 Gi', QUANTITY_FORMAT_ERROR],
+    ['1..2', QUANTITY_FORMAT_ERROR],
+    [true, QUANTITY_FORMAT_ERROR],
+    ['1Kii', QUANTITY_SUFFIX_ERROR],
+    ['1e', QUANTITY_SUFFIX_ERROR],
+    ['1mi', QUANTITY_SUFFIX_ERROR],
   ];
   for (const [input, want] of rows) {
     const got = parseQuantity(input);

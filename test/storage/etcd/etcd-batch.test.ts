@@ -20,7 +20,10 @@ test('etcd batch: one conflicting write fails alone, acknowledged writes survive
   let server: TestServer | undefined = await startServer(args);
   try {
     assert.equal((await request(server.url, 'POST', '/api/v1/namespaces', { metadata: { name: NS } })).status, 201);
-    assert.equal((await request(server.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, configMap('probe'))).status, 201);
+    assert.equal(
+      (await request(server.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, configMap('probe'))).status,
+      201,
+    );
     // the etcd key of a ConfigMap in this namespace, from the one just created
     const keys = await client.getAll().prefix('/batch/').keys();
     const probeKey = keys.find((k) => k.endsWith(`/${NS}/probe`));
@@ -29,11 +32,24 @@ test('etcd batch: one conflicting write fails alone, acknowledged writes survive
     const acked: string[] = ['probe'];
     for (let r = 0; r < ROUNDS; r++) {
       const clash = `clash-${r}`;
-      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: clash, namespace: NS, uid: `u-${r}`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' }, data: { from: 'etcd' } });
+      const body = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: clash,
+          namespace: NS,
+          uid: `u-${r}`,
+          resourceVersion: '1',
+          creationTimestamp: '2026-01-01T00:00:00Z',
+        },
+        data: { from: 'etcd' },
+      });
       // written behind the server's back: its compare sees the key, its cache may not yet
       await client.put(keyOf(clash)).value(body);
       const names = [clash, ...Array.from({ length: PER_ROUND - 1 }, (_, i) => `ok-${r}-${i}`)];
-      const replies = await Promise.all(names.map((n) => request(server!.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, configMap(n))));
+      const replies = await Promise.all(
+        names.map((n) => request(server!.url, 'POST', `/api/v1/namespaces/${NS}/configmaps`, configMap(n))),
+      );
       assert.equal(replies[0]!.status, 409, `round ${r}: ${clash}: ${replies[0]!.text}`);
       assert.equal(replies[0]!.json.reason, 'AlreadyExists');
       replies.slice(1).forEach((rep, i) => assert.equal(rep.status, 201, `round ${r}: ${names[i + 1]}: ${rep.text}`));
