@@ -18,7 +18,8 @@ import { requestHeaderAuthenticator } from './request-header.js';
 import { WebhookTokenAuthenticator } from './webhook-token.js';
 import { audienceAgnostic } from './audiences.js';
 import { JwtSet, AuthenticationConfigFile, buildJwt } from './jwt/jwt-set.js';
-import { oidcFlagsToJwt, type AuthenticationConfig } from './jwt/config.js';
+import type { AuthenticationConfig } from './jwt/config.js';
+import { oidcFlagsToJwt } from './jwt/oidc-flags.js';
 import { jwksDocument, loadSigningKey, loadVerifyKeys, openidConfiguration, type VerifyKey } from './sa-keys.js';
 
 export interface AuthenticationSetup {

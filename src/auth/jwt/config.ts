@@ -1,7 +1,7 @@
 /**
  * AuthenticationConfiguration (`--authentication-config`, apiserver.config.<domain>/v1beta1 or
- * v1alpha1) and the `--oidc-*` flags, which upstream turns into the same JWT authenticator
- * shape. Validation follows upstream's ValidateAuthenticationConfiguration and reports every
+ * v1alpha1): the JWT authenticator shape (which the `--oidc-*` flags also become, see
+ * oidc-flags.ts). Validation follows upstream's ValidateAuthenticationConfiguration and reports every
  * problem with its field path (`jwt[0].issuer.url: Invalid value: ...`).
  */
 import { X509Certificate } from 'node:crypto';
@@ -379,31 +379,4 @@ export function parseAuthenticationConfig(text: string, group: string, ctx: Vali
   }
   e.throwIfAny();
   return { jwt: jwt as JwtAuthenticatorSpec[], anonymous };
-}
-
-/** The `--oidc-*` flags as one JWT authenticator (upstream's legacy flag conversion). */
-export interface OidcFlags {
-  issuerURL: string;
-  clientID: string;
-  usernameClaim: string;
-  usernamePrefix: string;
-  groupsClaim: string;
-  groupsPrefix: string;
-  requiredClaims: Record<string, string>;
-  caFile: string;
-  signingAlgs: string[];
-}
-
-export function oidcFlagsToJwt(f: OidcFlags, caPem: string | undefined): JwtAuthenticatorSpec {
-  // claims other than email are prefixed with the issuer URL unless a prefix is set; "-" disables
-  let prefix = f.usernamePrefix;
-  if (prefix === '' && f.usernameClaim !== 'email') prefix = `${f.issuerURL}#`;
-  if (prefix === '-') prefix = '';
-  const spec: JwtAuthenticatorSpec = {
-    issuer: { url: f.issuerURL, audiences: [f.clientID], certificateAuthority: caPem },
-    claimMappings: { username: { claim: f.usernameClaim, prefix } },
-    claimValidationRules: Object.entries(f.requiredClaims).map(([claim, requiredValue]) => ({ claim, requiredValue })),
-  };
-  if (f.groupsClaim) spec.claimMappings.groups = { claim: f.groupsClaim, prefix: f.groupsPrefix };
-  return spec;
 }

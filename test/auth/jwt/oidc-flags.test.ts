@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Pki, request, startAuthServer, startupError, type AuthServer, type TlsClient } from '../helpers.js';
 import { TestIssuer } from './test-issuer.js';
-import { oidcFlagsToJwt } from '../../../src/auth/jwt/config.js';
+import { oidcFlagsToJwt } from '../../../src/auth/jwt/oidc-flags.js';
 
 const SSR = '/apis/authentication.plat.io/v1/selfsubjectreviews';
 let pki: Pki;
