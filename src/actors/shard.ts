@@ -22,7 +22,8 @@ import type {
 } from './protocol.js';
 import { customVersion, type CustomType } from '../registry/crd/types.js';
 import { customResourceStrategy } from '../registry/crd/cr-strategy.js';
-import { compileCustomSchema, type Defaulter } from '../registry/crd/structural.js';
+import { compileCustomSchema } from '../registry/crd/structural.js';
+import type { Defaulter } from '../registry/crd/schema-defaults.js';
 import { defaulted, readDefaults, redefaultCache, storageSchemaChanged } from '../registry/crd/read-defaults.js';
 import { registerColumns } from '../registry/crd/columns.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';

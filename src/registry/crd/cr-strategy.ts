@@ -6,7 +6,8 @@
 import { errors } from '../../api/status.js';
 import { labelSelectorFromObject } from '../../api/selectors.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
-import { atPath, compileDefaults, rootSchema, setPath, validateCustom } from './structural.js';
+import { compileDefaults } from './schema-defaults.js';
+import { atPath, rootSchema, setPath, validateCustom } from './structural.js';
 import type { CustomType, CustomVersion } from './types.js';
 import { ruleTree, validateRules } from './rules.js';
 import { withTypeAndObjectMeta } from './rule-specs.js';

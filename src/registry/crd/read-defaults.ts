@@ -6,7 +6,7 @@
  * is defaulted with that version's schema as it is converted (Converter.setCustomStorage).
  * Nothing is written back: the stored bytes and resourceVersions stay as they are.
  */
-import { compileDefaults, hasDefaults, type Defaulter } from './structural.js';
+import { compileDefaults, hasDefaults, type Defaulter } from './schema-defaults.js';
 import { customVersion, type CustomType } from './types.js';
 import type { Entry, TypeCache } from '../../storage/cacher/type-cache.js';
 

@@ -1,6 +1,6 @@
 /**
  * Custom resource schemas (a CRD version's openAPIV3Schema): compiled to the SchemaNode that
- * pruning, merge patch and apply use, defaulting (`default`), and value validation with
+ * pruning, merge patch and apply use, and value validation with (defaulting is in schema-defaults.ts)
  * upstream's field paths, reasons and messages (apiextensions-apiserver's
  * kubeOpenAPIResultToFieldErrors over kube-openapi's validator).
  */
@@ -9,11 +9,11 @@ import { schemaIndex, type SchemaNode } from '../../schema/schema.js';
 import { same } from '../strategies/field-errors.js';
 import { checkComposition } from './composition.js';
 import { re2 } from '../../cel/re2.js';
-import { ownValue, setOwn } from '../../api/own-keys.js';
 
-type Raw = Record<string, any>;
+/** a schema level as written in the CRD (also used by schema-defaults.ts) */
+export type Raw = Record<string, any>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The node for one schema level; scalars carry no type (values are checked by validate, with 422s). */
 function compile(s: Raw | undefined): SchemaNode {
@@ -65,70 +65,6 @@ export function compileCustomSchema(schema: Raw): SchemaNode {
     metadata: schemaIndex().definition(OBJECT_META),
   };
   return root;
-}
-
-/** Fills defaults in place; compiled once per schema (only the branches that hold a default are walked). */
-export type Defaulter = (v: unknown) => void;
-
-/** The defaulter of a schema level, or undefined when nothing below it has a default. */
-function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
-  if (!isObj(s)) return undefined;
-  if (s.type === 'array' || isObj(s.items)) {
-    const item = defaulterOf(s.items, false);
-    return (
-      item &&
-      ((v) => {
-        if (Array.isArray(v)) for (const x of v) item(x);
-      })
-    );
-  }
-  if (isObj(s.properties)) {
-    const fields: [string, unknown, Defaulter | undefined, boolean][] = [];
-    for (const [k, ps] of Object.entries(s.properties as Record<string, Raw>)) {
-      if (root && (k === 'metadata' || k === 'apiVersion' || k === 'kind')) continue;
-      const d = isObj(ps) ? ps.default : undefined;
-      const child = defaulterOf(ps, false);
-      if (d !== undefined || child) fields.push([k, d, child, isObj(ps) && ps.nullable === true]);
-    }
-    if (!fields.length) return undefined;
-    // null is kept where the schema is nullable; elsewhere it is pruned, and the default applies (upstream)
-    return (v) => {
-      if (!isObj(v)) return;
-      for (const [k, d, child, nullable] of fields) {
-        // a property named `constructor` or `__proto__` is a property: own keys only
-        const cur = ownValue(v, k);
-        if ((cur === undefined || (cur === null && !nullable)) && d !== undefined)
-          setOwn(v, k, typeof d === 'object' && d !== null ? structuredClone(d) : d);
-        const now = ownValue(v, k);
-        if (child && now !== undefined) child(now);
-      }
-    };
-  }
-  if (isObj(s.additionalProperties)) {
-    const value = defaulterOf(s.additionalProperties, false);
-    return (
-      value &&
-      ((v) => {
-        if (isObj(v)) for (const k in v) value(v[k]);
-      })
-    );
-  }
-  return undefined;
-}
-
-/** The defaulter of a whole custom resource schema (a no-op when it has no defaults). */
-export function compileDefaults(schema: Raw): Defaulter {
-  return defaulterOf(schema, true) ?? (() => {});
-}
-
-/** Whether the schema declares a default anywhere the defaulter reaches. */
-export function hasDefaults(schema: Raw): boolean {
-  return defaulterOf(schema, true) !== undefined;
-}
-
-/** Sets `default` values for absent fields wherever their parent object exists (never metadata). */
-export function applyDefaults(v: unknown, s: Raw | undefined): void {
-  compileDefaults(s ?? {})(v);
 }
 
 function typeOf(v: unknown): string {

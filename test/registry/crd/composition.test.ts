@@ -5,12 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  compileDefaults,
-  rootSchema,
-  validateCustom,
-  withPlatExtensions,
-} from '../../../src/registry/crd/structural.js';
+import { compileDefaults } from '../../../src/registry/crd/schema-defaults.js';
+import { rootSchema, validateCustom, withPlatExtensions } from '../../../src/registry/crd/structural.js';
 import { validateCRD } from '../../../src/registry/crd/crd-validation.js';
 
 const check = (spec: Record<string, unknown>, obj: Record<string, unknown>) =>

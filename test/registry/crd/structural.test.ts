@@ -1,8 +1,8 @@
 /** Custom resource schemas in process: defaulting, value validation messages, compiled nodes for pruning. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { applyDefaults } from '../../../src/registry/crd/schema-defaults.js';
 import {
-  applyDefaults,
   compileCustomSchema,
   rootSchema,
   validateCustom,
