@@ -1,15 +1,7 @@
 /** Non-resource paths: discovery, OpenAPI, version and health, answered on the front thread. */
 import { errors, toStatus } from '../api/status.js';
-import {
-  aggregatedDiscovery,
-  apiGroup,
-  apiGroupList,
-  apiResourceList,
-  apiVersions,
-  openapiV2,
-  openapiV3Doc,
-  openapiV3Index,
-} from '../registry/discovery.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../registry/discovery.js';
+import { openapiV2, openapiV3Doc, openapiV3Index } from '../registry/openapi-documents.js';
 import { send, sendStatus, type Exchange } from '../http/exchange.js';
 import { negotiate, parseAccept, prettyRequested } from '../http/negotiation.js';
 import { runChecks, type HealthCheck } from '../http/health.js';

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openapiV2, openapiV3Doc } from '../../src/registry/discovery.js';
+import { openapiV2, openapiV3Doc } from '../../src/registry/openapi-documents.js';
 import { renameForDomain } from '../../src/api/descriptions.js';
 import { makeIdentity } from '../../src/api/identity.js';
 import { Registry } from '../../src/registry/registry.js';

@@ -6,11 +6,9 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
-  openapiV2,
-  openapiV3Doc,
-  openapiV3Index,
   type APIResourceDiscovery,
 } from '../../src/registry/discovery.js';
+import { openapiV2, openapiV3Doc, openapiV3Index } from '../../src/registry/openapi-documents.js';
 import { makeIdentity } from '../../src/api/identity.js';
 import { Registry } from '../../src/registry/registry.js';
 import type { Verb } from '../../src/registry/types.js';
