@@ -6,6 +6,19 @@
 import { groupFor, type Identity } from '../../api/identity.js';
 import { type ComponentRole, r, READ, shortOf } from './bootstrap-rules.js';
 
+/** The served names the controller roles use, resolved once per call of controllerRoles. */
+interface RoleGroups {
+  identity: Identity;
+  g: (ref: string) => string;
+  rbac: string;
+  storage: string;
+  discovery: string;
+  certs: string;
+  authn: string;
+  authz: string;
+  ALL: string[];
+}
+
 /** upstream controller_policy.go, one role per controller (its events rule added by the caller). */
 export function controllerRoles(identity: Identity): ComponentRole[] {
   const g = (ref: string) => groupFor(identity, ref);
@@ -16,6 +29,20 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
   const authn = g('authentication.plat.io'),
     authz = g('authorization.plat.io');
   const ALL = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+  const groups: RoleGroups = { identity, g, rbac, storage, discovery, certs, authn, authz, ALL };
+  return [
+    ...rolesAttachdetachToDeployment(groups),
+    ...rolesDisruptionToEphemeralVolume(groups),
+    ...rolesExpandToNamespace(groups),
+    ...rolesNodeToReplication(groups),
+    ...rolesResourcequotaToRootCaCertPublisher(groups),
+    ...rolesLegacyTokenCleanerToAdmissionPolicyStatus(groups),
+  ];
+}
+
+/** controller_policy.go roles, attachdetach-controller to deployment-controller (in controllerRoles' order). */
+function rolesAttachdetachToDeployment(groups: RoleGroups): ComponentRole[] {
+  const { rbac, storage, ALL } = groups;
   return [
     {
       name: 'attachdetach-controller',
@@ -60,6 +87,13 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
         r(['get', 'list', 'watch', 'update'], [''], ['pods']),
       ],
     },
+  ];
+}
+
+/** controller_policy.go roles, disruption-controller to ephemeral-volume-controller (in controllerRoles' order). */
+function rolesDisruptionToEphemeralVolume(groups: RoleGroups): ComponentRole[] {
+  const { discovery } = groups;
+  return [
     {
       name: 'disruption-controller',
       rules: [
@@ -103,6 +137,13 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
         r(['create', 'get', 'list', 'watch'], [''], ['persistentvolumeclaims']),
       ],
     },
+  ];
+}
+
+/** controller_policy.go roles, expand-controller to namespace-controller (in controllerRoles' order). */
+function rolesExpandToNamespace(groups: RoleGroups): ComponentRole[] {
+  const { g, storage } = groups;
+  return [
     {
       name: 'expand-controller',
       rules: [
@@ -144,6 +185,13 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
         r(['get', 'list', 'delete', 'deletecollection'], ['*'], ['*']),
       ],
     },
+  ];
+}
+
+/** controller_policy.go roles, node-controller to replication-controller (in controllerRoles' order). */
+function rolesNodeToReplication(groups: RoleGroups): ComponentRole[] {
+  const { storage } = groups;
+  return [
     {
       name: 'node-controller',
       rules: [
@@ -190,6 +238,13 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
         r(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
       ],
     },
+  ];
+}
+
+/** controller_policy.go roles, resourcequota-controller to root-ca-cert-publisher (in controllerRoles' order). */
+function rolesResourcequotaToRootCaCertPublisher(groups: RoleGroups): ComponentRole[] {
+  const { certs, authn, authz, ALL } = groups;
+  return [
     {
       name: 'resourcequota-controller',
       rules: [r(['list', 'watch'], ['*'], ['*']), r(['update'], [''], ['resourcequotas/status'])],
@@ -234,6 +289,13 @@ export function controllerRoles(identity: Identity): ComponentRole[] {
     { name: 'pv-protection-controller', rules: [r(['get', 'list', 'watch', 'update'], [''], ['persistentvolumes'])] },
     { name: 'ttl-after-finished-controller', rules: [r(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs'])] },
     { name: 'root-ca-cert-publisher', rules: [r(['create', 'update'], [''], ['configmaps'])] },
+  ];
+}
+
+/** controller_policy.go roles, legacy-service-account-token-cleaner to validatingadmissionpolicy-status-controller (in controllerRoles' order). */
+function rolesLegacyTokenCleanerToAdmissionPolicyStatus(groups: RoleGroups): ComponentRole[] {
+  const { identity, g } = groups;
+  return [
     {
       name: 'legacy-service-account-token-cleaner',
       rules: [
