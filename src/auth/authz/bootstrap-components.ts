@@ -18,6 +18,23 @@ import {
 import { controllerRoles } from './controller-roles.js';
 import type { PolicyRule } from './rbac-rules.js';
 
+/** The served names the component roles use, resolved once per call of componentPolicy. */
+interface ComponentNames {
+  identity: Identity;
+  nodeRules: PolicyRule[];
+  short: string;
+  authn: string;
+  authz: string;
+  certs: string;
+  storage: string;
+  coordination: string;
+  discovery: string;
+  event: PolicyRule;
+  scheduler: string;
+  controllerManager: string;
+  signer: (name: string) => string;
+}
+
 export function componentPolicy(
   identity: Identity,
   nodeRules: PolicyRule[],
@@ -36,7 +53,36 @@ export function componentPolicy(
   const scheduler = `system:${short}-scheduler`,
     controllerManager = `system:${short}-controller-manager`;
   const signer = (name: string) => `${product}.io/${name}`;
+  const names: ComponentNames = {
+    identity,
+    nodeRules,
+    short,
+    authn,
+    authz,
+    certs,
+    storage,
+    coordination,
+    discovery,
+    event,
+    scheduler,
+    controllerManager,
+    signer,
+  };
   const roles: ComponentRole[] = [
+    ...nodeAndAddonRoles(names),
+    ...volumeAndSchedulerRoles(names),
+    ...controllerManagerAndCertificateRoles(names),
+  ];
+  const controllers = controllerRoles(identity);
+  roles.push(...controllers.map((c) => ({ name: `system:controller:${c.name}`, rules: [...c.rules, event] })));
+  const bindings = componentBindings(identity, short, scheduler, controllerManager, controllers);
+  return { roles, bindings };
+}
+
+/** bootstrappolicy roles: auth delegator, node, proxier, kubelet API, DNS, heapster (in componentPolicy's order). */
+function nodeAndAddonRoles(names: ComponentNames): ComponentRole[] {
+  const { nodeRules, short, authn, authz, certs, discovery, event } = names;
+  return [
     {
       name: 'system:auth-delegator',
       rules: [r(['create'], [authn], ['tokenreviews']), r(['create'], [authz], ['subjectaccessreviews'])],
@@ -80,6 +126,13 @@ export function componentPolicy(
         r(READ, ['extensions', 'apps'], ['deployments']),
       ],
     },
+  ];
+}
+
+/** bootstrappolicy roles: volume provisioner, volume scheduler, the scheduler (in componentPolicy's order). */
+function volumeAndSchedulerRoles(names: ComponentNames): ComponentRole[] {
+  const { short, authn, authz, storage, coordination, event, scheduler } = names;
+  return [
     {
       name: 'system:persistent-volume-provisioner',
       rules: [
@@ -119,6 +172,13 @@ export function componentPolicy(
         r(READ, [storage], ['csinodes', 'csidrivers', 'csistoragecapacities']),
       ],
     },
+  ];
+}
+
+/** bootstrappolicy roles: the controller manager, CSR creation and the signer approvers (in componentPolicy's order). */
+function controllerManagerAndCertificateRoles(names: ComponentNames): ComponentRole[] {
+  const { identity, short, authn, authz, certs, coordination, event, controllerManager, signer } = names;
+  return [
     {
       name: controllerManager,
       rules: [
@@ -150,8 +210,16 @@ export function componentPolicy(
       rules: [r(['approve'], [certs], ['signers'], [signer(s.replace(/^kube-/, `${short}-`))])],
     })),
   ];
-  const controllers = controllerRoles(identity);
-  roles.push(...controllers.map((c) => ({ name: `system:controller:${c.name}`, rules: [...c.rules, event] })));
+}
+
+/** The bindings of the component roles: users, the DNS service account, one service account per controller. */
+function componentBindings(
+  identity: Identity,
+  short: string,
+  scheduler: string,
+  controllerManager: string,
+  controllers: ComponentRole[],
+): ComponentBinding[] {
   const bindings: ComponentBinding[] = [
     { name: controllerManager, role: controllerManager, subjects: [{ kind: 'User', name: controllerManager }] },
     { name: scheduler, role: scheduler, subjects: [{ kind: 'User', name: scheduler }] },
@@ -175,7 +243,7 @@ export function componentPolicy(
       }),
     ),
   ];
-  return { roles, bindings };
+  return bindings;
 }
 
 /** A Role of upstream's NamespaceRoles(), and the RoleBinding of the same name. */
