@@ -221,6 +221,11 @@ function validateIssuer(
       'data does not contain any valid RSA or ECDSA certificates',
     );
   }
+  validateAudiences(e, p, iss);
+}
+
+/** issuer.audiences and audienceMatchPolicy, as upstream's validateAudiences. */
+function validateAudiences(e: Errors, p: string, iss: RawIssuer): void {
   const auds = iss.audiences;
   if (!Array.isArray(auds) || auds.length === 0)
     e.required(`${p}.issuer.audiences`, `at least one ${p}.issuer.audiences is required`);
