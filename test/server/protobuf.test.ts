@@ -46,13 +46,19 @@ test('Protobuf request body creates; Protobuf response round-trips to the same o
 });
 
 test('Protobuf list response; Protobuf then JSON in Accept serves Protobuf; unknown type only is 406', async () => {
+  // its own object, so the test does not depend on the create test before it (it runs alone too)
+  const made = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
+    metadata: { name: 'pb-list' },
+    data: { k: 'v' },
+  });
+  assert.equal(made.status, 201);
   const l = await raw('GET', '/api/v1/namespaces/default/configmaps', undefined, {
     accept: `${PROTOBUF_MEDIA_TYPE}, application/json`,
   });
   assert.equal(l.status, 200);
   const list = codec.decodeObject(l.bytes);
   assert.equal(list.kind, 'ConfigMapList');
-  assert.ok(list.items.some((i: any) => i.metadata.name === 'pb1'));
+  assert.ok(list.items.some((i: any) => i.metadata.name === 'pb-list'));
   const bad = await raw('GET', '/api/v1/namespaces/default/configmaps', undefined, {
     accept: 'application/vnd.other.protobuf',
   });
