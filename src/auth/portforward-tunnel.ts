@@ -80,8 +80,7 @@ export function tunnelAccept(clientHead: string, agentHead: string): string | un
   if (!header('connection').toLowerCase().includes('upgrade') || !header('upgrade').toLowerCase().includes('spdy/3.1'))
     return undefined;
   const chosen = header('x-stream-protocol-version');
-  const accept = webSocketAccept(clientHead, chosen ? TUNNEL_PREFIX + chosen : '');
-  return chosen ? accept : accept.replace(/Sec-WebSocket-Protocol: \r\n/, '');
+  return webSocketAccept(clientHead, chosen ? TUNNEL_PREFIX + chosen : '');
 }
 
 /** upstream's answer (http.Error) when the agent's 101 is not a SPDY upgrade */

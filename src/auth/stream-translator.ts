@@ -34,13 +34,14 @@ export function translatableProtocol(clientHead: string, agentPath: string): str
   return ['v5.channel.k8s.io', 'v4.channel.k8s.io'].find((p) => offered.includes(p));
 }
 
-/** The 101 the front answers the client's WebSocket upgrade with. */
+/** The 101 the front answers the client's WebSocket upgrade with (no Sec-WebSocket-Protocol when `protocol` is empty). */
 export function webSocketAccept(clientHead: string, protocol: string): string {
   const key = /\r\nsec-websocket-key:\s*([^\r]*)/i.exec(clientHead)?.[1]?.trim() ?? '';
   const accept = createHash('sha1')
     .update(key + WS_GUID)
     .digest('base64');
-  return `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`;
+  const chosen = protocol ? `Sec-WebSocket-Protocol: ${protocol}\r\n` : '';
+  return `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n${chosen}\r\n`;
 }
 
 /** The SPDY upgrade request for the agent (client-go's, offering v4 only). */
