@@ -190,22 +190,26 @@ test('an update\'s own resourceVersion: stale is 409, the current one writes, no
 
 test('DELETE preconditions: the uid is checked before the resourceVersion; matching ones delete', async () => {
   const c = await create('pre');
-  const { uid, resourceVersion: rv } = c.json.metadata;
-  const both = await del('pre', { preconditions: { uid: 'other', resourceVersion: '1' } });
+  const { uid, resourceVersion: first } = c.json.metadata;
+  // a changing update moves the object on, so the first version is stale however the file's tests run
+  const u = await update('pre', { k: 'v1' }, first);
+  assert.equal(u.code, 200, JSON.stringify(u.json));
+  const rv = u.json.metadata.resourceVersion;
+  const both = await del('pre', { preconditions: { uid: 'other', resourceVersion: first } });
   conflict(
     both,
     'pre',
     `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (other) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
     'ConfigMap',
   );
-  const stale = await del('pre', { preconditions: { uid, resourceVersion: '1' } });
+  const stale = await del('pre', { preconditions: { uid, resourceVersion: first } });
   conflict(
     stale,
     'pre',
-    `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
+    `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (${first}) does not match the ResourceVersion in record (${rv}). The object might have been modified`,
     'ConfigMap',
   );
-  await unchanged('pre', rv);
+  await unchanged('pre', rv, 'v1');
   const ok = await del('pre', { preconditions: { uid, resourceVersion: rv } });
   assert.equal(ok.code, 200, JSON.stringify(ok.json));
   assert.equal((await get('pre')).code, 404);
