@@ -225,7 +225,7 @@ test('String: a BinarySI whole number that is no multiple of 1024 prints without
 });
 
 test('String: upstream TestQuantityParseEmit, also negated', () => {
-  const cases = [
+  const cases: [string, string][] = [
     ['1Ki', '1Ki'],
     ['1Mi', '1Mi'],
     ['1Gi', '1Gi'],
@@ -237,7 +237,7 @@ test('String: upstream TestQuantityParseEmit, also negated', () => {
     ['.000000000001Ki', '2n'],
   ];
   for (const [input, expect] of cases) {
-    assert.equal(canon(input!), expect, input);
+    assert.equal(canon(input), expect, input);
     assert.equal(canon('-' + input), '-' + expect, '-' + input);
   }
 });
@@ -288,14 +288,14 @@ test('String: the request spellings the server canonicalizes', () => {
 test('String: an input upstream parses as already canonical is echoed as written', () => {
   // upstream's int64 parse path caches the input when its digits are canonical, sign and zeros included
   for (const s of ['+1', '01', '5.', '1.G', '1E3', '1e+3', '+1Ki', '1.500k', '1025Mi']) assert.equal(canon(s), s, s);
-  for (const [s, expect] of [
+  for (const [s, expect] of <[string, string][]>[
     ['+1000', '1k'],
     ['01000m', '1'],
     ['1.0', '1'],
     ['0.10', '100m'],
     ['1024Ki', '1Mi'],
   ])
-    assert.equal(canon(s!), expect, s);
+    assert.equal(canon(s), expect, s);
 });
 
 test('decode: values that are not strings or numbers fail the format', () => {

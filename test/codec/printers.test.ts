@@ -15,7 +15,7 @@ function table(kind: string, ...objs: any[]) {
     types: t.columnDefinitions.map((c: any) => c.type),
     defs: t.columnDefinitions,
     rows: t.rows.map((r: any) => r.cells),
-    row: (i = 0) => Object.fromEntries(t.columnDefinitions.map((c: any, j: number) => [c.name, t.rows[i].cells[j]])),
+    row: (i = 0) => Object.fromEntries(t.columnDefinitions.map((c: any, j: number) => [c.name, t.rows[i]!.cells[j]])),
   };
 }
 
@@ -395,7 +395,7 @@ describe('apps and batch', () => {
       'Images',
       'Selector',
     ]);
-    assert.equal(t.defs[3].type, 'boolean');
+    assert.equal(t.defs[3]!.type, 'boolean');
     assert.deepEqual(t.rows[0], ['cj', '*/5 * * * *', '<none>', 'False', 2, '90s', '60m', 'c', 'nginx', '<none>']);
     assert.deepEqual(table('CronJob', cj({ suspend: true, timeZone: 'Etc/UTC' })).rows[0].slice(2, 6), [
       'Etc/UTC',
@@ -805,7 +805,7 @@ describe('storage and networking', () => {
       spec: { attacher: 'csi.x', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } },
       status: { attached: true },
     });
-    assert.deepEqual([va.defs[1].format, va.rows[0]], ['name', ['va', 'csi.x', 'pv1', 'n1', true, '60m']]);
+    assert.deepEqual([va.defs[1]!.format, va.rows[0]], ['name', ['va', 'csi.x', 'pv1', 'n1', true, '60m']]);
     assert.deepEqual(table('CSIStorageCapacity', { metadata: meta('c'), storageClassName: 'fast' }).rows[0], [
       'c',
       'fast',
@@ -954,6 +954,6 @@ describe('admission and flow control', () => {
       metadata: meta('m'),
       spec: { resource: { group: 'apps', version: 'v1', resource: 'deployments' } },
     });
-    assert.deepEqual([svm.defs[0].format, svm.rows[0]], ['', ['m', 'deployments.v1.apps']]);
+    assert.deepEqual([svm.defs[0]!.format, svm.rows[0]], ['', ['m', 'deployments.v1.apps']]);
   });
 });

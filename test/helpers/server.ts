@@ -110,7 +110,9 @@ export async function startServer(
  * Starts one server per argument list, one at a time; if one fails to start, stops (and cleans
  * up) those already started before rethrowing, so nothing is left running.
  */
-export async function startServers(...argLists: string[][]): Promise<TestServer[]> {
+export async function startServers<const A extends readonly string[][]>(
+  ...argLists: A
+): Promise<{ -readonly [K in keyof A]: TestServer }> {
   const started: TestServer[] = [];
   try {
     for (const args of argLists) started.push(await startServer(args));
@@ -118,7 +120,8 @@ export async function startServers(...argLists: string[][]): Promise<TestServer[
     await stopServers(started);
     throw e;
   }
-  return started;
+  // one server per argument list, in order: the tuple type says so
+  return started as { -readonly [K in keyof A]: TestServer };
 }
 
 /** Stops and cleans up every server given (skipping those that never started). */

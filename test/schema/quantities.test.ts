@@ -53,13 +53,13 @@ test('plans reach exactly the reference Quantity fields of the served kinds', ()
 });
 
 test('kinds without Quantity fields have no plan', () => {
-  for (const [group, version, kind] of [
+  for (const [group, version, kind] of <[string, string, string][]>[
     ['', 'v1', 'ConfigMap'],
     ['', 'v1', 'Secret'],
     ['', 'v1', 'Service'],
     ['rbac.authorization.plat.io', 'v1', 'Role'],
   ]) {
-    const node = schemaIndex().forKind(group!, version!, kind!);
+    const node = schemaIndex().forKind(group, version, kind);
     assert.ok(node, kind);
     assert.equal(quantityPlan(node), undefined, kind);
   }
