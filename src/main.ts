@@ -70,6 +70,36 @@ async function migrate(argv: string[]): Promise<void> {
   }
 }
 
+/** The SIGTERM/SIGINT handler: one graceful shutdown (after --shutdown-delay-duration), then exit. */
+function gracefulStop(
+  server: ApiServer,
+  options: ServerOptions,
+  log: ApiServer['log'],
+): (signal: NodeJS.Signals) => void {
+  let stopping = false;
+  return (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('Received signal, shutting down', { signal, delay: `${options.shutdownDelayMs / 1000}s` });
+    const started = Date.now();
+    server.shutdown().then(
+      () => {
+        log.info('Shutdown complete', {
+          duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
+          droppedLogLines: log.dropped || undefined,
+        });
+        log.flushSync();
+        process.exit(0);
+      },
+      (e) => {
+        log.error('Shutdown failed', { err: oneLine(e) });
+        log.flushSync();
+        process.exit(1);
+      },
+    );
+  };
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'backup') return backup(process.argv.slice(3));
   if (process.argv[2] === 'migrate-to-etcd') return migrate(process.argv.slice(3));
@@ -117,28 +147,7 @@ async function main(): Promise<void> {
     kubeconfig: server.kubeconfig,
   });
   logRiskyWarnings(log, options, port);
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('Received signal, shutting down', { signal, delay: `${options.shutdownDelayMs / 1000}s` });
-    const started = Date.now();
-    server.shutdown().then(
-      () => {
-        log.info('Shutdown complete', {
-          duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
-          droppedLogLines: log.dropped || undefined,
-        });
-        log.flushSync();
-        process.exit(0);
-      },
-      (e) => {
-        log.error('Shutdown failed', { err: oneLine(e) });
-        log.flushSync();
-        process.exit(1);
-      },
-    );
-  };
+  const stop = gracefulStop(server, options, log);
   // A request must never take the server down: an unexpected rejection is logged (never with
   // request data) and the process goes on, as upstream recovers a panicking handler.
   process.on('unhandledRejection', (e) => {

@@ -32,6 +32,102 @@ export class FlowStats {
 
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
+/** One family of per-flow series: its name, type, stability, help and how a flow's lines are written. */
+interface FlowFamily {
+  name: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  stability: 'BETA' | 'ALPHA';
+  help: string;
+  lines: (f: FlowStats, name: string, out: string[]) => void;
+}
+
+const value =
+  (pick: (f: FlowStats) => number) =>
+  (f: FlowStats, name: string, out: string[]): void => {
+    out.push(`${name}{${f.labels}} ${pick(f)}`);
+  };
+
+/** The per-flow families, in upstream's order. */
+const FLOW_FAMILIES: FlowFamily[] = [
+  {
+    name: 'apiserver_flowcontrol_dispatched_requests_total',
+    type: 'counter',
+    stability: 'BETA',
+    help: 'Number of requests executed by API Priority and Fairness subsystem',
+    lines: value((f) => f.dispatched),
+  },
+  {
+    name: 'apiserver_flowcontrol_rejected_requests_total',
+    type: 'counter',
+    stability: 'BETA',
+    help: 'Number of requests rejected by API Priority and Fairness subsystem',
+    lines: (f, name, out) => {
+      for (const [reason, n] of f.rejected) out.push(`${name}{${f.labels},reason="${reason}"} ${n}`);
+    },
+  },
+  {
+    name: 'apiserver_flowcontrol_current_executing_requests',
+    type: 'gauge',
+    stability: 'BETA',
+    help: 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+    lines: value((f) => f.executing),
+  },
+  {
+    name: 'apiserver_flowcontrol_current_executing_seats',
+    type: 'gauge',
+    stability: 'BETA',
+    help: 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
+    lines: value((f) => f.executingSeats),
+  },
+  {
+    name: 'apiserver_flowcontrol_current_inqueue_requests',
+    type: 'gauge',
+    stability: 'BETA',
+    help: 'Number of requests currently pending in queues of the API Priority and Fairness subsystem',
+    lines: value((f) => f.waiting),
+  },
+  {
+    name: 'apiserver_flowcontrol_request_wait_duration_seconds',
+    type: 'histogram',
+    stability: 'BETA',
+    help: 'Length of time a request spent waiting in its queue',
+    lines: (f, name, out) => {
+      if (f.waitExecuted.count > 0) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
+      if (f.waitRejected.count > 0) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
+    },
+  },
+  {
+    name: 'apiserver_flowcontrol_request_queue_length_after_enqueue',
+    type: 'histogram',
+    stability: 'ALPHA',
+    help: 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
+    lines: (f, name, out) => {
+      if (f.queueLength.count > 0) f.queueLength.lines(name, f.labels, out);
+    },
+  },
+  {
+    name: 'apiserver_flowcontrol_work_estimated_seats',
+    type: 'histogram',
+    stability: 'ALPHA',
+    help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+    lines: (f, name, out) => f.seats.lines(name, f.labels, out),
+  },
+];
+
+/** The per-priority-level gauges: name, help, value. */
+const LEVEL_FAMILIES: [string, string, (l: Level) => number][] = [
+  [
+    'apiserver_flowcontrol_nominal_limit_seats',
+    'Nominal number of execution seats configured for each priority level',
+    (l) => l.nominal,
+  ],
+  [
+    'apiserver_flowcontrol_current_limit_seats',
+    'current derived number of execution seats available to each priority level',
+    (l) => (l.cfg.exempt ? l.nominal : l.nominal - l.lentOut + l.borrowed),
+  ],
+];
+
 export class ApfMetrics {
   private readonly flows = new Map<string, FlowStats>();
 
@@ -47,98 +143,14 @@ export class ApfMetrics {
     const out: string[] = [];
     const family = (name: string, type: string, stability: string, help: string) =>
       out.push(`# HELP ${name} [${stability}] ${help}`, `# TYPE ${name} ${type}`);
-    const perFlow = (
-      name: string,
-      type: string,
-      stability: string,
-      help: string,
-      each: (f: FlowStats, name: string) => void,
-    ) => {
+    for (const { name, type, stability, help, lines } of FLOW_FAMILIES) {
       family(name, type, stability, help);
-      for (const f of this.flows.values()) each(f, name);
-    };
-    const value = (pick: (f: FlowStats) => number) => (f: FlowStats, name: string) => {
-      out.push(`${name}{${f.labels}} ${pick(f)}`);
-    };
-    perFlow(
-      'apiserver_flowcontrol_dispatched_requests_total',
-      'counter',
-      'BETA',
-      'Number of requests executed by API Priority and Fairness subsystem',
-      value((f) => f.dispatched),
-    );
-    perFlow(
-      'apiserver_flowcontrol_rejected_requests_total',
-      'counter',
-      'BETA',
-      'Number of requests rejected by API Priority and Fairness subsystem',
-      (f, name) => {
-        for (const [reason, n] of f.rejected) out.push(`${name}{${f.labels},reason="${reason}"} ${n}`);
-      },
-    );
-    perFlow(
-      'apiserver_flowcontrol_current_executing_requests',
-      'gauge',
-      'BETA',
-      'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
-      value((f) => f.executing),
-    );
-    perFlow(
-      'apiserver_flowcontrol_current_executing_seats',
-      'gauge',
-      'BETA',
-      'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
-      value((f) => f.executingSeats),
-    );
-    perFlow(
-      'apiserver_flowcontrol_current_inqueue_requests',
-      'gauge',
-      'BETA',
-      'Number of requests currently pending in queues of the API Priority and Fairness subsystem',
-      value((f) => f.waiting),
-    );
-    perFlow(
-      'apiserver_flowcontrol_request_wait_duration_seconds',
-      'histogram',
-      'BETA',
-      'Length of time a request spent waiting in its queue',
-      (f, name) => {
-        if (f.waitExecuted.count > 0) f.waitExecuted.lines(name, `execute="true",${f.labels}`, out);
-        if (f.waitRejected.count > 0) f.waitRejected.lines(name, `execute="false",${f.labels}`, out);
-      },
-    );
-    perFlow(
-      'apiserver_flowcontrol_request_queue_length_after_enqueue',
-      'histogram',
-      'ALPHA',
-      'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
-      (f, name) => {
-        if (f.queueLength.count > 0) f.queueLength.lines(name, f.labels, out);
-      },
-    );
-    perFlow(
-      'apiserver_flowcontrol_work_estimated_seats',
-      'histogram',
-      'ALPHA',
-      'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
-      (f, name) => {
-        f.seats.lines(name, f.labels, out);
-      },
-    );
-    const perLevel = (name: string, help: string, pick: (l: Level) => number) => {
+      for (const f of this.flows.values()) lines(f, name, out);
+    }
+    for (const [name, help, pick] of LEVEL_FAMILIES) {
       family(name, 'gauge', 'BETA', help);
       for (const [pl, l] of levels) out.push(`${name}{priority_level="${esc(pl)}"} ${pick(l)}`);
-    };
-    perLevel(
-      'apiserver_flowcontrol_nominal_limit_seats',
-      'Nominal number of execution seats configured for each priority level',
-      (l) => l.nominal,
-    );
-    perLevel(
-      'apiserver_flowcontrol_current_limit_seats',
-      'current derived number of execution seats available to each priority level',
-      (l) => (l.cfg.exempt ? l.nominal : l.nominal - l.lentOut + l.borrowed),
-    );
+    }
     return out.join('\n') + '\n';
   }
 }

@@ -31,7 +31,8 @@ const queued = (shares: number, lendablePercent: number, queues: number, handSiz
   },
 });
 
-export function apfDefaults(identity: Identity): ApfDefaults {
+/** The builders the tables below share: object shapes in this server's naming. */
+function builders(identity: Identity) {
   const apiVersion = `${groupFor(identity, 'flowcontrol.apiserver.plat.io')}/v1`;
   const autoupdate = `apf.${identity.domain}/autoupdate-spec`;
   const short = identity.systemNamespace.replace(/-system$/, '');
@@ -76,6 +77,80 @@ export function apfDefaults(identity: Identity): ApfDefaults {
   return {
     apiVersion,
     autoupdate,
+    system,
+    pl,
+    fs,
+    everything,
+    everyone,
+    controllerManager,
+    scheduler,
+    leases,
+    coordination,
+  };
+}
+
+type Builders = ReturnType<typeof builders>;
+
+/** The suggested FlowSchemas, in upstream's order of precedence. */
+function suggestedFlowSchemas(b: Builders) {
+  const { fs, everything, everyone, controllerManager, scheduler, leases, system, coordination } = b;
+  return [
+    fs('probes', 'exempt', 2, undefined, [
+      {
+        subjects: everyone,
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
+      },
+    ]),
+    fs('system-leader-election', 'leader-election', 100, 'ByUser', [
+      {
+        subjects: [
+          user(controllerManager),
+          user(scheduler),
+          serviceAccount(system, 'kube-controller-manager'),
+          serviceAccount(system, 'kube-scheduler'),
+        ],
+        resourceRules: [leases],
+      },
+    ]),
+    fs('endpoint-controller', 'workload-high', 150, 'ByUser', [
+      {
+        subjects: [
+          user(controllerManager),
+          serviceAccount(system, 'endpoint-controller'),
+          serviceAccount(system, 'endpointslicemirroring-controller'),
+        ],
+        resourceRules: [
+          { verbs: ['get', 'create', 'update'], apiGroups: [''], resources: ['endpoints'], namespaces: ['*'] },
+        ],
+      },
+    ]),
+    fs('workload-leader-election', 'leader-election', 200, 'ByUser', [
+      { subjects: [serviceAccount(system, '*')], resourceRules: [leases] },
+    ]),
+    fs('system-node-high', 'node-high', 400, 'ByUser', [
+      {
+        subjects: [group('system:nodes')],
+        resourceRules: [
+          { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true },
+          { verbs: ['*'], apiGroups: [coordination], resources: ['leases'], namespaces: ['*'] },
+        ],
+      },
+    ]),
+    fs('system-nodes', 'system', 500, 'ByUser', everything([group('system:nodes')])),
+    fs('kube-controller-manager', 'workload-high', 800, 'ByNamespace', everything([user(controllerManager)])),
+    fs('kube-scheduler', 'workload-high', 800, 'ByNamespace', everything([user(scheduler)])),
+    fs('kube-system-service-accounts', 'workload-high', 900, 'ByNamespace', everything([serviceAccount(system, '*')])),
+    fs('service-accounts', 'workload-low', 9000, 'ByUser', everything([group('system:serviceaccounts')])),
+    fs('global-default', 'global-default', 9900, 'ByUser', everything(everyone)),
+  ];
+}
+
+export function apfDefaults(identity: Identity): ApfDefaults {
+  const b = builders(identity);
+  const { apiVersion, autoupdate, pl, fs, everything, everyone } = b;
+  return {
+    apiVersion,
+    autoupdate,
     mandatory: {
       priorityLevels: [
         pl('exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
@@ -98,61 +173,7 @@ export function apfDefaults(identity: Identity): ApfDefaults {
         pl('workload-low', queued(100, 90, 128, 6)),
         pl('global-default', queued(20, 50, 128, 6)),
       ],
-      flowSchemas: [
-        fs('probes', 'exempt', 2, undefined, [
-          {
-            subjects: everyone,
-            nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
-          },
-        ]),
-        fs('system-leader-election', 'leader-election', 100, 'ByUser', [
-          {
-            subjects: [
-              user(controllerManager),
-              user(scheduler),
-              serviceAccount(system, 'kube-controller-manager'),
-              serviceAccount(system, 'kube-scheduler'),
-            ],
-            resourceRules: [leases],
-          },
-        ]),
-        fs('endpoint-controller', 'workload-high', 150, 'ByUser', [
-          {
-            subjects: [
-              user(controllerManager),
-              serviceAccount(system, 'endpoint-controller'),
-              serviceAccount(system, 'endpointslicemirroring-controller'),
-            ],
-            resourceRules: [
-              { verbs: ['get', 'create', 'update'], apiGroups: [''], resources: ['endpoints'], namespaces: ['*'] },
-            ],
-          },
-        ]),
-        fs('workload-leader-election', 'leader-election', 200, 'ByUser', [
-          { subjects: [serviceAccount(system, '*')], resourceRules: [leases] },
-        ]),
-        fs('system-node-high', 'node-high', 400, 'ByUser', [
-          {
-            subjects: [group('system:nodes')],
-            resourceRules: [
-              { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true },
-              { verbs: ['*'], apiGroups: [coordination], resources: ['leases'], namespaces: ['*'] },
-            ],
-          },
-        ]),
-        fs('system-nodes', 'system', 500, 'ByUser', everything([group('system:nodes')])),
-        fs('kube-controller-manager', 'workload-high', 800, 'ByNamespace', everything([user(controllerManager)])),
-        fs('kube-scheduler', 'workload-high', 800, 'ByNamespace', everything([user(scheduler)])),
-        fs(
-          'kube-system-service-accounts',
-          'workload-high',
-          900,
-          'ByNamespace',
-          everything([serviceAccount(system, '*')]),
-        ),
-        fs('service-accounts', 'workload-low', 9000, 'ByUser', everything([group('system:serviceaccounts')])),
-        fs('global-default', 'global-default', 9900, 'ByUser', everything(everyone)),
-      ],
+      flowSchemas: suggestedFlowSchemas(b),
     },
   };
 }

@@ -10,6 +10,7 @@
 import type { ChangeEvent, InitReply } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { Informer } from '../actors/informer.js';
+import type { Identity } from '../api/identity.js';
 import type { Registry } from '../registry/registry.js';
 import type { ActorPool } from '../actors/pool.js';
 import type { ServerOptions } from './options.js';
@@ -70,21 +71,7 @@ export class Controllers {
     const add = (name: string, make: () => Member): void => {
       if (controllerEnabled(options.controllers, name)) this.members.set(name, make());
     };
-    add('namespace', () => {
-      const c = new NamespaceController(pool, registry);
-      return {
-        load: (init) => {
-          for (const n of init.namespaces) if (n.terminating) c.observe(n.obj);
-        },
-        observe: (evs) => {
-          for (const ev of evs) {
-            if (ev.typeKey !== typeKeyOf('', 'namespaces') || ev.type === 'DELETED') continue;
-            c.observe(JSON.parse(ev.json));
-          }
-        },
-        stop: () => c.stop(),
-      };
-    });
+    add('namespace', () => namespaceMember(new NamespaceController(pool, registry)));
     add('garbagecollector', () => new GarbageCollector(pool, registry));
     add('disruption', () => new DisruptionController(pool));
     add('certificatesigningrequest-signing', () => new CsrSigner(pool, identity, options));
@@ -101,28 +88,10 @@ export class Controllers {
     add('tokencleaner', () => fromObjects(new TokenCleaner(pool, identity)));
     add('bootstrapsigner', () => fromObjects(new BootstrapSigner(pool, identity)));
     // upstream runs both in kube-controller-manager: only its leader acts
-    add('serviceaccount', () => {
-      const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
-      const rootCAName = `${identity.systemNamespace.replace(/-system$/, '')}-root-ca.crt`;
-      return fromObjects(
-        new ServiceAccountsController(pool, deps.readCache, rootCAName, () => {
-          const file = publish ? deps.clusterCAFile() : undefined;
-          return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-        }),
-      );
-    });
+    add('serviceaccount', () => serviceAccountMember(pool, identity, options, deps));
     add('resourcequota', () => new ResourceQuotaController(pool, deps.readCache));
     // not an upstream controller (event TTL and lease expiry are etcd's leases there): always on
-    const expiry = new ExpiryController(pool, (typeKey) => {
-      const [group, resource] = typeKey.split('/') as [string, string];
-      const d = registry.allEnabled().find((x) => x.group === group && x.resource === resource);
-      return d ? { group, version: d.version, resource } : undefined;
-    });
-    this.members.set('expiry', {
-      load: (init) => expiry.load(init.leases),
-      observe: (evs) => expiry.observe(evs),
-      stop: () => expiry.stop(),
-    });
+    this.members.set('expiry', expiryMember(pool, registry));
   }
 
   /** The state every object and lease is in (the shards' load, or a later snapshot). */
@@ -144,4 +113,51 @@ export class Controllers {
     this.stopped = true;
     for (const m of this.members.values()) m.stop?.();
   }
+}
+
+/** The namespace controller finishes Terminating namespaces (those loaded, then each update). */
+function namespaceMember(c: NamespaceController): Member {
+  return {
+    load: (init) => {
+      for (const n of init.namespaces) if (n.terminating) c.observe(n.obj);
+    },
+    observe: (evs) => {
+      for (const ev of evs) {
+        if (ev.typeKey !== typeKeyOf('', 'namespaces') || ev.type === 'DELETED') continue;
+        c.observe(JSON.parse(ev.json));
+      }
+    },
+    stop: () => c.stop(),
+  };
+}
+
+/** Default service accounts, and the root CA ConfigMap when root-ca-cert-publisher is on. */
+function serviceAccountMember(
+  pool: ActorPool,
+  identity: Identity,
+  options: ServerOptions,
+  deps: ControllerDeps,
+): Member {
+  const publish = controllerEnabled(options.controllers, 'root-ca-cert-publisher');
+  const rootCAName = `${identity.systemNamespace.replace(/-system$/, '')}-root-ca.crt`;
+  return fromObjects(
+    new ServiceAccountsController(pool, deps.readCache, rootCAName, () => {
+      const file = publish ? deps.clusterCAFile() : undefined;
+      return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    }),
+  );
+}
+
+/** Event TTLs and lease expiry (the type key's served version, from the registry). */
+function expiryMember(pool: ActorPool, registry: Registry): Member {
+  const expiry = new ExpiryController(pool, (typeKey) => {
+    const [group, resource] = typeKey.split('/') as [string, string];
+    const d = registry.allEnabled().find((x) => x.group === group && x.resource === resource);
+    return d ? { group, version: d.version, resource } : undefined;
+  });
+  return {
+    load: (init) => expiry.load(init.leases),
+    observe: (evs) => expiry.observe(evs),
+    stop: () => expiry.stop(),
+  };
 }

@@ -8,11 +8,10 @@ import { listenPlain } from './listener.js';
 import { errors } from '../api/status.js';
 import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
-import { jsonConverter } from '../registry/conversion.js';
-import { typeKeyOf, shardOf } from '../actors/routing.js';
+import { shardOf } from '../actors/routing.js';
 import type { ChangeEvent } from '../actors/protocol.js';
 import { ActorPool } from '../actors/pool.js';
-import { WatchHub } from '../http/watch-hub.js';
+import type { WatchHub } from '../http/watch-hub.js';
 import { cborEnabled } from '../http/negotiation.js';
 import { send, sendStatus } from '../http/exchange.js';
 import type { ServerOptions } from './options.js';
@@ -28,15 +27,14 @@ import { InflightLimiter } from '../filters/inflight.js';
 import { FrontAuthentication, UNSECURED_USER } from './front-authentication.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';
-import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
+import type { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
+import { actorPoolConfig, leaderElection, priorityAndFairness, watchHub } from './server-parts.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
-import { groupFor, protectedNamespaces } from '../api/identity.js';
+import { groupFor } from '../api/identity.js';
 import { attributesFor } from '../auth/authz/attributes.js';
 import { FrontMetrics, featureGateSource, storageObjectSources } from './front-metrics.js';
 import { FrontAudit } from './front-audit.js';
-import { loadEncryptionConfig } from '../storage/encryption/config.js';
-import { Converter } from '../registry/conversion/conversion.js';
 import { Extensions } from './extensions.js';
 import { KubeletClient, loadKubeletTls } from '../kubelet/client.js';
 import { UPGRADE_DIRECTIVE_HEADER } from '../kubelet/upgrade-directive.js';
@@ -100,49 +98,12 @@ export class ApiServer {
       undefined,
       options.featureGates,
     );
-    const converter = new Converter(this.registry.identity.domain, (k) =>
-      this.registry.customType(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1)),
-    );
-    // events.<domain>/v1 over core Events (registry/conversion.ts), else the multi-version converters (HPA)
-    this.hub = new WatchHub(
-      options.watchBufferBytes,
-      jsonConverter(this.registry.identity, (typeKey, apiVersion, json) => converter.jsonAs(typeKey, json, apiVersion)),
-    );
+    this.hub = watchHub(options, this.registry);
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
-    this.pool = new ActorPool(
-      {
-        shards: options.shards,
-        dataDir: options.dataDir,
-        runtimeConfig: options.runtimeConfig,
-        storageBackend: options.storageBackend,
-        etcd: {
-          servers: options.etcdServers,
-          prefix: options.etcdPrefix,
-          caFile: options.etcdCaFile,
-          certFile: options.etcdCertFile,
-          keyFile: options.etcdKeyFile,
-          compactionIntervalMs: options.etcdCompactionIntervalMs,
-        },
-        ...(options.encryptionProviderConfig
-          ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) }
-          : {}),
-        apiDomain: options.apiDomain,
-        historyWindowMs: options.watchHistoryWindowMs,
-        continueTtlMs: options.continueTtlMs,
-        strategyConfig: {
-          serviceClusterIPRange: options.serviceClusterIPRange,
-          serviceNodePortRange: options.serviceNodePortRange,
-          apiServiceName: this.registry.identity.product,
-          eventTtlMs: options.eventTtlMs,
-          labelDomain: `${this.registry.identity.product}.io`,
-          protectedNamespaces: protectedNamespaces(this.registry.identity),
-          apiDomain: this.registry.identity.domain,
-        },
-        ...(options.testFaults ? { testFaults: options.testFaults } : {}),
-      },
-      (evs) => this.onEvents(evs),
-      { pipelineDepth: options.actorPipelineDepth, heavyPerBatch: options.actorHeavyPerBatch },
-    );
+    this.pool = new ActorPool(actorPoolConfig(options, this.registry.identity), (evs) => this.onEvents(evs), {
+      pipelineDepth: options.actorPipelineDepth,
+      heavyPerBatch: options.actorHeavyPerBatch,
+    });
     this.pool.streams = () => this.hub.streams();
     this.crdController = new CrdController(
       this.pool,
@@ -152,81 +113,21 @@ export class ApiServer {
         for (const k of typeKeys) this.hub.closeType(k);
       },
     );
-    if (options.leaderElect ?? options.storageBackend === 'etcd3') {
-      const id = this.registry.identity;
-      this.elector = new LeaderElector(
-        this.pool,
-        id,
-        {
-          leaseDurationMs: options.leaderElectLeaseDurationMs,
-          renewDeadlineMs: options.leaderElectRenewDeadlineMs,
-          retryPeriodMs: options.leaderElectRetryPeriodMs,
-          name: `${id.systemNamespace.replace(/-system$/, '')}-controller-manager`,
-          namespace: id.systemNamespace,
-        },
-        { started: () => void this.startControllers(), stopped: () => this.stopControllers() },
-      );
-    }
+    this.elector = this.newElector();
     this.compression = options.featureGates['APIResponseCompression'] !== false;
     this.cbor = cborEnabled(options);
     this.inflight = new InflightLimiter(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
-    if (options.enablePriorityAndFairness) {
-      // upstream: the server's concurrency limit is the sum of the two in-flight limits; a
-      // queued request waits at most a quarter of the request timeout
-      const limit = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
-      this.apf = new PriorityAndFairness(
-        this.registry.identity,
-        limit > 0 ? limit : 600,
-        Math.max(1, Math.floor(options.requestTimeoutMs / 4)),
-      );
-    }
     const readCache = new ReadCache();
-    if (this.apf) {
-      this.apf.counts = {
-        objects: (group, resource) => readCache.count(typeKeyOf(group, resource)),
-        watchers: (group, resource) => this.hub.watchers(typeKeyOf(group, resource)),
-      };
-    }
+    this.apf = priorityAndFairness(options, this.registry.identity, readCache, this.hub);
     readCache.servesGets = options.storageBackend !== 'etcd3';
     this.audit = FrontAudit.create(options, this.registry.identity.domain);
-    const audit = this.audit;
-    this.metrics = new FrontMetrics(
-      this.registry,
-      {
-        ...(audit ? { audit: () => audit.counts() } : {}),
-        inflight: () => this.inflight.watermark(),
-        storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
-        featureGates: featureGateSource(options.featureGates),
-      },
-      options.showHiddenMetricsForVersion,
-    );
+    this.metrics = this.frontMetrics(readCache);
     this.metrics.onResponse = requestLogger(this.log);
     this.readsRemoteAddress = this.audit !== undefined || this.log.enabled(REQUEST_LOG_LEVEL);
     this.authz = new Authorization(options, this.registry.identity, this.pool);
     this.auth = new FrontAuthentication(options, this.registry.identity, this.pool, this.authz);
-    const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
-    this.signerAdmission = new SignerAdmission({
-      authorizer: this.authz.authorizer,
-      group: certificates,
-      submit: (op) => this.pool.submit(op),
-      stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
-      maxRequestBodyBytes: options.maxRequestBodyBytes,
-      protobufMediaType: this.registry.identity.protobufMediaType,
-      cbor: this.cbor,
-    });
-    this.services = {
-      pool: this.pool,
-      hub: this.hub,
-      options,
-      namespaces,
-      protobufMediaType: this.registry.identity.protobufMediaType,
-      safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
-      readCache,
-      customType: (group, resource) => this.registry.customType(group, resource),
-      apiextensionsGroup: groupFor(this.registry.identity, 'apiextensions.plat.io'),
-      authorize: (r, verb) =>
-        this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
-    };
+    this.signerAdmission = this.newSignerAdmission(readCache);
+    this.services = this.newServices(namespaces, readCache);
     this.extensions = new Extensions({
       options,
       registry: this.registry,
@@ -245,6 +146,62 @@ export class ApiServer {
       controllers: () => this.controllers,
       hub: this.hub,
     });
+  }
+
+  /** The controller-manager's leader election (on by default with etcd: several servers share it). */
+  private newElector(): LeaderElector | undefined {
+    const { options } = this;
+    if (!(options.leaderElect ?? options.storageBackend === 'etcd3')) return undefined;
+    return new LeaderElector(this.pool, this.registry.identity, leaderElection(options, this.registry.identity), {
+      started: () => void this.startControllers(),
+      stopped: () => this.stopControllers(),
+    });
+  }
+
+  private frontMetrics(readCache: ReadCache): FrontMetrics {
+    const { audit, options } = this;
+    return new FrontMetrics(
+      this.registry,
+      {
+        ...(audit ? { audit: () => audit.counts() } : {}),
+        inflight: () => this.inflight.watermark(),
+        storageObjects: storageObjectSources(this.registry, (typeKey) => readCache.count(typeKey)),
+        featureGates: featureGateSource(options.featureGates),
+      },
+      options.showHiddenMetricsForVersion,
+    );
+  }
+
+  /** Signer admission of CertificateSigningRequests (approve and sign need the signer's permission). */
+  private newSignerAdmission(readCache: ReadCache): SignerAdmission {
+    const certificates = groupFor(this.registry.identity, 'certificates.plat.io');
+    return new SignerAdmission({
+      authorizer: this.authz.authorizer,
+      group: certificates,
+      submit: (op) => this.pool.submit(op),
+      stored: (name) => readCache.get(`${certificates}/certificatesigningrequests`, '', name, `${certificates}/v1`),
+      maxRequestBodyBytes: this.options.maxRequestBodyBytes,
+      protobufMediaType: this.registry.identity.protobufMediaType,
+      cbor: this.cbor,
+    });
+  }
+
+  /** What the handlers reach of the server (src/http/context.ts). */
+  private newServices(namespaces: Map<string, 'Active' | 'Terminating'>, readCache: ReadCache): Services {
+    const { options } = this;
+    return {
+      pool: this.pool,
+      hub: this.hub,
+      options,
+      namespaces,
+      protobufMediaType: this.registry.identity.protobufMediaType,
+      safeRV: (typeKey) => this.pool.safeRV(shardOf(typeKey, options.shards)),
+      readCache,
+      customType: (group, resource) => this.registry.customType(group, resource),
+      apiextensionsGroup: groupFor(this.registry.identity, 'apiextensions.plat.io'),
+      authorize: (r, verb) =>
+        this.authz.authorizer.authorize({ ...attributesFor(r.info, r.user ?? UNSECURED_USER, r.query), verb }),
+    };
   }
 
   /** Every committed batch of the shards, in the feed's order (src/server/informers.ts: the hub last). */
