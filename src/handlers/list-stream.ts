@@ -73,77 +73,106 @@ interface Framing {
   size?: number;
 }
 
+/**
+ * The response side of a streamed list: the status line and headers, the bytes (through one gzip
+ * stream when asked for), the count of bytes sent, and the socket's backpressure.
+ */
+class StreamOut {
+  private readonly gz;
+  private drained: (() => void) | undefined;
+  private ok = true;
+  /** bytes of the body before compression */
+  sent = 0;
+
+  constructor(
+    private readonly x: Request['x'],
+    gzip: boolean,
+    contentType: string,
+  ) {
+    this.gz = gzip ? createGzip({ level: 1 }) : undefined;
+    const gz = this.gz;
+    gz?.on('data', (c: Buffer) => this.write(c));
+    x.res.onWritable(() => {
+      this.ok = true;
+      this.drained?.();
+      return true;
+    });
+    const prevAbort = x.onAbort;
+    x.onAbort = () => {
+      prevAbort?.();
+      gz?.destroy();
+      this.drained?.();
+    };
+    x.res.cork(() => {
+      x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', contentType);
+      if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
+      for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+    });
+  }
+
+  /** whether a page's buffer is free once written: uWS copied (or sent) it, nothing else holds it */
+  get copies(): boolean {
+    return !this.gz;
+  }
+
+  private write(chunk: string | Uint8Array): void {
+    const { x } = this;
+    if (!x.aborted)
+      x.res.cork(() => {
+        this.ok = x.res.write(chunk);
+      });
+  }
+
+  /** Writes bytes as they are (pages go out as the actor's bytes: no string round trip). */
+  async out(t: string | Uint8Array): Promise<void> {
+    this.sent += typeof t === 'string' ? Buffer.byteLength(t) : t.byteLength;
+    if (!this.gz) return this.write(t);
+    if (!this.gz.write(t)) await once(this.gz, 'drain');
+  }
+
+  /** Resolves once the socket took what was written (at once when it did, or the client left). */
+  async writable(): Promise<void> {
+    if (!this.ok && !this.x.aborted)
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+      });
+    this.ok = true;
+    this.drained = undefined;
+  }
+
+  /** Writes the tail and ends the response. */
+  async end(tail: string | Readonly<Uint8Array>): Promise<void> {
+    const { x, gz } = this;
+    if (gz) {
+      const ended = once(gz, 'end');
+      gz.end(tail);
+      await ended;
+    } else this.write(tail as string | Uint8Array);
+    if (!x.aborted) x.res.cork(() => x.res.end());
+  }
+}
+
 async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: Framing): Promise<void> {
   const { x } = r;
   if (x.aborted || x.done) return;
   x.done = true;
-  const gz = r.enc.gzip ? createGzip({ level: 1 }) : undefined;
-  let drained: (() => void) | undefined;
-  let ok = true;
-  const write = (chunk: string | Uint8Array) => {
-    if (!x.aborted)
-      x.res.cork(() => {
-        ok = x.res.write(chunk);
-      });
-  };
-  gz?.on('data', (c: Buffer) => write(c));
-  // pages go out as the actor's bytes (no string round trip)
-  const put = async (t: string | Uint8Array) => {
-    if (!gz) return write(t);
-    if (!gz.write(t)) await once(gz, 'drain');
-  };
-  x.res.onWritable(() => {
-    ok = true;
-    drained?.();
-    return true;
-  });
-  const prevAbort = x.onAbort;
-  x.onAbort = () => {
-    prevAbort?.();
-    gz?.destroy();
-    drained?.();
-  };
-  x.res.cork(() => {
-    x.res.writeStatus(statusLine(200)).writeHeader('Content-Type', first.contentType);
-    if (gz) x.res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
-    for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-  });
-  let sent = 0;
-  const out = async (t: string | Uint8Array) => {
-    sent += typeof t === 'string' ? Buffer.byteLength(t) : t.byteLength;
-    await put(t);
-  };
-  if (frame.head) await out(frame.head);
+  const o = new StreamOut(x, r.enc.gzip === true, first.contentType);
+  if (frame.head) await o.out(frame.head);
   // a page written without gzip is copied by uWS (or sent): its buffer goes back for reuse
   const done = (page: Result) => {
-    if (!gz && !x.audit) returnBody(page);
+    if (o.copies && !x.audit) returnBody(page);
   };
-  if (first.body.length) await out(first.body);
+  if (first.body.length) await o.out(first.body);
   done(first);
   let items = first.page.items;
-  const { labelSelector, fieldSelector } = op.opts;
-  const fetch = (cont: string | undefined): Promise<Result> | undefined => {
-    if (!cont) return undefined;
-    const p = s.pool.submit({
-      ...op,
-      opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont },
-      page: true,
-    });
-    p.catch(() => undefined); // awaited below unless the client left first
-    return p;
-  };
+  const fetch = nextPages(s, op);
   try {
     // one page ahead: once the socket took what was written, the actor selects and joins the
     // page after the next one while the next one is written
     let cont = first.page.continue;
     let pending: Promise<Result> | undefined;
     while (cont) {
-      if (!ok && !x.aborted)
-        await new Promise<void>((resolve) => {
-          drained = resolve;
-        });
-      ok = true;
-      drained = undefined;
+      await o.writable();
       if (x.aborted) return;
       const next = await (pending ?? fetch(cont)!);
       if (x.aborted) return;
@@ -152,26 +181,36 @@ async function stream(r: Request, s: Services, op: ListOp, first: Page, frame: F
       cont = next.page.continue;
       pending = fetch(cont);
       if (next.page.items > 0) {
-        if (items > 0 && frame.sep) await out(frame.sep);
-        await out(next.body);
+        if (items > 0 && frame.sep) await o.out(frame.sep);
+        await o.out(next.body);
       }
       done(next);
       items += next.page.items;
     }
-    sent += frame.tail.length;
+    const sent = o.sent + frame.tail.length;
     // a Protobuf envelope announced its length: a body of another length would be misread
     if (frame.size !== undefined && sent !== frame.size)
       throw errors.internal(`streamed list of ${sent} bytes, ${frame.size} announced`);
-    if (gz) {
-      const ended = once(gz, 'end');
-      gz.end(frame.tail);
-      await ended;
-    } else write(frame.tail as string | Uint8Array);
-    if (!x.aborted) x.res.cork(() => x.res.end());
+    await o.end(frame.tail);
   } catch {
     // the status line is gone: an incomplete body is the only signal left (as upstream)
     if (!x.aborted) x.res.close();
   } finally {
     x.release?.();
   }
+}
+
+/** Asks the actor for the page a continue token names (none after the last page). */
+function nextPages(s: Services, op: ListOp): (cont: string | undefined) => Promise<Result> | undefined {
+  const { labelSelector, fieldSelector } = op.opts;
+  return (cont) => {
+    if (!cont) return undefined;
+    const p = s.pool.submit({
+      ...op,
+      opts: { labelSelector, fieldSelector, limit: STREAM_PAGE, continue: cont },
+      page: true,
+    });
+    p.catch(() => undefined); // awaited by the stream unless the client left first
+    return p;
+  };
 }

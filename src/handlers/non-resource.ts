@@ -69,6 +69,58 @@ function healthChecks(server: NonResourceHost, endpoint: string): HealthCheck[] 
   return checks;
 }
 
+const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** /metrics: the server's families, then APF's, then the process's. */
+function metricsText(server: NonResourceHost): string {
+  return server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText();
+}
+
+/** What GET / lists (upstream's root path list, sorted). */
+const ROOT_PATHS = [
+  '/api',
+  '/api/v1',
+  '/apis',
+  '/healthz',
+  '/livez',
+  '/metrics',
+  '/openapi/v2',
+  '/openapi/v3',
+  '/readyz',
+  '/version',
+];
+
+/**
+ * A discovery or other JSON document as negotiated: JSON, pretty JSON or YAML; for /api and /apis
+ * (discoveryGroup set) also the aggregated form, with its ETag (304 when the client has it).
+ */
+function sendJson(
+  x: Exchange,
+  headers: RequestHeaders,
+  pretty: boolean,
+  v: unknown,
+  discoveryGroup: string | undefined,
+): void {
+  const enc = negotiate(headers.accept, pretty, {
+    canServe: (m, f) =>
+      f === 'json' &&
+      m.params.as === AGGREGATED &&
+      discoveryGroup !== undefined &&
+      m.params.g === discoveryGroup &&
+      m.params.v === 'v2',
+  });
+  const ct = enc.as
+    ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}`
+    : enc.format === 'yaml'
+      ? 'application/yaml'
+      : 'application/json';
+  const compact = enc.format === 'yaml' || enc.pretty ? undefined : JSON.stringify(v);
+  if (enc.as && discoveryNotModified(x, headers, compact ?? JSON.stringify(v))) return send(x, 304, ct, '');
+  // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
+  const body = enc.format === 'yaml' ? yaml(v) : compact === undefined ? JSON.stringify(v, null, 2) : compact + '\n';
+  send(x, 200, ct, body);
+}
+
 /** The address /api advertises: the secure port as upstream, else the plain one. */
 function advertised(server: NonResourceHost): string {
   return server.securePort !== undefined
@@ -97,26 +149,7 @@ export function handleNonResource(
   }
   if (method !== 'GET' && method !== 'HEAD')
     throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
-  const json = (v: unknown) => {
-    const enc = negotiate(headers.accept, pretty, {
-      canServe: (m, f) =>
-        f === 'json' &&
-        m.params.as === AGGREGATED &&
-        m.params.g === discoveryGroup &&
-        m.params.v === 'v2' &&
-        isDiscoveryDoc,
-    });
-    const ct = enc.as
-      ? `application/json;g=${enc.as.params.g};v=${enc.as.params.v};as=${AGGREGATED}`
-      : enc.format === 'yaml'
-        ? 'application/yaml'
-        : 'application/json';
-    const compact = enc.format === 'yaml' || enc.pretty ? undefined : JSON.stringify(v);
-    if (enc.as && discoveryNotModified(x, headers, compact ?? JSON.stringify(v))) return send(x, 304, ct, '');
-    // as upstream's serializer: json.Encoder ends the line, MarshalIndent (pretty) does not
-    const body = enc.format === 'yaml' ? yaml(v) : compact === undefined ? JSON.stringify(v, null, 2) : compact + '\n';
-    send(x, 200, ct, body);
-  };
+  const json = (v: unknown) => sendJson(x, headers, pretty, v, isDiscoveryDoc ? discoveryGroup : undefined);
   // upstream WriteRawJSON (/version, the root path list): always indented, no trailing newline
   const rawJson = (v: unknown) => send(x, 200, 'application/json', JSON.stringify(v, null, 2));
   // kube-openapi serves the marshalled document as is: never indented, no trailing newline
@@ -135,13 +168,7 @@ export function handleNonResource(
         f === 'json' && m.params.as === AGGREGATED && m.params.g === discoveryGroup && m.params.v === 'v2',
     }).as !== undefined;
   if (path === '/version' || path === '/version/') return rawJson(VERSION_INFO);
-  if (path === '/metrics')
-    return send(
-      x,
-      200,
-      'text/plain; version=0.0.4; charset=utf-8',
-      server.metrics.render() + (server.apf?.metricsText() ?? '') + processMetricsText(),
-    );
+  if (path === '/metrics') return send(x, 200, METRICS_CONTENT_TYPE, metricsText(server));
   if (segs[0] === 'api' && segs.length === 1)
     return json(wantsAggregated ? aggregatedDiscovery(reg, true) : apiVersions(advertised(server)));
   if (segs[0] === 'apis' && segs.length === 1) return json(withRemoteGroups(server, wantsAggregated));
@@ -152,21 +179,7 @@ export function handleNonResource(
   if (path === '/openapi/v2') return serveOpenAPIV2(x, headers, openapiV2(reg));
   if (path === '/openapi/v3' || path === '/openapi/v3/') return openapi(openapiV3Index(reg));
   if (segs[0] === 'openapi' && segs[1] === 'v3') return found(openapi, openapiV3Doc(reg, segs.slice(2).join('/')));
-  if (path === '/')
-    return rawJson({
-      paths: [
-        '/api',
-        '/api/v1',
-        '/apis',
-        '/healthz',
-        '/livez',
-        '/metrics',
-        '/openapi/v2',
-        '/openapi/v3',
-        '/readyz',
-        '/version',
-      ],
-    });
+  if (path === '/') return rawJson({ paths: ROOT_PATHS });
   void info;
   throw errors.notFoundMessage('the server could not find the requested resource');
 }
