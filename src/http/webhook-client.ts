@@ -7,6 +7,7 @@
  * `?timeout=<n>s` and the webhook's timeout. Errors come back as upstream's wording (the
  * caller prefixes `failed calling webhook "x": `).
  */
+import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import type { ReadCache } from '../actors/read-cache.js';
 import { resolveService } from '../actors/service-resolver.js';
@@ -82,37 +83,24 @@ export function callWebhook(target: Target, review: unknown, timeoutSeconds: num
         headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length },
         agent: agentFor(target),
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) {
+      (res) =>
+        readReply(res, {
+          tooLarge: () => {
             req.destroy();
             fail('response body too large');
-          } else chunks.push(c);
-        });
-        res.on('end', () => {
-          if (settled) return;
-          clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
+          },
+          fail,
+          done: (code, text) => {
+            if (settled) return;
+            clearTimeout(timer);
             settled = true;
-            return reject(
-              new Error(
-                `received invalid webhook response: the server responded with the status code ${res.statusCode} but did not return more information`,
-              ),
-            );
-          }
-          try {
-            settled = true;
-            resolve(JSON.parse(text));
-          } catch (e) {
-            reject(new Error(`received invalid webhook response: ${(e as Error).message}`));
-          }
-        });
-        res.on('error', (e) => fail(e.message));
-      },
+            try {
+              resolve(parseReply(code, text));
+            } catch (e) {
+              reject(e);
+            }
+          },
+        }),
     );
     const timer = setTimeout(() => {
       fail('context deadline exceeded');
@@ -124,4 +112,33 @@ export function callWebhook(target: Target, review: unknown, timeoutSeconds: num
     });
     req.end(body);
   });
+}
+
+/** Reads a reply's body up to MAX_RESPONSE_BYTES. */
+function readReply(
+  res: IncomingMessage,
+  on: { tooLarge: () => void; fail: (why: string) => void; done: (code: number, text: string) => void },
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_RESPONSE_BYTES) on.tooLarge();
+    else chunks.push(c);
+  });
+  res.on('end', () => on.done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+  res.on('error', (e) => on.fail(e.message));
+}
+
+/** A 2xx reply's parsed JSON; anything else is upstream's invalid-response error. */
+function parseReply(code: number, text: string): unknown {
+  if (code < 200 || code > 299)
+    throw new Error(
+      `received invalid webhook response: the server responded with the status code ${code} but did not return more information`,
+    );
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`received invalid webhook response: ${(e as Error).message}`);
+  }
 }

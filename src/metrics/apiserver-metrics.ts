@@ -96,33 +96,37 @@ export class ApiServerMetrics {
       ),
     );
     this.registerFeatureGates(sources);
+    this.registerAudit(sources);
+  }
+
+  /** The audit counters, when auditing is on. */
+  private registerAudit(sources: MetricsSources): void {
     const audit = sources.audit;
-    if (audit) {
-      this.registry.register(
-        new CollectedFamily(
-          {
-            name: 'apiserver_audit_event_total',
-            stability: 'ALPHA',
-            help: 'Counter of audit events generated and sent to the audit backend.',
-          },
-          'counter',
-          [],
-          () => [[[], audit()[0]]],
-        ),
-      );
-      this.registry.register(
-        new CollectedFamily(
-          {
-            name: 'apiserver_audit_error_total',
-            stability: 'ALPHA',
-            help: 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.',
-          },
-          'counter',
-          ['plugin'],
-          () => [[['log'], audit()[1]]],
-        ),
-      );
-    }
+    if (!audit) return;
+    this.registry.register(
+      new CollectedFamily(
+        {
+          name: 'apiserver_audit_event_total',
+          stability: 'ALPHA',
+          help: 'Counter of audit events generated and sent to the audit backend.',
+        },
+        'counter',
+        [],
+        () => [[[], audit()[0]]],
+      ),
+    );
+    this.registry.register(
+      new CollectedFamily(
+        {
+          name: 'apiserver_audit_error_total',
+          stability: 'ALPHA',
+          help: 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.',
+        },
+        'counter',
+        ['plugin'],
+        () => [[['log'], audit()[1]]],
+      ),
+    );
   }
 
   private registerFeatureGates(sources: MetricsSources): void {
