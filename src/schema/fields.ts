@@ -122,55 +122,60 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, 
         f.types.push(`${at}: parsing time ${JSON.stringify(v)}: not an RFC 3339 time`);
       return;
     case 'list':
-      if (!Array.isArray(v)) {
-        f.types.push(`${at}: expected array, got ${typeName(v)}`);
-        f.restore ??= `cannot restore slice from ${goKind(v)}`;
-        return;
-      }
-      v.forEach((item, i) => {
-        // a list element has no "unset": null is not a value of the element type
-        if (item === null && s.elem && s.elem.kind !== 'any')
-          f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
-        else walk(item, s.elem, `${path}[${i}]`, f, owner);
-      });
-      return;
+      if (!Array.isArray(v)) return wrongShape(v, 'array', 'cannot restore slice from ', at, f);
+      return walkList(v, s, path, f, owner);
     case 'map':
-      if (!isObj(v)) {
-        f.types.push(`${at}: expected object, got ${typeName(v)}`);
-        f.restore ??= `cannot restore map from ${goKind(v)}`;
-        return;
-      }
-      if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
-        // the common map of strings (labels, annotations, data): no paths built unless one is wrong
-        for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f, owner);
-        return;
-      }
-      for (const k in v) {
-        if (f.repeats) noteRepeat(f, path ? `${path}.${k}` : k);
-        walk(v[k], s.elem, `${path}[${k}]`, f, owner);
-      }
-      return;
+      if (!isObj(v)) return wrongShape(v, 'object', 'cannot restore map from ', at, f);
+      return walkMap(v, s, path, f, owner);
     case 'struct':
-      if (!isObj(v)) {
-        f.types.push(`${at}: expected object, got ${typeName(v)}`);
-        f.restore ??= `cannot restore struct from: ${goKind(v)}`;
-        return;
-      }
-      for (const k in v) {
-        const x = v[k];
-        const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
-        const p = path ? `${path}.${k}` : k;
-        if (!sub) {
-          if (s.preserveUnknown) continue;
-          f.unknown.push(p);
-          f.ordered?.push(unknownField(p));
-          delete v[k];
-          continue;
-        }
-        if (f.repeats) noteRepeat(f, p);
-        walk(x, sub, p, f, s.name);
-        if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
-      }
+      if (!isObj(v)) return wrongShape(v, 'object', 'cannot restore struct from: ', at, f);
+      return walkStruct(v, s, path, f);
+  }
+}
+
+/** A value of the wrong JSON type: the typed error, and the decoder's message for the object. */
+function wrongShape(v: unknown, expected: string, restore: string, at: string, f: Findings): void {
+  f.types.push(`${at}: expected ${expected}, got ${typeName(v)}`);
+  f.restore ??= `${restore}${goKind(v)}`;
+}
+
+function walkList(v: unknown[], s: SchemaNode, path: string, f: Findings, owner?: string): void {
+  v.forEach((item, i) => {
+    // a list element has no "unset": null is not a value of the element type
+    if (item === null && s.elem && s.elem.kind !== 'any')
+      f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
+    else walk(item, s.elem, `${path}[${i}]`, f, owner);
+  });
+}
+
+function walkMap(v: Record<string, unknown>, s: SchemaNode, path: string, f: Findings, owner?: string): void {
+  if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
+    // the common map of strings (labels, annotations, data): no paths built unless one is wrong
+    for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f, owner);
+    return;
+  }
+  for (const k in v) {
+    if (f.repeats) noteRepeat(f, path ? `${path}.${k}` : k);
+    walk(v[k], s.elem, `${path}[${k}]`, f, owner);
+  }
+}
+
+/** Unknown fields are reported and dropped (unless the struct preserves them); omitted empties are dropped. */
+function walkStruct(v: Record<string, unknown>, s: SchemaNode, path: string, f: Findings): void {
+  for (const k in v) {
+    const x = v[k];
+    const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
+    const p = path ? `${path}.${k}` : k;
+    if (!sub) {
+      if (s.preserveUnknown) continue;
+      f.unknown.push(p);
+      f.ordered?.push(unknownField(p));
+      delete v[k];
+      continue;
+    }
+    if (f.repeats) noteRepeat(f, p);
+    walk(x, sub, p, f, s.name);
+    if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
   }
 }
 
