@@ -64,33 +64,76 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
   const apiAudiences: readonly string[] = o.apiAudiences.length ? o.apiAudiences : o.serviceAccountIssuers;
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (o.tokenAuthFile) tokenAuthenticators.push(tokenFileAuthenticator(loadTokenFile(o.tokenAuthFile), apiAudiences));
-  let serviceAccounts: ServiceAccountTokens | undefined;
-  let discovery: AuthenticationSetup['discovery'];
-  if (o.serviceAccountIssuers.length) {
-    const signingKey = o.serviceAccountSigningKeyFile ? loadSigningKey(o.serviceAccountSigningKeyFile) : undefined;
-    const verifyKeys: VerifyKey[] = loadVerifyKeys(o.serviceAccountKeyFiles);
-    // the signing key always verifies its own tokens
-    if (signingKey && !verifyKeys.some((k) => k.kid === signingKey.kid)) {
-      verifyKeys.push({ kid: signingKey.kid, alg: signingKey.alg, key: createPublicKey(signingKey.key) });
-    }
-    serviceAccounts = new ServiceAccountTokens({
-      issuers: o.serviceAccountIssuers,
-      signingKey,
-      verifyKeys,
-      domain: `${deps.product}.io`,
-      apiAudiences,
-      lookup: o.serviceAccountLookup ? deps.lookupObject : undefined,
-      now: deps.now,
-    });
-    tokenAuthenticators.push(serviceAccounts.authenticator());
-    discovery = await discoveryDocuments(o, verifyKeys);
-  }
+  const { serviceAccounts, discovery } = await serviceAccountSetup(o, deps, apiAudiences);
+  if (serviceAccounts) tokenAuthenticators.push(serviceAccounts.authenticator());
   let bootstrapTokens: BootstrapTokens | undefined;
   if (o.enableBootstrapTokenAuth) {
     bootstrapTokens = new BootstrapTokens(deps.systemNamespace, `bootstrap.${deps.product}.io/token`, deps.now);
     tokenAuthenticators.push(bootstrapTokens.authenticator(apiAudiences));
   }
   // JWT issuers: the --oidc-* flags or the authentication configuration file
+  const { jwt, configFile, fileConfig } = jwtSetup(o, deps);
+  // JWT authenticators check their own audiences (client IDs): audience agnostic for the API
+  if (configFile || jwt.size) tokenAuthenticators.push(audienceAgnostic(apiAudiences, jwt));
+  const webhook = webhookSetup(o, deps, apiAudiences);
+  // remote last: local authenticators first, as upstream
+  if (webhook) tokenAuthenticators.push(webhook);
+  const tokens = unionTokenAuthenticator(tokenAuthenticators);
+  const requestAuthenticators: Authenticator[] = [];
+  // upstream order: authenticating proxy, client certificates, bearer tokens
+  if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
+  if (o.clientCAFile || deps.clusterCAFile) requestAuthenticators.push(clientCertAuthenticator());
+  if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
+  const authenticator: Authenticator =
+    requestAuthenticators.length === 1
+      ? requestAuthenticators[0]!
+      : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
+  const { anonymous, anonymousPaths } = anonymousSetup(o, fileConfig, deps);
+  return {
+    authenticator,
+    tokens,
+    apiAudiences,
+    anonymous,
+    anonymousPaths,
+    jwt,
+    configFile,
+    serviceAccounts,
+    bootstrapTokens,
+    webhook,
+    discovery,
+  };
+}
+
+/** Service-account tokens (--service-account-*): the issuer's keys and its discovery documents. */
+async function serviceAccountSetup(
+  o: AuthenticationOptions,
+  deps: SetupDeps,
+  apiAudiences: readonly string[],
+): Promise<Pick<AuthenticationSetup, 'serviceAccounts' | 'discovery'>> {
+  if (!o.serviceAccountIssuers.length) return { serviceAccounts: undefined, discovery: undefined };
+  const signingKey = o.serviceAccountSigningKeyFile ? loadSigningKey(o.serviceAccountSigningKeyFile) : undefined;
+  const verifyKeys: VerifyKey[] = loadVerifyKeys(o.serviceAccountKeyFiles);
+  // the signing key always verifies its own tokens
+  if (signingKey && !verifyKeys.some((k) => k.kid === signingKey.kid)) {
+    verifyKeys.push({ kid: signingKey.kid, alg: signingKey.alg, key: createPublicKey(signingKey.key) });
+  }
+  const serviceAccounts = new ServiceAccountTokens({
+    issuers: o.serviceAccountIssuers,
+    signingKey,
+    verifyKeys,
+    domain: `${deps.product}.io`,
+    apiAudiences,
+    lookup: o.serviceAccountLookup ? deps.lookupObject : undefined,
+    now: deps.now,
+  });
+  return { serviceAccounts, discovery: await discoveryDocuments(o, verifyKeys) };
+}
+
+/** The JWT issuers of the authentication configuration file, or of the --oidc-* flags. */
+function jwtSetup(
+  o: AuthenticationOptions,
+  deps: SetupDeps,
+): { jwt: JwtSet; configFile: AuthenticationConfigFile | undefined; fileConfig: AuthenticationConfig | undefined } {
   const jwt = new JwtSet();
   let configFile: AuthenticationConfigFile | undefined;
   let fileConfig: AuthenticationConfig | undefined;
@@ -138,38 +181,39 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
       ),
     );
   }
-  // JWT authenticators check their own audiences (client IDs): audience agnostic for the API
-  if (configFile || jwt.size) tokenAuthenticators.push(audienceAgnostic(apiAudiences, jwt));
-  let webhook: WebhookTokenAuthenticator | undefined;
-  if (o.authenticationTokenWebhookConfigFile) {
-    const flag = '--authentication-token-webhook-config-file';
-    let client: ReturnType<typeof loadClientConfig>;
-    try {
-      client = loadClientConfig(o.authenticationTokenWebhookConfigFile);
-    } catch (e) {
-      throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`);
-    }
-    webhook = new WebhookTokenAuthenticator({
-      client,
-      version: o.authenticationTokenWebhookVersion,
-      group: deps.authenticationGroup,
-      cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
-      implicitAudiences: apiAudiences,
-      now: deps.now,
-    });
-    // remote last: local authenticators first, as upstream
-    tokenAuthenticators.push(webhook);
+  return { jwt, configFile, fileConfig };
+}
+
+/** The token webhook (--authentication-token-webhook-config-file). */
+function webhookSetup(
+  o: AuthenticationOptions,
+  deps: SetupDeps,
+  apiAudiences: readonly string[],
+): WebhookTokenAuthenticator | undefined {
+  if (!o.authenticationTokenWebhookConfigFile) return undefined;
+  const flag = '--authentication-token-webhook-config-file';
+  let client: ReturnType<typeof loadClientConfig>;
+  try {
+    client = loadClientConfig(o.authenticationTokenWebhookConfigFile);
+  } catch (e) {
+    throw new Error(`${flag} ${o.authenticationTokenWebhookConfigFile}: ${(e as Error).message}`);
   }
-  const tokens = unionTokenAuthenticator(tokenAuthenticators);
-  const requestAuthenticators: Authenticator[] = [];
-  // upstream order: authenticating proxy, client certificates, bearer tokens
-  if (o.requestheaderClientCAFile) requestAuthenticators.push(requestHeaderAuthenticator());
-  if (o.clientCAFile || deps.clusterCAFile) requestAuthenticators.push(clientCertAuthenticator());
-  if (tokenAuthenticators.length) requestAuthenticators.push(bearerAuthenticator(tokens, apiAudiences));
-  const authenticator: Authenticator =
-    requestAuthenticators.length === 1
-      ? requestAuthenticators[0]!
-      : { authenticate: (c) => firstUser(requestAuthenticators, (a) => a.authenticate(c)) };
+  return new WebhookTokenAuthenticator({
+    client,
+    version: o.authenticationTokenWebhookVersion,
+    group: deps.authenticationGroup,
+    cacheTtlMs: o.authenticationTokenWebhookCacheTtlMs,
+    implicitAudiences: apiAudiences,
+    now: deps.now,
+  });
+}
+
+/** Anonymous requests: the flag, or the configuration file's anonymous section (with its paths). */
+function anonymousSetup(
+  o: AuthenticationOptions,
+  fileConfig: AuthenticationConfig | undefined,
+  deps: SetupDeps,
+): { anonymous: boolean; anonymousPaths: Set<string> | undefined } {
   let anonymous = o.anonymousAuth;
   let anonymousPaths: Set<string> | undefined;
   if (fileConfig?.anonymous) {
@@ -184,19 +228,7 @@ export async function buildAuthentication(o: AuthenticationOptions, deps: SetupD
     );
     anonymous = false;
   }
-  return {
-    authenticator,
-    tokens,
-    apiAudiences,
-    anonymous,
-    anonymousPaths,
-    jwt,
-    configFile,
-    serviceAccounts,
-    bootstrapTokens,
-    webhook,
-    discovery,
-  };
+  return { anonymous, anonymousPaths };
 }
 
 async function discoveryDocuments(
