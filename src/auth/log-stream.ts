@@ -135,17 +135,27 @@ export function streamLog(
       return collectError(agent, body, head, (text) =>
         endWithStatus(client, handlerHead, agentResponseError(head!.code, text, 'pods/log', t.log?.pod ?? '').status),
       );
-    const framing = head.chunked
-      ? ['Transfer-Encoding: chunked']
-      : head.length !== undefined
-        ? [`Content-Length: ${head.length}`]
-        : [];
-    client.write(responseHead(handlerHead, 200, ['Content-Type: text/plain', ...framing, 'Connection: close']));
-    if (body.length) client.write(body);
-    relay(agent, client);
-    agent.once('end', () => client.end());
+    relayBody(agent, client, responseHead(handlerHead, 200, logHeaders(head)), body);
   };
   agent.on('data', onHead);
+}
+
+/** A log answer's headers: the agent's framing (chunked or its length), kept as it sent it. */
+function logHeaders(head: AgentHead): string[] {
+  const framing = head.chunked
+    ? ['Transfer-Encoding: chunked']
+    : head.length !== undefined
+      ? [`Content-Length: ${head.length}`]
+      : [];
+  return ['Content-Type: text/plain', ...framing, 'Connection: close'];
+}
+
+/** Writes the head and the body's first bytes, then relays the agent's body to its end. */
+function relayBody(agent: Duplex, client: Duplex, head: string, first: Buffer): void {
+  client.write(head);
+  if (first.length) client.write(first);
+  relay(agent, client);
+  agent.once('end', () => client.end());
 }
 
 /** Reads a failed answer's body (to the agent's close, at most MAX_ERROR_BODY) and hands over its text. */

@@ -73,20 +73,17 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 
 const bearerOnly = (req: HttpRequest): Credentials => ({ authorization: req.getHeader('authorization') });
 
-export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
-  const rh = o.requestHeader;
-  if (o.clientCAFiles.length === 0 && !rh) {
-    const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
-    app.any('/*', (res, req) => handle(res, req, bearerOnly, () => false));
-    const sock = await listen(app, o.host, o.port);
-    return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
-  }
-  const clientCA = Buffer.concat(o.clientCAFiles.flatMap((f) => [readFlagFile(f.flag, f.path), Buffer.from('\n')]));
-  const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
-  const secret = randomBytes(16);
-  const readIdentity = clientIdentityReader(secret);
-  const secretHex = secret.toString('hex');
-  const withCertificate = (req: HttpRequest): Credentials => {
+/**
+ * The credentials of a request the TLS front relayed: its bearer token, the client certificate's
+ * identity (carried in a header sealed with the front's secret) and, from a trusted
+ * authenticating proxy, the user its headers name.
+ */
+function certificateCredentials(
+  secretHex: string,
+  rh: SecureListenerOptions['requestHeader'],
+): (req: HttpRequest) => Credentials {
+  const readIdentity = clientIdentityReader(Buffer.from(secretHex, 'hex'));
+  return (req) => {
     const cert = readIdentity(req.getHeader(CLIENT_IDENTITY_HEADER));
     const c: Credentials = {
       authorization: req.getHeader('authorization'),
@@ -98,6 +95,49 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
       c.proxy = cert.proxy.ok ? { ok: true, user: userFromHeaders(allHeaders(req), rh) } : cert.proxy;
     return c;
   };
+}
+
+/** Starts the TLS front (its own thread, or inline with --tls-front-inline) relaying to upstreamPath. */
+async function startFront(
+  o: SecureListenerOptions,
+  p: { clientCA: Buffer; requestHeaderCA: Buffer | undefined; upstreamPath: string; secretHex: string },
+): Promise<{ port: number; stop: () => Promise<void> }> {
+  const t = {
+    host: o.host,
+    port: o.port,
+    key: readFileSync(o.serving.keyFile),
+    cert: readFileSync(o.serving.certFile),
+    clientCA: p.clientCA,
+    requestHeaderCA: p.requestHeaderCA,
+    requestHeaderAllowedNames: o.requestHeader?.allowedNames,
+    upstreamPath: p.upstreamPath,
+    secretHex: p.secretHex,
+    ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+    ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
+  };
+  if (!o.inlineFront) return startTlsTerminatorThread(t);
+  const { server, port } = await startTlsTerminator(t);
+  return {
+    port,
+    stop: async () => {
+      server.close();
+    },
+  };
+}
+
+export async function startSecureListener(o: SecureListenerOptions, handle: SecureHandler): Promise<SecureListener> {
+  const rh = o.requestHeader;
+  if (o.clientCAFiles.length === 0 && !rh) {
+    const app = uWS.SSLApp({ key_file_name: o.serving.keyFile, cert_file_name: o.serving.certFile });
+    app.any('/*', (res, req) => handle(res, req, bearerOnly, () => false));
+    const sock = await listen(app, o.host, o.port);
+    return { port: uWS.us_socket_local_port(sock), mode: 'uws', close: () => uWS.us_listen_socket_close(sock) };
+  }
+  const clientCA = Buffer.concat(o.clientCAFiles.flatMap((f) => [readFlagFile(f.flag, f.path), Buffer.from('\n')]));
+  const requestHeaderCA = rh ? readFlagFile('requestheader-client-ca-file', rh.clientCAFile) : undefined;
+  const secret = randomBytes(16);
+  const secretHex = secret.toString('hex');
+  const withCertificate = certificateCredentials(secretHex, rh);
   const dir = mkdtempSync(join(tmpdir(), 'plat-front-'));
   const path = join(dir, 'front.sock');
   const app = uWS.App();
@@ -108,27 +148,7 @@ export async function startSecureListener(o: SecureListenerOptions, handle: Secu
   );
   let front: { port: number; stop: () => Promise<void> };
   try {
-    const t = {
-      host: o.host,
-      port: o.port,
-      key: readFileSync(o.serving.keyFile),
-      cert: readFileSync(o.serving.certFile),
-      clientCA,
-      requestHeaderCA,
-      requestHeaderAllowedNames: rh?.allowedNames,
-      upstreamPath: path,
-      secretHex: secret.toString('hex'),
-      ...(o.kubelet ? { kubelet: o.kubelet } : {}),
-      ...(o.readHeaderTimeoutMs ? { readHeaderTimeoutMs: o.readHeaderTimeoutMs } : {}),
-    };
-    front = o.inlineFront
-      ? await startTlsTerminator(t).then(({ server, port }) => ({
-          port,
-          stop: async () => {
-            server.close();
-          },
-        }))
-      : await startTlsTerminatorThread(t);
+    front = await startFront(o, { clientCA, requestHeaderCA, upstreamPath: path, secretHex });
   } catch (e) {
     uWS.us_listen_socket_close(sock);
     rmSync(dir, { recursive: true, force: true });

@@ -83,16 +83,13 @@ function dataFrame(id: number, fin: boolean, data: Buffer): Buffer {
 }
 
 /**
- * Runs the translation once the agent answered its SPDY upgrade with 101 (`agent` carries SPDY
- * frames from `rest` on). Returns the writable the client's WebSocket bytes go to.
+ * Opens one SPDY stream per channel the query asks for (error first, as the kubelet expects) and
+ * maps channels to stream ids and back.
  */
-export function translate(
-  client: Duplex,
+function openStreams(
   agent: Duplex,
-  rest: Buffer,
   query: URLSearchParams,
-  protocol: string,
-): Writable {
+): { idOf: Map<number, number>; channelOf: Map<number, number> } {
   const kinds: [string, number][] = [['error', ERROR]];
   if (query.get('input') === '1') kinds.push(['stdin', STDIN]);
   if (query.get('output') === '1') kinds.push(['stdout', STDOUT]);
@@ -107,6 +104,21 @@ export function translate(
     const p = Buffer.concat([u32(id), u32(0), Buffer.from([0, 0]), headerBlock([['streamtype', kind]], i === 0)]);
     agent.write(control(SYN_STREAM, 0, p));
   });
+  return { idOf, channelOf };
+}
+
+/**
+ * Runs the translation once the agent answered its SPDY upgrade with 101 (`agent` carries SPDY
+ * frames from `rest` on). Returns the writable the client's WebSocket bytes go to.
+ */
+export function translate(
+  client: Duplex,
+  agent: Duplex,
+  rest: Buffer,
+  query: URLSearchParams,
+  protocol: string,
+): Writable {
+  const { idOf, channelOf } = openStreams(agent, query);
   const v5 = protocol.startsWith('v5');
   let done = false;
   const finish = () => {

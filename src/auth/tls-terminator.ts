@@ -8,7 +8,7 @@
  * Responses are piped back unchanged (watch streams included).
  */
 import { X509Certificate } from 'node:crypto';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
@@ -136,9 +136,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
     sock.destroy();
     return;
   }
-  const inject =
-    (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(o.secretHex, identity)}\r\n` : '') +
-    (sock.remoteAddress ? `${REMOTE_ADDRESS_HEADER}: ${o.secretHex} ${sock.remoteAddress}\r\n` : '');
+  const inject = injectedHeaders(o.secretHex, identity, sock.remoteAddress);
   const up = connect({ path: o.upstreamPath });
   up.setNoDelay?.(true);
   let tunnel: Tunnel | undefined;
@@ -149,22 +147,10 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
     },
     takesOver: isFollowedLogRequest,
     upgrade: (head) => {
-      // the connection now belongs to the upgrade: the internal connection is let go
-      up.unpipe(sock);
-      up.removeAllListeners('close').removeAllListeners('error').removeAllListeners('drain');
-      up.on('error', () => {});
-      up.end();
-      tunnel = startUpgrade(sock, head, {
-        upstreamPath: o.upstreamPath,
-        secretHex: o.secretHex,
-        identityHeader: CLIENT_IDENTITY_HEADER,
-        ...(o.kubelet ? { kubelet: o.kubelet } : {}),
-      });
+      tunnel = takeOver(up, sock, head, o);
     },
     fail: (code, message) => {
-      sock.end(
-        `HTTP/1.1 ${code} ${code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`,
-      );
+      sock.end(plainResponse(code, message));
       up.destroy();
     },
   });
@@ -179,19 +165,7 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
     watchHead();
   });
   // a begun head must complete in time (a client trickling a head holds a descriptor)
-  let headTimer: NodeJS.Timeout | undefined;
-  const watchHead = () => {
-    if (!framer.headPending()) {
-      clearTimeout(headTimer);
-      headTimer = undefined;
-      return;
-    }
-    headTimer ??= setTimeout(() => {
-      sock.destroy();
-      up.destroy();
-    }, o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS);
-  };
-  sock.on('close', () => clearTimeout(headTimer));
+  const watchHead = headDeadline(sock, up, framer, o.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS);
   up.pipe(sock);
   sock.on('end', () => {
     if (!tunnel) up.end();
@@ -205,6 +179,58 @@ function relay(sock: TLSSocket, o: TerminatorOptions, anchors: Anchors | undefin
   // into the TLS socket are still delivered, then close it once they are flushed, so a client
   // that never closes its side keeps no half-closed socket here
   up.on('close', () => closeAfterFlush(sock));
+}
+
+/** The connection now belongs to the upgrade: the internal connection is let go, the tunnel starts. */
+function takeOver(up: Socket, sock: TLSSocket, head: Buffer, o: TerminatorOptions): Tunnel {
+  up.unpipe(sock);
+  up.removeAllListeners('close').removeAllListeners('error').removeAllListeners('drain');
+  up.on('error', () => {});
+  up.end();
+  return startUpgrade(sock, head, {
+    upstreamPath: o.upstreamPath,
+    secretHex: o.secretHex,
+    identityHeader: CLIENT_IDENTITY_HEADER,
+    ...(o.kubelet ? { kubelet: o.kubelet } : {}),
+  });
+}
+
+/** The headers the front adds to each request head: the sealed client identity and the peer's address. */
+function injectedHeaders(
+  secretHex: string,
+  identity: ClientCertificate | undefined,
+  remote: string | undefined,
+): string {
+  return (
+    (identity ? `${CLIENT_IDENTITY_HEADER}: ${encodeClientIdentity(secretHex, identity)}\r\n` : '') +
+    (remote ? `${REMOTE_ADDRESS_HEADER}: ${secretHex} ${remote}\r\n` : '')
+  );
+}
+
+/** The front's own refusal of a malformed or oversized head (the connection closes after it). */
+function plainResponse(code: number, message: string): string {
+  const reason = code === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  return `HTTP/1.1 ${code} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${message.length}\r\n\r\n${message}`;
+}
+
+/**
+ * Returns the check to run after each read: while a head is begun and incomplete, a timer closes
+ * both sides at the deadline; once none is pending, the timer is cleared.
+ */
+function headDeadline(sock: TLSSocket, up: Socket, framer: RequestFramer, ms: number): () => void {
+  let headTimer: NodeJS.Timeout | undefined;
+  sock.on('close', () => clearTimeout(headTimer));
+  return () => {
+    if (!framer.headPending()) {
+      clearTimeout(headTimer);
+      headTimer = undefined;
+      return;
+    }
+    headTimer ??= setTimeout(() => {
+      sock.destroy();
+      up.destroy();
+    }, ms);
+  };
 }
 
 /** Ends the client socket (if not yet) and destroys it once everything written is flushed. */

@@ -77,6 +77,22 @@ export interface Tunnel {
   write(b: Buffer): void;
 }
 
+/** Collects a response head (to the blank line, at most MAX_RESPONSE_HEAD bytes), then hands it over once. */
+function readHead(from: Duplex, tooLong: () => void, done: (buf: Buffer, end: number) => void): void {
+  let buf = Buffer.alloc(0);
+  const onHead = (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    const end = buf.indexOf(HEAD_END);
+    if (end < 0) {
+      if (buf.length > MAX_RESPONSE_HEAD) tooLong();
+      return;
+    }
+    from.off('data', onHead);
+    done(buf, end);
+  };
+  from.on('data', onHead);
+}
+
 /** Starts serving one upgrade request whose (rewritten) head is `head`. */
 export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOptions): Tunnel {
   let backend: Writable | undefined;
@@ -98,34 +114,29 @@ export function startUpgrade(client: Duplex, head: Buffer, o: UpgradeProxyOption
     if (!closed) client.destroy();
   });
   internal.write(markTakenOver(head, o.secretHex));
-  let buf = Buffer.alloc(0);
-  const onHead = (chunk: Buffer) => {
-    buf = Buffer.concat([buf, chunk]);
-    const end = buf.indexOf(HEAD_END);
-    if (end < 0) {
-      if (buf.length > MAX_RESPONSE_HEAD) client.destroy();
-      return;
-    }
-    internal.off('data', onHead);
-    const headText = buf.subarray(0, end).toString('latin1');
-    const target = directiveOf(headText, o.secretHex);
-    if (!target) return passResponse(client, internal, buf, end + 4, headText);
-    internal.destroy();
-    if (target.log) {
-      discard = true;
-      pending = [];
-      client.resume();
-      return streamLog(client, headText, target, o.kubelet);
-    }
-    dial(client, head, target, o, (b) => {
-      backend = b;
-      for (const p of pending) b.write(p);
-      pending = [];
-      client.resume();
-      b.on('drain', () => client.resume());
-    });
-  };
-  internal.on('data', onHead);
+  readHead(
+    internal,
+    () => client.destroy(),
+    (buf, end) => {
+      const headText = buf.subarray(0, end).toString('latin1');
+      const target = directiveOf(headText, o.secretHex);
+      if (!target) return passResponse(client, internal, buf, end + 4, headText);
+      internal.destroy();
+      if (target.log) {
+        discard = true;
+        pending = [];
+        client.resume();
+        return streamLog(client, headText, target, o.kubelet);
+      }
+      dial(client, head, target, o, (b) => {
+        backend = b;
+        for (const p of pending) b.write(p);
+        pending = [];
+        client.resume();
+        b.on('drain', () => client.resume());
+      });
+    },
+  );
   return {
     write(b: Buffer) {
       if (discard) return;
