@@ -220,8 +220,10 @@ export class WatchHub {
    * one concatenation per distinct sequence, not one per watcher.
    */
   flush(): void {
-    const started = performance.now();
     this.flushScheduled = false;
+    // nothing queued (flushed early by hand or by flushOne): the last flush still paces the next
+    if (this.queued.size === 0) return;
+    const started = performance.now();
     const q = this.queued;
     this.queued = new Map();
     const ids = new Map<Chunk, number>();
