@@ -12,6 +12,7 @@ import { parseFieldSelector } from '../api/field-selectors.js';
 import type { Matcher } from '../api/watch-filter.js';
 import { sendStatus, statusLine, type Exchange } from '../http/exchange.js';
 import { isTruthy } from '../http/negotiation.js';
+import { watchDeadlines, type Expiring } from '../http/deadlines.js';
 import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../http/watch-hub.js';
 import { chunkLength, isBinaryStream, joinChunks, watchContentType, type Chunk } from '../codec/watch-encoding.js';
 import type { Request, Services } from '../http/context.js';
@@ -216,7 +217,7 @@ const FILLER = Buffer.from(' ');
  * the queued events) is what write() reports, so the hub's --watch-buffer-bytes limit closes a
  * watcher that does not read during its initial events too.
  */
-export class WatchStream implements WatchSink {
+export class WatchStream implements WatchSink, Expiring {
   /** estimated bytes uWS holds for this client (written since the socket last kept up) */
   private buffered = 0;
   /** chunks waiting for the socket: the initial bytes first, then queued events */
@@ -229,7 +230,6 @@ export class WatchStream implements WatchSink {
   private release: (() => void) | undefined;
   private ended = false;
   private headPending = false;
-  private timer: NodeJS.Timeout | undefined;
   private readonly contentType: string;
   private readonly binary: boolean;
   onClose?: () => void;
@@ -285,7 +285,7 @@ export class WatchStream implements WatchSink {
     x.onAbort = () => this.finish();
     x.observer?.streamOpened(x);
     x.audit?.started();
-    if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
+    if (timeoutSec > 0) watchDeadlines.add(this, Date.now() + timeoutSec * 1000);
     return this;
   }
 
@@ -375,6 +375,11 @@ export class WatchStream implements WatchSink {
     release?.();
   }
 
+  /** The stream's timeout (timeoutSeconds or the server's): it ends cleanly. */
+  expire(): void {
+    this.close();
+  }
+
   /** Ends the stream cleanly (terminating chunk) once what is pending is written. */
   close(): void {
     if (this.ended) return;
@@ -405,7 +410,7 @@ export class WatchStream implements WatchSink {
     this.pending = [];
     this.queued = 0;
     this.done();
-    if (this.timer) clearTimeout(this.timer);
+    watchDeadlines.remove(this);
     this.x.observer?.streamClosed(this.x);
     this.x.audit?.complete(200);
     this.onClose?.();
