@@ -285,7 +285,7 @@ export class WatchStream implements WatchSink, Expiring {
     x.onAbort = () => this.finish();
     x.observer?.streamOpened(x);
     x.audit?.started();
-    if (timeoutSec > 0) watchDeadlines.add(this, Date.now() + timeoutSec * 1000);
+    if (timeoutSec > 0) watchDeadlines.add(this, performance.now() + timeoutSec * 1000);
     return this;
   }
 

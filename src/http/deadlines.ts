@@ -18,7 +18,8 @@ export class Deadlines {
   private readonly slotOf = new Map<Expiring, number>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** now: a monotonic clock in ms (deadlines are on the same clock) */
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   get size(): number {
     return this.slotOf.size;
