@@ -79,6 +79,13 @@ function main(): void {
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').write(OPENING_LINE);
     });
+    // as the server's watch streams do (src/handlers/watch.ts): without a handler, uWS arms its
+    // 10 s idle timeout when a backlogged stream drains, and cuts a stream that is then quiet
+    // that long (between the scenario's phases on a loaded machine)
+    res.onWritable(() => {
+      res.cork(() => {});
+      return true;
+    });
     streams.add(s);
   };
 

@@ -12,8 +12,9 @@ import { parseFieldSelector } from '../api/field-selectors.js';
 import type { Matcher } from '../api/watch-filter.js';
 import { sendStatus, statusLine, type Exchange } from '../http/exchange.js';
 import { isTruthy } from '../http/negotiation.js';
+import { watchDeadlines, type Expiring } from '../http/deadlines.js';
 import { bookmarkEvent, errorEvent, type Watcher, type WatchSink } from '../http/watch-hub.js';
-import { chunkLength, isBinaryStream, watchContentType, type Chunk } from '../codec/watch-encoding.js';
+import { chunkLength, isBinaryStream, joinChunks, watchContentType, type Chunk } from '../codec/watch-encoding.js';
 import type { Request, Services } from '../http/context.js';
 import { listOptions } from '../http/request-ops.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -195,7 +196,7 @@ function timeoutSeconds(q: URLSearchParams, min: number): number {
 export const WATCH_SLICE_BYTES = 16 * 1024;
 
 /** The whitespace chunk that ends every flush of a JSON watch (see WatchStream). */
-const FILLER = ' ';
+const FILLER = Buffer.from(' ');
 
 /**
  * One watch response over uWS chunked encoding. uWS frames a chunk as `\r\n<hex>\r\n<data>`:
@@ -216,7 +217,7 @@ const FILLER = ' ';
  * the queued events) is what write() reports, so the hub's --watch-buffer-bytes limit closes a
  * watcher that does not read during its initial events too.
  */
-export class WatchStream implements WatchSink {
+export class WatchStream implements WatchSink, Expiring {
   /** estimated bytes uWS holds for this client (written since the socket last kept up) */
   private buffered = 0;
   /** chunks waiting for the socket: the initial bytes first, then queued events */
@@ -229,7 +230,6 @@ export class WatchStream implements WatchSink {
   private release: (() => void) | undefined;
   private ended = false;
   private headPending = false;
-  private timer: NodeJS.Timeout | undefined;
   private readonly contentType: string;
   private readonly binary: boolean;
   onClose?: () => void;
@@ -277,13 +277,15 @@ export class WatchStream implements WatchSink {
     // (and clears the timeout a failed write armed), so a backlog never stalls a stream.
     x.res.onWritable(() => {
       x.res.cork(() => {});
+      // the next write tells whether a backlog is left (a write into one reports it)
+      if (!this.pending.length) this.buffered = 0;
       this.pump();
       return true;
     });
     x.onAbort = () => this.finish();
     x.observer?.streamOpened(x);
     x.audit?.started();
-    if (timeoutSec > 0) this.timer = setTimeout(() => this.close(), timeoutSec * 1000);
+    if (timeoutSec > 0) watchDeadlines.add(this, performance.now() + timeoutSec * 1000);
     return this;
   }
 
@@ -294,10 +296,15 @@ export class WatchStream implements WatchSink {
     for (const [k, v] of headers) res.writeHeader(k, v);
   }
 
-  /** Writes one chunk; returns the bytes this client holds unread (uWS backlog and queued events). */
+  /**
+   * Writes one chunk; returns the bytes this client holds unread (uWS backlog and queued events).
+   * While uWS holds a backlog for the socket (the last write pushed back), events queue here
+   * and go out together, one corked write, when the socket drains (onWritable): every write to
+   * a backlogged socket would cost uWS a send attempt per piece of the chunk's framing.
+   */
   write(chunk: Chunk): number {
     if (this.ended) return 0;
-    if (this.pending.length) {
+    if (this.pending.length || this.buffered > 0) {
       this.pending.push(chunk);
       this.queued += chunkLength(chunk);
       return this.buffered + this.queued;
@@ -307,7 +314,7 @@ export class WatchStream implements WatchSink {
       if (this.headPending) this.writeHead();
       ok = this.flushOut(chunk);
     });
-    this.buffered = ok ? 0 : this.buffered + chunkLength(chunk);
+    this.buffered = ok ? 0 : chunkLength(chunk);
     return this.buffered;
   }
 
@@ -318,30 +325,46 @@ export class WatchStream implements WatchSink {
     return this.binary ? ok : res.write(FILLER) && ok;
   }
 
-  /** Writes pending chunks (the initial bytes a slice at a time) until the socket pushes back. */
+  /**
+   * Writes what is pending until the socket pushes back: the initial bytes a slice at a time,
+   * then every queued event in one write (with the filler after it).
+   */
   private pump(): void {
     while (this.pending.length && !this.ended) {
       const head = this.pending[0]!;
-      const piece = head === this.initial ? head.subarray(this.offset, this.offset + WATCH_SLICE_BYTES) : head;
+      if (head !== this.initial) return this.writeQueued();
+      const piece = head.subarray(this.offset, this.offset + WATCH_SLICE_BYTES);
       let ok = true;
       this.x.res.cork(() => {
         ok = this.x.res.write(piece);
       });
-      this.offset += chunkLength(piece);
-      if (this.offset >= chunkLength(head)) {
+      this.offset += piece.byteLength;
+      if (this.offset >= head.byteLength) {
         this.pending.shift();
         this.offset = 0;
-        if (head === this.initial) this.done();
-        else this.queued -= chunkLength(head);
+        this.done();
         // the flush is complete: the filler puts its last chunk on the wire
         if (!this.pending.length && !this.binary)
           this.x.res.cork(() => {
             ok = this.x.res.write(FILLER) && ok;
           });
       }
-      this.buffered = ok ? 0 : this.buffered + chunkLength(piece);
+      this.buffered = ok ? 0 : this.buffered + piece.byteLength;
       if (!ok) return;
     }
+  }
+
+  /** The queued events (no initial bytes left), joined into one corked write. */
+  private writeQueued(): void {
+    const out = joinChunks(this.pending);
+    this.pending = [];
+    this.queued = 0;
+    let ok = true;
+    this.x.res.cork(() => {
+      if (this.headPending) this.writeHead();
+      ok = this.flushOut(out);
+    });
+    this.buffered = ok ? 0 : this.buffered + chunkLength(out);
   }
 
   /** The initial bytes are written (or no longer wanted): let go of them. */
@@ -352,16 +375,24 @@ export class WatchStream implements WatchSink {
     release?.();
   }
 
+  /** The stream's timeout (timeoutSeconds or the server's): it ends cleanly. */
+  expire(): void {
+    this.close();
+  }
+
   /** Ends the stream cleanly (terminating chunk) once what is pending is written. */
   close(): void {
     if (this.ended) return;
-    const unsent = this.pending.length > 0;
+    // a stream closed during its initial events is cut off: nothing may follow a partial event
+    const cut = this.initial !== undefined && this.pending.length > 0;
+    // whole events queued behind a backlog go out before the end of the stream
+    const queued = cut || !this.pending.length ? undefined : joinChunks(this.pending);
     this.finish();
     if (this.x.aborted) return;
-    // a stream closed before its events went out is cut off: nothing may follow a partial event
-    if (unsent) return void this.x.res.close();
+    if (cut) return void this.x.res.close();
     this.x.res.cork(() => {
       if (this.headPending) this.writeHead();
+      if (queued) this.x.res.write(queued);
       this.x.res.end();
     });
   }
@@ -379,7 +410,7 @@ export class WatchStream implements WatchSink {
     this.pending = [];
     this.queued = 0;
     this.done();
-    if (this.timer) clearTimeout(this.timer);
+    watchDeadlines.remove(this);
     this.x.observer?.streamClosed(this.x);
     this.x.audit?.complete(200);
     this.onClose?.();

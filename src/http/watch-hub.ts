@@ -1,11 +1,15 @@
 /**
  * Live watch fan-out on the front thread. Each committed change arrives once, already
- * encoded by its actor; the hub frames it once per event type and writes the same bytes to
- * every matching watcher. The frames a watcher gets from all batches dispatched in one
- * event-loop turn go out together at the end of the turn (setImmediate), one corked write per
- * watcher however many batches arrived (several shards, pipelined replies), in rv order; any
- * other write to that watcher (bookmark, close) first flushes them. A slow watcher is cut off
- * at its buffer limit, never slowing others.
+ * encoded by its actor; the hub frames it once per event type (as bytes) and writes the same
+ * bytes to every matching watcher. The frames a watcher gets from all batches dispatched
+ * before a flush go out together, one corked write per watcher however many batches arrived
+ * (several shards, pipelined replies), in rv order; watchers queued the same frames share one
+ * joined buffer. The flush runs at the end of the turn (setImmediate), or, right after a
+ * costly flush, once as long again has passed (at most MAX_PACE_MS): the cost of a flush is one
+ * send per watcher, so under a steady stream of writes pacing puts several events in each send
+ * instead of spending the thread on one send per watcher per event. Any other write to a
+ * watcher (bookmark, close) first flushes its frames. A slow watcher is cut off at its buffer
+ * limit, never slowing others.
  *
  * Hand-over from the actor: a watch op answers with the state at the version its batch read
  * (`fromRV`). Changes committed by that same batch were dispatched just before the op's reply
@@ -63,6 +67,9 @@ export interface Watcher {
 /** A watcher as the hub keeps it: with its stream key, computed once. */
 type Live = Watcher & { key?: string; failed?: boolean };
 
+/** the longest a flush waits after the previous one (bounds the delivery delay pacing adds) */
+const MAX_PACE_MS = 10;
+
 /** changes kept per type beyond the latest dispatched batch */
 const RECENT = 1024;
 
@@ -82,9 +89,12 @@ export class WatchHub {
   slowClosed = 0;
   /** initial events shared among the watches that start from the same state */
   readonly initial = new InitialEvents();
-  /** per watcher, the frames of this turn's dispatches not yet written (flushed by setImmediate) */
+  /** per watcher, the frames dispatched and not yet written (see flush) */
   private queued = new Map<Live, Chunk[]>();
   private flushScheduled = false;
+  /** when the last flush ended and how long it took (performance.now() ms): the pacing of the next */
+  private lastFlushEnd = 0;
+  private lastFlushCost = 0;
 
   /** convert: for watchers of another version than the one a change was stored in */
   constructor(
@@ -197,15 +207,45 @@ export class WatchHub {
     else this.queued.set(w, out);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    // pacing: the next flush waits as long as the last one took (capped), so fan-out takes at
+    // most about half the thread and a burst's events share each watcher's write (syscall)
+    const wait = Math.min(MAX_PACE_MS, this.lastFlushEnd + this.lastFlushCost - performance.now());
+    if (wait >= 1) setTimeout(() => this.flush(), wait);
+    else setImmediate(() => this.flush());
   }
 
-  /** Writes every watcher's queued frames: one write per watcher for the whole turn. */
+  /**
+   * Writes every watcher's queued frames: one write per watcher for the whole turn. Watchers
+   * queued the same frames (the same objects, shared by collect) get the same joined bytes:
+   * one concatenation per distinct sequence, not one per watcher.
+   */
   flush(): void {
     this.flushScheduled = false;
+    // nothing queued (flushed early by hand or by flushOne): the last flush still paces the next
+    if (this.queued.size === 0) return;
+    const started = performance.now();
     const q = this.queued;
     this.queued = new Map();
-    for (const [w, chunks] of q) if (!w.closed) this.send(w, chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
+    const ids = new Map<Chunk, number>();
+    const joined = new Map<string, Chunk>();
+    for (const [w, chunks] of q) {
+      if (w.closed) continue;
+      if (chunks.length === 1) {
+        this.send(w, chunks[0]!);
+        continue;
+      }
+      let key = '';
+      for (const c of chunks) {
+        let id = ids.get(c);
+        if (id === undefined) ids.set(c, (id = ids.size));
+        key += `${id},`;
+      }
+      let out = joined.get(key);
+      if (!out) joined.set(key, (out = joinChunks(chunks)));
+      this.send(w, out);
+    }
+    this.lastFlushEnd = performance.now();
+    this.lastFlushCost = this.lastFlushEnd - started;
   }
 
   /** Writes one watcher's queued frames now (before anything else is written to it). */
@@ -245,7 +285,10 @@ export class WatchHub {
     let line = lines.get(id);
     if (!line) {
       try {
-        lines.set(id, (line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other))));
+        line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other));
+        // bytes once for every watcher: uWS would re-encode a string on each write
+        if (typeof line === 'string') line = Buffer.from(line);
+        lines.set(id, line);
       } catch (e) {
         out.push(errorEvent(w.enc, errors.internal(`unable to encode watch object: ${(e as Error).message}`).status));
         w.failed = true;

@@ -147,3 +147,70 @@ test('a watcher that reads gets the initial events whole, then the queued events
   assert.match(text.slice(state.length), /^\s*\{"type":"MODIFIED"/);
   assert.equal(hub.initial.held().payloads, 1, 'kept for the next watcher of that state, unheld');
 });
+
+/** A stream over a fake socket that records what uWS was handed, write by write. */
+function recorded(accept: number): { f: ReturnType<typeof fakeExchange>; writes: string[]; ended: () => boolean } {
+  const f = fakeExchange(accept);
+  const writes: string[] = [];
+  let ended = false;
+  const res = f.x.res as unknown as { write: (c: string | Uint8Array) => boolean; end: () => unknown };
+  const write = res.write;
+  res.write = (c) => {
+    writes.push(typeof c === 'string' ? c : Buffer.from(c).toString());
+    return write(c);
+  };
+  const end = res.end;
+  res.end = () => {
+    ended = true;
+    return end();
+  };
+  return { f, writes, ended: () => ended };
+}
+
+const rvsOf = (text: string): string[] =>
+  text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l).object.metadata.resourceVersion);
+
+test('events for a backlogged socket wait in the stream and go out in one write when it drains, in order', () => {
+  const hub = new WatchHub(1 << 20);
+  const { f, writes } = recorded(0);
+  const stream = new WatchStream(f.x, JSON_ENC).open('', 0)!;
+  hub.add(watcher(hub, stream));
+  // the first flush meets the backlog (the socket took nothing): uWS holds it
+  hub.dispatch([change(11, 10)]);
+  hub.flush();
+  const handed = writes.length;
+  // later flushes of a backlogged socket do not reach uWS
+  for (let rv = 12; rv <= 20; rv++) {
+    hub.dispatch([change(rv, 10)]);
+    hub.flush();
+  }
+  assert.equal(writes.length, handed, 'nothing handed to uWS while its backlog stands');
+  f.state.accept = Infinity;
+  f.state.writable!();
+  const after = writes.slice(handed);
+  assert.equal(after.length, 2, `one write of the queued events and the filler: ${JSON.stringify(after)}`);
+  assert.deepEqual(rvsOf(after[0]!), ['12', '13', '14', '15', '16', '17', '18', '19', '20']);
+  assert.equal(after[1], ' ');
+  // drained: the next flush is written at once
+  hub.dispatch([change(21, 10)]);
+  hub.flush();
+  assert.deepEqual(rvsOf(writes.slice(handed + 2).join('')), ['21']);
+});
+
+test('a stream closed with events queued behind a backlog writes them before it ends', () => {
+  const hub = new WatchHub(1 << 20);
+  const { f, writes, ended } = recorded(0);
+  const stream = new WatchStream(f.x, JSON_ENC).open('', 0)!;
+  hub.add(watcher(hub, stream));
+  for (let rv = 11; rv <= 13; rv++) {
+    hub.dispatch([change(rv, 10)]);
+    hub.flush();
+  }
+  stream.close();
+  assert.ok(ended(), 'ended cleanly (terminating chunk), not cut off');
+  assert.deepEqual(rvsOf(writes.join('')), ['11', '12', '13']);
+});

@@ -4,6 +4,7 @@ import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
 import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
 import type { Chunk } from '../../src/codec/watch-encoding.js';
 import { ProtobufCodec } from '../../src/codec/protobuf.js';
+import { until } from '../helpers/poll.js';
 
 const PB: Encoding = { format: 'protobuf', pretty: false, mediaType: 'application/vnd.platform.protobuf' };
 const TABLE: Encoding = {
@@ -127,5 +128,53 @@ describe('WatchHub stream encodings', () => {
       .split('\n')
       .map((l) => JSON.parse(l).object.metadata.resourceVersion);
     assert.deepEqual(rvs, ['9', '10', '11']);
+  });
+
+  it('watchers queued the same frames get one joined buffer, not a copy each', () => {
+    const hub = new WatchHub(1 << 20);
+    const outs: Chunk[][] = [[], [], []];
+    for (const out of outs) hub.add(watcher({ format: 'json', pretty: false }, out));
+    hub.dispatch([event(12)]);
+    hub.dispatch([event(13)]);
+    hub.flush();
+    assert.equal(outs[0]!.length, 1);
+    assert.ok(typeof outs[0]![0] !== 'string', 'JSON frames are bytes, encoded once');
+    assert.equal(outs[1]![0], outs[0]![0]);
+    assert.equal(outs[2]![0], outs[0]![0]);
+    assert.deepEqual(
+      String(outs[0]![0])
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).object.metadata.resourceVersion),
+      ['12', '13'],
+    );
+  });
+
+  it('after a costly flush, the batches of the next turns share one write per watcher (pacing)', async () => {
+    const hub = new WatchHub(1 << 20);
+    const out: Chunk[] = [];
+    const w = watcher({ format: 'json', pretty: false }, out);
+    const write = w.sink.write;
+    // a flush that takes 20 ms (1,000 sends on a busy machine)
+    w.sink.write = (c) => {
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+      return write(c);
+    };
+    hub.add(w);
+    hub.dispatch([event(20)]);
+    await until(async () => (out.length === 1 ? true : undefined), 'the first flush');
+    const batches = 5;
+    for (let i = 0; i < batches; i++) {
+      hub.dispatch([event(21 + i)]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await until(async () => (out.length > 1 && String(out.at(-1)).includes('"25"') ? true : undefined), 'rv 25');
+    assert.ok(out.length - 1 < batches, `${out.length - 1} writes for ${batches} batches of consecutive turns`);
+    const rvs = out
+      .slice(1)
+      .flatMap((c) => String(c).trim().split('\n'))
+      .map((l) => JSON.parse(l).object.metadata.resourceVersion);
+    assert.deepEqual(rvs, ['21', '22', '23', '24', '25']);
   });
 });
