@@ -34,11 +34,14 @@ test('entries expire at their tick, in deadline order, once; removed ones never'
 
 test('a real interval ends a short deadline, then stops', async () => {
   const d = new Deadlines();
+  // the deadline timer is unref'd (streams, not deadlines, keep a server alive): a ref'd handle
+  // keeps this test's event loop running until the deadline fires
+  const keepAlive = setInterval(() => {}, 1_000);
   const done = new Promise<number>((resolve) => {
     const start = performance.now();
     d.add({ expire: () => resolve(performance.now() - start) }, start + 50);
   });
-  const took = await done;
+  const took = await done.finally(() => clearInterval(keepAlive));
   assert.ok(took >= 50, `expired after ${took} ms`);
   assert.equal(d.size, 0);
 });

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpResponse } from 'uWebSockets.js';
-import { WatchStream, WATCH_SLICE_BYTES } from '../../src/handlers/watch.js';
+import { WatchStream, WATCH_SLICE_BYTES } from '../../src/http/watch-stream.js';
 import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
