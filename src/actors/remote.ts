@@ -119,8 +119,8 @@ export function changeEvent(w: StagedWrite, ev: HistoryEvent): ChangeEvent {
     fields: w.entry.fields,
     prevLabels: ev.prev?.labels,
     prevFields: ev.prev?.fields,
-    uid: w.entry.obj.metadata.uid,
-    apiVersion: w.entry.obj.apiVersion,
+    uid: w.entry.obj.metadata.uid ?? '',
+    apiVersion: w.entry.obj.apiVersion ?? '',
   };
   const meta = w.entry.obj.metadata;
   if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;

@@ -20,7 +20,7 @@ export type ResolveResult =
 export function resolveService(readCache: ReadCache, namespace: string, name: string, port: number): ResolveResult {
   const sjson = readCache.get('/services', namespace, name, 'v1');
   if (!sjson) return { reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };
-  const sp = (JSON.parse(sjson).spec?.ports ?? []).find((p: any) => p?.port === port);
+  const sp = (JSON.parse(sjson).spec?.ports ?? []).find((p: { port?: unknown } | null) => p?.port === port);
   if (!sp)
     return {
       reason: 'ServicePortError',
@@ -29,7 +29,7 @@ export function resolveService(readCache: ReadCache, namespace: string, name: st
   const ejson = readCache.get('/endpoints', namespace, name, 'v1');
   for (const ss of ejson ? (JSON.parse(ejson).subsets ?? []) : []) {
     const ip = ss?.addresses?.[0]?.ip;
-    const ep = (ss?.ports ?? []).find((p: any) => (sp.name ? p?.name === sp.name : true));
+    const ep = (ss?.ports ?? []).find((p: { name?: unknown } | null) => (sp.name ? p?.name === sp.name : true));
     const target = typeof sp.targetPort === 'number' ? sp.targetPort : ep?.port;
     if (ip && ep && target)
       return {

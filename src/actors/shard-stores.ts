@@ -83,7 +83,7 @@ export class ShardStores {
   private redefault(typeKey: string, cache: TypeCache, defaults: Defaulter | undefined, objects: CachedObject[]): void {
     const store = defaults && this.storeForKey(typeKey);
     for (const e of store ? redefaultCache(cache, store, defaults) : [])
-      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion ?? '', json: e.json });
   }
 
   /** Loads the stored objects of one type (a custom type newly served) into its cache. */
@@ -99,7 +99,7 @@ export class ShardStores {
             typeKey,
             namespace: entry.namespace,
             name: entry.name,
-            apiVersion: entry.obj.apiVersion,
+            apiVersion: entry.obj.apiVersion ?? '',
             json: entry.json,
           });
         } catch (e) {

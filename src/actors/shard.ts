@@ -3,6 +3,7 @@
  * backend. Serves a batch of operations per task: reads see committed state, writes are
  * staged, committed in one durable transaction, then made visible and broadcast as events.
  */
+import type { Stored } from '../api/object.js';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
@@ -78,7 +79,7 @@ export class Shard extends ShardStores {
         const typeKey = key.slice(0, slash);
         const store = this.storeForKey(typeKey);
         if (!store) continue;
-        let obj: any;
+        let obj: Stored; // a stored object (JSON.parse: what the store wrote)
         let entry: Entry;
         try {
           obj = JSON.parse(this.transformers.forType(typeKey).read(key, value));
@@ -93,7 +94,7 @@ export class Shard extends ShardStores {
           typeKey,
           namespace: entry.namespace,
           name: entry.name,
-          apiVersion: obj.apiVersion,
+          apiVersion: obj.apiVersion ?? '',
           json: entry.json,
         });
         if (typeKey === '/namespaces')
@@ -122,7 +123,13 @@ export class Shard extends ShardStores {
     for (const [typeKey, cache] of this.caches) {
       if (!this.storeForKey(typeKey)) continue;
       for (const [, e] of cache.scan('', undefined)) {
-        objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion, json: e.json });
+        objects.push({
+          typeKey,
+          namespace: e.namespace,
+          name: e.name,
+          apiVersion: e.obj.apiVersion ?? '',
+          json: e.json,
+        });
         if (typeKey === '/namespaces')
           namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
       }

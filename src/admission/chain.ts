@@ -140,7 +140,7 @@ export class AdmissionChain {
   }
 
   /** Runs the write as a dry run and returns the object it would store; its failure is the request's. */
-  private async preview(r: Request, buf?: Buffer): Promise<any> {
+  private async preview(r: Request, buf?: Buffer): Promise<unknown> {
     const bytes = buf ?? (await new Promise<Buffer>((done, fail) => r.body!(done, (st) => fail(st))));
     // unpinned: a preview that finds the object moved must restart the attempt (pinTo), not answer 409
     const op: OpInput = {
@@ -151,7 +151,7 @@ export class AdmissionChain {
     return parsed(await this.services.pool.submit(op));
   }
 
-  private async stored(r: Request): Promise<any> {
+  private async stored(r: Request): Promise<unknown> {
     const type = {
       group: r.def.group,
       version: r.def.version,
@@ -200,7 +200,7 @@ function optionsOf(r: Request, op: Operation): Record<string, unknown> {
   return o;
 }
 
-function parsed(res: Result): any {
+function parsed(res: Result): unknown {
   if ('error' in res) throw new StatusError(res.error);
   if (!('code' in res)) return undefined;
   return JSON.parse(bodyText(res.body));

@@ -15,6 +15,17 @@ import { quantityValue } from '../registry/strategies/quantity.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
 
 type Resources = Record<string, string>;
+/** One entry of a LimitRange's spec.limits (core/v1 LimitRangeItem), as stored. */
+interface LimitRangeItem {
+  type?: string;
+  default?: Resources;
+  defaultRequest?: Resources;
+  min?: Resources;
+  max?: Resources;
+  maxLimitRequestRatio?: Resources;
+}
+/** A container's requests and limits as written. */
+type ContainerResources = Partial<Record<'requests' | 'limits', Record<string, unknown>>>;
 
 export interface LimitRangerDeps {
   /** the LimitRanges' JSON in a namespace */
@@ -40,8 +51,8 @@ export class LimitRangerPlugin implements AdmissionPlugin {
     );
   }
 
-  private limits(a: AdmissionAttributes, type: string): any[] {
-    const out: any[] = [];
+  private limits(a: AdmissionAttributes, type: string): LimitRangeItem[] {
+    const out: LimitRangeItem[] = [];
     for (const json of this.deps.limitRanges(a.namespace))
       for (const l of JSON.parse(json).spec?.limits ?? []) if (l?.type === type) out.push(l);
     return out;
@@ -78,7 +89,7 @@ export class LimitRangerPlugin implements AdmissionPlugin {
     const obj = a.object;
     if (!obj) return;
     if (a.resource === 'pods') {
-      const containers: any[] = [...(obj.spec?.containers ?? [])];
+      const containers: ({ resources?: ContainerResources } | null)[] = [...(obj.spec?.containers ?? [])];
       for (const l of this.limits(a, 'Container')) {
         for (const c of containers)
           check(errs, 'Container', l, c?.resources?.requests ?? {}, c?.resources?.limits ?? {});
@@ -103,7 +114,7 @@ export class LimitRangerPlugin implements AdmissionPlugin {
 }
 
 /** Sets the defaults a resource list lacks; returns the resource names set. */
-function fill(resources: any, key: 'requests' | 'limits', defaults: Resources | undefined): string[] {
+function fill(resources: ContainerResources, key: 'requests' | 'limits', defaults: Resources | undefined): string[] {
   const set: string[] = [];
   for (const [k, v] of Object.entries(defaults ?? {})) {
     if (resources[key]?.[k] !== undefined) continue;
@@ -115,7 +126,10 @@ function fill(resources: any, key: 'requests' | 'limits', defaults: Resources | 
   return set;
 }
 
-function sum(containers: any[], key: 'requests' | 'limits'): Record<string, number> {
+function sum(
+  containers: ({ resources?: ContainerResources } | null)[],
+  key: 'requests' | 'limits',
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of containers)
     for (const [k, v] of Object.entries(c?.resources?.[key] ?? {})) out[k] = (out[k] ?? 0) + (quantityValue(v) ?? 0);
@@ -126,22 +140,28 @@ const val = (v: unknown) => (typeof v === 'number' ? v : (quantityValue(v) ?? 0)
 const show = (v: unknown) => (typeof v === 'number' ? String(v) : String(v));
 
 /** upstream minConstraint, maxConstraint and limitRequestRatioConstraint. */
-function check(errs: string[], type: string, l: any, req: Record<string, unknown>, lim: Record<string, unknown>): void {
-  for (const [k, min] of Object.entries<string>(l.min ?? {})) {
+function check(
+  errs: string[],
+  type: string,
+  l: LimitRangeItem,
+  req: Record<string, unknown>,
+  lim: Record<string, unknown>,
+): void {
+  for (const [k, min] of Object.entries(l.min ?? {})) {
     if (req[k] === undefined) errs.push(`minimum ${k} usage per ${type} is ${min}.  No request is specified`);
     else if (val(req[k]) < val(min))
       errs.push(`minimum ${k} usage per ${type} is ${min}, but request is ${show(req[k])}`);
     else if (lim[k] !== undefined && val(lim[k]) < val(min))
       errs.push(`minimum ${k} usage per ${type} is ${min}, but limit is ${show(lim[k])}`);
   }
-  for (const [k, max] of Object.entries<string>(l.max ?? {})) {
+  for (const [k, max] of Object.entries(l.max ?? {})) {
     if (lim[k] === undefined) errs.push(`maximum ${k} usage per ${type} is ${max}.  No limit is specified`);
     else if (val(lim[k]) > val(max))
       errs.push(`maximum ${k} usage per ${type} is ${max}, but limit is ${show(lim[k])}`);
     else if (req[k] !== undefined && val(req[k]) > val(max))
       errs.push(`maximum ${k} usage per ${type} is ${max}, but request is ${show(req[k])}`);
   }
-  for (const [k, ratio] of Object.entries<string>(l.maxLimitRequestRatio ?? {})) {
+  for (const [k, ratio] of Object.entries(l.maxLimitRequestRatio ?? {})) {
     if (req[k] === undefined || val(req[k]) === 0) {
       errs.push(`${k} max limit to request ratio per ${type} is ${ratio}, but no request is specified or request is 0`);
       continue;

@@ -57,13 +57,19 @@ function podSum(pod: any, key: 'requests' | 'limits', resource: string): number 
   return total;
 }
 
+/** A container's resources as written (requests and limits by resource name). */
+type ContainerResources = { resources?: Record<string, Record<string, unknown> | undefined> };
+
 /** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
 export function missingCompute(pod: any, names: readonly string[]): string[] {
   const out: string[] = [];
   for (const n of names) {
     const m = /^(requests|limits)\.(cpu|memory)$/.exec(n);
     if (!m) continue;
-    if ((pod?.spec?.containers ?? []).some((c: any) => c?.resources?.[m[1]!]?.[m[2]!] === undefined)) out.push(n);
+    if (
+      (pod?.spec?.containers ?? []).some((c: ContainerResources | null) => c?.resources?.[m[1]!]?.[m[2]!] === undefined)
+    )
+      out.push(n);
   }
   return out.sort();
 }

@@ -62,7 +62,11 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
     )
       return true;
     const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
-    if (containers.some((c: any) => (c?.volumeMounts ?? []).some((m: any) => m?.mountPath === this.mountPath)))
+    if (
+      containers.some((c: { volumeMounts?: { mountPath?: unknown }[] } | null) =>
+        (c?.volumeMounts ?? []).some((m) => m?.mountPath === this.mountPath),
+      )
+    )
       return true;
     const volume = this.tokenVolume(spec.volumes ?? []);
     spec.volumes = [...(spec.volumes ?? []), volume];

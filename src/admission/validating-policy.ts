@@ -69,6 +69,15 @@ function selector(s: unknown): LabelSelector {
   }
 }
 
+/** A match condition, variable or validation of a policy as written (each field read with a default). */
+type PolicyEntry = {
+  name?: unknown;
+  expression?: unknown;
+  message?: unknown;
+  messageExpression?: unknown;
+  reason?: unknown;
+} | null;
+
 function resources(m: any): Resources {
   return {
     rules: Array.isArray(m?.resourceRules) ? m.resourceRules : [],
@@ -125,12 +134,15 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
         name,
         failurePolicy: spec.failurePolicy ?? 'Fail',
         match: resources(spec.matchConstraints),
-        conditions: (spec.matchConditions ?? []).map((c: any) => ({
+        conditions: (spec.matchConditions ?? []).map((c: PolicyEntry) => ({
           name: String(c?.name ?? ''),
           ...compile(c?.expression),
         })),
-        variables: (spec.variables ?? []).map((v: any) => ({ name: String(v?.name ?? ''), ...compile(v?.expression) })),
-        validations: (spec.validations ?? []).map((v: any) => ({
+        variables: (spec.variables ?? []).map((v: PolicyEntry) => ({
+          name: String(v?.name ?? ''),
+          ...compile(v?.expression),
+        })),
+        validations: (spec.validations ?? []).map((v: PolicyEntry) => ({
           ...compile(v?.expression),
           ...(v?.message ? { message: String(v.message) } : {}),
           ...(v?.messageExpression ? { messageExpression: compile(v.messageExpression) } : {}),
@@ -270,7 +282,8 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
       if (labels !== undefined && !m.ns.matches(labels)) return false;
     }
     if (!m.obj.empty) {
-      const ok = (o: any) => o != null && m.obj.matches(o?.metadata?.labels ?? {});
+      const ok = (o: { metadata?: { labels?: Record<string, string> } } | null | undefined) =>
+        o != null && m.obj.matches(o?.metadata?.labels ?? {});
       if (!ok(a.object) && !ok(a.oldObject)) return false;
     }
     return true;

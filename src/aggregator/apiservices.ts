@@ -11,6 +11,7 @@
  *   discovery document fetched feeds aggregated discovery.
  */
 import { groupFor, type Identity } from '../api/identity.js';
+import type { Condition } from '../api/object.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
@@ -154,7 +155,9 @@ export class ApiServices implements Informer {
     const obj = JSON.parse(json);
     const spec = obj.spec ?? {};
     if (!spec.service) return;
-    const available = (obj.status?.conditions ?? []).some((c: any) => c?.type === 'Available' && c.status === 'True');
+    const available = (obj.status?.conditions ?? []).some(
+      (c: Condition | null) => c?.type === 'Available' && c.status === 'True',
+    );
     const s: RemoteService = {
       name,
       group: String(spec.group ?? ''),
@@ -185,7 +188,9 @@ export class ApiServices implements Informer {
     const existing = this.readCache.get(this.typeKey, '', name, `${this.type.group}/v1`);
     if (
       existing &&
-      JSON.parse(existing).status?.conditions?.some((c: any) => c?.type === 'Available' && c.reason === 'Local')
+      JSON.parse(existing).status?.conditions?.some(
+        (c: Condition | null) => c?.type === 'Available' && c.reason === 'Local',
+      )
     )
       return;
     const [groupPriorityMinimum, versionPriority] = PRIORITIES[`${referenceName(this.identity, group)}/${version}`] ?? [
@@ -264,7 +269,7 @@ export class ApiServices implements Informer {
     const json = this.readCache.get(this.typeKey, '', name, `${this.type.group}/v1`);
     if (!json) return;
     const obj = JSON.parse(json);
-    const conditions: any[] = obj.status?.conditions ?? [];
+    const conditions: (Condition | null)[] = obj.status?.conditions ?? [];
     const old = conditions.find((c) => c?.type === 'Available');
     if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message) return;
     const next = {

@@ -31,7 +31,7 @@ export function tlsOptions(d: Dial): RequestOptions {
 }
 
 /** GETs url and parses a 2xx JSON reply; rejects with a short reason otherwise. */
-export function fetchJson(url: string, d: Dial, timeoutMs: number): Promise<any> {
+export function fetchJson(url: string, d: Dial, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,

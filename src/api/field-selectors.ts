@@ -4,6 +4,7 @@
  * aliases, and the selectable field set of an object. Parsed once into requirement arrays;
  * `matches` only loops over them. Label selectors are in selectors.ts.
  */
+import type { KubeObject } from './object.js';
 import { SelectorError, byteOrder } from './selectors.js';
 
 export interface FieldRequirement {
@@ -247,12 +248,16 @@ export function fieldSetFor(kind: string, obj: any): Record<string, string> {
  * the CRD's selectableFields (`spec.color`) as text: strings as they are, integers and booleans
  * formatted, absent values as "" (upstream customresource GetAttrs).
  */
-export function customFieldSet(obj: any, paths: readonly string[], namespaced: boolean): Record<string, string> {
+export function customFieldSet(
+  obj: KubeObject | undefined,
+  paths: readonly string[],
+  namespaced: boolean,
+): Record<string, string> {
   const f: Record<string, string> = { 'metadata.name': str(obj?.metadata?.name) };
   if (namespaced) f['metadata.namespace'] = str(obj?.metadata?.namespace);
   for (const p of paths) {
-    let v: any = obj;
-    for (const k of p.split('.')) v = v && typeof v === 'object' ? v[k] : undefined;
+    let v: unknown = obj;
+    for (const k of p.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
     f[p] = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
   }
   return f;

@@ -39,19 +39,29 @@ export interface PodSpecShape {
   nodeSelector?: unknown;
 }
 
+/** core/v1 PodTemplateSpec; the PodSpec is validated field by field, so it stays open here. */
+export type PodSpecFields = Record<string, unknown> & { restartPolicy?: string };
+
 /** core/v1 Pod (the fields binding and the connection subresources read) */
 export type PodCondition = Omit<Condition, 'lastProbeTime'> & { lastProbeTime?: string | null };
+export type PodSpec = PodSpecFields & {
+  nodeName?: string;
+  schedulingGates?: unknown[];
+  terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number | null;
+  containers?: unknown;
+  initContainers?: unknown;
+  ephemeralContainers?: unknown;
+};
 export type Pod = KubeObject<
-  { nodeName?: string; schedulingGates?: unknown[] },
-  { podIP?: string; conditions?: PodCondition[] }
+  PodSpec,
+  { phase?: string; qosClass?: string; podIP?: string; conditions?: PodCondition[] }
 >;
 /** core/v1 Binding */
 export interface Binding extends KubeObject {
   target?: { kind?: string; name?: string };
 }
 
-/** core/v1 PodTemplateSpec; the PodSpec is validated field by field, so it stays open here. */
-export type PodSpecFields = Record<string, unknown> & { restartPolicy?: string };
 export interface PodTemplateSpec {
   metadata?: ObjectMeta;
   spec?: PodSpecFields;
@@ -143,6 +153,9 @@ export interface PvcSpec {
   storageClassName?: string;
   volumeAttributesClassName?: string;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMode?: string;
+  accessModes?: unknown;
+  dataSource?: unknown;
 }
 export type PersistentVolumeClaim = KubeObject<PvcSpec, { phase?: string }>;
 
@@ -287,3 +300,49 @@ export interface PriorityLevelSpec {
   exempt?: { nominalConcurrencyShares?: number; lendablePercent?: number };
 }
 export type PriorityLevelConfiguration = KubeObject<PriorityLevelSpec, { conditions?: Condition[] }>;
+
+/** rbac Role and ClusterRole as written: the rules are checked one by one (strategies/rbac.ts). */
+export interface Role extends KubeObject {
+  rules?: unknown;
+}
+/** rbac RoleBinding and ClusterRoleBinding as written. */
+export interface RoleBinding extends KubeObject {
+  roleRef?: { apiGroup?: unknown; kind?: unknown; name?: unknown };
+  subjects?: unknown;
+}
+
+/** ConfigMap and Secret: the data maps as written (validated key by key). */
+export interface DataObject extends KubeObject {
+  type?: string;
+  immutable?: unknown;
+  data?: unknown;
+  binaryData?: unknown;
+  stringData?: unknown;
+}
+
+/** apiextensions/v1 CustomResourceDefinitionNames */
+export interface CrdNames {
+  plural?: string;
+  singular?: string;
+  kind?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+/** apiextensions/v1 CustomResourceDefinition status, as the server and the CRD controller write it. */
+export interface CrdStatus {
+  acceptedNames?: CrdNames;
+  storedVersions?: string[];
+  conditions?: Condition[];
+}
+/**
+ * apiextensions/v1 CustomResourceDefinition: the spec stays a decoded tree, validated field by
+ * field (registry/crd/crd-validation.ts) before anything relies on its shape.
+ */
+export type CustomResourceDefinition = KubeObject<
+  Record<string, unknown> & { group?: string; names?: CrdNames },
+  CrdStatus
+>;
+
+/** autoscaling/v1 Scale, the view of the scale subresource: replicas as stored (the schema types them). */
+export type Scale = KubeObject<{ replicas?: unknown }, { replicas?: unknown; selector?: string }>;

@@ -48,6 +48,8 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
   managedFields?: ManagedFieldsEntry[];
+  /** deprecated, never set by this server; dropped from written objects */
+  selfLink?: string;
 }
 
 /** A stored object of any kind: TypeMeta, ObjectMeta, and the kind's spec and status. */
@@ -87,6 +89,13 @@ export interface LabelSelector {
 /** The narrowing every reader of decoded JSON starts with: a non-null, non-array object. */
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The one place a decoded JSON object becomes a typed object: the caller (the store's decoders)
+ * then sets and checks kind, apiVersion and metadata; validation checks the rest before
+ * anything relies on it.
+ */
+export const isObjectBody = (v: unknown): v is Stored => isRecord(v);
 
 /**
  * v?.[k1]?.[k2]... over decoded JSON: undefined as soon as a step is null or undefined, else

@@ -114,7 +114,7 @@ export class FieldSet {
   }
 
   /** fieldsV1: nested `{ "f:a": { ".": {}, "f:b": {} } }`, "." marking a member with children. */
-  toFieldsV1(): Record<string, any> {
+  toFieldsV1(): Record<string, unknown> {
     interface Node {
       member: boolean;
       children: Map<string, Node>;
@@ -129,8 +129,8 @@ export class FieldSet {
       }
       node.member = true;
     }
-    const render = (node: Node): Record<string, any> => {
-      const out: Record<string, any> = {};
+    const render = (node: Node): Record<string, unknown> => {
+      const out: Record<string, unknown> = {};
       if (node.member && node.children.size) out['.'] = {};
       const keys = [...node.children.keys()];
       if (keys.length > 1) sortElements(keys);
@@ -140,9 +140,9 @@ export class FieldSet {
     return render(root);
   }
 
-  static fromFieldsV1(tree: Record<string, any> | undefined): FieldSet {
+  static fromFieldsV1(tree: Record<string, unknown> | undefined): FieldSet {
     const out = new FieldSet();
-    const walk = (node: Record<string, any>, prefix: string) => {
+    const walk = (node: Record<string, unknown>, prefix: string) => {
       for (const k in node) {
         if (k === '.') {
           out.addKey(prefix);
@@ -157,7 +157,7 @@ export class FieldSet {
             break;
           }
         if (leaf) out.addKey(key);
-        else walk(child, key);
+        else walk(child as Record<string, unknown>, key); // an object with a key (the loop above)
       }
     };
     if (tree && typeof tree === 'object') walk(tree, '');
@@ -202,7 +202,7 @@ function compareValues(a: unknown, b: unknown): number {
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
-export const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * How a value is walked: `fields` (granular struct or map), `listmap` (items keyed by the list
@@ -236,7 +236,7 @@ export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | 
  * The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream); a key
  * field the item lacks takes its schema default when it has one (structured-merge-diff's rule).
  */
-export function keyElement(item: Record<string, any>, keys: string[], defaults?: Record<string, unknown>): string {
+export function keyElement(item: Record<string, unknown>, keys: string[], defaults?: Record<string, unknown>): string {
   const k: Record<string, unknown> = {};
   for (const key of sortedKeys(keys)) {
     const v = item[key] ?? defaults?.[key];
@@ -294,7 +294,7 @@ export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix 
 
 /** The value at a path, or undefined. */
 export function valueAt(obj: unknown, path: Path): unknown {
-  let cur: any = obj;
+  let cur: unknown = obj;
   for (const e of path) {
     if (cur === undefined || cur === null) return undefined;
     if (e.startsWith('f:')) cur = isObj(cur) ? ownValue(cur, e.slice(2)) : undefined;
@@ -307,7 +307,7 @@ export function valueAt(obj: unknown, path: Path): unknown {
   return cur;
 }
 
-function matchesKey(item: Record<string, any>, e: string): boolean {
+function matchesKey(item: Record<string, unknown>, e: string): boolean {
   const k = JSON.parse(e.slice(2)) as Record<string, unknown>;
   return Object.entries(k).every(([kk, vv]) => JSON.stringify(item[kk]) === JSON.stringify(vv));
 }
@@ -323,15 +323,16 @@ function indexOfElement(list: unknown[], e: string): number {
  * already-owned root with a shallow copy, so an in-place change there touches nothing shared.
  */
 export function ownPath(root: unknown, path: Path): void {
-  let cur: any = root;
+  let cur: unknown = root;
   for (const e of path.slice(0, -1)) {
     const at: string | number = e.startsWith('f:') ? e.slice(2) : Array.isArray(cur) ? indexOfElement(cur, e) : -1;
     if (cur === null || typeof cur !== 'object' || at === -1) return;
-    const v = typeof at === 'string' ? ownValue(cur, at) : cur[at];
+    // a numeric `at` is an index: cur is an array then (indexOfElement)
+    const v = typeof at === 'string' ? ownValue(cur, at) : (cur as unknown[])[at];
     if (v === null || typeof v !== 'object') return;
     const copy = Array.isArray(v) ? [...v] : { ...v };
     if (typeof at === 'string') setOwn(cur, at, copy);
-    else cur[at] = copy;
+    else (cur as unknown[])[at] = copy;
     cur = copy;
   }
 }

@@ -4,6 +4,7 @@
  * last-applied configuration are allowed (the object is being migrated, not fought over),
  * and a successful apply keeps that annotation in step with the applied configuration.
  */
+import type { KubeObject } from '../api/object.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, fieldsOf, isObj, type Path } from './fieldset.js';
 import { compare } from './compare.js';
@@ -11,7 +12,7 @@ import { compare } from './compare.js';
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 export const MIGRATING_MANAGER = 'kubectl';
 
-function lastApplied(live: any): Record<string, unknown> | undefined {
+function lastApplied(live: KubeObject | undefined): Record<string, unknown> | undefined {
   const text = live?.metadata?.annotations?.[LAST_APPLIED];
   if (typeof text !== 'string' || !text) return undefined;
   try {
@@ -23,7 +24,11 @@ function lastApplied(live: any): Record<string, unknown> | undefined {
 }
 
 /** Whether every conflicting path is a field of the last-applied configuration that live still matches. */
-export function conflictsAllowedByLastApplied(live: any, conflicts: Path[], schema: SchemaNode | undefined): boolean {
+export function conflictsAllowedByLastApplied(
+  live: KubeObject | undefined,
+  conflicts: Path[],
+  schema: SchemaNode | undefined,
+): boolean {
   const last = lastApplied(live);
   if (!last) return false;
   const allowed = fieldsOf(last, schema).difference(compare(last, live, schema).modified);
@@ -31,7 +36,7 @@ export function conflictsAllowedByLastApplied(live: any, conflicts: Path[], sche
 }
 
 /** After a successful apply by `kubectl`: the annotation, when present, records the applied configuration. */
-export function syncLastApplied(live: any, merged: any, applied: any): void {
+export function syncLastApplied(live: KubeObject, merged: KubeObject, applied: KubeObject): void {
   if (!lastApplied(live) || !isObj(merged.metadata?.annotations)) return;
   const config = structuredClone(applied);
   if (isObj(config.metadata?.annotations)) delete config.metadata.annotations[LAST_APPLIED];

@@ -3,6 +3,7 @@
  * updated by apply (conflict detection, force, removal of fields an applier gave up) and by
  * every other write (the writer takes the fields it changed). Only FieldSet algebra here.
  */
+import type { KubeObject } from '../api/object.js';
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
@@ -17,7 +18,7 @@ export interface ManagedFieldsEntry {
   apiVersion: string;
   time: string;
   fieldsType: 'FieldsV1';
-  fieldsV1: Record<string, any>;
+  fieldsV1: Record<string, unknown>;
   subresource?: string;
 }
 
@@ -25,7 +26,7 @@ export interface ManagedFieldsEntry {
 interface Owner {
   entry: ManagedFieldsEntry;
   set: FieldSet;
-  rendered?: { set: FieldSet; fieldsV1: Record<string, any> };
+  rendered?: { set: FieldSet; fieldsV1: Record<string, unknown> };
 }
 
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
@@ -70,7 +71,7 @@ function trackedComparison(before: unknown, after: unknown, schema: SchemaNode |
 }
 
 /** A decodable entry; anything else in a request falls back to the stored entries, as upstream. */
-function validEntry(e: any): e is ManagedFieldsEntry {
+function validEntry(e: unknown): e is ManagedFieldsEntry {
   return (
     isObj(e) &&
     typeof e.manager === 'string' &&
@@ -160,7 +161,7 @@ function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
 }
 
 /** Sets obj.metadata.managedFields in place (callers hold on to obj.metadata). */
-function write(obj: any, list: Owner[]): void {
+function write(obj: KubeObject, list: Owner[]): void {
   obj.metadata ??= {};
   const fieldsV1 = (o: Owner) => (o.rendered?.set === o.set ? o.rendered.fieldsV1 : render(o.set));
   const entries = list
@@ -299,7 +300,7 @@ export function apply(
 const byPath = (a: string[], b: string[]): number => (pathString(a) < pathString(b) ? -1 : 1);
 
 /** Removes what the applier gave up, except paths that still hold something another claim needs. */
-function prune(obj: any, last: FieldSet, claims: FieldSet[]): void {
+function prune(obj: unknown, last: FieldSet, claims: FieldSet[]): void {
   let drop = last;
   for (const c of claims) drop = drop.difference(c);
   if (drop.empty()) return;

@@ -10,11 +10,14 @@ import { fieldSchema, itemElement, shape } from './fieldset.js';
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
 const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
 
-export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): any {
+/** Merging an object onto an object of the same kind gives an object of that kind. */
+export function mergeApplied<T extends object>(live: T | undefined, applied: T, schema: SchemaNode | undefined): T;
+export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): unknown;
+export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): unknown {
   const sh = shape(applied, schema);
   if (live === undefined || live === null || sh === 'leaf' || shape(live, schema) !== sh) return copy(applied);
   if (sh === 'fields') {
-    const out: Record<string, any> = { ...(live as Record<string, unknown>) };
+    const out: Record<string, unknown> = { ...(live as Record<string, unknown>) };
     for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
       if (v === null) {
         delete out[k];

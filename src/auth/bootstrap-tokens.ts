@@ -14,6 +14,7 @@ import type { ChangeEvent, CachedObject } from '../actors/protocol.js';
 import { typeKeyOf } from '../actors/routing.js';
 import { NOT_MINE, type AuthResult, type TokenAuthenticator } from '../api/user.js';
 import { audienceAgnostic } from './audiences.js';
+import type { Secret } from '../api/kinds.js';
 
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export const BOOTSTRAP_GROUP = 'system:bootstrappers';
@@ -86,7 +87,7 @@ export class BootstrapTokens {
   }
 
   private put(name: string, json: string): void {
-    let obj: any;
+    let obj: Secret; // a stored Secret (JSON from the store)
     try {
       obj = JSON.parse(json);
     } catch {

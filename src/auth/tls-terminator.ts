@@ -9,7 +9,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { createServer, type DetailedPeerCertificate, type Server, type TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import { RequestFramer } from './http-framer.js';
 import { certificateSubject } from '../x509/name.js';
@@ -82,7 +82,7 @@ export function anchorsOf(o: TerminatorOptions): Anchors {
  */
 function chainFingerprints(sock: TLSSocket): Set<string> {
   const out = new Set<string>();
-  let c: any = sock.getPeerCertificate(true);
+  let c: DetailedPeerCertificate | undefined = sock.getPeerCertificate(true);
   for (let i = 0; c?.fingerprint256 && i < 16 && !out.has(c.fingerprint256); i++) {
     out.add(c.fingerprint256);
     c = c.issuerCertificate;

@@ -13,6 +13,8 @@
  * Writes go through the status subresource with the read resourceVersion; a conflict is
  * retried on the next change.
  */
+import type { CrdNames, CrdStatus, CustomResourceDefinition } from '../api/kinds.js';
+import type { Condition, Stored } from '../api/object.js';
 import { bodyText } from '../actors/pack.js';
 import type { CachedObject, ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
@@ -30,17 +32,20 @@ const JSON_ENC = { format: 'json' as const, pretty: false };
 /** how soon a CRD whose custom resources are still being deleted is looked at again */
 const CLEANUP_RETRY_MS = 500;
 
+/** a stored CRD (validated on write: names and group have their types) */
+type Crd = Stored<CustomResourceDefinition>;
+
 interface Accepted {
-  names: any;
+  names: CrdNames | undefined;
   condition: { status: string; reason: string; message: string };
 }
 
 function condition(
-  conds: any[],
+  conds: Condition[],
   type: string,
   want: { status: string; reason: string; message: string },
   now: string,
-): any[] {
+): Condition[] {
   const prev = conds.find((c) => c?.type === type);
   const lastTransitionTime = prev && prev.status === want.status ? prev.lastTransitionTime : now;
   const next = { type, ...want, lastTransitionTime };
@@ -54,9 +59,9 @@ function condition(
  * as one aggregate message) for a CRD whose schema is not structural (only one persisted
  * before v1 required it can be), and no such condition otherwise.
  */
-function nonStructural(conds: unknown[], crd: unknown, now: string): unknown[] {
+function nonStructural(conds: Condition[], crd: unknown, now: string): Condition[] {
   const found = structuralViolations(crd);
-  if (!found.length) return conds.filter((c) => (c as { type?: unknown } | null)?.type !== 'NonStructuralSchema');
+  if (!found.length) return conds.filter((c) => c?.type !== 'NonStructuralSchema');
   return condition(
     conds,
     'NonStructuralSchema',
@@ -66,7 +71,7 @@ function nonStructural(conds: unknown[], crd: unknown, now: string): unknown[] {
 }
 
 export class CrdController implements Informer {
-  private readonly crds = new Map<string, any>();
+  private readonly crds = new Map<string, Crd>();
   readonly typeRef: TypeRef;
   private readonly typeKey: string;
   private served = '';
@@ -143,11 +148,11 @@ export class CrdController implements Informer {
   }
 
   /** Upstream NamingConditionController: names taken by another CRD of the group (oldest first) conflict. */
-  private accept(crd: any, all: any[]): Accepted {
-    const n = crd.spec?.names ?? {};
+  private accept(crd: Crd, all: Crd[]): Accepted {
+    const n: CrdNames = crd.spec?.names ?? {};
     const group = crd.spec?.group;
     // validation refuses these; one stored before that rule is never served
-    if (this.registry.isBuiltinGroup(group)) {
+    if (group !== undefined && this.registry.isBuiltinGroup(group)) {
       return {
         names: undefined,
         condition: {
@@ -161,10 +166,12 @@ export class CrdController implements Informer {
     const others = all.filter(
       (o) => o.metadata.name !== mine && o.spec?.group === group && o.status?.acceptedNames?.plural,
     );
-    const taken = (pick: (names: any) => string[]) => new Set(others.flatMap((o) => pick(o.status.acceptedNames)));
-    const plurals = taken((a) => [a.plural, a.singular, ...(a.shortNames ?? [])].filter(Boolean));
-    const kinds = taken((a) => [a.kind, a.listKind].filter(Boolean));
-    if (plurals.has(n.plural))
+    // others: acceptedNames.plural set (the filter above)
+    const taken = (pick: (names: CrdNames) => (string | undefined)[]) =>
+      new Set(others.flatMap((o) => pick(o.status!.acceptedNames!)).filter((s): s is string => !!s));
+    const plurals = taken((a) => [a.plural, a.singular, ...(a.shortNames ?? [])]);
+    const kinds = taken((a) => [a.kind, a.listKind]);
+    if (n.plural !== undefined && plurals.has(n.plural))
       return {
         names: crd.status?.acceptedNames,
         condition: { status: 'False', reason: 'PluralConflict', message: `"${n.plural}" is already in use` },
@@ -180,7 +187,7 @@ export class CrdController implements Informer {
         names: crd.status?.acceptedNames,
         condition: { status: 'False', reason: 'ShortNamesConflict', message: `"${short}" is already in use` },
       };
-    if (kinds.has(n.kind))
+    if (n.kind !== undefined && kinds.has(n.kind))
       return {
         names: crd.status?.acceptedNames,
         condition: { status: 'False', reason: 'KindConflict', message: `"${n.kind}" is already in use` },
@@ -196,14 +203,14 @@ export class CrdController implements Informer {
   private async reconcile(): Promise<void> {
     const now = rfc3339(Date.now());
     const all = [...this.crds.values()].sort((a, b) =>
-      a.metadata.creationTimestamp < b.metadata.creationTimestamp ? -1 : 1,
+      (a.metadata.creationTimestamp ?? '') < (b.metadata.creationTimestamp ?? '') ? -1 : 1,
     );
-    const desired = new Map<string, any>();
+    const desired = new Map<string, Crd>();
     for (const crd of all) {
       const a = this.accept(crd, all);
-      const status = { ...(crd.status ?? {}) };
+      const status: CrdStatus = { ...(crd.status ?? {}) };
       if (a.names) status.acceptedNames = a.names;
-      let conds: any[] = Array.isArray(status.conditions) ? status.conditions : [];
+      let conds: Condition[] = Array.isArray(status.conditions) ? status.conditions : [];
       conds = condition(conds, 'NamesAccepted', a.condition, now);
       if (a.condition.status === 'True')
         conds = condition(
@@ -244,7 +251,7 @@ export class CrdController implements Informer {
     }
   }
 
-  private async writeStatus(crd: any): Promise<void> {
+  private async writeStatus(crd: Crd): Promise<void> {
     const r = await this.pool.submit({
       op: 'update',
       type: { ...this.typeRef, subresource: 'status' },
@@ -259,8 +266,8 @@ export class CrdController implements Informer {
   }
 
   /** Deletes the custom resources of a deleting CRD; removes its cleanup finalizer once none is left. */
-  private async finalize(crd: any, t: CustomType | undefined): Promise<void> {
-    const finalizer = cleanupFinalizer(crd.apiVersion);
+  private async finalize(crd: Crd, t: CustomType | undefined): Promise<void> {
+    const finalizer = cleanupFinalizer(crd.apiVersion ?? '');
     const finalizers: string[] = crd.metadata.finalizers ?? [];
     if (!finalizers.includes(finalizer)) return;
     if (t) {

@@ -14,7 +14,7 @@
 import { bodyText } from '../actors/pack.js';
 import type { ChangeEvent, TypeRef } from '../actors/protocol.js';
 import type { ActorPool } from '../actors/pool.js';
-import type { PodDisruptionBudget } from '../api/kinds.js';
+import type { Pod, PodDisruptionBudget } from '../api/kinds.js';
 import type { KubeObject, Stored } from '../api/object.js';
 import { computeStatus, podHealthy, same, type PodRec } from '../registry/disruption-status.js';
 
@@ -80,7 +80,7 @@ export class DisruptionController {
     m.set(name, {
       name,
       labels: obj.metadata.labels,
-      healthy: podHealthy(obj),
+      healthy: podHealthy(obj as Pod), // typeKey is the pods' one
       deleting: !!obj.metadata.deletionTimestamp,
     });
   }

@@ -11,6 +11,8 @@
  * - disruptionsAllowed 0 (or a budget not yet observed): 429 with a DisruptionBudget cause.
  * The reply is 201 with a Success Status.
  */
+import type { PdbStatus, Pod, PodDisruptionBudget } from '../api/kinds.js';
+import { fieldAt, isRecord, type Stored } from '../api/object.js';
 import { errors, type Status } from '../api/status.js';
 import { bodyText } from '../actors/pack.js';
 import type { DeleteOptions, Result, TypeRef } from '../actors/protocol.js';
@@ -36,7 +38,8 @@ class Reply {
 function fail(s: Status): never {
   throw new Reply(s);
 }
-function unwrap(r: Result): any {
+/** The body of a store reply (the caller knows the kind it asked for), or the refusal. */
+function unwrap(r: Result): unknown {
   if ('error' in r) fail(r.error);
   if (!('code' in r)) fail(errors.internal('unexpected reply').status);
   return JSON.parse(bodyText(r.body));
@@ -57,13 +60,14 @@ function tooManyRequests(cause: string, retryAfterSeconds: number): Status {
   };
 }
 
-function podReady(pod: any): boolean {
-  return (pod.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c.status === 'True');
+function podReady(pod: Pod): boolean {
+  return (pod.status?.conditions ?? []).some((c) => c?.type === 'Ready' && c.status === 'True');
 }
 
 /** upstream canIgnorePDB */
-function canIgnoreBudgets(pod: any): boolean {
-  return ['Succeeded', 'Failed', 'Pending'].includes(pod.status?.phase) || !!pod.metadata?.deletionTimestamp;
+function canIgnoreBudgets(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata?.deletionTimestamp;
 }
 
 export async function evict(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
@@ -81,37 +85,46 @@ export async function evict(r: Request, s: Services, body: Body, queryDryRun: bo
   }
 }
 
-async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
+/** The Eviction body: checked against the URL; its DeleteOptions validated. */
+function evictionOptions(r: Request, body: Body): DeleteOptions {
   if (body.contentType !== 'json') fail(errors.unsupportedMediaType(body.contentType).status);
-  let eviction: any;
+  let eviction: unknown;
   try {
     eviction = JSON.parse(body.text);
   } catch (e) {
     fail(errors.badRequest(`error decoding Eviction: ${(e as Error).message}`).status);
   }
-  if (!eviction || typeof eviction !== 'object' || Array.isArray(eviction))
-    fail(errors.badRequest('Eviction must be an object').status);
+  if (!isRecord(eviction)) fail(errors.badRequest('Eviction must be an object').status);
   const ns = r.info.namespace;
   const name = r.info.name;
-  if (eviction.metadata?.name !== undefined && eviction.metadata.name !== name)
+  const evictionName = fieldAt(eviction, 'metadata', 'name');
+  const evictionNamespace = fieldAt(eviction, 'metadata', 'namespace');
+  if (evictionName !== undefined && evictionName !== name)
     fail(errors.badRequest('name in URL does not match name in Eviction object').status);
-  if (eviction.metadata?.namespace && eviction.metadata.namespace !== ns)
+  if (evictionNamespace && evictionNamespace !== ns)
     fail(errors.badRequest('namespace in URL does not match namespace in Eviction object').status);
   const o = eviction.deleteOptions ?? {};
-  let options: DeleteOptions = {};
   try {
-    options = toDeleteOptions(o);
+    return toDeleteOptions(o);
   } catch (e) {
     fail((e as { status: Status }).status);
   }
+}
+
+async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): Promise<void> {
+  const ns = r.info.namespace;
+  const name = r.info.name;
+  const options = evictionOptions(r, body);
   const dryRun = queryDryRun || (options.dryRun?.length ?? 0) > 0;
 
   for (let attempt = 0; ; attempt++) {
-    const pod = unwrap(await s.pool.submit({ op: 'get', type: PODS, enc: JSON_ENC, namespace: ns, name }));
+    const pod = unwrap(
+      await s.pool.submit({ op: 'get', type: PODS, enc: JSON_ENC, namespace: ns, name }),
+    ) as Stored<Pod>;
     if (!canIgnoreBudgets(pod)) {
-      const pdbs =
-        unwrap(await s.pool.submit({ op: 'list', type: PDBS, enc: JSON_ENC, namespace: ns, opts: {} })).items ?? [];
-      const matching = pdbs.filter((p: any) => {
+      const list = unwrap(await s.pool.submit({ op: 'list', type: PDBS, enc: JSON_ENC, namespace: ns, opts: {} }));
+      const pdbs = (list as { items?: Stored<PodDisruptionBudget>[] }).items ?? [];
+      const matching = pdbs.filter((p) => {
         const sel = labelSelectorFromObject(p.spec?.selector);
         return !sel.empty && !sel.matchesNothing && sel.matches(pod.metadata.labels);
       });
@@ -122,12 +135,12 @@ async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): P
           ).status,
         );
       if (matching.length === 1) {
-        const outcome = await spend(s, matching[0], pod, dryRun);
+        const outcome = await spend(s, matching[0]!, pod, dryRun);
         if (outcome === 'conflict') {
           if (attempt + 1 < CONFLICT_RETRIES) continue;
           fail(
             errors.conflict(
-              { resource: 'poddisruptionbudgets', group: 'policy', name: matching[0].metadata.name },
+              { resource: 'poddisruptionbudgets', group: 'policy', name: matching[0]!.metadata.name },
               'the object has been modified; please apply your changes to the latest version and try again',
             ).status,
           );
@@ -141,8 +154,13 @@ async function run(r: Request, s: Services, body: Body, queryDryRun: boolean): P
 }
 
 /** upstream checkAndDecrement (plus the unhealthy-pod policy): 'ok', 'conflict', or throws the refusal. */
-async function spend(s: Services, pdb: any, pod: any, dryRun: boolean): Promise<'ok' | 'conflict'> {
-  const st = pdb.status ?? {};
+async function spend(
+  s: Services,
+  pdb: Stored<PodDisruptionBudget>,
+  pod: Stored<Pod>,
+  dryRun: boolean,
+): Promise<'ok' | 'conflict'> {
+  const st: PdbStatus = pdb.status ?? {};
   if (!podReady(pod)) {
     if (pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow') return 'ok';
     if ((st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) > 0) return 'ok';
@@ -187,7 +205,7 @@ async function spend(s: Services, pdb: any, pod: any, dryRun: boolean): Promise<
     type: { ...PDBS, subresource: 'status' },
     enc: JSON_ENC,
     dryRun: false,
-    namespace: pdb.metadata.namespace,
+    namespace: pdb.metadata.namespace ?? '', // always set: PDBs are namespaced
     name,
     fieldManager: 'eviction',
     body: { text: JSON.stringify({ ...pdb, status }), contentType: 'json' },

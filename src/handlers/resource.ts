@@ -2,7 +2,7 @@
  * Resource verbs on the front thread: each builds one actor operation from the request,
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
-import { errors } from '../api/status.js';
+import { errors, type Status } from '../api/status.js';
 import type { Body, DeleteOptions, Result } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
@@ -251,7 +251,7 @@ export function withBody(
 }
 
 function errorStatus(e: unknown) {
-  return (e as { status?: unknown }).status ? (e as { status: any }).status : errors.internal(String(e)).status;
+  return (e as { status?: unknown }).status ? (e as { status: Status }).status : errors.internal(String(e)).status;
 }
 
 /**

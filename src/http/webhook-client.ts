@@ -12,6 +12,7 @@ import { Agent, request } from 'node:https';
 import type { ReadCache } from '../actors/read-cache.js';
 import { resolveService } from '../actors/service-resolver.js';
 import { stringifyValue } from '../schema/deep-value.js';
+import { isRecord } from '../api/object.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
@@ -22,10 +23,12 @@ export interface Target {
 }
 
 /** Where the webhook lives; throws upstream-like messages when the service cannot be resolved. */
-export function resolveTarget(clientConfig: any, readCache: ReadCache): Target {
-  const ca = clientConfig?.caBundle ? Buffer.from(String(clientConfig.caBundle), 'base64').toString('utf8') : undefined;
-  if (clientConfig?.url) return { url: new URL(String(clientConfig.url)), ...(ca ? { ca } : {}) };
-  const svc = clientConfig?.service ?? {};
+/** clientConfig: a WebhookClientConfig as written (admission webhooks, CRD conversion), any field missing. */
+export function resolveTarget(clientConfig: unknown, readCache: ReadCache): Target {
+  const cc: Record<string, unknown> = isRecord(clientConfig) ? clientConfig : {};
+  const ca = cc.caBundle ? Buffer.from(String(cc.caBundle), 'base64').toString('utf8') : undefined;
+  if (cc.url) return { url: new URL(String(cc.url)), ...(ca ? { ca } : {}) };
+  const svc: Record<string, unknown> = isRecord(cc.service) ? cc.service : {};
   const r = resolveService(readCache, String(svc.namespace ?? ''), String(svc.name ?? ''), Number(svc.port ?? 443));
   if ('reason' in r) throw new Error(r.message);
   const { host, port, servername } = r.address;
@@ -60,7 +63,7 @@ function agentFor(target: Target): Agent {
 }
 
 /** POSTs the review; resolves with the parsed body of a 2xx reply. */
-export function callWebhook(target: Target, review: unknown, timeoutSeconds: number): Promise<any> {
+export function callWebhook(target: Target, review: unknown, timeoutSeconds: number): Promise<unknown> {
   const url = new URL(target.url);
   url.searchParams.set('timeout', `${timeoutSeconds}s`);
   const where = `Post "${url.toString()}"`;

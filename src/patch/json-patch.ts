@@ -120,7 +120,7 @@ function remove(doc: unknown, path: string, work: Work): unknown {
 }
 
 /** Applies the operations to a copy of doc; a failed test or bad path changes nothing. */
-export function applyJsonPatch(doc: unknown, patch: unknown): any {
+export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch))
     throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (patch.length > MAX_OPERATIONS) {

@@ -3,6 +3,7 @@
  * propagation policy (Orphan and Foreground become the `orphan` and `foregroundDeletion`
  * finalizers the garbage collector honours), graceful deletion, and what to reply.
  */
+import type { Stored } from '../api/object.js';
 import { errors } from '../api/status.js';
 import type { DeleteOptions } from './ops.js';
 import type { ResourceStrategy, StrategyConfig } from './strategy.js';
@@ -12,7 +13,7 @@ export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
 
-export type DeletePlan = { action: 'remove' } | { action: 'pending'; next: any } | { action: 'unchanged' };
+export type DeletePlan = { action: 'remove' } | { action: 'pending'; next: Stored } | { action: 'unchanged' };
 
 interface Target {
   group: string;
@@ -146,7 +147,7 @@ export function checkUnsafeDelete(o: DeleteOptions, dryRun: boolean, gate: boole
  * The delete preconditions, checked in the transaction that removes the object. The 409 is
  * upstream's rest.BeforeDelete one: it names the object's kind (and group), not its resource.
  */
-export function checkPreconditions(obj: any, o: DeleteOptions, t: Target, rv: number): void {
+export function checkPreconditions(obj: Stored, o: DeleteOptions, t: Target, rv: number): void {
   const pre = o.preconditions;
   const byKind = { ...t, resource: t.kind };
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
@@ -172,7 +173,7 @@ function policyFinalizer(o: DeleteOptions): string | undefined {
 
 /** What a DELETE does to obj: remove it now, mark it pending (finalizers, grace), or nothing. */
 export function planDelete(
-  obj: any,
+  obj: Stored,
   o: DeleteOptions,
   strategy: ResourceStrategy,
   now: number,

@@ -3,6 +3,8 @@
  * shared by the controller (src/controllers/disruption-controller.ts) and the eviction handler,
  * which records the condition it changes.
  */
+import type { Pod, PdbStatus, PodDisruptionBudget } from '../api/kinds.js';
+import type { Condition } from '../api/object.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
 
 /** upstream DeletionTimeout: how long an eviction may wait for its pod to start deleting */
@@ -16,9 +18,9 @@ export interface PodRec {
 }
 
 /** Running, Ready=True and not deleting (upstream countHealthyPods plus the Running phase). */
-export function podHealthy(pod: any): boolean {
+export function podHealthy(pod: Pod): boolean {
   if (pod.metadata?.deletionTimestamp || pod.status?.phase !== 'Running') return false;
-  return (pod.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c.status === 'True');
+  return (pod.status?.conditions ?? []).some((c) => c?.type === 'Ready' && c.status === 'True');
 }
 
 function scaled(v: number | string, total: number): number {
@@ -27,15 +29,19 @@ function scaled(v: number | string, total: number): number {
 }
 
 /** The status upstream's controller would write for pdb given the pods of its namespace. */
-export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { status: any; recheckAt?: number } {
+export function computeStatus(
+  pdb: PodDisruptionBudget,
+  pods: Iterable<PodRec>,
+  now: number,
+): { status: PdbStatus; recheckAt?: number } {
   const sel = labelSelectorFromObject(pdb.spec?.selector);
   const matched = [...pods].filter((p) => !sel.matchesNothing && sel.matches(p.labels));
   const byName = new Map(matched.map((p) => [p.name, p]));
   const expectedPods = matched.length;
-  const old = pdb.status ?? {};
+  const old: PdbStatus = pdb.status ?? {};
   const disruptedPods: Record<string, string> = {};
   let recheckAt: number | undefined;
-  for (const [name, ts] of Object.entries<string>(old.disruptedPods ?? {})) {
+  for (const [name, ts] of Object.entries(old.disruptedPods ?? {})) {
     const p = byName.get(name);
     const expires = Date.parse(ts) + DISRUPTED_POD_TIMEOUT_MS;
     if (!p || p.deleting || !(expires > now)) continue;
@@ -50,7 +56,7 @@ export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { 
   else if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null)
     desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
   const disruptionsAllowed = Math.max(0, currentHealthy - desiredHealthy);
-  const status: any = { observedGeneration: pdb.metadata?.generation ?? 0 };
+  const status: PdbStatus = { observedGeneration: pdb.metadata?.generation ?? 0 };
   if (Object.keys(disruptedPods).length) status.disruptedPods = disruptedPods;
   Object.assign(status, { disruptionsAllowed, currentHealthy, desiredHealthy, expectedPods });
   status.conditions = disruptionCondition(old.conditions, disruptionsAllowed, now);
@@ -58,11 +64,11 @@ export function computeStatus(pdb: any, pods: Iterable<PodRec>, now: number): { 
 }
 
 /** upstream UpdateDisruptionAllowedCondition (meta.SetStatusCondition keeps the transition time). */
-export function disruptionCondition(conditions: any[] | undefined, allowed: number, now: number): any[] {
+export function disruptionCondition(conditions: Condition[] | undefined, allowed: number, now: number): Condition[] {
   const want =
     allowed > 0 ? { status: 'True', reason: 'SufficientPods' } : { status: 'False', reason: 'InsufficientPods' };
-  const out = (conditions ?? []).filter((c: any) => c?.type !== 'DisruptionAllowed');
-  const prev = (conditions ?? []).find((c: any) => c?.type === 'DisruptionAllowed');
+  const out = (conditions ?? []).filter((c) => c?.type !== 'DisruptionAllowed');
+  const prev = (conditions ?? []).find((c) => c?.type === 'DisruptionAllowed');
   const lastTransitionTime =
     prev && prev.status === want.status
       ? prev.lastTransitionTime
@@ -80,14 +86,14 @@ export function disruptionCondition(conditions: any[] | undefined, allowed: numb
 
 /** Order-insensitive structural equality of two JSON values. */
 export function same(a: unknown, b: unknown): boolean {
-  const canon = (v: any): any =>
+  const canon = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(canon)
       : v && typeof v === 'object'
         ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canon(v[k])]),
+            Object.entries(v)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, x]) => [k, canon(x)]),
           )
         : v;
   return JSON.stringify(canon(a)) === JSON.stringify(canon(b));

@@ -41,7 +41,7 @@ export function pageBody(items: Entry[], enc: Encoding, head: ListHead, all?: ()
     return {
       body: joinItems(
         '',
-        items.map((e) => jsonItemBytes(e, e.obj.apiVersion)),
+        items.map((e) => jsonItemBytes(e, e.obj.apiVersion ?? '')),
         '',
       ),
     };

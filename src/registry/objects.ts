@@ -7,6 +7,7 @@ import type { Body } from '../codec/types.js';
 import { decodeBody } from '../codec/codec.js';
 import type { DecodeNotes } from '../schema/fields.js';
 import { same } from './strategies/field-errors.js';
+import { isObjectBody, isRecord, type KubeObject, type ObjectMeta, type Stored } from '../api/object.js';
 import type { ResourceDef } from './types.js';
 
 /** A user-supplied value inside a message: strings as they are, anything else as JSON. */
@@ -23,7 +24,7 @@ export const decodeNotes = (body: Body): DecodeNotes => ({
 });
 
 /** Puts metadata.namespace in line with the path (400 on a mismatch; cleared for cluster scope). */
-function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void {
+function placeInNamespace(def: ResourceDef, meta: ObjectMeta, namespace: string): void {
   if (def.namespaced) {
     if (meta.namespace && meta.namespace !== namespace) {
       throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -34,6 +35,9 @@ function placeInNamespace(def: ResourceDef, meta: any, namespace: string): void 
   }
 }
 
+/** metadata of an object written without any: no name yet (generateName, or a 422 from validation) */
+const noMetadata = (): Stored['metadata'] => ({}) as Stored['metadata'];
+
 /** Decodes a request body and checks kind, apiVersion and namespace against the request path. */
 export function decodeObject(
   def: ResourceDef,
@@ -41,8 +45,17 @@ export function decodeObject(
   body: Body,
   namespace: string,
   notes: DecodeNotes,
-): any {
-  const obj = { kind: def.kind, apiVersion, metadata: {}, ...decodeBody(body, notes.duplicates, def.kind) };
+): Stored {
+  // typed as stored: every field the store relies on is checked here or by validation (a
+  // missing metadata.name is reported by metadataCauses before anything is stored)
+  const decoded: unknown = {
+    kind: def.kind,
+    apiVersion,
+    metadata: {},
+    ...decodeBody(body, notes.duplicates, def.kind),
+  };
+  if (!isObjectBody(decoded)) throw errors.badRequest('the object must be a JSON object'); // never: a spread object
+  const obj = decoded;
   if (obj.apiVersion !== apiVersion) {
     throw errors.badRequest(
       `the API version in the data (${shown(obj.apiVersion)}) does not match the expected API version (${apiVersion})`,
@@ -51,20 +64,19 @@ export function decodeObject(
   if (obj.kind !== def.kind) {
     throw errors.badRequest(`the kind in the data (${shown(obj.kind)}) does not match the expected kind (${def.kind})`);
   }
-  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))
-    throw errors.badRequest('metadata must be an object');
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = noMetadata();
+  if (!isRecord(obj.metadata)) throw errors.badRequest('metadata must be an object');
   placeInNamespace(def, obj.metadata, namespace);
   return obj;
 }
 
 /** Stamps kind and apiVersion on a patched object and checks its namespace. */
-export function identifyPatched(def: ResourceDef, apiVersion: string, obj: any, namespace: string): any {
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
-    throw errors.badRequest('the patched object must be a JSON object');
+export function identifyPatched(def: ResourceDef, apiVersion: string, patched: unknown, namespace: string): Stored {
+  if (!isObjectBody(patched)) throw errors.badRequest('the patched object must be a JSON object');
+  const obj = patched;
   obj.kind = def.kind;
   obj.apiVersion = apiVersion;
-  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = noMetadata();
   placeInNamespace(def, obj.metadata, namespace);
   return obj;
 }
@@ -73,7 +85,7 @@ export function identifyPatched(def: ResourceDef, apiVersion: string, obj: any, 
  * metadata.generation exists for kinds whose spec is desired state reconciled by a
  * controller (named groups with a spec, and ReplicationControllers), as upstream.
  */
-export function tracksGeneration(def: ResourceDef, obj: any): boolean {
+export function tracksGeneration(def: ResourceDef, obj: KubeObject): boolean {
   // custom resources always have one (upstream's customresource strategy)
   if (def.custom) return true;
   return obj.spec !== undefined && (def.group !== '' || def.resource === 'replicationcontrollers');
@@ -84,17 +96,22 @@ export function tracksGeneration(def: ResourceDef, obj: any): boolean {
  * comparison that stops at the first difference, checking the fields other than metadata
  * first, where writes usually differ. No JSON text is built.
  */
-export function sameStored(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+export function sameStored(x: object, y: object): boolean {
+  // own properties read by name (no copy: this runs on every update)
+  const a = x as Record<string, unknown>;
+  const b = y as Record<string, unknown>;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   for (const k of keys) if (k !== 'metadata' && !(Object.hasOwn(b, k) && same(a[k], b[k]))) return false;
   return same(a.metadata, b.metadata);
 }
 
-export function specChanged(obj: any, old: any): boolean {
-  for (const k of new Set([...Object.keys(obj), ...Object.keys(old)])) {
+export function specChanged(obj: KubeObject, old: KubeObject): boolean {
+  const a: Record<string, unknown> = { ...obj };
+  const b: Record<string, unknown> = { ...old };
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (k === 'metadata' || k === 'status' || k === 'kind' || k === 'apiVersion') continue;
-    if (!same(obj[k], old[k])) return true;
+    if (!same(a[k], b[k])) return true;
   }
   return false;
 }

@@ -123,12 +123,12 @@ export function patchBase(
 
 /** The patched object (a new value); `live` is undefined only for apply-create. */
 export function patchObject(
-  live: any | undefined,
+  live: unknown | undefined,
   input: PatchInput,
   schema: SchemaNode | undefined,
   t: PatchTarget,
   now: string,
-): any {
+): unknown {
   checkOptions(input);
   const patch = parsePatch(input);
   switch (input.patchType) {

@@ -11,6 +11,7 @@ import { metadataCauses } from './validation.js';
 import { requiredCauses } from '../schema/required.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { rfc3339, specChanged, tracksGeneration } from './objects.js';
+import type { ObjectMeta, Stored } from '../api/object.js';
 import type { Requester, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import type { StoreContext } from './store-context.js';
@@ -55,7 +56,7 @@ function forbidden(ctx: StoreContext, name: string, why: string) {
  * A new object's system metadata (uid, creationTimestamp, generation; client values dropped),
  * then the kind's PrepareForCreate, validation and create admission. Throws Invalid or Forbidden.
  */
-export function prepareCreate(p: PrepareContext, obj: any, txn: Txn, dryRun: boolean, user?: Requester): void {
+export function prepareCreate(p: PrepareContext, obj: Stored, txn: Txn, dryRun: boolean, user?: Requester): void {
   const { strategy, def, config } = p.ctx;
   const meta = obj.metadata;
   for (const f of [
@@ -66,7 +67,7 @@ export function prepareCreate(p: PrepareContext, obj: any, txn: Txn, dryRun: boo
     'deletionGracePeriodSeconds',
     'generation',
     'selfLink',
-  ])
+  ] as const)
     delete meta[f];
   meta.uid = randomUUID();
   meta.creationTimestamp = rfc3339(txn.now);
@@ -82,15 +83,15 @@ export function prepareCreate(p: PrepareContext, obj: any, txn: Txn, dryRun: boo
 export function nextFor(
   p: PrepareContext,
   subresource: string | undefined,
-  obj: any,
-  old: any,
+  obj: Stored,
+  old: Stored,
   txn: Txn,
   dryRun: boolean,
-): any {
+): Stored {
   if (!subresource) return mainUpdate(p, obj, old, txn, dryRun);
   const { strategy, def } = p.ctx;
   const ctx = strategyContext(p.ctx, txn, dryRun);
-  let next: any;
+  let next: Stored | undefined;
   if (subresource === 'status') {
     next = statusUpdate(obj, old);
     strategy.prepareForStatusUpdate(next, old, ctx);
@@ -100,11 +101,11 @@ export function nextFor(
       throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
   }
   const causes = strategy.validateSubresourceUpdate(subresource, next, old);
-  if (causes.length) throw errors.invalid({ group: def.group, kind: def.kind, name: old.metadata?.name }, causes);
+  if (causes.length) throw errors.invalid({ group: def.group, kind: def.kind, name: old.metadata.name }, causes);
   return next;
 }
 
-function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boolean): any {
+function mainUpdate(p: PrepareContext, obj: Stored, old: Stored, txn: Txn, dryRun: boolean): Stored {
   const { strategy, def, config } = p.ctx;
   keepSystemMeta(obj.metadata, old.metadata);
   if (p.hasStatus) {
@@ -124,14 +125,14 @@ function mainUpdate(p: PrepareContext, obj: any, old: any, txn: Txn, dryRun: boo
 }
 
 /** The status subresource changes only status; everything else stays as stored. */
-function statusUpdate(obj: any, old: any): any {
+function statusUpdate(obj: Stored, old: Stored): Stored {
   const next = copyValue(old);
   if (obj.status === undefined) delete next.status;
   else next.status = obj.status;
   return next;
 }
 
-function keepSystemMeta(meta: any, old: any): void {
+function keepSystemMeta(meta: ObjectMeta, old: ObjectMeta): void {
   for (const f of [
     'uid',
     'creationTimestamp',
@@ -139,14 +140,17 @@ function keepSystemMeta(meta: any, old: any): void {
     'deletionGracePeriodSeconds',
     'generation',
     'namespace',
-  ]) {
-    if (old[f] === undefined) delete meta[f];
-    else meta[f] = old[f];
-  }
+  ] as const)
+    keepField(meta, old, f);
+}
+
+function keepField<K extends keyof ObjectMeta>(meta: ObjectMeta, old: ObjectMeta, f: K): void {
+  if (old[f] === undefined) delete meta[f];
+  else meta[f] = old[f];
 }
 
 /** The kind's causes, then Required for schema-required fields it did not already report on. */
-function validateObject(p: PrepareContext, obj: any, ...lists: StatusCause[][]): void {
+function validateObject(p: PrepareContext, obj: Stored, ...lists: StatusCause[][]): void {
   const causes = lists.flat();
   const reported = new Set(causes.map((c) => c.field));
   for (const c of requiredCauses(obj, p.schema)) if (!reported.has(c.field)) causes.push(c);

@@ -3,6 +3,8 @@
  * fields, table kind), the helpers every verb uses to view and encode entries, and the
  * read verbs (get, list). Store (store.ts) adds the write verbs on top.
  */
+import type { Scale } from '../api/kinds.js';
+import type { Stored } from '../api/object.js';
 import { errors } from '../api/status.js';
 import type { Encoding } from '../codec/types.js';
 import type { Op, PageMeta } from './ops.js';
@@ -62,7 +64,7 @@ export class ReadStore {
   }
 
   /** Upstream decodes Quantity fields: canonical strings in place, or 400 for an unparseable one. */
-  protected decodeQuantities(obj: any): any {
+  protected decodeQuantities(obj: Stored): Stored {
     if (!this.quantities) return obj;
     const { kind, version } = this.ctx.def;
     canonicalizeQuantities(obj, this.quantities, (m) => {
@@ -72,7 +74,7 @@ export class ReadStore {
   }
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
-  entryOf(written: any): Entry {
+  entryOf(written: Stored): Entry {
     const obj = this.versions.toStorage(written);
     return {
       namespace: obj.metadata.namespace ?? '',
@@ -88,7 +90,7 @@ export class ReadStore {
   }
 
   /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
-  protected stored(obj: any, old?: Entry): Entry {
+  protected stored(obj: Stored, old?: Entry): Entry {
     const entry = this.entryOf(obj);
     checkStorable(entry, old);
     return entry;
@@ -111,7 +113,7 @@ export class ReadStore {
   }
 
   /** The reply to a write: what was written, its JSON reused when it is stored as this version. */
-  protected replyWritten(obj: any, entry: Entry, enc: Encoding, code = 200): Ok {
+  protected replyWritten(obj: Stored, entry: Entry, enc: Encoding, code = 200): Ok {
     if (entry.obj === obj) return this.reply(obj, enc, code, entry.json);
     const v = this.view(entry);
     return this.reply(v.obj, enc, code, v.json);
@@ -151,7 +153,7 @@ export class ReadStore {
     return this.replyEntry(e, op.enc);
   }
 
-  protected toScale(obj: any): any {
+  protected toScale(obj: Stored): Scale {
     return this.ctx.strategy.scale ? this.ctx.strategy.scale.to(obj) : toScale(obj);
   }
 

@@ -10,6 +10,7 @@ import type { Encoding } from '../codec/types.js';
 import type { DeleteOptions, Op, TypeRef } from './ops.js';
 import { decodeBody, encodeList, contentTypeOf } from '../codec/codec.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
+import type { Stored } from '../api/object.js';
 import type { Requester } from './strategy.js';
 import { nextFor, prepareCreate, strategyContext } from './prepare.js';
 import type { StagedWrite, Txn } from './txn.js';
@@ -42,8 +43,12 @@ export class Store extends ReadStore {
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) {
-      meta.name = generateName(meta.generateName, (n) => !!txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, n));
-      if (meta.name === undefined) throw errors.alreadyExists(this.target(meta.generateName));
+      const name = generateName(
+        meta.generateName,
+        (n) => !!txn.read(this.ctx.cache, this.ctx.typeKey, op.namespace, n),
+      );
+      if (name === undefined) throw errors.alreadyExists(this.target(meta.generateName));
+      meta.name = name;
     }
     if (op.namespaceTerminating) {
       const message = `unable to create new content in namespace ${op.namespace} because it is being terminated`;
@@ -78,7 +83,7 @@ export class Store extends ReadStore {
 
   /** manager: record an Update entry for it; undefined when managedFields are already set (apply). */
   private createObject(
-    obj: any,
+    obj: Stored,
     namespace: string,
     dryRun: boolean,
     enc: Encoding,
@@ -116,7 +121,7 @@ export class Store extends ReadStore {
     return withWarnings(this.updateDecoded(obj, op, txn), warnings);
   }
 
-  private updateDecoded(obj: any, op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
+  private updateDecoded(obj: Stored, op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(
         `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`,
@@ -132,7 +137,7 @@ export class Store extends ReadStore {
 
   /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
   private scaleWrite(
-    scale: any,
+    scale: unknown,
     op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string },
     txn: Txn,
   ): Ok {
@@ -151,12 +156,12 @@ export class Store extends ReadStore {
 
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
   private updateFrom(
-    obj: any,
+    obj: Stored,
     old: Entry,
     op: { type: TypeRef; dryRun: boolean; enc: Encoding },
     txn: Txn,
     manager: string | undefined,
-    render?: (obj: any) => unknown,
+    render?: (obj: Stored) => unknown,
   ): Ok {
     this.checkResourceVersion(obj, old);
     const next = nextFor(this.prep, op.type.subresource, obj, old.obj, txn, op.dryRun);
@@ -173,7 +178,7 @@ export class Store extends ReadStore {
    * for an unconditional update where the kind allows one (the stored version is taken), else
    * 422 `must be specified for an update`; any other value must match the stored one (409).
    */
-  private checkResourceVersion(obj: any, old: Entry): void {
+  private checkResourceVersion(obj: Stored, old: Entry): void {
     const rv = obj.metadata.resourceVersion;
     if (!rv || rv === '0') {
       if (!this.ctx.strategy.allowUnconditionalUpdate) {
@@ -262,19 +267,19 @@ export class Store extends ReadStore {
 
   /** render: what the reply shows of the written object (a subresource view), default the object. */
   private commitUpdate(
-    next: any,
+    next: Stored,
     old: Entry,
     dryRun: boolean,
     enc: Encoding,
     txn: Txn,
-    render?: (obj: any) => unknown,
+    render?: (obj: Stored) => unknown,
   ): Ok {
     // a deleting object goes once no finalizer holds it and its grace period (pods) is over
     if (
       next.metadata.deletionTimestamp &&
       !next.metadata.finalizers?.length &&
       !this.ctx.strategy.holdsDeletion(next) &&
-      !(next.metadata.deletionGracePeriodSeconds > 0)
+      !((next.metadata.deletionGracePeriodSeconds ?? 0) > 0)
     ) {
       return this.remove(old, next, dryRun, enc, txn);
     }
@@ -320,7 +325,7 @@ export class Store extends ReadStore {
   }
 
   /** Deletes or marks one object; returns its resulting state and whether it is gone. */
-  private deleteOne(old: Entry, options: DeleteOptions, dryRun: boolean, txn: Txn): { obj: any; removed: boolean } {
+  private deleteOne(old: Entry, options: DeleteOptions, dryRun: boolean, txn: Txn): { obj: Stored; removed: boolean } {
     const t = { ...this.target(old.name), name: old.name };
     checkPreconditions(old.obj, options, t, old.rv);
     const plan = planDelete(old.obj, options, this.ctx.strategy, txn.now, t, this.ctx.config);
@@ -342,7 +347,7 @@ export class Store extends ReadStore {
   }
 
   /** Removes the object; the DELETED event carries its final state at a new revision. */
-  private remove(old: Entry, last: any, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
+  private remove(old: Entry, last: Stored, dryRun: boolean, enc: Encoding, txn: Txn): Ok {
     if (dryRun) return this.reply(last, enc);
     last.metadata.resourceVersion = String(txn.nextRV());
     const entry = this.stored(last, old);

@@ -1,5 +1,6 @@
 /** Name and metadata syntax rules shared by every kind (upstream apimachinery validation). */
 import type { StatusCause } from '../api/status.js';
+import type { ObjectMeta } from '../api/object.js';
 import type { NameRule } from './strategy.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -55,7 +56,7 @@ function keyErrors(key: string): string[] {
 }
 
 /** Validates ObjectMeta fields every kind shares; returns causes with field paths. */
-export function metadataCauses(meta: any, rule: NameRule): StatusCause[] {
+export function metadataCauses(meta: ObjectMeta, rule: NameRule): StatusCause[] {
   const causes: StatusCause[] = [];
   const bad = (field: string, value: unknown, message: string) =>
     causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${message}`, field });

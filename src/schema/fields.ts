@@ -32,7 +32,7 @@ export interface DecodeNotes {
   restoreError?: (why: string) => Error;
 }
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 interface Findings {
   unknown: string[];

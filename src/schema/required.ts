@@ -26,7 +26,7 @@ const NOT_ENFORCED = new Set([
   'io.plat.api.storage.v1.CSIDriver.spec',
 ]);
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Whether anything at or below a node can be required (memoized; cycles count as yes). */
 const reaches = new WeakMap<SchemaNode, boolean>();

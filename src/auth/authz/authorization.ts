@@ -237,7 +237,7 @@ export class Authorization implements Informer {
   }
 
   /** The stored object a request names, or undefined when there is none (the handler answers). */
-  private async stored(r: Request): Promise<any> {
+  private async stored(r: Request): Promise<unknown> {
     const res = await this.pool.submit({
       op: 'get',
       type: { group: r.def.group, version: r.def.version, resource: r.def.resource },
@@ -253,7 +253,7 @@ export class Authorization implements Informer {
    * for an empty body (the handler answers 400). Fails closed: a body or patch the handler
    * would not take is its refusal (400, 415), and a preview without an object is a 500.
    */
-  private async preview(r: Request, buf: Buffer): Promise<any> {
+  private async preview(r: Request, buf: Buffer): Promise<unknown> {
     if (buf.length === 0) return undefined;
     if (r.info.verb !== 'patch') {
       return decodeRequestBody(

@@ -55,12 +55,13 @@ function canonical(v: unknown): unknown {
 }
 
 /** upstream IsOnlyMutatingGCFields: equal but for ownerReferences, finalizers and server-set metadata. */
-export function onlyGCFieldsChanged(obj: any, old: any): boolean {
-  const strip = (o: any) => {
-    const { kind: _k, apiVersion: _a, metadata = {}, ...rest } = o ?? {};
+export function onlyGCFieldsChanged(obj: object | undefined, old: object | undefined): boolean {
+  const strip = (o: object | undefined) => {
+    const { kind: _k, apiVersion: _a, metadata = {}, ...rest }: Record<string, unknown> = { ...o };
     return canonical({
       ...rest,
-      metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !SERVER_METADATA.has(k))),
+      // metadata: an object on every decoded or stored object (the store checks it)
+      metadata: Object.fromEntries(Object.entries(metadata as object).filter(([k]) => !SERVER_METADATA.has(k))),
     });
   };
   return JSON.stringify(strip(obj)) === JSON.stringify(strip(old));

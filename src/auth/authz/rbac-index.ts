@@ -11,6 +11,7 @@ import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
 import { typeKeyOf } from '../../actors/routing.js';
 import { SA_PREFIX, type UserInfo } from '../../api/user.js';
 import type { PolicyRule } from './rbac-rules.js';
+import type { KubeObject } from '../../api/object.js';
 
 export interface Subject {
   kind: string;
@@ -46,8 +47,16 @@ export interface MissingRole {
 /** Called per rule with the description of the binding that grants it; false stops the walk. */
 export type RuleVisitor = (source: string, rule: PolicyRule) => boolean;
 
-const rulesOf = (o: any): PolicyRule[] =>
-  Array.isArray(o?.rules) ? o.rules.filter((r: unknown) => r && typeof r === 'object') : [];
+const rulesOf = (o: RbacObject): PolicyRule[] =>
+  Array.isArray(o.rules) ? o.rules.filter((r: unknown) => r && typeof r === 'object') : [];
+
+/** A stored Role, ClusterRole or (Cluster)RoleBinding: its fields are checked as they are read. */
+interface RbacObject extends KubeObject {
+  rules?: unknown;
+  aggregationRule?: { clusterRoleSelectors?: unknown };
+  roleRef?: { kind?: unknown; name?: unknown; apiGroup?: string };
+  subjects?: unknown;
+}
 
 export class RbacIndex {
   generation = 0;
@@ -97,7 +106,7 @@ export class RbacIndex {
     }
   }
 
-  private put(typeKey: string, namespace: string, name: string, obj: any): void {
+  private put(typeKey: string, namespace: string, name: string, obj: RbacObject): void {
     switch (typeKey) {
       case this.keys.clusterroles: {
         const agg = obj.aggregationRule;
@@ -229,7 +238,7 @@ function compileSelectors(list: unknown): LabelSelector[] {
   return out;
 }
 
-function binding(obj: any, name: string, namespace: string): BindingEntry {
+function binding(obj: RbacObject, name: string, namespace: string): BindingEntry {
   const ref = obj.roleRef ?? {};
   const subjects = (Array.isArray(obj.subjects) ? obj.subjects : []).filter((s: unknown) => s && typeof s === 'object');
   return {

@@ -36,7 +36,16 @@ export async function ensureDefaultPolicy(pool: Pick<ActorPool, 'submit'>, ident
   ]);
 }
 
-type Reconcile<T> = (existing: any, expected: T) => 'same' | 'changed' | 'recreate';
+/** A stored Role, ClusterRole or (Cluster)RoleBinding as reconciling reads and extends it. */
+interface StoredRbac {
+  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  rules?: unknown;
+  aggregationRule?: { clusterRoleSelectors?: unknown[] };
+  roleRef?: { kind?: unknown; name?: unknown; apiGroup?: unknown };
+  subjects?: { kind?: unknown; name?: unknown; namespace?: unknown }[];
+}
+
+type Reconcile<T> = (existing: StoredRbac, expected: T) => 'same' | 'changed' | 'recreate';
 
 async function ensure<T extends DefaultRole | DefaultBinding>(
   submit: Submit,
@@ -87,7 +96,7 @@ async function ensure<T extends DefaultRole | DefaultBinding>(
 }
 
 /** Adds missing metadata entries to `existing`; true when something was added. */
-function mergeMetadata(existing: any, expected: DefaultRole['metadata']): boolean {
+function mergeMetadata(existing: StoredRbac, expected: DefaultRole['metadata']): boolean {
   let changed = false;
   for (const field of ['labels', 'annotations'] as const) {
     const have = (existing.metadata[field] ??= {});
@@ -100,7 +109,7 @@ function mergeMetadata(existing: any, expected: DefaultRole['metadata']): boolea
   return changed;
 }
 
-export function reconcileRole(existing: any, expected: DefaultRole): 'same' | 'changed' {
+export function reconcileRole(existing: StoredRbac, expected: DefaultRole): 'same' | 'changed' {
   let changed = mergeMetadata(existing, expected.metadata);
   if (expected.aggregationRule) {
     const sel = ((existing.aggregationRule ??= {}).clusterRoleSelectors ??= []) as unknown[];
@@ -121,7 +130,7 @@ export function reconcileRole(existing: any, expected: DefaultRole): 'same' | 'c
   return changed ? 'changed' : 'same';
 }
 
-export function reconcileBinding(existing: any, expected: DefaultBinding): 'same' | 'changed' | 'recreate' {
+export function reconcileBinding(existing: StoredRbac, expected: DefaultBinding): 'same' | 'changed' | 'recreate' {
   const ref = existing.roleRef ?? {};
   if (
     ref.kind !== expected.roleRef.kind ||
@@ -130,7 +139,7 @@ export function reconcileBinding(existing: any, expected: DefaultBinding): 'same
   )
     return 'recreate';
   let changed = mergeMetadata(existing, expected.metadata);
-  const subjects: any[] = (existing.subjects ??= []);
+  const subjects = (existing.subjects ??= []);
   for (const s of expected.subjects) {
     const ns = 'namespace' in s ? s.namespace : '';
     if (!subjects.some((x) => x.kind === s.kind && x.name === s.name && (x.namespace ?? '') === ns)) {

@@ -51,18 +51,23 @@ const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
  * The requirements of an access review's `fieldSelector` / `labelSelector`: its `requirements`
  * (entries with an unknown operator are ignored, as webhooks are told to), else its `rawSelector`.
  */
-export function reviewRequirements(sel: any, kind: 'field' | 'label'): SelectorRequirement[] {
+/** One requirement of a review's selector as written (the filter checks key and operator). */
+type ReviewRequirement = { key?: unknown; operator?: unknown; values?: unknown } | null;
+type KnownRequirement = { key: string; operator: SelectorRequirement['operator']; values?: unknown };
+const known = (r: ReviewRequirement): r is KnownRequirement =>
+  !!r && typeof r.key === 'string' && OPERATORS.has(r.operator as SelectorRequirement['operator']);
+
+export function reviewRequirements(sel: unknown, kind: 'field' | 'label'): SelectorRequirement[] {
   if (!sel || typeof sel !== 'object') return [];
-  if (Array.isArray(sel.requirements) && sel.requirements.length) {
-    return sel.requirements
-      .filter((r: any) => r && typeof r.key === 'string' && OPERATORS.has(r.operator))
-      .map((r: any) => ({
-        key: r.key,
-        operator: r.operator,
-        ...(Array.isArray(r.values) ? { values: r.values.map(String) } : {}),
-      }));
+  const s: { requirements?: unknown; rawSelector?: unknown } = sel;
+  if (Array.isArray(s.requirements) && s.requirements.length) {
+    return s.requirements.filter(known).map((r: KnownRequirement) => ({
+      key: r.key,
+      operator: r.operator,
+      ...(Array.isArray(r.values) ? { values: r.values.map(String) } : {}),
+    }));
   }
-  if (typeof sel.rawSelector === 'string' && sel.rawSelector)
-    return kind === 'field' ? fieldRequirements(sel.rawSelector) : labelRequirements(sel.rawSelector);
+  if (typeof s.rawSelector === 'string' && s.rawSelector)
+    return kind === 'field' ? fieldRequirements(s.rawSelector) : labelRequirements(s.rawSelector);
   return [];
 }

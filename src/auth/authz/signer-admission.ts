@@ -7,6 +7,7 @@
  * stored one (spec is immutable); a status write is previewed with a dry run to see what it
  * would change. Members of system:masters skip the checks, as the authorizer chain allows them.
  */
+import type { CertificateSigningRequest } from '../../api/kinds.js';
 import { StatusError, errors } from '../../api/status.js';
 import { bodyText } from '../../actors/pack.js';
 import type { ActorPool, OpInput } from '../../actors/pool.js';
@@ -115,7 +116,8 @@ export class SignerAdmission {
    * type; undefined only for an empty body (the handler answers 400). Fails closed: the dry
    * run's refusal is the request's, and a dry run without an object is a 500.
    */
-  private async preview(r: Request, buf: Buffer): Promise<any> {
+  /** the CSR the write would store (a dry run through the store), undefined for an empty body */
+  private async preview(r: Request, buf: Buffer): Promise<CertificateSigningRequest | undefined> {
     if (buf.length === 0) return undefined;
     const type = { group: r.def.group, version: r.def.version, resource: r.def.resource, subresource: 'status' };
     const base = { type, enc: JSON_ENC, namespace: '', name: r.info.name, dryRun: true };

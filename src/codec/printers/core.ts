@@ -40,7 +40,7 @@ export function podSummary(pod: any, now: number): { ready: string; status: stri
   let reason: string = status.reason || phase;
   if (asList(status.conditions).some((c) => c?.type === 'PodScheduled' && c?.reason === 'SchedulingGated'))
     reason = 'SchedulingGated';
-  const finishedAt = (c: any) => {
+  const finishedAt = (c: { lastState?: { terminated?: { finishedAt?: string } } } | null) => {
     const t = Date.parse(c?.lastState?.terminated?.finishedAt ?? '');
     return Number.isNaN(t) ? 0 : t;
   };

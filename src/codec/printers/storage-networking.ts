@@ -270,7 +270,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('StorageCapacity', 'boolean', (o) => o.spec?.storageCapacity ?? false),
     col('TokenRequests', 'string', (o) =>
       Array.isArray(o.spec?.tokenRequests)
-        ? o.spec.tokenRequests.map((t: any) => t?.audience ?? '').join(',')
+        ? o.spec.tokenRequests.map((t: { audience?: string } | null) => t?.audience ?? '').join(',')
         : '<unset>',
     ),
     col('RequiresRepublish', 'boolean', (o) => o.spec?.requiresRepublish ?? false),

@@ -33,7 +33,10 @@ export function parseTime(v: unknown, micro: boolean): { seconds: number; nanos?
   return nanos ? { seconds, nanos } : { seconds };
 }
 
-function present(m: any, name: string): boolean {
+/** a decoded Timestamp message (protobuf.js: fields left at their default are absent) */
+type TimeMessage = { seconds?: number | LongLike; nanos?: number };
+
+function present(m: TimeMessage, name: string): boolean {
   return Object.hasOwn(m, name);
 }
 
@@ -41,14 +44,14 @@ function iso(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19);
 }
 
-export function formatTime(m: any): string | undefined {
+export function formatTime(m: TimeMessage): string | undefined {
   if (!present(m, 'seconds') && !present(m, 'nanos')) return undefined;
-  return `${iso(present(m, 'seconds') ? toNumber(m.seconds) : 0)}Z`;
+  return `${iso(present(m, 'seconds') ? toNumber(m.seconds!) : 0)}Z`;
 }
 
-export function formatMicroTime(m: any): string | undefined {
+export function formatMicroTime(m: TimeMessage): string | undefined {
   if (!present(m, 'seconds') && !present(m, 'nanos')) return undefined;
-  const seconds = present(m, 'seconds') ? toNumber(m.seconds) : 0;
-  const micros = Math.floor((present(m, 'nanos') ? m.nanos : 0) / 1000);
+  const seconds = present(m, 'seconds') ? toNumber(m.seconds!) : 0;
+  const micros = Math.floor((present(m, 'nanos') ? m.nanos! : 0) / 1000);
   return `${iso(seconds)}.${String(micros).padStart(6, '0')}Z`;
 }

@@ -5,6 +5,7 @@
  * annotation holding a URL (approved) or a reason starting with "unapproved" (bypassed).
  * Checked at CRD write, and reported as the KubernetesAPIApprovalPolicyConformant condition.
  */
+import type { CustomResourceDefinition } from '../../api/kinds.js';
 import type { StatusCause } from '../../api/status.js';
 import { invalid, required } from '../strategies/field-errors.js';
 
@@ -22,7 +23,10 @@ function domainOf(apiVersion: unknown): string {
  * The annotation a CRD in a protected group needs, or undefined when its group is not protected;
  * the served identity's domain when known, else the one of the CRD's apiVersion.
  */
-export function approvalAnnotation(crd: any, identity?: { domain: string }): string | undefined {
+export function approvalAnnotation(
+  crd: CustomResourceDefinition | undefined,
+  identity?: { domain: string },
+): string | undefined {
   const domain = identity?.domain ?? domainOf(crd?.apiVersion);
   const product = PRODUCTS[domain] ?? domain;
   const group = String(crd?.spec?.group ?? '');
@@ -55,7 +59,11 @@ export function approvalState(
 }
 
 /** Causes for a CRD write: a protected group without a usable annotation (unchanged on update: allowed). */
-export function approvalCauses(crd: any, old?: any, identity?: { domain: string }): StatusCause[] {
+export function approvalCauses(
+  crd: CustomResourceDefinition,
+  old?: CustomResourceDefinition,
+  identity?: { domain: string },
+): StatusCause[] {
   const annotation = approvalAnnotation(crd, identity);
   if (!annotation) return [];
   const value = crd?.metadata?.annotations?.[annotation];
@@ -68,7 +76,9 @@ export function approvalCauses(crd: any, old?: any, identity?: { domain: string 
 }
 
 /** The KubernetesAPIApprovalPolicyConformant condition of a CRD, or undefined for unprotected groups. */
-export function approvalCondition(crd: any): { status: string; reason: string; message: string } | undefined {
+export function approvalCondition(
+  crd: CustomResourceDefinition,
+): { status: string; reason: string; message: string } | undefined {
   const annotation = approvalAnnotation(crd);
   if (!annotation) return undefined;
   const { state, message } = approvalState(annotation, crd?.metadata?.annotations?.[annotation]);

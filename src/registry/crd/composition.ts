@@ -6,7 +6,7 @@
  */
 import type { StatusCause } from '../../api/status.js';
 
-type Raw = Record<string, any>;
+type Raw = Record<string, unknown>;
 /** validates v against one schema into causes (structural.ts's check) */
 export type Checker = (v: unknown, s: Raw, path: string, causes: StatusCause[]) => void;
 

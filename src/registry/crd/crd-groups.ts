@@ -4,6 +4,7 @@
  *   type's storage, feed the authorizer and win discovery; refused with 422);
  * - upstream's protected community groups need the api-approved annotation: api-approval.ts.
  */
+import type { CustomResourceDefinition } from '../../api/kinds.js';
 import type { StatusCause } from '../../api/status.js';
 import { groupFor, makeIdentity, type Identity } from '../../api/identity.js';
 import { RESOURCES } from '../generated/resources.js';
@@ -20,7 +21,11 @@ function builtins(identity: Identity): Set<string> {
 }
 
 /** Causes for the CRD's group: a built-in group, else the approval policy of protected groups (old: on update). */
-export function crdGroupCauses(crd: any, apiDomain: string | undefined, old?: any): StatusCause[] {
+export function crdGroupCauses(
+  crd: CustomResourceDefinition,
+  apiDomain: string | undefined,
+  old?: CustomResourceDefinition,
+): StatusCause[] {
   const identity = makeIdentity(apiDomain);
   const group = crd?.spec?.group;
   if (typeof group !== 'string' || group === '') return [];

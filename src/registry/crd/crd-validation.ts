@@ -17,6 +17,15 @@ const DNS1035_MSG = `a DNS-1035 label must consist of lower case alphanumeric ch
 const SUBDOMAIN_MSG = `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`;
 const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 const SCHEMA_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
+/** A printer column and a version as written (each field checked before use). */
+type RawColumn = { name?: unknown; type?: string; jsonPath?: unknown } | null;
+type RawVersion = {
+  name?: unknown;
+  storage?: unknown;
+  served?: unknown;
+  schema?: { openAPIV3Schema?: unknown };
+} | null;
+
 const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function names(n: any, path: string, out: StatusCause[]): void {
@@ -184,7 +193,7 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
       );
     }
   }
-  (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c: any, i: number) => {
+  (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c: RawColumn, i: number) => {
     const cp = `${path}.additionalPrinterColumns[${i}]`;
     if (!c?.name) out.push(required(`${cp}.name`));
     if (!c?.type) out.push(required(`${cp}.type`));
@@ -215,7 +224,7 @@ function selectableFields(list: unknown, schema: any, path: string, out: StatusC
       field: path,
     });
   const seen = new Set<string>();
-  list.forEach((f: any, i: number) => {
+  list.forEach((f: { jsonPath?: unknown } | null, i: number) => {
     const at = `${path}[${i}].jsonPath`;
     const jp = typeof f?.jsonPath === 'string' ? f.jsonPath : '';
     if (!jp) {
@@ -302,10 +311,10 @@ function validateAll(crd: any): StatusCause[] {
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
   const seen = new Set<string>();
-  const schemas = versions.map((v: any) => JSON.stringify(v?.schema?.openAPIV3Schema ?? null));
+  const schemas = versions.map((v: RawVersion) => JSON.stringify(v?.schema?.openAPIV3Schema ?? null));
   const hoisted = versions.length > 0 && schemas.every((x: string) => x === schemas[0]) && schemas[0] !== 'null';
   const reported = new Set<string>();
-  versions.forEach((v: any, i: number) => {
+  versions.forEach((v: RawVersion, i: number) => {
     const schemaPath = hoisted ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
     const mine: StatusCause[] = [];
     version(v, `spec.versions[${i}]`, mine, schemaPath);
@@ -320,10 +329,10 @@ function validateAll(crd: any): StatusCause[] {
       seen.add(v.name);
     }
   });
-  if (versions.length && versions.filter((v: any) => v?.storage === true).length !== 1) {
+  if (versions.length && versions.filter((v: RawVersion) => v?.storage === true).length !== 1) {
     out.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   }
-  if (versions.length && !versions.some((v: any) => v?.served === true))
+  if (versions.length && !versions.some((v: RawVersion) => v?.served === true))
     out.push(invalid('spec.versions', versions, 'must have at least one served version'));
   if (spec.preserveUnknownFields === true) {
     out.push(

@@ -9,7 +9,7 @@ import { isObj, type Raw } from './structural.js';
 export type Defaulter = (v: unknown) => void;
 
 /** The defaulter of a schema level, or undefined when nothing below it has a default. */
-function defaulterOf(s: Raw | undefined, root: boolean): Defaulter | undefined {
+function defaulterOf(s: unknown, root: boolean): Defaulter | undefined {
   if (!isObj(s)) return undefined;
   if (s.type === 'array' || isObj(s.items)) {
     const item = defaulterOf(s.items, false);

@@ -11,18 +11,23 @@ import { checkComposition } from './composition.js';
 import { re2 } from '../../cel/re2.js';
 
 /** a schema level as written in the CRD (also used by schema-defaults.ts) */
-export type Raw = Record<string, any>;
+export type Raw = Record<string, unknown>;
 const OBJECT_META = 'io.plat.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-export const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** The node for one schema level; scalars carry no type (values are checked by validate, with 422s). */
-function compile(s: Raw | undefined): SchemaNode {
+function compile(s: unknown): SchemaNode {
   if (!isObj(s)) return { kind: 'any', preserveUnknown: true };
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
   if (s['x-plat-int-or-string'] || ((s.anyOf || s.oneOf) && !s.type && !s.properties)) return { kind: 'scalar' };
   let node: SchemaNode;
   if (s.type === 'array') {
-    node = { kind: 'list', elem: compile(s.items), listType: s['x-plat-list-type'] ?? 'atomic' };
+    // list and map types were checked with the CRD (crd-validation.ts)
+    node = {
+      kind: 'list',
+      elem: compile(s.items),
+      listType: (s['x-plat-list-type'] as SchemaNode['listType']) ?? 'atomic',
+    };
     if (Array.isArray(s['x-plat-list-map-keys'])) node.mapKeys = s['x-plat-list-map-keys'];
   } else if (s.type === 'object' || s.properties || s['x-plat-embedded-resource']) {
     // properties beside `additionalProperties: true`: a struct keeping unknown fields (upstream pruning)
@@ -47,7 +52,7 @@ function compile(s: Raw | undefined): SchemaNode {
       if (Array.isArray(s.required)) node.required = s.required;
     }
     if (preserve || keepsUnknown) node.preserveUnknown = true;
-    if (s['x-plat-map-type']) node.mapType = s['x-plat-map-type'];
+    if (s['x-plat-map-type']) node.mapType = s['x-plat-map-type'] as SchemaNode['mapType'];
   } else {
     node = preserve ? { kind: 'any', preserveUnknown: true } : { kind: 'scalar' };
   }
@@ -134,10 +139,10 @@ function check(v: unknown, s: Raw, path: string, c: Ctx, old?: unknown): void {
         message: `Invalid value: "${t}": ${at} in body must be of type integer,string: ${shown(v)}`,
         field: path,
       });
-  } else if (s.type && !typeMatches(s.type, v)) {
+  } else if (s.type && !typeMatches(String(s.type), v)) {
     c.causes.push({
       reason: 'FieldValueTypeInvalid',
-      message: `Invalid value: "${typeOf(v)}": ${at} in body must be of type ${s.type}: ${shown(v)}`,
+      message: `Invalid value: "${typeOf(v)}": ${at} in body must be of type ${String(s.type)}: ${shown(v)}`,
       field: path,
     });
     return;
@@ -221,7 +226,7 @@ function correlated(s: Raw, item: unknown, olds: unknown[] | undefined): unknown
 }
 
 /** Go's %#v of a list-map item's keys: `map[string]interface {}{"name":"a"}`. */
-function keysShown(keys: string[], x: Record<string, any>): string {
+function keysShown(keys: string[], x: Raw): string {
   const parts = keys
     .filter((k) => x[k] !== undefined)
     .map((k) => `${JSON.stringify(k)}:${typeof x[k] === 'string' ? JSON.stringify(x[k]) : String(x[k])}`);
@@ -272,18 +277,19 @@ function checkArray(v: unknown[], s: Raw, path: string, at: string, c: Ctx, olds
   }
   if (s['x-plat-list-type'] === 'map' && Array.isArray(s['x-plat-list-map-keys']))
     duplicateKeys(v, s['x-plat-list-map-keys'], path, c);
-  if (isObj(s.items)) v.forEach((x, i) => check(x, s.items, `${path}[${i}]`, c, correlated(s, x, olds)));
+  const items = s.items;
+  if (isObj(items)) v.forEach((x, i) => check(x, items, `${path}[${i}]`, c, correlated(s, x, olds)));
 }
 
 /** a schema's properties as entries, computed once per schema object */
-const ENTRIES = new WeakMap<Raw, [string, Raw][]>();
-function entriesOf(props: Raw): [string, Raw][] {
+const ENTRIES = new WeakMap<Raw, [string, unknown][]>();
+function entriesOf(props: Raw): [string, unknown][] {
   let e = ENTRIES.get(props);
   if (!e) ENTRIES.set(props, (e = Object.entries(props)));
   return e;
 }
 
-function checkObject(v: Record<string, any>, s: Raw, path: string, c: Ctx, old?: Record<string, any>): void {
+function checkObject(v: Raw, s: Raw, path: string, c: Ctx, old?: Raw): void {
   const child = (k: string) => (path ? `${path}.${k}` : k);
   if (s['x-plat-embedded-resource']) {
     for (const k of ['apiVersion', 'kind'])
@@ -329,9 +335,10 @@ export function rootSchema(schema: Raw): Raw {
  * Causes for every field of obj (but metadata, apiVersion, kind) that breaks the schema;
  * root is rootSchema(schema), computed once.
  */
-export function validateCustom(obj: Record<string, any>, root: Raw, old?: Record<string, any>): StatusCause[] {
+export function validateCustom(obj: object, root: Raw, old?: unknown): StatusCause[] {
   const c: Ctx = { causes: [] };
-  checkObject(obj, root, '', c, isObj(old) ? old : undefined);
+  // an object's own fields, read by name
+  checkObject(obj as Raw, root, '', c, isObj(old) ? old : undefined);
   return c.causes;
 }
 
@@ -344,7 +351,7 @@ export function checkValue(v: unknown, schema: Raw, path: string): StatusCause[]
 
 /** The value at a simple JSON path (`.spec.replicas`), or undefined. */
 export function atPath(obj: unknown, path: string): unknown {
-  let v: any = obj;
+  let v: unknown = obj;
   for (const p of path.replace(/^\./, '').split('.')) {
     if (p === '') continue;
     if (!isObj(v)) return undefined;
@@ -354,12 +361,12 @@ export function atPath(obj: unknown, path: string): unknown {
 }
 
 /** Sets the value at a simple JSON path, creating objects on the way. */
-export function setPath(obj: Record<string, any>, path: string, value: unknown): void {
+export function setPath(obj: object, path: string, value: unknown): void {
   const parts = path.replace(/^\./, '').split('.');
-  let v: Record<string, any> = obj;
+  let v = obj as Record<string, unknown>; // an object's own properties, set by name
   for (const p of parts.slice(0, -1)) {
-    if (!isObj(v[p])) v[p] = {};
-    v = v[p];
+    const child = v[p];
+    v = isObj(child) ? child : (v[p] = {});
   }
   v[parts[parts.length - 1]!] = value;
 }
@@ -368,7 +375,9 @@ export function setPath(obj: Record<string, any>, path: string, value: unknown):
  * The schema with upstream clients' extension names (`x-kubernetes-*`, as kubectl users write
  * CRDs) also under this server's (`x-plat-*`); the stored CRD keeps what was written.
  */
-export function withPlatExtensions(s: unknown): any {
+export function withPlatExtensions(s: Raw): Raw;
+export function withPlatExtensions(s: unknown): unknown;
+export function withPlatExtensions(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(withPlatExtensions);
   if (!isObj(s)) return s;
   const out: Record<string, unknown> = {};

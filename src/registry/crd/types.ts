@@ -3,7 +3,7 @@
  * (it crosses the thread boundary in a `defs` message), derived once from the stored CRD.
  */
 import type { ResourceDef, SubresourceDef, Verb } from '../types.js';
-import { withPlatExtensions } from './structural.js';
+import { withPlatExtensions, type Raw } from './structural.js';
 
 export interface PrinterColumn {
   name: string;
@@ -25,7 +25,7 @@ export interface CustomVersion {
   served: boolean;
   storage: boolean;
   /** spec.versions[*].schema.openAPIV3Schema */
-  schema: any;
+  schema: Raw;
   status: boolean;
   scale?: ScalePaths;
   printerColumns: PrinterColumn[];
@@ -71,7 +71,7 @@ export function customTypeOf(crd: any): CustomType | undefined {
     printerColumns: Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [],
     ...(v.deprecated ? { deprecated: true, deprecationWarning: v.deprecationWarning } : {}),
     selectableFields: (Array.isArray(v.selectableFields) ? v.selectableFields : [])
-      .map((f: any) => String(f?.jsonPath ?? '').replace(/^\./, ''))
+      .map((f: { jsonPath?: unknown } | null) => String(f?.jsonPath ?? '').replace(/^\./, ''))
       .filter((f: string) => f !== ''),
   }));
   const storage = versions.find((v) => v.storage) ?? versions[0];

@@ -39,7 +39,7 @@ function defaults(obj: APIService): void {
   if (obj.spec?.service && typeof obj.spec.service === 'object') obj.spec.service.port ??= 443;
 }
 
-export const apiServiceStrategy: ResourceStrategy = {
+export const apiServiceStrategy: ResourceStrategy<APIService> = {
   ...DEFAULT_STRATEGY,
   nameRule: 'path',
   prepareForCreate: defaults,

@@ -1,3 +1,4 @@
+import type { DataObject } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import type { StatusCause } from '../../api/status.js';
 import { invalid } from './field-errors.js';
@@ -6,7 +7,7 @@ import { setOwn } from '../../api/own-keys.js';
 const FORBIDDEN = 'field is immutable when `immutable` is set';
 
 /** ConfigMaps and Secrets: keys are config keys; `immutable: true` freezes data, binaryData (and type) and itself. */
-export const immutableDataStrategy: ResourceStrategy = {
+export const immutableDataStrategy: ResourceStrategy<DataObject> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     if (obj.kind !== 'Secret') return;
@@ -22,7 +23,7 @@ export const immutableDataStrategy: ResourceStrategy = {
   validateUpdate(obj, old) {
     const causes: StatusCause[] = [];
     if (old.immutable !== true) return causes;
-    for (const f of ['data', 'binaryData', 'stringData']) {
+    for (const f of ['data', 'binaryData', 'stringData'] as const) {
       if (JSON.stringify(obj[f] ?? {}) !== JSON.stringify(old[f] ?? {})) {
         causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${FORBIDDEN}`, field: f });
       }
@@ -35,10 +36,11 @@ export const immutableDataStrategy: ResourceStrategy = {
 };
 
 /** Secrets: stringData is write-only; its entries are base64-encoded into data and it is dropped. */
-function foldStringData(obj: any): void {
+function foldStringData(obj: DataObject): void {
   if (!obj.stringData || typeof obj.stringData !== 'object') return;
-  obj.data = { ...(obj.data ?? {}) };
-  for (const [k, v] of Object.entries(obj.stringData)) setOwn(obj.data, k, Buffer.from(String(v)).toString('base64'));
+  const data: Record<string, unknown> = { ...(obj.data ?? {}) };
+  obj.data = data;
+  for (const [k, v] of Object.entries(obj.stringData)) setOwn(data, k, Buffer.from(String(v)).toString('base64'));
   delete obj.stringData;
 }
 
@@ -64,9 +66,9 @@ export function configMapKeyErrors(key: string): string[] {
  * upstream ValidateConfigMap / ValidateSecret: every key of data and binaryData (Secrets: data,
  * stringData already folded in) is a config key; a ConfigMap key may not be in both maps.
  */
-function validateDataKeys(obj: Record<string, unknown>): StatusCause[] {
+function validateDataKeys(obj: DataObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const maps = obj.kind === 'Secret' ? ['data'] : ['data', 'binaryData'];
+  const maps = obj.kind === 'Secret' ? (['data'] as const) : (['data', 'binaryData'] as const);
   const binary = obj.binaryData;
   for (const field of maps) {
     const m = obj[field];

@@ -4,6 +4,8 @@
  * cleanup finalizer a delete adds (the CRD controller removes it once every custom resource
  * is gone, see src/controllers/crd-controller.ts).
  */
+import type { CustomResourceDefinition } from '../../api/kinds.js';
+import { fieldAt, isRecord } from '../../api/object.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { requiresStructural, validateCRD, validateCRDUpdate } from '../crd/crd-validation.js';
 import { crdGroupCauses } from '../crd/crd-groups.js';
@@ -16,23 +18,27 @@ export function cleanupFinalizer(apiVersion: string): string {
   return `${CRD_CLEANUP_FINALIZER_WORD}.${group}`;
 }
 
-function defaults(crd: any): void {
+function defaults(crd: CustomResourceDefinition): void {
   const spec = crd.spec;
   if (!spec || typeof spec !== 'object') return;
   const n = spec.names;
-  if (n && typeof n === 'object' && typeof n.kind === 'string') {
+  if (isRecord(n) && typeof n.kind === 'string') {
     if (!n.singular) n.singular = n.kind.toLowerCase();
     if (!n.listKind) n.listKind = `${n.kind}List`;
   }
   spec.conversion ??= { strategy: 'None' };
-  if (Array.isArray(spec.versions)) for (const v of spec.versions) if (v && typeof v === 'object') v.served ??= false;
+  if (Array.isArray(spec.versions)) for (const v of spec.versions) if (isRecord(v)) v.served ??= false;
 }
 
-function storageVersion(crd: any): string | undefined {
-  return (Array.isArray(crd.spec?.versions) ? crd.spec.versions : []).find((v: any) => v?.storage === true)?.name;
+/** the name of the storage version (validation, which runs next, rejects anything but one string) */
+function storageVersion(crd: CustomResourceDefinition): string | undefined {
+  const versions = crd.spec?.versions;
+  const v: unknown = (Array.isArray(versions) ? versions : []).find((v: unknown) => fieldAt(v, 'storage') === true);
+  const name = fieldAt(v, 'name');
+  return typeof name === 'string' ? name : undefined;
 }
 
-export const crdStrategy: ResourceStrategy = {
+export const crdStrategy: ResourceStrategy<CustomResourceDefinition> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     defaults(obj);
@@ -56,10 +62,10 @@ export const crdStrategy: ResourceStrategy = {
   /** the first delete is always held: the cleanup finalizer goes on (prepareForDelete) */
   holdsDeletion: (obj) => !obj.metadata?.deletionTimestamp,
   prepareForDelete(obj) {
-    const f = cleanupFinalizer(obj.apiVersion);
+    const f = cleanupFinalizer(obj.apiVersion ?? '');
     const finalizers: string[] = obj.metadata.finalizers ?? [];
     if (!finalizers.includes(f)) obj.metadata.finalizers = [...finalizers, f];
-    const conditions = (obj.status?.conditions ?? []).filter((c: any) => c?.type !== 'Terminating');
+    const conditions = (obj.status?.conditions ?? []).filter((c) => c?.type !== 'Terminating');
     conditions.push({
       type: 'Terminating',
       status: 'True',

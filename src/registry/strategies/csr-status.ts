@@ -148,7 +148,7 @@ export function prepareStatusWrite(next: Csr, old: Csr, now: number): void {
 }
 
 /** csrApprovalStrategy.PrepareForUpdate: only status.conditions come from the written object. */
-export function approvalWrite(obj: Csr | undefined, old: Csr, now: number): Csr {
+export function approvalWrite<C extends Csr>(obj: Csr | undefined, old: C, now: number): C {
   const next = structuredClone(old);
   const conditions = obj?.status?.conditions;
   next.status = { ...(old.status ?? {}) };

@@ -116,12 +116,12 @@ function subjectRestriction(obj: CertificateSigningRequest, product: string): st
     : undefined;
 }
 
-export const csrStrategy: ResourceStrategy = {
+export const csrStrategy: ResourceStrategy<CertificateSigningRequest> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj, ctx) {
     obj.status = {};
     const spec = (obj.spec ??= {});
-    for (const f of ['username', 'uid', 'groups', 'extra']) delete spec[f];
+    for (const f of ['username', 'uid', 'groups', 'extra'] as const) delete spec[f];
     const u = ctx.user;
     if (!u) return;
     spec.username = u.username;

@@ -106,7 +106,7 @@ const isV1 = (obj: KubeObject): boolean => String(obj.apiVersion).startsWith('ev
 const creating = new WeakSet<object>();
 
 /** core v1 and events.plat.io/v1 serve the same Events; only the v1 API applies the strict rules. */
-export const eventStrategy: ResourceStrategy = {
+export const eventStrategy: ResourceStrategy<EventObject> = {
   ...DEFAULT_STRATEGY,
   allowCreateOnUpdate: true,
   prepareForCreate(obj) {

@@ -33,13 +33,13 @@ function defaultPriorityLevel(obj: PriorityLevelConfiguration): void {
   }
 }
 
-export const flowSchemaStrategy: ResourceStrategy = {
+export const flowSchemaStrategy: ResourceStrategy<FlowSchema> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate: defaultFlowSchema,
   prepareForUpdate: defaultFlowSchema,
 };
 
-export const priorityLevelStrategy: ResourceStrategy = {
+export const priorityLevelStrategy: ResourceStrategy<PriorityLevelConfiguration> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate: defaultPriorityLevel,
   prepareForUpdate: defaultPriorityLevel,

@@ -79,7 +79,7 @@ export function validateIngress(obj: Ingress): Cause[] {
   return out;
 }
 
-export const ingressStrategy: ResourceStrategy = {
+export const ingressStrategy: ResourceStrategy<Ingress> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     obj.status = { loadBalancer: {} };

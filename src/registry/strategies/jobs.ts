@@ -3,7 +3,8 @@
  * template that restarts OnFailure or Never, selector and template fixed after creation
  * (scheduling directives stay mutable while a suspended Job never started), and cron schedules.
  */
-import type { CronJob, Job, JobSpec, PodTemplateSpec } from '../../api/kinds.js';
+import type { CronJob, Job, PodTemplateSpec } from '../../api/kinds.js';
+import type { Stored } from '../../api/object.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
 import { selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
@@ -17,14 +18,13 @@ const RESTART = ['OnFailure', 'Never'];
  * Upstream generateSelector: the job's uid selects its pods; the template carries the labels
  * (`batch.<labelDomain>/controller-uid`, `.../job-name`: batch.kubernetes.io upstream).
  */
-function generateSelector(
-  job: Job & { spec: JobSpec; metadata: { uid: string; name: string } },
-  labelDomain: string,
-): void {
+function generateSelector(job: Stored<Job>, labelDomain: string): void {
   const CONTROLLER_UID = `batch.${labelDomain}/controller-uid`;
   const JOB_NAME = `batch.${labelDomain}/job-name`;
-  const { uid, name } = job.metadata;
+  // metadata.uid is stamped before prepareForCreate; a job without spec is left to validation
+  const { uid = '', name } = job.metadata;
   const spec = job.spec;
+  if (!spec) return;
   const matchLabels: Record<string, string> = { ...(spec.selector?.matchLabels ?? {}) };
   spec.selector = { ...(spec.selector ?? {}), matchLabels };
   matchLabels[CONTROLLER_UID] ??= uid;
@@ -99,7 +99,7 @@ function validateJobUpdate(obj: Job, old: Job): Cause[] {
   ];
 }
 
-export const jobStrategy: ResourceStrategy = {
+export const jobStrategy: ResourceStrategy<Job> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj, ctx) {
     defaultJob(obj);
@@ -143,7 +143,7 @@ function validateCronJob(obj: CronJob): Cause[] {
   return out;
 }
 
-export const cronJobStrategy: ResourceStrategy = {
+export const cronJobStrategy: ResourceStrategy<CronJob> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     defaultCronJob(obj);

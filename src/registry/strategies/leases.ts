@@ -3,7 +3,7 @@
  * AllowCreateOnUpdate), and upstream ValidateLeaseSpec: leaseDurationSeconds > 0,
  * leaseTransitions >= 0, preferredHolder only with a strategy.
  */
-import type { LeaseSpec } from '../../api/kinds.js';
+import type { Lease, LeaseSpec } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, invalid, type Cause } from './field-errors.js';
 
@@ -19,7 +19,7 @@ export function validateLeaseSpec(spec: LeaseSpec | undefined): Cause[] {
   return out;
 }
 
-export const leaseStrategy: ResourceStrategy = {
+export const leaseStrategy: ResourceStrategy<Lease> = {
   ...DEFAULT_STRATEGY,
   allowCreateOnUpdate: true,
   validate: (obj) => validateLeaseSpec(obj.spec),

@@ -1,3 +1,4 @@
+import type { Namespace } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 
 /** The label carrying a namespace's name, in the server's label domain (`kubernetes.io/metadata.name` upstream). */
@@ -9,7 +10,7 @@ const nameLabel = (labelDomain: string): string => `${labelDomain}/metadata.name
  * turns them Terminating until the namespace controller empties them and finalizes. The
  * namespaces the server keeps (default and the identity's system ones) may not be deleted.
  */
-export const namespaceStrategy: ResourceStrategy = {
+export const namespaceStrategy: ResourceStrategy<Namespace> = {
   ...DEFAULT_STRATEGY,
   nameRule: 'label',
   returnDeletedObject: true,

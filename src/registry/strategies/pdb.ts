@@ -30,7 +30,7 @@ export function validatePDB(obj: PodDisruptionBudget): Cause[] {
   return out;
 }
 
-export const pdbStrategy: ResourceStrategy = {
+export const pdbStrategy: ResourceStrategy<PodDisruptionBudget> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };

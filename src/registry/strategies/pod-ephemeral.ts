@@ -25,7 +25,8 @@ interface PodSpecLike {
 }
 interface PodLike {
   metadata?: { annotations?: Record<string, string> };
-  spec: PodSpecLike;
+  /** always set on a stored pod (prepareForCreate defaults it) */
+  spec?: PodSpecLike;
   status?: { qosClass?: string };
 }
 
@@ -46,12 +47,13 @@ const NOT_ALLOWED = [
 const EPHEMERAL_FORBIDDEN = 'cannot be set for an Ephemeral Container';
 
 /** upstream dropNonEphemeralContainerUpdates: the stored pod with the written ephemeral containers. */
-export function ephemeralContainersUpdate(obj: Partial<PodLike> | undefined, old: PodLike): PodLike {
+export function ephemeralContainersUpdate<P extends PodLike>(obj: Partial<PodLike> | undefined, old: P): P {
   const next = structuredClone(old);
+  const spec = (next.spec ??= {});
   const written = obj?.spec?.ephemeralContainers;
-  if (written === undefined || written === null) delete next.spec.ephemeralContainers;
-  else next.spec.ephemeralContainers = written;
-  defaultPodSpec(next.spec);
+  if (written === undefined || written === null) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = written;
+  defaultPodSpec(spec);
   return next;
 }
 
@@ -99,8 +101,8 @@ export function validateEphemeralContainersUpdate(next: PodLike, old: PodLike): 
     return [forbidden('', 'static pods do not support ephemeral containers')];
   const path = 'spec.ephemeralContainers';
   const out = [...validatePodSpec(next.spec, 'spec'), ...validateEphemeralContainers(next.spec, path)];
-  const byName = new Map(containers(next.spec.ephemeralContainers).map((c) => [c.name, c]));
-  for (const was of containers(old.spec.ephemeralContainers)) {
+  const byName = new Map(containers(next.spec?.ephemeralContainers).map((c) => [c.name, c]));
+  for (const was of containers(old.spec?.ephemeralContainers)) {
     const now = byName.get(was.name);
     // upstream appends a diff of the two containers after the newline
     if (now === undefined)
@@ -112,10 +114,10 @@ export function validateEphemeralContainersUpdate(next: PodLike, old: PodLike): 
 }
 
 /** podResizeStrategy (InPlacePodVerticalScaling): the stored pod with the written containers' resources and resize policies. */
-export function resizeUpdate(obj: Partial<PodLike> | undefined, old: PodLike): PodLike {
+export function resizeUpdate<P extends PodLike>(obj: Partial<PodLike> | undefined, old: P): P {
   const next = structuredClone(old);
   const written = new Map(containers(obj?.spec?.containers).map((c) => [c.name, c]));
-  for (const c of containers(next.spec.containers)) {
+  for (const c of containers(next.spec?.containers)) {
     const w = written.get(c.name);
     if (!w) continue;
     for (const f of ['resources', 'resizePolicy']) {

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../api/object.js';
+import type { Binding, Pod } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { asArray, qosClass, validatePodSpec } from './pod-spec.js';
 import { forbidden } from './field-errors.js';
@@ -27,12 +28,13 @@ function defaultPod(obj: KubeObject<Record<string, unknown>>): void {
  * Pods: defaults, PodSpec validation, the narrow set of spec changes allowed after creation,
  * `binding` (POST) and the node-agent subresources (answered at once, never hanging).
  */
-export const podStrategy: ResourceStrategy = {
+export const podStrategy: ResourceStrategy<Pod> = {
   ...DEFAULT_STRATEGY,
   returnDeletedObject: true,
   /** upstream: a pod never bound to a node, or already finished, goes at once */
   gracePeriod(obj, requested) {
-    if (!obj.spec?.nodeName || ['Succeeded', 'Failed'].includes(obj.status?.phase)) return 0;
+    const phase = obj.status?.phase;
+    if (!obj.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
     return requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
   },
   prepareForCreate(obj) {
@@ -64,7 +66,8 @@ export const podStrategy: ResourceStrategy = {
     return [];
   },
   createSubresource(name, body, old, ctx) {
-    if (name === 'binding') return bindPod(body, old, ctx.now);
+    // the body is a decoded JSON object; bindPod validates each field it reads
+    if (name === 'binding') return bindPod(body as Binding, old, ctx.now);
     connectPod(name, old);
     return undefined;
   },

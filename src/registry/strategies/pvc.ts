@@ -31,7 +31,7 @@ export function validatePVCUpdate(obj: PersistentVolumeClaim, old: PersistentVol
   return out;
 }
 
-export const pvcStrategy: ResourceStrategy = {
+export const pvcStrategy: ResourceStrategy<PersistentVolumeClaim> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate(obj) {
     obj.spec ??= {};

@@ -4,6 +4,7 @@
  * group is the served one (`rbac.authorization.<domain>`), read from the object's apiVersion.
  */
 import type { KubeObject } from '../../api/object.js';
+import type { Role, RoleBinding } from '../../api/kinds.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { invalid, notSupported, required, same, type Cause } from './field-errors.js';
 
@@ -41,7 +42,7 @@ export function validateRule(rule: Raw | null | undefined, namespaced: boolean, 
   return out;
 }
 
-function role(namespaced: boolean): ResourceStrategy {
+function role(namespaced: boolean): ResourceStrategy<Role> {
   return {
     ...base,
     validate: (obj) =>
@@ -69,7 +70,7 @@ function validateSubject(s: Raw | null | undefined, namespaced: boolean, path: s
   return out;
 }
 
-function binding(namespaced: boolean): ResourceStrategy {
+function binding(namespaced: boolean): ResourceStrategy<RoleBinding> {
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   return {
     ...base,
@@ -78,7 +79,8 @@ function binding(namespaced: boolean): ResourceStrategy {
       const out: Cause[] = [];
       const rbacGroup = rbacGroupOf(obj);
       if (ref.apiGroup !== rbacGroup) out.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [rbacGroup]));
-      if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
+      if (typeof ref.kind !== 'string' || !kinds.includes(ref.kind))
+        out.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
       if (!ref.name) out.push(required('roleRef.name'));
       (Array.isArray(obj.subjects) ? obj.subjects : []).forEach((s: Raw, i: number) =>
         out.push(...validateSubject(s, namespaced, `subjects[${i}]`, rbacGroup)),

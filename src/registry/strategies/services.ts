@@ -28,8 +28,13 @@ const needsIP = (svc: Service) => svc.spec?.type !== 'ExternalName';
 const needsNodePorts = (svc: Service) => svc.spec?.type === 'NodePort' || svc.spec?.type === 'LoadBalancer';
 const isHeadless = (svc: Service) => svc.spec?.clusterIP === 'None';
 
+/** spec set (an empty one when absent): the shape carryOver reads. */
+function ensureSpec(svc: Service): asserts svc is Service & { spec: ServiceSpec } {
+  svc.spec ??= {};
+}
+
 /** Upstream SetDefaults_Service plus clusterIPs/ipFamilies for a single-stack IPv4 cluster. */
-function defaultService(svc: Service): void {
+function defaultService(svc: Service): asserts svc is Service & { spec: ServiceSpec } {
   const spec = (svc.spec ??= {});
   spec.type ||= 'ClusterIP';
   spec.sessionAffinity ||= 'None';
@@ -114,16 +119,19 @@ function validateIPs(svc: Service): Cause[] {
   return [];
 }
 
+/** the other Services (the service store holds Services only) */
+const servicesOf = (ctx: StrategyContext): Iterable<Service> => ctx.existing() as Iterable<Service>;
+
 /** Allocates what the service needs and does not have yet (skipped when invalid: validation reports). */
 function allocate(svc: DefaultedService, old: Service | undefined, ctx: StrategyContext): void {
   if (validateService(svc).length) return;
   const spec = svc.spec;
   const oldIP = old && needsIP(old) ? old.spec?.clusterIP : undefined;
   if (needsIP(svc) && !isHeadless(svc) && (!oldIP || !spec.clusterIP))
-    allocateClusterIP(svc, ctx.config.serviceClusterIPRange, ctx.existing(), ctx.config.apiServiceName);
+    allocateClusterIP(svc, ctx.config.serviceClusterIPRange, servicesOf(ctx), ctx.config.apiServiceName);
   if (needsNodePorts(svc)) {
     const wantHealthCheck = spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
-    allocateNodePorts(svc, ctx.config.serviceNodePortRange, ctx.existing(), wantHealthCheck);
+    allocateNodePorts(svc, ctx.config.serviceNodePortRange, servicesOf(ctx), wantHealthCheck);
   }
 }
 
@@ -194,7 +202,7 @@ function validateClusterIPsUpdate(svc: Service, old: Service): Cause[] {
   return out;
 }
 
-export const serviceStrategy: ResourceStrategy = {
+export const serviceStrategy: ResourceStrategy<Service> = {
   ...DEFAULT_STRATEGY,
   returnDeletedObject: true,
   nameRule: 'label',
@@ -204,7 +212,7 @@ export const serviceStrategy: ResourceStrategy = {
     allocate(obj, undefined, ctx);
   },
   prepareForUpdate(obj, old, ctx) {
-    obj.spec ??= {};
+    ensureSpec(obj);
     carryOver(obj, old);
     defaultService(obj);
     allocate(obj, old, ctx);

@@ -4,6 +4,7 @@
  * None|NoneOnDryRun, admissionReviewVersions required, webhook names unique and qualified, URLs
  * https://host[/path]).
  */
+import type { KubeObject } from '../../api/object.js';
 import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { duplicate, invalid, notSupported, required, type Cause } from './field-errors.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -13,8 +14,32 @@ const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
 
-function defaultWebhooks(obj: any, mutating: boolean): void {
-  for (const h of Array.isArray(obj.webhooks) ? obj.webhooks : []) {
+/** One webhook as written: what may be there; validation decides what must. */
+interface Webhook {
+  name?: unknown;
+  sideEffects?: unknown;
+  failurePolicy?: unknown;
+  matchPolicy?: unknown;
+  timeoutSeconds?: unknown;
+  namespaceSelector?: unknown;
+  objectSelector?: unknown;
+  reinvocationPolicy?: unknown;
+  rules?: unknown;
+  clientConfig?: { url?: unknown; service?: { port?: unknown } };
+  admissionReviewVersions?: unknown;
+}
+/** A Validating or MutatingWebhookConfiguration as written. */
+interface WebhookConfiguration extends KubeObject {
+  webhooks?: unknown;
+}
+
+const webhooksOf = (obj: WebhookConfiguration): (Webhook | null | undefined)[] =>
+  Array.isArray(obj.webhooks) ? obj.webhooks : [];
+/** list.includes(v) for a value of any type (only a string can match) */
+const oneOf = (list: readonly string[], v: unknown): boolean => typeof v === 'string' && list.includes(v);
+
+function defaultWebhooks(obj: WebhookConfiguration, mutating: boolean): void {
+  for (const h of webhooksOf(obj)) {
     if (!h || typeof h !== 'object') continue;
     h.failurePolicy ??= 'Fail';
     h.matchPolicy ??= 'Equivalent';
@@ -41,20 +66,22 @@ function validateReviewVersions(versions: unknown, path: string): Cause[] {
   return out;
 }
 
-function validateWebhook(h: any, path: string): Cause[] {
+function validateWebhook(h: Webhook | null | undefined, path: string): Cause[] {
   const out: Cause[] = [];
   if (!h?.name) out.push(required(`${path}.name`));
   else if (String(h.name).split('.').length < 3)
     out.push(invalid(`${path}.name`, h.name, 'should be a domain with at least three segments separated by dots'));
   if (h?.sideEffects == null)
     out.push(required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
-  else if (!SIDE_EFFECTS.includes(h.sideEffects))
+  else if (!oneOf(SIDE_EFFECTS, h.sideEffects))
     out.push(notSupported(`${path}.sideEffects`, h.sideEffects, SIDE_EFFECTS));
-  if (!FAILURE_POLICIES.includes(h?.failurePolicy))
+  if (!oneOf(FAILURE_POLICIES, h?.failurePolicy))
     out.push(notSupported(`${path}.failurePolicy`, h?.failurePolicy ?? '', FAILURE_POLICIES));
-  if (!MATCH_POLICIES.includes(h?.matchPolicy))
+  if (!oneOf(MATCH_POLICIES, h?.matchPolicy))
     out.push(notSupported(`${path}.matchPolicy`, h?.matchPolicy ?? '', MATCH_POLICIES));
-  if (!(h?.timeoutSeconds >= 1 && h?.timeoutSeconds <= 30))
+  // a relational comparison converts with ToNumber, as Number() does
+  const timeout = Number(h?.timeoutSeconds);
+  if (!(timeout >= 1 && timeout <= 30))
     out.push(
       invalid(`${path}.timeoutSeconds`, h?.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'),
     );
@@ -66,10 +93,10 @@ function validateWebhook(h: any, path: string): Cause[] {
   return out;
 }
 
-export function validateWebhookConfiguration(obj: any): Cause[] {
+export function validateWebhookConfiguration(obj: WebhookConfiguration): Cause[] {
   const out: Cause[] = [];
-  const names = new Set<string>();
-  (Array.isArray(obj.webhooks) ? obj.webhooks : []).forEach((h: any, i: number) => {
+  const names = new Set<unknown>();
+  webhooksOf(obj).forEach((h, i) => {
     if (h?.name && names.has(h.name)) out.push(duplicate(`webhooks[${i}].name`, h.name));
     if (h?.name) names.add(h.name);
     out.push(...validateWebhook(h, `webhooks[${i}]`));
@@ -77,8 +104,8 @@ export function validateWebhookConfiguration(obj: any): Cause[] {
   return out;
 }
 
-function webhookConfiguration(mutating: boolean): ResourceStrategy {
-  const defaults = (obj: any) => defaultWebhooks(obj, mutating);
+function webhookConfiguration(mutating: boolean): ResourceStrategy<WebhookConfiguration> {
+  const defaults = (obj: WebhookConfiguration) => defaultWebhooks(obj, mutating);
   return {
     ...DEFAULT_STRATEGY,
     prepareForCreate: defaults,

@@ -90,7 +90,7 @@ function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Cause[] {
 }
 
 /** kind: the word of upstream's messages; defaults: the kind's defaulting (create and update). */
-function workload(kind: string, emptyWord: string, defaults: (obj: KubeObject) => void): ResourceStrategy {
+function workload(kind: string, emptyWord: string, defaults: (obj: KubeObject) => void): ResourceStrategy<Workload> {
   return {
     ...DEFAULT_STRATEGY,
     prepareForCreate: defaults,
@@ -108,7 +108,7 @@ export const replicaSetStrategy = workload('replicaset', 'deployment', defaultRe
 export const statefulSetStrategy = workload('statefulset', 'statefulset', defaultStatefulSet);
 export const daemonSetStrategy = workload('daemonset', 'daemonset', defaultDaemonSet);
 
-export const replicationControllerStrategy: ResourceStrategy = {
+export const replicationControllerStrategy: ResourceStrategy<ReplicationController> = {
   ...DEFAULT_STRATEGY,
   prepareForCreate: defaultReplicationController,
   prepareForUpdate: defaultReplicationController,

@@ -3,11 +3,13 @@
  * ordered by namespace then name, and a bounded history of changes for exact reads and
  * watch replay. Only the owning actor mutates it, after the backend has committed.
  */
+import type { Stored } from '../../api/object.js';
+
 export interface Entry {
   namespace: string;
   name: string;
   rv: number;
-  obj: any;
+  obj: Stored;
   /** the object encoded once as JSON; shared by get, list and watch */
   json: string;
   /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */

@@ -26,9 +26,9 @@ test('binding sets spec.nodeName and PodScheduled, replies a Success Status', ()
     ctx(),
   )!;
   assert.deepEqual(out.reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-  assert.equal(out.next.spec.nodeName, 'n1');
-  assert.equal(out.next.metadata.annotations.a, 'b');
-  assert.deepEqual(out.next.status.conditions, [
+  assert.equal(out.next?.spec?.nodeName, 'n1');
+  assert.equal(out.next?.metadata.annotations?.a, 'b');
+  assert.deepEqual(out.next?.status?.conditions, [
     { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:05Z' },
   ]);
 });
