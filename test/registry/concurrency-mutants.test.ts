@@ -41,7 +41,7 @@ after(async () => {
   s.cleanup();
 });
 
-test('null preconditions fields are absent ones: decoded without error, and the DELETE proceeds', async () => {
+test('null preconditions fields are absent ones: decoded without error, and the DELETE proceeds (a success Status)', async () => {
   const options = toDeleteOptions({ preconditions: { uid: null, resourceVersion: null } });
   assert.deepEqual(options.preconditions, { uid: null, resourceVersion: null });
   const path = '/api/v1/namespaces/default/configmaps/nullpre';
@@ -55,6 +55,15 @@ test('null preconditions fields are absent ones: decoded without error, and the 
     preconditions: { uid: null, resourceVersion: null },
   });
   assert.equal(del.status, 200, del.text);
+  // a kind that does not return the deleted object answers upstream's success Status
+  assert.deepEqual(del.json, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name: 'nullpre', kind: 'configmaps', uid: del.json.details?.uid },
+  });
+  assert.match(del.json.details.uid, /^[0-9a-f-]{36}$/);
   assert.equal((await request(s.url, 'GET', path)).status, 404);
 });
 
