@@ -117,13 +117,14 @@ test('a server-side apply to /status records the applier (operation Apply, subre
   assert.equal(applied.status, 200, applied.text);
   assert.equal(applied.json.status.replicas, 3);
   // [manager, operation, subresource, top-level fields]
-  const entries = (r: { json: any }) =>
-    r.json.metadata.managedFields.map((m: any) => [
-      m.manager,
-      m.operation,
-      m.subresource ?? '',
-      Object.keys(m.fieldsV1),
-    ]);
+  interface Entry {
+    manager: string;
+    operation: string;
+    subresource?: string;
+    fieldsV1: Record<string, unknown>;
+  }
+  const entries = (r: { json: { metadata: { managedFields: Entry[] } } }) =>
+    r.json.metadata.managedFields.map((m) => [m.manager, m.operation, m.subresource ?? '', Object.keys(m.fieldsV1)]);
   const expected = [
     ['status-applier', 'Apply', 'status', ['f:status']],
     ['creator', 'Update', '', ['f:spec']],
