@@ -270,7 +270,8 @@ const ctx = {
   logs: join(out, 'logs'),
   raw: join(out, 'raw'),
   merged: join(out, 'merged'),
-  env: { ...process.env, ETCD_BIN: etcdBinary() },
+  // (NODE_TEST_CONTEXT: set when this script runs under a test; a child would report to it, not print TAP)
+  env: { ...process.env, ETCD_BIN: etcdBinary(), NODE_TEST_CONTEXT: undefined },
   merge: o.coverage
     ? createRequire(join(tree, 'node_modules/c8/package.json'))('@bcoe/v8-coverage').mergeProcessCovs
     : undefined,

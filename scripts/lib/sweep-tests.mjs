@@ -50,13 +50,22 @@ function planTests(tree, files) {
 const untap = (s) => s.replace(/\\([\\#])/g, '$1');
 
 /**
- * The top-level tests a run reported as run (not skipped by the pattern): an alone run passes
- * only when it exited 0 and ran exactly the one test it was meant to.
+ * The top-level tests a run reported as run: not skipped by the pattern, and no describe() whose
+ * every test was (a suite is reported at the top level even when the pattern left it empty). An
+ * alone run passes only when it exited 0 and ran exactly the one test it was meant to.
  */
 function judge(text, code, name) {
   const ran = [];
-  for (const m of text.matchAll(/^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/gm)) {
-    if (m[3] !== 'SKIP') ran.push({ ok: m[1] === 'ok', name: untap(m[2]) });
+  let nested = [];
+  for (const m of text.matchAll(/^( *)(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/gm)) {
+    if (m[1].length > 0) {
+      nested.push(m[4] === 'SKIP');
+      continue;
+    }
+    const test = { ok: m[2] === 'ok', name: untap(m[3]) };
+    const emptied = nested.length > 0 && nested.every(Boolean);
+    if (test.name === name || (m[4] !== 'SKIP' && !emptied)) ran.push(test);
+    nested = [];
   }
   const only = ran.length === 1 && ran[0].name === name;
   if (code === 0 && only) return { status: 'pass', ran };
