@@ -8,10 +8,11 @@
 // another one shows up. A full run (no filter) also runs a sample of single tests alone (each
 // with its file's hooks, nothing else of the file), so a test that leans on an earlier test's
 // objects fails; then the etcd re-run of the resource suites.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
+import { RUNNER_FLAGS, aloneCandidatesOf, alonePattern } from './lib/test-names.mjs';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -32,16 +33,6 @@ function shuffle(list, rand) {
   }
   return out;
 }
-
-/** Top-level test names of a compiled file whose name is a plain string literal. */
-function topLevelTests(file) {
-  const names = [];
-  const re = /^test\(\s*(['"])((?:\\.|(?!\1)[^\\])*)\1\s*,/gm;
-  for (const m of readFileSync(file, 'utf8').matchAll(re)) names.push(m[2].replace(/\\(.)/g, '$1'));
-  return names;
-}
-
-const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const args = process.argv.slice(2);
 const aloneArg = args.find((a) => a === '--alone' || a.startsWith('--alone='));
@@ -64,7 +55,7 @@ files = shuffle(files, rand);
 console.log(`# test order seed ${seed} (TEST_SEED=${seed} repeats this order and sample)`);
 
 const run = (list, env = process.env, extra = []) =>
-  spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...extra, ...list], {
+  spawnSync(process.execPath, [...RUNNER_FLAGS, ...extra, ...list], {
     stdio: 'inherit',
     env,
   }).status ?? 1;
@@ -92,11 +83,12 @@ if (!Number.isInteger(sampleSize) || sampleSize < 0) {
   process.exit(2);
 }
 if (sampleSize > 0) {
-  const candidates = files.flatMap((f) => topLevelTests(f).map((name) => ({ file: f, name })));
+  // (the candidates are what `node scripts/sweep-alone.mjs --tests` runs, every one alone)
+  const candidates = files.flatMap((f) => aloneCandidatesOf(f).names.map((name) => ({ file: f, name })));
   const sample = shuffle(candidates, rand).slice(0, sampleSize);
   for (const { file, name } of sample) {
     console.log(`# alone (seed ${seed}): ${file} :: ${name}`);
-    const code = run([file], env, [`--test-name-pattern=^${escapeRegExp(name)}$`]);
+    const code = run([file], env, [alonePattern(name)]);
     if (code !== 0)
       console.error(`# FAILED alone: ${file} :: ${name} (passes after the tests before it? TEST_SEED=${seed})`);
     status = code || status;

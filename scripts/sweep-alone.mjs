@@ -1,5 +1,15 @@
 // node scripts/sweep-alone.mjs [--jobs N] [--seed S] [--no-coverage] [--no-etcd] [--retry]
 //                              [--file-timeout SECONDS] [--budget MINUTES] [--out DIR] [--etcd-only] [filter...]
+// node scripts/sweep-alone.mjs --tests [--files SUBSTR]... [--jobs 1|2] [--test-timeout SECONDS]
+//                              [--budget MINUTES] [--out DIR] [--no-snapshot]
+//
+// --tests: every TEST alone, the way the alone draw of run-tests.mjs runs one (the same
+// candidates and `--test-name-pattern=^name$`, from scripts/lib/test-names.mjs): one `node --test`
+// process per top-level test, TAP output checked to have run that test and no other, killed
+// after --test-timeout (default 240 s). The script lowers its own priority to nice 10 (its
+// children inherit it), runs without coverage or the etcd re-runs, and writes <out>/sweep-tests.md
+// (per folder: tests swept, failed alone; every failure with file:line) and sweep-tests.json.
+// Default <out>: reports/sweep-tests. Sweep a folder at a time (--files server/ --files authz/).
 //
 // Every compiled test file alone: one `node --test <file>` process per file (the runner's flags
 // and env: ETCD_BIN, --test-timeout=180000), never two files in one process, so a file that only
@@ -37,6 +47,7 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
+import { sweepTests } from './lib/sweep-tests.mjs';
 
 const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list', 'server/apply', 'server/scale'];
 const SKIP_COPY = new Set(['.git', 'node_modules', 'dist', 'coverage', 'reports', '.stryker-tmp', 'data', 'bench-out']);
@@ -51,8 +62,11 @@ function parse(argv) {
     retry: false,
     fileTimeout: 900,
     budget: 0,
-    out: 'reports/sweep',
+    out: '',
     filters: [],
+    tests: false,
+    testTimeout: 240,
+    snapshot: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const [k, inline] = argv[i].split('=', 2);
@@ -66,6 +80,10 @@ function parse(argv) {
     else if (k === '--file-timeout') o.fileTimeout = Number(val());
     else if (k === '--budget') o.budget = Number(val());
     else if (k === '--out') o.out = val();
+    else if (k === '--tests') o.tests = true;
+    else if (k === '--files') o.filters.push(val());
+    else if (k === '--test-timeout') o.testTimeout = Number(val());
+    else if (k === '--no-snapshot') o.snapshot = false;
     else if (k.startsWith('--')) throw new Error(`unknown argument ${argv[i]}`);
     else o.filters.push(argv[i]);
   }
@@ -74,10 +92,13 @@ function parse(argv) {
     ['--seed', o.seed],
     ['--file-timeout', o.fileTimeout],
     ['--budget', o.budget],
+    ['--test-timeout', o.testTimeout],
   ]) {
     const min = name === '--seed' || name === '--budget' ? 0 : 1;
     if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}, got "${v}"`);
   }
+  if (o.tests) Object.assign(o, { coverage: false, etcd: false, etcdOnly: false });
+  o.out ||= o.tests ? 'reports/sweep-tests' : 'reports/sweep';
   return o;
 }
 
@@ -153,10 +174,10 @@ function runFile(entry, o, ctx) {
   const started = Date.now();
   const rawDir = join(raw, String(entry.n));
   const childEnv = { ...env, ...entry.env, ...(o.coverage ? { NODE_V8_COVERAGE: rawDir } : {}) };
-  const log = join(logs, `${entry.n}-${entry.label.replace(/[/ =]+/g, '_')}.log`);
+  const log = join(logs, `${entry.n}-${(entry.logName ?? entry.label).replace(/[/ =]+/g, '_')}.log`);
   return new Promise((done) => {
     const out = [];
-    const child = spawn(process.execPath, ['--test', '--test-timeout=180000', entry.file], {
+    const child = spawn(process.execPath, entry.argv ?? ['--test', '--test-timeout=180000', entry.file], {
       cwd: tree,
       env: childEnv,
       detached: true,
@@ -164,14 +185,17 @@ function runFile(entry, o, ctx) {
     running.add(child.pid);
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
-    const guard = setTimeout(() => {
-      entry.timedOut = true;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, o.fileTimeout * 1000);
+    const guard = setTimeout(
+      () => {
+        entry.timedOut = true;
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      },
+      (entry.argv ? o.testTimeout : o.fileTimeout) * 1000,
+    );
     // a process the file left behind (it would hold the output pipes open) goes with its group
     let closed = false;
     child.on('exit', () =>
@@ -200,6 +224,7 @@ function runFile(entry, o, ctx) {
         fail: count('fail'),
         cancelled: count('cancelled'),
         log: relative(process.cwd(), log),
+        text,
       });
     });
   });
@@ -234,19 +259,22 @@ async function pool(entries, jobs, stopAt, work) {
 
 const o = parse(process.argv.slice(2));
 const out = resolve(o.out);
-const tree = join(out, 'tree');
+const tree = o.snapshot ? join(out, 'tree') : process.cwd();
 console.log(
-  `# sweep seed ${o.seed} (--seed ${o.seed} repeats this order), ${o.jobs} job(s), snapshot in ${relative(process.cwd(), tree)}`,
+  `# sweep seed ${o.seed} (--seed ${o.seed} repeats this order), ${o.jobs} job(s), ${o.snapshot ? `snapshot in ${relative(process.cwd(), tree)}` : 'on the built worktree (--no-snapshot)'}`,
 );
-snapshot(tree);
+if (o.snapshot) snapshot(tree);
 for (const d of ['logs', 'raw', 'merged', 'coverage']) rmSync(join(out, d), { recursive: true, force: true });
 const ctx = {
   tree,
   logs: join(out, 'logs'),
   raw: join(out, 'raw'),
   merged: join(out, 'merged'),
-  env: { ...process.env, ETCD_BIN: etcdBinary() },
-  merge: createRequire(join(tree, 'node_modules/c8/package.json'))('@bcoe/v8-coverage').mergeProcessCovs,
+  // (NODE_TEST_CONTEXT: set when this script runs under a test; a child would report to it, not print TAP)
+  env: { ...process.env, ETCD_BIN: etcdBinary(), NODE_TEST_CONTEXT: undefined },
+  merge: o.coverage
+    ? createRequire(join(tree, 'node_modules/c8/package.json'))('@bcoe/v8-coverage').mergeProcessCovs
+    : undefined,
 };
 for (const d of [ctx.logs, ctx.raw, ctx.merged]) mkdirSync(d, { recursive: true });
 
@@ -255,6 +283,7 @@ let files = collect(join(tree, 'dist/test'))
   .sort();
 if (o.filters.length) files = files.filter((f) => o.filters.some((x) => f.includes(x)));
 if (files.length === 0) throw new Error(`no test file matches ${o.filters.join(' ')}`);
+if (o.tests) await sweepTests(files, o, { ...ctx, out, runFile, pool });
 const rand = mulberry32(o.seed);
 const entries = o.etcdOnly
   ? []

@@ -53,32 +53,32 @@ after(() => {
 
 const type = { group: '', version: 'v1', resource: 'configmaps' };
 const enc = { format: 'json', pretty: false } as const;
-const create = (name: string): Op => ({
+const create = (name: string, namespace = 'default'): Op => ({
   id: nextId++,
   op: 'create',
   type,
   enc,
   dryRun: false,
-  namespace: 'default',
+  namespace,
   body: {
     text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
     contentType: 'json',
   },
 });
-const get = (name: string): Op => ({ id: nextId++, op: 'get', type, enc, namespace: 'default', name });
-const patch = (name: string): Op => ({
+const get = (name: string, namespace = 'default'): Op => ({ id: nextId++, op: 'get', type, enc, namespace, name });
+const patch = (name: string, namespace = 'default'): Op => ({
   id: nextId++,
   op: 'patch',
   type,
   enc,
   dryRun: false,
-  namespace: 'default',
+  namespace,
   name,
   patchType: 'merge',
   text: '{"data":{"k":"patched"}}',
   force: false,
 });
-const list = (): Op => ({ id: nextId++, op: 'list', type, enc, namespace: 'default', opts: {} });
+const list = (namespace = 'default'): Op => ({ id: nextId++, op: 'list', type, enc, namespace, opts: {} });
 
 /** code and parsed body of a result (a Status for an error) */
 function answer(r: Result): { code: number; json: any } {
@@ -96,14 +96,17 @@ test('control: in a batch that commits, a write sees the write staged before it'
 });
 
 test('a refused commit fails only its write; reads and writes batched with it never see it', async () => {
+  // its own namespace and an earlier committed batch (it runs alone too)
+  const NS = 'refused';
+  assert.equal(answer((await shard.run([create('before-1', NS)])).results[0]!).code, 201);
   const ops = [
-    create('good-1'),
-    create('poison-1'),
-    patch('poison-1'),
-    get('poison-1'),
-    list(),
-    create('good-2'),
-    get('good-1'),
+    create('good-1', NS),
+    create('poison-1', NS),
+    patch('poison-1', NS),
+    get('poison-1', NS),
+    list(NS),
+    create('good-2', NS),
+    get('good-1', NS),
   ];
   const reply = await shard.run(ops);
   assert.deepEqual(
@@ -120,12 +123,12 @@ test('a refused commit fails only its write; reads and writes batched with it ne
   assert.equal(readPoison!.code, 404, 'the refused write is not read');
   assert.deepEqual(
     listed!.json.items.map((i: any) => i.metadata.name),
-    ['good-1', 'seen'],
+    ['before-1', 'good-1'],
     'the list holds what committed before it, never the refused write',
   );
   assert.equal(readGood!.code, 200);
   // the events published are the committed writes only
   assert.deepEqual(reply.events.map((e) => e.name).sort(), ['good-1', 'good-2']);
-  const after = answer((await shard.run([get('poison-1')])).results[0]!);
+  const after = answer((await shard.run([get('poison-1', NS)])).results[0]!);
   assert.equal(after.code, 404, 'nothing of it stored');
 });

@@ -36,7 +36,9 @@ test('system:monitoring and admins read /metrics; others are forbidden', async (
 });
 
 test('rejected requests are counted too (403 with the resource labels)', async () => {
-  await as('bob-token', '/api/v1/namespaces/default/secrets');
+  assert.equal((await as('bob-token', '/api/v1/namespaces/default/secrets')).status, 403);
+  // a forbidden /metrics of its own (it runs alone too)
+  assert.equal((await as('bob-token', '/metrics')).status, 403);
   const text = (await as('mon-token', '/metrics')).text;
   assert.match(
     text,

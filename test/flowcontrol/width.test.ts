@@ -26,6 +26,7 @@ before(async () => {
   writeFileSync(pki.path('tokens.csv'), 'lister,lister,u1\n');
   s = await startAuthServer(['--token-auth-file', pki.path('tokens.csv'), '--authorization-mode', 'AlwaysAllow']);
   tls = { ca: readFileSync(`${s.dataDir}/pki/ca.crt`) };
+  await wideLevel();
 });
 after(async () => {
   await s?.stop();
@@ -33,31 +34,8 @@ after(async () => {
   pki?.cleanup();
 });
 
-async function levelMetrics(): Promise<{ seats: number; requests: number; stored: number }> {
-  const m = parseMetrics((await plain(s.url, 'GET', '/metrics')).text);
-  return {
-    seats: sampleValue(m, 'apiserver_flowcontrol_current_executing_seats', { priority_level: 'wide' }),
-    requests: sampleValue(m, 'apiserver_flowcontrol_current_executing_requests', { priority_level: 'wide' }),
-    stored: sampleValue(m, 'apiserver_storage_objects', { resource: 'configmaps' }),
-  };
-}
-
-/** Holds `path` (a LIST) in its seats until a write; returns the seats and requests it showed. */
-async function heldList(path: string): Promise<{ seats: number; requests: number }> {
-  const rv = Number((await plain(s.url, 'GET', CMS)).json.metadata.resourceVersion) + 1;
-  const sep = path.includes('?') ? '&' : '?';
-  const held = asLister(`${path}${sep}resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
-  const shown = await until(async () => {
-    const m = await levelMetrics();
-    return m.requests === 1 ? { seats: m.seats, requests: m.requests } : undefined;
-  }, 'the LIST in its seats');
-  assert.equal((await plain(s.url, 'POST', CMS, configMap(`release-${rv}`))).status, 201);
-  assert.equal((await held).status, 200);
-  await until(async () => ((await levelMetrics()).seats === 0 ? true : undefined), 'the seats free');
-  return shown;
-}
-
-test('a LIST occupies a seat per 100 stored objects of its resource; a paged one twice its page; a GET one', async () => {
+/** The 'wide' priority level and the flow schema putting the lister in it (for every test: each runs alone too). */
+async function wideLevel(): Promise<void> {
   const pl = await plain(s.url, 'POST', `${FC}/prioritylevelconfigurations`, {
     metadata: { name: 'wide' },
     spec: {
@@ -90,6 +68,33 @@ test('a LIST occupies a seat per 100 stored objects of its resource; a paged one
         : undefined,
     'lister in the wide level',
   );
+}
+
+async function levelMetrics(): Promise<{ seats: number; requests: number; stored: number }> {
+  const m = parseMetrics((await plain(s.url, 'GET', '/metrics')).text);
+  return {
+    seats: sampleValue(m, 'apiserver_flowcontrol_current_executing_seats', { priority_level: 'wide' }),
+    requests: sampleValue(m, 'apiserver_flowcontrol_current_executing_requests', { priority_level: 'wide' }),
+    stored: sampleValue(m, 'apiserver_storage_objects', { resource: 'configmaps' }),
+  };
+}
+
+/** Holds `path` (a LIST) in its seats until a write; returns the seats and requests it showed. */
+async function heldList(path: string): Promise<{ seats: number; requests: number }> {
+  const rv = Number((await plain(s.url, 'GET', CMS)).json.metadata.resourceVersion) + 1;
+  const sep = path.includes('?') ? '&' : '?';
+  const held = asLister(`${path}${sep}resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+  const shown = await until(async () => {
+    const m = await levelMetrics();
+    return m.requests === 1 ? { seats: m.seats, requests: m.requests } : undefined;
+  }, 'the LIST in its seats');
+  assert.equal((await plain(s.url, 'POST', CMS, configMap(`release-${rv}`))).status, 201);
+  assert.equal((await held).status, 200);
+  await until(async () => ((await levelMetrics()).seats === 0 ? true : undefined), 'the seats free');
+  return shown;
+}
+
+test('a LIST occupies a seat per 100 stored objects of its resource; a paged one twice its page; a GET one', async () => {
   assert.equal((await plain(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'bulk' } })).status, 201);
   for (let i = 0; i < 250; i += 25) {
     const batch = Array.from({ length: 25 }, (_, j) =>

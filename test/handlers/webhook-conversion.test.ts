@@ -65,18 +65,8 @@ before(async () => {
       },
     },
   };
-  assert.equal((await request(s.url, 'POST', CRDS, crd)).status, 201);
-  await waitEstablished(s.url, `boxes.${GROUP}`);
-});
-after(async () => {
-  await s.stop();
-  s.cleanup();
-  await hook.close();
-  rmSync(pki.dir, { recursive: true, force: true });
-});
-
-test('writes and reads in v2 convert through the webhook; objects are stored in v1', async () => {
-  // the reply field of a ConversionReview is `response` like an AdmissionReview's: reuse the loopback server
+  // the reply field of a ConversionReview is `response` like an AdmissionReview's: reuse the loopback
+  // server (set up here, not in the first test: each test runs alone too)
   hook.answers.set('/convert', (review) => {
     const req = review.request;
     const objects = req.objects.map((o: any) => convertOne(o, req.desiredAPIVersion));
@@ -90,6 +80,17 @@ test('writes and reads in v2 convert through the webhook; objects are stored in 
       },
     };
   });
+  assert.equal((await request(s.url, 'POST', CRDS, crd)).status, 201);
+  await waitEstablished(s.url, `boxes.${GROUP}`);
+});
+after(async () => {
+  await s.stop();
+  s.cleanup();
+  await hook.close();
+  rmSync(pki.dir, { recursive: true, force: true });
+});
+
+test('writes and reads in v2 convert through the webhook; objects are stored in v1', async () => {
   const v2 = `/apis/${GROUP}/v2/namespaces/default/boxes`;
   const created = await request(s.url, 'POST', v2, {
     apiVersion: `${GROUP}/v2`,
@@ -150,9 +151,24 @@ test('writes and reads in v2 convert through the webhook; objects are stored in 
 });
 
 test('a webhook that answers wrongly, or not at all, is a 500 naming the conversion', async () => {
-  const v2 = `/apis/${GROUP}/v2/namespaces/default/boxes`;
+  // two Boxes of its own, stored through v1 (no conversion), in its own namespace (it runs alone too)
+  assert.equal(
+    (await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'wrong-answers' } })).status,
+    201,
+  );
+  const v1 = `/apis/${GROUP}/v1/namespaces/wrong-answers/boxes`;
+  for (const name of ['w1', 'w2']) {
+    const made = await request(s.url, 'POST', v1, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Box',
+      metadata: { name },
+      spec: { sizeCm: 2 },
+    });
+    assert.equal(made.status, 201, made.text);
+  }
+  const v2 = `/apis/${GROUP}/v2/namespaces/wrong-answers/boxes`;
   mode = 'wrong-uid';
-  const uid = await request(s.url, 'GET', `${v2}/a`);
+  const uid = await request(s.url, 'GET', `${v2}/w1`);
   assert.equal(uid.status, 500);
   assert.match(
     uid.json.message,
@@ -179,5 +195,5 @@ test('a webhook that answers wrongly, or not at all, is a 500 naming the convers
     down.json.message,
     /^conversion webhook for conv\.example\.com\/v2, Kind=Box failed: failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/convert\?timeout=30s": /,
   );
-  assert.equal((await request(s.url, 'GET', `/apis/${GROUP}/v1/namespaces/default/boxes/c`)).status, 404);
+  assert.equal((await request(s.url, 'GET', `${v1}/c`)).status, 404);
 });

@@ -51,7 +51,14 @@ test('a virtual kind in a deprecated version warns too', async () => {
 });
 
 test('apiserver_requested_deprecated_apis is 1 for each deprecated resource requested, joinable to apiserver_request_total', async () => {
-  await request(s.url, 'GET', `/apis/${AR}/v1beta1/validatingadmissionpolicies`);
+  // its own requests (it runs alone too): two LISTs of one deprecated resource, one create of another
+  for (let i = 0; i < 2; i++)
+    assert.equal((await request(s.url, 'GET', `/apis/${AR}/v1beta1/validatingadmissionpolicies`)).status, 200);
+  const review = await request(s.url, 'POST', '/apis/authentication.plat.io/v1beta1/selfsubjectreviews', {
+    apiVersion: 'authentication.plat.io/v1beta1',
+    kind: 'SelfSubjectReview',
+  });
+  assert.equal(review.status, 201, review.text);
   const m = parseMetrics((await request(s.url, 'GET', '/metrics')).text);
   const labels = { group: AR, version: 'v1beta1', resource: 'validatingadmissionpolicies', subresource: '' };
   assert.equal(sampleValue(m, 'apiserver_requested_deprecated_apis', { ...labels, removed_release: '1.34' }), 1);

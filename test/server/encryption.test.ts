@@ -102,6 +102,11 @@ test('a corrupt value: 500 naming the key; force-deleted only with the gate and 
     db.putSync('/secrets/default/broken', 'plat:enc:aescbc:v1:key1:' + 'garbage!'.repeat(5)),
   );
   let srv = await start();
+  // a readable secret of this test's own beside the corrupt one (it runs alone too)
+  assert.equal(
+    (await request(srv.url, 'POST', '/api/v1/namespaces/default/secrets', secret('fine', 'readable'))).status,
+    201,
+  );
   const path = '/api/v1/namespaces/default/secrets/broken';
   const get = await request(srv.url, 'GET', path);
   assert.equal(get.status, 500);
@@ -117,7 +122,7 @@ test('a corrupt value: 500 naming the key; force-deleted only with the gate and 
   assert.equal(list.status, 500);
   assert.match(list.json.message, /Key: \/secrets\/default\/broken/);
   assert.equal(
-    (await request(srv.url, 'GET', '/api/v1/namespaces/default/secrets/s1')).status,
+    (await request(srv.url, 'GET', '/api/v1/namespaces/default/secrets/fine')).status,
     200,
     'other objects are fine',
   );
@@ -159,7 +164,7 @@ test('a corrupt value: 500 naming the key; force-deleted only with the gate and 
   assert.equal((await request(srv.url, 'GET', path)).status, 404);
   assert.equal((await request(srv.url, 'GET', '/api/v1/namespaces/default/secrets')).status, 200);
   // the option on a readable object: a normal delete
-  assert.equal((await request(srv.url, 'DELETE', '/api/v1/namespaces/default/secrets/s1', option)).status, 200);
+  assert.equal((await request(srv.url, 'DELETE', '/api/v1/namespaces/default/secrets/fine', option)).status, 200);
   await stop();
   assert.equal(
     withLmdb('/secrets', (db) => db.get('/secrets/default/broken')),

@@ -52,7 +52,9 @@ test('YAML nested past the limit (block and flow style) is 400, promptly', async
     'content-type': 'application/yaml',
   });
   assertStatus(flow, 400, 'BadRequest');
-  const patch = await request(s.url, 'PATCH', `${CMS}/brackets`, nestedJson(2000), {
+  // a ConfigMap of this test's own to patch (it runs alone too)
+  assert.equal((await request(s.url, 'POST', CMS, configMap('deep-patch-target'))).status, 201);
+  const patch = await request(s.url, 'PATCH', `${CMS}/deep-patch-target`, nestedJson(2000), {
     'content-type': 'application/merge-patch+json',
   });
   assertStatus(patch, 400, 'BadRequest');

@@ -107,22 +107,26 @@ test('create and get Pods in Protobuf; the list is a PodList message', async () 
 });
 
 test('watch: synthetic ADDED first, then live ADDED, MODIFIED and DELETED frames', async () => {
-  const res = await fetch(`${s.url}/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=20`, {
+  // a namespace and a stored pod of its own for the synthetic ADDED (it runs alone too)
+  const PODS = '/api/v1/namespaces/pb-watch/pods';
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'pb-watch' } })).status, 201);
+  assert.equal((await call('POST', PODS, envelope('v1', 'Pod', Pod, podMessage('pw1')))).status, 201);
+  const res = await fetch(`${s.url}${PODS}?watch=1&timeoutSeconds=20`, {
     headers: { accept: PB },
   });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), `${PB};stream=watch`);
   const reading = readFrames(res, 4);
-  await call('POST', '/api/v1/namespaces/default/pods', envelope('v1', 'Pod', Pod, podMessage('pw2')));
+  assert.equal((await call('POST', PODS, envelope('v1', 'Pod', Pod, podMessage('pw2')))).status, 201);
   const patched = await request(
     s.url,
     'PATCH',
-    '/api/v1/namespaces/default/pods/pw2',
+    `${PODS}/pw2`,
     { metadata: { labels: { a: 'b' } } },
     { 'content-type': 'application/merge-patch+json' },
   );
   assert.equal(patched.status, 200);
-  assert.equal((await call('DELETE', '/api/v1/namespaces/default/pods/pw2')).status, 200);
+  assert.equal((await call('DELETE', `${PODS}/pw2`)).status, 200);
   const events = await reading;
   assert.deepEqual(
     events.map((e) => [e.type, e.kind, e.object.metadata.name]),

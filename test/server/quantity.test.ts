@@ -156,10 +156,13 @@ test('errors: an unparseable quantity anywhere is a 400 decode error, nothing st
     `Pod in version "v1" cannot be handled as a Pod: unable to parse quantity's suffix`,
   );
   assert.equal((await request(s.url, 'GET', `${NS}/pods/suffix`)).status, 404);
+  // a Pod of this test's own to patch (it runs alone too)
+  const target = await request(s.url, 'POST', `${NS}/pods`, pod('unparseable-patch', { requests: { cpu: '1' } }));
+  assert.equal(target.status, 201, target.text);
   const patched = await request(
     s.url,
     'PATCH',
-    `${NS}/pods/canon`,
+    `${NS}/pods/unparseable-patch`,
     { spec: { containers: [{ name: 'c', resources: { requests: { cpu: 'x' } } }] } },
     { 'content-type': 'application/strategic-merge-patch+json' },
   );

@@ -25,6 +25,18 @@ const cpu = (n: number) => ({
   resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: n } },
 });
 
+/** An HPA created through v2 (each test makes the ones it reads: it runs alone too). */
+async function createV2(name: string, metrics: unknown[]): Promise<void> {
+  const body = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name },
+    spec: { scaleTargetRef: ref, minReplicas: 1, maxReplicas: 5, metrics },
+  };
+  const r = await request(s.url, 'POST', V2, body);
+  assert.equal(r.status, 201, r.text);
+}
+
 test('created through v2, read through v1 (CPU target in v1 fields) and v2 (unchanged)', async () => {
   const body = {
     apiVersion: 'autoscaling/v2',
@@ -48,13 +60,14 @@ test('created through v2, read through v1 (CPU target in v1 fields) and v2 (unch
 });
 
 test("a v1 client's read-modify-write keeps the v2-only fields (round trip through annotations)", async () => {
-  const v1 = (await request(s.url, 'GET', `${V1}/a`)).json;
+  await createV2('rmw', [qps, cpu(70)]);
+  const v1 = (await request(s.url, 'GET', `${V1}/rmw`)).json;
   v1.spec.maxReplicas = 9;
   v1.spec.targetCPUUtilizationPercentage = 50;
-  const put = await request(s.url, 'PUT', `${V1}/a`, v1);
+  const put = await request(s.url, 'PUT', `${V1}/rmw`, v1);
   assert.equal(put.status, 200, put.text);
   assert.equal(put.json.apiVersion, 'autoscaling/v1');
-  const v2 = (await request(s.url, 'GET', `${V2}/a`)).json;
+  const v2 = (await request(s.url, 'GET', `${V2}/rmw`)).json;
   assert.equal(v2.spec.maxReplicas, 9);
   assert.deepEqual(v2.spec.metrics, [qps, cpu(50)], 'the Pods metric survived the v1 update');
 });
@@ -84,6 +97,7 @@ test('created through v1, patched through v1, read through v2', async () => {
 });
 
 test('watchers of each version get converted events (live and replayed)', async () => {
+  await createV2('replayed', [qps, cpu(50)]);
   const w1 = await openWatch(s.url, `${V1}?watch=1&resourceVersion=0`);
   const w2 = await openWatch(s.url, `${V2}?watch=1&resourceVersion=0`);
   try {
@@ -104,7 +118,7 @@ test('watchers of each version get converted events (live and replayed)', async 
     assert.equal(e2.object.apiVersion, 'autoscaling/v2');
     assert.deepEqual(e2.object.spec.metrics, [cpu(65)]);
     // the synthetic ADDED of the initial state are converted too
-    const a1 = w1.events.find((e) => e.object.metadata.name === 'a')!;
+    const a1 = w1.events.find((e) => e.object.metadata.name === 'replayed')!;
     assert.equal(a1.object.apiVersion, 'autoscaling/v1');
     assert.equal(a1.object.spec.targetCPUUtilizationPercentage, 50);
   } finally {

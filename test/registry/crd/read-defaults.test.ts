@@ -58,6 +58,28 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Stores a Lamp of 40 W while the CRD has no defaults (each test makes its own, so it runs
+ * alone), labelled `case=<name>` for a list of this test's objects only.
+ */
+async function storeUndefaulted(name: string): Promise<void> {
+  await changeCRD({ type: 'string' });
+  const lamp = {
+    apiVersion: `${GROUP}/v1`,
+    kind: 'Lamp',
+    metadata: { name, labels: { case: name } },
+    spec: { watts: 40 },
+  };
+  // the CRD's new schema serves once a dry run no longer defaults the color
+  await until(async () => {
+    const r = await request(s.url, 'POST', `${V1}?dryRun=All`, lamp);
+    return r.status === 201 && r.json.spec.color === undefined ? true : undefined;
+  }, 'the CRD without defaults');
+  const made = await request(s.url, 'POST', V1, lamp);
+  assert.equal(made.status, 201, made.text);
+  assert.deepEqual(made.json.spec, { watts: 40 });
+}
+
 /** Replaces the CRD's versions (a fresh read for the resourceVersion). */
 async function changeCRD(v1Color: Record<string, unknown>, v2Extra: Record<string, unknown> = {}): Promise<void> {
   const cur = (await request(s.url, 'GET', `${CRDS}/${NAME}`)).json;
@@ -98,18 +120,19 @@ test('a default added to the CRD shows on objects stored before it, in get, list
 });
 
 test("a read through another version gets that version's defaults", async () => {
+  await storeUndefaulted('versions');
   await changeCRD({ type: 'string', default: 'amber' }, { shade: { type: 'string', default: 'round' } });
   const got = await until(async () => {
-    const r = await request(s.url, 'GET', `${V2}/old`);
+    const r = await request(s.url, 'GET', `${V2}/versions`);
     return r.json?.spec?.shade !== undefined ? r.json : undefined;
   }, 'the v2 default on read');
   assert.deepEqual([got.apiVersion, got.spec], [`${GROUP}/v2`, { watts: 40, color: 'amber', shade: 'round' }]);
-  const list = await request(s.url, 'GET', V2);
+  const list = await request(s.url, 'GET', `${V2}?labelSelector=case%3Dversions`);
   assert.deepEqual(
     list.json.items.map((i: any) => i.spec),
     [{ watts: 40, color: 'amber', shade: 'round' }],
   );
-  assert.deepEqual((await request(s.url, 'GET', `${V1}/old`)).json.spec, { watts: 40, color: 'amber' });
+  assert.deepEqual((await request(s.url, 'GET', `${V1}/versions`)).json.spec, { watts: 40, color: 'amber' });
   // live events of a v2 watch are converted on the front thread: v2's defaults there too
   const w = await openWatch(s.url, `${V2}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
   try {
@@ -132,10 +155,12 @@ test("a read through another version gets that version's defaults", async () => 
 });
 
 test('after a restart, stored objects are defaulted as they are loaded', async () => {
+  await storeUndefaulted('restart');
+  await changeCRD({ type: 'string', default: 'amber' });
   await s.stop();
   s = await startServer([], dir);
   const got = await until(async () => {
-    const r = await request(s.url, 'GET', `${V1}/old`);
+    const r = await request(s.url, 'GET', `${V1}/restart`);
     return r.status === 200 ? r.json : undefined;
   }, 'the object after the restart');
   assert.deepEqual(got.spec, { watts: 40, color: 'amber' });
