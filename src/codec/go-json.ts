@@ -31,223 +31,232 @@ export function quoteChar(c: number): string {
 
 type Step = (c: number) => string | undefined;
 
-/** Go's json scanner over bytes: the first syntax error's message, or undefined when valid. */
-export function goJsonSyntaxError(data: Uint8Array): string | undefined {
-  const stack: ('obj-key' | 'obj-value' | 'arr')[] = [];
-  const bad = (c: number, context: string) => `invalid character ${quoteChar(c)} ${context}`;
-  let step: Step;
-  let done = false;
-  const literal =
+const bad = (c: number, context: string): string => `invalid character ${quoteChar(c)} ${context}`;
+
+/** Go's json scanner (encoding/json's state machine) over bytes, one state per method. */
+class GoScanner {
+  private readonly stack: ('obj-key' | 'obj-value' | 'arr')[] = [];
+  private step: Step;
+  private done = false;
+
+  constructor() {
+    this.step = this.beginValue;
+  }
+
+  /** The first syntax error's message, or undefined when data is one valid JSON value. */
+  scan(data: Uint8Array): string | undefined {
+    for (const c of data) {
+      const err = this.step(c);
+      if (err) return err;
+    }
+    // at the end a number (or literal) at top level is complete; anything else open is an EOF error
+    const s = this.step;
+    const complete =
+      this.stack.length === 0 &&
+      (s === this.digits || s === this.zero || s === this.dotDigits || s === this.expDigits || s === this.endValue);
+    return !this.done && !complete ? 'unexpected end of JSON input' : undefined;
+  }
+
+  private readonly literal =
     (word: string, i: number): Step =>
     (c) => {
       if (c !== word.charCodeAt(i)) return bad(c, `in literal ${word} (expecting ${quoteChar(word.charCodeAt(i))})`);
-      step = i + 1 === word.length ? endValue : literal(word, i + 1);
+      this.step = i + 1 === word.length ? this.endValue : this.literal(word, i + 1);
       return undefined;
     };
-  const beginValue: Step = (c) => {
+  private readonly beginValue: Step = (c) => {
     if (SPACE.has(c)) return undefined;
     switch (c) {
       case 0x7b:
-        stack.push('obj-key');
-        step = beginStringOrEmpty;
+        this.stack.push('obj-key');
+        this.step = this.beginStringOrEmpty;
         return undefined;
       case 0x5b:
-        stack.push('arr');
-        step = beginValueOrEmpty;
+        this.stack.push('arr');
+        this.step = this.beginValueOrEmpty;
         return undefined;
       case 0x22:
-        step = inString;
+        this.step = this.inString;
         return undefined;
       case 0x2d:
-        step = neg;
+        this.step = this.neg;
         return undefined;
       case 0x30:
-        step = zero;
+        this.step = this.zero;
         return undefined;
       case 0x74:
-        step = literal('true', 1);
+        this.step = this.literal('true', 1);
         return undefined;
       case 0x66:
-        step = literal('false', 1);
+        this.step = this.literal('false', 1);
         return undefined;
       case 0x6e:
-        step = literal('null', 1);
+        this.step = this.literal('null', 1);
         return undefined;
     }
     if (isDigit(c)) {
-      step = digits;
+      this.step = this.digits;
       return undefined;
     }
     return bad(c, 'looking for beginning of value');
   };
-  const beginStringOrEmpty: Step = (c) => {
+  private readonly beginStringOrEmpty: Step = (c) => {
     if (SPACE.has(c)) return undefined;
     if (c === 0x7d) {
-      stack.pop();
-      return afterValue();
+      this.stack.pop();
+      return this.afterValue();
     }
-    return beginString(c);
+    return this.beginString(c);
   };
-  const beginString: Step = (c) => {
+  private readonly beginString: Step = (c) => {
     if (SPACE.has(c)) return undefined;
     if (c === 0x22) {
-      step = inString;
+      this.step = this.inString;
       return undefined;
     }
     return bad(c, 'looking for beginning of object key string');
   };
-  const beginValueOrEmpty: Step = (c) => {
+  private readonly beginValueOrEmpty: Step = (c) => {
     if (SPACE.has(c)) return undefined;
     if (c === 0x5d) {
-      stack.pop();
-      return afterValue();
+      this.stack.pop();
+      return this.afterValue();
     }
-    return beginValue(c);
+    return this.beginValue(c);
   };
-  const inString: Step = (c) => {
+  private readonly inString: Step = (c) => {
     if (c === 0x22) {
-      step = endValue;
+      this.step = this.endValue;
       return undefined;
     }
     if (c === 0x5c) {
-      step = inEscape;
+      this.step = this.inEscape;
       return undefined;
     }
     return c < 0x20 ? bad(c, 'in string literal') : undefined;
   };
-  const inEscape: Step = (c) => {
+  private readonly inEscape: Step = (c) => {
     if ([0x62, 0x66, 0x6e, 0x72, 0x74, 0x5c, 0x2f, 0x22].includes(c)) {
-      step = inString;
+      this.step = this.inString;
       return undefined;
     }
     if (c === 0x75) {
-      step = hex(4);
+      this.step = this.hex(4);
       return undefined;
     }
     return bad(c, 'in string escape code');
   };
-  const hex =
+  private readonly hex =
     (left: number): Step =>
     (c) => {
       if (!isHex(c)) return bad(c, 'in \\u hexadecimal character escape');
-      step = left === 1 ? inString : hex(left - 1);
+      this.step = left === 1 ? this.inString : this.hex(left - 1);
       return undefined;
     };
-  const neg: Step = (c) => {
+  private readonly neg: Step = (c) => {
     if (c === 0x30) {
-      step = zero;
+      this.step = this.zero;
       return undefined;
     }
     if (isDigit(c)) {
-      step = digits;
+      this.step = this.digits;
       return undefined;
     }
     return bad(c, 'in numeric literal');
   };
-  const digits: Step = (c) => (isDigit(c) ? undefined : zero(c));
-  const zero: Step = (c) => {
+  private readonly digits: Step = (c) => (isDigit(c) ? undefined : this.zero(c));
+  private readonly zero: Step = (c) => {
     if (c === 0x2e) {
-      step = dot;
+      this.step = this.dot;
       return undefined;
     }
     if (c === 0x65 || c === 0x45) {
-      step = exp;
+      this.step = this.exp;
       return undefined;
     }
-    return endValue(c);
+    return this.endValue(c);
   };
-  const dot: Step = (c) => {
+  private readonly dot: Step = (c) => {
     if (isDigit(c)) {
-      step = dotDigits;
+      this.step = this.dotDigits;
       return undefined;
     }
     return bad(c, 'after decimal point in numeric literal');
   };
-  const dotDigits: Step = (c) => {
+  private readonly dotDigits: Step = (c) => {
     if (isDigit(c)) return undefined;
     if (c === 0x65 || c === 0x45) {
-      step = exp;
+      this.step = this.exp;
       return undefined;
     }
-    return endValue(c);
+    return this.endValue(c);
   };
-  const exp: Step = (c) => {
+  private readonly exp: Step = (c) => {
     if (c === 0x2b || c === 0x2d) {
-      step = expSign;
+      this.step = this.expSign;
       return undefined;
     }
-    return expSign(c);
+    return this.expSign(c);
   };
-  const expSign: Step = (c) => {
+  private readonly expSign: Step = (c) => {
     if (isDigit(c)) {
-      step = expDigits;
+      this.step = this.expDigits;
       return undefined;
     }
     return bad(c, 'in exponent of numeric literal');
   };
-  const expDigits: Step = (c) => (isDigit(c) ? undefined : endValue(c));
-  const endTop: Step = (c) => (SPACE.has(c) ? undefined : bad(c, 'after top-level value'));
+  private readonly expDigits: Step = (c) => (isDigit(c) ? undefined : this.endValue(c));
+  private readonly endTop: Step = (c) => (SPACE.has(c) ? undefined : bad(c, 'after top-level value'));
   /** a value just ended: the container decides what may follow */
-  function afterValue(): undefined {
-    step = stack.length ? endValue : endTop;
-    if (!stack.length) done = true;
+  private afterValue(): undefined {
+    this.step = this.stack.length ? this.endValue : this.endTop;
+    if (!this.stack.length) this.done = true;
     return undefined;
   }
-  const endValue: Step = (c) => {
-    const top = stack[stack.length - 1];
+  private readonly endValue: Step = (c) => {
+    const top = this.stack[this.stack.length - 1];
     if (top === undefined) {
-      done = true;
-      step = endTop;
-      return endTop(c);
+      this.done = true;
+      this.step = this.endTop;
+      return this.endTop(c);
     }
-    step = endValue; // reached from a number's last digit too
+    this.step = this.endValue; // reached from a number's last digit too
     if (SPACE.has(c)) return undefined;
     if (top === 'obj-key') {
       if (c === 0x3a) {
-        stack[stack.length - 1] = 'obj-value';
-        step = beginValue;
+        this.stack[this.stack.length - 1] = 'obj-value';
+        this.step = this.beginValue;
         return undefined;
       }
       return bad(c, 'after object key');
     }
     if (top === 'obj-value') {
       if (c === 0x2c) {
-        stack[stack.length - 1] = 'obj-key';
-        step = beginString;
+        this.stack[this.stack.length - 1] = 'obj-key';
+        this.step = this.beginString;
         return undefined;
       }
       if (c === 0x7d) {
-        stack.pop();
-        return afterValue();
+        this.stack.pop();
+        return this.afterValue();
       }
       return bad(c, 'after object key:value pair');
     }
     if (c === 0x2c) {
-      step = beginValue;
+      this.step = this.beginValue;
       return undefined;
     }
     if (c === 0x5d) {
-      stack.pop();
-      return afterValue();
+      this.stack.pop();
+      return this.afterValue();
     }
     return bad(c, 'after array element');
   };
-  step = beginValue;
-  for (const c of data) {
-    const err = step(c);
-    if (err) return err;
-  }
-  // at the end a number (or literal) at top level is complete; anything else open is an EOF error
-  if (
-    !done &&
-    !(
-      stack.length === 0 &&
-      (step === digits || step === zero || step === dotDigits || step === expDigits || step === endValue)
-    )
-  ) {
-    return 'unexpected end of JSON input';
-  }
-  return undefined;
+}
+
+/** Go's json scanner over bytes: the first syntax error's message, or undefined when valid. */
+export function goJsonSyntaxError(data: Uint8Array): string | undefined {
+  return new GoScanner().scan(data);
 }
 
 /** upstream summarizeData (max 30 bytes): the text of an object body, else hex; `<empty>` for none. */

@@ -53,26 +53,122 @@ export interface DefaultPolicy {
   roleBindings: DefaultBinding[];
 }
 
-export function defaultPolicy(identity: Identity): DefaultPolicy {
+/** Resource lists of the aggregated edit and view roles (upstream's order). */
+const EDIT_CORE = [
+  'replicationcontrollers',
+  'replicationcontrollers/scale',
+  'serviceaccounts',
+  'services',
+  'services/proxy',
+  'persistentvolumeclaims',
+  'configmaps',
+  'secrets',
+  'events',
+];
+const EDIT_APPS = [
+  'statefulsets',
+  'statefulsets/scale',
+  'daemonsets',
+  'deployments',
+  'deployments/scale',
+  'deployments/rollback',
+  'replicasets',
+  'replicasets/scale',
+];
+const EDIT_EXTENSIONS = [
+  'daemonsets',
+  'deployments',
+  'deployments/scale',
+  'deployments/rollback',
+  'ingresses',
+  'replicasets',
+  'replicasets/scale',
+  'replicationcontrollers/scale',
+  'networkpolicies',
+];
+const VIEW_CORE = [
+  'pods',
+  'replicationcontrollers',
+  'replicationcontrollers/scale',
+  'serviceaccounts',
+  'services',
+  'services/status',
+  'endpoints',
+  'persistentvolumeclaims',
+  'persistentvolumeclaims/status',
+  'configmaps',
+];
+const VIEW_CORE_STATUS = [
+  'limitranges',
+  'resourcequotas',
+  'bindings',
+  'events',
+  'pods/status',
+  'resourcequotas/status',
+  'namespaces/status',
+  'replicationcontrollers/status',
+  'pods/log',
+];
+const VIEW_APPS = [
+  'controllerrevisions',
+  'statefulsets',
+  'statefulsets/scale',
+  'statefulsets/status',
+  'daemonsets',
+  'daemonsets/status',
+  'deployments',
+  'deployments/scale',
+  'deployments/status',
+  'replicasets',
+  'replicasets/scale',
+  'replicasets/status',
+];
+const VIEW_EXTENSIONS = [
+  'daemonsets',
+  'daemonsets/status',
+  'deployments',
+  'deployments/scale',
+  'deployments/status',
+  'ingresses',
+  'ingresses/status',
+  'replicasets',
+  'replicasets/scale',
+  'replicasets/status',
+  'replicationcontrollers/scale',
+  'networkpolicies',
+];
+
+/** The names and builders the default policy's tables share (in the served domain). */
+function policyKit(identity: Identity) {
   const g = (ref: string) => groupFor(identity, ref);
-  const rbac = g('rbac.authorization.plat.io'),
-    authz = g('authorization.plat.io'),
-    authn = g('authentication.plat.io');
-  const networking = g('networking.plat.io'),
-    discovery = g('discovery.plat.io');
   const keys = policyKeys(identity);
   const meta = (name: string, labels: Record<string, string> = {}) => ({
     name,
     labels: { [keys.bootstrapping]: 'rbac-defaults', ...labels },
     annotations: { [keys.autoupdate]: 'true' },
   });
-  const aggregating = (name: string, to: string, labels: Record<string, string> = {}): DefaultRole => ({
-    metadata: meta(name, labels),
-    rules: [],
-    aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [keys.aggregateTo(to)]: 'true' } }] },
-  });
-  const label = (to: string) => ({ [keys.aggregateTo(to)]: 'true' });
-  const clusterRoles: DefaultRole[] = [
+  return {
+    rbac: g('rbac.authorization.plat.io'),
+    authz: g('authorization.plat.io'),
+    authn: g('authentication.plat.io'),
+    networking: g('networking.plat.io'),
+    discovery: g('discovery.plat.io'),
+    meta,
+    label: (to: string) => ({ [keys.aggregateTo(to)]: 'true' }),
+    aggregating: (name: string, to: string, labels: Record<string, string> = {}): DefaultRole => ({
+      metadata: meta(name, labels),
+      rules: [],
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [keys.aggregateTo(to)]: 'true' } }] },
+    }),
+  };
+}
+
+type PolicyKit = ReturnType<typeof policyKit>;
+
+/** cluster-admin, and admin, edit and view with the system:aggregate-to-* roles they aggregate. */
+function aggregatedRoles(k: PolicyKit): DefaultRole[] {
+  const { meta, label, aggregating, authz, rbac, discovery, networking } = k;
+  return [
     { metadata: meta('cluster-admin'), rules: [rule(['*'], ['*'], ['*']), urls(['*'], '*')] },
     aggregating('admin', 'admin'),
     aggregating('edit', 'edit', label('admin')),
@@ -91,53 +187,12 @@ export function defaultPolicy(identity: Identity): DefaultPolicy {
         rule(['impersonate'], [''], ['serviceaccounts']),
         rule(WRITE, [''], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
         rule(['create'], [''], ['pods/eviction']),
-        rule(
-          WRITE,
-          [''],
-          [
-            'replicationcontrollers',
-            'replicationcontrollers/scale',
-            'serviceaccounts',
-            'services',
-            'services/proxy',
-            'persistentvolumeclaims',
-            'configmaps',
-            'secrets',
-            'events',
-          ],
-        ),
+        rule(WRITE, [''], EDIT_CORE),
         rule(['create'], [''], ['serviceaccounts/token']),
-        rule(
-          WRITE,
-          ['apps'],
-          [
-            'statefulsets',
-            'statefulsets/scale',
-            'daemonsets',
-            'deployments',
-            'deployments/scale',
-            'deployments/rollback',
-            'replicasets',
-            'replicasets/scale',
-          ],
-        ),
+        rule(WRITE, ['apps'], EDIT_APPS),
         rule(WRITE, ['autoscaling'], ['horizontalpodautoscalers']),
         rule(WRITE, ['batch'], ['jobs', 'cronjobs']),
-        rule(
-          WRITE,
-          ['extensions'],
-          [
-            'daemonsets',
-            'deployments',
-            'deployments/scale',
-            'deployments/rollback',
-            'ingresses',
-            'replicasets',
-            'replicasets/scale',
-            'replicationcontrollers/scale',
-            'networkpolicies',
-          ],
-        ),
+        rule(WRITE, ['extensions'], EDIT_EXTENSIONS),
         rule(WRITE, ['policy'], ['poddisruptionbudgets']),
         rule(WRITE, [networking], ['networkpolicies', 'ingresses']),
       ],
@@ -145,99 +200,59 @@ export function defaultPolicy(identity: Identity): DefaultPolicy {
     {
       metadata: meta('system:aggregate-to-view', label('view')),
       rules: [
-        rule(
-          READ,
-          [''],
-          [
-            'pods',
-            'replicationcontrollers',
-            'replicationcontrollers/scale',
-            'serviceaccounts',
-            'services',
-            'services/status',
-            'endpoints',
-            'persistentvolumeclaims',
-            'persistentvolumeclaims/status',
-            'configmaps',
-          ],
-        ),
-        rule(
-          READ,
-          [''],
-          [
-            'limitranges',
-            'resourcequotas',
-            'bindings',
-            'events',
-            'pods/status',
-            'resourcequotas/status',
-            'namespaces/status',
-            'replicationcontrollers/status',
-            'pods/log',
-          ],
-        ),
+        rule(READ, [''], VIEW_CORE),
+        rule(READ, [''], VIEW_CORE_STATUS),
         rule(READ, [''], ['namespaces']),
         rule(READ, [discovery], ['endpointslices']),
-        rule(
-          READ,
-          ['apps'],
-          [
-            'controllerrevisions',
-            'statefulsets',
-            'statefulsets/scale',
-            'statefulsets/status',
-            'daemonsets',
-            'daemonsets/status',
-            'deployments',
-            'deployments/scale',
-            'deployments/status',
-            'replicasets',
-            'replicasets/scale',
-            'replicasets/status',
-          ],
-        ),
+        rule(READ, ['apps'], VIEW_APPS),
         rule(READ, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
         rule(READ, ['batch'], ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
-        rule(
-          READ,
-          ['extensions'],
-          [
-            'daemonsets',
-            'daemonsets/status',
-            'deployments',
-            'deployments/scale',
-            'deployments/status',
-            'ingresses',
-            'ingresses/status',
-            'replicasets',
-            'replicasets/scale',
-            'replicasets/status',
-            'replicationcontrollers/scale',
-            'networkpolicies',
-          ],
-        ),
+        rule(READ, ['extensions'], VIEW_EXTENSIONS),
         rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
         rule(READ, [networking], ['networkpolicies', 'ingresses', 'ingresses/status']),
       ],
     },
+  ];
+}
+
+/** The non-resource URLs of system:discovery, system:monitoring and the issuer discovery role. */
+const DISCOVERY_URLS = [
+  '/livez',
+  '/readyz',
+  '/healthz',
+  '/version',
+  '/version/',
+  '/openapi',
+  '/openapi/*',
+  '/api',
+  '/api/*',
+  '/apis',
+  '/apis/*',
+];
+const MONITORING_URLS = [
+  '/metrics',
+  '/metrics/slis',
+  '/livez',
+  '/readyz',
+  '/healthz',
+  '/livez/*',
+  '/readyz/*',
+  '/healthz/*',
+];
+const ISSUER_DISCOVERY_URLS = [
+  '/.well-known/openid-configuration',
+  '/.well-known/openid-configuration/',
+  '/openid/v1/jwks',
+  '/openid/v1/jwks/',
+];
+
+/** The discovery, basic-user, public-info, monitoring and issuer-discovery roles. */
+function systemRoles(k: PolicyKit): DefaultRole[] {
+  const { meta, authz, authn } = k;
+  return [
     {
       metadata: meta('system:discovery'),
-      rules: [
-        urls(
-          ['get'],
-          '/livez',
-          '/readyz',
-          '/healthz',
-          '/version',
-          '/version/',
-          '/openapi',
-          '/openapi/*',
-          '/api',
-          '/api/*',
-          '/apis',
-          '/apis/*',
-        ),
-      ],
+      rules: [urls(['get'], ...DISCOVERY_URLS)],
     },
     {
       metadata: meta('system:basic-user'),
@@ -252,33 +267,18 @@ export function defaultPolicy(identity: Identity): DefaultPolicy {
     },
     {
       metadata: meta('system:monitoring'),
-      rules: [
-        urls(
-          ['get'],
-          '/metrics',
-          '/metrics/slis',
-          '/livez',
-          '/readyz',
-          '/healthz',
-          '/livez/*',
-          '/readyz/*',
-          '/healthz/*',
-        ),
-      ],
+      rules: [urls(['get'], ...MONITORING_URLS)],
     },
     {
       metadata: meta('system:service-account-issuer-discovery'),
-      rules: [
-        urls(
-          ['get'],
-          '/.well-known/openid-configuration',
-          '/.well-known/openid-configuration/',
-          '/openid/v1/jwks',
-          '/openid/v1/jwks/',
-        ),
-      ],
+      rules: [urls(['get'], ...ISSUER_DISCOVERY_URLS)],
     },
   ];
+}
+
+/** The bindings of the roles above, then the components' roles and bindings (src/auth/authz/bootstrap-components.ts). */
+function componentsInto(identity: Identity, k: PolicyKit, clusterRoles: DefaultRole[]): DefaultBinding[] {
+  const { meta, rbac } = k;
   const bind = (name: string, ...groups: string[]): DefaultBinding => ({
     metadata: meta(name),
     roleRef: { apiGroup: rbac, kind: 'ClusterRole', name },
@@ -303,6 +303,12 @@ export function defaultPolicy(identity: Identity): DefaultPolicy {
       ),
     });
   }
+  return clusterRoleBindings;
+}
+
+/** The namespaced Roles and RoleBindings of the components. */
+function namespaced(identity: Identity, k: PolicyKit): { roles: DefaultRole[]; roleBindings: DefaultBinding[] } {
+  const { meta, rbac } = k;
   const roles: DefaultRole[] = [],
     roleBindings: DefaultBinding[] = [];
   for (const n of namespacePolicy(identity)) {
@@ -315,5 +321,12 @@ export function defaultPolicy(identity: Identity): DefaultPolicy {
       ),
     });
   }
-  return { clusterRoles, clusterRoleBindings, roles, roleBindings };
+  return { roles, roleBindings };
+}
+
+export function defaultPolicy(identity: Identity): DefaultPolicy {
+  const k = policyKit(identity);
+  const clusterRoles = [...aggregatedRoles(k), ...systemRoles(k)];
+  const clusterRoleBindings = componentsInto(identity, k, clusterRoles);
+  return { clusterRoles, clusterRoleBindings, ...namespaced(identity, k) };
 }
