@@ -95,12 +95,8 @@ function startStream(
   try {
     matcher = matcherFor(opts.labelSelector, w.fieldSelector ?? opts.fieldSelector);
   } catch (e) {
-    return sendStatus(
-      r.x,
-      errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status,
-      r.enc.pretty,
-      enc,
-    );
+    const st = errors.badRequest(`unable to parse selector: ${(e as Error).message}`).status;
+    return sendStatus(r.x, st, r.enc.pretty, enc);
   }
   // one copy of the initial events for every watcher of the same state (src/http/initial-events.ts)
   const initial = s.hub.initial.share(typeKey, w.shareKey, w.initial);
@@ -115,11 +111,8 @@ function startStream(
     initial.release();
   }
   if (w.initialEventsEndRV !== undefined) {
-    stream.write(
-      bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, {
-        [`${s.options.apiDomain}/initial-events-end`]: 'true',
-      }),
-    );
+    const annotations = { [`${s.options.apiDomain}/initial-events-end`]: 'true' };
+    stream.write(bookmarkEvent(enc, w.kind, w.apiVersion, w.initialEventsEndRV, annotations));
   }
   const live: Watcher = {
     typeKey: w.typeKey,

@@ -207,8 +207,7 @@ export class Store extends ReadStore {
     this.checkPin(op, txn);
     const { def } = this.ctx;
     const old = this.read(txn, op.namespace, op.name);
-    const notes: DecodeNotes = { as: PATCH_DECODED_AS[op.patchType], duplicates: [] };
-    if (op.patchType === 'strategic') notes.restoreError = (why) => strategicRestoreError(op.text, why);
+    const notes = patchNotes(op.patchType, op.text);
     const input = {
       patchType: op.patchType,
       text: op.text,
@@ -374,4 +373,11 @@ export class Store extends ReadStore {
     );
     return { code: 200, body, contentType: contentTypeOf(op.enc) };
   }
+}
+
+/** What decoding a patch notes: the format it is read as, repeated keys, and a strategic patch's restore error. */
+function patchNotes(patchType: Extract<Op, { op: 'patch' }>['patchType'], text: string): DecodeNotes {
+  const notes: DecodeNotes = { as: PATCH_DECODED_AS[patchType], duplicates: [] };
+  if (patchType === 'strategic') notes.restoreError = (why) => strategicRestoreError(text, why);
+  return notes;
 }

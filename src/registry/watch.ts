@@ -71,9 +71,7 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
     const endBookmark = opts.sendInitialEvents === true && opts.allowWatchBookmarks === true;
     const end = { fromRV: current, initialEventsEndRV: endBookmark ? current : undefined };
     // views carry the time (Table age) and are framed per watch; other states are shared
-    const shareKey = op.enc.view
-      ? undefined
-      : `${typeKey}|${store.apiVersion}|${op.namespace}|${streamKey(op.enc)}|${opts.labelSelector ?? ''}|${opts.fieldSelector ?? ''}@${current}`;
+    const shareKey = op.enc.view ? undefined : stateKey(store, op, current);
     // the front thread holds these events already: they do not cross again
     if (shareKey !== undefined && op.held?.includes(shareKey)) return { ...base, initial: [], shareKey, ...end };
     const shared = shareKey === undefined ? undefined : sharedState(store, current, shareKey);
@@ -101,6 +99,12 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
     if (t) push(t, objectFor(t, ev.type, jsonAs(store, ev.entry), ev.prev && jsonAs(store, ev.prev), ev.rv));
   }
   return { ...base, initial, fromRV: current };
+}
+
+/** The key of a shared initial state: type, version, namespace, framing, selectors, resourceVersion. */
+function stateKey(store: Store, op: WatchOp, current: number): string {
+  const { opts } = op;
+  return `${store.ctx.typeKey}|${store.apiVersion}|${op.namespace}|${streamKey(op.enc)}|${opts.labelSelector ?? ''}|${opts.fieldSelector ?? ''}@${current}`;
 }
 
 /** The stored object as the requested version (same encoding the list and get use). */

@@ -66,6 +66,70 @@ const goDuration = (ms: number): string => {
   return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 };
 
+/** connectionInfo: KubeConfigFile with an absolute path to a regular file (InClusterConfig is refused here). */
+function validateConnectionInfo(
+  ci: { type?: unknown; kubeConfigFile?: unknown },
+  f: string,
+  errs: string[],
+  decodeErrs: string[],
+): unknown {
+  strict(ci, `${f}.connectionInfo`, ['type', 'kubeConfigFile'], decodeErrs);
+  const file = ci.kubeConfigFile;
+  if (!ci.type) errs.push(`${f}.connectionInfo.type: Required value`);
+  else if (ci.type === 'InClusterConfig') {
+    if (file !== undefined)
+      errs.push(
+        `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: can only be set when type=KubeConfigFile`,
+      );
+    else
+      errs.push(
+        `${f}.connectionInfo.type: Invalid value: "InClusterConfig": not supported when the API server itself serves the SubjectAccessReview API`,
+      );
+  } else if (ci.type === 'KubeConfigFile') {
+    if (!file) errs.push(`${f}.connectionInfo.kubeConfigFile: Required value`);
+    else if (!isAbsolute(String(file)))
+      errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be an absolute path`);
+    else {
+      try {
+        if (!statSync(String(file)).isFile())
+          errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be a regular file`);
+      } catch (e) {
+        errs.push(
+          `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: error loading file: ${(e as Error).message}`,
+        );
+      }
+    }
+  } else
+    errs.push(
+      `${f}.connectionInfo.type: Unsupported value: ${q(ci.type)}: ${supported(['InClusterConfig', 'KubeConfigFile'])}`,
+    );
+  return file;
+}
+
+/** matchConditions: at most MAX_MATCH_CONDITIONS CEL expressions, each unique and compiling. */
+function validateMatchConditions(list: unknown, f: string, errs: string[], decodeErrs: string[]): string[] {
+  const conditions: string[] = [];
+  const mcs = Array.isArray(list) ? list : [];
+  if (mcs.length > MAX_MATCH_CONDITIONS)
+    errs.push(`${f}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
+  else {
+    mcs.forEach((mc: any, i: number) => {
+      const p = `${f}.matchConditions[${i}].expression`;
+      strict(mc, `${f}.matchConditions[${i}]`, ['expression'], decodeErrs);
+      const expr = typeof mc?.expression === 'string' ? mc.expression : '';
+      if (expr.trim() === '') return errs.push(`${p}: Required value`);
+      if (conditions.includes(expr)) return errs.push(`${p}: Duplicate value: ${q(expr)}`);
+      conditions.push(expr);
+      try {
+        compileCondition(expr);
+      } catch (e) {
+        errs.push(`${p}: Invalid value: ${q(expr)}: compilation failed: ${(e as Error).message}`);
+      }
+    });
+  }
+  return conditions;
+}
+
 function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]): WebhookConfig | undefined {
   strict(
     w,
@@ -106,56 +170,8 @@ function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]
   if (fp === '') errs.push(`${f}.failurePolicy: Required value`);
   else if (fp !== 'NoOpinion' && fp !== 'Deny')
     errs.push(`${f}.failurePolicy: Unsupported value: ${q(fp)}: ${supported(['NoOpinion', 'Deny'])}`);
-  const ci = w.connectionInfo ?? {};
-  strict(ci, `${f}.connectionInfo`, ['type', 'kubeConfigFile'], decodeErrs);
-  const file = ci.kubeConfigFile;
-  if (!ci.type) errs.push(`${f}.connectionInfo.type: Required value`);
-  else if (ci.type === 'InClusterConfig') {
-    if (file !== undefined)
-      errs.push(
-        `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: can only be set when type=KubeConfigFile`,
-      );
-    else
-      errs.push(
-        `${f}.connectionInfo.type: Invalid value: "InClusterConfig": not supported when the API server itself serves the SubjectAccessReview API`,
-      );
-  } else if (ci.type === 'KubeConfigFile') {
-    if (!file) errs.push(`${f}.connectionInfo.kubeConfigFile: Required value`);
-    else if (!isAbsolute(String(file)))
-      errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be an absolute path`);
-    else {
-      try {
-        if (!statSync(String(file)).isFile())
-          errs.push(`${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: must be a regular file`);
-      } catch (e) {
-        errs.push(
-          `${f}.connectionInfo.kubeConfigFile: Invalid value: ${q(file)}: error loading file: ${(e as Error).message}`,
-        );
-      }
-    }
-  } else
-    errs.push(
-      `${f}.connectionInfo.type: Unsupported value: ${q(ci.type)}: ${supported(['InClusterConfig', 'KubeConfigFile'])}`,
-    );
-  const conditions: string[] = [];
-  const mcs = Array.isArray(w.matchConditions) ? w.matchConditions : [];
-  if (mcs.length > MAX_MATCH_CONDITIONS)
-    errs.push(`${f}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
-  else {
-    mcs.forEach((mc: any, i: number) => {
-      const p = `${f}.matchConditions[${i}].expression`;
-      strict(mc, `${f}.matchConditions[${i}]`, ['expression'], decodeErrs);
-      const expr = typeof mc?.expression === 'string' ? mc.expression : '';
-      if (expr.trim() === '') return errs.push(`${p}: Required value`);
-      if (conditions.includes(expr)) return errs.push(`${p}: Duplicate value: ${q(expr)}`);
-      conditions.push(expr);
-      try {
-        compileCondition(expr);
-      } catch (e) {
-        errs.push(`${p}: Invalid value: ${q(expr)}: compilation failed: ${(e as Error).message}`);
-      }
-    });
-  }
+  const file = validateConnectionInfo(w.connectionInfo ?? {}, f, errs, decodeErrs);
+  const conditions = validateMatchConditions(w.matchConditions, f, errs, decodeErrs);
   if (errs.length > before) return undefined;
   return {
     timeoutMs: timeout,

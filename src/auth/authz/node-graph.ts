@@ -22,12 +22,14 @@ const PVC_KEY = typeKeyOf('', 'persistentvolumeclaims');
 const names = (xs: unknown, pick: (x: any) => unknown): string[] =>
   Array.isArray(xs) ? xs.map(pick).filter((n): n is string => typeof n === 'string' && n !== '') : [];
 
+type AddRefs = (kind: RefKind, list: string[]) => void;
+
 /** upstream podutil.VisitPodSecretNames / VisitPodConfigmapNames and the claim and account edges. */
 export function podReferences(pod: any): [RefKind, string][] {
   const ns = String(pod?.metadata?.namespace ?? ''),
     spec = pod?.spec ?? {};
   const out: [RefKind, string][] = [['pods', `${ns}/${pod?.metadata?.name ?? ''}`]];
-  const add = (kind: RefKind, list: string[]) => {
+  const add: AddRefs = (kind, list) => {
     for (const n of list) out.push([kind, `${ns}/${n}`]);
   };
   add(
@@ -36,67 +38,79 @@ export function podReferences(pod: any): [RefKind, string][] {
   );
   for (const group of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
     if (!Array.isArray(group)) continue;
-    for (const c of group) {
-      add(
-        'secrets',
-        names(c?.env, (e) => e?.valueFrom?.secretKeyRef?.name),
-      );
-      add(
-        'secrets',
-        names(c?.envFrom, (e) => e?.secretRef?.name),
-      );
-      add(
-        'configmaps',
-        names(c?.env, (e) => e?.valueFrom?.configMapKeyRef?.name),
-      );
-      add(
-        'configmaps',
-        names(c?.envFrom, (e) => e?.configMapRef?.name),
-      );
-    }
+    for (const c of group) containerReferences(c, add);
   }
   for (const v of Array.isArray(spec.volumes) ? spec.volumes : []) {
     if (!v || typeof v !== 'object') continue;
-    add(
-      'secrets',
-      names([v.secret], (s) => s?.secretName),
-    );
-    for (const src of ['azureFile'] as const)
-      add(
-        'secrets',
-        names([v[src]], (s) => s?.secretName),
-      );
-    for (const src of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'] as const)
-      add(
-        'secrets',
-        names([v[src]], (s) => s?.secretRef?.name),
-      );
-    add(
-      'secrets',
-      names([v.csi], (s) => s?.nodePublishSecretRef?.name),
-    );
-    add(
-      'configmaps',
-      names([v.configMap], (s) => s?.name),
-    );
-    const sources = Array.isArray(v.projected?.sources) ? v.projected.sources : [];
-    add(
-      'secrets',
-      names(sources, (s) => s?.secret?.name),
-    );
-    add(
-      'configmaps',
-      names(sources, (s) => s?.configMap?.name),
-    );
-    add(
-      'persistentvolumeclaims',
-      names([v.persistentVolumeClaim], (s) => s?.claimName),
-    );
-    if (v.ephemeral && typeof v.name === 'string') add('persistentvolumeclaims', [`${pod?.metadata?.name}-${v.name}`]);
+    volumeReferences(v, pod?.metadata?.name, add);
   }
   if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName)
     add('serviceaccounts', [spec.serviceAccountName]);
   return out;
+}
+
+/** A container's secrets and config maps (env values and envFrom). */
+function containerReferences(c: { env?: unknown; envFrom?: unknown } | null | undefined, add: AddRefs): void {
+  add(
+    'secrets',
+    names(c?.env, (e) => e?.valueFrom?.secretKeyRef?.name),
+  );
+  add(
+    'secrets',
+    names(c?.envFrom, (e) => e?.secretRef?.name),
+  );
+  add(
+    'configmaps',
+    names(c?.env, (e) => e?.valueFrom?.configMapKeyRef?.name),
+  );
+  add(
+    'configmaps',
+    names(c?.envFrom, (e) => e?.configMapRef?.name),
+  );
+}
+
+/** A volume's secrets, config maps and claims (an ephemeral volume's claim is `<pod>-<volume>`). */
+function volumeReferences(
+  v: Record<string, unknown> & { projected?: { sources?: unknown }; name?: unknown },
+  podName: unknown,
+  add: AddRefs,
+): void {
+  add(
+    'secrets',
+    names([v.secret], (s) => s?.secretName),
+  );
+  for (const src of ['azureFile'] as const)
+    add(
+      'secrets',
+      names([v[src]], (s) => s?.secretName),
+    );
+  for (const src of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'] as const)
+    add(
+      'secrets',
+      names([v[src]], (s) => s?.secretRef?.name),
+    );
+  add(
+    'secrets',
+    names([v.csi], (s) => s?.nodePublishSecretRef?.name),
+  );
+  add(
+    'configmaps',
+    names([v.configMap], (s) => s?.name),
+  );
+  const sources = Array.isArray(v.projected?.sources) ? v.projected.sources : [];
+  add(
+    'secrets',
+    names(sources, (s) => s?.secret?.name),
+  );
+  add(
+    'configmaps',
+    names(sources, (s) => s?.configMap?.name),
+  );
+  add(
+    'persistentvolumeclaims',
+    names([v.persistentVolumeClaim], (s) => s?.claimName),
+  );
+  if (v.ephemeral && typeof v.name === 'string') add('persistentvolumeclaims', [`${podName}-${v.name}`]);
 }
 
 export class NodeGraph {
