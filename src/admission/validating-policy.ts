@@ -18,7 +18,8 @@ import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
-import { ruleMatches } from './webhook/matching.js';
+import { ruleMatches, type RawRule } from './webhook/matching.js';
+import { fieldAt } from '../api/object.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 interface Expr {
@@ -26,9 +27,11 @@ interface Expr {
   run?: Program;
   error?: string;
 }
+/** A resource rule of a policy, unchecked (null: a malformed list item). */
+type PolicyRule = (RawRule & { resourceNames?: unknown }) | null;
 interface Resources {
-  rules: any[];
-  exclude: any[];
+  rules: PolicyRule[];
+  exclude: PolicyRule[];
   ns: LabelSelector;
   obj: LabelSelector;
   given: boolean;
@@ -78,18 +81,20 @@ type PolicyEntry = {
   reason?: unknown;
 } | null;
 
-function resources(m: any): Resources {
+function resources(m: unknown): Resources {
+  const rules = fieldAt(m, 'resourceRules'),
+    exclude = fieldAt(m, 'excludeResourceRules');
   return {
-    rules: Array.isArray(m?.resourceRules) ? m.resourceRules : [],
-    exclude: Array.isArray(m?.excludeResourceRules) ? m.excludeResourceRules : [],
-    ns: selector(m?.namespaceSelector),
-    obj: selector(m?.objectSelector),
+    rules: Array.isArray(rules) ? rules : [],
+    exclude: Array.isArray(exclude) ? exclude : [],
+    ns: selector(fieldAt(m, 'namespaceSelector')),
+    obj: selector(fieldAt(m, 'objectSelector')),
     given: !!m,
   };
 }
 
 /** A resource rule of a policy: resourceNames restrict by name too. */
-function matchesRule(rule: any, a: RequestAttributes & { name: string }): boolean {
+function matchesRule(rule: PolicyRule, a: RequestAttributes & { name: string }): boolean {
   if (!ruleMatches(rule, a)) return false;
   const names = rule?.resourceNames;
   return !Array.isArray(names) || names.length === 0 || names.includes(a.name);
