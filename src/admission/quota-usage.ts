@@ -51,17 +51,20 @@ export function usageOf(typeKey: string, obj: any, names: readonly string[]): Re
   return out;
 }
 
-function podSum(pod: any, key: 'requests' | 'limits', resource: string): number {
+/** A container's resources as written (requests and limits by resource name). */
+type ContainerResources = { resources?: Record<string, Record<string, unknown> | undefined> };
+
+/** A pod as the quota reads it: its containers' resources, unchecked. */
+type PodResources = { spec?: { containers?: (ContainerResources | null)[] } } | null | undefined;
+
+function podSum(pod: PodResources, key: 'requests' | 'limits', resource: string): number {
   let total = 0;
   for (const c of pod?.spec?.containers ?? []) total += quantityValue(c?.resources?.[key]?.[resource]) ?? 0;
   return total;
 }
 
-/** A container's resources as written (requests and limits by resource name). */
-type ContainerResources = { resources?: Record<string, Record<string, unknown> | undefined> };
-
 /** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
-export function missingCompute(pod: any, names: readonly string[]): string[] {
+export function missingCompute(pod: PodResources, names: readonly string[]): string[] {
   const out: string[] = [];
   for (const n of names) {
     const m = /^(requests|limits)\.(cpu|memory)$/.exec(n);

@@ -18,7 +18,8 @@ import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
-import { ruleMatches } from './webhook/matching.js';
+import { ruleMatches, type RawRule } from './webhook/matching.js';
+import { fieldAt } from '../api/object.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 interface Expr {
@@ -26,9 +27,11 @@ interface Expr {
   run?: Program;
   error?: string;
 }
+/** A resource rule of a policy, unchecked (null: a malformed list item). */
+type PolicyRule = (RawRule & { resourceNames?: unknown }) | null;
 interface Resources {
-  rules: any[];
-  exclude: any[];
+  rules: PolicyRule[];
+  exclude: PolicyRule[];
   ns: LabelSelector;
   obj: LabelSelector;
   given: boolean;
@@ -78,18 +81,20 @@ type PolicyEntry = {
   reason?: unknown;
 } | null;
 
-function resources(m: any): Resources {
+function resources(m: unknown): Resources {
+  const rules = fieldAt(m, 'resourceRules'),
+    exclude = fieldAt(m, 'excludeResourceRules');
   return {
-    rules: Array.isArray(m?.resourceRules) ? m.resourceRules : [],
-    exclude: Array.isArray(m?.excludeResourceRules) ? m.excludeResourceRules : [],
-    ns: selector(m?.namespaceSelector),
-    obj: selector(m?.objectSelector),
+    rules: Array.isArray(rules) ? rules : [],
+    exclude: Array.isArray(exclude) ? exclude : [],
+    ns: selector(fieldAt(m, 'namespaceSelector')),
+    obj: selector(fieldAt(m, 'objectSelector')),
     given: !!m,
   };
 }
 
 /** A resource rule of a policy: resourceNames restrict by name too. */
-function matchesRule(rule: any, a: RequestAttributes & { name: string }): boolean {
+function matchesRule(rule: PolicyRule, a: RequestAttributes & { name: string }): boolean {
   if (!ruleMatches(rule, a)) return false;
   const names = rule?.resourceNames;
   return !Array.isArray(names) || names.length === 0 || names.includes(a.name);
@@ -214,64 +219,89 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
     const audits: unknown[] = [];
     for (const { b, p } of this.pairs(a)) {
       if (!this.selectorsMatch(p.match, a, nsLabels) || !this.selectorsMatch(b.match, a, nsLabels)) continue;
-      const deny = (message: string, reason = 'Invalid') => {
-        const full = `ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}' denied request: ${message}`;
-        if (b.actions.includes('Deny')) {
-          const status: Status = {
-            kind: 'Status',
-            apiVersion: 'v1',
-            metadata: {},
-            status: 'Failure',
-            message: full,
-            reason,
-            code: CODES[reason] ?? 422,
-          };
-          throw new StatusError(status);
-        }
-        if (b.actions.includes('Warn'))
-          a.warnings.push(
-            `Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}': ${message}`,
-          );
-        if (b.actions.includes('Audit'))
-          audits.push({ message, policy: p.name, binding: b.name, expressionIndex: 0, validationActions: b.actions });
-      };
-      const failed = (message: string) => {
-        if (p.failurePolicy !== 'Ignore') deny(message);
-      };
-      if (b.params) {
-        failed('failed to configure binding: params are not supported by this server');
-        continue;
-      }
-      const cond = this.conditions(p, vars);
-      if (cond === false) continue;
-      if (typeof cond === 'string') {
-        failed(cond);
-        continue;
-      }
-      const variables: Record<string, unknown> = {};
-      for (const v of p.variables) variables[v.name] = v.run ? safe(v.run, { ...vars, variables }) : undefined;
-      for (const v of p.validations) {
-        if (!v.run) {
-          failed(`compilation error: ${v.error}`);
-          continue;
-        }
-        const r = safe(v.run, { ...vars, variables });
-        if (r === true) continue;
-        if (r !== false) {
-          failed(
-            `expression '${v.expression}' resulted in error: ${r instanceof Error || isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`,
-          );
-          continue;
-        }
-        let message = v.message ?? `failed expression: ${v.expression}`;
-        if (v.messageExpression?.run) {
-          const m = safe(v.messageExpression.run, { ...vars, variables });
-          if (typeof m === 'string' && m.trim() && !m.includes('\n')) message = m;
-        }
-        deny(message, v.reason);
-      }
+      this.evaluate(b, p, a, vars, audits);
     }
     if (audits.length) a.annotations[this.auditKey] = JSON.stringify(audits);
+  }
+
+  /**
+   * One matching binding of a policy: its match conditions, variables and validations over the
+   * CEL variables; a failed validation denies (throws), warns or is recorded in audits by the
+   * binding's validationActions.
+   */
+  private evaluate(
+    b: Binding,
+    p: Policy,
+    a: AdmissionAttributes,
+    vars: Record<string, unknown>,
+    audits: unknown[],
+  ): void {
+    const deny = (message: string, reason = 'Invalid') => this.deny(b, p, a, audits, message, reason);
+    const failed = (message: string) => {
+      if (p.failurePolicy !== 'Ignore') deny(message);
+    };
+    if (b.params) {
+      failed('failed to configure binding: params are not supported by this server');
+      return;
+    }
+    const cond = this.conditions(p, vars);
+    if (cond === false) return;
+    if (typeof cond === 'string') {
+      failed(cond);
+      return;
+    }
+    const variables: Record<string, unknown> = {};
+    for (const v of p.variables) variables[v.name] = v.run ? safe(v.run, { ...vars, variables }) : undefined;
+    for (const v of p.validations) {
+      if (!v.run) {
+        failed(`compilation error: ${v.error}`);
+        continue;
+      }
+      const r = safe(v.run, { ...vars, variables });
+      if (r === true) continue;
+      if (r !== false) {
+        failed(
+          `expression '${v.expression}' resulted in error: ${r instanceof Error || isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`,
+        );
+        continue;
+      }
+      let message = v.message ?? `failed expression: ${v.expression}`;
+      if (v.messageExpression?.run) {
+        const m = safe(v.messageExpression.run, { ...vars, variables });
+        if (typeof m === 'string' && m.trim() && !m.includes('\n')) message = m;
+      }
+      deny(message, v.reason);
+    }
+  }
+
+  /** A failed validation, by the binding's validationActions: Deny throws, Warn adds a warning, Audit records. */
+  private deny(
+    b: Binding,
+    p: Policy,
+    a: AdmissionAttributes,
+    audits: unknown[],
+    message: string,
+    reason: string,
+  ): void {
+    const full = `ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}' denied request: ${message}`;
+    if (b.actions.includes('Deny')) {
+      const status: Status = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: full,
+        reason,
+        code: CODES[reason] ?? 422,
+      };
+      throw new StatusError(status);
+    }
+    if (b.actions.includes('Warn'))
+      a.warnings.push(
+        `Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${b.name}': ${message}`,
+      );
+    if (b.actions.includes('Audit'))
+      audits.push({ message, policy: p.name, binding: b.name, expressionIndex: 0, validationActions: b.actions });
   }
 
   private selectorsMatch(m: Resources, a: AdmissionAttributes, nsLabels: Record<string, string> | undefined): boolean {

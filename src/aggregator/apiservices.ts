@@ -60,7 +60,7 @@ export interface RemoteService {
   insecureSkipTLSVerify: boolean;
   available: boolean;
   /** the extension server's APIResourceList from the last passed check */
-  resources?: any;
+  resources?: unknown;
 }
 
 export class ApiServices implements Informer {
@@ -239,7 +239,7 @@ export class ApiServices implements Informer {
 
   private async probe(
     s: RemoteService,
-  ): Promise<{ status: 'True' | 'False'; reason: string; message: string; resources?: any }> {
+  ): Promise<{ status: 'True' | 'False'; reason: string; message: string; resources?: unknown }> {
     const r = this.resolve(s);
     if ('reason' in r) return { status: 'False', reason: r.reason, message: r.message };
     const url = `https://${r.address.host}:${r.address.port}/apis/${s.group}/${s.version}`;

@@ -6,6 +6,7 @@
  */
 import type { APIGroup, APIGroupEntry } from '../registry/discovery.js';
 import type { ApiServices, RemoteService } from './apiservices.js';
+import { fieldAt } from '../api/object.js';
 
 function entry(group: string, list: RemoteService[]): APIGroupEntry {
   const versions = list.map((s) => ({ groupVersion: `${group}/${s.version}`, version: s.version }));
@@ -28,8 +29,9 @@ export function remoteApiGroup(apiServices: ApiServices, group: string): APIGrou
 }
 
 /** APIResourceList entries → aggregated discovery (subresources folded into their resource). */
-function resources(list: any): any[] {
-  const all: any[] = Array.isArray(list?.resources) ? list.resources : [];
+function resources(list: unknown): any[] {
+  const listed = fieldAt(list, 'resources');
+  const all: any[] = Array.isArray(listed) ? listed : [];
   const main = all.filter((r) => typeof r?.name === 'string' && !r.name.includes('/'));
   return main.map((r) => {
     const subs = all

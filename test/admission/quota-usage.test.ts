@@ -9,7 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countedType, formatQuantity, missingCompute, usageOf } from '../../src/admission/quota-usage.js';
 
-const pod = (containers: unknown[], phase?: string) => ({
+const pod = (
+  containers: { name?: string; resources?: Record<string, Record<string, string> | undefined> }[],
+  phase?: string,
+) => ({
   spec: { containers },
   ...(phase ? { status: { phase } } : {}),
 });

@@ -36,7 +36,7 @@ interface RawCondition {
 }
 
 /** A rule of rules, unchecked. */
-interface RawRule {
+export interface RawRule {
   operations?: unknown;
   apiGroups?: unknown;
   apiVersions?: unknown;

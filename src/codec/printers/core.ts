@@ -24,100 +24,138 @@ import {
   type Column,
 } from './common.js';
 
+/** A container status as printPod reads it (null: a malformed list item). */
+type ContainerStatus = {
+  name?: string;
+  restartCount?: number;
+  started?: boolean;
+  ready?: boolean;
+  state?: {
+    waiting?: { reason?: string };
+    terminated?: { reason?: string; signal?: number; exitCode?: number };
+    running?: unknown;
+  };
+  lastState?: { terminated?: { finishedAt?: string } };
+} | null;
+
+/** What podSummary accumulates over the container statuses. */
+interface PodTally {
+  ready: number;
+  restarts: number;
+  /** when the last restarted container last finished (ms), 0 when unknown */
+  lastRestart: number;
+  reason: string;
+}
+
+const finishedAt = (c: ContainerStatus | undefined) => {
+  const t = Date.parse(c?.lastState?.terminated?.finishedAt ?? '');
+  return Number.isNaN(t) ? 0 : t;
+};
+
 /** upstream printPod's Ready, Status and Restarts cells. */
 export function podSummary(pod: any, now: number): { ready: string; status: string; restarts: string } {
   const spec = pod.spec ?? {},
     status = pod.status ?? {};
   const inits = asList(spec.initContainers);
-  const restartable = (name: string) => inits.some((c) => c?.name === name && c?.restartPolicy === 'Always');
   const total = asList(spec.containers).length + inits.filter((c) => c?.restartPolicy === 'Always').length;
-  let ready = 0,
-    restarts = 0,
-    sidecarRestarts = 0;
-  let lastRestart = 0,
-    lastSidecarRestart = 0;
   const phase = status.phase ?? '';
   let reason: string = status.reason || phase;
   if (asList(status.conditions).some((c) => c?.type === 'PodScheduled' && c?.reason === 'SchedulingGated'))
     reason = 'SchedulingGated';
-  const finishedAt = (c: { lastState?: { terminated?: { finishedAt?: string } } } | null) => {
-    const t = Date.parse(c?.lastState?.terminated?.finishedAt ?? '');
-    return Number.isNaN(t) ? 0 : t;
-  };
+  const t: PodTally = { ready: 0, restarts: 0, lastRestart: 0, reason };
+  const sidecars = initTally(t, inits, asList(status.initContainerStatuses));
+  const initialized = asList(status.conditions).find((c) => c?.type === 'Initialized')?.status === 'True';
+  if (!sidecars.initializing || initialized) {
+    t.restarts = sidecars.restarts;
+    t.lastRestart = sidecars.lastRestart;
+    containerTally(t, asList(status.containerStatuses), asList(status.conditions));
+  }
 
-  let initializing = false;
-  const initStatuses = asList(status.initContainerStatuses);
+  if (pod.metadata?.deletionTimestamp && status.reason === 'NodeLost') t.reason = 'Unknown';
+  else if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') t.reason = 'Terminating';
+
+  let restartText = String(t.restarts);
+  if (t.restarts !== 0 && t.lastRestart)
+    restartText = `${t.restarts} (${humanDuration(secondsBetween(t.lastRestart, now))} ago)`;
+  return { ready: `${t.ready}/${total}`, status: t.reason, restarts: restartText };
+}
+
+/**
+ * The init container statuses, in order, until the first one not done (its state becomes the
+ * reason, `Init:...`); returns whether the pod is still initializing and the restarts of the
+ * restartable (sidecar) init containers, which count again beside the regular containers.
+ */
+function initTally(
+  t: PodTally,
+  inits: readonly { name?: string; restartPolicy?: string }[],
+  initStatuses: ContainerStatus[],
+): { initializing: boolean; restarts: number; lastRestart: number } {
+  const restartable = (name: string | undefined) =>
+    inits.some((c) => c?.name === name && c?.restartPolicy === 'Always');
+  let restarts = 0,
+    lastRestart = 0;
   for (let i = 0; i < initStatuses.length; i++) {
     const c = initStatuses[i],
       state = c?.state ?? {};
-    restarts += c?.restartCount ?? 0;
-    lastRestart = Math.max(lastRestart, finishedAt(c));
+    t.restarts += c?.restartCount ?? 0;
+    t.lastRestart = Math.max(t.lastRestart, finishedAt(c));
     const sidecar = restartable(c?.name);
     if (sidecar) {
-      sidecarRestarts += c?.restartCount ?? 0;
-      lastSidecarRestart = Math.max(lastSidecarRestart, finishedAt(c));
+      restarts += c?.restartCount ?? 0;
+      lastRestart = Math.max(lastRestart, finishedAt(c));
     }
     if (state.terminated && (state.terminated.exitCode ?? 0) === 0) continue;
     if (sidecar && c?.started === true) {
-      if (c.ready) ready++;
+      if (c.ready) t.ready++;
       continue;
     }
     if (state.terminated) {
-      const t = state.terminated;
-      reason = t.reason
-        ? `Init:${t.reason}`
-        : t.signal
-          ? `Init:Signal:${t.signal}`
-          : `Init:ExitCode:${t.exitCode ?? 0}`;
+      const term = state.terminated;
+      t.reason = term.reason
+        ? `Init:${term.reason}`
+        : term.signal
+          ? `Init:Signal:${term.signal}`
+          : `Init:ExitCode:${term.exitCode ?? 0}`;
     } else if (state.waiting?.reason && state.waiting.reason !== 'PodInitializing') {
-      reason = `Init:${state.waiting.reason}`;
+      t.reason = `Init:${state.waiting.reason}`;
     } else {
-      reason = `Init:${i}/${inits.length}`;
+      t.reason = `Init:${i}/${inits.length}`;
     }
-    initializing = true;
-    break;
+    return { initializing: true, restarts, lastRestart };
   }
-
-  const initialized = asList(status.conditions).find((c) => c?.type === 'Initialized')?.status === 'True';
-  if (!initializing || initialized) {
-    restarts = sidecarRestarts;
-    lastRestart = lastSidecarRestart;
-    let hasRunning = false;
-    const statuses = asList(status.containerStatuses);
-    for (let i = statuses.length - 1; i >= 0; i--) {
-      const c = statuses[i],
-        state = c?.state ?? {};
-      restarts += c?.restartCount ?? 0;
-      lastRestart = Math.max(lastRestart, finishedAt(c));
-      if (state.waiting?.reason) reason = state.waiting.reason;
-      else if (state.terminated?.reason) reason = state.terminated.reason;
-      else if (state.terminated)
-        reason = state.terminated.signal
-          ? `Signal:${state.terminated.signal}`
-          : `ExitCode:${state.terminated.exitCode ?? 0}`;
-      else if (c?.ready && state.running) {
-        hasRunning = true;
-        ready++;
-      }
-    }
-    // a pod whose last container completed but another still runs is Running (or NotReady)
-    if (reason === 'Completed' && hasRunning) {
-      reason = asList(status.conditions).some((c) => c?.type === 'Ready' && c?.status === 'True')
-        ? 'Running'
-        : 'NotReady';
-    }
-  }
-
-  if (pod.metadata?.deletionTimestamp && status.reason === 'NodeLost') reason = 'Unknown';
-  else if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
-
-  let restartText = String(restarts);
-  if (restarts !== 0 && lastRestart)
-    restartText = `${restarts} (${humanDuration(secondsBetween(lastRestart, now))} ago)`;
-  return { ready: `${ready}/${total}`, status: reason, restarts: restartText };
+  return { initializing: false, restarts, lastRestart };
 }
 
-function readinessGates(pod: any): string {
+/** The regular container statuses, last first (the first one's state wins the reason, like upstream). */
+function containerTally(
+  t: PodTally,
+  statuses: ContainerStatus[],
+  conditions: { type?: unknown; status?: unknown }[],
+): void {
+  let hasRunning = false;
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    const c = statuses[i],
+      state = c?.state ?? {};
+    t.restarts += c?.restartCount ?? 0;
+    t.lastRestart = Math.max(t.lastRestart, finishedAt(c));
+    if (state.waiting?.reason) t.reason = state.waiting.reason;
+    else if (state.terminated?.reason) t.reason = state.terminated.reason;
+    else if (state.terminated)
+      t.reason = state.terminated.signal
+        ? `Signal:${state.terminated.signal}`
+        : `ExitCode:${state.terminated.exitCode ?? 0}`;
+    else if (c?.ready && state.running) {
+      hasRunning = true;
+      t.ready++;
+    }
+  }
+  // a pod whose last container completed but another still runs is Running (or NotReady)
+  if (t.reason === 'Completed' && hasRunning) {
+    t.reason = conditions.some((c) => c?.type === 'Ready' && c?.status === 'True') ? 'Running' : 'NotReady';
+  }
+}
+
+function readinessGates(pod: { spec?: { readinessGates?: unknown }; status?: { conditions?: unknown } }): string {
   const gates = asList(pod.spec?.readinessGates);
   if (!gates.length) return '<none>';
   const conditions = asList(pod.status?.conditions);

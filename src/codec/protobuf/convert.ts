@@ -261,7 +261,6 @@ export class Converter {
   /** Converters for apimachinery types whose JSON form is not an object of their fields. */
   private special(type: protobuf.Type): { enc: Enc; dec: Dec } | undefined {
     const rel = this.schema.relName(type);
-    const sub = (name: string): Plan => this.plan(type.fields[name]!.resolvedType as protobuf.Type);
     switch (rel) {
       case 'apimachinery.pkg.apis.meta.v1.Time':
         return { enc: (v) => parseTime(v, false), dec: (m) => formatTime(m) };
@@ -293,6 +292,12 @@ export class Converter {
       case 'apimachinery.pkg.apis.meta.v1.FieldsV1':
         return { enc: rawJsonEnc('Raw'), dec: rawJsonDec('Raw', this.currentLevel) };
     }
+    return this.schemaUnion(type, rel) ?? itemsWrapper(type);
+  }
+
+  /** The apiextensions JSON and JSONSchemaPropsOr* types: one JSON value written as one of two fields. */
+  private schemaUnion(type: protobuf.Type, rel: string): { enc: Enc; dec: Dec } | undefined {
+    const sub = (name: string): Plan => this.plan(type.fields[name]!.resolvedType as protobuf.Type);
     if (/^apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(beta1)?\./.test(rel)) {
       switch (type.name) {
         case 'JSON':
@@ -325,18 +330,23 @@ export class Converter {
           };
       }
     }
-    const only = type.fieldsArray.length === 1 ? type.fieldsArray[0]! : undefined;
-    if (only && only.name === 'items' && only.repeated && !only.resolvedType) {
-      const enc = scalarEnc(only.type);
-      const dec = scalarDec(only.type);
-      return {
-        enc: (v) =>
-          Array.isArray(v) ? { items: v.map((x, i) => at(i, enc, x)) } : fail(`expected array, got ${describe(v)}`),
-        dec: (m) => (m.items ?? []).map(dec),
-      };
-    }
     return undefined;
   }
+}
+
+/** A message whose one field is a repeated scalar `items` (a Go named slice): its JSON form is the array. */
+function itemsWrapper(type: protobuf.Type): { enc: Enc; dec: Dec } | undefined {
+  const only = type.fieldsArray.length === 1 ? type.fieldsArray[0]! : undefined;
+  if (only && only.name === 'items' && only.repeated && !only.resolvedType) {
+    const enc = scalarEnc(only.type);
+    const dec = scalarDec(only.type);
+    return {
+      enc: (v) =>
+        Array.isArray(v) ? { items: v.map((x, i) => at(i, enc, x)) } : fail(`expected array, got ${describe(v)}`),
+      dec: (m) => (m.items ?? []).map(dec),
+    };
+  }
+  return undefined;
 }
 
 /** The zero value of a scalar as protobufjs decodes it (Long for 64-bit integers, Uint8Array for bytes). */

@@ -9,6 +9,7 @@ import { ruleCauses, withTypeAndObjectMeta } from './rule-specs.js';
 import { re2 } from '../../cel/re2.js';
 import { duplicate, forbidden, invalid, notSupported, required, immutable } from '../strategies/field-errors.js';
 import { validateWebhookUrl } from '../strategies/webhook-url.js';
+import { fieldAt, isRecord } from '../../api/object.js';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -26,9 +27,11 @@ type RawVersion = {
   schema?: { openAPIV3Schema?: unknown };
 } | null;
 
-const isObj = (v: unknown): v is Record<string, any> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isObj = isRecord;
+/** includes over a list of strings, for a value not yet known to be a string */
+const oneOf = (list: readonly string[], v: unknown): boolean => list.some((x) => x === v);
 
-function names(n: any, path: string, out: StatusCause[]): void {
+function names(n: unknown, path: string, out: StatusCause[]): void {
   if (!isObj(n)) {
     out.push(required(path));
     return;
@@ -40,11 +43,11 @@ function names(n: any, path: string, out: StatusCause[]): void {
   label('plural', n.plural);
   label('singular', n.singular);
   if (!n.kind) out.push(required(`${path}.kind`));
-  else if (!KIND.test(n.kind))
+  else if (!KIND.test(String(n.kind)))
     out.push(
       invalid(`${path}.kind`, n.kind, 'may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?'),
     );
-  if (n.listKind && !KIND.test(n.listKind))
+  if (n.listKind && !KIND.test(String(n.listKind)))
     out.push(
       invalid(
         `${path}.listKind`,
@@ -75,11 +78,18 @@ function violation(c: StatusCause): StatusCause {
 
 /** Structural schema rules: every specified field has a type; the root is an object. */
 /** data: the path of the values this schema describes (`spec.replicas`), for messages about defaults */
-function structural(s: any, path: string, out: StatusCause[], root: boolean, data = ''): void {
+function structural(s: unknown, path: string, out: StatusCause[], root: boolean, data = ''): void {
   if (!isObj(s)) {
     out.push(violation(invalid(path, s ?? null, 'must be a schema object')));
     return;
   }
+  typeRules(s, path, out, root);
+  valueRules(s, path, out, root, data);
+  children(s, path, out, root, data);
+}
+
+/** The type of a schema level: set (unless int-or-string or preserving), known, consistent with items. */
+function typeRules(s: Record<string, unknown>, path: string, out: StatusCause[], root: boolean): void {
   const preserve = s['x-plat-preserve-unknown-fields'] === true;
   const intOrString = s['x-plat-int-or-string'] === true;
   if (root) {
@@ -89,7 +99,7 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
   } else if (s.type === undefined && !intOrString && !preserve) {
     out.push(violation(required(`${path}.type`, 'must not be empty for specified object fields')));
   }
-  if (s.type !== undefined && !SCHEMA_TYPES.includes(s.type))
+  if (s.type !== undefined && !oneOf(SCHEMA_TYPES, s.type))
     out.push(notSupported(`${path}.type`, s.type, SCHEMA_TYPES));
   if (intOrString && s.type !== undefined)
     out.push(violation(forbidden(`${path}.type`, 'must be empty if x-plat-int-or-string is true')));
@@ -116,7 +126,10 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
       violation(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive')),
     );
   }
-  // a default must itself be valid against its schema (upstream validates defaults at CRD write)
+}
+
+/** The default (valid against its schema: upstream validates defaults at CRD write), pattern and list type. */
+function valueRules(s: Record<string, unknown>, path: string, out: StatusCause[], root: boolean, data: string): void {
   if (s.default !== undefined && !root) {
     for (const c of checkValue(s.default, s, data)) out.push({ ...c, field: `${path}.default` });
   }
@@ -130,15 +143,20 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
     }
   }
   const listType = s['x-plat-list-type'];
-  if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType))
+  if (listType !== undefined && !oneOf(['atomic', 'set', 'map'], listType))
     out.push(notSupported(`${path}.x-plat-list-type`, listType, ['atomic', 'set', 'map']));
-  if (listType === 'map' && !(Array.isArray(s['x-plat-list-map-keys']) && s['x-plat-list-map-keys'].length)) {
+  const mapKeys = s['x-plat-list-map-keys'];
+  if (listType === 'map' && !(Array.isArray(mapKeys) && mapKeys.length)) {
     out.push(required(`${path}.x-plat-list-map-keys`, 'must not be empty if x-plat-list-type is map'));
   }
+}
+
+/** The schemas below a level: properties (at the root, metadata may only name name and generateName), items, additionalProperties. */
+function children(s: Record<string, unknown>, path: string, out: StatusCause[], root: boolean, data: string): void {
   if (isObj(s.properties))
     for (const [k, v] of Object.entries(s.properties)) {
-      if (root && k === 'metadata' && isObj(v) && isObj((v as any).properties)) {
-        for (const mk of Object.keys((v as any).properties)) {
+      if (root && k === 'metadata' && isObj(v) && isObj(v.properties)) {
+        for (const mk of Object.keys(v.properties)) {
           if (mk !== 'name' && mk !== 'generateName')
             out.push(violation(forbidden(`${path}.properties[metadata].properties[${mk}]`, 'must not be specified')));
         }
@@ -155,26 +173,27 @@ function structural(s: any, path: string, out: StatusCause[], root: boolean, dat
  * schemaPath: where the version's schema errors point; upstream reports them under
  * spec.validation.openAPIV3Schema when every version has the same schema (it hoists it).
  */
-function version(v: any, path: string, out: StatusCause[], schemaPath: string): void {
+function version(v: unknown, path: string, out: StatusCause[], schemaPath: string): void {
   if (!isObj(v)) {
     out.push(required(path));
     return;
   }
   if (!v.name) out.push(required(`${path}.name`));
-  else if (!DNS1035.test(v.name)) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
-  const schema = withPlatExtensions(v.schema?.openAPIV3Schema);
+  else if (!DNS1035.test(String(v.name))) out.push(invalid(`${path}.name`, v.name, DNS1035_MSG));
+  const written = fieldAt(v.schema, 'openAPIV3Schema');
+  const schema = withPlatExtensions(written);
   if (!isObj(schema)) out.push(required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
   else {
     const before = out.length;
     structural(schema, schemaPath, out, true);
     // rules are compiled only over a structural schema (their types come from it)
     if (out.length === before) {
-      const ext = JSON.stringify(v.schema.openAPIV3Schema).includes('"x-kubernetes-') ? 'x-kubernetes' : 'x-plat';
+      const ext = JSON.stringify(written).includes('"x-kubernetes-') ? 'x-kubernetes' : 'x-plat';
       out.push(...ruleCauses(withTypeAndObjectMeta(schema), schemaPath, ext));
     }
   }
   if (isObj(schema)) selectableFields(v.selectableFields, schema, `${path}.selectableFields`, out);
-  const scale = v.subresources?.scale;
+  const scale = fieldAt(v.subresources, 'scale');
   if (isObj(scale)) {
     const sp = `${path}.subresources.scale`;
     if (!scale.specReplicasPath) out.push(required(`${sp}.specReplicasPath`));
@@ -183,7 +202,7 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
     if (!scale.statusReplicasPath) out.push(required(`${sp}.statusReplicasPath`));
     else if (!String(scale.statusReplicasPath).startsWith('.status.'))
       out.push(invalid(`${sp}.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
-    if (scale.labelSelectorPath && !/^\.(spec|status)\./.test(scale.labelSelectorPath)) {
+    if (scale.labelSelectorPath && !/^\.(spec|status)\./.test(String(scale.labelSelectorPath))) {
       out.push(
         invalid(
           `${sp}.labelSelectorPath`,
@@ -197,25 +216,26 @@ function version(v: any, path: string, out: StatusCause[], schemaPath: string): 
     const cp = `${path}.additionalPrinterColumns[${i}]`;
     if (!c?.name) out.push(required(`${cp}.name`));
     if (!c?.type) out.push(required(`${cp}.type`));
-    else if (!COLUMN_TYPES.includes(c.type)) out.push(notSupported(`${cp}.type`, c.type, COLUMN_TYPES));
+    else if (!oneOf(COLUMN_TYPES, c.type)) out.push(notSupported(`${cp}.type`, c.type, COLUMN_TYPES));
     if (!c?.jsonPath) out.push(required(`${cp}.jsonPath`));
   });
 }
 
 /** The schema a selectable field's path (`.spec.color`) points to, or why it points nowhere. */
-function selectedSchema(jsonPath: string, schema: any): any | string {
+function selectedSchema(jsonPath: string, schema: Record<string, unknown>): Record<string, unknown> | string {
   if (jsonPath.includes('[')) return 'array notation is not allowed';
   if (!jsonPath.startsWith('.')) return `expected [ or . but got: ${jsonPath.split('.')[0]}`;
   let s = schema;
   for (const k of jsonPath.slice(1).split('.')) {
-    s = isObj(s?.properties) ? s.properties[k] : undefined;
-    if (!isObj(s)) return 'does not refer to a valid field';
+    const next = isObj(s.properties) ? s.properties[k] : undefined;
+    if (!isObj(next)) return 'does not refer to a valid field';
+    s = next;
   }
   return s;
 }
 
 /** spec.versions[*].selectableFields (upstream v1.32): at most 8, unique, each a scalar field of the schema. */
-function selectableFields(list: unknown, schema: any, path: string, out: StatusCause[]): void {
+function selectableFields(list: unknown, schema: Record<string, unknown>, path: string, out: StatusCause[]): void {
   if (!Array.isArray(list)) return;
   if (list.length > 8)
     out.push({
@@ -233,7 +253,7 @@ function selectableFields(list: unknown, schema: any, path: string, out: StatusC
     }
     const s = selectedSchema(jp, schema);
     if (typeof s === 'string') out.push(invalid(at, jp, `is an invalid path: ${s}`));
-    else if (!['string', 'integer', 'boolean'].includes(s.type)) {
+    else if (!oneOf(['string', 'integer', 'boolean'], s.type)) {
       out.push(
         invalid(
           at,
@@ -247,16 +267,16 @@ function selectableFields(list: unknown, schema: any, path: string, out: StatusC
   });
 }
 
-function conversion(c: any, out: StatusCause[]): void {
+function conversion(c: unknown, out: StatusCause[]): void {
   if (!isObj(c)) return;
   const strategy = c.strategy;
   if (strategy !== 'None' && strategy !== 'Webhook')
     out.push(notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook']));
-  if (strategy === 'Webhook' && !isObj(c.webhook?.clientConfig))
+  if (strategy === 'Webhook' && !isObj(fieldAt(c.webhook, 'clientConfig')))
     out.push(required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
   if (strategy === 'None' && c.webhook !== undefined)
     out.push(forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
-  const url = c.webhook?.clientConfig?.url;
+  const url = fieldAt(c.webhook, 'clientConfig', 'url');
   if (strategy === 'Webhook' && typeof url === 'string')
     out.push(...validateWebhookUrl(url, 'spec.conversion.webhook.clientConfig.url'));
 }
@@ -292,17 +312,19 @@ export function validateCRD(crd: unknown, requireStructural = true): StatusCause
   return requireStructural ? all : all.filter((c) => !VIOLATIONS.has(c));
 }
 
-function validateAll(crd: any): StatusCause[] {
+function validateAll(crd: unknown): StatusCause[] {
   const out: StatusCause[] = [];
-  const spec = crd.spec;
+  const spec = fieldAt(crd, 'spec');
   if (!isObj(spec)) return [required('spec')];
   const group = spec.group;
   if (!group) out.push(required('spec.group'));
-  else if (!SUBDOMAIN.test(group)) out.push(invalid('spec.group', group, SUBDOMAIN_MSG));
-  else if (!group.includes('.')) out.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
-  const plural = spec.names?.plural;
-  if (plural && group && crd.metadata?.name !== `${plural}.${group}`) {
-    out.push(invalid('metadata.name', crd.metadata?.name ?? '', 'must be spec.names.plural+"."+spec.group'));
+  else if (!SUBDOMAIN.test(String(group))) out.push(invalid('spec.group', group, SUBDOMAIN_MSG));
+  else if (!String(group).includes('.'))
+    out.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  const plural = fieldAt(spec.names, 'plural');
+  const name = fieldAt(crd, 'metadata', 'name');
+  if (plural && group && name !== `${plural}.${group}`) {
+    out.push(invalid('metadata.name', name ?? '', 'must be spec.names.plural+"."+spec.group'));
   }
   if (!spec.scope) out.push(required('spec.scope'));
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
@@ -310,6 +332,37 @@ function validateAll(crd: any): StatusCause[] {
   names(spec.names, 'spec.names', out);
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (!versions.length) out.push(required('spec.versions', 'must have at least one version'));
+  const seen = versionCauses(versions, out);
+  if (versions.length && versions.filter((v: RawVersion) => v?.storage === true).length !== 1) {
+    out.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  }
+  if (versions.length && !versions.some((v: RawVersion) => v?.served === true))
+    out.push(invalid('spec.versions', versions, 'must have at least one served version'));
+  if (spec.preserveUnknownFields === true) {
+    out.push(
+      violation(
+        invalid(
+          'spec.preserveUnknownFields',
+          true,
+          'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead',
+        ),
+      ),
+    );
+  }
+  conversion(spec.conversion, out);
+  const storedVersions = fieldAt(crd, 'status', 'storedVersions');
+  const stored: unknown[] = Array.isArray(storedVersions) ? storedVersions : [];
+  stored.forEach((s, i) => {
+    if (!seen.has(String(s))) out.push(invalid(`status.storedVersions[${i}]`, s, 'must appear in spec.versions'));
+  });
+  return out;
+}
+
+/**
+ * Each version's causes (a schema shared by every version is reported once, under
+ * spec.validation like upstream's hoisting) and duplicate names; the set of version names.
+ */
+function versionCauses(versions: RawVersion[], out: StatusCause[]): Set<string> {
   const seen = new Set<string>();
   const schemas = versions.map((v: RawVersion) => JSON.stringify(v?.schema?.openAPIV3Schema ?? null));
   const hoisted = versions.length > 0 && schemas.every((x: string) => x === schemas[0]) && schemas[0] !== 'null';
@@ -329,30 +382,9 @@ function validateAll(crd: any): StatusCause[] {
       seen.add(v.name);
     }
   });
-  if (versions.length && versions.filter((v: RawVersion) => v?.storage === true).length !== 1) {
-    out.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
-  }
-  if (versions.length && !versions.some((v: RawVersion) => v?.served === true))
-    out.push(invalid('spec.versions', versions, 'must have at least one served version'));
-  if (spec.preserveUnknownFields === true) {
-    out.push(
-      violation(
-        invalid(
-          'spec.preserveUnknownFields',
-          true,
-          'cannot set to true, set x-plat-preserve-unknown-fields to true in spec.versions[*].schema instead',
-        ),
-      ),
-    );
-  }
-  conversion(spec.conversion, out);
-  const stored: unknown[] = Array.isArray(crd.status?.storedVersions) ? crd.status.storedVersions : [];
-  stored.forEach((s, i) => {
-    if (!seen.has(String(s))) out.push(invalid(`status.storedVersions[${i}]`, s, 'must appear in spec.versions'));
-  });
-  return out;
+  return seen;
 }
 
-export function validateCRDUpdate(crd: any, old: any): StatusCause[] {
-  return immutable('spec.scope', crd.spec?.scope, old.spec?.scope);
+export function validateCRDUpdate(crd: unknown, old: unknown): StatusCause[] {
+  return immutable('spec.scope', fieldAt(crd, 'spec', 'scope'), fieldAt(old, 'spec', 'scope'));
 }

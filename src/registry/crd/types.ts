@@ -53,6 +53,22 @@ export interface CustomType {
   webhook?: { clientConfig: unknown; reviewVersions: string[] };
 }
 
+/**
+ * A spec.versions item of a stored CRD: validated at write (crd-validation.ts), so the fields
+ * read here have these types when present.
+ */
+interface StoredVersion {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  schema?: { openAPIV3Schema?: Raw };
+  subresources?: { status?: unknown; scale?: ScalePaths };
+  additionalPrinterColumns?: unknown;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  selectableFields?: unknown;
+}
+
 const VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const SUB_VERBS: Verb[] = ['get', 'patch', 'update'];
 
@@ -61,7 +77,7 @@ export function customTypeOf(crd: any): CustomType | undefined {
   const spec = crd?.spec;
   const names = crd?.status?.acceptedNames;
   if (!spec || !names?.plural || !names.kind || !Array.isArray(spec.versions)) return undefined;
-  const versions: CustomVersion[] = spec.versions.map((v: any) => ({
+  const versions: CustomVersion[] = spec.versions.map((v: StoredVersion) => ({
     name: v.name,
     served: !!v.served,
     storage: !!v.storage,
