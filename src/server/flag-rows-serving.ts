@@ -216,7 +216,7 @@ export const SERVING_ROWS: Record<
       'requestheader-allowed-names',
       'strings',
       '',
-      'client certificate common names allowed as authenticating proxy (empty: unknown)',
+      'client certificate common names allowed as authenticating proxy (if empty, any name)',
     ],
     ['requestheader-username-headers', 'strings', '', 'headers carrying the user name (e.g. X-Remote-User)'],
     ['requestheader-group-headers', 'strings', '', 'headers carrying the groups (e.g. X-Remote-Group)'],
