@@ -4,7 +4,7 @@
  * `<data-dir>/admin.kubeconfig`; kubectl v1.32 uses it as is. The plain port is off unless asked
  * for, and loopback only by default.
  */
-import { test, after } from 'node:test';
+import { test, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -76,40 +76,44 @@ function kubectl(...args: string[]): Promise<{ code: number; stdout: string; std
   });
 }
 
-test('the admin kubeconfig works at once with kubectl (client certificate in system:masters); no plain port', async () => {
-  const out = await start();
-  assert.match(out, /^secure listening on https:\/\/127\.0\.0\.1:\d+$/m);
-  assert.doesNotMatch(out, /listening on http:\/\//, 'the plain port is off by default');
-  assert.match(out, new RegExp(`admin kubeconfig written to ${join(dir, 'data', 'admin.kubeconfig')}`));
-  assert.equal(statSync(join(dir, 'data', 'admin.kubeconfig')).mode & 0o777, 0o600);
-  const ns = await kubectl('get', 'ns', '-o', 'name');
-  assert.equal(ns.code, 0, ns.stderr);
-  assert.match(ns.stdout, /^namespace\/default$/m);
-  const me = await kubectl('auth', 'whoami', '-o', 'json');
-  assert.equal(me.code, 0, me.stderr);
-  assert.deepEqual(JSON.parse(me.stdout).status.userInfo, {
-    username: 'kubernetes-admin',
-    groups: ['system:masters', 'system:authenticated'],
+// The tests below are steps of one scenario, as upstream's test/cmd functions are: run them in order
+// (the file runs alone; a single step alone has nothing to work on).
+describe('the admin kubeconfig, a scenario in order (the restart step reuses the certificates of the first start)', () => {
+  test('the admin kubeconfig works at once with kubectl (client certificate in system:masters); no plain port', async () => {
+    const out = await start();
+    assert.match(out, /^secure listening on https:\/\/127\.0\.0\.1:\d+$/m);
+    assert.doesNotMatch(out, /listening on http:\/\//, 'the plain port is off by default');
+    assert.match(out, new RegExp(`admin kubeconfig written to ${join(dir, 'data', 'admin.kubeconfig')}`));
+    assert.equal(statSync(join(dir, 'data', 'admin.kubeconfig')).mode & 0o777, 0o600);
+    const ns = await kubectl('get', 'ns', '-o', 'name');
+    assert.equal(ns.code, 0, ns.stderr);
+    assert.match(ns.stdout, /^namespace\/default$/m);
+    const me = await kubectl('auth', 'whoami', '-o', 'json');
+    assert.equal(me.code, 0, me.stderr);
+    assert.deepEqual(JSON.parse(me.stdout).status.userInfo, {
+      username: 'kubernetes-admin',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
-});
 
-test('a restart reuses the certificates and rewrites the kubeconfig for the new port', async () => {
-  const cert = readFileSync(join(dir, 'data', 'pki', 'admin.crt'), 'utf8');
-  await stop();
-  await start();
-  assert.equal(readFileSync(join(dir, 'data', 'pki', 'admin.crt'), 'utf8'), cert);
-  const ns = await kubectl('get', 'ns', 'default', '-o', 'name');
-  assert.equal(ns.code, 0, ns.stderr);
-});
+  test('a restart reuses the certificates and rewrites the kubeconfig for the new port', async () => {
+    const cert = readFileSync(join(dir, 'data', 'pki', 'admin.crt'), 'utf8');
+    await stop();
+    await start();
+    assert.equal(readFileSync(join(dir, 'data', 'pki', 'admin.crt'), 'utf8'), cert);
+    const ns = await kubectl('get', 'ns', 'default', '-o', 'name');
+    assert.equal(ns.code, 0, ns.stderr);
+  });
 
-test('npm start keeps the plain port on 8080 for the quick start; a non-loopback plain address warns', async () => {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-  assert.match(pkg.scripts.start, /dist\/src\/main\.js --port 8080$/);
-  // TEST-NET-3 is not on this host: the warning comes first, then the bind fails
-  const r = await startupError(['--insecure-bind-address', '203.0.113.1', '--secure-port', 'off']);
-  assert.match(
-    r.stderr,
-    /warning: --insecure-bind-address 203\.0\.113\.1 is not a loopback address: the plain port serves without authentication or authorization/,
-  );
-  assert.notEqual(r.code, 0);
+  test('npm start keeps the plain port on 8080 for the quick start; a non-loopback plain address warns', async () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+    assert.match(pkg.scripts.start, /dist\/src\/main\.js --port 8080$/);
+    // TEST-NET-3 is not on this host: the warning comes first, then the bind fails
+    const r = await startupError(['--insecure-bind-address', '203.0.113.1', '--secure-port', 'off']);
+    assert.match(
+      r.stderr,
+      /warning: --insecure-bind-address 203\.0\.113\.1 is not a loopback address: the plain port serves without authentication or authorization/,
+    );
+    assert.notEqual(r.code, 0);
+  });
 });
