@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { createOpenCRD } from '../registry/crd/fixtures.js';
 import { until } from '../helpers/poll.js';
 import { Pki } from '../auth/helpers.js';
 import { startAdmissionWebhook, webhook, type AdmissionWebhook } from './helpers.js';
@@ -20,24 +21,7 @@ before(async () => {
   pki = new Pki();
   wh = await startAdmissionWebhook(pki);
   s = await startServer(['--disable-admission-plugins', 'ServiceAccount']);
-  const crd = await request(s.url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', {
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-plat-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  });
-  assert.equal(crd.status, 201, crd.text);
-  await until(async () => ((await request(s.url, 'GET', W)).status === 200 ? true : undefined), 'widgets served');
+  await createOpenCRD(s.url, 'widgets', 'Widget');
   // every write of a widget gets the label stamped=<operation>
   wh.answers.set('/stamp', (review) => ({
     patch: [{ op: 'add', path: '/metadata/labels', value: { stamped: String(review.request.operation) } }],

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { toDeleteOptions } from '../../src/registry/deletion.js';
 import { startServer, request, type TestServer } from '../helpers/server.js';
-import { until } from '../helpers/poll.js';
+import { createOpenCRD } from './crd/fixtures.js';
 
 let s: TestServer;
 const W = '/apis/example.com/v1/namespaces/default/gizmos';
@@ -17,24 +17,7 @@ const D = '/apis/apps/v1/namespaces/default/deployments';
 
 before(async () => {
   s = await startServer(['--disable-admission-plugins', 'ServiceAccount']);
-  const crd = await request(s.url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', {
-    metadata: { name: 'gizmos.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-plat-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  });
-  assert.equal(crd.status, 201, crd.text);
-  await until(async () => ((await request(s.url, 'GET', W)).status === 200 ? true : undefined), 'gizmos served');
+  await createOpenCRD(s.url, 'gizmos', 'Gizmo');
 });
 after(async () => {
   await s.stop();

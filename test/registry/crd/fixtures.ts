@@ -1,5 +1,6 @@
 /** A CronTab CRD with two versions for the custom resource tests, and a bounded wait for Established. */
 import { request } from '../../helpers/server.js';
+import { until } from '../../helpers/poll.js';
 
 export const GROUP = 'stable.example.com';
 
@@ -117,4 +118,31 @@ export async function waitStatus(url: string, path: string, status: number): Pro
     await new Promise((res) => setTimeout(res, 50));
   }
   throw new Error(`${path} did not answer ${status} within 10s`);
+}
+
+/**
+ * Creates a namespaced CRD `<plural>.example.com` (v1, schema preserving unknown fields) and waits
+ * until its collection in the default namespace is served.
+ */
+export async function createOpenCRD(url: string, plural: string, kind: string): Promise<void> {
+  const singular = kind.toLowerCase();
+  const crd = await request(url, 'POST', '/apis/apiextensions.plat.io/v1/customresourcedefinitions', {
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural, singular, kind, listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-plat-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  });
+  if (crd.status !== 201) throw new Error(`CRD ${plural}: ${crd.status} ${crd.text}`);
+  const served = `/apis/example.com/v1/namespaces/default/${plural}`;
+  await until(async () => ((await request(url, 'GET', served)).status === 200 ? true : undefined), `${plural} served`);
 }
