@@ -25,6 +25,7 @@ import {
   identifyPatched,
   rfc3339,
   sameStored,
+  managedTimesOnly,
 } from './objects.js';
 import { SCALE_TARGET, checkedScale, fromScale } from './scale.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -282,6 +283,9 @@ export class Store extends ReadStore {
     ) {
       return this.remove(old, next, dryRun, enc, txn);
     }
+    const stamped = next.metadata.managedFields;
+    const retimed = managedTimesOnly(stamped, old.obj.metadata.managedFields);
+    if (retimed) next.metadata.managedFields = old.obj.metadata.managedFields;
     if (
       sameStored(next, {
         ...old.obj,
@@ -290,6 +294,7 @@ export class Store extends ReadStore {
     ) {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
+    if (retimed) next.metadata.managedFields = stamped;
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.stored(next, old);
     if (!dryRun) this.stage('MODIFIED', entry, txn);
