@@ -29,10 +29,30 @@ export function countedType(name: string): string | undefined {
   return dot < 0 ? typeKeyOf('', rest) : typeKeyOf(rest.slice(dot + 1), rest.slice(0, dot));
 }
 
+/** Pod phases whose pods no longer count (upstream QuotaV1Pod). */
+const FINISHED: ReadonlySet<unknown> = new Set(['Succeeded', 'Failed']);
+
+/**
+ * An object as the quota reads it (a pod, service or claim, as written or stored): the fields
+ * counted, unchecked; every read tolerates their absence.
+ */
+type Counted =
+  | {
+      status?: { phase?: unknown };
+      spec?: {
+        type?: unknown;
+        ports?: unknown[];
+        resources?: { requests?: { storage?: unknown } };
+        containers?: (ContainerResources | null)[];
+      };
+    }
+  | null
+  | undefined;
+
 /** The usage one object adds, for the given quota resource names. */
-export function usageOf(typeKey: string, obj: any, names: readonly string[]): Record<string, number> {
+export function usageOf(typeKey: string, obj: Counted, names: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  if (typeKey === '/pods' && ['Succeeded', 'Failed'].includes(obj?.status?.phase)) return out;
+  if (typeKey === '/pods' && FINISHED.has(obj?.status?.phase)) return out;
   for (const n of names) {
     if (countedType(n) === typeKey) out[n] = 1;
     else if (typeKey === '/services' && n === 'services.nodeports')

@@ -11,6 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { errors } from '../api/status.js';
 import type { Identity } from '../api/identity.js';
+import type { ServiceAccount } from '../api/kinds.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
 
 const LOOKUP_ATTEMPTS = 10;
@@ -78,7 +79,7 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
   }
 
   /** upstream getServiceAccount: the cache, retried for `default` (created by its controller). */
-  private async lookup(namespace: string, name: string): Promise<any> {
+  private async lookup(namespace: string, name: string): Promise<ServiceAccount | undefined> {
     const attempts = name === 'default' ? LOOKUP_ATTEMPTS : 1;
     for (let i = 0; i < attempts; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 100 + randomInt(100)));
@@ -88,7 +89,7 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
     return undefined;
   }
 
-  private tokenVolume(existing: any[]): any {
+  private tokenVolume(existing: ({ name?: unknown } | null | undefined)[]) {
     const taken = new Set(existing.map((v) => v?.name));
     let name: string;
     do {
