@@ -14,7 +14,7 @@ import { StatusError, errors, type Status, type StatusDetails } from '../../api/
 import { groupFor } from '../../api/identity.js';
 import { fieldAt } from '../../api/object.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
-import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from '../attributes.js';
+import { nameOf, type AdmissionAttributes, type AdmissionPlugin, type RequestAttributes } from '../attributes.js';
 import { evaluateConditions, matchVersion, selectorsMatch, type Hook } from './matching.js';
 import { Converter } from '../../registry/conversion/conversion.js';
 import { typeKeyOf } from '../../actors/routing.js';
@@ -170,6 +170,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     const resource = { group: a.group, version: a.version, resource: a.resource };
     const requestResource = { group: requested.group, version: requested.version, resource: requested.resource };
     const u = a.user;
+    const name = a.name || nameOf(a.object);
     const userInfo = {
       username: u.username,
       ...(u.uid ? { uid: u.uid } : {}),
@@ -184,7 +185,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
       requestKind: requested.kind,
       requestResource,
       ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-      ...(a.name || a.object?.metadata?.name ? { name: a.name || a.object.metadata.name } : {}),
+      ...(name ? { name } : {}),
       ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation,
       userInfo,
