@@ -7,30 +7,22 @@ import assert from 'node:assert/strict';
 import { LimitRangerPlugin } from '../../src/admission/limit-ranger.js';
 import type { AdmissionAttributes } from '../../src/admission/attributes.js';
 import { makeIdentity } from '../../src/api/identity.js';
+import { attributes } from './helpers.js';
 
 const plugin = (limits: unknown[]) => {
   const json = JSON.stringify({ metadata: { name: 'l', namespace: 'lr' }, spec: { limits } });
   return new LimitRangerPlugin({ limitRanges: () => [json], count: () => 1, identity: makeIdentity() });
 };
 
-const podCreate = (spec: Record<string, unknown>): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'pods',
-  subresource: '',
-  kind: { group: '', version: 'v1', kind: 'Pod' },
-  namespace: 'lr',
-  name: 'p',
-  namespaced: true,
-  dryRun: false,
-  user: { username: 'u', groups: [] },
-  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'lr' }, spec },
-  oldObject: undefined,
-  options: {},
-  warnings: [],
-  annotations: {},
-});
+const podCreate = (spec: Record<string, unknown>): AdmissionAttributes =>
+  attributes({
+    resource: 'pods',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    namespace: 'lr',
+    name: 'p',
+    namespaced: true,
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'lr' }, spec },
+  });
 
 test('the annotation lists the defaulted resources sorted by name, comma-separated, as upstream', () => {
   // the LimitRange's maps are not in name order: upstream sorts the names it set
