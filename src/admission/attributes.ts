@@ -33,9 +33,9 @@ export interface RequestAttributes {
 
 export interface AdmissionAttributes extends RequestAttributes {
   /** the object the write would store (undefined for DELETE) */
-  object: any;
+  object: unknown;
   /** the stored object (UPDATE, DELETE) */
-  oldObject: any;
+  oldObject: unknown;
   /** CreateOptions / UpdateOptions / DeleteOptions as the AdmissionReview carries them */
   options: Record<string, unknown>;
   /** Warning header values collected along the chain */

@@ -20,6 +20,7 @@ import { readBody, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
 import { writeBody, writeOp } from '../http/request-ops.js';
 import { isApplyPatch } from '../http/patch-request.js';
+import { isRecord } from '../api/object.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';
@@ -230,7 +231,7 @@ function parsed(res: Result): unknown {
 function rewrite(r: Request, a: AdmissionAttributes): Request {
   const obj = structuredClone(a.object);
   const applied = r.info.verb === 'patch' && isApplyPatch(r);
-  if (a.operation === 'CREATE' && !a.subresource && obj?.metadata)
+  if (a.operation === 'CREATE' && !a.subresource && isRecord(obj) && isRecord(obj.metadata))
     for (const f of SERVER_SET) if (!(applied && f === 'managedFields')) delete obj.metadata[f];
   const bytes = Buffer.from(JSON.stringify(obj));
   const verb = a.operation === 'CREATE' ? 'create' : 'update';

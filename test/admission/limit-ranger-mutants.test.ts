@@ -14,6 +14,9 @@ const plugin = (limits: unknown[]) => {
   return new LimitRangerPlugin({ limitRanges: () => [json], count: () => 1, identity: makeIdentity() });
 };
 
+/** the admitted pod, read as the assertions read it */
+const pod = (a: AdmissionAttributes): any => a.object;
+
 const podCreate = (spec: Record<string, unknown>): AdmissionAttributes =>
   attributes({
     resource: 'pods',
@@ -36,10 +39,10 @@ test('the annotation lists the defaulted resources sorted by name, comma-separat
   const a = podCreate({ containers: [{ name: 'a', image: 'x' }] });
   assert.equal(p.admit(a), true);
   assert.equal(
-    a.object.metadata.annotations['platform.io/limit-ranger'],
+    pod(a).metadata.annotations['platform.io/limit-ranger'],
     'LimitRanger plugin set: cpu, memory request for container a; cpu, memory limit for container a',
   );
-  assert.deepEqual(a.object.spec.containers[0].resources, {
+  assert.deepEqual(pod(a).spec.containers[0].resources, {
     requests: { memory: '128Mi', cpu: '100m' },
     limits: { memory: '256Mi', cpu: '500m' },
   });
@@ -50,11 +53,11 @@ test('admit skips containers that are not objects (null, a string, a number) and
   const p = plugin([{ type: 'Container', default: { cpu: '500m' } }]);
   const a = podCreate({ containers: [null, 'c', 7, { name: 'a', image: 'x' }], initContainers: ['i'] });
   assert.equal(p.admit(a), true);
-  assert.deepEqual(a.object.spec.containers.slice(0, 3), [null, 'c', 7]);
-  assert.deepEqual(a.object.spec.initContainers, ['i']);
-  assert.deepEqual(a.object.spec.containers[3].resources, { requests: { cpu: '500m' }, limits: { cpu: '500m' } });
+  assert.deepEqual(pod(a).spec.containers.slice(0, 3), [null, 'c', 7]);
+  assert.deepEqual(pod(a).spec.initContainers, ['i']);
+  assert.deepEqual(pod(a).spec.containers[3].resources, { requests: { cpu: '500m' }, limits: { cpu: '500m' } });
   assert.equal(
-    a.object.metadata.annotations['platform.io/limit-ranger'],
+    pod(a).metadata.annotations['platform.io/limit-ranger'],
     'LimitRanger plugin set: cpu request for container a; cpu limit for container a',
   );
 });
