@@ -76,7 +76,14 @@ const MODULES = {
   apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
   watch: {
     mutate: ['src/registry/watch.ts', 'src/storage/cacher/'],
-    tests: ['server/watch', 'handlers/watch', 'storage/backend-conformance'],
+    tests: [
+      'handlers/watch',
+      'http/watch-coalescing',
+      'http/watch-hub',
+      'server/watch-restart',
+      'server/watch-rv',
+      'storage/backend-conformance',
+    ],
   },
 };
 

@@ -58,9 +58,9 @@ export const ETCD_SUITES = [
   'server/scale',
   'server/apply',
   'server/patch',
-  'server/watch',
-  'server/watch-coalescing',
-  'server/watch-hub',
+  'handlers/watch',
+  'http/watch-coalescing',
+  'http/watch-hub',
   'server/watch-restart',
   'server/watch-rv',
 ];
