@@ -52,7 +52,7 @@ const MODULES = {
       'src/registry/deletion.ts',
       'src/registry/validation.ts',
     ],
-    tests: ['test/registry/registry', 'server/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
+    tests: ['test/registry/registry', 'registry/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
   },
   // the optimistic-concurrency checks only: resourceVersion and uid preconditions, the conflict
   // checks of update, patch and delete, the pin of a write to the version its checks saw
@@ -67,7 +67,7 @@ const MODULES = {
       'registry/store-pin',
       'registry/deletion',
       'http/pin',
-      'server/crud',
+      'registry/crud',
       'server/patch',
       'security/write-race',
     ],
@@ -80,8 +80,8 @@ const MODULES = {
       'handlers/watch',
       'http/watch-coalescing',
       'http/watch-hub',
-      'server/watch-restart',
-      'server/watch-rv',
+      'registry/watch-restart',
+      'registry/watch-rv',
       'storage/backend-conformance',
     ],
   },

@@ -52,17 +52,17 @@ export const RUNNER_FLAGS = ['--test', '--test-concurrency=2', '--test-timeout=1
  * registry/crud-extra) is not re-run on etcd unless it is added here.
  */
 export const ETCD_SUITES = [
-  'server/crud',
-  'server/list',
-  'server/list-history',
-  'server/scale',
+  'registry/crud',
+  'registry/list',
+  'registry/list-history',
+  'registry/scale',
   'server/apply',
   'server/patch',
   'handlers/watch',
   'http/watch-coalescing',
   'http/watch-hub',
-  'server/watch-restart',
-  'server/watch-rv',
+  'registry/watch-restart',
+  'registry/watch-rv',
 ];
 
 /** Whether a test file (source or compiled, any prefix before `test/`) is one of ETCD_SUITES. */
