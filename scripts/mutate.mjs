@@ -52,7 +52,7 @@ const MODULES = {
       'src/registry/deletion.ts',
       'src/registry/validation.ts',
     ],
-    tests: ['test/registry/registry', 'registry/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
+    tests: ['test/registry/registry', 'registry/crud', 'patch/patch', 'security/write-race', 'actors/commit-isolation'],
   },
   // the optimistic-concurrency checks only: resourceVersion and uid preconditions, the conflict
   // checks of update, patch and delete, the pin of a write to the version its checks saw
@@ -68,12 +68,23 @@ const MODULES = {
       'registry/deletion',
       'http/pin',
       'registry/crud',
-      'server/patch',
+      'patch/patch',
       'security/write-race',
     ],
   },
-  storage: { mutate: ['src/storage/'], tests: ['test/storage/', 'test/actors/'] },
-  apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
+  // the storage unit suites (the end-to-end ones under test/storage/ start servers and etcd clusters)
+  storage: {
+    mutate: ['src/storage/'],
+    tests: [
+      'storage/backend-conformance',
+      'storage/type-cache',
+      'storage/encryption/transformer',
+      'storage/etcd/etcd-backend',
+      'storage/etcd/etcd-batch',
+      'test/actors/',
+    ],
+  },
+  apply: { mutate: ['src/apply/'], tests: ['test/apply/'] },
   watch: {
     mutate: ['src/registry/watch.ts', 'src/storage/cacher/'],
     tests: [
