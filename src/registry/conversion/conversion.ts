@@ -14,11 +14,19 @@ import type { KubeObject } from '../../api/object.js';
 /** An object being converted: plain JSON whose apiVersion names its version. */
 type Obj = KubeObject;
 
+/**
+ * One version's conversion into another. CONVERSIONS pairs it with the type key of the objects
+ * it takes, so it may declare their kind's shape: a method signature, compared bivariantly.
+ */
+interface ConvertFn {
+  convert(o: Obj, domain: string): Obj;
+}
+
 interface TypeConversion {
   /** the apiVersion objects are stored in */
   storage: string;
   /** from → to → convert: a fresh object; metadata and kind go over as they are */
-  convert: Record<string, Record<string, (o: Obj, domain: string) => Obj>>;
+  convert: Record<string, Record<string, ConvertFn['convert']>>;
   /** the storage version's defaults (upstream defaults on every decode), in place: run on every stored form */
   defaults?: <T extends Obj>(o: T) => T;
 }
