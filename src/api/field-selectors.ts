@@ -4,7 +4,7 @@
  * aliases, and the selectable field set of an object. Parsed once into requirement arrays;
  * `matches` only loops over them. Label selectors are in selectors.ts.
  */
-import type { KubeObject } from './object.js';
+import { fieldAt, isRecord, type KubeObject } from './object.js';
 import { SelectorError, byteOrder } from './selectors.js';
 
 export interface FieldRequirement {
@@ -190,11 +190,14 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? String(Math.trunc(v)) : '0');
 const bool = (v: unknown): string => String(v === true);
 
+/** A part of an object whose fields are read one by one: {} when absent or not an object. */
+const recordOr = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+
 /** The selectable field set of an object (v1 JSON form), as upstream's *ToSelectableFields. */
-export function fieldSetFor(kind: string, obj: any): Record<string, string> {
-  const meta = obj?.metadata ?? {},
-    spec = obj?.spec ?? {},
-    status = obj?.status ?? {};
+export function fieldSetFor(kind: string, obj: unknown): Record<string, string> {
+  const meta = recordOr(fieldAt(obj, 'metadata')),
+    spec = recordOr(fieldAt(obj, 'spec')),
+    status = recordOr(fieldAt(obj, 'status'));
   const f: Record<string, string> = { 'metadata.name': str(meta.name) };
   if (kind !== 'Node' && kind !== 'Namespace' && kind !== 'CertificateSigningRequest')
     f['metadata.namespace'] = str(meta.namespace);
@@ -219,7 +222,7 @@ export function fieldSetFor(kind: string, obj: any): Record<string, string> {
       f['status.phase'] = str(status.phase);
       break;
     case 'Secret':
-      f['type'] = str(obj?.type);
+      f['type'] = str(fieldAt(obj, 'type'));
       break;
     case 'Service':
       f['spec.clusterIP'] = str(spec.clusterIP);
@@ -232,11 +235,11 @@ export function fieldSetFor(kind: string, obj: any): Record<string, string> {
       f['spec.signerName'] = str(spec.signerName);
       break;
     case 'Event': {
-      const io = obj?.involvedObject ?? {};
+      const io = recordOr(fieldAt(obj, 'involvedObject'));
       for (const k of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'])
         f[`involvedObject.${k}`] = str(io[k]);
-      for (const k of ['reason', 'reportingComponent', 'type']) f[k] = str(obj?.[k]);
-      f['source'] = str(obj?.source?.component) || str(obj?.reportingComponent);
+      for (const k of ['reason', 'reportingComponent', 'type']) f[k] = str(fieldAt(obj, k));
+      f['source'] = str(fieldAt(obj, 'source', 'component')) || str(fieldAt(obj, 'reportingComponent'));
       break;
     }
   }

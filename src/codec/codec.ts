@@ -3,6 +3,7 @@
  * replies to resource requests, which the front thread encodes in slices (http/yaml-reply.ts).
  */
 import { errors } from '../api/status.js';
+import type { TypeMeta } from '../api/object.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from './duplicates.js';
 import type { Body, Encoding } from './types.js';
 import { ENVELOPE_CLOSE, ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
@@ -130,7 +131,8 @@ export function encodeList(
  */
 export interface Encodable {
   json: string;
-  obj: any;
+  /** the stored object (kind and apiVersion set by the store) */
+  obj: TypeMeta;
   encoded?: Record<string, Uint8Array>;
 }
 
@@ -260,7 +262,7 @@ export function joinFields(open: Uint8Array, tag: number, items: Uint8Array[], c
 /** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */
 export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string): Uint8Array {
   if (enc.format === 'protobuf')
-    return protobufCodec().envelope(apiVersion, e.obj.kind, itemBytes(e, 'protobuf', apiVersion));
+    return protobufCodec().envelope(apiVersion, e.obj.kind ?? '', itemBytes(e, 'protobuf', apiVersion));
   const item = itemBytes(e, 'cbor', apiVersion);
   const out = new Uint8Array(item.length + 3);
   out.set(SELF_DESCRIBED);

@@ -11,9 +11,9 @@ import { yamlValue, type Duplicate } from '../schema/yaml-value.js';
 export type { Duplicate };
 
 /** JSON.parse, noting repeated keys in `found` when given. Throws JSON.parse's SyntaxError. */
-export function parseJsonNoting(text: string, found?: Duplicate[]): any {
+export function parseJsonNoting(text: string, found?: Duplicate[]): unknown {
   checkBracketDepth(text);
-  const value = JSON.parse(text);
+  const value: unknown = JSON.parse(text);
   if (found && mayRepeatKeys(text, value)) for (const d of jsonDuplicates(text)) found.push(d);
   return value;
 }
@@ -24,7 +24,7 @@ export function parseJsonNoting(text: string, found?: Duplicate[]): any {
  * Linear in the text: the parser's own repeated-key check (`uniqueKeys`) compares each key with
  * every other key of its mapping, so it stays off and yamlValue notes repeats with a Set.
  */
-export function parseYamlNoting(text: string, found?: Duplicate[]): any {
+export function parseYamlNoting(text: string, found?: Duplicate[]): unknown {
   if (text[text.search(/\S/)] === '{') {
     try {
       return parseJsonNoting(text, found);

@@ -20,6 +20,7 @@ import { Converter } from './protobuf/convert.js';
 import { FieldError } from './protobuf/errors.js';
 import { ProtoSchema } from './protobuf/schema.js';
 import { checkValueDepth, DepthError } from '../schema/depth.js';
+import { isRecord, type KubeObject } from '../api/object.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
 
 /** The envelope's last fields, contentEncoding and contentType, both empty (upstream writes them too). */
@@ -45,9 +46,39 @@ export interface ProtobufCodecOptions {
   apiDomain?: string;
 }
 
+/**
+ * An object as decodeObject yields it: kind and apiVersion first, then the message's fields as
+ * JSON (typed by the kind's message, so metadata is an ObjectMeta when present).
+ */
+export type DecodedObject = KubeObject & Record<string, unknown> & { kind: string; apiVersion: string };
+
 export interface DecodedWatchEvent {
   type: string;
-  object: any;
+  object: DecodedObject;
+}
+
+/** runtime.Unknown as protobufjs decodes the envelope (unset strings read as ""). */
+interface UnknownEnvelope {
+  typeMeta?: { apiVersion?: string; kind?: string } | null;
+  raw?: Uint8Array | null;
+  contentEncoding?: string;
+  contentType?: string;
+}
+
+/** metav1.WatchEvent as protobufjs decodes a frame (an unset type reads as its default, ""). */
+interface WatchEventMessage {
+  type?: string;
+  object?: { raw?: Uint8Array | null } | null;
+}
+
+/** The apiVersion and kind of an object to encode: a ProtobufEncodeError without them. */
+function typeMetaOf(obj: unknown): { apiVersion: string; kind: string } {
+  const apiVersion = isRecord(obj) ? obj.apiVersion : undefined;
+  const kind = isRecord(obj) ? obj.kind : undefined;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) {
+    throw new ProtobufEncodeError('protobuf: object has no apiVersion and kind');
+  }
+  return { apiVersion, kind };
 }
 
 const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', import.meta.url);
@@ -102,18 +133,15 @@ export class ProtobufCodec {
   }
 
   /** JSON object with kind and apiVersion → magic + Unknown envelope. */
-  encodeObject(obj: any): Uint8Array {
-    return this.envelope(obj.apiVersion, obj.kind, this.encodeMessage(obj));
+  encodeObject(obj: unknown): Uint8Array {
+    const { apiVersion, kind } = typeMetaOf(obj);
+    return this.envelope(apiVersion, kind, this.encodeMessage(obj));
   }
 
   /** The kind's bare message (no envelope): what a list carries per item and `raw` holds. */
-  encodeMessage(obj: any): Uint8Array {
+  encodeMessage(obj: unknown): Uint8Array {
     const c = this.load();
-    const apiVersion = obj?.apiVersion;
-    const kind = obj?.kind;
-    if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) {
-      throw new ProtobufEncodeError('protobuf: object has no apiVersion and kind');
-    }
+    const { apiVersion, kind } = typeMetaOf(obj);
     const { group, version } = parseApiVersion(apiVersion);
     const type = this.typeFor(group, version, kind);
     if (!type) throw new ProtobufUnsupportedError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
@@ -202,7 +230,7 @@ export class ProtobufCodec {
    * Envelope bytes → JSON object (kind and apiVersion first). `defaults` fill a typeMeta the
    * sender left empty, as upstream does with the kind of the request path.
    */
-  decodeObject(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string } = {}): any {
+  decodeObject(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string } = {}): DecodedObject {
     const obj = this.decodeEnvelope(bytes, defaults);
     // exact and linear, over every envelope at once: the converter's count is a lower bound
     try {
@@ -215,17 +243,15 @@ export class ProtobufCodec {
   }
 
   /** One envelope → object, without the whole-object depth check (nested envelopes come here). */
-  private decodeEnvelope(
-    bytes: Uint8Array,
-    defaults: { apiVersion?: string; kind?: string },
-  ): { kind: string; apiVersion: string } {
+  private decodeEnvelope(bytes: Uint8Array, defaults: { apiVersion?: string; kind?: string }): DecodedObject {
     const c = this.load();
     if (!(bytes instanceof Uint8Array) || !hasMagic(bytes)) {
       throw new ProtobufDecodeError('protobuf: data does not start with the envelope prefix 6b 38 73 00');
     }
-    let unknown: any;
+    let unknown: UnknownEnvelope;
     try {
-      unknown = c.unknown.decode(bytes.subarray(4));
+      // decoded by runtime.Unknown's message type: the fields have its types
+      unknown = c.unknown.decode(bytes.subarray(4)) as UnknownEnvelope;
     } catch (e) {
       throw new ProtobufDecodeError(`protobuf: malformed envelope: ${(e as Error).message}`);
     }
@@ -234,14 +260,14 @@ export class ProtobufCodec {
     if (unknown.contentType && !unknown.contentType.includes('protobuf')) {
       throw new ProtobufDecodeError(`protobuf: unsupported contentType ${JSON.stringify(unknown.contentType)}`);
     }
-    const apiVersion: string = unknown.typeMeta?.apiVersion || defaults.apiVersion || '';
-    const kind: string = unknown.typeMeta?.kind || defaults.kind || '';
+    const apiVersion = unknown.typeMeta?.apiVersion || defaults.apiVersion || '';
+    const kind = unknown.typeMeta?.kind || defaults.kind || '';
     if (!kind) throw new ProtobufDecodeError("protobuf: Object 'Kind' is missing in the envelope");
     if (!apiVersion) throw new ProtobufDecodeError("protobuf: Object 'apiVersion' is missing in the envelope");
     const { group, version } = parseApiVersion(apiVersion);
     const type = this.typeFor(group, version, kind);
     if (!type) throw new ProtobufDecodeError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
-    const raw: Uint8Array = unknown.raw ?? new Uint8Array(0);
+    const raw = unknown.raw ?? new Uint8Array(0);
     try {
       return { kind, apiVersion, ...c.converter.fromMessage(type, type.decode(raw)) };
     } catch (e) {
@@ -279,13 +305,14 @@ export class ProtobufCodec {
     const length = new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0, false);
     if (length !== frame.length - 4)
       throw new ProtobufDecodeError(`protobuf: watch frame length ${length} does not match ${frame.length - 4} bytes`);
-    let event: any;
+    let event: WatchEventMessage;
     try {
-      event = c.watchEvent.decode(frame.subarray(4));
+      // decoded by metav1.WatchEvent's message type: the fields have its types
+      event = c.watchEvent.decode(frame.subarray(4)) as WatchEventMessage;
     } catch (e) {
       throw new ProtobufDecodeError(`protobuf: malformed watch event: ${(e as Error).message}`);
     }
-    return { type: event.type, object: this.decodeObject(event.object?.raw ?? new Uint8Array(0)) };
+    return { type: event.type ?? '', object: this.decodeObject(event.object?.raw ?? new Uint8Array(0)) };
   }
 
   /** Splits a stream buffer into complete frames (each with its prefix) and the unread rest. */

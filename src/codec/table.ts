@@ -6,6 +6,7 @@
 import { AGE_DESCRIPTION, NAME, age, col, type Cell, type Column } from './printers/common.js';
 import { COLUMNS, ROW_ORDER } from './printers/index.js';
 import { stringifyValue } from '../schema/deep-value.js';
+import type { KubeObject } from '../api/object.js';
 
 export { age, humanDuration, type Column } from './printers/common.js';
 
@@ -175,7 +176,8 @@ export function toTable(
       priority,
     })),
     rows: objs.map((o) => {
-      const row: TableRow = { cells: cols.map((c) => c.cell(o, now)) };
+      // the store lists objects of one kind, which its columns print (the edge where a row gets its kind's shape)
+      const row: TableRow = { cells: cols.map((c) => c.cell(o as KubeObject, now)) };
       if (include === 'Metadata') row.object = partialObjectMetadata(o, metaGroupVersion);
       else if (include === 'Object') row.object = o;
       return row;
@@ -229,7 +231,7 @@ export function tableJson(
   );
   const pomHead = `{"kind":"PartialObjectMetadata","apiVersion":${JSON.stringify(metaGroupVersion)},"metadata":`;
   const rows = entries.map((e) => {
-    const cells = JSON.stringify(cols.map((c) => c.cell(e.obj, now)));
+    const cells = JSON.stringify(cols.map((c) => c.cell(e.obj as KubeObject, now)));
     if (include === 'None') return `{"cells":${cells}}`;
     if (include === 'Object') return `{"cells":${cells},"object":${e.json}}`;
     if (e.obj.metadata === undefined)

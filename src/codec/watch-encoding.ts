@@ -17,6 +17,7 @@ import { partialObjectMetadata, toTable } from './table.js';
 import { PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
 import { stringifyValue } from '../schema/deep-value.js';
+import { fieldAt } from '../api/object.js';
 
 export type Chunk = string | Uint8Array;
 
@@ -43,7 +44,7 @@ export interface EventObject {
   /** the object's JSON, as stored and delivered */
   json: string;
   /** the parsed object when the caller has it (saves a parse) */
-  obj?: any;
+  obj?: unknown;
   /** the stored entry when `json` is its JSON: binary encodings reuse its cached item bytes */
   entry?: Encodable;
 }
@@ -55,23 +56,21 @@ export interface EventObject {
  */
 export function encodeEventObject(enc: Encoding, o: EventObject, now: number, headers = true): Chunk {
   if (!enc.view && enc.format === 'json') return o.json;
-  if (!enc.view && o.entry && isBinaryStream(enc)) return encodeEntry(o.entry, enc, o.entry.obj.apiVersion);
-  let value: any = o.obj ?? JSON.parse(o.json);
+  if (!enc.view && o.entry && isBinaryStream(enc)) return encodeEntry(o.entry, enc, o.entry.obj.apiVersion ?? '');
+  const obj: unknown = o.obj ?? JSON.parse(o.json);
   const view = enc.view;
   if (view?.as === 'Table') {
-    value = toTable(
+    const table = toTable(
       o.kind,
-      [value],
-      { resourceVersion: value?.metadata?.resourceVersion },
+      [obj],
+      { resourceVersion: fieldAt(obj, 'metadata', 'resourceVersion') },
       view.groupVersion,
       view.includeObject,
       now,
     );
-    if (!headers) value.columnDefinitions = null;
-  } else if (view) {
-    value = partialObjectMetadata(value, view.groupVersion);
+    return encodeValue(enc, headers ? table : { ...table, columnDefinitions: null });
   }
-  return encodeValue(enc, value);
+  return encodeValue(enc, view ? partialObjectMetadata(obj, view.groupVersion) : obj);
 }
 
 /**
@@ -84,7 +83,7 @@ export function bookmarkObject(
   apiVersion: string,
   rv: number,
   annotations?: Record<string, string>,
-): any {
+): Record<string, unknown> {
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
   if (annotations) metadata.annotations = annotations;
   if (view?.as === 'Table')
@@ -100,7 +99,7 @@ export function bookmarkObject(
 }
 
 /** A bookmark or error object (kind, apiVersion, metadata only) in the stream encoding. */
-export function encodeValue(enc: Encoding, value: any): Chunk {
+export function encodeValue(enc: Encoding, value: unknown): Chunk {
   if (enc.format === 'protobuf') return protobufCodec().encodeObject(value);
   if (enc.format === 'cbor') return encodeCbor(value);
   return stringifyValue(value);

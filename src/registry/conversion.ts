@@ -1,6 +1,7 @@
 import { referenceGroup, type Identity } from '../api/identity.js';
 import { stringifyValue } from '../schema/deep-value.js';
 import { setOwn } from '../api/own-keys.js';
+import type { Stored } from '../api/object.js';
 
 /**
  * Conversions between a served version and the version its objects are stored in, for
@@ -16,13 +17,16 @@ import { setOwn } from '../api/own-keys.js';
  * reportingComponent↔reportingController; eventTime, series, related, action, reason, type
  * and reportingInstance keep their names.
  */
+/** A stored object whose other fields (an Event's) are read by name. */
+export type StoredFields = Stored & Record<string, unknown>;
+
 export interface Conversion {
   /** the apiVersion objects are stored in */
   storageVersion: string;
   /** a stored object as this version (never changes obj) */
-  fromStorage(obj: any, apiVersion: string): any;
+  fromStorage(obj: Stored, apiVersion: string): StoredFields;
   /** an object of this version as stored (never changes obj) */
-  toStorage(obj: any): any;
+  toStorage(obj: Stored): StoredFields;
   /** this version's field selector labels -> the labels of the stored object's field set */
   fieldLabels: Readonly<Record<string, string>>;
 }
@@ -98,15 +102,21 @@ const EVENTS_FIELD_LABELS: Readonly<Record<string, string>> = {
   'metadata.name': 'metadata.name',
 };
 
-/** Renames fields by `names`, sets apiVersion, and orders the known fields as `order`. */
-function renamed(obj: any, apiVersion: string, names: Readonly<Record<string, string>>, order: readonly string[]): any {
+/** Renames fields by `names` (never metadata), sets apiVersion, and orders the known fields as `order`. */
+function renamed(
+  obj: Stored,
+  apiVersion: string,
+  names: Readonly<Record<string, string>>,
+  order: readonly string[],
+): StoredFields {
   const moved: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) setOwn(moved, Object.hasOwn(names, k) ? names[k]! : k, v);
   moved.apiVersion = apiVersion;
   const out: Record<string, unknown> = {};
   for (const k of order) if (Object.hasOwn(moved, k)) setOwn(out, k, moved[k]);
   for (const [k, v] of Object.entries(moved)) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
-  return out;
+  // every field of obj is in out, metadata under its own name: out is the same stored object, renamed
+  return out as StoredFields;
 }
 
 const EVENTS: Conversion = {

@@ -3,7 +3,7 @@
  * propagation policy (Orphan and Foreground become the `orphan` and `foregroundDeletion`
  * finalizers the garbage collector honours), graceful deletion, and what to reply.
  */
-import type { Stored } from '../api/object.js';
+import { fieldAt, type Stored } from '../api/object.js';
 import { errors } from '../api/status.js';
 import type { DeleteOptions } from './ops.js';
 import type { ResourceStrategy, StrategyConfig } from './strategy.js';
@@ -22,8 +22,18 @@ interface Target {
   name: string;
 }
 
+/** DeleteOptions as decoded, once checkTypes has checked each known field's JSON type (null: no value). */
+interface DecodedDeleteOptions {
+  gracePeriodSeconds?: number | null;
+  preconditions?: { uid?: string | null; resourceVersion?: string | null } | null;
+  propagationPolicy?: string | null;
+  orphanDependents?: boolean | null;
+  dryRun?: string[] | null;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean | null;
+}
+
 /** DeleteOptions from a decoded body (only the known fields, typed), validated. */
-export function toDeleteOptions(o: any): DeleteOptions {
+export function toDeleteOptions(o: unknown): DeleteOptions {
   checkTypes(o);
   const options: DeleteOptions = {
     gracePeriodSeconds: typeof o.gracePeriodSeconds === 'number' ? o.gracePeriodSeconds : undefined,
@@ -49,9 +59,9 @@ const JSON_TYPES: Record<string, [string, string]> = {
 };
 
 /** A field of the wrong JSON type is a decoding error (400), as upstream's decoder says it. */
-function checkTypes(o: any): void {
+function checkTypes(o: unknown): asserts o is DecodedDeleteOptions {
   for (const [field, [want, goType]] of Object.entries(JSON_TYPES)) {
-    const v = o[field];
+    const v = fieldAt(o, field);
     if (v === undefined || v === null) continue;
     const got = Array.isArray(v) ? 'array' : typeof v;
     if (got !== want || (want === 'object' && Array.isArray(v))) {
@@ -61,19 +71,20 @@ function checkTypes(o: any): void {
     }
   }
   // nested strings: preconditions.uid (a types.UID) / .resourceVersion, dryRun items
-  const pre = o.preconditions;
+  const pre = fieldAt(o, 'preconditions');
   for (const [f, goType] of [
     ['uid', 'types.UID'],
     ['resourceVersion', 'string'],
   ] as const) {
-    const v = pre?.[f];
+    const v = fieldAt(pre, f);
     if (v !== undefined && v !== null && typeof v !== 'string') {
       throw errors.badRequest(
         `json: cannot unmarshal ${goKind(v)} into Go struct field Preconditions.preconditions.${f} of type ${goType}`,
       );
     }
   }
-  for (const v of Array.isArray(o.dryRun) ? o.dryRun : []) {
+  const dryRun = fieldAt(o, 'dryRun');
+  for (const v of Array.isArray(dryRun) ? dryRun : []) {
     if (typeof v !== 'string')
       throw errors.badRequest(
         `json: cannot unmarshal ${goKind(v)} into Go struct field DeleteOptions.dryRun of type string`,

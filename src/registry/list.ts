@@ -3,6 +3,7 @@
  * Implements the spec's "resourceVersion semantics for list" table.
  */
 import { errors, type StatusError } from '../api/status.js';
+import { isRecord } from '../api/object.js';
 import type { ListOptions } from './ops.js';
 import type { Entry, TypeCache } from '../storage/cacher/type-cache.js';
 import { parseLabelSelector, SelectorError, type LabelSelector } from '../api/selectors.js';
@@ -33,13 +34,13 @@ export function historyExpired(continuing: boolean): StatusError {
 }
 
 export function decodeContinue(s: string, now: number, ttlMs: number): ContinueToken {
-  let t: any;
+  let t: unknown;
   try {
     t = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
   } catch {
     throw errors.badRequest('continue key is not valid: illegal base64 data or JSON');
   }
-  if (!t || typeof t.rv !== 'number' || typeof t.start !== 'string' || typeof t.t !== 'number') {
+  if (!isRecord(t) || typeof t.rv !== 'number' || typeof t.start !== 'string' || typeof t.t !== 'number') {
     throw errors.badRequest(
       'continue key is not valid: incorrect encoded start resourceVersion (version meta.plat.io/v1)',
     );

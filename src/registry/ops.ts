@@ -37,7 +37,8 @@ export interface PageMeta {
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
-  preconditions?: { uid?: string; resourceVersion?: string };
+  /** as decoded: a JSON null field is no precondition */
+  preconditions?: { uid?: string | null; resourceVersion?: string | null };
   propagationPolicy?: string;
   orphanDependents?: boolean;
   dryRun?: string[];

@@ -6,6 +6,7 @@
  * served in several versions of one group (HorizontalPodAutoscaler, conversion/conversion.ts);
  * other versions only restamp apiVersion.
  */
+import type { Stored } from '../api/object.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import type { Conversion } from './conversion.js';
 import type { Converter } from './conversion/conversion.js';
@@ -20,14 +21,14 @@ export class VersionView {
   ) {}
 
   /** The stored form of an object written through this version (itself when already stored so). */
-  toStorage(obj: any): any {
+  toStorage(obj: Stored): Stored {
     if (this.conversion)
       return obj.apiVersion === this.conversion.storageVersion ? obj : this.conversion.toStorage(obj);
     return this.converter ? this.converter.toStorage(this.typeKey, obj) : obj;
   }
 
   /** obj as this version (obj itself when it already is). */
-  asServed(obj: any): any {
+  asServed(obj: Stored): Stored {
     if (obj.apiVersion === this.apiVersion) return obj;
     if (this.conversion) return this.conversion.fromStorage(obj, this.apiVersion);
     return this.converter

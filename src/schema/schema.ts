@@ -38,8 +38,26 @@ export interface SchemaNode {
 /** The reference definition of resource.Quantity, whatever the group domain. */
 const QUANTITY_DEFINITION = /\.apimachinery\.pkg\.api\.resource\.Quantity$/;
 
+/**
+ * One schema of the reference OpenAPI v2 document, as far as compile reads it. The document is
+ * this server's own reference data (reference/openapi-v2.json), so its fields have these types.
+ */
 interface RawSchema {
-  [k: string]: any;
+  $ref?: string;
+  type?: string;
+  format?: string;
+  items?: RawSchema;
+  properties?: Record<string, RawSchema>;
+  additionalProperties?: RawSchema;
+  required?: string[];
+  default?: unknown;
+  'x-plat-group-version-kind'?: { group: string; version: string; kind: string }[];
+  'x-plat-list-type'?: 'atomic' | 'set' | 'map';
+  'x-plat-list-map-keys'?: string[];
+  'x-plat-patch-strategy'?: string;
+  'x-plat-patch-merge-key'?: string;
+  'x-plat-map-type'?: 'atomic' | 'granular';
+  'x-plat-int-or-string'?: boolean;
 }
 
 /**

@@ -58,7 +58,7 @@ test('Protobuf list response; Protobuf then JSON in Accept serves Protobuf; unkn
   assert.equal(l.status, 200);
   const list = codec.decodeObject(l.bytes);
   assert.equal(list.kind, 'ConfigMapList');
-  assert.ok(list.items.some((i: any) => i.metadata.name === 'pb-list'));
+  assert.ok((list.items as any[]).some((i: any) => i.metadata.name === 'pb-list'));
   const bad = await raw('GET', '/api/v1/namespaces/default/configmaps', undefined, {
     accept: 'application/vnd.other.protobuf',
   });

@@ -231,7 +231,7 @@ test('Table in YAML; Protobuf has no Table (fallback in Accept order, else 406);
     pom.headers.get('content-type'),
     'application/vnd.platform.protobuf;as=PartialObjectMetadataList;g=meta.plat.io;v=v1',
   );
-  const list = new ProtobufCodec().decodeObject(new Uint8Array(await pom.arrayBuffer()));
+  const list: any = new ProtobufCodec().decodeObject(new Uint8Array(await pom.arrayBuffer()));
   assert.equal(list.kind, 'PartialObjectMetadataList');
   assert.ok(list.items.some((i: any) => i.metadata.name === 'pb-pom'));
   assert.ok(list.items.every((i: any) => i.metadata.name && i.data === undefined));

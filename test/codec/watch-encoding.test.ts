@@ -77,7 +77,7 @@ describe('Protobuf watch framing (bytes)', () => {
     assert.equal(whole.length, 2);
     assert.equal(rest.length, frames[2]!.length - 3);
     assert.deepEqual(
-      whole.map((f) => codec.decodeWatchEvent(f)).map((e) => [e.type, e.object.metadata.name]),
+      whole.map((f) => codec.decodeWatchEvent(f)).map((e) => [e.type, e.object.metadata?.name]),
       [
         ['ADDED', 'p0'],
         ['MODIFIED', 'p1'],

@@ -92,7 +92,7 @@ function watchFrames(body: Buffer, cut: boolean): unknown[] {
     if (!WATCH_TYPES.has(ev.type) || !ev.object || typeof ev.object !== 'object')
       throw new Error(`bad watch event of type ${JSON.stringify(ev.type)}`);
     if (ev.type === 'ERROR') {
-      const p = statusProblems({ ...ev.object, status: ev.object.status }, ev.object.code);
+      const p = statusProblems({ ...ev.object, status: ev.object.status }, ev.object.code as number);
       if (p.length) throw new Error(`bad ERROR event: ${p.join('; ')}`);
     }
     return ev;

@@ -84,7 +84,7 @@ test('Protobuf: a list of several pages streams, byte for byte the one-body list
   assert.equal(streamed.status, 200);
   assert.equal(streamed.headers['content-type'], 'application/vnd.platform.protobuf');
   assert.equal(streamed.headers['transfer-encoding'], 'chunked', 'streamed, not one body');
-  const list = codec.decodeObject(streamed.body);
+  const list: any = codec.decodeObject(streamed.body);
   assert.equal(list.kind, 'ConfigMapList');
   const names = list.items.map((i: any) => i.metadata.name);
   assert.equal(names.length, N);
@@ -94,7 +94,7 @@ test('Protobuf: a list of several pages streams, byte for byte the one-body list
   const one = await raw(`${CMS}?limit=${N + 1}&resourceVersion=${rv}&resourceVersionMatch=Exact`, accept);
   assert.equal(one.headers['content-length'], String(one.body.length), 'one body');
   assert.ok(streamed.body.equals(one.body), 'streamed pages + envelope = the one-body list');
-  const odd = codec.decodeObject((await raw(`${CMS}?labelSelector=parity%3Dodd`, accept)).body);
+  const odd: any = codec.decodeObject((await raw(`${CMS}?labelSelector=parity%3Dodd`, accept)).body);
   assert.equal(odd.items.length, N / 2, 'selectors size the envelope for the matching items only');
 });
 

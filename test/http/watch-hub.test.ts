@@ -87,7 +87,7 @@ describe('WatchHub stream encodings', () => {
     hub.flush();
     assert.equal(outA.length, 1);
     assert.equal(outA[0], outB[0]);
-    assert.deepEqual(codec.decodeWatchEvent(outA[0] as Uint8Array).object.metadata.labels, { from: 'actor' });
+    assert.deepEqual(codec.decodeWatchEvent(outA[0] as Uint8Array).object.metadata?.labels, { from: 'actor' });
   });
 
   it('encodes on the front thread when the actor did not (a watcher that registered meanwhile)', () => {
@@ -96,7 +96,7 @@ describe('WatchHub stream encodings', () => {
     hub.add(watcher(PB, out));
     hub.dispatch([event(6)]);
     hub.flush();
-    assert.equal(codec.decodeWatchEvent(out[0] as Uint8Array).object.metadata.resourceVersion, '6');
+    assert.equal(codec.decodeWatchEvent(out[0] as Uint8Array).object.metadata?.resourceVersion, '6');
   });
 
   it('a Table watcher gets column definitions with its first event only', () => {

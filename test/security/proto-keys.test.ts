@@ -46,8 +46,10 @@ async function call(
 async function dataKeys(name: string): Promise<Record<string, string[]>> {
   const path = `${NS}/configmaps/${name}`;
   const json = JSON.parse((await call('GET', path, undefined)).text);
-  const yaml = parseYamlNoting((await call('GET', path, undefined, undefined, 'application/yaml')).text);
-  const pb = protobuf.decodeObject((await call('GET', path, undefined, undefined, PB)).bytes);
+  const yaml = parseYamlNoting((await call('GET', path, undefined, undefined, 'application/yaml')).text) as {
+    data: object;
+  };
+  const pb: any = protobuf.decodeObject((await call('GET', path, undefined, undefined, PB)).bytes);
   const cbor = decodeCbor((await call('GET', path, undefined, undefined, 'application/cbor')).bytes) as {
     data: object;
   };

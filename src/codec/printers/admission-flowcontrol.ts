@@ -6,10 +6,17 @@
  */
 import type { APIService, FlowSchema, PriorityLevelConfiguration, PriorityLevelSpec } from '../../api/kinds.js';
 import type { KubeObject, LabelSelector } from '../../api/object.js';
-import { AGE, NAME, asList, col, condition, listWithMore, type Column } from './common.js';
+import type {
+  AdmissionPolicy,
+  AdmissionPolicyBinding,
+  StorageVersion,
+  StorageVersionMigration,
+  WebhookConfiguration,
+} from '../../api/printable.js';
+import { AGE, NAME, asList, col, condition, listWithMore, type CellOf, type Column } from './common.js';
 
 const WEBHOOKS_DOC = 'Webhooks indicates the number of webhooks registered in this configuration';
-const webhookColumns = (): Column[] => [
+const webhookColumns = (): Column<WebhookConfiguration>[] => [
   NAME,
   col('Webhooks', 'integer', (o) => asList(o.webhooks).length, 0, '', WEBHOOKS_DOC),
   AGE,
@@ -46,7 +53,7 @@ export function paramRef(
   return pr.selector ? goLabelSelector(pr.selector) : '<unset>';
 }
 
-const bindingColumns = (): Column[] => [
+const bindingColumns = (): Column<AdmissionPolicyBinding>[] => [
   NAME,
   col(
     'PolicyName',
@@ -95,7 +102,7 @@ function apiServiceAvailable(o: APIService): string {
   return `${c.status} (${c.reason})`;
 }
 
-const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string) =>
+const lit = <T extends KubeObject>(name: string, type: Column['type'], cell: CellOf<T>, description: string) =>
   col(name, type, cell, 0, '', description);
 
 export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
@@ -111,7 +118,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
     ),
     lit('ParamKind', 'string', paramKind, 'ParamKind specifies the kind of resources used to parameterize this policy'),
     AGE,
-  ],
+  ] satisfies Column<AdmissionPolicy>[],
   ValidatingAdmissionPolicyBinding: bindingColumns(),
   MutatingAdmissionPolicy: [
     NAME,
@@ -123,7 +130,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
     ),
     lit('ParamKind', 'string', paramKind, 'ParamKind specifies the kind of resources used to parameterize this policy'),
     AGE,
-  ],
+  ] satisfies Column<AdmissionPolicy>[],
   MutatingAdmissionPolicyBinding: bindingColumns(),
   FlowSchema: [
     NAME,
@@ -137,7 +144,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
       (o) => condition(o, 'Dangling')?.status ?? '?',
       'references a broken or non-existent PriorityLevelConfiguration',
     ),
-  ],
+  ] satisfies Column<FlowSchema>[],
   PriorityLevelConfiguration: [
     NAME,
     col('Type', 'string', (o) => o.spec?.type ?? ''),
@@ -146,7 +153,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
     col('HandSize', 'string', (o) => plcCells(o).handSize),
     col('QueueLengthLimit', 'string', (o) => plcCells(o).queueLengthLimit),
     AGE,
-  ],
+  ] satisfies Column<PriorityLevelConfiguration>[],
   StorageVersion: [
     NAME,
     col('CommonEncodingVersion', 'string', (o) => o.status?.commonEncodingVersion ?? '<unset>'),
@@ -156,7 +163,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
       ),
     ),
     AGE,
-  ],
+  ] satisfies Column<StorageVersion>[],
   // upstream's Name column of this kind has no name format
   StorageVersionMigration: [
     { ...NAME, format: '' },
@@ -166,7 +173,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
       (o) => `${o.spec?.resource?.resource ?? ''}.${o.spec?.resource?.version ?? ''}.${o.spec?.resource?.group ?? ''}`,
       'Fully qualified resource to migrate',
     ),
-  ],
+  ] satisfies Column<StorageVersionMigration>[],
   APIService: [
     NAME,
     lit(
@@ -177,7 +184,7 @@ export const ADMISSION_FLOWCONTROL_COLUMNS: Record<string, Column[]> = {
     ),
     lit('Available', 'string', apiServiceAvailable, 'Whether this service is available.'),
     AGE,
-  ],
+  ] satisfies Column<APIService>[],
 };
 
 /** Kinds whose list rows upstream sorts before printing. */

@@ -4,7 +4,16 @@
  * objects read as upstream's conversion to the internal, v2-shaped, type).
  */
 import type { Job } from '../../api/kinds.js';
-import { conditionsOf, type KubeObject, type OwnerReference } from '../../api/object.js';
+import { conditionsOf, type KubeObject, type LabelSelector, type OwnerReference } from '../../api/object.js';
+import type {
+  AppsWorkload,
+  ControllerRevision,
+  HorizontalPodAutoscaler,
+  MetricSpec,
+  MetricStatus,
+  PrintedCronJob,
+  TemplateView,
+} from '../../api/printable.js';
 import {
   AGE,
   NAME,
@@ -20,13 +29,16 @@ import {
   selectorString,
   templateColumns,
   wide,
+  type CellOf,
   type Column,
 } from './common.js';
 
 const SELECTOR_DOC = 'Label query over pods that should match the replica count.';
-const selectorColumn = (sel: (o: any) => any): Column =>
-  wide('Selector', 'string', (o) => formatLabelSelector(sel(o)), SELECTOR_DOC);
-const podTemplate = (o: any) => o.spec?.template?.spec;
+const selectorColumn = <T extends KubeObject>(sel: (o: T) => LabelSelector | null | undefined): Column<T> =>
+  wide<T>('Selector', 'string', (o) => formatLabelSelector(sel(o)), SELECTOR_DOC);
+/** The kinds with a pod template at spec.template (the workloads and Job). */
+type Templated = KubeObject<{ template?: TemplateView }>;
+const podTemplate = (o: Templated) => o.spec?.template?.spec;
 
 /** A job condition of this type with status True (upstream hasJobCondition looks at the first of the type). */
 const jobCondition = (o: Job, type: string): boolean =>
@@ -68,7 +80,7 @@ function controllerOf(o: KubeObject): string {
 }
 
 /** An HPA's metric specs and statuses in the v2 shape (autoscaling/v1's CPU target converted). */
-function hpaMetrics(o: any): { specs: any[]; statuses: any[] } {
+function hpaMetrics(o: HorizontalPodAutoscaler): { specs: MetricSpec[]; statuses: MetricStatus[] } {
   if (Array.isArray(o.spec?.metrics) || !('targetCPUUtilizationPercentage' in (o.spec ?? {}))) {
     return { specs: asList(o.spec?.metrics), statuses: asList(o.status?.currentMetrics) };
   }
@@ -77,7 +89,7 @@ function hpaMetrics(o: any): { specs: any[]; statuses: any[] } {
       type: 'Resource',
       resource: {
         name: 'cpu',
-        target: { type: 'Utilization', averageUtilization: o.spec.targetCPUUtilizationPercentage },
+        target: { type: 'Utilization', averageUtilization: o.spec?.targetCPUUtilizationPercentage },
       },
     },
   ];
@@ -90,7 +102,7 @@ function hpaMetrics(o: any): { specs: any[]; statuses: any[] } {
 }
 
 /** One metric target as upstream's formatHPAMetrics prints it. */
-function hpaMetric(spec: any, status: any): string {
+function hpaMetric(spec: MetricSpec | undefined, status: MetricStatus | undefined): string {
   const unknown = '<unknown>';
   const pct = (v: unknown) => `${v}%`;
   switch (spec?.type) {
@@ -124,7 +136,7 @@ function hpaMetric(spec: any, status: any): string {
 }
 
 /** upstream formatHPAMetrics: up to two targets, then ` + N more...`; `<none>` without metrics. */
-export function hpaTargets(o: any): string {
+export function hpaTargets(o: HorizontalPodAutoscaler): string {
   const { specs, statuses } = hpaMetrics(o);
   if (!specs.length) return '<none>';
   const list = specs.map((s, i) => hpaMetric(s, statuses[i]));
@@ -133,7 +145,7 @@ export function hpaTargets(o: any): string {
 }
 
 const CONTAINERS = templateColumns(podTemplate);
-const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string) =>
+const lit = <T extends KubeObject>(name: string, type: Column['type'], cell: CellOf<T>, description: string) =>
   col(name, type, cell, 0, '', description);
 
 export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
@@ -150,7 +162,7 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     AGE,
     ...CONTAINERS,
     wide('Selector', 'string', (o) => selectorString(o.spec?.selector) ?? '<invalid>', SELECTOR_DOC),
-  ],
+  ] satisfies Column<AppsWorkload>[],
   ReplicaSet: [
     NAME,
     col('Desired', 'integer', (o) => o.spec?.replicas ?? 0),
@@ -159,7 +171,7 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     AGE,
     ...CONTAINERS,
     selectorColumn((o) => o.spec?.selector),
-  ],
+  ] satisfies Column<AppsWorkload>[],
   StatefulSet: [
     NAME,
     lit(
@@ -170,7 +182,7 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     ),
     AGE,
     ...CONTAINERS,
-  ],
+  ] satisfies Column<AppsWorkload>[],
   DaemonSet: [
     NAME,
     col('Desired', 'integer', (o) => o.status?.desiredNumberScheduled ?? 0),
@@ -182,13 +194,13 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     AGE,
     ...CONTAINERS,
     selectorColumn((o) => o.spec?.selector),
-  ],
+  ] satisfies Column<AppsWorkload>[],
   ControllerRevision: [
     NAME,
     lit('Controller', 'string', controllerOf, 'Controller of the object'),
     col('Revision', 'string', (o) => o.revision ?? 0),
     AGE,
-  ],
+  ] satisfies Column<ControllerRevision>[],
   Job: [
     NAME,
     lit('Status', 'string', jobStatus, 'Status of the job.'),
@@ -197,7 +209,7 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     AGE,
     ...CONTAINERS,
     selectorColumn((o) => o.spec?.selector),
-  ],
+  ] satisfies Column<Job>[],
   CronJob: [
     NAME,
     col('Schedule', 'string', (o) => o.spec?.schedule ?? ''),
@@ -208,9 +220,9 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
       o.status?.lastScheduleTime ? age(o.status.lastScheduleTime, now) : '<none>',
     ),
     AGE,
-    ...templateColumns((o) => o.spec?.jobTemplate?.spec?.template?.spec),
+    ...templateColumns((o: PrintedCronJob) => o.spec?.jobTemplate?.spec?.template?.spec),
     selectorColumn((o) => o.spec?.jobTemplate?.spec?.selector),
-  ],
+  ] satisfies Column<PrintedCronJob>[],
   HorizontalPodAutoscaler: [
     NAME,
     col('Reference', 'string', (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`),
@@ -219,5 +231,5 @@ export const APPS_BATCH_COLUMNS: Record<string, Column[]> = {
     col('MaxPods', 'string', (o) => o.spec?.maxReplicas ?? 0),
     col('Replicas', 'string', (o) => o.status?.currentReplicas ?? 0),
     AGE,
-  ],
+  ] satisfies Column<HorizontalPodAutoscaler>[],
 };

@@ -8,27 +8,40 @@ import { conditionsOf, type Condition, type KubeObject } from '../../api/object.
 
 export type Cell = string | number | boolean | null;
 
-export interface Column {
+/**
+ * One column of a kind's Table: its definition and its cell of an object. `T` is the shape of the
+ * kind the column prints (src/api/printable.ts, kinds.ts); the table hands each kind's columns
+ * objects of that kind only. `cell` is a method, so a column of one kind (or of every kind, as
+ * Name and Age) is usable in a list of `Column`.
+ */
+export interface Column<T extends KubeObject = KubeObject> {
   name: string;
   type: 'string' | 'integer' | 'date' | 'number' | 'boolean';
   format: string;
   description: string;
   priority: number;
-  cell(obj: any, now: number): Cell;
+  cell(obj: T, now: number): Cell;
 }
 
-export const col = (
+/** A cell function of a kind `T`. */
+export type CellOf<T extends KubeObject> = (obj: T, now: number) => Cell;
+
+export const col = <T extends KubeObject = KubeObject>(
   name: string,
   type: Column['type'],
-  cell: Column['cell'],
+  cell: CellOf<T>,
   priority = 0,
   format = '',
   description = '',
-): Column => ({ name, type, format, description: description || `${name} of the object`, priority, cell });
+): Column<T> => ({ name, type, format, description: description || `${name} of the object`, priority, cell });
 
 /** A `-o wide` column (priority 1). */
-export const wide = (name: string, type: Column['type'], cell: Column['cell'], description = ''): Column =>
-  col(name, type, cell, 1, '', description);
+export const wide = <T extends KubeObject = KubeObject>(
+  name: string,
+  type: Column['type'],
+  cell: CellOf<T>,
+  description = '',
+): Column<T> => col(name, type, cell, 1, '', description);
 
 /** apimachinery duration.HumanDuration of whole seconds */
 export function humanDuration(seconds: number): string {
@@ -121,15 +134,17 @@ export const containerImages = (containers: unknown): string =>
   (Array.isArray(containers) ? containers : []).map((c: { image?: string } | undefined) => c?.image ?? '').join(',');
 
 /** The wide Containers and Images columns of a pod template at `spec(o)`. */
-export function templateColumns(podSpec: (o: any) => any): Column[] {
+export function templateColumns<T extends KubeObject>(
+  podSpec: (o: T) => { containers?: unknown } | undefined,
+): Column<T>[] {
   return [
-    wide(
+    wide<T>(
       'Containers',
       'string',
       (o) => containerNames(podSpec(o)?.containers),
       'Names of each container in the template.',
     ),
-    wide(
+    wide<T>(
       'Images',
       'string',
       (o) => containerImages(podSpec(o)?.containers),
@@ -154,7 +169,12 @@ export const quantity = (q: unknown): string => (q === undefined || q === null |
 /** IntOrString.String */
 export const intOrString = (v: unknown): string => String(v);
 
-export const asList = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+/** A list field as an array: [] when absent or malformed (not an array). */
+export function asList<T>(v: readonly T[] | null | undefined): T[];
+export function asList(v: unknown): unknown[];
+export function asList(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
 
 /** The condition of a type, if any. */
 export const condition = (o: { status?: unknown } | undefined, type: string): Condition | undefined =>

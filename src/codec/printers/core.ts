@@ -3,8 +3,17 @@
  * Namespace, ConfigMap, Secret, ServiceAccount, ResourceQuota, ComponentStatus, Node and Event.
  * Service, Endpoints and the volume kinds are in storage-networking.ts.
  */
-import type { Node, ResourceQuota } from '../../api/kinds.js';
+import type { DataObject, Namespace, Node, ResourceQuota, ServiceAccount } from '../../api/kinds.js';
 import { conditionsOf, type Condition, type KubeObject } from '../../api/object.js';
+import type {
+  ComponentStatus,
+  ContainerStatus,
+  EventObject,
+  ObjectRef,
+  PodTemplate,
+  PrintedPod,
+  PrintedReplicationController,
+} from '../../api/printable.js';
 import {
   AGE,
   NAME,
@@ -20,23 +29,9 @@ import {
   secondsBetween,
   templateColumns,
   wide,
-  type Cell,
+  type CellOf,
   type Column,
 } from './common.js';
-
-/** A container status as printPod reads it (null: a malformed list item). */
-type ContainerStatus = {
-  name?: string;
-  restartCount?: number;
-  started?: boolean;
-  ready?: boolean;
-  state?: {
-    waiting?: { reason?: string };
-    terminated?: { reason?: string; signal?: number; exitCode?: number };
-    running?: unknown;
-  };
-  lastState?: { terminated?: { finishedAt?: string } };
-} | null;
 
 /** What podSummary accumulates over the container statuses. */
 interface PodTally {
@@ -53,7 +48,7 @@ const finishedAt = (c: ContainerStatus | undefined) => {
 };
 
 /** upstream printPod's Ready, Status and Restarts cells. */
-export function podSummary(pod: any, now: number): { ready: string; status: string; restarts: string } {
+export function podSummary(pod: PrintedPod, now: number): { ready: string; status: string; restarts: string } {
   const spec = pod.spec ?? {},
     status = pod.status ?? {};
   const inits = asList(spec.initContainers);
@@ -87,7 +82,7 @@ export function podSummary(pod: any, now: number): { ready: string; status: stri
  */
 function initTally(
   t: PodTally,
-  inits: readonly { name?: string; restartPolicy?: string }[],
+  inits: readonly ({ name?: string; restartPolicy?: string } | null)[],
   initStatuses: ContainerStatus[],
 ): { initializing: boolean; restarts: number; lastRestart: number } {
   const restartable = (name: string | undefined) =>
@@ -130,7 +125,7 @@ function initTally(
 function containerTally(
   t: PodTally,
   statuses: ContainerStatus[],
-  conditions: { type?: unknown; status?: unknown }[],
+  conditions: ({ type?: unknown; status?: unknown } | null)[],
 ): void {
   let hasRunning = false;
   for (let i = statuses.length - 1; i >= 0; i--) {
@@ -155,7 +150,7 @@ function containerTally(
   }
 }
 
-function readinessGates(pod: { spec?: { readinessGates?: unknown }; status?: { conditions?: unknown } }): string {
+function readinessGates(pod: PrintedPod): string {
   const gates = asList(pod.spec?.readinessGates);
   if (!gates.length) return '<none>';
   const conditions = asList(pod.status?.conditions);
@@ -189,30 +184,6 @@ function nodeStatus(o: Node): string {
 const nodeAddress = (o: Node, type: string): string =>
   asList(o.status?.addresses).find((a) => a?.type === type)?.address ?? '<none>';
 const orUnknown = (v: unknown): string => (typeof v === 'string' && v ? v : '<unknown>');
-
-/** A core v1 or events.<domain>/v1 Event: both spellings of each field may be there. */
-interface ObjectRef {
-  kind?: string;
-  name?: string;
-  fieldPath?: string;
-}
-interface EventObject extends KubeObject {
-  firstTimestamp?: string;
-  deprecatedFirstTimestamp?: string;
-  lastTimestamp?: string;
-  deprecatedLastTimestamp?: string;
-  eventTime?: string;
-  series?: { lastObservedTime?: string; count?: number };
-  count?: number;
-  deprecatedCount?: number;
-  involvedObject?: ObjectRef;
-  regarding?: ObjectRef;
-  source?: { component?: string; host?: string };
-  deprecatedSource?: { component?: string; host?: string };
-  reportingComponent?: string;
-  reportingController?: string;
-  reportingInstance?: string;
-}
 
 /** Core v1 and events.<domain>/v1 Events as upstream's one printer sees them (the latter converted to core). */
 function eventView(o: EventObject): {
@@ -289,7 +260,7 @@ function componentHealth(o: { conditions?: unknown }): [string, string, string] 
 }
 
 const count = (v: unknown): number => (v && typeof v === 'object' ? Object.keys(v).length : 0);
-const lit = (name: string, type: Column['type'], cell: (o: any, now: number) => Cell, description: string) =>
+const lit = <T extends KubeObject>(name: string, type: Column['type'], cell: CellOf<T>, description: string) =>
   col(name, type, cell, 0, '', description);
 
 export const CORE_COLUMNS: Record<string, Column[]> = {
@@ -318,7 +289,7 @@ export const CORE_COLUMNS: Record<string, Column[]> = {
     wide('Node', 'string', (o) => orNone(o.spec?.nodeName)),
     wide('Nominated Node', 'string', (o) => orNone(o.status?.nominatedNodeName)),
     wide('Readiness Gates', 'string', readinessGates),
-  ],
+  ] satisfies Column<PrintedPod>[],
   PodTemplate: [
     NAME,
     lit(
@@ -334,20 +305,37 @@ export const CORE_COLUMNS: Record<string, Column[]> = {
       'Images referenced by each container in the template.',
     ),
     lit('Pod Labels', 'string', (o) => formatLabels(o.template?.metadata?.labels), 'The labels for the pod template.'),
-  ],
+  ] satisfies Column<PodTemplate>[],
   ReplicationController: [
     NAME,
     col('Desired', 'integer', (o) => o.spec?.replicas ?? 0),
     col('Current', 'integer', (o) => o.status?.replicas ?? 0),
     col('Ready', 'integer', (o) => o.status?.readyReplicas ?? 0),
     AGE,
-    ...templateColumns((o) => o.spec?.template?.spec),
+    ...templateColumns((o: PrintedReplicationController) => o.spec?.template?.spec),
     wide('Selector', 'string', (o) => formatLabels(o.spec?.selector)),
-  ],
-  Namespace: [NAME, lit('Status', 'string', (o) => o.status?.phase ?? '', 'The status of the namespace'), AGE],
-  ConfigMap: [NAME, col('Data', 'string', (o) => count(o.data) + count(o.binaryData)), AGE],
-  Secret: [NAME, col('Type', 'string', (o) => o.type ?? ''), col('Data', 'string', (o) => count(o.data)), AGE],
-  ServiceAccount: [NAME, col('Secrets', 'string', (o) => asList(o.secrets).length), AGE],
+  ] satisfies Column<PrintedReplicationController>[],
+  Namespace: [
+    NAME,
+    lit('Status', 'string', (o) => o.status?.phase ?? '', 'The status of the namespace'),
+    AGE,
+  ] satisfies Column<Namespace>[],
+  ConfigMap: [
+    NAME,
+    col('Data', 'string', (o) => count(o.data) + count(o.binaryData)),
+    AGE,
+  ] satisfies Column<DataObject>[],
+  Secret: [
+    NAME,
+    col('Type', 'string', (o) => o.type ?? ''),
+    col('Data', 'string', (o) => count(o.data)),
+    AGE,
+  ] satisfies Column<DataObject>[],
+  ServiceAccount: [
+    NAME,
+    col('Secrets', 'string', (o) => asList(o.secrets).length),
+    AGE,
+  ] satisfies Column<ServiceAccount>[],
   ResourceQuota: [
     NAME,
     lit(
@@ -363,13 +351,13 @@ export const CORE_COLUMNS: Record<string, Column[]> = {
       'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
     ),
     AGE,
-  ],
+  ] satisfies Column<ResourceQuota>[],
   ComponentStatus: [
     NAME,
     lit('Status', 'string', (o) => componentHealth(o)[0], 'Status of the component conditions'),
     lit('Message', 'string', (o) => componentHealth(o)[1], 'Message of the component conditions'),
     lit('Error', 'string', (o) => componentHealth(o)[2], 'Error of the component conditions'),
-  ],
+  ] satisfies Column<ComponentStatus>[],
   Node: [
     NAME,
     lit('Status', 'string', nodeStatus, 'The status of the node'),
@@ -381,7 +369,7 @@ export const CORE_COLUMNS: Record<string, Column[]> = {
     wide('OS-Image', 'string', (o) => orUnknown(o.status?.nodeInfo?.osImage)),
     wide('Kernel-Version', 'string', (o) => orUnknown(o.status?.nodeInfo?.kernelVersion)),
     wide('Container-Runtime', 'string', (o) => orUnknown(o.status?.nodeInfo?.containerRuntimeVersion)),
-  ],
+  ] satisfies Column<Node>[],
   // core v1 and events.<domain>/v1 Events print alike, as upstream's one printer
   Event: [
     col('Last Seen', 'string', (o, now) => eventTimes(o, now).last),
@@ -394,5 +382,5 @@ export const CORE_COLUMNS: Record<string, Column[]> = {
     wide('First Seen', 'string', (o, now) => eventTimes(o, now).first),
     wide('Count', 'string', (o, now) => eventTimes(o, now).count),
     col('Name', 'string', (o) => o.metadata?.name ?? '', 1, 'name', 'Name must be unique within a namespace.'),
-  ],
+  ] satisfies Column<EventObject>[],
 };

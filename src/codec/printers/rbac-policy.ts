@@ -3,9 +3,10 @@
  * printers show them. Role and ClusterRole have no printer upstream: they use the default
  * Name / Created At table, as every kind without columns here.
  */
-import type { CertificateSigningRequest } from '../../api/kinds.js';
-import { conditionsOf } from '../../api/object.js';
-import { AGE, NAME, asList, col, humanDuration, intOrString, wide, type Column } from './common.js';
+import type { CertificateSigningRequest, Lease, PodDisruptionBudget, RoleBinding } from '../../api/kinds.js';
+import { conditionsOf, type KubeObject } from '../../api/object.js';
+import type { ClusterTrustBundle, LeaseCandidate, PriorityClass, RuntimeClass } from '../../api/printable.js';
+import { AGE, NAME, asList, col, humanDuration, intOrString, wide, type CellOf, type Column } from './common.js';
 
 /** rbac.SubjectsStrings: users, groups and `namespace/name` service accounts, each `, `-joined. */
 export function subjects(o: { subjects?: unknown }): { users: string; groups: string; serviceAccounts: string } {
@@ -20,7 +21,7 @@ export function subjects(o: { subjects?: unknown }): { users: string; groups: st
   return { users: users.join(', '), groups: groups.join(', '), serviceAccounts: sas.join(', ') };
 }
 
-function bindingColumns(what: string): Column[] {
+function bindingColumns(what: string): Column<RoleBinding>[] {
   return [
     NAME,
     col(
@@ -47,7 +48,7 @@ function csrCondition(o: CertificateSigningRequest): string {
   return s;
 }
 
-const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string) =>
+const lit = <T extends KubeObject>(name: string, type: Column['type'], cell: CellOf<T>, description: string) =>
   col(name, type, cell, 0, '', description);
 
 export const RBAC_POLICY_COLUMNS: Record<string, Column[]> = {
@@ -78,15 +79,15 @@ export const RBAC_POLICY_COLUMNS: Record<string, Column[]> = {
       'Calculated number of pods that may be disrupted at this time.',
     ),
     AGE,
-  ],
+  ] satisfies Column<PodDisruptionBudget>[],
   PriorityClass: [
     NAME,
     col('Value', 'integer', (o) => o.value ?? 0),
     col('Global-Default', 'boolean', (o) => o.globalDefault === true),
     AGE,
     col('PreemptionPolicy', 'string', (o) => o.preemptionPolicy ?? ''),
-  ],
-  RuntimeClass: [NAME, col('Handler', 'string', (o) => o.handler ?? ''), AGE],
+  ] satisfies Column<PriorityClass>[],
+  RuntimeClass: [NAME, col('Handler', 'string', (o) => o.handler ?? ''), AGE] satisfies Column<RuntimeClass>[],
   CertificateSigningRequest: [
     NAME,
     AGE,
@@ -96,14 +97,17 @@ export const RBAC_POLICY_COLUMNS: Record<string, Column[]> = {
       typeof o.spec?.expirationSeconds === 'number' ? humanDuration(o.spec.expirationSeconds) : '<none>',
     ),
     col('Condition', 'string', csrCondition),
-  ],
-  ClusterTrustBundle: [NAME, col('SignerName', 'string', (o) => o.spec?.signerName || '<none>')],
-  Lease: [NAME, col('Holder', 'string', (o) => o.spec?.holderIdentity ?? ''), AGE],
+  ] satisfies Column<CertificateSigningRequest>[],
+  ClusterTrustBundle: [
+    NAME,
+    col('SignerName', 'string', (o) => o.spec?.signerName || '<none>'),
+  ] satisfies Column<ClusterTrustBundle>[],
+  Lease: [NAME, col('Holder', 'string', (o) => o.spec?.holderIdentity ?? ''), AGE] satisfies Column<Lease>[],
   LeaseCandidate: [
     NAME,
     col('LeaseName', 'string', (o) => o.spec?.leaseName ?? ''),
     col('BinaryVersion', 'string', (o) => o.spec?.binaryVersion ?? ''),
     col('EmulationVersion', 'string', (o) => o.spec?.emulationVersion ?? ''),
     AGE,
-  ],
+  ] satisfies Column<LeaseCandidate>[],
 };

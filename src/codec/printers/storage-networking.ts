@@ -5,6 +5,25 @@
  * VolumeAttachment) and the resource.<domain> (DRA) kinds.
  */
 import type { KubeObject } from '../../api/object.js';
+import type {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  EndpointSlice,
+  Endpoints,
+  IngressClass,
+  LoadBalancerStatus,
+  NetworkPolicy,
+  PersistentVolume,
+  PrintedClaim,
+  PrintedIngress,
+  PrintedService,
+  ResourceSlice,
+  ServiceCIDR,
+  StorageClass,
+  VolumeAttachment,
+  VolumeAttributesClass,
+} from '../../api/printable.js';
 import {
   AGE,
   NAME,
@@ -16,11 +35,12 @@ import {
   listWithMore,
   quantity,
   storageClassOf,
+  type CellOf,
   type Column,
 } from './common.js';
 
 /** Load-balancer ingress points: IPs, else hostnames, de-duplicated and sorted (upstream prints the wide, unclipped form). */
-const ingressPoints = (lb: any): string =>
+const ingressPoints = (lb: LoadBalancerStatus | undefined): string =>
   [
     ...new Set(
       asList(lb?.ingress)
@@ -32,7 +52,7 @@ const ingressPoints = (lb: any): string =>
     .join(',');
 
 /** upstream getServiceExternalIP (wide): external IPs, load-balancer ingress, `<pending>`, the external name. */
-export function serviceExternalIP(o: any): string {
+export function serviceExternalIP(o: PrintedService): string {
   const external = asList(o.spec?.externalIPs);
   switch (o.spec?.type) {
     case 'ClusterIP':
@@ -50,15 +70,15 @@ export function serviceExternalIP(o: any): string {
   }
 }
 
-const servicePorts = (o: any): string =>
+const servicePorts = (o: PrintedService): string =>
   asList(o.spec?.ports)
-    .map((p) => `${p.port}${p.nodePort > 0 ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`)
+    .map((p) => `${p.port}${(p.nodePort ?? 0) > 0 ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`)
     .join(',') || '<none>';
 
 const joinHostPort = (ip: string, port: unknown): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 /** upstream formatEndpoints: up to three `ip:port` (or bare IPs for port-less subsets), then ` + N more...`. */
-export function formatEndpoints(o: any): string {
+export function formatEndpoints(o: Endpoints): string {
   const subsets = asList(o.subsets);
   if (!subsets.length) return '<none>';
   const list: string[] = [];
@@ -80,7 +100,7 @@ export function formatEndpoints(o: any): string {
 }
 
 /** upstream formatHosts: up to three rule hosts, then ` + N more...` over the rules; `*` without hosts. */
-export function ingressHosts(o: any): string {
+export function ingressHosts(o: PrintedIngress): string {
   const rules = asList(o.spec?.rules);
   const hosts: string[] = [];
   let more = false;
@@ -139,8 +159,13 @@ function ipParent(
   return `${groupResource.toLowerCase()}${ref.namespace ? `/${ref.namespace}` : ''}/${ref.name}`;
 }
 
-const lit = (name: string, type: Column['type'], cell: Column['cell'], description: string, priority = 0) =>
-  col(name, type, cell, priority, '', description);
+const lit = <T extends KubeObject>(
+  name: string,
+  type: Column['type'],
+  cell: CellOf<T>,
+  description: string,
+  priority = 0,
+) => col(name, type, cell, priority, '', description);
 
 export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
   Service: [
@@ -151,8 +176,8 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('Port(s)', 'string', servicePorts),
     AGE,
     col('Selector', 'string', (o) => formatLabels(o.spec?.selector), 1),
-  ],
-  Endpoints: [NAME, col('Endpoints', 'string', formatEndpoints), AGE],
+  ] satisfies Column<PrintedService>[],
+  Endpoints: [NAME, col('Endpoints', 'string', formatEndpoints), AGE] satisfies Column<Endpoints>[],
   EndpointSlice: [
     NAME,
     col('AddressType', 'string', (o) => o.addressType ?? ''),
@@ -163,7 +188,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
       listWithMore(asList(o.endpoints).flatMap((e) => asList(e?.addresses).map(String))),
     ),
     AGE,
-  ],
+  ] satisfies Column<EndpointSlice>[],
   Ingress: [
     NAME,
     lit(
@@ -186,7 +211,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
       'Ports of TLS configurations that open',
     ),
     AGE,
-  ],
+  ] satisfies Column<PrintedIngress>[],
   IngressClass: [
     NAME,
     lit(
@@ -207,9 +232,17 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
       'A reference to a resource with additional parameters',
     ),
     AGE,
-  ],
-  NetworkPolicy: [NAME, col('Pod-Selector', 'string', (o) => formatLabelSelector(o.spec?.podSelector ?? {})), AGE],
-  ServiceCIDR: [NAME, col('CIDRs', 'string', (o) => asList(o.spec?.cidrs).join(',')), AGE],
+  ] satisfies Column<IngressClass>[],
+  NetworkPolicy: [
+    NAME,
+    col('Pod-Selector', 'string', (o) => formatLabelSelector(o.spec?.podSelector ?? {})),
+    AGE,
+  ] satisfies Column<NetworkPolicy>[],
+  ServiceCIDR: [
+    NAME,
+    col('CIDRs', 'string', (o) => asList(o.spec?.cidrs).join(',')),
+    AGE,
+  ] satisfies Column<ServiceCIDR>[],
   // upstream defines two columns but appends an age cell too; the server keeps rows as wide as the columns
   IPAddress: [NAME, col('ParentRef', 'string', ipParent)],
   PersistentVolume: [
@@ -231,7 +264,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('Reason', 'string', (o) => o.status?.reason ?? ''),
     AGE,
     col('VolumeMode', 'string', (o) => unset(o.spec?.volumeMode), 1),
-  ],
+  ] satisfies Column<PersistentVolume>[],
   PersistentVolumeClaim: [
     NAME,
     col('Status', 'string', phaseOf),
@@ -247,7 +280,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     ),
     AGE,
     col('VolumeMode', 'string', (o) => unset(o.spec?.volumeMode), 1),
-  ],
+  ] satisfies Column<PrintedClaim>[],
   StorageClass: [
     nameWithDefault(isDefaultClass),
     col('Provisioner', 'string', (o) => o.provisioner ?? ''),
@@ -255,14 +288,14 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('VolumeBindingMode', 'string', (o) => o.volumeBindingMode ?? 'Immediate'),
     col('AllowVolumeExpansion', 'string', (o) => o.allowVolumeExpansion === true),
     AGE,
-  ],
+  ] satisfies Column<StorageClass>[],
   VolumeAttributesClass: [
     nameWithDefault(
       (o) => domainValue(o.metadata?.annotations, 'volumeattributesclass.alpha.', '/is-default-class') === 'true',
     ),
     col('DriverName', 'string', (o) => o.driverName ?? ''),
     AGE,
-  ],
+  ] satisfies Column<VolumeAttributesClass>[],
   CSIDriver: [
     NAME,
     col('AttachRequired', 'boolean', (o) => o.spec?.attachRequired ?? true),
@@ -276,7 +309,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('RequiresRepublish', 'boolean', (o) => o.spec?.requiresRepublish ?? false),
     col('Modes', 'string', (o) => asList(o.spec?.volumeLifecycleModes).join(',') || '<none>'),
     AGE,
-  ],
+  ] satisfies Column<CSIDriver>[],
   CSINode: [
     NAME,
     lit(
@@ -286,14 +319,14 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
       'Drivers indicates the number of CSI drivers registered on the node',
     ),
     AGE,
-  ],
+  ] satisfies Column<CSINode>[],
   CSIStorageCapacity: [
     NAME,
     col('StorageClassName', 'string', (o) => o.storageClassName ?? ''),
     col('Capacity', 'string', (o) =>
       o.capacity === undefined || o.capacity === null ? '<unset>' : String(o.capacity),
     ),
-  ],
+  ] satisfies Column<CSIStorageCapacity>[],
   VolumeAttachment: [
     NAME,
     col('Attacher', 'string', (o) => o.spec?.attacher ?? '', 0, 'name'),
@@ -301,7 +334,7 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('Node', 'string', (o) => o.spec?.nodeName ?? ''),
     col('Attached', 'boolean', (o) => o.status?.attached === true),
     AGE,
-  ],
+  ] satisfies Column<VolumeAttachment>[],
   DeviceClass: [NAME, AGE],
   ResourceClaim: [
     NAME,
@@ -315,10 +348,10 @@ export const STORAGE_NETWORKING_COLUMNS: Record<string, Column[]> = {
     col('Driver', 'string', (o) => o.spec?.driver ?? ''),
     col('Pool', 'string', (o) => o.spec?.pool?.name ?? ''),
     AGE,
-  ],
+  ] satisfies Column<ResourceSlice>[],
 };
 
 /** The Name column with ` (default)` after the default class's name. */
-function nameWithDefault(isDefault: (o: any) => boolean): Column {
+function nameWithDefault<T extends KubeObject>(isDefault: (o: T) => boolean): Column<T> {
   return { ...NAME, cell: (o) => `${o.metadata?.name ?? ''}${isDefault(o) ? ' (default)' : ''}` };
 }

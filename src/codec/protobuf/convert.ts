@@ -7,16 +7,27 @@
 import protobuf from 'protobufjs';
 import type { ProtoSchema } from './schema.js';
 import { FieldError } from './errors.js';
-import { formatMicroTime, formatTime, parseTime, toNumber } from './time.js';
+import { formatMicroTime, formatTime, parseTime, toNumber, type LongLike, type TimeMessage } from './time.js';
 import { checkBracketDepth, DepthError, MAX_NESTING_DEPTH } from '../../schema/depth.js';
 import { OMIT_ZERO } from './generated/omit-zero.js';
 import { stringifyValue } from '../../schema/deep-value.js';
 import { setOwn } from '../../api/own-keys.js';
+import { isRecord } from '../../api/object.js';
 
-/** JSON value → protobufjs value. */
-type Enc = (v: any) => unknown;
-/** protobufjs value (message instance, Long, Buffer…) → JSON value; undefined means omit. */
-type Dec = (v: any) => unknown;
+/** JSON value → protobufjs value (a FieldError when the value does not fit the field). */
+type Enc = (v: unknown) => unknown;
+/**
+ * protobufjs value (message instance, Long, Buffer…) → JSON value; undefined means omit. A
+ * decoder is compiled for one field type and called only with values protobufjs decoded for
+ * that field, so it declares the value it reads (a message's fields, Uint8Array, Long): the
+ * signature is a method's, whose parameter is compared bivariantly.
+ */
+interface Decoder {
+  dec(v: unknown): unknown;
+}
+type Dec = Decoder['dec'];
+/** A decoded message: its fields by protobufjs property name. */
+type Message = Record<string, unknown>;
 
 interface Slot {
   /** proto field name (protobufjs property) */
@@ -101,8 +112,8 @@ const MAGIC = [0x6b, 0x38, 0x73, 0x00];
  * object, not from its own top.
  */
 function rawJsonDec(field: string, level: () => number, nested?: NestedDecoder): Dec {
-  return (m) => {
-    const raw: Uint8Array | undefined = own.call(m, field) ? m[field] : undefined;
+  return (m: Record<string, Uint8Array | undefined>) => {
+    const raw = own.call(m, field) ? m[field] : undefined;
     if (!raw || raw.length === 0) return undefined;
     if (nested && raw.length >= 4 && MAGIC.every((b, i) => raw[i] === b)) return nested(raw);
     const text = textDecoder.decode(raw);
@@ -171,11 +182,11 @@ export class Converter {
     });
     this.buildRoutes(plan, plan, []);
     plan.encode = (json) => this.encodeMessage(plan, json);
-    plan.decode = (m) => this.decodeLevel(plan, m);
+    plan.decode = (m: Message) => this.decodeLevel(plan, m);
   }
 
   /** A message one level deeper; past MAX_NESTING_DEPTH levels it is refused before recursing further. */
-  private decodeLevel(plan: Plan, m: unknown): Record<string, unknown> {
+  private decodeLevel(plan: Plan, m: Message): Record<string, unknown> {
     if (this.level >= MAX_NESTING_DEPTH) return fail(new DepthError().message);
     this.level++;
     try {
@@ -213,7 +224,8 @@ export class Converter {
       slot.enc = (v) => {
         if (typeof v !== 'object' || Array.isArray(v)) return fail(`expected object, got ${describe(v)}`);
         const out: Record<string, unknown> = {};
-        for (const k in v) if (v[k] !== null && v[k] !== undefined) setOwn(out, k, at(k, enc, v[k]));
+        const map = v as Record<string, unknown>; // an object (checked above) or null, which has no keys
+        for (const k in map) if (map[k] !== null && map[k] !== undefined) setOwn(out, k, at(k, enc, map[k]));
         return out;
       };
       slot.dec = (v: Record<string, unknown>) => {
@@ -227,26 +239,27 @@ export class Converter {
     }
   }
 
-  private encodeMessage(plan: Plan, json: any): Record<string, unknown> {
-    if (typeof json !== 'object' || json === null || Array.isArray(json))
-      return fail(`expected object, got ${describe(json)}`);
-    const out: Record<string, any> = {};
+  private encodeMessage(plan: Plan, json: unknown): Record<string, unknown> {
+    if (!isRecord(json)) return fail(`expected object, got ${describe(json)}`);
+    const out: Message = {};
     for (const key in json) {
       const v = json[key];
       if (v === null || v === undefined) continue;
       const route = plan.routes.get(key);
       if (!route) continue;
       let target = out;
-      for (const hop of route.hops) target = target[hop] ??= {};
+      // an inline hop holds the embedded message's object, created here
+      for (const hop of route.hops) target = (target[hop] ??= {}) as Message;
       target[route.slot.name] = at(key, route.slot.enc, v);
     }
     return out;
   }
 
-  private decodeMessage(plan: Plan, m: any, out: Record<string, unknown>): Record<string, unknown> {
+  private decodeMessage(plan: Plan, m: Message, out: Record<string, unknown>): Record<string, unknown> {
     for (const slot of plan.slots) {
       if (slot.inline) {
-        if (own.call(m, slot.name) && m[slot.name]) this.decodeMessage(slot.inline, m[slot.name], out);
+        // an inline slot's value is the embedded struct's message
+        if (own.call(m, slot.name) && m[slot.name]) this.decodeMessage(slot.inline, m[slot.name] as Message, out);
         continue;
       }
       if (slot.kind === 'single' && !own.call(m, slot.name)) continue;
@@ -263,9 +276,9 @@ export class Converter {
     const rel = this.schema.relName(type);
     switch (rel) {
       case 'apimachinery.pkg.apis.meta.v1.Time':
-        return { enc: (v) => parseTime(v, false), dec: (m) => formatTime(m) };
+        return { enc: (v) => parseTime(v, false), dec: (m: TimeMessage) => formatTime(m) };
       case 'apimachinery.pkg.apis.meta.v1.MicroTime':
-        return { enc: (v) => parseTime(v, true), dec: (m) => formatMicroTime(m) };
+        return { enc: (v) => parseTime(v, true), dec: (m: TimeMessage) => formatMicroTime(m) };
       case 'apimachinery.pkg.util.intstr.IntOrString':
         return {
           enc: (v) =>
@@ -274,7 +287,8 @@ export class Converter {
               : Number.isInteger(v)
                 ? { type: 0, intVal: v }
                 : fail('expected integer or string'),
-          dec: (m) => (toNumber(m.type) === 1 ? m.strVal : m.intVal),
+          dec: (m: { type: number | LongLike; strVal?: string; intVal?: number }) =>
+            toNumber(m.type) === 1 ? m.strVal : m.intVal,
         };
       case 'apimachinery.pkg.api.resource.Quantity':
       case 'apimachinery.pkg.api.resource.QuantityValue':
@@ -285,7 +299,7 @@ export class Converter {
               : typeof v === 'number'
                 ? { string: String(v) }
                 : fail('expected quantity string'),
-          dec: (m) => (own.call(m, 'string') ? m.string : '0'),
+          dec: (m: { string?: string }) => (own.call(m, 'string') ? m.string : '0'),
         };
       case 'apimachinery.pkg.runtime.RawExtension':
         return { enc: rawJsonEnc('raw'), dec: rawJsonDec('raw', this.currentLevel, this.nested) };
@@ -308,7 +322,7 @@ export class Converter {
               Array.isArray(v)
                 ? { jSONSchemas: v.map((x, i) => at(i, sub('jSONSchemas').encode, x)) }
                 : { schema: sub('schema').encode(v) },
-            dec: (m) =>
+            dec: (m: { jSONSchemas?: unknown[]; schema?: unknown }) =>
               m.jSONSchemas?.length
                 ? m.jSONSchemas.map(sub('jSONSchemas').decode)
                 : m.schema
@@ -318,7 +332,8 @@ export class Converter {
         case 'JSONSchemaPropsOrBool':
           return {
             enc: (v) => (typeof v === 'boolean' ? { allows: v } : { allows: true, schema: sub('schema').encode(v) }),
-            dec: (m) => (m.schema ? sub('schema').decode(m.schema) : own.call(m, 'allows') ? m.allows : false),
+            dec: (m: { schema?: unknown; allows?: boolean }) =>
+              m.schema ? sub('schema').decode(m.schema) : own.call(m, 'allows') ? m.allows : false,
           };
         case 'JSONSchemaPropsOrStringArray':
           return {
@@ -326,7 +341,8 @@ export class Converter {
               Array.isArray(v)
                 ? { property: v.map((x, i) => at(i, scalarEnc('string'), x)) }
                 : { schema: sub('schema').encode(v) },
-            dec: (m) => (m.property?.length ? [...m.property] : m.schema ? sub('schema').decode(m.schema) : undefined),
+            dec: (m: { property?: string[]; schema?: unknown }) =>
+              m.property?.length ? [...m.property] : m.schema ? sub('schema').decode(m.schema) : undefined,
           };
       }
     }
@@ -343,7 +359,7 @@ function itemsWrapper(type: protobuf.Type): { enc: Enc; dec: Dec } | undefined {
     return {
       enc: (v) =>
         Array.isArray(v) ? { items: v.map((x, i) => at(i, enc, x)) } : fail(`expected array, got ${describe(v)}`),
-      dec: (m) => (m.items ?? []).map(dec),
+      dec: (m: { items?: unknown[] }) => (m.items ?? []).map(dec),
     };
   }
   return undefined;

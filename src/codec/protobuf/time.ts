@@ -6,7 +6,7 @@
  */
 import { FieldError } from './errors.js';
 
-interface LongLike {
+export interface LongLike {
   toNumber(): number;
 }
 
@@ -34,7 +34,7 @@ export function parseTime(v: unknown, micro: boolean): { seconds: number; nanos?
 }
 
 /** a decoded Timestamp message (protobuf.js: fields left at their default are absent) */
-type TimeMessage = { seconds?: number | LongLike; nanos?: number };
+export type TimeMessage = { seconds?: number | LongLike; nanos?: number };
 
 function present(m: TimeMessage, name: string): boolean {
   return Object.hasOwn(m, name);

@@ -9,16 +9,26 @@ import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
 import { defaultHpaV2 } from './hpa-defaults.js';
 import { readDefaults } from '../crd/read-defaults.js';
 import type { CustomType } from '../crd/types.js';
+import type { KubeObject } from '../../api/object.js';
 
-type Obj = Record<string, any>;
+/** An object being converted: plain JSON whose apiVersion names its version. */
+type Obj = KubeObject;
+
+/**
+ * One version's conversion into another. CONVERSIONS pairs it with the type key of the objects
+ * it takes, so it may declare their kind's shape: a method signature, compared bivariantly.
+ */
+interface ConvertFn {
+  convert(o: Obj, domain: string): Obj;
+}
 
 interface TypeConversion {
   /** the apiVersion objects are stored in */
   storage: string;
-  /** from → to → convert */
-  convert: Record<string, Record<string, (o: Obj, domain: string) => Obj>>;
-  /** the storage version's defaults (upstream defaults on every decode): run on every stored form */
-  defaults?: (o: Obj) => Obj;
+  /** from → to → convert: a fresh object; metadata and kind go over as they are */
+  convert: Record<string, Record<string, ConvertFn['convert']>>;
+  /** the storage version's defaults (upstream defaults on every decode), in place: run on every stored form */
+  defaults?: <T extends Obj>(o: T) => T;
 }
 
 /** By stored type key (`<group>/<resource>`, group as served). */
@@ -76,11 +86,12 @@ export class Converter {
   }
 
   /** obj as apiVersion (obj itself when it already is; never changes obj). */
-  convert(typeKey: string, obj: Obj, apiVersion: string): Obj {
+  convert<T extends Obj>(typeKey: string, obj: T, apiVersion: string): T {
     if (obj.apiVersion === apiVersion) return obj;
     this.follow(typeKey);
-    const f = CONVERSIONS[typeKey]?.convert[obj.apiVersion]?.[apiVersion];
-    if (f) return f(obj, this.domain);
+    const f = CONVERSIONS[typeKey]?.convert[obj.apiVersion ?? '']?.[apiVersion];
+    // a conversion copies metadata and kind: the result is the same kind of object (T: e.g. Stored)
+    if (f) return f(obj, this.domain) as T;
     const defaults = this.customDefaults.get(typeKey)?.[apiVersion];
     if (!defaults) return { ...obj, apiVersion };
     // a deep copy: the defaults fill nested objects of the cached (shared) stored form
@@ -96,12 +107,12 @@ export class Converter {
 
   /** Any object JSON as apiVersion (the live watch fan-out: events carry the stored form). */
   jsonAs(typeKey: string, json: string, apiVersion: string): string {
-    const obj = JSON.parse(json);
+    const obj: Obj = JSON.parse(json);
     return obj.apiVersion === apiVersion ? json : JSON.stringify(this.convert(typeKey, obj, apiVersion));
   }
 
   /** The stored form of an object written through any version. */
-  toStorage(typeKey: string, obj: Obj): Obj {
+  toStorage<T extends Obj>(typeKey: string, obj: T): T {
     const storage = this.storageVersion(typeKey);
     if (!storage) return obj;
     const stored = this.convert(typeKey, obj, storage);

@@ -4,8 +4,9 @@
  * reads from storage: applied here to each written object in its own version and to the
  * stored autoscaling/v2 form, so a v1 write reads back with v2's default metric.
  */
+import { isRecord, type KubeObject } from '../../api/object.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 /** autoscaling.DefaultCPUUtilization */
 const DEFAULT_CPU_UTILIZATION = 80;
@@ -27,17 +28,16 @@ const scaleDownRules = (): Obj => ({
 
 /** copyHPAScalingRules: every field the object sets wins over the default. */
 function rules(given: unknown, defaults: Obj): Obj {
-  if (!given || typeof given !== 'object' || Array.isArray(given)) return defaults;
+  if (!isRecord(given)) return defaults;
   const out = { ...defaults };
-  for (const k of ['selectPolicy', 'stabilizationWindowSeconds', 'policies'])
-    if ((given as Obj)[k] != null) out[k] = (given as Obj)[k];
+  for (const k of ['selectPolicy', 'stabilizationWindowSeconds', 'policies']) if (given[k] != null) out[k] = given[k];
   return out;
 }
 
 /** autoscaling/v2 defaults, in place: minReplicas 1, CPU utilization 80% when no metric, full behavior rules. */
-export function defaultHpaV2(obj: Obj): Obj {
+export function defaultHpaV2<T extends KubeObject>(obj: T): T {
   const spec = obj.spec;
-  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return obj;
+  if (!isRecord(spec)) return obj;
   spec.minReplicas ??= 1;
   if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
     spec.metrics = [
@@ -48,7 +48,7 @@ export function defaultHpaV2(obj: Obj): Obj {
     ];
   }
   const b = spec.behavior;
-  if (b && typeof b === 'object' && !Array.isArray(b)) {
+  if (isRecord(b)) {
     spec.behavior = {
       ...b,
       scaleUp: rules(b.scaleUp, scaleUpRules()),
@@ -59,13 +59,13 @@ export function defaultHpaV2(obj: Obj): Obj {
 }
 
 /** autoscaling/v1 defaults, in place: minReplicas 1 (the CPU target stays unset in v1). */
-export function defaultHpaV1(obj: Obj): Obj {
+export function defaultHpaV1<T extends KubeObject>(obj: T): T {
   const spec = obj.spec;
-  if (spec && typeof spec === 'object' && !Array.isArray(spec)) spec.minReplicas ??= 1;
+  if (isRecord(spec)) spec.minReplicas ??= 1;
   return obj;
 }
 
 /** The defaults of the object's own version (autoscaling/v1 or autoscaling/v2). */
-export function defaultHpa(obj: Obj): Obj {
+export function defaultHpa<T extends KubeObject>(obj: T): T {
   return typeof obj.apiVersion === 'string' && obj.apiVersion.endsWith('/v1') ? defaultHpaV1(obj) : defaultHpaV2(obj);
 }

@@ -3,6 +3,8 @@
  * (it crosses the thread boundary in a `defs` message), derived once from the stored CRD.
  */
 import type { ResourceDef, SubresourceDef, Verb } from '../types.js';
+import type { CustomResourceDefinition } from '../../api/kinds.js';
+import type { Stored } from '../../api/object.js';
 import { withPlatExtensions, type Raw } from './structural.js';
 
 export interface PrinterColumn {
@@ -72,9 +74,21 @@ interface StoredVersion {
 const VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const SUB_VERBS: Verb[] = ['get', 'patch', 'update'];
 
+/** The spec fields of a stored CRD that customTypeOf reads: validated at write (crd-validation.ts). */
+interface StoredCrdSpec {
+  group: string;
+  scope?: string;
+  versions?: unknown;
+  conversion?: {
+    strategy?: string;
+    webhook?: { clientConfig?: unknown; conversionReviewVersions?: string[] };
+  };
+}
+
 /** The CRD's accepted names and versions as plain data (undefined while its names are not accepted). */
-export function customTypeOf(crd: any): CustomType | undefined {
-  const spec = crd?.spec;
+export function customTypeOf(crd: Stored<CustomResourceDefinition>): CustomType | undefined {
+  // a stored CRD passed validation: its spec fields have the types validation checked
+  const spec = crd?.spec as StoredCrdSpec | undefined;
   const names = crd?.status?.acceptedNames;
   if (!spec || !names?.plural || !names.kind || !Array.isArray(spec.versions)) return undefined;
   const versions: CustomVersion[] = spec.versions.map((v: StoredVersion) => ({

@@ -52,7 +52,7 @@ const v2 = {
 };
 
 test('v2 → v1: CPU utilization in v1 fields, the rest in annotations; back to v2 unchanged', () => {
-  const v1 = hpaV2ToV1(v2, D);
+  const v1: any = hpaV2ToV1(v2, D);
   assert.equal(v1.apiVersion, 'autoscaling/v1');
   assert.deepEqual(v1.spec, {
     scaleTargetRef: ref,
@@ -61,7 +61,7 @@ test('v2 → v1: CPU utilization in v1 fields, the rest in annotations; back to 
     targetCPUUtilizationPercentage: 70,
   });
   assert.deepEqual(v1.status, { currentReplicas: 3, desiredReplicas: 4, currentCPUUtilizationPercentage: 55 });
-  const a = v1.metadata.annotations;
+  const a: any = v1.metadata?.annotations;
   assert.equal(a.keep, 'me');
   assert.deepEqual(JSON.parse(a['autoscaling.alpha.plat.io/metrics'])[0], {
     type: 'Pods',
@@ -73,7 +73,7 @@ test('v2 → v1: CPU utilization in v1 fields, the rest in annotations; back to 
   });
   assert.deepEqual(JSON.parse(a['autoscaling.alpha.plat.io/behavior']), v2.spec.behavior);
   assert.ok(a['autoscaling.alpha.plat.io/conditions'] && a['autoscaling.alpha.plat.io/current-metrics']);
-  const back = hpaV1ToV2(v1, D);
+  const back: any = hpaV1ToV2(v1, D);
   // the CPU metric moves after the others (upstream's order), nothing is lost
   const { metrics, ...spec } = back.spec;
   const { metrics: want, ...wantSpec } = v2.spec;
@@ -103,7 +103,7 @@ test('v1 → v2 → v1 is exact; the inputs are never changed', () => {
     spec: { scaleTargetRef: ref, maxReplicas: 5, targetCPUUtilizationPercentage: 60 },
   };
   const frozen = JSON.stringify(v1);
-  const up = hpaV1ToV2(v1, D);
+  const up: any = hpaV1ToV2(v1, D);
   assert.deepEqual(up.spec.metrics, [
     { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
   ]);
@@ -117,7 +117,7 @@ test('v1 → v2 → v1 is exact; the inputs are never changed', () => {
 
 test('absent spec and status stay absent both ways', () => {
   const bare = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'b' } };
-  const up = hpaV1ToV2(bare, D);
+  const up: any = hpaV1ToV2(bare, D);
   assert.deepEqual(up, { ...bare, apiVersion: 'autoscaling/v2' });
   assert.deepEqual(hpaV2ToV1(up, D), bare);
 });
