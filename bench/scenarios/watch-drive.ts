@@ -37,6 +37,9 @@ export interface Phase {
   deliveriesPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** the writer's PUT latency (request sent to response read): the write's share of write-to-delivery */
+  putP50Ms: number;
+  putP99Ms: number;
   clientCpuShare: number;
   targetCpuShare: number;
   writerCpuShare: number;
@@ -88,7 +91,8 @@ async function writer(
   total: number,
   rate: number,
   deadlineMs: number,
-): Promise<{ ok: number; failed: number; failures: Record<string, number>; elapsedSec: number }> {
+): Promise<{ ok: number; failed: number; failures: Record<string, number>; elapsedSec: number; put: Histogram }> {
+  const put = new Histogram();
   let ok = 0,
     failed = 0,
     inFlight = 0;
@@ -106,9 +110,11 @@ async function writer(
     const n = i % t.objects;
     const body = configMapJson(`w-${n}`, t.bodyBytes, { 'bench-ts': String(nowUs()) });
     inFlight++;
+    const sentUs = nowUs();
     const p: Promise<void> = request(t.child.url, 'PUT', t.objectPath(n), body)
       .then(
         (r) => {
+          put.record((nowUs() - sentUs) / 1000);
           if (r.status === 200) ok++;
           else fail(`${r.status} ${r.text.slice(0, 120)}`);
         },
@@ -121,7 +127,7 @@ async function writer(
     pending.add(p);
   }
   await Promise.all(pending);
-  return { ok, failed, failures, elapsedSec: (performance.now() - start) / 1000 };
+  return { ok, failed, failures, elapsedSec: (performance.now() - start) / 1000, put };
 }
 
 /** Polls until every expected event arrived, nothing new came for QUIET_POLLS seconds, or maxMs passed. */
@@ -178,6 +184,8 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
     deliveriesPerSec: stats.events / windowSec,
     p50Ms: hist.percentile(50),
     p99Ms: hist.percentile(99),
+    putP50Ms: w.put.percentile(50),
+    putP99Ms: w.put.percentile(99),
     clientCpuShare: stats.cpuSec / windowSec,
     targetCpuShare: targetCpuSec / windowSec,
     writerCpuShare: (writerCpu.user + writerCpu.system) / 1e6 / w.elapsedSec,
@@ -188,7 +196,8 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
   };
   ctx.log(
     `  ${t.subject} @ ${rate}/s: ${p.writesOk} writes (${p.writeRate.toFixed(0)}/s, ${p.writesFailed} failed), ` +
-      `${p.deliveries}/${p.expected} deliveries, ${p.deliveriesPerSec.toFixed(0)}/s, p50 ${p.p50Ms.toFixed(1)} ms, p99 ${p.p99Ms.toFixed(1)} ms; ` +
+      `${p.deliveries}/${p.expected} deliveries, ${p.deliveriesPerSec.toFixed(0)}/s, p50 ${p.p50Ms.toFixed(1)} ms, p99 ${p.p99Ms.toFixed(1)} ms ` +
+      `(PUT p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms); ` +
       `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`,
   );
   return p;

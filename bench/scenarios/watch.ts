@@ -112,7 +112,8 @@ const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 function phaseNote(f: Figures, p: Phase): string {
   return (
-    `${f.subject} @ ${p.rate}/s: ${n(p.deliveries)} of ${n(p.expected)} deliveries, writer achieved ${n(p.writeRate)} writes/s; ` +
+    `${f.subject} @ ${p.rate}/s: ${n(p.deliveries)} of ${n(p.expected)} deliveries, writer achieved ${n(p.writeRate)} writes/s ` +
+    `(PUT latency p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms, part of write-to-delivery); ` +
     `CPU (share of one core) target ${pct(p.targetCpuShare)}, watch clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; ` +
     `all ${os.cpus().length} CPUs ${pct(p.machineBusy)} busy; target CPU ${p.targetCpuUsPerDelivery.toFixed(2)} µs per delivery (main thread ${p.targetMainCpuUsPerDelivery.toFixed(2)}); ` +
     `${p.streamsEnded} watch streams ended by the target so far`
@@ -125,7 +126,7 @@ export async function watchScenario(ctx: Ctx): Promise<ScenarioResult> {
   const rows: Row[] = [];
   const notes = [
     `${WATCHERS} watchers on raw loopback sockets in a forked process (bench/watch-clients.ts), starting at the list's resourceVersion (no initial events); ` +
-      `writer in the bench process (at most 64 PUTs in flight): PUTs over ${OBJECTS} ConfigMaps of ~${OBJECT_BYTES} B, ${writeSec} s per rate, apiserver and ceiling phases alternating; "errors" = failed writes + undelivered events`,
+      `writer in the bench process (at most 256 PUTs in flight): PUTs over ${OBJECTS} ConfigMaps of ~${OBJECT_BYTES} B, ${writeSec} s per rate, apiserver and ceiling phases alternating; "errors" = failed writes + undelivered events`,
   ];
   RATES.forEach((_rate, i) => {
     const sp = s.phases[i]!,

@@ -3,8 +3,10 @@
  * encoded by its actor; the hub frames it once per event type (as bytes) and writes the same
  * bytes to every matching watcher. The frames a watcher gets from all batches dispatched
  * before a flush go out together, one corked write per watcher however many batches arrived
- * (several shards, pipelined replies), in rv order; watchers queued the same frames share one
- * joined buffer. The flush runs at the end of the turn (setImmediate), or, right after a
+ * (several shards, pipelined replies), in rv order. Watchers without selectors share their
+ * frames in groups (src/http/watch-group.ts: a dispatch and a join per group, not per
+ * watcher); the others queue their own, and those queued the same frames share one joined
+ * buffer. The flush runs at the end of the turn (setImmediate), or, right after a
  * costly flush, once as long again has passed (at most MAX_PACE_MS): the cost of a flush is one
  * send per watcher, so under a steady stream of writes pacing puts several events in each send
  * instead of spending the thread on one send per watcher per event. Any other write to a
@@ -19,19 +21,14 @@
  * registering watcher needs; if it ever did, the watcher is told 410 instead of missing events.
  */
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
-import type { Status } from '../api/status.js';
-import { errors } from '../api/status.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
-import {
-  bookmarkObject,
-  encodeEventObject,
-  encodeValue,
-  frameEvent,
-  joinChunks,
-  streamKey,
-  type Chunk,
-} from '../codec/watch-encoding.js';
+import { encodeEventObject, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
 import { InitialEvents } from './initial-events.js';
+import { Membership, type WatchGroup } from './watch-group.js';
+import { bookmarkEvent, encodeError, errorEvent, expiredStatus } from './watch-events.js';
+import { RecentChanges } from './watch-recent.js';
+
+export { bookmarkEvent, errorEvent } from './watch-events.js';
 
 /** A stored object's JSON as another version of its resource (the registry's conversions). */
 export type Convert = (typeKey: string, apiVersion: string, json: string) => string;
@@ -64,23 +61,19 @@ export interface Watcher {
   headersSent: boolean;
 }
 
-/** A watcher as the hub keeps it: with its stream key, computed once. */
-type Live = Watcher & { key?: string; failed?: boolean };
+/** A watcher as the hub keeps it: with its stream key, computed once, and its group if it has one. */
+type Live = Watcher & { key?: string; failed?: boolean; group?: WatchGroup<Live> };
 
 /** the longest a flush waits after the previous one (bounds the delivery delay pacing adds) */
 const MAX_PACE_MS = 10;
 
-/** changes kept per type beyond the latest dispatched batch */
-const RECENT = 1024;
-
-interface Recent {
-  events: ChangeEvent[];
-  droppedUpTo: number;
-}
-
 export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
-  private readonly recent = new Map<string, Recent>();
+  /** the watchers sharing their frames in groups, and the others (src/http/watch-group.ts) */
+  private readonly members = new Membership<Live>();
+  /** groups with frames dispatched and not yet flushed */
+  private dirty = new Set<WatchGroup<Live>>();
+  private readonly recent = new RecentChanges();
   /** per type key, the stream encodings other than plain JSON in use, with their watcher counts */
   private readonly encodings = new Map<string, Map<string, { enc: Encoding; n: number }>>();
   private streamsSnapshot: Record<string, Encoding[]> | undefined;
@@ -116,24 +109,22 @@ export class WatchHub {
   /** Registers a watcher; first replays dispatched changes newer than its start. */
   add(w: Live): void {
     w.key = streamKey(w.enc);
-    const r = this.recent.get(w.typeKey);
-    if (r) {
-      if (w.fromRV < r.droppedUpTo) {
-        // cannot happen by construction; never let a watcher silently miss events
-        w.sink.write(errorEvent(w.enc, expiredStatus(w.fromRV, r.droppedUpTo)));
-        w.closed = true;
-        w.sink.close();
-        return;
-      }
-      const out: Chunk[] = [];
-      for (let i = firstAfter(r.events, w.fromRV); i < r.events.length; i++)
-        this.collect(out, w, r.events[i]!, new Map());
-      if (out.length) this.send(w, joinChunks(out));
-      if (w.closed || w.failed) return;
+    const r = this.recent.after(w.typeKey, w.fromRV);
+    if (r.expired !== undefined) {
+      // cannot happen by construction; never let a watcher silently miss events
+      w.sink.write(errorEvent(w.enc, expiredStatus(w.fromRV, r.expired)));
+      w.closed = true;
+      w.sink.close();
+      return;
     }
+    const out: Chunk[] = [];
+    for (const ev of r.events) this.collect(out, w, ev, new Map());
+    if (out.length) this.send(w, joinChunks(out));
+    if (w.closed || w.failed) return;
     let set = this.byType.get(w.typeKey);
     if (!set) this.byType.set(w.typeKey, (set = new Set()));
     set.add(w);
+    this.members.join(w);
     this.countEncoding(w, 1);
   }
 
@@ -145,12 +136,14 @@ export class WatchHub {
       w.sink.close();
     }
     this.recent.delete(typeKey);
+    this.members.deleteType(typeKey);
   }
 
   remove(w: Live): void {
     w.closed = true;
     const set = this.byType.get(w.typeKey);
     if (set?.delete(w)) {
+      this.members.leave(w);
       this.countEncoding(w, -1);
       if (set.size === 0) this.byType.delete(w.typeKey);
     }
@@ -189,11 +182,11 @@ export class WatchHub {
       l.push(ev);
     }
     for (const [typeKey, evs] of byType) {
-      this.remember(typeKey, evs);
-      const set = this.byType.get(typeKey);
-      if (!set) continue;
+      this.recent.remember(typeKey, evs);
+      if (!this.byType.has(typeKey)) continue;
       const lines = evs.map(() => new Map<string, Chunk>());
-      for (const w of set) {
+      for (const g of this.members.groups(typeKey)) this.collectGroup(g, evs, lines);
+      for (const w of this.members.solo(typeKey)) {
         const out: Chunk[] = [];
         for (let i = 0; i < evs.length; i++) this.collect(out, w, evs[i]!, lines[i]!);
         if (out.length) this.enqueue(w, out);
@@ -201,10 +194,41 @@ export class WatchHub {
     }
   }
 
+  /** Frames a batch once for a whole group (framed as for any of its members, all get the same). */
+  private collectGroup(g: WatchGroup<Live>, evs: ChangeEvent[], lines: Map<string, Chunk>[]): void {
+    const w = g.representative;
+    if (!w) return;
+    for (let i = 0; i < evs.length; i++) {
+      const ev = evs[i]!;
+      if (g.namespace && ev.namespace !== g.namespace) continue;
+      let line: Chunk;
+      try {
+        line = this.lineFor(w, ev, ev.type, lines[i]!);
+      } catch (e) {
+        // each member gets what it was due before the failure, then the ERROR event, and is closed
+        const err = encodeError(w.enc, e);
+        for (const m of [...g.members]) {
+          g.flushMember(m, (x, c) => this.send(x, c));
+          m.failed = true;
+          this.send(m, err);
+        }
+        return;
+      }
+      g.push(ev.rv, line);
+    }
+    if (!g.pending) return;
+    this.dirty.add(g);
+    this.schedule();
+  }
+
   private enqueue(w: Live, out: Chunk[]): void {
     const q = this.queued.get(w);
     if (q) for (const c of out) q.push(c);
     else this.queued.set(w, out);
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // pacing: the next flush waits as long as the last one took (capped), so fan-out takes at
@@ -222,8 +246,11 @@ export class WatchHub {
   flush(): void {
     this.flushScheduled = false;
     // nothing queued (flushed early by hand or by flushOne): the last flush still paces the next
-    if (this.queued.size === 0) return;
+    if (this.queued.size === 0 && this.dirty.size === 0) return;
     const started = performance.now();
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    for (const g of dirty) g.flush(this.sendTo);
     const q = this.queued;
     this.queued = new Map();
     const ids = new Map<Chunk, number>();
@@ -248,24 +275,15 @@ export class WatchHub {
     this.lastFlushCost = this.lastFlushEnd - started;
   }
 
+  private readonly sendTo = (w: Live, chunk: Chunk): void => this.send(w, chunk);
+
   /** Writes one watcher's queued frames now (before anything else is written to it). */
   private flushOne(w: Live): void {
+    if (w.group) return w.group.flushMember(w, this.sendTo);
     const chunks = this.queued.get(w);
     if (!chunks) return;
     this.queued.delete(w);
     if (!w.closed) this.send(w, chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
-  }
-
-  private remember(typeKey: string, evs: ChangeEvent[]): void {
-    let r = this.recent.get(typeKey);
-    if (!r) this.recent.set(typeKey, (r = { events: [], droppedUpTo: 0 }));
-    for (const ev of evs) r.events.push(ev);
-    // keep the whole latest batch plus up to RECENT older changes
-    const drop = r.events.length - Math.max(RECENT, evs.length);
-    if (drop > 0) {
-      r.droppedUpTo = r.events[drop - 1]!.rv;
-      r.events.splice(0, drop);
-    }
   }
 
   /**
@@ -278,26 +296,33 @@ export class WatchHub {
     const prev = ev.prevFields ? { labels: ev.prevLabels, fields: ev.prevFields } : undefined;
     const type = filterEvent(w.matcher, ev.type, ev, prev);
     if (!type) return;
+    let line: Chunk;
+    try {
+      line = this.lineFor(w, ev, type, lines);
+    } catch (e) {
+      out.push(encodeError(w.enc, e));
+      w.failed = true;
+      return;
+    }
+    w.fromRV = ev.rv;
+    w.headersSent = true;
+    out.push(line);
+  }
+
+  /** The framed event of `type` for a watcher, shared per (event type, stream encoding, headers, version) in `lines`; throws when it cannot be encoded. */
+  private lineFor(w: Live, ev: ChangeEvent, type: ChangeEvent['type'], lines: Map<string, Chunk>): Chunk {
     const headers = w.enc.view?.as === 'Table' && !w.headersSent;
     // another served version of the type (events.<domain>/v1 over core Events) gets a converted object
     const other = w.apiVersion !== ev.apiVersion;
     const id = `${type}|${w.key}|${headers ? 'h' : ''}${other ? `|${w.apiVersion}` : ''}`;
     let line = lines.get(id);
     if (!line) {
-      try {
-        line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other));
-        // bytes once for every watcher: uWS would re-encode a string on each write
-        if (typeof line === 'string') line = Buffer.from(line);
-        lines.set(id, line);
-      } catch (e) {
-        out.push(errorEvent(w.enc, errors.internal(`unable to encode watch object: ${(e as Error).message}`).status));
-        w.failed = true;
-        return;
-      }
+      line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other));
+      // bytes once for every watcher: uWS would re-encode a string on each write
+      if (typeof line === 'string') line = Buffer.from(line);
+      lines.set(id, line);
     }
-    w.fromRV = ev.rv;
-    w.headersSent = true;
-    out.push(line);
+    return line;
   }
 
   /** The event's object in the watcher's encoding: the actor's bytes when it sent them, else encoded here. */
@@ -333,9 +358,10 @@ export class WatchHub {
       const rv = safeRV(typeKey);
       const lines = new Map<string, Chunk>();
       for (const w of set as Set<Live>) {
-        if (!w.bookmarks || w.closed || rv <= w.startRV || rv < w.fromRV) continue;
+        if (!w.bookmarks || w.closed || rv <= w.startRV) continue;
+        // a group member's fromRV advances when its frames are written: write them first
         this.flushOne(w);
-        if (w.closed) continue;
+        if (w.closed || rv < w.fromRV) continue;
         w.fromRV = rv;
         const id = `${w.apiVersion}|${w.key}`;
         let line = lines.get(id);
@@ -349,35 +375,4 @@ export class WatchHub {
 /** The default conversion: the same fields under the watcher's apiVersion. */
 function restamp(_typeKey: string, apiVersion: string, json: string): string {
   return JSON.stringify({ ...JSON.parse(json), apiVersion });
-}
-
-function firstAfter(evs: ChangeEvent[], rv: number): number {
-  let lo = 0,
-    hi = evs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (evs[mid]!.rv <= rv) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** A BOOKMARK event in the stream encoding (its object carries only the version). */
-export function bookmarkEvent(
-  enc: Encoding,
-  kind: string,
-  apiVersion: string,
-  rv: number,
-  annotations?: Record<string, string>,
-): Chunk {
-  return frameEvent(enc, 'BOOKMARK', encodeValue(enc, bookmarkObject(enc.view, kind, apiVersion, rv, annotations)));
-}
-
-/** An ERROR event carrying a Status (its code, e.g. 410, is inside the object). */
-export function errorEvent(enc: Encoding, status: Status): Chunk {
-  return frameEvent(enc, 'ERROR', encodeValue(enc, { ...status, kind: 'Status', apiVersion: 'v1' }));
-}
-
-function expiredStatus(rv: number, oldest: number): Status {
-  return errors.gone(`too old resource version: ${rv} (${oldest})`).status;
 }

@@ -1,0 +1,77 @@
+/**
+ * In-process cost of the watch hub itself (framing, queueing, joining, handing bytes to each
+ * watcher), without sockets: `node dist/bench/scenarios/watch-hub-micro.js [events per flush...]`.
+ * 1,000 JSON watchers of one namespace with no selector (the watch scenario's shape) on sinks
+ * that only count writes; each round dispatches N single-event batches (as N actor replies in
+ * one pacing window) and flushes. Prints CPU µs per delivery (process CPU, so a busy machine
+ * inflates wall time, not this figure); bounded: 300 rounds after 50 of warm-up.
+ */
+import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
+import type { ChangeEvent } from '../../src/actors/protocol.js';
+
+const WATCHERS = 1000;
+const ROUNDS = 300;
+const WARMUP = 50;
+
+function measure(eventsPerFlush: number): number {
+  const hub = new WatchHub(1 << 30);
+  let writes = 0;
+  for (let i = 0; i < WATCHERS; i++) {
+    const w: Watcher = {
+      typeKey: '/configmaps',
+      namespace: 'bench-watch',
+      matcher: undefined,
+      fromRV: 0,
+      startRV: 0,
+      bookmarks: false,
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      closed: false,
+      enc: { format: 'json', pretty: false },
+      headersSent: false,
+      sink: {
+        write: () => {
+          writes++;
+          return 0;
+        },
+        close() {},
+        abort() {},
+      },
+    };
+    hub.add(w);
+  }
+  const json = JSON.stringify({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'w-1', namespace: 'bench-watch' },
+    data: { pad: 'x'.repeat(900) },
+  });
+  let rv = 1;
+  const event = (): ChangeEvent => ({
+    typeKey: '/configmaps',
+    type: 'MODIFIED',
+    rv: ++rv,
+    namespace: 'bench-watch',
+    name: 'w-1',
+    json,
+    labels: undefined,
+    fields: { 'metadata.name': 'w-1', 'metadata.namespace': 'bench-watch' },
+    apiVersion: 'v1',
+    uid: 'u',
+  });
+  const round = (): void => {
+    for (let e = 0; e < eventsPerFlush; e++) hub.dispatch([event()]);
+    hub.flush();
+  };
+  for (let i = 0; i < WARMUP; i++) round();
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < ROUNDS; i++) round();
+  const cpu = process.cpuUsage(cpu0);
+  if (writes !== (ROUNDS + WARMUP) * WATCHERS)
+    throw new Error(`expected one write per watcher per flush, got ${writes}`);
+  return (cpu.user + cpu.system) / (ROUNDS * eventsPerFlush * WATCHERS);
+}
+
+const counts = process.argv.slice(2).map(Number);
+for (const n of counts.length ? counts : [1, 5, 10, 20])
+  process.stdout.write(`${n} events per flush: ${measure(n).toFixed(3)} µs CPU per delivery\n`);
