@@ -45,6 +45,11 @@ interface Waiter {
   queue: Waiter[];
 }
 
+const NO_LOANS: [Level, number][] = [];
+
+/** pump's passes: own seats first, then borrowed ones */
+const PUMP_PASSES = [false, true] as const;
+
 /** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
 export const ESTIMATED_SERVICE_MS = 3;
 
@@ -256,8 +261,10 @@ export class Dispatcher {
   private acquire(l: Level, seats: number, mayBorrow: boolean): Seat | undefined {
     const own = l.cfg.exempt ? seats : Math.min(seats, Math.max(0, l.nominal - l.executingOwn - l.lentOut));
     let need = seats - own;
-    const loans: [Level, number][] = [];
+    // hot path: a request served from its own seats shares the empty loan list (never modified)
+    let loans = NO_LOANS;
     if (need > 0) {
+      loans = [];
       if (!mayBorrow || l.borrowed + need > l.borrowLimit) return undefined;
       for (const j of this.levels.values()) {
         if (j === l || j.cfg.exempt || j.waiting > 0) continue;
@@ -314,8 +321,13 @@ export class Dispatcher {
    * A level's next request waits for all its seats; nothing behind it is dispatched meanwhile.
    */
   private pump(): void {
-    for (const mayBorrow of [false, true]) {
+    // hot path: every release pumps; levels with no waiter have nothing to dispatch (peek scans
+    // every queue of a level, 64 by default), so a server with no queued request pays one scan
+    // of the levels' counters
+    if (!this.anyWaiting()) return;
+    for (const mayBorrow of PUMP_PASSES) {
       for (const l of this.levels.values()) {
+        if (l.waiting === 0) continue;
         for (let w = l.peek(); w; w = l.peek()) {
           const seat = this.acquire(l, w.seats, mayBorrow);
           if (!seat) break;
@@ -324,6 +336,11 @@ export class Dispatcher {
         }
       }
     }
+  }
+
+  private anyWaiting(): boolean {
+    for (const l of this.levels.values()) if (l.waiting > 0) return true;
+    return false;
   }
 
   /** The queue of the flow's hand with the fewest requests waiting and executing. */

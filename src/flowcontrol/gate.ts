@@ -24,7 +24,7 @@ export function gate(
   const { x, method } = r;
   const c = apf.classify(user, info);
   if (!c) return false;
-  x.headers.push([apf.headers.schema, c.schema.uid], [apf.headers.level, c.level!.uid]);
+  x.headers.push(c.headers[0], c.headers[1]);
   let waiting = false;
   const cancel = apf.admit(
     c,

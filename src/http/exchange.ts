@@ -39,7 +39,8 @@ export interface Exchange {
   res: HttpResponse;
   aborted: boolean;
   done: boolean;
-  headers: [string, string][];
+  /** extra response headers; an entry may be shared between requests (never modify one in place) */
+  headers: (readonly [string, string])[];
   /** called once when the client goes away (streams release their resources) */
   onAbort?: () => void;
   /** releases the request's in-flight slot; called when the response ends or the client leaves */

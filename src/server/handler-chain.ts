@@ -199,11 +199,7 @@ function resourceStep(next: (req: Request) => void, host: HandlerChainHost): Res
     const { x, query, headers } = r;
     host.metrics.resource(x, info, def, query, headers.contentType);
     if (def.deprecation) deprecatedRequest(host, x, def, info.subresource);
-    checkScope(
-      def.namespaced,
-      info,
-      def.subresources.map((s) => s.name),
-    );
+    checkScope(def.namespaced, info, def.subresources);
     checkVerb(def, info);
     if (def.custom && info.verb === 'create' && host.crdController.terminating(def.group, def.resource)) {
       // upstream crdHandler: a terminating CRD's resources take no new objects
@@ -263,14 +259,17 @@ function deprecatedRequest(host: HandlerChainHost, x: Exchange, def: ResourceDef
   x.audit?.deprecated(d.removedRelease);
 }
 
-function checkScope(namespaced: boolean, info: RequestInfo, subresources: string[]): void {
-  const notFound = () => errors.notFoundMessage('the server could not find the requested resource');
-  if (!namespaced && info.namespace) throw notFound();
-  if (namespaced && !info.namespace && info.name) throw notFound();
-  if (namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw notFound();
-  if (info.subresource && !subresources.includes(info.subresource)) throw notFound();
-  // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
-  if (info.parts.length > 3 && info.subresource !== 'proxy') throw notFound();
+/** Hot path (every resource request): comparisons only, nothing allocated unless it throws. */
+function checkScope(namespaced: boolean, info: RequestInfo, subresources: readonly { name: string }[]): void {
+  const sub = info.subresource;
+  if (
+    (!namespaced && info.namespace) ||
+    (namespaced && !info.namespace && (info.name || (info.verb !== 'list' && info.verb !== 'watch'))) ||
+    (sub && !subresources.some((s) => s.name === sub)) ||
+    // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
+    (info.parts.length > 3 && sub !== 'proxy')
+  )
+    throw errors.notFoundMessage('the server could not find the requested resource');
 }
 
 function checkVerb(
