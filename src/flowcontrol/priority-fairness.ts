@@ -132,6 +132,26 @@ export class PriorityAndFairness implements Informer {
   }
 
   /**
+   * The release of a classified request that runs at once (see Dispatcher.acquireNow), its
+   * metrics counted as admit counts them; undefined when it must go through admit.
+   */
+  admitNow(c: Classification, info: RequestInfo, query: URLSearchParams): (() => void) | undefined {
+    const level = c.level!.name;
+    const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
+    const arrived = performance.now();
+    const release = this.dispatcher.acquireNow(level, c.flow === '' ? 0 : flowHash(c.flow), work);
+    if (!release) return undefined;
+    const seats = Math.max(work.initialSeats, work.finalSeats);
+    const flow = this.statsOf(c);
+    flow.seats.observe(seats);
+    flow.waitExecuted.observe((performance.now() - arrived) / 1000);
+    flow.dispatched++;
+    flow.executing++;
+    flow.executingSeats += seats;
+    return seatRelease(flow, seats, release);
+  }
+
+  /**
    * Admits a classified request: `go(release)` when it may run (release once it is answered),
    * `refuse(reason)` when it is rejected. Returns a cancel function while it waits in a queue.
    */
@@ -158,14 +178,7 @@ export class PriorityAndFairness implements Informer {
         flow.dispatched++;
         flow.executing++;
         flow.executingSeats += seats;
-        let done = false;
-        go(() => {
-          if (done) return;
-          done = true;
-          flow.executing--;
-          flow.executingSeats -= seats;
-          release();
-        });
+        go(seatRelease(flow, seats, release));
       },
       (reason) => {
         if (queued) flow.waiting--;
@@ -187,6 +200,18 @@ export class PriorityAndFairness implements Informer {
   metricsText(): string {
     return this.metrics.render(this.dispatcher.levels);
   }
+}
+
+/** A request's release: counts it out of its flow once, then gives its seats back. */
+function seatRelease(flow: FlowStats, seats: number, release: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    flow.executing--;
+    flow.executingSeats -= seats;
+    release();
+  };
 }
 
 export function levelConfig(o: Stored<PriorityLevelConfiguration>): LevelConfig {

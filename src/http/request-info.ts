@@ -1,17 +1,30 @@
-/** Parses a request path and method into RequestInfo, upstream's request-info rules. */
+/**
+ * Parses a request path and method into RequestInfo, upstream's request-info rules. A
+ * RequestInfo is never modified (a GET's may be shared by every request to its path).
+ */
 export interface RequestInfo {
-  isResourceRequest: boolean;
-  path: string;
-  verb: string;
-  apiPrefix: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  parts: string[];
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  readonly verb: string;
+  readonly apiPrefix: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly parts: readonly string[];
 }
+
+type Parsed = { -readonly [K in keyof RequestInfo]: RequestInfo[K] };
+
+/**
+ * The parsed GETs (without a watch query) by path: a repeated GET is one lookup, and its info's
+ * strings are the same objects each time, so the lookups that follow (registry, read cache)
+ * find their hashes computed. Cleared when full (a bound against clients walking many paths).
+ */
+const GETS = new Map<string, RequestInfo>();
+const MAX_GETS = 4096;
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
@@ -26,13 +39,27 @@ const METHOD_VERBS: Record<string, string> = {
   OPTIONS: 'options',
 };
 
-/**
- * Hot path (every request): one pass over the path's non-empty segments, no intermediate
- * arrays, and percent-decoding only of segments that contain a `%` (decodeURIComponent leaves
- * any other string as it is).
- */
+/** The request's RequestInfo: a GET's from the parsed GETs when its path was seen before. */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const info: RequestInfo = {
+  if (method !== 'GET') return parse(method, path, query);
+  const watch = isWatchQuery(query);
+  const known = watch ? undefined : GETS.get(path);
+  if (known) return known;
+  const info = parse(method, path, query);
+  if (watch) return info;
+  if (GETS.size >= MAX_GETS) GETS.clear();
+  Object.freeze(info.parts);
+  GETS.set(path, Object.freeze(info));
+  return info;
+}
+
+/**
+ * Hot path (every request but repeated GETs): one pass over the path's non-empty segments, no
+ * intermediate arrays, and percent-decoding only of segments that contain a `%`
+ * (decodeURIComponent leaves any other string as it is).
+ */
+function parse(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: Parsed = {
     isResourceRequest: false,
     path,
     verb: METHOD_VERBS[method] ?? method.toLowerCase(),

@@ -33,7 +33,7 @@ import type { Extensions } from './extensions.js';
 import type { FrontAudit } from './front-audit.js';
 import { UNSECURED_USER, type FrontAuthentication } from './front-authentication.js';
 import type { FrontMetrics } from './front-metrics.js';
-import { acceptRequest } from './listener.js';
+import { acceptRequest, leaveHandler } from './listener.js';
 import type { ServerOptions } from './options.js';
 
 /** What the pipeline reads of the server (src/server/server.ts's ApiServer is one). */
@@ -105,11 +105,16 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
   secure = withImpersonation(secure, filters.impersonation); // 5
   if (audit) secure = withAudit(secure, audit); // 4
   secure = withAuthentication(secure, filters.authentication); // 3
+  const inner = secure;
   return {
     plain: (res, req) => {
       const r = accept(res, req);
-      audit?.begin(r); // 2
-      dispatch(r);
+      try {
+        audit?.begin(r); // 2
+        dispatch(r);
+      } finally {
+        leaveHandler(r.x);
+      }
     },
     acceptSecure: audit
       ? (res, req) => {
@@ -118,7 +123,13 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
           return r;
         }
       : accept,
-    secure,
+    secure: (r) => {
+      try {
+        inner(r);
+      } finally {
+        leaveHandler(r.x);
+      }
+    },
   };
 }
 
@@ -142,8 +153,7 @@ function withPriorityAndFairness(next: Step, host: HandlerChainHost): Step {
   if (!apf) return next;
   const maxBody = host.options.maxRequestBodyBytes;
   return (r, info, pretty) => {
-    const serve = () => next(r, info, pretty);
-    if (!gate(apf, r, r.user ?? UNSECURED_USER, info, pretty, maxBody, serve)) serve();
+    if (!gate(apf, r, r.user ?? UNSECURED_USER, info, pretty, maxBody, next)) next(r, info, pretty);
   };
 }
 

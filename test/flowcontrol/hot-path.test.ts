@@ -137,3 +137,25 @@ test('a one-seat request gets the shared estimate; a wider one its own', () => {
   assert.deepEqual(estimateWork(list, q, counts, 10), { initialSeats: 10, finalSeats: 0, additionalLatencyMs: 0 });
   assert.notEqual(estimateWork(list, q, counts, 10), estimateWork(list, q, counts, 10));
 });
+
+test('acquireNow: seats at once while nothing waits in the level, else admit decides (queue, refusal)', () => {
+  const d = new Dispatcher(2, 60_000);
+  d.configure([
+    { ...limited('a'), shares: 1, lendablePercent: 0 },
+    { ...limited('b'), shares: 1, lendablePercent: 0 },
+  ]);
+  const one = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
+  const first = d.acquireNow('a', flowHash('f'), one);
+  assert.ok(first, 'a free seat');
+  assert.equal(d.acquireNow('a', flowHash('f'), one), undefined, 'no seat left');
+  assert.equal(d.acquireNow('missing', flowHash('f'), one), undefined);
+  let queued: (() => void) | undefined;
+  const cancel = d.admit('a', flowHash('f'), (r) => (queued = r), assert.fail, one);
+  assert.ok(cancel, 'waits in a queue');
+  first();
+  first();
+  assert.ok(queued, 'the release (once) dispatched the waiter');
+  assert.equal(d.levels.get('a')!.executing, 1);
+  queued!();
+  assert.equal(d.levels.get('a')!.executing, 0);
+});

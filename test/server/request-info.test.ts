@@ -157,3 +157,17 @@ test('the one-pass parser agrees with the split-and-filter rules on generated pa
     );
   }
 });
+
+test('a repeated GET of a path shares one frozen RequestInfo; a watch query or another method gets its own', () => {
+  const path = '/api/v1/namespaces/shared/configmaps/one';
+  const a = parseRequestInfo('GET', path, q());
+  assert.equal(parseRequestInfo('GET', `${path}`, q('pretty=1')), a);
+  assert.ok(Object.isFrozen(a) && Object.isFrozen(a.parts));
+  const watch = parseRequestInfo('GET', path, q('watch=1'));
+  assert.equal(watch.verb, 'watch');
+  assert.notEqual(watch, a);
+  assert.equal(parseRequestInfo('GET', path, q()).verb, 'get');
+  const del = parseRequestInfo('DELETE', path, q());
+  assert.equal(del.verb, 'delete');
+  assert.notEqual(parseRequestInfo('DELETE', path, q()), del);
+});
