@@ -46,6 +46,8 @@ export class AggregatorProxy {
 
   /** The remote APIService that serves a path (`/apis/<group>/<version>` and below). */
   claims(path: string): RemoteService | undefined {
+    // hot path (every request): the core group's paths are never claimed, so nothing is split for them
+    if (!path.startsWith('/apis/')) return undefined;
     const segs = path.split('/', 4);
     if (segs[1] !== 'apis' || !segs[2] || !segs[3]) return undefined;
     return this.apiServices.remoteFor(segs[2], segs[3]);

@@ -45,6 +45,9 @@ interface Waiter {
   queue: Waiter[];
 }
 
+/** the loans of a request served from its own seats (shared, never modified) */
+const NO_LOANS: [Level, number][] = [];
+
 /** the service time charged to a queue at dispatch before the real one is known (upstream: 3 ms) */
 export const ESTIMATED_SERVICE_MS = 3;
 
@@ -191,6 +194,16 @@ export class Dispatcher {
     this.pump();
   }
 
+  /** Hot path: the release admit's `go` would get at once (nothing waits, seats free); else undefined. */
+  acquireNow(levelName: string, flowHash: number, work: WorkEstimate): (() => void) | undefined {
+    const l = this.levels.get(levelName);
+    if (l?.waiting !== 0) return undefined;
+    const seats = seatsOf(l, work);
+    const seat = this.acquire(l, seats, true);
+    if (!seat) return undefined;
+    return this.releaser(seat, l, l.queues.length ? this.shortestInHand(l, flowHash) : -1, seats, work);
+  }
+
   /**
    * Runs `go(release)` now or once a seat frees; `refuse` when the request cannot be served.
    * Returns a cancel function while the request waits (client gone).
@@ -206,11 +219,10 @@ export class Dispatcher {
     if (!l) return void refuse('concurrency-limit');
     const work =
       typeof estimate === 'number' ? { initialSeats: estimate, finalSeats: 0, additionalLatencyMs: 0 } : estimate;
-    // a request never needs more seats than its level could ever give it
-    const seats = l.cfg.exempt ? 1 : Math.max(1, Math.min(Math.max(work.initialSeats, work.finalSeats), l.maxSeats));
+    const now = this.acquireNow(levelName, flowHash, work);
+    if (now) return void go(now);
+    const seats = seatsOf(l, work);
     const qi = l.queues.length ? this.shortestInHand(l, flowHash) : -1;
-    const seat = l.waiting === 0 ? this.acquire(l, seats, true) : undefined;
-    if (seat) return void go(this.releaser(seat, l, qi, seats, work));
     if (l.cfg.reject || qi < 0) return void refuse('concurrency-limit');
     const queue = l.queues[qi]!;
     if (queue.length >= l.cfg.queueLengthLimit) return void refuse('queue-full');
@@ -256,8 +268,9 @@ export class Dispatcher {
   private acquire(l: Level, seats: number, mayBorrow: boolean): Seat | undefined {
     const own = l.cfg.exempt ? seats : Math.min(seats, Math.max(0, l.nominal - l.executingOwn - l.lentOut));
     let need = seats - own;
-    const loans: [Level, number][] = [];
+    let loans = NO_LOANS;
     if (need > 0) {
+      loans = [];
       if (!mayBorrow || l.borrowed + need > l.borrowLimit) return undefined;
       for (const j of this.levels.values()) {
         if (j === l || j.cfg.exempt || j.waiting > 0) continue;
@@ -293,9 +306,10 @@ export class Dispatcher {
    */
   private releaser(seat: Seat, l: Level, qi: number, seats: number, work: WorkEstimate): () => void {
     let done = false;
-    const started = this.clock();
     const later = work.finalSeats > 0 ? work.additionalLatencyMs : 0;
     const finish = qi >= 0 ? l.dispatch(qi, seats, work.finalSeats * later) : undefined;
+    // the seat time settles a queue's virtual time: without a queue there is nothing to time
+    const started = finish ? this.clock() : 0;
     const free = () => {
       this.free(seat);
       this.pump();
@@ -316,6 +330,9 @@ export class Dispatcher {
   private pump(): void {
     for (const mayBorrow of [false, true]) {
       for (const l of this.levels.values()) {
+        // hot path (every release pumps): a level with no waiter has nothing to dispatch, and
+        // peek would scan each of its queues (64 by default)
+        if (l.waiting === 0) continue;
         for (let w = l.peek(); w; w = l.peek()) {
           const seat = this.acquire(l, w.seats, mayBorrow);
           if (!seat) break;
@@ -335,6 +352,11 @@ export class Dispatcher {
     }
     return best;
   }
+}
+
+/** The seats a request occupies: a request never needs more than its level could ever give it. */
+function seatsOf(l: Level, work: WorkEstimate): number {
+  return l.cfg.exempt ? 1 : Math.max(1, Math.min(Math.max(work.initialSeats, work.finalSeats), l.maxSeats));
 }
 
 /**

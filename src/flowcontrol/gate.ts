@@ -9,7 +9,10 @@ import { mayHaveBody, preReadBody } from '../filters/body.js';
 import type { FilterRequest } from '../http/filter-request.js';
 import { sendStatus } from '../http/exchange.js';
 import type { RequestInfo } from '../http/request-info.js';
-import type { PriorityAndFairness } from './priority-fairness.js';
+import type { Classification, PriorityAndFairness } from './priority-fairness.js';
+
+/** What runs a request APF let through. */
+export type Serve = (r: FilterRequest, info: RequestInfo, pretty: boolean) => void;
 
 /** Runs `serve` when APF lets the request through; false when no FlowSchema classifies it. */
 export function gate(
@@ -19,12 +22,36 @@ export function gate(
   info: RequestInfo,
   pretty: boolean,
   maxBody: number,
-  serve: () => void,
+  serve: Serve,
 ): boolean {
-  const { x, method } = r;
+  const { x } = r;
   const c = apf.classify(user, info);
   if (!c) return false;
-  x.headers.push([apf.headers.schema, c.schema.uid], [apf.headers.level, c.level!.uid]);
+  // usually the first headers of the reply: one exactly sized array
+  if (x.headers.length === 0) x.headers = [c.headers[0], c.headers[1]];
+  else x.headers.push(c.headers[0], c.headers[1]);
+  // hot path: a request with free seats and nothing waiting runs now, with no callback made
+  const release = apf.admitNow(c, info, r.query);
+  if (!release) return queue(apf, c, r, info, pretty, maxBody, serve);
+  if (x.aborted) release();
+  else {
+    x.release = release;
+    serve(r, info, pretty);
+  }
+  return true;
+}
+
+/** A request that must wait for seats (or be refused). */
+function queue(
+  apf: PriorityAndFairness,
+  c: Classification,
+  r: FilterRequest,
+  info: RequestInfo,
+  pretty: boolean,
+  maxBody: number,
+  serve: Serve,
+): true {
+  const { x, method } = r;
   let waiting = false;
   const cancel = apf.admit(
     c,
@@ -34,7 +61,7 @@ export function gate(
       if (x.aborted) return release();
       x.release = release;
       if (waiting) x.onAbort = undefined;
-      serve();
+      serve(r, info, pretty);
     },
     () => {
       // upstream answers every APF rejection alike: 429 with Retry-After

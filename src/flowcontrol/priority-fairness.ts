@@ -16,12 +16,27 @@ import type { RequestInfo } from '../http/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
 import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
 import { estimateWork, type Counts } from './work-estimate.js';
-import { ApfMetrics } from './apf-metrics.js';
+import { ApfMetrics, type FlowStats } from './apf-metrics.js';
 
 export interface Classification {
   schema: CompiledSchema;
   level: LevelConfig | undefined;
+  /** the flow key; '' in a level without queues (exempt, or Reject), where no hand is dealt */
   flow: string;
+  /** the response headers naming the schema and the level (shared: never modified) */
+  headers: readonly [readonly [string, string], readonly [string, string]];
+  /** the flow's metrics, filled by the first admission of the schema and level (shared by their requests) */
+  slot: { stats?: FlowStats };
+}
+
+/** A schema whose level exists, with what each of its requests shares (built at each configuration). */
+interface Route {
+  schema: CompiledSchema;
+  level: LevelConfig;
+  /** whether the level deals its flows a hand of queues (so the flow key is needed) */
+  queued: boolean;
+  /** the classification of every request of an unqueued level (no per-request flow) */
+  shared: Classification;
 }
 
 export class PriorityAndFairness implements Informer {
@@ -31,7 +46,8 @@ export class PriorityAndFairness implements Informer {
   readonly headers: { schema: string; level: string };
   private readonly schemaObjs = new Map<string, Stored<FlowSchema>>();
   private readonly levelObjs = new Map<string, Stored<PriorityLevelConfiguration>>();
-  private schemas: CompiledSchema[] = [];
+  /** the schemas in matching order, with their levels; dangling ones skipped, as upstream */
+  private routes: Route[] = [];
   private levelConfigs = new Map<string, LevelConfig>();
   private dirty = false;
   readonly metrics = new ApfMetrics();
@@ -75,8 +91,19 @@ export class PriorityAndFairness implements Informer {
 
   private recompile(): void {
     this.dirty = false;
-    this.schemas = orderSchemas([...this.schemaObjs.values()].map(compileSchema));
+    const schemas = orderSchemas([...this.schemaObjs.values()].map(compileSchema));
     this.levelConfigs = new Map([...this.levelObjs.values()].map((o) => [o.metadata.name, levelConfig(o)]));
+    this.routes = [];
+    for (const schema of schemas) {
+      const level = this.levelConfigs.get(schema.level);
+      if (!level) continue;
+      const headers = [
+        [this.headers.schema, schema.uid],
+        [this.headers.level, level.uid],
+      ] as const;
+      const shared: Classification = { schema, level, flow: '', headers, slot: {} };
+      this.routes.push({ schema, level, queued: !level.exempt && !level.reject, shared });
+    }
     this.dispatcher.configure([...this.levelConfigs.values()]);
     this.onConfigChange?.();
   }
@@ -90,13 +117,38 @@ export class PriorityAndFairness implements Informer {
 
   /** The first matching schema whose priority level exists (upstream skips dangling ones). */
   classify(user: UserInfo, info: RequestInfo): Classification | undefined {
-    for (const s of this.schemas) {
-      if (!s.matches(user, info)) continue;
-      const level = this.levelConfigs.get(s.level);
-      if (!level) continue;
-      return { schema: s, level, flow: flowKey(s, user, info) };
+    for (const route of this.routes) {
+      if (!route.schema.matches(user, info)) continue;
+      // hot path: a level without queues never deals a hand, so its requests share one classification
+      if (!route.queued) return route.shared;
+      return { ...route.shared, flow: flowKey(route.schema, user, info) };
     }
     return undefined;
+  }
+
+  /** The flow's metrics: looked up once per route, not per request. */
+  private statsOf(c: Classification): FlowStats {
+    return (c.slot.stats ??= this.metrics.flow(c.schema.name, c.level!.name));
+  }
+
+  /**
+   * The release of a classified request that runs at once (see Dispatcher.acquireNow), its
+   * metrics counted as admit counts them; undefined when it must go through admit.
+   */
+  admitNow(c: Classification, info: RequestInfo, query: URLSearchParams): (() => void) | undefined {
+    const level = c.level!.name;
+    const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
+    const arrived = performance.now();
+    const release = this.dispatcher.acquireNow(level, c.flow === '' ? 0 : flowHash(c.flow), work);
+    if (!release) return undefined;
+    const seats = Math.max(work.initialSeats, work.finalSeats);
+    const flow = this.statsOf(c);
+    flow.seats.observe(seats);
+    flow.waitExecuted.observe((performance.now() - arrived) / 1000);
+    flow.dispatched++;
+    flow.executing++;
+    flow.executingSeats += seats;
+    return seatRelease(flow, seats, release);
   }
 
   /**
@@ -111,7 +163,7 @@ export class PriorityAndFairness implements Informer {
     refuse: (reason: RejectReason) => void,
   ): (() => void) | undefined {
     const level = c.level!.name;
-    const flow = this.metrics.flow(c.schema.name, level);
+    const flow = this.statsOf(c);
     const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
     const seats = Math.max(work.initialSeats, work.finalSeats);
     flow.seats.observe(seats);
@@ -119,21 +171,14 @@ export class PriorityAndFairness implements Informer {
     let queued = false;
     const cancel = this.dispatcher.admit(
       level,
-      flowHash(c.flow),
+      c.flow === '' ? 0 : flowHash(c.flow),
       (release) => {
         if (queued) flow.waiting--;
         flow.waitExecuted.observe((performance.now() - arrived) / 1000);
         flow.dispatched++;
         flow.executing++;
         flow.executingSeats += seats;
-        let done = false;
-        go(() => {
-          if (done) return;
-          done = true;
-          flow.executing--;
-          flow.executingSeats -= seats;
-          release();
-        });
+        go(seatRelease(flow, seats, release));
       },
       (reason) => {
         if (queued) flow.waiting--;
@@ -155,6 +200,18 @@ export class PriorityAndFairness implements Informer {
   metricsText(): string {
     return this.metrics.render(this.dispatcher.levels);
   }
+}
+
+/** A request's release: counts it out of its flow once, then gives its seats back. */
+function seatRelease(flow: FlowStats, seats: number, release: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    flow.executing--;
+    flow.executingSeats -= seats;
+    release();
+  };
 }
 
 export function levelConfig(o: Stored<PriorityLevelConfiguration>): LevelConfig {

@@ -32,6 +32,9 @@ export interface Counts {
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete']);
 
+/** The estimate of most requests (every get), shared: estimates are read, never modified. */
+const ONE_SEAT: WorkEstimate = Object.freeze({ initialSeats: MINIMUM_SEATS, finalSeats: 0, additionalLatencyMs: 0 });
+
 /** The estimate of a request in a level whose widest request is `maxSeats` (at most 10). */
 export function estimateWork(
   info: RequestInfo,
@@ -42,16 +45,13 @@ export function estimateWork(
   const cap = Math.max(MINIMUM_SEATS, Math.min(maxSeats, MAXIMUM_SEATS_LIMIT));
   if (info.isResourceRequest && MUTATING.has(info.verb)) {
     const watchers = counts.watchers(info.apiGroup, info.resource);
-    if (watchers < WATCHES_PER_SEAT) return { initialSeats: MINIMUM_SEATS, finalSeats: 0, additionalLatencyMs: 0 };
+    if (watchers < WATCHES_PER_SEAT) return ONE_SEAT;
     const seats = Math.ceil(watchers / WATCHES_PER_SEAT);
     const finalSeats = Math.min(seats, cap);
     return { initialSeats: MINIMUM_SEATS, finalSeats, additionalLatencyMs: (seats * EVENT_ADDITIONAL_MS) / finalSeats };
   }
-  return {
-    initialSeats: Math.min(cap, estimateSeats(info, query, counts.objects)),
-    finalSeats: 0,
-    additionalLatencyMs: 0,
-  };
+  const initialSeats = Math.min(cap, estimateSeats(info, query, counts.objects));
+  return initialSeats === MINIMUM_SEATS ? ONE_SEAT : { initialSeats, finalSeats: 0, additionalLatencyMs: 0 };
 }
 
 /**

@@ -12,6 +12,7 @@ import { decodeRequestBody } from '../codec/body-decoder.js';
 import { decodeBody } from '../codec/codec.js';
 import { readBody, send, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
+import type { ResourceDef } from '../registry/types.js';
 import { serveWatch, submitWaitingForRV, type WrapSink } from './watch.js';
 import { parseDuration } from '../api/duration.js';
 import { checkUnsafeDelete, toDeleteOptions } from '../registry/deletion.js';
@@ -84,6 +85,18 @@ function requestTimeoutMs(v: string | null): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
+/** Per served definition: the read cache's type key and the apiVersion a GET asks for (built once). */
+const CACHE_KEYS = new WeakMap<ResourceDef, { typeKey: string; apiVersion: string }>();
+
+function cacheKeyOf(def: ResourceDef): { typeKey: string; apiVersion: string } {
+  let k = CACHE_KEYS.get(def);
+  if (!k) {
+    const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+    CACHE_KEYS.set(def, (k = { typeKey: typeKeyOf(def.group, def.resource), apiVersion }));
+  }
+  return k;
+}
+
 /**
  * A GET of the newest state in plain JSON is answered from the front thread's read cache (the
  * actor-encoded bytes of the last committed change); a miss goes to the actor (404 and all).
@@ -99,8 +112,8 @@ function servedFromCache(r: Request, s: Services): boolean {
     query.has('resourceVersion')
   )
     return false;
-  const apiVersion = r.def.group ? `${r.def.group}/${r.def.version}` : r.def.version;
-  const body = s.readCache.body(typeKeyOf(r.def.group, r.def.resource), info.namespace, info.name, apiVersion);
+  const { typeKey, apiVersion } = cacheKeyOf(r.def);
+  const body = s.readCache.body(typeKey, info.namespace, info.name, apiVersion);
   if (body === undefined || (enc.gzip && body.byteLength >= GZIP_THRESHOLD)) return false;
   // a compact JSON body ends with a newline, as every serializer reply (cached with it)
   send(r.x, 200, 'application/json', body);
@@ -110,9 +123,14 @@ function servedFromCache(r: Request, s: Services): boolean {
 /** Streaming subresources answered by the owning strategy whatever the method (no body needed). */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
 
-/** Dispatches a resource request by verb. */
+/**
+ * Dispatches a resource request by verb. Hot path first: a built-in resource's plain GET is
+ * answered from the read cache before anything else is built for the request (a custom
+ * resource's may need webhook conversion: checked below).
+ */
 export function handleResource(r: Request, s: Services): void {
   const { info, query } = r;
+  if (info.verb === 'get' && !r.def.custom && servedFromCache(r, s)) return;
   const base = { type: typeRef(r), enc: opEncoding(r) };
   const ns = info.namespace;
   if (CONNECT.has(info.subresource) && info.verb !== 'get') {
@@ -140,7 +158,7 @@ export function handleResource(r: Request, s: Services): void {
   }
   switch (info.verb) {
     case 'get':
-      if (servedFromCache(r, s)) return;
+      if (r.def.custom && servedFromCache(r, s)) return;
       return void run(r, s, {
         ...base,
         op: 'get',

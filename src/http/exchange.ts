@@ -39,7 +39,8 @@ export interface Exchange {
   res: HttpResponse;
   aborted: boolean;
   done: boolean;
-  headers: [string, string][];
+  /** extra response headers; an entry may be shared between requests (never modify one in place) */
+  headers: (readonly [string, string])[];
   /** called once when the client goes away (streams release their resources) */
   onAbort?: () => void;
   /** releases the request's in-flight slot; called when the response ends or the client leaves */
@@ -63,6 +64,11 @@ export interface Exchange {
   };
   /** the request's audit record when the audit policy selected it (see src/audit) */
   audit?: ExchangeAudit;
+  /**
+   * true while the uWS request handler that received the request runs: uWS has corked its
+   * socket, so a reply written now needs no cork of its own (the listener clears it on return)
+   */
+  inHandler?: boolean;
   /** the TLS front took its connection over: it may be answered with the directive handing an upgrade (exec, attach, portforward) or a pods/log stream to the front */
   upgradable?: boolean;
 }
@@ -105,16 +111,25 @@ export interface ResponseObserver {
 export function send(x: Exchange, code: number, contentType: string, body: string | Uint8Array): void {
   if (x.aborted || x.done) return;
   x.done = true;
-  x.release?.();
   const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   x.observer?.responded(x, code, bytes);
   x.audit?.complete(code, body, contentType);
-  x.res.cork(() => {
-    x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
-    for (const [k, v] of x.headers) x.res.writeHeader(k, v);
-    if (x.head) x.res.endWithoutBody(bytes);
-    else x.res.end(body);
-  });
+  try {
+    // hot path: inside the request's handler the socket is already corked (no closure, no cork)
+    if (x.inHandler) writeReply(x, code, contentType, body, bytes);
+    else x.res.cork(() => writeReply(x, code, contentType, body, bytes));
+  } finally {
+    // the seat goes after the write: a request it dispatches at once (and corks its own
+    // socket) runs once this reply is in its socket's buffer
+    x.release?.();
+  }
+}
+
+function writeReply(x: Exchange, code: number, contentType: string, body: string | Uint8Array, bytes: number): void {
+  x.res.writeStatus(statusLine(code)).writeHeader('Content-Type', contentType);
+  for (const [k, v] of x.headers) x.res.writeHeader(k, v);
+  if (x.head) x.res.endWithoutBody(bytes);
+  else x.res.end(body);
 }
 
 /**

@@ -153,9 +153,22 @@ export function cborEnabled(o: { featureGates?: Record<string, boolean> }): bool
   return o.featureGates?.CBORServingAndStorage === true;
 }
 
+/** What negotiation picked for an Accept header, apart from pretty and the view's query parameters. */
+interface Picked {
+  format: Format;
+  mediaType?: string;
+  as?: MediaRange;
+}
+
+/** Bound on the distinct Accept headers remembered per identity (clients send a handful). */
+const MAX_PICKS = 256;
+const PICKS = new WeakMap<Identity, Map<string, Picked>>();
+
 /**
  * Response encoding of a resource request: JSON, YAML, Protobuf, CBOR, or a server-side view
  * (`as=Table|PartialObjectMetadata|PartialObjectMetadataList` of meta.<domain>/v1|v1beta1).
+ * Hot path: the choice for an Accept header is remembered per identity, verb kind and
+ * resource kind, so a repeated header is one Map lookup; each request gets its own Encoding.
  */
 export function negotiateResource(
   identity: Identity,
@@ -166,6 +179,40 @@ export function negotiateResource(
   verb: string,
   custom: boolean,
 ): Encoding {
+  if (!accept) return { format: 'json', pretty };
+  const kind = verb === 'list' || verb === 'deletecollection' ? 'l' : verb === 'watch' ? 'w' : 'o';
+  const key = `${kind}${custom ? 1 : 0}${cbor ? 1 : 0}${accept}`;
+  let picks = PICKS.get(identity);
+  if (!picks) PICKS.set(identity, (picks = new Map()));
+  let picked = picks.get(key);
+  if (!picked) {
+    picked = pick(identity, cbor, accept, verb, custom);
+    if (picks.size >= MAX_PICKS) picks.clear();
+    picks.set(key, picked);
+  }
+  const enc: Encoding = {
+    format: picked.format,
+    pretty: picked.format === 'json' || picked.format === 'yaml' ? pretty : false,
+  };
+  if (picked.mediaType !== undefined) enc.mediaType = picked.mediaType;
+  const { as } = picked;
+  if (as) {
+    const include = query.get('includeObject') ?? 'Metadata';
+    if (!['None', 'Metadata', 'Object'].includes(include))
+      throw errors.badRequest(
+        `includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`,
+      );
+    enc.view = {
+      as: as.params.as as 'Table',
+      groupVersion: `meta.${identity.domain}/${as.params.v}`,
+      includeObject: include as 'Metadata',
+    };
+  }
+  return enc;
+}
+
+/** negotiate() for a resource request; throws the 406 (never remembered). */
+function pick(identity: Identity, cbor: boolean, accept: string, verb: string, custom: boolean): Picked {
   const metaGroup = `meta.${identity.domain}`;
   const views =
     verb === 'list' || verb === 'deletecollection'
@@ -177,24 +224,12 @@ export function negotiateResource(
     m.params.g === metaGroup &&
     (m.params.v === 'v1' || m.params.v === 'v1beta1') &&
     (m.params.as !== 'Table' || format === 'json' || format === 'yaml');
-  const { as, ...enc } = negotiate(accept, pretty, {
+  const { as, format, mediaType } = negotiate(accept, false, {
     // custom resources have no Protobuf form (406; `protobuf, json` falls back to JSON)
     canServe,
     protobufType: custom ? undefined : identity.protobufMediaType,
     cbor,
     stream: verb === 'watch',
   });
-  if (as) {
-    const include = query.get('includeObject') ?? 'Metadata';
-    if (!['None', 'Metadata', 'Object'].includes(include))
-      throw errors.badRequest(
-        `includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`,
-      );
-    enc.view = {
-      as: as.params.as as 'Table',
-      groupVersion: `${metaGroup}/${as.params.v}`,
-      includeObject: include as 'Metadata',
-    };
-  }
-  return enc;
+  return { format, mediaType, as };
 }

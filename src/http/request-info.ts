@@ -1,25 +1,68 @@
-/** Parses a request path and method into RequestInfo, upstream's request-info rules. */
+/**
+ * Parses a request path and method into RequestInfo, upstream's request-info rules. A
+ * RequestInfo is never modified (a GET's may be shared by every request to its path).
+ */
 export interface RequestInfo {
-  isResourceRequest: boolean;
-  path: string;
-  verb: string;
-  apiPrefix: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  parts: string[];
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  readonly verb: string;
+  readonly apiPrefix: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly parts: readonly string[];
 }
+
+type Parsed = { -readonly [K in keyof RequestInfo]: RequestInfo[K] };
+
+/**
+ * The parsed GETs (without a watch query) by path: a repeated GET is one lookup, and its info's
+ * strings are the same objects each time, so the lookups that follow (registry, read cache)
+ * find their hashes computed. Cleared when full (a bound against clients walking many paths).
+ */
+const GETS = new Map<string, RequestInfo>();
+const MAX_GETS = 4096;
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/** The lower-case verbs of the usual methods, so the hot path does not lower-case a string per request. */
+const METHOD_VERBS: Record<string, string> = {
+  GET: 'get',
+  HEAD: 'head',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'patch',
+  DELETE: 'delete',
+  OPTIONS: 'options',
+};
+
+/** The request's RequestInfo: a GET's from the parsed GETs when its path was seen before. */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const info: RequestInfo = {
+  if (method !== 'GET') return parse(method, path, query);
+  const watch = isWatchQuery(query);
+  const known = watch ? undefined : GETS.get(path);
+  if (known) return known;
+  const info = parse(method, path, query);
+  if (watch) return info;
+  if (GETS.size >= MAX_GETS) GETS.clear();
+  Object.freeze(info.parts);
+  GETS.set(path, Object.freeze(info));
+  return info;
+}
+
+/**
+ * Hot path (every request but repeated GETs): one pass over the path's non-empty segments, no
+ * intermediate arrays, and percent-decoding only of segments that contain a `%`
+ * (decodeURIComponent leaves any other string as it is).
+ */
+function parse(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: Parsed = {
     isResourceRequest: false,
     path,
-    verb: method.toLowerCase(),
+    verb: METHOD_VERBS[method] ?? method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
     apiVersion: '',
@@ -29,38 +72,53 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     name: '',
     parts: [],
   };
-  const segs = path.split('/').filter((s) => s !== '');
-  if (segs.length === 0 || (segs[0] !== 'api' && segs[0] !== 'apis')) return info;
-  info.apiPrefix = segs[0]!;
-  let rest = segs.slice(1);
-  if (info.apiPrefix === 'apis') {
-    if (rest.length < 2) return info;
-    info.apiGroup = rest[0]!;
-    rest = rest.slice(1);
-  } else if (rest.length < 1) return info;
-  info.apiVersion = rest[0]!;
-  rest = rest.slice(1);
-  if (rest.length === 0) return info;
+  const segs = segments(path);
+  const prefix = segs[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  info.apiPrefix = prefix;
+  let i = 1;
+  if (prefix === 'apis') {
+    if (segs.length - i < 2) return info;
+    info.apiGroup = segs[i++]!;
+  } else if (segs.length - i < 1) return info;
+  info.apiVersion = segs[i++]!;
+  if (i === segs.length) return info;
   info.isResourceRequest = true;
   let watchPath = false;
-  if (rest[0] === 'watch') {
+  if (segs[i] === 'watch') {
     watchPath = true;
-    rest = rest.slice(1);
+    i++;
   }
-  if (rest[0] === 'namespaces' && rest.length > 1) {
-    info.namespace = rest[1]!;
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+  if (segs[i] === 'namespaces' && segs.length - i > 1) {
+    info.namespace = segs[i + 1]!;
+    if (segs.length - i > 2 && !NAMESPACE_SUBRESOURCES.has(segs[i + 2]!)) i += 2;
   }
-  info.parts = rest.map(decodeSafe);
-  info.resource = info.parts[0] ?? '';
-  if (info.parts.length >= 2) info.name = info.parts[1]!;
-  if (info.parts.length >= 3) info.subresource = info.parts[2]!;
-  if (info.resource === 'namespaces' && info.parts.length >= 2) info.namespace = '';
-  info.verb = verbFor(method, info, watchPath || isWatchQuery(query));
+  const parts: string[] = [];
+  for (; i < segs.length; i++) parts.push(decodeSafe(segs[i]!));
+  info.parts = parts;
+  info.resource = parts[0] ?? '';
+  if (parts.length >= 2) info.name = parts[1]!;
+  if (parts.length >= 3) info.subresource = parts[2]!;
+  if (info.resource === 'namespaces' && parts.length >= 2) info.namespace = '';
+  // only GET and HEAD become watches: the query is read for them alone
+  info.verb = verbFor(method, info, watchPath || ((method === 'GET' || method === 'HEAD') && isWatchQuery(query)));
   return info;
 }
 
+/** The path's non-empty `/`-separated segments (as `split('/')` without the empty ones). */
+function segments(path: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', from)) {
+    if (at > from) out.push(path.slice(from, at));
+    from = at + 1;
+  }
+  if (from < path.length) out.push(path.slice(from));
+  return out;
+}
+
 function decodeSafe(s: string): string {
+  if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
   } catch {

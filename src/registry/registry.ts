@@ -120,7 +120,8 @@ export class Registry {
   private readonly all: readonly ResourceDef[];
   private readonly builtin: readonly ResourceDef[];
   private enabled: readonly ResourceDef[];
-  private readonly byResource = new Map<string, ResourceDef>();
+  /** group → version → resource: lookup's index (every request), no key string built per call */
+  private readonly byPath = new Map<string, Map<string, Map<string, ResourceDef>>>();
   private readonly byKindKey = new Map<string, ResourceDef>();
   private readonly byGroupVersion = new Map<string, ResourceDef[]>();
   private groupList: readonly GroupVersions[];
@@ -179,7 +180,7 @@ export class Registry {
   }
 
   private rebuild(): void {
-    this.byResource.clear();
+    this.byPath.clear();
     this.byKindKey.clear();
     this.byGroupVersion.clear();
     this.byGroup.clear();
@@ -190,7 +191,7 @@ export class Registry {
 
   /** The enabled resource served at /<group>/<version>/<resource>, or undefined. */
   lookup(group: string, version: string, resource: string): ResourceDef | undefined {
-    return this.byResource.get(gvrKey(group, version, resource));
+    return this.byPath.get(group)?.get(version)?.get(resource);
   }
 
   /** The enabled resource whose kind is `kind` in group/version, or undefined. */
@@ -229,7 +230,11 @@ export class Registry {
   }
 
   private index(r: ResourceDef): void {
-    this.byResource.set(gvrKey(r.group, r.version, r.resource), r);
+    let versions = this.byPath.get(r.group);
+    if (!versions) this.byPath.set(r.group, (versions = new Map()));
+    let resources = versions.get(r.version);
+    if (!resources) versions.set(r.version, (resources = new Map()));
+    resources.set(r.resource, r);
     const kindKey = gvrKey(r.group, r.version, r.kind);
     if (!this.byKindKey.has(kindKey)) this.byKindKey.set(kindKey, r);
     const gv = gvKey(r.group, r.version);

@@ -33,7 +33,7 @@ import type { Extensions } from './extensions.js';
 import type { FrontAudit } from './front-audit.js';
 import { UNSECURED_USER, type FrontAuthentication } from './front-authentication.js';
 import type { FrontMetrics } from './front-metrics.js';
-import { acceptRequest } from './listener.js';
+import { acceptRequest, leaveHandler } from './listener.js';
 import type { ServerOptions } from './options.js';
 
 /** What the pipeline reads of the server (src/server/server.ts's ApiServer is one). */
@@ -105,11 +105,16 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
   secure = withImpersonation(secure, filters.impersonation); // 5
   if (audit) secure = withAudit(secure, audit); // 4
   secure = withAuthentication(secure, filters.authentication); // 3
+  const inner = secure;
   return {
     plain: (res, req) => {
       const r = accept(res, req);
-      audit?.begin(r); // 2
-      dispatch(r);
+      try {
+        audit?.begin(r); // 2
+        dispatch(r);
+      } finally {
+        leaveHandler(r.x);
+      }
     },
     acceptSecure: audit
       ? (res, req) => {
@@ -118,7 +123,13 @@ export function buildHandlerChain(host: HandlerChainHost): HandlerChain {
           return r;
         }
       : accept,
-    secure,
+    secure: (r) => {
+      try {
+        inner(r);
+      } finally {
+        leaveHandler(r.x);
+      }
+    },
   };
 }
 
@@ -142,8 +153,7 @@ function withPriorityAndFairness(next: Step, host: HandlerChainHost): Step {
   if (!apf) return next;
   const maxBody = host.options.maxRequestBodyBytes;
   return (r, info, pretty) => {
-    const serve = () => next(r, info, pretty);
-    if (!gate(apf, r, r.user ?? UNSECURED_USER, info, pretty, maxBody, serve)) serve();
+    if (!gate(apf, r, r.user ?? UNSECURED_USER, info, pretty, maxBody, next)) next(r, info, pretty);
   };
 }
 
@@ -199,11 +209,7 @@ function resourceStep(next: (req: Request) => void, host: HandlerChainHost): Res
     const { x, query, headers } = r;
     host.metrics.resource(x, info, def, query, headers.contentType);
     if (def.deprecation) deprecatedRequest(host, x, def, info.subresource);
-    checkScope(
-      def.namespaced,
-      info,
-      def.subresources.map((s) => s.name),
-    );
+    checkScope(def.namespaced, info, def.subresources);
     checkVerb(def, info);
     if (def.custom && info.verb === 'create' && host.crdController.terminating(def.group, def.resource)) {
       // upstream crdHandler: a terminating CRD's resources take no new objects
@@ -263,14 +269,17 @@ function deprecatedRequest(host: HandlerChainHost, x: Exchange, def: ResourceDef
   x.audit?.deprecated(d.removedRelease);
 }
 
-function checkScope(namespaced: boolean, info: RequestInfo, subresources: string[]): void {
-  const notFound = () => errors.notFoundMessage('the server could not find the requested resource');
-  if (!namespaced && info.namespace) throw notFound();
-  if (namespaced && !info.namespace && info.name) throw notFound();
-  if (namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw notFound();
-  if (info.subresource && !subresources.includes(info.subresource)) throw notFound();
-  // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
-  if (info.parts.length > 3 && info.subresource !== 'proxy') throw notFound();
+/** Hot path (every resource request): comparisons only, nothing allocated unless it throws. */
+function checkScope(namespaced: boolean, info: RequestInfo, subresources: readonly { name: string }[]): void {
+  const sub = info.subresource;
+  if (
+    (!namespaced && info.namespace) ||
+    (namespaced && !info.namespace && (info.name || (info.verb !== 'list' && info.verb !== 'watch'))) ||
+    (sub && !subresources.some((s) => s.name === sub)) ||
+    // only a proxy subresource takes a path after it (pods/P/proxy/some/path)
+    (info.parts.length > 3 && sub !== 'proxy')
+  )
+    throw errors.notFoundMessage('the server could not find the requested resource');
 }
 
 function checkVerb(

@@ -30,29 +30,36 @@ const CONNECT_PATH = /\/(?:proxy|exec|attach|portforward)(?:\/|$)/;
 /** /api and /apis: the documents aggregated discovery serves (with an ETag). */
 const DISCOVERY_ROOT = /^\/apis?\/?$/;
 
+/** The header names every request reads, pre-encoded (uWS takes bytes as they are, a string is converted per call). */
+const ACCEPT = Buffer.from('accept');
+const CONTENT_TYPE = Buffer.from('content-type');
+const CONTENT_LENGTH = Buffer.from('content-length');
+const USER_AGENT = Buffer.from('user-agent');
+const ACCEPT_ENCODING = Buffer.from('accept-encoding');
+
+/**
+ * Reads the request. The Exchange is made with every field the pipeline sets later (one object
+ * shape for all requests); it is marked in its handler until `leaveHandler` runs, which also
+ * attaches the abort handler when the request was not answered during the handler call.
+ */
 export function acceptRequest(
   res: HttpResponse,
   req: HttpRequest,
   metrics: FrontMetrics,
   audited: boolean,
 ): FilterRequest {
-  const x: Exchange = { res, aborted: false, done: false, headers: [] };
-  metrics.begin(x);
-  res.onAborted(() => {
-    x.aborted = true;
-    x.release?.();
-    x.onAbort?.();
-  });
   const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
+  const x: Exchange = { res, aborted: false, done: false, headers: [], inHandler: true };
   if (method === 'HEAD') x.head = true;
+  metrics.begin(x);
   const path = req.getUrl();
   const query = new URLSearchParams(req.getQuery() ?? '');
   const headers: RequestHeaders = {
-    accept: req.getHeader('accept') || undefined,
-    contentType: req.getHeader('content-type') || undefined,
-    contentLength: Number(req.getHeader('content-length') || 0),
-    userAgent: req.getHeader('user-agent') || undefined,
-    acceptEncoding: req.getHeader('accept-encoding') || undefined,
+    accept: req.getHeader(ACCEPT) || undefined,
+    contentType: req.getHeader(CONTENT_TYPE) || undefined,
+    contentLength: Number(req.getHeader(CONTENT_LENGTH) || 0),
+    userAgent: req.getHeader(USER_AGENT) || undefined,
+    acceptEncoding: req.getHeader(ACCEPT_ENCODING) || undefined,
   };
   // validators only where a cached document is revalidated: OpenAPI and aggregated discovery
   if (path.startsWith('/openapi/') || DISCOVERY_ROOT.test(path))
@@ -83,6 +90,27 @@ export function acceptRequest(
     r.auditIdHeader = req.getHeader('audit-id') || undefined;
   }
   return r;
+}
+
+/**
+ * Called when the uWS handler that received the request returns (answered or not). uWS needs
+ * an abort handler on a response left open past its handler, and forbids one on a response
+ * already written; a request answered during the handler (a cached GET) so costs no closure
+ * and no handle. A response some path ended without marking the exchange done throws here:
+ * it needs no abort handler either.
+ */
+export function leaveHandler(x: Exchange): void {
+  x.inHandler = false;
+  if (x.done || x.aborted) return;
+  try {
+    x.res.onAborted(() => {
+      x.aborted = true;
+      x.release?.();
+      x.onAbort?.();
+    });
+  } catch {
+    // already answered (uWS: "must not be accessed ... after a successful response")
+  }
 }
 
 /**

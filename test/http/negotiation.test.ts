@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from '../../src/http/negotiation.js';
+import {
+  bodyFormat,
+  negotiate,
+  negotiateResource,
+  parseAccept,
+  type NegotiateOptions,
+} from '../../src/http/negotiation.js';
+import { makeIdentity } from '../../src/api/identity.js';
 import type { StatusError } from '../../src/api/status.js';
 
 const PB = 'application/vnd.platform.protobuf';
@@ -80,5 +87,45 @@ describe('bodyFormat', () => {
         e.status.message ===
           `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PB}`,
     );
+  });
+});
+
+describe('negotiateResource, remembered per Accept header', () => {
+  const identity = makeIdentity();
+  const q = (s = '') => new URLSearchParams(s);
+  const tableAccept = `application/json;as=Table;v=v1;g=meta.${identity.domain},application/json`;
+  it('gives each request its own Encoding, with its own pretty flag and view parameters', () => {
+    const a = negotiateResource(identity, false, tableAccept, false, q(), 'list', false);
+    const b = negotiateResource(identity, false, tableAccept, true, q('includeObject=Object'), 'list', false);
+    assert.notEqual(a, b);
+    a.gzip = true;
+    assert.equal(b.gzip, undefined);
+    assert.deepEqual(
+      [a.view?.includeObject, b.view?.includeObject, a.pretty, b.pretty],
+      ['Metadata', 'Object', false, true],
+    );
+    assert.equal(
+      code(() => negotiateResource(identity, false, tableAccept, false, q('includeObject=x'), 'list', false)),
+      400,
+    );
+  });
+  it('keeps the verb, custom-resource and CBOR distinctions of the first answer', () => {
+    const pb = identity.protobufMediaType;
+    assert.equal(negotiateResource(identity, false, pb, false, q(), 'get', false).format, 'protobuf');
+    assert.equal(
+      code(() => negotiateResource(identity, false, pb, false, q(), 'get', true)),
+      406,
+    );
+    assert.equal(
+      code(() => negotiateResource(identity, false, 'application/cbor', false, q(), 'get', false)),
+      406,
+    );
+    assert.equal(negotiateResource(identity, true, 'application/cbor', false, q(), 'get', false).format, 'cbor');
+    assert.equal(negotiateResource(identity, false, 'application/yaml', false, q(), 'get', false).format, 'yaml');
+    assert.equal(
+      code(() => negotiateResource(identity, false, 'application/yaml', false, q(), 'watch', false)),
+      406,
+    );
+    assert.equal(negotiateResource(identity, false, tableAccept, false, q(), 'get', false).view?.as, 'Table');
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * The front thread's read cache (objects by type, namespace and name): counts, namespaces in
+ * insertion order, deletes, apiVersion checks and the GET body bytes kept until a change.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ReadCache } from '../../src/actors/read-cache.js';
+import type { ChangeEvent } from '../../src/actors/protocol.js';
+
+const event = (type: 'ADDED' | 'MODIFIED' | 'DELETED', namespace: string, name: string, json = `{"n":"${name}"}`) =>
+  ({ type, typeKey: '/configmaps', namespace, name, apiVersion: 'v1', json }) as unknown as ChangeEvent;
+
+test('objects by namespace and name: count, order within a namespace, delete, apiVersion', () => {
+  const c = new ReadCache();
+  c.load([
+    { typeKey: '/configmaps', namespace: 'a', name: 'x', apiVersion: 'v1', json: '{"n":"x"}' },
+    { typeKey: '/configmaps', namespace: 'b', name: 'y', apiVersion: 'v1', json: '{"n":"y"}' },
+  ]);
+  c.observe([event('ADDED', 'a', 'z'), event('MODIFIED', 'a', 'x', '{"n":"x2"}'), event('ADDED', 'a\u0000b', 'q')]);
+  assert.equal(c.count('/configmaps'), 4);
+  assert.deepEqual([...c.inNamespace('/configmaps', 'a')], ['{"n":"x2"}', '{"n":"z"}']);
+  assert.deepEqual([...c.inNamespace('/configmaps', 'none')], []);
+  assert.equal(c.get('/configmaps', 'a', 'x', 'v1'), '{"n":"x2"}');
+  assert.equal(c.get('/configmaps', 'a', 'x', 'v2'), undefined);
+  c.observe([event('DELETED', 'a', 'x'), event('DELETED', 'a', 'x'), event('DELETED', 'nowhere', 'x')]);
+  assert.equal(c.count('/configmaps'), 3);
+  assert.equal(c.get('/configmaps', 'a', 'x', 'v1'), undefined);
+  c.observe([event('DELETED', 'a', 'z'), event('ADDED', 'a', 'z', '{"n":"z2"}')]);
+  assert.deepEqual([...c.inNamespace('/configmaps', 'a')], ['{"n":"z2"}']);
+  assert.equal(c.count('/configmaps'), 3);
+  assert.equal(c.count('/secrets'), 0);
+});
+
+test('the GET body is the JSON and a newline, the same bytes until the object changes', () => {
+  const c = new ReadCache();
+  c.observe([event('ADDED', 'a', 'x')]);
+  const first = c.body('/configmaps', 'a', 'x', 'v1')!;
+  assert.equal(Buffer.from(first).toString(), '{"n":"x"}\n');
+  assert.equal(c.body('/configmaps', 'a', 'x', 'v1'), first);
+  assert.equal(c.body('/configmaps', 'a', 'x', 'v2'), undefined);
+  c.observe([event('MODIFIED', 'a', 'x', '{"n":"x2"}')]);
+  assert.equal(Buffer.from(c.body('/configmaps', 'a', 'x', 'v1')!).toString(), '{"n":"x2"}\n');
+});
