@@ -16,7 +16,7 @@ import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
-import { Batch, commitBatch } from './batch.js';
+import { Batch, commitBatch, type Staged } from './batch.js';
 import { LEASE_PREFIX, leaseId, loadLeases, storedLeases } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { unsafeDeleteReply } from './corrupt.js';
@@ -47,16 +47,47 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/**
+ * Operations that may execute while earlier batches' commits are in flight: they read single
+ * objects through the batch (which sees those writes) or committed state (GET), and answer only
+ * after the earlier commits. LISTs, watches and collection deletes read a snapshot at the
+ * current revision, so they wait for every earlier batch to be published.
+ */
+const OVERLAPS = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'get']);
+function overlaps(op: Op): boolean {
+  return OVERLAPS.has(op.op);
+}
+
+/** A batch executed and not yet committed; epoch: the shard's discard count when it ran. */
+interface Executed {
+  batch: Batch;
+  results: Result[];
+  rawDeletes: string[];
+  epoch: number;
+}
+
 export class Shard extends ShardStores {
   private readonly rv: BigInt64Array;
   /** keys of corrupt objects removed by unsafe deletes in the current batch */
   private rawDeletes: string[] = [];
   /** other servers' changes (shared store), applied to the caches, for the next reply */
   private readonly feed = new RemoteFeed();
+  /**
+   * Pipelined commits (a local store): a batch executes while the batches before it are still
+   * committing, reading their staged writes (inFlight, oldest first); commits and replies keep
+   * the execution order (last: the latest batch's publication). A commit that fails discards
+   * its writes and every later batch runs again (epoch).
+   */
+  private readonly pipelined: boolean;
+  private readonly inFlight: Staged[] = [];
+  private gate: Promise<void> = Promise.resolve();
+  private last: Promise<void> = Promise.resolve();
+  private epoch = 0;
 
   constructor(cfg: ActorConfig) {
     super(cfg);
     this.rv = new BigInt64Array(cfg.rvBuffer);
+    this.pipelined = cfg.storageBackend !== 'etcd3';
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -147,24 +178,120 @@ export class Shard extends ShardStores {
   }
 
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
-  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number, attempt = 0): Promise<BatchReply> {
+  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number): Promise<BatchReply> {
     if (poll !== undefined) {
       await this.feed.waitForWork(poll, this.cfg.wakeBuffer);
       return { results: [], events: this.feed.take() };
     }
-    // on a shared store, a read of the newest state first waits for every commit made before it
-    if (this.backend.sync && attempt === 0 && ops.some(consistentRead)) {
-      try {
-        await this.backend.sync();
-      } catch (e) {
-        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
+    // batches execute one at a time in arrival order; one that cannot overlap earlier commits
+    // (reads of a snapshot, a shared store) first waits until every earlier batch is published
+    const open = this.enter();
+    let x: Executed;
+    try {
+      await open.turn;
+      if (!this.pipelined || !ops.every(overlaps)) await this.idle();
+      // on a shared store, a read of the newest state first waits for every commit made before it
+      if (this.backend.sync && ops.some(consistentRead)) {
+        try {
+          await this.backend.sync();
+        } catch (e) {
+          return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
+        }
       }
+      x = this.execute(ops);
+    } finally {
+      open.leave();
     }
-    const batch = new Batch(this.rv, this.corrupt);
-    const { staged, txn } = batch;
+    // commits and publications follow the execution order: wait for the batch before
+    const before = this.last;
+    let done!: () => void;
+    this.last = new Promise((r) => (done = r));
+    try {
+      await before;
+      // an earlier batch's staged writes, which this one may have read, were discarded: run again
+      if (x.epoch !== this.epoch) return await this.atHead(ops, streams, 0);
+      return await this.settle(ops, streams, 0, x);
+    } finally {
+      this.drop(x.batch.pending);
+      done();
+    }
+  }
+
+  /** Resolves once no batch is between its execution and its publication. */
+  private async idle(): Promise<void> {
+    while (this.inFlight.length) await this.last;
+  }
+
+  /** A turn to execute, after every batch or task that entered before (leave() ends it). */
+  private enter(): { turn: Promise<void>; leave: () => void } {
+    const turn = this.gate;
+    let leave!: () => void;
+    this.gate = new Promise((r) => (leave = r));
+    return { turn, leave };
+  }
+
+  /** Runs a task that changes or reads all of the shard (types, snapshot) with no batch in flight. */
+  async exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const open = this.enter();
+    try {
+      await open.turn;
+      await this.idle();
+      return await task();
+    } finally {
+      open.leave();
+    }
+  }
+
+  /** Runs the operations on a new batch over the committed state plus the in-flight batches' writes. */
+  private execute(ops: Op[]): Executed {
+    const batch = new Batch(this.rv, this.corrupt, this.inFlight.slice());
     const results: Result[] = ops.map((op) => batch.run((t) => this.exec(op, t)));
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
+    if (batch.staged.length) this.inFlight.push(batch.pending);
+    return { batch, results, rawDeletes, epoch: this.epoch };
+  }
+
+  private drop(pending: Staged): void {
+    const i = this.inFlight.indexOf(pending);
+    if (i >= 0) this.inFlight.splice(i, 1);
+  }
+
+  /**
+   * A batch's staged writes will not be committed as they are: every in-flight batch after it
+   * read them, so each runs again (see run) and none of their writes is read any more.
+   */
+  private discard(): void {
+    this.epoch++;
+    this.inFlight.length = 0;
+  }
+
+  /**
+   * Runs operations again once every earlier batch is published (retries and fallbacks); the
+   * batches executed since did not see these writes, so they run again too.
+   */
+  private async atHead(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+  ): Promise<BatchReply> {
+    this.discard();
+    const x = this.execute(ops);
+    try {
+      return await this.settle(ops, streams, attempt, x);
+    } finally {
+      this.drop(x.batch.pending);
+    }
+  }
+
+  /** Commits an executed batch (every earlier one is published), then publishes it. */
+  private async settle(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+    { batch, results, rawDeletes }: Executed,
+  ): Promise<BatchReply> {
+    const { staged, txn } = batch;
     if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
     try {
       await commitBatch(
@@ -177,9 +304,9 @@ export class Shard extends ShardStores {
       );
       for (const k of rawDeletes) this.corrupt.remove(k);
     } catch (e) {
+      this.discard();
       // another server committed to this shard first; its changes are in the caches now
-      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES)
-        return this.run(ops, streams, undefined, attempt + 1);
+      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.atHead(ops, streams, attempt + 1);
       if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
         const status = unavailableStatus(e);
         return {
@@ -231,7 +358,7 @@ export class Shard extends ShardStores {
   private async runEach(ops: Op[]): Promise<BatchReply> {
     const out: BatchReply = { results: [], events: this.feed.take() };
     for (const op of ops) {
-      const r = await this.run([op]);
+      const r = await this.atHead([op], undefined, 0);
       // loops, not spreads: a deletecollection can produce more events than a call takes arguments
       for (const x of r.results) out.results.push(x);
       for (const e of r.events) out.events.push(e);
