@@ -78,7 +78,7 @@ export class Batch {
  * Commits staged writes (with their leases) and the raw deletes of corrupt keys in one durable
  * transaction; rawRV: the revision the raw deletes took (0 without any). failMatch (test-only,
  * --test-fail-commit-match; '' in production): a commit holding a key that contains this text
- * fails as a backend refusal would, for the tests of commit isolation.
+ * fails as a backend refusal would, for the tests of commit isolation. written: see Backend.commit.
  */
 export async function commitBatch(
   backend: Backend,
@@ -87,6 +87,7 @@ export async function commitBatch(
   rawRV = 0,
   rawDeletes: string[] = [],
   failMatch = '',
+  written?: () => void,
 ): Promise<void> {
   const writes: Write[] = [];
   for (const w of staged) {
@@ -104,5 +105,5 @@ export async function commitBatch(
     throw new Error('injected commit failure (--test-fail-commit-match)');
   }
   const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
-  await backend.commit(writes, maxRV);
+  await backend.commit(writes, maxRV, written);
 }

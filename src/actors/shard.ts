@@ -16,7 +16,8 @@ import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
-import { Batch, commitBatch, type Staged } from './batch.js';
+import { Batch, commitBatch } from './batch.js';
+import { Pipeline } from './pipeline.js';
 import { LEASE_PREFIX, leaseId, loadLeases, storedLeases } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { unsafeDeleteReply } from './corrupt.js';
@@ -72,17 +73,9 @@ export class Shard extends ShardStores {
   private rawDeletes: string[] = [];
   /** other servers' changes (shared store), applied to the caches, for the next reply */
   private readonly feed = new RemoteFeed();
-  /**
-   * Pipelined commits (a local store): a batch executes while the batches before it are still
-   * committing, reading their staged writes (inFlight, oldest first); commits and replies keep
-   * the execution order (last: the latest batch's publication). A commit that fails discards
-   * its writes and every later batch runs again (epoch).
-   */
+  /** pipelined commits (a local store; see pipeline.ts) */
   private readonly pipelined: boolean;
-  private readonly inFlight: Staged[] = [];
-  private gate: Promise<void> = Promise.resolve();
-  private last: Promise<void> = Promise.resolve();
-  private epoch = 0;
+  private readonly pipe = new Pipeline();
 
   constructor(cfg: ActorConfig) {
     super(cfg);
@@ -185,11 +178,11 @@ export class Shard extends ShardStores {
     }
     // batches execute one at a time in arrival order; one that cannot overlap earlier commits
     // (reads of a snapshot, a shared store) first waits until every earlier batch is published
-    const open = this.enter();
+    const open = this.pipe.enter();
     let x: Executed;
     try {
       await open.turn;
-      if (!this.pipelined || !ops.every(overlaps)) await this.idle();
+      if (!this.pipelined || !ops.every(overlaps)) await this.pipe.idle();
       // on a shared store, a read of the newest state first waits for every commit made before it
       if (this.backend.sync && ops.some(consistentRead)) {
         try {
@@ -202,68 +195,37 @@ export class Shard extends ShardStores {
     } finally {
       open.leave();
     }
-    // commits and publications follow the execution order: wait for the batch before
-    const before = this.last;
-    let done!: () => void;
-    this.last = new Promise((r) => (done = r));
+    // commits and publications follow the execution order: this batch's transaction starts once
+    // the one before is written (its fsync may still run), its answer once that one is published
+    const { before, wroteBefore, wrote, done } = this.pipe.join();
     try {
-      await before;
+      await wroteBefore;
       // an earlier batch's staged writes, which this one may have read, were discarded: run again
-      if (x.epoch !== this.epoch) return await this.atHead(ops, streams, 0);
-      return await this.settle(ops, streams, 0, x);
+      if (x.epoch !== this.pipe.epoch) {
+        await before;
+        return await this.atHead(ops, streams, 0);
+      }
+      return await this.settle(ops, streams, 0, x, before, wrote);
     } finally {
-      this.drop(x.batch.pending);
+      this.pipe.drop(x.batch.pending);
+      wrote();
       done();
     }
   }
 
-  /** Resolves once no batch is between its execution and its publication. */
-  private async idle(): Promise<void> {
-    while (this.inFlight.length) await this.last;
-  }
-
-  /** A turn to execute, after every batch or task that entered before (leave() ends it). */
-  private enter(): { turn: Promise<void>; leave: () => void } {
-    const turn = this.gate;
-    let leave!: () => void;
-    this.gate = new Promise((r) => (leave = r));
-    return { turn, leave };
-  }
-
-  /** Runs a task that changes or reads all of the shard (types, snapshot) with no batch in flight. */
-  async exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const open = this.enter();
-    try {
-      await open.turn;
-      await this.idle();
-      return await task();
-    } finally {
-      open.leave();
-    }
+  /** Runs a task that changes or reads all of the shard with no batch in flight (Pipeline.exclusive). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.pipe.exclusive(task);
   }
 
   /** Runs the operations on a new batch over the committed state plus the in-flight batches' writes. */
   private execute(ops: Op[]): Executed {
-    const batch = new Batch(this.rv, this.corrupt, this.inFlight.slice());
+    const batch = new Batch(this.rv, this.corrupt, this.pipe.inFlight.slice());
     const results: Result[] = ops.map((op) => batch.run((t) => this.exec(op, t)));
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
-    if (batch.staged.length) this.inFlight.push(batch.pending);
-    return { batch, results, rawDeletes, epoch: this.epoch };
-  }
-
-  private drop(pending: Staged): void {
-    const i = this.inFlight.indexOf(pending);
-    if (i >= 0) this.inFlight.splice(i, 1);
-  }
-
-  /**
-   * A batch's staged writes will not be committed as they are: every in-flight batch after it
-   * read them, so each runs again (see run) and none of their writes is read any more.
-   */
-  private discard(): void {
-    this.epoch++;
-    this.inFlight.length = 0;
+    if (batch.staged.length) this.pipe.inFlight.push(batch.pending);
+    return { batch, results, rawDeletes, epoch: this.pipe.epoch };
   }
 
   /**
@@ -275,57 +237,76 @@ export class Shard extends ShardStores {
     streams: Record<string, Encoding[]> | undefined,
     attempt: number,
   ): Promise<BatchReply> {
-    this.discard();
+    this.pipe.discard();
     const x = this.execute(ops);
     try {
-      return await this.settle(ops, streams, attempt, x);
+      return await this.settle(ops, streams, attempt, x, Promise.resolve(), () => {});
     } finally {
-      this.drop(x.batch.pending);
+      this.pipe.drop(x.batch.pending);
     }
   }
 
-  /** Commits an executed batch (every earlier one is published), then publishes it. */
+  /**
+   * Commits an executed batch (every earlier one is written; wrote() once this one is), then,
+   * once the batch before is published (before), publishes it.
+   */
   private async settle(
     ops: Op[],
     streams: Record<string, Encoding[]> | undefined,
     attempt: number,
     { batch, results, rawDeletes }: Executed,
+    before: Promise<void>,
+    wrote: () => void,
   ): Promise<BatchReply> {
     const { staged, txn } = batch;
-    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
-    try {
-      await commitBatch(
-        this.backend,
-        this.transformers,
-        staged,
-        rawDeletes.length ? txn.nextRV() : 0,
-        rawDeletes,
-        this.cfg.testFaults?.failCommitMatch,
-      );
-      for (const k of rawDeletes) this.corrupt.remove(k);
-    } catch (e) {
-      this.discard();
-      // another server committed to this shard first; its changes are in the caches now
-      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.atHead(ops, streams, attempt + 1);
-      if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
-        const status = unavailableStatus(e);
-        return {
-          results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
-          events: this.feed.take(),
-        };
+    let failure: { e: unknown } | undefined;
+    if (staged.length || rawDeletes.length) {
+      try {
+        await commitBatch(
+          this.backend,
+          this.transformers,
+          staged,
+          rawDeletes.length ? txn.nextRV() : 0,
+          rawDeletes,
+          this.cfg.testFaults?.failCommitMatch,
+          wrote,
+        );
+        for (const k of rawDeletes) this.corrupt.remove(k);
+      } catch (e) {
+        failure = { e };
+        this.pipe.discard();
       }
-      // nothing of the batch committed: run its operations again one by one, so one bad write
-      // (a value the backend refuses) fails alone and no read answers from a write that never was
-      if (ops.length > 1) return this.runEach(ops);
-      const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return {
-        results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
-        events: this.feed.take(),
-      };
     }
+    wrote();
+    await before;
+    if (failure) return this.failed(ops, streams, attempt, results, failure.e);
+    if (!staged.length && !rawDeletes.length) return { results, events: this.feed.take() };
     const own = this.publish(staged, txn.now, streams);
     const remote = this.feed.take();
     return { results, events: remote.length ? [...remote, ...own] : own };
+  }
+
+  /** A batch whose commit failed (nothing of it stored; every earlier batch published). */
+  private failed(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+    results: Result[],
+    e: unknown,
+  ): Promise<BatchReply> | BatchReply {
+    // another server committed to this shard first; its changes are in the caches now
+    if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.atHead(ops, streams, attempt + 1);
+    // nothing of the batch committed: run its operations again one by one, so one bad write
+    // (a value the backend refuses) fails alone and no read answers from a write that never was
+    if (!(e instanceof StoreUnavailable || e instanceof CommitConflict) && ops.length > 1) return this.runEach(ops);
+    const status =
+      e instanceof StoreUnavailable || e instanceof CommitConflict
+        ? unavailableStatus(e)
+        : errors.internal(`storage commit failed: ${(e as Error).message}`).status;
+    return {
+      results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
+      events: this.feed.take(),
+    };
   }
 
   /**

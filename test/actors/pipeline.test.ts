@@ -23,6 +23,8 @@ const rvBuffer = new SharedArrayBuffer(8);
 /** commits wait for this while set (one batch's commit held in flight) */
 let hold: Promise<void> | undefined;
 let commits = 0;
+/** while set, a commit resolves (is durable) only after this, though written before it */
+let holdDurable: Promise<void> | undefined;
 /** batch executions so far (a batch run again counts again) */
 let executions = 0;
 
@@ -60,12 +62,14 @@ before(async () => {
   };
   const backend = inside.backend;
   const commit = backend.commit.bind(backend);
-  backend.commit = async (writes, revision) => {
+  backend.commit = async (writes, revision, written) => {
     commits++;
     if (hold) await hold;
     // a refusal that comes from the store after the batches behind it executed
     if (writes.some((w) => w.key.includes('refuse'))) throw new Error('refused by the test store');
-    return commit(writes, revision);
+    const durable = holdDurable;
+    await commit(writes, revision, written);
+    if (durable) await durable;
   };
 });
 after(() => {
@@ -116,10 +120,16 @@ async function overlapped(first: Op[], second: Op[]): Promise<[BatchReply, Batch
   hold = new Promise((r) => (release = r));
   const order: string[] = [];
   const before = commits;
-  const a = shard.run(first).then((r) => (order.push('first'), r));
+  const a = shard.run(first).then((r) => {
+    order.push('first');
+    return r;
+  });
   await until(async () => (commits > before ? true : undefined), 'the first commit', 5_000);
   const ran = executions;
-  const b = shard.run(second).then((r) => (order.push('second'), r));
+  const b = shard.run(second).then((r) => {
+    order.push('second');
+    return r;
+  });
   // the second batch executes while the first's commit is held (a LIST waits instead)
   const executed = await until(async () => (executions > ran ? true : undefined), 'the second batch', 2_000).then(
     () => true,
@@ -206,4 +216,31 @@ test('a batch that read writes whose commit failed runs again', async () => {
     [...rc.events, ...rd.events].map((e) => e.name),
     ['ok-1'],
   );
+});
+
+test("the next batch's transaction starts once the one before is written, before it is durable", async () => {
+  const NS = 'pipe-d';
+  let release!: () => void;
+  holdDurable = new Promise((r) => (release = r));
+  const before = commits;
+  const order: string[] = [];
+  const a = shard.run([create('first', NS)]).then((r) => {
+    order.push('first');
+    return r;
+  });
+  await until(async () => (commits > before ? true : undefined), 'the first commit', 5_000);
+  const b = shard.run([create('second', NS)]).then((r) => {
+    order.push('second');
+    return r;
+  });
+  const started = await until(async () => (commits > before + 1 ? true : undefined), 'the second commit', 2_000).then(
+    () => true,
+    () => false,
+  );
+  holdDurable = undefined;
+  release();
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.ok(started, 'the second transaction started while the first was not yet durable');
+  assert.deepEqual(order, ['first', 'second'], 'answered in order');
+  assert.deepEqual([answer(ra.results[0]!).code, answer(rb.results[0]!).code], [201, 201]);
 });
