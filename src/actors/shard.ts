@@ -5,12 +5,11 @@
  */
 import type { Stored } from '../api/object.js';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
-import { GZIP_THRESHOLD } from './pack.js';
+import { compress } from './pack.js';
+import { encodeForStreams } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
-import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
@@ -31,11 +30,6 @@ import {
   unavailableStatus,
 } from './remote.js';
 import { ShardStores } from './shard-stores.js';
-
-function compress(r: Result): Result {
-  if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
-  return { ...r, body: gzipSync(r.body, { level: 1 }), contentEncoding: 'gzip' };
-}
 
 /** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
 async function createBackend(cfg: ActorConfig): Promise<Backend> {
@@ -391,7 +385,8 @@ export class Shard extends ShardStores {
     return staged.map((w) => {
       const out = this.toEvent(w, now);
       const wanted = streams?.[w.typeKey];
-      if (wanted?.length) out.encoded = this.encodeForStreams(w, wanted, now);
+      if (wanted?.length)
+        out.encoded = encodeForStreams(this.storeForKey(w.typeKey)?.ctx.def.kind ?? '', w, wanted, now);
       return out;
     });
   }
@@ -399,30 +394,6 @@ export class Shard extends ShardStores {
   /** Applies one committed write to its type's cache and describes it for the front thread. */
   private toEvent(w: StagedWrite, now: number): ChangeEvent {
     return changeEvent(w, this.caches.get(w.typeKey)!.apply(w.type, w.entry, now));
-  }
-
-  /**
-   * The event's object once per stream encoding live watchers use, so the front thread writes
-   * bytes instead of encoding per watcher. An object that cannot be encoded is left out: the
-   * front thread's fallback then reports it to those watchers.
-   */
-  private encodeForStreams(w: StagedWrite, wanted: Encoding[], now: number): Record<string, string | Uint8Array> {
-    const out: Record<string, string | Uint8Array> = {};
-    const store = this.storeForKey(w.typeKey);
-    for (const enc of wanted) {
-      try {
-        // Table views: the events after a watcher's first carry no column definitions
-        out[streamKey(enc)] = encodeEventObject(
-          enc,
-          { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry },
-          now,
-          false,
-        );
-      } catch {
-        /* encoded (and the failure reported) by the front thread */
-      }
-    }
-    return out;
   }
 
   ownsType(group: string, resource: string): boolean {
