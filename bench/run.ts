@@ -21,29 +21,13 @@ import { appendToDoc, renderSection, resultsTable, verdictTable, type ScenarioRe
 import { machineTicks, sleep } from './lib/procs.js';
 import { WRK } from './lib/wrk.js';
 import type { Ctx } from './scenarios/common.js';
-import { createScenario } from './scenarios/create.js';
-import { getScenario, listScenario } from './scenarios/read.js';
-import { watchScenario } from './scenarios/watch.js';
-import { applyScenario } from './scenarios/apply.js';
-import { tlsScenario } from './scenarios/tls.js';
-import { authzScenario } from './scenarios/authz.js';
-import { encodingsScenario } from './scenarios/encodings.js';
-import { fairnessScenario } from './scenarios/fairness.js';
+import { scenarioNames, wrkRunner } from './scenario-registry.js';
 import { isLoadInvocation, LOAD_FLAGS, LOAD_ONLY, TargetError, UsageError } from './load/args.js';
 import { loadMain } from './load/cli.js';
 import { compareMain } from './load/compare.js';
 
-const SCENARIOS: Record<string, (ctx: Ctx) => Promise<ScenarioResult>> = {
-  get: getScenario,
-  list: listScenario,
-  create: createScenario,
-  watch: watchScenario,
-  apply: applyScenario,
-  tls: tlsScenario,
-  authz: authzScenario,
-  encodings: encodingsScenario,
-  fairness: fairnessScenario,
-};
+/** the wrk mode's scenarios, in the order of the one registry (bench/scenario-registry.ts) */
+const WRK_SCENARIOS = scenarioNames('wrk');
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOC = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
@@ -73,7 +57,7 @@ const MAX_SHARDS = 16;
 const usage = (): string => `Usage:
   npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--pipeline-depth N] [--record]
       wrk ceiling mode: the real server against a bare uWebSockets.js/LMDB ceiling on loopback (wrk required).
-      scenarios: ${Object.keys(SCENARIOS).join(', ')} (all by default). --record appends the results to docs/benchmarks.md
+      scenarios: ${WRK_SCENARIOS.join(', ')} (all by default). --record appends the results to docs/benchmarks.md
       (without it nothing is written there).
   npm run bench -- <get|list|create|update|apply|watch-fanout|informers|density|mixed|all> [--server URL] [--kubeconfig F]
                    [--duration 60s] [--concurrency N] [--qps N] [--out DIR] ...
@@ -128,11 +112,10 @@ function parseArgs(argv: string[]): Args {
     // the default now; kept so older command lines still run
     else if (flag === '--no-doc') a.writeDoc = false;
     else if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag} (npm run bench -- --help)`);
-    else if (!SCENARIOS[flag])
-      throw new UsageError(`unknown scenario "${flag}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
+    else if (!wrkRunner(flag)) throw new UsageError(`unknown scenario "${flag}" (known: ${WRK_SCENARIOS.join(', ')})`);
     else a.scenarios.push(flag);
   }
-  if (a.scenarios.length === 0) a.scenarios = Object.keys(SCENARIOS);
+  if (a.scenarios.length === 0) a.scenarios = [...WRK_SCENARIOS];
   return a;
 }
 
@@ -186,7 +169,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const name of args.scenarios) {
     ctx.log(`== ${name}`);
-    results.push(await SCENARIOS[name]!(ctx));
+    results.push(await wrkRunner(name)!(ctx));
   }
   closeAgent();
   ctx.log('\n' + resultsTable(results) + '\n\n' + verdictTable(results) + '\n');

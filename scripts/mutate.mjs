@@ -52,7 +52,7 @@ const MODULES = {
       'src/registry/deletion.ts',
       'src/registry/validation.ts',
     ],
-    tests: ['test/registry/registry', 'server/crud', 'server/patch', 'security/write-race', 'actors/commit-isolation'],
+    tests: ['test/registry/registry', 'registry/crud', 'patch/patch', 'security/write-race', 'actors/commit-isolation'],
   },
   // the optimistic-concurrency checks only: resourceVersion and uid preconditions, the conflict
   // checks of update, patch and delete, the pin of a write to the version its checks saw
@@ -67,16 +67,34 @@ const MODULES = {
       'registry/store-pin',
       'registry/deletion',
       'http/pin',
-      'server/crud',
-      'server/patch',
+      'registry/crud',
+      'patch/patch',
       'security/write-race',
     ],
   },
-  storage: { mutate: ['src/storage/'], tests: ['test/storage/', 'test/actors/'] },
-  apply: { mutate: ['src/apply/'], tests: ['test/apply/', 'server/apply'] },
+  // the storage unit suites (the end-to-end ones under test/storage/ start servers and etcd clusters)
+  storage: {
+    mutate: ['src/storage/'],
+    tests: [
+      'storage/backend-conformance',
+      'storage/type-cache',
+      'storage/encryption/transformer',
+      'storage/etcd/etcd-backend',
+      'storage/etcd/etcd-batch',
+      'test/actors/',
+    ],
+  },
+  apply: { mutate: ['src/apply/'], tests: ['test/apply/'] },
   watch: {
     mutate: ['src/registry/watch.ts', 'src/storage/cacher/'],
-    tests: ['server/watch', 'handlers/watch', 'storage/backend-conformance'],
+    tests: [
+      'handlers/watch',
+      'http/watch-coalescing',
+      'http/watch-hub',
+      'registry/watch-restart',
+      'registry/watch-rv',
+      'storage/backend-conformance',
+    ],
   },
 };
 

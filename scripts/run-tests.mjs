@@ -12,7 +12,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
-import { RUNNER_FLAGS, aloneCandidatesOf, alonePattern } from './lib/test-names.mjs';
+import { RUNNER_FLAGS, aloneCandidatesOf, alonePattern, isEtcdSuite } from './lib/test-names.mjs';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -96,9 +96,9 @@ if (sampleSize > 0) {
 }
 
 // the full run also passes the resource, watch and patch suites on the etcd backend (one
-// parameterised suite: test/helpers/server.ts starts every server on a per-file etcd); an etcd
+// parameterised suite: test/helpers/server.ts starts every server on a per-file etcd; the files
+// are ETCD_SUITES of scripts/lib/test-names.mjs); an etcd
 // that cannot start fails the run: the re-run is part of the suite, never silently dropped
-const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list', 'server/apply', 'server/scale'];
 if (full && process.env.PLAT_TEST_STORAGE === undefined) {
   const probe = existsSync(etcdBin) ? spawnSync(etcdBin, ['--version'], { encoding: 'utf8' }) : undefined;
   if (probe?.status !== 0) {
@@ -108,7 +108,7 @@ if (full && process.env.PLAT_TEST_STORAGE === undefined) {
     status = 1;
   } else {
     console.log(`# the resource, watch and patch suites again, on etcd (PLAT_TEST_STORAGE=etcd3, ${etcdBin})`);
-    const etcdFiles = files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)));
+    const etcdFiles = files.filter(isEtcdSuite);
     // (never an empty list: node --test without files would run everything)
     status = (etcdFiles.length ? run(etcdFiles, { ...env, PLAT_TEST_STORAGE: 'etcd3' }) : 1) || status;
   }

@@ -15,8 +15,9 @@
 // and env: ETCD_BIN, --test-timeout=180000), never two files in one process, so a file that only
 // passes after another one fails here. The files run in a seeded shuffled order (the seed is
 // printed, --seed repeats it); --jobs N runs N such processes side by side (still one file each).
-// The six resource suites of the etcd re-run are swept alone on etcd as well (--no-etcd skips
-// them, --etcd-only runs only them: a second sweep can take them while the first one runs).
+// The resource suites of the etcd re-run (ETCD_SUITES of scripts/lib/test-names.mjs) are swept
+// alone on etcd as well (--no-etcd skips them, --etcd-only runs only them: a second sweep can take
+// them while the first one runs).
 //
 // The same sweep measures whole-suite coverage: every process a file starts writes V8 coverage
 // (NODE_V8_COVERAGE), which is cut down to src/ and workers/ and merged into one file per test
@@ -48,8 +49,8 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
 import { sweepTests } from './lib/sweep-tests.mjs';
+import { isEtcdSuite } from './lib/test-names.mjs';
 
-const ETCD_SUITES = ['server/crud', 'server/watch', 'server/patch', 'server/list', 'server/apply', 'server/scale'];
 const SKIP_COPY = new Set(['.git', 'node_modules', 'dist', 'coverage', 'reports', '.stryker-tmp', 'data', 'bench-out']);
 
 function parse(argv) {
@@ -289,7 +290,7 @@ const entries = o.etcdOnly
   ? []
   : shuffle(files, rand).map((file) => ({ file, label: file.replace(/^dist\//, ''), env: {} }));
 if (o.etcd) {
-  for (const file of files.filter((f) => ETCD_SUITES.some((x) => f.includes(x)))) {
+  for (const file of files.filter(isEtcdSuite)) {
     entries.push({ file, label: `${file.replace(/^dist\//, '')} (etcd3)`, env: { PLAT_TEST_STORAGE: 'etcd3' } });
   }
 }

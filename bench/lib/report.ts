@@ -1,7 +1,7 @@
 /** Benchmark results: rows, target verdicts, and their markdown rendering for docs/benchmarks.md. */
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendReportSection } from './report-writer.js';
 
 export interface Row {
   scenario: string;
@@ -149,7 +149,7 @@ the machine to be mostly idle first; \`--cpu-prof DIR\` writes the server's V8 p
 \`node dist/bench/profile-summary.js DIR/*.cpuprofile\`.
 `;
 
+/** Appends a section to docs/benchmarks.md (its header first if the file is missing or blank). */
 export function appendToDoc(path: string, section: string): void {
-  if (!existsSync(path) || !readFileSync(path, 'utf8').trim()) writeFileSync(path, HEADER + '\n');
-  appendFileSync(path, section + '\n');
+  appendReportSection(path, HEADER, section);
 }

@@ -1,20 +1,16 @@
 /** Flags of the load CLI (`npm run bench -- <scenario...> --server URL ...`), each bounded. */
 import type { Options } from './scenarios/ctx.js';
 import { MIX, MIX_KINDS } from './scenarios/mixed.js';
+import { scenarioNames } from '../scenario-registry.js';
+import { UsageError } from '../lib/usage-errors.js';
 
-export const LOAD_SCENARIOS = [
-  'get',
-  'list',
-  'create',
-  'update',
-  'apply',
-  'watch-fanout',
-  'informers',
-  'density',
-  'mixed',
-] as const;
-/** scenarios only the load CLI knows: naming one selects it even without a load flag */
-export const LOAD_ONLY = new Set(['update', 'watch-fanout', 'informers', 'density', 'mixed', 'all']);
+/** the load CLI's scenarios, in the order of the one registry (bench/scenario-registry.ts) */
+export const LOAD_SCENARIOS: readonly string[] = scenarioNames('load');
+/** scenarios only the load CLI knows (and `all`): naming one selects it even without a load flag */
+export const LOAD_ONLY: ReadonlySet<string> = new Set([
+  ...LOAD_SCENARIOS.filter((name) => !scenarioNames('wrk').includes(name)),
+  'all',
+]);
 /** flags only the load CLI knows: any of them selects it */
 export const LOAD_FLAGS = new Set([
   '--server',
@@ -60,14 +56,9 @@ export interface LoadArgs {
   opts: Options;
 }
 
-/** A bad command line: reported as its message alone. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-/** The target refused or could not be reached: reported as one line like a usage error, but exit 1. */
-export class TargetError extends UsageError {
-  override name = 'TargetError';
-}
+// (defined in bench/lib so the load client can throw them without importing this module, which
+// imports the scenario registry, which imports the client)
+export { TargetError, UsageError } from '../lib/usage-errors.js';
 
 export function parseDuration(flag: string, v: string, maxSec: number): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)?$/.exec(v);
@@ -217,7 +208,7 @@ export function parseLoadArgs(argv: string[]): LoadArgs {
       default:
         if (flag.startsWith('--')) throw new UsageError(`unknown flag ${flag}`);
         if (flag === 'all') a.scenarios.push(...LOAD_SCENARIOS);
-        else if (!(LOAD_SCENARIOS as readonly string[]).includes(flag))
+        else if (!LOAD_SCENARIOS.includes(flag))
           throw new UsageError(`unknown scenario "${flag}" (known: ${LOAD_SCENARIOS.join(', ')}, all)`);
         else a.scenarios.push(flag);
     }

@@ -6,9 +6,9 @@
  * first Ctrl-C stops the running scenario and writes a partial report, a second one exits.
  * Writes report.json, report.md and three SVG charts to --out (default bench-out/<time>).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuSeconds, rssBytes, startServer, type ServerChild } from '../lib/procs.js';
+import { writeReportDir } from '../lib/report-writer.js';
 import { parseLoadArgs, type LoadArgs } from './args.js';
 import { Client } from './client.js';
 import { sleep } from './engine.js';
@@ -27,7 +27,7 @@ import {
   type ServerUsage,
 } from './report.js';
 import type { ScenarioCtx } from './scenarios/ctx.js';
-import { SCENARIOS } from './scenarios/index.js';
+import { loadRunner } from '../scenario-registry.js';
 import { latencyCdf, latencyOverTime, throughputBars } from './svg.js';
 
 const METRICS_SETTLE_MS = 10_000;
@@ -137,7 +137,7 @@ async function runScenario(run: Run, name: string, index: number): Promise<{ rep
   run.log(`== ${name}`);
   let error: string | null = null;
   try {
-    await SCENARIOS[name]!(ctx);
+    await loadRunner(name)!(ctx);
   } catch (e) {
     error = (e as Error).message;
     run.log(`${name} failed: ${error}`);
@@ -209,12 +209,15 @@ function summarize(scenarios: ScenarioReport[]): Report['summary'] {
 }
 
 function writeReport(out: string, report: Report): void {
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 1) + '\n');
-  writeFileSync(join(out, 'report.md'), renderMarkdown(report) + '\n');
-  writeFileSync(join(out, 'latency-over-time.svg'), latencyOverTime(report));
-  writeFileSync(join(out, 'throughput.svg'), throughputBars(report));
-  writeFileSync(join(out, 'latency-cdf.svg'), latencyCdf(report));
+  writeReportDir(out, {
+    markdown: renderMarkdown(report),
+    json: report,
+    charts: {
+      'latency-over-time.svg': latencyOverTime(report),
+      'throughput.svg': throughputBars(report),
+      'latency-cdf.svg': latencyCdf(report),
+    },
+  });
 }
 
 export async function loadMain(argv: string[]): Promise<number> {

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { TargetError } from './args.js';
+import { TargetError } from '../lib/usage-errors.js';
 import type { Credentials } from './kubeconfig.js';
 import type { OpId, Recorder } from './recorder.js';
 

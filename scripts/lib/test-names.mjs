@@ -44,3 +44,29 @@ export const alonePattern = (name) => `--test-name-pattern=^${escapeRegExp(name)
 
 /** The runner's flags for a compiled test file, as run-tests.mjs passes them. */
 export const RUNNER_FLAGS = ['--test', '--test-concurrency=2', '--test-timeout=180000'];
+
+/**
+ * The suites a full run (run-tests.mjs) and sweep-alone.mjs re-run on etcd
+ * (PLAT_TEST_STORAGE=etcd3): the resource, watch and patch suites, each named by its path under
+ * test/ without `.test.ts`. Exact names, not substrings: a new file beside one of them (say
+ * registry/crud-extra) is not re-run on etcd unless it is added here.
+ */
+export const ETCD_SUITES = [
+  'registry/crud',
+  'registry/list',
+  'registry/list-history',
+  'registry/scale',
+  'apply/apply',
+  'patch/patch',
+  'handlers/watch',
+  'http/watch-coalescing',
+  'http/watch-hub',
+  'registry/watch-restart',
+  'registry/watch-rv',
+];
+
+/** Whether a test file (source or compiled, any prefix before `test/`) is one of ETCD_SUITES. */
+export function isEtcdSuite(file) {
+  const path = file.replaceAll('\\', '/').replace(/\.test\.[jt]s$/, '');
+  return ETCD_SUITES.some((name) => path.endsWith(`test/${name}`));
+}

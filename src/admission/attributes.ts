@@ -3,6 +3,7 @@
  * and kind, who asks, the object the write would store and the stored one. Mutating plugins
  * change `object` in place and say so; every plugin may refuse by throwing a StatusError.
  */
+import { fieldAt, isRecord } from '../api/object.js';
 import type { UserInfo } from '../api/user.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -32,15 +33,31 @@ export interface RequestAttributes {
 
 export interface AdmissionAttributes extends RequestAttributes {
   /** the object the write would store (undefined for DELETE) */
-  object: any;
+  object: unknown;
   /** the stored object (UPDATE, DELETE) */
-  oldObject: any;
+  oldObject: unknown;
   /** CreateOptions / UpdateOptions / DeleteOptions as the AdmissionReview carries them */
   options: Record<string, unknown>;
   /** Warning header values collected along the chain */
   warnings: string[];
   /** audit annotations collected along the chain */
   annotations: Record<string, string>;
+}
+
+/** metadata.name of an admitted object (a string, once validated), undefined when absent. */
+export function nameOf(o: unknown): string | undefined {
+  const name = fieldAt(o, 'metadata', 'name');
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * metadata.labels of an admitted object (`object` or `oldObject`), undefined when it has none.
+ * The objects are the store's: a dry-run result (validated, so labels map strings to strings)
+ * or the stored object.
+ */
+export function labelsOf(o: unknown): Record<string, string> | undefined {
+  const labels = fieldAt(o, 'metadata', 'labels');
+  return isRecord(labels) ? (labels as Record<string, string>) : undefined;
 }
 
 /**

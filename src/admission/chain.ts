@@ -19,6 +19,8 @@ import type { OpInput } from '../actors/pool.js';
 import { readBody, sendStatus } from '../http/exchange.js';
 import type { BodyReader, Request, Services } from '../http/context.js';
 import { writeBody, writeOp } from '../http/request-ops.js';
+import { isApplyPatch } from '../http/patch-request.js';
+import { isRecord } from '../api/object.js';
 import { decodeRequestBody } from '../codec/body-decoder.js';
 import type { UserInfo } from '../api/user.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes } from './attributes.js';
@@ -70,7 +72,14 @@ export class AdmissionChain {
   /** Whether any plugin handles the request (cheap: no body, no object). */
   applies(r: Request): boolean {
     const a = this.requestAttributes(r);
-    return !!a && (this.mutating.some((p) => p.handles(a)) || this.validating.some((p) => p.handles(a)));
+    if (!a) return false;
+    const handled = (x: RequestAttributes): boolean =>
+      this.mutating.some((p) => p.handles(x)) || this.validating.some((p) => p.handles(x));
+    // an apply may create the object: then it is admitted as a CREATE (see isApplyCreate)
+    return (
+      handled(a) ||
+      (r.info.verb === 'patch' && !a.subresource && isApplyPatch(r) && handled({ ...a, operation: 'CREATE' }))
+    );
   }
 
   /** Reads the body, admits, then hands the (possibly rewritten) request on; a refusal is its Status. */
@@ -109,6 +118,11 @@ export class AdmissionChain {
     };
     const original: Request = { ...r, body: (done) => done(buf) };
     await this.load(a, r, buf);
+    if (isApplyCreate(r, a)) {
+      // upstream patcher.applyAdmission: an apply that finds no object is admitted as a CREATE
+      a.operation = 'CREATE';
+      a.options = optionsOf(r, 'CREATE');
+    }
     let changed = false;
     if (a.operation !== 'DELETE') {
       for (const p of this.mutating) if (p.handles(a) && (await p.admit!(a))) changed = true;
@@ -183,6 +197,13 @@ function operationOf(verb: string, subresource: string): Operation | undefined {
   return undefined;
 }
 
+/** A server-side apply (PATCH, apply content type) of an object that does not exist yet. */
+function isApplyCreate(r: Request, a: AdmissionAttributes): boolean {
+  return (
+    r.info.verb === 'patch' && !a.subresource && a.oldObject === undefined && a.object !== undefined && isApplyPatch(r)
+  );
+}
+
 function optionsOf(r: Request, op: Operation): Record<string, unknown> {
   const kind =
     op === 'CREATE'
@@ -209,11 +230,14 @@ function parsed(res: Result): unknown {
 /** The write carrying the admitted object: a create, or an update at the previewed resourceVersion. */
 function rewrite(r: Request, a: AdmissionAttributes): Request {
   const obj = structuredClone(a.object);
-  if (a.operation === 'CREATE' && !a.subresource && obj?.metadata) for (const f of SERVER_SET) delete obj.metadata[f];
+  const applied = r.info.verb === 'patch' && isApplyPatch(r);
+  if (a.operation === 'CREATE' && !a.subresource && isRecord(obj) && isRecord(obj.metadata))
+    for (const f of SERVER_SET) if (!(applied && f === 'managedFields')) delete obj.metadata[f];
   const bytes = Buffer.from(JSON.stringify(obj));
   const verb = a.operation === 'CREATE' ? 'create' : 'update';
   return {
     ...r,
+    ...(applied ? { appliedFields: true as const } : {}),
     info: { ...r.info, verb },
     headers: { ...r.headers, contentType: 'application/json', contentLength: bytes.length },
     body: (done) => done(bytes),

@@ -10,6 +10,7 @@
  * Quantities are compared as numbers and printed as written.
  */
 import { errors } from '../api/status.js';
+import { fieldAt, isObjectBody, isRecord } from '../api/object.js';
 import type { Identity } from '../api/identity.js';
 import { quantityValue } from '../registry/strategies/quantity.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
@@ -59,12 +60,14 @@ export class LimitRangerPlugin implements AdmissionPlugin {
   }
 
   admit(a: AdmissionAttributes): boolean {
-    if (a.resource !== 'pods' || !a.object?.spec) return false;
+    // the dry-run result of the create: a validated pod
+    const pod = a.object;
+    if (a.resource !== 'pods' || !isObjectBody(pod) || !pod.spec) return false;
     const notes: string[] = [];
     for (const l of this.limits(a, 'Container')) {
       for (const [field, list] of [
-        ['init container', a.object.spec.initContainers],
-        ['container', a.object.spec.containers],
+        ['init container', fieldAt(pod.spec, 'initContainers')],
+        ['container', fieldAt(pod.spec, 'containers')],
       ] as const) {
         for (const c of Array.isArray(list) ? list : []) {
           if (!c || typeof c !== 'object') continue;
@@ -77,8 +80,8 @@ export class LimitRangerPlugin implements AdmissionPlugin {
       }
     }
     if (!notes.length) return false;
-    a.object.metadata.annotations = {
-      ...a.object.metadata.annotations,
+    pod.metadata.annotations = {
+      ...pod.metadata.annotations,
       [this.annotation]: `LimitRanger plugin set: ${notes.join('; ')}`,
     };
     return true;
@@ -86,10 +89,12 @@ export class LimitRangerPlugin implements AdmissionPlugin {
 
   validate(a: AdmissionAttributes): void {
     const errs: string[] = [];
+    // the dry-run result of the write: a validated pod or claim
     const obj = a.object;
-    if (!obj) return;
+    if (!isObjectBody(obj)) return;
     if (a.resource === 'pods') {
-      const containers: ({ resources?: ContainerResources } | null)[] = [...(obj.spec?.containers ?? [])];
+      const listed = fieldAt(obj, 'spec', 'containers');
+      const containers: ({ resources?: ContainerResources } | null)[] = Array.isArray(listed) ? [...listed] : [];
       for (const l of this.limits(a, 'Container')) {
         for (const c of containers)
           check(errs, 'Container', l, c?.resources?.requests ?? {}, c?.resources?.limits ?? {});
@@ -98,7 +103,8 @@ export class LimitRangerPlugin implements AdmissionPlugin {
         check(errs, 'Pod', l, sum(containers, 'requests'), sum(containers, 'limits'));
     } else {
       // upstream: min against the requests; max "in reverse", the requests standing for limits
-      const requests = obj.spec?.resources?.requests ?? {};
+      const requested = fieldAt(obj, 'spec', 'resources', 'requests');
+      const requests = isRecord(requested) ? requested : {};
       for (const l of this.limits(a, 'PersistentVolumeClaim')) {
         check(errs, 'PersistentVolumeClaim', { min: l.min }, requests, {});
         check(errs, 'PersistentVolumeClaim', { max: l.max }, {}, requests);

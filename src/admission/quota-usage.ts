@@ -9,6 +9,7 @@
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
+import { fieldAt } from '../api/object.js';
 
 const LEGACY: Record<string, string> = {
   pods: '/pods',
@@ -29,18 +30,24 @@ export function countedType(name: string): string | undefined {
   return dot < 0 ? typeKeyOf('', rest) : typeKeyOf(rest.slice(dot + 1), rest.slice(0, dot));
 }
 
-/** The usage one object adds, for the given quota resource names. */
-export function usageOf(typeKey: string, obj: any, names: readonly string[]): Record<string, number> {
+/** Pod phases whose pods no longer count (upstream QuotaV1Pod). */
+const FINISHED: ReadonlySet<unknown> = new Set(['Succeeded', 'Failed']);
+
+/**
+ * The usage one object adds, for the given quota resource names. `obj` is a pod, service or
+ * claim as written or stored, read field by field (an absent field counts nothing).
+ */
+export function usageOf(typeKey: string, obj: unknown, names: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  if (typeKey === '/pods' && ['Succeeded', 'Failed'].includes(obj?.status?.phase)) return out;
+  if (typeKey === '/pods' && FINISHED.has(fieldAt(obj, 'status', 'phase'))) return out;
+  const type = fieldAt(obj, 'spec', 'type');
   for (const n of names) {
     if (countedType(n) === typeKey) out[n] = 1;
     else if (typeKey === '/services' && n === 'services.nodeports')
-      out[n] = obj?.spec?.type === 'NodePort' || obj?.spec?.type === 'LoadBalancer' ? (obj.spec.ports ?? []).length : 0;
-    else if (typeKey === '/services' && n === 'services.loadbalancers')
-      out[n] = obj?.spec?.type === 'LoadBalancer' ? 1 : 0;
+      out[n] = type === 'NodePort' || type === 'LoadBalancer' ? listed(fieldAt(obj, 'spec', 'ports')).length : 0;
+    else if (typeKey === '/services' && n === 'services.loadbalancers') out[n] = type === 'LoadBalancer' ? 1 : 0;
     else if (typeKey === '/persistentvolumeclaims' && n === 'requests.storage')
-      out[n] = quantityValue(obj?.spec?.resources?.requests?.storage) ?? 0;
+      out[n] = quantityValue(fieldAt(obj, 'spec', 'resources', 'requests', 'storage')) ?? 0;
     else if (typeKey === '/pods') {
       const m =
         /^(requests|limits)\.(.+)$/.exec(n) ??
@@ -51,28 +58,25 @@ export function usageOf(typeKey: string, obj: any, names: readonly string[]): Re
   return out;
 }
 
-/** A container's resources as written (requests and limits by resource name). */
-type ContainerResources = { resources?: Record<string, Record<string, unknown> | undefined> };
+/** A list field as written: [] when absent (validation has made it an array when present). */
+const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-/** A pod as the quota reads it: its containers' resources, unchecked. */
-type PodResources = { spec?: { containers?: (ContainerResources | null)[] } } | null | undefined;
+/** A pod's containers as written ([] when it has none). */
+const containersOf = (pod: unknown): unknown[] => listed(fieldAt(pod, 'spec', 'containers'));
 
-function podSum(pod: PodResources, key: 'requests' | 'limits', resource: string): number {
+function podSum(pod: unknown, key: 'requests' | 'limits', resource: string): number {
   let total = 0;
-  for (const c of pod?.spec?.containers ?? []) total += quantityValue(c?.resources?.[key]?.[resource]) ?? 0;
+  for (const c of containersOf(pod)) total += quantityValue(fieldAt(c, 'resources', key, resource)) ?? 0;
   return total;
 }
 
 /** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
-export function missingCompute(pod: PodResources, names: readonly string[]): string[] {
+export function missingCompute(pod: unknown, names: readonly string[]): string[] {
   const out: string[] = [];
   for (const n of names) {
     const m = /^(requests|limits)\.(cpu|memory)$/.exec(n);
     if (!m) continue;
-    if (
-      (pod?.spec?.containers ?? []).some((c: ContainerResources | null) => c?.resources?.[m[1]!]?.[m[2]!] === undefined)
-    )
-      out.push(n);
+    if (containersOf(pod).some((c) => fieldAt(c, 'resources', m[1]!, m[2]!) === undefined)) out.push(n);
   }
   return out.sort();
 }

@@ -8,6 +8,7 @@
  * both pass. Only creates are checked (pod resources are immutable).
  */
 import { errors } from '../api/status.js';
+import { isObjectBody } from '../api/object.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
@@ -29,9 +30,11 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
   }
 
   validate(a: AdmissionAttributes): void {
-    if (!a.object) return;
+    const obj = a.object;
+    // the dry-run result of the create: an object (stored shape) when there is one
+    if (!isObjectBody(obj)) return;
     const typeKey = typeKeyOf(a.group, a.resource);
-    const name = a.object.metadata?.name || a.object.metadata?.generateName || 'Unknown';
+    const name = obj.metadata?.name || obj.metadata?.generateName || 'Unknown';
     const refuse = (why: string) => {
       throw errors.forbidden(
         `${a.resource}${a.group ? '.' + a.group : ''} ${JSON.stringify(name)} is forbidden: ${why}`,
@@ -42,9 +45,9 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
       const quota = JSON.parse(json);
       const hard: Record<string, unknown> = quota.spec?.hard ?? {};
       const names = Object.keys(hard);
-      const requested = Object.fromEntries(Object.entries(usageOf(typeKey, a.object, names)).filter(([, v]) => v > 0));
+      const requested = Object.fromEntries(Object.entries(usageOf(typeKey, obj, names)).filter(([, v]) => v > 0));
       if (typeKey === '/pods') {
-        const missing = missingCompute(a.object, names);
+        const missing = missingCompute(obj, names);
         if (missing.length) refuse(`failed quota: ${quota.metadata.name}: must specify ${missing.join(',')}`);
       }
       if (!Object.keys(requested).length) continue;

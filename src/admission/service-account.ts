@@ -11,9 +11,14 @@
 import { randomInt } from 'node:crypto';
 import { errors } from '../api/status.js';
 import type { Identity } from '../api/identity.js';
+import type { ServiceAccount } from '../api/kinds.js';
+import { fieldAt, isObjectBody, isRecord } from '../api/object.js';
 import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
 
 const LOOKUP_ATTEMPTS = 10;
+
+/** A list field of the validated pod: [] when absent. */
+const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 
 export interface ServiceAccountDeps {
@@ -42,17 +47,19 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
   }
 
   async admit(a: AdmissionAttributes): Promise<boolean> {
+    // the dry-run result of the create: a validated pod
     const pod = a.object;
-    if (!pod?.spec || typeof pod.spec !== 'object') return false;
+    if (!isObjectBody(pod) || !isRecord(pod.spec)) return false;
     if (pod.metadata?.annotations && this.mirrorAnnotation in pod.metadata.annotations) return false;
     const spec = pod.spec;
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || 'default';
     spec.serviceAccount = spec.serviceAccountName;
-    const sa = await this.lookup(a.namespace, spec.serviceAccountName);
+    const account = String(spec.serviceAccountName);
+    const sa = await this.lookup(a.namespace, account);
     if (!sa) {
       const name = pod.metadata?.name || pod.metadata?.generateName || 'Unknown';
       throw errors.forbidden(
-        `pods ${JSON.stringify(name)} is forbidden: error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount ${JSON.stringify(spec.serviceAccountName)} not found`,
+        `pods ${JSON.stringify(name)} is forbidden: error looking up service account ${a.namespace}/${account}: serviceaccount ${JSON.stringify(account)} not found`,
         { kind: 'pods', name },
       );
     }
@@ -61,24 +68,22 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
       (spec.automountServiceAccountToken === undefined && sa.automountServiceAccountToken === false)
     )
       return true;
-    const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+    const containers = [...listed(spec.initContainers), ...listed(spec.containers)];
     if (
-      containers.some((c: { volumeMounts?: { mountPath?: unknown }[] } | null) =>
-        (c?.volumeMounts ?? []).some((m) => m?.mountPath === this.mountPath),
-      )
+      containers.some((c) => listed(fieldAt(c, 'volumeMounts')).some((m) => fieldAt(m, 'mountPath') === this.mountPath))
     )
       return true;
-    const volume = this.tokenVolume(spec.volumes ?? []);
-    spec.volumes = [...(spec.volumes ?? []), volume];
+    const volume = this.tokenVolume(listed(spec.volumes));
+    spec.volumes = [...listed(spec.volumes), volume];
     for (const c of containers) {
-      if (!c || typeof c !== 'object') continue;
-      c.volumeMounts = [...(c.volumeMounts ?? []), { name: volume.name, readOnly: true, mountPath: this.mountPath }];
+      if (!isRecord(c)) continue;
+      c.volumeMounts = [...listed(c.volumeMounts), { name: volume.name, readOnly: true, mountPath: this.mountPath }];
     }
     return true;
   }
 
   /** upstream getServiceAccount: the cache, retried for `default` (created by its controller). */
-  private async lookup(namespace: string, name: string): Promise<any> {
+  private async lookup(namespace: string, name: string): Promise<ServiceAccount | undefined> {
     const attempts = name === 'default' ? LOOKUP_ATTEMPTS : 1;
     for (let i = 0; i < attempts; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 100 + randomInt(100)));
@@ -88,8 +93,8 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
     return undefined;
   }
 
-  private tokenVolume(existing: any[]): any {
-    const taken = new Set(existing.map((v) => v?.name));
+  private tokenVolume(existing: unknown[]) {
+    const taken = new Set(existing.map((v) => fieldAt(v, 'name')));
     let name: string;
     do {
       name = this.volumePrefix + Array.from({ length: 5 }, () => ALPHANUMS[randomInt(ALPHANUMS.length)]).join('');

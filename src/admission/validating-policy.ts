@@ -17,7 +17,13 @@ import type { CachedObject, ChangeEvent } from '../actors/protocol.js';
 import type { Informer } from '../actors/informer.js';
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
-import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from './attributes.js';
+import {
+  labelsOf,
+  nameOf,
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  type RequestAttributes,
+} from './attributes.js';
 import { ruleMatches, type RawRule } from './webhook/matching.js';
 import { fieldAt } from '../api/object.js';
 
@@ -201,7 +207,7 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
     const nsLabels = nsJson ? (JSON.parse(nsJson).metadata?.labels ?? {}) : undefined;
     const request = {
       operation: a.operation,
-      name: a.name || a.object?.metadata?.name || '',
+      name: a.name || nameOf(a.object) || '',
       namespace: a.namespace,
       kind: a.kind,
       resource: { group: a.group, version: a.version, resource: a.resource },
@@ -308,12 +314,11 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
     if (m.ns.matchesNothing || m.obj.matchesNothing) return false;
     if (!m.ns.empty) {
       const labels =
-        a.group === '' && a.resource === 'namespaces' ? ((a.object ?? a.oldObject)?.metadata?.labels ?? {}) : nsLabels;
+        a.group === '' && a.resource === 'namespaces' ? (labelsOf(a.object ?? a.oldObject) ?? {}) : nsLabels;
       if (labels !== undefined && !m.ns.matches(labels)) return false;
     }
     if (!m.obj.empty) {
-      const ok = (o: { metadata?: { labels?: Record<string, string> } } | null | undefined) =>
-        o != null && m.obj.matches(o?.metadata?.labels ?? {});
+      const ok = (o: unknown) => o != null && m.obj.matches(labelsOf(o) ?? {});
       if (!ok(a.object) && !ok(a.oldObject)) return false;
     }
     return true;

@@ -28,14 +28,29 @@ export function remoteApiGroup(apiServices: ApiServices, group: string): APIGrou
   return list ? { kind: 'APIGroup', apiVersion: 'v1', ...entry(group, list) } : undefined;
 }
 
+/** An APIResourceList entry as an extension server listed it: copied as written, unchecked. */
+interface ListedResource {
+  name: string;
+  kind?: unknown;
+  group?: unknown;
+  version?: unknown;
+  namespaced?: unknown;
+  singularName?: unknown;
+  verbs?: unknown;
+  shortNames?: unknown[];
+  categories?: unknown[];
+}
+
+const isListed = (r: unknown): r is ListedResource => typeof fieldAt(r, 'name') === 'string';
+
 /** APIResourceList entries → aggregated discovery (subresources folded into their resource). */
-function resources(list: unknown): any[] {
+function resources(list: unknown): Record<string, unknown>[] {
   const listed = fieldAt(list, 'resources');
-  const all: any[] = Array.isArray(listed) ? listed : [];
-  const main = all.filter((r) => typeof r?.name === 'string' && !r.name.includes('/'));
+  const all = (Array.isArray(listed) ? listed : []).filter(isListed);
+  const main = all.filter((r) => !r.name.includes('/'));
   return main.map((r) => {
     const subs = all
-      .filter((s) => typeof s?.name === 'string' && s.name.startsWith(`${r.name}/`))
+      .filter((s) => s.name.startsWith(`${r.name}/`))
       .map((s) => ({
         subresource: s.name.slice(r.name.length + 1),
         responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind ?? '' },
@@ -54,7 +69,8 @@ function resources(list: unknown): any[] {
   });
 }
 
-export function remoteAggregatedItems(apiServices: ApiServices): any[] {
+/** The aggregated discovery items (APIGroupDiscovery) of the remote groups, resources as listed. */
+export function remoteAggregatedItems(apiServices: ApiServices) {
   return remoteGroupEntries(apiServices).map((g) => {
     const list = apiServices.remoteGroups().get(g.name)!;
     return {

@@ -150,7 +150,7 @@ const isReset = (v: unknown): boolean =>
   Array.isArray(v) && v.length === 1 && !!v[0] && typeof v[0] === 'object' && Object.keys(v[0]).length === 0;
 
 /** Upstream order: Apply before Update, then by time, manager, apiVersion, subresource. */
-function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
+export function order(a: ManagedFieldsEntry, b: ManagedFieldsEntry): number {
   if (a.operation !== b.operation) return a.operation < b.operation ? -1 : 1;
   for (const k of ['time', 'manager', 'apiVersion', 'subresource'] as const) {
     const x = a[k] ?? '';

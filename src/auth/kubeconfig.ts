@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from '../api/object.js';
 
 export interface ClientConfig {
   server: string;
@@ -17,28 +18,37 @@ export interface ClientConfig {
   insecureSkipTLSVerify: boolean;
 }
 
-function named(list: unknown, name: string, what: string): any {
+/** An entry, section or document of the file as decoded: every field is checked where read. */
+type Raw = Record<string, unknown>;
+
+/** A value read as an entry: a non-object has none of the fields read (like reading them off it). */
+const raw = (v: unknown): Raw => (isRecord(v) ? v : {});
+
+/** The `what` entry of `list` called `name`; throws when the list is no list or lacks it. */
+function named(list: unknown, name: string, what: string): Raw {
   if (list !== undefined && list !== null && !Array.isArray(list)) throw new Error(`${what}s must be a list`);
-  const hit = ((list ?? []) as any[]).find((e) => e && e.name === name);
+  const hit = (list ?? []).find((e: unknown) => isRecord(e) && e.name === name);
   if (!hit) throw new Error(`${what} "${name}" not found`);
   return hit;
 }
 
 /** Parses kubeconfig text; `base` is the directory relative paths resolve against. */
 export function parseClientConfig(text: string, base: string): ClientConfig {
-  let doc: any;
+  let parsed: unknown;
   try {
-    doc = parseYaml(text);
+    parsed = parseYaml(text);
   } catch (e) {
     throw new Error(`cannot parse: ${(e as Error).message}`);
   }
-  if (!doc || typeof doc !== 'object') throw new Error('invalid configuration: no configuration has been provided');
+  if (!parsed || typeof parsed !== 'object')
+    throw new Error('invalid configuration: no configuration has been provided');
+  const doc = raw(parsed);
   const ctxName = doc['current-context'];
   if (typeof ctxName !== 'string' || ctxName === '')
     throw new Error('invalid configuration: current-context must be set');
-  const ctx = named(doc.contexts, ctxName, 'context').context ?? {};
-  const cluster = named(doc.clusters, String(ctx.cluster ?? ''), 'cluster').cluster ?? {};
-  const user = ctx.user ? (named(doc.users, String(ctx.user), 'user').user ?? {}) : {};
+  const ctx = raw(named(doc.contexts, ctxName, 'context').context);
+  const cluster = raw(named(doc.clusters, String(ctx.cluster ?? ''), 'cluster').cluster);
+  const user = ctx.user ? raw(named(doc.users, String(ctx.user), 'user').user) : {};
   const server = cluster.server;
   if (typeof server !== 'string' || server === '')
     throw new Error(`invalid configuration: no server found for cluster "${ctx.cluster}"`);

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { fieldAt, isRecord } from '../api/object.js';
 import type { ClientConfig } from './kubeconfig.js';
 import { intersect } from './audiences.js';
 import { NOT_MINE, type AuthResult, type MaybeAsync, type TokenAuthenticator, type UserInfo } from '../api/user.js';
@@ -103,18 +104,20 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       status: { user: {} },
     });
     const reply = await this.postWithRetry(body);
-    let r: any;
+    let r: unknown;
     try {
       r = JSON.parse(reply);
     } catch {
       throw new Error('the webhook answered with a body that is not JSON');
     }
-    if (r?.kind !== 'TokenReview' || r?.apiVersion !== apiVersion) {
+    const kind = fieldAt(r, 'kind'),
+      answered = fieldAt(r, 'apiVersion');
+    if (kind !== 'TokenReview' || answered !== apiVersion) {
       throw new Error(
-        `the webhook answered ${JSON.stringify(r?.apiVersion)} ${JSON.stringify(r?.kind)}, expected ${apiVersion} TokenReview`,
+        `the webhook answered ${JSON.stringify(answered)} ${JSON.stringify(kind)}, expected ${apiVersion} TokenReview`,
       );
     }
-    const st = r.status ?? {};
+    const st = asRecord(fieldAt(r, 'status'));
     if (st.authenticated !== true) {
       return typeof st.error === 'string' && st.error !== '' ? { kind: 'error', reason: st.error } : NOT_MINE;
     }
@@ -125,7 +128,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       auds = intersect(audiences, got);
       if (auds.length === 0) return NOT_MINE;
     }
-    return { kind: 'user', user: toUser(st.user ?? {}), audiences: auds };
+    return { kind: 'user', user: toUser(asRecord(st.user)), audiences: auds };
   }
 
   private async postWithRetry(body: string): Promise<string> {
@@ -178,7 +181,10 @@ function strings(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.map(String) : undefined;
 }
 
-function toUser(u: any): UserInfo {
+/** A TokenReview's status or user as answered: a field absent (or not an object) has none of the fields read. */
+const asRecord = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+
+function toUser(u: Record<string, unknown>): UserInfo {
   const out: UserInfo = { username: typeof u.username === 'string' ? u.username : '', groups: strings(u.groups) ?? [] };
   if (typeof u.uid === 'string' && u.uid) out.uid = u.uid;
   if (u.extra && typeof u.extra === 'object') {

@@ -3,6 +3,7 @@
  * submits it and writes the actor's already-encoded bytes back. Never blocks on storage.
  */
 import { errors, type Status } from '../api/status.js';
+import { isRecord } from '../api/object.js';
 import type { Body, DeleteOptions, Result } from '../actors/protocol.js';
 import type { OpInput } from '../actors/pool.js';
 import { bodyFormat, cborEnabled, isTruthy, toBody } from '../http/negotiation.js';
@@ -265,10 +266,12 @@ function optionsBody(r: Request, s: Services, buf: Buffer): Body {
 }
 
 function deleteOptions(body: Body | undefined, q: URLSearchParams): DeleteOptions {
-  let o: any = {};
+  let o: Record<string, unknown> = {};
   const text = body?.text;
   if (body && body.contentType !== 'json') {
-    o = decodeBody(body);
+    const decoded: unknown = decodeBody(body);
+    // decodeBody answers an object or throws its 400
+    o = isRecord(decoded) ? decoded : {};
     if (o.kind !== undefined && o.kind !== 'DeleteOptions')
       throw errors.badRequest(`the body of a delete must be DeleteOptions, not ${String(o.kind)}`);
   } else if (text?.trim()) {

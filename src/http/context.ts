@@ -49,6 +49,11 @@ export interface Request {
   body?: BodyReader;
   /** a checked write: the version its checks saw, which the write must find (see pin.ts) */
   pin?: PinState;
+  /**
+   * a server-side apply that admission rewrote as a create or update of the admitted object: its
+   * managedFields are the apply's own, stored as given (mutations by admission are nobody's, as upstream)
+   */
+  appliedFields?: true;
 }
 
 export interface Services {

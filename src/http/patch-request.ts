@@ -58,6 +58,12 @@ export function patchBody(r: Pick<Request, 'headers'>, buf: Buffer): Body {
   return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
 }
 
+/** Whether a PATCH is a server-side apply (any of the apply content types, CBOR too). */
+export function isApplyPatch(r: Pick<Request, 'headers'>): boolean {
+  const t = (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return PATCH_TYPES[t] === 'apply' || t === APPLY_PATCH_CBOR;
+}
+
 function isCborApply(r: Pick<Request, 'headers'>): boolean {
   return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
 }

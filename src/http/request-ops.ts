@@ -96,7 +96,7 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
     const terminating = r.def.namespaced && namespaceTerminating(s, info.namespace);
     return {
       ...base,
-      fieldManager: fieldManager(r),
+      fieldManager: r.appliedFields ? undefined : fieldManager(r),
       op: 'create',
       body,
       namespaceTerminating: terminating,
@@ -104,7 +104,7 @@ export function writeOp(r: Request, s: Services, body: Body): OpInput {
       user: r.user,
     };
   }
-  return { ...base, fieldManager: fieldManager(r), op: 'update', name: info.name, body };
+  return { ...base, fieldManager: r.appliedFields ? undefined : fieldManager(r), op: 'update', name: info.name, body };
 }
 
 /** The decoded body of a create, update or patch (as withBody hands it on). */

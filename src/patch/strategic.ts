@@ -9,13 +9,13 @@ import { errors } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue, setOwn } from '../api/own-keys.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 const ORDER = '$setElementOrder/';
 
-export function applyStrategicPatch(original: unknown, patch: unknown, schema: SchemaNode | undefined): any {
+export function applyStrategicPatch(original: unknown, patch: unknown, schema: SchemaNode | undefined): unknown {
   if (!isObj(patch)) throw errors.badRequest('strategic merge patch must be a JSON object');
   return mergeMap(isObj(original) ? original : {}, patch, schema);
 }

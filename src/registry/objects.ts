@@ -106,6 +106,23 @@ export function sameStored(x: object, y: object): boolean {
   return same(a.metadata, b.metadata);
 }
 
+/**
+ * Upstream's IgnoreManagedFieldsTimestampsTransformer: managedFields entries that differ only in
+ * their `time` (a write that changed nothing, stamped in another second) are taken as the stored
+ * ones, so such a write stays a no-op instead of bumping the resourceVersion.
+ */
+export function managedTimesOnly(next: unknown, old: unknown): boolean {
+  if (!Array.isArray(next) || !Array.isArray(old) || next.length !== old.length || next === old) return false;
+  return next.every((e, i) => same(untimed(e), untimed(old[i])));
+}
+
+const untimed = (e: unknown): unknown => {
+  if (!isRecord(e)) return e;
+  const copy = { ...e };
+  delete copy.time;
+  return copy;
+};
+
 export function specChanged(obj: KubeObject, old: KubeObject): boolean {
   const a: Record<string, unknown> = { ...obj };
   const b: Record<string, unknown> = { ...old };

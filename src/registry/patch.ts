@@ -4,6 +4,7 @@
  */
 import { errors, type StatusCause } from '../api/status.js';
 import { shown } from './objects.js';
+import { isRecord } from '../api/object.js';
 import { parseJsonNoting, parseYamlNoting, type Duplicate } from '../codec/duplicates.js';
 import type { PatchType } from './ops.js';
 import type { SchemaNode } from '../schema/schema.js';
@@ -144,22 +145,18 @@ export function patchObject(
     case 'apply': {
       if (!patch || typeof patch !== 'object' || Array.isArray(patch))
         throw errors.badRequest('apply patch must be an object');
-      const obj = patch as any;
-      if (
-        obj.metadata !== undefined &&
-        obj.metadata !== null &&
-        (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))
-      ) {
-        throw errors.badRequest('metadata must be an object');
-      }
+      const obj = patch as Record<string, unknown>;
+      const meta = obj.metadata;
+      if (meta !== undefined && meta !== null && !isRecord(meta)) throw errors.badRequest('metadata must be an object');
       if (obj.apiVersion !== t.apiVersion || obj.kind !== t.kind) {
         throw errors.badRequest(
           `the API version and kind in the patch (${shown(obj.apiVersion)}, ${shown(obj.kind)}) must match the request (${t.apiVersion}, ${t.kind})`,
         );
       }
-      if (obj.metadata?.name !== undefined && obj.metadata.name !== t.name) {
+      const name = isRecord(meta) ? meta.name : undefined;
+      if (name !== undefined && name !== t.name) {
         throw errors.badRequest(
-          `the name of the object (${shown(obj.metadata.name)}) does not match the name on the URL (${t.name})`,
+          `the name of the object (${shown(name)}) does not match the name on the URL (${t.name})`,
         );
       }
       return apply(

@@ -8,6 +8,9 @@ import { errors } from '../api/status.js';
 import { labelSelectorFromObject } from '../api/selectors.js';
 import { schemaIndex } from '../schema/schema.js';
 import { validateFields, type DecodeNotes } from '../schema/fields.js';
+import type { ManagedFieldsEntry } from '../apply/managed-fields.js';
+import { toParent, toSubresource } from '../apply/scale-fields.js';
+import { recordUpdateNoErrors } from './depth-guard.js';
 
 export const SCALE_TARGET = { kind: 'Scale', group: 'autoscaling', apiVersion: 'autoscaling/v1' };
 
@@ -58,7 +61,41 @@ export function fromScale(old: Stored, scale: unknown): Stored {
 }
 
 /** A Scale body or patched Scale: field types and integer ranges as for any decoded object. */
-export function checkedScale(scale: unknown, notes?: DecodeNotes): unknown {
-  validateFields(scale, schemaIndex().forKind('autoscaling', 'v1', 'Scale'), 'Ignore', notes);
+export function checkedScale(scale: unknown, notes?: DecodeNotes): Record<string, unknown> {
+  if (!isRecord(scale)) throw errors.badRequest('the body must be a Scale object');
+  validateFields(scale, scaleSchema(), 'Ignore', notes);
   return scale;
+}
+
+const scaleSchema = () => schemaIndex().forKind('autoscaling', 'v1', 'Scale');
+
+export type OwnedScale = Scale & { metadata: { managedFields: ManagedFieldsEntry[] } };
+
+/** A Scale view of `obj` with the managedFields of the writers that own the replicas (upstream ToSubresource). */
+export function withScaleOwners(scale: Scale, obj: Stored, replicasPath: string[]): OwnedScale {
+  return {
+    ...scale,
+    metadata: { ...scale.metadata, managedFields: toSubresource(obj.metadata.managedFields, replicasPath) },
+  };
+}
+
+/**
+ * The parent's managedFields after writing `scale` over `before`: an apply computed the Scale's
+ * entries already (writer undefined); any other write records its writer's Update on the Scale.
+ */
+export function scaleOwners(
+  scale: Record<string, unknown>,
+  before: OwnedScale,
+  parent: Stored,
+  writer: string | undefined,
+  at: { path: string[]; apiVersion: string; now: string },
+): ManagedFieldsEntry[] {
+  const meta = isRecord(scale.metadata) ? scale.metadata : {};
+  const after = {
+    ...scale,
+    metadata: { ...meta, managedFields: writer ? before.metadata.managedFields : meta.managedFields },
+  };
+  if (writer !== undefined)
+    recordUpdateNoErrors(after, before, scaleSchema(), writer, SCALE_TARGET.apiVersion, at.now, 'scale');
+  return toParent(parent.metadata.managedFields, after.metadata.managedFields, at.path, at.apiVersion);
 }

@@ -25,8 +25,9 @@ import {
   identifyPatched,
   rfc3339,
   sameStored,
+  managedTimesOnly,
 } from './objects.js';
-import { SCALE_TARGET, checkedScale, fromScale } from './scale.js';
+import { SCALE_TARGET, checkedScale, fromScale, scaleOwners, withScaleOwners, type OwnedScale } from './scale.js';
 import { checkPreconditions, planDelete } from './deletion.js';
 import { copyValue, stringifyValue } from '../schema/deep-value.js';
 import { recordUpdateNoErrors } from './depth-guard.js';
@@ -114,7 +115,7 @@ export class Store extends ReadStore {
 
   update(op: Extract<Op, { op: 'update' }>, txn: Txn): Ok {
     this.checkPin(op, txn);
-    if (op.type.subresource === 'scale') return this.scaleWrite(checkedScale(decodeBody(op.body)), op, txn);
+    if (op.type.subresource === 'scale') return this.scaleWrite(checkedScale(decodeBody(op.body)), op, txn, false);
     const notes = decodeNotes(op.body);
     const obj = this.decodeQuantities(decodeObject(this.ctx.def, this.apiVersion, op.body, op.namespace, notes));
     const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
@@ -135,23 +136,33 @@ export class Store extends ReadStore {
     return this.updateFrom(obj, old, op, txn, op.fieldManager);
   }
 
-  /** Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. */
+  /**
+   * Writes a Scale: the main object changes spec.replicas; the reply is the new Scale. Field
+   * ownership is tracked on the Scale (an apply computed it already) and mapped to the parent.
+   */
   private scaleWrite(
-    scale: unknown,
+    scale: Record<string, unknown>,
     op: { type: TypeRef; namespace: string; name: string; dryRun: boolean; enc: Encoding; fieldManager?: string },
     txn: Txn,
+    applied: boolean,
   ): Ok {
     const old = this.read(txn, op.namespace, op.name);
     if (!old) throw errors.notFound(this.target(op.name));
     const main = { ...op, type: { ...op.type, subresource: undefined } };
-    return this.updateFrom(
-      this.ctx.strategy.scale ? this.ctx.strategy.scale.from(old.obj, scale) : fromScale(old.obj, scale),
-      old,
-      main,
-      txn,
-      op.fieldManager,
-      (o) => this.toScale(o),
-    );
+    const next = this.ctx.strategy.scale ? this.ctx.strategy.scale.from(old.obj, scale) : fromScale(old.obj, scale);
+    const writer = applied ? undefined : op.fieldManager;
+    const owners = { path: this.replicasPath(), apiVersion: this.apiVersion, now: rfc3339(txn.now) };
+    next.metadata.managedFields = scaleOwners(scale, this.ownedScale(old.obj), old.obj, writer, owners);
+    return this.updateFrom(next, old, main, txn, undefined, (o) => this.toScale(o));
+  }
+
+  /** The Scale of an object with the managedFields of the writers that own its replicas. */
+  private ownedScale(obj: Stored): OwnedScale {
+    return withScaleOwners(this.toScale(obj), obj, this.replicasPath());
+  }
+
+  private replicasPath(): string[] {
+    return this.ctx.strategy.scale?.replicasPath ?? ['spec', 'replicas'];
   }
 
   /** Shared tail of update and patch: precondition, strategy, ownership, commit. */
@@ -221,13 +232,13 @@ export class Store extends ReadStore {
     if (op.type.subresource === 'scale') {
       if (!old) throw errors.notFound(this.target(op.name));
       const scale = patchObject(
-        this.toScale(old.obj),
+        this.ownedScale(old.obj),
         input,
         schemaIndex().forKind('autoscaling', 'v1', 'Scale'),
         { ...SCALE_TARGET, name: op.name },
         now,
       );
-      return this.scaleWrite(checkedScale(scale, notes), op, txn);
+      return this.scaleWrite(checkedScale(scale, notes), op, txn, op.patchType === 'apply');
     }
     if (!old) {
       if (op.patchType !== 'apply' || op.type.subresource) throw errors.notFound(this.target(op.name));
@@ -282,6 +293,9 @@ export class Store extends ReadStore {
     ) {
       return this.remove(old, next, dryRun, enc, txn);
     }
+    const stamped = next.metadata.managedFields;
+    const retimed = managedTimesOnly(stamped, old.obj.metadata.managedFields);
+    if (retimed) next.metadata.managedFields = old.obj.metadata.managedFields;
     if (
       sameStored(next, {
         ...old.obj,
@@ -290,6 +304,7 @@ export class Store extends ReadStore {
     ) {
       return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     }
+    if (retimed) next.metadata.managedFields = stamped;
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.stored(next, old);
     if (!dryRun) this.stage('MODIFIED', entry, txn);

@@ -134,7 +134,12 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
    * The scale subresource over other fields than spec.replicas (custom resources): the Scale
    * view of an object and the object after writing a Scale. Absent: the built-in spec.replicas.
    */
-  scale?: { to(obj: Stored<T>): Scale; from(old: Stored<T>, scale: unknown): Stored<T> };
+  scale?: {
+    to(obj: Stored<T>): Scale;
+    from(old: Stored<T>, scale: unknown): Stored<T>;
+    /** where the Scale's spec.replicas lives in the object, for field ownership */
+    replicasPath: string[];
+  };
 }
 
 /** The hooks of a kind without special rules; typed by inference (no parameters, undefined results) so it spreads into a strategy of any kind. */

@@ -15,7 +15,7 @@ import { readBody, send, sendStatus, type Exchange } from '../http/exchange.js';
 import { bodyFormat, cborEnabled, toBody } from '../http/negotiation.js';
 import type { ServerOptions } from './options.js';
 import type { BodyReader, Request } from '../http/context.js';
-import { virtualKinds, type VirtualKind } from '../registry/strategies/reviews.js';
+import { virtualKinds, type ReviewDeps, type VirtualKind } from '../registry/strategies/reviews.js';
 import { validateFields } from '../schema/fields.js';
 import { referenceGroup } from '../api/identity.js';
 import { schemaIndex } from '../schema/schema.js';
@@ -40,6 +40,9 @@ import { getCore } from '../actors/get-core.js';
 import { clientHost, writeAdminKubeconfig } from '../auth/admin-kubeconfig.js';
 import { startSecureListener, type SecureListener } from '../auth/secure-listener.js';
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, type Credentials, type UserInfo } from '../api/user.js';
+
+/** A stored core/v1 object as the reviews and the token lookups read it. */
+type StoredCore = Awaited<ReturnType<ReviewDeps['getCore']>>;
 
 /** The plain `--port` serves without authentication, as upstream's old insecure port did. */
 export const UNSECURED_USER: UserInfo = Object.freeze({
@@ -308,7 +311,8 @@ export class FrontAuthentication implements Informer {
   }
 
   /** A stored core/v1 object (service account, pod, secret) as JSON, or its StatusError (404 when absent). */
-  private async getCore(resource: string, namespace: string, name: string): Promise<any> {
-    return getCore(this.pool, resource, namespace, name);
+  private async getCore(resource: string, namespace: string, name: string): Promise<StoredCore> {
+    // the store's reply for a core kind: a stored object (metadata with its name and uid always set)
+    return getCore(this.pool, resource, namespace, name) as Promise<StoredCore>;
   }
 }

@@ -12,6 +12,7 @@ import { WebhookSource } from '../../src/admission/webhook/source.js';
 import { ValidatingWebhookPlugin } from '../../src/admission/webhook/dispatcher.js';
 import type { AdmissionAttributes } from '../../src/admission/attributes.js';
 import { StatusError } from '../../src/api/status.js';
+import { attributes } from './helpers.js';
 
 const KEY = 'admissionregistration.plat.io/validatingwebhookconfigurations';
 
@@ -29,25 +30,8 @@ function plugin(webhooks: unknown[]): ValidatingWebhookPlugin {
   return new ValidatingWebhookPlugin(source);
 }
 
-const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  subresource: '',
-  kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-  namespace: '',
-  name: 'x',
-  namespaced: false,
-  dryRun: false,
-  user: { username: 'u', groups: [] },
-  object: { metadata: { name: 'x' } },
-  oldObject: undefined,
-  options: {},
-  warnings: [],
-  annotations: {},
-  ...over,
-});
+const attrs = (over: Partial<AdmissionAttributes> = {}): AdmissionAttributes =>
+  attributes({ object: { metadata: { name: 'x' } }, ...over });
 
 const hook = (extra: Record<string, unknown> = {}) => ({
   name: 'h.test.plat.io',

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
+import type { AdmissionAttributes } from '../../src/admission/attributes.js';
 import { openssl, type Pki } from '../auth/helpers.js';
 
 export interface AdmissionAnswer {
@@ -145,5 +146,31 @@ export function webhook(
     admissionReviewVersions: ['v1'],
     rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
     ...extra,
+  };
+}
+
+/**
+ * The attributes of an in-process admission call: a cluster-scoped CREATE of configmap `x` by
+ * user `u` (no object, no warnings or annotations yet), with `over` applied on top.
+ */
+export function attributes(over: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
+  return {
+    operation: 'CREATE',
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    subresource: '',
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    namespace: '',
+    name: 'x',
+    namespaced: false,
+    dryRun: false,
+    user: { username: 'u', groups: [] },
+    object: undefined,
+    oldObject: undefined,
+    options: {},
+    warnings: [],
+    annotations: {},
+    ...over,
   };
 }

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { ResourceQuotaPlugin } from '../../src/admission/resource-quota.js';
 import type { RequestAttributes } from '../../src/admission/attributes.js';
 import type { ReadCache } from '../../src/actors/read-cache.js';
+import { attributes } from './helpers.js';
 
 const withQuotas = (n: number) => {
   const asked: string[] = [];
@@ -21,20 +22,8 @@ const withQuotas = (n: number) => {
   return { plugin: new ResourceQuotaPlugin(cache), asked };
 };
 
-const attrs = (over: Partial<RequestAttributes> = {}): RequestAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  subresource: '',
-  kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-  namespace: 'ns',
-  name: 'c',
-  namespaced: true,
-  dryRun: false,
-  user: { username: 'u', groups: [] },
-  ...over,
-});
+const attrs = (over: Partial<RequestAttributes> = {}): RequestAttributes =>
+  attributes({ namespace: 'ns', name: 'c', namespaced: true, ...over });
 
 test('no ResourceQuota stored: the plugin handles no write', () => {
   const { plugin, asked } = withQuotas(0);

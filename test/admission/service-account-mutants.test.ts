@@ -10,6 +10,7 @@ import { ServiceAccountPlugin } from '../../src/admission/service-account.js';
 import type { AdmissionAttributes } from '../../src/admission/attributes.js';
 import { StatusError } from '../../src/api/status.js';
 import { makeIdentity } from '../../src/api/identity.js';
+import { attributes } from './helpers.js';
 
 /** A plugin whose account store answers `found` from the `at`-th lookup on (never when undefined). */
 function counted(at?: number) {
@@ -24,29 +25,20 @@ function counted(at?: number) {
   return { plugin, calls };
 }
 
-const podCreate = (serviceAccountName?: string): AdmissionAttributes => ({
-  operation: 'CREATE',
-  group: '',
-  version: 'v1',
-  resource: 'pods',
-  subresource: '',
-  kind: { group: '', version: 'v1', kind: 'Pod' },
-  namespace: 'ns',
-  name: 'p',
-  namespaced: true,
-  dryRun: false,
-  user: { username: 'u', groups: [] },
-  object: {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'p', namespace: 'ns' },
-    spec: { serviceAccountName, automountServiceAccountToken: false, containers: [{ name: 'a', image: 'x' }] },
-  },
-  oldObject: undefined,
-  options: {},
-  warnings: [],
-  annotations: {},
-});
+const podCreate = (serviceAccountName?: string): AdmissionAttributes =>
+  attributes({
+    resource: 'pods',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    namespace: 'ns',
+    name: 'p',
+    namespaced: true,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: { serviceAccountName, automountServiceAccountToken: false, containers: [{ name: 'a', image: 'x' }] },
+    },
+  });
 
 async function refusal(p: Promise<unknown>): Promise<StatusError> {
   try {

@@ -89,6 +89,33 @@ test('a pod gets the default account and the projected token volume in every con
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/sa2/pods/p-dry')).status, 404);
 });
 
+test("a server-side apply that creates a pod is admitted as a CREATE: account and token volume, managedFields the apply's", async () => {
+  // upstream patcher.applyAdmission: no current object = admission.Create with CreateOptions
+  assert.equal((await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'sa-apply' } })).status, 201);
+  const path = '/api/v1/namespaces/sa-apply/pods/applied?fieldManager=tester';
+  const r = await request(s.url, 'PATCH', path, JSON.stringify(pod('applied')), {
+    'content-type': 'application/apply-patch+yaml',
+  });
+  assert.equal(r.status, 201, r.text);
+  assert.equal(r.json.spec.serviceAccountName, 'default');
+  assert.equal(r.json.spec.volumes?.length, 1, JSON.stringify(r.json.spec.volumes));
+  assert.match(r.json.spec.volumes[0].name, /^plat-api-access-[a-z0-9]{5}$/);
+  assert.deepEqual(
+    r.json.metadata.managedFields.map((e: { manager: string; operation: string }) => [e.manager, e.operation]),
+    [['tester', 'Apply']],
+    "the mutation is nobody's: no Update entry beside the Apply",
+  );
+  const stored = await request(s.url, 'GET', '/api/v1/namespaces/sa-apply/pods/applied');
+  assert.deepEqual(stored.json.spec.volumes, r.json.spec.volumes);
+  // applied again (now an UPDATE): the fields the plugin set stay, no conflict, nothing written
+  const again = await request(s.url, 'PATCH', path, JSON.stringify(pod('applied')), {
+    'content-type': 'application/apply-patch+yaml',
+  });
+  assert.equal(again.status, 200, again.text);
+  assert.deepEqual(again.json.spec.volumes, r.json.spec.volumes);
+  assert.equal(again.json.metadata.resourceVersion, r.json.metadata.resourceVersion);
+});
+
 test("opt-outs: the pod's or the account's automountServiceAccountToken false, an existing mount; an unknown account is refused", async () => {
   assert.equal(
     (

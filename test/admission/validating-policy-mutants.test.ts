@@ -12,6 +12,7 @@ import type { ChangeEvent } from '../../src/actors/protocol.js';
 import type { ReadCache } from '../../src/actors/read-cache.js';
 import { StatusError } from '../../src/api/status.js';
 import { makeIdentity } from '../../src/api/identity.js';
+import { attributes } from './helpers.js';
 
 /** A read cache holding one Namespace, `ns`, labelled team=a. */
 const readCache = {
@@ -57,24 +58,14 @@ function plugin(domain: string, validation: string): ValidatingPolicyPlugin {
 }
 
 function create(group: string, resource: string, namespace: string, namespaced: boolean): AdmissionAttributes {
-  return {
-    operation: 'CREATE',
+  return attributes({
     group,
-    version: 'v1',
     resource,
-    subresource: '',
     kind: { group, version: 'v1', kind: 'Thing' },
     namespace,
-    name: 'x',
     namespaced,
-    dryRun: false,
-    user: { username: 'u', groups: [] },
     object: { apiVersion: group ? `${group}/v1` : 'v1', kind: 'Thing', metadata: { name: 'x' } },
-    oldObject: undefined,
-    options: {},
-    warnings: [],
-    annotations: {},
-  };
+  });
 }
 
 const ADMISSION_CONFIG = [

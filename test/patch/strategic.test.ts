@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyStrategicPatch } from '../../src/patch/strategic.js';
+import { applyStrategicPatch as applyTyped } from '../../src/patch/strategic.js';
+
+/** the patched object, read as the assertions read it */
+const applyStrategicPatch = (...args: Parameters<typeof applyTyped>): any => applyTyped(...args);
 import { schemaIndex } from '../../src/schema/schema.js';
 import { patchObject } from '../../src/registry/patch.js';
 import { StatusError } from '../../src/api/status.js';

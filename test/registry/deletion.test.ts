@@ -3,7 +3,7 @@
  * field of the wrong JSON type is encoding/json's UnmarshalTypeError naming the Go field and type
  * (preconditions.uid is a types.UID, as metav1.Preconditions declares it), null and absent fields
  * are no fields, and well-typed options pass through. The end-to-end form (400 on DELETE and
- * DELETE collection) is server/limits "delete options of the wrong JSON type".
+ * DELETE collection) is http/limits "delete options of the wrong JSON type".
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -7,48 +7,19 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Shard } from '../../src/actors/shard.js';
+import type { Shard } from '../../src/actors/shard.js';
+import { openShard, type LocalShard } from '../helpers/shard.js';
 import type { DeleteOptions, Op, Result } from '../../src/actors/protocol.js';
-import { DEFAULT_OPTIONS } from '../../src/server/options.js';
-import { makeIdentity, protectedNamespaces } from '../../src/api/identity.js';
 
-let dir: string;
+let local: LocalShard;
 let shard: Shard;
 let nextId = 1;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'plat-store-pin-'));
-  const o = DEFAULT_OPTIONS;
-  const identity = makeIdentity(o.apiDomain);
-  shard = new Shard({
-    shard: 0,
-    shards: 1,
-    storageBackend: 'lmdb',
-    dataDir: dir,
-    etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig,
-    apiDomain: o.apiDomain,
-    rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs,
-    continueTtlMs: o.continueTtlMs,
-    strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange,
-      serviceNodePortRange: o.serviceNodePortRange,
-      apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs,
-      labelDomain: `${identity.product}.io`,
-      protectedNamespaces: protectedNamespaces(identity),
-      apiDomain: identity.domain,
-    },
-  });
-  await shard.init();
+  local = await openShard('store-pin');
+  shard = local.shard;
 });
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => local.close());
 
 const cmType = { group: '', version: 'v1', resource: 'configmaps' };
 const enc = { format: 'json', pretty: false } as const;

@@ -10,10 +10,11 @@
  * webhook whose sideEffects are not None/NoneOnDryRun is a 400.
  */
 import { randomUUID } from 'node:crypto';
-import { StatusError, errors, type Status } from '../../api/status.js';
+import { StatusError, errors, type Status, type StatusDetails } from '../../api/status.js';
 import { groupFor } from '../../api/identity.js';
+import { fieldAt } from '../../api/object.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
-import type { AdmissionAttributes, AdmissionPlugin, RequestAttributes } from '../attributes.js';
+import { nameOf, type AdmissionAttributes, type AdmissionPlugin, type RequestAttributes } from '../attributes.js';
 import { evaluateConditions, matchVersion, selectorsMatch, type Hook } from './matching.js';
 import { Converter } from '../../registry/conversion/conversion.js';
 import { typeKeyOf } from '../../actors/routing.js';
@@ -29,6 +30,9 @@ const EXEMPT = new Set([
   'mutatingadmissionpolicies',
   'mutatingadmissionpolicybindings',
 ]);
+
+/** An AdmissionReview's `response`, as the webhook wrote it: every field is checked where read. */
+type AdmissionResponse = Record<string, unknown>;
 
 abstract class WebhookPlugin implements AdmissionPlugin {
   abstract readonly name: string;
@@ -72,12 +76,15 @@ abstract class WebhookPlugin implements AdmissionPlugin {
    * the objects converted, kind and resource of that version; `back` converts a patched object
    * to the requested version again.
    */
-  protected asMatched(h: Hook, a: AdmissionAttributes): { view: AdmissionAttributes; back: (o: any) => any } {
+  protected asMatched(h: Hook, a: AdmissionAttributes): { view: AdmissionAttributes; back: (o: unknown) => unknown } {
     const version = this.version(h, a) ?? a.version;
     if (version === a.version) return { view: a, back: (o) => o };
     const typeKey = typeKeyOf(a.group, a.resource);
     const gv = (v: string) => (a.group ? `${a.group}/${v}` : v);
-    const to = (o: any) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(version)) : o);
+    // an object or an array, as the JSON value arrived (the converter reads its fields)
+    const convert = (o: unknown, v: string) =>
+      o && typeof o === 'object' ? this.converter.convert(typeKey, o as Record<string, unknown>, gv(v)) : o;
+    const to = (o: unknown) => convert(o, version);
     const def = this.source.registry.lookup(a.group, version, a.resource);
     const view = {
       ...a,
@@ -86,7 +93,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
       object: to(a.object),
       oldObject: to(a.oldObject),
     };
-    return { view, back: (o) => (o && typeof o === 'object' ? this.converter.convert(typeKey, o, gv(a.version)) : o) };
+    return { view, back: (o) => convert(o, a.version) };
   }
 
   /** The webhooks to call for the object as it is now (rules, selectors, matchConditions). */
@@ -106,7 +113,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
    * Calls one webhook; resolves with its response (undefined when skipped: a matchCondition
    * was false, or the call failed under failurePolicy Ignore). Throws the request's refusal.
    */
-  protected async call(h: Hook, a: AdmissionAttributes, round: number): Promise<any> {
+  protected async call(h: Hook, a: AdmissionAttributes, round: number): Promise<AdmissionResponse | undefined> {
     const spec = h.spec;
     const version =
       ((spec.admissionReviewVersions ?? []) as string[]).find((v) => v === 'v1' || v === 'v1beta1') ?? 'v1';
@@ -133,7 +140,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
     if (a.dryRun && spec.sideEffects !== 'None' && spec.sideEffects !== 'NoneOnDryRun') {
       throw errors.badRequest(`admission webhook ${JSON.stringify(h.name)} does not support dry run`);
     }
-    let response: any;
+    let response: AdmissionResponse;
     try {
       const target = resolveTarget(spec.clientConfig, this.source.readCache);
       const body = await callWebhook(
@@ -159,10 +166,11 @@ abstract class WebhookPlugin implements AdmissionPlugin {
   }
 
   /** a: as the webhook matched; requested: as requested (requestKind, requestResource). */
-  private reviewRequest(uid: string, a: AdmissionAttributes, requested: AdmissionAttributes): any {
+  private reviewRequest(uid: string, a: AdmissionAttributes, requested: AdmissionAttributes) {
     const resource = { group: a.group, version: a.version, resource: a.resource };
     const requestResource = { group: requested.group, version: requested.version, resource: requested.resource };
     const u = a.user;
+    const name = a.name || nameOf(a.object);
     const userInfo = {
       username: u.username,
       ...(u.uid ? { uid: u.uid } : {}),
@@ -177,7 +185,7 @@ abstract class WebhookPlugin implements AdmissionPlugin {
       requestKind: requested.kind,
       requestResource,
       ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-      ...(a.name || a.object?.metadata?.name ? { name: a.name || a.object.metadata.name } : {}),
+      ...(name ? { name } : {}),
       ...(a.namespace ? { namespace: a.namespace } : {}),
       operation: a.operation,
       userInfo,
@@ -190,28 +198,31 @@ abstract class WebhookPlugin implements AdmissionPlugin {
 }
 
 /** upstream's response checks (the caller reports them as a failed call). */
-function checkReview(body: any, apiVersion: string, version: string, uid: string): any {
-  if (body?.apiVersion !== apiVersion || body?.kind !== 'AdmissionReview') {
+function checkReview(body: unknown, apiVersion: string, version: string, uid: string): AdmissionResponse {
+  const got = { apiVersion: fieldAt(body, 'apiVersion'), kind: fieldAt(body, 'kind') };
+  if (got.apiVersion !== apiVersion || got.kind !== 'AdmissionReview') {
     throw new Error(
-      `received invalid webhook response: expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${body?.apiVersion ?? ''}, Kind=${body?.kind ?? ''}`,
+      `received invalid webhook response: expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${got.apiVersion ?? ''}, Kind=${got.kind ?? ''}`,
     );
   }
-  const response = body.response;
+  const response = fieldAt(body, 'response');
   if (!response || typeof response !== 'object')
     throw new Error('received invalid webhook response: webhook response was absent');
+  // an object (or an array, read as one without fields): the webhook's answer, checked below
+  const r = response as AdmissionResponse;
   // upstream decodes into a Go struct: an absent or null `allowed` is false (denied), any other
   // non-boolean fails the decode, i.e. the call (500 under failurePolicy Fail)
-  const allowed: unknown = response.allowed;
+  const allowed: unknown = r.allowed;
   if (allowed !== undefined && allowed !== null && typeof allowed !== 'boolean') {
     throw new Error(
       `failed to call webhook: json: cannot unmarshal ${goJsonType(allowed)} into Go struct field AdmissionResponse.response.allowed of type bool`,
     );
   }
-  if (version === 'v1' && response.uid !== uid)
+  if (version === 'v1' && r.uid !== uid)
     throw new Error(
-      `received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? '')}`,
+      `received invalid webhook response: expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(r.uid ?? '')}`,
     );
-  return response;
+  return r;
 }
 
 /** The JSON value kind encoding/json names in an UnmarshalTypeError. */
@@ -221,9 +232,10 @@ function goJsonType(v: unknown): string {
 }
 
 /** upstream ToStatusErr: the webhook's Status, prefixed, with a code of at least 400. */
-function denied(name: string, result: any): StatusError {
+function denied(name: string, result: unknown): StatusError {
   const by = `admission webhook ${JSON.stringify(name)} denied the request`;
-  const r = result && typeof result === 'object' ? result : {};
+  // the webhook's Status as written: each field is read and converted below
+  const r: Record<string, unknown> = result && typeof result === 'object' ? (result as Record<string, unknown>) : {};
   const message = r.message ? `${by}: ${r.message}` : r.reason ? `${by}: ${r.reason}` : `${by} without explanation`;
   const status: Status = {
     kind: 'Status',
@@ -234,7 +246,8 @@ function denied(name: string, result: any): StatusError {
     code: Number(r.code) >= 400 ? Number(r.code) : 400,
   };
   if (r.reason) status.reason = String(r.reason);
-  if (r.details && typeof r.details === 'object') status.details = r.details;
+  // passed through as the webhook wrote it (upstream copies the decoded StatusDetails)
+  if (r.details && typeof r.details === 'object') status.details = r.details as StatusDetails;
   return new StatusError(status);
 }
 
@@ -278,7 +291,7 @@ export class MutatingWebhookPlugin extends WebhookPlugin {
       throw errors.internal(`failed calling webhook ${JSON.stringify(h.name)}: ${(e as Error).message}`);
     }
     if (Array.isArray(patch) && patch.length === 0) return false;
-    let next: any;
+    let next: unknown;
     const { view, back } = this.asMatched(h, a);
     try {
       next = back(applyJsonPatch(view.object, patch));

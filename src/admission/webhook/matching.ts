@@ -6,7 +6,7 @@
  */
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { labelSelectorFromObject, type LabelSelector } from '../../api/selectors.js';
-import type { RequestAttributes } from '../attributes.js';
+import { labelsOf, type RequestAttributes } from '../attributes.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 
@@ -42,11 +42,6 @@ export interface RawRule {
   apiVersions?: unknown;
   resources?: unknown;
   scope?: unknown;
-}
-
-/** An object of the review (object / oldObject), as far as the selectors read it. */
-interface Labelled {
-  metadata?: { labels?: Record<string, string> };
 }
 
 export interface Hook {
@@ -148,19 +143,17 @@ export function matchVersion(
 /** namespaceSelector and objectSelector; nsLabels are the namespace's labels (undefined: cluster-scoped). */
 export function selectorsMatch(
   h: Hook,
-  a: RequestAttributes & { object?: Labelled | null; oldObject?: Labelled | null },
+  a: RequestAttributes & { object?: unknown; oldObject?: unknown },
   nsLabels: Record<string, string> | undefined,
 ): boolean {
   // a selector that did not compile selects nothing
   if (h.namespaceSelector.matchesNothing || h.objectSelector.matchesNothing) return false;
   if (!h.namespaceSelector.empty) {
-    const labels =
-      a.group === '' && a.resource === 'namespaces' ? ((a.object ?? a.oldObject)?.metadata?.labels ?? {}) : nsLabels;
+    const labels = a.group === '' && a.resource === 'namespaces' ? (labelsOf(a.object ?? a.oldObject) ?? {}) : nsLabels;
     if (labels !== undefined && !h.namespaceSelector.matches(labels)) return false;
   }
   if (!h.objectSelector.empty) {
-    const matches = (o: Labelled | null | undefined) =>
-      o !== undefined && o !== null && h.objectSelector.matches(o?.metadata?.labels ?? {});
+    const matches = (o: unknown) => o !== undefined && o !== null && h.objectSelector.matches(labelsOf(o) ?? {});
     if (!matches(a.object) && !matches(a.oldObject)) return false;
   }
   return true;

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from '../../api/object.js';
 import type { Authorizer } from './authorizer.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { MAX_MATCH_CONDITIONS, MatchConditions, compileCondition } from './match-conditions.js';
@@ -43,8 +44,23 @@ const q = JSON.stringify;
 const supported = (vs: readonly string[]) => `supported values: ${vs.map((v) => q(v)).join(', ')}`;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/** An authorizers[] entry as decoded: every field is checked before use (an entry may be null). */
+type RawAuthorizer = { type?: unknown; name?: unknown; webhook?: unknown } | null | undefined;
+
+/** A webhook entry as decoded (an object: checked by the caller); every field is checked before use. */
+interface RawWebhook {
+  timeout?: unknown;
+  authorizedTTL?: unknown;
+  unauthorizedTTL?: unknown;
+  subjectAccessReviewVersion?: unknown;
+  matchConditionSubjectAccessReviewVersion?: unknown;
+  failurePolicy?: unknown;
+  connectionInfo?: { type?: unknown; kubeConfigFile?: unknown } | null;
+  matchConditions?: unknown;
+}
+
 /** Strict decoding: every key must be known (upstream's `strict decoding error: unknown field`). */
-function strict(obj: any, path: string, known: readonly string[], errs: string[]): void {
+function strict(obj: unknown, path: string, known: readonly string[], errs: string[]): void {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return;
   for (const k of Object.keys(obj)) if (!known.includes(k)) errs.push(`unknown field ${q(path ? `${path}.${k}` : k)}`);
 }
@@ -113,7 +129,7 @@ function validateMatchConditions(list: unknown, f: string, errs: string[], decod
   if (mcs.length > MAX_MATCH_CONDITIONS)
     errs.push(`${f}.matchConditions: Too many: ${mcs.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
   else {
-    mcs.forEach((mc: any, i: number) => {
+    mcs.forEach((mc: { expression?: unknown } | null | undefined, i: number) => {
       const p = `${f}.matchConditions[${i}].expression`;
       strict(mc, `${f}.matchConditions[${i}]`, ['expression'], decodeErrs);
       const expr = typeof mc?.expression === 'string' ? mc.expression : '';
@@ -130,7 +146,7 @@ function validateMatchConditions(list: unknown, f: string, errs: string[], decod
   return conditions;
 }
 
-function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]): WebhookConfig | undefined {
+function validateWebhook(w: RawWebhook, f: string, errs: string[], decodeErrs: string[]): WebhookConfig | undefined {
   strict(
     w,
     f,
@@ -177,8 +193,9 @@ function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]
     timeoutMs: timeout,
     authorizedTtlMs: authorizedTtl,
     unauthorizedTtlMs: unauthorizedTtl,
-    subjectAccessReviewVersion: sarv,
-    failurePolicy: fp,
+    // both checked against their supported values above (no error was added)
+    subjectAccessReviewVersion: sarv as WebhookConfig['subjectAccessReviewVersion'],
+    failurePolicy: fp as WebhookConfig['failurePolicy'],
     kubeConfigFile: String(file),
     matchConditions: conditions,
   };
@@ -189,14 +206,13 @@ function validateWebhook(w: any, f: string, errs: string[], decodeErrs: string[]
  * (upstream's aggregate: one as is, several as `[a, b]`).
  */
 export function parseAuthorizationConfig(text: string, groups: readonly string[]): AuthorizerConfig[] {
-  let doc: any;
+  let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (e) {
     throw new Error(`couldn't decode: ${(e as Error).message}`);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
-    throw new Error("Object 'Kind' is missing in the configuration");
+  if (!isRecord(doc)) throw new Error("Object 'Kind' is missing in the configuration");
   const [group, version] = String(doc.apiVersion ?? '').split('/');
   if (
     doc.kind !== 'AuthorizationConfiguration' ||
@@ -210,12 +226,12 @@ export function parseAuthorizationConfig(text: string, groups: readonly string[]
   const decodeErrs: string[] = [],
     errs: string[] = [];
   strict(doc, '', ['apiVersion', 'kind', 'authorizers'], decodeErrs);
-  const list: any[] = Array.isArray(doc.authorizers) ? doc.authorizers : [];
+  const list: RawAuthorizer[] = Array.isArray(doc.authorizers) ? doc.authorizers : [];
   if (list.length === 0) errs.push('authorizers: Required value: at least one authorization mode must be defined');
   const types = new Set<string>(),
     names = new Set<string>();
   const out: AuthorizerConfig[] = [];
-  list.forEach((a: any, i: number) => {
+  list.forEach((a, i) => {
     const f = `authorizers[${i}]`;
     strict(a, f, ['type', 'name', 'webhook'], decodeErrs);
     const type = String(a?.type ?? '');
@@ -234,11 +250,11 @@ export function parseAuthorizationConfig(text: string, groups: readonly string[]
     }
     names.add(name);
     if (type !== 'Webhook') {
-      if (a.webhook !== undefined && a.webhook !== null)
+      if (a?.webhook !== undefined && a?.webhook !== null)
         errs.push(`${f}.webhook: Invalid value: "non-null": may only be specified when type=Webhook`);
       return out.push({ type: type as ConfigType, name });
     }
-    if (!a.webhook || typeof a.webhook !== 'object')
+    if (!a?.webhook || typeof a.webhook !== 'object')
       return errs.push(`${f}.webhook: Required value: required when type=Webhook`);
     const webhook = validateWebhook(a.webhook, `${f}.webhook`, errs, decodeErrs);
     if (webhook) out.push({ type: 'Webhook', name, webhook });

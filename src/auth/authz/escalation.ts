@@ -4,10 +4,12 @@
  * already holds at that scope, unless they may `escalate` it; a binding only to a role whose
  * rules they hold, unless they may `bind` it. Members of `system:masters` skip the checks.
  */
+import type { RoleBinding } from '../../api/kinds.js';
+import { fieldAt, isRecord } from '../../api/object.js';
 import { MASTERS_GROUP, type MaybeAsync, type UserInfo } from '../../api/user.js';
 import { forbiddenError, resourceAttributes } from './attributes.js';
 import { settle, type Authorizer } from './authorizer.js';
-import type { RbacIndex, RoleRef } from './rbac-index.js';
+import type { RbacIndex } from './rbac-index.js';
 import type { RbacAuthorizer } from './rbac.js';
 import { aggregateMessage } from './rbac.js';
 import { compactRules, compactString, goStrings, uncovered, type PolicyRule } from './rbac-rules.js';
@@ -67,6 +69,18 @@ export function onlyGCFieldsChanged(obj: object | undefined, old: object | undef
   return JSON.stringify(strip(obj)) === JSON.stringify(strip(old));
 }
 
+/** A binding's roleRef as written (validation comes later): each field is converted where read. */
+type WrittenRoleRef = NonNullable<RoleBinding['roleRef']>;
+
+/** obj.roleRef, or no fields when absent (or not an object: then it has none of the fields read). */
+function roleRefOf(obj: unknown): WrittenRoleRef {
+  const ref = fieldAt(obj, 'roleRef') ?? {};
+  return isRecord(ref) ? ref : {};
+}
+
+/** A decoded or stored object as onlyGCFieldsChanged compares it (its own fields, spread). */
+const asObject = (v: unknown): object | undefined => (v !== null && typeof v === 'object' ? v : undefined);
+
 export class EscalationCheck {
   constructor(private readonly deps: { authorizer: Authorizer; rbac: RbacAuthorizer; index: RbacIndex }) {}
 
@@ -88,9 +102,9 @@ export class EscalationCheck {
    * change of only the garbage collector's fields (ownerReferences, finalizers) is never
    * checked, and a ClusterRole losing its aggregationRule is checked as one using it (upstream).
    */
-  check(w: RbacWrite, obj: any, old?: any): MaybeAsync<void> {
-    const name = String(obj?.metadata?.name ?? w.pathName);
-    if (old && onlyGCFieldsChanged(obj, old)) return;
+  check(w: RbacWrite, obj: unknown, old?: unknown): MaybeAsync<void> {
+    const name = String(fieldAt(obj, 'metadata', 'name') ?? w.pathName);
+    if (old && onlyGCFieldsChanged(asObject(obj), asObject(old))) return;
     if (ROLE_KINDS.has(w.resource)) {
       const escalate = this.deps.authorizer.authorize(
         resourceAttributes({
@@ -103,10 +117,11 @@ export class EscalationCheck {
         }),
       );
       return settle(escalate, (d) => {
-        if (d.decision !== 'allow') this.checkRole(w, name, obj, !!(obj?.aggregationRule || old?.aggregationRule));
+        if (d.decision !== 'allow')
+          this.checkRole(w, name, obj, !!(fieldAt(obj, 'aggregationRule') || fieldAt(old, 'aggregationRule')));
       });
     }
-    const ref: RoleRef = obj?.roleRef ?? {};
+    const ref = roleRefOf(obj);
     if (ref.kind !== 'Role' && ref.kind !== 'ClusterRole') return this.checkBinding(w, name, ref);
     const bind = this.deps.authorizer.authorize(
       resourceAttributes({
@@ -124,19 +139,20 @@ export class EscalationCheck {
   }
 
   /** Without `escalate`: an aggregationRule (set, kept or removed) needs every permission, and every rule must be held already. */
-  private checkRole(w: RbacWrite, name: string, obj: any, aggregation: boolean): void {
+  private checkRole(w: RbacWrite, name: string, obj: unknown, aggregation: boolean): void {
     const group = this.deps.index.group;
     // an aggregationRule can gather anything, so using one needs every permission
     if (w.resource === 'clusterroles' && aggregation && this.confirmNoEscalation(w.user, '', FULL_AUTHORITY)) {
       throw forbiddenError(w.resource, group, name, 'must have cluster-admin privileges to use the aggregationRule');
     }
-    const rules: PolicyRule[] = Array.isArray(obj?.rules) ? obj.rules : [];
+    const listed = fieldAt(obj, 'rules');
+    const rules: PolicyRule[] = Array.isArray(listed) ? listed : [];
     const why = this.confirmNoEscalation(w.user, w.namespace, rules);
     if (why) throw forbiddenError(w.resource, group, name, why);
   }
 
   /** Without `bind` on the role: every rule of the role must be held already. */
-  private checkBinding(w: RbacWrite, name: string, ref: RoleRef): void {
+  private checkBinding(w: RbacWrite, name: string, ref: WrittenRoleRef): void {
     const group = this.deps.index.group;
     const rules = this.deps.index.roleRefRules(
       { kind: String(ref.kind ?? ''), name: String(ref.name ?? '') },

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { fieldAt } from '../../api/object.js';
 
 /** What an HTTPS call to the webhook needs. */
 export interface WebhookClientConfig {
@@ -18,38 +19,42 @@ export interface WebhookClientConfig {
   insecureSkipTlsVerify: boolean;
 }
 
-const named = (list: unknown, name: string, field: string): any => {
+/** The `field` of the entry of `list` called `name` (undefined when there is none); unchecked. */
+const named = (list: unknown, name: string, field: string): unknown => {
   if (!Array.isArray(list)) return undefined;
-  return list.find((e) => e && typeof e === 'object' && e.name === name)?.[field];
+  return fieldAt(
+    list.find((e) => e && typeof e === 'object' && e.name === name),
+    field,
+  );
 };
 
 /** Reads inline `<x>-data` (base64) or the file `<x>` of an entry. */
-function material(entry: any, key: string, base: string): Buffer | undefined {
-  const data = entry?.[`${key}-data`];
+function material(entry: unknown, key: string, base: string): Buffer | undefined {
+  const data = fieldAt(entry, `${key}-data`);
   if (typeof data === 'string' && data) return Buffer.from(data, 'base64');
-  const file = entry?.[key];
+  const file = fieldAt(entry, key);
   if (typeof file === 'string' && file) return readFileSync(isAbsolute(file) ? file : join(base, file));
   return undefined;
 }
 
 /** Loads and checks a kubeconfig file; errors name the file (upstream's clientcmd messages where they exist). */
 export function loadKubeconfig(path: string): WebhookClientConfig {
-  let doc: any;
+  let doc: unknown;
   try {
     doc = parseYaml(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new Error(`invalid configuration file ${path}: ${(e as Error).message}`);
   }
   const base = dirname(path);
-  const ctxName = doc?.['current-context'];
+  const ctxName = fieldAt(doc, 'current-context');
   if (typeof ctxName !== 'string' || !ctxName)
     throw new Error(`invalid configuration file ${path}: no current context is set`);
-  const ctx = named(doc.contexts, ctxName, 'context');
+  const ctx = named(fieldAt(doc, 'contexts'), ctxName, 'context');
   if (!ctx)
     throw new Error(`invalid configuration file ${path}: context was not found for specified context: ${ctxName}`);
-  const cluster = named(doc.clusters, String(ctx.cluster ?? ''), 'cluster');
+  const cluster = named(fieldAt(doc, 'clusters'), String(fieldAt(ctx, 'cluster') ?? ''), 'cluster');
   if (!cluster) throw new Error(`invalid configuration file ${path}: cluster has no server defined`);
-  const server = cluster.server;
+  const server = fieldAt(cluster, 'server');
   if (typeof server !== 'string' || !server)
     throw new Error(`invalid configuration file ${path}: cluster has no server defined`);
   let url: URL;
@@ -60,8 +65,12 @@ export function loadKubeconfig(path: string): WebhookClientConfig {
   }
   if (url.protocol !== 'https:')
     throw new Error(`invalid configuration file ${path}: server "${server}" must be an https:// URL`);
-  const user = ctx.user ? (named(doc.users, String(ctx.user), 'user') ?? {}) : {};
-  const out: WebhookClientConfig = { server, insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true };
+  const userName = fieldAt(ctx, 'user');
+  const user = userName ? (named(fieldAt(doc, 'users'), String(userName), 'user') ?? {}) : {};
+  const out: WebhookClientConfig = {
+    server,
+    insecureSkipTlsVerify: fieldAt(cluster, 'insecure-skip-tls-verify') === true,
+  };
   try {
     const ca = material(cluster, 'certificate-authority', base),
       cert = material(user, 'client-certificate', base),
@@ -69,15 +78,17 @@ export function loadKubeconfig(path: string): WebhookClientConfig {
     if (ca) out.ca = ca;
     if (cert) out.cert = cert;
     if (key) out.key = key;
-    if (typeof user.token === 'string' && user.token) out.token = user.token;
-    else if (typeof user.tokenFile === 'string' && user.tokenFile)
-      out.token = readFileSync(isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile), 'utf8').trim();
+    const token = fieldAt(user, 'token'),
+      tokenFile = fieldAt(user, 'tokenFile');
+    if (typeof token === 'string' && token) out.token = token;
+    else if (typeof tokenFile === 'string' && tokenFile)
+      out.token = readFileSync(isAbsolute(tokenFile) ? tokenFile : join(base, tokenFile), 'utf8').trim();
   } catch (e) {
     throw new Error(`invalid configuration file ${path}: ${(e as Error).message}`);
   }
   if (!out.cert !== !out.key)
     throw new Error(
-      `invalid configuration file ${path}: client-cert-data and client-key-data must both be specified for ${String(ctx.user)} to use the clientCert authentication method`,
+      `invalid configuration file ${path}: client-cert-data and client-key-data must both be specified for ${String(userName)} to use the clientCert authentication method`,
     );
   return out;
 }

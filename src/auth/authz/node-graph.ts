@@ -8,6 +8,7 @@
  */
 import { typeKeyOf } from '../../actors/routing.js';
 import type { CachedObject, ChangeEvent } from '../../actors/protocol.js';
+import { fieldAt } from '../../api/object.js';
 
 export type RefKind = 'pods' | 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts';
 
@@ -19,23 +20,39 @@ interface PodRefs {
 const POD_KEY = typeKeyOf('', 'pods');
 const PVC_KEY = typeKeyOf('', 'persistentvolumeclaims');
 
-const names = (xs: unknown, pick: (x: any) => unknown): string[] =>
-  Array.isArray(xs) ? xs.map(pick).filter((n): n is string => typeof n === 'string' && n !== '') : [];
+/** The non-empty strings at `path` in each member of xs (xs?.[i]?.[path...]), [] when xs is no array. */
+const names = (xs: unknown, ...path: string[]): string[] =>
+  Array.isArray(xs)
+    ? xs.map((x) => fieldAt(x, ...path)).filter((n): n is string => typeof n === 'string' && n !== '')
+    : [];
 
 type AddRefs = (kind: RefKind, list: string[]) => void;
 
+/** A pod as stored, the fields the graph reads: unchecked, each is checked where read. */
+type RawPod =
+  | {
+      metadata?: { namespace?: unknown; name?: unknown };
+      spec?: {
+        imagePullSecrets?: unknown;
+        initContainers?: unknown;
+        containers?: unknown;
+        ephemeralContainers?: unknown;
+        volumes?: unknown;
+        serviceAccountName?: unknown;
+      };
+    }
+  | null
+  | undefined;
+
 /** upstream podutil.VisitPodSecretNames / VisitPodConfigmapNames and the claim and account edges. */
-export function podReferences(pod: any): [RefKind, string][] {
+export function podReferences(pod: RawPod): [RefKind, string][] {
   const ns = String(pod?.metadata?.namespace ?? ''),
     spec = pod?.spec ?? {};
   const out: [RefKind, string][] = [['pods', `${ns}/${pod?.metadata?.name ?? ''}`]];
   const add: AddRefs = (kind, list) => {
     for (const n of list) out.push([kind, `${ns}/${n}`]);
   };
-  add(
-    'secrets',
-    names(spec.imagePullSecrets, (s) => s?.name),
-  );
+  add('secrets', names(spec.imagePullSecrets, 'name'));
   for (const group of [spec.initContainers, spec.containers, spec.ephemeralContainers]) {
     if (!Array.isArray(group)) continue;
     for (const c of group) containerReferences(c, add);
@@ -51,22 +68,10 @@ export function podReferences(pod: any): [RefKind, string][] {
 
 /** A container's secrets and config maps (env values and envFrom). */
 function containerReferences(c: { env?: unknown; envFrom?: unknown } | null | undefined, add: AddRefs): void {
-  add(
-    'secrets',
-    names(c?.env, (e) => e?.valueFrom?.secretKeyRef?.name),
-  );
-  add(
-    'secrets',
-    names(c?.envFrom, (e) => e?.secretRef?.name),
-  );
-  add(
-    'configmaps',
-    names(c?.env, (e) => e?.valueFrom?.configMapKeyRef?.name),
-  );
-  add(
-    'configmaps',
-    names(c?.envFrom, (e) => e?.configMapRef?.name),
-  );
+  add('secrets', names(c?.env, 'valueFrom', 'secretKeyRef', 'name'));
+  add('secrets', names(c?.envFrom, 'secretRef', 'name'));
+  add('configmaps', names(c?.env, 'valueFrom', 'configMapKeyRef', 'name'));
+  add('configmaps', names(c?.envFrom, 'configMapRef', 'name'));
 }
 
 /** A volume's secrets, config maps and claims (an ephemeral volume's claim is `<pod>-<volume>`). */
@@ -75,41 +80,16 @@ function volumeReferences(
   podName: unknown,
   add: AddRefs,
 ): void {
-  add(
-    'secrets',
-    names([v.secret], (s) => s?.secretName),
-  );
-  for (const src of ['azureFile'] as const)
-    add(
-      'secrets',
-      names([v[src]], (s) => s?.secretName),
-    );
+  add('secrets', names([v.secret], 'secretName'));
+  for (const src of ['azureFile'] as const) add('secrets', names([v[src]], 'secretName'));
   for (const src of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'] as const)
-    add(
-      'secrets',
-      names([v[src]], (s) => s?.secretRef?.name),
-    );
-  add(
-    'secrets',
-    names([v.csi], (s) => s?.nodePublishSecretRef?.name),
-  );
-  add(
-    'configmaps',
-    names([v.configMap], (s) => s?.name),
-  );
+    add('secrets', names([v[src]], 'secretRef', 'name'));
+  add('secrets', names([v.csi], 'nodePublishSecretRef', 'name'));
+  add('configmaps', names([v.configMap], 'name'));
   const sources = Array.isArray(v.projected?.sources) ? v.projected.sources : [];
-  add(
-    'secrets',
-    names(sources, (s) => s?.secret?.name),
-  );
-  add(
-    'configmaps',
-    names(sources, (s) => s?.configMap?.name),
-  );
-  add(
-    'persistentvolumeclaims',
-    names([v.persistentVolumeClaim], (s) => s?.claimName),
-  );
+  add('secrets', names(sources, 'secret', 'name'));
+  add('configmaps', names(sources, 'configMap', 'name'));
+  add('persistentvolumeclaims', names([v.persistentVolumeClaim], 'claimName'));
   if (v.ephemeral && typeof v.name === 'string') add('persistentvolumeclaims', [`${podName}-${v.name}`]);
 }
 

@@ -8,6 +8,7 @@
  * write goes to its actor (the existing pod's node comes from the node graph).
  */
 import { groupFor, type Identity } from '../../api/identity.js';
+import { fieldAt, isRecord } from '../../api/object.js';
 import type { UserInfo } from '../../api/user.js';
 import { forbiddenError } from './attributes.js';
 import type { NodeGraph } from './node-graph.js';
@@ -26,9 +27,10 @@ export interface NodeWrite {
 }
 
 /** upstream getModifiedLabels: keys added, removed or changed. */
-function modifiedLabels(now: Record<string, string> | undefined, before: Record<string, string> | undefined): string[] {
-  const a = now ?? {},
-    b = before ?? {};
+function modifiedLabels(now: unknown, before: unknown): string[] {
+  // labels as written (validation comes later): a non-object has no keys with a domain to refuse
+  const a = isRecord(now) ? now : {},
+    b = isRecord(before) ? before : {};
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].filter((k) => a[k] !== b[k]);
 }
@@ -99,9 +101,9 @@ export class NodeRestriction {
    * Throws upstream's admission 403 when the node oversteps; `obj` is the object a create or an
    * update of its Node would store, `old` the stored Node of an update.
    */
-  check(w: NodeWrite, obj: any, old?: any): void {
+  check(w: NodeWrite, obj: unknown, old?: unknown): void {
     const node = nodeIdentity(w.user)!;
-    const name = String(obj?.metadata?.name ?? w.name);
+    const name = String(fieldAt(obj, 'metadata', 'name') ?? w.name);
     const refuse = (why: string) => {
       throw forbiddenError(w.resource, w.apiGroup, name, why);
     };
@@ -113,15 +115,17 @@ export class NodeRestriction {
       if (name !== node) refuse(`node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(name)}`);
       if (w.subresource || !obj) return;
       if (w.verb === 'create') {
-        const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, undefined));
+        const bad = this.forbiddenLabels(modifiedLabels(fieldAt(obj, 'metadata', 'labels'), undefined));
         if (bad.length)
           refuse(`node ${JSON.stringify(node)} is not allowed to set the following labels: ${bad.join(', ')}`);
         return;
       }
       if (!old) return;
-      if (JSON.stringify(obj.spec?.taints ?? []) !== JSON.stringify(old.spec?.taints ?? []))
+      if (JSON.stringify(fieldAt(obj, 'spec', 'taints') ?? []) !== JSON.stringify(fieldAt(old, 'spec', 'taints') ?? []))
         refuse(`node ${JSON.stringify(node)} is not allowed to modify taints`);
-      const bad = this.forbiddenLabels(modifiedLabels(obj.metadata?.labels, old.metadata?.labels));
+      const bad = this.forbiddenLabels(
+        modifiedLabels(fieldAt(obj, 'metadata', 'labels'), fieldAt(old, 'metadata', 'labels')),
+      );
       if (bad.length) refuse(`is not allowed to modify labels: ${bad.join(', ')}`);
       return;
     }
@@ -189,22 +193,24 @@ export class NodeRestriction {
       refuse('node requested token bound to a pod scheduled on a different node');
   }
 
-  private mirrorPod(node: string, pod: any, refuse: (why: string) => never): void {
-    const annotations = pod?.metadata?.annotations ?? {};
-    if (typeof annotations !== 'object' || !(this.mirrorAnnotation in annotations)) {
+  private mirrorPod(node: string, pod: unknown, refuse: (why: string) => never): void {
+    const annotations = fieldAt(pod, 'metadata', 'annotations') ?? {};
+    if (typeof annotations !== 'object' || annotations === null || !(this.mirrorAnnotation in annotations)) {
       refuse(
         `pod does not have ${JSON.stringify(this.mirrorAnnotation)} annotation, node ${JSON.stringify(node)} can only create mirror pods`,
       );
     }
-    if (pod?.spec?.nodeName !== node)
+    if (fieldAt(pod, 'spec', 'nodeName') !== node)
       refuse(`node ${JSON.stringify(node)} can only create pods with spec.nodeName set to itself`);
-    const spec = pod?.spec ?? {};
-    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName)
+    const spec = fieldAt(pod, 'spec') ?? {};
+    const account = fieldAt(spec, 'serviceAccountName');
+    if (typeof account === 'string' && account)
       refuse(`node ${JSON.stringify(node)} can not create pods that reference a service account`);
     const refs = JSON.stringify(spec);
+    const pullSecrets = fieldAt(spec, 'imagePullSecrets');
     if (
       /"(secretName|secretRef|secretKeyRef|nodePublishSecretRef)"/.test(refs) ||
-      (Array.isArray(spec.imagePullSecrets) && spec.imagePullSecrets.length)
+      (Array.isArray(pullSecrets) && pullSecrets.length)
     ) {
       refuse(`node ${JSON.stringify(node)} can not create pods that reference secrets`);
     }

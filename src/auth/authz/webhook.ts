@@ -7,6 +7,7 @@
  * matchCondition error answers the failure policy's decision with the error.
  */
 import { Agent, request as httpsRequest } from 'node:https';
+import { isRecord } from '../../api/object.js';
 import type { UserInfo } from '../../api/user.js';
 import type { Attributes } from './attributes.js';
 import type { Authorizer, AuthorizerResult, RulesResult } from './authorizer.js';
@@ -266,9 +267,10 @@ export class WebhookAuthorizer implements Authorizer {
 }
 
 function parseStatus(doc: unknown): Status {
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not an object');
-  const st = (doc as any).status ?? {};
-  if (typeof st !== 'object' || Array.isArray(st)) throw new Error('status is not an object');
+  if (!isRecord(doc)) throw new Error('not an object');
+  // an absent or null status is an empty one
+  const st = doc.status ?? {};
+  if (!isRecord(st)) throw new Error('status is not an object');
   for (const k of ['allowed', 'denied'] as const)
     if (st[k] !== undefined && typeof st[k] !== 'boolean') throw new Error(`status.${k} is not a boolean`);
   for (const k of ['reason', 'evaluationError'] as const)
@@ -276,7 +278,7 @@ function parseStatus(doc: unknown): Status {
   return {
     allowed: st.allowed === true,
     denied: st.denied === true,
-    reason: st.reason ?? '',
-    evaluationError: st.evaluationError ?? '',
+    reason: typeof st.reason === 'string' ? st.reason : '',
+    evaluationError: typeof st.evaluationError === 'string' ? st.evaluationError : '',
   };
 }

@@ -119,6 +119,7 @@ export function customResourceStrategy(_t: CustomType, v: CustomVersion): Resour
           scale: {
             to: (obj: Stored) => toScale(obj, scale),
             from: (old: Stored, s: unknown) => fromScale(old, s, scale),
+            replicasPath: scale.specReplicasPath.split('.').filter(Boolean),
           },
         }
       : {}),

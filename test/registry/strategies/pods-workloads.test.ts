@@ -90,7 +90,7 @@ const POD_ROWS: [string, any, Expect?][] = [
     'quantities parse: 100m, 1Gi, 0.5, 1e3, 2',
     res({ limits: { cpu: '1e3', memory: '1Gi' }, requests: { cpu: '100m', memory: 0.5, 'ephemeral-storage': 2 } }),
   ],
-  // an unparseable quantity is refused by decoding (400, test/server/quantity.test.ts), not validation
+  // an unparseable quantity is refused by decoding (400, test/registry/strategies/quantity.test.ts), not validation
   ['quantity unparseable: left to decoding', res({ limits: { cpu: 'abc' }, requests: { memory: '1Kii' } })],
   [
     'quantity negative',

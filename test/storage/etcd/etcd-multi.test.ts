@@ -6,9 +6,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEtcdPair, request, configMap, type TestServer } from '../helpers/server.js';
-import { openWatch, until, type WatchClient } from '../helpers/watch.js';
-import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
+import { startEtcdPair, request, configMap, type TestServer } from '../../helpers/server.js';
+import { openWatch, until, type WatchClient } from '../../helpers/watch.js';
+import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
 
 let etcd: TestEtcd;
 let a: TestServer;

@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { startServer, request, type TestServer } from '../helpers/server.js';
-import { shardOf } from '../../src/actors/routing.js';
+import { startServer, request, type TestServer } from '../../helpers/server.js';
+import { shardOf } from '../../../src/actors/routing.js';
 
 const CONFIG = `apiVersion: apiserver.config.plat.io/v1
 kind: EncryptionConfiguration

@@ -5,8 +5,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../../src/codec/protobuf.js';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../../../src/codec/protobuf.js';
+import { startServer, request, type TestServer } from '../../helpers/server.js';
 
 let s: TestServer;
 before(async () => {

@@ -6,9 +6,9 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEtcdPair, request, configMap, type TestServer } from '../helpers/server.js';
-import { until, pool } from '../helpers/watch.js';
-import { startEtcdCluster, type TestEtcdCluster } from '../helpers/etcd.js';
+import { startEtcdPair, request, configMap, type TestServer } from '../../helpers/server.js';
+import { until, pool } from '../../helpers/watch.js';
+import { startEtcdCluster, type TestEtcdCluster } from '../../helpers/etcd.js';
 
 let cluster: TestEtcdCluster;
 let a: TestServer;

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
-import { waitEstablished } from '../registry/crd/fixtures.js';
+import { waitEstablished } from './crd/fixtures.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.plat.io;v=v2;as=APIGroupDiscoveryList';
 const CRDS = '/apis/apiextensions.plat.io/v1/customresourcedefinitions';

@@ -7,7 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, type TestServer } from '../helpers/server.js';
+import { startServer, request, type TestServer } from '../../helpers/server.js';
 
 let s: TestServer;
 before(async () => {

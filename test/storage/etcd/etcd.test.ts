@@ -6,11 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
-import { openWatch, type WatchClient } from '../helpers/watch.js';
-import { startEtcd, type TestEtcd } from '../helpers/etcd.js';
-import { createUntilKilled, type Ack } from '../helpers/kill-stream.js';
-import { parseArgs, DEFAULT_OPTIONS } from '../../src/server/options.js';
+import { startServer, request, configMap, type TestServer } from '../../helpers/server.js';
+import { openWatch, type WatchClient } from '../../helpers/watch.js';
+import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
+import { createUntilKilled, type Ack } from '../../helpers/kill-stream.js';
+import { parseArgs, DEFAULT_OPTIONS } from '../../../src/server/options.js';
 
 let etcd: TestEtcd;
 const servers: TestServer[] = [];

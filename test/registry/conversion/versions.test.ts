@@ -4,8 +4,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, request, type TestServer } from '../helpers/server.js';
-import { openWatch, type WatchEvent } from '../helpers/watch.js';
+import { startServer, request, type TestServer } from '../../helpers/server.js';
+import { openWatch, type WatchEvent } from '../../helpers/watch.js';
 
 let s: TestServer;
 before(async () => {
