@@ -72,10 +72,13 @@ export class Pipeline {
 
   /**
    * A batch's staged writes will not be committed as they are: every in-flight batch after it
-   * read them, so each runs again and none of their writes is read any more.
+   * read them, so each runs again and none of their writes is read any more. from: the failed
+   * batch's writes (the batches before it, written and not yet durable, stay readable); without
+   * it, every in-flight batch's (the caller is at the head: every earlier batch is published).
    */
-  discard(): void {
+  discard(from?: Staged): void {
     this.epoch++;
-    this.inFlight.length = 0;
+    const i = from ? this.inFlight.indexOf(from) : 0;
+    if (i >= 0) this.inFlight.length = i;
   }
 }

@@ -268,7 +268,7 @@ export class Shard extends ShardStores {
         for (const k of rawDeletes) this.corrupt.remove(k);
       } catch (e) {
         failure = { e };
-        this.pipe.discard();
+        this.pipe.discard(batch.pending);
       }
     }
     wrote();

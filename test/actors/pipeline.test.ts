@@ -244,3 +244,29 @@ test("the next batch's transaction starts once the one before is written, before
   assert.deepEqual(order, ['first', 'second'], 'answered in order');
   assert.deepEqual([answer(ra.results[0]!).code, answer(rb.results[0]!).code], [201, 201]);
 });
+
+test('a refused commit keeps the writes of the batch before it, written and not yet durable, readable', async () => {
+  const NS = 'pipe-e';
+  let release!: () => void;
+  holdDurable = new Promise((r) => (release = r));
+  const before = commits;
+  const a = shard.run([create('kept', NS)]);
+  await until(async () => (commits > before ? true : undefined), 'the first commit', 5_000);
+  // the second batch's commit is refused while the first waits to be durable
+  const b = shard.run([create('refuse-3', NS)]);
+  await until(async () => (commits > before + 1 ? true : undefined), 'the second commit', 5_000);
+  const ran = executions;
+  const c = shard.run([create('kept', NS)]);
+  await until(async () => (executions > ran ? true : undefined), 'the third batch', 2_000);
+  holdDurable = undefined;
+  release();
+  const [ra, rb, rc] = await Promise.all([a, b, c]);
+  assert.equal(answer(ra.results[0]!).code, 201);
+  assert.equal(answer(rb.results[0]!).code, 500);
+  const third = answer(rc.results[0]!);
+  assert.equal(third.code, 409, "the first batch's create still occupies the name");
+  assert.deepEqual(
+    [...ra.events, ...rb.events, ...rc.events].map((e) => e.name),
+    ['kept'],
+  );
+});
