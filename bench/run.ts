@@ -3,7 +3,7 @@
  * (`bench/load/cli.ts`: any target server, report directory) when a load-only scenario or flag
  * is named (bench/load/args.ts); otherwise the wrk mode below, unchanged:
  *
- * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--record]`
+ * `npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--pipeline-depth N] [--record]`
  *
  * Runs each scenario (get, list, create, watch, apply, tls, authz, encodings, fairness; all by default) against the real server and
  * its ceiling in the same run (get, list and create alternate the two for --rounds rounds and
@@ -46,6 +46,8 @@ interface Args {
   waitQuietSec: number;
   cpuProfDir?: string;
   shards?: number;
+  /** the server's hidden --actor-pipeline-depth (batches in flight per shard), for pairing builds' behaviours */
+  pipelineDepth?: number;
   writeDoc: boolean;
 }
 
@@ -53,7 +55,7 @@ interface Args {
 const MAX_SHARDS = 16;
 
 const usage = (): string => `Usage:
-  npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--record]
+  npm run bench [-- <scenario...>] [--duration 10s] [--connections 64] [--rounds 2] [--wait-quiet 0s] [--cpu-prof DIR] [--shards N] [--pipeline-depth N] [--record]
       wrk ceiling mode: the real server against a bare uWebSockets.js/LMDB ceiling on loopback (wrk required).
       scenarios: ${WRK_SCENARIOS.join(', ')} (all by default). --record appends the results to docs/benchmarks.md
       (without it nothing is written there).
@@ -102,6 +104,10 @@ function parseArgs(argv: string[]): Args {
       a.shards = Number(value());
       if (!Number.isInteger(a.shards) || a.shards < 1 || a.shards > MAX_SHARDS)
         throw new UsageError(`--shards must be an integer in 1..${MAX_SHARDS}`);
+    } else if (flag === '--pipeline-depth') {
+      a.pipelineDepth = Number(value());
+      if (!Number.isInteger(a.pipelineDepth) || a.pipelineDepth < 1 || a.pipelineDepth > MAX_SHARDS)
+        throw new UsageError(`--pipeline-depth must be an integer in 1..${MAX_SHARDS}`);
     } else if (flag === '--record') a.writeDoc = true;
     // the default now; kept so older command lines still run
     else if (flag === '--no-doc') a.writeDoc = false;
@@ -151,7 +157,10 @@ async function main(): Promise<void> {
     connections: args.connections,
     rounds: args.rounds,
     serverNodeArgs: args.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`] : [],
-    ...(args.shards ? { serverArgs: ['--shards', String(args.shards)] } : {}),
+    serverArgs: [
+      ...(args.shards ? ['--shards', String(args.shards)] : []),
+      ...(args.pipelineDepth ? ['--actor-pipeline-depth', String(args.pipelineDepth)] : []),
+    ],
     log: (msg) => process.stdout.write(msg + '\n'),
   };
   const backgroundBusy = await waitQuiet(args.waitQuietSec);

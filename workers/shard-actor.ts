@@ -29,8 +29,9 @@ export default async function handle(
     await holdInit(config.testFaults);
     return shard.init();
   }
-  if ('defs' in task) return shard.setDefs(task.defs);
-  if ('snapshot' in task) return shard.snapshot();
+  // with no batch between its execution and its commit (pipelined batches, see Shard.run)
+  if ('defs' in task) return shard.exclusive(() => shard.setDefs(task.defs));
+  if ('snapshot' in task) return shard.exclusive(() => shard.snapshot());
   crashIfAsked(config.testFaults, task.ops);
   if (task.returned) reuse(task.returned);
   const reply = await shard.run(task.ops, task.streams, task.poll);

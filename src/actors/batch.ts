@@ -12,17 +12,24 @@ import type { CorruptObjects } from './corrupt.js';
 import type { Result } from './protocol.js';
 import { leaseWrite } from './leases.js';
 
+/** `<typeKey>\u0001<entry key>` → a staged entry (undefined = deleted) */
+export type Staged = Map<string, Entry | undefined>;
+
 export class Batch {
   /** the writes staged so far, in order */
   readonly staged: StagedWrite[] = [];
   readonly txn: Txn;
-  /** `<typeKey>\u0001<entry key>` → the staged entry (undefined = deleted) */
-  private readonly pending = new Map<string, Entry | undefined>();
+  /** this batch's staged entries (earlier batches of a pipeline read them until it is published) */
+  readonly pending: Staged = new Map();
   /** what each stage replaced in `pending`, to take an operation's writes back */
   private readonly undo: [string, boolean, Entry | undefined][] = [];
 
-  /** rv: the shared revision counter; corrupt: objects that still occupy their names */
-  constructor(rv: BigInt64Array, corrupt: CorruptObjects) {
+  /**
+   * rv: the shared revision counter; corrupt: objects that still occupy their names; earlier:
+   * the staged entries of earlier batches whose commit is still in flight (pipelined, oldest
+   * first): this batch reads them over the committed state, as if they were committed.
+   */
+  constructor(rv: BigInt64Array, corrupt: CorruptObjects, earlier: readonly Staged[] = []) {
     const { pending, undo, staged } = this;
     const snapshot = Number(Atomics.load(rv, 0));
     this.txn = {
@@ -30,6 +37,7 @@ export class Batch {
       read: (cache, typeKey, ns, name) => {
         const k = typeKey + '\u0001' + entryKey(ns, name);
         if (pending.has(k)) return pending.get(k);
+        for (let i = earlier.length - 1; i >= 0; i--) if (earlier[i]!.has(k)) return earlier[i]!.get(k);
         // a corrupt object still occupies its name: a create of it is a conflict
         return cache.get(ns, name) ?? (corrupt.size ? corrupt.placeholder(typeKey, ns, name) : undefined);
       },
@@ -44,7 +52,8 @@ export class Batch {
       staged: (typeKey) => {
         const out = new Map<string, Entry | undefined>();
         const prefix = typeKey + '\u0001';
-        for (const [k, v] of pending) if (k.startsWith(prefix)) out.set(k.slice(prefix.length), v);
+        for (const m of [...earlier, pending])
+          for (const [k, v] of m) if (k.startsWith(prefix)) out.set(k.slice(prefix.length), v);
         return out;
       },
     };
@@ -69,7 +78,7 @@ export class Batch {
  * Commits staged writes (with their leases) and the raw deletes of corrupt keys in one durable
  * transaction; rawRV: the revision the raw deletes took (0 without any). failMatch (test-only,
  * --test-fail-commit-match; '' in production): a commit holding a key that contains this text
- * fails as a backend refusal would, for the tests of commit isolation.
+ * fails as a backend refusal would, for the tests of commit isolation. written: see Backend.commit.
  */
 export async function commitBatch(
   backend: Backend,
@@ -78,6 +87,7 @@ export async function commitBatch(
   rawRV = 0,
   rawDeletes: string[] = [],
   failMatch = '',
+  written?: () => void,
 ): Promise<void> {
   const writes: Write[] = [];
   for (const w of staged) {
@@ -95,5 +105,5 @@ export async function commitBatch(
     throw new Error('injected commit failure (--test-fail-commit-match)');
   }
   const maxRV = staged.reduce((m, w) => Math.max(m, w.entry.rv), rawRV);
-  await backend.commit(writes, maxRV);
+  await backend.commit(writes, maxRV, written);
 }

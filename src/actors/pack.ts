@@ -7,9 +7,16 @@
 import type { BatchReply, Result } from './protocol.js';
 import { REUSE_MIN_BYTES } from '../codec/buffer-pool.js';
 import { owned } from '../codec/codec.js';
+import { gzipSync } from 'node:zlib';
 
 /** Responses at least this large are gzipped when the client accepts it (upstream's threshold). */
 export const GZIP_THRESHOLD = 128 * 1024;
+
+/** A GET or LIST answer gzipped on the actor when its body is large (GZIP_THRESHOLD). */
+export function compress(r: Result): Result {
+  if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
+  return { ...r, body: gzipSync(r.body, { level: 1 }), contentEncoding: 'gzip' };
+}
 
 /**
  * Packs the results' bodies for the trip to the front thread: owned byte bodies travel in their

@@ -45,6 +45,8 @@ interface ShardQueue {
   /** highest resourceVersion of this shard's events delivered so far (shared stores) */
   delivered: number;
   index: number;
+  /** settles once the latest batch sent has been handled (its events and results): replies are handled in send order */
+  handled: Promise<void>;
   /** the worker died and a new one is loading the shard: nothing is sent to it until then */
   restarting: boolean;
   /** why the last worker stopped (for the 500s of the batch it held) */
@@ -55,7 +57,7 @@ interface ShardQueue {
 
 /** Front-thread scheduling knobs (hidden flags, for benchmarking). */
 export interface PoolTuning {
-  /** batches in flight per shard (--actor-pipeline-depth; default 1) */
+  /** batches in flight per shard (--actor-pipeline-depth; default 2 on a local store, 1 on etcd) */
   pipelineDepth?: number;
   /** heavy ops per batch (--actor-heavy-per-batch; default 4, see takeBatch) */
   heavyPerBatch?: number;
@@ -88,10 +90,12 @@ export class ActorPool {
     private readonly onEvents: (evs: ChangeEvent[]) => void,
     tuning: PoolTuning = {},
   ) {
-    this.pipelineDepth = tuning.pipelineDepth ?? 1;
+    this.follow = cfg.storageBackend === 'etcd3';
+    // a local store's actor executes a batch while the one before commits (Shard.run), so a
+    // second batch in flight keeps it busy; on etcd the idle poll holds the one slot
+    this.pipelineDepth = tuning.pipelineDepth ?? (this.follow ? 1 : 2);
     this.heavyPerBatch = tuning.heavyPerBatch ?? HEAVY_PER_BATCH;
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
-    this.follow = cfg.storageBackend === 'etcd3';
     this.etcdConfig = cfg.etcd;
     for (let shard = 0; shard < cfg.shards; shard++) {
       const wakeBuffer = new SharedArrayBuffer(4);
@@ -100,7 +104,8 @@ export class ActorPool {
         filename,
         minThreads: 1,
         maxThreads: 1,
-        concurrentTasksPerWorker: 1,
+        // the actor orders the batches it holds itself (Shard.run)
+        concurrentTasksPerWorker: this.pipelineDepth,
         idleTimeout: Infinity,
         workerData,
       });
@@ -114,6 +119,7 @@ export class ActorPool {
         delivered: 0,
         index: shard,
         restarting: false,
+        handled: Promise.resolve(),
       };
       // emitted before the dead worker's task fails: the batch's failure sees `restarting`
       pool.on('workerDestroy', () => this.lost(s));
@@ -249,6 +255,9 @@ export class ActorPool {
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
     const batch = takeBatch(s, this.heavyPerBatch);
     s.inFlight.push(this.currentRV());
+    const before = s.handled;
+    let handled!: () => void;
+    s.handled = new Promise((r) => (handled = r));
     try {
       const task: Batch = { ops: batch.map((p) => p.op) };
       if (poll) {
@@ -265,6 +274,8 @@ export class ActorPool {
         ? { transferList: returned as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'] }
         : undefined;
       const reply = (await s.pool.run(task, transfer)) as BatchReply;
+      // the batch sent before is handled first: its events come before this one's
+      await before;
       unpackBodies(reply);
       if (reply.events.length) {
         for (const ev of reply.events) if (ev.rv > s.delivered) s.delivered = ev.rv;
@@ -272,6 +283,7 @@ export class ActorPool {
       }
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
     } catch (e) {
+      await before;
       const why = s.restarting
         ? `shard actor ${s.index} stopped (${(e as Error).message}); it is being restarted`
         : (e as Error).message;
@@ -279,6 +291,7 @@ export class ActorPool {
       // a failed poll (pool closing) is not retried in a tight loop
       if (poll) await new Promise((r) => setTimeout(r, 100));
     } finally {
+      handled();
       s.inFlight.shift();
       if (poll) s.polling = false;
       if (s.queue.length || this.follow) this.schedule(s);

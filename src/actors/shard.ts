@@ -5,18 +5,18 @@
  */
 import type { Stored } from '../api/object.js';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { configureProtobuf } from '../codec/codec.js';
-import { GZIP_THRESHOLD } from './pack.js';
+import { compress } from './pack.js';
+import { encodeForStreams } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
-import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
 import { Batch, commitBatch } from './batch.js';
+import { Pipeline } from './pipeline.js';
 import { LEASE_PREFIX, leaseId, loadLeases, storedLeases } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { unsafeDeleteReply } from './corrupt.js';
@@ -31,11 +31,6 @@ import {
 } from './remote.js';
 import { ShardStores } from './shard-stores.js';
 
-function compress(r: Result): Result {
-  if (!('code' in r) || r.body.length < GZIP_THRESHOLD) return r;
-  return { ...r, body: gzipSync(r.body, { level: 1 }), contentEncoding: 'gzip' };
-}
-
 /** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
 async function createBackend(cfg: ActorConfig): Promise<Backend> {
   const space = `shard-${cfg.shard}-of-${cfg.shards}`;
@@ -47,16 +42,39 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/**
+ * Operations that may execute while earlier batches' commits are in flight: they read single
+ * objects through the batch (which sees those writes) or committed state (GET), and answer only
+ * after the earlier commits. LISTs, watches and collection deletes read a snapshot at the
+ * current revision, so they wait for every earlier batch to be published.
+ */
+const OVERLAPS = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'get']);
+function overlaps(op: Op): boolean {
+  return OVERLAPS.has(op.op);
+}
+
+/** A batch executed and not yet committed; epoch: the shard's discard count when it ran. */
+interface Executed {
+  batch: Batch;
+  results: Result[];
+  rawDeletes: string[];
+  epoch: number;
+}
+
 export class Shard extends ShardStores {
   private readonly rv: BigInt64Array;
   /** keys of corrupt objects removed by unsafe deletes in the current batch */
   private rawDeletes: string[] = [];
   /** other servers' changes (shared store), applied to the caches, for the next reply */
   private readonly feed = new RemoteFeed();
+  /** pipelined commits (a local store; see pipeline.ts) */
+  private readonly pipelined: boolean;
+  private readonly pipe = new Pipeline();
 
   constructor(cfg: ActorConfig) {
     super(cfg);
     this.rv = new BigInt64Array(cfg.rvBuffer);
+    this.pipelined = cfg.storageBackend !== 'etcd3';
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -147,58 +165,139 @@ export class Shard extends ShardStores {
   }
 
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
-  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number, attempt = 0): Promise<BatchReply> {
+  async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number): Promise<BatchReply> {
     if (poll !== undefined) {
       await this.feed.waitForWork(poll, this.cfg.wakeBuffer);
       return { results: [], events: this.feed.take() };
     }
-    // on a shared store, a read of the newest state first waits for every commit made before it
-    if (this.backend.sync && attempt === 0 && ops.some(consistentRead)) {
-      try {
-        await this.backend.sync();
-      } catch (e) {
-        return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
+    // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot, a shared store) first waits until every earlier batch is published
+    const open = this.pipe.enter();
+    let x: Executed;
+    try {
+      await open.turn;
+      if (!this.pipelined || !ops.every(overlaps)) await this.pipe.idle();
+      // on a shared store, a read of the newest state first waits for every commit made before it
+      if (this.backend.sync && ops.some(consistentRead)) {
+        try {
+          await this.backend.sync();
+        } catch (e) {
+          return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
+        }
       }
+      x = this.execute(ops);
+    } finally {
+      open.leave();
     }
-    const batch = new Batch(this.rv, this.corrupt);
-    const { staged, txn } = batch;
+    // commits and publications follow the execution order: this batch's transaction starts once the one before is written (its fsync may still run), its answer once that one is published
+    const { before, wroteBefore, wrote, done } = this.pipe.join();
+    try {
+      await wroteBefore;
+      // an earlier batch's staged writes, which this one may have read, were discarded: run again
+      if (x.epoch !== this.pipe.epoch) {
+        await before;
+        return await this.atHead(ops, streams, 0);
+      }
+      return await this.settle(ops, streams, 0, x, before, wrote);
+    } finally {
+      this.pipe.drop(x.batch.pending);
+      wrote();
+      done();
+    }
+  }
+
+  /** Runs a task that changes or reads all of the shard with no batch in flight (Pipeline.exclusive). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.pipe.exclusive(task);
+  }
+
+  /** Runs the operations on a new batch over the committed state plus the in-flight batches' writes. */
+  private execute(ops: Op[]): Executed {
+    const batch = new Batch(this.rv, this.corrupt, this.pipe.inFlight.slice());
     const results: Result[] = ops.map((op) => batch.run((t) => this.exec(op, t)));
     const rawDeletes = this.rawDeletes;
     this.rawDeletes = [];
-    if (staged.length === 0 && rawDeletes.length === 0) return { results, events: this.feed.take() };
+    if (batch.staged.length) this.pipe.inFlight.push(batch.pending);
+    return { batch, results, rawDeletes, epoch: this.pipe.epoch };
+  }
+
+  /**
+   * Runs operations again once every earlier batch is published (retries and fallbacks); the
+   * batches executed since did not see these writes, so they run again too.
+   */
+  private async atHead(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+  ): Promise<BatchReply> {
+    this.pipe.discard();
+    const x = this.execute(ops);
     try {
-      await commitBatch(
-        this.backend,
-        this.transformers,
-        staged,
-        rawDeletes.length ? txn.nextRV() : 0,
-        rawDeletes,
-        this.cfg.testFaults?.failCommitMatch,
-      );
-      for (const k of rawDeletes) this.corrupt.remove(k);
-    } catch (e) {
-      // another server committed to this shard first; its changes are in the caches now
-      if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES)
-        return this.run(ops, streams, undefined, attempt + 1);
-      if (e instanceof StoreUnavailable || e instanceof CommitConflict) {
-        const status = unavailableStatus(e);
-        return {
-          results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
-          events: this.feed.take(),
-        };
-      }
-      // nothing of the batch committed: run its operations again one by one, so one bad write
-      // (a value the backend refuses) fails alone and no read answers from a write that never was
-      if (ops.length > 1) return this.runEach(ops);
-      const status = errors.internal(`storage commit failed: ${(e as Error).message}`).status;
-      return {
-        results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
-        events: this.feed.take(),
-      };
+      return await this.settle(ops, streams, attempt, x, Promise.resolve(), () => {});
+    } finally {
+      this.pipe.drop(x.batch.pending);
     }
+  }
+
+  /**
+   * Commits an executed batch (every earlier one is written; wrote() once this one is), then,
+   * once the batch before is published (before), publishes it.
+   */
+  private async settle(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+    { batch, results, rawDeletes }: Executed,
+    before: Promise<void>,
+    wrote: () => void,
+  ): Promise<BatchReply> {
+    const { staged, txn } = batch;
+    let failure: { e: unknown } | undefined;
+    if (staged.length || rawDeletes.length) {
+      try {
+        await commitBatch(
+          this.backend,
+          this.transformers,
+          staged,
+          rawDeletes.length ? txn.nextRV() : 0,
+          rawDeletes,
+          this.cfg.testFaults?.failCommitMatch,
+          wrote,
+        );
+        for (const k of rawDeletes) this.corrupt.remove(k);
+      } catch (e) {
+        failure = { e };
+        this.pipe.discard(batch.pending);
+      }
+    }
+    wrote();
+    await before;
+    if (failure) return this.failed(ops, streams, attempt, results, failure.e);
+    if (!staged.length && !rawDeletes.length) return { results, events: this.feed.take() };
     const own = this.publish(staged, txn.now, streams);
     const remote = this.feed.take();
     return { results, events: remote.length ? [...remote, ...own] : own };
+  }
+
+  /** A batch whose commit failed (nothing of it stored; every earlier batch published). */
+  private failed(
+    ops: Op[],
+    streams: Record<string, Encoding[]> | undefined,
+    attempt: number,
+    results: Result[],
+    e: unknown,
+  ): Promise<BatchReply> | BatchReply {
+    // another server committed to this shard first; its changes are in the caches now
+    if (e instanceof CommitConflict && attempt < MAX_CONFLICT_RETRIES) return this.atHead(ops, streams, attempt + 1);
+    // nothing of the batch committed: run its operations again one by one, so one bad write (a value the backend refuses) fails alone and no read answers from a write that never was
+    if (!(e instanceof StoreUnavailable || e instanceof CommitConflict) && ops.length > 1) return this.runEach(ops);
+    const status =
+      e instanceof StoreUnavailable || e instanceof CommitConflict
+        ? unavailableStatus(e)
+        : errors.internal(`storage commit failed: ${(e as Error).message}`).status;
+    return {
+      results: results.map((r, i) => (WRITES.has(ops[i]!.op) ? { id: r.id, error: status } : r)),
+      events: this.feed.take(),
+    };
   }
 
   /**
@@ -231,7 +330,7 @@ export class Shard extends ShardStores {
   private async runEach(ops: Op[]): Promise<BatchReply> {
     const out: BatchReply = { results: [], events: this.feed.take() };
     for (const op of ops) {
-      const r = await this.run([op]);
+      const r = await this.atHead([op], undefined, 0);
       // loops, not spreads: a deletecollection can produce more events than a call takes arguments
       for (const x of r.results) out.results.push(x);
       for (const e of r.events) out.events.push(e);
@@ -283,7 +382,8 @@ export class Shard extends ShardStores {
     return staged.map((w) => {
       const out = this.toEvent(w, now);
       const wanted = streams?.[w.typeKey];
-      if (wanted?.length) out.encoded = this.encodeForStreams(w, wanted, now);
+      if (wanted?.length)
+        out.encoded = encodeForStreams(this.storeForKey(w.typeKey)?.ctx.def.kind ?? '', w, wanted, now);
       return out;
     });
   }
@@ -291,30 +391,6 @@ export class Shard extends ShardStores {
   /** Applies one committed write to its type's cache and describes it for the front thread. */
   private toEvent(w: StagedWrite, now: number): ChangeEvent {
     return changeEvent(w, this.caches.get(w.typeKey)!.apply(w.type, w.entry, now));
-  }
-
-  /**
-   * The event's object once per stream encoding live watchers use, so the front thread writes
-   * bytes instead of encoding per watcher. An object that cannot be encoded is left out: the
-   * front thread's fallback then reports it to those watchers.
-   */
-  private encodeForStreams(w: StagedWrite, wanted: Encoding[], now: number): Record<string, string | Uint8Array> {
-    const out: Record<string, string | Uint8Array> = {};
-    const store = this.storeForKey(w.typeKey);
-    for (const enc of wanted) {
-      try {
-        // Table views: the events after a watcher's first carry no column definitions
-        out[streamKey(enc)] = encodeEventObject(
-          enc,
-          { kind: store?.ctx.def.kind ?? '', json: w.entry.json, obj: w.entry.obj, entry: w.entry },
-          now,
-          false,
-        );
-      } catch {
-        /* encoded (and the failure reported) by the front thread */
-      }
-    }
-    return out;
   }
 
   ownsType(group: string, resource: string): boolean {

@@ -80,8 +80,11 @@ export interface Backend {
    * is stored with (never before) the writes. Resolves only once the data is durable: an
    * acknowledged write must survive kill -9. LMDB commits one transaction; etcd one
    * transaction when the batch fits its request limits, else a sequence (docs/etcd.md).
+   * written (optional): called once the writes are ordered in the store but before they are
+   * durable, when the backend can tell (LMDB: the transaction is committed, its fsync still
+   * running); a later commit may start then, and becomes durable no earlier than this one.
    */
-  commit(writes: Write[], revision: number): Promise<void>;
+  commit(writes: Write[], revision: number, written?: () => void): Promise<void>;
   /** The highest revision ever committed through this backend (0 when empty). */
   revision(): number;
   /**

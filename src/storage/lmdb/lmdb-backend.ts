@@ -30,7 +30,7 @@ export class LmdbBackend implements Backend {
     if (page.length) yield page;
   }
 
-  async commit(writes: Write[], revision: number): Promise<void> {
+  async commit(writes: Write[], revision: number, written?: () => void): Promise<void> {
     // One transaction: all writes and the revision land together or not at all.
     await this.db.transaction(() => {
       for (const w of writes) {
@@ -40,7 +40,9 @@ export class LmdbBackend implements Backend {
       this.db.putSync(REVISION_KEY, String(revision));
     });
     // lmdb-js overlaps the fsync with later transactions: the commit promise resolves when the
-    // transaction is committed, `flushed` once it is on disk. Acknowledge only after the latter.
+    // transaction is committed, `flushed` once it is on disk. Acknowledge only after the latter;
+    // the next transaction (written) may start before it, and one fsync may cover both.
+    written?.();
     await this.db.flushed;
   }
 
