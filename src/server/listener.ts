@@ -50,7 +50,12 @@ export function acceptRequest(
 ): FilterRequest {
   const method = req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase();
   const x: Exchange = { res, aborted: false, done: false, headers: [], inHandler: true };
-  if (method === 'HEAD') x.head = true;
+  // a HEAD reply (endWithoutBody) does not count as answered for uWS when its handler returns:
+  // such a request always has the abort handler, attached before anything is written
+  if (method === 'HEAD') {
+    x.head = true;
+    watchAbort(x);
+  }
   metrics.begin(x);
   const path = req.getUrl();
   const query = new URLSearchParams(req.getQuery() ?? '');
@@ -101,16 +106,20 @@ export function acceptRequest(
  */
 export function leaveHandler(x: Exchange): void {
   x.inHandler = false;
-  if (x.done || x.aborted) return;
+  if (x.done || x.aborted || x.head) return;
   try {
-    x.res.onAborted(() => {
-      x.aborted = true;
-      x.release?.();
-      x.onAbort?.();
-    });
+    watchAbort(x);
   } catch {
     // already answered (uWS: "must not be accessed ... after a successful response")
   }
+}
+
+function watchAbort(x: Exchange): void {
+  x.res.onAborted(() => {
+    x.aborted = true;
+    x.release?.();
+    x.onAbort?.();
+  });
 }
 
 /**
