@@ -107,13 +107,32 @@ export function sameStored(x: object, y: object): boolean {
 }
 
 /**
- * Upstream's IgnoreManagedFieldsTimestampsTransformer: managedFields entries that differ only in
- * their `time` (a write that changed nothing, stamped in another second) are taken as the stored
- * ones, so such a write stays a no-op instead of bumping the resourceVersion.
+ * Whether a write of `next` stores nothing new over `old` (next may carry another
+ * resourceVersion): equal as stored, or equal but for the `time` of managedFields entries
+ * (upstream's IgnoreManagedFieldsTimestampsTransformer: a write that changed nothing, stamped in
+ * another second, is a no-op, not a new resourceVersion). The rest of the object is compared
+ * first, so a real change never walks the managedFields.
  */
+export function unchangedWrite(next: Stored, old: Stored): boolean {
+  const base = { ...old, metadata: { ...old.metadata, resourceVersion: next.metadata.resourceVersion } };
+  if (sameStored(next, base)) return true;
+  const fields = next.metadata.managedFields;
+  const was = old.metadata.managedFields;
+  if (!Array.isArray(fields) || !Array.isArray(was) || fields === was) return false;
+  return (
+    sameStored({ ...next, metadata: { ...next.metadata, managedFields: was } }, base) && managedTimesOnly(fields, was)
+  );
+}
+
+/** Entries equal but for their `time` (false for the same list, or entries too deep to compare). */
 export function managedTimesOnly(next: unknown, old: unknown): boolean {
   if (!Array.isArray(next) || !Array.isArray(old) || next.length !== old.length || next === old) return false;
-  return next.every((e, i) => same(untimed(e), untimed(old[i])));
+  try {
+    return next.every((e, i) => same(untimed(e), untimed(old[i])));
+  } catch (e) {
+    if (e instanceof RangeError) return false; // nesting past the stack: compared as changed
+    throw e;
+  }
 }
 
 const untimed = (e: unknown): unknown => {

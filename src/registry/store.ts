@@ -24,8 +24,7 @@ import {
   generateName,
   identifyPatched,
   rfc3339,
-  sameStored,
-  managedTimesOnly,
+  unchangedWrite,
 } from './objects.js';
 import { SCALE_TARGET, checkedScale, fromScale, scaleOwners, withScaleOwners, type OwnedScale } from './scale.js';
 import { checkPreconditions, planDelete } from './deletion.js';
@@ -293,18 +292,7 @@ export class Store extends ReadStore {
     ) {
       return this.remove(old, next, dryRun, enc, txn);
     }
-    const stamped = next.metadata.managedFields;
-    const retimed = managedTimesOnly(stamped, old.obj.metadata.managedFields);
-    if (retimed) next.metadata.managedFields = old.obj.metadata.managedFields;
-    if (
-      sameStored(next, {
-        ...old.obj,
-        metadata: { ...old.obj.metadata, resourceVersion: next.metadata.resourceVersion },
-      })
-    ) {
-      return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
-    }
-    if (retimed) next.metadata.managedFields = stamped;
+    if (unchangedWrite(next, old.obj)) return render ? this.reply(render(old.obj), enc) : this.replyEntry(old, enc);
     next.metadata.resourceVersion = dryRun ? old.obj.metadata.resourceVersion : String(txn.nextRV());
     const entry = this.stored(next, old);
     if (!dryRun) this.stage('MODIFIED', entry, txn);
