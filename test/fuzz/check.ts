@@ -151,7 +151,10 @@ export function replyProblems(
       });
       return out;
     }
-    const p = statusProblems(decoded.value, r.status);
+    // a connect subresource's plain Go error (an unreachable node agent, a node without addresses) is
+    // upstream's ErrorToAPIStatus: 500 with no reason (src/kubelet/location.ts plainError)
+    const plain = r.status === 500 && CONNECT.test(target);
+    const p = statusProblems(decoded.value, r.status).filter((x) => !(plain && x === 'no reason'));
     if (p.length)
       out.push({
         kind: 'non-status-error',

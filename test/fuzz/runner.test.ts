@@ -30,3 +30,16 @@ test('a checked legacy Binding takes the lock of the pod it binds (it writes tha
   }
   assert.deepEqual([...keys], ['/pods'], 'every checked binding create is keyed as a pod');
 });
+
+test("a connect subresource's 500 without a reason is upstream's plain error; elsewhere it is a finding", async () => {
+  const { replyProblems } = await import('./check.js');
+  const body = Buffer.from(
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"no preferred addresses found; known addresses: []","code":500}',
+  );
+  const reply = { status: 500, headers: { 'content-type': 'application/json' }, body };
+  assert.deepEqual(replyProblems('GET', '/api/v1/nodes/n/proxy/x', reply), []);
+  assert.deepEqual(
+    replyProblems('GET', '/api/v1/nodes/n', reply).map((p) => p.kind),
+    ['5xx', 'non-status-error'],
+  );
+});
