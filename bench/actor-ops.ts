@@ -16,35 +16,15 @@ import { join } from 'node:path';
 import { Shard } from '../src/actors/shard.js';
 import type { Op } from '../src/actors/protocol.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
-import { makeIdentity, protectedNamespaces } from '../src/api/identity.js';
+import { actorPoolConfig } from '../src/server/server-parts.js';
+import { makeIdentity } from '../src/api/identity.js';
 import { deployerBody, scalerBody } from './scenarios/apply.js';
 
 const MAX_SECONDS = 60;
 
 function newShard(dir: string): Shard {
-  const o = DEFAULT_OPTIONS;
-  const identity = makeIdentity(o.apiDomain);
-  return new Shard({
-    shard: 0,
-    shards: 1,
-    storageBackend: 'lmdb',
-    dataDir: dir,
-    etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig,
-    apiDomain: o.apiDomain,
-    rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs,
-    continueTtlMs: o.continueTtlMs,
-    strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange,
-      serviceNodePortRange: o.serviceNodePortRange,
-      apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs,
-      labelDomain: `${identity.product}.io`,
-      protectedNamespaces: protectedNamespaces(identity),
-      apiDomain: identity.domain,
-    },
-  });
+  const o = { ...DEFAULT_OPTIONS, dataDir: dir, shards: 1, storageBackend: 'lmdb' as const };
+  return new Shard({ ...actorPoolConfig(o, makeIdentity(o.apiDomain)), shard: 0, rvBuffer: new SharedArrayBuffer(8) });
 }
 
 const enc = { format: 'json', pretty: false } as const;

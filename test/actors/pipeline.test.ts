@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { Shard } from '../../src/actors/shard.js';
 import type { BatchReply, Op, Result } from '../../src/actors/protocol.js';
 import type { Backend } from '../../src/storage/interface.js';
-import { DEFAULT_OPTIONS } from '../../src/server/options.js';
-import { makeIdentity, protectedNamespaces } from '../../src/api/identity.js';
 import { until } from '../helpers/poll.js';
+import { shardConfig } from '../helpers/shard.js';
 
 let dir: string;
 let shard: Shard;
@@ -30,29 +29,7 @@ let executions = 0;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-pipeline-'));
-  const o = DEFAULT_OPTIONS;
-  const identity = makeIdentity(o.apiDomain);
-  shard = new Shard({
-    shard: 0,
-    shards: 1,
-    storageBackend: 'lmdb',
-    dataDir: dir,
-    etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig,
-    apiDomain: o.apiDomain,
-    rvBuffer,
-    historyWindowMs: o.watchHistoryWindowMs,
-    continueTtlMs: o.continueTtlMs,
-    strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange,
-      serviceNodePortRange: o.serviceNodePortRange,
-      apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs,
-      labelDomain: `${identity.product}.io`,
-      protectedNamespaces: protectedNamespaces(identity),
-      apiDomain: identity.domain,
-    },
-  });
+  shard = new Shard(shardConfig(dir, rvBuffer));
   await shard.init();
   const inside = shard as unknown as { backend: Backend; execute: (ops: Op[]) => unknown };
   const execute = inside.execute.bind(shard);

@@ -6,9 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shard } from '../../src/actors/shard.js';
-import type { Op, Result } from '../../src/actors/protocol.js';
+import type { ActorConfig, Op, Result } from '../../src/actors/protocol.js';
 import { DEFAULT_OPTIONS } from '../../src/server/options.js';
-import { makeIdentity, protectedNamespaces } from '../../src/api/identity.js';
+import { actorPoolConfig } from '../../src/server/server-parts.js';
+import { makeIdentity } from '../../src/api/identity.js';
 
 export interface LocalShard {
   shard: Shard;
@@ -17,32 +18,15 @@ export interface LocalShard {
   close(): void;
 }
 
+/** Shard 0 of 1 on LMDB in `dataDir`, configured as the server's defaults configure its actors. */
+export function shardConfig(dataDir: string, rvBuffer = new SharedArrayBuffer(8)): ActorConfig {
+  const o = { ...DEFAULT_OPTIONS, dataDir, shards: 1, storageBackend: 'lmdb' as const };
+  return { ...actorPoolConfig(o, makeIdentity(o.apiDomain)), shard: 0, rvBuffer };
+}
+
 export async function openShard(prefix: string, testFaults?: { failCommitMatch: string }): Promise<LocalShard> {
   const dir = mkdtempSync(join(tmpdir(), `plat-${prefix}-`));
-  const o = DEFAULT_OPTIONS;
-  const identity = makeIdentity(o.apiDomain);
-  const shard = new Shard({
-    shard: 0,
-    shards: 1,
-    storageBackend: 'lmdb',
-    dataDir: dir,
-    etcd: { servers: [], prefix: '', compactionIntervalMs: 0 },
-    runtimeConfig: o.runtimeConfig,
-    apiDomain: o.apiDomain,
-    rvBuffer: new SharedArrayBuffer(8),
-    historyWindowMs: o.watchHistoryWindowMs,
-    continueTtlMs: o.continueTtlMs,
-    strategyConfig: {
-      serviceClusterIPRange: o.serviceClusterIPRange,
-      serviceNodePortRange: o.serviceNodePortRange,
-      apiServiceName: identity.product,
-      eventTtlMs: o.eventTtlMs,
-      labelDomain: `${identity.product}.io`,
-      protectedNamespaces: protectedNamespaces(identity),
-      apiDomain: identity.domain,
-    },
-    ...(testFaults ? { testFaults } : {}),
-  });
+  const shard = new Shard({ ...shardConfig(dir), ...(testFaults ? { testFaults } : {}) });
   await shard.init();
   return {
     shard,
