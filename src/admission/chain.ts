@@ -76,10 +76,7 @@ export class AdmissionChain {
     const handled = (x: RequestAttributes): boolean =>
       this.mutating.some((p) => p.handles(x)) || this.validating.some((p) => p.handles(x));
     // an apply may create the object: then it is admitted as a CREATE (see isApplyCreate)
-    return (
-      handled(a) ||
-      (r.info.verb === 'patch' && !a.subresource && isApplyPatch(r) && handled({ ...a, operation: 'CREATE' }))
-    );
+    return handled(a) || (!a.subresource && isApplyPatch(r) && handled({ ...a, operation: 'CREATE' }));
   }
 
   /** Reads the body, admits, then hands the (possibly rewritten) request on; a refusal is its Status. */
@@ -199,9 +196,7 @@ function operationOf(verb: string, subresource: string): Operation | undefined {
 
 /** A server-side apply (PATCH, apply content type) of an object that does not exist yet. */
 function isApplyCreate(r: Request, a: AdmissionAttributes): boolean {
-  return (
-    r.info.verb === 'patch' && !a.subresource && a.oldObject === undefined && a.object !== undefined && isApplyPatch(r)
-  );
+  return !a.subresource && a.oldObject === undefined && a.object !== undefined && isApplyPatch(r);
 }
 
 function optionsOf(r: Request, op: Operation): Record<string, unknown> {
@@ -230,7 +225,7 @@ function parsed(res: Result): unknown {
 /** The write carrying the admitted object: a create, or an update at the previewed resourceVersion. */
 function rewrite(r: Request, a: AdmissionAttributes): Request {
   const obj = structuredClone(a.object);
-  const applied = r.info.verb === 'patch' && isApplyPatch(r);
+  const applied = isApplyPatch(r);
   if (a.operation === 'CREATE' && !a.subresource && isRecord(obj) && isRecord(obj.metadata))
     for (const f of SERVER_SET) if (!(applied && f === 'managedFields')) delete obj.metadata[f];
   const bytes = Buffer.from(JSON.stringify(obj));

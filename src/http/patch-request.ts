@@ -20,8 +20,12 @@ const PATCH_TYPES: Record<string, PatchType> = {
 };
 
 /** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
+/** The media type of a Content-Type, without parameters, lower case. */
+const mediaTypeOf = (contentType: string | undefined): string =>
+  (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+
 function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
-  const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const t = mediaTypeOf(contentType);
   let p: PatchType | undefined = PATCH_TYPES[t] ?? (cbor && t === APPLY_PATCH_CBOR ? 'apply' : undefined);
   if (custom && p === 'strategic') p = undefined;
   if (!p) {
@@ -58,14 +62,15 @@ export function patchBody(r: Pick<Request, 'headers'>, buf: Buffer): Body {
   return toBody(isCborApply(r) ? 'cbor' : 'json', buf);
 }
 
-/** Whether a PATCH is a server-side apply (any of the apply content types, CBOR too). */
-export function isApplyPatch(r: Pick<Request, 'headers'>): boolean {
-  const t = (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+/** Whether a request is a server-side apply (a PATCH in any of the apply content types, CBOR too). */
+export function isApplyPatch(r: Pick<Request, 'headers' | 'info'>): boolean {
+  if (r.info.verb !== 'patch') return false;
+  const t = mediaTypeOf(r.headers.contentType);
   return PATCH_TYPES[t] === 'apply' || t === APPLY_PATCH_CBOR;
 }
 
 function isCborApply(r: Pick<Request, 'headers'>): boolean {
-  return (r.headers.contentType ?? '').split(';')[0]!.trim().toLowerCase() === APPLY_PATCH_CBOR;
+  return mediaTypeOf(r.headers.contentType) === APPLY_PATCH_CBOR;
 }
 
 /**
