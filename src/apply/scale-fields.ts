@@ -4,6 +4,7 @@
  * apply and update rules as any object; the parent keeps those managers' entries with
  * subresource "scale", the parent's apiVersion and the parent's replicas path.
  */
+import { isRecord } from '../api/object.js';
 import { order, type ManagedFieldsEntry } from './managed-fields.js';
 
 type Fields = Record<string, unknown>;
@@ -11,12 +12,10 @@ type Fields = Record<string, unknown>;
 const SCALE_REPLICAS = ['spec', 'replicas'];
 const SCALE_VERSION = 'autoscaling/v1';
 
-const isFields = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function owns(fields: unknown, path: string[]): boolean {
   let at: unknown = fields;
   for (const seg of path) {
-    if (!isFields(at)) return false;
+    if (!isRecord(at)) return false;
     at = at[`f:${seg}`];
   }
   return at !== undefined;
@@ -28,7 +27,7 @@ function without(fields: Fields, path: string[]): Fields | undefined {
   const key = `f:${head}`;
   const out: Fields = { ...fields };
   const child = out[key];
-  if (!rest.length || !isFields(child)) delete out[key];
+  if (!rest.length || !isRecord(child)) delete out[key];
   else {
     const inner = without(child, rest);
     if (inner) out[key] = inner;
@@ -71,7 +70,7 @@ export function toParent(
       out.push(e);
       continue;
     }
-    const rest = isFields(e.fieldsV1) ? without(e.fieldsV1, replicasPath) : undefined;
+    const rest = isRecord(e.fieldsV1) ? without(e.fieldsV1, replicasPath) : undefined;
     if (rest) out.push({ ...e, fieldsV1: rest });
   }
   for (const e of left.values())
