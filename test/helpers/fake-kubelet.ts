@@ -280,6 +280,8 @@ function blast(res: ServerResponse, total: number): void {
 
 /** How long a scripted command "runs" before its exit status is sent (see runCommand). */
 const PROCESS_RUNTIME_MS = 100;
+/** How long a scripted command takes to start, before its first output (see runCommand). */
+const PROCESS_START_MS = 50;
 
 /** Channel ids of the remote-command WebSocket protocols. */
 export const STDIN = 0,
@@ -316,22 +318,36 @@ function runCommand(ws: WsConn, url: URL): void {
     }, PROCESS_RUNTIME_MS);
   };
   const out = (text: string | Buffer) => ws.send(Buffer.concat([Buffer.from([STDOUT]), Buffer.from(text)]));
+  // The same race for output: client-go's readDemuxLoop runs beside the goroutine that
+  // registers the streams and discards a frame for a stream not yet registered, so output
+  // sent with the 101 was lost now and then (`kubectl exec p1 -- echo` exiting 0 with no
+  // output). A process's first output comes after it started, so it does here too.
+  // (a promise: output queued before the start follows it, in order)
+  const begun = new Promise<void>((r) => setTimeout(r, PROCESS_START_MS));
+  const started = (run: () => void) => void begun.then(run);
   const exit = /^exit (\d+)$/.exec(command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : '');
   if (exit) return finish(Number(exit[1]));
   if (command[0] === 'echo') {
-    out(command.slice(1).join(' ') + '\n');
-    return finish(0);
+    return started(() => {
+      out(command.slice(1).join(' ') + '\n');
+      finish(0);
+    });
   }
   if (command[0] === 'cat' || attach) {
-    if (attach) out('attached\n');
+    if (attach) started(() => out('attached\n'));
     ws.onMessage = (m) => {
-      if (m[0] === STDIN) out(m.subarray(1));
-      else if (m[0] === CLOSE && m[1] === STDIN) finish(0);
+      if (m[0] === STDIN) started(() => out(m.subarray(1)));
+      else if (m[0] === CLOSE && m[1] === STDIN) started(() => finish(0));
     };
     return;
   }
-  ws.send(
-    Buffer.concat([Buffer.from([STDERR]), Buffer.from(`exec: "${command[0]}": executable file not found in $PATH\n`)]),
-  );
-  finish(127);
+  started(() => {
+    ws.send(
+      Buffer.concat([
+        Buffer.from([STDERR]),
+        Buffer.from(`exec: "${command[0]}": executable file not found in $PATH\n`),
+      ]),
+    );
+    finish(127);
+  });
 }
