@@ -23,7 +23,8 @@ const MAX_CREATES = 1_000_000;
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
   const v = i < 0 ? fallback : Number(process.argv[i + 1]);
-  if (!Number.isInteger(v) || v < 1 || v > MAX_CREATES) throw new Error(`${name} must be an integer in 1..${MAX_CREATES}`);
+  if (!Number.isInteger(v) || v < 1 || v > MAX_CREATES)
+    throw new Error(`${name} must be an integer in 1..${MAX_CREATES}`);
   return v;
 }
 
@@ -124,7 +125,9 @@ async function main(): Promise<void> {
       const s = (performance.now() - t0) / 1000;
       const main = ((cpuSeconds(process.pid, true) - main0) * 1e6) / creates;
       const all = ((cpuSeconds(process.pid) - all0) * 1e6) / creates;
-      lines.push(`${(creates / s).toFixed(0)}/s, ${all.toFixed(1)} µs CPU per create (front thread ${main.toFixed(1)})`);
+      lines.push(
+        `${(creates / s).toFixed(0)}/s, ${all.toFixed(1)} µs CPU per create (front thread ${main.toFixed(1)})`,
+      );
     }
     process.stdout.write(
       `front-create, ${creates} creates per round, ${concurrency} in flight:\n  ${lines.join('\n  ')}\n`,

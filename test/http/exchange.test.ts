@@ -125,5 +125,8 @@ test('a request body is copied out of uWS: intact after uWS reuses its buffer, i
 test('a small request body takes no ArrayBuffer of its own (a slice of the shared pool: less work for the GC)', () => {
   const { body } = readParts(['{"kind":"ConfigMap","data":{"k":"v"}}']);
   assert.ok(body);
-  assert.ok(body.buffer.byteLength > body.byteLength, `an ArrayBuffer of ${body.buffer.byteLength} bytes for ${body.byteLength}`);
+  assert.ok(
+    body.buffer.byteLength > body.byteLength,
+    `an ArrayBuffer of ${body.buffer.byteLength} bytes for ${body.byteLength}`,
+  );
 });
