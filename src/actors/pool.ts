@@ -228,7 +228,8 @@ export class ActorPool {
   }
 
   submit(input: OpInput): Promise<Result> {
-    const op = { ...input, id: this.nextId++ } as Op;
+    // not `{ ...input, id }`: a spread followed by a property takes V8's slow clone path (~2 µs, see writeOp)
+    const op = Object.assign({ id: this.nextId++ }, input) as Op;
     const s = this.shards[shardOf(typeKeyOf(op.type.group, op.type.resource), this.shards.length)]!;
     return new Promise((resolve) => {
       s.queue.push({ op, resolve });

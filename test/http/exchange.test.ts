@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpResponse } from 'uWebSockets.js';
-import { send, type Exchange } from '../../src/http/exchange.js';
+import { readBody, send, type Exchange } from '../../src/http/exchange.js';
 import { leaveHandler } from '../../src/server/listener.js';
 
 /** A uWS response that records the calls made on it. */
@@ -91,4 +91,42 @@ test('leaving the handler: an answered request gets no abort handler, an open on
   // ended by a path that did not mark the exchange done: uWS refuses the handler, nothing throws
   const ended = fakeResponse({ endedAlready: true });
   leaveHandler(exchange(ended.res, true));
+});
+
+/** Delivers `parts` through readBody as uWS does: each in an ArrayBuffer that uWS reuses (zeroed here) once the callback returns. */
+function readParts(parts: string[], limit = 1 << 20): { body?: Buffer; failed?: number } {
+  const out: { body?: Buffer; failed?: number } = {};
+  let onData!: (ab: ArrayBuffer, isLast: boolean) => void;
+  const res = { onData: (fn: typeof onData) => (onData = fn) } as unknown as HttpResponse;
+  readBody(
+    { res, aborted: false, done: false, headers: [] },
+    limit,
+    0,
+    (b) => (out.body = b),
+    (st) => (out.failed = st.code),
+  );
+  parts.forEach((p, i) => {
+    const ab = new ArrayBuffer(Buffer.byteLength(p));
+    Buffer.from(ab).write(p);
+    onData(ab, i === parts.length - 1);
+    new Uint8Array(ab).fill(0);
+  });
+  return out;
+}
+
+test('a request body is copied out of uWS: intact after uWS reuses its buffer, in one piece or several', () => {
+  const text = `{"metadata":{"name":"a"},"data":{"pad":"${'x'.repeat(1000)}"}}`;
+  assert.equal(readParts([text]).body?.toString(), text);
+  assert.equal(readParts([text.slice(0, 10), text.slice(10, 500), text.slice(500)]).body?.toString(), text);
+  assert.equal(readParts(['x'.repeat(5000)]).body?.toString(), 'x'.repeat(5000));
+  assert.equal(readParts(['x'.repeat(600), 'x'.repeat(600)], 1000).failed, 413);
+});
+
+test('a small request body takes no ArrayBuffer of its own (a slice of the shared pool: less work for the GC)', () => {
+  const { body } = readParts(['{"kind":"ConfigMap","data":{"k":"v"}}']);
+  assert.ok(body);
+  assert.ok(
+    body.buffer.byteLength > body.byteLength,
+    `an ArrayBuffer of ${body.buffer.byteLength} bytes for ${body.byteLength}`,
+  );
 });

@@ -1,0 +1,147 @@
+/**
+ * CPU per durable create, without sockets: starts the server in this process and drives the
+ * real handler chain (buildHandlerChain, the plain port's entry) with stand-in uWS request and
+ * response objects, keeping `--concurrency` creates in flight like wrk's connections (the create
+ * scenario's ~1 KB ConfigMap body). The creates run for real: shard actors, LMDB commits and
+ * fsyncs, events. Prints the CPU per create of the front (main) thread and of the whole process.
+ * What it leaves out is uWS, the kernel's sockets and the client, so the front thread's figure
+ * is the pipeline's own cost, steadier on a busy machine than a wrk run's.
+ *
+ *   node dist/bench/front-create.js [--creates 20000] [--rounds 3] [--concurrency 64]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { parseArgs } from '../src/server/options.js';
+import { ApiServer } from '../src/server/server.js';
+import { buildHandlerChain } from '../src/server/handler-chain.js';
+import { cpuSeconds } from './lib/procs.js';
+
+const MAX_CREATES = 1_000_000;
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const v = i < 0 ? fallback : Number(process.argv[i + 1]);
+  if (!Number.isInteger(v) || v < 1 || v > MAX_CREATES)
+    throw new Error(`${name} must be an integer in 1..${MAX_CREATES}`);
+  return v;
+}
+
+const PAD = 'x'.repeat(880);
+const PATH = '/api/v1/namespaces/bench-create/configmaps';
+const CONTENT_TYPE = 'application/json';
+
+/** One POST as uWS hands it over: the body arrives in one onData chunk (uWS reuses its buffer). */
+function fakes(name: string, answered: (status: string) => void) {
+  const body = Buffer.from(
+    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"bench":"create"}},"data":{"pad":"${PAD}"}}`,
+  );
+  let status = '';
+  const res = {
+    onAborted: () => res,
+    onData(fn: (ab: ArrayBuffer, isLast: boolean) => void) {
+      const ab = new ArrayBuffer(body.length);
+      body.copy(Buffer.from(ab));
+      // uWS delivers the body in a later turn than the request
+      setImmediate(() => fn(ab, true));
+      return res;
+    },
+    onWritable: () => res,
+    cork(fn: () => void) {
+      fn();
+      return res;
+    },
+    writeStatus(s: string) {
+      status = s;
+      return res;
+    },
+    writeHeader: () => res,
+    end() {
+      answered(status);
+      return res;
+    },
+    endWithoutBody() {
+      answered(status);
+      return res;
+    },
+    getRemoteAddressAsText: () => Buffer.from('127.0.0.1'),
+  };
+  const headers: Record<string, string> = {
+    'content-type': CONTENT_TYPE,
+    'content-length': String(body.length),
+    'user-agent': 'wrk',
+  };
+  const req = {
+    getCaseSensitiveMethod: () => 'POST',
+    getMethod: () => 'post',
+    getUrl: () => PATH,
+    getQuery: () => undefined,
+    getHeader: (k: string | Uint8Array) => headers[Buffer.from(k).toString()] ?? '',
+    forEach: () => undefined,
+  };
+  return { res: res as unknown as HttpResponse, req: req as unknown as HttpRequest };
+}
+
+/** Runs `total` creates, `concurrency` in flight; resolves when all are answered (201 each). */
+function drive(plain: (res: HttpResponse, req: HttpRequest) => void, tag: string, total: number, concurrency: number) {
+  return new Promise<void>((resolve, reject) => {
+    let sent = 0;
+    let done = 0;
+    const next = (): void => {
+      const { res, req } = fakes(`${tag}-${sent++}`, (status) => {
+        if (!status.startsWith('201')) return reject(new Error(`create answered ${status}`));
+        if (++done === total) resolve();
+        else if (sent < total) next();
+      });
+      plain(res, req);
+    };
+    for (let i = 0; i < Math.min(concurrency, total); i++) next();
+  });
+}
+
+async function main(): Promise<void> {
+  const creates = flag('--creates', 20_000);
+  const rounds = flag('--rounds', 3);
+  const concurrency = flag('--concurrency', 64);
+  const dataDir = mkdtempSync(join(tmpdir(), 'front-create-'));
+  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir]));
+  try {
+    const base = `http://127.0.0.1:${await server.start()}`;
+    const ns = await fetch(base + '/api/v1/namespaces', {
+      method: 'POST',
+      headers: { 'content-type': CONTENT_TYPE },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } }),
+    });
+    if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
+    const chain = buildHandlerChain(server);
+    await drive(chain.plain, 'warm', Math.min(creates, 5_000), concurrency);
+    const lines: string[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const main0 = cpuSeconds(process.pid, true);
+      const all0 = cpuSeconds(process.pid);
+      const t0 = performance.now();
+      await drive(chain.plain, `r${i}`, creates, concurrency);
+      const s = (performance.now() - t0) / 1000;
+      const main = ((cpuSeconds(process.pid, true) - main0) * 1e6) / creates;
+      const all = ((cpuSeconds(process.pid) - all0) * 1e6) / creates;
+      lines.push(
+        `${(creates / s).toFixed(0)}/s, ${all.toFixed(1)} µs CPU per create (front thread ${main.toFixed(1)})`,
+      );
+    }
+    process.stdout.write(
+      `front-create, ${creates} creates per round, ${concurrency} in flight:\n  ${lines.join('\n  ')}\n`,
+    );
+  } finally {
+    await server.shutdown();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`front-create: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
