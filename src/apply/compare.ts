@@ -7,6 +7,7 @@
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
 import { FieldSet, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
+import { IGNORED_META, topTracked, tracked } from './tracked-paths.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -18,6 +19,66 @@ export function compare(before: unknown, after: unknown, schema: SchemaNode | un
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   walk(before, after, schema, '', false, c);
   return c;
+}
+
+/**
+ * compare(before, after) without the paths ownership never tracks (tracked-paths.ts), which
+ * are then never walked: no status, no system metadata, no sets of every path filtered after.
+ */
+export function compareTracked(
+  before: unknown,
+  after: unknown,
+  schema: SchemaNode | undefined,
+  sub?: string,
+): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  if (before === after) return c;
+  if (shape(before, schema) !== 'fields' || shape(after, schema) !== 'fields') {
+    walk(before, after, schema, '', false, c);
+    return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
+  }
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  const field = (k: string) => {
+    const s = fieldSchema(schema, k);
+    const p = 'f:' + k;
+    if (s === null || !topTracked(p, sub)) return;
+    const x = ownValue(a, k);
+    const y = ownValue(b, k);
+    if (k !== 'metadata') walk(x, y, s, p, isRequired(schema, k), c);
+    else if (x !== y) metadata(x, y, s, isRequired(schema, k), c, sub);
+  };
+  for (const k in a) field(k);
+  for (const k in b) if (!Object.hasOwn(a, k)) field(k);
+  return c;
+}
+
+/** The metadata field: its tracked fields walked, or (another shape on a side) compared whole and filtered. */
+function metadata(
+  x: unknown,
+  y: unknown,
+  s: SchemaNode | undefined,
+  required: boolean,
+  c: Comparison,
+  sub: string | undefined,
+): void {
+  if (x === undefined || y === undefined || shape(x, s) !== 'fields' || shape(y, s) !== 'fields') {
+    const m: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+    walk(x, y, s, 'f:metadata', required, m);
+    c.added = c.added.union(tracked(m.added, sub));
+    c.modified = c.modified.union(tracked(m.modified, sub));
+    c.removed = c.removed.union(tracked(m.removed, sub));
+    return;
+  }
+  const a = x as Record<string, unknown>;
+  const b = y as Record<string, unknown>;
+  const field = (k: string) => {
+    const fs = fieldSchema(s, k);
+    if (fs !== null && !IGNORED_META.has('f:' + k))
+      walk(ownValue(a, k), ownValue(b, k), fs, joinKey('f:metadata', 'f:' + k), isRequired(s, k), c);
+  };
+  for (const k in a) field(k);
+  for (const k in b) if (!Object.hasOwn(a, k)) field(k);
 }
 
 /**
