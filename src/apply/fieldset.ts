@@ -6,6 +6,9 @@
  */
 import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
+import { itemElement } from './item-elements.js';
+
+export { itemElement, keyElement, withItemElements } from './item-elements.js';
 
 export type Path = string[];
 /** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
@@ -230,34 +233,6 @@ export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | 
   if (s.kind === 'struct')
     return (s.props && (ownValue(s.props, k) as SchemaNode | undefined)) ?? (s.preserveUnknown ? undefined : null);
   return undefined;
-}
-
-/**
- * The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream); a key
- * field the item lacks takes its schema default when it has one (structured-merge-diff's rule).
- */
-export function keyElement(item: Record<string, unknown>, keys: string[], defaults?: Record<string, unknown>): string {
-  const k: Record<string, unknown> = {};
-  for (const key of sortedKeys(keys)) {
-    const v = item[key] ?? defaults?.[key];
-    if (v !== undefined) k[key] = v;
-  }
-  return 'k:' + JSON.stringify(k);
-}
-
-const sorted = new WeakMap<string[], string[]>();
-/** A schema's list-map keys in sorted order (sorted once per schema node). */
-function sortedKeys(keys: string[]): string[] {
-  if (keys.length < 2) return keys;
-  let s = sorted.get(keys);
-  if (!s) sorted.set(keys, (s = [...keys].sort()));
-  return s;
-}
-
-/** The path element of one item of a list-map or set list, or undefined when it has none. */
-export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | undefined {
-  if (sh === 'set') return 'v:' + JSON.stringify(item);
-  return isObj(item) ? keyElement(item, s.mapKeys!, s.keyDefaults) : undefined;
 }
 
 /**

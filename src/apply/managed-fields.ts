@@ -6,7 +6,7 @@
 import type { KubeObject } from '../api/object.js';
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
-import { FieldSet, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
+import { FieldSet, isObj, ownPath, withItemElements, pathString, removeAt, valueAt, type Path } from './fieldset.js';
 import { addedPaths, compareTracked, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
 import { refuseRepeats } from './typed-patch.js';
@@ -214,7 +214,12 @@ export function recordUpdate(
  * applied before and omits now unless someone else still owns them; then a change to a field
  * another manager owns is a conflict, unless force moves it to the applier.
  */
-export function apply(
+export function apply(...args: Parameters<typeof applyOnce>): ReturnType<typeof applyOnce> {
+  // each item's key element is computed once for the walks below (typing, merge, comparison)
+  return withItemElements(() => applyOnce(...args));
+}
+
+function applyOnce(
   live: any | undefined,
   applied: any,
   schema: SchemaNode | undefined,
