@@ -52,7 +52,9 @@ export class FieldSet {
   union(o: FieldSet): FieldSet {
     if (o.items.size === 0) return this;
     if (this.items.size === 0) return o;
-    return new FieldSet([...this.items, ...o.items]);
+    const out = new FieldSet(this.items);
+    for (const x of o.items) out.items.add(x);
+    return out;
   }
   difference(o: FieldSet): FieldSet {
     if (o.items.size === 0 || this.items.size === 0) return this;
@@ -62,16 +64,25 @@ export class FieldSet {
         hit = true;
         break;
       }
-    return hit ? new FieldSet([...this.items].filter((x) => !o.items.has(x))) : this;
+    return hit ? this.where((x) => !o.items.has(x)) : this;
   }
   intersection(o: FieldSet): FieldSet {
-    return new FieldSet([...this.items].filter((x) => o.items.has(x)));
+    return this.where((x) => o.items.has(x));
   }
   empty(): boolean {
     return this.items.size === 0;
   }
   equals(o: FieldSet): boolean {
-    return this.size === o.size && [...this.items].every((x) => o.items.has(x));
+    if (this.size !== o.size) return false;
+    for (const x of this.items) if (!o.items.has(x)) return false;
+    return true;
+  }
+
+  /** The members that pass `keep`, in insertion order (a loop: no array of every member per operation). */
+  private where(keep: (x: string) => boolean): FieldSet {
+    const out = new FieldSet();
+    for (const x of this.items) if (keep(x)) out.items.add(x);
+    return out;
   }
 
   /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
@@ -80,15 +91,13 @@ export class FieldSet {
     if (o.items.size <= 16) {
       // few ancestors (the common case: a handful of modified leaves): prefix tests, no slicing
       const prefixes = [...o.items].map((m) => m + SEP);
-      return new FieldSet([...this.items].filter((x) => prefixes.some((p) => x.startsWith(p))));
+      return this.where((x) => prefixes.some((p) => x.startsWith(p)));
     }
-    return new FieldSet(
-      [...this.items].filter((x) => {
-        for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))
-          if (o.items.has(x.slice(0, i))) return true;
-        return false;
-      }),
-    );
+    return this.where((x) => {
+      for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))
+        if (o.items.has(x.slice(0, i))) return true;
+      return false;
+    });
   }
 
   /** Members that are a strict prefix of some member of `o` (ancestors of what `o` holds). */
@@ -101,19 +110,17 @@ export class FieldSet {
         prefixes.add(p);
       }
     }
-    return new FieldSet([...this.items].filter((x) => prefixes.has(x)));
+    return this.where((x) => prefixes.has(x));
   }
 
   /** Members whose path passes `keep` (called with the first two elements, the second maybe undefined). */
   filter(keep: (first: string, second: string | undefined) => boolean): FieldSet {
-    return new FieldSet(
-      [...this.items].filter((x) => {
-        const i = x.indexOf(SEP);
-        if (i < 0) return keep(x, undefined);
-        const j = x.indexOf(SEP, i + 1);
-        return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
-      }),
-    );
+    return this.where((x) => {
+      const i = x.indexOf(SEP);
+      if (i < 0) return keep(x, undefined);
+      const j = x.indexOf(SEP, i + 1);
+      return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
+    });
   }
 
   /** fieldsV1: nested `{ "f:a": { ".": {}, "f:b": {} } }`, "." marking a member with children. */
