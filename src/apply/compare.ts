@@ -160,31 +160,38 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
     const field = (k: string) => {
       const sub = fieldSchema(s, k);
       // own keys only: a key on one side only is absent on the other, whatever its name (`__proto__`)
-      if (sub !== null) walk(ownValue(ao, k), ownValue(bo, k), sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
+      if (sub === null) return;
+      const x = ownValue(ao, k);
+      const y = ownValue(bo, k);
+      // the unchanged (most fields of a write) cost no path string
+      if (x !== y) walk(x, y, sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
     };
     for (const k in ao) field(k);
     for (const k in bo) if (!Object.hasOwn(ao, k)) field(k);
     return;
   }
-  const ai = index(a as unknown[], s!, sa as 'listmap' | 'set');
-  const bi = index(b as unknown[], s!, sa as 'listmap' | 'set');
-  for (const e of new Set([...ai.keys(), ...bi.keys()])) {
+  items(a as unknown[], b as unknown[], s!, sa as 'listmap' | 'set', path, c);
+}
+
+/** The items of two versions of a list-map or set, matched by element; an item on both sides unchanged or walked. */
+function items(a: unknown[], b: unknown[], s: SchemaNode, sh: 'listmap' | 'set', path: string, c: Comparison): void {
+  const ai = index(a, s, sh);
+  const bi = index(b, s, sh);
+  const item = (e: string, x: unknown, y: unknown) => {
+    // on both sides: a set's value is the same; a list-map's item is the same reference or walked
+    if (x === y || (sh === 'set' && x !== undefined && y !== undefined)) return;
     const p = joinKey(path, e);
-    const x = ai.get(e);
-    const y = bi.get(e);
-    if (sa === 'set') {
-      if (x === undefined) c.added.addKey(p);
-      else if (y === undefined) c.removed.addKey(p);
-      continue;
-    }
-    if (x === undefined) {
-      nodes(y, s!.elem, p, false, c.added, true);
+    if (sh === 'set') c[x === undefined ? 'added' : 'removed'].addKey(p);
+    else if (x === undefined) {
+      nodes(y, s.elem, p, false, c.added, true);
       c.added.addKey(p);
     } else if (y === undefined) {
-      nodes(x, s!.elem, p, false, c.removed, false);
+      nodes(x, s.elem, p, false, c.removed, false);
       c.removed.addKey(p);
-    } else walk(x, y, s!.elem, p, false, c);
-  }
+    } else walk(x, y, s.elem, p, false, c);
+  };
+  for (const [e, x] of ai) item(e, x, bi.get(e));
+  for (const [e, y] of bi) if (!ai.has(e)) item(e, undefined, y);
 }
 
 function isRequired(s: SchemaNode | undefined, k: string): boolean {
