@@ -5,12 +5,17 @@
  * thread sends them. Prints ops/s and CPU µs per op of this process; run it with --cpu-prof
  * to see where a write's actor time goes without the front thread's or the machine's noise.
  *
- *   node dist/bench/actor-ops.js create|apply [--seconds 3] [--batch 64] [--inflight 1]
+ *   node dist/bench/actor-ops.js create|apply [--seconds 3] [--batch 64] [--inflight 1] [--batches N]
+ *
+ * --batches N runs exactly N batches per lane instead of for --seconds: a fixed amount of work,
+ * whose CPU per op and garbage collections (young-generation scavenges count the bytes
+ * allocated) compare two builds on a loaded machine better than a rate does.
  *
  * --inflight N keeps N batches in flight (the pool's pipeline depth): a batch executes while
  * the one before commits, so ops/s shows the overlap and CPU/op what it costs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shard } from '../src/actors/shard.js';
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
   const seconds = Math.min(MAX_SECONDS, num('--seconds', 3));
   const batch = num('--batch', 64);
   const inflight = Math.max(1, num('--inflight', 1));
+  const batches = num('--batches', 0);
   const dir = mkdtempSync(join(tmpdir(), 'plat-actor-ops-'));
   try {
     const shard = newShard(dir);
@@ -89,12 +95,22 @@ async function main(): Promise<void> {
     };
     // warm-up: the JIT, and for apply the objects both managers then change
     for (const end = performance.now() + 1000; performance.now() < end; ) await shard.run(ops());
+    const gcs = { minor: 0, major: 0 };
+    const gc = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcs.minor++;
+        else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcs.major++;
+      }
+    });
+    gc.observe({ entryTypes: ['gc'] });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let done = 0;
     let failed = 0;
     const lane = async (): Promise<void> => {
-      while (performance.now() - t0 < seconds * 1000) {
+      const limit = (batches ? MAX_SECONDS : seconds) * 1000;
+      for (let n = 0; (!batches || n < batches) && performance.now() - t0 < limit; n++) {
         const r = await shard.run(ops());
         done += r.results.length;
         failed += r.results.filter((x) => 'error' in x).length;
@@ -103,9 +119,11 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: inflight }, lane));
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    await new Promise((r) => setImmediate(r)); // the observer's last entries
+    gc.disconnect();
     const us = (cpu.user + cpu.system) / done;
     process.stdout.write(
-      `${what}: ${done} ops in ${elapsed.toFixed(1)} s, ${(done / elapsed).toFixed(0)} ops/s, ${us.toFixed(1)} µs CPU/op (batches of ${batch}, ${inflight} in flight), ${failed} failed\n`,
+      `${what}: ${done} ops in ${elapsed.toFixed(1)} s, ${(done / elapsed).toFixed(0)} ops/s, ${us.toFixed(1)} µs CPU/op (batches of ${batch}, ${inflight} in flight), ${failed} failed, GC ${gcs.minor} minor ${gcs.major} major\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
 import { FieldSet, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
+import { IGNORED_META, topTracked, tracked } from './tracked-paths.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -18,6 +19,66 @@ export function compare(before: unknown, after: unknown, schema: SchemaNode | un
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   walk(before, after, schema, '', false, c);
   return c;
+}
+
+/**
+ * compare(before, after) without the paths ownership never tracks (tracked-paths.ts), which
+ * are then never walked: no status, no system metadata, no sets of every path filtered after.
+ */
+export function compareTracked(
+  before: unknown,
+  after: unknown,
+  schema: SchemaNode | undefined,
+  sub?: string,
+): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  if (before === after) return c;
+  if (shape(before, schema) !== 'fields' || shape(after, schema) !== 'fields') {
+    walk(before, after, schema, '', false, c);
+    return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
+  }
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  const field = (k: string) => {
+    const s = fieldSchema(schema, k);
+    const p = 'f:' + k;
+    if (s === null || !topTracked(p, sub)) return;
+    const x = ownValue(a, k);
+    const y = ownValue(b, k);
+    if (k !== 'metadata') walk(x, y, s, p, isRequired(schema, k), c);
+    else if (x !== y) metadata(x, y, s, isRequired(schema, k), c, sub);
+  };
+  for (const k in a) field(k);
+  for (const k in b) if (!Object.hasOwn(a, k)) field(k);
+  return c;
+}
+
+/** The metadata field: its tracked fields walked, or (another shape on a side) compared whole and filtered. */
+function metadata(
+  x: unknown,
+  y: unknown,
+  s: SchemaNode | undefined,
+  required: boolean,
+  c: Comparison,
+  sub: string | undefined,
+): void {
+  if (x === undefined || y === undefined || shape(x, s) !== 'fields' || shape(y, s) !== 'fields') {
+    const m: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+    walk(x, y, s, 'f:metadata', required, m);
+    c.added = c.added.union(tracked(m.added, sub));
+    c.modified = c.modified.union(tracked(m.modified, sub));
+    c.removed = c.removed.union(tracked(m.removed, sub));
+    return;
+  }
+  const a = x as Record<string, unknown>;
+  const b = y as Record<string, unknown>;
+  const field = (k: string) => {
+    const fs = fieldSchema(s, k);
+    if (fs !== null && !IGNORED_META.has('f:' + k))
+      walk(ownValue(a, k), ownValue(b, k), fs, joinKey('f:metadata', 'f:' + k), isRequired(s, k), c);
+  };
+  for (const k in a) field(k);
+  for (const k in b) if (!Object.hasOwn(a, k)) field(k);
 }
 
 /**
@@ -99,31 +160,38 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
     const field = (k: string) => {
       const sub = fieldSchema(s, k);
       // own keys only: a key on one side only is absent on the other, whatever its name (`__proto__`)
-      if (sub !== null) walk(ownValue(ao, k), ownValue(bo, k), sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
+      if (sub === null) return;
+      const x = ownValue(ao, k);
+      const y = ownValue(bo, k);
+      // the unchanged (most fields of a write) cost no path string
+      if (x !== y) walk(x, y, sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
     };
     for (const k in ao) field(k);
     for (const k in bo) if (!Object.hasOwn(ao, k)) field(k);
     return;
   }
-  const ai = index(a as unknown[], s!, sa as 'listmap' | 'set');
-  const bi = index(b as unknown[], s!, sa as 'listmap' | 'set');
-  for (const e of new Set([...ai.keys(), ...bi.keys()])) {
+  items(a as unknown[], b as unknown[], s!, sa as 'listmap' | 'set', path, c);
+}
+
+/** The items of two versions of a list-map or set, matched by element; an item on both sides unchanged or walked. */
+function items(a: unknown[], b: unknown[], s: SchemaNode, sh: 'listmap' | 'set', path: string, c: Comparison): void {
+  const ai = index(a, s, sh);
+  const bi = index(b, s, sh);
+  const item = (e: string, x: unknown, y: unknown) => {
+    // on both sides: a set's value is the same; a list-map's item is the same reference or walked
+    if (x === y || (sh === 'set' && x !== undefined && y !== undefined)) return;
     const p = joinKey(path, e);
-    const x = ai.get(e);
-    const y = bi.get(e);
-    if (sa === 'set') {
-      if (x === undefined) c.added.addKey(p);
-      else if (y === undefined) c.removed.addKey(p);
-      continue;
-    }
-    if (x === undefined) {
-      nodes(y, s!.elem, p, false, c.added, true);
+    if (sh === 'set') c[x === undefined ? 'added' : 'removed'].addKey(p);
+    else if (x === undefined) {
+      nodes(y, s.elem, p, false, c.added, true);
       c.added.addKey(p);
     } else if (y === undefined) {
-      nodes(x, s!.elem, p, false, c.removed, false);
+      nodes(x, s.elem, p, false, c.removed, false);
       c.removed.addKey(p);
-    } else walk(x, y, s!.elem, p, false, c);
-  }
+    } else walk(x, y, s.elem, p, false, c);
+  };
+  for (const [e, x] of ai) item(e, x, bi.get(e));
+  for (const [e, y] of bi) if (!ai.has(e)) item(e, undefined, y);
 }
 
 function isRequired(s: SchemaNode | undefined, k: string): boolean {

@@ -6,6 +6,9 @@
  */
 import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
+import { itemElement } from './item-elements.js';
+
+export { itemElement, keyElement, withItemElements } from './item-elements.js';
 
 export type Path = string[];
 /** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
@@ -49,7 +52,9 @@ export class FieldSet {
   union(o: FieldSet): FieldSet {
     if (o.items.size === 0) return this;
     if (this.items.size === 0) return o;
-    return new FieldSet([...this.items, ...o.items]);
+    const out = new FieldSet(this.items);
+    for (const x of o.items) out.items.add(x);
+    return out;
   }
   difference(o: FieldSet): FieldSet {
     if (o.items.size === 0 || this.items.size === 0) return this;
@@ -59,16 +64,25 @@ export class FieldSet {
         hit = true;
         break;
       }
-    return hit ? new FieldSet([...this.items].filter((x) => !o.items.has(x))) : this;
+    return hit ? this.where((x) => !o.items.has(x)) : this;
   }
   intersection(o: FieldSet): FieldSet {
-    return new FieldSet([...this.items].filter((x) => o.items.has(x)));
+    return this.where((x) => o.items.has(x));
   }
   empty(): boolean {
     return this.items.size === 0;
   }
   equals(o: FieldSet): boolean {
-    return this.size === o.size && [...this.items].every((x) => o.items.has(x));
+    if (this.size !== o.size) return false;
+    for (const x of this.items) if (!o.items.has(x)) return false;
+    return true;
+  }
+
+  /** The members that pass `keep`, in insertion order (a loop: no array of every member per operation). */
+  private where(keep: (x: string) => boolean): FieldSet {
+    const out = new FieldSet();
+    for (const x of this.items) if (keep(x)) out.items.add(x);
+    return out;
   }
 
   /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
@@ -77,15 +91,13 @@ export class FieldSet {
     if (o.items.size <= 16) {
       // few ancestors (the common case: a handful of modified leaves): prefix tests, no slicing
       const prefixes = [...o.items].map((m) => m + SEP);
-      return new FieldSet([...this.items].filter((x) => prefixes.some((p) => x.startsWith(p))));
+      return this.where((x) => prefixes.some((p) => x.startsWith(p)));
     }
-    return new FieldSet(
-      [...this.items].filter((x) => {
-        for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))
-          if (o.items.has(x.slice(0, i))) return true;
-        return false;
-      }),
-    );
+    return this.where((x) => {
+      for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))
+        if (o.items.has(x.slice(0, i))) return true;
+      return false;
+    });
   }
 
   /** Members that are a strict prefix of some member of `o` (ancestors of what `o` holds). */
@@ -98,19 +110,17 @@ export class FieldSet {
         prefixes.add(p);
       }
     }
-    return new FieldSet([...this.items].filter((x) => prefixes.has(x)));
+    return this.where((x) => prefixes.has(x));
   }
 
   /** Members whose path passes `keep` (called with the first two elements, the second maybe undefined). */
   filter(keep: (first: string, second: string | undefined) => boolean): FieldSet {
-    return new FieldSet(
-      [...this.items].filter((x) => {
-        const i = x.indexOf(SEP);
-        if (i < 0) return keep(x, undefined);
-        const j = x.indexOf(SEP, i + 1);
-        return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
-      }),
-    );
+    return this.where((x) => {
+      const i = x.indexOf(SEP);
+      if (i < 0) return keep(x, undefined);
+      const j = x.indexOf(SEP, i + 1);
+      return keep(x.slice(0, i), x.slice(i + 1, j < 0 ? undefined : j));
+    });
   }
 
   /** fieldsV1: nested `{ "f:a": { ".": {}, "f:b": {} } }`, "." marking a member with children. */
@@ -230,34 +240,6 @@ export function fieldSchema(s: SchemaNode | undefined, k: string): SchemaNode | 
   if (s.kind === 'struct')
     return (s.props && (ownValue(s.props, k) as SchemaNode | undefined)) ?? (s.preserveUnknown ? undefined : null);
   return undefined;
-}
-
-/**
- * The key element of a list-map item, e.g. `k:{"name":"c"}` (keys sorted, as upstream); a key
- * field the item lacks takes its schema default when it has one (structured-merge-diff's rule).
- */
-export function keyElement(item: Record<string, unknown>, keys: string[], defaults?: Record<string, unknown>): string {
-  const k: Record<string, unknown> = {};
-  for (const key of sortedKeys(keys)) {
-    const v = item[key] ?? defaults?.[key];
-    if (v !== undefined) k[key] = v;
-  }
-  return 'k:' + JSON.stringify(k);
-}
-
-const sorted = new WeakMap<string[], string[]>();
-/** A schema's list-map keys in sorted order (sorted once per schema node). */
-function sortedKeys(keys: string[]): string[] {
-  if (keys.length < 2) return keys;
-  let s = sorted.get(keys);
-  if (!s) sorted.set(keys, (s = [...keys].sort()));
-  return s;
-}
-
-/** The path element of one item of a list-map or set list, or undefined when it has none. */
-export function itemElement(item: unknown, s: SchemaNode, sh: Shape): string | undefined {
-  if (sh === 'set') return 'v:' + JSON.stringify(item);
-  return isObj(item) ? keyElement(item, s.mapKeys!, s.keyDefaults) : undefined;
 }
 
 /**

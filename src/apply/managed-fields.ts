@@ -6,10 +6,11 @@
 import type { KubeObject } from '../api/object.js';
 import { errors, type StatusCause } from '../api/status.js';
 import type { SchemaNode } from '../schema/schema.js';
-import { FieldSet, fieldsOf, isObj, ownPath, pathString, removeAt, valueAt, type Path } from './fieldset.js';
-import { addedPaths, compare, type Comparison } from './compare.js';
+import { FieldSet, isObj, ownPath, withItemElements, pathString, removeAt, valueAt, type Path } from './fieldset.js';
+import { addedPaths, compareTracked, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
-import { checkAppliedDuplicates } from './typed-patch.js';
+import { refuseRepeats } from './typed-patch.js';
+import { appliedFieldSet, IGNORED_META } from './tracked-paths.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
 
 export interface ManagedFieldsEntry {
@@ -29,35 +30,6 @@ interface Owner {
   rendered?: { set: FieldSet; fieldsV1: Record<string, unknown> };
 }
 
-const IGNORED = new Set(['f:apiVersion', 'f:kind']);
-const IGNORED_META = new Set([
-  'f:name',
-  'f:namespace',
-  'f:uid',
-  'f:resourceVersion',
-  'f:generation',
-  'f:creationTimestamp',
-  'f:managedFields',
-  'f:deletionTimestamp',
-  'f:deletionGracePeriodSeconds',
-  'f:selfLink',
-]);
-
-/**
- * Drops the paths ownership never tracks: identity, type and system-set metadata; for writes
- * to the main resource, status (every stored kind with a status has a status subresource,
- * and its strategy resets status on main-resource writes); for the status subresource,
- * everything but status (its strategy keeps the rest).
- */
-function tracked(set: FieldSet, sub?: string): FieldSet {
-  return set.filter(
-    (first, second) =>
-      !IGNORED.has(first) &&
-      (sub === 'status' ? first === 'f:status' : !!sub || first !== 'f:status') &&
-      !(first === 'f:metadata' && (second === undefined || IGNORED_META.has(second))),
-  );
-}
-
 /** what a write of the main resource never tracks, for addedPaths (the same rules as tracked()) */
 const UNTRACKED_TOP = new Set(['apiVersion', 'kind', 'status']);
 const UNTRACKED_META = { field: 'metadata', skip: new Set([...IGNORED_META].map((f) => f.slice(2))) };
@@ -66,8 +38,7 @@ function trackedComparison(before: unknown, after: unknown, schema: SchemaNode |
   // a create of the main resource: only what is tracked is walked, no comparison to filter
   const created = before === undefined && !sub ? addedPaths(after, schema, UNTRACKED_TOP, UNTRACKED_META) : undefined;
   if (created) return { added: created, modified: new FieldSet(), removed: new FieldSet() };
-  const c = compare(before ?? {}, after, schema);
-  return { added: tracked(c.added, sub), modified: tracked(c.modified, sub), removed: tracked(c.removed, sub) };
+  return compareTracked(before ?? {}, after, schema, sub);
 }
 
 /** A decodable entry; anything else in a request falls back to the stored entries, as upstream. */
@@ -243,7 +214,12 @@ export function recordUpdate(
  * applied before and omits now unless someone else still owns them; then a change to a field
  * another manager owns is a conflict, unless force moves it to the applier.
  */
-export function apply(
+export function apply(...args: Parameters<typeof applyOnce>): ReturnType<typeof applyOnce> {
+  // each item's key element is computed once for the walks below (typing, merge, comparison)
+  return withItemElements(() => applyOnce(...args));
+}
+
+function applyOnce(
   live: any | undefined,
   applied: any,
   schema: SchemaNode | undefined,
@@ -255,13 +231,14 @@ export function apply(
   sub?: string,
 ): any {
   if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
-  checkAppliedDuplicates(applied, schema);
+  const repeats: string[] = [];
+  const appliedSet = appliedFieldSet(applied, schema, sub, repeats);
+  refuseRepeats(applied, repeats);
   // nothing below mutates live: merge copies what it changes, prune and write copy on write
   const base = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
   const list = owners(base.metadata?.managedFields, true);
   const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion, sub));
   const others = list.filter((o) => o !== prev);
-  const appliedSet = tracked(fieldsOf(applied, schema), sub);
   const merged = mergeApplied(base, applied, schema);
   if (prev) prune(merged, prev.set, [appliedSet, ...others.map((o) => o.set)]);
   const c = trackedComparison(base, merged, schema, sub);

@@ -8,36 +8,15 @@
  * duplicates (created or updated without apply), as upstream allows.
  */
 import { StatusError } from '../api/status.js';
-import type { SchemaNode } from '../schema/schema.js';
-import { fieldSchema, itemElement, pathString, shape, type Path } from './fieldset.js';
 
-/** Throws upstream's 500 when the applied configuration repeats a list-map key or a set value. */
-export function checkAppliedDuplicates(applied: unknown, schema: SchemaNode | undefined): void {
-  const errs: string[] = [];
-  walk(applied, schema, [], errs);
-  if (!errs.length) return;
-  const message = `failed to create typed patch object (${objectName(applied)}): ${errs.length === 1 ? errs[0] : `errors:\n  ${errs.join('\n  ')}`}`;
+/**
+ * Throws upstream's 500 when the applied configuration repeats a list-map key or a set value;
+ * `repeats` holds one line per repeat, in walk order (src/apply/tracked-paths.ts appliedFieldSet).
+ */
+export function refuseRepeats(applied: unknown, repeats: string[]): void {
+  if (!repeats.length) return;
+  const message = `failed to create typed patch object (${objectName(applied)}): ${repeats.length === 1 ? repeats[0] : `errors:\n  ${repeats.join('\n  ')}`}`;
   throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
-}
-
-function walk(v: unknown, s: SchemaNode | undefined, path: Path, errs: string[]): void {
-  const sh = shape(v, s);
-  if (sh === 'leaf') return;
-  if (sh === 'fields') {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      const sub = fieldSchema(s, k);
-      if (sub !== null) walk(x, sub, [...path, 'f:' + k], errs);
-    }
-    return;
-  }
-  const seen = new Set<string>();
-  for (const item of v as unknown[]) {
-    const e = itemElement(item, s!, sh);
-    if (e === undefined) continue;
-    if (seen.has(e)) errs.push(`${pathString(path)}: duplicate entries for key ${pathString([e])}`);
-    seen.add(e);
-    if (sh === 'listmap') walk(item, s!.elem, [...path, e], errs);
-  }
 }
 
 /** upstream objectGVKNN of the applied object: `<namespace>/<name>; <group>/<version>, Kind=<kind>` */

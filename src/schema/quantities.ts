@@ -84,9 +84,26 @@ export function canonicalizeQuantities(obj: unknown, plan: QuantityPlan, fail: (
   }
 }
 
+/**
+ * Canonical forms of the quantity strings seen lately: every write of an object canonicalizes
+ * all of its quantities, mostly the same few strings (`100m`, `64Mi`). canonicalQuantity is a
+ * pure function, so a remembered answer is the answer; bounded, started over when full.
+ */
+const canonicalStrings = new Map<string, string>();
+const MAX_CANONICAL = 4096;
+
 function canonical(v: unknown, fail: (message: string) => never): string {
+  if (typeof v === 'string') {
+    const known = canonicalStrings.get(v);
+    if (known !== undefined) return known;
+  }
   const r = canonicalQuantity(v);
-  return 'error' in r ? fail(r.error) : r.value;
+  if ('error' in r) return fail(r.error);
+  if (typeof v === 'string') {
+    if (canonicalStrings.size >= MAX_CANONICAL) canonicalStrings.clear();
+    canonicalStrings.set(v, r.value);
+  }
+  return r.value;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -40,28 +40,61 @@ function mayRequire(s: SchemaNode | undefined): boolean {
   return r;
 }
 
-function walk(v: unknown, s: SchemaNode, path: string, out: StatusCause[]): void {
+/**
+ * The path of the value being walked, as segments (`a`, `.b`, `[0]`, `[key]`) joined only when
+ * a cause names it: most walks find nothing, and then build no path string per visited field.
+ */
+class PathStack {
+  private readonly segments: string[] = [];
+  private empty = 0; // how many segments are '' (the path is '' while all are)
+  get isRoot(): boolean {
+    return this.empty === this.segments.length;
+  }
+  push(seg: string): void {
+    this.segments.push(seg);
+    if (!seg) this.empty++;
+  }
+  pop(): void {
+    if (!this.segments.pop()) this.empty--;
+  }
+  /** `<path>.<k>`, or `k` at the root (as the path would have been written) */
+  at(k: string): string {
+    return this.isRoot ? k : `${this.segments.join('')}.${k}`;
+  }
+  /** the segment that extends the path by struct field k */
+  field(k: string): string {
+    return this.isRoot ? k : `.${k}`;
+  }
+}
+
+function walk(v: unknown, s: SchemaNode, path: PathStack, out: StatusCause[]): void {
   if (s.kind === 'list') {
-    if (Array.isArray(v) && mayRequire(s.elem)) v.forEach((x, i) => walk(x, s.elem!, `${path}[${i}]`, out));
+    if (Array.isArray(v) && mayRequire(s.elem))
+      for (let i = 0; i < v.length; i++) child(v[i], s.elem!, `[${i}]`, path, out);
   } else if (s.kind === 'map') {
-    if (isObj(v) && mayRequire(s.elem)) for (const [k, x] of Object.entries(v)) walk(x, s.elem!, `${path}[${k}]`, out);
+    if (isObj(v) && mayRequire(s.elem)) for (const k of Object.keys(v)) child(v[k], s.elem!, `[${k}]`, path, out);
   } else if (s.kind === 'struct' && isObj(v)) {
-    const at = (k: string) => (path ? `${path}.${k}` : k);
     for (const k of s.required ?? []) {
       if ((v[k] === undefined || v[k] === null) && !NOT_ENFORCED.has(`${s.name}.${k}`)) {
-        out.push({ reason: 'FieldValueRequired', message: 'Required value', field: at(k) });
+        out.push({ reason: 'FieldValueRequired', message: 'Required value', field: path.at(k) });
       }
     }
     for (const k in v) {
       const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
-      if (sub && mayRequire(sub) && !(path === '' && k === 'status')) walk(v[k], sub, at(k), out);
+      if (sub && mayRequire(sub) && !(path.isRoot && k === 'status')) child(v[k], sub, path.field(k), path, out);
     }
   }
+}
+
+function child(v: unknown, s: SchemaNode, seg: string, path: PathStack, out: StatusCause[]): void {
+  path.push(seg);
+  walk(v, s, path, out);
+  path.pop();
 }
 
 /** Causes for the required fields obj lacks, in document order, parents before children. */
 export function requiredCauses(obj: unknown, schema: SchemaNode | undefined): StatusCause[] {
   const out: StatusCause[] = [];
-  if (schema) walk(obj, schema, '', out);
+  if (schema) walk(obj, schema, new PathStack(), out);
   return out;
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { schemaIndex, type SchemaNode } from '../../src/schema/schema.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../../src/schema/quantities.js';
+import { canonicalQuantity } from '../../src/api/quantity.js';
 
 const REFERENCE = fileURLToPath(new URL('../../../reference/openapi-v2.json', import.meta.url));
 const defs: Record<string, any> = JSON.parse(readFileSync(REFERENCE, 'utf8')).definitions;
@@ -92,4 +93,27 @@ test('canonicalizeQuantities rewrites map values, struct fields and list items; 
     () => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail),
     /unable to parse quantity's suffix/,
   );
+});
+
+test('remembered canonical strings: the same answers as canonicalQuantity, past the bound, and a bad one fails every time', () => {
+  const plan = quantityPlan(schemaIndex().forKind('', 'v1', 'Pod')!)!;
+  const fail = (m: string): never => {
+    throw new Error(m);
+  };
+  // 5,000 distinct strings (more than the memo holds), each canonicalized twice
+  const inputs = Array.from(
+    { length: 5000 },
+    (_, i) => `${i % 7 === 0 ? i * 1000 : i}${['m', 'Mi', '', 'k', 'e3'][i % 5]}`,
+  );
+  for (let round = 0; round < 2; round++) {
+    const overhead = Object.fromEntries(inputs.map((q, i) => [`r${i}`, q]));
+    canonicalizeQuantities({ spec: { overhead } }, plan, fail);
+    inputs.forEach((q, i) => {
+      const want = canonicalQuantity(q);
+      assert.ok('value' in want);
+      assert.equal(overhead[`r${i}`], want.value, q);
+    });
+  }
+  for (let round = 0; round < 2; round++)
+    assert.throws(() => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail), /suffix/);
 });
