@@ -57,7 +57,7 @@ interface ShardQueue {
 
 /** Front-thread scheduling knobs (hidden flags, for benchmarking). */
 export interface PoolTuning {
-  /** batches in flight per shard (--actor-pipeline-depth; default 2 on a local store, 1 on etcd) */
+  /** batches in flight per shard (--actor-pipeline-depth; default 2) */
   pipelineDepth?: number;
   /** heavy ops per batch (--actor-heavy-per-batch; default 4, see takeBatch) */
   heavyPerBatch?: number;
@@ -91,9 +91,10 @@ export class ActorPool {
     tuning: PoolTuning = {},
   ) {
     this.follow = cfg.storageBackend === 'etcd3';
-    // a local store's actor executes a batch while the one before commits (Shard.run), so a
-    // second batch in flight keeps it busy; on etcd the idle poll holds the one slot
-    this.pipelineDepth = tuning.pipelineDepth ?? (this.follow ? 1 : 2);
+    // the actor executes a batch while the one before commits (Shard.run; on etcd its
+    // transaction is sent before the one before answers), so a second batch in flight keeps it
+    // busy; on etcd the idle poll takes a slot while no batch is in flight
+    this.pipelineDepth = tuning.pipelineDepth ?? 2;
     this.heavyPerBatch = tuning.heavyPerBatch ?? HEAVY_PER_BATCH;
     const filename = fileURLToPath(new URL('../../workers/shard-actor.js', import.meta.url));
     this.etcdConfig = cfg.etcd;
