@@ -193,11 +193,14 @@ export class EtcdBackend implements Backend {
           // etcd may apply a transaction before the one sent ahead of it (each call is its own
           // stream): refused so, it is sent again, unchanged, once the ones ahead of it settled
           // (and refused again if one of them was)
-          if (!res.succeeded && this.overtook(res, batch, earlier)) {
+          if (!res.succeeded && earlier.length && this.overtook((await this.moved(batch)).responses, batch)) {
             await Promise.allSettled(earlier);
             res = await this.send(txn, batch);
           }
-          if (!res.succeeded) throw this.refusal(res.responses, batch, Number(res.header.revision));
+          if (!res.succeeded) {
+            const now = await this.moved(batch);
+            throw this.refusal(now.responses, batch, Number(now.header.revision));
+          }
           f.committed(Number(res.header.revision), batch, base.chain);
         }
       })
@@ -222,9 +225,6 @@ export class EtcdBackend implements Backend {
     const value = Buffer.from(JSON.stringify(record.del || record.w ? record : revision));
     const compare: ICompare[] = [recordCompare];
     const success: IRequestOp[] = [{ request_put: { key: this.revisionKey, value } }];
-    // on failure, the record and every written key (keys only: their mod_revisions) in the
-    // same read, so the refusal names what moved without another round trip
-    const failure: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
     for (const w of batch) {
       const key = Buffer.concat([this.root, Buffer.from(w.key)]);
       compare.push(this.follower.keyCompare(key, w.key, recordCompare));
@@ -233,9 +233,23 @@ export class EtcdBackend implements Backend {
           ? { request_delete_range: { key } }
           : { request_put: { key, value: Buffer.from(w.value) } },
       );
-      failure.push({ request_range: { key, keys_only: true } });
     }
-    return { txn: { compare, success, failure }, record: value };
+    // (no failure branch: its reads cost every transaction client and etcd CPU; a refusal
+    // reads them once it happens, see moved())
+    return { txn: { compare, success, failure: [] }, record: value };
+  }
+
+  /**
+   * After a refusal: the record and every written key (keys only: their mod_revisions) in one
+   * read, so the refusal names what moved (changes after the refusal only add to it).
+   */
+  private moved(batch: Write[]): Promise<IResponse> {
+    const success: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
+    for (const w of batch)
+      success.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
+    return this.client.kv.txn({ compare: [], success, failure: [] }).catch((e: unknown) => {
+      throw classify(e, this.servers);
+    });
   }
 
   /** Sends one transaction, counted in flight with the keys it writes until it settles. */
@@ -252,10 +266,9 @@ export class EtcdBackend implements Backend {
    * them (etcd applies concurrent calls in any order): no written key changed. (When another
    * server moved the record, the one resend is refused again.)
    */
-  private overtook(res: IResponse, batch: Write[], earlier: Promise<unknown>[]): boolean {
-    if (!earlier.length) return false;
+  private overtook(responses: IResponse['responses'], batch: Write[]): boolean {
     return batch.every((w, i) => {
-      const kv = res.responses[i + 1]?.response_range?.kvs[0];
+      const kv = responses[i + 1]?.response_range?.kvs[0];
       return (kv ? Number(kv.mod_revision) : undefined) === this.follower.modRevs.get(w.key);
     });
   }
@@ -276,7 +289,7 @@ export class EtcdBackend implements Backend {
   }
 
   /**
-   * Why a transaction was refused, from its failure reads (the record, then each write's key):
+   * Why a transaction was refused, from the reads after it (the record, then each write's key):
    * a moved record (another server's commit), or keys changed behind the record (a writer
    * outside this protocol). Its revision is the newest of those changes, so the catch-up waits
    * until the watch has delivered every one of them (a key's change included: without it the

@@ -64,8 +64,13 @@ async function pipelined(
   return [r1!, r2!];
 }
 
+/** A transaction that writes (the backend's reads after a refusal are transactions too). */
+function writes(req: { success?: { request_put?: unknown }[] }): boolean {
+  return !!req.success?.some((op) => op.request_put);
+}
+
 /**
- * Wraps the backend's etcd transactions: the first one runs `first` before it goes out (once
+ * Wraps the backend's etcd transactions that write: the first one runs `first` before it goes out (once
  * built: what it compares is fixed), and returns the number of transactions sent so far.
  */
 function beforeFirstTxn(b: EtcdBackend, first: () => Promise<unknown>): () => number {
@@ -73,7 +78,7 @@ function beforeFirstTxn(b: EtcdBackend, first: () => Promise<unknown>): () => nu
   const txn = kv.txn.bind(kv);
   let calls = 0;
   kv.txn = async (req) => {
-    if (++calls === 1) await first();
+    if (writes(req) && ++calls === 1) await first();
     return txn(req);
   };
   return () => calls;
@@ -143,6 +148,7 @@ describe('EtcdBackend pipelined commits', () => {
     const second = new Promise<void>((r) => (secondDone = r));
     // the first transaction reaches etcd only after the second was answered
     kv.txn = async (req) => {
+      if (!writes(req)) return txn(req);
       const n = ++calls;
       if (n === 1) await second;
       const res = await txn(req);
