@@ -193,14 +193,13 @@ export class EtcdBackend implements Backend {
           // etcd may apply a transaction before the one sent ahead of it (each call is its own
           // stream): refused so, it is sent again, unchanged, once the ones ahead of it settled
           // (and refused again if one of them was)
-          if (!res.succeeded && earlier.length && this.overtook((await this.moved(batch)).responses, batch)) {
+          let now = res.succeeded ? undefined : await this.moved(batch);
+          if (now && earlier.length && this.overtook(now.responses, batch)) {
             await Promise.allSettled(earlier);
             res = await this.send(txn, batch);
+            now = res.succeeded ? undefined : await this.moved(batch);
           }
-          if (!res.succeeded) {
-            const now = await this.moved(batch);
-            throw this.refusal(now.responses, batch, Number(now.header.revision));
-          }
+          if (now) throw this.refusal(now.responses, batch, Number(now.header.revision));
           f.committed(Number(res.header.revision), batch, base.chain);
         }
       })
