@@ -308,14 +308,6 @@ export class ActorPool {
   }
 }
 
-/**
- * A batch's replies all arrive when its last op is done, so a few large LISTs in a batch would
- * hold every small op behind them (a controller's write behind a flood of whole-collection
- * LISTs waited seconds). A batch therefore takes every queued small op but at most
- * HEAVY_PER_BATCH heavy ones (LISTs without a small limit, DELETE collection) in arrival order;
- * the rest wait for the next batch. Ops in one batch are concurrent requests, so their order
- * among themselves carries no meaning.
- */
 /** ops queued before a second batch goes out beside one in flight on etcd (sendsBeside) */
 export const PIPELINE_MIN_OPS = 16;
 
@@ -324,11 +316,20 @@ export const PIPELINE_MIN_OPS = 16;
  * flight; beside a batch in flight only once PIPELINE_MIN_OPS ops wait. Each batch is an etcd
  * transaction of its own, and on a busy machine the etcd and client CPU per transaction costs
  * more than the round trip a second transaction saves (bench/etcd.ts: 32 writers, 60% of raw
- * etcd puts with every batch sent at once, 70-84% with one batch at a time or this threshold).
+ * etcd puts with every batch sent at once, 62-98% with one batch at a time or this threshold).
  */
 export function sendsBeside(s: Pick<ShardQueue, 'inFlight' | 'polling' | 'queue'>): boolean {
   return s.inFlight.length === 0 || s.polling || s.queue.length >= PIPELINE_MIN_OPS;
 }
+
+/**
+ * A batch's replies all arrive when its last op is done, so a few large LISTs in a batch would
+ * hold every small op behind them (a controller's write behind a flood of whole-collection
+ * LISTs waited seconds). A batch therefore takes every queued small op but at most
+ * HEAVY_PER_BATCH heavy ones (LISTs without a small limit, DELETE collection) in arrival order;
+ * the rest wait for the next batch. Ops in one batch are concurrent requests, so their order
+ * among themselves carries no meaning.
+ */
 /** the default (--actor-heavy-per-batch overrides, for benchmarking) */
 const HEAVY_PER_BATCH = 4;
 const SMALL_LIST = 250;
