@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only] [-- <server flags>]`
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only] [--cpu-prof DIR] [-- <server flags>]`
  *
  * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
  * throughput measured on the same etcd:
@@ -10,7 +10,8 @@
  * etcd is Debian's single member on free loopback ports, data under a temp dir, removed after.
  * --creates-only: raw etcd puts and one etcd-backed server's creates, alternated for --rounds
  * rounds on the same etcd (a loaded machine drifts: each figure is the median of its rounds,
- * and the ratio is taken per round, then its median).
+ * and the ratio is taken per round, then its median), with the CPU each phase cost per write:
+ * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Etcd3 } from 'etcd3';
-import { startServer, sleep, type ServerChild } from './lib/procs.js';
+import { cpuSeconds, startServer, sleep, type ServerChild } from './lib/procs.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
 import { runWrk } from './lib/wrk.js';
 
@@ -32,6 +33,8 @@ const CREATES = arg('creates', 3000);
 const GET_SECONDS = arg('get-seconds', 5);
 const ROUNDS = arg('rounds', 1);
 const CREATES_ONLY = process.argv.includes('--creates-only');
+/** --creates-only: the etcd-backed server writes V8 CPU profiles (every thread) into DIR */
+const CPU_PROF = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 /** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
 const SERVER_ARGS = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
@@ -44,7 +47,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startEtcd(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startEtcd(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const root = mkdtempSync(join(tmpdir(), 'plat-bench-etcd-'));
   const [cp, pp] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${cp}`,
@@ -83,6 +86,7 @@ async function startEtcd(): Promise<{ url: string; stop: () => Promise<void> }> 
   }
   return {
     url,
+    pid: proc.pid!,
     stop: async () => {
       proc.kill('SIGTERM');
       await once(proc, 'exit');
@@ -174,26 +178,55 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
+/** CPU µs per op of each process while fn runs n ops (etcd, the server, this process). */
+async function perOp<T>(
+  n: number,
+  pids: { etcd: number; server?: number },
+  fn: () => Promise<T>,
+): Promise<{ out: T; etcd: number; server: number; client: number }> {
+  const e0 = cpuSeconds(pids.etcd);
+  const s0 = pids.server ? cpuSeconds(pids.server) : 0;
+  const c0 = process.cpuUsage();
+  const out = await fn();
+  const c = process.cpuUsage(c0);
+  const us = (sec: number): number => (sec * 1e6) / n;
+  return {
+    out,
+    etcd: us(cpuSeconds(pids.etcd) - e0),
+    server: pids.server ? us(cpuSeconds(pids.server) - s0) : 0,
+    client: (c.user + c.system) / n,
+  };
+}
+
 /** Raw etcd puts against one etcd-backed server's durable creates, round by round. */
-async function createsOnly(url: string): Promise<void> {
+async function createsOnly(url: string, etcdPid: number): Promise<void> {
   const raw: number[] = [],
     srv: number[] = [],
     ratio: number[] = [];
-  const server = await startServer(
-    [],
-    ['--storage-backend', 'etcd3', '--etcd-servers', url, '--etcd-prefix', '/bench-c', ...SERVER_ARGS],
-  );
+  const server = await startServer(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : [], [
+    '--storage-backend',
+    'etcd3',
+    '--etcd-servers',
+    url,
+    '--etcd-prefix',
+    '/bench-c',
+    ...SERVER_ARGS,
+  ]);
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const ns = `bench-c-${r}`;
       await ensureNamespace(server.url, ns);
-      const p = (await rawEtcd(url, `/raw${r}`, false)).put;
-      const c = await creates([server], ns);
+      const rawRun = await perOp(CREATES, { etcd: etcdPid }, () => rawEtcd(url, `/raw${r}`, false));
+      const srvRun = await perOp(CREATES, { etcd: etcdPid, server: server.pid }, () => creates([server], ns));
+      const [p, c] = [rawRun.out.put, srvRun.out];
       raw.push(p);
       srv.push(c);
       ratio.push(c / p);
+      const f = (x: number): string => x.toFixed(0);
       console.log(
-        `round ${r + 1}: raw etcd ${p.toFixed(0)} puts/s, etcd server ${c.toFixed(0)} creates/s (${((100 * c) / p).toFixed(0)}%)`,
+        `round ${r + 1}: raw etcd ${f(p)} puts/s, etcd server ${f(c)} creates/s (${f((100 * c) / p)}%); ` +
+          `CPU µs per put: etcd ${f(rawRun.etcd)}, client ${f(rawRun.client)}; ` +
+          `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)}, client ${f(srvRun.client)}`,
       );
     }
   } finally {
@@ -210,7 +243,7 @@ async function main(): Promise<void> {
   const etcd = await startEtcd();
   if (CREATES_ONLY) {
     try {
-      await createsOnly(etcd.url);
+      await createsOnly(etcd.url, etcd.pid);
     } finally {
       await etcd.stop();
     }

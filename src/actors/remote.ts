@@ -57,11 +57,19 @@ export class RemoteFeed {
     return out;
   }
 
-  /** An idle poll: until changes arrive, work queues (the front thread moves the wake counter past seen) or POLL_MS. */
-  async waitForWork(seen: number, wakeBuffer: SharedArrayBuffer | undefined): Promise<void> {
-    if (this.outbox.length || !wakeBuffer) return;
+  /**
+   * An idle poll: until changes arrive, work queues (the front thread moves the wake counter past
+   * seen), a batch arrives (endPoll) or POLL_MS; resolves with the changes it answers with.
+   */
+  async waitForWork(seen: number, wakeBuffer: SharedArrayBuffer | undefined): Promise<ChangeEvent[]> {
+    if (this.outbox.length || !wakeBuffer) return this.take();
+    let taken: ChangeEvent[] | undefined;
     const arrived = new Promise<void>((resolve) => {
-      this.wakePoll = resolve;
+      // taken at once: a batch that ended the poll takes only what arrives after
+      this.wakePoll = () => {
+        taken ??= this.take();
+        resolve();
+      };
     });
     const woken = (
       Atomics as unknown as {
@@ -70,6 +78,15 @@ export class RemoteFeed {
     ).waitAsync(new Int32Array(wakeBuffer), 0, seen, POLL_MS);
     if (woken.async) await Promise.race([arrived, woken.value]);
     this.wakePoll = undefined;
+    return taken ?? this.take();
+  }
+
+  /**
+   * A batch arrived while a poll waits (a shard with two tasks in flight): the poll, answered
+   * first, takes the changes queued so far, so the batch's reply carries only later ones.
+   */
+  endPoll(): void {
+    this.wakePoll?.();
   }
 }
 

@@ -36,8 +36,8 @@ async function createBackend(cfg: ActorConfig): Promise<Backend> {
   const space = `shard-${cfg.shard}-of-${cfg.shards}`;
   if (cfg.storageBackend !== 'etcd3') return new LmdbBackend(join(cfg.dataDir, space));
   const { EtcdBackend } = await import('../storage/etcd/etcd-backend.js');
-  // shard 0 alone runs the periodic compaction of this server
-  return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0 });
+  // shard 0 alone runs the periodic compaction of this server; commits pipeline as LMDB's do
+  return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0, pipeline: true });
 }
 
 const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -67,14 +67,14 @@ export class Shard extends ShardStores {
   private rawDeletes: string[] = [];
   /** other servers' changes (shared store), applied to the caches, for the next reply */
   private readonly feed = new RemoteFeed();
-  /** pipelined commits (a local store; see pipeline.ts) */
+  /** pipelined commits (see pipeline.ts; on etcd, EtcdBackend's chained transactions) */
   private readonly pipelined: boolean;
   private readonly pipe = new Pipeline();
 
   constructor(cfg: ActorConfig) {
     super(cfg);
     this.rv = new BigInt64Array(cfg.rvBuffer);
-    this.pipelined = cfg.storageBackend !== 'etcd3';
+    this.pipelined = true;
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -166,10 +166,9 @@ export class Shard extends ShardStores {
 
   /** streams: the non-JSON encodings live watchers use per type key (their events come encoded) */
   async run(ops: Op[], streams?: Record<string, Encoding[]>, poll?: number): Promise<BatchReply> {
-    if (poll !== undefined) {
-      await this.feed.waitForWork(poll, this.cfg.wakeBuffer);
-      return { results: [], events: this.feed.take() };
-    }
+    if (poll !== undefined) return { results: [], events: await this.feed.waitForWork(poll, this.cfg.wakeBuffer) };
+    // a poll still waiting (sent before this batch, answered before it) takes the changes so far
+    this.feed.endPoll();
     // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot, a shared store) first waits until every earlier batch is published
     const open = this.pipe.enter();
     let x: Executed;

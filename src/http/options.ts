@@ -83,7 +83,7 @@ export interface CoreOptions {
   /** `--help`/`-h` and `--version` (`raw`: the /version JSON): main prints and exits */
   help: boolean;
   version: '' | 'short' | 'raw';
-  /** hidden `--actor-pipeline-depth` (benchmarking): batches in flight per shard; unset = 2 on LMDB, 1 on etcd */
+  /** hidden `--actor-pipeline-depth` (benchmarking): batches in flight per shard; unset = 2 (LMDB and etcd) */
   actorPipelineDepth?: number;
   /** hidden `--actor-heavy-per-batch` (benchmarking): heavy ops (large LISTs, DELETE collection) per actor batch; unset = 4 */
   actorHeavyPerBatch?: number;

@@ -82,7 +82,8 @@ export interface Backend {
    * transaction when the batch fits its request limits, else a sequence (docs/etcd.md).
    * written (optional): called once the writes are ordered in the store but before they are
    * durable, when the backend can tell (LMDB: the transaction is committed, its fsync still
-   * running); a later commit may start then, and becomes durable no earlier than this one.
+   * running; etcd: the transaction is sent, and a later one commits only if this one did); a
+   * later commit may start then, and becomes durable no earlier than this one.
    */
   commit(writes: Write[], revision: number, written?: () => void): Promise<void>;
   /** The highest revision ever committed through this backend (0 when empty). */

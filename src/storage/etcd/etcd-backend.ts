@@ -5,6 +5,7 @@
  * guarded by compares (optimistic concurrency), durable once etcd acknowledges them. Several
  * API servers may share a space: each follows the others' commits through an etcd watch.
  */
+import { randomBytes } from 'node:crypto';
 import type { Etcd3, ICompare, IRequestOp } from 'etcd3';
 import { CommitConflict, type Backend, type RemoteChange, type StoredEntry, type Write } from '../interface.js';
 import { classify, createClient, type EtcdConfig } from './etcd-client.js';
@@ -22,11 +23,23 @@ export interface EtcdBackendOptions {
   maxTxnBytes?: number;
   /** run the periodic compaction of the whole etcd (one backend per server process does) */
   compact?: boolean;
+  /**
+   * every record written carries a token unique to its transaction, so a commit may start while
+   * the one before is in flight (see SpaceFollower.base); without it the record is the bare
+   * resourceVersion and a commit should start only once the one before settled
+   */
+  pipeline?: boolean;
 }
 
-const DEFAULTS = { pageKeys: 1000, maxTxnOps: 128, maxTxnBytes: 1024 * 1024 };
+const DEFAULTS = { pageKeys: 1000, maxTxnOps: 128, maxTxnBytes: 1024 * 1024, pipeline: false };
 /** how long a refused commit waits for the watch to deliver the commit that beat it */
 const CATCH_UP_MS = 10_000;
+interface TxnRequest {
+  compare: ICompare[];
+  success: IRequestOp[];
+  failure: IRequestOp[];
+}
+type IResponse = Awaited<ReturnType<Etcd3['kv']['txn']>>;
 /** the deadline of the read that makes a read consistent */
 const SYNC_TIMEOUT_MS = 5_000;
 
@@ -53,6 +66,12 @@ export class EtcdBackend implements Backend {
   private readonly servers: string;
   private readonly follower: SpaceFollower;
   private rev = 0;
+  /** transactions in flight, and how many of them write each key */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly inFlightKeys = new Map<string, number>();
+  /** this backend's record token (see EtcdBackendOptions.pipeline) and its transaction count */
+  private readonly token = randomBytes(6).toString('base64url');
+  private txnSeq = 0;
 
   /** space names this backend's key space inside the prefix, e.g. `shard-0-of-2`. */
   constructor(cfg: EtcdConfig, space: string, options: EtcdBackendOptions = {}) {
@@ -144,60 +163,132 @@ export class EtcdBackend implements Backend {
 
   /**
    * Commits as etcd transactions that succeed only if nothing changed the space since the
-   * state this backend knows: the revision record's mod_revision is compared (every commit
-   * writes it, so commits to a space are totally ordered), and every written key's
-   * mod_revision (absent for a create), as upstream's guaranteed updates do. A refused
-   * transaction waits until the follower has delivered the commit that beat it, then rejects
-   * with CommitConflict.
+   * state this backend knows: the revision record is compared (every commit writes it, so
+   * commits to a space are totally ordered; by mod_revision, or by value over a transaction
+   * still in flight: SpaceFollower.base), and every written key's mod_revision (absent for a
+   * create), as upstream's guaranteed updates do. written() runs once the last transaction is
+   * sent: the next commit may start then (it waits only for the keys this one writes). A
+   * refused transaction waits until the follower has delivered the commit that beat it, then
+   * rejects with CommitConflict.
    */
-  async commit(writes: Write[], revision: number): Promise<void> {
+  async commit(writes: Write[], revision: number, written?: () => void): Promise<void> {
     const f = this.follower;
+    let chain = -1;
     await f
       .hold(async () => {
-        for (const batch of this.transactions(writes)) {
-          const record: RevisionRecord = { rv: revision };
-          for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
-          const compare: ICompare[] = [f.revisionCompare(this.revisionKey)];
-          const success: IRequestOp[] = [
-            {
-              request_put: {
-                key: this.revisionKey,
-                value: Buffer.from(JSON.stringify(record.del ? record : revision)),
-              },
-            },
-          ];
-          for (const w of batch) {
-            const key = Buffer.concat([this.root, Buffer.from(w.key)]);
-            compare.push(f.keyCompare(key, w.key));
-            success.push(
-              w.value === undefined
-                ? { request_delete_range: { key } }
-                : { request_put: { key, value: Buffer.from(w.value) } },
-            );
+        const txns = this.transactions(writes);
+        for (let i = 0; i < txns.length; i++) {
+          const batch = txns[i]!;
+          // the base is taken before any wait: a commit started over one in flight stays on it
+          const base = f.base(this.revisionKey);
+          chain = base.chain;
+          // a key a transaction in flight writes has a mod_revision known once that one settles
+          while (batch.some((w) => this.inFlightKeys.has(w.key))) await Promise.allSettled([...this.inFlight]);
+          const { txn, record } = this.build(batch, revision, base.compare);
+          const earlier = [...this.inFlight];
+          const call = this.send(txn, batch);
+          f.sent(record, base.chain);
+          if (i === txns.length - 1) written?.();
+          let res = await call;
+          // etcd may apply a transaction before the one sent ahead of it (each call is its own
+          // stream): refused so, it is sent again, unchanged, once the ones ahead of it settled
+          // (and refused again if one of them was)
+          let now = res.succeeded ? undefined : await this.moved(batch);
+          if (now && earlier.length && this.overtook(now.responses, batch)) {
+            await Promise.allSettled(earlier);
+            res = await this.send(txn, batch);
+            now = res.succeeded ? undefined : await this.moved(batch);
           }
-          // on failure, the record and every written key (keys only: their mod_revisions) in the
-          // same read, so the refusal names what moved without another round trip
-          const failure: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
-          for (const w of batch)
-            failure.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
-          const res = await this.client.kv.txn({ compare, success, failure }).catch((e: unknown) => {
-            throw classify(e, this.servers);
-          });
-          if (!res.succeeded) throw this.refusal(res.responses, batch, Number(res.header.revision));
-          f.committed(Number(res.header.revision), batch);
+          if (now) throw this.refusal(now.responses, batch, Number(now.header.revision));
+          f.committed(Number(res.header.revision), batch, base.chain);
         }
       })
       .catch(async (e: unknown) => {
-        if (!(e instanceof CommitConflict)) throw e;
+        // a transaction that failed otherwise may still commit: the chain ends here too
+        if (!(e instanceof CommitConflict)) {
+          f.unsure(chain);
+          throw e;
+        }
         // deliver the commit that won before the batch runs again
-        await f.caughtUp(e.rev, CATCH_UP_MS);
+        await f.caughtUp(e.rev, CATCH_UP_MS).finally(() => f.refused(chain));
         throw e;
       });
     this.rev = Math.max(this.rev, revision);
   }
 
+  /** The transaction of one slice of a commit, and the record value it writes. */
+  private build(batch: Write[], revision: number, recordCompare: ICompare): { txn: TxnRequest; record: Buffer } {
+    const record: RevisionRecord & { w?: string } = { rv: revision };
+    for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
+    if (this.opts.pipeline) record.w = `${this.token}.${++this.txnSeq}`;
+    const value = Buffer.from(JSON.stringify(record.del || record.w ? record : revision));
+    const compare: ICompare[] = [recordCompare];
+    const success: IRequestOp[] = [{ request_put: { key: this.revisionKey, value } }];
+    for (const w of batch) {
+      const key = Buffer.concat([this.root, Buffer.from(w.key)]);
+      compare.push(this.follower.keyCompare(key, w.key, recordCompare));
+      success.push(
+        w.value === undefined
+          ? { request_delete_range: { key } }
+          : { request_put: { key, value: Buffer.from(w.value) } },
+      );
+    }
+    // (no failure branch: its reads cost every transaction client and etcd CPU; a refusal
+    // reads them once it happens, see moved())
+    return { txn: { compare, success, failure: [] }, record: value };
+  }
+
   /**
-   * Why a transaction was refused, from its failure reads (the record, then each write's key):
+   * After a refusal: the record and every written key (keys only: their mod_revisions) in one
+   * read, so the refusal names what moved (changes after the refusal only add to it).
+   */
+  private moved(batch: Write[]): Promise<IResponse> {
+    const success: IRequestOp[] = [{ request_range: { key: this.revisionKey } }];
+    for (const w of batch)
+      success.push({ request_range: { key: Buffer.concat([this.root, Buffer.from(w.key)]), keys_only: true } });
+    return this.client.kv.txn({ compare: [], success, failure: [] }).catch((e: unknown) => {
+      throw classify(e, this.servers);
+    });
+  }
+
+  /** Sends one transaction, counted in flight with the keys it writes until it settles. */
+  private send(txn: TxnRequest, batch: Write[]): Promise<IResponse> {
+    const call = this.client.kv.txn(txn).catch((e: unknown) => {
+      throw classify(e, this.servers);
+    });
+    this.track(call, batch);
+    return call;
+  }
+
+  /**
+   * Whether a refused transaction sent behind others of this backend may only have overtaken
+   * them (etcd applies concurrent calls in any order): no written key changed. (When another
+   * server moved the record, the one resend is refused again.)
+   */
+  private overtook(responses: IResponse['responses'], batch: Write[]): boolean {
+    return batch.every((w, i) => {
+      const kv = responses[i + 1]?.response_range?.kvs[0];
+      return (kv ? Number(kv.mod_revision) : undefined) === this.follower.modRevs.get(w.key);
+    });
+  }
+
+  /** Counts a transaction in flight and the keys it writes until it settles. */
+  private track(call: Promise<unknown>, batch: Write[]): void {
+    this.inFlight.add(call);
+    for (const w of batch) this.inFlightKeys.set(w.key, (this.inFlightKeys.get(w.key) ?? 0) + 1);
+    const settle = (): void => {
+      this.inFlight.delete(call);
+      for (const w of batch) {
+        const n = this.inFlightKeys.get(w.key)! - 1;
+        if (n) this.inFlightKeys.set(w.key, n);
+        else this.inFlightKeys.delete(w.key);
+      }
+    };
+    call.then(settle, settle);
+  }
+
+  /**
+   * Why a transaction was refused, from the reads after it (the record, then each write's key):
    * a moved record (another server's commit), or keys changed behind the record (a writer
    * outside this protocol). Its revision is the newest of those changes, so the catch-up waits
    * until the watch has delivered every one of them (a key's change included: without it the

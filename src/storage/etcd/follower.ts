@@ -4,8 +4,15 @@
  * watch that delivers other writers' commits in revision order. Events of the backend's own
  * commits are recognised by revision (a commit succeeds only if nothing else changed the space
  * since the state already delivered, so every event at or below it is known) and skipped;
- * events arriving while a commit is in flight wait until it settles, so the owner always sees
- * the space's commits in order, its own included.
+ * events arriving while a commit is in flight wait until every one settles, so the owner always
+ * sees the space's commits in order, its own included.
+ *
+ * Pipelined commits: a transaction sent while the one before is still in flight cannot know the
+ * revision record's next mod_revision, so it compares the record's value with what the one
+ * before wrote (`tip`); every record this backend writes carries a token unique to its
+ * transaction, so the value matches only if that transaction committed and nothing wrote the
+ * record since. A refused transaction breaks the chain: every one sent on it is refused too,
+ * and the next chain starts from the delivered state once the refusal is reported (`refused`).
  */
 import type { Etcd3, ICompare, IEvent, Watcher } from 'etcd3';
 import { StoreUnavailable, type RemoteChange, type Write } from '../interface.js';
@@ -46,7 +53,16 @@ export class SpaceFollower {
   private applied = 0;
   /** mod_revision of the revision record; 0 while it does not exist */
   private recordRev = 0;
-  private committing = false;
+  /** transactions in flight (events wait until none is) */
+  private committing = 0;
+  /**
+   * The record value the newest transaction of the current chain wrote (undefined: compare the
+   * delivered mod_revision); chain counts the broken chains (see refused()).
+   */
+  private tip: { value: Buffer; chain: number } | undefined;
+  private chain = 0;
+  /** chains whose transaction failed without an answer (see unsure()) */
+  private readonly doubtful = new Set<number>();
   private buffer: IEvent[] = [];
   private waiters: Waiter[] = [];
   private watcher: Watcher | undefined;
@@ -72,12 +88,14 @@ export class SpaceFollower {
     this.loaded = true;
     this.applied = rev;
     this.recordRev = 0;
+    this.tip = undefined;
   }
 
   /** The revision record as read at etcd revision rev (mod_revision 0: absent). */
   known(rev: number, recordModRev: number): void {
     this.applied = Math.max(this.applied, rev);
     this.recordRev = recordModRev;
+    this.tip = undefined;
   }
 
   start(onChanges: (changes: RemoteChange[]) => void): void {
@@ -126,7 +144,7 @@ export class SpaceFollower {
     for (;;) {
       if (this.stopped) return;
       // a commit in flight settles first (its events are then known by revision)
-      while (this.committing) await new Promise((r) => setTimeout(r, 10));
+      while (this.committing > 0) await new Promise((r) => setTimeout(r, 10));
       try {
         const snap = await this.snapshot();
         this.resynced(snap);
@@ -151,6 +169,7 @@ export class SpaceFollower {
       if (kv.key === META_REVISION) {
         record = parseRevision(kv.value);
         this.recordRev = kv.modRev;
+        this.tip = undefined;
         continue;
       }
       if (this.modRevs.get(kv.key) !== kv.modRev) changes.push({ key: kv.key, value: kv.value, rv: 0 });
@@ -169,16 +188,54 @@ export class SpaceFollower {
     if (changes.length) this.onChanges?.(changes);
   }
 
-  /** Runs a commit; events that arrive meanwhile wait for it to settle. */
+  /** Runs a commit; events that arrive meanwhile wait until it and every other in flight settle. */
   async hold<T>(fn: () => Promise<T>): Promise<T> {
-    this.committing = true;
+    this.committing++;
     try {
       return await fn();
     } finally {
-      this.committing = false;
+      this.committing--;
       // after the owner has applied its own commit (its continuation runs in microtasks first)
       setImmediate(() => this.drain());
     }
+  }
+
+  /**
+   * The compare of the revision record for the next transaction, and its place in the chain:
+   * the value the newest transaction sent wrote, else the delivered mod_revision.
+   */
+  base(key: Buffer): { compare: ICompare; chain: number } {
+    const tip = this.tip;
+    if (tip) return { compare: { key, target: 'Value', result: 'Equal', value: tip.value }, chain: tip.chain };
+    return { compare: this.revisionCompare(key), chain: this.chain };
+  }
+
+  /** A transaction built on chain was sent; it wrote value into the record. */
+  sent(value: Buffer, chain: number): void {
+    if (chain === this.chain) this.tip = { value, chain };
+  }
+
+  /**
+   * A transaction built on chain was refused, and the commit that beat it delivered: the
+   * transactions sent on that chain are refused too (they compare a value never written), and
+   * the next one compares the delivered state. (The caller reports the refusal at once, so a
+   * batch executed over the refused one's writes runs again before it commits; see Shard.run.)
+   */
+  refused(chain: number): void {
+    if (chain !== this.chain) return;
+    this.chain++;
+    this.tip = undefined;
+  }
+
+  /**
+   * A transaction built on chain failed without an answer (a timeout, a lost connection): it
+   * may have committed. The chain ends as for a refusal; if a transaction sent on it commits,
+   * the doubtful one did too, and its events are at or below what committed() marks delivered:
+   * the space is then read again (the re-list delivers the difference).
+   */
+  unsure(chain: number): void {
+    this.doubtful.add(chain);
+    this.refused(chain);
   }
 
   revisionCompare(key: Buffer): ICompare {
@@ -188,19 +245,22 @@ export class SpaceFollower {
   }
 
   /** The key is as this backend knows it: same mod_revision, or absent (create). */
-  keyCompare(key: Buffer, rel: string): ICompare {
+  keyCompare(key: Buffer, rel: string, record: ICompare): ICompare {
     const m = this.modRevs.get(rel);
     if (m !== undefined) return { key, target: 'Mod', result: 'Equal', mod_revision: m };
     // without a full load the backend cannot know a key is absent: compare the record only
-    return this.loaded
-      ? { key, target: 'Create', result: 'Equal', create_revision: 0 }
-      : this.revisionCompare(Buffer.concat([this.root, Buffer.from(META_REVISION)]));
+    return this.loaded ? { key, target: 'Create', result: 'Equal', create_revision: 0 } : record;
   }
 
-  /** The backend's own transaction succeeded at etcd revision rev. */
-  committed(rev: number, writes: Write[]): void {
-    this.applied = rev;
-    this.recordRev = rev;
+  /** The backend's own transaction, built on chain, succeeded at etcd revision rev. */
+  committed(rev: number, writes: Write[], chain: number): void {
+    if (this.doubtful.has(chain)) {
+      this.doubtful.delete(chain);
+      void this.relist(`a transaction sent after one without an answer committed`);
+    }
+    // (pipelined transactions may answer out of order; the newest one's revision stays)
+    this.applied = Math.max(this.applied, rev);
+    this.recordRev = Math.max(this.recordRev, rev);
     for (const w of writes) {
       if (w.value === undefined) this.modRevs.delete(w.key);
       else this.modRevs.set(w.key, rev);
@@ -233,7 +293,7 @@ export class SpaceFollower {
   }
 
   private drain(): void {
-    if (this.committing || this.relisting || this.stopped) return;
+    if (this.committing > 0 || this.relisting || this.stopped) return;
     const buf = this.buffer;
     this.buffer = [];
     for (let i = 0; i < buf.length; ) {
@@ -258,6 +318,7 @@ export class SpaceFollower {
           this.lastRv = record.rv;
         }
         this.recordRev = ev.type === 'Put' ? rev : 0;
+        this.tip = undefined;
         continue;
       }
       if (ev.type === 'Put') {
