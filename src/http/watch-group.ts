@@ -10,10 +10,16 @@
  * the pending frames above its fromRV (all of them but for a member flushed early by the hub,
  * before a bookmark or a close), then advances it to the last pending version, so no frame is
  * written twice or skipped, and frames keep their rv order.
+ *
+ * Slices: a flush may stop when its budget runs out (src/http/watch-flush.ts) and go on later
+ * with the frames it took (`sending`); frames dispatched meanwhile wait in `pending` for the
+ * next flush. A member written early in between gets the taken frames above its fromRV, then
+ * the pending ones, so the order holds across slices too.
  */
 import type { Encoding } from '../actors/protocol.js';
 import { joinChunks, type Chunk } from '../codec/watch-encoding.js';
 import type { Matcher } from '../api/watch-filter.js';
+import { UNLIMITED, type Budget } from './watch-budget.js';
 
 /** What the group needs of a watcher (the hub's Watcher). */
 export interface Member {
@@ -32,11 +38,22 @@ export function groupKey(w: Member, streamKey: string): string | undefined {
   return `${w.namespace}\u0000${streamKey}\u0000${w.apiVersion}`;
 }
 
+/** Frames a flush took from a group and the members it has yet to write them to. */
+interface Sending<W> {
+  rvs: number[];
+  chunks: Chunk[];
+  /** all the frames joined, made once for the members that get all of them */
+  all?: Chunk;
+  next: Iterator<W>;
+}
+
 export class WatchGroup<W extends Member> {
   readonly members = new Set<W>();
-  /** versions and frames dispatched since the last flush, in rv order */
+  /** versions and frames dispatched since the last flush began, in rv order */
   private rvs: number[] = [];
   private chunks: Chunk[] = [];
+  /** a flush stopped by its budget, to be continued before the next one begins */
+  private sending: Sending<W> | undefined;
 
   constructor(readonly namespace: string) {}
 
@@ -55,31 +72,54 @@ export class WatchGroup<W extends Member> {
     this.chunks.push(chunk);
   }
 
-  /** Hands every member its pending frames (one shared buffer for the common case) via send. */
-  flush(send: (w: W, chunk: Chunk) => void): void {
-    const { rvs, chunks } = this;
-    if (!chunks.length) return;
-    this.rvs = [];
-    this.chunks = [];
+  /**
+   * Hands every member its frames (one shared buffer for the common case) via send. Returns
+   * false when the budget ran out first: a later call goes on with the same frames and members
+   * (a member that joins meanwhile is visited too; it has those versions from the hub's replay).
+   */
+  flush(send: (w: W, chunk: Chunk) => void, budget: Budget = UNLIMITED): boolean {
+    let s = this.sending;
+    if (!s) {
+      if (!this.chunks.length) return true;
+      s = this.sending = { rvs: this.rvs, chunks: this.chunks, next: this.members.values() };
+      this.rvs = [];
+      this.chunks = [];
+    }
+    const { rvs, chunks } = s;
     const first = rvs[0]!;
     const last = rvs[rvs.length - 1]!;
-    let all: Chunk | undefined;
-    for (const w of this.members) {
+    for (;;) {
+      if (!budget.more()) return false;
+      const r = s.next.next();
+      if (r.done) break;
+      const w = r.value;
       if (w.closed || w.failed || w.fromRV >= last) continue;
       let out: Chunk;
-      if (w.fromRV < first) out = all ??= joinChunks(chunks);
+      if (w.fromRV < first) out = s.all ??= joinChunks(chunks);
       else out = joinChunks(chunks.filter((_c, i) => rvs[i]! > w.fromRV));
       w.fromRV = last;
       send(w, out);
     }
+    this.sending = undefined;
+    return true;
   }
 
-  /** The pending frames above one member's fromRV, written to it now (it advances past them). */
+  /** The taken and pending frames above one member's fromRV, written to it now (it advances past them). */
   flushMember(w: W, send: (w: W, chunk: Chunk) => void): void {
-    const { rvs, chunks } = this;
-    if (!chunks.length || w.closed || w.failed || w.fromRV >= rvs[rvs.length - 1]!) return;
-    const out = chunks.filter((_c, i) => rvs[i]! > w.fromRV);
-    w.fromRV = rvs[rvs.length - 1]!;
+    if (w.closed || w.failed) return;
+    const out: Chunk[] = [];
+    let last = w.fromRV;
+    const taken = this.sending;
+    const parts = taken ? [taken, { rvs: this.rvs, chunks: this.chunks }] : [{ rvs: this.rvs, chunks: this.chunks }];
+    for (const { rvs, chunks } of parts) {
+      for (let i = 0; i < rvs.length; i++) {
+        if (rvs[i]! <= last) continue;
+        out.push(chunks[i]!);
+        last = rvs[i]!;
+      }
+    }
+    if (!out.length) return;
+    w.fromRV = last;
     send(w, joinChunks(out));
   }
 }
