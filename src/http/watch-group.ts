@@ -12,9 +12,10 @@
  * written twice or skipped, and frames keep their rv order.
  *
  * Slices: a flush may stop when its budget runs out (src/http/watch-flush.ts) and go on later
- * with the frames it took (`sending`); frames dispatched meanwhile wait in `pending` for the
- * next flush. A member written early in between gets the taken frames above its fromRV, then
- * the pending ones, so the order holds across slices too.
+ * with the frames it took (`sending`); frames dispatched meanwhile are pending for the next
+ * flush, and the members this one has yet to reach get them with its own frames (not one
+ * flush later). Whatever writes a member, it gets the taken frames above its fromRV, then the
+ * pending ones, and advances past them, so the order holds across slices too.
  */
 import type { Encoding } from '../actors/protocol.js';
 import { joinChunks, type Chunk } from '../codec/watch-encoding.js';
@@ -42,9 +43,10 @@ export function groupKey(w: Member, streamKey: string): string | undefined {
 interface Sending<W> {
   rvs: number[];
   chunks: Chunk[];
-  /** all the frames joined, made once for the members that get all of them */
-  all?: Chunk;
   next: Iterator<W>;
+  /** the frames above a member's fromRV joined, per fromRV (most members share one), while `pendingSeen` frames are pending */
+  joined: Map<number, Chunk>;
+  pendingSeen: number;
 }
 
 export class WatchGroup<W extends Member> {
@@ -73,31 +75,41 @@ export class WatchGroup<W extends Member> {
   }
 
   /**
-   * Hands every member its frames (one shared buffer for the common case) via send. Returns
-   * false when the budget ran out first: a later call goes on with the same frames and members
-   * (a member that joins meanwhile is visited too; it has those versions from the hub's replay).
+   * Hands every member its frames (one shared buffer per fromRV, in practice one for all) via
+   * send. Returns false when the budget ran out first: a later call goes on with the same
+   * frames and members (a member that joins meanwhile is visited too; it has those versions
+   * from the hub's replay).
    */
   flush(send: (w: W, chunk: Chunk) => void, budget: Budget = UNLIMITED): boolean {
     let s = this.sending;
     if (!s) {
       if (!this.chunks.length) return true;
-      s = this.sending = { rvs: this.rvs, chunks: this.chunks, next: this.members.values() };
+      s = this.sending = {
+        rvs: this.rvs,
+        chunks: this.chunks,
+        next: this.members.values(),
+        joined: new Map(),
+        pendingSeen: 0,
+      };
       this.rvs = [];
       this.chunks = [];
     }
-    const { rvs, chunks } = s;
-    const first = rvs[0]!;
-    const last = rvs[rvs.length - 1]!;
+    const last = s.rvs[s.rvs.length - 1]!;
     for (;;) {
       if (!budget.more()) return false;
       const r = s.next.next();
       if (r.done) break;
       const w = r.value;
-      if (w.closed || w.failed || w.fromRV >= last) continue;
-      let out: Chunk;
-      if (w.fromRV < first) out = s.all ??= joinChunks(chunks);
-      else out = joinChunks(chunks.filter((_c, i) => rvs[i]! > w.fromRV));
-      w.fromRV = last;
+      // frames dispatched since this flush began go out with it to the members it has yet to reach
+      const top = this.chunks.length ? this.rvs[this.rvs.length - 1]! : last;
+      if (w.closed || w.failed || w.fromRV >= top) continue;
+      if (s.pendingSeen !== this.chunks.length) {
+        s.joined.clear();
+        s.pendingSeen = this.chunks.length;
+      }
+      let out = s.joined.get(w.fromRV);
+      if (!out) s.joined.set(w.fromRV, (out = joinChunks(this.above(w.fromRV))));
+      w.fromRV = top;
       send(w, out);
     }
     this.sending = undefined;
@@ -107,20 +119,22 @@ export class WatchGroup<W extends Member> {
   /** The taken and pending frames above one member's fromRV, written to it now (it advances past them). */
   flushMember(w: W, send: (w: W, chunk: Chunk) => void): void {
     if (w.closed || w.failed) return;
-    const out: Chunk[] = [];
-    let last = w.fromRV;
-    const taken = this.sending;
-    const parts = taken ? [taken, { rvs: this.rvs, chunks: this.chunks }] : [{ rvs: this.rvs, chunks: this.chunks }];
-    for (const { rvs, chunks } of parts) {
-      for (let i = 0; i < rvs.length; i++) {
-        if (rvs[i]! <= last) continue;
-        out.push(chunks[i]!);
-        last = rvs[i]!;
-      }
-    }
+    const out = this.above(w.fromRV);
     if (!out.length) return;
-    w.fromRV = last;
+    w.fromRV = this.rvs.length ? this.rvs[this.rvs.length - 1]! : this.sending!.rvs[this.sending!.rvs.length - 1]!;
     send(w, joinChunks(out));
+  }
+
+  /** The taken, then the pending frames above a version (both in rv order, the taken ones older). */
+  private above(from: number): Chunk[] {
+    const out: Chunk[] = [];
+    for (const [rvs, chunks] of [
+      [this.sending?.rvs ?? [], this.sending?.chunks ?? []],
+      [this.rvs, this.chunks],
+    ] as const) {
+      for (let i = 0; i < rvs.length; i++) if (rvs[i]! > from) out.push(chunks[i]!);
+    }
+    return out;
   }
 }
 
