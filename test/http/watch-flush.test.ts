@@ -77,7 +77,7 @@ describe('WatchHub flush in slices', () => {
     assert.deepEqual(ws.map(rvs), [['1'], ['1'], ['1', '2'], ['1', '2']]);
     assert.deepEqual(writes, [1, 1, 1, 1]);
     hub.flush();
-    assert.deepEqual(ws.map(rvs), [['1', '2'], ['1', '2'], ['1', '2'], ['1', '2']]);
+    for (const s of ws) assert.deepEqual(rvs(s), ['1', '2']);
     assert.deepEqual(writes, [2, 2, 1, 1]);
   });
 
