@@ -2,8 +2,10 @@
  * One flush of the watch hub (src/http/watch-hub.ts): the groups with frames dispatched and the
  * solo watchers' queued frames, taken when the flush begins and written in as many slices as
  * the budget asks for. Frames dispatched meanwhile wait for the next flush, which begins only
- * once this one is done, so each watcher gets its frames in rv order; a watcher written early
- * (bookmark, close) takes its frames of this flush out first (`take`).
+ * once this one is done, so each watcher gets its frames in rv order, except that a watcher
+ * this flush has yet to reach gets those newer frames with its own (groups: watch-group.ts;
+ * solo watchers: `fresh`); a watcher written early (bookmark, close) takes its frames of this
+ * flush out first (`take`).
  */
 import { joinChunks, type Chunk } from '../codec/watch-encoding.js';
 import type { Budget } from './watch-budget.js';
@@ -21,9 +23,11 @@ export class FlushRun<W extends Member> {
   /** front-thread time spent writing so far (ms): what paces the next flush */
   busyMs = 0;
 
+  /** fresh: takes a solo watcher's frames queued since this flush began (newer than its own here) */
   constructor(
     groups: Set<WatchGroup<W>>,
     private readonly queued: Map<W, Chunk[]>,
+    private readonly fresh: (w: W) => Chunk[] | undefined,
   ) {
     this.groups = groups.values();
     this.solo = queued.entries();
@@ -47,7 +51,9 @@ export class FlushRun<W extends Member> {
       const [w, chunks] = r.value;
       // written now: a later take() must not find it
       this.queued.delete(w);
-      if (!w.closed) send(w, this.join(chunks));
+      if (w.closed) continue;
+      const newer = this.fresh(w);
+      send(w, this.join(newer ? [...chunks, ...newer] : chunks));
     }
   }
 

@@ -259,7 +259,7 @@ export class WatchHub {
     if (!run) {
       // nothing queued (written early by flushOne): the last flush still paces the next
       if (this.queued.size === 0 && this.dirty.size === 0) return;
-      run = this.run = new FlushRun(this.dirty, this.queued);
+      run = this.run = new FlushRun(this.dirty, this.queued, this.takeQueued);
       this.dirty = new Set();
       this.queued = new Map();
     }
@@ -279,6 +279,13 @@ export class WatchHub {
   }
 
   private readonly sendTo = (w: Live, chunk: Chunk): void => this.send(w, chunk);
+
+  /** A solo watcher's frames queued for the next flush, taken out (written with the flush under way). */
+  private readonly takeQueued = (w: Live): Chunk[] | undefined => {
+    const chunks = this.queued.get(w);
+    if (chunks) this.queued.delete(w);
+    return chunks;
+  };
 
   /** Writes one watcher's frames now, those of a flush under way first (before anything else is written to it). */
   private flushOne(w: Live): void {

@@ -81,6 +81,29 @@ describe('WatchHub flush in slices', () => {
     assert.deepEqual(writes, [2, 2, 1, 1]);
   });
 
+  it('a solo watcher (selector) not yet written gets the frames dispatched during the flush with its own', () => {
+    const hub = new WatchHub(1 << 20);
+    const ws = Array.from({ length: 4 }, () => watcher({ matcher: () => true }));
+    const writes = ws.map(() => 0);
+    ws.forEach((s, i) => {
+      const write = s.w.sink.write;
+      s.w.sink.write = (c) => {
+        writes[i]!++;
+        return write(c);
+      };
+      hub.add(s.w);
+    });
+    hub.dispatch([event(1)]);
+    hub.flush(sends(2));
+    hub.dispatch([event(2)]);
+    hub.flush(sends(10));
+    assert.deepEqual(ws.map(rvs), [['1'], ['1'], ['1', '2'], ['1', '2']]);
+    assert.deepEqual(writes, [1, 1, 1, 1]);
+    hub.flush();
+    for (const s of ws) assert.deepEqual(rvs(s), ['1', '2']);
+    assert.deepEqual(writes, [2, 2, 1, 1]);
+  });
+
   it('a member cut off as slow in a later slice leaves the others all their frames', () => {
     const hub = new WatchHub(100);
     const ws = Array.from({ length: 6 }, () => watcher());
