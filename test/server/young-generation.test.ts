@@ -1,7 +1,8 @@
 /**
  * src/server/young-generation.ts: the server's front thread keeps V8's initial young
- * generation (2 MB of semi-spaces) under a load that grows it to 16–32 MB by default, and an
- * explicit young-generation flag is left alone. The server is the real one (dist/src/main.js);
+ * generation (2 MB of semi-spaces; at most one doubling, when a scavenge falls between a
+ * Worker start resetting the flag and its re-set) under a load that grows it to 32 MB by
+ * default, and an explicit young-generation flag is left alone. The server is the real one (dist/src/main.js);
  * a preload (test/fixtures/heap-probe.ts) reports its new space's size on SIGUSR2.
  */
 import { test } from 'node:test';
@@ -62,12 +63,12 @@ async function newSpaceAfterLoad(env: Record<string, string>): Promise<number> {
 
 test('the front thread keeps its initial young generation while watchers open', async () => {
   const size = await newSpaceAfterLoad({ NODE_OPTIONS: `--import=${PROBE}` });
-  assert.ok(size <= 2 * MB, `new space ${size} bytes`);
+  assert.ok(size <= 4 * MB, `new space ${size} bytes`);
 });
 
 test('an explicit --max-semi-space-size is left to V8 (the young generation grows up to it)', async () => {
   const size = await newSpaceAfterLoad({ NODE_OPTIONS: `--import=${PROBE} --max-semi-space-size=8` });
-  assert.ok(size > 2 * MB, `new space ${size} bytes`);
+  assert.ok(size > 4 * MB, `new space ${size} bytes`);
 });
 
 test('explicit young-generation flags are recognised on the command line and in NODE_OPTIONS', () => {
