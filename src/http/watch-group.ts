@@ -10,10 +10,17 @@
  * the pending frames above its fromRV (all of them but for a member flushed early by the hub,
  * before a bookmark or a close), then advances it to the last pending version, so no frame is
  * written twice or skipped, and frames keep their rv order.
+ *
+ * Slices: a flush may stop when its budget runs out (src/http/watch-flush.ts) and go on later
+ * with the frames it took (`sending`); frames dispatched meanwhile are pending for the next
+ * flush, and the members this one has yet to reach get them with its own frames (not one
+ * flush later). Whatever writes a member, it gets the taken frames above its fromRV, then the
+ * pending ones, and advances past them, so the order holds across slices too.
  */
 import type { Encoding } from '../actors/protocol.js';
 import { joinChunks, type Chunk } from '../codec/watch-encoding.js';
 import type { Matcher } from '../api/watch-filter.js';
+import { UNLIMITED, type Budget } from './watch-budget.js';
 
 /** What the group needs of a watcher (the hub's Watcher). */
 export interface Member {
@@ -32,11 +39,23 @@ export function groupKey(w: Member, streamKey: string): string | undefined {
   return `${w.namespace}\u0000${streamKey}\u0000${w.apiVersion}`;
 }
 
+/** Frames a flush took from a group and the members it has yet to write them to. */
+interface Sending<W> {
+  rvs: number[];
+  chunks: Chunk[];
+  next: Iterator<W>;
+  /** the frames above a member's fromRV joined, per fromRV (most members share one), while `pendingSeen` frames are pending */
+  joined: Map<number, Chunk>;
+  pendingSeen: number;
+}
+
 export class WatchGroup<W extends Member> {
   readonly members = new Set<W>();
-  /** versions and frames dispatched since the last flush, in rv order */
+  /** versions and frames dispatched since the last flush began, in rv order */
   private rvs: number[] = [];
   private chunks: Chunk[] = [];
+  /** a flush stopped by its budget, to be continued before the next one begins */
+  private sending: Sending<W> | undefined;
 
   constructor(readonly namespace: string) {}
 
@@ -55,32 +74,67 @@ export class WatchGroup<W extends Member> {
     this.chunks.push(chunk);
   }
 
-  /** Hands every member its pending frames (one shared buffer for the common case) via send. */
-  flush(send: (w: W, chunk: Chunk) => void): void {
-    const { rvs, chunks } = this;
-    if (!chunks.length) return;
-    this.rvs = [];
-    this.chunks = [];
-    const first = rvs[0]!;
-    const last = rvs[rvs.length - 1]!;
-    let all: Chunk | undefined;
-    for (const w of this.members) {
-      if (w.closed || w.failed || w.fromRV >= last) continue;
-      let out: Chunk;
-      if (w.fromRV < first) out = all ??= joinChunks(chunks);
-      else out = joinChunks(chunks.filter((_c, i) => rvs[i]! > w.fromRV));
-      w.fromRV = last;
+  /**
+   * Hands every member its frames (one shared buffer per fromRV, in practice one for all) via
+   * send. Returns false when the budget ran out first: a later call goes on with the same
+   * frames and members (a member that joins meanwhile is visited too; it has those versions
+   * from the hub's replay).
+   */
+  flush(send: (w: W, chunk: Chunk) => void, budget: Budget = UNLIMITED): boolean {
+    let s = this.sending;
+    if (!s) {
+      if (!this.chunks.length) return true;
+      s = this.sending = {
+        rvs: this.rvs,
+        chunks: this.chunks,
+        next: this.members.values(),
+        joined: new Map(),
+        pendingSeen: 0,
+      };
+      this.rvs = [];
+      this.chunks = [];
+    }
+    const last = s.rvs[s.rvs.length - 1]!;
+    for (;;) {
+      if (!budget.more()) return false;
+      const r = s.next.next();
+      if (r.done) break;
+      const w = r.value;
+      // frames dispatched since this flush began go out with it to the members it has yet to reach
+      const top = this.chunks.length ? this.rvs[this.rvs.length - 1]! : last;
+      if (w.closed || w.failed || w.fromRV >= top) continue;
+      if (s.pendingSeen !== this.chunks.length) {
+        s.joined.clear();
+        s.pendingSeen = this.chunks.length;
+      }
+      let out = s.joined.get(w.fromRV);
+      if (!out) s.joined.set(w.fromRV, (out = joinChunks(this.above(w.fromRV))));
+      w.fromRV = top;
       send(w, out);
     }
+    this.sending = undefined;
+    return true;
   }
 
-  /** The pending frames above one member's fromRV, written to it now (it advances past them). */
+  /** The taken and pending frames above one member's fromRV, written to it now (it advances past them). */
   flushMember(w: W, send: (w: W, chunk: Chunk) => void): void {
-    const { rvs, chunks } = this;
-    if (!chunks.length || w.closed || w.failed || w.fromRV >= rvs[rvs.length - 1]!) return;
-    const out = chunks.filter((_c, i) => rvs[i]! > w.fromRV);
-    w.fromRV = rvs[rvs.length - 1]!;
+    if (w.closed || w.failed) return;
+    const out = this.above(w.fromRV);
+    if (!out.length) return;
+    w.fromRV = this.rvs.length ? this.rvs[this.rvs.length - 1]! : this.sending!.rvs[this.sending!.rvs.length - 1]!;
     send(w, joinChunks(out));
+  }
+
+  /** The taken, then the pending frames above a version (both in rv order, the taken ones older). */
+  private above(from: number): Chunk[] {
+    const out: Chunk[] = [];
+    for (const [rvs, chunks] of [
+      [this.sending?.rvs ?? [], this.sending?.chunks ?? []],
+      [this.rvs, this.chunks],
+    ] as const) {
+      for (let i = 0; i < rvs.length; i++) if (rvs[i]! > from) out.push(chunks[i]!);
+    }
+    return out;
   }
 }
 

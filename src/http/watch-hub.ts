@@ -9,9 +9,11 @@
  * buffer. The flush runs at the end of the turn (setImmediate), or, right after a
  * costly flush, once as long again has passed (at most MAX_PACE_MS): the cost of a flush is one
  * send per watcher, so under a steady stream of writes pacing puts several events in each send
- * instead of spending the thread on one send per watcher per event. Any other write to a
- * watcher (bookmark, close) first flushes its frames. A slow watcher is cut off at its buffer
- * limit, never slowing others.
+ * instead of spending the thread on one send per watcher per event. A flush writes in slices
+ * of about SLICE_MS (src/http/watch-flush.ts) with I/O between them, so writes, actor replies
+ * and responses wait one slice, not a whole fan-out. Any other write to a watcher (bookmark,
+ * close) first writes its frames. A slow watcher is cut off at its buffer limit, never slowing
+ * others.
  *
  * Hand-over from the actor: a watch op answers with the state at the version its batch read
  * (`fromRV`). Changes committed by that same batch were dispatched just before the op's reply
@@ -23,6 +25,8 @@
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
 import { encodeEventObject, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
+import { SLICE_MS, SliceBudget, UNLIMITED, type Budget } from './watch-budget.js';
+import { FlushRun } from './watch-flush.js';
 import { InitialEvents } from './initial-events.js';
 import { Membership, type WatchGroup } from './watch-group.js';
 import { bookmarkEvent, encodeError, errorEvent, expiredStatus } from './watch-events.js';
@@ -82,8 +86,10 @@ export class WatchHub {
   slowClosed = 0;
   /** initial events shared among the watches that start from the same state */
   readonly initial = new InitialEvents();
-  /** per watcher, the frames dispatched and not yet written (see flush) */
+  /** per watcher, the frames dispatched since the last flush began (see flush) */
   private queued = new Map<Live, Chunk[]>();
+  /** a flush under way (written in slices), finished before the next one begins */
+  private run: FlushRun<Live> | undefined;
   private flushScheduled = false;
   /** when the last flush ended and how long it took (performance.now() ms): the pacing of the next */
   private lastFlushEnd = 0;
@@ -234,56 +240,61 @@ export class WatchHub {
     // pacing: the next flush waits as long as the last one took (capped), so fan-out takes at
     // most about half the thread and a burst's events share each watcher's write (syscall)
     const wait = Math.min(MAX_PACE_MS, this.lastFlushEnd + this.lastFlushCost - performance.now());
-    if (wait >= 1) setTimeout(() => this.flush(), wait);
-    else setImmediate(() => this.flush());
+    if (wait >= 1) setTimeout(this.slice, wait);
+    else setImmediate(this.slice);
   }
 
+  /** A scheduled flush: one slice, the rest after the I/O that arrived meanwhile. */
+  private readonly slice = (): void => this.flush(new SliceBudget(performance.now() + SLICE_MS));
+
   /**
-   * Writes every watcher's queued frames: one write per watcher for the whole turn. Watchers
-   * queued the same frames (the same objects, shared by collect) get the same joined bytes:
-   * one concatenation per distinct sequence, not one per watcher.
+   * Writes every watcher's queued frames: one write per watcher for the whole flush. With a
+   * budget, stops when it runs out and goes on at the next turn (setImmediate: after I/O);
+   * without, writes everything now (tests). A flush under way is finished before frames
+   * dispatched since it began are taken.
    */
-  flush(): void {
+  flush(budget: Budget = UNLIMITED): void {
     this.flushScheduled = false;
-    // nothing queued (flushed early by hand or by flushOne): the last flush still paces the next
-    if (this.queued.size === 0 && this.dirty.size === 0) return;
-    const started = performance.now();
-    const dirty = this.dirty;
-    this.dirty = new Set();
-    for (const g of dirty) g.flush(this.sendTo);
-    const q = this.queued;
-    this.queued = new Map();
-    const ids = new Map<Chunk, number>();
-    const joined = new Map<string, Chunk>();
-    for (const [w, chunks] of q) {
-      if (w.closed) continue;
-      if (chunks.length === 1) {
-        this.send(w, chunks[0]!);
-        continue;
-      }
-      let key = '';
-      for (const c of chunks) {
-        let id = ids.get(c);
-        if (id === undefined) ids.set(c, (id = ids.size));
-        key += `${id},`;
-      }
-      let out = joined.get(key);
-      if (!out) joined.set(key, (out = joinChunks(chunks)));
-      this.send(w, out);
+    let run = this.run;
+    if (!run) {
+      // nothing queued (written early by flushOne): the last flush still paces the next
+      if (this.queued.size === 0 && this.dirty.size === 0) return;
+      run = this.run = new FlushRun(this.dirty, this.queued, this.takeQueued);
+      this.dirty = new Set();
+      this.queued = new Map();
     }
-    this.lastFlushEnd = performance.now();
-    this.lastFlushCost = this.lastFlushEnd - started;
+    const started = performance.now();
+    const done = run.step(this.sendTo, budget);
+    const now = performance.now();
+    run.busyMs += now - started;
+    if (!done) {
+      this.flushScheduled = true;
+      setImmediate(this.slice);
+      return;
+    }
+    this.run = undefined;
+    this.lastFlushEnd = now;
+    this.lastFlushCost = run.busyMs;
+    if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
   }
 
   private readonly sendTo = (w: Live, chunk: Chunk): void => this.send(w, chunk);
 
-  /** Writes one watcher's queued frames now (before anything else is written to it). */
+  /** A solo watcher's frames queued for the next flush, taken out (written with the flush under way). */
+  private readonly takeQueued = (w: Live): Chunk[] | undefined => {
+    const chunks = this.queued.get(w);
+    if (chunks) this.queued.delete(w);
+    return chunks;
+  };
+
+  /** Writes one watcher's frames now, those of a flush under way first (before anything else is written to it). */
   private flushOne(w: Live): void {
     if (w.group) return w.group.flushMember(w, this.sendTo);
+    const early = this.run?.take(w);
     const chunks = this.queued.get(w);
-    if (!chunks) return;
-    this.queued.delete(w);
-    if (!w.closed) this.send(w, chunks.length === 1 ? chunks[0]! : joinChunks(chunks));
+    if (chunks) this.queued.delete(w);
+    const all = early && chunks ? [...early, ...chunks] : (early ?? chunks);
+    if (all && !w.closed) this.send(w, all.length === 1 ? all[0]! : joinChunks(all));
   }
 
   /**

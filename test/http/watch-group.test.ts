@@ -1,76 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
-import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
-import type { Chunk } from '../../src/codec/watch-encoding.js';
-
-const JSON_ENC: Encoding = { format: 'json', pretty: false };
-
-interface Seen {
-  w: Watcher;
-  lines: { type: string; rv: string; ns?: string; code?: number }[];
-  closed: boolean;
-}
-
-function watcher(over: Partial<Watcher> = {}): Seen {
-  const seen: Seen = { w: undefined as unknown as Watcher, lines: [], closed: false };
-  seen.w = {
-    typeKey: '/configmaps',
-    namespace: '',
-    matcher: undefined,
-    fromRV: 0,
-    startRV: 0,
-    bookmarks: false,
-    kind: 'ConfigMap',
-    apiVersion: 'v1',
-    closed: false,
-    enc: JSON_ENC,
-    headersSent: false,
-    sink: {
-      write: (c: Chunk) => {
-        for (const l of String(typeof c === 'string' ? c : Buffer.from(c)).split('\n')) {
-          if (!l.trim()) continue;
-          const e = JSON.parse(l) as {
-            type: string;
-            object: { code?: number; metadata?: { resourceVersion?: string; namespace?: string } };
-          };
-          const m = e.object.metadata;
-          seen.lines.push({ type: e.type, rv: m?.resourceVersion ?? '', ns: m?.namespace, code: e.object.code });
-        }
-        return 0;
-      },
-      close: () => {
-        seen.closed = true;
-      },
-      abort: () => {
-        seen.closed = true;
-      },
-    },
-    ...over,
-  };
-  return seen;
-}
-
-function event(rv: number, namespace = 'a', labels?: Record<string, string>): ChangeEvent {
-  return {
-    typeKey: '/configmaps',
-    type: 'MODIFIED',
-    rv,
-    namespace,
-    name: 'c',
-    json: JSON.stringify({
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      metadata: { name: 'c', namespace, labels, resourceVersion: String(rv) },
-    }),
-    labels,
-    fields: { 'metadata.name': 'c', 'metadata.namespace': namespace },
-    apiVersion: 'v1',
-    uid: 'u',
-  };
-}
-
-const rvs = (s: Seen): string[] => s.lines.filter((l) => l.type !== 'BOOKMARK').map((l) => l.rv);
+import { WatchHub } from '../../src/http/watch-hub.js';
+import { event, rvs, watcher } from '../helpers/hub-watchers.js';
 
 describe('WatchHub groups (watchers sharing their frames)', () => {
   it('a watcher flushed early for a bookmark gets its frames once, before the bookmark, and never a bookmark behind them', () => {

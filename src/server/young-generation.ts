@@ -1,0 +1,49 @@
+/**
+ * Keeps the front thread's young generation at V8's initial size (1 MB per semi-space) instead
+ * of letting it grow to 16 MB. Imported first by src/main.ts, so it runs before the server
+ * allocates anything, whether started by `npm start`, the `platform-apiserver` bin or a bench
+ * or test harness (all run dist/src/main.js).
+ *
+ * Why: a watch request leaves a few KB of short-lived garbage (filters, flow control, request
+ * info, the actor round trip) next to its ~4 KB of live state. With a growing young generation
+ * that garbage sits in semi-space pages the idle server never collects or returns, so 1,000
+ * idle watchers cost ~12–18 KB of RSS each; capped, ~7–9 KB (docs/benchmarks.md, "Watch,
+ * fourth round", with the GET, LIST and create costs measured beside it).
+ *
+ * How: `--max-semi-space-size` is read only when a heap is set up, so setting it here (after
+ * the main isolate exists) does nothing; `--semi-space-growth-factor` is read each time V8
+ * considers growing the new space, so a factor of 1 keeps the main heap at its initial size.
+ * V8 flags are process-wide, so the worker threads (shard actors, body decoders) keep their
+ * initial young generation too; GET, LIST and create costs were measured with it (the section
+ * above). Node re-applies the command line's V8 flags whenever it starts a Worker, resetting
+ * this one, so it is set again on each 'worker' event and after each GC; a scavenge between a
+ * reset and the next re-set can double the young generation once (seen: 4 MB instead of 2 in
+ * one loaded test run of test/server/young-generation.test.ts, which checks the real server's
+ * front thread after startup and 200 watch requests: at most 4 MB, against 32 MB uncapped).
+ */
+import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+
+/** Node flags that choose the young generation size themselves: an explicit choice wins. */
+const EXPLICIT = /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth[-_]factor/;
+
+/** Whether the process was started with its own young-generation flags (command line or NODE_OPTIONS). */
+export function explicitYoungGeneration(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return execArgv.some((a) => EXPLICIT.test(a)) || EXPLICIT.test(nodeOptions ?? '');
+}
+
+/** Caps the calling process's main heap young generation at its initial size, unless flags chose one. */
+export function capYoungGeneration(): boolean {
+  if (explicitYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) return false;
+  const cap = (): void => setFlagsFromString('--semi-space-growth-factor=1');
+  cap();
+  // starting a Worker re-applies the command line's V8 flags, which resets this one: set it
+  // again on Node's 'worker' event and after every GC of this thread (the reset lands on the
+  // worker's own schedule, so the event alone can come before it); a GC in between may still
+  // double the young generation once per Worker start
+  process.on('worker', cap);
+  new PerformanceObserver(cap).observe({ entryTypes: ['gc'] });
+  return true;
+}
+
+capYoungGeneration();

@@ -1,0 +1,79 @@
+/**
+ * src/server/young-generation.ts: the server's front thread keeps V8's initial young
+ * generation (2 MB of semi-spaces; at most one doubling, when a scavenge falls between a
+ * Worker start resetting the flag and its re-set) under a load that grows it to 32 MB by
+ * default, and an explicit young-generation flag is left alone. The server is the real one (dist/src/main.js);
+ * a preload (test/fixtures/heap-probe.ts) reports its new space's size on SIGUSR2.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { Agent, request } from 'node:http';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/poll.js';
+import { explicitYoungGeneration } from '../../src/server/young-generation.js';
+
+const PROBE = resolve(process.cwd(), 'dist/test/fixtures/heap-probe.js');
+const WATCHERS = 200;
+const MB = 1024 * 1024;
+
+/** Opens watchers (each keeps a few KB live: what grows a default young generation), returns a closer. */
+async function openWatchers(s: TestServer, n: number): Promise<() => void> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const reqs = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ReturnType<typeof request>>((ok, fail) => {
+          const r = request(`${s.url}/api/v1/namespaces/default/configmaps?watch=1`, { agent }, (res) => {
+            assert.equal(res.statusCode, 200);
+            ok(r);
+          });
+          r.on('error', fail);
+          r.end();
+        }),
+    ),
+  );
+  return () => {
+    for (const r of reqs) r.destroy();
+    agent.destroy();
+  };
+}
+
+async function newSpaceAfterLoad(env: Record<string, string>): Promise<number> {
+  const s = await startServer([], undefined, env);
+  try {
+    const close = await openWatchers(s, WATCHERS);
+    try {
+      const before = s.stderr().length;
+      s.proc.kill('SIGUSR2');
+      const m = await until(
+        async () => /heap-probe new_space=(\d+)/.exec(s.stderr().slice(before)) ?? undefined,
+        'the heap probe',
+      );
+      return Number(m[1]);
+    } finally {
+      close();
+    }
+  } finally {
+    await s.stop();
+    s.cleanup();
+  }
+}
+
+test('the front thread keeps its initial young generation while watchers open', async () => {
+  const size = await newSpaceAfterLoad({ NODE_OPTIONS: `--import=${PROBE}` });
+  assert.ok(size <= 4 * MB, `new space ${size} bytes`);
+});
+
+test('an explicit --max-semi-space-size is left to V8 (the young generation grows up to it)', async () => {
+  const size = await newSpaceAfterLoad({ NODE_OPTIONS: `--import=${PROBE} --max-semi-space-size=8` });
+  assert.ok(size > 4 * MB, `new space ${size} bytes`);
+});
+
+test('explicit young-generation flags are recognised on the command line and in NODE_OPTIONS', () => {
+  assert.equal(explicitYoungGeneration(['--max-semi-space-size=4'], undefined), true);
+  assert.equal(explicitYoungGeneration([], '--min_semi_space_size=2 --import=x'), true);
+  assert.equal(explicitYoungGeneration([], '--semi-space-growth-factor=2'), true);
+  assert.equal(explicitYoungGeneration(['--enable-source-maps'], '--max-old-space-size=4096'), false);
+});
