@@ -16,6 +16,7 @@ import { Shard } from '../src/actors/shard.js';
 import { ReadCache } from '../src/actors/read-cache.js';
 import type { Op } from '../src/actors/protocol.js';
 import type { Entry, TypeCache } from '../src/storage/cacher/type-cache.js';
+import { PARSED_MAX, parsedCount, setParsedMax } from '../src/storage/cacher/cached-entry.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
 import { actorPoolConfig } from '../src/server/server-parts.js';
 import { makeIdentity } from '../src/api/identity.js';
@@ -182,7 +183,12 @@ async function main(): Promise<void> {
     m = drop('history events', n, m, () => {
       for (const c of caches.values()) Object.assign(c, { history: [], head: 0 });
     });
-    m = drop('parsed objects (obj)', n, m, () => mut.forEach((e) => (e.obj = undefined)));
+    process.stdout.write(`  (${parsedCount()} entries hold a parsed object)\n`);
+    m = drop('parsed objects (obj)', n, m, () => {
+      setParsedMax(0);
+      void all[0]?.obj; // the next parse evicts every held object (itself too)
+      setParsedMax(PARSED_MAX);
+    });
     m = drop('JSON strings (json)', n, m, () => mut.forEach((e) => (e.json = '')));
     m = drop('labels and fields', n, m, () => mut.forEach((e) => Object.assign(e, { labels: undefined, fields: {} })));
     all.length = 0;
