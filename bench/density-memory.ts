@@ -179,7 +179,7 @@ async function main(): Promise<void> {
     const all = entries(caches);
     const mut = all as unknown as Record<string, unknown>[];
     m = drop('front read cache', n, m, () => (front = new ReadCache()));
-    m = drop('item bytes caches (encoded)', n, m, () => mut.forEach((e) => delete e.encoded));
+    m = drop('item bytes caches (encoded)', n, m, () => mut.forEach((e) => (e.encoded = undefined)));
     m = drop('history events', n, m, () => {
       for (const c of caches.values()) Object.assign(c, { history: [], head: 0 });
     });
