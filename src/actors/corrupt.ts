@@ -72,6 +72,7 @@ export class CorruptObjects {
       rv: 0,
       obj: { metadata: { name, namespace } },
       json: '{}',
+      apiVersion: '',
       labels: undefined,
       fields: {},
     };

@@ -137,7 +137,7 @@ export function changeEvent(w: StagedWrite, ev: HistoryEvent): ChangeEvent {
     prevLabels: ev.prev?.labels,
     prevFields: ev.prev?.fields,
     uid: w.entry.obj.metadata.uid ?? '',
-    apiVersion: w.entry.obj.apiVersion ?? '',
+    apiVersion: w.entry.apiVersion,
   };
   const meta = w.entry.obj.metadata;
   if (meta.ownerReferences?.length) out.owners = meta.ownerReferences;

@@ -16,6 +16,7 @@ import { Registry } from '../registry/registry.js';
 import { makeIdentity, referenceGroup } from '../api/identity.js';
 import { Store } from '../registry/store.js';
 import { strategyFor } from '../registry/strategies/index.js';
+import { DEFAULT_STRATEGY } from '../registry/strategy.js';
 import { conversionFor } from '../registry/conversion.js';
 import type { LeasedEntry } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
@@ -83,7 +84,7 @@ export class ShardStores {
   private redefault(typeKey: string, cache: TypeCache, defaults: Defaulter | undefined, objects: CachedObject[]): void {
     const store = defaults && this.storeForKey(typeKey);
     for (const e of store ? redefaultCache(cache, store, defaults) : [])
-      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.obj.apiVersion ?? '', json: e.json });
+      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.apiVersion, json: e.json });
   }
 
   /** Loads the stored objects of one type (a custom type newly served) into its cache. */
@@ -99,7 +100,7 @@ export class ShardStores {
             typeKey,
             namespace: entry.namespace,
             name: entry.name,
-            apiVersion: entry.obj.apiVersion ?? '',
+            apiVersion: entry.apiVersion,
             json: entry.json,
           });
         } catch (e) {
@@ -118,7 +119,8 @@ export class ShardStores {
   protected *leased(): Generator<LeasedEntry> {
     for (const [typeKey, cache] of this.caches) {
       const store = this.storeForKey(typeKey);
-      if (!store) continue;
+      // kinds without a TTL (all but Events) are skipped whole: asking would parse every cached object
+      if (!store || store.ctx.strategy.ttl === DEFAULT_STRATEGY.ttl) continue;
       for (const [, e] of cache.scan('', undefined)) {
         const ttl = store.ctx.strategy.ttl(e.obj, this.cfg.strategyConfig);
         if (ttl > 0) yield [typeKey, e, ttl];

@@ -145,7 +145,7 @@ export class Shard extends ShardStores {
           typeKey,
           namespace: e.namespace,
           name: e.name,
-          apiVersion: e.obj.apiVersion ?? '',
+          apiVersion: e.apiVersion,
           json: e.json,
         });
         if (typeKey === '/namespaces')

@@ -124,16 +124,27 @@ export function encodeList(
 }
 
 /**
- * A stored object as list encodings see it. Entries are immutable per version, so the bare item
- * bytes of each binary encoding are computed on first use and kept on the entry (`encoded`),
- * keyed by format and apiVersion: a LIST in Protobuf or CBOR encodes each object once, not on
+ * A stored object as list encodings see it. Entries are immutable per version. JSON lists copy
+ * each entry's JSON string straight into the body (its UTF-8 length measured once, `jsonBytes`):
+ * no second copy of the JSON is kept as bytes. The bare item bytes of each binary encoding are
+ * computed on first use and kept on the entry (`encoded`), keyed by format and apiVersion, each
+ * in a buffer of its exact size: a LIST in Protobuf or CBOR encodes each object once, not on
  * every request.
  */
 export interface Encodable {
   json: string;
   /** the stored object (kind and apiVersion set by the store) */
   obj: TypeMeta;
+  /** obj.apiVersion when the entry keeps it apart (cache entries do: reading it parses no object) */
+  apiVersion?: string;
   encoded?: Record<string, Uint8Array>;
+  /** UTF-8 length of json, measured on the entry's first JSON list */
+  jsonBytes?: number;
+}
+
+/** The apiVersion an entry is stored in. */
+function storedVersion(e: Encodable): string | undefined {
+  return e.apiVersion ?? e.obj.apiVersion;
 }
 
 function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string): Uint8Array {
@@ -141,7 +152,10 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   let bytes = e.encoded?.[key];
   if (!bytes) {
     const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
-    bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : encodeCborItem(obj);
+    // a copy of its own exact size: the encoder's bytes are a slice of a shared 8 KiB pool slab,
+    // which one long-kept slice would pin whole (8 KiB per entry measured, bench/density-memory.ts)
+    // (new Uint8Array copies; a Buffer's slice() would be another view of the slab)
+    bytes = new Uint8Array(format === 'protobuf' ? protobufCodec().encodeMessage(obj) : encodeCborItem(obj));
     (e.encoded ??= {})[key] = bytes;
   }
   return bytes;
@@ -162,36 +176,64 @@ export function encodeEntries(
   // YAML and pretty JSON re-encode the joined JSON (resource replies in these are encoded off the actor: http/yaml-reply.ts)
   if (enc.pretty || enc.format === 'yaml') {
     const items = entries.map((e) =>
-      e.obj.apiVersion === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }),
+      storedVersion(e) === head.apiVersion ? e.json : stringifyValue({ ...e.obj, apiVersion: head.apiVersion }),
     );
     return encodeList(head, items, enc);
   }
   const open = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[`;
-  return joinItems(
-    open,
-    entries.map((e) => jsonItemBytes(e, head.apiVersion)),
-    ']}\n',
-  );
+  return joinJson(open, entries, head.apiVersion, ']}\n');
 }
 
 /**
- * A stored object's JSON as UTF-8 bytes, cached on the entry (`encoded.json`) on first use: a
- * JSON LIST is then selection plus one copy of each item into the body, with no re-encoding,
- * no string join and no UTF-8 conversion per request. Another apiVersion is encoded each time.
+ * head + the entries' JSON (as apiVersion; undefined: as stored) joined by commas + tail, in one
+ * exactly sized buffer of its own (`owned`): a JSON LIST is selection plus one copy of each
+ * item's JSON string into the body, with no re-encoding and no JSON kept twice per entry.
+ * Another apiVersion is encoded each time.
  */
-export function jsonItemBytes(e: Encodable, apiVersion: string): Uint8Array {
-  if (e.obj.apiVersion !== apiVersion) return Buffer.from(stringifyValue({ ...e.obj, apiVersion }));
-  let bytes = e.encoded?.json;
-  if (!bytes) (e.encoded ??= {}).json = bytes = Buffer.from(e.json);
-  return bytes;
+export function joinJson(
+  head: string,
+  entries: readonly Encodable[],
+  apiVersion: string | undefined,
+  tail: string,
+): Uint8Array {
+  const other = apiVersion === undefined ? undefined : converted(entries, apiVersion);
+  let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, entries.length - 1);
+  for (let i = 0; i < entries.length; i++)
+    total += other?.[i] !== undefined ? Buffer.byteLength(other[i]!) : jsonBytes(entries[i]!);
+  // its own buffer (never the shared pool; a reused one when large), not zero-filled: every byte is written below
+  const out = ownedBuffer(total);
+  let at = out.write(head, 0);
+  for (let i = 0; i < entries.length; i++) {
+    if (i > 0) out[at++] = 0x2c; // ','
+    const s = other?.[i];
+    at += s !== undefined ? out.write(s, at) : writeJson(out, at, entries[i]!);
+  }
+  out.write(tail, at);
+  owned.add(out.buffer);
+  return new Uint8Array(out.buffer, 0, total);
 }
 
-/**
- * Bodies built for one reply in a buffer of their own (joinItems): the actor transfers their
- * buffers to the front thread as they are, with no copy (actors/pack.ts). Only buffers nothing
- * else references are in it.
- */
-export const owned = new WeakSet<ArrayBufferLike>();
+/** The JSON of entries not stored as apiVersion (undefined where one is); undefined when none. */
+function converted(entries: readonly Encodable[], apiVersion: string): (string | undefined)[] | undefined {
+  let out: (string | undefined)[] | undefined;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (storedVersion(e) === apiVersion) continue;
+    (out ??= new Array<string | undefined>(entries.length))[i] = stringifyValue({ ...e.obj, apiVersion });
+  }
+  return out;
+}
+
+/** An entry's JSON as UTF-8: its length, measured once. */
+export function jsonBytes(e: Encodable): number {
+  return (e.jsonBytes ??= Buffer.byteLength(e.json));
+}
+
+/** Writes an entry's JSON at `at`; answers the bytes written. ASCII JSON (the usual case) is a plain byte copy. */
+function writeJson(out: Buffer, at: number, e: Encodable): number {
+  const n = jsonBytes(e);
+  return n === e.json.length ? out.write(e.json, at, n, 'latin1') : out.write(e.json, at, n, 'utf8');
+}
 
 /** head + items joined by commas + tail, in one exactly sized buffer of its own (`owned`). */
 export function joinItems(head: string, items: Uint8Array[], tail: string): Uint8Array {
@@ -209,6 +251,13 @@ export function joinItems(head: string, items: Uint8Array[], tail: string): Uint
   owned.add(out.buffer);
   return new Uint8Array(out.buffer, 0, total);
 }
+
+/**
+ * Bodies built for one reply in a buffer of their own (joinJson, joinItems): the actor transfers
+ * their buffers to the front thread as they are, with no copy (actors/pack.ts). Only buffers
+ * nothing else references are in it.
+ */
+export const owned = new WeakSet<ArrayBufferLike>();
 
 /** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
 export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
@@ -259,10 +308,10 @@ export function joinFields(open: Uint8Array, tag: number, items: Uint8Array[], c
   return new Uint8Array(out.buffer, 0, total);
 }
 
-/** One stored object in a binary encoding from its cached item bytes (get replies, watch events). */
-export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string): Uint8Array {
+/** One stored object in a binary encoding from its cached item bytes (get replies, watch events); kind: the caller's, saving a cached entry a parse. */
+export function encodeEntry(e: Encodable, enc: Encoding, apiVersion: string, kind?: string): Uint8Array {
   if (enc.format === 'protobuf')
-    return protobufCodec().envelope(apiVersion, e.obj.kind ?? '', itemBytes(e, 'protobuf', apiVersion));
+    return protobufCodec().envelope(apiVersion, kind ?? e.obj.kind ?? '', itemBytes(e, 'protobuf', apiVersion));
   const item = itemBytes(e, 'cbor', apiVersion);
   const out = new Uint8Array(item.length + 3);
   out.set(SELF_DESCRIBED);

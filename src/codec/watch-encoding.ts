@@ -56,7 +56,8 @@ export interface EventObject {
  */
 export function encodeEventObject(enc: Encoding, o: EventObject, now: number, headers = true): Chunk {
   if (!enc.view && enc.format === 'json') return o.json;
-  if (!enc.view && o.entry && isBinaryStream(enc)) return encodeEntry(o.entry, enc, o.entry.obj.apiVersion ?? '');
+  if (!enc.view && o.entry && isBinaryStream(enc))
+    return encodeEntry(o.entry, enc, o.entry.apiVersion ?? o.entry.obj.apiVersion ?? '');
   const obj: unknown = o.obj ?? JSON.parse(o.json);
   const view = enc.view;
   if (view?.as === 'Table') {

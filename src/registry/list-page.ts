@@ -1,6 +1,6 @@
 /**
- * The body of a streamed LIST's page (src/handlers/list-stream.ts), built from the entries'
- * cached item bytes: selection plus one copy of each item into a buffer of its own, handed to
+ * The body of a streamed LIST's page (src/handlers/list-stream.ts), built from the entries' JSON
+ * or cached item bytes: selection plus one copy of each item into a buffer of its own, handed to
  * the front thread without a copy. JSON: the page's items comma-joined (the front writes the
  * list's head, the commas between pages and the tail). Protobuf: the page's `items` fields; the
  * first page opens the envelope, whose length counts every item of the snapshot, so it sizes
@@ -9,8 +9,7 @@
  */
 import {
   joinFields,
-  joinItems,
-  jsonItemBytes,
+  joinJson,
   protobufFieldsSize,
   protobufItems,
   protobufListClose,
@@ -37,14 +36,7 @@ const EMPTY = new Uint8Array(0);
  * only, every entry of the snapshot the pages will hold (as this version).
  */
 export function pageBody(items: Entry[], enc: Encoding, head: ListHead, all?: () => Iterable<Entry>): PageBody {
-  if (enc.format !== 'protobuf')
-    return {
-      body: joinItems(
-        '',
-        items.map((e) => jsonItemBytes(e, e.obj.apiVersion ?? '')),
-        '',
-      ),
-    };
+  if (enc.format !== 'protobuf') return { body: joinJson('', items, undefined, '') };
   const bytes = protobufItems(items, head.apiVersion);
   const fieldsSize = all ? protobufFieldsSize(all(), head.apiVersion) : 0;
   const { open, tag } = protobufListOpening(head, fieldsSize);

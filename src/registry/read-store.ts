@@ -11,6 +11,7 @@ import type { Op, PageMeta } from './ops.js';
 import { encode, encodeEntries, encodeEntry, contentTypeOf } from '../codec/codec.js';
 import { customFieldSet, fieldSetFor, renameFields, SELECTABLE_FIELDS } from '../api/field-selectors.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
+import { CachedEntry } from '../storage/cacher/cached-entry.js';
 import type { PrepareContext } from './prepare.js';
 import type { Txn } from './txn.js';
 import { VersionView } from './version-view.js';
@@ -76,17 +77,18 @@ export class ReadStore {
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
   entryOf(written: Stored): Entry {
     const obj = this.versions.toStorage(written);
-    return {
-      namespace: obj.metadata.namespace ?? '',
-      name: obj.metadata.name,
-      rv: Number(obj.metadata.resourceVersion),
-      obj,
-      json: stringifyValue(obj),
-      labels: obj.metadata.labels,
-      fields: this.ctx.def.custom
+    return new CachedEntry(
+      obj.metadata.namespace ?? '',
+      obj.metadata.name,
+      Number(obj.metadata.resourceVersion),
+      stringifyValue(obj),
+      obj.apiVersion ?? '',
+      obj.metadata.labels,
+      this.ctx.def.custom
         ? customFieldSet(obj, this.ctx.selectableFields?.stored ?? [], this.ctx.def.namespaced)
         : fieldSetFor(this.ctx.def.kind, obj),
-    };
+      obj,
+    );
   }
 
   /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
@@ -130,8 +132,9 @@ export class ReadStore {
   /** Encodes a stored object as the requested version. */
   protected replyEntry(e: Entry, enc: Encoding, code = 200): Ok {
     if (enc.format === 'protobuf' || enc.format === 'cbor')
-      return { code, body: encodeEntry(e, enc, this.apiVersion), contentType: contentTypeOf(enc) };
-    if (e.obj.apiVersion === this.apiVersion) return this.reply(e.obj, enc, code, e.json);
+      return { code, body: encodeEntry(e, enc, this.apiVersion, this.ctx.def.kind), contentType: contentTypeOf(enc) };
+    // the JSON is the reply's source in every encoding (encode): the object is not parsed for it
+    if (e.apiVersion === this.apiVersion) return this.reply(undefined, enc, code, e.json);
     return this.reply(this.view(e).obj, enc, code);
   }
 
@@ -195,7 +198,7 @@ export class ReadStore {
       view?.as === 'Table' &&
       op.enc.format === 'json' &&
       !op.enc.pretty &&
-      items.every((e) => e.obj.apiVersion === this.apiVersion)
+      items.every((e) => e.apiVersion === this.apiVersion)
     ) {
       return {
         code: 200,

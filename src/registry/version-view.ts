@@ -38,17 +38,17 @@ export class VersionView {
 
   /** The JSON of a cached entry as this version. */
   jsonOf(e: Entry): string {
-    return e.obj.apiVersion === this.apiVersion ? e.json : stringifyValue(this.asServed(e.obj));
+    return e.apiVersion === this.apiVersion ? e.json : stringifyValue(this.asServed(e.obj));
   }
 
   /** A cached entry as this version: itself, or a converted copy. */
   entry(e: Entry): Entry;
   entry(e: Entry | undefined): Entry | undefined;
   entry(e: Entry | undefined): Entry | undefined {
-    if (!e || e.obj.apiVersion === this.apiVersion) return e;
+    if (!e || e.apiVersion === this.apiVersion) return e;
     const obj = this.asServed(e.obj);
-    // the copy's encodings are its own: the stored form's cached bytes (encoded) must not follow it
-    const { encoded: _stored, ...rest } = e;
-    return { ...rest, obj, json: stringifyValue(obj) };
+    // the copy's encodings are its own: none of the stored form's (encoded, jsonBytes, metaJson) follow it
+    const { namespace, name, rv, labels, fields } = e;
+    return { namespace, name, rv, obj, json: stringifyValue(obj), apiVersion: obj.apiVersion ?? '', labels, fields };
   }
 }

@@ -61,7 +61,7 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
       frameEvent(
         op.enc,
         type,
-        encodeEventObject(op.enc, { kind: def.kind, json, obj: entry?.obj, entry }, txn.now, initial.length === 0),
+        encodeEventObject(op.enc, { kind: def.kind, json, entry }, txn.now, initial.length === 0),
       ),
     );
 
@@ -78,7 +78,7 @@ export function startWatch(store: Store, op: WatchOp, txn: Txn): WatchStart {
     if (shared) return { ...base, initial: shared, shareKey, ...end };
     for (const [, e] of cache.scan(op.namespace, undefined)) {
       if (!m || m(e.labels, e.fields))
-        push('ADDED', jsonAs(store, e), e.obj.apiVersion === store.apiVersion ? e : undefined);
+        push('ADDED', jsonAs(store, e), e.apiVersion === store.apiVersion ? e : undefined);
     }
     if (shareKey !== undefined) rememberState(store, current, shareKey, initial);
     return { ...base, initial, ...(shareKey !== undefined ? { shareKey } : {}), ...end };

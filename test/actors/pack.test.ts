@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { packBodies, unpackBodies, bodyText } from '../../src/actors/pack.js';
-import { encodeEntries, joinItems, jsonItemBytes } from '../../src/codec/codec.js';
+import { encodeEntries, joinItems, jsonBytes } from '../../src/codec/codec.js';
 import type { BatchReply } from '../../src/actors/protocol.js';
 
 const JSON_ENC = { format: 'json', pretty: false } as const;
@@ -10,16 +10,19 @@ const entry = (name: string, apiVersion = 'v1') => {
   return { obj, json: JSON.stringify(obj) };
 };
 
-describe('LIST bodies from cached item bytes', () => {
-  it('is the same JSON as joining the item strings, with each item encoded once', () => {
+describe("LIST bodies from the entries' JSON", () => {
+  it('is the same JSON as joining the item strings, with no item bytes kept on the entries', () => {
     const items = [entry('a'), entry('b'), entry('c', 'v2')];
     const head = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' } };
     const body = encodeEntries(head, items, JSON_ENC);
     assert.ok(body instanceof Uint8Array);
     const expected = `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[${items[0]!.json},${items[1]!.json},${JSON.stringify({ ...items[2]!.obj, apiVersion: 'v1' })}]}\n`;
     assert.equal(bodyText(body), expected);
-    const first = jsonItemBytes(items[0]!, 'v1');
-    assert.equal(jsonItemBytes(items[0]!, 'v1'), first, 'cached per entry');
+    assert.equal(jsonBytes(items[0]!), Buffer.byteLength(items[0]!.json), 'UTF-8 length measured (é is two bytes)');
+    assert.ok(
+      items.every((e) => !('encoded' in e)),
+      'the JSON is not kept a second time as bytes',
+    );
     assert.equal(bodyText(joinItems('', [], '')), '');
   });
 

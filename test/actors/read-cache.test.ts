@@ -41,3 +41,23 @@ test('the GET body is the JSON and a newline, the same bytes until the object ch
   c.observe([event('MODIFIED', 'a', 'x', '{"n":"x2"}')]);
   assert.equal(Buffer.from(c.body('/configmaps', 'a', 'x', 'v1')!).toString(), '{"n":"x2"}\n');
 });
+
+test('GET body bytes are kept for the objects read most recently only; an evicted one encodes the same bytes again', () => {
+  const c = new ReadCache();
+  c.bodiesMax = 3;
+  const names = ['p0', 'p1', 'p2', 'p3', 'p4'];
+  c.observe(names.map((n) => event('ADDED', 'a', n, `{"n":"${n}","é":1}`)));
+  const first = names.map((n) => c.body('/configmaps', 'a', n, 'v1')!);
+  assert.equal(c.bodiesHeld, 3, 'bounded');
+  assert.equal(c.body('/configmaps', 'a', 'p4', 'v1'), first[4], 'a recent one: the same buffer');
+  const again = c.body('/configmaps', 'a', 'p0', 'v1')!;
+  assert.notEqual(again, first[0], 'p0 had let go of its bytes');
+  assert.deepEqual(Buffer.from(again), Buffer.from(first[0]!), 'the same bytes');
+  assert.equal(Buffer.from(again).toString(), '{"n":"p0","é":1}\n');
+  assert.equal(c.bodiesHeld, 3);
+  // a change or a delete drops the object's bytes from the count at once
+  c.observe([event('MODIFIED', 'a', 'p0', '{"n":"p0b"}'), event('DELETED', 'a', 'p4')]);
+  assert.equal(c.bodiesHeld, 1);
+  assert.equal(Buffer.from(c.body('/configmaps', 'a', 'p0', 'v1')!).toString(), '{"n":"p0b"}\n');
+  assert.equal(c.count('/configmaps'), 4);
+});

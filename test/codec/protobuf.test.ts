@@ -323,6 +323,8 @@ describe('lists from cached item bytes (codec.encodeEntries)', () => {
     assert.deepEqual(codec.decodeObject(fromItems), whole);
     const cached = entries.map((e) => e.encoded!['protobuf|v1']);
     assert.ok(cached.every((b) => b instanceof Uint8Array));
+    // kept for the entry's life: in a buffer of its exact size, never a slice pinning a shared pool slab
+    assert.ok(cached.every((b) => b!.byteOffset === 0 && b!.buffer.byteLength === b!.byteLength));
     encodeEntries(head, entries, pb);
     assert.ok(entries.every((e, i) => e.encoded!['protobuf|v1'] === cached[i]));
   });

@@ -15,6 +15,7 @@ function entry(namespace: string, name: string, rv: number, data = 'v'): Entry {
     rv,
     obj,
     json: JSON.stringify(obj),
+    apiVersion: 'v1',
     labels: undefined,
     fields: { 'metadata.name': name, 'metadata.namespace': namespace },
   };

@@ -9,9 +9,14 @@ export interface Entry {
   namespace: string;
   name: string;
   rv: number;
-  obj: Stored;
+  /** the object (cached entries parse it from json on demand: cached-entry.ts); never mutated */
+  readonly obj: Stored;
   /** the object encoded once as JSON; shared by get, list and watch */
   json: string;
+  /** obj.apiVersion, kept apart so that lists and views need not parse the object */
+  apiVersion: string;
+  /** UTF-8 length of json, measured on first use (codec.joinJson) */
+  jsonBytes?: number;
   /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */
   encoded?: Record<string, Uint8Array>;
   /** JSON of obj.metadata, filled on first use (Table rows' PartialObjectMetadata) */
