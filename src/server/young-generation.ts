@@ -13,9 +13,11 @@
  * How: `--max-semi-space-size` is read only when a heap is set up, so setting it here (after
  * the main isolate exists) does nothing; `--semi-space-growth-factor` is read each time V8
  * considers growing the new space, so a factor of 1 keeps the main heap at its initial size.
- * V8 flags are process-wide, so the worker threads (shard actors, body decoders) keep their
- * initial young generation too; GET, LIST and create costs were measured with it (the section
- * above). Node re-applies the command line's V8 flags whenever it starts a Worker, resetting
+ * V8 flags are process-wide, so the worker threads (shard actors, body decoders) would keep
+ * their initial young generation too, at 10–25% more CPU per list item, create and apply; they
+ * are exempted by `--min-semi-space-size`, which V8 reads only when it sets a heap up: set
+ * after this thread's heap exists, it gives every Worker started later a full-size young
+ * generation from the start and leaves this thread's alone. Node re-applies the command line's V8 flags whenever it starts a Worker, resetting
  * this one, so it is set again on each 'worker' event and after each GC; a scavenge between a
  * reset and the next re-set can double the young generation once (seen: 4 MB instead of 2 in
  * one loaded test run of test/server/young-generation.test.ts, which checks the real server's
@@ -23,6 +25,13 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { PerformanceObserver } from 'node:perf_hooks';
+
+/**
+ * The semi-space a Worker's heap starts with (MB; V8's default maximum on 64-bit): the cap is
+ * for the front thread's idle memory, while the actors' batches allocate fast and a 1 MB young
+ * generation cost them 10–25% more CPU per list item, create and apply (docs/benchmarks.md).
+ */
+export const WORKER_SEMI_SPACE_MB = 16;
 
 /** Node flags that choose the young generation size themselves: an explicit choice wins. */
 const EXPLICIT = /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth[-_]factor/;
@@ -35,7 +44,12 @@ export function explicitYoungGeneration(execArgv: readonly string[], nodeOptions
 /** Caps the calling process's main heap young generation at its initial size, unless flags chose one. */
 export function capYoungGeneration(): boolean {
   if (explicitYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) return false;
-  const cap = (): void => setFlagsFromString('--semi-space-growth-factor=1');
+  const cap = (): void => {
+    setFlagsFromString('--semi-space-growth-factor=1');
+    // read only when a heap is set up: this thread's is (it stays at 1 MB), a Worker's is not
+    // yet, so the shard actors and decoders start with the default maximum and are not capped
+    setFlagsFromString(`--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`);
+  };
   cap();
   // starting a Worker re-applies the command line's V8 flags, which resets this one: set it
   // again on Node's 'worker' event and after every GC of this thread (the reset lands on the

@@ -11,7 +11,12 @@ import { resolve } from 'node:path';
 import { Agent, request } from 'node:http';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
-import { explicitYoungGeneration } from '../../src/server/young-generation.js';
+import { Worker } from 'node:worker_threads';
+import {
+  WORKER_SEMI_SPACE_MB,
+  capYoungGeneration,
+  explicitYoungGeneration,
+} from '../../src/server/young-generation.js';
 
 const PROBE = resolve(process.cwd(), 'dist/test/fixtures/heap-probe.js');
 const WATCHERS = 200;
@@ -76,4 +81,20 @@ test('explicit young-generation flags are recognised on the command line and in 
   assert.equal(explicitYoungGeneration([], '--min_semi_space_size=2 --import=x'), true);
   assert.equal(explicitYoungGeneration([], '--semi-space-growth-factor=2'), true);
   assert.equal(explicitYoungGeneration(['--enable-source-maps'], '--max-old-space-size=4096'), false);
+});
+
+test('a Worker started after the cap (shard actor, decoder) starts with a full-size young generation', async () => {
+  // importing the module capped this process as it caps the server's; a Worker's heap is set up
+  // after that and takes --min-semi-space-size, where by default it would start at 2 MB
+  assert.equal(capYoungGeneration(), !explicitYoungGeneration(process.execArgv, process.env.NODE_OPTIONS));
+  const code = `const { getHeapSpaceStatistics } = require('node:v8');
+    require('node:worker_threads').parentPort.postMessage(
+      getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);`;
+  const w = new Worker(code, { eval: true });
+  const size = await new Promise<number>((ok, fail) => {
+    w.once('message', ok);
+    w.once('error', fail);
+  });
+  await w.terminate();
+  assert.ok(size >= WORKER_SEMI_SPACE_MB * MB, `worker new space ${size} bytes`);
 });
