@@ -7,6 +7,7 @@
  */
 import type { ChangeEvent, CachedObject } from './protocol.js';
 import type { Informer } from './informer.js';
+import { FifoHolders } from '../api/fifo-holders.js';
 
 /** bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET (see Bodies) */
 interface Cached {
@@ -25,30 +26,29 @@ export const BODIES_MAX = 4096;
  * object that let go of its bytes encodes them again on its next GET, the same bytes.
  */
 class Bodies {
-  private readonly order = new Set<Cached>();
+  private readonly holders = new FifoHolders<Cached>(BODIES_MAX, (oldest) => {
+    oldest.bytes = undefined;
+  });
 
-  constructor(public max: number) {}
+  set max(max: number) {
+    this.holders.max = max;
+  }
 
   of(c: Cached): Uint8Array {
     if (c.bytes) return c.bytes;
     const bytes = Buffer.from(c.json + '\n');
     c.bytes = bytes;
-    this.order.add(c);
-    while (this.order.size > this.max) {
-      const oldest = this.order.values().next().value as Cached;
-      this.order.delete(oldest);
-      oldest.bytes = undefined;
-    }
+    this.holders.add(c);
     return bytes;
   }
 
   /** A replaced or deleted object's bytes are garbage: it leaves the order now. */
   forget(c: Cached | undefined): void {
-    if (c?.bytes) this.order.delete(c);
+    if (c?.bytes) this.holders.delete(c);
   }
 
   get size(): number {
-    return this.order.size;
+    return this.holders.size;
   }
 }
 
@@ -97,7 +97,7 @@ export class ReadCache implements Informer {
    */
   servesGets = true;
   private readonly types = new Map<string, TypeObjects>();
-  private readonly bodies = new Bodies(BODIES_MAX);
+  private readonly bodies = new Bodies();
 
   private type(typeKey: string): TypeObjects {
     let m = this.types.get(typeKey);

@@ -291,8 +291,7 @@ export class WatchHub {
   private flushOne(w: Live): void {
     if (w.group) return w.group.flushMember(w, this.sendTo);
     const early = this.run?.take(w);
-    const chunks = this.queued.get(w);
-    if (chunks) this.queued.delete(w);
+    const chunks = this.takeQueued(w);
     const all = early && chunks ? [...early, ...chunks] : (early ?? chunks);
     if (all && !w.closed) this.send(w, all.length === 1 ? all[0]! : joinChunks(all));
   }

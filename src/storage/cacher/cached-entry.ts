@@ -10,6 +10,7 @@
  * object after an eviction, not necessarily the same one.
  */
 import type { Stored } from '../../api/object.js';
+import { FifoHolders } from '../../api/fifo-holders.js';
 import type { Entry } from './type-cache.js';
 
 /** How many entries keep their parsed object (per thread: each shard actor has its own). */
@@ -32,11 +33,11 @@ export class CachedEntry implements Entry {
     readonly fields: Record<string, string>,
     obj?: Stored,
   ) {
-    if (obj) parsed.keep(this, obj);
+    if (obj) keep(this, obj);
   }
 
   get obj(): Stored {
-    return this.value ?? parsed.keep(this, JSON.parse(this.json) as Stored);
+    return this.value ?? keep(this, JSON.parse(this.json) as Stored);
   }
 
   /** Whether the parsed object is held now (tests and the memory bench). */
@@ -44,35 +45,21 @@ export class CachedEntry implements Entry {
     return this.value !== undefined;
   }
 
-  /** Called by ParsedObjects only. */
+  /** Called by `keep` and the eviction of `parsed` only. */
   hold(obj: Stored | undefined): void {
     this.value = obj;
   }
 }
 
 /** The entries holding a parsed object, oldest first; the oldest lets go of it past `max`. */
-class ParsedObjects {
-  private readonly order = new Set<CachedEntry>();
+const parsed = new FifoHolders<CachedEntry>(PARSED_MAX, (oldest) => oldest.hold(undefined));
 
-  constructor(public max: number) {}
-
-  keep(e: CachedEntry, obj: Stored): Stored {
-    e.hold(obj);
-    this.order.add(e);
-    while (this.order.size > this.max) {
-      const oldest = this.order.values().next().value as CachedEntry;
-      this.order.delete(oldest);
-      oldest.hold(undefined);
-    }
-    return obj;
-  }
-
-  get size(): number {
-    return this.order.size;
-  }
+/** Holds obj in e, as one of the PARSED_MAX most recent. */
+function keep(e: CachedEntry, obj: Stored): Stored {
+  e.hold(obj);
+  parsed.add(e);
+  return obj;
 }
-
-const parsed = new ParsedObjects(PARSED_MAX);
 
 /** Sets how many entries keep a parsed object (tests); evicts down to it on the next parse. */
 export function setParsedMax(max: number): void {
