@@ -13,11 +13,10 @@ import { Shard } from '../../src/actors/shard.js';
 import type { BatchReply, Op, Result } from '../../src/actors/protocol.js';
 import type { Backend } from '../../src/storage/interface.js';
 import { until } from '../helpers/poll.js';
-import { shardConfig } from '../helpers/shard.js';
+import { configMapOps, shardConfig } from '../helpers/shard.js';
 
 let dir: string;
 let shard: Shard;
-let nextId = 1;
 const rvBuffer = new SharedArrayBuffer(8);
 /** commits wait for this while set (one batch's commit held in flight) */
 let hold: Promise<void> | undefined;
@@ -53,33 +52,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const type = { group: '', version: 'v1', resource: 'configmaps' };
-const enc = { format: 'json', pretty: false } as const;
-const create = (name: string, namespace: string): Op => ({
-  id: nextId++,
-  op: 'create',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  body: {
-    text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
-    contentType: 'json',
-  },
-});
-const patch = (name: string, namespace: string): Op => ({
-  id: nextId++,
-  op: 'patch',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  name,
-  patchType: 'merge',
-  text: '{"data":{"k":"patched"}}',
-  force: false,
-});
-const list = (namespace: string): Op => ({ id: nextId++, op: 'list', type, enc, namespace, opts: {} });
+const { create, patch, list } = configMapOps;
 
 interface Answer {
   code: number;

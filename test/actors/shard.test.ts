@@ -8,12 +8,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Shard } from '../../src/actors/shard.js';
-import { openShard, type LocalShard } from '../helpers/shard.js';
-import type { Op, Result } from '../../src/actors/protocol.js';
+import { configMapOps, openShard, type LocalShard } from '../helpers/shard.js';
+import type { Result } from '../../src/actors/protocol.js';
 
 let local: LocalShard;
 let shard: Shard;
-let nextId = 1;
 
 before(async () => {
   local = await openShard('shard', { failCommitMatch: 'poison' });
@@ -21,34 +20,7 @@ before(async () => {
 });
 after(() => local.close());
 
-const type = { group: '', version: 'v1', resource: 'configmaps' };
-const enc = { format: 'json', pretty: false } as const;
-const create = (name: string, namespace = 'default'): Op => ({
-  id: nextId++,
-  op: 'create',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  body: {
-    text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
-    contentType: 'json',
-  },
-});
-const get = (name: string, namespace = 'default'): Op => ({ id: nextId++, op: 'get', type, enc, namespace, name });
-const patch = (name: string, namespace = 'default'): Op => ({
-  id: nextId++,
-  op: 'patch',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  name,
-  patchType: 'merge',
-  text: '{"data":{"k":"patched"}}',
-  force: false,
-});
-const list = (namespace = 'default'): Op => ({ id: nextId++, op: 'list', type, enc, namespace, opts: {} });
+const { create, get, patch, list } = configMapOps;
 
 /** code and parsed body of a result (a Status for an error) */
 function answer(r: Result): { code: number; json: any } {

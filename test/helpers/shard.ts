@@ -39,3 +39,51 @@ export async function openShard(prefix: string, testFaults?: { failCommitMatch: 
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
+
+let nextOpId = 1;
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
+const JSON_ENC = { format: 'json', pretty: false } as const;
+
+/** Ops on ConfigMaps in compact JSON, each with an id of its own: create (data.k = name), get, merge patch (data.k = patched), list. */
+export const configMapOps = {
+  create: (name: string, namespace = 'default'): Op => ({
+    id: nextOpId++,
+    op: 'create',
+    type: CONFIGMAPS,
+    enc: JSON_ENC,
+    dryRun: false,
+    namespace,
+    body: {
+      text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
+      contentType: 'json',
+    },
+  }),
+  get: (name: string, namespace = 'default'): Op => ({
+    id: nextOpId++,
+    op: 'get',
+    type: CONFIGMAPS,
+    enc: JSON_ENC,
+    namespace,
+    name,
+  }),
+  patch: (name: string, namespace = 'default'): Op => ({
+    id: nextOpId++,
+    op: 'patch',
+    type: CONFIGMAPS,
+    enc: JSON_ENC,
+    dryRun: false,
+    namespace,
+    name,
+    patchType: 'merge',
+    text: '{"data":{"k":"patched"}}',
+    force: false,
+  }),
+  list: (namespace = 'default'): Op => ({
+    id: nextOpId++,
+    op: 'list',
+    type: CONFIGMAPS,
+    enc: JSON_ENC,
+    namespace,
+    opts: {},
+  }),
+};

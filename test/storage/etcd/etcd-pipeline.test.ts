@@ -15,9 +15,9 @@ import { EtcdBackend } from '../../../src/storage/etcd/etcd-backend.js';
 import { CommitConflict, type Backend, type RemoteChange, type Write } from '../../../src/storage/interface.js';
 import type { EtcdConfig } from '../../../src/storage/etcd/etcd-client.js';
 import { Shard } from '../../../src/actors/shard.js';
-import type { BatchReply, Op, Result } from '../../../src/actors/protocol.js';
+import type { BatchReply, Result } from '../../../src/actors/protocol.js';
 import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
-import { shardConfig } from '../../helpers/shard.js';
+import { configMapOps, shardConfig } from '../../helpers/shard.js';
 import { until } from '../../helpers/poll.js';
 
 let etcd: TestEtcd;
@@ -185,33 +185,7 @@ describe('EtcdBackend pipelined commits', () => {
   });
 });
 
-const type = { group: '', version: 'v1', resource: 'configmaps' };
-const enc = { format: 'json', pretty: false } as const;
-let nextId = 1;
-const create = (name: string, namespace: string): Op => ({
-  id: nextId++,
-  op: 'create',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  body: {
-    text: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } }),
-    contentType: 'json',
-  },
-});
-const patch = (name: string, namespace: string): Op => ({
-  id: nextId++,
-  op: 'patch',
-  type,
-  enc,
-  dryRun: false,
-  namespace,
-  name,
-  patchType: 'merge',
-  text: '{"data":{"k":"patched"}}',
-  force: false,
-});
+const { create, patch } = configMapOps;
 
 function code(r: Result | undefined): number {
   assert.ok(r);
