@@ -1,5 +1,5 @@
 /**
- * The order of a shard's pipelined batches (a local store): a batch executes while the batches
+ * The order of a shard's pipelined batches (LMDB, and etcd's chained transactions): a batch executes while the batches
  * before it are still committing, reading their staged writes (`inFlight`, oldest first). Batches
  * execute one at a time in arrival order (`enter`); each batch's transaction starts once the one
  * before is written (its fsync may still run: one fsync can cover both) and it answers once that

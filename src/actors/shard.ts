@@ -68,13 +68,11 @@ export class Shard extends ShardStores {
   /** other servers' changes (shared store), applied to the caches, for the next reply */
   private readonly feed = new RemoteFeed();
   /** pipelined commits (see pipeline.ts; on etcd, EtcdBackend's chained transactions) */
-  private readonly pipelined: boolean;
   private readonly pipe = new Pipeline();
 
   constructor(cfg: ActorConfig) {
     super(cfg);
     this.rv = new BigInt64Array(cfg.rvBuffer);
-    this.pipelined = true;
     configureProtobuf(cfg.apiDomain);
   }
 
@@ -169,12 +167,12 @@ export class Shard extends ShardStores {
     if (poll !== undefined) return { results: [], events: await this.feed.waitForWork(poll, this.cfg.wakeBuffer) };
     // a poll still waiting (sent before this batch, answered before it) takes the changes so far
     this.feed.endPoll();
-    // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot, a shared store) first waits until every earlier batch is published
+    // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot) first waits until every earlier batch is published
     const open = this.pipe.enter();
     let x: Executed;
     try {
       await open.turn;
-      if (!this.pipelined || !ops.every(overlaps)) await this.pipe.idle();
+      if (!ops.every(overlaps)) await this.pipe.idle();
       // on a shared store, a read of the newest state first waits for every commit made before it
       if (this.backend.sync && ops.some(consistentRead)) {
         try {
