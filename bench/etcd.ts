@@ -13,14 +13,9 @@
  * and the ratio is taken per round, then its median), with the CPU each phase cost per write:
  * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { once } from 'node:events';
 import { Etcd3 } from 'etcd3';
-import { cpuSeconds, startServer, sleep, type ServerChild } from './lib/procs.js';
+import { cpuSeconds, sleep, startServer, type ServerChild } from './lib/procs.js';
+import { startEtcd } from './lib/etcd-proc.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
 import { runWrk } from './lib/wrk.js';
 
@@ -37,63 +32,6 @@ const CREATES_ONLY = process.argv.includes('--creates-only');
 const CPU_PROF = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 /** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
 const SERVER_ARGS = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
-
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const port = (srv.address() as { port: number }).port;
-  srv.close();
-  await once(srv, 'close');
-  return port;
-}
-
-async function startEtcd(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const root = mkdtempSync(join(tmpdir(), 'plat-bench-etcd-'));
-  const [cp, pp] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${cp}`,
-    peer = `http://127.0.0.1:${pp}`;
-  const proc = spawn(
-    process.env.ETCD_BIN ?? '/usr/bin/etcd',
-    [
-      '--name',
-      'bench',
-      '--data-dir',
-      join(root, 'data'),
-      '--listen-client-urls',
-      url,
-      '--advertise-client-urls',
-      url,
-      '--listen-peer-urls',
-      peer,
-      '--initial-advertise-peer-urls',
-      peer,
-      '--initial-cluster',
-      `bench=${peer}`,
-      '--quota-backend-bytes',
-      String(4 * 1024 ** 3),
-    ],
-    { stdio: 'ignore' },
-  );
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if (((await (await fetch(`${url}/health`)).json()) as { health: string }).health === 'true') break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('etcd did not start');
-    await sleep(50); // bounded readiness poll
-  }
-  return {
-    url,
-    pid: proc.pid!,
-    stop: async () => {
-      proc.kill('SIGTERM');
-      await once(proc, 'exit');
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
-}
 
 async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number> {
   const t0 = performance.now();
@@ -198,6 +136,13 @@ async function perOp<T>(
   };
 }
 
+/** etcd's transaction count (etcd_mvcc_txn_total of its /metrics), to tell creates per Txn. */
+async function etcdTxns(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^etcd_mvcc_txn_total (\S+)$/m.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
 /** Raw etcd puts against one etcd-backed server's durable creates, round by round. */
 async function createsOnly(url: string, etcdPid: number): Promise<void> {
   const raw: number[] = [],
@@ -217,7 +162,9 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
       const ns = `bench-c-${r}`;
       await ensureNamespace(server.url, ns);
       const rawRun = await perOp(CREATES, { etcd: etcdPid }, () => rawEtcd(url, `/raw${r}`, false));
+      const txns0 = await etcdTxns(url);
       const srvRun = await perOp(CREATES, { etcd: etcdPid, server: server.pid }, () => creates([server], ns));
+      const perTxn = CREATES / ((await etcdTxns(url)) - txns0);
       const [p, c] = [rawRun.out.put, srvRun.out];
       raw.push(p);
       srv.push(c);
@@ -226,7 +173,8 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
       console.log(
         `round ${r + 1}: raw etcd ${f(p)} puts/s, etcd server ${f(c)} creates/s (${f((100 * c) / p)}%); ` +
           `CPU µs per put: etcd ${f(rawRun.etcd)}, client ${f(rawRun.client)}; ` +
-          `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)}, client ${f(srvRun.client)}`,
+          `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)}, client ${f(srvRun.client)}; ` +
+          `${perTxn.toFixed(1)} creates per etcd Txn`,
       );
     }
   } finally {

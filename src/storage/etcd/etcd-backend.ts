@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Etcd3, ICompare, IRequestOp } from 'etcd3';
 import { CommitConflict, type Backend, type RemoteChange, type StoredEntry, type Write } from '../interface.js';
-import { classify, createClient, type EtcdConfig } from './etcd-client.js';
+import { CALL_TIMEOUT_MS, classify, createClient, type EtcdConfig } from './etcd-client.js';
+import { TxnCaller } from './txn-call.js';
+import { encodeTxn, type TxnAnswer, type TxnOp } from './txn-codec.js';
 import { Compactor } from './compactor.js';
 import { META_REVISION, SpaceFollower, parseRevision, type RevisionRecord, type SpaceSnapshot } from './follower.js';
 
@@ -34,11 +36,6 @@ export interface EtcdBackendOptions {
 const DEFAULTS = { pageKeys: 1000, maxTxnOps: 128, maxTxnBytes: 1024 * 1024, pipeline: false };
 /** how long a refused commit waits for the watch to deliver the commit that beat it */
 const CATCH_UP_MS = 10_000;
-interface TxnRequest {
-  compare: ICompare[];
-  success: IRequestOp[];
-  failure: IRequestOp[];
-}
 type IResponse = Awaited<ReturnType<Etcd3['kv']['txn']>>;
 /** the deadline of the read that makes a read consistent */
 const SYNC_TIMEOUT_MS = 5_000;
@@ -57,6 +54,8 @@ export function prefixEnd(prefix: Buffer): Buffer {
 
 export class EtcdBackend implements Backend {
   private readonly client: Etcd3;
+  /** the commit's Txn on the client's connections, with its own codec (txn-codec.ts) */
+  private readonly caller: TxnCaller;
   private readonly root: Buffer;
   private readonly revisionKey: Buffer;
   /** where the first slice kept the revision (read once at open, for stores it wrote) */
@@ -76,6 +75,7 @@ export class EtcdBackend implements Backend {
   /** space names this backend's key space inside the prefix, e.g. `shard-0-of-2`. */
   constructor(cfg: EtcdConfig, space: string, options: EtcdBackendOptions = {}) {
     this.client = createClient(cfg);
+    this.caller = new TxnCaller(this.client);
     this.servers = cfg.servers.join(',');
     this.root = Buffer.from(`${cfg.prefix}/${space}/`);
     this.revisionKey = Buffer.concat([this.root, Buffer.from(META_REVISION)]);
@@ -200,7 +200,7 @@ export class EtcdBackend implements Backend {
             now = res.succeeded ? undefined : await this.moved(batch);
           }
           if (now) throw this.refusal(now.responses, batch, Number(now.header.revision));
-          f.committed(Number(res.header.revision), batch, base.chain);
+          f.committed(res.revision, batch, base.chain);
         }
       })
       .catch(async (e: unknown) => {
@@ -216,26 +216,22 @@ export class EtcdBackend implements Backend {
     this.rev = Math.max(this.rev, revision);
   }
 
-  /** The transaction of one slice of a commit, and the record value it writes. */
-  private build(batch: Write[], revision: number, recordCompare: ICompare): { txn: TxnRequest; record: Buffer } {
+  /** The transaction (its wire bytes) of one slice of a commit, and the record value it writes. */
+  private build(batch: Write[], revision: number, recordCompare: ICompare): { txn: Buffer; record: Buffer } {
     const record: RevisionRecord & { w?: string } = { rv: revision };
     for (const w of batch) if (w.value === undefined && w.rv !== undefined) (record.del ??= {})[w.key] = w.rv;
     if (this.opts.pipeline) record.w = `${this.token}.${++this.txnSeq}`;
     const value = Buffer.from(JSON.stringify(record.del || record.w ? record : revision));
     const compare: ICompare[] = [recordCompare];
-    const success: IRequestOp[] = [{ request_put: { key: this.revisionKey, value } }];
+    const success: TxnOp[] = [{ key: this.revisionKey, value }];
     for (const w of batch) {
       const key = Buffer.concat([this.root, Buffer.from(w.key)]);
       compare.push(this.follower.keyCompare(key, w.key, recordCompare));
-      success.push(
-        w.value === undefined
-          ? { request_delete_range: { key } }
-          : { request_put: { key, value: Buffer.from(w.value) } },
-      );
+      success.push({ key, value: w.value });
     }
     // (no failure branch: its reads cost every transaction client and etcd CPU; a refusal
     // reads them once it happens, see moved())
-    return { txn: { compare, success, failure: [] }, record: value };
+    return { txn: encodeTxn(compare, success), record: value };
   }
 
   /**
@@ -252,8 +248,8 @@ export class EtcdBackend implements Backend {
   }
 
   /** Sends one transaction, counted in flight with the keys it writes until it settles. */
-  private send(txn: TxnRequest, batch: Write[]): Promise<IResponse> {
-    const call = this.client.kv.txn(txn).catch((e: unknown) => {
+  private send(txn: Buffer, batch: Write[]): Promise<TxnAnswer> {
+    const call = this.caller.txn(txn, CALL_TIMEOUT_MS).catch((e: unknown) => {
       throw classify(e, this.servers);
     });
     this.track(call, batch);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EtcdBackend } from '../../../src/storage/etcd/etcd-backend.js';
+import type { TxnCaller } from '../../../src/storage/etcd/txn-call.js';
 import { CommitConflict, type Backend, type RemoteChange, type Write } from '../../../src/storage/interface.js';
 import type { EtcdConfig } from '../../../src/storage/etcd/etcd-client.js';
 import { Shard } from '../../../src/actors/shard.js';
@@ -64,9 +65,9 @@ async function pipelined(
   return [r1!, r2!];
 }
 
-/** A transaction that writes (the backend's reads after a refusal are transactions too). */
-function writes(req: { success?: { request_put?: unknown }[] }): boolean {
-  return !!req.success?.some((op) => op.request_put);
+/** The caller of the backend's transactions that write (its reads after a refusal go through etcd3). */
+function callerOf(b: EtcdBackend): TxnCaller {
+  return (b as unknown as { caller: TxnCaller }).caller;
 }
 
 /**
@@ -74,12 +75,12 @@ function writes(req: { success?: { request_put?: unknown }[] }): boolean {
  * built: what it compares is fixed), and returns the number of transactions sent so far.
  */
 function beforeFirstTxn(b: EtcdBackend, first: () => Promise<unknown>): () => number {
-  const kv = (b as unknown as { client: Etcd3 }).client.kv;
-  const txn = kv.txn.bind(kv);
+  const caller = callerOf(b);
+  const txn = caller.txn.bind(caller);
   let calls = 0;
-  kv.txn = async (req) => {
-    if (writes(req) && ++calls === 1) await first();
-    return txn(req);
+  caller.txn = async (bytes, timeoutMs) => {
+    if (++calls === 1) await first();
+    return txn(bytes, timeoutMs);
   };
   return () => calls;
 }
@@ -141,17 +142,16 @@ describe('EtcdBackend pipelined commits', () => {
 
   it('a transaction etcd applies before the one sent ahead of it is sent again once that one committed', async () => {
     const { b } = await follower('overtaken');
-    const kv = (b as unknown as { client: Etcd3 }).client.kv;
-    const txn = kv.txn.bind(kv);
+    const caller = callerOf(b);
+    const txn = caller.txn.bind(caller);
     let calls = 0;
     let secondDone!: () => void;
     const second = new Promise<void>((r) => (secondDone = r));
     // the first transaction reaches etcd only after the second was answered
-    kv.txn = async (req) => {
-      if (!writes(req)) return txn(req);
+    caller.txn = async (bytes, timeoutMs) => {
       const n = ++calls;
       if (n === 1) await second;
-      const res = await txn(req);
+      const res = await txn(bytes, timeoutMs);
       if (n === 2) secondDone();
       return res;
     };
