@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Etcd3, GRPCDeadlineExceededError, isRecoverableError, type IOptions } from 'etcd3';
 import { StoreUnavailable } from '../interface.js';
+import { useWatchCodec } from './watch-codec.js';
 
 export interface EtcdConfig {
   /** client URLs, http:// or https:// */
@@ -40,7 +41,10 @@ export function createClient(cfg: EtcdConfig): Etcd3 {
       privateKey: cfg.keyFile ? readFileSync(cfg.keyFile) : undefined,
     };
   }
-  return new Etcd3(options);
+  const client = new Etcd3(options);
+  // the follower's watch gets every event of this server's own commits back: decode them cheaply
+  useWatchCodec(client);
+  return client;
 }
 
 /**

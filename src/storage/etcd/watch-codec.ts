@@ -1,0 +1,197 @@
+/**
+ * The watch stream's answers (`etcdserverpb.WatchResponse`) decoded by hand. Every commit a
+ * server makes comes back to it on its own watch (one event per written key, value included),
+ * and the follower skips those groups by revision without reading them; protobufjs decoded each
+ * into objects and converted four int64 per key through `Long` to strings first. This decoder
+ * makes the same shape etcd3 hands its watchers (proto-loader with longs and enums as strings,
+ * defaults set), with keys and values as views into the received message (no copy), so etcd3's
+ * WatchManager and Watcher (resume, backoff, reconnection) run unchanged on top of it.
+ */
+import type { Etcd3, IWatchResponse } from 'etcd3';
+
+const WATCH_METHOD = '/etcdserverpb.Watch/Watch';
+const EMPTY = Buffer.alloc(0);
+const TWO_53 = 2 ** 53;
+
+class Reader {
+  pos: number;
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+  ) {
+    this.pos = start;
+  }
+  /** a varint below 2^53 as a number; -1 when it is larger (then read it again with big()) */
+  small(): number {
+    let n = 0;
+    let mul = 1;
+    for (;;) {
+      if (this.pos >= this.end) throw new Error('watch codec: truncated varint');
+      const b = this.buf[this.pos++]!;
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return n < TWO_53 ? n : -1;
+      mul *= 128;
+    }
+  }
+  /** an int64 (signed, or unsigned for uint64) as proto-loader's decimal string */
+  int64(unsigned = false): string {
+    const start = this.pos;
+    const n = this.small();
+    if (n >= 0) return String(n);
+    let v = 0n;
+    let shift = 0n;
+    for (let p = start; p < this.pos; p++, shift += 7n) v |= BigInt(this.buf[p]! & 0x7f) << shift;
+    return String(unsigned ? BigInt.asUintN(64, v) : BigInt.asIntN(64, v));
+  }
+  /** the body of a length-delimited field: [start, end) */
+  span(): [number, number] {
+    const len = this.small();
+    const start = this.pos;
+    this.pos += len;
+    if (len < 0 || this.pos > this.end) throw new Error('watch codec: truncated field');
+    return [start, this.pos];
+  }
+  bytes(): Buffer {
+    const [s, e] = this.span();
+    return s === e ? EMPTY : this.buf.subarray(s, e);
+  }
+  skip(wire: number): void {
+    if (wire === 0) this.small();
+    else if (wire === 2) this.span();
+    else if (wire === 1 || wire === 5) this.pos += wire === 1 ? 8 : 4;
+    else throw new Error(`watch codec: unsupported wire type ${wire}`);
+  }
+  /** reads the fields of the length-delimited message at pos, one call per field */
+  fields(each: (r: Reader, field: number, wire: number) => void): void {
+    const [s, e] = this.span();
+    const r = new Reader(this.buf, s, e);
+    while (r.pos < r.end) {
+      const tag = r.small();
+      each(r, Math.floor(tag / 8), tag & 7);
+    }
+  }
+}
+
+type Header = IWatchResponse['header'];
+type Event = IWatchResponse['events'][number];
+type KeyValue = Event['kv'];
+
+function header(r: Reader): Header {
+  const h: Header = { cluster_id: '0', member_id: '0', revision: '0', raft_term: '0' };
+  r.fields((f, field, wire) => {
+    if (wire !== 0) f.skip(wire);
+    else if (field === 1) h.cluster_id = f.int64(true);
+    else if (field === 2) h.member_id = f.int64(true);
+    else if (field === 3) h.revision = f.int64();
+    else if (field === 4) h.raft_term = f.int64(true);
+    else f.skip(wire);
+  });
+  return h;
+}
+
+function keyValue(r: Reader): KeyValue {
+  const kv: KeyValue = {
+    key: EMPTY,
+    create_revision: '0',
+    mod_revision: '0',
+    version: '0',
+    value: EMPTY,
+    lease: '0',
+  };
+  r.fields((f, field, wire) => {
+    if (field === 1 && wire === 2) kv.key = f.bytes();
+    else if (field === 5 && wire === 2) kv.value = f.bytes();
+    else if (wire !== 0) f.skip(wire);
+    else if (field === 2) kv.create_revision = f.int64();
+    else if (field === 3) kv.mod_revision = f.int64();
+    else if (field === 4) kv.version = f.int64();
+    else if (field === 6) kv.lease = f.int64();
+    else f.skip(wire);
+  });
+  return kv;
+}
+
+function event(r: Reader): Event {
+  const ev = { type: 'Put', kv: null, prev_kv: null } as unknown as Event;
+  r.fields((f, field, wire) => {
+    if (field === 1 && wire === 0) ev.type = f.small() === 1 ? 'Delete' : 'Put';
+    else if (field === 2 && wire === 2) ev.kv = keyValue(f);
+    else if (field === 3 && wire === 2) ev.prev_kv = keyValue(f);
+    else f.skip(wire);
+  });
+  return ev;
+}
+
+/** A WatchResponse as etcd3's proto-loader codec decodes it (test/storage/etcd/watch-codec.test.ts). */
+export function decodeWatchResponse(buf: Buffer): IWatchResponse {
+  const res = {
+    header: null,
+    watch_id: '0',
+    created: false,
+    canceled: false,
+    compact_revision: '0',
+    cancel_reason: '',
+    fragment: false,
+    events: [],
+  } as unknown as IWatchResponse & { fragment: boolean };
+  const r = new Reader(buf, 0, buf.length);
+  while (r.pos < r.end) {
+    const tag = r.small();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (field === 1 && wire === 2) res.header = header(r);
+    else if (field === 11 && wire === 2) res.events.push(event(r));
+    else if (field === 6 && wire === 2) res.cancel_reason = r.bytes().toString();
+    else if (wire !== 0) r.skip(wire);
+    else if (field === 2) res.watch_id = r.int64();
+    else if (field === 3) res.created = r.small() !== 0;
+    else if (field === 4) res.canceled = r.small() !== 0;
+    else if (field === 5) res.compact_revision = r.int64();
+    else if (field === 7) res.fragment = r.small() !== 0;
+    else r.skip(wire);
+  }
+  return res;
+}
+
+interface StreamClient {
+  makeBidiStreamRequest(
+    method: string,
+    serialize: (v: unknown) => Buffer,
+    deserialize: (b: Buffer) => IWatchResponse,
+    metadata: unknown,
+    options: object,
+  ): { writable: boolean; on(event: 'error', fn: (e: Error) => void): unknown };
+  constructor: { service?: { Watch?: { requestSerialize(v: unknown): Buffer } } };
+}
+
+/** what etcd3 1.x's WatchClient holds: its connection pool (`ICallable`) */
+interface Pool {
+  withConnection<R>(
+    service: 'Watch',
+    fn: (args: { resource: unknown; client: unknown; metadata: unknown }) => R,
+  ): Promise<R>;
+  markFailed(resource: unknown, error: Error): void;
+}
+
+/**
+ * Makes the client's watch streams decode with decodeWatchResponse: etcd3's WatchClient.watch
+ * (what its WatchManager calls to open and re-open the stream) is replaced on this client only,
+ * opening the same call on the same connection with etcd3's request encoder. A client whose
+ * shape is not etcd3 1.x's is left as it is.
+ */
+export function useWatchCodec(client: Etcd3): void {
+  const watchClient = (client as unknown as { watchClient?: { client?: Partial<Pool>; watch?: unknown } }).watchClient;
+  const pool = watchClient?.client;
+  if (!watchClient || typeof pool?.withConnection !== 'function' || typeof pool.markFailed !== 'function') return;
+  const p = pool as Pool;
+  watchClient.watch = () =>
+    p.withConnection('Watch', ({ resource, client: c, metadata }) => {
+      const svc = c as StreamClient;
+      const serialize = svc.constructor.service?.Watch?.requestSerialize;
+      if (!serialize) throw new Error('etcd3: Watch service client has no request encoder');
+      const stream = svc.makeBidiStreamRequest(WATCH_METHOD, serialize, decodeWatchResponse, metadata, {});
+      stream.on('error', (err) => stream.writable && p.markFailed(resource, err));
+      return stream;
+    });
+}
