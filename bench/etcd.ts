@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only] [--cpu-prof DIR] [-- <server flags>]`
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only [--with-lmdb]] [--cpu-prof DIR] [-- <server flags>]`
  *
  * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
  * throughput measured on the same etcd:
@@ -28,6 +28,12 @@ const CREATES = arg('creates', 3000);
 const GET_SECONDS = arg('get-seconds', 5);
 const ROUNDS = arg('rounds', 1);
 const CREATES_ONLY = process.argv.includes('--creates-only');
+/**
+ * --creates-only --with-lmdb: each round also runs the same creates against an LMDB-backed
+ * server (same flags, same client, same rate range): the server's CPU per create without etcd,
+ * what an etcd client at no cost would leave
+ */
+const WITH_LMDB = process.argv.includes('--with-lmdb');
 /** --creates-only: the etcd-backed server writes V8 CPU profiles (every thread) into DIR */
 const CPU_PROF = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1] : undefined;
 /** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
@@ -157,10 +163,12 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
     '/bench-c',
     ...SERVER_ARGS,
   ]);
+  const lmdb = WITH_LMDB ? await startServer([], SERVER_ARGS) : undefined;
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const ns = `bench-c-${r}`;
       await ensureNamespace(server.url, ns);
+      if (lmdb) await ensureNamespace(lmdb.url, ns);
       const rawRun = await perOp(CREATES, { etcd: etcdPid }, () => rawEtcd(url, `/raw${r}`, false));
       const txns0 = await etcdTxns(url);
       const srvRun = await perOp(CREATES, { etcd: etcdPid, server: server.pid }, () => creates([server], ns));
@@ -176,10 +184,18 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
           `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)}, client ${f(srvRun.client)}; ` +
           `${perTxn.toFixed(1)} creates per etcd Txn`,
       );
+      if (lmdb) {
+        const l = await perOp(CREATES, { etcd: etcdPid, server: lmdb.pid }, () => creates([lmdb], ns));
+        console.log(
+          `  same round on LMDB: ${f(l.out)} creates/s; CPU µs per create: server ${f(l.server)}, client ${f(l.client)}`,
+        );
+      }
     }
   } finally {
-    await server.stop();
-    server.cleanup();
+    for (const s of lmdb ? [server, lmdb] : [server]) {
+      await s.stop();
+      s.cleanup();
+    }
     closeAgent();
   }
   console.log(
