@@ -7,7 +7,9 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Etcd3, type ICompare } from 'etcd3';
+import { createServer, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { Etcd3, GRPCDeadlineExceededError, type ICompare } from 'etcd3';
 import { decodeTxnAnswer, encodeTxn, type TxnOp } from '../../../src/storage/etcd/txn-codec.js';
 import { TxnCaller } from '../../../src/storage/etcd/txn-call.js';
 import { startEtcd, type TestEtcd } from '../../helpers/etcd.js';
@@ -171,5 +173,34 @@ describe('TxnCaller on a real etcd', () => {
       { key: b('/c/dup'), value: '2' },
     ];
     await assert.rejects(caller.txn(encodeTxn([], twice), 5_000), /duplicate key/);
+  });
+});
+
+describe('TxnCaller deadlines', () => {
+  it('fails a call nobody answers within its deadline (and each retry within its own), as etcd3 does', {
+    timeout: 10_000,
+  }, async () => {
+    // a member that accepts connections and never speaks HTTP/2: grpc-js would wait for it far longer
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => sockets.push(s)).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as { port: number };
+    const client = new Etcd3({ hosts: `http://127.0.0.1:${port}` });
+    try {
+      const caller = new TxnCaller(client);
+      const t0 = Date.now();
+      const err = await caller.txn(encodeTxn([], [{ key: b('/d/a'), value: 'x' }]), 300).then(
+        () => assert.fail('answered'),
+        (e: unknown) => e,
+      );
+      const elapsed = Date.now() - t0;
+      assert.ok(err instanceof GRPCDeadlineExceededError, String(err));
+      // three attempts of 300 ms, each found by a sweep at most SWEEP_MS late
+      assert.ok(elapsed >= 300 && elapsed < 3 * (300 + 250) + 1_000, `failed after ${elapsed} ms`);
+    } finally {
+      client.close();
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 });
