@@ -10,7 +10,7 @@
  * idle watchers cost ~12–18 KB of RSS each; capped, ~7–9 KB (docs/benchmarks.md, "Watch,
  * fourth round", with the GET, LIST and create costs measured beside it). A 1 MB cap made the
  * request path's garbage scavenged so often that it cost a create ~20–30 µs of front thread;
- * 4 MB costs ~8 KB per idle watcher and a third less front CPU per create ("Creates, fifth round").
+ * 4 MB costs ~8 KB per idle watcher and a fifth less front CPU per create ("Creates, fifth round").
  *
  * How: `--max-semi-space-size` is read only when a heap is set up, so setting it here (after
  * the main isolate exists) does nothing; `--semi-space-growth-factor` is read each time V8
