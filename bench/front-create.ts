@@ -7,11 +7,15 @@
  * What it leaves out is uWS, the kernel's sockets and the client, so the front thread's figure
  * is the pipeline's own cost, steadier on a busy machine than a wrk run's.
  *
- *   node dist/bench/front-create.js [--creates 20000] [--rounds 3] [--concurrency 64]
+ *   node [--import ./dist/src/server/young-generation.js] dist/bench/front-create.js [--creates 20000] [--rounds 3] [--concurrency 64]
+ *
+ * With the --import, the front thread's young generation is capped as the server's is (src/main.ts
+ * imports that module first); without it V8 grows it as it chooses. Each round prints the size.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { parseArgs } from '../src/server/options.js';
 import { ApiServer } from '../src/server/server.js';
@@ -125,8 +129,9 @@ async function main(): Promise<void> {
       const s = (performance.now() - t0) / 1000;
       const main = ((cpuSeconds(process.pid, true) - main0) * 1e6) / creates;
       const all = ((cpuSeconds(process.pid) - all0) * 1e6) / creates;
+      const young = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0;
       lines.push(
-        `${(creates / s).toFixed(0)}/s, ${all.toFixed(1)} µs CPU per create (front thread ${main.toFixed(1)})`,
+        `${(creates / s).toFixed(0)}/s, ${all.toFixed(1)} µs CPU per create (front thread ${main.toFixed(1)}), front new space ${(young / 2 ** 20).toFixed(0)} MB`,
       );
     }
     process.stdout.write(
