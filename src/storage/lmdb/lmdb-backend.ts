@@ -1,26 +1,16 @@
 import { open, type RootDatabase } from 'lmdb';
 import type { Backend, StoredEntry, Write } from '../interface.js';
+import { storeOptions } from './store-options.js';
 
 const REVISION_KEY = '\u0000meta/revision';
 const PAGE = 4096;
-
-/**
- * The map's initial size (address space, not disk: without a write map the file grows with its
- * pages only). lmdb-js grows a full map by mapping the file again and keeps every earlier map
- * for lingering readers, never unmapping it, so each page resident in an old map stays counted
- * in RSS besides its copy in the new one: growing from lmdb-js' 128 KiB start to a 150,000-Pod
- * store left ten maps and ~0.8 KB per Pod resident twice. One map this size is never regrown
- * below 64 GiB of data (beyond, lmdb-js still grows it).
- */
-export const MAP_SIZE = 64 * 2 ** 30;
 
 /** LMDB backend: one environment per shard, synchronous-durable commits batched per call. */
 export class LmdbBackend implements Backend {
   private readonly db: RootDatabase<string, string>;
 
   constructor(path: string) {
-    // encoding 'string': values are already-encoded JSON; no msgpack round trip.
-    this.db = open<string, string>({ path, encoding: 'string', compression: false, mapSize: MAP_SIZE });
+    this.db = open<string, string>(storeOptions(path));
   }
 
   /** Local and opened by the constructor: nothing to connect. */
