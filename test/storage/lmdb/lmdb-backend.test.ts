@@ -5,7 +5,7 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,13 +42,14 @@ function mappingsOf(file: string): { rss: number }[] {
   return out;
 }
 
-/** A Pod-sized JSON value (about 2 KB, like the density scenario's Pods). */
+/** A Pod-sized JSON value (about 2 KB, like the density scenario's Pods) that does not compress. */
 function podJson(i: number): string {
+  const noise = randomBytes(1000).toString('hex');
   return JSON.stringify({
     kind: 'Pod',
     apiVersion: 'v1',
     metadata: { name: `p-${i}`, namespace: `ns-${i % 7}` },
-    pad: 'x'.repeat(2000),
+    noise,
   });
 }
 
