@@ -50,15 +50,21 @@ function mem(): Mem {
   };
 }
 
-/** Resident bytes of the mappings of files under dir (the LMDB environment), from /proc/self/smaps. */
-function mappedRss(dir: string): number {
-  let total = 0;
+/**
+ * Resident bytes of the mappings of files under dir (the LMDB environment), from /proc/self/smaps,
+ * and how many mappings of its data file there are (lmdb-js keeps every map it outgrew).
+ */
+function mappedRss(dir: string): { rss: number; dataMaps: number } {
+  let rss = 0;
+  let dataMaps = 0;
   let inDir = false;
   for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inDir = line.includes(dir);
-    else if (inDir && line.startsWith('Rss:')) total += Number(/(\d+)/.exec(line)?.[1] ?? 0) * 1024;
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) {
+      inDir = line.includes(dir);
+      if (inDir && line.endsWith('/data.mdb')) dataMaps++;
+    } else if (inDir && line.startsWith('Rss:')) rss += Number(/(\d+)/.exec(line)?.[1] ?? 0) * 1024;
   }
-  return total;
+  return { rss, dataMaps };
 }
 
 function perObject(a: Mem, b: Mem, n: number): string {
@@ -171,8 +177,10 @@ async function main(): Promise<void> {
     let m = mem();
     process.stdout.write(`after the lists: ${perObject(m0, m, n)}\n`);
     const file = statSync(join(dir, 'shard-0-of-1', 'data.mdb')).size;
+    const mapped = mappedRss(dir);
     process.stdout.write(
-      `LMDB: data file ${(file / n).toFixed(0)} B/object, its mapping resident ${(mappedRss(dir) / n).toFixed(0)} B/object\n`,
+      `LMDB: data file ${(file / n).toFixed(0)} B/object, its mapping resident ${(mapped.rss / n).toFixed(0)} B/object` +
+        ` (${mapped.dataMaps} mapping${mapped.dataMaps === 1 ? '' : 's'} of data.mdb)\n`,
     );
     process.stdout.write('retained per component (dropped in this order):\n');
     const caches = (shard as unknown as { caches: Map<string, TypeCache> }).caches;

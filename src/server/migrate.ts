@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import { storeOptions } from '../storage/lmdb/store-options.js';
 import type { Write } from '../storage/interface.js';
 import { IDENTITY_FILE, writeIdentity, type DataDirIdentity } from './data-dir.js';
 import { readFileSync } from 'node:fs';
@@ -50,12 +51,7 @@ export async function migrateToEtcd(a: MigrateArgs): Promise<{ shards: number; k
   for (let i = 0; i < identity.shards; i++) {
     const space = `shard-${i}-of-${identity.shards}`;
     // the server must be stopped: a write after the copy would stay behind in LMDB
-    const db = open<string, string>({
-      path: join(a.dataDir, space),
-      encoding: 'string',
-      compression: false,
-      readOnly: true,
-    });
+    const db = open<string, string>({ ...storeOptions(join(a.dataDir, space)), readOnly: true });
     const etcd = new EtcdBackend({ servers: a.servers, prefix: a.prefix, compactionIntervalMs: 0 }, space);
     try {
       await etcd.open();

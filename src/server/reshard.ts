@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
+import { storeOptions } from '../storage/lmdb/store-options.js';
 import { shardOf } from '../actors/routing.js';
 import { LEASE_PREFIX } from '../actors/leases.js';
 import { writeIdentity, type DataDirIdentity } from './data-dir.js';
@@ -28,8 +29,7 @@ export interface ReshardResult {
 }
 
 const shardDir = (dir: string, i: number, n: number) => join(dir, `shard-${i}-of-${n}`);
-const openEnv = (path: string): RootDatabase<string, string> =>
-  open<string, string>({ path, encoding: 'string', compression: false });
+const openEnv = (path: string): RootDatabase<string, string> => open<string, string>(storeOptions(path));
 
 /** The type key a stored key belongs to (leases route with their object's type). */
 export function typeKeyOfStored(key: string): string {

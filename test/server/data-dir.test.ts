@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import { storeOptions } from '../../src/storage/lmdb/store-options.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { runMain } from '../helpers/run-main.js';
 
@@ -22,12 +23,7 @@ after(async () => {
 async function storedKeys(dataDir: string, n: number): Promise<Map<string, string>> {
   const keys = new Map<string, string>();
   for (let i = 0; i < n; i++) {
-    const db = open<string, string>({
-      path: join(dataDir, `shard-${i}-of-${n}`),
-      encoding: 'string',
-      compression: false,
-      readOnly: true,
-    });
+    const db = open<string, string>({ ...storeOptions(join(dataDir, `shard-${i}-of-${n}`)), readOnly: true });
     for (const { key, value } of db.getRange({})) if (key !== '\u0000meta/revision') keys.set(key, value);
     await db.close();
   }

@@ -1,5 +1,6 @@
 import { open, type RootDatabase } from 'lmdb';
 import type { Backend, StoredEntry, Write } from '../interface.js';
+import { storeOptions } from './store-options.js';
 
 const REVISION_KEY = '\u0000meta/revision';
 const PAGE = 4096;
@@ -9,8 +10,7 @@ export class LmdbBackend implements Backend {
   private readonly db: RootDatabase<string, string>;
 
   constructor(path: string) {
-    // encoding 'string': values are already-encoded JSON; no msgpack round trip.
-    this.db = open<string, string>({ path, encoding: 'string', compression: false });
+    this.db = open<string, string>(storeOptions(path));
   }
 
   /** Local and opened by the constructor: nothing to connect. */

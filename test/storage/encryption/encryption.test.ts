@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import { storeOptions } from '../../../src/storage/lmdb/store-options.js';
 import { startServer, request, type TestServer } from '../../helpers/server.js';
 import { shardOf } from '../../../src/actors/routing.js';
 
@@ -36,13 +37,9 @@ const secret = (name: string, value: string) => ({
   data: { password: Buffer.from(value).toString('base64') },
 });
 
-/** The raw value of a key in the LMDB environment of the shard owning the type (server stopped). */
+/** The stored value (as the server reads it) of a key in the LMDB environment of the shard owning the type (server stopped). */
 function withLmdb<T>(typeKey: string, f: (db: ReturnType<typeof open<string, string>>) => T): T {
-  const db = open<string, string>({
-    path: join(dataDir, `shard-${shardOf(typeKey, 2)}-of-2`),
-    encoding: 'string',
-    compression: false,
-  });
+  const db = open<string, string>(storeOptions(join(dataDir, `shard-${shardOf(typeKey, 2)}-of-2`)));
   try {
     return f(db);
   } finally {
