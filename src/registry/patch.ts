@@ -107,19 +107,17 @@ export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', field
 }
 
 /**
- * The copy of a stored object a patch works on: parsing the stored JSON is cheaper than
- * structuredClone of the object. Apply reads managedFields and writes new ones, never changing
- * them, so it gets the stored entries themselves and reuses the field sets parsed from them
- * (src/apply/managed-fields.ts storedSet).
+ * What a patch works on: the stored object itself, with its top level and metadata copied (the
+ * store writes system metadata, resourceVersion and managedFields into the patched object's).
+ * Nothing below it is copied or parsed again: every patch (json-patch.ts, merge-patch.ts,
+ * strategic.ts, apply) copies what it changes and never writes into its input, and the steps
+ * after it (quantities, defaulting, validation, commit) copy on write or write only into nodes
+ * the patch made (test/registry/stored-immutable.test.ts freezes the stored objects of every
+ * built-in kind and runs each write on them). So the next object shares the unchanged subtrees
+ * with the stored one, and the no-op and generation comparisons stop at them by reference.
  */
-export function patchBase(
-  old: { json: string; obj: { metadata?: { managedFields?: unknown } } },
-  patchType: PatchType,
-): Record<string, unknown> {
-  const live = JSON.parse(old.json) as { metadata?: { managedFields?: unknown } };
-  if (patchType === 'apply' && live.metadata?.managedFields)
-    live.metadata.managedFields = old.obj.metadata?.managedFields;
-  return live;
+export function patchBase(old: { obj: { metadata?: object } }): Record<string, unknown> {
+  return { ...old.obj, metadata: { ...old.obj.metadata } };
 }
 
 /** The patched object (a new value); `live` is undefined only for apply-create. */

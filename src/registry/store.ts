@@ -253,12 +253,12 @@ export class Store extends ReadStore {
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
-    // a fresh copy to patch (see patchBase)
+    // the stored object, copied on write by every step (see patchBase)
     const obj = this.decodeQuantities(
       identifyPatched(
         this.ctx.def,
         this.apiVersion,
-        patchObject(patchBase(old, op.patchType), input, this.schema, target, now),
+        patchObject(patchBase(old), input, this.schema, target, now),
         op.namespace,
       ),
     );
