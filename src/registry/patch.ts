@@ -115,9 +115,21 @@ export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', field
  * the patch made (test/registry/stored-immutable.test.ts freezes the stored objects of every
  * built-in kind and runs each write on them). So the next object shares the unchanged subtrees
  * with the stored one, and the no-op and generation comparisons stop at them by reference.
+ * Apply reads managedFields and writes new ones, never changing them, so it reuses the field
+ * sets parsed from the stored entries (src/apply/managed-fields.ts storedSet).
  */
-export function patchBase(old: { obj: { metadata?: object } }): Record<string, unknown> {
-  return { ...old.obj, metadata: { ...old.obj.metadata } };
+export function patchBase(
+  old: { json: string; obj: { metadata?: { managedFields?: unknown } } },
+  patchType: PatchType,
+  custom: boolean,
+): Record<string, unknown> {
+  if (!custom) return { ...old.obj, metadata: { ...old.obj.metadata } };
+  // a custom resource gets a fresh copy: its CRD's schema can change under the stored objects,
+  // and its pruning and defaulting would then write into nodes the patch left alone
+  const live = JSON.parse(old.json) as { metadata?: { managedFields?: unknown } };
+  if (patchType === 'apply' && live.metadata?.managedFields)
+    live.metadata.managedFields = old.obj.metadata?.managedFields;
+  return live;
 }
 
 /** The patched object (a new value); `live` is undefined only for apply-create. */

@@ -258,7 +258,7 @@ export class Store extends ReadStore {
       identifyPatched(
         this.ctx.def,
         this.apiVersion,
-        patchObject(patchBase(old), input, this.schema, target, now),
+        patchObject(patchBase(old, op.patchType, !!this.ctx.def.custom), input, this.schema, target, now),
         op.namespace,
       ),
     );
