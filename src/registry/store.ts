@@ -262,7 +262,7 @@ export class Store extends ReadStore {
         op.namespace,
       ),
     );
-    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
+    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes, old.obj);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(
         `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`,
