@@ -73,11 +73,16 @@ function checkOptions(input: PatchInput): void {
   if (causes.length) throw errors.invalid(PATCH_OPTIONS, causes);
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * upstream ValidateFieldManager (Create/Update/PatchOptions): at most 128 bytes, every character
  * printable (Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols, ASCII space).
  */
 export function fieldManagerCauses(fieldManager: string): StatusCause[] {
+  // the usual name: printable ASCII (every one a letter, number, punctuation, symbol or space), at
+  // most 128 bytes; no Unicode property test per character on every write
+  if (fieldManager.length <= 128 && PRINTABLE_ASCII.test(fieldManager)) return [];
   const causes: StatusCause[] = [];
   if (Buffer.byteLength(fieldManager) > 128)
     causes.push({
