@@ -239,7 +239,9 @@ function applyOnce(
   const list = owners(base.metadata?.managedFields, true);
   const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion, sub));
   const others = list.filter((o) => o !== prev);
-  const merged = mergeApplied(base, applied, schema);
+  // a root of its own (merge answers base itself when nothing changed): prune and write copy below it
+  const result = mergeApplied(base, applied, schema);
+  const merged = result === base ? { ...base } : result;
   if (prev) prune(merged, prev.set, [appliedSet, ...others.map((o) => o.set)]);
   const c = trackedComparison(base, merged, schema, sub);
   const conflicts: StatusCause[] = [];

@@ -14,21 +14,49 @@ const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredCl
 export function mergeApplied<T extends object>(live: T | undefined, applied: T, schema: SchemaNode | undefined): T;
 export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): unknown;
 export function mergeApplied(live: unknown, applied: unknown, schema: SchemaNode | undefined): unknown {
+  // a scalar applied as it is: the live value itself (no copy, and the comparison stops here)
+  if (live === applied) return live;
   const sh = shape(applied, schema);
-  if (live === undefined || live === null || sh === 'leaf' || shape(live, schema) !== sh) return copy(applied);
-  if (sh === 'fields') {
-    const out: Record<string, unknown> = { ...(live as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(applied as Record<string, unknown>)) {
-      if (v === null) {
-        delete out[k];
-        continue;
-      }
-      const sub = fieldSchema(schema, k);
-      setOwn(out, k, mergeApplied(ownValue(out, k), v, sub ?? undefined));
+  if (live === undefined || live === null || shape(live, schema) !== sh) return copy(applied);
+  // an atomic value: replaced, unless it is the same JSON (key order included) as the live one
+  if (sh === 'leaf') return sameJson(live, applied) ? live : copy(applied);
+  if (sh === 'fields') return mergeFields(live as Record<string, unknown>, applied as Record<string, unknown>, schema);
+  const out = mergeItems(live as unknown[], applied as unknown[], schema!, sh);
+  return sameItems(out, live as unknown[]) ? live : out;
+}
+
+/**
+ * A struct or granular map merged field by field. When nothing in it changes, the live object
+ * itself: the result then shares every unchanged subtree with the live object, which the
+ * comparison, validation and the no-op check skip by reference (same keys in the same order,
+ * so the same JSON).
+ */
+function mergeFields(
+  live: Record<string, unknown>,
+  applied: Record<string, unknown>,
+  schema: SchemaNode | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...live };
+  let changed = false;
+  for (const [k, v] of Object.entries(applied)) {
+    const was = ownValue(out, k);
+    if (v === null) {
+      if (Object.hasOwn(out, k)) changed = true;
+      delete out[k];
+      continue;
     }
-    return out;
+    const next = mergeApplied(was, v, fieldSchema(schema, k) ?? undefined);
+    if (next === was && Object.hasOwn(out, k)) continue;
+    changed = true;
+    setOwn(out, k, next);
   }
-  return mergeItems(live as unknown[], applied as unknown[], schema!, sh);
+  return changed ? out : live;
+}
+
+function sameItems(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -87,4 +115,24 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
     }
   }
   return out;
+}
+
+/** The same JSON text: equal values, object keys in the same order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }

@@ -64,14 +64,16 @@ export class ReadStore {
     this.versions = new VersionView(ctx.converter, ctx.typeKey, this.apiVersion, ctx.conversion);
   }
 
-  /** Upstream decodes Quantity fields: canonical strings in place, or 400 for an unparseable one. */
+  /**
+   * Upstream decodes Quantity fields: the object with canonical strings (copied on write, never
+   * written into: see canonicalizeQuantities), or 400 for an unparseable one.
+   */
   protected decodeQuantities(obj: Stored): Stored {
     if (!this.quantities) return obj;
     const { kind, version } = this.ctx.def;
-    canonicalizeQuantities(obj, this.quantities, (m) => {
+    return canonicalizeQuantities(obj, this.quantities, (m) => {
       throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${m}`);
     });
-    return obj;
   }
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */

@@ -253,16 +253,16 @@ export class Store extends ReadStore {
       const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
       return withWarnings(this.createObject(obj, op.namespace, op.dryRun, op.enc, txn, undefined, op.user), warnings);
     }
-    // a fresh copy to patch (see patchBase)
+    // the stored object, copied on write by every step (see patchBase)
     const obj = this.decodeQuantities(
       identifyPatched(
         this.ctx.def,
         this.apiVersion,
-        patchObject(patchBase(old, op.patchType), input, this.schema, target, now),
+        patchObject(patchBase(old, op.patchType, !!this.ctx.def.custom), input, this.schema, target, now),
         op.namespace,
       ),
     );
-    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes);
+    const warnings = validateFields(obj, this.schema, op.fieldValidation ?? 'Warn', notes, old.obj);
     if (obj.metadata.name !== op.name) {
       throw errors.badRequest(
         `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${op.name})`,

@@ -109,9 +109,14 @@ function noteRepeat(f: Findings, p: string): void {
   if (f.repeats?.delete(p)) f.ordered!.push(duplicateField(p));
 }
 
-/** owner: the reference name of the struct holding the value (Go names it in decode errors) */
-function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, owner?: string): void {
-  if (!s || v === null || v === undefined || s.kind === 'any') return;
+/**
+ * owner: the reference name of the struct holding the value (Go names it in decode errors);
+ * was: the value at the same place in the stored object a patch started from. The very same
+ * node was checked (and pruned) when that object was written: it is not walked again, unless
+ * repeated keys are being placed (their report follows the walk).
+ */
+function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, owner?: string, was?: unknown): void {
+  if (!s || v === null || v === undefined || s.kind === 'any' || (v === was && !f.repeats)) return;
   const at = path || '<root>';
   switch (s.kind) {
     case 'scalar':
@@ -123,13 +128,13 @@ function walk(v: unknown, s: SchemaNode | undefined, path: string, f: Findings, 
       return;
     case 'list':
       if (!Array.isArray(v)) return wrongShape(v, 'array', 'cannot restore slice from ', at, f);
-      return walkList(v, s, path, f, owner);
+      return walkList(v, s, path, f, owner, Array.isArray(was) ? was : undefined);
     case 'map':
       if (!isObj(v)) return wrongShape(v, 'object', 'cannot restore map from ', at, f);
-      return walkMap(v, s, path, f, owner);
+      return walkMap(v, s, path, f, owner, isObj(was) ? was : undefined);
     case 'struct':
       if (!isObj(v)) return wrongShape(v, 'object', 'cannot restore struct from: ', at, f);
-      return walkStruct(v, s, path, f);
+      return walkStruct(v, s, path, f, isObj(was) ? was : undefined);
   }
 }
 
@@ -139,16 +144,23 @@ function wrongShape(v: unknown, expected: string, restore: string, at: string, f
   f.restore ??= `${restore}${goKind(v)}`;
 }
 
-function walkList(v: unknown[], s: SchemaNode, path: string, f: Findings, owner?: string): void {
+function walkList(v: unknown[], s: SchemaNode, path: string, f: Findings, owner?: string, was?: unknown[]): void {
   v.forEach((item, i) => {
     // a list element has no "unset": null is not a value of the element type
     if (item === null && s.elem && s.elem.kind !== 'any')
       f.types.push(`${path}[${i}]: expected ${s.elem.kind === 'scalar' ? s.elem.scalarType : 'object'}, got null`);
-    else walk(item, s.elem, `${path}[${i}]`, f, owner);
+    else walk(item, s.elem, `${path}[${i}]`, f, owner, was?.[i]);
   });
 }
 
-function walkMap(v: Record<string, unknown>, s: SchemaNode, path: string, f: Findings, owner?: string): void {
+function walkMap(
+  v: Record<string, unknown>,
+  s: SchemaNode,
+  path: string,
+  f: Findings,
+  owner?: string,
+  was?: Record<string, unknown>,
+): void {
   if (s.elem?.kind === 'scalar' && !s.elem.format && !f.repeats) {
     // the common map of strings (labels, annotations, data): no paths built unless one is wrong
     for (const k in v) if (!scalarOk(s.elem.scalarType, v[k])) walk(v[k], s.elem, `${path}[${k}]`, f, owner);
@@ -156,12 +168,18 @@ function walkMap(v: Record<string, unknown>, s: SchemaNode, path: string, f: Fin
   }
   for (const k in v) {
     if (f.repeats) noteRepeat(f, path ? `${path}.${k}` : k);
-    walk(v[k], s.elem, `${path}[${k}]`, f, owner);
+    walk(v[k], s.elem, `${path}[${k}]`, f, owner, was && ownValue(was, k));
   }
 }
 
 /** Unknown fields are reported and dropped (unless the struct preserves them); omitted empties are dropped. */
-function walkStruct(v: Record<string, unknown>, s: SchemaNode, path: string, f: Findings): void {
+function walkStruct(
+  v: Record<string, unknown>,
+  s: SchemaNode,
+  path: string,
+  f: Findings,
+  was?: Record<string, unknown>,
+): void {
   for (const k in v) {
     const x = v[k];
     const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
@@ -174,7 +192,7 @@ function walkStruct(v: Record<string, unknown>, s: SchemaNode, path: string, f: 
       continue;
     }
     if (f.repeats) noteRepeat(f, p);
-    walk(x, sub, p, f, s.name);
+    walk(x, sub, p, f, s.name, was && ownValue(was, k));
     if (omitted(x, sub, !!s.required?.includes(k))) delete v[k];
   }
 }
@@ -222,12 +240,15 @@ function messages(f: Findings, notes: DecodeNotes | undefined): { list: string[]
  * Checks obj in place against schema: type mismatches are 400; unknown fields are pruned and,
  * with the repeated keys `notes` lists, returned as warnings (Warn), rejected together in one
  * 400 (Strict) or dropped (Ignore). Without a schema only repeated keys are reported.
+ * `stored`: the stored object a patch started from (src/registry/patch.ts patchBase); the
+ * subtrees obj shares with it by reference were checked when it was written and are skipped.
  */
 export function validateFields(
   obj: unknown,
   schema: SchemaNode | undefined,
   mode: FieldValidation,
   notes?: DecodeNotes,
+  stored?: unknown,
 ): string[] {
   const f: Findings = { unknown: [], types: [] };
   const dups = notes?.duplicates ?? [];
@@ -235,7 +256,7 @@ export function validateFields(
     f.repeats = new Set(dups.map((d) => d.path));
     f.ordered = [];
   }
-  if (schema) walk(obj, schema, '', f);
+  if (schema) walk(obj, schema, '', f, undefined, stored);
   if (f.restore && notes?.restoreError) throw notes.restoreError(f.restore);
   if (f.types.length) throw errors.badRequest(`failed to decode object: ${f.types.join('; ')}`);
   if (f.range) throw rangeError(obj, f.range, notes);

@@ -8,6 +8,7 @@
  */
 import { canonicalQuantity } from '../api/quantity.js';
 import type { SchemaNode } from './schema.js';
+import { ownValue, setOwn } from '../api/own-keys.js';
 
 export type QuantityPlan =
   | { at: 'value' }
@@ -54,34 +55,65 @@ function compile(node: SchemaNode, visiting: Set<SchemaNode>): QuantityPlan | un
 }
 
 /**
- * Rewrites every quantity on the plan's paths in place to upstream's canonical string. A
- * value that is no quantity calls fail with upstream's parse error (and nothing is changed
- * that matters: the write is refused). Values of another shape than the schema's are left
- * to validation. A null map value decodes to the zero Quantity ("0") as upstream; a null
- * field is left for the passes that drop nulls.
+ * The value with every quantity on the plan's paths in upstream's canonical string, copy on
+ * write: a node is copied only when something under it changes, and a value with nothing to
+ * change is answered itself. It never writes into its input, so it may run on an object that
+ * shares unchanged subtrees with the cached one (a patch merges onto the stored object). A value
+ * that is no quantity calls fail with upstream's parse error. Values of another shape than the
+ * schema's are left to validation. A null map value decodes to the zero Quantity ("0") as
+ * upstream; a null field is left for the passes that drop nulls.
  */
-export function canonicalizeQuantities(obj: unknown, plan: QuantityPlan, fail: (message: string) => never): void {
-  if (plan.at === 'struct') {
-    if (!isObject(obj)) return;
-    for (const [k, p] of plan.fields) {
-      const v = obj[k];
-      if (v === undefined || v === null) continue;
-      if (p.at === 'value') obj[k] = canonical(v, fail);
-      else canonicalizeQuantities(v, p, fail);
-    }
-  } else if (plan.at === 'map') {
-    if (!isObject(obj)) return;
-    const elem = plan.elem;
-    for (const k of Object.keys(obj)) {
-      if (elem.at === 'value') obj[k] = obj[k] === null ? '0' : canonical(obj[k], fail);
-      else canonicalizeQuantities(obj[k], elem, fail);
-    }
-  } else if (plan.at === 'list' && Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) {
-      if (plan.elem.at !== 'value') canonicalizeQuantities(obj[i], plan.elem, fail);
-      else if (obj[i] !== null) obj[i] = canonical(obj[i], fail);
-    }
+export function canonicalizeQuantities<T>(obj: T, plan: QuantityPlan, fail: (message: string) => never): T {
+  if (plan.at === 'struct') return isObject(obj) ? (struct(obj, plan.fields, fail) as T) : obj;
+  if (plan.at === 'map') return isObject(obj) ? (map(obj, plan.elem, fail) as T) : obj;
+  if (plan.at === 'list' && Array.isArray(obj)) return list(obj, plan.elem, fail) as T;
+  return obj;
+}
+
+function struct(
+  obj: Record<string, unknown>,
+  fields: [string, QuantityPlan][],
+  fail: (message: string) => never,
+): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, p] of fields) {
+    const v = ownValue(obj, k);
+    if (v === undefined || v === null) continue;
+    const next = p.at === 'value' ? canonical(v, fail) : canonicalizeQuantities(v, p, fail);
+    if (next === v) continue;
+    out ??= { ...obj };
+    setOwn(out, k, next);
   }
+  return out ?? obj;
+}
+
+function map(
+  obj: Record<string, unknown>,
+  elem: QuantityPlan,
+  fail: (message: string) => never,
+): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
+    const next = elem.at !== 'value' ? canonicalizeQuantities(v, elem, fail) : v === null ? '0' : canonical(v, fail);
+    if (next === v) continue;
+    out ??= { ...obj };
+    setOwn(out, k, next);
+  }
+  return out ?? obj;
+}
+
+function list(obj: unknown[], elem: QuantityPlan, fail: (message: string) => never): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < obj.length; i++) {
+    const v = obj[i];
+    if (v === null && elem.at === 'value') continue;
+    const next = elem.at !== 'value' ? canonicalizeQuantities(v, elem, fail) : canonical(v, fail);
+    if (next === v) continue;
+    out ??= obj.slice();
+    out[i] = next;
+  }
+  return out ?? obj;
 }
 
 /**

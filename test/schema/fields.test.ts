@@ -126,3 +126,26 @@ test('required: status is not checked; fields upstream accepts missing are not e
     'metadata.ownerReferences[0].uid: Required value',
   ]);
 });
+
+test('a patched object: the subtrees it shares with the stored object by reference are not walked again; copies are', () => {
+  // a stored node that (written by an older schema) still holds a field this one lacks: a
+  // shared reference to it is what the stored object was checked as, a copy is checked anew
+  const template = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i', old: 1 }] } };
+  const stored = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template } };
+  const shared = { ...stored, metadata: { ...stored.metadata }, spec: { ...stored.spec, replicas: 2, extra: 1 } };
+  assert.deepEqual(validateFields(shared, DEPLOYMENT, 'Warn', { as: 'patch', duplicates: [] }, stored), [
+    'unknown field "spec.extra"',
+  ]);
+  assert.equal(shared.spec.template, template);
+  const copied = { ...shared, spec: { ...stored.spec, template: structuredClone(template) } };
+  assert.deepEqual(validateFields(copied, DEPLOYMENT, 'Warn', { as: 'patch', duplicates: [] }, stored), [
+    'unknown field "spec.template.spec.containers[0].old"',
+  ]);
+  // repeated keys being placed: everything is walked
+  const again = { ...stored, metadata: { ...stored.metadata }, spec: { ...stored.spec } };
+  const duplicates = [{ path: 'metadata.name', key: 'name', line: 1 }];
+  assert.deepEqual(validateFields(again, DEPLOYMENT, 'Warn', { as: 'object', duplicates }, stored), [
+    'duplicate field "metadata.name"',
+    'unknown field "spec.template.spec.containers[0].old"',
+  ]);
+});

@@ -81,14 +81,14 @@ test('canonicalizeQuantities rewrites map values, struct fields and list items; 
   const fail = (m: string): never => {
     throw new Error(m);
   };
-  canonicalizeQuantities(pod, plan, fail);
-  assert.deepEqual(pod.spec.containers[0]!.resources, {
+  const out = canonicalizeQuantities(pod, plan, fail);
+  assert.deepEqual(out.spec.containers[0]!.resources, {
     requests: { cpu: '1', memory: '0' },
     limits: { memory: '1024' },
   });
-  assert.equal(pod.spec.volumes[0]!.emptyDir.sizeLimit, '1Gi');
-  assert.deepEqual(pod.spec.overhead, { cpu: '100m' });
-  assert.deepEqual(pod.status.containerStatuses[0]!.allocatedResources, { cpu: '2' });
+  assert.equal(out.spec.volumes[0]!.emptyDir.sizeLimit, '1Gi');
+  assert.deepEqual(out.spec.overhead, { cpu: '100m' });
+  assert.deepEqual(out.status.containerStatuses[0]!.allocatedResources, { cpu: '2' });
   assert.throws(
     () => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail),
     /unable to parse quantity's suffix/,
@@ -106,8 +106,11 @@ test('remembered canonical strings: the same answers as canonicalQuantity, past 
     (_, i) => `${i % 7 === 0 ? i * 1000 : i}${['m', 'Mi', '', 'k', 'e3'][i % 5]}`,
   );
   for (let round = 0; round < 2; round++) {
-    const overhead = Object.fromEntries(inputs.map((q, i) => [`r${i}`, q]));
-    canonicalizeQuantities({ spec: { overhead } }, plan, fail);
+    const { overhead } = canonicalizeQuantities(
+      { spec: { overhead: Object.fromEntries(inputs.map((q, i) => [`r${i}`, q])) } },
+      plan,
+      fail,
+    ).spec;
     inputs.forEach((q, i) => {
       const want = canonicalQuantity(q);
       assert.ok('value' in want);
@@ -116,4 +119,58 @@ test('remembered canonical strings: the same answers as canonicalQuantity, past 
   }
   for (let round = 0; round < 2; round++)
     assert.throws(() => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail), /suffix/);
+});
+
+/** Freezes a JSON value and everything in it: a write into it throws (ES modules are strict). */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+test('canonicalizeQuantities never writes into its input: copies only the nodes on a changed path, answers an unchanged value itself', () => {
+  const plan = quantityPlan(schemaIndex().forKind('', 'v1', 'Pod')!)!;
+  const fail = (m: string): never => {
+    throw new Error(m);
+  };
+  const canonicalPod = deepFreeze({
+    metadata: { name: 'p' },
+    spec: {
+      containers: [
+        { name: 'a', resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1' } } },
+        { name: 'b', resources: { requests: { cpu: '250m' } } },
+      ],
+      overhead: { cpu: '100m' },
+    },
+  });
+  // everything canonical already (as every stored object is): the very same object back
+  assert.equal(canonicalizeQuantities(canonicalPod, plan, fail), canonicalPod);
+  // one container's limit spelled another way: a new path down to it, every other node shared
+  const spelled = deepFreeze({
+    ...canonicalPod,
+    spec: {
+      ...canonicalPod.spec,
+      containers: [
+        {
+          ...canonicalPod.spec.containers[0]!,
+          resources: { ...canonicalPod.spec.containers[0]!.resources, limits: { cpu: '1000m' } },
+        },
+        canonicalPod.spec.containers[1]!,
+      ],
+    },
+  });
+  const out = canonicalizeQuantities(spelled, plan, fail);
+  assert.notEqual(out, spelled);
+  assert.deepEqual(out, canonicalPod);
+  assert.equal(spelled.spec.containers[0]!.resources.limits?.cpu, '1000m');
+  assert.equal(out.metadata, spelled.metadata);
+  assert.equal(out.spec.overhead, spelled.spec.overhead);
+  assert.equal(out.spec.containers[1], spelled.spec.containers[1]);
+  assert.equal(out.spec.containers[0]!.resources.requests, spelled.spec.containers[0]!.resources.requests);
+  // a null map value and a number: new nodes too, the frozen input as it was
+  const odd = deepFreeze({ spec: { overhead: { cpu: null, memory: 1024 } } });
+  assert.deepEqual(canonicalizeQuantities(odd, plan, fail), { spec: { overhead: { cpu: '0', memory: '1024' } } });
+  assert.deepEqual(odd, { spec: { overhead: { cpu: null, memory: 1024 } } });
 });

@@ -115,22 +115,55 @@ export function defaultPodSpec(spec: Json): void {
 
 /**
  * SetDefaults_Pod on top of the spec's: requests default to limits, host-network pods get
- * their container ports as host ports, service links on.
+ * their container ports as host ports, service links on. Containers are copied on write (the
+ * spec itself is the caller's): on an update a patch shares the containers it left alone with
+ * the stored object, and a change elsewhere (new limits, hostNetwork) must not write into them.
  */
 export function defaultPodOnly(spec: Json): void {
-  for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-    const limits = fieldAt(c.resources, 'limits');
-    if (!isObj(limits) || !Object.keys(limits).length) continue;
-    const resources = c.resources as Json;
-    const requests: Json = isObj(resources.requests) ? resources.requests : (resources.requests = {});
-    for (const [k, v] of Object.entries(limits)) requests[k] ??= v;
-  }
-  if (spec.hostNetwork === true) {
-    for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-      for (const p of objects(c.ports)) p.hostPort ||= p.containerPort;
+  const hostNetwork = spec.hostNetwork === true;
+  for (const list of ['containers', 'initContainers'] as const) {
+    const items = spec[list];
+    if (!Array.isArray(items)) continue;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < items.length; i++) {
+      const c: unknown = items[i];
+      const next = isObj(c) ? podOnlyPorts(podOnlyRequests(c), hostNetwork) : c;
+      if (next === c) continue;
+      out ??= items.slice();
+      out[i] = next;
     }
+    if (out) spec[list] = out;
   }
   spec.enableServiceLinks ??= true;
+}
+
+/** The container with a request for each limit it lacks one for (a copy when one is added). */
+function podOnlyRequests(c: Json): Json {
+  const limits = fieldAt(c.resources, 'limits');
+  if (!isObj(limits) || !Object.keys(limits).length) return c;
+  const resources = c.resources as Json;
+  const had = isObj(resources.requests) ? resources.requests : undefined;
+  let requests: Json | undefined;
+  for (const [k, v] of Object.entries(limits)) {
+    // read as `requests[k] ??= v` reads (an inherited member counts as set)
+    if ((requests ?? had)?.[k] !== undefined && (requests ?? had)?.[k] !== null) continue;
+    requests ??= { ...had };
+    requests[k] = v;
+  }
+  if (!requests && had) return c;
+  return { ...c, resources: { ...resources, requests: requests ?? {} } };
+}
+
+/** A host-network pod's container ports get their container port as host port (copies when one does). */
+function podOnlyPorts(c: Json, hostNetwork: boolean): Json {
+  if (!hostNetwork || !Array.isArray(c.ports)) return c;
+  let ports: unknown[] | undefined;
+  c.ports.forEach((p: unknown, i: number) => {
+    if (!isObj(p) || p.hostPort) return;
+    ports ??= (c.ports as unknown[]).slice();
+    ports[i] = { ...p, hostPort: p.containerPort };
+  });
+  return ports ? { ...c, ports } : c;
 }
 
 /** A pod template (PodTemplateSpec): its spec always exists upstream (a non-pointer field). */

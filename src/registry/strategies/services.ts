@@ -33,6 +33,17 @@ function ensureSpec(svc: Service): asserts svc is Service & { spec: ServiceSpec 
   svc.spec ??= {};
 }
 
+/**
+ * The spec and its ports copied (one level each): an update's object shares what a patch left
+ * alone with the stored one, and a change of type writes node ports into (or out of) ports the
+ * patch never touched. Services are small; the copy is a few objects.
+ */
+function ownSpec(svc: Service & { spec: ServiceSpec }): void {
+  const spec = { ...svc.spec };
+  if (Array.isArray(spec.ports)) spec.ports = spec.ports.map((p) => (p && typeof p === 'object' ? { ...p } : p));
+  svc.spec = spec;
+}
+
 /** Upstream SetDefaults_Service plus clusterIPs/ipFamilies for a single-stack IPv4 cluster. */
 function defaultService(svc: Service): asserts svc is Service & { spec: ServiceSpec } {
   const spec = (svc.spec ??= {});
@@ -213,6 +224,7 @@ export const serviceStrategy: ResourceStrategy<Service> = {
   },
   prepareForUpdate(obj, old, ctx) {
     ensureSpec(obj);
+    ownSpec(obj);
     carryOver(obj, old);
     defaultService(obj);
     allocate(obj, old, ctx);
