@@ -54,6 +54,9 @@ if (files.length === 0) {
 files = shuffle(files, rand);
 console.log(`# test order seed ${seed} (TEST_SEED=${seed} repeats this order and sample)`);
 
+// every server and shard a test starts deep-freezes its cached objects (src/storage/cacher/cached-entry.ts)
+process.env.PLAT_FREEZE_STORED ??= '1';
+
 const run = (list, env = process.env, extra = []) =>
   spawnSync(process.execPath, [...RUNNER_FLAGS, ...extra, ...list], {
     stdio: 'inherit',

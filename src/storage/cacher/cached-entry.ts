@@ -54,8 +54,23 @@ export class CachedEntry implements Entry {
 /** The entries holding a parsed object, oldest first; the oldest lets go of it past `max`. */
 const parsed = new FifoHolders<CachedEntry>(PARSED_MAX, (oldest) => oldest.hold(undefined));
 
+/**
+ * `PLAT_FREEZE_STORED=1` (set by the test runner for every test) deep-freezes each object an
+ * entry holds, so a write into a cached object anywhere in the server throws in strict-mode
+ * modules instead of silently changing it: writes share unchanged subtrees with the stored
+ * object (src/registry/patch.ts patchBase). Read once at load; off in production.
+ */
+const FREEZE = process.env.PLAT_FREEZE_STORED === '1';
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
 /** Holds obj in e, as one of the PARSED_MAX most recent. */
 function keep(e: CachedEntry, obj: Stored): Stored {
+  if (FREEZE) deepFreeze(obj);
   e.hold(obj);
   parsed.add(e);
   return obj;
