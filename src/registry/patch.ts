@@ -122,15 +122,19 @@ export function checkFieldManager(kind: 'CreateOptions' | 'UpdateOptions', field
  * with the stored one, and the no-op and generation comparisons stop at them by reference.
  * Apply reads managedFields and writes new ones, never changing them, so it reuses the field
  * sets parsed from the stored entries (src/apply/managed-fields.ts storedSet).
+ * Only an object this process wrote (`own`) is shared: one loaded from storage or written by
+ * another server may lack a default of this build, which update defaulting would write into a
+ * shared node; those get a fresh copy, as custom resources do.
  */
 export function patchBase(
-  old: { json: string; obj: { metadata?: { managedFields?: unknown } } },
+  old: { json: string; own?: boolean; obj: { metadata?: { managedFields?: unknown } } },
   patchType: PatchType,
   custom: boolean,
 ): Record<string, unknown> {
-  if (!custom) return { ...old.obj, metadata: { ...old.obj.metadata } };
-  // a custom resource gets a fresh copy: its CRD's schema can change under the stored objects,
-  // and its pruning and defaulting would then write into nodes the patch left alone
+  if (!custom && old.own) return { ...old.obj, metadata: { ...old.obj.metadata } };
+  // a fresh copy for a custom resource (its CRD's schema can change under the stored objects,
+  // and its pruning and defaulting would then write into nodes the patch left alone) and for an
+  // object this process did not write
   const live = JSON.parse(old.json) as { metadata?: { managedFields?: unknown } };
   if (patchType === 'apply' && live.metadata?.managedFields)
     live.metadata.managedFields = old.obj.metadata?.managedFields;

@@ -96,6 +96,7 @@ export class ReadStore {
   /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
   protected stored(obj: Stored, old?: Entry): Entry {
     const entry = this.entryOf(obj);
+    entry.own = true;
     checkStorable(entry, old);
     return entry;
   }

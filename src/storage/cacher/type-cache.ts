@@ -17,6 +17,13 @@ export interface Entry {
   apiVersion: string;
   /** UTF-8 length of json, measured on first use (codec.joinJson) */
   jsonBytes?: number;
+  /**
+   * Written by this process's own commit path, so its object went through this build's
+   * defaulting: a patch may share its unchanged subtrees (src/registry/patch.ts patchBase).
+   * Unset for objects loaded from storage or written by another server (an older build may
+   * have stored them without a default that this one's update defaulting would fill in).
+   */
+  own?: boolean;
   /** bare item bytes per binary encoding and apiVersion, filled on first use (codec.encodeEntries) */
   encoded?: Record<string, Uint8Array>;
   /** JSON of obj.metadata, filled on first use (Table rows' PartialObjectMetadata) */
