@@ -19,8 +19,14 @@ import { join } from 'node:path';
 import { flagError, reasonOf } from '../api/startup-error.js';
 
 export const IDENTITY_FILE = 'platform.json';
-/** The on-disk layout this server reads and writes (bump when it changes incompatibly). */
-export const FORMAT_VERSION = 1;
+/**
+ * The on-disk layout this server reads and writes (bump when it changes incompatibly). 2: LMDB
+ * values of 512 bytes or more are LZ4-compressed against a fixed dictionary
+ * (src/storage/lmdb/store-options.ts); this server reads version-1 values as they are and
+ * rewrites the identity file as 2 on its first start, so a version-1 server refuses the directory
+ * instead of misreading the compressed values.
+ */
+export const FORMAT_VERSION = 2;
 
 export interface DataDirIdentity {
   formatVersion: number;

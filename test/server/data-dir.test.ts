@@ -6,12 +6,14 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { storeOptions } from '../../src/storage/lmdb/store-options.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { runMain } from '../helpers/run-main.js';
+import { FORMAT_VERSION, prepareDataDir } from '../../src/server/data-dir.js';
 
 let s: TestServer | undefined;
 after(async () => {
@@ -41,7 +43,7 @@ test('identity file at creation; another shard count, API domain or backend refu
   const dir = s.dataDir;
   const file = join(dir, 'platform.json');
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
-    formatVersion: 1,
+    formatVersion: 2,
     shards: 2,
     apiDomain: 'plat.io',
     storageBackend: 'lmdb',
@@ -94,4 +96,27 @@ test('identity file at creation; another shard count, API domain or backend refu
   );
   s = await startServer(['--shards', '3'], dir);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps')).json.items.length, 30);
+});
+
+test('a version-1 directory (uncompressed LMDB values) is adopted and marked 2; a newer version is refused', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-format-'));
+  try {
+    const file = join(dir, 'platform.json');
+    const identity = (v: number) =>
+      JSON.stringify({ formatVersion: v, shards: 2, apiDomain: 'plat.io', storageBackend: 'lmdb' });
+    const o = { dataDir: dir, shards: 2, apiDomain: 'plat.io', storageBackend: 'lmdb' as const, reshard: false };
+    assert.equal(FORMAT_VERSION, 2);
+    writeFileSync(file, identity(1));
+    assert.equal(prepareDataDir(o).kind, 'matches');
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).formatVersion, 2);
+    writeFileSync(file, identity(3));
+    assert.throws(
+      () => prepareDataDir(o),
+      new Error(
+        `--data-dir ${dir}: data format version 3 is newer than this server's (2) (run the release that wrote it, or restore a backup)`,
+      ),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
