@@ -22,6 +22,7 @@ import { ProtoSchema } from './protobuf/schema.js';
 import { checkValueDepth, DepthError } from '../schema/depth.js';
 import { isRecord, type KubeObject } from '../api/object.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
+import { WireEncoder } from './protobuf/wire-encoder.js';
 
 /** The envelope's last fields, contentEncoding and contentType, both empty (upstream writes them too). */
 export const ENVELOPE_CLOSE = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
@@ -86,6 +87,7 @@ const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', i
 interface Compiled {
   schema: ProtoSchema;
   converter: Converter;
+  wire: WireEncoder;
   unknown: protobuf.Type;
   watchEvent: protobuf.Type;
   types: Map<string, protobuf.Type | null>;
@@ -138,18 +140,44 @@ export class ProtobufCodec {
     return this.envelope(apiVersion, kind, this.encodeMessage(obj));
   }
 
-  /** The kind's bare message (no envelope): what a list carries per item and `raw` holds. */
+  /**
+   * The kind's bare message (no envelope): what a list carries per item and `raw` holds, in a
+   * buffer of its own of exactly its size (an entry may keep it). Written straight from the JSON
+   * (protobuf/wire-encoder.ts); values that path leaves to the converter take `referenceMessage`.
+   */
   encodeMessage(obj: unknown): Uint8Array {
-    const c = this.load();
+    const type = this.messageType(obj);
+    return this.load().wire.encode(type, obj) ?? new Uint8Array(this.converterMessage(type, obj));
+  }
+
+  /** The direct path's bytes alone; undefined where it leaves the object to the converter (tests, benches). */
+  directMessage(obj: unknown): Uint8Array | undefined {
+    return this.load().wire.encode(this.messageType(obj), obj);
+  }
+
+  /**
+   * The same bytes through the converter and protobufjs (the reference the direct path is tested
+   * against; a slice of protobufjs' shared pool, not an own buffer).
+   */
+  referenceMessage(obj: unknown): Uint8Array {
+    return this.converterMessage(this.messageType(obj), obj);
+  }
+
+  private messageType(obj: unknown): protobuf.Type {
     const { apiVersion, kind } = typeMetaOf(obj);
     const { group, version } = parseApiVersion(apiVersion);
     const type = this.typeFor(group, version, kind);
     if (!type) throw new ProtobufUnsupportedError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
+    return type;
+  }
+
+  private converterMessage(type: protobuf.Type, obj: unknown): Uint8Array {
     let message: Record<string, unknown>;
     try {
-      message = c.converter.toMessage(type, obj);
+      message = this.load().converter.toMessage(type, obj);
     } catch (e) {
       if (!(e instanceof FieldError)) throw e;
+      const { kind } = typeMetaOf(obj);
       throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
     }
     return type.encode(message).finish();
@@ -339,6 +367,7 @@ export class ProtobufCodec {
     this.compiled = {
       schema,
       converter,
+      wire: new WireEncoder(schema, (type, v) => type.encode(converter.toMessage(type, v)).finish()),
       unknown: schema.root.lookupType(`${schema.base}.apimachinery.pkg.runtime.Unknown`),
       watchEvent: schema.root.lookupType(`${schema.base}.apimachinery.pkg.apis.meta.v1.WatchEvent`),
       types: new Map(),
