@@ -153,12 +153,17 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   const key = `${format}|${apiVersion}`;
   let bytes = e.encoded?.[key];
   if (!bytes) {
-    const stored = e.objOnce ? e.objOnce() : e.obj;
-    const obj = stored.apiVersion === apiVersion ? stored : { ...stored, apiVersion };
-    // in a buffer of its own exact size: a slice of a shared 8 KiB pool slab (CBOR's encoder
-    // answers one) would pin the slab whole (8 KiB per entry measured, bench/density-memory.ts);
-    // encodeMessage answers an own buffer, CBOR's bytes are copied (new Uint8Array copies)
-    bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : new Uint8Array(encodeCborItem(obj));
+    // Protobuf from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts)
+    const fromText = format === 'protobuf' ? protobufCodec().encodeJsonText(e.json, apiVersion) : undefined;
+    if (fromText) bytes = fromText;
+    else {
+      const stored = e.objOnce ? e.objOnce() : e.obj;
+      const obj = stored.apiVersion === apiVersion ? stored : { ...stored, apiVersion };
+      // in a buffer of its own exact size: a slice of a shared 8 KiB pool slab (CBOR's encoder
+      // answers one) would pin the slab whole (8 KiB per entry measured, bench/density-memory.ts);
+      // encodeMessage answers an own buffer, CBOR's bytes are copied (new Uint8Array copies)
+      bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : new Uint8Array(encodeCborItem(obj));
+    }
     (e.encoded ??= {})[key] = bytes;
   }
   return bytes;

@@ -23,6 +23,7 @@ import { checkValueDepth, DepthError } from '../schema/depth.js';
 import { isRecord, type KubeObject } from '../api/object.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
 import { WireEncoder } from './protobuf/wire-encoder.js';
+import { TextWireEncoder } from './protobuf/text-encoder.js';
 
 /** The envelope's last fields, contentEncoding and contentType, both empty (upstream writes them too). */
 export const ENVELOPE_CLOSE = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
@@ -82,12 +83,16 @@ function typeMetaOf(obj: unknown): { apiVersion: string; kind: string } {
   return { apiVersion, kind };
 }
 
+/** An object's JSON text opening with its kind (JSON.stringify of a stored object does). */
+const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
+
 const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', import.meta.url);
 
 interface Compiled {
   schema: ProtoSchema;
   converter: Converter;
   wire: WireEncoder;
+  text: TextWireEncoder;
   unknown: protobuf.Type;
   watchEvent: protobuf.Type;
   types: Map<string, protobuf.Type | null>;
@@ -150,15 +155,26 @@ export class ProtobufCodec {
     return this.load().wire.encode(type, obj) ?? new Uint8Array(this.converterMessage(type, obj));
   }
 
+  /**
+   * The bare message of an object from its JSON text as JSON.stringify wrote it (a cache entry's
+   * json: protobuf/text-encoder.ts), as `apiVersion`: the bytes encodeMessage answers for the
+   * parsed object, in an own buffer; undefined when the text must be parsed (the caller then
+   * calls encodeMessage). The kind is read from the text's first member.
+   */
+  encodeJsonText(text: string, apiVersion: string): Uint8Array | undefined {
+    const kind = KIND_FIRST.exec(text)?.[1];
+    if (!kind || !apiVersion) return undefined;
+    const { group, version } = parseApiVersion(apiVersion);
+    const type = this.typeFor(group, version, kind);
+    return type ? this.load().text.encode(type, text) : undefined;
+  }
+
   /** The direct path's bytes alone; undefined where it leaves the object to the converter (tests, benches). */
   directMessage(obj: unknown): Uint8Array | undefined {
     return this.load().wire.encode(this.messageType(obj), obj);
   }
 
-  /**
-   * The same bytes through the converter and protobufjs (the reference the direct path is tested
-   * against; a slice of protobufjs' shared pool, not an own buffer).
-   */
+  /** The same bytes by the converter and protobufjs (the reference the direct paths are tested against). */
   referenceMessage(obj: unknown): Uint8Array {
     return this.converterMessage(this.messageType(obj), obj);
   }
@@ -181,23 +197,6 @@ export class ProtobufCodec {
       throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
     }
     return type.encode(message).finish();
-  }
-
-  /**
-   * A list from its head (kind, apiVersion, metadata) and its items' bare messages, so each
-   * item's bytes can be encoded once and reused: the head's message, then one `items` field
-   * per item (a repeated field may follow the others in any order on the wire).
-   */
-  encodeList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
-    let size = 0;
-    for (const item of items) size += fieldLength(item.length);
-    const { open, tag } = this.listOpening(head, size);
-    const out = new Uint8Array(open.length + size + ENVELOPE_CLOSE.length);
-    out.set(open);
-    let at = open.length;
-    for (const item of items) at = writeField(out, at, tag, item);
-    out.set(ENVELOPE_CLOSE, at);
-    return out;
   }
 
   /**
@@ -364,10 +363,12 @@ export class ProtobufCodec {
     const openapi = JSON.parse(readFileSync(openapiPath, 'utf8'));
     const schema = new ProtoSchema(descriptor, openapi, this.options.apiDomain);
     const converter = new Converter(schema, (bytes) => this.decodeEnvelope(bytes, {}));
+    const delegate = (type: protobuf.Type, v: unknown) => type.encode(converter.toMessage(type, v)).finish();
     this.compiled = {
       schema,
       converter,
-      wire: new WireEncoder(schema, (type, v) => type.encode(converter.toMessage(type, v)).finish()),
+      wire: new WireEncoder(schema, delegate),
+      text: new TextWireEncoder(schema, delegate),
       unknown: schema.root.lookupType(`${schema.base}.apimachinery.pkg.runtime.Unknown`),
       watchEvent: schema.root.lookupType(`${schema.base}.apimachinery.pkg.apis.meta.v1.WatchEvent`),
       types: new Map(),

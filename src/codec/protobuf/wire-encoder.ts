@@ -18,6 +18,17 @@ import { parseTime } from './time.js';
 import { stringifyValue } from '../../schema/deep-value.js';
 import { isRecord } from '../../api/object.js';
 import * as w from './wire-writer.js';
+import {
+  BASE64,
+  fieldTag,
+  KEY_TAG,
+  MAX_DEPTH,
+  orderedFields,
+  routesOf,
+  specialKind,
+  tagBytes,
+  WIRE_TYPE,
+} from './wire-plan.js';
 
 /** Writes one non-null JSON value of a field: its tag(s) and its value. */
 type FieldWrite = (v: unknown, depth: number) => void;
@@ -38,22 +49,6 @@ interface InlineField {
 }
 interface Node {
   fields: (LeafField | InlineField)[];
-}
-
-/** protobufjs refuses deeper messages ("max depth exceeded"): left to it. */
-const MAX_DEPTH = (protobuf.util as { recursionLimit?: number }).recursionLimit ?? 100;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const WIRE_TYPE: Record<string, number> = { string: 2, bytes: 2, bool: 0, int32: 0, int64: 0, double: 1 };
-
-function tagBytes(id: number, wireType: number): Uint8Array {
-  const out: number[] = [];
-  let n = ((id << 3) | wireType) >>> 0;
-  while (n >= 0x80) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return Uint8Array.from(out);
 }
 
 /** A scalar of the given proto type, validated as convert.ts's scalarEnc validates it. */
@@ -120,7 +115,7 @@ export class WireEncoder {
   }
 
   private messageContent(type: protobuf.Type): ContentWrite {
-    const node = this.node(type, this.routes(type));
+    const node = this.node(type, routesOf(this.schema, type));
     if (!node) return this.delegated(type);
     return (v, depth) => {
       if (!isRecord(v)) fail();
@@ -128,43 +123,23 @@ export class WireEncoder {
     };
   }
 
-  /**
-   * JSON key → where the field holding it sits (the inline hops' field names and its own), as
-   * convert.ts routes keys: declaration order, inline members in place, the first one wins.
-   */
-  private routes(top: protobuf.Type): Map<string, string> {
-    const routes = new Map<string, string>();
-    const visit = (type: protobuf.Type, path: string): void => {
-      if (this.isSpecial(type)) return;
-      const layout = this.schema.layout(type);
-      type.fieldsArray.forEach((f, i) => {
-        const l = layout[i]!;
-        if (l.inline && f.resolvedType instanceof protobuf.Type) visit(f.resolvedType, `${path}${f.name}.`);
-        else if (!routes.has(l.json)) routes.set(l.json, path + f.name);
-      });
-    };
-    visit(top, '');
-    return routes;
-  }
-
   /** The fields of `type` in number order that hold routed keys; undefined when a field cannot be compiled. */
   private node(type: protobuf.Type, routes: Map<string, string>, path = ''): Node | undefined {
-    const layout = this.schema.layout(type);
     const fields: (LeafField | InlineField)[] = [];
-    const ordered = type.fieldsArray.map((f, i) => ({ f, l: layout[i]! })).sort((a, b) => a.f.id - b.f.id);
-    for (const { f, l } of ordered) {
-      if (l.inline && f.resolvedType instanceof protobuf.Type) {
-        if (this.isSpecial(f.resolvedType)) continue; // convert.ts routes no key into it
-        const node = this.node(f.resolvedType, routes, `${path}${f.name}.`);
+    for (const { f, json, inline } of orderedFields(this.schema, type)) {
+      if (inline) {
+        const sub = f.resolvedType as protobuf.Type;
+        if (specialKind(this.schema, sub)) continue; // convert.ts routes no key into it
+        const node = this.node(sub, routes, `${path}${f.name}.`);
         if (!node) return undefined;
         const keys = nodeKeys(node);
         if (keys.length) fields.push({ tag: tagBytes(f.id, 2), keys, node });
         continue;
       }
-      if (routes.get(l.json) !== path + f.name) continue;
+      if (routes.get(json) !== path + f.name) continue;
       const write = this.fieldWrite(f);
       if (!write) return undefined;
-      fields.push({ key: l.json, ownOnly: l.json in Object.prototype, write });
+      fields.push({ key: json, ownOnly: json in Object.prototype, write });
     }
     return { fields };
   }
@@ -232,24 +207,15 @@ export class WireEncoder {
     };
   }
 
-  /** Whether convert.ts gives this type a special JSON form (its Converter.special). */
-  private isSpecial(type: protobuf.Type): boolean {
-    return (
-      SPECIAL.has(this.schema.relName(type)) || isSchemaUnion(this.schema.relName(type), type) || isItemsWrapper(type)
-    );
-  }
-
   /** Content writers of the special apimachinery forms (convert.ts Converter.special). */
   private special(type: protobuf.Type): ContentWrite | undefined {
-    const rel = this.schema.relName(type);
-    const id = (name: string): Uint8Array => {
-      const f = type.fields[name]!;
-      return tagBytes(f.id, WIRE_TYPE[f.type] ?? 2);
-    };
-    switch (rel) {
-      case 'apimachinery.pkg.apis.meta.v1.Time':
-      case 'apimachinery.pkg.apis.meta.v1.MicroTime': {
-        const [seconds, nanos, micro] = [id('seconds'), id('nanos'), rel.endsWith('MicroTime')];
+    const kind = specialKind(this.schema, type);
+    switch (kind) {
+      case undefined:
+        return undefined;
+      case 'time':
+      case 'microTime': {
+        const [seconds, nanos, micro] = [fieldTag(type, 'seconds'), fieldTag(type, 'nanos'), kind === 'microTime'];
         let last: unknown;
         let lastTime: { seconds: number; nanos?: number } | undefined;
         return (v) => {
@@ -265,67 +231,42 @@ export class WireEncoder {
           }
         };
       }
-      case 'apimachinery.pkg.util.intstr.IntOrString': {
-        const [kind, intVal, strVal] = [id('type'), id('intVal'), id('strVal')];
+      case 'intOrString': {
+        const [tag, intVal, strVal] = [fieldTag(type, 'type'), fieldTag(type, 'intVal'), fieldTag(type, 'strVal')];
         return (v) => {
           if (typeof v === 'string') {
-            w.raw(kind);
+            w.raw(tag);
             w.int64(1);
             w.raw(strVal);
             w.string(v);
           } else if (Number.isInteger(v)) {
-            w.raw(kind);
+            w.raw(tag);
             w.int64(0);
             w.raw(intVal);
             w.int32(v as number);
           } else fail();
         };
       }
-      case 'apimachinery.pkg.api.resource.Quantity':
-      case 'apimachinery.pkg.api.resource.QuantityValue': {
-        const tag = id('string');
+      case 'quantity': {
+        const tag = fieldTag(type, 'string');
         return (v) => {
           if (typeof v !== 'string' && typeof v !== 'number') fail();
           w.raw(tag);
           w.string(typeof v === 'string' ? v : String(v));
         };
       }
-      case 'apimachinery.pkg.runtime.RawExtension':
-        return rawJson(id('raw'));
-      case 'apimachinery.pkg.apis.meta.v1.FieldsV1':
-        return rawJson(id('Raw'));
+      case 'raw':
+      case 'Raw':
+        return rawJson(fieldTag(type, kind));
+      case 'delegate':
+        return this.delegated(type);
     }
-    if (isSchemaUnion(rel, type) && type.name === 'JSON') return rawJson(id('raw'));
-    if (this.isSpecial(type)) return this.delegated(type);
-    return undefined;
   }
 
   /** A message written by protobufjs from the converter's message (the delegate). */
   private delegated(type: protobuf.Type): ContentWrite {
     return (v) => w.raw(this.delegate(type, v));
   }
-}
-
-const KEY_TAG = Uint8Array.of(0x0a);
-const SPECIAL = new Set([
-  'apimachinery.pkg.apis.meta.v1.Time',
-  'apimachinery.pkg.apis.meta.v1.MicroTime',
-  'apimachinery.pkg.util.intstr.IntOrString',
-  'apimachinery.pkg.api.resource.Quantity',
-  'apimachinery.pkg.api.resource.QuantityValue',
-  'apimachinery.pkg.runtime.RawExtension',
-  'apimachinery.pkg.apis.meta.v1.FieldsV1',
-]);
-const UNIONS = new Set(['JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray']);
-
-function isSchemaUnion(rel: string, type: protobuf.Type): boolean {
-  return /^apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(beta1)?\./.test(rel) && UNIONS.has(type.name);
-}
-
-/** convert.ts itemsWrapper: a message whose one field is a repeated scalar `items`. */
-function isItemsWrapper(type: protobuf.Type): boolean {
-  const only = type.fieldsArray.length === 1 ? type.fieldsArray[0]! : undefined;
-  return !!only && only.name === 'items' && only.repeated && !only.resolvedType;
 }
 
 /** A bytes field holding the value's JSON text (convert.ts rawJsonEnc). */

@@ -135,6 +135,29 @@ export function string(s: string): void {
   utf8(s, len);
 }
 
+/**
+ * A string field from a JSON string token's content, src[start, end) (between its quotes): plain
+ * ASCII is copied from the source char by char; escapes or anything else take the decoded string.
+ */
+export function jsonString(src: string, start: number, end: number): void {
+  const n = end - start;
+  if (n < 128) {
+    ensure(n + 1);
+    const at = pos;
+    buf[pos++] = n;
+    let i = start;
+    for (; i < end; i++) {
+      const c = src.charCodeAt(i);
+      if (c >= 0x80 || c === 0x5c) break;
+      buf[pos++] = c;
+    }
+    if (i === end) return;
+    pos = at;
+  }
+  const bs = src.indexOf('\\', start);
+  string(bs < 0 || bs >= end ? src.slice(start, end) : (JSON.parse(src.slice(start - 1, end + 1)) as string));
+}
+
 /** A bytes field holding Buffer.from(s) (raw JSON): Buffer's UTF-8, lone surrogates as U+FFFD. */
 export function stringAsBytes(s: string): void {
   utf8(s, Buffer.byteLength(s, 'utf8'));
