@@ -140,6 +140,8 @@ export interface Encodable {
   encoded?: Record<string, Uint8Array>;
   /** UTF-8 length of json, measured on the entry's first JSON list */
   jsonBytes?: number;
+  /** the object for one encoding, not kept by the entry (cache entries: CachedEntry.objOnce); else `obj` */
+  objOnce?(): TypeMeta;
 }
 
 /** The apiVersion an entry is stored in. */
@@ -151,11 +153,17 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   const key = `${format}|${apiVersion}`;
   let bytes = e.encoded?.[key];
   if (!bytes) {
-    const obj = e.obj.apiVersion === apiVersion ? e.obj : { ...e.obj, apiVersion };
-    // a copy of its own exact size: the encoder's bytes are a slice of a shared 8 KiB pool slab,
-    // which one long-kept slice would pin whole (8 KiB per entry measured, bench/density-memory.ts)
-    // (new Uint8Array copies; a Buffer's slice() would be another view of the slab)
-    bytes = new Uint8Array(format === 'protobuf' ? protobufCodec().encodeMessage(obj) : encodeCborItem(obj));
+    // Protobuf from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts)
+    const fromText = format === 'protobuf' ? protobufCodec().encodeJsonText(e.json, apiVersion) : undefined;
+    if (fromText) bytes = fromText;
+    else {
+      const stored = e.objOnce ? e.objOnce() : e.obj;
+      const obj = stored.apiVersion === apiVersion ? stored : { ...stored, apiVersion };
+      // in a buffer of its own exact size: a slice of a shared 8 KiB pool slab (CBOR's encoder
+      // answers one) would pin the slab whole (8 KiB per entry measured, bench/density-memory.ts);
+      // encodeMessage answers an own buffer, CBOR's bytes are copied (new Uint8Array copies)
+      bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : new Uint8Array(encodeCborItem(obj));
+    }
     (e.encoded ??= {})[key] = bytes;
   }
   return bytes;

@@ -22,6 +22,8 @@ import { ProtoSchema } from './protobuf/schema.js';
 import { checkValueDepth, DepthError } from '../schema/depth.js';
 import { isRecord, type KubeObject } from '../api/object.js';
 import { fieldLength, varintLength, writeField, writeVarint } from './protobuf/wire.js';
+import { WireEncoder } from './protobuf/wire-encoder.js';
+import { TextWireEncoder } from './protobuf/text-encoder.js';
 
 /** The envelope's last fields, contentEncoding and contentType, both empty (upstream writes them too). */
 export const ENVELOPE_CLOSE = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
@@ -81,11 +83,16 @@ function typeMetaOf(obj: unknown): { apiVersion: string; kind: string } {
   return { apiVersion, kind };
 }
 
+/** An object's JSON text opening with its kind (JSON.stringify of a stored object does). */
+const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
+
 const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', import.meta.url);
 
 interface Compiled {
   schema: ProtoSchema;
   converter: Converter;
+  wire: WireEncoder;
+  text: TextWireEncoder;
   unknown: protobuf.Type;
   watchEvent: protobuf.Type;
   types: Map<string, protobuf.Type | null>;
@@ -138,38 +145,58 @@ export class ProtobufCodec {
     return this.envelope(apiVersion, kind, this.encodeMessage(obj));
   }
 
-  /** The kind's bare message (no envelope): what a list carries per item and `raw` holds. */
+  /**
+   * The kind's bare message (no envelope): what a list carries per item and `raw` holds, in a
+   * buffer of its own of exactly its size (an entry may keep it). Written straight from the JSON
+   * (protobuf/wire-encoder.ts); values that path leaves to the converter take `referenceMessage`.
+   */
   encodeMessage(obj: unknown): Uint8Array {
-    const c = this.load();
+    const type = this.messageType(obj);
+    return this.load().wire.encode(type, obj) ?? new Uint8Array(this.converterMessage(type, obj));
+  }
+
+  /**
+   * The bare message of an object from its JSON text as JSON.stringify wrote it (a cache entry's
+   * json: protobuf/text-encoder.ts), as `apiVersion`: the bytes encodeMessage answers for the
+   * parsed object, in an own buffer; undefined when the text must be parsed (the caller then
+   * calls encodeMessage). The kind is read from the text's first member.
+   */
+  encodeJsonText(text: string, apiVersion: string): Uint8Array | undefined {
+    const kind = KIND_FIRST.exec(text)?.[1];
+    if (!kind || !apiVersion) return undefined;
+    const { group, version } = parseApiVersion(apiVersion);
+    const type = this.typeFor(group, version, kind);
+    return type ? this.load().text.encode(type, text) : undefined;
+  }
+
+  /** The direct path's bytes alone; undefined where it leaves the object to the converter (tests, benches). */
+  directMessage(obj: unknown): Uint8Array | undefined {
+    return this.load().wire.encode(this.messageType(obj), obj);
+  }
+
+  /** The same bytes by the converter and protobufjs (the reference the direct paths are tested against). */
+  referenceMessage(obj: unknown): Uint8Array {
+    return this.converterMessage(this.messageType(obj), obj);
+  }
+
+  private messageType(obj: unknown): protobuf.Type {
     const { apiVersion, kind } = typeMetaOf(obj);
     const { group, version } = parseApiVersion(apiVersion);
     const type = this.typeFor(group, version, kind);
     if (!type) throw new ProtobufUnsupportedError(`protobuf: no message for ${apiVersion}, Kind=${kind}`);
+    return type;
+  }
+
+  private converterMessage(type: protobuf.Type, obj: unknown): Uint8Array {
     let message: Record<string, unknown>;
     try {
-      message = c.converter.toMessage(type, obj);
+      message = this.load().converter.toMessage(type, obj);
     } catch (e) {
       if (!(e instanceof FieldError)) throw e;
+      const { kind } = typeMetaOf(obj);
       throw new ProtobufEncodeError(`protobuf: cannot encode ${kind} field ${fieldPath(e.path)}: ${e.message}`);
     }
     return type.encode(message).finish();
-  }
-
-  /**
-   * A list from its head (kind, apiVersion, metadata) and its items' bare messages, so each
-   * item's bytes can be encoded once and reused: the head's message, then one `items` field
-   * per item (a repeated field may follow the others in any order on the wire).
-   */
-  encodeList(head: { kind: string; apiVersion: string; metadata: object }, items: Uint8Array[]): Uint8Array {
-    let size = 0;
-    for (const item of items) size += fieldLength(item.length);
-    const { open, tag } = this.listOpening(head, size);
-    const out = new Uint8Array(open.length + size + ENVELOPE_CLOSE.length);
-    out.set(open);
-    let at = open.length;
-    for (const item of items) at = writeField(out, at, tag, item);
-    out.set(ENVELOPE_CLOSE, at);
-    return out;
   }
 
   /**
@@ -336,9 +363,12 @@ export class ProtobufCodec {
     const openapi = JSON.parse(readFileSync(openapiPath, 'utf8'));
     const schema = new ProtoSchema(descriptor, openapi, this.options.apiDomain);
     const converter = new Converter(schema, (bytes) => this.decodeEnvelope(bytes, {}));
+    const delegate = (type: protobuf.Type, v: unknown) => type.encode(converter.toMessage(type, v)).finish();
     this.compiled = {
       schema,
       converter,
+      wire: new WireEncoder(schema, delegate),
+      text: new TextWireEncoder(schema, delegate),
       unknown: schema.root.lookupType(`${schema.base}.apimachinery.pkg.runtime.Unknown`),
       watchEvent: schema.root.lookupType(`${schema.base}.apimachinery.pkg.apis.meta.v1.WatchEvent`),
       types: new Map(),

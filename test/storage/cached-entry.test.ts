@@ -148,3 +148,22 @@ test('an update of an evicted object reads its old state parsed again', async ()
   assert.deepEqual(obj.data, { k: 'é u', k2: 'v2' });
   assert.deepEqual(obj.metadata.labels, { app: 'u' });
 });
+
+test('a Protobuf LIST of evicted objects parses each for its encoding only: the held objects stay held', async () => {
+  setParsedMax(3);
+  const names = Array.from({ length: 12 }, (_, i) => `churn-${i}`);
+  for (const r of (await local.shard.run(names.map((n) => create('churn', n)))).results) body(r);
+  // the three written last hold their objects; the nine before them were evicted
+  const held = entriesOf('churn').filter((e) => e.isParsed);
+  assert.deepEqual(held.map((e) => e.name).sort(), ['churn-10', 'churn-11', 'churn-9']);
+  const proto = protobufCodec().decodeObject(body(await local.one(list('churn', PROTOBUF)))) as unknown as {
+    items: { metadata: { name: string } }[];
+  };
+  assert.equal(proto.items.length, 12);
+  assert.deepEqual(
+    entriesOf('churn').filter((e) => e.isParsed),
+    held,
+    'the list neither evicted the held objects nor kept the ones it parsed',
+  );
+  assert.equal(parsedCount(), 3);
+});

@@ -40,6 +40,15 @@ export class CachedEntry implements Entry {
     return this.value ?? keep(this, JSON.parse(this.json) as Stored);
   }
 
+  /**
+   * The object for one use that keeps nothing of it: the held one, else one parsed for the caller
+   * and not held. A LIST encoding every entry (its Protobuf or CBOR item bytes) reads through
+   * this, so it neither pays the holders' churn nor evicts the objects writes and GETs use.
+   */
+  objOnce(): Stored {
+    return this.value ?? (JSON.parse(this.json) as Stored);
+  }
+
   /** Whether the parsed object is held now (tests and the memory bench). */
   get isParsed(): boolean {
     return this.value !== undefined;

@@ -1,0 +1,205 @@
+/**
+ * The first Protobuf LIST of a large collection against a later one, in process (issue 24 item
+ * 7): one shard actor on a fresh LMDB directory is filled with N Pods of the density scenario as
+ * the server's admission leaves them (bench/density-memory.ts), then cluster-scope Protobuf LISTs
+ * run one after the other; for each, the actor's CPU per item. Then the split of an item's first
+ * encoding over every stored entry, stage by stage (each stage timed over all entries at once):
+ * JSON.parse, the JSON → protobufjs message conversion, protobufjs' encode, the copy into an
+ * exact-size buffer, and the direct JSON → wire encoder (codec/protobuf/wire-encoder.ts) that
+ * replaces the three middle stages when present.
+ *
+ *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE]
+ *
+ * `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Shard } from '../src/actors/shard.js';
+import type { Op } from '../src/actors/protocol.js';
+import type { Entry, TypeCache } from '../src/storage/cacher/type-cache.js';
+import { DEFAULT_OPTIONS } from '../src/server/options.js';
+import { actorPoolConfig } from '../src/server/server-parts.js';
+import { makeIdentity } from '../src/api/identity.js';
+import { protobufCodec } from '../src/codec/codec.js';
+
+const MAX_OBJECTS = 200_000;
+const BATCH = 64;
+const PODS = { group: '', version: 'v1', resource: 'pods' };
+const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
+const SA_VOLUME = 'plat-api-access-gqxfg';
+const SA_MOUNT = { name: SA_VOLUME, readOnly: true, mountPath: '/var/run/secrets/platform.io/serviceaccount' };
+const SA_SOURCES = [
+  { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+  { configMap: { name: 'plat-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+  { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+];
+
+function createOp(id: number, namespace: string, name: string): Op {
+  const text = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { bench: 'density' } },
+    spec: {
+      containers: [{ name: 'c', image: 'registry.example/pause:3.10', volumeMounts: [SA_MOUNT] }],
+      serviceAccountName: 'default',
+      volumes: [{ name: SA_VOLUME, projected: { defaultMode: 420, sources: SA_SOURCES } }],
+    },
+  });
+  return {
+    id,
+    op: 'create',
+    type: PODS,
+    enc: { format: 'json', pretty: false },
+    dryRun: false,
+    namespace,
+    fieldManager: 'kubectl-create',
+    user,
+    body: { text, contentType: 'json' },
+  };
+}
+
+function arg(args: string[], flag: string, d: number): number {
+  const i = args.indexOf(flag);
+  return i >= 0 ? Number(args[i + 1]) : d;
+}
+
+/** CPU microseconds (user + system) of the process while f runs. */
+async function cpuOf(f: () => unknown): Promise<number> {
+  const c = process.cpuUsage();
+  await f();
+  const d = process.cpuUsage(c);
+  return d.user + d.system;
+}
+
+async function fill(shard: Shard, n: number): Promise<void> {
+  const namespaces = Math.max(1, Math.ceil(n / 15));
+  for (let done = 0; done < n; ) {
+    const ops: Op[] = [];
+    for (; ops.length < BATCH && done < n; done++)
+      ops.push(createOp(done + 1, `bench-abcd-d-${done % namespaces}`, `o-${Math.floor(done / namespaces)}`));
+    const reply = await shard.run(ops);
+    const failed = reply.results.find((r) => 'error' in r);
+    if (failed) throw new Error(`create failed: ${JSON.stringify(failed)}`);
+  }
+}
+
+/**
+ * The stages of an item's first encoding, µs per item: each row runs the pipeline up to its stage
+ * over every entry without keeping the results (as garbage, the way a list drops its messages),
+ * so a stage's cost is its row minus the row above it.
+ */
+function stages(all: Entry[], rounds: number): void {
+  const codec = protobufCodec();
+  const n = all.length;
+  const type = codec.typeFor('', 'v1', 'Pod')!;
+  const internals = codec as unknown as {
+    load(): { converter: { toMessage(t: unknown, o: unknown): Record<string, unknown> } };
+    encodeMessage(o: unknown): Uint8Array;
+  };
+  const converter = internals.load().converter;
+  const rows: [string, (e: Entry) => unknown][] = [
+    ['JSON.parse', (e) => JSON.parse(e.json)],
+    ['+ JSON -> message (convert.ts)', (e) => converter.toMessage(type, JSON.parse(e.json))],
+    ['+ protobufjs encode', (e) => type.encode(converter.toMessage(type, JSON.parse(e.json))).finish()],
+    [
+      '+ copy into an exact-size buffer',
+      (e) => new Uint8Array(type.encode(converter.toMessage(type, JSON.parse(e.json))).finish()),
+    ],
+    ['JSON.parse + codec.encodeMessage + copy', (e) => new Uint8Array(internals.encodeMessage(JSON.parse(e.json)))],
+  ];
+  for (let r = 0; r < rounds; r++) {
+    const line: string[] = [];
+    for (const [label, f] of rows) {
+      const c = process.cpuUsage();
+      let sink = 0;
+      for (const e of all) sink += f(e) ? 1 : 0;
+      const d = process.cpuUsage(c);
+      if (sink !== n) throw new Error('stage lost an item');
+      line.push(`${label}: ${((d.user + d.system) / n).toFixed(2)}`);
+    }
+    process.stdout.write(`  round ${r + 1} (µs/item): ${line.join('; ')}\n`);
+  }
+}
+
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const n = Math.min(MAX_OBJECTS, arg(args, '--objects', 30_000));
+  const lists = Math.min(10, arg(args, '--lists', 3));
+  const p = args.indexOf('--cpu-prof');
+  const prof = p >= 0 ? args[p + 1] : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'plat-protobuf-first-list-'));
+  try {
+    const o = { ...DEFAULT_OPTIONS, dataDir: dir, shards: 1, storageBackend: 'lmdb' as const };
+    const shard = new Shard({
+      ...actorPoolConfig(o, makeIdentity(o.apiDomain)),
+      shard: 0,
+      rvBuffer: new SharedArrayBuffer(8),
+    });
+    await shard.init();
+    await fill(shard, n);
+    // the objects a fresh server holds parsed: none of these (they were written long ago), as after a restart
+    const caches = (shard as unknown as { caches: Map<string, TypeCache> }).caches;
+    const all: Entry[] = [];
+    for (const c of caches.values())
+      for (const [, e] of c.scan('', undefined)) if (e.name.startsWith('o-')) all.push(e);
+    process.stdout.write(`${n} Pods; ${all.length} entries\n`);
+    const sample = args.indexOf('--sample');
+    if (sample >= 0 && all[0]) writeFileSync(args[sample + 1]!, all[0].json);
+    if (args.includes('--parse-first')) {
+      for (let r = 0; r < 2; r++) {
+        const c = process.cpuUsage();
+        for (const e of all) JSON.parse(e.json);
+        const d = process.cpuUsage(c);
+        process.stdout.write(
+          `JSON.parse of every entry before the lists: ${((d.user + d.system) / n).toFixed(2)} µs/item\n`,
+        );
+      }
+    }
+    for (let i = 0; i < lists; i++) {
+      let bytes = 0;
+      const op: Op = {
+        id: i + 1,
+        op: 'list',
+        type: PODS,
+        enc: { format: 'protobuf', pretty: false },
+        namespace: '',
+        opts: {},
+      };
+      const session = prof ? await startProfile() : undefined;
+      const t0 = performance.now();
+      const cpu = await cpuOf(async () => {
+        const r = (await shard.run([op])).results[0];
+        if (!r || !('code' in r) || typeof r.body === 'string') throw new Error('list failed');
+        bytes = r.body.byteLength;
+      });
+      const ms = performance.now() - t0;
+      if (session && prof) await stopProfile(session, join(prof, `list-${i + 1}.cpuprofile`));
+      process.stdout.write(
+        `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms, ${(cpu / n).toFixed(2)} µs CPU/item\n`,
+      );
+    }
+    process.stdout.write('stages of a first encoding, over every entry:\n');
+    stages(all, Math.min(5, arg(args, '--stages', 3)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
