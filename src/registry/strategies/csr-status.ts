@@ -114,10 +114,13 @@ export function updateCauses(csr: Csr, old: Csr, path: CsrWritePath): Cause[] {
 function preserveConditions(csr: Csr, old: Csr, t: string): void {
   const before = conditionsOf(old).filter((c) => c?.type === t);
   const idx = conditionsOf(csr).flatMap((c, i) => (c?.type === t ? [i] : []));
-  if (before.length !== idx.length) return;
+  if (before.length !== idx.length || idx.length === 0) return;
+  // a new list in a new status: both may be the stored object's (a patch shares what it left alone)
+  const list = [...conditionsOf(csr)];
   idx.forEach((i, k) => {
-    csr.status!.conditions![i] = structuredClone(before[k]) as Condition;
+    list[i] = structuredClone(before[k]) as Condition;
   });
+  csr.status = { ...csr.status, conditions: list as Condition[] };
 }
 
 /**
@@ -127,14 +130,19 @@ function preserveConditions(csr: Csr, old: Csr, t: string): void {
  */
 function stampConditions(csr: Csr, old: Csr, now: number): void {
   const ts = rfc3339(now);
-  for (const c of conditionsOf(csr)) {
-    if (!c || typeof c !== 'object') continue;
-    if (!c.lastUpdateTime) c.lastUpdateTime = ts;
-    if (!c.lastTransitionTime) {
-      const prev = conditionsOf(old).find((o) => o?.type === c.type && o?.status === c.status && o?.lastTransitionTime);
-      c.lastTransitionTime = prev?.lastTransitionTime ?? ts;
-    }
-  }
+  let stamped = false;
+  // a condition is copied before it is stamped: it may be the stored object's
+  const list = conditionsOf(csr).map((c) => {
+    if (!c || typeof c !== 'object' || (c.lastUpdateTime && c.lastTransitionTime)) return c;
+    stamped = true;
+    const prev = conditionsOf(old).find((o) => o?.type === c.type && o?.status === c.status && o?.lastTransitionTime);
+    return {
+      ...c,
+      lastUpdateTime: c.lastUpdateTime || ts,
+      lastTransitionTime: c.lastTransitionTime || (prev?.lastTransitionTime ?? ts),
+    };
+  });
+  if (stamped) csr.status = { ...csr.status, conditions: list as Condition[] };
 }
 
 /** csrStatusStrategy.PrepareForUpdate on next (the stored object with the written status). */
