@@ -12,6 +12,7 @@
  * the same request (test/storage/etcd/txn-codec.test.ts).
  */
 import type { ICompare } from 'etcd3';
+import { Reader } from './proto-reader.js';
 
 /** One write of a transaction: a put of value, or a delete of key when value is undefined. */
 export interface TxnOp {
@@ -140,67 +141,23 @@ export function encodeTxn(compares: readonly ICompare[], ops: readonly TxnOp[]):
   return w.buf;
 }
 
-/** Reads protobuf fields of buf[start, end), calling on(field, wire type, value or body start). */
-class Reader {
-  pos: number;
-  constructor(
-    readonly buf: Uint8Array,
-    start: number,
-    readonly end: number,
-  ) {
-    this.pos = start;
-  }
-  varint(): number {
-    let n = 0;
-    let mul = 1;
-    for (;;) {
-      if (this.pos >= this.end) throw new Error('txn codec: truncated varint');
-      const b = this.buf[this.pos++]!;
-      n += (b & 0x7f) * mul;
-      if (b < 0x80) return n;
-      mul *= 128;
-    }
-  }
-  /** skips a field's value of the given wire type */
-  skip(wire: number): void {
-    if (wire === 0) this.varint();
-    else if (wire === 1) this.pos += 8;
-    else if (wire === 2) {
-      const len = this.varint(); // (read before pos: `pos += varint()` would add to the old pos)
-      this.pos += len;
-    } else if (wire === 5) this.pos += 4;
-    else throw new Error(`txn codec: unsupported wire type ${wire}`);
-    if (this.pos > this.end) throw new Error('txn codec: truncated field');
-  }
-}
-
 /** header.revision and succeeded of TxnResponse bytes; the per-operation responses are skipped. */
 export function decodeTxnAnswer(buf: Uint8Array): TxnAnswer {
-  const r = new Reader(buf, 0, buf.length);
+  const r = new Reader(Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength), 0, buf.byteLength);
   let revision = 0;
   let succeeded = false;
   while (r.pos < r.end) {
-    const tag = r.varint();
+    const tag = r.small();
     const field = Math.floor(tag / 8);
     const wire = tag & 7;
-    if (field === 1 && wire === 2) revision = headerRevision(r);
-    else if (field === 2 && wire === 0) succeeded = r.varint() !== 0;
+    if (field === 1 && wire === 2)
+      r.fields((h, f, w) => {
+        // ResponseHeader.revision (field 3)
+        if (f === 3 && w === 0) revision = Number(h.int64());
+        else h.skip(w);
+      });
+    else if (field === 2 && wire === 0) succeeded = r.small() !== 0;
     else r.skip(wire);
   }
   return { revision, succeeded };
-}
-
-/** ResponseHeader.revision (field 3) of the header whose length prefix r is at. */
-function headerRevision(r: Reader): number {
-  const len = r.varint();
-  const h = new Reader(r.buf, r.pos, r.pos + len);
-  if (h.end > r.end) throw new Error('txn codec: truncated header');
-  let revision = 0;
-  while (h.pos < h.end) {
-    const tag = h.varint();
-    if (tag === 0x18) revision = h.varint();
-    else h.skip(tag & 7);
-  }
-  r.pos = h.end;
-  return revision;
 }
