@@ -11,17 +11,10 @@ import { apply, recordUpdate } from '../../src/apply/managed-fields.js';
 import { FieldSet } from '../../src/apply/fieldset.js';
 import { schemaIndex } from '../../src/schema/schema.js';
 import { deployerBody, scalerBody } from '../../bench/scenarios/apply.js';
+import { deepFreeze } from '../../src/api/deep-freeze.js';
 
 const deployment = schemaIndex().forKind('apps', 'v1', 'Deployment')!;
 const target = { kind: 'Deployment', group: 'apps', name: 'd' };
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
-}
 
 /** Counts the fieldsV1 trees parsed while fn runs. */
 function parses(fn: () => void): number {

@@ -8,16 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergeApplied } from '../../src/apply/merge.js';
 import { schemaIndex } from '../../src/schema/schema.js';
+import { deepFreeze } from '../../src/api/deep-freeze.js';
 
 const deployment = schemaIndex().forKind('apps', 'v1', 'Deployment')!;
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 function variants(count: number, seed: number): Record<string, unknown>[] {
   const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;

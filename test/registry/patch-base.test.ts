@@ -16,12 +16,7 @@ import type { Op, Result } from '../../src/actors/protocol.js';
 import type { Backend } from '../../src/storage/interface.js';
 import { CachedEntry } from '../../src/storage/cacher/cached-entry.js';
 import { shardConfig } from '../helpers/shard.js';
-
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
-}
+import { deepFreeze } from '../../src/api/deep-freeze.js';
 
 const getter = Object.getOwnPropertyDescriptor(CachedEntry.prototype, 'obj')!.get!;
 const dir = mkdtempSync(join(tmpdir(), 'plat-patch-base-'));

@@ -14,13 +14,7 @@ import assert from 'node:assert/strict';
 import { CachedEntry } from '../../src/storage/cacher/cached-entry.js';
 import type { Op, Result, TypeRef } from '../../src/actors/protocol.js';
 import { openShard, type LocalShard } from '../helpers/shard.js';
-
-/** Freezes a JSON value and everything in it. */
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
-}
+import { deepFreeze } from '../../src/api/deep-freeze.js';
 
 const seen = new Set<CachedEntry>();
 const getter = Object.getOwnPropertyDescriptor(CachedEntry.prototype, 'obj')!.get!;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { schemaIndex, type SchemaNode } from '../../src/schema/schema.js';
 import { canonicalizeQuantities, quantityPlan, type QuantityPlan } from '../../src/schema/quantities.js';
 import { canonicalQuantity } from '../../src/api/quantity.js';
+import { deepFreeze } from '../../src/api/deep-freeze.js';
 
 const REFERENCE = fileURLToPath(new URL('../../../reference/openapi-v2.json', import.meta.url));
 const defs: Record<string, any> = JSON.parse(readFileSync(REFERENCE, 'utf8')).definitions;
@@ -120,15 +121,6 @@ test('remembered canonical strings: the same answers as canonicalQuantity, past 
   for (let round = 0; round < 2; round++)
     assert.throws(() => canonicalizeQuantities({ spec: { overhead: { cpu: '1kk' } } }, plan, fail), /suffix/);
 });
-
-/** Freezes a JSON value and everything in it: a write into it throws (ES modules are strict). */
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
 
 test('canonicalizeQuantities never writes into its input: copies only the nodes on a changed path, answers an unchanged value itself', () => {
   const plan = quantityPlan(schemaIndex().forKind('', 'v1', 'Pod')!)!;

@@ -12,6 +12,7 @@
 import type { Stored } from '../../api/object.js';
 import { FifoHolders } from '../../api/fifo-holders.js';
 import type { Entry } from './type-cache.js';
+import { deepFreeze } from '../../api/deep-freeze.js';
 
 /** How many entries keep their parsed object (per thread: each shard actor has its own). */
 export const PARSED_MAX = 8192;
@@ -70,12 +71,6 @@ const parsed = new FifoHolders<CachedEntry>(PARSED_MAX, (oldest) => oldest.hold(
  * object (src/registry/patch.ts patchBase). Read once at load; off in production.
  */
 const FREEZE = process.env.PLAT_FREEZE_STORED === '1';
-
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
-}
 
 /** Holds obj in e, as one of the PARSED_MAX most recent. */
 function keep(e: CachedEntry, obj: Stored): Stored {
