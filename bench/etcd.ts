@@ -14,6 +14,7 @@
  * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client).
  */
 import { Etcd3 } from 'etcd3';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpuSeconds, sleep, startServer, type ServerChild } from './lib/procs.js';
 import { startEtcd } from './lib/etcd-proc.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
@@ -39,37 +40,63 @@ const CPU_PROF = process.argv.includes('--cpu-prof') ? process.argv[process.argv
 /** flags after `--` go to the etcd-backed server of --creates-only (e.g. --shards 2) */
 const SERVER_ARGS = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 
-async function timed(n: number, fn: (i: number) => Promise<void>): Promise<number> {
+/** latencies (ms) of the requests of the last timed() run that recorded them */
+let latencies: number[] = [];
+
+async function timed(n: number, fn: (i: number) => Promise<void>, record = false): Promise<number> {
+  latencies = [];
   const t0 = performance.now();
-  await parallel(n, CLIENTS, fn);
+  await parallel(n, CLIENTS, async (i) => {
+    const t = performance.now();
+    await fn(i);
+    if (record) latencies.push(performance.now() - t);
+  });
   return n / ((performance.now() - t0) / 1000);
 }
 
-async function rawEtcd(url: string, prefix = '/raw', ranges = true): Promise<{ put: number; range: number }> {
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
+}
+
+async function rawEtcd(
+  url: string,
+  prefix = '/raw',
+  ranges = true,
+): Promise<{ put: number; range: number; p50: number }> {
   const c = new Etcd3({ hosts: url });
   const value = 'x'.repeat(1024);
-  const put = await timed(CREATES, async (i) => {
-    await c.put(`${prefix}/k${i}`).value(value);
-  });
+  const put = await timed(
+    CREATES,
+    async (i) => {
+      await c.put(`${prefix}/k${i}`).value(value);
+    },
+    true,
+  );
+  const p50 = quantile(latencies, 0.5);
   const range = ranges
     ? await timed(CREATES * 2, async (i) => {
         await c.get(`${prefix}/k${i % CREATES}`).string();
       })
     : 0;
   c.close();
-  return { put, range };
+  return { put, range, p50 };
 }
 
 async function creates(servers: ServerChild[], ns: string): Promise<number> {
-  return timed(CREATES, async (i) => {
-    await expect(
-      servers[i % servers.length]!.url,
-      'POST',
-      `/api/v1/namespaces/${ns}/configmaps`,
-      configMapJson(`c-${i}`, 1024),
-      [201],
-    );
-  });
+  return timed(
+    CREATES,
+    async (i) => {
+      await expect(
+        servers[i % servers.length]!.url,
+        'POST',
+        `/api/v1/namespaces/${ns}/configmaps`,
+        configMapJson(`c-${i}`, 1024),
+        [201],
+      );
+    },
+    true,
+  );
 }
 
 async function gets(
@@ -122,30 +149,67 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-/** CPU µs per op of each process while fn runs n ops (etcd, the server, this process). */
+/**
+ * CPU µs per op of each process while fn runs n ops (etcd, the server, this process), and the
+ * server's per thread: its main (front) thread, its busiest other thread (with one shard: the
+ * shard actor's JavaScript thread; Node names every thread `node`, so it is told by its CPU)
+ * and all the rest (V8's GC helpers, libuv's pool).
+ */
 async function perOp<T>(
   n: number,
   pids: { etcd: number; server?: number },
   fn: () => Promise<T>,
-): Promise<{ out: T; etcd: number; server: number; client: number }> {
+): Promise<{ out: T; etcd: number; server: number; client: number; threads: string }> {
   const e0 = cpuSeconds(pids.etcd);
   const s0 = pids.server ? cpuSeconds(pids.server) : 0;
+  const t0 = pids.server ? threadSeconds(pids.server) : new Map<string, number>();
   const c0 = process.cpuUsage();
   const out = await fn();
   const c = process.cpuUsage(c0);
   const us = (sec: number): number => (sec * 1e6) / n;
+  let threads = '';
+  if (pids.server) {
+    const deltas = [...threadSeconds(pids.server)].map(([tid, sec]) => [tid, sec - (t0.get(tid) ?? 0)] as const);
+    const front = deltas.find(([tid]) => tid === String(pids.server))?.[1] ?? 0;
+    const others = deltas
+      .filter(([tid]) => tid !== String(pids.server))
+      .map(([, d]) => d)
+      .sort((a, b) => b - a);
+    const rest = others.slice(1).reduce((a, b) => a + b, 0);
+    threads = `front ${us(front).toFixed(0)}, busiest other ${us(others[0] ?? 0).toFixed(0)}, rest ${us(rest).toFixed(0)}`;
+  }
   return {
     out,
     etcd: us(cpuSeconds(pids.etcd) - e0),
     server: pids.server ? us(cpuSeconds(pids.server) - s0) : 0,
     client: (c.user + c.system) / n,
+    threads,
   };
 }
 
-/** etcd's transaction count (etcd_mvcc_txn_total of its /metrics), to tell creates per Txn. */
+/** CPU seconds of each thread of a process (by thread id), from /proc/<pid>/task/<tid>/stat */
+function threadSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      /* the thread ended meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * etcd's write requests (raft proposals committed, etcd_server_proposals_committed_total of its
+ * /metrics: one per Txn or put), to tell creates per Txn. (etcd_mvcc_txn_total, used before,
+ * counts etcd's internal read transactions too: about two per write Txn, half the creates per Txn.)
+ */
 async function etcdTxns(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const m = /^etcd_mvcc_txn_total (\S+)$/m.exec(text);
+  const m = /^etcd_server_proposals_committed_total (\S+)$/m.exec(text);
   return m ? Number(m[1]) : NaN;
 }
 
@@ -180,9 +244,9 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
       const f = (x: number): string => x.toFixed(0);
       console.log(
         `round ${r + 1}: raw etcd ${f(p)} puts/s, etcd server ${f(c)} creates/s (${f((100 * c) / p)}%); ` +
-          `CPU µs per put: etcd ${f(rawRun.etcd)}, client ${f(rawRun.client)}; ` +
-          `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)}, client ${f(srvRun.client)}; ` +
-          `${perTxn.toFixed(1)} creates per etcd Txn`,
+          `CPU µs per put: etcd ${f(rawRun.etcd)}, client ${f(rawRun.client)}, put latency p50 ${rawRun.out.p50.toFixed(1)} ms; ` +
+          `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)} (${srvRun.threads}), client ${f(srvRun.client)}; ` +
+          `${perTxn.toFixed(1)} creates per etcd Txn; create latency p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms`,
       );
       if (lmdb) {
         const l = await perOp(CREATES, { etcd: etcdPid, server: lmdb.pid }, () => creates([lmdb], ns));
