@@ -166,7 +166,8 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
     return moved;
   }
   let bytes: Uint8Array;
-  if (format === 'protobuf') bytes = list ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
+  if (format === 'protobuf')
+    bytes = list ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
   else {
     // CBOR's encoder answers a slice of a shared 8 KiB pool slab, which would pin the slab whole
     // (8 KiB per entry measured, bench/density-memory.ts): copied into a buffer of its own
