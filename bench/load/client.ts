@@ -22,6 +22,12 @@ export interface Call extends OpId {
   unrecorded?: boolean;
   /** performance.now() at which the request was due (open loop): latency counts from here */
   scheduledAt?: number;
+  /**
+   * The caller does not use the body (density's cluster LISTs of 322 MB): every byte is still
+   * read off the socket and counted, each chunk dropped as it arrives instead of kept and
+   * concatenated at the end (the answer's body is then empty).
+   */
+  discardBody?: boolean;
 }
 
 export interface Answer {
@@ -92,11 +98,11 @@ export class Client {
     }
     return new Promise((resolve) => {
       let done = false;
-      const finish = (status: number, body: Buffer, error?: string): void => {
+      const finish = (status: number, body: Buffer, error?: string, bytes = body.length): void => {
         if (done) return;
         done = true;
         const ms = performance.now() - t0;
-        if (!c.unrecorded) this.recorder.record(c, status, ms, body.length);
+        if (!c.unrecorded) this.recorder.record(c, status, ms, bytes);
         resolve({ status, body, ms, error });
       };
       const req = this.mod().request(
@@ -104,8 +110,12 @@ export class Client {
         { method: c.method, agent: this.agent, headers, timeout: REQUEST_TIMEOUT_MS },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (d: Buffer) => chunks.push(d));
-          res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks)));
+          let read = 0;
+          res.on('data', (d: Buffer) => {
+            read += d.length;
+            if (!c.discardBody) chunks.push(d);
+          });
+          res.on('end', () => finish(res.statusCode ?? 0, Buffer.concat(chunks), undefined, read));
           res.on('error', (e) => finish(0, Buffer.alloc(0), e.message));
         },
       );

@@ -9,6 +9,8 @@ import type { Body, Encoding } from './types.js';
 import { ENVELOPE_CLOSE, ProtobufCodec, PROTOBUF_MEDIA_TYPE } from './protobuf.js';
 import { fieldLength, writeField } from './protobuf/wire.js';
 import { ownedBuffer } from './buffer-pool.js';
+import { settled, slabAlloc } from './item-slabs.js';
+import { takeInto } from './protobuf/wire-writer.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -149,24 +151,41 @@ function storedVersion(e: Encodable): string | undefined {
   return e.apiVersion ?? e.obj.apiVersion;
 }
 
-function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string): Uint8Array {
+/**
+ * An entry's bare item bytes in `format` as apiVersion, encoded on first use and kept. `list`:
+ * for a LIST, whose items are written into shared slabs (item-slabs.ts: no buffer per item) and
+ * whose kept bytes leave a sparse slab; a single object's bytes (GET, watch) get a buffer of their own.
+ */
+function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string, list = false): Uint8Array {
   const key = `${format}|${apiVersion}`;
-  let bytes = e.encoded?.[key];
-  if (!bytes) {
-    // Protobuf from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts)
-    const fromText = format === 'protobuf' ? protobufCodec().encodeJsonText(e.json, apiVersion) : undefined;
-    if (fromText) bytes = fromText;
-    else {
-      const stored = e.objOnce ? e.objOnce() : e.obj;
-      const obj = stored.apiVersion === apiVersion ? stored : { ...stored, apiVersion };
-      // in a buffer of its own exact size: a slice of a shared 8 KiB pool slab (CBOR's encoder
-      // answers one) would pin the slab whole (8 KiB per entry measured, bench/density-memory.ts);
-      // encodeMessage answers an own buffer, CBOR's bytes are copied (new Uint8Array copies)
-      bytes = format === 'protobuf' ? protobufCodec().encodeMessage(obj) : new Uint8Array(encodeCborItem(obj));
-    }
-    (e.encoded ??= {})[key] = bytes;
+  const kept = e.encoded?.[key];
+  if (kept) {
+    if (!list) return kept;
+    const moved = settled(kept);
+    if (moved !== kept) e.encoded![key] = moved;
+    return moved;
   }
+  let bytes: Uint8Array;
+  if (format === 'protobuf')
+    bytes = list ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
+  else {
+    // CBOR's encoder answers a slice of a shared 8 KiB pool slab, which would pin the slab whole
+    // (8 KiB per entry measured, bench/density-memory.ts): copied into a buffer of its own
+    bytes = new Uint8Array(encodeCborItem(objectAs(e, apiVersion)));
+  }
+  (e.encoded ??= {})[key] = bytes;
   return bytes;
+}
+
+/** The entry's bare Protobuf message: from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts). */
+function protobufMessage(e: Encodable, apiVersion: string): Uint8Array {
+  return protobufCodec().encodeJsonText(e.json, apiVersion) ?? protobufCodec().encodeMessage(objectAs(e, apiVersion));
+}
+
+/** The stored object as apiVersion, parsed for one use (not kept by a cache entry). */
+function objectAs(e: Encodable, apiVersion: string): TypeMeta {
+  const stored = e.objOnce ? e.objOnce() : e.obj;
+  return stored.apiVersion === apiVersion ? stored : { ...stored, apiVersion };
 }
 
 /** A list body from entries: JSON joins their item bytes, Protobuf and CBOR their cached item bytes. */
@@ -269,13 +288,13 @@ export const owned = new WeakSet<ArrayBufferLike>();
 
 /** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
 export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
-  return entries.map((e) => itemBytes(e, 'protobuf', apiVersion));
+  return entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true));
 }
 
 /** The size of the entries' `items` fields in a Protobuf list: what its envelope's length counts before the items are written. */
 export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: string): number {
   let size = 0;
-  for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion).byteLength);
+  for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
   return size;
 }
 

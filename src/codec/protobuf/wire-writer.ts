@@ -30,9 +30,26 @@ export function reset(): void {
   pos = 0;
 }
 
-/** The bytes written since `reset`, in a new buffer of their exact size (its own ArrayBuffer). */
+/** Where `take` puts a message; `takeInto` swaps it for a LIST's bulk encoding (codec/item-slabs.ts). */
+let allocTaken: (n: number) => Uint8Array = (n) => new Uint8Array(n);
+
+/**
+ * Runs f with `take` copying messages into alloc's views instead of buffers of their own;
+ * restored afterwards (also when f throws).
+ */
+export function takeInto<T>(alloc: (n: number) => Uint8Array, f: () => T): T {
+  const prev = allocTaken;
+  allocTaken = alloc;
+  try {
+    return f();
+  } finally {
+    allocTaken = prev;
+  }
+}
+
+/** The bytes written since `reset`, in a new buffer of their exact size (its own ArrayBuffer; within `takeInto`, alloc's view). */
 export function take(): Uint8Array {
-  const out = new Uint8Array(pos);
+  const out = allocTaken(pos);
   out.set(buf.subarray(0, pos));
   return out;
 }

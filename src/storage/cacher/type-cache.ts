@@ -4,6 +4,7 @@
  * watch replay. Only the owning actor mutates it, after the backend has committed.
  */
 import type { Stored } from '../../api/object.js';
+import { release } from '../../codec/item-slabs.js';
 
 export interface Entry {
   namespace: string;
@@ -84,6 +85,8 @@ export class TypeCache {
   apply(type: HistoryEvent['type'], e: Entry, now: number): HistoryEvent {
     const key = entryKey(e.namespace, e.name);
     const prev = this.items.get(key);
+    // the replaced state's list bytes count as dead in their slab (compaction: codec/item-slabs.ts)
+    if (prev?.encoded && prev !== e) for (const k in prev.encoded) release(prev.encoded[k]!);
     if (type === 'DELETED') {
       this.items.delete(key);
       this.sorted = null;
