@@ -31,6 +31,7 @@ import { InitialEvents } from './initial-events.js';
 import { Membership, type WatchGroup } from './watch-group.js';
 import { bookmarkEvent, encodeError, errorEvent, expiredStatus } from './watch-events.js';
 import { RecentChanges } from './watch-recent.js';
+import { watchTrace } from './watch-trace.js';
 
 export { bookmarkEvent, errorEvent } from './watch-events.js';
 
@@ -94,6 +95,8 @@ export class WatchHub {
   /** when the last flush ended and how long it took (performance.now() ms): the pacing of the next */
   private lastFlushEnd = 0;
   private lastFlushCost = 0;
+  /** stage timestamps for the bench (PLAT_WATCH_TRACE), else undefined */
+  private readonly trace = watchTrace();
 
   /** convert: for watchers of another version than the one a change was stored in */
   constructor(
@@ -181,6 +184,7 @@ export class WatchHub {
 
   /** Fans out one batch of committed changes (in rv order). */
   dispatch(events: readonly ChangeEvent[]): void {
+    this.trace?.received(events);
     const byType = new Map<string, ChangeEvent[]>();
     for (const ev of events) {
       let l = byType.get(ev.typeKey);
@@ -260,6 +264,7 @@ export class WatchHub {
       // nothing queued (written early by flushOne): the last flush still paces the next
       if (this.queued.size === 0 && this.dirty.size === 0) return;
       run = this.run = new FlushRun(this.dirty, this.queued, this.takeQueued);
+      this.trace?.flushBegins();
       this.dirty = new Set();
       this.queued = new Map();
     }
@@ -273,6 +278,7 @@ export class WatchHub {
       return;
     }
     this.run = undefined;
+    this.trace?.flushEnds();
     this.lastFlushEnd = now;
     this.lastFlushCost = run.busyMs;
     if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
@@ -352,7 +358,9 @@ export class WatchHub {
       w.sink.close();
       return;
     }
-    if (w.sink.write(chunk) > this.bufferLimit) {
+    const buffered = w.sink.write(chunk);
+    this.trace?.sent(buffered);
+    if (buffered > this.bufferLimit) {
       this.slowClosed++;
       this.remove(w);
       w.sink.abort();
