@@ -5,7 +5,12 @@
  * and the flush that wrote it: when it began, its first and its last send. Lines are appended
  * to the file about once a second (one JSON array per event, fields as in TRACE_FIELDS), so
  * bench/scenarios/watch-drive.ts can set them beside what the clients saw. Unset, the hub has
- * no trace and pays one undefined check per dispatch and per flush step.
+ * no trace and pays one undefined check per dispatch, flush and send.
+ *
+ * An event received while a flush is under way is counted in the next flush (its last write is
+ * there: the members already written get it then), but its first write is the first send after
+ * its receipt (the members the flush under way has yet to reach get it with their frames); with
+ * watchers of other types or namespaces that send may not carry it (the bench has one of each).
  */
 import { appendFile } from 'node:fs';
 import type { ChangeEvent } from '../actors/protocol.js';
@@ -32,6 +37,8 @@ interface Rec {
   sentUs: number;
   publishedUs: number;
   receivedUs: number;
+  /** the first send after its receipt during an earlier flush (0: none) */
+  firstUs: number;
 }
 
 /** The flush under way: the events it took, when it began, its first send. */
@@ -45,6 +52,8 @@ interface Run {
 
 export class WatchTrace {
   private pending: Rec[] = [];
+  /** pending[firstFrom..] have seen no send yet */
+  private firstFrom = 0;
   private run: Run | undefined;
   private lines: string[] = [];
 
@@ -58,7 +67,7 @@ export class WatchTrace {
     for (const ev of events) {
       const at = ev.json.indexOf(MARKER);
       const sentUs = at < 0 ? 0 : parseInt(ev.json.slice(at + MARKER.length, at + MARKER.length + 20), 10) || 0;
-      this.pending.push({ rv: ev.rv, sentUs, publishedUs: ev.publishedUs ?? 0, receivedUs: now });
+      this.pending.push({ rv: ev.rv, sentUs, publishedUs: ev.publishedUs ?? 0, receivedUs: now, firstUs: 0 });
     }
   }
 
@@ -66,6 +75,7 @@ export class WatchTrace {
   flushBegins(): void {
     this.run = { recs: this.pending, flushUs: monoUs(), firstUs: 0, sends: 0, backlogged: 0 };
     this.pending = [];
+    this.firstFrom = 0;
   }
 
   /** One send of the flush under way (or of an early write between flushes, not counted). */
@@ -73,6 +83,11 @@ export class WatchTrace {
     const r = this.run;
     if (!r) return;
     if (r.firstUs === 0) r.firstUs = monoUs();
+    if (this.firstFrom < this.pending.length) {
+      const now = monoUs();
+      for (let i = this.firstFrom; i < this.pending.length; i++) this.pending[i]!.firstUs = now;
+      this.firstFrom = this.pending.length;
+    }
     r.sends++;
     if (buffered > 0) r.backlogged++;
   }
@@ -91,7 +106,7 @@ export class WatchTrace {
           e.publishedUs,
           e.receivedUs,
           r.flushUs,
-          r.firstUs || last,
+          e.firstUs || r.firstUs || last,
           last,
           r.sends,
           r.backlogged,
