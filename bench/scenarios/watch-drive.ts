@@ -11,6 +11,7 @@ import { configMapJson, request } from '../lib/http.js';
 import { Histogram, nowUs } from '../lib/stats.js';
 import type { ClientCommand, ClientReply, OpenReply, StatsReply } from '../watch-clients.js';
 import type { Ctx } from './common.js';
+import { formatStages, readStages } from '../watch-trace-read.js';
 
 const CLIENTS_JS = fileURLToPath(new URL('../watch-clients.js', import.meta.url));
 const MAX_IN_FLIGHT = 256;
@@ -169,6 +170,7 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
   if (w.failed) ctx.log(`  ${t.subject} @ ${rate}/s: failed writes: ${JSON.stringify(w.failures)}`);
   const expected = w.ok * session.opened;
   const stats = await drain(clients, expected, DRAIN_MAX_MS);
+  const endUs = nowUs();
   const windowSec = Math.max(w.elapsedSec, (stats.lastAtUs - startUs) / 1e6);
   const targetCpuSec = cpuSeconds(t.child.pid) - cpu0;
   const mainCpuSec = cpuSeconds(t.child.pid, true) - main0;
@@ -200,6 +202,13 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
       `(PUT p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms); ` +
       `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`,
   );
+  const traceFile = process.env.PLAT_WATCH_TRACE;
+  if (traceFile) {
+    // the server appends its trace about once a second
+    await sleep(1500);
+    const stages = readStages(traceFile, startUs, endUs);
+    if (stages) ctx.log(`  ${t.subject} @ ${rate}/s: ${formatStages(stages)}`);
+  }
   return p;
 }
 

@@ -6,7 +6,7 @@
  * to an actor thread, and on its reply dispatches the change to a WatchHub of 1,000 watchers
  * whose sends each take --send-us of busy time (what a corked uWS send costs here) and answers
  * the writer. Prints the PUT round trip and write-to-delivery (at the last watcher written) p50
- * and p99, and the writes reached. Each --hub (a compiled src/http/watch-hub.js, e.g. of a base
+ * and p99, the writes reached, sends per event and process CPU per event (after the warm-up). Each --hub (a compiled src/http/watch-hub.js, e.g. of a base
  * tree) runs in turn, alternating, twice; default: this tree's. Bounded: --seconds per run after
  * 1 s of warm-up. Wall-clock figures: on a loaded machine compare the hubs of the same run.
  */
@@ -82,6 +82,9 @@ async function run(hubPath: string, rate: number, seconds: number, sendUs: numbe
   const { WatchHub } = (await import(hubPath)) as { WatchHub: new (limit: number) => Hub };
   const hub = new WatchHub(1 << 30);
   const delivered: number[] = [];
+  // sends over all watchers and front-thread CPU, from the end of the warm-up second
+  let sends = 0;
+  let counting = false;
   const json = (id: number, t: number): string =>
     JSON.stringify({
       kind: 'ConfigMap',
@@ -105,6 +108,7 @@ async function run(hubPath: string, rate: number, seconds: number, sendUs: numbe
       headersSent: false,
       sink: {
         write: (c) => {
+          if (counting) sends++;
           busy(sendUs);
           if (last) {
             const at = now();
@@ -144,7 +148,15 @@ async function run(hubPath: string, rate: number, seconds: number, sendUs: numbe
   writerT.on('message', (m: Msg | { rtt: number[]; issued: number }) => {
     if ('id' in m) actorT.postMessage(m);
   });
-  await new Promise((r) => setTimeout(r, ms + 500));
+  await new Promise((r) => setTimeout(r, 1000));
+  counting = true;
+  const cpu0 = process.cpuUsage();
+  const rv0 = rv;
+  await new Promise((r) => setTimeout(r, ms - 1000));
+  const cpu = process.cpuUsage(cpu0);
+  const events = rv - rv0;
+  counting = false;
+  await new Promise((r) => setTimeout(r, 500));
   const result = new Promise<{ rtt: number[]; issued: number }>((r) =>
     writerT.on('message', (m: Msg | { rtt: number[]; issued: number }) => {
       if ('rtt' in m) r(m);
@@ -157,7 +169,7 @@ async function run(hubPath: string, rate: number, seconds: number, sendUs: numbe
   const skip = (xs: number[]): number[] => xs.slice(Math.floor(xs.length / (seconds + 1)));
   const r = skip(rtt);
   const d = skip(delivered);
-  return `${hubPath}: ${(rtt.length / (seconds + 1)).toFixed(0)} writes/s; PUT p50 ${pct(r, 50).toFixed(1)} p99 ${pct(r, 99).toFixed(1)} ms; write-to-delivery p50 ${pct(d, 50).toFixed(1)} p99 ${pct(d, 99).toFixed(1)} ms (${d.length} events)`;
+  return `${hubPath}: ${(rtt.length / (seconds + 1)).toFixed(0)} writes/s; PUT p50 ${pct(r, 50).toFixed(1)} p99 ${pct(r, 99).toFixed(1)} ms; write-to-delivery p50 ${pct(d, 50).toFixed(1)} p99 ${pct(d, 99).toFixed(1)} ms (${d.length} events); ${(sends / Math.max(1, events)).toFixed(0)} sends per event (of ${WATCHERS} watchers), process CPU ${((cpu.user + cpu.system) / Math.max(1, events)).toFixed(0)} µs per event`;
 }
 
 if (isMainThread) {

@@ -48,6 +48,8 @@ export interface ChangeEvent {
   encoded?: Record<string, string | Uint8Array>;
   /** the version the object is stored (and its JSON written) in */
   apiVersion: string;
+  /** bench tracing only (PLAT_WATCH_TRACE): when the actor published it after its commit, monotonic µs */
+  publishedUs?: number;
   /** ownership facts for the garbage collector (no JSON parsing on the front thread) */
   uid: string;
   owners?: { uid: string; apiVersion: string; kind: string; name: string; blockOwnerDeletion?: boolean }[];

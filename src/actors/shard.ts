@@ -7,7 +7,7 @@ import type { Stored } from '../api/object.js';
 import { join } from 'node:path';
 import { configureProtobuf } from '../codec/codec.js';
 import { compress } from './pack.js';
-import { encodeForStreams } from './stream-events.js';
+import { encodeForStreams, monoUs, TRACE_EVENTS } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
@@ -381,6 +381,7 @@ export class Shard extends ShardStores {
       const wanted = streams?.[w.typeKey];
       if (wanted?.length)
         out.encoded = encodeForStreams(this.storeForKey(w.typeKey)?.ctx.def.kind ?? '', w, wanted, now);
+      if (TRACE_EVENTS) out.publishedUs = monoUs();
       return out;
     });
   }

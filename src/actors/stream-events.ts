@@ -4,6 +4,18 @@ import type { Encoding } from './protocol.js';
 import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
 
 /**
+ * Watch stage tracing for the bench (PLAT_WATCH_TRACE names the front's trace file,
+ * src/http/watch-trace.ts): events then carry the time they were published after their commit.
+ * Read once at load; unset, nothing is stamped.
+ */
+export const TRACE_EVENTS = (process.env.PLAT_WATCH_TRACE ?? '') !== '';
+
+/** The monotonic clock in µs, the same in every thread and process (bench-ts stamps use it). */
+export function monoUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/**
  * The event's object once per stream encoding live watchers use, so the front thread writes
  * bytes instead of encoding per watcher. An object that cannot be encoded is left out: the
  * front thread's fallback then reports it to those watchers. kind: the type's kind.

@@ -1,0 +1,118 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChangeEvent } from '../../src/actors/protocol.js';
+import type { Watcher } from '../../src/http/watch-hub.js';
+import { until } from '../helpers/poll.js';
+
+// the trace is chosen when the modules load (each test file runs in a process of its own)
+const dir = mkdtempSync(join(tmpdir(), 'watch-trace-'));
+const file = join(dir, 'trace.jsonl');
+process.env.PLAT_WATCH_TRACE = file;
+const { WatchHub } = await import('../../src/http/watch-hub.js');
+const { TRACE_FIELDS, WatchTrace } = await import('../../src/http/watch-trace.js');
+const { monoUs } = await import('../../src/actors/stream-events.js');
+
+function event(rv: number, sentUs: number, publishedUs: number): ChangeEvent {
+  const json = JSON.stringify({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'a', namespace: 'ns', resourceVersion: String(rv), annotations: { 'bench-ts': String(sentUs) } },
+  });
+  return {
+    typeKey: '/configmaps',
+    type: 'MODIFIED',
+    rv,
+    namespace: 'ns',
+    name: 'a',
+    json,
+    labels: undefined,
+    fields: {},
+    apiVersion: 'v1',
+    uid: 'u',
+    publishedUs,
+  };
+}
+
+/** The trace lines of a file once it has `n`, as objects keyed by TRACE_FIELDS. */
+async function rows(path: string, n: number): Promise<Record<string, number>[]> {
+  const lines = await until(async () => {
+    const l = existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
+    return l.length >= n ? l : undefined;
+  }, `${n} trace lines`);
+  return lines.map((l) => Object.fromEntries(TRACE_FIELDS.map((f, i) => [f, (JSON.parse(l) as number[])[i]!])));
+}
+
+function watcher(buffered: number): Watcher {
+  return {
+    typeKey: '/configmaps',
+    namespace: 'ns',
+    matcher: undefined,
+    fromRV: 0,
+    startRV: 0,
+    bookmarks: false,
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    closed: false,
+    enc: { format: 'json', pretty: false },
+    headersSent: false,
+    sink: { write: () => buffered, close() {}, abort() {} },
+  };
+}
+
+describe('watch stage trace (PLAT_WATCH_TRACE, bench only)', () => {
+  it('records per event the send, publish, receipt and its flush, in order, with the flush shape', async () => {
+    try {
+      const hub = new WatchHub(1 << 20);
+      hub.add(watcher(0));
+      hub.add(watcher(100));
+      const sent = monoUs() - 5000;
+      const published = sent + 1000;
+      hub.dispatch([event(7, sent, published)]);
+      hub.flush();
+      const [row] = await rows(file, 1);
+      assert.ok(row);
+      assert.equal(row.rv, 7);
+      assert.equal(row.sentUs, sent);
+      assert.equal(row.publishedUs, published);
+      assert.ok(row.receivedUs! > published, 'received after published');
+      assert.ok(row.flushUs! >= row.receivedUs!, 'flush after receipt');
+      assert.ok(row.firstUs! >= row.flushUs! && row.lastUs! >= row.firstUs!, 'first and last write in order');
+      assert.equal(row.sends, 2);
+      assert.equal(row.backlogged, 1, 'the send into a backlogged socket is counted');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an event received during a flush: first write at the next send, last write with the next flush', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'watch-trace-'));
+    const path = join(own, 'trace.jsonl');
+    try {
+      const t = new WatchTrace(path);
+      t.received([event(1, 0, 0)]);
+      t.flushBegins();
+      t.sent(0);
+      t.received([event(2, 0, 0)]);
+      // a member this flush had yet to reach: it gets rv 2 with rv 1
+      t.sent(0);
+      t.flushEnds();
+      // the next flush begins on a later microsecond of the clock
+      const at = monoUs();
+      while (monoUs() === at);
+      t.flushBegins();
+      t.sent(0);
+      t.flushEnds();
+      const [first, second] = await rows(path, 2);
+      assert.equal(first!.rv, 1);
+      assert.equal(second!.rv, 2);
+      assert.ok(second!.firstUs! < second!.flushUs!, 'first written by the flush under way at its receipt');
+      assert.ok(second!.lastUs! >= second!.flushUs!, 'last written by the next flush');
+      assert.ok(first!.firstUs! >= first!.flushUs!);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
