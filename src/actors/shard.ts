@@ -30,6 +30,7 @@ import {
   unavailableStatus,
 } from './remote.js';
 import { ShardStores } from './shard-stores.js';
+import { endTrace, mark, startTrace, type BatchTrace } from './write-trace.js';
 
 /** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
 async function createBackend(cfg: ActorConfig): Promise<Backend> {
@@ -59,6 +60,8 @@ interface Executed {
   results: Result[];
   rawDeletes: string[];
   epoch: number;
+  /** stage times (bench-only, PLAT_WRITE_TRACE) */
+  trace?: BatchTrace;
 }
 
 export class Shard extends ShardStores {
@@ -169,9 +172,11 @@ export class Shard extends ShardStores {
     this.feed.endPoll();
     // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot) first waits until every earlier batch is published
     const open = this.pipe.enter();
+    const trace = startTrace(ops);
     let x: Executed;
     try {
       await open.turn;
+      mark(trace, 'turn');
       if (!ops.every(overlaps)) await this.pipe.idle();
       // on a shared store, a read of the newest state first waits for every commit made before it
       if (this.backend.sync && ops.some(consistentRead)) {
@@ -182,6 +187,8 @@ export class Shard extends ShardStores {
         }
       }
       x = this.execute(ops);
+      x.trace = trace;
+      mark(trace, 'executed');
     } finally {
       open.leave();
     }
@@ -189,6 +196,7 @@ export class Shard extends ShardStores {
     const { before, wroteBefore, wrote, done } = this.pipe.join();
     try {
       await wroteBefore;
+      mark(trace, 'prevWritten');
       // an earlier batch's staged writes, which this one may have read, were discarded: run again
       if (x.epoch !== this.pipe.epoch) {
         await before;
@@ -199,6 +207,7 @@ export class Shard extends ShardStores {
       this.pipe.drop(x.batch.pending);
       wrote();
       done();
+      endTrace(trace, 'actor');
     }
   }
 
@@ -243,7 +252,7 @@ export class Shard extends ShardStores {
     ops: Op[],
     streams: Record<string, Encoding[]> | undefined,
     attempt: number,
-    { batch, results, rawDeletes }: Executed,
+    { batch, results, rawDeletes, trace }: Executed,
     before: Promise<void>,
     wrote: () => void,
   ): Promise<BatchReply> {
@@ -258,8 +267,9 @@ export class Shard extends ShardStores {
           rawDeletes.length ? txn.nextRV() : 0,
           rawDeletes,
           this.cfg.testFaults?.failCommitMatch,
-          wrote,
+          trace ? () => (mark(trace, 'written'), wrote()) : wrote,
         );
+        mark(trace, 'flushed');
         for (const k of rawDeletes) this.corrupt.remove(k);
       } catch (e) {
         failure = { e };
@@ -268,6 +278,7 @@ export class Shard extends ShardStores {
     }
     wrote();
     await before;
+    mark(trace, 'prevPublished');
     if (failure) return this.failed(ops, streams, attempt, results, failure.e);
     if (!staged.length && !rawDeletes.length) return { results, events: this.feed.take() };
     const own = this.publish(staged, txn.now, streams);
