@@ -5,6 +5,17 @@ import { storeOptions } from './store-options.js';
 const REVISION_KEY = '\u0000meta/revision';
 const PAGE = 4096;
 
+/**
+ * The flush (fsync) of the writes queued so far, as a promise of its own: `db.flushed` is a
+ * thenable that picks lmdb-js's current flush promise only when its `then` is called, which
+ * `await` defers to a later microtask; calling it here pins the flush of what is queued now.
+ */
+export function flushOf(db: RootDatabase<string, string>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    void db.flushed.then(() => resolve(), reject);
+  });
+}
+
 /** LMDB backend: one environment per shard, synchronous-durable commits batched per call. */
 export class LmdbBackend implements Backend {
   private readonly db: RootDatabase<string, string>;
@@ -36,18 +47,29 @@ export class LmdbBackend implements Backend {
     // in one transaction; `transaction` would run a callback on this (the shard actor's) thread
     // inside the write thread's transaction and do every B-tree put here (≈ 14 µs of the actor's
     // thread per create, "Creates, fifth round" in docs/benchmarks.md).
-    await this.db.batch(() => {
+    const committed = this.db.batch(() => {
       for (const w of writes) {
         if (w.value === undefined) void this.db.remove(w.key);
         else void this.db.put(w.key, w.value);
       }
       void this.db.put(REVISION_KEY, String(revision));
     });
+    // This transaction's flush, taken now: lmdb-js's `flushed` answers for the newest writes
+    // queued when its `then` runs, and the shard queues the next batch's transaction as soon as
+    // this one is written (below), so awaiting `db.flushed` after the commit waited for the next
+    // batch's commit and fsync too: every answer a batch late ("Creates and applies, sixth round").
+    const flushed = flushOf(this.db);
+    try {
+      await committed;
+    } catch (e) {
+      flushed.catch(() => {});
+      throw e;
+    }
     // lmdb-js overlaps the fsync with later transactions: the commit promise resolves when the
-    // transaction is committed, `flushed` once it is on disk. Acknowledge only after the latter;
+    // transaction is committed, its flush once it is on disk. Acknowledge only after the latter;
     // the next transaction (written) may start before it, and one fsync may cover both.
     written?.();
-    await this.db.flushed;
+    await flushed;
   }
 
   revision(): number {

@@ -299,3 +299,39 @@ test(
     assert.equal(b.revision(), 2);
   }),
 );
+
+test(
+  "a commit is acknowledged on its own transaction's flush, not on that of a commit queued once it was written",
+  withBackend(async (b) => {
+    // lmdb-js's `db.flushed` is a thenable whose `then` picks the flush of the newest writes
+    // queued at that moment; the shard queues its next batch's commit from written(), so a
+    // flush taken after that waited for the next transaction's commit and fsync as well
+    const db = (b as unknown as { db: { batch: (...a: unknown[]) => unknown; flushed: PromiseLike<unknown> } }).db;
+    const real = db.flushed;
+    let batches = 0;
+    const seen: number[] = [];
+    const batch = db.batch.bind(db);
+    db.batch = (...a: unknown[]) => {
+      batches++;
+      return batch(...a);
+    };
+    Object.defineProperty(db, 'flushed', {
+      configurable: true,
+      get: () => ({
+        then(ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) {
+          seen.push(batches);
+          return real.then(ok, fail);
+        },
+      }),
+    });
+    let second: Promise<void> | undefined;
+    await b.commit(cmWrites(0, 5), 1, () => {
+      second = b.commit(cmWrites(5, 5), 2);
+    });
+    await second;
+    // the first commit's flush was taken while its own batch was the newest (1), the second's at 2
+    assert.deepEqual(seen, [1, 2]);
+    assert.equal(b.revision(), 2);
+    assert.equal((await storedUnder(b, '/configmaps/ns/')).size, 10);
+  }),
+);
