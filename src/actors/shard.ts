@@ -186,6 +186,10 @@ export class Shard extends ShardStores {
           return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
         }
       }
+      // a commit queued in this turn reaches LMDB's writer only at the loop's next check phase:
+      // executing first would hold it back by the whole execution (the writer idle meanwhile)
+      const handover = this.backend.handedOver?.();
+      if (handover) await handover;
       x = this.execute(ops);
       x.trace = trace;
       mark(trace, 'executed');

@@ -100,5 +100,12 @@ export interface Backend {
    * consistent reads from the watch cache). Rejects with StoreUnavailable.
    */
   sync?(): Promise<void>;
+  /**
+   * Local stores whose writer starts a queued commit only at a later turn of this thread's event
+   * loop (LMDB: lmdb-js closes the transaction's block in a setImmediate): a promise that settles
+   * once every commit queued so far has been handed over, or undefined when none waits. A shard
+   * awaits it before executing a batch, so a long execution never holds a commit back.
+   */
+  handedOver?(): Promise<void> | undefined;
   close(): Promise<void>;
 }

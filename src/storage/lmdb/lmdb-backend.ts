@@ -19,6 +19,8 @@ export function flushOf(db: RootDatabase<string, string>): Promise<void> {
 /** LMDB backend: one environment per shard, synchronous-durable commits batched per call. */
 export class LmdbBackend implements Backend {
   private readonly db: RootDatabase<string, string>;
+  /** settles once the commits queued in this event-loop turn reached lmdb-js's write thread */
+  private handover: Promise<void> | undefined;
 
   constructor(path: string) {
     this.db = open<string, string>(storeOptions(path));
@@ -59,6 +61,15 @@ export class LmdbBackend implements Backend {
     // this one is written (below), so awaiting `db.flushed` after the commit waited for the next
     // batch's commit and fsync too: every answer a batch late ("Creates and applies, sixth round").
     const flushed = flushOf(this.db);
+    // lmdb-js ends the transaction's block of instructions in a setImmediate it queued in
+    // `batch` (its "event turn" batch): the write thread cannot commit before it runs. Ours runs
+    // right after it (setImmediate keeps the order), so handedOver() tells when that happened.
+    this.handover ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.handover = undefined;
+        resolve();
+      }),
+    );
     try {
       await committed;
     } catch (e) {
@@ -70,6 +81,10 @@ export class LmdbBackend implements Backend {
     // the next transaction (written) may start before it, and one fsync may cover both.
     written?.();
     await flushed;
+  }
+
+  handedOver(): Promise<void> | undefined {
+    return this.handover;
   }
 
   revision(): number {
