@@ -34,12 +34,19 @@ function fmt(xs: number[]): string {
   return xs.length ? `${percentile(xs, 50).toFixed(2)} / ${percentile(xs, 90).toFixed(2)}` : '–';
 }
 
+/** the span of the batches kept (thread samples outside it are another phase of the run) */
+const span = { from: Infinity, to: -Infinity };
+
 function summarise(role: string): void {
   const traces: BatchTrace[] = [];
   for (const f of files.filter((n) => n.startsWith(`${role}-`)))
     for (const line of readFileSync(join(dir!, f), 'utf8').split('\n'))
       if (line) traces.push(JSON.parse(line) as BatchTrace);
   const kept = traces.filter((t) => t.kinds.split(',').every((k) => kinds.has(k)));
+  for (const t of kept) {
+    span.from = Math.min(span.from, t.t.start!);
+    span.to = Math.max(span.to, t.t.end!);
+  }
   console.log(`\n${role}: ${kept.length} batches (of ${traces.length}); ms p50 / p90`);
   console.log(`  ops per batch ${fmt(kept.map((t) => t.ops))}`);
   for (const [k] of Object.entries(kept[0]?.n ?? {})) console.log(`  ${k} ${fmt(kept.map((t) => t.n[k] ?? 0))}`);
@@ -75,7 +82,8 @@ function threads(): void {
   const samples = readFileSync(join(dir!, sampleFile), 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { at: number; ticks: Record<string, number> });
+    .map((l) => JSON.parse(l) as { at: number; ticks: Record<string, number> })
+    .filter((x) => x.at >= span.from - 1000 && x.at <= span.to + 1000);
   const w = Number(values.window);
   let best: { from: number; total: number } | undefined;
   const total = (a: (typeof samples)[number], b: (typeof samples)[number]): number =>
@@ -88,7 +96,7 @@ function threads(): void {
   const a = samples[best.from]!;
   const b = samples[best.from + w]!;
   const sec = (b.at - a.at) / 1000;
-  console.log(`\nthreads, busiest ${sec.toFixed(1)} s: % of one core (all threads ${(best.total / sec).toFixed(0)}%)`);
+  console.log(`\nthreads, busiest (of the traced batches' span) ${sec.toFixed(1)} s: % of one core (all threads ${(best.total / sec).toFixed(0)}%)`);
   const rows = Object.entries(b.ticks)
     .map(([tid, t]) => ({ tid, pct: (t - (a.ticks[tid] ?? 0)) / sec }))
     .filter((r) => r.pct >= 1)
