@@ -10,7 +10,13 @@ import { compress } from './pack.js';
 import { encodeForStreams } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
-import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
+import {
+  CommitConflict,
+  EarlierCommitFailed,
+  StoreUnavailable,
+  type Backend,
+  type RemoteChange,
+} from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
@@ -283,6 +289,8 @@ export class Shard extends ShardStores {
     wrote();
     await before;
     mark(trace, 'prevPublished');
+    // skipped because a commit queued before it failed (it read that one's writes): run it again
+    if (failure?.e instanceof EarlierCommitFailed) return this.atHead(ops, streams, attempt);
     if (failure) return this.failed(ops, streams, attempt, results, failure.e);
     if (!staged.length && !rawDeletes.length) return { results, events: this.feed.take() };
     const own = this.publish(staged, txn.now, streams);
