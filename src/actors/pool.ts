@@ -29,6 +29,7 @@ import type {
 import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { takeReturned, unpackBodies } from './pack.js';
+import { endTrace, mark, sampleThreads, startTrace } from './write-trace.js';
 
 export type Pending = { op: Op; resolve: (r: Result) => void };
 export type OpInput = Op extends infer T ? (T extends Op ? Omit<T, 'id'> : never) : never;
@@ -91,6 +92,7 @@ export class ActorPool {
     tuning: PoolTuning = {},
   ) {
     this.follow = cfg.storageBackend === 'etcd3';
+    sampleThreads();
     // the actor executes a batch while the one before commits (Shard.run; on etcd its
     // transaction is sent before the one before answers), so a second batch in flight keeps it
     // busy; on etcd the idle poll takes a slot while no batch is in flight, and a second batch
@@ -258,6 +260,8 @@ export class ActorPool {
     const poll = s.queue.length === 0;
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
     const batch = takeBatch(s, this.heavyPerBatch);
+    const trace = startTrace(batch.map((p) => p.op));
+    if (trace) trace.n.inFlight = s.inFlight.length;
     s.inFlight.push(this.currentRV());
     const before = s.handled;
     let handled!: () => void;
@@ -277,7 +281,9 @@ export class ActorPool {
       const transfer = returned
         ? { transferList: returned as unknown as NonNullable<Parameters<Piscina['run']>[1]>['transferList'] }
         : undefined;
+      mark(trace, 'sent');
       const reply = (await s.pool.run(task, transfer)) as BatchReply;
+      mark(trace, 'replied');
       // the batch sent before is handled first: its events come before this one's
       await before;
       unpackBodies(reply);
@@ -286,6 +292,7 @@ export class ActorPool {
         this.onEvents(reply.events);
       }
       batch.forEach((p, i) => p.resolve(reply.results[i] ?? internal(p.op.id, 'no result from actor')));
+      endTrace(trace, 'front');
     } catch (e) {
       await before;
       const why = s.restarting

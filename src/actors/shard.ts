@@ -10,7 +10,13 @@ import { compress } from './pack.js';
 import { encodeForStreams, monoUs, TRACE_EVENTS } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
-import { CommitConflict, StoreUnavailable, type Backend, type RemoteChange } from '../storage/interface.js';
+import {
+  CommitConflict,
+  EarlierCommitFailed,
+  StoreUnavailable,
+  type Backend,
+  type RemoteChange,
+} from '../storage/interface.js';
 import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
@@ -30,6 +36,7 @@ import {
   unavailableStatus,
 } from './remote.js';
 import { ShardStores } from './shard-stores.js';
+import { endTrace, mark, startTrace, type BatchTrace } from './write-trace.js';
 
 /** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
 async function createBackend(cfg: ActorConfig): Promise<Backend> {
@@ -59,6 +66,8 @@ interface Executed {
   results: Result[];
   rawDeletes: string[];
   epoch: number;
+  /** stage times (bench-only, PLAT_WRITE_TRACE) */
+  trace?: BatchTrace;
 }
 
 export class Shard extends ShardStores {
@@ -169,9 +178,11 @@ export class Shard extends ShardStores {
     this.feed.endPoll();
     // batches execute one at a time in arrival order; one that cannot overlap earlier commits (reads of a snapshot) first waits until every earlier batch is published
     const open = this.pipe.enter();
+    const trace = startTrace(ops);
     let x: Executed;
     try {
       await open.turn;
+      mark(trace, 'turn');
       if (!ops.every(overlaps)) await this.pipe.idle();
       // on a shared store, a read of the newest state first waits for every commit made before it
       if (this.backend.sync && ops.some(consistentRead)) {
@@ -181,7 +192,13 @@ export class Shard extends ShardStores {
           return { results: ops.map((op) => ({ id: op.id, error: unavailableStatus(e) })), events: this.feed.take() };
         }
       }
+      // a commit queued in this turn reaches LMDB's writer only at the loop's next check phase:
+      // executing first would hold it back by the whole execution (the writer idle meanwhile)
+      const handover = this.backend.handedOver?.();
+      if (handover) await handover;
       x = this.execute(ops);
+      x.trace = trace;
+      mark(trace, 'executed');
     } finally {
       open.leave();
     }
@@ -189,6 +206,7 @@ export class Shard extends ShardStores {
     const { before, wroteBefore, wrote, done } = this.pipe.join();
     try {
       await wroteBefore;
+      mark(trace, 'prevWritten');
       // an earlier batch's staged writes, which this one may have read, were discarded: run again
       if (x.epoch !== this.pipe.epoch) {
         await before;
@@ -199,6 +217,7 @@ export class Shard extends ShardStores {
       this.pipe.drop(x.batch.pending);
       wrote();
       done();
+      endTrace(trace, 'actor');
     }
   }
 
@@ -243,7 +262,7 @@ export class Shard extends ShardStores {
     ops: Op[],
     streams: Record<string, Encoding[]> | undefined,
     attempt: number,
-    { batch, results, rawDeletes }: Executed,
+    { batch, results, rawDeletes, trace }: Executed,
     before: Promise<void>,
     wrote: () => void,
   ): Promise<BatchReply> {
@@ -258,8 +277,9 @@ export class Shard extends ShardStores {
           rawDeletes.length ? txn.nextRV() : 0,
           rawDeletes,
           this.cfg.testFaults?.failCommitMatch,
-          wrote,
+          trace ? () => (mark(trace, 'written'), wrote()) : wrote,
         );
+        mark(trace, 'flushed');
         for (const k of rawDeletes) this.corrupt.remove(k);
       } catch (e) {
         failure = { e };
@@ -268,6 +288,9 @@ export class Shard extends ShardStores {
     }
     wrote();
     await before;
+    mark(trace, 'prevPublished');
+    // skipped because a commit queued before it failed (it read that one's writes): run it again
+    if (failure?.e instanceof EarlierCommitFailed) return this.atHead(ops, streams, attempt);
     if (failure) return this.failed(ops, streams, attempt, results, failure.e);
     if (!staged.length && !rawDeletes.length) return { results, events: this.feed.take() };
     const own = this.publish(staged, txn.now, streams);

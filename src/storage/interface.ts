@@ -47,6 +47,13 @@ export class StoreUnavailable extends Error {
   }
 }
 
+/**
+ * A commit the backend did not store because a commit queued before it failed (LMDB queues a
+ * transaction before the one before is known committed, conditional on it): nothing of it is
+ * stored, and the shard runs its batch again once every earlier batch is settled.
+ */
+export class EarlierCommitFailed extends Error {}
+
 export class CommitConflict extends Error {
   /**
    * rev: the store revision of the commit that won (for the backend's own catch-up); keys: the
@@ -81,9 +88,10 @@ export interface Backend {
    * acknowledged write must survive kill -9. LMDB commits one transaction; etcd one
    * transaction when the batch fits its request limits, else a sequence (docs/etcd.md).
    * written (optional): called once the writes are ordered in the store but before they are
-   * durable, when the backend can tell (LMDB: the transaction is committed, its fsync still
-   * running; etcd: the transaction is sent, and a later one commits only if this one did); a
-   * later commit may start then, and becomes durable no earlier than this one.
+   * durable, when the backend can tell (LMDB: the transaction is queued, and a later one commits
+   * only if this one did, else it rejects with EarlierCommitFailed; etcd: the transaction is
+   * sent, and a later one commits only if this one did); a later commit may start then, and
+   * becomes durable no earlier than this one.
    */
   commit(writes: Write[], revision: number, written?: () => void): Promise<void>;
   /** The highest revision ever committed through this backend (0 when empty). */
@@ -100,5 +108,12 @@ export interface Backend {
    * consistent reads from the watch cache). Rejects with StoreUnavailable.
    */
   sync?(): Promise<void>;
+  /**
+   * Local stores whose writer starts a queued commit only at a later turn of this thread's event
+   * loop (LMDB: lmdb-js closes the transaction's block in a setImmediate): a promise that settles
+   * once every commit queued so far has been handed over, or undefined when none waits. A shard
+   * awaits it before executing a batch, so a long execution never holds a commit back.
+   */
+  handedOver?(): Promise<void> | undefined;
   close(): Promise<void>;
 }

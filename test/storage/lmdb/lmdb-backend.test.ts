@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { LmdbBackend } from '../../../src/storage/lmdb/lmdb-backend.js';
 import { DICTIONARY } from '../../../src/storage/lmdb/dictionary.js';
-import type { StoredEntry, Write } from '../../../src/storage/interface.js';
+import { EarlierCommitFailed, type StoredEntry, type Write } from '../../../src/storage/interface.js';
 import { randomValues } from '../../helpers/random-json.js';
 
 /** The hash of src/storage/lmdb/dictionary.ts' bytes when stores were first written with it. */
@@ -299,3 +299,87 @@ test(
     assert.equal(b.revision(), 2);
   }),
 );
+
+test(
+  "a commit is acknowledged on its own transaction's flush, not on that of a commit queued once it was written",
+  withBackend(async (b) => {
+    // lmdb-js's `db.flushed` is a thenable whose `then` picks the flush of the newest writes
+    // queued at that moment; the shard queues its next batch's commit from written(), so a
+    // flush taken after that waited for the next transaction's commit and fsync as well
+    const db = (b as unknown as { db: { ifVersion: (...a: unknown[]) => unknown; flushed: PromiseLike<unknown> } }).db;
+    const real = db.flushed;
+    let batches = 0;
+    const seen: number[] = [];
+    // a commit queues its block with `batch` or, conditional on the one before, `ifVersion`
+    // (lmdb-js's `batch` is an `ifVersion` without a condition: one count per commit)
+    const queue = db.ifVersion.bind(db);
+    db.ifVersion = (...a: unknown[]) => {
+      batches++;
+      return queue(...a);
+    };
+    Object.defineProperty(db, 'flushed', {
+      configurable: true,
+      get: () => ({
+        then(ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) {
+          seen.push(batches);
+          return real.then(ok, fail);
+        },
+      }),
+    });
+    let second: Promise<void> | undefined;
+    await b.commit(cmWrites(0, 5), 1, () => {
+      second = b.commit(cmWrites(5, 5), 2);
+    });
+    await second;
+    // the first commit's flush was taken while its own batch was the newest (1), the second's at 2
+    assert.deepEqual(seen, [1, 2]);
+    assert.equal(b.revision(), 2);
+    assert.equal((await storedUnder(b, '/configmaps/ns/')).size, 10);
+  }),
+);
+
+test(
+  'a transaction queued after one that failed stores nothing; later commits chain from the last committed one',
+  withBackend(async (b) => {
+    await b.commit(cmWrites(0, 2, '/configmaps/ns/ok-'), 1);
+    // the next transaction fails as a refused one would (its token is never written): its
+    // condition names a token that does not exist
+    (b as unknown as { chainTip: string }).chainTip = '\u0000meta/commit/never';
+    let later: Promise<void> | undefined;
+    const failed = b.commit(cmWrites(0, 3, '/configmaps/ns/lost-'), 2, () => {
+      // queued before the first is known failed, as the shard queues its next batch
+      later = b.commit(cmWrites(0, 3, '/configmaps/ns/after-'), 3);
+    });
+    await assert.rejects(failed, EarlierCommitFailed);
+    assert.ok(later);
+    await assert.rejects(later, EarlierCommitFailed);
+    await b.commit(cmWrites(0, 1, '/configmaps/ns/next-'), 4);
+    assert.deepEqual([...(await storedUnder(b, '/configmaps/ns/')).keys()].sort(), [
+      '/configmaps/ns/next-0',
+      '/configmaps/ns/ok-0',
+      '/configmaps/ns/ok-1',
+    ]);
+    assert.equal(b.revision(), 4);
+    // range() returns objects only: no revision, no chain token
+    assert.deepEqual([...(await storedUnder(b, '')).keys()].filter((k) => !k.startsWith('/configmaps/')), []);
+  }),
+);
+
+test('a reopened store continues the chain from its stored token', async () => {
+  const path = join(freshDir(), 'shard');
+  const first = new LmdbBackend(path);
+  await first.commit(cmWrites(0, 1), 1);
+  await first.close();
+  const again = new LmdbBackend(path);
+  try {
+    let second: Promise<void> | undefined;
+    await again.commit(cmWrites(1, 1), 2, () => {
+      second = again.commit(cmWrites(2, 1), 3);
+    });
+    await second;
+    assert.equal(again.revision(), 3);
+    assert.equal((await storedUnder(again, '/configmaps/ns/')).size, 3);
+  } finally {
+    await again.close();
+  }
+});
