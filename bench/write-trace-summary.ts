@@ -54,7 +54,11 @@ function summarise(role: string): void {
   for (let i = 1; i < stages.length; i++) {
     const d = kept.flatMap((t) => {
       const b = t.t[stages[i]!];
-      const a = stages.slice(0, i).reverse().map((s) => t.t[s]).find((x) => x !== undefined);
+      const a = stages
+        .slice(0, i)
+        .reverse()
+        .map((s) => t.t[s])
+        .find((x) => x !== undefined);
       return a !== undefined && b !== undefined ? [b - a] : [];
     });
     console.log(`  ${stages[i - 1]} -> ${stages[i]}: ${fmt(d)}`);
@@ -96,7 +100,9 @@ function threads(): void {
   const a = samples[best.from]!;
   const b = samples[best.from + w]!;
   const sec = (b.at - a.at) / 1000;
-  console.log(`\nthreads, busiest (of the traced batches' span) ${sec.toFixed(1)} s: % of one core (all threads ${(best.total / sec).toFixed(0)}%)`);
+  console.log(
+    `\nthreads, busiest (of the traced batches' span) ${sec.toFixed(1)} s: % of one core (all threads ${(best.total / sec).toFixed(0)}%)`,
+  );
   const rows = Object.entries(b.ticks)
     .map(([tid, t]) => ({ tid, pct: (t - (a.ticks[tid] ?? 0)) / sec }))
     .filter((r) => r.pct >= 1)

@@ -4,20 +4,12 @@
  * staged, committed in one durable transaction, then made visible and broadcast as events.
  */
 import type { Stored } from '../api/object.js';
-import { join } from 'node:path';
 import { configureProtobuf } from '../codec/codec.js';
 import { compress } from './pack.js';
 import { encodeForStreams, monoUs, TRACE_EVENTS } from './stream-events.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
-import {
-  CommitConflict,
-  EarlierCommitFailed,
-  StoreUnavailable,
-  type Backend,
-  type RemoteChange,
-} from '../storage/interface.js';
-import { LmdbBackend } from '../storage/lmdb/lmdb-backend.js';
+import { CommitConflict, EarlierCommitFailed, StoreUnavailable, type RemoteChange } from '../storage/interface.js';
 import type { Entry } from '../storage/cacher/type-cache.js';
 import { startWatch } from '../registry/watch.js';
 import type { StagedWrite, Txn } from '../registry/txn.js';
@@ -36,29 +28,8 @@ import {
   unavailableStatus,
 } from './remote.js';
 import { ShardStores } from './shard-stores.js';
+import { createBackend, overlaps, WRITES } from './shard-backend.js';
 import { endTrace, mark, startTrace, type BatchTrace } from './write-trace.js';
-
-/** The shard's backend; the etcd client (gRPC, ~300 ms to load) is imported only when chosen. */
-async function createBackend(cfg: ActorConfig): Promise<Backend> {
-  const space = `shard-${cfg.shard}-of-${cfg.shards}`;
-  if (cfg.storageBackend !== 'etcd3') return new LmdbBackend(join(cfg.dataDir, space));
-  const { EtcdBackend } = await import('../storage/etcd/etcd-backend.js');
-  // shard 0 alone runs the periodic compaction of this server; commits pipeline as LMDB's do
-  return new EtcdBackend(cfg.etcd, space, { compact: cfg.shard === 0, pipeline: true });
-}
-
-const WRITES = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
-/**
- * Operations that may execute while earlier batches' commits are in flight: they read single
- * objects through the batch (which sees those writes) or committed state (GET), and answer only
- * after the earlier commits. LISTs, watches and collection deletes read a snapshot at the
- * current revision, so they wait for every earlier batch to be published.
- */
-const OVERLAPS = new Set<Op['op']>(['create', 'update', 'patch', 'delete', 'get']);
-function overlaps(op: Op): boolean {
-  return OVERLAPS.has(op.op);
-}
 
 /** A batch executed and not yet committed; epoch: the shard's discard count when it ran. */
 interface Executed {
@@ -277,7 +248,12 @@ export class Shard extends ShardStores {
           rawDeletes.length ? txn.nextRV() : 0,
           rawDeletes,
           this.cfg.testFaults?.failCommitMatch,
-          trace ? () => (mark(trace, 'written'), wrote()) : wrote,
+          trace
+            ? () => {
+                mark(trace, 'written');
+                wrote();
+              }
+            : wrote,
         );
         mark(trace, 'flushed');
         for (const k of rawDeletes) this.corrupt.remove(k);

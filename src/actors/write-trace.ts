@@ -49,7 +49,8 @@ export function endTrace(trace: BatchTrace | undefined, role: string): void {
   trace.t.end = now();
   lines.push(JSON.stringify(trace));
   // the kernel's id of this thread (/proc/thread-self), to find it in the thread samples
-  if (!file) file = join(DIR, `${role}-${process.pid}-${threadId}-${readlinkSync('/proc/thread-self').split('/').pop()}.jsonl`);
+  if (!file)
+    file = join(DIR, `${role}-${process.pid}-${threadId}-${readlinkSync('/proc/thread-self').split('/').pop()}.jsonl`);
   if (lines.length >= FLUSH_EVERY || trace.t.end - flushedAt > 1000) flushTrace();
 }
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Shard } from '../../src/actors/shard.js';
 import type { BatchReply, Op } from '../../src/actors/protocol.js';
-import { LmdbBackend } from '../../src/storage/lmdb/lmdb-backend.js';
+import type { LmdbBackend } from '../../src/storage/lmdb/lmdb-backend.js';
 import { configMapOps, shardConfig } from '../helpers/shard.js';
 
 const SPIN_LIMIT_MS = 10_000;

@@ -320,6 +320,7 @@ test(
     Object.defineProperty(db, 'flushed', {
       configurable: true,
       get: () => ({
+        // biome-ignore lint/suspicious/noThenProperty: lmdb-js's db.flushed is a thenable; the spy stands in for it
         then(ok: (v: unknown) => unknown, fail: (e: unknown) => unknown) {
           seen.push(batches);
           return real.then(ok, fail);
@@ -361,7 +362,10 @@ test(
     ]);
     assert.equal(b.revision(), 4);
     // range() returns objects only: no revision, no chain token
-    assert.deepEqual([...(await storedUnder(b, '')).keys()].filter((k) => !k.startsWith('/configmaps/')), []);
+    assert.deepEqual(
+      [...(await storedUnder(b, '')).keys()].filter((k) => !k.startsWith('/configmaps/')),
+      [],
+    );
   }),
 );
 
