@@ -1,0 +1,127 @@
+/**
+ * The order of a full run (scripts/lib/test-order.mjs, scripts/lib/run-ordered.mjs): files run
+ * longest first by the recorded table, shuffled within files of about the same duration, in the
+ * order given (`node --test` sorts its arguments); the etcd re-run's files are shims that set
+ * PLAT_TEST_STORAGE=etcd3 before the suite loads.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+interface TestOrder {
+  durationKey(file: string): string;
+  orderByDuration(files: string[], durations: Record<string, number>, shuffle: (l: string[]) => string[]): string[];
+  writeEtcdShims(files: string[]): string[];
+}
+
+const lib = async (): Promise<TestOrder> =>
+  (await import(pathToFileURL(resolve('scripts/lib/test-order.mjs')).href)) as TestOrder;
+
+const reverse = (l: string[]) => [...l].reverse();
+// a run started from inside a test file's process must not think it is one of the runner's children
+const { NODE_TEST_CONTEXT: _, ...runnerEnv } = process.env;
+const identity = (l: string[]) => [...l];
+
+test('durationKey names a file by its path under dist/test, an etcd shim with @etcd', async () => {
+  const { durationKey } = await lib();
+  assert.equal(durationKey('dist/test/registry/crud.test.js'), 'registry/crud');
+  assert.equal(durationKey('/w/dist/test/registry/crud.test.js'), 'registry/crud');
+  assert.equal(durationKey('dist/test-etcd/registry/crud.test.js'), 'registry/crud@etcd');
+  assert.equal(durationKey('/w/dist/test-etcd/handlers/watch.test.js'), 'handlers/watch@etcd');
+});
+
+test('longest first; files of about the same duration in the shuffle order; unknown files count as the median', async () => {
+  const { orderByDuration } = await lib();
+  const f = (n: string) => `dist/test/${n}.test.js`;
+  const files = ['a', 'b', 'c', 'd', 'e', 'new'].map(f);
+  const durations = { a: 1, b: 40, c: 41, d: 10, e: 0.5 };
+  // b and c share a bucket (within √2): the shuffle decides between them
+  assert.deepEqual(orderByDuration(files, durations, identity), ['b', 'c', 'd', 'new', 'a', 'e'].map(f));
+  assert.deepEqual(orderByDuration(files, durations, reverse), ['c', 'b', 'new', 'd', 'a', 'e'].map(f));
+  // the etcd shim of a file has its own entry
+  const shim = 'dist/test-etcd/d.test.js';
+  assert.deepEqual(orderByDuration([f('d'), shim, f('b')], { ...durations, 'd@etcd': 100 }, identity), [
+    shim,
+    f('b'),
+    f('d'),
+  ]);
+  // without a table, the order is the shuffle
+  assert.deepEqual(orderByDuration(files, {}, reverse), reverse(files));
+});
+
+test('an etcd shim sets PLAT_TEST_STORAGE=etcd3 before its suite loads, and runs the suite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-order-'));
+  try {
+    mkdirSync(join(dir, 'dist/test/registry'), { recursive: true });
+    writeFileSync(
+      join(dir, 'dist/test/registry/crud.test.js'),
+      "import { writeFileSync } from 'node:fs';\nwriteFileSync('seen.txt', String(process.env.PLAT_TEST_STORAGE));\n",
+    );
+    const code = `import(${JSON.stringify(pathToFileURL(resolve('scripts/lib/test-order.mjs')).href)}).then((m) => console.log(JSON.stringify(m.writeEtcdShims(['dist/test/registry/crud.test.js']))))`;
+    const made = spawnSync(process.execPath, ['-e', code], { cwd: dir, encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    assert.deepEqual(JSON.parse(made.stdout), ['dist/test-etcd/registry/crud.test.js']);
+    const ran = spawnSync(process.execPath, ['dist/test-etcd/registry/crud.test.js'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PLAT_TEST_STORAGE: '' },
+    });
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(readFileSync(join(dir, 'seen.txt'), 'utf8'), 'etcd3');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('run-ordered runs the files in the order given, two at a time, and fails when one fails', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-order-'));
+  const log = join(dir, 'log.txt');
+  try {
+    // each file logs when its test starts and ends (files are processes: a file starts when a slot is free)
+    const file = (name: string, fail = false) => {
+      const p = join(dir, `${name}.test.mjs`);
+      writeFileSync(
+        p,
+        [
+          "import { test } from 'node:test';",
+          "import { appendFileSync } from 'node:fs';",
+          `test(${JSON.stringify(name)}, () => {`,
+          `  appendFileSync(${JSON.stringify(log)}, 'start ${name}\\n');`,
+          `  appendFileSync(${JSON.stringify(log)}, 'end ${name}\\n');`,
+          fail ? "  throw new Error('planted');" : '',
+          '});',
+        ].join('\n'),
+      );
+      return p;
+    };
+    const list = join(dir, 'list.json');
+    // `node --test` would start a.test.mjs first (it sorts); the list puts it last
+    writeFileSync(list, JSON.stringify([file('z'), file('y'), file('a')]));
+    const ok = spawnSync(process.execPath, ['scripts/lib/run-ordered.mjs', list], {
+      encoding: 'utf8',
+      env: { ...runnerEnv, TEST_DURATIONS_OUT: join(dir, 'durations.json') },
+    });
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 6);
+    assert.ok(lines.indexOf('start a') > lines.indexOf('start z'), lines.join(', '));
+    assert.ok(lines.indexOf('start a') > lines.indexOf('start y'), lines.join(', '));
+    const durations = Object.values(JSON.parse(readFileSync(join(dir, 'durations.json'), 'utf8')).seconds);
+    assert.equal(durations.length, 3, 'a wall time per file');
+    assert.ok(durations.every((s) => typeof s === 'number' && s >= 0));
+
+    writeFileSync(list, JSON.stringify([file('b', true), file('a')]));
+    const failed = spawnSync(process.execPath, ['scripts/lib/run-ordered.mjs', list], {
+      encoding: 'utf8',
+      env: runnerEnv,
+    });
+    assert.equal(failed.status, 1, failed.stdout);
+    assert.match(failed.stdout, /planted/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
