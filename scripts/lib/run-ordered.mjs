@@ -7,9 +7,9 @@
 // --test-* flags passed on to every file's process) with the same default reporter (spec on a
 // terminal, else TAP). Exit code 1 when a test or a file failed.
 //
-// TEST_DURATIONS_OUT=<path> also writes each file's wall time (from the moment it left the queue
-// to its last report, in seconds) as `{ "seconds": { "<durationKey>": s } }`: the table
-// test-order.mjs sorts by (scripts/lib/test-durations.json).
+// TEST_DURATIONS_OUT=<path> also writes each file's time (the sum of its top-level tests'
+// durations, in seconds) as `{ "seconds": { "<durationKey>": s } }`: the table test-order.mjs
+// sorts by (scripts/lib/test-durations.json).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
@@ -19,26 +19,22 @@ import { durationKey } from './test-order.mjs';
 const files = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const stream = run({ files, concurrency: RUNNER_CONCURRENCY, timeout: RUNNER_TIMEOUT_MS });
 
-const started = new Map();
-const last = new Map();
-stream.on('test:fail', () => {
+// a file's time: the sum of its top-level tests' durations (each measured in the file's process;
+// a before() hook counts in the first test). The runner reports a file's events only when the
+// files before it have reported, so the time an event arrives says little about when it happened.
+// Written after every file's test (a run cut short still leaves what it measured).
+const seconds = {};
+const out = process.env.TEST_DURATIONS_OUT;
+const count = (data) => {
+  if (!data.file || data.nesting !== 0) return;
+  const key = durationKey(data.file);
+  seconds[key] = Math.round((seconds[key] ?? 0) * 1000 + (data.details?.duration_ms ?? 0)) / 1000;
+  if (out) writeFileSync(out, `${JSON.stringify({ seconds }, null, 1)}\n`);
+};
+stream.on('test:pass', count);
+stream.on('test:fail', (data) => {
   process.exitCode = 1;
-});
-// (test:enqueue comes for every file at once; test:dequeue when the file's process starts)
-stream.on('test:dequeue', (data) => {
-  if (data.file && data.nesting === 0 && !started.has(data.file)) started.set(data.file, Date.now());
-});
-for (const type of ['test:start', 'test:pass', 'test:fail', 'test:diagnostic', 'test:stdout', 'test:stderr']) {
-  stream.on(type, (data) => {
-    if (data.file) last.set(data.file, Date.now());
-  });
-}
-stream.on('end', () => {
-  const out = process.env.TEST_DURATIONS_OUT;
-  if (!out) return;
-  const seconds = {};
-  for (const [file, t0] of started) seconds[durationKey(file)] = Math.round((last.get(file) ?? t0) - t0) / 1000;
-  writeFileSync(out, `${JSON.stringify({ seconds }, null, 1)}\n`);
+  count(data);
 });
 
 stream.compose(process.stdout.isTTY ? new spec() : tap).pipe(process.stdout);
