@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { mulberry32 } from '../dist/bench/lib/mulberry32.js';
 import { RUNNER_CONCURRENCY, RUNNER_FLAGS, aloneCandidatesOf, alonePattern, isEtcdSuite } from './lib/test-names.mjs';
 import { orderByDuration, readDurations, writeEtcdShims } from './lib/test-order.mjs';
+import { testScratchDir } from './lib/test-scratch.mjs';
 
 function collect(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -67,7 +68,9 @@ function etcdBinary() {
   return found || '/usr/bin/etcd';
 }
 const etcdBin = etcdBinary();
-const env = { ...process.env, ETCD_BIN: etcdBin };
+const scratch = testScratchDir(process.env);
+const env = { ...process.env, ETCD_BIN: etcdBin, ...(scratch ? { TMPDIR: scratch } : {}) };
+if (scratch) console.log(`# test data directories under ${scratch} (a tmpfs: TEST_TMPDIR=os keeps the system's)`);
 let status = 0;
 
 // the full run also passes the resource, watch and patch suites on the etcd backend (one
@@ -153,4 +156,5 @@ if (sampleSize > 0) {
   };
   await Promise.all(Array.from({ length: RUNNER_CONCURRENCY }, slot));
 }
+if (scratch) rmSync(scratch, { recursive: true, force: true });
 process.exit(status);

@@ -125,3 +125,28 @@ test('run-ordered runs the files in the order given, two at a time, and fails wh
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+interface TestScratch {
+  testScratchDir(env: Record<string, string | undefined>, candidate?: string): string | undefined;
+}
+
+test('test data directories: a tmpfs with room, else the system temp dir; TEST_TMPDIR picks or keeps', async () => {
+  const { testScratchDir } = (await import(pathToFileURL(resolve('scripts/lib/test-scratch.mjs')).href)) as TestScratch;
+  const base = mkdtempSync(join(tmpdir(), 'plat-scratch-'));
+  try {
+    assert.equal(testScratchDir({ TEST_TMPDIR: 'os' }), undefined);
+    assert.equal(testScratchDir({ TMPDIR: base }), undefined, 'an explicit TMPDIR is kept');
+    const picked = testScratchDir({ TEST_TMPDIR: base });
+    assert.ok(picked?.startsWith(join(base, 'plat-tests-')), String(picked));
+    // a folder that is not a tmpfs mount (the worktree) is never taken
+    assert.equal(testScratchDir({}, resolve('scripts')), undefined);
+    assert.equal(testScratchDir({}, join(base, 'missing')), undefined);
+    const shm = testScratchDir({});
+    if (shm !== undefined) {
+      assert.ok(shm.startsWith('/dev/shm/plat-tests-'), shm);
+      rmSync(shm, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
