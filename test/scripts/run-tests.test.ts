@@ -7,9 +7,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 interface TestOrder {
@@ -53,25 +53,36 @@ test('longest first; files of about the same duration in the shuffle order; unkn
   assert.deepEqual(orderByDuration(files, {}, reverse), reverse(files));
 });
 
-test('an etcd shim sets PLAT_TEST_STORAGE=etcd3 before its suite loads, and runs the suite', async () => {
+test('an etcd shim sets PLAT_TEST_STORAGE=etcd3 before its suite loads and reports its tests under the etcd re-run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'plat-order-'));
   try {
     mkdirSync(join(dir, 'dist/test/registry'), { recursive: true });
     writeFileSync(
       join(dir, 'dist/test/registry/crud.test.js'),
-      "import { writeFileSync } from 'node:fs';\nwriteFileSync('seen.txt', String(process.env.PLAT_TEST_STORAGE));\n",
+      [
+        "import { test, before } from 'node:test';",
+        'let seen;',
+        'before(() => { seen = process.env.PLAT_TEST_STORAGE; });',
+        "test('sees etcd3', () => { if (seen !== 'etcd3') throw new Error(`PLAT_TEST_STORAGE=${seen}`); });",
+        '',
+      ].join('\n'),
     );
     const code = `import(${JSON.stringify(pathToFileURL(resolve('scripts/lib/test-order.mjs')).href)}).then((m) => console.log(JSON.stringify(m.writeEtcdShims(['dist/test/registry/crud.test.js']))))`;
     const made = spawnSync(process.execPath, ['-e', code], { cwd: dir, encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     assert.deepEqual(JSON.parse(made.stdout), ['dist/test-etcd/registry/crud.test.js']);
-    const ran = spawnSync(process.execPath, ['dist/test-etcd/registry/crud.test.js'], {
+    const list = join(dir, 'list.json');
+    writeFileSync(list, JSON.stringify([join(dir, 'dist/test-etcd/registry/crud.test.js')]));
+    const durations = join(dir, 'durations.json');
+    const ran = spawnSync(process.execPath, [resolve('scripts/lib/run-ordered.mjs'), list], {
       cwd: dir,
       encoding: 'utf8',
-      env: { ...process.env, PLAT_TEST_STORAGE: '' },
+      env: { ...runnerEnv, PLAT_TEST_STORAGE: '', TEST_DURATIONS_OUT: durations },
     });
-    assert.equal(ran.status, 0, ran.stderr);
-    assert.equal(readFileSync(join(dir, 'seen.txt'), 'utf8'), 'etcd3');
+    assert.equal(ran.status, 0, ran.stdout + ran.stderr);
+    assert.match(ran.stdout, /etcd re-run \(PLAT_TEST_STORAGE=etcd3\): registry\/crud/);
+    assert.match(ran.stdout, /ok 1 - sees etcd3/);
+    assert.deepEqual(Object.keys(JSON.parse(readFileSync(durations, 'utf8')).seconds), ['registry/crud@etcd']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -148,5 +159,60 @@ test('test data directories: a tmpfs with room, else the system temp dir; TEST_T
     }
   } finally {
     rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('a full run on a scratch tree: every file, the etcd re-run through its shim, the alone sample, test data under TEST_TMPDIR', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-fullrun-'));
+  try {
+    for (const f of [
+      'run-tests.mjs',
+      'lib/test-names.mjs',
+      'lib/test-order.mjs',
+      'lib/run-ordered.mjs',
+      'lib/test-scratch.mjs',
+    ]) {
+      mkdirSync(dirname(join(dir, 'scripts', f)), { recursive: true });
+      writeFileSync(join(dir, 'scripts', f), readFileSync(join('scripts', f)));
+    }
+    mkdirSync(join(dir, 'dist/bench/lib'), { recursive: true });
+    writeFileSync(join(dir, 'dist/bench/lib/mulberry32.js'), readFileSync('dist/bench/lib/mulberry32.js'));
+    const log = join(dir, 'log.txt');
+    const suite = (name: string) =>
+      [
+        "import { test } from 'node:test';",
+        "import { appendFileSync } from 'node:fs';",
+        `test(${JSON.stringify(name)}, () => {`,
+        `  appendFileSync(${JSON.stringify(log)}, [${JSON.stringify(name)}, process.env.PLAT_TEST_STORAGE ?? 'lmdb', process.env.TMPDIR].join(' ') + '\\n');`,
+        '});',
+        '',
+      ].join('\n');
+    mkdirSync(join(dir, 'dist/test/registry'), { recursive: true });
+    mkdirSync(join(dir, 'dist/test/other'), { recursive: true });
+    writeFileSync(join(dir, 'dist/test/registry/scale.test.js'), suite('scale'));
+    writeFileSync(join(dir, 'dist/test/other/plain.test.js'), suite('plain'));
+    const scratch = join(dir, 'tmp');
+    mkdirSync(scratch);
+    const r = spawnSync(process.execPath, ['scripts/run-tests.mjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...runnerEnv, ETCD_BIN: '/bin/true', TEST_TMPDIR: scratch, TEST_SEED: '1', TEST_ALONE_SAMPLE: '1' },
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /# 1 resource, watch and patch suites also run on etcd/);
+    assert.match(r.stdout, /# alone \(seed 1\): dist\/test\/\S+ :: (scale|plain)/);
+    const lines = readFileSync(log, 'utf8').trim().split('\n').sort();
+    // the LMDB run of both files, the etcd re-run of the suite, then the one drawn test alone
+    assert.equal(lines.length, 4, lines.join('\n'));
+    const runs = lines.map((l) => l.split(' ').slice(0, 2).join(' '));
+    assert.ok(runs.includes('scale etcd3'), runs.join(', '));
+    assert.equal(runs.filter((x) => x === 'scale lmdb' || x === 'plain lmdb').length >= 2, true, runs.join(', '));
+    assert.ok(
+      lines.every((l) => l.split(' ')[2]!.startsWith(join(scratch, 'plat-tests-'))),
+      lines.join('\n'),
+    );
+    assert.deepEqual(readdirSync(scratch), [], 'the scratch directory is removed after the run');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
