@@ -42,8 +42,27 @@ export const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** The runner flag that runs one test alone (with its file's hooks and its own subtests). */
 export const alonePattern = (name) => `--test-name-pattern=^${escapeRegExp(name)}$`;
 
+/**
+ * Files (each its own process) run at once: 2, or TEST_CONCURRENCY (a positive integer; for a
+ * machine with more cores: the suite's timings were all measured at 2), and the bound of each
+ * test and of each file.
+ */
+export const RUNNER_CONCURRENCY = concurrencyOf(process.env.TEST_CONCURRENCY);
+
+function concurrencyOf(value) {
+  if (value === undefined || value === '') return 2;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`TEST_CONCURRENCY must be a positive integer, got "${value}"`);
+  return n;
+}
+export const RUNNER_TIMEOUT_MS = 180_000;
+
 /** The runner's flags for a compiled test file, as run-tests.mjs passes them. */
-export const RUNNER_FLAGS = ['--test', '--test-concurrency=2', '--test-timeout=180000'];
+export const RUNNER_FLAGS = [
+  '--test',
+  `--test-concurrency=${RUNNER_CONCURRENCY}`,
+  `--test-timeout=${RUNNER_TIMEOUT_MS}`,
+];
 
 /**
  * The suites a full run (run-tests.mjs) and sweep-alone.mjs re-run on etcd

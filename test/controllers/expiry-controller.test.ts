@@ -17,6 +17,13 @@ async function server(args: string[], dataDir?: string): Promise<TestServer> {
   return s;
 }
 
+/**
+ * One `--event-ttl 1s` server for the tests that need nothing else of it (distinct object names):
+ * started by whichever of them runs first, so each still runs alone.
+ */
+let ttl1s: Promise<TestServer> | undefined;
+const oneSecondTtl = (): Promise<TestServer> => (ttl1s ??= server(['--event-ttl', '1s']));
+
 const EVENTS = (ns: string) => `/api/v1/namespaces/${ns}/events`;
 
 function event(name: string, count = 1) {
@@ -89,7 +96,7 @@ test('--event-ttl: an Event is deleted (watch sees DELETED) ttl after its last w
 });
 
 test('--event-ttl: other kinds never expire; a dry-run create leaves no lease behind', async () => {
-  const s = await server(['--event-ttl', '1s']);
+  const s = await oneSecondTtl();
   const cm = await request(s.url, 'POST', '/api/v1/namespaces/default/configmaps', {
     metadata: { name: 'keep' },
     data: { k: 'v' },
@@ -122,7 +129,7 @@ test('leases are durable: an Event written before a restart expires at its store
 });
 
 test('--event-ttl: Events written through events.plat.io/v1 expire too (the same stored objects)', async () => {
-  const s = await server(['--event-ttl', '1s']);
+  const s = await oneSecondTtl();
   const path = '/apis/events.plat.io/v1/namespaces/default/events';
   const c = await request(s.url, 'POST', path, {
     metadata: { name: 'v1-ttl' },
