@@ -20,6 +20,8 @@ export class FlushRun<W extends Member> {
   /** ids of the solo watchers' frames, and the joined bytes per sequence of ids */
   private readonly ids = new Map<Chunk, number>();
   private readonly joined = new Map<string, Chunk>();
+  /** front-thread time spent writing so far (ms): what paces the next flush */
+  busyMs = 0;
 
   /** fresh: takes a solo watcher's frames queued since this flush began (newer than its own here) */
   constructor(

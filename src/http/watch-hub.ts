@@ -6,14 +6,12 @@
  * (several shards, pipelined replies), in rv order. Watchers without selectors share their
  * frames in groups (src/http/watch-group.ts: a dispatch and a join per group, not per
  * watcher); the others queue their own, and those queued the same frames share one joined
- * buffer. The flush runs at the end of the turn (setImmediate), and the next one right after
- * it when frames came meanwhile, as the bare fan-out does: under a steady stream of writes a
- * flush carries what arrived during the one before, so the sends per event fall as the rate
- * rises without holding an event back (an earlier version waited as long again after a
- * costly flush, at most 10 ms: half the thread for fan-out, but that wait, and the flush after
- * it, was the delivery delay; docs/benchmarks.md "Watch latency, sixth round"). A flush writes
- * in slices of about SLICE_MS (src/http/watch-flush.ts) with I/O between them, so writes,
- * actor replies and responses wait one slice, not a whole fan-out. Any other write to a watcher (bookmark,
+ * buffer. The flush runs at the end of the turn (setImmediate), or, right after a
+ * costly flush, once as long again has passed (at most MAX_PACE_MS): the cost of a flush is one
+ * send per watcher, so under a steady stream of writes pacing puts several events in each send
+ * instead of spending the thread on one send per watcher per event. A flush writes in slices
+ * of about SLICE_MS (src/http/watch-flush.ts) with I/O between them, so writes, actor replies
+ * and responses wait one slice, not a whole fan-out. Any other write to a watcher (bookmark,
  * close) first writes its frames. A slow watcher is cut off at its buffer limit, never slowing
  * others.
  *
@@ -71,6 +69,9 @@ export interface Watcher {
 /** A watcher as the hub keeps it: with its stream key, computed once, and its group if it has one. */
 type Live = Watcher & { key?: string; failed?: boolean; group?: WatchGroup<Live> };
 
+/** the longest a flush waits after the previous one (bounds the delivery delay pacing adds) */
+const MAX_PACE_MS = 10;
+
 export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
   /** the watchers sharing their frames in groups, and the others (src/http/watch-group.ts) */
@@ -91,6 +92,9 @@ export class WatchHub {
   /** a flush under way (written in slices), finished before the next one begins */
   private run: FlushRun<Live> | undefined;
   private flushScheduled = false;
+  /** when the last flush ended and how long it took (performance.now() ms): the pacing of the next */
+  private lastFlushEnd = 0;
+  private lastFlushCost = 0;
   /** stage timestamps for the bench (PLAT_WATCH_TRACE), else undefined */
   private readonly trace = watchTrace();
 
@@ -237,8 +241,11 @@ export class WatchHub {
   private schedule(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // after the I/O of this turn: every batch that arrived in it shares each watcher's write
-    setImmediate(this.slice);
+    // pacing: the next flush waits as long as the last one took (capped), so fan-out takes at
+    // most about half the thread and a burst's events share each watcher's write (syscall)
+    const wait = Math.min(MAX_PACE_MS, this.lastFlushEnd + this.lastFlushCost - performance.now());
+    if (wait >= 1) setTimeout(this.slice, wait);
+    else setImmediate(this.slice);
   }
 
   /** A scheduled flush: one slice, the rest after the I/O that arrived meanwhile. */
@@ -254,20 +261,26 @@ export class WatchHub {
     this.flushScheduled = false;
     let run = this.run;
     if (!run) {
-      // nothing queued (written early by flushOne)
+      // nothing queued (written early by flushOne): the last flush still paces the next
       if (this.queued.size === 0 && this.dirty.size === 0) return;
       run = this.run = new FlushRun(this.dirty, this.queued, this.takeQueued);
       this.trace?.flushBegins();
       this.dirty = new Set();
       this.queued = new Map();
     }
-    if (!run.step(this.sendTo, budget)) {
+    const started = performance.now();
+    const done = run.step(this.sendTo, budget);
+    const now = performance.now();
+    run.busyMs += now - started;
+    if (!done) {
       this.flushScheduled = true;
       setImmediate(this.slice);
       return;
     }
     this.run = undefined;
     this.trace?.flushEnds();
+    this.lastFlushEnd = now;
+    this.lastFlushCost = run.busyMs;
     if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
   }
 
