@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 import type { Watcher } from '../../src/http/watch-hub.js';
 import { until } from '../helpers/poll.js';
+import { watcher as hubWatcher } from '../helpers/hub-watchers.js';
 
 // the trace is chosen when the modules load (each test file runs in a process of its own)
 const dir = mkdtempSync(join(tmpdir(), 'watch-trace-'));
@@ -45,21 +46,9 @@ async function rows(path: string, n: number): Promise<Record<string, number>[]> 
   return lines.map((l) => Object.fromEntries(TRACE_FIELDS.map((f, i) => [f, (JSON.parse(l) as number[])[i]!])));
 }
 
+/** A watcher whose socket reports `buffered` bytes after each write (0: drained). */
 function watcher(buffered: number): Watcher {
-  return {
-    typeKey: '/configmaps',
-    namespace: 'ns',
-    matcher: undefined,
-    fromRV: 0,
-    startRV: 0,
-    bookmarks: false,
-    kind: 'ConfigMap',
-    apiVersion: 'v1',
-    closed: false,
-    enc: { format: 'json', pretty: false },
-    headersSent: false,
-    sink: { write: () => buffered, close() {}, abort() {} },
-  };
+  return hubWatcher({ namespace: 'ns', sink: { write: () => buffered, close() {}, abort() {} } }).w;
 }
 
 describe('watch stage trace (PLAT_WATCH_TRACE, bench only)', () => {
