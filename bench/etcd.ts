@@ -14,7 +14,7 @@
  * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client).
  */
 import { Etcd3 } from 'etcd3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { threadCpuTicks } from '../src/metrics/process-metrics.js';
 import { cpuSeconds, sleep, startServer, type ServerChild } from './lib/procs.js';
 import { startEtcd } from './lib/etcd-proc.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
@@ -187,19 +187,9 @@ async function perOp<T>(
   };
 }
 
-/** CPU seconds of each thread of a process (by thread id), from /proc/<pid>/task/<tid>/stat */
+/** CPU seconds of each thread of a process (by thread id) */
 function threadSeconds(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      /* the thread ended meanwhile */
-    }
-  }
-  return out;
+  return new Map([...threadCpuTicks(pid)].map(([tid, ticks]) => [tid, ticks / 100]));
 }
 
 /**

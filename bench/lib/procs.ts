@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { statField } from '../../src/metrics/process-metrics.js';
 
 export const DIST = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN_JS = join(DIST, 'src/main.js');
@@ -115,8 +116,7 @@ export function rssBytes(pid: number): number {
  */
 export function cpuSeconds(pid: number, mainThreadOnly = false): number {
   const stat = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return ((statField(stat, 14) ?? 0) + (statField(stat, 15) ?? 0)) / 100;
 }
 
 /** Machine-wide CPU counters from /proc/stat (all CPUs, in ticks). */

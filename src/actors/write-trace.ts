@@ -1,13 +1,14 @@
 /**
  * Bench-only stage timestamps of write batches, on only when PLAT_WRITE_TRACE names a directory
- * (bench/write-latency.ts sets it; a production server never does, and then every call here is
+ * (set by hand for a bench run, read by bench/write-trace-summary.ts; a production server never does, and then every call here is
  * one branch on a constant). Each thread (the front's pool, each shard actor) appends one JSON
  * line per batch to `<dir>/<role>-<pid>-<thread>.jsonl`: the absolute times (ms since the epoch,
  * comparable across threads) at which the batch passed each stage, named by the caller.
  */
-import { appendFileSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { appendFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { threadCpuTicks } from '../metrics/process-metrics.js';
 
 const DIR = process.env.PLAT_WRITE_TRACE ?? '';
 /** lines kept before one append (a bench's batches, not a per-batch syscall) */
@@ -62,27 +63,12 @@ export function flushTrace(): void {
   lines.length = 0;
 }
 
-/** CPU ticks (user + system, 1/100 s) of every thread of this process, by kernel thread id. */
-function threadTicks(): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[tid] = Number(f[11]) + Number(f[12]);
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return out;
-}
-
 /** Appends every thread's CPU ticks to `<dir>/threads-<pid>.jsonl` once a second (front thread). */
 export function sampleThreads(): void {
   if (!tracing) return;
   const out = join(DIR, `threads-${process.pid}.jsonl`);
   setInterval(() => {
-    appendFileSync(out, JSON.stringify({ at: now(), ticks: threadTicks() }) + '\n');
+    appendFileSync(out, JSON.stringify({ at: now(), ticks: Object.fromEntries(threadCpuTicks()) }) + '\n');
     flushTrace();
   }, 1000).unref();
 }

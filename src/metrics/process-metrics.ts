@@ -16,12 +16,25 @@ function read(path: string): string | undefined {
   }
 }
 
-/** Field n (1-based, as proc(5) numbers them) of /proc/self/stat; the command name may hold spaces. */
-function statField(stat: string, n: number): number | undefined {
+/** Field n (1-based, as proc(5) numbers them) of a /proc stat line; the command name may hold spaces. */
+export function statField(stat: string, n: number): number | undefined {
   // what follows "(comm) " starts at field 3
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const v = Number(rest[n - 3]);
   return Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * CPU ticks (user + system, USER_HZ = 1/100 s) of every thread of a process, by kernel thread id,
+ * from /proc/<pid>/task/<tid>/stat (a thread that ends between the listing and the read is left out).
+ */
+export function threadCpuTicks(pid: number | 'self' = 'self'): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = read(`/proc/${pid}/task/${tid}/stat`);
+    if (stat) out.set(tid, (statField(stat, 14) ?? 0) + (statField(stat, 15) ?? 0));
+  }
+  return out;
 }
 
 export function processMetricsText(): string {
