@@ -375,6 +375,7 @@ export class EtcdBackend implements Backend {
   async close(): Promise<void> {
     this.compactor?.stop();
     this.follower.stop();
+    this.caller.close();
     this.client.close();
   }
 }

@@ -1,15 +1,18 @@
 /**
- * Sends pre-encoded Txn bytes (txn-codec.ts) on the etcd3 client's own connections: the client
- * keeps choosing the member, its circuit breakers and auth metadata (`withConnection`), and
- * only the message codec is ours, through grpc-js's `makeUnaryRequest` on the KV service
- * client it hands out. Recoverable failures are tried up to three times, as etcd3's own calls.
+ * Sends pre-encoded Txn bytes (txn-codec.ts) to etcd: the etcd3 client keeps choosing the
+ * member, its circuit breakers and auth metadata (`withConnection` of its connection pool), and
+ * the call itself is a gRPC unary call on our own HTTP/2 session to that member (h2-unary.ts),
+ * not grpc-js's call stack. Recoverable failures are tried up to three times, as etcd3's own
+ * calls, and retire the member's session as etcd3 resets its grpc clients of the host.
  *
- * Deadlines: a call is not given a grpc deadline (grpc-js arms timers for it in several of its
+ * Deadlines: a call is not given a grpc deadline (grpc-js armed timers for it in several of its
  * call layers, ~15-20% of a call's CPU in bench/etcd-txn.ts); one sweep of this caller's calls
  * in flight every SWEEP_MS cancels those past their time and fails them as etcd3 fails a call
  * past its deadline (GRPCDeadlineExceededError), so a commit still ends within its bound.
  */
+import type { SecureContextOptions } from 'node:tls';
 import { castGrpcError, GRPCDeadlineExceededError, isRecoverableError, type Etcd3 } from 'etcd3';
+import { H2Unary, grpcFrame } from './h2-unary.js';
 import { decodeTxnAnswer, type TxnAnswer } from './txn-codec.js';
 
 const TXN_METHOD = '/etcdserverpb.KV/Txn';
@@ -17,84 +20,110 @@ const ATTEMPTS = 3;
 /** how often calls in flight are checked against their deadline */
 export const SWEEP_MS = 250;
 
-interface UnaryClient {
-  makeUnaryRequest(
-    method: string,
-    serialize: (b: Buffer) => Buffer,
-    deserialize: (b: Buffer) => TxnAnswer,
-    argument: Buffer,
-    metadata: unknown,
-    options: object,
-    callback: (err: Error | null, value?: TxnAnswer) => void,
-  ): { cancel(): void };
-}
-
 /** a call in flight: when it must have answered, and how it fails then */
 interface Pending {
   deadline: number;
   expire: () => void;
-  /** answered (a grpc callback may in principle run before makeUnaryRequest returns) */
-  done: boolean;
 }
 
-/** what etcd3's KVClient holds: its connection pool (etcd3 1.x, `ICallable`) */
+/** what a member is to etcd3's pool (etcd3 1.x `Host`): `host:port`, scheme removed */
+interface Member {
+  host: string;
+}
+
+/** what etcd3's KVClient holds: its connection pool (etcd3 1.x `ConnectionPool`) */
 interface Pool {
-  withConnection<R>(service: 'KV', fn: (args: { client: unknown; metadata: unknown }) => Promise<R>): Promise<R>;
+  withConnection<R>(
+    service: 'KV',
+    fn: (args: { resource: Member; metadata: { getMap(): Record<string, unknown> } }) => Promise<R>,
+  ): Promise<R>;
+  options: {
+    hosts?: string | string[];
+    credentials?: { rootCertificate?: Buffer | null; certChain?: Buffer; privateKey?: Buffer };
+  };
 }
-
-const identity = (b: Buffer): Buffer => b;
 
 function poolOf(client: Etcd3): Pool {
   const pool = (client.kv as unknown as { client?: Partial<Pool> }).client;
-  if (typeof pool?.withConnection !== 'function') throw new Error('etcd3: KV client has no connection pool');
+  if (typeof pool?.withConnection !== 'function' || !pool.options)
+    throw new Error('etcd3: KV client has no connection pool');
   return pool as Pool;
 }
 
-function isUnary(c: unknown): c is UnaryClient {
-  return typeof (c as Partial<UnaryClient> | null)?.makeUnaryRequest === 'function';
+/** TLS as etcd3 sets up its channels: the client's credentials, or system roots for an https host. */
+function tlsOf(pool: Pool): SecureContextOptions | undefined {
+  const { credentials, hosts = [] } = pool.options;
+  if (credentials)
+    return {
+      ca: credentials.rootCertificate ?? undefined,
+      cert: credentials.certChain,
+      key: credentials.privateKey,
+    };
+  return [hosts].flat().some((h) => h.startsWith('https://')) ? {} : undefined;
+}
+
+/** the call's metadata as HTTP/2 headers (etcd3's auth token when the client authenticates) */
+function headersOf(metadata: { getMap(): Record<string, unknown> }): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata.getMap())) if (typeof v === 'string') out[k] = v;
+  return out;
 }
 
 /** A Txn call with bytes already encoded; answers etcd3's error classes on failure. */
 export class TxnCaller {
   private readonly pool: Pool;
+  private readonly h2: H2Unary;
   private readonly pending = new Set<Pending>();
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(client: Etcd3) {
     this.pool = poolOf(client);
+    this.h2 = new H2Unary(tlsOf(this.pool));
   }
 
   async txn(bytes: Buffer, timeoutMs: number): Promise<TxnAnswer> {
+    const frame = grpcFrame(bytes);
     for (let attempt = 1; ; attempt++) {
+      let member: string | undefined;
       try {
-        return await this.pool.withConnection('KV', ({ client, metadata }) =>
-          this.once(client, bytes, metadata, timeoutMs),
-        );
+        return await this.pool.withConnection('KV', ({ resource, metadata }) => {
+          member = resource.host;
+          return this.once(resource.host, frame, headersOf(metadata), timeoutMs);
+        });
       } catch (e) {
         const err = castGrpcError(e instanceof Error ? e : new Error(String(e)));
+        if (member !== undefined && isRecoverableError(err)) this.h2.retire(member);
         if (attempt >= ATTEMPTS || !isRecoverableError(err)) throw err;
       }
     }
   }
 
-  private once(client: unknown, bytes: Buffer, metadata: unknown, timeoutMs: number): Promise<TxnAnswer> {
-    if (!isUnary(client)) return Promise.reject(new Error('etcd3: KV service client is not a grpc client'));
+  /** Ends the sessions (the etcd3 client's own are closed by its close()). */
+  close(): void {
+    this.h2.close();
+  }
+
+  private once(host: string, frame: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<TxnAnswer> {
+    const call = this.h2.call(host, TXN_METHOD, frame, headers, decodeTxnAnswer);
     return new Promise((resolve, reject) => {
       const p: Pending = {
-        done: false,
         deadline: Date.now() + timeoutMs,
         expire: () => {
           call.cancel();
           reject(new GRPCDeadlineExceededError(`Deadline exceeded: no answer to the Txn within ${timeoutMs} ms`));
         },
       };
-      const call = client.makeUnaryRequest(TXN_METHOD, identity, decodeTxnAnswer, bytes, metadata, {}, (err, value) => {
-        p.done = true;
-        this.settle(p);
-        if (err) reject(castGrpcError(err));
-        else resolve(value!);
-      });
-      if (!p.done) this.track(p);
+      this.track(p);
+      call.answer.then(
+        (value) => {
+          this.settle(p);
+          resolve(value);
+        },
+        (err: Error) => {
+          this.settle(p);
+          reject(err);
+        },
+      );
     });
   }
 

@@ -166,6 +166,26 @@ describe('TxnCaller on a real etcd', () => {
     assert.equal(await client.get('/c/a').string(), 'one');
   });
 
+  it("sends the Txn on its own HTTP/2 session, not through grpc-js's call stack (member chosen by etcd3's pool)", async () => {
+    const pool = (
+      client.kv as unknown as {
+        client: { withConnection(s: 'KV', fn: (a: { client: object }) => Promise<unknown>): Promise<unknown> };
+      }
+    ).client;
+    const kv = (await pool.withConnection('KV', async ({ client: c }) => c)) as { makeUnaryRequest: unknown };
+    const grpcCall = kv.makeUnaryRequest;
+    kv.makeUnaryRequest = () => assert.fail('the Txn went through grpc-js');
+    try {
+      const caller = new TxnCaller(client);
+      const res = await caller.txn(encodeTxn([absent('/c/own')], [{ key: b('/c/own'), value: 'h2' }]), 5_000);
+      assert.equal(res.succeeded, true);
+      caller.close();
+    } finally {
+      kv.makeUnaryRequest = grpcCall;
+    }
+    assert.equal(await client.get('/c/own').string(), 'h2');
+  });
+
   it("fails with etcd3's error for a request etcd rejects", async () => {
     const caller = new TxnCaller(client);
     const twice = [
