@@ -15,7 +15,7 @@
  */
 import { Etcd3 } from 'etcd3';
 import { threadCpuTicks } from '../src/metrics/process-metrics.js';
-import { cpuSeconds, sleep, startServer, type ServerChild } from './lib/procs.js';
+import { cpuSeconds, machineTicks, sleep, startServer, type ServerChild } from './lib/procs.js';
 import { startEtcd } from './lib/etcd-proc.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
 import { runWrk } from './lib/wrk.js';
@@ -159,7 +159,9 @@ async function perOp<T>(
   n: number,
   pids: { etcd: number; server?: number },
   fn: () => Promise<T>,
-): Promise<{ out: T; etcd: number; server: number; client: number; threads: string }> {
+): Promise<{ out: T; etcd: number; server: number; client: number; threads: string; others: number; idle: number }> {
+  const m0 = machineTicks();
+  const w0 = performance.now();
   const e0 = cpuSeconds(pids.etcd);
   const s0 = pids.server ? cpuSeconds(pids.server) : 0;
   const t0 = pids.server ? threadSeconds(pids.server) : new Map<string, number>();
@@ -178,12 +180,22 @@ async function perOp<T>(
     const rest = others.slice(1).reduce((a, b) => a + b, 0);
     threads = `front ${us(front).toFixed(0)}, busiest other ${us(others[0] ?? 0).toFixed(0)}, rest ${us(rest).toFixed(0)}`;
   }
+  const etcd = cpuSeconds(pids.etcd) - e0;
+  const server = pids.server ? cpuSeconds(pids.server) - s0 : 0;
+  const client = (c.user + c.system) / 1e6;
+  // the machine over the phase: what other processes (the other sessions) took, in cores, and
+  // how much of both CPUs stayed idle (a phase that found no idle CPU was CPU-bound)
+  const m = machineTicks();
+  const wall = (performance.now() - w0) / 1000;
+  const busy = (m.busy - m0.busy) / 100;
   return {
     out,
-    etcd: us(cpuSeconds(pids.etcd) - e0),
-    server: pids.server ? us(cpuSeconds(pids.server) - s0) : 0,
-    client: (c.user + c.system) / n,
+    etcd: us(etcd),
+    server: us(server),
+    client: us(client),
     threads,
+    others: Math.max(0, busy - etcd - server - client) / wall,
+    idle: 1 - (m.busy - m0.busy) / Math.max(1, m.total - m0.total),
   };
 }
 
@@ -237,6 +249,13 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
           `CPU µs per put: etcd ${f(rawRun.etcd)}, client ${f(rawRun.client)}, put latency p50 ${rawRun.out.p50.toFixed(1)} ms; ` +
           `per create: etcd ${f(srvRun.etcd)}, server ${f(srvRun.server)} (${srvRun.threads}), client ${f(srvRun.client)}; ` +
           `${perTxn.toFixed(1)} creates per etcd Txn; create latency p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms`,
+      );
+      // what the ratio would be if both phases were bound by this machine's CPU alone (CPU per
+      // write of the raw phase over that of the server phase), and the competition each phase met
+      const cpuRatio = (rawRun.etcd + rawRun.client) / (srvRun.etcd + srvRun.server + srvRun.client);
+      console.log(
+        `  round ${r + 1}: CPU-bound ratio ${f(100 * cpuRatio)}%; other processes ${rawRun.others.toFixed(2)} cores during the raw puts ` +
+          `(idle ${f(100 * rawRun.idle)}%), ${srvRun.others.toFixed(2)} during the creates (idle ${f(100 * srvRun.idle)}%)`,
       );
       if (lmdb) {
         const l = await perOp(CREATES, { etcd: etcdPid, server: lmdb.pid }, () => creates([lmdb], ns));
