@@ -50,6 +50,32 @@ export function grpcFrame(message: Buffer): Buffer {
   return frame;
 }
 
+/** what etcd3's connection pool was built with (etcd3 1.x `IOptions`): its hosts and TLS */
+export interface PoolOptions {
+  hosts?: string | string[];
+  credentials?: { rootCertificate?: Buffer | null; certChain?: Buffer; privateKey?: Buffer };
+}
+
+/** TLS as etcd3 sets up its channels: the client's credentials, or system roots for an https host. */
+export function tlsOf(options: PoolOptions): SecureContextOptions | undefined {
+  const { credentials, hosts = [] } = options;
+  if (credentials)
+    return { ca: credentials.rootCertificate ?? undefined, cert: credentials.certChain, key: credentials.privateKey };
+  return [hosts].flat().some((h) => h.startsWith('https://')) ? {} : undefined;
+}
+
+/** a call's grpc Metadata (etcd3 hands one to every call) */
+export interface Metadata {
+  getMap(): Record<string, unknown>;
+}
+
+/** the call's metadata as HTTP/2 headers (etcd3's auth token when the client authenticates) */
+export function headersOf(metadata: Metadata): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata.getMap())) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
 /** A call in flight: cancel() ends its stream (its promise then never settles through it). */
 export interface UnaryCall<T> {
   answer: Promise<T>;

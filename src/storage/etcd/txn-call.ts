@@ -10,9 +10,8 @@
  * in flight every SWEEP_MS cancels those past their time and fails them as etcd3 fails a call
  * past its deadline (GRPCDeadlineExceededError), so a commit still ends within its bound.
  */
-import type { SecureContextOptions } from 'node:tls';
 import { castGrpcError, GRPCDeadlineExceededError, isRecoverableError, type Etcd3 } from 'etcd3';
-import { H2Unary, grpcFrame } from './h2-unary.js';
+import { H2Unary, grpcFrame, headersOf, tlsOf, type Metadata, type PoolOptions } from './h2-unary.js';
 import { decodeTxnAnswer, type TxnAnswer } from './txn-codec.js';
 
 const TXN_METHOD = '/etcdserverpb.KV/Txn';
@@ -33,14 +32,8 @@ interface Member {
 
 /** what etcd3's KVClient holds: its connection pool (etcd3 1.x `ConnectionPool`) */
 interface Pool {
-  withConnection<R>(
-    service: 'KV',
-    fn: (args: { resource: Member; metadata: { getMap(): Record<string, unknown> } }) => Promise<R>,
-  ): Promise<R>;
-  options: {
-    hosts?: string | string[];
-    credentials?: { rootCertificate?: Buffer | null; certChain?: Buffer; privateKey?: Buffer };
-  };
+  withConnection<R>(service: 'KV', fn: (args: { resource: Member; metadata: Metadata }) => Promise<R>): Promise<R>;
+  options: PoolOptions;
 }
 
 function poolOf(client: Etcd3): Pool {
@@ -48,25 +41,6 @@ function poolOf(client: Etcd3): Pool {
   if (typeof pool?.withConnection !== 'function' || !pool.options)
     throw new Error('etcd3: KV client has no connection pool');
   return pool as Pool;
-}
-
-/** TLS as etcd3 sets up its channels: the client's credentials, or system roots for an https host. */
-function tlsOf(pool: Pool): SecureContextOptions | undefined {
-  const { credentials, hosts = [] } = pool.options;
-  if (credentials)
-    return {
-      ca: credentials.rootCertificate ?? undefined,
-      cert: credentials.certChain,
-      key: credentials.privateKey,
-    };
-  return [hosts].flat().some((h) => h.startsWith('https://')) ? {} : undefined;
-}
-
-/** the call's metadata as HTTP/2 headers (etcd3's auth token when the client authenticates) */
-function headersOf(metadata: { getMap(): Record<string, unknown> }): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(metadata.getMap())) if (typeof v === 'string') out[k] = v;
-  return out;
 }
 
 /** A Txn call with bytes already encoded; answers etcd3's error classes on failure. */
@@ -78,7 +52,7 @@ export class TxnCaller {
 
   constructor(client: Etcd3) {
     this.pool = poolOf(client);
-    this.h2 = new H2Unary(tlsOf(this.pool));
+    this.h2 = new H2Unary(tlsOf(this.pool.options));
   }
 
   async txn(bytes: Buffer, timeoutMs: number): Promise<TxnAnswer> {

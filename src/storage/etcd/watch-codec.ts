@@ -9,6 +9,8 @@
  */
 import type { Etcd3, IWatchResponse } from 'etcd3';
 import { EMPTY, Reader } from './proto-reader.js';
+import { H2Duplex } from './h2-stream.js';
+import { headersOf, tlsOf, type Metadata, type PoolOptions } from './h2-unary.js';
 
 const WATCH_METHOD = '/etcdserverpb.Watch/Watch';
 type Header = IWatchResponse['header'];
@@ -93,13 +95,6 @@ export function decodeWatchResponse(buf: Buffer): IWatchResponse {
 }
 
 interface StreamClient {
-  makeBidiStreamRequest(
-    method: string,
-    serialize: (v: unknown) => Buffer,
-    deserialize: (b: Buffer) => IWatchResponse,
-    metadata: unknown,
-    options: object,
-  ): { writable: boolean; on(event: 'error', fn: (e: Error) => void): unknown };
   constructor: { service?: { Watch?: { requestSerialize(v: unknown): Buffer } } };
 }
 
@@ -107,29 +102,38 @@ interface StreamClient {
 interface Pool {
   withConnection<R>(
     service: 'Watch',
-    fn: (args: { resource: unknown; client: unknown; metadata: unknown }) => R,
+    fn: (args: { resource: { host: string }; client: unknown; metadata: Metadata }) => R,
   ): Promise<R>;
   markFailed(resource: unknown, error: Error): void;
+  options?: PoolOptions;
 }
 
 /**
- * Makes the client's watch streams decode with decodeWatchResponse: etcd3's WatchClient.watch
- * (what its WatchManager calls to open and re-open the stream) is replaced on this client only,
- * opening the same call on the same connection with etcd3's request encoder. A client whose
- * shape is not etcd3 1.x's is left as it is.
+ * Makes the client's watch streams decode with decodeWatchResponse, on an HTTP/2 stream of their
+ * own (h2-stream.ts) rather than grpc-js's call: etcd3's WatchClient.watch (what its WatchManager
+ * calls to open and re-open the stream) is replaced on this client only, opening the same call
+ * to the member etcd3's pool chooses, with etcd3's request encoder. A client whose shape is not
+ * etcd3 1.x's is left as it is.
  */
 export function useWatchCodec(client: Etcd3): void {
   const watchClient = (client as unknown as { watchClient?: { client?: Partial<Pool>; watch?: unknown } }).watchClient;
   const pool = watchClient?.client;
   if (!watchClient || typeof pool?.withConnection !== 'function' || typeof pool.markFailed !== 'function') return;
   const p = pool as Pool;
+  const tls = tlsOf(p.options ?? {});
   watchClient.watch = () =>
     p.withConnection('Watch', ({ resource, client: c, metadata }) => {
-      const svc = c as StreamClient;
-      const serialize = svc.constructor.service?.Watch?.requestSerialize;
+      const serialize = (c as StreamClient).constructor.service?.Watch?.requestSerialize;
       if (!serialize) throw new Error('etcd3: Watch service client has no request encoder');
-      const stream = svc.makeBidiStreamRequest(WATCH_METHOD, serialize, decodeWatchResponse, metadata, {});
-      stream.on('error', (err) => stream.writable && p.markFailed(resource, err));
+      const stream = new H2Duplex(
+        resource.host,
+        tls,
+        WATCH_METHOD,
+        headersOf(metadata),
+        serialize,
+        decodeWatchResponse,
+      );
+      stream.on('error', (err: Error) => stream.writable && p.markFailed(resource, err));
       return stream;
     });
 }

@@ -1,5 +1,6 @@
 /**
- * The gRPC unary call on node:http2 of the etcd write path (src/storage/etcd/h2-unary.ts), against
+ * The gRPC calls on node:http2 of the etcd backend, the commit's unary Txn (src/storage/etcd/h2-unary.ts)
+ * and the watch's bidirectional stream (h2-stream.ts), against
  * an in-process HTTP/2 server that answers as a gRPC server does (and as one that misbehaves):
  * the request's headers and frame, answers in one or several chunks, etcd's refusals in a
  * trailers-only answer typed as grpc-js types them, broken streams and unreachable members as
@@ -12,6 +13,7 @@ import http2, { type Http2Server, type ServerHttp2Stream, type IncomingHttpHeade
 import type { AddressInfo } from 'node:net';
 import { castGrpcError, isRecoverableError } from 'etcd3';
 import { H2Unary, grpcFrame } from '../../../src/storage/etcd/h2-unary.js';
+import { FrameReader, H2Duplex } from '../../../src/storage/etcd/h2-stream.js';
 
 type Handler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, body: Buffer) => void;
 
@@ -193,5 +195,101 @@ describe('H2Unary', () => {
     h2.close();
     const err = await failure(h2.call(host, '/m', grpcFrame(Buffer.alloc(0)), {}, text).answer);
     assert.equal(err.code, 14);
+  });
+});
+
+describe('FrameReader', () => {
+  const framed = (...ms: string[]): Buffer => Buffer.concat(ms.map((m) => grpcFrame(Buffer.from(m))));
+
+  it('splits several messages in one chunk and joins one message spread over chunks', () => {
+    const r = new FrameReader();
+    assert.deepEqual(r.push(framed('one', 'two', '')).map(text), ['one', 'two', '']);
+    const big = framed('x'.repeat(1000), 'tail');
+    const got: string[] = [];
+    // 3-byte chunks: headers and bodies split anywhere
+    for (let i = 0; i < big.length; i += 3) got.push(...r.push(big.subarray(i, i + 3)).map(text));
+    assert.deepEqual(got, ['x'.repeat(1000), 'tail']);
+  });
+
+  it('copies each message out of the chunks (a chunk written to later does not change it)', () => {
+    const r = new FrameReader();
+    const chunk = framed('abc');
+    const [m] = r.push(chunk);
+    chunk.fill(0);
+    assert.equal(text(m!), 'abc');
+  });
+
+  it('throws on a compressed message', () => {
+    const chunk = framed('z');
+    chunk[0] = 1;
+    assert.throws(() => new FrameReader().push(chunk), /compressed/);
+  });
+});
+
+describe('H2Duplex', () => {
+  /** the events of a stream, in order, until its 'end' */
+  function events(s: H2Duplex<string, string>): Promise<string[]> {
+    const seen: string[] = [];
+    s.on('data', (m: string) => seen.push(`data ${m}`));
+    s.on('error', (e: Error & { code?: number }) => seen.push(`error ${e.code} writable=${s.writable}`));
+    return new Promise((resolve) => s.on('end', () => resolve([...seen, `end writable=${s.writable}`])));
+  }
+  const open = (): H2Duplex<string, string> =>
+    new H2Duplex(host, undefined, '/etcdserverpb.Watch/Watch', { token: 't' }, (r: string) => Buffer.from(r), text);
+
+  it('sends each write as a frame and emits each message, then end on an OK status', async () => {
+    handler = (stream, _h, body) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.write(Buffer.concat([grpcFrame(Buffer.from('m1')), grpcFrame(Buffer.from('m2'))]));
+      stream.end(grpcFrame(Buffer.from(`echo ${body.length}`)));
+    };
+    const s = open();
+    const seen = events(s);
+    s.write('req-a');
+    s.write('req-b');
+    // the server answers once the request side ends (its handler runs on 'end')
+    (s as unknown as { stream: { end(): void } }).stream.end();
+    assert.deepEqual(await seen, ['data m1', 'data m2', `data echo ${2 * (5 + 5)}`, 'end writable=false']);
+    assert.deepEqual(
+      requests.at(-1)!.body,
+      Buffer.concat([grpcFrame(Buffer.from('req-a')), grpcFrame(Buffer.from('req-b'))]),
+    );
+    assert.equal(requests.at(-1)!.headers.token, 't');
+  });
+
+  it("emits etcd's error status while still writable (as grpc-js does), then end", async () => {
+    handler = (stream) =>
+      stream.respond(
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '11',
+          'grpc-message': 'etcdserver%3A%20mvcc',
+        },
+        { endStream: true },
+      );
+    const s = open();
+    const seen = events(s);
+    (s as unknown as { stream: { end(): void } }).stream.end();
+    assert.deepEqual(await seen, ['error 11 writable=true', 'end writable=false']);
+  });
+
+  it('cancel() emits CANCELLED then end, after the current callback; a broken stream is UNAVAILABLE', async () => {
+    handler = () => undefined; // never answers
+    const s = open();
+    const seen = events(s);
+    s.write('x');
+    let during = true;
+    s.on('error', () => assert.equal(during, false, 'error emitted inside cancel()'));
+    s.cancel();
+    during = false;
+    assert.deepEqual(await seen, ['error 1 writable=true', 'end writable=false']);
+    assert.equal(s.write('after'), false);
+    handler = (stream) => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    const broken = open();
+    const seen2 = events(broken);
+    (broken as unknown as { stream: { end(): void } }).stream.end();
+    assert.deepEqual(await seen2, ['error 14 writable=true', 'end writable=false']);
   });
 });
