@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only [--with-lmdb]] [--cpu-prof DIR] [-- <server flags>]`
+ * `node dist/bench/etcd.js [--creates 3000] [--get-seconds 5] [--rounds 1] [--creates-only [--with-lmdb]] [--backend-commits] [--cpu-prof DIR] [-- <server flags>]`
  *
  * etcd against LMDB, one API server against two, in one run on this machine, beside raw etcd
  * throughput measured on the same etcd:
@@ -11,12 +11,16 @@
  * --creates-only: raw etcd puts and one etcd-backed server's creates, alternated for --rounds
  * rounds on the same etcd (a loaded machine drifts: each figure is the median of its rounds,
  * and the ratio is taken per round, then its median), with the CPU each phase cost per write:
- * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client).
+ * etcd's, the server's (all threads) and this process's (the etcd3 or HTTP client); per round
+ * also the ratio the CPU per write alone predicts and what other processes took meanwhile.
+ * --backend-commits: the etcd backend alone in this process, --creates creates per round in
+ * batches of 13 (bench/lib/etcd-commits.ts): its CPU per create.
  */
 import { Etcd3 } from 'etcd3';
 import { threadCpuTicks } from '../src/metrics/process-metrics.js';
 import { cpuSeconds, machineTicks, sleep, startServer, type ServerChild } from './lib/procs.js';
 import { startEtcd } from './lib/etcd-proc.js';
+import { backendCommits } from './lib/etcd-commits.js';
 import { configMapJson, ensureNamespace, expect, parallel, closeAgent } from './lib/http.js';
 import { runWrk } from './lib/wrk.js';
 
@@ -29,6 +33,8 @@ const CREATES = arg('creates', 3000);
 const GET_SECONDS = arg('get-seconds', 5);
 const ROUNDS = arg('rounds', 1);
 const CREATES_ONLY = process.argv.includes('--creates-only');
+/** --backend-commits: the etcd backend alone, in this process (bench/lib/etcd-commits.ts) */
+const BACKEND_COMMITS = process.argv.includes('--backend-commits');
 /**
  * --creates-only --with-lmdb: each round also runs the same creates against an LMDB-backed
  * server (same flags, same client, same rate range): the server's CPU per create without etcd,
@@ -278,6 +284,16 @@ async function createsOnly(url: string, etcdPid: number): Promise<void> {
 
 async function main(): Promise<void> {
   const etcd = await startEtcd();
+  if (BACKEND_COMMITS) {
+    try {
+      const rounds = await backendCommits(etcd.url, ROUNDS, Math.ceil(CREATES / 13));
+      const line = rounds.map((r) => `${r.usPerCreate.toFixed(1)} µs (${r.perSecond.toFixed(0)}/s)`).join(', ');
+      console.log(`etcd backend alone, CPU per create (batches of 13, 2 in flight, follower on), by round: ${line}`);
+    } finally {
+      await etcd.stop();
+    }
+    return;
+  }
   if (CREATES_ONLY) {
     try {
       await createsOnly(etcd.url, etcd.pid);
