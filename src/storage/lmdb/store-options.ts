@@ -18,24 +18,22 @@ export const MAP_SIZE = 64 * 2 ** 30;
 /**
  * Values this long or longer are stored LZ4-compressed against DICTIONARY. The reason is the
  * page, not the disk: LMDB keeps a value inline in its B-tree leaf only up to about half a page
- * (2,038 bytes with its key and an 8-byte node header on 4 KiB pages), and a longer one takes an
- * overflow page of its own, 4 KiB for a 2.1 KB Pod, which stays resident in the map once
- * touched. Compressed, a Pod fits inline with others in one leaf.
+ * (≈ 2,000 bytes with the key), and a longer one takes an overflow page of its own, 4 KiB for a
+ * 2.1 KB Pod, which stays resident in the map once touched. Compressed, a Pod fits inline with
+ * others in one leaf. Shorter values are stored as they are (little to gain, some CPU).
  *
- * Shorter values are stored as they are: they are inline already (a value under this threshold
- * with a key of up to 494 bytes fits), so compression would only pack more of them per leaf,
- * and it is not cheap where it runs. lmdb-js compresses each value in a libuv work item of its
- * own, queued by the put on the shard actor's thread (a thread wake-up per value) and answered
- * back on its event loop: ≈ 30 µs of process CPU per 1.4 KB create, a fifth of a create's
- * server CPU (docs/benchmarks.md, "Creates, seventh round"). Until the seventh round the
- * threshold was 512 bytes.
+ * The price is CPU: lmdb-js compresses each value in a libuv work item of its own, queued by the
+ * put on the shard actor's thread, and LZ4 loads the dictionary per value: ≈ 30 µs of process
+ * CPU per 1.4 KB value, a fifth to a quarter of a create's server CPU. The 512 bytes stay for
+ * memory: uncompressed, a 512–1,535 B value keeps to its leaf but fills it, and a 1.4 KB
+ * ConfigMap then costs 2.8–3.8 KB of pages instead of 0.4 (docs/benchmarks.md, "Creates,
+ * seventh round", where 1,536 was measured and reverted).
  *
  * Compatible both ways with the values of earlier builds: lmdb-js marks a compressed value by a
  * first byte ≥ 250 (254/255 and its length), which no JSON text or revision number starts with,
- * and decompresses such a value whatever the threshold, so values earlier builds stored
- * uncompressed or compressed (from 512 bytes) read back as they were.
+ * so uncompressed values written before are read back as they are.
  */
-export const COMPRESSION_THRESHOLD = 1536;
+export const COMPRESSION_THRESHOLD = 512;
 
 /** The options to open the environment at path with (string keys and string values). */
 export function storeOptions(path: string): RootDatabaseOptionsWithPath {
