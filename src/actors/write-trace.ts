@@ -5,7 +5,7 @@
  * line per batch to `<dir>/<role>-<pid>-<thread>.jsonl`: the absolute times (ms since the epoch,
  * comparable across threads) at which the batch passed each stage, named by the caller.
  */
-import { appendFileSync, readlinkSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { threadCpuTicks } from '../metrics/process-metrics.js';
@@ -66,6 +66,9 @@ export function flushTrace(): void {
 /** Appends every thread's CPU ticks to `<dir>/threads-<pid>.jsonl` once a second (front thread). */
 export function sampleThreads(): void {
   if (!tracing) return;
+  // made here (the pool's constructor, before any actor starts): a directory that did not
+  // exist made the first append throw, which ended the server in the middle of a bench run
+  mkdirSync(DIR, { recursive: true });
   const out = join(DIR, `threads-${process.pid}.jsonl`);
   setInterval(() => {
     appendFileSync(out, JSON.stringify({ at: now(), ticks: Object.fromEntries(threadCpuTicks()) }) + '\n');
