@@ -2,13 +2,14 @@
  * Watch clients for the watch scenario, forked by bench/run.ts so their parsing does not
  * compete with the writer's event loop. Opens N watch streams on raw loopback sockets (cheaper
  * than http.ClientRequest per chunk, and the response head is seen before any event), counts
- * events (a newline right after `}`; chunk framing lines end in `\r\n`) and, from the
+ * events (bench/watch-lines.ts) and, from the
  * `bench-ts` annotation each update carries (microseconds of the system monotonic clock, the
  * same in every process), records write-to-delivery latency. Commands and replies travel
  * over the IPC channel.
  */
 import net from 'node:net';
 import { Histogram, nowUs } from './lib/stats.js';
+import { LineCounter } from './watch-lines.js';
 
 export type ClientCommand =
   | { cmd: 'open'; url: string; count: number; timeoutMs: number }
@@ -36,13 +37,9 @@ export interface StatsReply {
 }
 export type ClientReply = OpenReply | StatsReply | { reply: 'reset' } | { reply: 'closed' };
 
-const MARKER = Buffer.from('"bench-ts":"');
-const NEWLINE = 0x0a;
-const CLOSE_BRACE = 0x7d;
-
 interface Watch {
   socket: net.Socket;
-  carry: Buffer | undefined;
+  lines: LineCounter;
 }
 
 const watches: Watch[] = [];
@@ -54,40 +51,18 @@ let lastAtUs = 0;
 let ended = 0;
 let cpuAtReset = process.cpuUsage();
 
-/** Counts the complete event lines of a chunk and reads the timestamp of each. */
+/** An event line's latency, from its bench-ts annotation (none: not recorded). */
+function record(benchTsUs: number, now: number): void {
+  if (benchTsUs > 0) hist.record((now - benchTsUs) / 1000);
+}
+
+/** Reads one chunk of a stream: counts its complete event lines and records their latency. */
 function consume(w: Watch, chunk: Buffer): void {
   bytes += chunk.length;
-  const last = chunk.lastIndexOf(NEWLINE);
-  if (last < 0) {
-    w.carry = w.carry ? Buffer.concat([w.carry, chunk]) : chunk;
-    return;
-  }
   const now = nowUs();
-  const buf = w.carry ? Buffer.concat([w.carry, chunk]) : chunk;
-  const end = (w.carry ? w.carry.length : 0) + last;
-  w.carry = last + 1 < chunk.length ? chunk.subarray(last + 1) : undefined;
-  let pos = 0;
-  let seen = false;
-  while (pos <= end) {
-    const nl = buf.indexOf(NEWLINE, pos);
-    if (nl < 0 || nl > end) break;
-    if (nl > 0 && buf[nl - 1] === CLOSE_BRACE) {
-      events++;
-      seen = true;
-      const m = buf.indexOf(MARKER, pos);
-      if (m >= 0 && m < nl) {
-        let ts = 0;
-        for (let i = m + MARKER.length; i < nl; i++) {
-          const c = buf[i]!;
-          if (c < 0x30 || c > 0x39) break;
-          ts = ts * 10 + (c - 0x30);
-        }
-        if (ts > 0) hist.record((now - ts) / 1000);
-      }
-    }
-    pos = nl + 1;
-  }
-  if (!seen) return;
+  const seen = w.lines.consume(chunk, now);
+  if (seen === 0) return;
+  events += seen;
   if (firstAtUs === 0) firstAtUs = now;
   lastAtUs = now;
 }
@@ -111,7 +86,7 @@ function open(url: string, count: number, timeoutMs: number): Promise<OpenReply>
     const timer = setTimeout(() => resolve({ reply: 'open', opened, failed: count - opened, statuses }), timeoutMs);
     for (let i = 0; i < count; i++) {
       const socket = net.connect({ host: '127.0.0.1', port: Number(target.port) });
-      const w: Watch = { socket, carry: undefined };
+      const w: Watch = { socket, lines: new LineCounter(record) };
       let counted = false;
       socket.on('connect', () => socket.write(head));
       socket.on('data', (c: Buffer) => {

@@ -12,6 +12,7 @@ import { Histogram, nowUs } from '../lib/stats.js';
 import type { ClientCommand, ClientReply, OpenReply, StatsReply } from '../watch-clients.js';
 import type { Ctx } from './common.js';
 import { formatStages, readStages } from '../watch-trace-read.js';
+import { threadCpuTicks } from '../../src/metrics/process-metrics.js';
 
 const CLIENTS_JS = fileURLToPath(new URL('../watch-clients.js', import.meta.url));
 const MAX_IN_FLIGHT = 256;
@@ -161,6 +162,7 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
   await clients.ask({ cmd: 'reset' });
   const cpu0 = cpuSeconds(t.child.pid);
   const main0 = cpuSeconds(t.child.pid, true);
+  const threads0 = threadCpuTicks(t.child.pid);
   const writerCpu0 = process.cpuUsage();
   const ticks0 = machineTicks();
   const startUs = nowUs();
@@ -202,6 +204,10 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
       `(PUT p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms); ` +
       `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`,
   );
+  const clientUs = (stats.cpuSec * 1e6) / Math.max(1, stats.events);
+  ctx.log(
+    `  ${t.subject} @ ${rate}/s: ${threadSplit(threads0, t.child.pid, w.ok)}; watch clients ${clientUs.toFixed(2)} µs CPU per delivery`,
+  );
   const traceFile = process.env.PLAT_WATCH_TRACE;
   if (traceFile) {
     // the server appends its trace about once a second
@@ -210,6 +216,25 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
     if (stages) ctx.log(`  ${t.subject} @ ${rate}/s: ${formatStages(stages)}`);
   }
   return p;
+}
+
+/**
+ * The target's CPU during a phase by thread, in µs per write: its main thread (the front), then
+ * its busiest other threads (actors, LMDB, V8's GC helpers: Linux names them all "node").
+ */
+function threadSplit(before: Map<string, number>, pid: number, writes: number): string {
+  const us = (tid: string, ticks: number): number => ((ticks - (before.get(tid) ?? 0)) * 1e4) / Math.max(1, writes);
+  const main = String(pid);
+  const others: number[] = [];
+  let mainUs = 0;
+  for (const [tid, ticks] of threadCpuTicks(pid)) {
+    if (tid === main) mainUs = us(tid, ticks);
+    else others.push(us(tid, ticks));
+  }
+  others.sort((a, b) => b - a);
+  const rest = others.slice(4).reduce((a, b) => a + b, 0);
+  const top = others.slice(0, 4).map((v) => v.toFixed(0));
+  return `CPU µs per write by thread: main ${mainUs.toFixed(0)}; busiest others ${top.join(', ')}; the other ${others.length - top.length} together ${rest.toFixed(0)}`;
 }
 
 /** Opens the watchers (in their own client process) and measures idle memory. */
