@@ -6,7 +6,11 @@ export interface Reply {
   text: string;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// timeout: a socket left free this long is closed by the agent itself, well before the server's
+// own 10 s idle close (uWS), so a request never races the server closing its reused socket
+// (`read ECONNRESET` on a PUT, seen against the ceiling and the server alike); a request's own
+// timeout below replaces it while the socket is in use
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 
 export function request(
   base: string,
