@@ -214,3 +214,43 @@ export function close(start: number): void {
   buf[at] = n;
   pos += extra;
 }
+
+/** Tag bytes packed low byte first (text-plan.ts packTag). */
+export function tag(packed: number): void {
+  ensure(4);
+  while (packed) {
+    buf[pos++] = packed & 0xff;
+    packed >>>= 8;
+  }
+}
+
+/**
+ * A string field from the UTF-8 bytes of a JSON string token's content, from[start, end): its
+ * length and the bytes as they are. False (nothing written) when it holds an escape: the caller
+ * writes the decoded string.
+ */
+export function utf8Token(from: Uint8Array, start: number, end: number): boolean {
+  const n = end - start;
+  ensure(n + 5);
+  const at = pos;
+  varint32(n);
+  let q = pos;
+  const b = buf;
+  for (let i = start; i < end; i++) {
+    const c = from[i]!;
+    if (c === 0x5c) {
+      pos = at;
+      return false;
+    }
+    b[q++] = c;
+  }
+  pos = q;
+  return true;
+}
+
+/** A bytes field holding from[start, end) as they are (raw JSON). */
+export function bytesOf(from: Buffer, start: number, end: number): void {
+  varint32(end - start);
+  ensure(end - start);
+  pos += from.copy(buf, pos, start, end);
+}
