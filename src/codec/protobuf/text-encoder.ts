@@ -43,11 +43,34 @@ const fail = (): never => {
 /** the tape of the message being written */
 let T = t.tape;
 
+/** An object's JSON text opening with its kind. */
+const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
+
 export class TextWireEncoder {
   private readonly compiler: PlanCompiler;
+  private last?: { apiVersion: string; opening: string; type: protobuf.Type };
 
   constructor(schema: ProtoSchema, delegate: (type: protobuf.Type, v: unknown) => Uint8Array) {
     this.compiler = new PlanCompiler(schema, (type, kind) => specialWrite(type, kind, delegate));
+  }
+
+  /**
+   * The message type of a text's kind (its first member: JSON.stringify of a stored object opens
+   * with it) as apiVersion; the last one is remembered (a list's items share it).
+   */
+  typeOf(
+    text: string,
+    apiVersion: string,
+    lookup: (group: string, version: string, kind: string) => protobuf.Type | undefined,
+  ): protobuf.Type | undefined {
+    const last = this.last;
+    if (last && apiVersion === last.apiVersion && text.startsWith(last.opening)) return last.type;
+    const kind = KIND_FIRST.exec(text)?.[1];
+    if (!kind || !apiVersion) return undefined;
+    const slash = apiVersion.indexOf('/');
+    const type = lookup(slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), kind);
+    if (type) this.last = { apiVersion, opening: `{"kind":"${kind}"`, type };
+    return type;
   }
 
   /** The bare message of `type` for an object's JSON text, or undefined when the caller must parse it. */

@@ -50,8 +50,11 @@ export interface Plan {
   byShape: Map<number, number[]>;
   /** slot (n: the object's start) → the slot read after it last time, -1 none yet */
   next: Int32Array;
-  /** slot → whether its key may be predicted (no char JSON escapes) */
+  /** slot → whether its key may be predicted (ASCII, no char JSON escapes) */
   plain: boolean[];
+  /** the keys' bytes, slot i's at keyAt[i] (plain keys) */
+  keyBytes: Uint8Array;
+  keyAt: number[];
   kinds: number[];
   modes: number[];
   tags: number[];
@@ -98,6 +101,8 @@ export class PlanCompiler {
         byShape: new Map(),
         next: new Int32Array(0),
         plain: [],
+        keyBytes: new Uint8Array(0),
+        keyAt: [],
         kinds: [],
         modes: [],
         tags: [],
@@ -109,6 +114,12 @@ export class PlanCompiler {
       this.plans.set(type, plan);
       plan.node = this.node(plan, type, routesOf(this.schema, type), '');
       plan.next = new Int32Array(plan.n + 1).fill(-1);
+      plan.keyBytes = Buffer.from(plan.keys.join(''), 'latin1');
+      let at = 0;
+      for (const k of plan.keys) {
+        plan.keyAt.push(at);
+        at += k.length;
+      }
     }
     return plan;
   }
@@ -136,7 +147,7 @@ export class PlanCompiler {
     plan.keys.push(json);
     plan.all.set(json, slot);
     // readKey compares a predicted key's raw chars with the text: only keys JSON writes as they are
-    plan.plain.push(/^[^"\\\u0000-\u001f]+$/.test(json));
+    plan.plain.push(/^[\u0020-\u007e]+$/.test(json) && !/["\\]/.test(json));
     const shape = json.length * 65536 + (json.charCodeAt(0) || 0);
     const list = plan.byShape.get(shape) ?? [];
     list.push(slot);

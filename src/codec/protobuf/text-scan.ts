@@ -58,7 +58,9 @@ function alloc(n: number): number {
     next.set(tape.subarray(0, at));
     tape = next;
   }
-  tape.fill(0, at, tp);
+  const t = tape;
+  if (n > 32) t.fill(0, at, tp);
+  else for (let i = at; i < tp; i++) t[i] = 0;
   return at;
 }
 
@@ -74,34 +76,40 @@ function scanString(s: number): number {
   return fail();
 }
 
-/** Skips the members of the object or the elements of the array whose opening byte is before p. */
-function skipContainer(close: number): void {
-  if (src[p] === close) {
-    p++;
-    return;
+/**
+ * Skips the object or array at p in one loop over its bytes (raw JSON such as managed fields'
+ * FieldsV1 is copied as it is, so only its end is needed): nesting counted, strings stepped over,
+ * whitespace refused (not JSON.stringify's output: the object path re-stringifies it).
+ */
+function skipComposite(): void {
+  const b = src;
+  const e = end;
+  let depth = 0;
+  for (let i = p; i < e; i++) {
+    const c = b[i]!;
+    if (c === 0x22) {
+      for (i++; i < e; i++) {
+        const d = b[i]!;
+        if (d === 0x22) break;
+        if (d === 0x5c) i++;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) {
+        p = i + 1;
+        return;
+      }
+    } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
   }
-  const object = close === 0x7d;
-  for (;;) {
-    if (object) {
-      if (src[p] !== 0x22) fail();
-      p = scanString(p);
-      if (src[p++] !== 0x3a) fail();
-    }
-    skipValue();
-    const d = src[p++];
-    if (d === close) return;
-    if (d !== 0x2c) fail();
-  }
+  fail();
 }
 
 /** Skips the value at p. */
 function skipValue(): void {
   const c = src[p]!;
   if (c === 0x22) p = scanString(p);
-  else if (c === 0x7b || c === 0x5b) {
-    p++;
-    skipContainer(c + 2);
-  } else if (c === 0x74 || c === 0x6e)
+  else if (c === 0x7b || c === 0x5b) skipComposite();
+  else if (c === 0x74 || c === 0x6e)
     p += 4; // true, null (checked where read)
   else if (c === 0x66)
     p += 5; // false
@@ -132,11 +140,12 @@ function readKey(plan: Plan, prev: number): number {
   if (g >= 0) {
     // the key that followed prev last time (ASCII, no char JSON escapes): an equal run of bytes
     // followed by a quote is the whole key
-    const k = plan.keys[g]!;
-    const n = k.length;
+    const n = plan.keys[g]!.length;
     if (b[s + n] === 0x22 && b[s + n + 1] === 0x3a) {
+      const k = plan.keyBytes;
+      const at = plan.keyAt[g]!;
       let i = 0;
-      while (i < n && b[s + i] === k.charCodeAt(i)) i++;
+      while (i < n && b[s + i] === k[at + i]) i++;
       if (i === n) {
         p = s + n + 2;
         return g;

@@ -50,7 +50,7 @@ export function takeInto<T>(alloc: (n: number) => Uint8Array, f: () => T): T {
 /** The bytes written since `reset`, in a new buffer of their exact size (its own ArrayBuffer; within `takeInto`, alloc's view). */
 export function take(): Uint8Array {
   const out = allocTaken(pos);
-  out.set(buf.subarray(0, pos));
+  buf.copy(out, 0, 0, pos);
   return out;
 }
 
