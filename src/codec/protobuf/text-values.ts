@@ -146,22 +146,30 @@ function timeContent(type: protobuf.Type, micro: boolean): SpecialWrite {
 /** The "YYYY-MM-DDTHH:MM:SSZ" token at s..e with day ≤ 28 and hour ≤ 23 (no doubt about its validity), else undefined. */
 export function utcSeconds(s: number, e: number): Time | undefined {
   const src = t.src;
-  if (e - s !== 22 || src[s] !== 0x22 || src[s + 20] !== 0x5a) return undefined;
-  const at = (i: number, n: number): number => {
-    let v = 0;
-    for (let k = 0; k < n; k++) {
-      const d = src[s + 1 + i + k]! - 0x30;
-      if (d < 0 || d > 9) return -1;
-      v = v * 10 + d;
-    }
-    return v;
-  };
-  const sep = (i: number, c: number): boolean => src[s + 1 + i] === c;
-  if (!sep(4, 0x2d) || !sep(7, 0x2d) || !sep(10, 0x54) || !sep(13, 0x3a) || !sep(16, 0x3a)) return undefined;
-  const [y, mo, d, h, mi, sec] = [at(0, 4), at(5, 2), at(8, 2), at(11, 2), at(14, 2), at(17, 2)];
+  const at = s + 1;
+  if (e - s !== 22 || src[s] !== 0x22 || src[at + 19] !== 0x5a) return undefined;
+  if (src[at + 4] !== 0x2d || src[at + 7] !== 0x2d || src[at + 10] !== 0x54) return undefined;
+  if (src[at + 13] !== 0x3a || src[at + 16] !== 0x3a) return undefined;
+  const y = digits(src, at, 4);
+  const mo = digits(src, at + 5, 2);
+  const d = digits(src, at + 8, 2);
+  const h = digits(src, at + 11, 2);
+  const mi = digits(src, at + 14, 2);
+  const sec = digits(src, at + 17, 2);
   if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 28 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
     return undefined;
   return { seconds: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec };
+}
+
+/** The n decimal digits at src[at]; -1 when one is not a digit. */
+function digits(src: Uint8Array, at: number, n: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) {
+    const d = src[at + k]! - 0x30;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
