@@ -22,8 +22,10 @@ import { KIND_MESSAGE, MODE_MAP, MODE_SINGLE, type Plan } from './text-plan.js';
 
 const { FALLBACK } = w;
 
+const INITIAL = 64 * 1024;
+const SHRINK_ABOVE = 4 * 1024 * 1024;
 /** the text's UTF-8 bytes: src[0, end) */
-export let src: Buffer = Buffer.allocUnsafeSlow(64 * 1024);
+export let src: Buffer = Buffer.allocUnsafeSlow(INITIAL);
 let end = 0;
 let p = 0;
 /** the records of the text being read (see the layout above) */
@@ -39,6 +41,7 @@ type WellFormed = { isWellFormed?(): boolean };
 export function begin(text: string): void {
   if (text.length >= 2 ** 26 || (text as WellFormed).isWellFormed?.() === false) fail();
   if (text.length * 3 >= src.length) src = Buffer.allocUnsafeSlow(Math.max(src.length * 2, text.length * 3 + 1));
+  else if (src.length > SHRINK_ABOVE && text.length * 3 < INITIAL) src = Buffer.allocUnsafeSlow(INITIAL); // after a huge text
   end = src.write(text, 0, 'utf8');
   src[end] = 0; // a sentinel no token or delimiter check accepts
   p = 0;
