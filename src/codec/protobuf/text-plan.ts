@@ -50,9 +50,9 @@ export interface Plan {
   byShape: Map<number, number[]>;
   /** slot (n: the object's start) → the slot read after it last time, -1 none yet */
   next: Int32Array;
-  /** slot → whether its key may be predicted (ASCII, no char JSON escapes) */
+  /** slot → whether its key is ASCII with no char JSON escapes: matched by its bytes (text-scan.ts readKey) */
   plain: boolean[];
-  /** the keys' bytes, slot i's at keyAt[i] (plain keys) */
+  /** the keys' bytes, slot i's at keyAt[i] (meaningful for plain keys) */
   keyBytes: Uint8Array;
   keyAt: number[];
   kinds: number[];
@@ -147,7 +147,7 @@ export class PlanCompiler {
     plan.keys.push(json);
     plan.all.set(json, slot);
     // readKey compares a predicted key's raw chars with the text: only keys JSON writes as they are
-    plan.plain.push(/^[\u0020-\u007e]+$/.test(json) && !/["\\]/.test(json));
+    plan.plain.push(/^[\u0020-\u007f]*$/.test(json) && !/["\\]/.test(json));
     const shape = json.length * 65536 + (json.charCodeAt(0) || 0);
     const list = plan.byShape.get(shape) ?? [];
     list.push(slot);

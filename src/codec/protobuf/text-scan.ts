@@ -158,7 +158,19 @@ function readKey(plan: Plan, prev: number): number {
   if (b[p] !== 0x22) fail();
   p = scanString(p);
   if (b[p++] !== 0x3a) fail();
-  return plan.all.get(stringOf(s - 1, p - 1)) ?? -1;
+  const n = p - 2 - s;
+  for (let i = s; i < s + n; i++) if (b[i]! >= 0x80 || b[i] === 0x5c) return plan.all.get(stringOf(s - 1, p - 1)) ?? -1;
+  // ASCII without escapes: equal only to a plain key of the same bytes (no string made for it)
+  const list = plan.byShape.get(n * 65536 + (n ? b[s]! : 0));
+  if (list) for (const slot of list) if (plan.plain[slot] && sameBytes(plan, slot, s, n)) return slot;
+  return -1;
+}
+
+function sameBytes(plan: Plan, slot: number, s: number, n: number): boolean {
+  const k = plan.keyBytes;
+  const at = plan.keyAt[slot]!;
+  for (let i = 0; i < n; i++) if (src[s + i] !== k[at + i]) return false;
+  return true;
 }
 
 /** The value of the string token src[s, e). */

@@ -90,6 +90,20 @@ describe('text encoder: strings, maps and raw JSON as UTF-8 bytes', () => {
   });
 });
 
+describe('text encoder: keys matched off the prediction', () => {
+  it('matches an escaped key by its value and an unknown key by none, byte for byte', () => {
+    const text = stored(pod());
+    for (const odd of [
+      text.replace('"uid":', '"u\\u0069d":'), // valid JSON that decodes to a known key
+      text.replace('"uid":', '"uidx":'), // a key no field has: skipped
+      text.replace('"labels":{', '"labels\\n":{'), // an escaped unknown key
+    ]) {
+      const obj = JSON.parse(odd) as Record<string, unknown>;
+      assert.equal(hex(codec.encodeJsonText(odd, 'v1')), hex(codec.referenceMessage(obj)), odd.slice(0, 200));
+    }
+  });
+});
+
 describe('text encoder: numbers and times', () => {
   it('writes integers, large and negative numbers, and times in every form byte for byte', () => {
     const times = [
