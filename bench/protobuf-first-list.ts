@@ -5,8 +5,9 @@
  * run one after the other; for each, the actor's CPU per item. Then the split of an item's first
  * encoding over every stored entry, stage by stage (each stage timed over all entries at once):
  * JSON.parse, the JSON → protobufjs message conversion, protobufjs' encode, the copy into an
- * exact-size buffer, and the direct JSON → wire encoder (codec/protobuf/wire-encoder.ts) that
- * replaces the three middle stages when present.
+ * exact-size buffer, the direct JSON → wire encoder (codec/protobuf/wire-encoder.ts) that
+ * replaces the three middle stages when present, and the encoder from the JSON text
+ * (codec/protobuf/text-encoder.ts) that a LIST uses, with no parse.
  *
  *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE]
  *
@@ -108,6 +109,7 @@ function stages(all: Entry[], rounds: number): void {
       (e) => new Uint8Array(type.encode(converter.toMessage(type, JSON.parse(e.json))).finish()),
     ],
     ['JSON.parse + codec.encodeMessage + copy', (e) => new Uint8Array(internals.encodeMessage(JSON.parse(e.json)))],
+    ['from the text, no parse (codec.encodeJsonText)', (e) => codec.encodeJsonText(e.json, 'v1')],
   ];
   for (let r = 0; r < rounds; r++) {
     const line: string[] = [];

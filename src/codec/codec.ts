@@ -157,7 +157,7 @@ function storedVersion(e: Encodable): string | undefined {
  * whose kept bytes leave a sparse slab; a single object's bytes (GET, watch) get a buffer of their own.
  */
 function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string, list = false): Uint8Array {
-  const key = `${format}|${apiVersion}`;
+  const key = keyOf(format, apiVersion);
   const kept = e.encoded?.[key];
   if (kept) {
     if (!list) return kept;
@@ -167,7 +167,8 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   }
   let bytes: Uint8Array;
   if (format === 'protobuf')
-    bytes = list ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
+    bytes =
+      list && !inList ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
   else {
     // CBOR's encoder answers a slice of a shared 8 KiB pool slab, which would pin the slab whole
     // (8 KiB per entry measured, bench/density-memory.ts): copied into a buffer of its own
@@ -175,6 +176,29 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
   }
   (e.encoded ??= {})[key] = bytes;
   return bytes;
+}
+
+const keys = new Map<string, string>();
+/** The `encoded` key of a format and apiVersion: one string per pair (no concatenation per entry). */
+function keyOf(format: string, apiVersion: string): string {
+  const pair = format === 'protobuf' ? apiVersion : `${format}\u0000${apiVersion}`;
+  let key = keys.get(pair);
+  if (key === undefined) keys.set(pair, (key = `${format}|${apiVersion}`));
+  return key;
+}
+
+/** Whether a LIST's bulk encoding runs (listBytes): item bytes go to slabs already. */
+let inList = false;
+
+/** f, with the Protobuf messages encoded meanwhile written into slabs (one takeInto for a whole list). */
+function listBytes<T>(f: () => T): T {
+  if (inList) return f();
+  inList = true;
+  try {
+    return takeInto(slabAlloc, f);
+  } finally {
+    inList = false;
+  }
 }
 
 /** The entry's bare Protobuf message: from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts). */
@@ -288,14 +312,16 @@ export const owned = new WeakSet<ArrayBufferLike>();
 
 /** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
 export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
-  return entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true));
+  return listBytes(() => entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true)));
 }
 
 /** The size of the entries' `items` fields in a Protobuf list: what its envelope's length counts before the items are written. */
 export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: string): number {
-  let size = 0;
-  for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
-  return size;
+  return listBytes(() => {
+    let size = 0;
+    for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
+    return size;
+  });
 }
 
 /** A whole Protobuf list body, written once into a buffer of its own (`owned`: transferred without a copy). */

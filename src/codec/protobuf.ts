@@ -83,9 +83,6 @@ function typeMetaOf(obj: unknown): { apiVersion: string; kind: string } {
   return { apiVersion, kind };
 }
 
-/** An object's JSON text opening with its kind (JSON.stringify of a stored object does). */
-const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
-
 const DEFAULT_DESCRIPTOR = new URL('../../../reference/proto-descriptor.json', import.meta.url);
 
 interface Compiled {
@@ -162,11 +159,9 @@ export class ProtobufCodec {
    * calls encodeMessage). The kind is read from the text's first member.
    */
   encodeJsonText(text: string, apiVersion: string): Uint8Array | undefined {
-    const kind = KIND_FIRST.exec(text)?.[1];
-    if (!kind || !apiVersion) return undefined;
-    const { group, version } = parseApiVersion(apiVersion);
-    const type = this.typeFor(group, version, kind);
-    return type ? this.load().text.encode(type, text) : undefined;
+    const c = this.load();
+    const type = c.text.typeOf(text, apiVersion, (group, version, kind) => this.typeFor(group, version, kind));
+    return type ? c.text.encode(type, text) : undefined;
   }
 
   /** The direct path's bytes alone; undefined where it leaves the object to the converter (tests, benches). */

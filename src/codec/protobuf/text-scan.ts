@@ -1,248 +1,264 @@
 /**
- * A scanner over one JSON text for text-encoder.ts: members of objects, elements of arrays, and
- * values as spans (start and length packed in one number) read later as strings, numbers,
- * booleans or raw text. Strings are found with indexOf; the next backslash is tracked once for
- * the whole text, so escapes cost only where they are. Anything unexpected (whitespace, a token
- * of the wrong kind, a text over 64 MiB) throws wire-writer's FALLBACK.
+ * The read half of text-encoder.ts: one pass over a JSON text's UTF-8 bytes that records, per JSON
+ * object, the values of its message's known keys on a tape (an Int32Array reused for every text,
+ * no object or string made per value): a scalar as the [start, end) of its token, a sub-object as
+ * the tape offset of its own record, an array or a map as a linked list of tape nodes. A key is
+ * first compared with the one that followed the previous key the last time an object of the type
+ * was read (objects of a kind repeat their key order), then looked up. The bytes are the text's
+ * UTF-8 (a text with a lone surrogate is refused), so a string token without escapes holds its
+ * value's UTF-8 as protobuf writes it, and raw JSON is its own bytes. Anything unexpected
+ * (whitespace, a token of the wrong kind, a text over 64 MiB) throws wire-writer's FALLBACK.
+ *
+ * Tape layout: a record of plan P is 2 × P.n ints, slot i at [2i, 2i + 1], both 0 when absent.
+ * Single scalar: [start + 1, end]. Single message: [record + 1, 0]. Repeated: [head node + 1,
+ * tail node] ([0, -1] when empty), a node [next + 1, a, b] with (a, b) as a single value. Map:
+ * [head + 1, tail], a node [next + 1, a, b, keyStart, keyEnd] with the key's bytes between its
+ * quotes (null values left out).
  *
  * Not reentrant: one text at a time per thread (`begin`).
  */
 import * as w from './wire-writer.js';
+import { KIND_MESSAGE, MODE_MAP, MODE_SINGLE, type Plan } from './text-plan.js';
 
 const { FALLBACK } = w;
 
-const SPAN = 2 ** 26;
-let src = '';
+const INITIAL = 64 * 1024;
+const SHRINK_ABOVE = 4 * 1024 * 1024;
+/** the text's UTF-8 bytes: src[0, end) */
+export let src: Buffer = Buffer.allocUnsafeSlow(INITIAL);
+let end = 0;
 let p = 0;
-/** position of the next backslash at or after the last string scanned (src.length + 1: none) */
-let bs = -1;
-/** whether the last string scanned had escapes */
-let escaped = false;
+/** the records of the text being read (see the layout above) */
+export let tape = new Int32Array(4096);
+let tp = 0;
 
 const fail = (): never => {
   throw FALLBACK;
 };
 
+type WellFormed = { isWellFormed?(): boolean };
+
 export function begin(text: string): void {
-  if (text.length >= SPAN) fail();
-  src = text;
+  if (text.length >= 2 ** 26 || (text as WellFormed).isWellFormed?.() === false) fail();
+  if (text.length * 3 >= src.length) src = Buffer.allocUnsafeSlow(Math.max(src.length * 2, text.length * 3 + 1));
+  else if (src.length > SHRINK_ABOVE && text.length * 3 < INITIAL) src = Buffer.allocUnsafeSlow(INITIAL); // after a huge text
+  end = src.write(text, 0, 'utf8');
+  src[end] = 0; // a sentinel no token or delimiter check accepts
   p = 0;
-  bs = -1;
+  tp = 0;
 }
 
 export function atEnd(): boolean {
-  return p === src.length;
+  return p === end;
 }
 
-/** From the opening quote at s: the index after the closing quote (sets `escaped`). */
+/** n ints of the tape, zeroed; answers their offset. */
+function alloc(n: number): number {
+  const at = tp;
+  tp += n;
+  if (tp > tape.length) {
+    const next = new Int32Array(Math.max(tape.length * 2, tp));
+    next.set(tape.subarray(0, at));
+    tape = next;
+  }
+  const t = tape;
+  if (n > 32) t.fill(0, at, tp);
+  else for (let i = at; i < tp; i++) t[i] = 0;
+  return at;
+}
+
+/** From the opening quote at s: the index after the closing quote. */
 function scanString(s: number): number {
-  let q = src.indexOf('"', s + 1);
-  if (q < 0) fail();
-  if (bs < s) {
-    bs = src.indexOf('\\', s);
-    if (bs < 0) bs = src.length + 1;
+  const b = src;
+  const e = end;
+  for (let i = s + 1; i < e; i++) {
+    const c = b[i]!;
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) i++;
   }
-  escaped = bs < q;
-  while (bs < q) {
-    // an escape pair at bs; when its second char is the quote at q, the string goes on
-    const after = bs + 2;
-    if (after - 1 === q) {
-      q = src.indexOf('"', after);
-      if (q < 0) fail();
-    }
-    bs = src.indexOf('\\', after);
-    if (bs < 0) bs = src.length + 1;
+  return fail();
+}
+
+/**
+ * Skips the object or array at p in one loop over its bytes (raw JSON such as managed fields'
+ * FieldsV1 is copied as it is, so only its end is needed): nesting counted, strings stepped over,
+ * whitespace refused (not JSON.stringify's output: the object path re-stringifies it).
+ */
+function skipComposite(): void {
+  const b = src;
+  const e = end;
+  let depth = 0;
+  for (let i = p; i < e; i++) {
+    const c = b[i]!;
+    if (c === 0x22) {
+      for (i++; i < e; i++) {
+        const d = b[i]!;
+        if (d === 0x22) break;
+        if (d === 0x5c) i++;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) {
+        p = i + 1;
+        return;
+      }
+    } else if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
   }
-  return q + 1;
+  fail();
 }
 
 /** Skips the value at p. */
 function skipValue(): void {
-  const c = src.charCodeAt(p);
+  const c = src[p]!;
   if (c === 0x22) p = scanString(p);
-  else if (c === 0x7b) {
-    p++;
-    if (src.charCodeAt(p) === 0x7d) {
-      p++;
-      return;
-    }
-    for (;;) {
-      if (src.charCodeAt(p) !== 0x22) fail();
-      p = scanString(p);
-      if (src.charCodeAt(p++) !== 0x3a) fail();
-      skipValue();
-      const d = src.charCodeAt(p++);
-      if (d === 0x7d) return;
-      if (d !== 0x2c) fail();
-    }
-  } else if (c === 0x5b) {
-    p++;
-    if (src.charCodeAt(p) === 0x5d) {
-      p++;
-      return;
-    }
-    for (;;) {
-      skipValue();
-      const d = src.charCodeAt(p++);
-      if (d === 0x5d) return;
-      if (d !== 0x2c) fail();
-    }
-  } else if (c === 0x74 || c === 0x6e)
+  else if (c === 0x7b || c === 0x5b) skipComposite();
+  else if (c === 0x74 || c === 0x6e)
     p += 4; // true, null (checked where read)
   else if (c === 0x66)
     p += 5; // false
   else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
     p++;
     for (
-      let d = src.charCodeAt(p);
+      let d = src[p]!;
       (d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d;
-      d = src.charCodeAt(++p)
+      d = src[++p]!
     );
   } else fail();
-}
-
-/** The value at p as a span; the scanner moves past it. */
-export function readSpan(): number {
-  const start = p;
-  skipValue();
-  return start * SPAN + (p - start);
+  if (p > end) fail();
 }
 
 /** Whether the value at p is null (then skipped). */
-export function skipNull(): boolean {
-  if (src.charCodeAt(p) !== 0x6e) return false;
-  if (!src.startsWith('null', p)) fail();
+function skipNull(): boolean {
+  if (src[p] !== 0x6e) return false;
+  if (src[p + 1] !== 0x75 || src[p + 2] !== 0x6c || src[p + 3] !== 0x6c || p + 4 > end) fail();
   p += 4;
   return true;
 }
 
-function readKey(): string {
-  const s = p;
-  if (src.charCodeAt(s) !== 0x22) fail();
-  p = scanString(s);
-  const key = escaped ? (JSON.parse(src.slice(s, p)) as string) : src.slice(s + 1, p - 1);
-  if (src.charCodeAt(p++) !== 0x3a) fail();
-  return key;
+/** The slot of the key token at p, -1 when unknown; the scanner moves past it and its colon. */
+function readKey(plan: Plan, prev: number): number {
+  const s = p + 1;
+  const g = plan.next[prev]!;
+  const b = src;
+  if (g >= 0) {
+    // the key that followed prev last time (ASCII, no char JSON escapes): an equal run of bytes
+    // followed by a quote is the whole key
+    const n = plan.keys[g]!.length;
+    if (b[s + n] === 0x22 && b[s + n + 1] === 0x3a) {
+      const k = plan.keyBytes;
+      const at = plan.keyAt[g]!;
+      let i = 0;
+      while (i < n && b[s + i] === k[at + i]) i++;
+      if (i === n) {
+        p = s + n + 2;
+        return g;
+      }
+    }
+  }
+  if (b[p] !== 0x22) fail();
+  p = scanString(p);
+  if (b[p++] !== 0x3a) fail();
+  const n = p - 2 - s;
+  for (let i = s; i < s + n; i++) if (b[i]! >= 0x80 || b[i] === 0x5c) return plan.all.get(stringOf(s - 1, p - 1)) ?? -1;
+  // ASCII without escapes: equal only to a plain key of the same bytes (no string made for it)
+  const list = plan.byShape.get(n * 65536 + (n ? b[s]! : 0));
+  if (list) for (const slot of list) if (plan.plain[slot] && sameBytes(plan, slot, s, n)) return slot;
+  return -1;
 }
 
-/**
- * Known keys by length and first char, so a key is found in the text with no string made for
- * it (a key is matched with startsWith; only one with escapes is decoded).
- */
-export class KeyIndex {
-  private readonly byShape = new Map<number, { key: string; slot: number }[]>();
-  private readonly all = new Map<string, number>();
+function sameBytes(plan: Plan, slot: number, s: number, n: number): boolean {
+  const k = plan.keyBytes;
+  const at = plan.keyAt[slot]!;
+  for (let i = 0; i < n; i++) if (src[s + i] !== k[at + i]) return false;
+  return true;
+}
 
-  add(key: string, slot: number): void {
-    this.all.set(key, slot);
-    const shape = key.length * 65536 + (key.charCodeAt(0) || 0);
-    const list = this.byShape.get(shape) ?? [];
-    list.push({ key, slot });
-    this.byShape.set(shape, list);
+/** The value of the string token src[s, e). */
+export function stringOf(s: number, e: number): string {
+  const text = src.toString('utf8', s, e);
+  return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
+}
+
+/** Reads the JSON object at p into a new record of plan's slots; answers its tape offset. */
+export function readRecord(plan: Plan): number {
+  if (src[p++] !== 0x7b) fail();
+  const rec = alloc(plan.n * 2);
+  if (src[p] === 0x7d) {
+    p++;
+    return rec;
   }
-
-  /** The slot of the key token at p (the scanner moves past it and its colon); -1 when unknown. */
-  read(): number {
-    const s = p;
-    if (src.charCodeAt(s) !== 0x22) fail();
-    p = scanString(s);
-    if (src.charCodeAt(p++) !== 0x3a) fail();
-    if (escaped) return this.all.get(JSON.parse(src.slice(s, p - 1)) as string) ?? -1;
-    const len = p - s - 3;
-    const list = this.byShape.get(len * 65536 + (len ? src.charCodeAt(s + 1) : 0));
-    if (list) for (const k of list) if (src.startsWith(k.key, s + 1)) return k.slot;
-    return -1;
+  let prev = plan.n;
+  for (;;) {
+    const slot = readKey(plan, prev);
+    if (slot < 0) skipValue();
+    else {
+      if (plan.plain[slot]) {
+        plan.next[prev] = slot;
+        prev = slot;
+      }
+      const at = rec + 2 * slot;
+      if (skipNull()) tape[at] = tape[at + 1] = 0;
+      else if (plan.modes[slot] === MODE_SINGLE) readValue(plan, slot, at);
+      else readList(plan, slot, at);
+    }
+    const d = src[p++];
+    if (d === 0x7d) return rec;
+    if (d !== 0x2c) fail();
   }
 }
 
-/** The members of the object at p: `member(slot)` reads the value of a known key (unknown ones are skipped). */
-export function readMembers(keys: KeyIndex, member: (slot: number) => void): void {
-  if (src.charCodeAt(p++) !== 0x7b) fail();
-  if (src.charCodeAt(p) === 0x7d) {
+/** A single value of slot's kind into tape[at], tape[at + 1]. */
+function readValue(plan: Plan, slot: number, at: number): void {
+  if (plan.kinds[slot] === KIND_MESSAGE) {
+    tape[at] = readRecord(plan.subs[slot]!) + 1;
+    tape[at + 1] = 0;
+  } else {
+    if (plan.kinds[slot] === 0) fail();
+    const start = p;
+    skipValue();
+    tape[at] = start + 1;
+    tape[at + 1] = p;
+  }
+}
+
+/** The elements of an array, or the non-null members of a map, as nodes linked from tape[at]. */
+function readList(plan: Plan, slot: number, at: number): void {
+  const map = plan.modes[slot] === MODE_MAP;
+  const open = map ? 0x7b : 0x5b;
+  const close = open + 2;
+  if (src[p++] !== open) fail();
+  // present, so far empty: [0, -1] (an embedded struct holding only an empty list is written)
+  tape[at] = 0;
+  tape[at + 1] = -1;
+  if (src[p] === close) {
     p++;
     return;
   }
   for (;;) {
-    const slot = keys.read();
-    if (slot < 0) skipValue();
-    else member(slot);
-    const d = src.charCodeAt(p++);
-    if (d === 0x7d) return;
+    let keyStart = 0;
+    let keyEnd = 0;
+    let member = true;
+    if (map) {
+      if (src[p] !== 0x22) fail();
+      keyStart = p + 1;
+      p = scanString(p);
+      keyEnd = p - 1;
+      if (src[p++] !== 0x3a) fail();
+      member = !skipNull(); // a map's null values are left out (as convert.ts does)
+    }
+    if (member) {
+      const node = alloc(map ? 5 : 3);
+      readValue(plan, slot, node + 1);
+      if (map) {
+        tape[node + 3] = keyStart;
+        tape[node + 4] = keyEnd;
+      }
+      if (tape[at] === 0) tape[at] = node + 1;
+      else tape[tape[at + 1]!] = node + 1;
+      tape[at + 1] = node;
+    }
+    const d = src[p++];
+    if (d === close) return;
     if (d !== 0x2c) fail();
   }
-}
-
-/** The elements of the array at p, each read by `read` (a null one too: what it means is the element type's). */
-export function readElements(read: () => unknown): unknown[] {
-  const out: unknown[] = [];
-  if (src.charCodeAt(p++) !== 0x5b) fail();
-  if (src.charCodeAt(p) === 0x5d) {
-    p++;
-    return out;
-  }
-  for (;;) {
-    out.push(read());
-    const d = src.charCodeAt(p++);
-    if (d === 0x5d) return out;
-    if (d !== 0x2c) fail();
-  }
-}
-
-/** The entries of the object at p as key, value, key, value…; null values are left out (as convert.ts does). */
-export function readEntries(read: () => unknown): unknown[] {
-  const out: unknown[] = [];
-  if (src.charCodeAt(p++) !== 0x7b) fail();
-  if (src.charCodeAt(p) === 0x7d) {
-    p++;
-    return out;
-  }
-  for (;;) {
-    const key = readKey();
-    if (!skipNull()) out.push(key, read());
-    const d = src.charCodeAt(p++);
-    if (d === 0x7d) return out;
-    if (d !== 0x2c) fail();
-  }
-}
-
-const startOf = (span: number): number => Math.floor(span / SPAN);
-const endOf = (span: number): number => startOf(span) + (span % SPAN);
-
-export function isString(span: number): boolean {
-  return src.charCodeAt(startOf(span)) === 0x22;
-}
-
-/** A string token's content written as a string field's value (length and bytes). */
-export function writeString(span: number): void {
-  w.jsonString(src, startOf(span) + 1, endOf(span) - 1);
-}
-
-/** A string token's value; not a string: FALLBACK. */
-export function stringAt(span: number): string {
-  const s = startOf(span);
-  const e = endOf(span);
-  if (src.charCodeAt(s) !== 0x22) fail();
-  const raw = src.slice(s + 1, e - 1);
-  return raw.includes('\\') ? (JSON.parse(src.slice(s, e)) as string) : raw;
-}
-
-/** A number token's value; not a number: FALLBACK. */
-export function numberAt(span: number): number {
-  const s = startOf(span);
-  const c = src.charCodeAt(s);
-  if (c !== 0x2d && !(c >= 0x30 && c <= 0x39)) fail();
-  return Number(src.slice(s, endOf(span)));
-}
-
-/** A boolean token's value; not a boolean: FALLBACK. */
-export function boolAt(span: number): boolean {
-  const s = startOf(span);
-  if (src.startsWith('true', s) && span % SPAN === 4) return true;
-  if (src.startsWith('false', s) && span % SPAN === 5) return false;
-  return fail();
-}
-
-/** A value's JSON text. */
-export function textOf(span: number): string {
-  return src.slice(startOf(span), endOf(span));
 }

@@ -50,7 +50,7 @@ export function takeInto<T>(alloc: (n: number) => Uint8Array, f: () => T): T {
 /** The bytes written since `reset`, in a new buffer of their exact size (its own ArrayBuffer; within `takeInto`, alloc's view). */
 export function take(): Uint8Array {
   const out = allocTaken(pos);
-  out.set(buf.subarray(0, pos));
+  buf.copy(out, 0, 0, pos);
   return out;
 }
 
@@ -213,4 +213,44 @@ export function close(start: number): void {
   }
   buf[at] = n;
   pos += extra;
+}
+
+/** Tag bytes packed low byte first (text-plan.ts packTag). */
+export function tag(packed: number): void {
+  ensure(4);
+  while (packed) {
+    buf[pos++] = packed & 0xff;
+    packed >>>= 8;
+  }
+}
+
+/**
+ * A string field from the UTF-8 bytes of a JSON string token's content, from[start, end): its
+ * length and the bytes as they are. False (nothing written) when it holds an escape: the caller
+ * writes the decoded string.
+ */
+export function utf8Token(from: Uint8Array, start: number, end: number): boolean {
+  const n = end - start;
+  ensure(n + 5);
+  const at = pos;
+  varint32(n);
+  let q = pos;
+  const b = buf;
+  for (let i = start; i < end; i++) {
+    const c = from[i]!;
+    if (c === 0x5c) {
+      pos = at;
+      return false;
+    }
+    b[q++] = c;
+  }
+  pos = q;
+  return true;
+}
+
+/** A bytes field holding from[start, end) as they are (raw JSON). */
+export function bytesOf(from: Buffer, start: number, end: number): void {
+  varint32(end - start);
+  ensure(end - start);
+  pos += from.copy(buf, pos, start, end);
 }
