@@ -14,8 +14,54 @@ export type Path = string[];
 /** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
 export const SEP = '\u0001';
 
+/**
+ * Joined keys, interned: per prefix, the key of each element (`joined`) and of each field name
+ * (`fields`, so `f:<name>` is not built either). Every walk of an apply builds the same paths
+ * again (the applied set, the comparison, the stored sets): interned, a path costs two lookups
+ * of strings whose hashes are cached instead of a concatenation, and equal paths are one string,
+ * so the sets' lookups compare pointers instead of characters. Only a cache: a string built
+ * after a reset equals the one before it. Bounded by MAX_INTERNED paths, then started over.
+ */
+const joined = new Map<string, Map<string, string>>();
+const fields = new Map<string, Map<string, string>>();
+const MAX_INTERNED = 50_000;
+let interned = 0;
+
+function internIn(table: Map<string, Map<string, string>>, prefix: string, e: string, build: () => string): string {
+  let byElement = table.get(prefix);
+  if (byElement === undefined) {
+    if (interned >= MAX_INTERNED) resetInterned();
+    table.set(prefix, (byElement = new Map()));
+  }
+  let key = byElement.get(e);
+  if (key === undefined) {
+    if (interned >= MAX_INTERNED) {
+      resetInterned();
+      return internIn(table, prefix, e, build);
+    }
+    interned++;
+    byElement.set(e, (key = build()));
+  }
+  return key;
+}
+
+/** Forgets the interned keys (when full; tests): later keys are new strings equal to the old ones. */
+export function resetInterned(): void {
+  joined.clear();
+  fields.clear();
+  interned = 0;
+}
+
+/** How many keys are interned now (tests). */
+export const internedKeys = (): number => interned;
+
 /** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
-export const joinKey = (prefix: string, e: string): string => (prefix ? prefix + SEP + e : e);
+export const joinKey = (prefix: string, e: string): string =>
+  internIn(joined, prefix, e, () => (prefix ? prefix + SEP + e : e));
+
+/** joinKey(prefix, 'f:' + name), without building the element. */
+export const fieldKey = (prefix: string, name: string): string =>
+  internIn(fields, prefix, name, () => (prefix ? prefix + SEP + 'f:' + name : 'f:' + name));
 
 export class FieldSet {
   private readonly items: Set<string>;
@@ -159,7 +205,8 @@ export class FieldSet {
           continue;
         }
         const child = node[k];
-        const key = joinKey(prefix, k);
+        // a field element interned as the walks build it (one string per path for pointer compares)
+        const key = k.startsWith('f:') ? fieldKey(prefix, k.slice(2)) : joinKey(prefix, k);
         let leaf = true;
         if (child && typeof child === 'object')
           for (const _ in child) {
@@ -258,7 +305,7 @@ export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix 
       const v = (value as Record<string, unknown>)[k];
       const sub = fieldSchema(schema, k);
       if (sub === null) continue;
-      const p = joinKey(prefix, 'f:' + k);
+      const p = fieldKey(prefix, k);
       fieldsOf(v, sub, p, out);
       if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.addKey(p);
     }

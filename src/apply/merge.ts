@@ -4,7 +4,7 @@
  * everything atomic is replaced. Never mutates its inputs.
  */
 import type { SchemaNode } from '../schema/schema.js';
-import { ownValue, setOwn } from '../api/own-keys.js';
+import { setOwn } from '../api/own-keys.js';
 import { fieldSchema, itemElement, shape } from './fieldset.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
@@ -36,21 +36,25 @@ function mergeFields(
   applied: Record<string, unknown>,
   schema: SchemaNode | undefined,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...live };
-  let changed = false;
-  for (const [k, v] of Object.entries(applied)) {
-    const was = ownValue(out, k);
+  // the copy is made at the first change (most merged structs of an apply change nothing)
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(applied)) {
+    const v = applied[k];
+    const cur = out ?? live;
+    const had = Object.hasOwn(cur, k);
     if (v === null) {
-      if (Object.hasOwn(out, k)) changed = true;
+      if (!had) continue;
+      out ??= { ...live };
       delete out[k];
       continue;
     }
+    const was = had ? cur[k] : undefined;
     const next = mergeApplied(was, v, fieldSchema(schema, k) ?? undefined);
-    if (next === was && Object.hasOwn(out, k)) continue;
-    changed = true;
+    if (next === was && had) continue;
+    out ??= { ...live };
     setOwn(out, k, next);
   }
-  return changed ? out : live;
+  return out ?? live;
 }
 
 function sameItems(a: unknown[], b: unknown[]): boolean {

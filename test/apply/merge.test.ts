@@ -106,3 +106,25 @@ test('an applied change copies only its path: siblings and untouched items are t
   assert.equal(out.status, live.status);
   assert.equal(live.spec.template.spec.containers[0]!.image, 'x:1');
 });
+
+test('a map key named __proto__ merges as an own key, and null removes it; the live map is never written', () => {
+  const live = deepFreeze(
+    JSON.parse(
+      '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{"__proto__":"a","b":"1"}}}',
+    ),
+  );
+  const set = mergeApplied(live, JSON.parse('{"metadata":{"labels":{"__proto__":"z"}}}'), deployment) as typeof live;
+  assert.equal(Object.getPrototypeOf(set.metadata.labels), Object.prototype);
+  assert.deepEqual(Object.entries(set.metadata.labels), [
+    ['__proto__', 'z'],
+    ['b', '1'],
+  ]);
+  const removed = mergeApplied(
+    live,
+    JSON.parse('{"metadata":{"labels":{"__proto__":null}}}'),
+    deployment,
+  ) as typeof live;
+  assert.deepEqual(Object.entries(removed.metadata.labels), [['b', '1']]);
+  assert.equal(mergeApplied(live, JSON.parse('{"metadata":{"labels":{"x":null}}}'), deployment), live);
+  assert.equal(JSON.stringify(live.metadata.labels), '{"__proto__":"a","b":"1"}');
+});
