@@ -24,7 +24,7 @@ export const SEP = '\u0001';
  */
 const joined = new Map<string, Map<string, string>>();
 const fields = new Map<string, Map<string, string>>();
-const MAX_INTERNED = 50_000;
+const MAX_INTERNED = 20_000;
 let interned = 0;
 
 function internIn(table: Map<string, Map<string, string>>, prefix: string, e: string, build: () => string): string {

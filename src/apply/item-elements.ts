@@ -49,7 +49,7 @@ interface KeyPlan {
   names: string[];
   byValue?: Map<string, string>;
 }
-const MAX_ELEMENTS = 4096;
+const MAX_ELEMENTS = 1024;
 
 function singleKeyElement(plan: KeyPlan, v: string): string {
   const table = plan.byValue!;
