@@ -6,7 +6,7 @@
  */
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
-import { FieldSet, fieldKey, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
+import { FieldSet, fieldKey, fieldSchema, hasNoKeys, itemElement, joinKey, shape } from './fieldset.js';
 import { IGNORED_META_NAMES, topTracked, tracked } from './tracked-paths.js';
 
 export interface Comparison {
@@ -226,8 +226,7 @@ function nodes(
     return;
   }
   const struct = s?.kind === 'struct';
-  if (!adding || (sh === 'fields' ? (!struct || Object.keys(v as object).length === 0) && !required : !required))
-    out.addKey(path);
+  if (!adding || (sh === 'fields' ? (!struct || hasNoKeys(v as object)) && !required : !required)) out.addKey(path);
   if (sh === 'fields') {
     for (const k in v as Record<string, unknown>) {
       const sub = fieldSchema(s, k);

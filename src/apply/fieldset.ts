@@ -7,61 +7,12 @@
 import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { itemElement } from './item-elements.js';
+import { fieldKey, joinKey, SEP } from './path-keys.js';
 
 export { itemElement, keyElement, withItemElements } from './item-elements.js';
 
 export type Path = string[];
-/** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
-export const SEP = '\u0001';
-
-/**
- * Joined keys, interned: per prefix, the key of each element (`joined`) and of each field name
- * (`fields`, so `f:<name>` is not built either). Every walk of an apply builds the same paths
- * again (the applied set, the comparison, the stored sets): interned, a path costs two lookups
- * of strings whose hashes are cached instead of a concatenation, and equal paths are one string,
- * so the sets' lookups compare pointers instead of characters. Only a cache: a string built
- * after a reset equals the one before it. Bounded by MAX_INTERNED paths, then started over.
- */
-const joined = new Map<string, Map<string, string>>();
-const fields = new Map<string, Map<string, string>>();
-const MAX_INTERNED = 20_000;
-let interned = 0;
-
-function internIn(table: Map<string, Map<string, string>>, prefix: string, e: string, build: () => string): string {
-  let byElement = table.get(prefix);
-  if (byElement === undefined) {
-    if (interned >= MAX_INTERNED) resetInterned();
-    table.set(prefix, (byElement = new Map()));
-  }
-  let key = byElement.get(e);
-  if (key === undefined) {
-    if (interned >= MAX_INTERNED) {
-      resetInterned();
-      return internIn(table, prefix, e, build);
-    }
-    interned++;
-    byElement.set(e, (key = build()));
-  }
-  return key;
-}
-
-/** Forgets the interned keys (when full; tests): later keys are new strings equal to the old ones. */
-export function resetInterned(): void {
-  joined.clear();
-  fields.clear();
-  interned = 0;
-}
-
-/** How many keys are interned now (tests). */
-export const internedKeys = (): number => interned;
-
-/** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
-export const joinKey = (prefix: string, e: string): string =>
-  internIn(joined, prefix, e, () => (prefix ? prefix + SEP + e : e));
-
-/** joinKey(prefix, 'f:' + name), without building the element. */
-export const fieldKey = (prefix: string, name: string): string =>
-  internIn(fields, prefix, name, () => (prefix ? prefix + SEP + 'f:' + name : 'f:' + name));
+export { fieldKey, internedKeys, joinKey, resetInterned, SEP } from './path-keys.js';
 
 export class FieldSet {
   private readonly items: Set<string>;
@@ -261,6 +212,12 @@ function compareValues(a: unknown, b: unknown): number {
 
 export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/** Object.keys(v).length === 0 without the array (the walks ask it of every object they meet). */
+export function hasNoKeys(v: object): boolean {
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
+}
+
 /**
  * How a value is walked: `fields` (granular struct or map), `listmap` (items keyed by the list
  * map keys), `set` (scalar items), or `leaf` (scalars and everything atomic, as a whole).
@@ -307,7 +264,7 @@ export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix 
       if (sub === null) continue;
       const p = fieldKey(prefix, k);
       fieldsOf(v, sub, p, out);
-      if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.addKey(p);
+      if (v === null || schema?.kind !== 'struct' || (isObj(v) && hasNoKeys(v))) out.addKey(p);
     }
     return out;
   }

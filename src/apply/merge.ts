@@ -68,6 +68,37 @@ function sameItems(a: unknown[], b: unknown[]): boolean {
  * only in the live list keep their place, new items go where the applied list puts them.
  */
 function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): unknown[] {
+  return mergeSameKeys(live, applied, s, sh) ?? mergeItemsByKey(live, applied, s, sh);
+}
+
+const MAX_SAME_KEYS = 32;
+
+/**
+ * The usual re-apply: both lists hold the same distinct keys in the same order. mergeItemsByKey
+ * then pairs item i with item i, which this does without its maps and sets; undefined otherwise.
+ */
+function mergeSameKeys(
+  live: unknown[],
+  applied: unknown[],
+  s: SchemaNode,
+  sh: 'listmap' | 'set',
+): unknown[] | undefined {
+  const n = live.length;
+  if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = itemElement(live[i], s, sh);
+    if (k === undefined || k !== itemElement(applied[i], s, sh)) return undefined;
+    for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
+    keys.push(k);
+  }
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
+  return out;
+}
+
+/** mergeItems in general (exported for tests: what mergeSameKeys must agree with). */
+export function mergeItemsByKey(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): unknown[] {
   const key = (x: unknown) => itemElement(x, s, sh);
   const lhs = live.map(key);
   const rhs = applied.map(key);

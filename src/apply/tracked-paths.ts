@@ -4,7 +4,18 @@
  * keys (no second walk, no set of every path filtered afterwards).
  */
 import type { SchemaNode } from '../schema/schema.js';
-import { FieldSet, fieldKey, fieldSchema, isObj, itemElement, joinKey, pathString, SEP, shape } from './fieldset.js';
+import {
+  FieldSet,
+  fieldKey,
+  fieldSchema,
+  hasNoKeys,
+  isObj,
+  itemElement,
+  joinKey,
+  pathString,
+  SEP,
+  shape,
+} from './fieldset.js';
 
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
 export const IGNORED_META = new Set([
@@ -89,7 +100,7 @@ function field(
   repeats: string[],
 ): void {
   walk(v, s, p, out, repeats);
-  if (out && (v === null || (isObj(v) && Object.keys(v).length === 0) || parent?.kind !== 'struct')) out.addKey(p);
+  if (out && (v === null || parent?.kind !== 'struct' || (isObj(v) && hasNoKeys(v)))) out.addKey(p);
 }
 
 /** fieldsOf into `out` (nothing recorded when undefined), noting repeated list keys. */

@@ -1,0 +1,55 @@
+/**
+ * Paths in joined form: the elements of a path joined with SEP, the form a FieldSet holds
+ * (src/apply/fieldset.ts), interned.
+ */
+/** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
+export const SEP = '\u0001';
+
+/**
+ * Joined keys, interned: per prefix, the key of each element (`joined`) and of each field name
+ * (`fields`, so `f:<name>` is not built either). Every walk of an apply builds the same paths
+ * again (the applied set, the comparison, the stored sets): interned, a path costs two lookups
+ * of strings whose hashes are cached instead of a concatenation, and equal paths are one string,
+ * so the sets' lookups compare pointers instead of characters. Only a cache: a string built
+ * after a reset equals the one before it. Bounded by MAX_INTERNED paths, then started over.
+ */
+const joined = new Map<string, Map<string, string>>();
+const fields = new Map<string, Map<string, string>>();
+const MAX_INTERNED = 20_000;
+let interned = 0;
+
+function internIn(table: Map<string, Map<string, string>>, prefix: string, e: string, build: () => string): string {
+  let byElement = table.get(prefix);
+  if (byElement === undefined) {
+    if (interned >= MAX_INTERNED) resetInterned();
+    table.set(prefix, (byElement = new Map()));
+  }
+  let key = byElement.get(e);
+  if (key === undefined) {
+    if (interned >= MAX_INTERNED) {
+      resetInterned();
+      return internIn(table, prefix, e, build);
+    }
+    interned++;
+    byElement.set(e, (key = build()));
+  }
+  return key;
+}
+
+/** Forgets the interned keys (when full; tests): later keys are new strings equal to the old ones. */
+export function resetInterned(): void {
+  joined.clear();
+  fields.clear();
+  interned = 0;
+}
+
+/** How many keys are interned now (tests). */
+export const internedKeys = (): number => interned;
+
+/** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
+export const joinKey = (prefix: string, e: string): string =>
+  internIn(joined, prefix, e, () => (prefix ? prefix + SEP + e : e));
+
+/** joinKey(prefix, 'f:' + name), without building the element. */
+export const fieldKey = (prefix: string, name: string): string =>
+  internIn(fields, prefix, name, () => (prefix ? prefix + SEP + 'f:' + name : 'f:' + name));
