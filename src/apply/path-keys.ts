@@ -18,22 +18,12 @@ const fields = new Map<string, Map<string, string>>();
 const MAX_INTERNED = 20_000;
 let interned = 0;
 
-function internIn(table: Map<string, Map<string, string>>, prefix: string, e: string, build: () => string): string {
+/** The table of `prefix`'s keys in `table` (made when missing; the tables start over when full). */
+function keysOf(table: Map<string, Map<string, string>>, prefix: string): Map<string, string> {
+  if (interned >= MAX_INTERNED) resetInterned();
   let byElement = table.get(prefix);
-  if (byElement === undefined) {
-    if (interned >= MAX_INTERNED) resetInterned();
-    table.set(prefix, (byElement = new Map()));
-  }
-  let key = byElement.get(e);
-  if (key === undefined) {
-    if (interned >= MAX_INTERNED) {
-      resetInterned();
-      return internIn(table, prefix, e, build);
-    }
-    interned++;
-    byElement.set(e, (key = build()));
-  }
-  return key;
+  if (byElement === undefined) table.set(prefix, (byElement = new Map()));
+  return byElement;
 }
 
 /** Forgets the interned keys (when full; tests): later keys are new strings equal to the old ones. */
@@ -47,9 +37,23 @@ export function resetInterned(): void {
 export const internedKeys = (): number => interned;
 
 /** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
-export const joinKey = (prefix: string, e: string): string =>
-  internIn(joined, prefix, e, () => (prefix ? prefix + SEP + e : e));
+export function joinKey(prefix: string, e: string): string {
+  const byElement = keysOf(joined, prefix);
+  let key = byElement.get(e);
+  if (key === undefined) {
+    interned++;
+    byElement.set(e, (key = prefix ? prefix + SEP + e : e));
+  }
+  return key;
+}
 
 /** joinKey(prefix, 'f:' + name), without building the element. */
-export const fieldKey = (prefix: string, name: string): string =>
-  internIn(fields, prefix, name, () => (prefix ? prefix + SEP + 'f:' + name : 'f:' + name));
+export function fieldKey(prefix: string, name: string): string {
+  const byName = keysOf(fields, prefix);
+  let key = byName.get(name);
+  if (key === undefined) {
+    interned++;
+    byName.set(name, (key = prefix ? prefix + SEP + 'f:' + name : 'f:' + name));
+  }
+  return key;
+}
