@@ -6,8 +6,8 @@
  */
 import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
-import { FieldSet, fieldSchema, itemElement, joinKey, shape } from './fieldset.js';
-import { IGNORED_META, topTracked, tracked } from './tracked-paths.js';
+import { FieldSet, fieldKey, fieldSchema, hasNoKeys, itemElement, joinKey, shape } from './fieldset.js';
+import { IGNORED_META_NAMES, topTracked, tracked } from './tracked-paths.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -41,7 +41,7 @@ export function compareTracked(
   const b = after as Record<string, unknown>;
   const field = (k: string) => {
     const s = fieldSchema(schema, k);
-    const p = 'f:' + k;
+    const p = fieldKey('', k);
     if (s === null || !topTracked(p, sub)) return;
     const x = ownValue(a, k);
     const y = ownValue(b, k);
@@ -74,8 +74,8 @@ function metadata(
   const b = y as Record<string, unknown>;
   const field = (k: string) => {
     const fs = fieldSchema(s, k);
-    if (fs !== null && !IGNORED_META.has('f:' + k))
-      walk(ownValue(a, k), ownValue(b, k), fs, joinKey('f:metadata', 'f:' + k), isRequired(s, k), c);
+    if (fs !== null && !IGNORED_META_NAMES.has(k))
+      walk(ownValue(a, k), ownValue(b, k), fs, fieldKey('f:metadata', k), isRequired(s, k), c);
   };
   for (const k in a) field(k);
   for (const k in b) if (!Object.hasOwn(a, k)) field(k);
@@ -102,7 +102,7 @@ export function addedPaths(
     // as walk(): a field absent on both sides (undefined) is no change
     if (v === undefined || sub === null || skip.has(k)) continue;
     if (k !== inner.field) {
-      nodes(v, sub, 'f:' + k, isRequired(schema, k), out, true);
+      nodes(v, sub, fieldKey('', k), isRequired(schema, k), out, true);
       continue;
     }
     if (shape(v, sub) !== 'fields') return undefined;
@@ -110,7 +110,7 @@ export function addedPaths(
     for (const f in fields) {
       const fs = fieldSchema(sub, f);
       if (fs !== null && !inner.skip.has(f))
-        nodes(fields[f], fs, joinKey('f:' + k, 'f:' + f), isRequired(sub, f), out, true);
+        nodes(fields[f], fs, fieldKey(fieldKey('', k), f), isRequired(sub, f), out, true);
     }
   }
   return out;
@@ -164,7 +164,7 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
       const x = ownValue(ao, k);
       const y = ownValue(bo, k);
       // the unchanged (most fields of a write) cost no path string
-      if (x !== y) walk(x, y, sub, joinKey(path, 'f:' + k), isRequired(s, k), c);
+      if (x !== y) walk(x, y, sub, fieldKey(path, k), isRequired(s, k), c);
     };
     for (const k in ao) field(k);
     for (const k in bo) if (!Object.hasOwn(ao, k)) field(k);
@@ -226,13 +226,11 @@ function nodes(
     return;
   }
   const struct = s?.kind === 'struct';
-  if (!adding || (sh === 'fields' ? (!struct || Object.keys(v as object).length === 0) && !required : !required))
-    out.addKey(path);
+  if (!adding || (sh === 'fields' ? (!struct || hasNoKeys(v as object)) && !required : !required)) out.addKey(path);
   if (sh === 'fields') {
     for (const k in v as Record<string, unknown>) {
       const sub = fieldSchema(s, k);
-      if (sub !== null)
-        nodes((v as Record<string, unknown>)[k], sub, joinKey(path, 'f:' + k), isRequired(s, k), out, adding);
+      if (sub !== null) nodes((v as Record<string, unknown>)[k], sub, fieldKey(path, k), isRequired(s, k), out, adding);
     }
     return;
   }

@@ -7,15 +7,12 @@
 import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { itemElement } from './item-elements.js';
+import { fieldKey, joinKey, SEP } from './path-keys.js';
 
 export { itemElement, keyElement, withItemElements } from './item-elements.js';
 
 export type Path = string[];
-/** Path elements are joined with SEP inside a FieldSet (and by walkers building paths as strings). */
-export const SEP = '\u0001';
-
-/** The joined form of `prefix` extended by element `e` (`prefix` is already joined, '' for the root). */
-export const joinKey = (prefix: string, e: string): string => (prefix ? prefix + SEP + e : e);
+export { fieldKey, internedKeys, joinKey, resetInterned, SEP } from './path-keys.js';
 
 export class FieldSet {
   private readonly items: Set<string>;
@@ -159,7 +156,8 @@ export class FieldSet {
           continue;
         }
         const child = node[k];
-        const key = joinKey(prefix, k);
+        // a field element interned as the walks build it (one string per path for pointer compares)
+        const key = k.startsWith('f:') ? fieldKey(prefix, k.slice(2)) : joinKey(prefix, k);
         let leaf = true;
         if (child && typeof child === 'object')
           for (const _ in child) {
@@ -214,6 +212,12 @@ function compareValues(a: unknown, b: unknown): number {
 
 export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/** Object.keys(v).length === 0 without the array (the walks ask it of every object they meet). */
+export function hasNoKeys(v: object): boolean {
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
+}
+
 /**
  * How a value is walked: `fields` (granular struct or map), `listmap` (items keyed by the list
  * map keys), `set` (scalar items), or `leaf` (scalars and everything atomic, as a whole).
@@ -258,9 +262,9 @@ export function fieldsOf(value: unknown, schema: SchemaNode | undefined, prefix 
       const v = (value as Record<string, unknown>)[k];
       const sub = fieldSchema(schema, k);
       if (sub === null) continue;
-      const p = joinKey(prefix, 'f:' + k);
+      const p = fieldKey(prefix, k);
       fieldsOf(v, sub, p, out);
-      if (v === null || (isObj(v) && Object.keys(v).length === 0) || schema?.kind !== 'struct') out.addKey(p);
+      if (v === null || schema?.kind !== 'struct' || (isObj(v) && hasNoKeys(v))) out.addKey(p);
     }
     return out;
   }

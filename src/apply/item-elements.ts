@@ -14,6 +14,11 @@ import type { SchemaNode } from '../schema/schema.js';
 export function keyElement(item: Record<string, unknown>, keys: string[], defaults?: Record<string, unknown>): string {
   const plan = keyPlan(keys);
   if (!plan) return objectKeyElement(item, keys, defaults);
+  if (plan.byValue) {
+    // one key with a string value (a name, as most list maps have): the element from the plan's table
+    const v = item[plan.keys[0]!] ?? defaults?.[plan.keys[0]!];
+    if (typeof v === 'string') return singleKeyElement(plan, v);
+  }
   let s = '';
   for (let i = 0; i < plan.keys.length; i++) {
     const key = plan.keys[i]!;
@@ -33,10 +38,27 @@ function objectKeyElement(item: Record<string, unknown>, keys: string[], default
   return 'k:' + JSON.stringify(k);
 }
 
-/** A list map's keys sorted, each with its JSON name and colon; none when an object would order or drop a key itself. */
+/**
+ * A list map's keys sorted, each with its JSON name and colon; none when an object would order or
+ * drop a key itself. byValue: for a single key, the elements of the string values met so far
+ * (every apply meets the same names again: no JSON.stringify and concatenation per item, and
+ * one string per element for the path keys interned after it). Only a cache, bounded.
+ */
 interface KeyPlan {
   keys: string[];
   names: string[];
+  byValue?: Map<string, string>;
+}
+const MAX_ELEMENTS = 1024;
+
+function singleKeyElement(plan: KeyPlan, v: string): string {
+  const table = plan.byValue!;
+  let e = table.get(v);
+  if (e === undefined) {
+    if (table.size >= MAX_ELEMENTS) table.clear();
+    table.set(v, (e = 'k:{' + plan.names[0] + JSON.stringify(v) + '}'));
+  }
+  return e;
 }
 const plans = new WeakMap<string[], KeyPlan | null>();
 // integer-like names come first in an object whatever their insertion order; __proto__ would set the prototype
@@ -48,7 +70,11 @@ function keyPlan(keys: string[]): KeyPlan | undefined {
     const sortedKeys = [...keys].sort();
     plan = sortedKeys.some((k) => SPECIAL_KEY.test(k))
       ? null
-      : { keys: sortedKeys, names: sortedKeys.map((k) => JSON.stringify(k) + ':') };
+      : {
+          keys: sortedKeys,
+          names: sortedKeys.map((k) => JSON.stringify(k) + ':'),
+          byValue: sortedKeys.length === 1 ? new Map() : undefined,
+        };
     plans.set(keys, plan);
   }
   return plan ?? undefined;

@@ -10,7 +10,7 @@ import { FieldSet, isObj, ownPath, withItemElements, pathString, removeAt, value
 import { addedPaths, compareTracked, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
 import { refuseRepeats } from './typed-patch.js';
-import { appliedFieldSet, IGNORED_META } from './tracked-paths.js';
+import { appliedFieldSet, IGNORED_META_NAMES } from './tracked-paths.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
 
 export interface ManagedFieldsEntry {
@@ -32,7 +32,7 @@ interface Owner {
 
 /** what a write of the main resource never tracks, for addedPaths (the same rules as tracked()) */
 const UNTRACKED_TOP = new Set(['apiVersion', 'kind', 'status']);
-const UNTRACKED_META = { field: 'metadata', skip: new Set([...IGNORED_META].map((f) => f.slice(2))) };
+const UNTRACKED_META = { field: 'metadata', skip: IGNORED_META_NAMES };
 
 function trackedComparison(before: unknown, after: unknown, schema: SchemaNode | undefined, sub?: string): Comparison {
   // a create of the main resource: only what is tracked is walked, no comparison to filter

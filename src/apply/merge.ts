@@ -4,7 +4,7 @@
  * everything atomic is replaced. Never mutates its inputs.
  */
 import type { SchemaNode } from '../schema/schema.js';
-import { ownValue, setOwn } from '../api/own-keys.js';
+import { setOwn } from '../api/own-keys.js';
 import { fieldSchema, itemElement, shape } from './fieldset.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
@@ -36,21 +36,25 @@ function mergeFields(
   applied: Record<string, unknown>,
   schema: SchemaNode | undefined,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...live };
-  let changed = false;
-  for (const [k, v] of Object.entries(applied)) {
-    const was = ownValue(out, k);
+  // the copy is made at the first change (most merged structs of an apply change nothing)
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(applied)) {
+    const v = applied[k];
+    const cur = out ?? live;
+    const had = Object.hasOwn(cur, k);
     if (v === null) {
-      if (Object.hasOwn(out, k)) changed = true;
+      if (!had) continue;
+      out ??= { ...live };
       delete out[k];
       continue;
     }
+    const was = had ? cur[k] : undefined;
     const next = mergeApplied(was, v, fieldSchema(schema, k) ?? undefined);
-    if (next === was && Object.hasOwn(out, k)) continue;
-    changed = true;
+    if (next === was && had) continue;
+    out ??= { ...live };
     setOwn(out, k, next);
   }
-  return changed ? out : live;
+  return out ?? live;
 }
 
 function sameItems(a: unknown[], b: unknown[]): boolean {
@@ -64,6 +68,37 @@ function sameItems(a: unknown[], b: unknown[]): boolean {
  * only in the live list keep their place, new items go where the applied list puts them.
  */
 function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): unknown[] {
+  return mergeSameKeys(live, applied, s, sh) ?? mergeItemsByKey(live, applied, s, sh);
+}
+
+const MAX_SAME_KEYS = 32;
+
+/**
+ * The usual re-apply: both lists hold the same distinct keys in the same order. mergeItemsByKey
+ * then pairs item i with item i, which this does without its maps and sets; undefined otherwise.
+ */
+function mergeSameKeys(
+  live: unknown[],
+  applied: unknown[],
+  s: SchemaNode,
+  sh: 'listmap' | 'set',
+): unknown[] | undefined {
+  const n = live.length;
+  if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = itemElement(live[i], s, sh);
+    if (k === undefined || k !== itemElement(applied[i], s, sh)) return undefined;
+    for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
+    keys.push(k);
+  }
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
+  return out;
+}
+
+/** mergeItems in general (exported for tests: what mergeSameKeys must agree with). */
+export function mergeItemsByKey(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'listmap' | 'set'): unknown[] {
   const key = (x: unknown) => itemElement(x, s, sh);
   const lhs = live.map(key);
   const rhs = applied.map(key);

@@ -4,7 +4,18 @@
  * keys (no second walk, no set of every path filtered afterwards).
  */
 import type { SchemaNode } from '../schema/schema.js';
-import { FieldSet, fieldSchema, isObj, itemElement, joinKey, pathString, SEP, shape } from './fieldset.js';
+import {
+  FieldSet,
+  fieldKey,
+  fieldSchema,
+  hasNoKeys,
+  isObj,
+  itemElement,
+  joinKey,
+  pathString,
+  SEP,
+  shape,
+} from './fieldset.js';
 
 const IGNORED = new Set(['f:apiVersion', 'f:kind']);
 export const IGNORED_META = new Set([
@@ -19,6 +30,9 @@ export const IGNORED_META = new Set([
   'f:deletionGracePeriodSeconds',
   'f:selfLink',
 ]);
+
+/** IGNORED_META by field name (no `f:` element built to look one up) */
+export const IGNORED_META_NAMES: ReadonlySet<string> = new Set([...IGNORED_META].map((f) => f.slice(2)));
 
 /**
  * Whether a path starting with top-level element `first` may be tracked: not identity or type;
@@ -61,7 +75,7 @@ export function appliedFieldSet(
     const v = obj[k];
     const s = fieldSchema(schema, k);
     if (s === null) continue;
-    const p = 'f:' + k;
+    const p = fieldKey('', k);
     if (k !== 'metadata' || !topTracked(p, sub) || shape(v, s) !== 'fields') {
       // the metadata path itself is never tracked, whatever it holds (isTracked)
       field(v, s, schema, p, k !== 'metadata' && topTracked(p, sub) ? out : undefined, repeats);
@@ -70,8 +84,7 @@ export function appliedFieldSet(
     const meta = v as Record<string, unknown>;
     for (const m in meta) {
       const ms = fieldSchema(s, m);
-      if (ms !== null)
-        field(meta[m], ms, s, joinKey(p, 'f:' + m), IGNORED_META.has('f:' + m) ? undefined : out, repeats);
+      if (ms !== null) field(meta[m], ms, s, fieldKey(p, m), IGNORED_META_NAMES.has(m) ? undefined : out, repeats);
     }
   }
   return out;
@@ -87,7 +100,7 @@ function field(
   repeats: string[],
 ): void {
   walk(v, s, p, out, repeats);
-  if (out && (v === null || (isObj(v) && Object.keys(v).length === 0) || parent?.kind !== 'struct')) out.addKey(p);
+  if (out && (v === null || parent?.kind !== 'struct' || (isObj(v) && hasNoKeys(v)))) out.addKey(p);
 }
 
 /** fieldsOf into `out` (nothing recorded when undefined), noting repeated list keys. */
@@ -106,8 +119,7 @@ function walk(
   if (sh === 'fields') {
     for (const k in value as Record<string, unknown>) {
       const sub = fieldSchema(schema, k);
-      if (sub !== null)
-        field((value as Record<string, unknown>)[k], sub, schema, joinKey(prefix, 'f:' + k), out, repeats);
+      if (sub !== null) field((value as Record<string, unknown>)[k], sub, schema, fieldKey(prefix, k), out, repeats);
     }
     return;
   }

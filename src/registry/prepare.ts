@@ -16,6 +16,7 @@ import type { Requester, StrategyContext } from './strategy.js';
 import type { Txn } from './txn.js';
 import type { StoreContext } from './store-context.js';
 import { copyValue } from '../schema/deep-value.js';
+import { markValidated, validatedOrUndefined } from './validated.js';
 
 /** What the steps read of a store: its context, whether it has a status subresource, its schema. */
 export interface PrepareContext {
@@ -74,7 +75,7 @@ export function prepareCreate(p: PrepareContext, obj: Stored, txn: Txn, dryRun: 
   if (tracksGeneration(def, obj)) meta.generation = 1;
   const sctx = strategyContext(p.ctx, txn, dryRun, user);
   strategy.prepareForCreate(obj, sctx);
-  validateObject(p, obj, metadataCauses(meta, strategy.nameRule), strategy.validate(obj, config));
+  validateObject(p, obj, undefined, metadataCauses(meta, strategy.nameRule), strategy.validate(obj, config));
   const refused = strategy.admitCreate(obj, sctx);
   if (refused) throw forbidden(p.ctx, meta.name, refused);
 }
@@ -116,6 +117,7 @@ function mainUpdate(p: PrepareContext, obj: Stored, old: Stored, txn: Txn, dryRu
   validateObject(
     p,
     obj,
+    p.ctx.def.custom ? undefined : validatedOrUndefined(old),
     metadataCauses(obj.metadata, strategy.nameRule),
     strategy.validate(obj, config, old),
     strategy.validateUpdate(obj, old),
@@ -149,11 +151,16 @@ function keepField<K extends keyof ObjectMeta>(meta: ObjectMeta, old: ObjectMeta
   else meta[f] = old[f];
 }
 
-/** The kind's causes, then Required for schema-required fields it did not already report on. */
-function validateObject(p: PrepareContext, obj: Stored, ...lists: StatusCause[][]): void {
+/**
+ * The kind's causes, then Required for schema-required fields it did not already report on
+ * (not looked for again in the subtrees obj shares with `previous`, a validated object it
+ * replaces: src/registry/validated.ts). A built-in object that passes is marked validated.
+ */
+function validateObject(p: PrepareContext, obj: Stored, previous: Stored | undefined, ...lists: StatusCause[][]): void {
   const causes = lists.flat();
   const reported = new Set(causes.map((c) => c.field));
-  for (const c of requiredCauses(obj, p.schema)) if (!reported.has(c.field)) causes.push(c);
+  for (const c of requiredCauses(obj, p.schema, previous)) if (!reported.has(c.field)) causes.push(c);
   if (causes.length)
     throw errors.invalid({ group: p.ctx.def.group, kind: p.ctx.def.kind, name: obj.metadata?.name }, causes);
+  if (!p.ctx.def.custom) markValidated(obj);
 }

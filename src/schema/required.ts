@@ -67,34 +67,52 @@ class PathStack {
   }
 }
 
-function walk(v: unknown, s: SchemaNode, path: PathStack, out: StatusCause[]): void {
+/**
+ * prev: the value at the same path of an object that had no cause (see requiredCauses); a child
+ * that is the same reference there has none either and is not walked.
+ */
+function walk(v: unknown, s: SchemaNode, path: PathStack, out: StatusCause[], prev: unknown): void {
   if (s.kind === 'list') {
-    if (Array.isArray(v) && mayRequire(s.elem))
-      for (let i = 0; i < v.length; i++) child(v[i], s.elem!, `[${i}]`, path, out);
+    if (Array.isArray(v) && mayRequire(s.elem)) {
+      const p = Array.isArray(prev) ? prev : undefined;
+      for (let i = 0; i < v.length; i++) child(v[i], s.elem!, `[${i}]`, path, out, p?.[i]);
+    }
   } else if (s.kind === 'map') {
-    if (isObj(v) && mayRequire(s.elem)) for (const k of Object.keys(v)) child(v[k], s.elem!, `[${k}]`, path, out);
+    if (isObj(v) && mayRequire(s.elem)) {
+      const p = isObj(prev) ? prev : undefined;
+      for (const k of Object.keys(v)) child(v[k], s.elem!, `[${k}]`, path, out, p && ownValue(p, k));
+    }
   } else if (s.kind === 'struct' && isObj(v)) {
     for (const k of s.required ?? []) {
       if ((v[k] === undefined || v[k] === null) && !NOT_ENFORCED.has(`${s.name}.${k}`)) {
         out.push({ reason: 'FieldValueRequired', message: 'Required value', field: path.at(k) });
       }
     }
+    const p = isObj(prev) ? prev : undefined;
     for (const k in v) {
       const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
-      if (sub && mayRequire(sub) && !(path.isRoot && k === 'status')) child(v[k], sub, path.field(k), path, out);
+      if (sub && mayRequire(sub) && !(path.isRoot && k === 'status'))
+        child(v[k], sub, path.field(k), path, out, p && ownValue(p, k));
     }
   }
 }
 
-function child(v: unknown, s: SchemaNode, seg: string, path: PathStack, out: StatusCause[]): void {
+function child(v: unknown, s: SchemaNode, seg: string, path: PathStack, out: StatusCause[], prev: unknown): void {
+  // an object or list shared with the previous object: checked when that was (scalars have nothing to check)
+  if (prev !== undefined && v === prev && typeof v === 'object') return;
   path.push(seg);
-  walk(v, s, path, out);
+  walk(v, s, path, out, prev);
   path.pop();
 }
 
-/** Causes for the required fields obj lacks, in document order, parents before children. */
-export function requiredCauses(obj: unknown, schema: SchemaNode | undefined): StatusCause[] {
+/**
+ * Causes for the required fields obj lacks, in document order, parents before children.
+ * previous: an object of the same kind and schema for which this gave no cause (a validated
+ * object obj replaces, src/registry/validated.ts); the subtrees obj shares with it by reference
+ * have no cause either and are skipped. The answer is the same with or without it.
+ */
+export function requiredCauses(obj: unknown, schema: SchemaNode | undefined, previous?: unknown): StatusCause[] {
   const out: StatusCause[] = [];
-  if (schema) walk(obj, schema, new PathStack(), out);
+  if (schema) walk(obj, schema, new PathStack(), out, previous);
   return out;
 }

@@ -55,3 +55,14 @@ test('item elements are remembered per item inside one withItemElements call, an
   withItemElements(() => assert.equal(itemElement(item, s, 'listmap'), 'k:{"name":"b"}'));
   assert.equal(itemElement('x', s, 'set'), 'v:"x"');
 });
+
+test('single string keys are answered from a bounded table: right for every value, before and after it starts over', () => {
+  const keys = ['name'];
+  const names = Array.from({ length: 10_000 }, (_, i) => (i % 3 ? `n${i}` : `é"\\${i}\u2028`));
+  for (const name of names) assert.equal(keyElement({ name }, keys), reference({ name }, keys));
+  for (const name of names.slice(0, 100)) assert.equal(keyElement({ name, x: 1 }, keys), reference({ name }, keys));
+  // a default fills a missing key the same way; a non-string value takes the general path
+  assert.equal(keyElement({}, ['protocol'], { protocol: 'TCP' }), 'k:{"protocol":"TCP"}');
+  assert.equal(keyElement({ name: 7 }, keys), 'k:{"name":7}');
+  assert.equal(keyElement({ name: '7' }, keys), 'k:{"name":"7"}');
+});

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeApplied } from '../../src/apply/merge.js';
+import { mergeApplied, mergeItemsByKey } from '../../src/apply/merge.js';
+import type { SchemaNode } from '../../src/schema/schema.js';
 import { schemaIndex } from '../../src/schema/schema.js';
 import { deepFreeze } from '../../src/api/deep-freeze.js';
 
@@ -105,4 +106,57 @@ test('an applied change copies only its path: siblings and untouched items are t
   assert.equal(out.spec.template.metadata, live.spec.template.metadata);
   assert.equal(out.status, live.status);
   assert.equal(live.spec.template.spec.containers[0]!.image, 'x:1');
+});
+
+test('a map key named __proto__ merges as an own key, and null removes it; the live map is never written', () => {
+  const live = deepFreeze(
+    JSON.parse(
+      '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{"__proto__":"a","b":"1"}}}',
+    ),
+  );
+  const set = mergeApplied(live, JSON.parse('{"metadata":{"labels":{"__proto__":"z"}}}'), deployment) as typeof live;
+  assert.equal(Object.getPrototypeOf(set.metadata.labels), Object.prototype);
+  assert.deepEqual(Object.entries(set.metadata.labels), [
+    ['__proto__', 'z'],
+    ['b', '1'],
+  ]);
+  const removed = mergeApplied(
+    live,
+    JSON.parse('{"metadata":{"labels":{"__proto__":null}}}'),
+    deployment,
+  ) as typeof live;
+  assert.deepEqual(Object.entries(removed.metadata.labels), [['b', '1']]);
+  assert.equal(mergeApplied(live, JSON.parse('{"metadata":{"labels":{"x":null}}}'), deployment), live);
+  assert.equal(JSON.stringify(live.metadata.labels), '{"__proto__":"a","b":"1"}');
+});
+
+test('lists holding the same keys in the same order merge item by item as the general list merge does', () => {
+  const podSpec = (deployment.props!.spec!.props!.template!.props!.spec as SchemaNode).props!;
+  const containers = podSpec.containers as SchemaNode;
+  assert.equal(containers.listType, 'map');
+  let seed = 99;
+  const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  for (let round = 0; round < 300; round++) {
+    const names = ['a', 'b', 'c', 'd'].filter(() => rnd() < 0.7);
+    const item = (name: string) => ({
+      name,
+      image: pick(['x:1', 'x:2']),
+      ...(rnd() < 0.5 ? { env: [{ name: pick(['E', 'F']), value: pick(['1', '2']) }] } : {}),
+      ...(rnd() < 0.3 ? { args: [pick(['-a', '-b'])] } : {}),
+    });
+    const live = deepFreeze(names.map(item));
+    // mostly the same keys in the same order; sometimes reordered, shortened or repeated (the general merge)
+    let appliedNames = [...names];
+    const r = rnd();
+    if (r < 0.15) appliedNames.reverse();
+    else if (r < 0.25) appliedNames = appliedNames.slice(1);
+    else if (r < 0.3 && appliedNames.length) appliedNames.push(appliedNames[0]!);
+    const applied = deepFreeze(appliedNames.map(item));
+    const merged = mergeApplied(live, applied, containers);
+    const general = mergeItemsByKey(live, applied, containers, 'listmap');
+    assert.equal(JSON.stringify(merged), JSON.stringify(general), `round ${round}`);
+    // unchanged items are the live ones in both
+    (merged as unknown[]).forEach((x, i) => assert.equal(x === live[i], general[i] === live[i]));
+  }
 });

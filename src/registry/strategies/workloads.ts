@@ -9,6 +9,7 @@ import { DEFAULT_STRATEGY, type ResourceStrategy } from '../strategy.js';
 import { forbidden, immutable, invalid, notSupported, required, same, type Cause } from './field-errors.js';
 import { labelValue, labelKey, selectorMatchesTemplate, validateLabelSelector } from './label-selector.js';
 import { validatePodSpec } from './pod-spec.js';
+import { validatedOrUndefined } from '../validated.js';
 import {
   defaultDaemonSet,
   defaultDeployment,
@@ -28,8 +29,13 @@ export function validateTemplate(template: PodTemplateSpec | undefined, path: st
   return out;
 }
 
-/** The shared rules of the replica-managing kinds (upstream ValidateDeploymentSpec and kin). */
-function validateWorkload(obj: Workload, kind: string): Cause[] {
+/**
+ * The shared rules of the replica-managing kinds (upstream ValidateDeploymentSpec and kin).
+ * previous: a validated object obj replaces (src/registry/validated.ts); a template it shares
+ * by reference passed validateTemplate then (a function of the template alone) and is not
+ * checked again.
+ */
+function validateWorkload(obj: Workload, kind: string, previous?: Workload): Cause[] {
   const spec = obj.spec ?? {};
   const out: Cause[] = [];
   if (spec.replicas !== undefined && (!Number.isInteger(spec.replicas) || spec.replicas < 0)) {
@@ -43,10 +49,9 @@ function validateWorkload(obj: Workload, kind: string): Cause[] {
       out.push(invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
     }
   }
-  out.push(
-    ...selectorMatchesTemplate(sel, spec.template, 'spec.template'),
-    ...validateTemplate(spec.template, 'spec.template'),
-  );
+  out.push(...selectorMatchesTemplate(sel, spec.template, 'spec.template'));
+  if (!spec.template || previous?.spec?.template !== spec.template)
+    out.push(...validateTemplate(spec.template, 'spec.template'));
   const restart = spec.template?.spec?.restartPolicy || 'Always';
   if (spec.template?.spec && restart !== 'Always')
     out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
@@ -95,7 +100,7 @@ function workload(kind: string, emptyWord: string, defaults: (obj: KubeObject) =
     ...DEFAULT_STRATEGY,
     prepareForCreate: defaults,
     prepareForUpdate: defaults,
-    validate: (obj) => validateWorkload(obj, emptyWord),
+    validate: (obj, _config, old) => validateWorkload(obj, emptyWord, validatedOrUndefined(old)),
     validateUpdate: (obj, old) =>
       kind === 'statefulset'
         ? validateStatefulSetUpdate(obj, old)
