@@ -14,6 +14,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { fileURLToPath } from 'node:url';
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 import type { Watcher } from '../../src/http/watch-hub.js';
+import { benchWatcher } from '../lib/bench-watcher.js';
 
 const WATCHERS = 1000;
 const IN_FLIGHT = 64;
@@ -94,33 +95,20 @@ async function run(hubPath: string, rate: number, seconds: number, sendUs: numbe
     });
   for (let i = 0; i < WATCHERS; i++) {
     const last = i === WATCHERS - 1;
-    const w: Watcher = {
-      typeKey: '/configmaps',
-      namespace: 'bench-watch',
-      matcher: undefined,
-      fromRV: 0,
-      startRV: 0,
-      bookmarks: false,
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      closed: false,
-      enc: { format: 'json', pretty: false },
-      headersSent: false,
-      sink: {
-        write: (c) => {
-          if (counting) sends++;
-          busy(sendUs);
-          if (last) {
-            const at = now();
-            for (const m of String(typeof c === 'string' ? c : Buffer.from(c)).matchAll(/"t":"([\d.]+)"/g))
-              delivered.push(at - Number(m[1]));
-          }
-          return 0;
-        },
-        close() {},
-        abort() {},
+    const w = benchWatcher({
+      write: (c) => {
+        if (counting) sends++;
+        busy(sendUs);
+        if (last) {
+          const at = now();
+          for (const m of String(typeof c === 'string' ? c : Buffer.from(c)).matchAll(/"t":"([\d.]+)"/g))
+            delivered.push(at - Number(m[1]));
+        }
+        return 0;
       },
-    };
+      close() {},
+      abort() {},
+    });
     hub.add(w);
   }
   const file = fileURLToPath(import.meta.url);

@@ -6,7 +6,8 @@
  * one pacing window) and flushes. Prints CPU µs per delivery (process CPU, so a busy machine
  * inflates wall time, not this figure); bounded: 300 rounds after 50 of warm-up.
  */
-import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
+import { WatchHub } from '../../src/http/watch-hub.js';
+import { benchWatcher } from '../lib/bench-watcher.js';
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 
 const WATCHERS = 1000;
@@ -17,27 +18,14 @@ function measure(eventsPerFlush: number): number {
   const hub = new WatchHub(1 << 30);
   let writes = 0;
   for (let i = 0; i < WATCHERS; i++) {
-    const w: Watcher = {
-      typeKey: '/configmaps',
-      namespace: 'bench-watch',
-      matcher: undefined,
-      fromRV: 0,
-      startRV: 0,
-      bookmarks: false,
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      closed: false,
-      enc: { format: 'json', pretty: false },
-      headersSent: false,
-      sink: {
-        write: () => {
-          writes++;
-          return 0;
-        },
-        close() {},
-        abort() {},
+    const w = benchWatcher({
+      write: () => {
+        writes++;
+        return 0;
       },
-    };
+      close() {},
+      abort() {},
+    });
     hub.add(w);
   }
   const json = JSON.stringify({

@@ -14,7 +14,8 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { readFileSync } from 'node:fs';
 import { Clients } from './watch-drive.js';
 import { WatchStream } from '../../src/http/watch-stream.js';
-import { WatchHub, type Watcher } from '../../src/http/watch-hub.js';
+import { WatchHub } from '../../src/http/watch-hub.js';
+import { benchWatcher } from '../lib/bench-watcher.js';
 import type { Exchange } from '../../src/http/exchange.js';
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 import type { OpenReply, StatsReply } from '../watch-clients.js';
@@ -63,23 +64,6 @@ function changeEvent(rv: number): ChangeEvent {
     apiVersion: 'v1',
     uid: 'u',
   } as ChangeEvent;
-}
-
-function watcher(stream: WatchStream): Watcher {
-  return {
-    typeKey: '/configmaps',
-    namespace: 'bench-watch',
-    matcher: undefined,
-    fromRV: 0,
-    startRV: 0,
-    bookmarks: false,
-    kind: 'ConfigMap',
-    apiVersion: 'v1',
-    closed: false,
-    enc: { format: 'json', pretty: false },
-    headersSent: false,
-    sink: stream,
-  };
 }
 
 interface Held {
@@ -140,7 +124,7 @@ async function main(): Promise<void> {
     const stream = new WatchStream(x, { format: 'json', pretty: false }).open('', 0);
     if (!stream) return;
     held.push({ res, stream, x });
-    hub.add(watcher(stream));
+    hub.add(benchWatcher(stream));
   });
   const port = await new Promise<number>((resolve) =>
     app.listen('127.0.0.1', 0, (sock) => resolve(uWS.us_socket_local_port(sock))),
