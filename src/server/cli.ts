@@ -135,9 +135,11 @@ async function main(): Promise<void> {
   let port: number;
   try {
     await checkDataDir(options);
+    // the shard actors load their modules while this thread loads the server's
+    const shards = (await import('./shards.js')).startShards(options);
     const { ApiServer } = await import('./server.js');
     // configuration files named by flags (audit policy, ...) are read here
-    server = new ApiServer(options);
+    server = new ApiServer(options, shards);
     port = await server.start();
   } catch (e) {
     fail(e, 1);
