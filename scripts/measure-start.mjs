@@ -14,7 +14,8 @@
 //   --json       one JSON object instead of the table
 // Figures: listen = spawn to the "listening on" line (what test/helpers/server.ts waits for),
 // ready = spawn to the first 200 of /readyz, cpu = the process's CPU (all threads) when ready,
-// from /proc, stop = SIGTERM to exit.
+// from /proc, stop = SIGTERM to exit, drain = the server's own "Shutdown complete" duration
+// (shutdown() alone, without the process's exit).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,7 +126,10 @@ async function once(tree) {
     proc.kill('SIGTERM');
     const code = await bounded(exited, 'stop');
     if (code !== 0) throw new Error(`stop exited with ${code}: ${err}`);
-    return { listen, ready, cpu, stop: performance.now() - s0 };
+    const stop = performance.now() - s0;
+    // the server's own figure for shutdown() (src/server/cli.ts logs it); the rest is the exit
+    const m = /Shutdown complete duration="([\d.]+)s"/.exec(err);
+    return { listen, ready, cpu, stop, drain: m ? Number(m[1]) * 1000 : Number.NaN };
   } finally {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -138,7 +142,7 @@ function quantile(xs, q) {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 }
 
-const samples = trees.map(() => ({ listen: [], ready: [], cpu: [], stop: [] }));
+const samples = trees.map(() => ({ listen: [], ready: [], cpu: [], stop: [], drain: [] }));
 const started = Date.now();
 for (let r = 0; r < runs; r++) {
   // alternate which tree goes first, so neither always follows the other's stop
@@ -150,7 +154,7 @@ for (let r = 0; r < runs; r++) {
   }
 }
 
-const metrics = fail ? ['listen'] : ['listen', 'ready', 'cpu', 'stop'];
+const metrics = fail ? ['listen'] : ['listen', 'ready', 'cpu', 'stop', 'drain'];
 const summary = trees.map((tree, i) => {
   const o = { tree, runs };
   for (const k of metrics) o[k] = { median: quantile(samples[i][k], 0.5), p90: quantile(samples[i][k], 0.9) };
