@@ -39,7 +39,7 @@ export function standardCelEnv(): ReturnType<typeof Bufbuild.celEnv> {
   return standard;
 }
 
-/** Whether this thread has loaded the CEL runtime (tests check that a start did not). */
+/** Whether this thread has loaded the CEL runtime (test/cel/lazy.test.ts). */
 export function celLoaded(): boolean {
   return bufbuild !== undefined;
 }
