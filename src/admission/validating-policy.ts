@@ -9,7 +9,7 @@
  * <message>`, code from its reason, 422 Invalid by default), a warning, or an audit annotation.
  * An evaluation error follows the policy's failurePolicy (default Fail).
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { cel, standardCelEnv } from '../cel/lazy.js';
 import { StatusError, type Status } from '../api/status.js';
 import { groupFor, type Identity } from '../api/identity.js';
 import { labelSelectorFromObject, type LabelSelector } from '../api/selectors.js';
@@ -58,13 +58,12 @@ interface Binding {
   params: boolean;
 }
 
-const ENV = celEnv();
 const CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
 function compile(expression: unknown): Expr {
   const e = String(expression ?? '');
   try {
-    return { expression: e, run: plan(ENV, parse(e)) as unknown as Program };
+    return { expression: e, run: cel().plan(standardCelEnv(), cel().parse(e)) as unknown as Program };
   } catch (err) {
     return { expression: e, error: (err as Error).message };
   }
@@ -267,7 +266,7 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
       if (r === true) continue;
       if (r !== false) {
         failed(
-          `expression '${v.expression}' resulted in error: ${r instanceof Error || isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`,
+          `expression '${v.expression}' resulted in error: ${r instanceof Error || cel().isCelError(r) ? (r as Error).message : 'must evaluate to bool'}`,
         );
         continue;
       }

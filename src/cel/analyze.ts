@@ -5,7 +5,7 @@
  * from the schema (maxLength, maxItems, maxProperties, else the most a request can hold).
  */
 import type { CelFunc } from '@bufbuild/cel';
-import { PLAIN_ENV } from './env.js';
+import { celEnvs } from './lazy.js';
 import { CONSTANT_COST, MIN_SIZE_COST } from './cost-classes.js';
 import { OPT_INDEX, OPT_SELECT } from './optional-syntax.js';
 import { BOOL, DYN, INT, accepts, fieldType, fromCelType, typeName, type T } from './types.js';
@@ -171,7 +171,7 @@ export class Analyzer {
       target?.exprKind.case === 'identExpr' ? (target.exprKind.value as { name: string }).name : undefined;
     if (targetName !== undefined && !lookup(scope, targetName)) {
       const qualified = `${targetName}.${name}`;
-      if (PLAIN_ENV.funcs.find(qualified)) {
+      if (celEnvs().PLAIN_ENV.funcs.find(qualified)) {
         name = qualified;
         target = undefined;
       }
@@ -192,7 +192,7 @@ export class Analyzer {
     if (name === '_?_:_') return { t: types[1]!.k === types[2]!.k ? types[1]! : DYN, cost };
     if (name === '_[_]') return this.index(n, types[0]!, types[1]!, cost);
     if (name === OPT_SELECT || name === OPT_INDEX) return this.optional(n, name, v, types, cost);
-    const group = PLAIN_ENV.funcs.find(name);
+    const group = celEnvs().PLAIN_ENV.funcs.find(name);
     if (!group) return this.fail(n, `undeclared reference to '${name}' (in container '')`);
     const matching = [...group].filter((f) => matches(f, t?.t, types));
     if (!matching.length) {

@@ -3,8 +3,9 @@
  * (identifiers, fields, overloads, result type, estimated cost), then a plan in the metered
  * environment. Done once per CRD version; evaluation reuses the plan.
  */
-import { isCelError, parse, plan } from '@bufbuild/cel';
-import { COST_EXCEEDED, RULE_ENV } from './env.js';
+import type { parse } from '@bufbuild/cel';
+import { COST_EXCEEDED } from './env.js';
+import { cel, celEnvs } from './lazy.js';
 import { Analyzer, type Issue, type Node } from './analyze.js';
 import { lowerOptionals, rewriteOptionalSyntax } from './optional-syntax.js';
 import { DYN, typeOfSchema, type Raw, type T } from './types.js';
@@ -56,7 +57,7 @@ export function compileExpression(src: string, scope: RuleScope, want: 'bool' | 
   const rewritten = rewriteOptionalSyntax(src);
   const at = (issues: Issue[]) => issues.map((i) => ({ ...i, offset: rewritten.original(i.offset) }));
   try {
-    parsed = parse(rewritten.text);
+    parsed = cel().parse(rewritten.text);
   } catch (e) {
     return {
       error: `compilation failed: ${issuesText(src, at([syntaxIssue(rewritten.text, e as Error)]))}`,
@@ -77,7 +78,7 @@ export function compileExpression(src: string, scope: RuleScope, want: 'bool' | 
   if (want !== 'any' && result.t.k !== want && result.t.k !== 'dyn') {
     return { ...base, error: want === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to string' };
   }
-  return { ...base, program: plan(RULE_ENV, parsed) as unknown as Program };
+  return { ...base, program: cel().plan(celEnvs().RULE_ENV, parsed) as unknown as Program };
 }
 
 export type Outcome = { value: unknown } | { error: string; cost?: true };
@@ -85,7 +86,7 @@ export type Outcome = { value: unknown } | { error: string; cost?: true };
 /** Runs a compiled program; errors come back with cel-go's wording (`no such key: x`). */
 export function evaluate(program: Program, vars: Record<string, unknown>): Outcome {
   const r = program(vars);
-  if (!isCelError(r)) return { value: r };
+  if (!cel().isCelError(r)) return { value: r };
   const msg = r.message;
   if (msg.includes(COST_EXCEEDED)) return { error: COST_EXCEEDED, cost: true };
   const field = /^field not found: (.*)$/.exec(msg) ?? /^no such key: (.*)$/.exec(msg);

@@ -6,8 +6,8 @@
  * x-preserve-unknown-fields) with JSON's own types. Plus equality and ordering of CEL values
  * for the libraries (the evaluator's own are internal to @bufbuild/cel).
  */
-import { celList, celMap, isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
-import { durationFromMs, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { CelInput, CelMap, CelValue } from '@bufbuild/cel';
+import { cel } from './lazy.js';
 import { escapeName } from './escaping.js';
 import { ownValue } from '../api/own-keys.js';
 
@@ -17,8 +17,8 @@ const isObj = (v: unknown): v is Raw => !!v && typeof v === 'object' && !Array.i
 /** JSON without a schema (preserved unknown fields): whole numbers are ints. */
 function dynamic(v: unknown): CelInput {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (Array.isArray(v)) return celList(v.map(dynamic));
-  if (isObj(v)) return celMap(new Map(Object.entries(v).map(([k, x]) => [k, dynamic(x)])));
+  if (Array.isArray(v)) return cel().celList(v.map(dynamic));
+  if (isObj(v)) return cel().celMap(new Map(Object.entries(v).map(([k, x]) => [k, dynamic(x)])));
   return v as CelInput;
 }
 
@@ -42,11 +42,11 @@ function formatted(v: string, format: unknown): CelInput {
   if (format === 'byte') return bytesOf(v);
   if (format === 'date' || format === 'date-time') {
     const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? v : (timestampFromDate(d) as unknown as CelInput);
+    return Number.isNaN(d.getTime()) ? v : (cel().timestampFromDate(d) as unknown as CelInput);
   }
   if (format === 'duration') {
     const ms = durationMs(v);
-    return ms === undefined ? v : (durationFromMs(ms) as unknown as CelInput);
+    return ms === undefined ? v : (cel().durationFromMs(ms) as unknown as CelInput);
   }
   return v;
 }
@@ -75,7 +75,7 @@ function objectValue(v: Raw, s: Raw): CelInput {
   const props = isObj(s.properties) ? s.properties : undefined;
   if (isObj(s.additionalProperties) && !props) {
     const elem = s.additionalProperties;
-    return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCelValue(x, elem)])));
+    return cel().celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCelValue(x, elem)])));
   }
   const out = new Map<string, CelInput>();
   const preserve = s['x-plat-preserve-unknown-fields'] === true || s['x-plat-embedded-resource'] === true;
@@ -85,7 +85,7 @@ function objectValue(v: Raw, s: Raw): CelInput {
     const name = escapeName(k);
     if (name !== undefined) out.set(name, isObj(ps) ? toCelValue(x, ps) : dynamic(x));
   }
-  return celMap(out);
+  return cel().celMap(out);
 }
 
 /**
@@ -96,7 +96,7 @@ const SET_LISTS = new WeakSet<object>();
 const MAP_LISTS = new WeakMap<object, string[]>();
 
 function listOf(items: CelInput[], s: Raw): CelInput {
-  const list = celList(items);
+  const list = cel().celList(items);
   const type = s['x-plat-list-type'];
   const keys = s['x-plat-list-map-keys'];
   if (type === 'set') SET_LISTS.add(list);
@@ -114,7 +114,7 @@ type List = CelValue & { size: number; get(i: number): CelValue | undefined; [Sy
 function unorderedEquals(a: List, b: List, keys: string[] | undefined, leaf: Leaf): boolean {
   if (a.size !== b.size) return false;
   const rest = [...b];
-  const keyOf = (v: CelValue) => (keys && isCelMap(v) ? keys.map((k) => v.get(k)) : undefined);
+  const keyOf = (v: CelValue) => (keys && cel().isCelMap(v) ? keys.map((k) => v.get(k)) : undefined);
   for (const x of a) {
     const kx = keyOf(x);
     const i = rest.findIndex((y) => {
@@ -136,7 +136,7 @@ export function celEquals(a: CelValue, b: CelValue, leaf: Leaf = (x, y) => x ===
   const nb = numeric(b);
   if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && na === nb;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
-  if (isCelList(a) && isCelList(b)) {
+  if (cel().isCelList(a) && cel().isCelList(b)) {
     // the left operand decides, as cel-go dispatches Equal on it
     const keys = MAP_LISTS.get(a);
     if (keys || SET_LISTS.has(a)) return unorderedEquals(a as List, b as List, keys, leaf);
@@ -144,7 +144,7 @@ export function celEquals(a: CelValue, b: CelValue, leaf: Leaf = (x, y) => x ===
     for (let i = 0; i < a.size; i++) if (!celEquals(a.get(i)!, b.get(i)!, leaf)) return false;
     return true;
   }
-  if (isCelMap(a) && isCelMap(b)) {
+  if (cel().isCelMap(a) && cel().isCelMap(b)) {
     if (a.size !== b.size) return false;
     for (const [k, x] of a) if (!b.has(k) || !celEquals(x, b.get(k)!, leaf)) return false;
     return true;
@@ -156,7 +156,7 @@ export function celEquals(a: CelValue, b: CelValue, leaf: Leaf = (x, y) => x ===
 function numeric(v: CelValue): number | undefined {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'number') return v;
-  if (isCelUint(v)) return Number(v.value);
+  if (cel().isCelUint(v)) return Number(v.value);
   return undefined;
 }
 
@@ -170,4 +170,18 @@ export function celCompare(a: CelValue, b: CelValue): number {
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(Buffer.from(a), Buffer.from(b));
   throw new Error('no such overload');
+}
+
+/** An optional value (cel-go's optional library, ./library/optional.ts): optional.of(v), or optional.none() for undefined. */
+export function optionalOf(v: CelInput | undefined): CelMap {
+  return cel().celMap(
+    new Map<string, CelInput>(
+      v === undefined
+        ? [['@type', 'Optional']]
+        : [
+            ['@type', 'Optional'],
+            ['@value', v],
+          ],
+    ),
+  );
 }

@@ -3,12 +3,15 @@
  * data directory, start the server, print the listening lines, handle SIGTERM. A startup
  * error is one line naming the flag and the fix (src/api/startup-error.ts), never a stack:
  * exit 2 for a flag that does not parse, 1 for anything else that stops the start.
+ *
+ * The server itself (./server.ts: ~300 modules, most of a start's front-thread CPU) and
+ * `--reshard` (LMDB) are loaded only once the flags parsed and the data directory checked: a
+ * refused flag, --help and --version answer without them.
  */
 import { parseArgs, type ServerOptions } from './options.js';
-import { ApiServer } from './server.js';
+import type { ApiServer } from './server.js';
 import { secureDataDir } from '../storage/data-dir.js';
 import { ensureWritableDir, prepareDataDir } from './data-dir.js';
-import { reshard } from './reshard.js';
 import { oneLine } from '../api/startup-error.js';
 import { renderHelp } from './flag-docs.js';
 import { logRiskyWarnings, logStartSummary } from './start-summary.js';
@@ -24,6 +27,7 @@ async function checkDataDir(options: ServerOptions): Promise<void> {
   const state = prepareDataDir(options);
   if (state.kind !== 'reshard') return;
   process.stdout.write(`resharding ${options.dataDir} from ${state.from} to ${options.shards} shards\n`);
+  const { reshard } = await import('./reshard.js');
   const r = await reshard(options.dataDir, state.from, state.identity);
   process.stdout.write(
     `resharded ${r.from} → ${r.to} shards: ${r.keysBefore} keys before, ${r.keysAfter} after, every key verified; the old shards are in ${r.backupDir}\n`,
@@ -131,8 +135,11 @@ async function main(): Promise<void> {
   let port: number;
   try {
     await checkDataDir(options);
+    // the shard actors load their modules while this thread loads the server's
+    const shards = (await import('./shards.js')).startShards(options);
+    const { ApiServer } = await import('./server.js');
     // configuration files named by flags (audit policy, ...) are read here
-    server = new ApiServer(options);
+    server = new ApiServer(options, shards);
     port = await server.start();
   } catch (e) {
     fail(e, 1);

@@ -1,13 +1,10 @@
 /**
- * The parts ApiServer's constructor assembles from the options: the shard actors' configuration,
- * API Priority and Fairness, the leader-election lease and the watch hub.
+ * The parts ApiServer's constructor assembles from the options: API Priority and Fairness, the
+ * leader-election lease and the watch hub (the shard actors' configuration: ./shards.ts).
  */
 import type { Identity } from '../api/identity.js';
-import { protectedNamespaces } from '../api/identity.js';
-import type { ActorConfig } from '../actors/protocol.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import { typeKeyOf } from '../actors/routing.js';
-import { loadEncryptionConfig } from '../storage/encryption/config.js';
 import { jsonConverter } from '../registry/conversion.js';
 import { Converter } from '../registry/conversion/conversion.js';
 import type { Registry } from '../registry/registry.js';
@@ -16,39 +13,7 @@ import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
 import type { LeaderElectionOptions } from '../controllers/leader-election.js';
 import type { ServerOptions } from './options.js';
 
-/** The shard actors' configuration, from the server's options. */
-export function actorPoolConfig(options: ServerOptions, identity: Identity): Omit<ActorConfig, 'shard' | 'rvBuffer'> {
-  return {
-    shards: options.shards,
-    dataDir: options.dataDir,
-    runtimeConfig: options.runtimeConfig,
-    storageBackend: options.storageBackend,
-    etcd: {
-      servers: options.etcdServers,
-      prefix: options.etcdPrefix,
-      caFile: options.etcdCaFile,
-      certFile: options.etcdCertFile,
-      keyFile: options.etcdKeyFile,
-      compactionIntervalMs: options.etcdCompactionIntervalMs,
-    },
-    ...(options.encryptionProviderConfig
-      ? { encryption: loadEncryptionConfig(options.encryptionProviderConfig, options.apiDomain) }
-      : {}),
-    apiDomain: options.apiDomain,
-    historyWindowMs: options.watchHistoryWindowMs,
-    continueTtlMs: options.continueTtlMs,
-    strategyConfig: {
-      serviceClusterIPRange: options.serviceClusterIPRange,
-      serviceNodePortRange: options.serviceNodePortRange,
-      apiServiceName: identity.product,
-      eventTtlMs: options.eventTtlMs,
-      labelDomain: `${identity.product}.io`,
-      protectedNamespaces: protectedNamespaces(identity),
-      apiDomain: identity.domain,
-    },
-    ...(options.testFaults ? { testFaults: options.testFaults } : {}),
-  };
-}
+export { actorPoolConfig } from './shards.js';
 
 /** API Priority and Fairness (--enable-priority-and-fairness, on by default), else undefined. */
 export function priorityAndFairness(

@@ -6,11 +6,10 @@ import uWS from 'uWebSockets.js';
 import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { listenPlain } from './listener.js';
 import { errors } from '../api/status.js';
-import { makeIdentity } from '../api/identity.js';
 import { Registry } from '../registry/registry.js';
 import { shardOf } from '../actors/routing.js';
 import type { ChangeEvent } from '../actors/protocol.js';
-import { ActorPool } from '../actors/pool.js';
+import type { ActorPool } from '../actors/pool.js';
 import type { WatchHub } from '../http/watch-hub.js';
 import { cborEnabled } from '../http/negotiation.js';
 import { send, sendStatus } from '../http/exchange.js';
@@ -28,7 +27,8 @@ import { FrontAuthentication, UNSECURED_USER } from './front-authentication.js';
 import { Authorization } from '../auth/authz/authorization.js';
 import { settle } from '../auth/authz/authorizer.js';
 import type { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
-import { actorPoolConfig, leaderElection, priorityAndFairness, watchHub } from './server-parts.js';
+import { leaderElection, priorityAndFairness, watchHub } from './server-parts.js';
+import { startShards, type StartedShards } from './shards.js';
 import { ApfConfigController } from '../flowcontrol/config-controller.js';
 import { SignerAdmission } from '../auth/authz/signer-admission.js';
 import { groupFor } from '../api/identity.js';
@@ -90,20 +90,17 @@ export class ApiServer {
   /** read the client's address of every request (auditing, the request log) */
   readonly readsRemoteAddress: boolean;
 
-  constructor(readonly options: ServerOptions) {
+  /** `shards`: the shard actors src/server/cli.ts started before loading this module (./shards.ts) */
+  constructor(
+    readonly options: ServerOptions,
+    shards: StartedShards = startShards(options),
+  ) {
     this.log = new Logger(options.verbosity ?? 0, options.loggingFormat ?? 'text');
-    this.registry = new Registry(
-      makeIdentity(options.apiDomain),
-      options.runtimeConfig,
-      undefined,
-      options.featureGates,
-    );
+    this.registry = new Registry(shards.identity, options.runtimeConfig, undefined, options.featureGates);
     this.hub = watchHub(options, this.registry);
     const namespaces = new Map<string, 'Active' | 'Terminating'>();
-    this.pool = new ActorPool(actorPoolConfig(options, this.registry.identity), (evs) => this.onEvents(evs), {
-      pipelineDepth: options.actorPipelineDepth,
-      heavyPerBatch: options.actorHeavyPerBatch,
-    });
+    this.pool = shards.pool;
+    shards.deliverTo((evs) => this.onEvents(evs));
     this.pool.streams = () => this.hub.streams();
     this.crdController = new CrdController(
       this.pool,

@@ -3,7 +3,7 @@
  * directory, waits for its "listening on" line, and offers small HTTP helpers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -13,6 +13,18 @@ import { startEtcd, type TestEtcd } from './etcd.js';
 import { until } from './poll.js';
 
 const MAIN = resolve(process.cwd(), 'dist/src/main.js');
+
+/**
+ * TEST_SERVER_TIMES=<file>: every start and stop appends one JSON line (`{ "file", "what":
+ * "start" | "stop", "ms" }`) there, to see what a run spends in server starts and stops
+ * (scripts/measure-start.mjs measures one start alone).
+ */
+const TIMES = process.env.TEST_SERVER_TIMES;
+function recordTime(what: 'start' | 'stop', since: number): void {
+  if (!TIMES) return;
+  const file = process.argv[1] ?? '';
+  appendFileSync(TIMES, `${JSON.stringify({ file, what, ms: Math.round(performance.now() - since) })}\n`);
+}
 
 export interface TestServer {
   url: string;
@@ -69,6 +81,7 @@ export async function startServer(
 ): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'plat-test-'));
   args = [...(await storageArgs(args, dir)), ...args];
+  const started = performance.now();
   // the secure port (default 6443) stays off unless the test asks: tests never share a fixed port
   const proc = spawn(process.execPath, [MAIN, '--port', '0', '--secure-port', 'off', '--data-dir', dir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,6 +100,7 @@ export async function startServer(
     });
     proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
   });
+  recordTime('start', started);
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -97,8 +111,10 @@ export async function startServer(
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = once(proc, 'exit');
+      const stopping = performance.now();
       proc.kill(signal);
       await exited;
+      recordTime('stop', stopping);
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });

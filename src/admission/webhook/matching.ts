@@ -4,7 +4,7 @@
  * namespace's labels; a Namespace matches on its own), objectSelector (the object's or the
  * stored object's labels) and CEL matchConditions over object, oldObject and request.
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { cel, standardCelEnv } from '../../cel/lazy.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../api/selectors.js';
 import { labelsOf, type RequestAttributes } from '../attributes.js';
 
@@ -54,8 +54,6 @@ export interface Hook {
   conditions: { name: string; expression: string; run: Program | undefined; error?: string }[];
 }
 
-const ENV = celEnv();
-
 export function compileHook(configuration: string, index: number, spec: WebhookSpec): Hook {
   const sel = (s: unknown) => {
     try {
@@ -69,7 +67,7 @@ export function compileHook(configuration: string, index: number, spec: WebhookS
       return {
         name: String(c?.name ?? ''),
         expression: String(c?.expression ?? ''),
-        run: plan(ENV, parse(String(c?.expression ?? ''))) as unknown as Program,
+        run: cel().plan(standardCelEnv(), cel().parse(String(c?.expression ?? ''))) as unknown as Program,
       };
     } catch (e) {
       return {
@@ -180,7 +178,7 @@ export function evaluateConditions(
     }
     if (v === false) return { matches: false };
     if (v === true) continue;
-    const why = isCelError(v) || v instanceof Error ? (v as Error).message : 'must evaluate to bool';
+    const why = cel().isCelError(v) || v instanceof Error ? (v as Error).message : 'must evaluate to bool';
     errs.push(`failed to evaluate CEL expression for matchCondition ${JSON.stringify(c.name)}: ${why}`);
   }
   return errs.length ? { error: errs.join(', ') } : { matches: true };

@@ -7,7 +7,7 @@
  * Logic, in order: any condition false → skip the webhook (no opinion); otherwise any error →
  * the failure policy decides; all true → call the webhook.
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { cel, standardCelEnv } from '../../cel/lazy.js';
 
 export const MAX_MATCH_CONDITIONS = 64;
 
@@ -15,11 +15,9 @@ type Program = (ctx: { request: unknown }) => unknown;
 
 export type MatchResult = { matches: true } | { matches: false } | { error: string };
 
-const ENV = celEnv();
-
 /** Compiles one expression; throws with the compiler's message. */
 export function compileCondition(expression: string): Program {
-  return plan(ENV, parse(expression)) as unknown as Program;
+  return cel().plan(standardCelEnv(), cel().parse(expression)) as unknown as Program;
 }
 
 export class MatchConditions {
@@ -45,7 +43,7 @@ export class MatchConditions {
       }
       if (v === false) return { matches: false };
       if (v === true) continue;
-      if (isCelError(v) || v instanceof Error)
+      if (cel().isCelError(v) || v instanceof Error)
         errors.push(`expression '${p.expression}' resulted in error: ${(v as Error).message}`);
       else errors.push(`expression '${p.expression}' resulted in error: must evaluate to bool`);
     }

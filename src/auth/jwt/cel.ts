@@ -3,30 +3,28 @@
  * once (a syntax error is a startup error naming the field) and evaluated over plain objects
  * (`claims`, `user`). Results are converted back to plain JS values.
  */
-import { celEnv, isCelError, isCelList, isCelMap, parse, plan } from '@bufbuild/cel';
+import { cel, standardCelEnv } from '../../cel/lazy.js';
 
 export type Program = (vars: Record<string, unknown>) => unknown;
 
-const env = celEnv();
-
 /** Compiles an expression; throws `compilation failed: ...` on a syntax error. */
 export function compile(expression: string): Program {
-  let p: ReturnType<typeof plan>;
+  let p: ReturnType<ReturnType<typeof cel>['plan']>;
   try {
-    p = plan(env, parse(expression));
+    p = cel().plan(standardCelEnv(), cel().parse(expression));
   } catch (e) {
     throw new Error(`compilation failed: ${(e as Error).message}`);
   }
   return (vars) => {
     const out = p(vars as never);
-    if (isCelError(out)) throw new Error((out as Error).message);
+    if (cel().isCelError(out)) throw new Error((out as Error).message);
     return toJs(out);
   };
 }
 
 function toJs(v: unknown): unknown {
-  if (isCelList(v)) return [...v].map(toJs);
-  if (isCelMap(v)) {
+  if (cel().isCelList(v)) return [...v].map(toJs);
+  if (cel().isCelMap(v)) {
     const o: Record<string, unknown> = {};
     for (const [k, val] of v.entries()) o[String(k)] = toJs(val);
     return o;

@@ -7,7 +7,6 @@
 import {
   CelScalar,
   celFunc,
-  celMap,
   celMethod,
   isCelList,
   isCelMap,
@@ -17,21 +16,11 @@ import {
   type CelValue,
 } from '@bufbuild/cel';
 import { OPAQUE } from './opaque.js';
+import { optionalOf } from '../values.js';
+
+export { optionalOf };
 
 const { BOOL, DYN, STRING } = CelScalar;
-
-export function optionalOf(v: CelInput | undefined): CelMap {
-  return celMap(
-    new Map<string, CelInput>(
-      v === undefined
-        ? [['@type', 'Optional']]
-        : [
-            ['@type', 'Optional'],
-            ['@value', v],
-          ],
-    ),
-  );
-}
 
 function isOptional(o: CelValue | undefined): o is CelMap {
   return isCelMap(o) && o.get('@type') === 'Optional';

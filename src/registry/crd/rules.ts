@@ -8,7 +8,7 @@
 import type { StatusCause } from '../../api/status.js';
 import { evaluate, type Compiled } from '../../cel/compile.js';
 import { meter, PER_CALL_LIMIT } from '../../cel/env.js';
-import { optionalOf } from '../../cel/library/optional.js';
+import { optionalOf } from '../../cel/values.js';
 import { isObj, type Raw } from '../../cel/types.js';
 import { toCelValue } from '../../cel/values.js';
 import { goValue, same } from '../strategies/field-errors.js';
