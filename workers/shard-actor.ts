@@ -7,7 +7,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
 import { reuse } from '../src/codec/buffer-pool.js';
-import { crashIfAsked, holdInit } from '../src/actors/test-faults.js';
+import { crashIfAsked, holdIfAsked, holdInit } from '../src/actors/test-faults.js';
 import type {
   ActorConfig,
   Batch,
@@ -33,6 +33,7 @@ export default async function handle(
   if ('defs' in task) return shard.exclusive(() => shard.setDefs(task.defs));
   if ('snapshot' in task) return shard.exclusive(() => shard.snapshot());
   crashIfAsked(config.testFaults, task.ops);
+  await holdIfAsked(config.testFaults, task.ops);
   if (task.returned) reuse(task.returned);
   const reply = await shard.run(task.ops, task.streams, task.poll);
   const bufs = packBodies(reply);

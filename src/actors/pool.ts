@@ -309,12 +309,35 @@ export class ActorPool {
     }
   }
 
+  /**
+   * Stops the actors once what they were handed is answered: the batches in flight and the ops
+   * queued (keep-alive connections may still send during the drain) run to their replies, so a
+   * write in flight is committed and acknowledged rather than cut off with a 500 when its thread
+   * is terminated. Bounded by CLOSE_DRAIN_MS; a shard restarting its actor is not waited for.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const s of this.shards) this.wakeUp(s);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((r) => {
+      timer = setTimeout(r, CLOSE_DRAIN_MS);
+    });
+    const drained = { stop: false };
+    await Promise.race([this.drained(drained), limit]);
+    drained.stop = true;
+    clearTimeout(timer);
     await Promise.all(this.shards.map((s) => s.pool.destroy()));
   }
+
+  private async drained(until: { stop: boolean }): Promise<void> {
+    for (const s of this.shards)
+      while (!until.stop && !s.restarting && (s.queue.length || s.inFlight.length))
+        await (s.inFlight.length ? s.handled : new Promise((r) => setImmediate(r)));
+  }
 }
+
+/** how long close() waits for the batches in flight and queued before it stops the actors */
+export const CLOSE_DRAIN_MS = 30_000;
 
 /** ops queued before a second batch goes out beside one in flight on etcd (sendsBeside) */
 export const PIPELINE_MIN_OPS = 16;

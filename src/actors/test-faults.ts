@@ -3,13 +3,16 @@
  * names a directory (ActorConfig.testFaults.dir; tests set it, a production server never does):
  * a GET of an object named CRASH_NAME ends the actor's thread (as an out-of-memory death
  * would), and while `<dir>/hold-init` exists a (re)starting actor waits before loading, so a
- * test can watch the restart in progress.
+ * test can watch the restart in progress; while `<dir>/hold-batch` exists a batch holding a write
+ * of an object named HOLD_NAME waits before it runs (writing `<dir>/held` first), so a test can
+ * act while that write is in flight.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Op, TestFaults } from './protocol.js';
 
 export const CRASH_NAME = 'plat-test-actor-crash';
+export const HOLD_NAME = 'plat-test-actor-hold';
 
 /** Ends the thread when the batch asks for the crash (never returns then). */
 export function crashIfAsked(faults: TestFaults | undefined, ops: readonly Op[]): void {
@@ -21,4 +24,13 @@ export async function holdInit(faults: TestFaults | undefined): Promise<void> {
   const dir = faults?.dir;
   if (!dir) return;
   while (existsSync(join(dir, 'hold-init'))) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Waits (polling every 20 ms) while the hold-batch file exists, if the batch writes HOLD_NAME. */
+export async function holdIfAsked(faults: TestFaults | undefined, ops: readonly Op[]): Promise<void> {
+  const dir = faults?.dir;
+  if (!dir || !ops.some((op) => op.op !== 'get' && 'name' in op && op.name === HOLD_NAME)) return;
+  if (!existsSync(join(dir, 'hold-batch'))) return;
+  writeFileSync(join(dir, 'held'), '');
+  while (existsSync(join(dir, 'hold-batch'))) await new Promise((r) => setTimeout(r, 20));
 }
