@@ -3,6 +3,7 @@
  * JSON lines it is written, and ConfigMap change events.
  */
 import type { Watcher } from '../../src/http/watch-hub.js';
+import { benchWatcher } from '../../bench/lib/bench-watcher.js';
 import type { ChangeEvent, Encoding } from '../../src/actors/protocol.js';
 import type { Chunk } from '../../src/codec/watch-encoding.js';
 
@@ -17,18 +18,7 @@ export interface Seen {
 export function watcher(over: Partial<Watcher> = {}): Seen {
   const seen: Seen = { w: undefined as unknown as Watcher, lines: [], closed: false };
   seen.w = {
-    typeKey: '/configmaps',
-    namespace: '',
-    matcher: undefined,
-    fromRV: 0,
-    startRV: 0,
-    bookmarks: false,
-    kind: 'ConfigMap',
-    apiVersion: 'v1',
-    closed: false,
-    enc: JSON_ENC,
-    headersSent: false,
-    sink: {
+    ...benchWatcher({
       write: (c: Chunk) => {
         for (const l of String(typeof c === 'string' ? c : Buffer.from(c)).split('\n')) {
           if (!l.trim()) continue;
@@ -47,7 +37,9 @@ export function watcher(over: Partial<Watcher> = {}): Seen {
       abort: () => {
         seen.closed = true;
       },
-    },
+    }),
+    namespace: '',
+    enc: JSON_ENC,
     ...over,
   };
   return seen;
