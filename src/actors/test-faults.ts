@@ -19,18 +19,21 @@ export function crashIfAsked(faults: TestFaults | undefined, ops: readonly Op[])
   if (faults?.dir && ops.some((op) => op.op === 'get' && op.name === CRASH_NAME)) process.exit(70);
 }
 
-/** Waits (polling every 20 ms) while the hold file exists. */
-export async function holdInit(faults: TestFaults | undefined): Promise<void> {
-  const dir = faults?.dir;
-  if (!dir) return;
-  while (existsSync(join(dir, 'hold-init'))) await new Promise((r) => setTimeout(r, 20));
+/** Waits (polling every 20 ms) while `<dir>/<name>` exists. */
+async function waitWhileExists(dir: string, name: string): Promise<void> {
+  while (existsSync(join(dir, name))) await new Promise((r) => setTimeout(r, 20));
 }
 
-/** Waits (polling every 20 ms) while the hold-batch file exists, if the batch writes HOLD_NAME. */
+/** Waits while the hold-init file exists. */
+export async function holdInit(faults: TestFaults | undefined): Promise<void> {
+  if (faults?.dir) await waitWhileExists(faults.dir, 'hold-init');
+}
+
+/** Waits while the hold-batch file exists, if the batch writes HOLD_NAME. */
 export async function holdIfAsked(faults: TestFaults | undefined, ops: readonly Op[]): Promise<void> {
   const dir = faults?.dir;
   if (!dir || !ops.some((op) => op.op !== 'get' && 'name' in op && op.name === HOLD_NAME)) return;
   if (!existsSync(join(dir, 'hold-batch'))) return;
   writeFileSync(join(dir, 'held'), '');
-  while (existsSync(join(dir, 'hold-batch'))) await new Promise((r) => setTimeout(r, 20));
+  await waitWhileExists(dir, 'hold-batch');
 }
