@@ -50,5 +50,9 @@ export class Histogram {
   }
 }
 
-/** Microseconds of the system monotonic clock (CLOCK_MONOTONIC: comparable across processes). */
-export const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
+/**
+ * Microseconds of the system monotonic clock (CLOCK_MONOTONIC: comparable across processes): the
+ * server's own clock for the watch trace's stamps (src/metrics/process-metrics.ts monoUs), so the
+ * bench's `bench-ts` times and the server's stages are read off one clock.
+ */
+export { monoUs as nowUs } from '../../src/metrics/process-metrics.js';

@@ -6,7 +6,8 @@
 import type { Stored } from '../api/object.js';
 import { configureProtobuf } from '../codec/codec.js';
 import { compress } from './pack.js';
-import { encodeForStreams, monoUs, TRACE_EVENTS } from './stream-events.js';
+import { encodeForStreams, TRACE_EVENTS } from './stream-events.js';
+import { monoUs } from '../metrics/process-metrics.js';
 import { errors, toStatus } from '../api/status.js';
 import type { ActorConfig, BatchReply, ChangeEvent, Encoding, InitReply, Lease, Op, Result } from './protocol.js';
 import { CommitConflict, EarlierCommitFailed, StoreUnavailable, type RemoteChange } from '../storage/interface.js';

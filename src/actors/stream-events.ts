@@ -10,11 +10,6 @@ import { encodeEventObject, streamKey } from '../codec/watch-encoding.js';
  */
 export const TRACE_EVENTS = (process.env.PLAT_WATCH_TRACE ?? '') !== '';
 
-/** The monotonic clock in µs, the same in every thread and process (bench-ts stamps use it). */
-export function monoUs(): number {
-  return Number(process.hrtime.bigint() / 1000n);
-}
-
 /**
  * The event's object once per stream encoding live watchers use, so the front thread writes
  * bytes instead of encoding per watcher. An object that cannot be encoded is left out: the

@@ -14,7 +14,8 @@
  */
 import { appendFile } from 'node:fs';
 import type { ChangeEvent } from '../actors/protocol.js';
-import { monoUs, TRACE_EVENTS } from '../actors/stream-events.js';
+import { TRACE_EVENTS } from '../actors/stream-events.js';
+import { monoUs } from '../metrics/process-metrics.js';
 
 /** The columns of a trace line (all monotonic µs but rv, sends and backlogged; 0 = unknown). */
 export const TRACE_FIELDS = [

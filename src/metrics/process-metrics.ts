@@ -37,6 +37,11 @@ export function threadCpuTicks(pid: number | 'self' = 'self'): Map<string, numbe
   return out;
 }
 
+/** The monotonic clock in µs, the same in every thread and process (the watch trace's and the bench's `bench-ts` stamps). */
+export function monoUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
 export function processMetricsText(): string {
   const out: string[] = [];
   const put = (name: string, type: string, help: string, value: number | undefined) => {

@@ -14,7 +14,7 @@ const file = join(dir, 'trace.jsonl');
 process.env.PLAT_WATCH_TRACE = file;
 const { WatchHub } = await import('../../src/http/watch-hub.js');
 const { TRACE_FIELDS, WatchTrace } = await import('../../src/http/watch-trace.js');
-const { monoUs } = await import('../../src/actors/stream-events.js');
+const { monoUs } = await import('../../src/metrics/process-metrics.js');
 
 function event(rv: number, sentUs: number, publishedUs: number): ChangeEvent {
   const json = JSON.stringify({
