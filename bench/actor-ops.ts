@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Shard } from '../src/actors/shard.js';
 import type { Op } from '../src/actors/protocol.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
-import { actorPoolConfig } from '../src/server/server-parts.js';
+import { actorPoolConfig } from '../src/server/shards.js';
 import { makeIdentity } from '../src/api/identity.js';
 import { deployerBody, scalerBody } from './scenarios/apply.js';
 import { threadCpuTicks } from '../src/metrics/process-metrics.js';

@@ -18,7 +18,7 @@ import type { Op } from '../src/actors/protocol.js';
 import type { Entry, TypeCache } from '../src/storage/cacher/type-cache.js';
 import { PARSED_MAX, parsedCount, setParsedMax } from '../src/storage/cacher/cached-entry.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
-import { actorPoolConfig } from '../src/server/server-parts.js';
+import { actorPoolConfig } from '../src/server/shards.js';
 import { makeIdentity } from '../src/api/identity.js';
 
 const MAX_OBJECTS = 500_000;

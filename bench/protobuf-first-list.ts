@@ -21,7 +21,7 @@ import { Shard } from '../src/actors/shard.js';
 import type { Op } from '../src/actors/protocol.js';
 import type { Entry, TypeCache } from '../src/storage/cacher/type-cache.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
-import { actorPoolConfig } from '../src/server/server-parts.js';
+import { actorPoolConfig } from '../src/server/shards.js';
 import { makeIdentity } from '../src/api/identity.js';
 import { protobufCodec } from '../src/codec/codec.js';
 

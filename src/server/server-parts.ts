@@ -13,8 +13,6 @@ import { PriorityAndFairness } from '../flowcontrol/priority-fairness.js';
 import type { LeaderElectionOptions } from '../controllers/leader-election.js';
 import type { ServerOptions } from './options.js';
 
-export { actorPoolConfig } from './shards.js';
-
 /** API Priority and Fairness (--enable-priority-and-fairness, on by default), else undefined. */
 export function priorityAndFairness(
   options: ServerOptions,
