@@ -6,7 +6,7 @@
  */
 import { CelScalar, celFunc, celMethod, type CelFunc } from '@bufbuild/cel';
 import { OPAQUE, opaque, opaqueValue } from './opaque.js';
-import { optionalOf } from './optional.js';
+import { optionalOf } from '../values.js';
 
 const { STRING } = CelScalar;
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';

@@ -18,8 +18,6 @@ import {
 import { OPAQUE } from './opaque.js';
 import { optionalOf } from '../values.js';
 
-export { optionalOf };
-
 const { BOOL, DYN, STRING } = CelScalar;
 
 function isOptional(o: CelValue | undefined): o is CelMap {

@@ -8,9 +8,8 @@
 import type { StatusCause } from '../../api/status.js';
 import { evaluate, type Compiled } from '../../cel/compile.js';
 import { meter, PER_CALL_LIMIT } from '../../cel/env.js';
-import { optionalOf } from '../../cel/values.js';
 import { isObj, type Raw } from '../../cel/types.js';
-import { toCelValue } from '../../cel/values.js';
+import { optionalOf, toCelValue } from '../../cel/values.js';
 import { goValue, same } from '../strategies/field-errors.js';
 import { compileRuleList, type CompiledRule, type RuleSpec } from './rule-specs.js';
 
