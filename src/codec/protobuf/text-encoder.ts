@@ -36,9 +36,7 @@ import {
 import { boolToken, bytesToken, integerToken, numberToken, specialWrite, stringToken } from './text-values.js';
 import { MAX_DEPTH } from './wire-plan.js';
 
-const fail = (): never => {
-  throw w.FALLBACK;
-};
+const fail = w.fallback;
 
 /** the tape of the message being written */
 let T = t.tape;

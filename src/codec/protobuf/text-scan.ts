@@ -20,8 +20,6 @@
 import * as w from './wire-writer.js';
 import { KIND_MESSAGE, MODE_MAP, MODE_SINGLE, type Plan } from './text-plan.js';
 
-const { FALLBACK } = w;
-
 const INITIAL = 64 * 1024;
 const SHRINK_ABOVE = 4 * 1024 * 1024;
 /** the text's UTF-8 bytes: src[0, end) */
@@ -32,9 +30,7 @@ let p = 0;
 export let tape = new Int32Array(4096);
 let tp = 0;
 
-const fail = (): never => {
-  throw FALLBACK;
-};
+const fail = w.fallback;
 
 type WellFormed = { isWellFormed?(): boolean };
 

@@ -1,10 +1,4 @@
 /**
- * Values written from their tokens in the text text-scan.ts reads (start and end of the token):
- * scalars validated as convert.ts's scalarEnc validates the parsed values, and the special
- * apimachinery forms' content as wire-encoder.ts writes them. A token of the wrong type throws
- * wire-writer's FALLBACK.
- */
-/**
  * Values written from their tokens in the UTF-8 bytes text-scan.ts reads (start and end of the
  * token): scalars validated as convert.ts's scalarEnc validates the parsed values, and the
  * special apimachinery forms' content as wire-encoder.ts writes them. A token of the wrong type
@@ -17,9 +11,7 @@ import * as w from './wire-writer.js';
 import type { SpecialWrite } from './text-plan.js';
 import { BASE64, fieldTag, type SpecialKind } from './wire-plan.js';
 
-const fail = (): never => {
-  throw w.FALLBACK;
-};
+const fail = w.fallback;
 
 /** A string token's content as a string field's value (length and bytes). */
 export function stringToken(s: number, e: number): void {

@@ -71,9 +71,7 @@ function scalarWriter(type: string): ((v: unknown) => void) | undefined {
   return undefined;
 }
 
-const fail = (): never => {
-  throw w.FALLBACK;
-};
+const fail = w.fallback;
 
 export class WireEncoder {
   private readonly contents = new Map<protobuf.Type, ContentWrite>();

@@ -13,6 +13,11 @@ export class WireFallback extends Error {}
 /** One instance: thrown on the hot path without capturing a stack each time. */
 export const FALLBACK = new WireFallback('protobuf: value left to the converter path');
 
+/** Throws FALLBACK: the writers' and readers' way out to the converter path. */
+export function fallback(): never {
+  throw FALLBACK;
+}
+
 const INITIAL = 64 * 1024;
 let buf: Buffer = Buffer.allocUnsafeSlow(INITIAL);
 let pos = 0;
