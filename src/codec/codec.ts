@@ -166,9 +166,8 @@ function itemBytes(e: Encodable, format: 'protobuf' | 'cbor', apiVersion: string
     return moved;
   }
   let bytes: Uint8Array;
-  if (format === 'protobuf')
-    bytes =
-      list && !inList ? takeInto(slabAlloc, () => protobufMessage(e, apiVersion)) : protobufMessage(e, apiVersion);
+  // a LIST's messages go to slabs: its callers encode under takeInto(slabAlloc) (protobufItems)
+  if (format === 'protobuf') bytes = protobufMessage(e, apiVersion);
   else {
     // CBOR's encoder answers a slice of a shared 8 KiB pool slab, which would pin the slab whole
     // (8 KiB per entry measured, bench/density-memory.ts): copied into a buffer of its own
@@ -185,20 +184,6 @@ function keyOf(format: string, apiVersion: string): string {
   let key = keys.get(pair);
   if (key === undefined) keys.set(pair, (key = `${format}|${apiVersion}`));
   return key;
-}
-
-/** Whether a LIST's bulk encoding runs (listBytes): item bytes go to slabs already. */
-let inList = false;
-
-/** f, with the Protobuf messages encoded meanwhile written into slabs (one takeInto for a whole list). */
-function listBytes<T>(f: () => T): T {
-  if (inList) return f();
-  inList = true;
-  try {
-    return takeInto(slabAlloc, f);
-  } finally {
-    inList = false;
-  }
 }
 
 /** The entry's bare Protobuf message: from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts). */
@@ -312,12 +297,12 @@ export const owned = new WeakSet<ArrayBufferLike>();
 
 /** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
 export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
-  return listBytes(() => entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true)));
+  return takeInto(slabAlloc, () => entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true)));
 }
 
 /** The size of the entries' `items` fields in a Protobuf list: what its envelope's length counts before the items are written. */
 export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: string): number {
-  return listBytes(() => {
+  return takeInto(slabAlloc, () => {
     let size = 0;
     for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
     return size;
