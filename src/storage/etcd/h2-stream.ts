@@ -20,11 +20,16 @@
 import { EventEmitter } from 'node:events';
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { SecureContextOptions } from 'node:tls';
-import { grpcError, grpcFrame } from './h2-unary.js';
-
-const CANCELLED = 1;
-const UNAVAILABLE = 14;
-const INTERNAL = 13;
+import {
+  CANCELLED,
+  connectMember,
+  decodeMessage,
+  grpcError,
+  grpcFrame,
+  grpcRequest,
+  INTERNAL,
+  UNAVAILABLE,
+} from './h2-unary.js';
 
 /** Splits a stream's data into gRPC messages (each one copied out of the chunks it spans). */
 export class FrameReader {
@@ -78,15 +83,9 @@ export class H2Duplex<Req, Res> extends EventEmitter {
     private readonly decode: (message: Buffer) => Res,
   ) {
     super();
-    this.session = http2.connect(`${tls ? 'https' : 'http'}://${host}`, tls ?? {});
+    this.session = connectMember(host, tls);
     this.session.on('error', () => undefined); // the stream reports it
-    this.stream = this.session.request({
-      ':method': 'POST',
-      ':path': path,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      ...headers,
-    });
+    this.stream = grpcRequest(this.session, path, headers);
     this.listen();
   }
 
@@ -121,8 +120,8 @@ export class H2Duplex<Req, Res> extends EventEmitter {
     this.stream.on('error', (e) => this.finish(grpcError(UNAVAILABLE, e.message)));
     this.stream.on('close', () => {
       const code = status ? Number(status['grpc-status']) : UNAVAILABLE;
-      const message = status ? String(status['grpc-message'] ?? '') : 'stream closed without a status';
-      this.finish(code === 0 ? undefined : grpcError(code, decodeURIComponentSafe(message)));
+      const message = status ? decodeMessage(status['grpc-message']) : 'stream closed without a status';
+      this.finish(code === 0 ? undefined : grpcError(code, message));
       this.session.close();
     });
   }
@@ -139,13 +138,5 @@ export class H2Duplex<Req, Res> extends EventEmitter {
       this.writable = false;
       this.emit('end');
     });
-  }
-}
-
-function decodeURIComponentSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
   }
 }

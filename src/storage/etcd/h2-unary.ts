@@ -32,8 +32,9 @@ const STATUS_NAMES: Record<number, string> = {
   15: 'DATA_LOSS',
   16: 'UNAUTHENTICATED',
 };
-const UNAVAILABLE = 14;
-const INTERNAL = 13;
+export const CANCELLED = 1;
+export const UNAVAILABLE = 14;
+export const INTERNAL = 13;
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
 
 /** An error shaped as grpc-js's (castGrpcError reads its message and code). */
@@ -76,6 +77,26 @@ export function headersOf(metadata: Metadata): Record<string, string> {
   return out;
 }
 
+/** A session to a member (`host:port`): https when tls is present. */
+export function connectMember(host: string, tls: SecureContextOptions | undefined): ClientHttp2Session {
+  return http2.connect(`${tls ? 'https' : 'http'}://${host}`, tls ?? {});
+}
+
+/** A gRPC call's stream on session: the request headers of method path and the call's metadata. */
+export function grpcRequest(
+  session: ClientHttp2Session,
+  path: string,
+  headers: Record<string, string>,
+): ClientHttp2Stream {
+  return session.request({
+    ':method': 'POST',
+    ':path': path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    ...headers,
+  });
+}
+
 /** A call in flight: cancel() ends its stream (its promise then never settles through it). */
 export interface UnaryCall<T> {
   answer: Promise<T>;
@@ -112,13 +133,7 @@ export class H2Unary {
       if (this.closed) return reject(grpcError(UNAVAILABLE, 'client closed'));
       const session = this.session(host);
       try {
-        stream = session.s.request({
-          ':method': 'POST',
-          ':path': path,
-          'content-type': 'application/grpc',
-          te: 'trailers',
-          ...headers,
-        });
+        stream = grpcRequest(session.s, path, headers);
       } catch (e) {
         this.retire(host, session);
         return reject(grpcError(UNAVAILABLE, (e as Error).message));
@@ -151,7 +166,7 @@ export class H2Unary {
   private session(host: string): Session {
     const known = this.sessions.get(host);
     if (known && !known.s.closed && !known.s.destroyed) return known;
-    const s = http2.connect(`${this.tls ? 'https' : 'http'}://${host}`, this.tls ?? {});
+    const s = connectMember(host, this.tls);
     const session: Session = { s, active: 0 };
     s.unref();
     const drop = (): void => {
@@ -206,7 +221,8 @@ function message(chunks: Buffer[]): Buffer {
   return data.subarray(5);
 }
 
-function decodeMessage(m: string | string[] | undefined): string {
+/** A status's grpc-message, percent-decoded (as sent when it can be). */
+export function decodeMessage(m: string | string[] | undefined): string {
   const s = Array.isArray(m) ? m.join(',') : (m ?? '');
   try {
     return decodeURIComponent(s);
