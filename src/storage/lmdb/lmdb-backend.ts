@@ -98,18 +98,18 @@ export class LmdbBackend implements Backend {
     );
     // ordered: a later commit may be queued now, and commits only if this one did
     written?.();
-    let stored: boolean;
+    // a failed transaction, or one skipped because one queued before it failed
+    let failure: { e: unknown } | undefined;
     try {
-      stored = (await committed) !== false;
+      if ((await committed) === false)
+        failure = { e: new EarlierCommitFailed('not committed: a commit queued before it failed') };
     } catch (e) {
-      flushed.catch(() => {});
-      this.restartChain(generation);
-      throw e;
+      failure = { e };
     }
-    if (!stored) {
+    if (failure) {
       flushed.catch(() => {});
       this.restartChain(generation);
-      throw new EarlierCommitFailed('not committed: a commit queued before it failed');
+      throw failure.e;
     }
     this.committedTip = token;
     // Acknowledge only once the transaction is on disk (acknowledged = synced).
