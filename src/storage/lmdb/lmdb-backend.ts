@@ -1,6 +1,8 @@
-import { IF_EXISTS, open, type RootDatabase } from 'lmdb';
+import { IF_EXISTS, open, type Database, type RootDatabase } from 'lmdb';
 import { EarlierCommitFailed, type Backend, type StoredEntry, type Write } from '../interface.js';
-import { storeOptions } from './store-options.js';
+import { DICTIONARY } from './dictionary.js';
+import { DictionaryCompressor } from './lz4-dict.js';
+import { COMPRESSION_THRESHOLD, storeOptions } from './store-options.js';
 
 const REVISION_KEY = '\u0000meta/revision';
 /** the backend's own keys (never returned by range) */
@@ -23,6 +25,13 @@ export function flushOf(db: RootDatabase<string, string>): Promise<void> {
 /** LMDB backend: one environment per shard, synchronous-durable commits batched per call. */
 export class LmdbBackend implements Backend {
   private readonly db: RootDatabase<string, string>;
+  /**
+   * The same (root) database without lmdb-js's compression: commits put the values they
+   * compressed themselves through it (lmdb-js would compress a value starting with its marker
+   * byte again); reads go through db, which decompresses them as its own.
+   */
+  private readonly raw: Database<Buffer | string, string>;
+  private readonly compressor = new DictionaryCompressor(DICTIONARY);
   /** settles once the commits queued in this event-loop turn reached lmdb-js's write thread */
   private handover: Promise<void> | undefined;
   /** the token of the last transaction queued (the next one is conditional on it) */
@@ -35,6 +44,9 @@ export class LmdbBackend implements Backend {
 
   constructor(path: string) {
     this.db = open<string, string>(storeOptions(path));
+    // name null is the root database (lmdb-js accepts it; its typings only name named ones)
+    const root = null as unknown as string;
+    this.raw = this.db.openDB<Buffer | string, string>(root, { compression: false, encoding: 'binary' });
     // normally one token; a store built by --reshard may hold several (any one that exists will do)
     for (const key of this.db.getKeys({ start: TOKEN_PREFIX, end: TOKEN_PREFIX + '\uffff' })) {
       if (typeof key !== 'string' || !key.startsWith(TOKEN_PREFIX)) continue;
@@ -77,7 +89,7 @@ export class LmdbBackend implements Backend {
       void this.db.put(token, '1');
       for (const w of writes) {
         if (w.value === undefined) void this.db.remove(w.key);
-        else void this.db.put(w.key, w.value);
+        else void this.raw.put(w.key, this.stored(w.value));
       }
       void this.db.put(REVISION_KEY, String(revision));
     };
@@ -114,6 +126,19 @@ export class LmdbBackend implements Backend {
     this.committedTip = token;
     // Acknowledge only once the transaction is on disk (acknowledged = synced).
     await flushed;
+  }
+
+  /**
+   * A value as the store keeps it: at or over the threshold, LZ4-compressed against the
+   * dictionary here, on the calling thread, in lmdb-js's own format (src/storage/lmdb/lz4-dict.ts),
+   * instead of by lmdb-js in a libuv work item per value; as it is when shorter, or when
+   * compressing does not shorten it (JSON never starts with the marker byte, so it reads back as is).
+   */
+  private stored(value: string): Buffer | string {
+    // a UTF-16 length under a third of the threshold is under it in UTF-8 bytes too
+    return value.length * 3 >= COMPRESSION_THRESHOLD
+      ? (this.compressor.compress(value, COMPRESSION_THRESHOLD) ?? value)
+      : value;
   }
 
   /** After a failed transaction, later ones chain from the last committed token (once per failure). */

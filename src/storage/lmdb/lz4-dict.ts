@@ -1,0 +1,195 @@
+/**
+ * LZ4 block compression against a fixed dictionary, on the calling thread, producing exactly the
+ * value format lmdb-js stores and reads back (src/storage/lmdb/store-options.ts): a first byte
+ * 254 and the uncompressed length in three big-endian bytes (255 and eight bytes from 16 MiB),
+ * then one LZ4 block whose matches may reach into the dictionary as if it preceded the value.
+ * lmdb-js decompresses any value of that form with LZ4_decompress_safe_usingDict against the
+ * same dictionary, so values compressed here read back through the store as its own do.
+ *
+ * Why not lmdb-js's own compression: it compresses each value in a libuv work item of its own
+ * (a thread hand-off and a completion on the calling event loop per value) and re-hashes the
+ * 10 KB dictionary for every value (LZ4_loadDict): ≈ 20 µs of CPU per 1.4 KB value measured on
+ * the calling thread, more with the hand-offs. Here the dictionary's hash table is built once
+ * and copied per value (16 KB), and the value is encoded straight behind the dictionary's bytes.
+ *
+ * The match finder is LZ4's fast one (one 4-byte hash table of 4,096 positions, greedy, skipping
+ * ahead on long runs without a match), so the output is about the size lmdb-js's would be.
+ */
+
+const HASH_LOG = 12;
+const MIN_MATCH = 4;
+/** the last 5 bytes of a block are literals (LZ4 format) */
+const LAST_LITERALS = 5;
+/** the last match starts at least 12 bytes before the end of the block (LZ4 format) */
+const MF_LIMIT = 12;
+const MAX_DISTANCE = 65_535;
+/** after 2^SKIP_TRIGGER positions without a match, the search steps over more than one */
+const SKIP_TRIGGER = 6;
+const SHORT_HEADER = 4;
+const LONG_HEADER = 8;
+const LONG_LENGTH = 0x1000000;
+
+function hash4(buf: Uint8Array, p: number): number {
+  // in bounds by the callers (a Uint8Array index is never undefined there)
+  const seq =
+    (buf[p] as number) |
+    ((buf[p + 1] as number) << 8) |
+    ((buf[p + 2] as number) << 16) |
+    ((buf[p + 3] as number) << 24);
+  return Math.imul(seq, -1640531535) >>> (32 - HASH_LOG);
+}
+
+function equal4(buf: Uint8Array, a: number, b: number): boolean {
+  return buf[a] === buf[b] && buf[a + 1] === buf[b + 1] && buf[a + 2] === buf[b + 2] && buf[a + 3] === buf[b + 3];
+}
+
+/** Writes an LZ4 length continuation (after a nibble of 15) at op; returns the next position. */
+function writeLength(out: Uint8Array, op: number, rest: number): number {
+  let r = rest;
+  while (r >= 255) {
+    out[op++] = 255;
+    r -= 255;
+  }
+  out[op++] = r;
+  return op;
+}
+
+/** The compressed value's header (lmdb-js's): 254 + 3 bytes of length, or 255 + 7 bytes. */
+function writeHeader(out: Uint8Array, n: number): number {
+  if (n < LONG_LENGTH) {
+    out[0] = 254;
+    out[1] = (n >>> 16) & 255;
+    out[2] = (n >>> 8) & 255;
+    out[3] = n & 255;
+    return SHORT_HEADER;
+  }
+  out.fill(0, 0, LONG_HEADER);
+  out[0] = 255;
+  out[4] = (n >>> 24) & 255;
+  out[5] = (n >>> 16) & 255;
+  out[6] = (n >>> 8) & 255;
+  out[7] = n & 255;
+  return LONG_HEADER;
+}
+
+export class DictionaryCompressor {
+  private readonly dictSize: number;
+  /** the dictionary's bytes, then the value being compressed */
+  private buf: Buffer;
+  private out: Buffer;
+  /** positions (in buf) by hash of their 4 bytes; -1 for none */
+  private readonly table = new Int32Array(1 << HASH_LOG);
+  /** the table as the dictionary alone fills it (LZ4_loadDict: every third position) */
+  private readonly dictTable = new Int32Array(1 << HASH_LOG);
+
+  constructor(dictionary: Uint8Array) {
+    this.dictSize = dictionary.length;
+    this.buf = Buffer.alloc(this.dictSize + 4096);
+    this.buf.set(dictionary, 0);
+    this.out = Buffer.alloc(4096);
+    this.dictTable.fill(-1);
+    for (let p = 0; p + MIN_MATCH <= this.dictSize; p += 3) this.dictTable[hash4(this.buf, p)] = p;
+  }
+
+  /**
+   * The value compressed in lmdb-js's format, as a Buffer of its own (the store keeps a reference
+   * until the write is done), or undefined when its UTF-8 is shorter than minBytes or
+   * compressing does not make it shorter.
+   */
+  compress(value: string, minBytes = 0): Buffer | undefined {
+    const d = this.dictSize;
+    const room = value.length * 3;
+    if (this.buf.length < d + room) this.grow(room);
+    const n = this.buf.write(value, d, 'utf8');
+    if (n < minBytes) return undefined;
+    const size = this.block(n);
+    if (size >= n) return undefined;
+    const result = Buffer.allocUnsafe(size);
+    this.out.copy(result, 0, 0, size);
+    return result;
+  }
+
+  private grow(room: number): void {
+    const buf = Buffer.alloc(this.dictSize + room);
+    this.buf.copy(buf, 0, 0, this.dictSize);
+    this.buf = buf;
+  }
+
+  /** Compresses buf[dictSize, dictSize + n) into out with its header; returns the total size. */
+  private block(n: number): number {
+    const bound = n + Math.ceil(n / 255) + 64;
+    if (this.out.length < bound) this.out = Buffer.alloc(bound);
+    const { buf, out, table } = this;
+    const base = this.dictSize;
+    const end = base + n;
+    let op = writeHeader(out, n);
+    let anchor = base;
+    if (n >= MF_LIMIT + 1) {
+      table.set(this.dictTable);
+      const matchLimit = end - LAST_LITERALS;
+      const lastStart = end - MF_LIMIT;
+      let ip = base;
+      let searched = 1 << SKIP_TRIGGER;
+      while (ip <= lastStart) {
+        const h = hash4(buf, ip);
+        const ref = table[h] ?? -1;
+        table[h] = ip;
+        if (ref < 0 || ip - ref > MAX_DISTANCE || !equal4(buf, ref, ip)) {
+          ip += searched++ >>> SKIP_TRIGGER;
+          continue;
+        }
+        // back over equal bytes before the match (not past the literals' start or the dictionary's)
+        let start = ip;
+        let from = ref;
+        while (start > anchor && from > 0 && buf[start - 1] === buf[from - 1]) {
+          start--;
+          from--;
+        }
+        let stop = ip + MIN_MATCH;
+        let cmp = ref + MIN_MATCH;
+        while (stop < matchLimit && buf[stop] === buf[cmp]) {
+          stop++;
+          cmp++;
+        }
+        op = this.sequence(op, anchor, start, ip - ref, stop - start);
+        anchor = ip = stop;
+        if (ip - 2 >= base) table[hash4(buf, ip - 2)] = ip - 2;
+        searched = 1 << SKIP_TRIGGER;
+      }
+    }
+    // the last literals, in a sequence of their own without a match
+    const lit = end - anchor;
+    const token = op++;
+    if (lit >= 15) {
+      out[token] = 0xf0;
+      op = writeLength(out, op, lit - 15);
+    } else out[token] = lit << 4;
+    buf.copy(out, op, anchor, end);
+    return op + lit;
+  }
+
+  /** One sequence: the literals buf[anchor, start), then a match of length at offset. */
+  private sequence(at: number, anchor: number, start: number, offset: number, length: number): number {
+    const { buf, out } = this;
+    let op = at;
+    const lit = start - anchor;
+    const token = op++;
+    let tokenByte = 0;
+    if (lit >= 15) {
+      tokenByte = 0xf0;
+      op = writeLength(out, op, lit - 15);
+    } else tokenByte = lit << 4;
+    if (lit > 16) buf.copy(out, op, anchor, start);
+    else for (let i = 0; i < lit; i++) out[op + i] = buf[anchor + i] as number;
+    op += lit;
+    out[op++] = offset & 255;
+    out[op++] = offset >>> 8;
+    const extra = length - MIN_MATCH;
+    if (extra >= 15) {
+      tokenByte |= 15;
+      op = writeLength(out, op, extra - 15);
+    } else tokenByte |= extra;
+    out[token] = tokenByte;
+    return op;
+  }
+}
