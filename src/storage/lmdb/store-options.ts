@@ -22,12 +22,15 @@ export const MAP_SIZE = 64 * 2 ** 30;
  * 2.1 KB Pod, which stays resident in the map once touched. Compressed, a Pod fits inline with
  * others in one leaf. Shorter values are stored as they are (little to gain, some CPU).
  *
- * The price is CPU: lmdb-js compresses each value in a libuv work item of its own, queued by the
- * put on the shard actor's thread, and LZ4 loads the dictionary per value: ≈ 30 µs of process
- * CPU per 1.4 KB value, a fifth to a quarter of a create's server CPU. The 512 bytes stay for
- * memory: uncompressed, a 512–1,535 B value keeps to its leaf but fills it, and a 1.4 KB
- * ConfigMap then costs 2.8–3.8 KB of pages instead of 0.4 (docs/benchmarks.md, "Creates,
- * seventh round", where 1,536 was measured and reverted).
+ * The price is CPU. lmdb-js compresses each value in a libuv work item of its own, queued by the
+ * put on the shard actor's thread, and LZ4 re-hashes the dictionary per value (≈ 26 µs of
+ * process CPU per 1.4 KB value, a fifth of a create's server CPU): so LmdbBackend.commit
+ * compresses its values itself, in the same format against the same dictionary
+ * (src/storage/lmdb/lz4-dict.ts, ≈ 4 µs on the calling thread), and lmdb-js's compression is left
+ * to the other openers (migrate, reshard) and to reads. The 512 bytes stay for memory:
+ * uncompressed, a 512–1,535 B value keeps to its leaf but fills it, and a 1.4 KB ConfigMap then
+ * costs 2.8–3.8 KB of pages instead of 0.4 (docs/benchmarks.md, "Creates, seventh round", where
+ * 1,536 was measured and reverted; "Creates, eighth round" for the compression moved).
  *
  * Compatible both ways with the values of earlier builds: lmdb-js marks a compressed value by a
  * first byte ≥ 250 (254/255 and its length), which no JSON text or revision number starts with,
