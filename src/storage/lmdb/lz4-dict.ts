@@ -30,6 +30,8 @@ const SKIP_TRIGGER = 6;
 const SHORT_HEADER = 4;
 const LONG_HEADER = 8;
 const LONG_LENGTH = 0x1000000;
+/** scratch room kept between values (bytes of UTF-8 after the dictionary); a larger value's is let go after it */
+const KEPT_ROOM = 64 * 1024;
 
 /** LZ4's 5-byte hash on 64-bit builds (LZ4_hash5: ((bytes << 24) * 889523592379) >> (64 - HASH_LOG)) in 32-bit halves. */
 const PRIME5_LOW = 0x1bbcdcbb;
@@ -89,12 +91,15 @@ export class DictionaryCompressor {
   private readonly table = new Int32Array(1 << HASH_LOG);
   /** the table as the dictionary alone fills it (LZ4_loadDict: every third position) */
   private readonly dictTable = new Int32Array(1 << HASH_LOG);
+  /** the scratch buffers kept between values (buf and out grow for a large value, then return to these) */
+  private readonly small: readonly [Buffer, Buffer];
 
   constructor(dictionary: Uint8Array) {
     this.dictSize = dictionary.length;
     this.buf = Buffer.alloc(this.dictSize + 4096);
     this.buf.set(dictionary, 0);
     this.out = Buffer.alloc(4096);
+    this.small = [this.buf, this.out];
     this.dictTable.fill(-1);
     for (let p = 0; p + 8 <= this.dictSize; p += 3) this.dictTable[hash5(this.buf, p)] = p;
   }
@@ -105,10 +110,15 @@ export class DictionaryCompressor {
    * compressing does not make it shorter.
    */
   compress(value: string, minBytes = 0): Buffer | undefined {
-    const d = this.dictSize;
     const room = value.length * 3;
-    if (this.buf.length < d + room) this.grow(room);
-    const n = this.buf.write(value, d, 'utf8');
+    if (this.buf.length < this.dictSize + room) this.grow(room);
+    const result = this.compressed(value, minBytes);
+    if (room > KEPT_ROOM) [this.buf, this.out] = this.small;
+    return result;
+  }
+
+  private compressed(value: string, minBytes: number): Buffer | undefined {
+    const n = this.buf.write(value, this.dictSize, 'utf8');
     if (n < minBytes) return undefined;
     const size = this.block(n);
     if (size >= n) return undefined;

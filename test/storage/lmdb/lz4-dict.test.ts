@@ -149,6 +149,20 @@ describe('DictionaryCompressor', () => {
     assert.equal(c.compress(randomBytes(600).toString('base64')), undefined);
   });
 
+  it('lets the scratch room of a large value go after it (a 1 MB object does not stay resident per shard)', () => {
+    const c = new DictionaryCompressor(DICTIONARY);
+    const scratch = (): number => {
+      const inner = c as unknown as { buf: Buffer; out: Buffer };
+      return inner.buf.length + inner.out.length;
+    };
+    const before = scratch();
+    const big = JSON.stringify({ data: randomBytes(500_000).toString('hex') });
+    c.compress(big);
+    assert.equal(scratch(), before);
+    const cm = configMap(1);
+    assert.deepEqual(c.compress(cm), new DictionaryCompressor(DICTIONARY).compress(cm));
+  });
+
   it("is no larger than lmdb-js's own compression of the same values (pages per object)", async () => {
     const dir = freshDir();
     const db = open<string, string>(storeOptions(dir));
