@@ -87,7 +87,7 @@ export class DictionaryCompressor {
   /** the dictionary's bytes, then the value being compressed */
   private buf: Buffer;
   private out: Buffer;
-  /** positions (in buf) by hash of their 4 bytes; -1 for none */
+  /** positions (in buf) by the hash of their 5 bytes (hash5); -1 for none */
   private readonly table = new Int32Array(1 << HASH_LOG);
   /** the table as the dictionary alone fills it (LZ4_loadDict: every third position) */
   private readonly dictTable = new Int32Array(1 << HASH_LOG);
