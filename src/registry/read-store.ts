@@ -31,6 +31,7 @@ import {
 } from './list.js';
 import { pageBody } from './list-page.js';
 import { stringifyValue } from '../schema/deep-value.js';
+import { stringifySharing } from './shared-json.js';
 import { checkStorable } from './depth-guard.js';
 import { apiVersionOf, type Ok, type StoreContext } from './store-context.js';
 
@@ -76,14 +77,18 @@ export class ReadStore {
     });
   }
 
-  /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
-  entryOf(written: Stored): Entry {
+  /**
+   * Makes a cache entry from an object, in the type's storage version (computes its encoded form
+   * and selectable state). `prev`: the cached object it replaces, whose subtrees' texts the
+   * encoding may reuse where the object shares them (shared-json.ts).
+   */
+  entryOf(written: Stored, prev?: Stored): Entry {
     const obj = this.versions.toStorage(written);
     return new CachedEntry(
       obj.metadata.namespace ?? '',
       obj.metadata.name,
       Number(obj.metadata.resourceVersion),
-      stringifyValue(obj),
+      prev ? stringifySharing(obj, prev) : stringifyValue(obj),
       obj.apiVersion ?? '',
       obj.metadata.labels,
       this.ctx.def.custom
@@ -95,7 +100,8 @@ export class ReadStore {
 
   /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
   protected stored(obj: Stored, old?: Entry): Entry {
-    const entry = this.entryOf(obj);
+    // old is the cached entry itself when this store's version is the stored one
+    const entry = this.entryOf(obj, old && old.apiVersion === obj.apiVersion ? old.obj : undefined);
     entry.own = true;
     checkStorable(entry, old);
     return entry;
