@@ -54,6 +54,19 @@ export function forgetTexts(): void {
   old = new Map();
 }
 
+/** `"name":` per member name (the few names of the written levels), bounded */
+const keyTexts = new Map<string, string>();
+const MAX_KEYS = 1024;
+
+function keyText(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    if (keyTexts.size >= MAX_KEYS) keyTexts.clear();
+    keyTexts.set(k, (t = JSON.stringify(k) + ':'));
+  }
+  return t;
+}
+
 type Node = Record<string, unknown> | unknown[];
 
 function isPlain(v: object): v is Node {
@@ -73,6 +86,8 @@ function descend(depth: number, inManagedFields: boolean): boolean {
  * replaced version.
  */
 function valueText(v: unknown, prev: unknown, depth: number, inManagedFields: boolean): string | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (!isPlain(v)) return JSON.stringify(v);
   if (descend(depth, inManagedFields)) return nodeText(v, prev, depth, inManagedFields);
@@ -100,7 +115,7 @@ function nodeText(v: Node, prev: unknown, depth: number, inManagedFields: boolea
   for (const k of Object.keys(v)) {
     const text = valueText(v[k], p?.[k], depth + 1, inManagedFields || (depth === 1 && k === 'managedFields'));
     if (text === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + text;
+    out += (first ? '' : ',') + keyText(k) + text;
     first = false;
   }
   return out + '}';
