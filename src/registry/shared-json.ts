@@ -24,20 +24,26 @@ import { stringifyValue } from '../schema/deep-value.js';
 const MIN_TEXT = 96;
 const GENERATION = 2048;
 
-let young = new Map<object, string>();
-let old = new Map<object, string>();
+/** A text and how many `{` and `[` it holds (anywhere, strings included). */
+export interface Piece {
+  text: string;
+  openers: number;
+}
 
-function remember(node: object, text: string): void {
+let young = new Map<object, Piece>();
+let old = new Map<object, Piece>();
+
+function remember(node: object, piece: Piece): void {
   if (young.size >= GENERATION) {
     old = young;
     young = new Map();
   }
-  young.set(node, text);
+  young.set(node, piece);
 }
 
-function remembered(node: object): string | undefined {
-  const text = young.get(node);
-  if (text !== undefined) return text;
+function remembered(node: object): Piece | undefined {
+  const piece = young.get(node);
+  if (piece !== undefined) return piece;
   const aged = old.get(node);
   if (aged !== undefined) remember(node, aged);
   return aged;
@@ -54,17 +60,27 @@ export function forgetTexts(): void {
   old = new Map();
 }
 
+/** How many times ch occurs in text. */
+function occurrences(text: string, ch: string): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i >= 0; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+const openersIn = (text: string): number => occurrences(text, '{') + occurrences(text, '[');
+
 /** `"name":` per member name (the few names of the written levels), bounded */
-const keyTexts = new Map<string, string>();
+const keyTexts = new Map<string, Piece>();
 const MAX_KEYS = 1024;
 
-function keyText(k: string): string {
-  let t = keyTexts.get(k);
-  if (t === undefined) {
+function keyPiece(k: string): Piece {
+  let piece = keyTexts.get(k);
+  if (piece === undefined) {
     if (keyTexts.size >= MAX_KEYS) keyTexts.clear();
-    keyTexts.set(k, (t = JSON.stringify(k) + ':'));
+    const text = JSON.stringify(k) + ':';
+    keyTexts.set(k, (piece = { text, openers: openersIn(text) }));
   }
-  return t;
+  return piece;
 }
 
 type Node = Record<string, unknown> | unknown[];
@@ -81,6 +97,16 @@ function descend(depth: number, inManagedFields: boolean): boolean {
   return depth < 2 || (inManagedFields && depth < 4);
 }
 
+/** the `{` and `[` written so far by the running call (the texts are built in one pass) */
+let openers = 0;
+
+/** JSON.stringify(v), its openers counted */
+function fresh(v: unknown): string | undefined {
+  const text = JSON.stringify(v);
+  if (text !== undefined) openers += openersIn(text);
+  return text;
+}
+
 /**
  * A member's text (undefined when JSON.stringify leaves it out); `prev`: the same member of the
  * replaced version.
@@ -88,20 +114,25 @@ function descend(depth: number, inManagedFields: boolean): boolean {
 function valueText(v: unknown, prev: unknown, depth: number, inManagedFields: boolean): string | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (!isPlain(v)) return JSON.stringify(v);
+  if (v === null || typeof v !== 'object' || !isPlain(v)) return fresh(v);
   if (descend(depth, inManagedFields)) return nodeText(v, prev, depth, inManagedFields);
   if (v === prev) {
-    const text = remembered(v);
-    if (text !== undefined) return text;
+    const piece = remembered(v);
+    if (piece !== undefined) {
+      openers += piece.openers;
+      return piece.text;
+    }
   }
   const text = JSON.stringify(v);
-  if (text.length >= MIN_TEXT) remember(v, text);
+  const n = openersIn(text);
+  openers += n;
+  if (text.length >= MIN_TEXT) remember(v, { text, openers: n });
   return text;
 }
 
 function nodeText(v: Node, prev: unknown, depth: number, inManagedFields: boolean): string {
   const p = prev !== null && typeof prev === 'object' ? (prev as Record<string, unknown>) : undefined;
+  openers++;
   if (Array.isArray(v)) {
     let out = '[';
     for (let i = 0; i < v.length; i++) {
@@ -115,19 +146,33 @@ function nodeText(v: Node, prev: unknown, depth: number, inManagedFields: boolea
   for (const k of Object.keys(v)) {
     const text = valueText(v[k], p?.[k], depth + 1, inManagedFields || (depth === 1 && k === 'managedFields'));
     if (text === undefined) continue;
-    out += (first ? '' : ',') + keyText(k) + text;
+    const key = keyPiece(k);
+    openers += key.openers;
+    out += (first ? '' : ',') + key.text + text;
     first = false;
   }
   return out + '}';
 }
 
-/** JSON.stringify(obj), reusing the texts of subtrees obj shares with `prev` (the version it replaces). */
-export function stringifySharing(obj: unknown, prev: unknown): string {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || !isPlain(obj)) return stringifyValue(obj);
+/**
+ * JSON.stringify(obj), reusing the texts of subtrees obj shares with `prev` (the version it
+ * replaces), and the number of `{` and `[` characters in it (an object nests no deeper than
+ * that: checkStorable need not scan the text when it is within the limit).
+ */
+export function encodeSharing(obj: unknown, prev: unknown): Piece {
+  // not counted on these rare ways (Infinity: scan the text as before)
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || !isPlain(obj))
+    return { text: stringifyValue(obj), openers: Number.POSITIVE_INFINITY };
+  openers = 0;
   try {
-    return nodeText(obj, prev, 0, false);
+    return { text: nodeText(obj, prev, 0, false), openers };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    return stringifyValue(obj);
+    return { text: stringifyValue(obj), openers: Number.POSITIVE_INFINITY };
   }
+}
+
+/** encodeSharing's text. */
+export function stringifySharing(obj: unknown, prev: unknown): string {
+  return encodeSharing(obj, prev).text;
 }

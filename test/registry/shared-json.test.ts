@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Op } from '../../src/actors/protocol.js';
-import { forgetTexts, rememberedTexts, stringifySharing } from '../../src/registry/shared-json.js';
+import { encodeSharing, forgetTexts, rememberedTexts, stringifySharing } from '../../src/registry/shared-json.js';
 import { mulberry32 } from '../../bench/lib/mulberry32.js';
 import { openShard } from '../helpers/shard.js';
 
@@ -106,6 +106,26 @@ test('a remembered text is used only for a node the replaced version shares', ()
   assert.equal(rememberedTexts(), 0);
 });
 
+test("the count of { and [ is the text's, reused pieces included; unknown (Infinity) on the fallbacks", () => {
+  const count = (t: string) => [...t].filter((c) => c === '{' || c === '[').length;
+  const prev = deployment('a');
+  const odd = { 'k{[': ['[', { '{': '}' }], metadata: { managedFields: [{ fieldsV1: { 'k:{"a":1}': {} } }] } };
+  for (const [obj, p] of [
+    [prev, {}],
+    [{ ...prev, spec: { ...(prev.spec as object), replicas: 3 } }, prev],
+    [odd, {}],
+    [odd, odd],
+  ] as const) {
+    const piece = encodeSharing(obj, p);
+    assert.equal(piece.text, JSON.stringify(obj));
+    assert.equal(piece.openers, count(piece.text));
+  }
+  assert.equal(encodeSharing([1], {}).openers, Number.POSITIVE_INFINITY);
+  let deep: unknown = 1;
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  assert.equal(encodeSharing({ a: deep }, {}).openers, Number.POSITIVE_INFINITY);
+});
+
 test('bounded: the texts of many objects stay within two generations', () => {
   forgetTexts();
   for (let i = 0; i < 5000; i++) stringifySharing(deployment(String(i)), {});
@@ -173,8 +193,9 @@ test('through the shard: every stored JSON is the object encoded afresh', async 
     assert.equal(obj.spec.replicas, replicas);
     assert.equal(obj.spec.template.spec.containers[0]!.image, `x:${last % 3}`);
     assert.deepEqual(obj.spec.template.spec.containers[0]!.env, [{ name: 'K', value: String(last) }]);
+    // (ordered by time, then manager: the clock's second decides)
     assert.deepEqual(
-      obj.metadata.managedFields.map((e) => e.manager),
+      obj.metadata.managedFields.map((e) => e.manager).sort(),
       k < 2 ? ['deployer'] : ['deployer', 'scaler'],
     );
   }
