@@ -64,7 +64,19 @@ export class FieldSet {
     return hit ? this.where((x) => !o.items.has(x)) : this;
   }
   intersection(o: FieldSet): FieldSet {
-    return this.where((x) => o.items.has(x));
+    // a small o (an apply's changed paths against a manager's set) that meets nothing: no walk of this
+    if (o.items.size * 4 < this.items.size) {
+      let hit = false;
+      for (const x of o.items)
+        if (this.items.has(x)) {
+          hit = true;
+          break;
+        }
+      if (!hit) return new FieldSet();
+    }
+    const out = new FieldSet();
+    for (const x of this.items) if (o.items.has(x)) out.items.add(x);
+    return out;
   }
   empty(): boolean {
     return this.items.size === 0;
@@ -87,8 +99,17 @@ export class FieldSet {
     if (o.empty()) return new FieldSet();
     if (o.items.size <= 16) {
       // few ancestors (the common case: a handful of modified leaves): prefix tests, no slicing
-      const prefixes = [...o.items].map((m) => m + SEP);
-      return this.where((x) => prefixes.some((p) => x.startsWith(p)));
+      const prefixes: string[] = [];
+      for (const m of o.items) prefixes.push(m + SEP);
+      const out = new FieldSet();
+      for (const x of this.items) {
+        for (const p of prefixes)
+          if (x.startsWith(p)) {
+            out.items.add(x);
+            break;
+          }
+      }
+      return out;
     }
     return this.where((x) => {
       for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1))

@@ -4,7 +4,7 @@
  */
 import { errors } from '../api/status.js';
 import { recordUpdate } from '../apply/managed-fields.js';
-import { DepthError, checkValueDepth, exceedsDepth } from '../schema/depth.js';
+import { DepthError, MAX_NESTING_DEPTH, checkValueDepth, exceedsDepth } from '../schema/depth.js';
 import { MAX_OBJECT_BYTES } from './objects.js';
 
 /**
@@ -15,11 +15,13 @@ import { MAX_OBJECT_BYTES } from './objects.js';
  * deeper (`old`) is let through, so that its finalizers can be removed and it can go. The
  * object walk runs only for the rare entry whose JSON text is over the limit.
  */
-export function checkStorable(entry: { json: string; obj: unknown }, old?: { json: string }): void {
+export function checkStorable(entry: { json: string; obj: unknown }, old?: { json: string }, openers?: number): void {
   // a JSON character is at least one byte: only long texts need counting
   if (entry.json.length > MAX_OBJECT_BYTES / 4 && Buffer.byteLength(entry.json) > MAX_OBJECT_BYTES)
     throw errors.objectTooLarge(MAX_OBJECT_BYTES);
-  if (!exceedsDepth(entry.json) || (old && exceedsDepth(old.json))) return;
+  // `openers`: the text's `{` and `[` when its encoder counted them (it nests no deeper than that)
+  if ((openers !== undefined && openers <= MAX_NESTING_DEPTH) || !exceedsDepth(entry.json)) return;
+  if (old && exceedsDepth(old.json)) return;
   const obj = entry.obj as { metadata?: Record<string, unknown> };
   try {
     checkValueDepth({ ...obj, metadata: { ...obj.metadata, managedFields: undefined } });

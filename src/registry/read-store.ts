@@ -31,6 +31,7 @@ import {
 } from './list.js';
 import { pageBody } from './list-page.js';
 import { stringifyValue } from '../schema/deep-value.js';
+import { encodeSharing } from './shared-json.js';
 import { checkStorable } from './depth-guard.js';
 import { apiVersionOf, type Ok, type StoreContext } from './store-context.js';
 
@@ -78,12 +79,22 @@ export class ReadStore {
 
   /** Makes a cache entry from an object, in the type's storage version (computes its encoded form and selectable state). */
   entryOf(written: Stored): Entry {
+    return this.encodedEntry(written).entry;
+  }
+
+  /**
+   * entryOf, and the number of `{` and `[` in the entry's text when known. `prev`: the cached
+   * object the written one replaces: an object stored as it is then reuses the texts of the
+   * subtrees it shares with it (shared-json.ts), counting the brackets on the way.
+   */
+  private encodedEntry(written: Stored, prev?: Stored): { entry: Entry; openers?: number } {
     const obj = this.versions.toStorage(written);
-    return new CachedEntry(
+    const piece = prev && obj === written && prev.apiVersion === obj.apiVersion ? encodeSharing(obj, prev) : undefined;
+    const entry = new CachedEntry(
       obj.metadata.namespace ?? '',
       obj.metadata.name,
       Number(obj.metadata.resourceVersion),
-      stringifyValue(obj),
+      piece ? piece.text : stringifyValue(obj),
       obj.apiVersion ?? '',
       obj.metadata.labels,
       this.ctx.def.custom
@@ -91,13 +102,14 @@ export class ReadStore {
         : fieldSetFor(this.ctx.def.kind, obj),
       obj,
     );
+    return { entry, openers: piece?.openers };
   }
 
   /** The entry to stage for an object of this store's version (`old`: the one it replaces); see checkStorable. */
   protected stored(obj: Stored, old?: Entry): Entry {
-    const entry = this.entryOf(obj);
+    const { entry, openers } = this.encodedEntry(obj, old?.obj);
     entry.own = true;
-    checkStorable(entry, old);
+    checkStorable(entry, old, openers);
     return entry;
   }
 

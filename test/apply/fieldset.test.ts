@@ -26,6 +26,31 @@ for (const [name, op, expected] of algebra) {
   test(`FieldSet ${name}`, () => assert.deepEqual(sorted(op()), expected));
 }
 
+test('FieldSet intersection and descendantsOf: the members of a plain filter, in its order, small and large operands', () => {
+  const members = (s: FieldSet) => s.paths().map((p) => p.join('/'));
+  const big = S(...Array.from({ length: 60 }, (_, i) => `f:spec/f:c${i % 7}/f:x${i}`), 'f:spec/f:r', 'f:spec');
+  const cases = [
+    S('f:spec/f:r'),
+    S('f:spec/f:nothing'),
+    S('f:spec/f:c3/f:x3', 'f:spec/f:c1'),
+    S('f:spec'),
+    new FieldSet(),
+    S(...Array.from({ length: 20 }, (_, i) => `f:spec/f:c${i % 9}`)),
+    big,
+  ];
+  for (const o of cases) {
+    const om = members(o);
+    const plain = members(big).filter((x) => om.includes(x));
+    assert.deepEqual(members(big.intersection(o)), plain);
+    assert.deepEqual(
+      members(o.intersection(big)),
+      om.filter((x) => members(big).includes(x)),
+    );
+    const below = members(big).filter((x) => om.some((m) => x.startsWith(`${m}/`)));
+    assert.deepEqual(members(big.descendantsOf(o)), below);
+  }
+});
+
 test('FieldSet equals, has, size, and the empty path is never a member', () => {
   const s = S('f:a', 'f:b/f:c');
   assert.ok(s.equals(S('f:b/f:c', 'f:a')));

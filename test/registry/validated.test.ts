@@ -82,6 +82,52 @@ test('a workload template is checked again unless the previous object was valida
   assert.ok(templateCauses(next).length > 0, 'no previous object: checked');
 });
 
+test('a workload selector is checked again unless the validated previous object shares it and the template', () => {
+  const selectorCauses = (obj: Workload, old?: Workload) =>
+    deploymentStrategy
+      .validate(obj as Stored<Workload>, undefined, old as Stored<Workload> | undefined)
+      .filter((c) => c.field?.startsWith('spec.selector') || c.field === 'spec.template.metadata.labels');
+  // a selector that does not select the template (stands for an object that passed; this one would not have)
+  const bad = deployment([{ name: 'a', image: 'x' }]);
+  bad.spec!.selector = { matchLabels: { app: 'other' } };
+  assert.ok(selectorCauses(rescaled(bad, 2), bad).length > 0, 'not known validated: checked');
+  markValidated(bad);
+  assert.deepEqual(selectorCauses(rescaled(bad, 2), bad), [], 'selector and template shared: skipped');
+  const newSelector = rescaled(bad, 2);
+  newSelector.spec!.selector = { matchLabels: { app: 'other' } };
+  assert.ok(selectorCauses(newSelector, bad).length > 0, 'a new selector: checked');
+  const newTemplate = rescaled(bad, 2);
+  newTemplate.spec!.template = structuredClone(bad.spec!.template);
+  assert.ok(selectorCauses(newTemplate, bad).length > 0, 'a new template under the shared selector: checked');
+});
+
+test("a new template's container ports and resources shared with the validated previous container are not checked again", () => {
+  const causes = (obj: Workload, old?: Workload) =>
+    deploymentStrategy
+      .validate(obj as Stored<Workload>, undefined, old as Stored<Workload> | undefined)
+      .map((c) => c.field)
+      .filter((f) => f?.startsWith('spec.template.spec.containers[0]'));
+  // ports and resources that would fail (stand for ones that passed)
+  const bad = deployment([
+    { name: 'a', image: 'x', ports: [{ containerPort: 0 }], resources: { requests: { cpu: '-1' } } },
+  ]);
+  markValidated(bad);
+  /** a new template whose container is a copy keeping (or not) the previous ports and resources nodes */
+  const next = (keepPorts: boolean, keepResources: boolean) => {
+    const was = (bad.spec!.template!.spec!.containers as Record<string, unknown>[])[0]!;
+    const c: Record<string, unknown> = { ...structuredClone(was), image: 'y' };
+    if (keepPorts) c.ports = was.ports;
+    if (keepResources) c.resources = was.resources;
+    const w = rescaled(bad, 1);
+    w.spec!.template = { ...bad.spec!.template!, spec: { ...bad.spec!.template!.spec!, containers: [c] } } as never;
+    return w;
+  };
+  assert.deepEqual(causes(next(true, true), bad), []);
+  assert.deepEqual(causes(next(false, true), bad), ['spec.template.spec.containers[0].ports[0].containerPort']);
+  assert.deepEqual(causes(next(true, false), bad), ['spec.template.spec.containers[0].resources.requests[cpu]']);
+  assert.equal(causes(next(true, true)).length, 2, 'no validated previous object: checked whole');
+});
+
 const shard = await openShard('validated');
 after(() => shard.close());
 let id = 1;

@@ -37,17 +37,24 @@ export function asArray<T = unknown>(v: unknown): T[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** ValidatePodSpec (the commonly met part); path is where the spec sits, e.g. `spec.template.spec`. */
-export function validatePodSpec(spec: PodSpecShape | undefined, path: string): Cause[] {
+/**
+ * ValidatePodSpec (the commonly met part); path is where the spec sits, e.g. `spec.template.spec`.
+ * previous: the spec of a validated object the one checked replaces (src/registry/validated.ts):
+ * a container's ports or resources that are the same node as in its container there passed
+ * their rules then (functions of that node alone) and are not checked again.
+ */
+export function validatePodSpec(spec: PodSpecShape | undefined, path: string, previous?: PodSpecShape): Cause[] {
   const out: Cause[] = [];
   if (!spec || typeof spec !== 'object') return [required(path)];
   const names = new Set<string>();
   if (asArray(spec.containers).length === 0) out.push(required(`${path}.containers`));
+  const was = asArray<Container | undefined>(previous?.containers);
   asArray<Container | undefined>(spec.containers).forEach((c, i) =>
-    out.push(...validateContainer(c, `${path}.containers[${i}]`, names)),
+    out.push(...validateContainer(c, `${path}.containers[${i}]`, names, was[i])),
   );
+  const wasInit = asArray<Container | undefined>(previous?.initContainers);
   asArray<Container | undefined>(spec.initContainers).forEach((c, i) =>
-    out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names)),
+    out.push(...validateContainer(c, `${path}.initContainers[${i}]`, names, wasInit[i])),
   );
   const restart = spec.restartPolicy || 'Always';
   if (!RESTART_POLICIES.includes(restart as string))
@@ -58,7 +65,7 @@ export function validatePodSpec(spec: PodSpecShape | undefined, path: string): C
   return out;
 }
 
-function validateContainer(c: Container | undefined, path: string, names: Set<string>): Cause[] {
+function validateContainer(c: Container | undefined, path: string, names: Set<string>, was?: Container): Cause[] {
   const out: Cause[] = [];
   if (!c?.name) out.push(required(`${path}.name`));
   else if (names.has(c.name)) out.push(duplicate(`${path}.name`, c.name));
@@ -67,10 +74,10 @@ function validateContainer(c: Container | undefined, path: string, names: Set<st
     out.push(...dnsLabel(`${path}.name`, c.name));
   }
   if (!c?.image) out.push(required(`${path}.image`));
-  out.push(
-    ...validatePorts(asArray<ContainerPort | undefined>(c?.ports), `${path}.ports`),
-    ...validateResources(c?.resources, `${path}.resources`),
-  );
+  if (c?.ports === undefined || c.ports !== was?.ports)
+    out.push(...validatePorts(asArray<ContainerPort | undefined>(c?.ports), `${path}.ports`));
+  if (c?.resources === undefined || c.resources !== was?.resources)
+    out.push(...validateResources(c?.resources, `${path}.resources`));
   return out;
 }
 

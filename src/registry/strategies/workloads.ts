@@ -18,14 +18,25 @@ import {
   defaultStatefulSet,
 } from './workload-defaults.js';
 
-/** ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. */
-export function validateTemplate(template: PodTemplateSpec | undefined, path: string): Cause[] {
+/**
+ * ValidatePodTemplateSpec: template labels and annotations' keys, then the pod spec. previous:
+ * the template of a validated object this one replaces: labels it shares passed then, and
+ * validatePodSpec skips what its containers share.
+ */
+export function validateTemplate(
+  template: PodTemplateSpec | undefined,
+  path: string,
+  previous?: PodTemplateSpec,
+): Cause[] {
   if (!template || typeof template !== 'object') return [required(path)];
   const out: Cause[] = [];
-  for (const [k, v] of Object.entries(template.metadata?.labels ?? {})) {
-    out.push(...labelKey(`${path}.metadata.labels`, k), ...labelValue(`${path}.metadata.labels`, v));
+  const labels = template.metadata?.labels;
+  if (labels === undefined || labels !== previous?.metadata?.labels) {
+    for (const [k, v] of Object.entries(labels ?? {})) {
+      out.push(...labelKey(`${path}.metadata.labels`, k), ...labelValue(`${path}.metadata.labels`, v));
+    }
   }
-  out.push(...validatePodSpec(template.spec, `${path}.spec`));
+  out.push(...validatePodSpec(template.spec, `${path}.spec`, previous?.spec));
   return out;
 }
 
@@ -33,7 +44,7 @@ export function validateTemplate(template: PodTemplateSpec | undefined, path: st
  * The shared rules of the replica-managing kinds (upstream ValidateDeploymentSpec and kin).
  * previous: a validated object obj replaces (src/registry/validated.ts); a template it shares
  * by reference passed validateTemplate then (a function of the template alone) and is not
- * checked again.
+ * checked again, nor the selector's rules when the selector is shared too.
  */
 function validateWorkload(obj: Workload, kind: string, previous?: Workload): Cause[] {
   const spec = obj.spec ?? {};
@@ -42,16 +53,20 @@ function validateWorkload(obj: Workload, kind: string, previous?: Workload): Cau
     out.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
   }
   const sel = spec.selector;
-  if (sel == null) out.push(required('spec.selector'));
-  else {
-    out.push(...validateLabelSelector(sel, 'spec.selector'));
-    if (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length) {
-      out.push(invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
+  const sharedTemplate = !!spec.template && previous?.spec?.template === spec.template;
+  // the selector's rules are a function of the selector and the template alone: both shared
+  // with a validated object, they passed then and pass now
+  if (sel == null || !sharedTemplate || previous?.spec?.selector !== sel) {
+    if (sel == null) out.push(required('spec.selector'));
+    else {
+      out.push(...validateLabelSelector(sel, 'spec.selector'));
+      if (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length) {
+        out.push(invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
+      }
     }
+    out.push(...selectorMatchesTemplate(sel, spec.template, 'spec.template'));
   }
-  out.push(...selectorMatchesTemplate(sel, spec.template, 'spec.template'));
-  if (!spec.template || previous?.spec?.template !== spec.template)
-    out.push(...validateTemplate(spec.template, 'spec.template'));
+  if (!sharedTemplate) out.push(...validateTemplate(spec.template, 'spec.template', previous?.spec?.template));
   const restart = spec.template?.spec?.restartPolicy || 'Always';
   if (spec.template?.spec && restart !== 'Always')
     out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
