@@ -272,13 +272,14 @@ export class WatchHub {
     const done = run.step(this.sendTo, budget);
     const now = performance.now();
     run.busyMs += now - started;
+    run.slices++;
     if (!done) {
       this.flushScheduled = true;
       setImmediate(this.slice);
       return;
     }
     this.run = undefined;
-    this.trace?.flushEnds();
+    this.trace?.flushEnds(run.busyMs, run.slices);
     this.lastFlushEnd = now;
     this.lastFlushCost = run.busyMs;
     if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
