@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { percentile } from './lib/stats.js';
+import { gcFile } from '../src/http/watch-trace.js';
 
 /** Stage → [p50, p99] in ms since the writer's send, plus the flush shape. */
 export interface StageFigures {
@@ -16,6 +17,11 @@ export interface StageFigures {
   eventsPerFlush: number;
   /** a flush's wall time from its start to its last send, p50 and p99 (ms) */
   flushMs: [number, number];
+  /** a flush's time in its slices (the rest of its wall is the event loop between them), p50 and p99 (ms), and slices p50 */
+  busyMs: [number, number];
+  slicesP50: number;
+  /** the front thread's garbage collections in the phase, by kind: count and total ms */
+  gc: { scavenges: number; scavengeMs: number; major: number; majorMs: number; other: number; otherMs: number };
 }
 
 const STAGES: [string, number][] = [
@@ -50,6 +56,7 @@ export function readStages(file: string | undefined, fromUs: number, toUs: numbe
     sends += r[7]!;
     backlogged += r[8]!;
   }
+  const fl = [...flushes.values()];
   return {
     events: rows.length,
     stages,
@@ -58,11 +65,45 @@ export function readStages(file: string | undefined, fromUs: number, toUs: numbe
     eventsPerFlush: rows.length / Math.max(1, flushes.size),
     flushMs: [50, 99].map((q) =>
       percentile(
-        [...flushes.values()].map((r) => (r[6]! - r[4]!) / 1000),
+        fl.map((r) => (r[6]! - r[4]!) / 1000),
         q,
       ),
     ) as [number, number],
+    busyMs: [50, 99].map((q) =>
+      percentile(
+        fl.map((r) => (r[9] ?? 0) / 1000),
+        q,
+      ),
+    ) as [number, number],
+    slicesP50: percentile(
+      fl.map((r) => r[10] ?? 0),
+      50,
+    ),
+    gc: readGc(file, fromUs, toUs),
   };
+}
+
+/** The front thread's collections that began in [fromUs, toUs] (kind 1: scavenge, 4: mark-compact). */
+function readGc(file: string, fromUs: number, toUs: number): StageFigures['gc'] {
+  const gc = { scavenges: 0, scavengeMs: 0, major: 0, majorMs: 0, other: 0, otherMs: 0 };
+  const path = gcFile(file);
+  if (!existsSync(path)) return gc;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line) continue;
+    const [at, kind, us] = JSON.parse(line) as [number, number, number];
+    if (at < fromUs || at > toUs) continue;
+    if (kind === 1) {
+      gc.scavenges++;
+      gc.scavengeMs += us / 1000;
+    } else if (kind === 4) {
+      gc.major++;
+      gc.majorMs += us / 1000;
+    } else {
+      gc.other++;
+      gc.otherMs += us / 1000;
+    }
+  }
+  return gc;
 }
 
 /** One log line: each stage's p50/p99 since the send. */
@@ -71,6 +112,8 @@ export function formatStages(f: StageFigures): string {
   return (
     `stages since the PUT was sent, p50/p99 ms (${f.events} events): ${parts.join(', ')}; ` +
     `${f.eventsPerFlush.toFixed(1)} events and ${f.sendsPerFlush.toFixed(0)} sends per flush, ` +
-    `flush wall p50/p99 ${f.flushMs[0].toFixed(1)}/${f.flushMs[1].toFixed(1)} ms, ${(100 * f.backloggedShare).toFixed(1)}% into a backlogged socket`
+    `flush wall p50/p99 ${f.flushMs[0].toFixed(1)}/${f.flushMs[1].toFixed(1)} ms (in its slices ${f.busyMs[0].toFixed(1)}/${f.busyMs[1].toFixed(1)} ms, ${f.slicesP50} slices p50), ` +
+    `${(100 * f.backloggedShare).toFixed(1)}% into a backlogged socket; front GCs: ${f.gc.scavenges} scavenges (${f.gc.scavengeMs.toFixed(1)} ms), ` +
+    `${f.gc.major} mark-compacts (${f.gc.majorMs.toFixed(1)} ms), ${f.gc.other} other (${f.gc.otherMs.toFixed(1)} ms)`
   );
 }

@@ -53,6 +53,8 @@ export interface Phase {
   targetMainCpuUsPerDelivery: number;
   /** watch streams the target ended or dropped so far (of those opened) */
   streamsEnded: number;
+  /** how long after the writer's last response the clients' last delivery came (ms; 0 if before) */
+  drainLagMs: number;
 }
 
 export class Clients {
@@ -197,11 +199,12 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
     targetCpuUsPerDelivery: (targetCpuSec * 1e6) / Math.max(1, stats.events),
     targetMainCpuUsPerDelivery: (mainCpuSec * 1e6) / Math.max(1, stats.events),
     streamsEnded: stats.ended,
+    drainLagMs: Math.max(0, (stats.lastAtUs - startUs) / 1000 - w.elapsedSec * 1000),
   };
   ctx.log(
     `  ${t.subject} @ ${rate}/s: ${p.writesOk} writes (${p.writeRate.toFixed(0)}/s, ${p.writesFailed} failed), ` +
       `${p.deliveries}/${p.expected} deliveries, ${p.deliveriesPerSec.toFixed(0)}/s, p50 ${p.p50Ms.toFixed(1)} ms, p99 ${p.p99Ms.toFixed(1)} ms ` +
-      `(PUT p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms); ` +
+      `(PUT p50 ${p.putP50Ms.toFixed(1)}, p99 ${p.putP99Ms.toFixed(1)} ms); last delivery ${p.drainLagMs.toFixed(0)} ms after the last PUT's response; ` +
       `CPU (of one core): target ${pct(p.targetCpuShare)}, clients ${pct(p.clientCpuShare)}, writer ${pct(p.writerCpuShare)}; machine ${pct(p.machineBusy)} busy`,
   );
   const clientUs = (stats.cpuSec * 1e6) / Math.max(1, stats.events);
@@ -225,16 +228,17 @@ export async function runPhase(ctx: Ctx, session: WatchSession, rate: number, wr
 function threadSplit(before: Map<string, number>, pid: number, writes: number): string {
   const us = (tid: string, ticks: number): number => ((ticks - (before.get(tid) ?? 0)) * 1e4) / Math.max(1, writes);
   const main = String(pid);
-  const others: number[] = [];
+  const others: [number, number][] = [];
   let mainUs = 0;
   for (const [tid, ticks] of threadCpuTicks(pid)) {
     if (tid === main) mainUs = us(tid, ticks);
-    else others.push(us(tid, ticks));
+    else others.push([us(tid, ticks), Number(tid) - pid]);
   }
-  others.sort((a, b) => b - a);
-  const rest = others.slice(4).reduce((a, b) => a + b, 0);
-  const top = others.slice(0, 4).map((v) => v.toFixed(0));
-  return `CPU µs per write by thread: main ${mainUs.toFixed(0)}; busiest others ${top.join(', ')}; the other ${others.length - top.length} together ${rest.toFixed(0)}`;
+  others.sort((a, b) => b[0] - a[0]);
+  const rest = others.slice(4).reduce((a, b) => a + b[0], 0);
+  // thread id − pid: V8's platform workers (GC helpers of every isolate) are started first, +2 … +5
+  const top = others.slice(0, 4).map(([v, at]) => `${v.toFixed(0)} (+${at})`);
+  return `CPU µs per write by thread: main ${mainUs.toFixed(0)}; busiest others (thread id − pid) ${top.join(', ')}; the other ${others.length - top.length} together ${rest.toFixed(0)}`;
 }
 
 /** Opens the watchers (in their own client process) and measures idle memory. */

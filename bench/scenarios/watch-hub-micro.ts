@@ -4,17 +4,28 @@
  * 1,000 JSON watchers of one namespace with no selector (the watch scenario's shape) on sinks
  * that only count writes; each round dispatches N single-event batches (as N actor replies in
  * one pacing window) and flushes. Prints CPU µs per delivery (process CPU, so a busy machine
- * inflates wall time, not this figure); bounded: 300 rounds after 50 of warm-up.
+ * inflates wall time, not this figure) and the young-generation collections per 1,000 events
+ * (run it with --max-semi-space-size=1, the front thread's young generation, to compare trees:
+ * the hub's garbage per event); bounded: 2,000 rounds after 50 of warm-up.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { WatchHub } from '../../src/http/watch-hub.js';
 import { benchWatcher } from '../lib/bench-watcher.js';
 import type { ChangeEvent } from '../../src/actors/protocol.js';
 
 const WATCHERS = 1000;
-const ROUNDS = 300;
+const ROUNDS = 2000;
 const WARMUP = 50;
 
-function measure(eventsPerFlush: number): number {
+let scavenges = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === 1) scavenges++;
+}).observe({ entryTypes: ['gc'] });
+/** GC entries are delivered on a later turn */
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
+
+async function measure(eventsPerFlush: number): Promise<{ us: number; scavengesPer1000: number }> {
   const hub = new WatchHub(1 << 30);
   let writes = 0;
   for (let i = 0; i < WATCHERS; i++) {
@@ -52,14 +63,24 @@ function measure(eventsPerFlush: number): number {
     hub.flush();
   };
   for (let i = 0; i < WARMUP; i++) round();
+  await settle();
+  const gc0 = scavenges;
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < ROUNDS; i++) round();
   const cpu = process.cpuUsage(cpu0);
+  await settle();
   if (writes !== (ROUNDS + WARMUP) * WATCHERS)
     throw new Error(`expected one write per watcher per flush, got ${writes}`);
-  return (cpu.user + cpu.system) / (ROUNDS * eventsPerFlush * WATCHERS);
+  return {
+    us: (cpu.user + cpu.system) / (ROUNDS * eventsPerFlush * WATCHERS),
+    scavengesPer1000: ((scavenges - gc0) * 1000) / (ROUNDS * eventsPerFlush),
+  };
 }
 
 const counts = process.argv.slice(2).map(Number);
-for (const n of counts.length ? counts : [1, 5, 10, 20])
-  process.stdout.write(`${n} events per flush: ${measure(n).toFixed(3)} µs CPU per delivery\n`);
+for (const n of counts.length ? counts : [1, 5, 10, 20]) {
+  const m = await measure(n);
+  process.stdout.write(
+    `${n} events per flush: ${m.us.toFixed(3)} µs CPU per delivery, ${m.scavengesPer1000.toFixed(1)} young-generation collections per 1,000 events\n`,
+  );
+}

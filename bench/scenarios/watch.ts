@@ -18,8 +18,20 @@ const OBJECTS = 20;
 /** size of each ConfigMap as the server serves it (the hello ceiling echoes request bodies) */
 const OBJECT_BYTES = 1024;
 /** the saturating rate first, then issue 24's latency rate (500/s), then a tenth to see latency well below saturation */
-const RATES = [1000, 500, 100];
+const RATES = ratesOf(process.env.PLAT_BENCH_WATCH_RATES) ?? [1000, 500, 100];
 const LATENCY_RATE = 500;
+
+/**
+ * PLAT_BENCH_WATCH_RATES=500,500 (experiments only): the phases to run instead of the three
+ * rates, e.g. the latency rate several times over one server start for paired comparisons.
+ */
+function ratesOf(env: string | undefined): number[] | undefined {
+  const rates = env
+    ?.split(',')
+    .map(Number)
+    .filter((r) => r > 0);
+  return rates?.length ? rates : undefined;
+}
 const MAX_WRITE_SEC = 5;
 const NS = 'bench-watch';
 const BASE_PATH = `/api/v1/namespaces/${NS}/configmaps`;
@@ -148,7 +160,7 @@ export async function watchScenario(ctx: Ctx): Promise<ScenarioResult> {
     );
   const top = s.phases[0]!,
     topCeiling = h.phases[0]!;
-  const lat = s.phases[RATES.indexOf(LATENCY_RATE)]!;
+  const lat = s.phases.find((p) => p.rate === LATENCY_RATE) ?? s.phases[0]!;
   const share = top.deliveriesPerSec / topCeiling.deliveriesPerSec;
   const verdicts: Verdict[] = [
     {

@@ -22,6 +22,8 @@ export class FlushRun<W extends Member> {
   private readonly joined = new Map<string, Chunk>();
   /** front-thread time spent writing so far (ms): what paces the next flush */
   busyMs = 0;
+  /** slices written so far */
+  slices = 0;
 
   /** fresh: takes a solo watcher's frames queued since this flush began (newer than its own here) */
   constructor(

@@ -23,48 +23,19 @@
  * registering watcher needs; if it ever did, the watcher is told 410 instead of missing events.
  */
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
-import { filterEvent, objectFor, type Matcher } from '../api/watch-filter.js';
-import { encodeEventObject, frameEvent, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
+import { filterEvent, objectFor } from '../api/watch-filter.js';
+import { encodeEventObject, frameEventBytes, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
 import { SLICE_MS, SliceBudget, UNLIMITED, type Budget } from './watch-budget.js';
 import { FlushRun } from './watch-flush.js';
 import { InitialEvents } from './initial-events.js';
 import { Membership, type WatchGroup } from './watch-group.js';
 import { bookmarkEvent, encodeError, errorEvent, expiredStatus } from './watch-events.js';
 import { RecentChanges } from './watch-recent.js';
+import type { Convert, Watcher } from './watch-watcher.js';
 import { watchTrace } from './watch-trace.js';
 
 export { bookmarkEvent, errorEvent } from './watch-events.js';
-
-/** A stored object's JSON as another version of its resource (the registry's conversions). */
-export type Convert = (typeKey: string, apiVersion: string, json: string) => string;
-
-export interface WatchSink {
-  /** writes bytes; returns the bytes currently buffered for this client (an estimate) */
-  write(chunk: Chunk): number;
-  /** ends the stream cleanly */
-  close(): void;
-  /** drops the connection at once (slow consumer) */
-  abort(): void;
-}
-
-export interface Watcher {
-  typeKey: string;
-  namespace: string;
-  matcher: Matcher | undefined;
-  /** last version delivered (events at or below it are not sent again) */
-  fromRV: number;
-  /** the version the watch started at: bookmarks are sent only past it */
-  startRV: number;
-  sink: WatchSink;
-  bookmarks: boolean;
-  kind: string;
-  apiVersion: string;
-  closed: boolean;
-  /** the stream encoding (format and view); watchers with the same streamKey share bytes */
-  enc: Encoding;
-  /** a Table view: whether the column definitions went out already (only the first event has them) */
-  headersSent: boolean;
-}
+export type { Convert, Watcher, WatchSink } from './watch-watcher.js';
 
 /** A watcher as the hub keeps it: with its stream key, computed once, and its group if it has one. */
 type Live = Watcher & { key?: string; failed?: boolean; group?: WatchGroup<Live> };
@@ -127,7 +98,8 @@ export class WatchHub {
       return;
     }
     const out: Chunk[] = [];
-    for (const ev of r.events) this.collect(out, w, ev, new Map());
+    const lines = new Map<string, Chunk>();
+    for (const ev of r.events) this.collect(out, w, ev, lines);
     if (out.length) this.send(w, joinChunks(out));
     if (w.closed || w.failed) return;
     let set = this.byType.get(w.typeKey);
@@ -185,27 +157,36 @@ export class WatchHub {
   /** Fans out one batch of committed changes (in rv order). */
   dispatch(events: readonly ChangeEvent[]): void {
     this.trace?.received(events);
+    const typeKey = events[0]?.typeKey;
+    if (typeKey === undefined) return;
+    let oneType = true;
+    for (const ev of events) if (ev.typeKey !== typeKey) oneType = false;
+    // most batches hold changes of one type: no per-batch grouping (garbage on the front thread)
+    if (oneType) return this.dispatchType(typeKey, events);
     const byType = new Map<string, ChangeEvent[]>();
     for (const ev of events) {
       let l = byType.get(ev.typeKey);
       if (!l) byType.set(ev.typeKey, (l = []));
       l.push(ev);
     }
-    for (const [typeKey, evs] of byType) {
-      this.recent.remember(typeKey, evs);
-      if (!this.byType.has(typeKey)) continue;
-      const lines = evs.map(() => new Map<string, Chunk>());
-      for (const g of this.members.groups(typeKey)) this.collectGroup(g, evs, lines);
-      for (const w of this.members.solo(typeKey)) {
-        const out: Chunk[] = [];
-        for (let i = 0; i < evs.length; i++) this.collect(out, w, evs[i]!, lines[i]!);
-        if (out.length) this.enqueue(w, out);
-      }
+    for (const [key, evs] of byType) this.dispatchType(key, evs);
+  }
+
+  /** Fans out a batch's changes of one type (in rv order). */
+  private dispatchType(typeKey: string, evs: readonly ChangeEvent[]): void {
+    this.recent.remember(typeKey, evs);
+    if (!this.byType.has(typeKey)) return;
+    const lines = new Map<string, Chunk>();
+    for (const g of this.members.groups(typeKey)) this.collectGroup(g, evs, lines);
+    for (const w of this.members.solo(typeKey)) {
+      const out: Chunk[] = [];
+      for (const ev of evs) this.collect(out, w, ev, lines);
+      if (out.length) this.enqueue(w, out);
     }
   }
 
   /** Frames a batch once for a whole group (framed as for any of its members, all get the same). */
-  private collectGroup(g: WatchGroup<Live>, evs: ChangeEvent[], lines: Map<string, Chunk>[]): void {
+  private collectGroup(g: WatchGroup<Live>, evs: readonly ChangeEvent[], lines: Map<string, Chunk>): void {
     const w = g.representative;
     if (!w) return;
     for (let i = 0; i < evs.length; i++) {
@@ -213,7 +194,7 @@ export class WatchHub {
       if (g.namespace && ev.namespace !== g.namespace) continue;
       let line: Chunk;
       try {
-        line = this.lineFor(w, ev, ev.type, lines[i]!);
+        line = this.lineFor(w, ev, ev.type, lines);
       } catch (e) {
         // each member gets what it was due before the failure, then the ERROR event, and is closed
         const err = encodeError(w.enc, e);
@@ -272,13 +253,14 @@ export class WatchHub {
     const done = run.step(this.sendTo, budget);
     const now = performance.now();
     run.busyMs += now - started;
+    run.slices++;
     if (!done) {
       this.flushScheduled = true;
       setImmediate(this.slice);
       return;
     }
     this.run = undefined;
-    this.trace?.flushEnds();
+    this.trace?.flushEnds(run.busyMs, run.slices);
     this.lastFlushEnd = now;
     this.lastFlushCost = run.busyMs;
     if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
@@ -304,7 +286,7 @@ export class WatchHub {
 
   /**
    * Appends the framed event a watcher gets for a change (nothing when it sees none) and
-   * advances fromRV. Frames are shared per (event type, stream encoding, headers) in `lines`.
+   * advances fromRV. Frames are shared per (change, event type, stream encoding, headers) in `lines`.
    */
   private collect(out: Chunk[], w: Live, ev: ChangeEvent, lines: Map<string, Chunk>): void {
     if (w.closed || w.failed || ev.rv <= w.fromRV) return;
@@ -325,17 +307,16 @@ export class WatchHub {
     out.push(line);
   }
 
-  /** The framed event of `type` for a watcher, shared per (event type, stream encoding, headers, version) in `lines`; throws when it cannot be encoded. */
+  /** The framed event of `type` for a watcher, shared per (change, event type, stream encoding, headers, version) in `lines`; throws when it cannot be encoded. */
   private lineFor(w: Live, ev: ChangeEvent, type: ChangeEvent['type'], lines: Map<string, Chunk>): Chunk {
     const headers = w.enc.view?.as === 'Table' && !w.headersSent;
     // another served version of the type (events.<domain>/v1 over core Events) gets a converted object
     const other = w.apiVersion !== ev.apiVersion;
-    const id = `${type}|${w.key}|${headers ? 'h' : ''}${other ? `|${w.apiVersion}` : ''}`;
+    const id = `${ev.rv}|${type}|${w.key}|${headers ? 'h' : ''}${other ? `|${w.apiVersion}` : ''}`;
     let line = lines.get(id);
     if (!line) {
-      line = frameEvent(w.enc, type, this.objectOf(w, ev, type, headers, other));
       // bytes once for every watcher: uWS would re-encode a string on each write
-      if (typeof line === 'string') line = Buffer.from(line);
+      line = frameEventBytes(w.enc, type, this.objectOf(w, ev, type, headers, other));
       lines.set(id, line);
     }
     return line;

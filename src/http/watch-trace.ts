@@ -4,8 +4,9 @@
  * `bench-ts` annotation), the actor's publish after its commit, the front's receipt (dispatch),
  * and the flush that wrote it: when it began, its first and its last send. Lines are appended
  * to the file about once a second (one JSON array per event, fields as in TRACE_FIELDS), so
- * bench/scenarios/watch-drive.ts can set them beside what the clients saw. Unset, the hub has
- * no trace and pays one undefined check per dispatch, flush and send.
+ * bench/scenarios/watch-drive.ts can set them beside what the clients saw; the front thread's
+ * garbage collections go to a file beside it (`gcFile`), to count them per phase. Unset, the
+ * hub has no trace and pays one undefined check per dispatch, flush and send.
  *
  * An event received while a flush is under way is counted in the next flush (its last write is
  * there: the members already written get it then), but its first write is the first send after
@@ -13,6 +14,7 @@
  * watchers of other types or namespaces that send may not carry it (the bench has one of each).
  */
 import { appendFile } from 'node:fs';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import type { ChangeEvent } from '../actors/protocol.js';
 import { TRACE_EVENTS } from '../actors/stream-events.js';
 import { monoUs } from '../metrics/process-metrics.js';
@@ -29,6 +31,9 @@ export const TRACE_FIELDS = [
   /** sends of the flush, and those a backlogged socket queued (held until it drains) */
   'sends',
   'backlogged',
+  /** the flush's time in its slices (µs; the rest of its wall is the event loop between them) and their count */
+  'busyUs',
+  'slices',
 ] as const;
 
 const MARKER = '"bench-ts":"';
@@ -58,8 +63,21 @@ export class WatchTrace {
   private run: Run | undefined;
   private lines: string[] = [];
 
+  /** the front thread's garbage collections: [start µs (monotonic), kind, duration µs] */
+  private gcs: string[] = [];
+  private readonly gcObserver: PerformanceObserver;
+
   constructor(private readonly file: string) {
     setInterval(() => this.write(), 1000).unref();
+    // performance entries count from the time origin: monotonic µs = offset + startTime
+    const offsetUs = monoUs() - performance.now() * 1000;
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
+        this.gcs.push(JSON.stringify([Math.round(offsetUs + e.startTime * 1000), kind, Math.round(e.duration * 1000)]));
+      }
+    });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
   }
 
   /** A batch reached the front (before it is framed). */
@@ -93,8 +111,8 @@ export class WatchTrace {
     if (buffered > 0) r.backlogged++;
   }
 
-  /** The flush under way wrote its last watcher. */
-  flushEnds(): void {
+  /** The flush under way wrote its last watcher, in `slices` slices of `busyMs` in all. */
+  flushEnds(busyMs = 0, slices = 0): void {
     const r = this.run;
     if (!r) return;
     this.run = undefined;
@@ -111,17 +129,26 @@ export class WatchTrace {
           last,
           r.sends,
           r.backlogged,
+          Math.round(busyMs * 1000),
+          slices,
         ]),
       );
   }
 
   private write(): void {
+    if (this.gcs.length) {
+      appendFile(gcFile(this.file), `${this.gcs.join('\n')}\n`, () => {});
+      this.gcs = [];
+    }
     if (!this.lines.length) return;
     const out = `${this.lines.join('\n')}\n`;
     this.lines = [];
     appendFile(this.file, out, () => {});
   }
 }
+
+/** Where the front thread's GC events go beside a trace file (one JSON array per collection). */
+export const gcFile = (traceFile: string): string => `${traceFile}.gc`;
 
 /** The hub's trace when the bench asked for one (PLAT_WATCH_TRACE), else undefined. */
 export function watchTrace(): WatchTrace | undefined {

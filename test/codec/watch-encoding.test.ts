@@ -8,6 +8,7 @@ import {
   bookmarkObject,
   encodeEventObject,
   frameEvent,
+  frameEventBytes,
   joinChunks,
   protobufWatchFrame,
   streamKey,
@@ -90,6 +91,31 @@ describe('Protobuf watch framing (bytes)', () => {
     assert.equal(watchContentType(PB), 'application/vnd.platform.protobuf;stream=watch');
     assert.equal(watchContentType(CBOR), 'application/cbor-seq');
     assert.notEqual(streamKey(TABLE), streamKey(JSON_ENC));
+  });
+});
+
+describe('frames as bytes (frameEventBytes, what the watch hub hands every socket)', () => {
+  it('are the bytes of frameEvent in every encoding, non-ASCII JSON included', () => {
+    const json = JSON.stringify({ kind: 'ConfigMap', metadata: { name: 'ü-名前' }, data: { e: '😀', q: '"\\' } });
+    for (const type of ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']) {
+      const bytes = frameEventBytes(JSON_ENC, type, json);
+      assert.ok(Buffer.isBuffer(bytes));
+      assert.equal(Buffer.from(bytes).toString('utf8'), frameEvent(JSON_ENC, type, json));
+      assert.deepEqual(JSON.parse(Buffer.from(bytes).toString('utf8')), { type, object: JSON.parse(json) });
+      assert.equal(bytes.at(-1), 0x0a, 'one line');
+    }
+    const raw = new Uint8Array([1, 2, 3]);
+    assert.deepEqual(frameEventBytes(PB, 'ADDED', raw), frameEvent(PB, 'ADDED', raw));
+    const item = encodeEventObject(CBOR, { kind: 'ConfigMap', json }, 0, false);
+    assert.deepEqual(
+      Buffer.from(frameEventBytes(CBOR, 'ADDED', item)),
+      Buffer.from(frameEvent(CBOR, 'ADDED', item) as Uint8Array),
+    );
+    const table = encodeEventObject(TABLE, { kind: 'ConfigMap', json }, 0, true);
+    assert.equal(
+      Buffer.from(frameEventBytes(TABLE, 'ADDED', table)).toString('utf8'),
+      frameEvent(TABLE, 'ADDED', table),
+    );
   });
 });
 

@@ -13,7 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), 'watch-trace-'));
 const file = join(dir, 'trace.jsonl');
 process.env.PLAT_WATCH_TRACE = file;
 const { WatchHub } = await import('../../src/http/watch-hub.js');
-const { TRACE_FIELDS, WatchTrace } = await import('../../src/http/watch-trace.js');
+const { TRACE_FIELDS, WatchTrace, gcFile } = await import('../../src/http/watch-trace.js');
 const { monoUs } = await import('../../src/metrics/process-metrics.js');
 
 function event(rv: number, sentUs: number, publishedUs: number): ChangeEvent {
@@ -71,8 +71,54 @@ describe('watch stage trace (PLAT_WATCH_TRACE, bench only)', () => {
       assert.ok(row.firstUs! >= row.flushUs! && row.lastUs! >= row.firstUs!, 'first and last write in order');
       assert.equal(row.sends, 2);
       assert.equal(row.backlogged, 1, 'the send into a backlogged socket is counted');
+      assert.equal(row.slices, 1, 'an unlimited flush is one slice');
+      assert.ok(row.busyUs! >= 0 && row.busyUs! <= row.lastUs! - row.flushUs! + 1000, 'busy within the wall');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("records a sliced flush's slices: one that stopped at once and the scheduled slice that finished it", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'watch-trace-'));
+    const path = join(own, 'trace.jsonl');
+    try {
+      const hub = new WatchHub(1 << 20);
+      (hub as unknown as { trace: InstanceType<typeof WatchTrace> }).trace = new WatchTrace(path);
+      hub.add(watcher(0));
+      hub.dispatch([event(9, monoUs(), monoUs())]);
+      // the first slice's budget is spent before its first send; the hub goes on with a slice of its own
+      hub.flush({ more: () => false });
+      const [row] = await rows(path, 1);
+      assert.equal(row!.rv, 9);
+      assert.equal(row!.slices, 2);
+      assert.equal(row!.sends, 1);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("writes the front thread's garbage collections beside the trace (gcFile)", async () => {
+    const own = mkdtempSync(join(tmpdir(), 'watch-trace-'));
+    const path = join(own, 'trace.jsonl');
+    try {
+      const before = monoUs();
+      new WatchTrace(path);
+      // enough short-lived garbage for several young-generation collections
+      let keep: unknown[] = [];
+      for (let i = 0; i < 2_000_000; i++) {
+        keep.push({ i, s: `x${i}` });
+        if (keep.length > 1000) keep = [];
+      }
+      const lines = await until(async () => {
+        const l = existsSync(gcFile(path)) ? readFileSync(gcFile(path), 'utf8').split('\n').filter(Boolean) : [];
+        return l.length ? l : undefined;
+      }, 'GC lines');
+      const [at, kind, us] = JSON.parse(lines[0]!) as number[];
+      assert.ok(at! >= before - 1000 && at! <= monoUs(), 'monotonic µs, as the trace lines');
+      assert.ok([1, 2, 4, 8, 16].includes(kind!), `a GC kind (${kind})`);
+      assert.ok(us! >= 0);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   });
 
