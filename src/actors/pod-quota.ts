@@ -65,15 +65,18 @@ export function podSum(q: PodQuota | undefined, key: 'requests' | 'limits', reso
   return r && Object.hasOwn(r, resource) ? r[resource]! : 0;
 }
 
+/** A cached entry as the front thread's read cache and the controllers load it (no summary: see withQuota). */
+export function cachedObject(typeKey: string, e: Entry, apiVersion = e.apiVersion): CachedObject {
+  return { typeKey, namespace: e.namespace, name: e.name, apiVersion, json: e.json };
+}
+
 /**
- * A cached entry as the front thread's read cache loads it. A Pod's object is read once for its
- * summary without being held (CachedEntry.objOnce: a load or snapshot of every Pod must not churn
- * the actor's parsed objects); `obj` when the caller has it parsed already.
+ * The start-up load's object with its summary (the read cache loads it). A snapshot (a newly
+ * elected leader's controllers, which read no summary) and CRD loads (never Pods) go without, so
+ * a snapshot does not parse every Pod again.
  */
-export function cachedObject(typeKey: string, e: Entry, apiVersion = e.apiVersion, obj?: () => unknown): CachedObject {
-  const out: CachedObject = { typeKey, namespace: e.namespace, name: e.name, apiVersion, json: e.json };
-  const once = (e as { objOnce?: () => unknown }).objOnce;
-  const quota = quotaFor(typeKey, obj ?? (() => (once ? once.call(e) : e.obj)));
-  if (quota) out.quota = quota;
-  return out;
+export function withQuota(o: CachedObject, obj: () => unknown): CachedObject {
+  const quota = quotaFor(o.typeKey, obj);
+  if (quota) o.quota = quota;
+  return o;
 }

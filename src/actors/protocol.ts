@@ -131,7 +131,7 @@ export interface CachedObject {
   name: string;
   apiVersion: string;
   json: string;
-  /** as ChangeEvent.quota */
+  /** as ChangeEvent.quota; set by the start-up load only (a snapshot, for the controllers, goes without) */
   quota?: PodQuota;
 }
 

@@ -18,7 +18,7 @@ import { Batch, commitBatch } from './batch.js';
 import { Pipeline } from './pipeline.js';
 import { LEASE_PREFIX, leaseId, loadLeases, storedLeases } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
-import { cachedObject } from './pod-quota.js';
+import { cachedObject, withQuota } from './pod-quota.js';
 import { unsafeDeleteReply } from './corrupt.js';
 import {
   MAX_CONFLICT_RETRIES,
@@ -88,7 +88,7 @@ export class Shard extends ShardStores {
           continue;
         }
         store.ctx.cache.load(entry);
-        objects.push(cachedObject(typeKey, entry, obj.apiVersion ?? '', () => obj));
+        objects.push(withQuota(cachedObject(typeKey, entry, obj.apiVersion ?? ''), () => obj));
         if (typeKey === '/namespaces')
           namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
       }
