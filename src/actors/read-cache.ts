@@ -138,12 +138,16 @@ export class ReadCache implements Informer {
     this.recent.delete(c);
   }
 
-  /** written: a change event's object (a bulk kind's keeps its JSON among the recent), else a load's */
+  /**
+   * written: a change event's object, else a load's. A bulk kind's keeps its JSON among the recent
+   * when written and GETs are served from here (on a shared store no reader would use it).
+   */
   private set(typeKey: string, namespace: string, name: string, c: Cached, written: boolean): void {
     const bulk = this.jsonless.has(typeKey);
-    if (bulk && !written) c.json = undefined;
+    const keep = !bulk || (written && this.servesGets);
+    if (!keep) c.json = undefined;
     this.forget(this.type(typeKey).set(namespace, name, c));
-    if (bulk && written) this.recent.add(c);
+    if (bulk && keep) this.recent.add(c);
   }
 
   /** The start-up load (or a CRD's objects): a bulk kind's objects keep no JSON. */

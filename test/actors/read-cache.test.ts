@@ -142,3 +142,13 @@ test('Pods written keep their JSON for the most recently written only; a change 
   assert.deepEqual([...c.podQuotas('a')], [undefined, { limits: { memory: 1 } }, { finished: true }]);
   assert.equal(c.get('/pods', 'a', 'p3', 'v1'), '{"pod":"p3"}');
 });
+
+test('on a shared store (GETs not served from here) written Pods keep no JSON either', () => {
+  const c = new ReadCache();
+  c.servesGets = false;
+  c.observe([pod('ADDED', 'a', 'p1', { finished: true }), event('ADDED', 'a', 'cm')]);
+  assert.equal(c.recentHeld, 0);
+  assert.equal(c.get('/pods', 'a', 'p1', 'v1'), undefined);
+  assert.deepEqual([...c.podQuotas('a')], [{ finished: true }]);
+  assert.equal(c.get('/configmaps', 'a', 'cm', 'v1'), '{"n":"cm"}', "other kinds' readers still need theirs");
+});
