@@ -1,8 +1,8 @@
 /**
  * Where a stored object's memory goes, in process (no threads, no HTTP): a shard actor on a fresh
  * LMDB directory is filled with N Pods of the density scenario (bench/load/scenarios/density.ts),
- * its change events fed to a front-thread ReadCache, then one JSON and one Protobuf cluster-scope
- * LIST run. Prints bytes per object after the fill and after the lists (V8 heap, external and
+ * its change events fed to a front-thread ReadCache (which keeps the JSON of the RECENT_JSON_MAX
+ * Pods written last only), then one JSON and one Protobuf cluster-scope LIST run. Prints bytes per object after the fill and after the lists (V8 heap, external and
  * array buffers, resident anonymous and file-backed memory), then the retained size of each
  * component, measured by dropping it and collecting (read cache, item bytes caches, history,
  * parsed objects, JSON, selectable state; what is left is the entries and their maps).
@@ -168,6 +168,7 @@ async function main(): Promise<void> {
     const m1 = mem();
     process.stdout.write(`${n} Pods in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     process.stdout.write(`after the fill:  ${perObject(m0, m1, n)}\n`);
+    process.stdout.write(`front read cache: ${front.count('/pods')} Pods, ${front.recentHeld} holding their JSON\n`);
     for (const [i, format] of (['json', 'protobuf'] as const).entries()) {
       const r = (await shard.run([listOp(i + 1, format)])).results[0];
       if (!r || !('code' in r)) throw new Error(`list failed: ${JSON.stringify(r)}`);

@@ -57,6 +57,15 @@ export interface ChangeEvent {
   deleting?: boolean;
   /** kinds with a TTL (Events): when the object expires after this write (ms since the epoch) */
   expiresAt?: number;
+  /** Pods (ADDED/MODIFIED): what ResourceQuota counts of it, when not the plain count of one (pod-quota.ts) */
+  quota?: PodQuota;
+}
+
+/** A Pod as ResourceQuota counts it: finished (counts nothing), else its containers' sums per resource name. */
+export interface PodQuota {
+  finished?: true;
+  requests?: Record<string, number>;
+  limits?: Record<string, number>;
 }
 
 export interface Batch {
@@ -122,6 +131,8 @@ export interface CachedObject {
   name: string;
   apiVersion: string;
   json: string;
+  /** as ChangeEvent.quota; set by the start-up load only (a snapshot, for the controllers, goes without) */
+  quota?: PodQuota;
 }
 
 /**

@@ -1,20 +1,38 @@
 /**
- * The front thread's read cache: the latest committed JSON of every object, exactly the string
- * its owning actor encoded, kept current from the change events (which the front thread sees
+ * The front thread's read cache: every object's existence and stored apiVersion, and the latest
+ * committed JSON (exactly the string its owning actor encoded) of every object but those of bulk
+ * kinds (JSONLESS_KINDS: Pods), kept current from the change events (which the front thread sees
  * before any write is acknowledged, so a client always reads its own writes). A plain JSON GET
- * of the newest state is answered from here without a thread hop; everything else (another
- * encoding or version, resourceVersion, subresources, views) still goes to the actor.
+ * of the newest state is answered from here without a thread hop when the JSON is held;
+ * everything else (a bulk kind's object not written recently, another encoding or version,
+ * resourceVersion, subresources, views) goes to the actor.
+ *
+ * A Pod keeps no JSON here (2.2 KB each, ≈ 315 MiB at 150,000 Pods) but for the RECENT_JSON_MAX
+ * written most recently (a GET right after a write stays on the front); what ResourceQuota
+ * counts of it comes summed by its actor (ChangeEvent.quota, actors/pod-quota.ts).
  */
-import type { ChangeEvent, CachedObject } from './protocol.js';
+import type { ChangeEvent, CachedObject, PodQuota } from './protocol.js';
 import type { Informer } from './informer.js';
 import { FifoHolders } from '../api/fifo-holders.js';
+import { PODS_KEY } from './pod-quota.js';
 
-/** bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET (see Bodies) */
+/**
+ * json: undefined for a bulk kind's object not among the recently written (ask the actor);
+ * bytes: the GET reply body (json and a newline) as UTF-8, encoded on the object's first GET (see Bodies);
+ * quota: a Pod's quota summary (absent: counts one, names no request or limit)
+ */
 interface Cached {
-  json: string;
+  json: string | undefined;
   apiVersion: string;
   bytes?: Uint8Array;
+  quota?: PodQuota;
 }
+
+/** Kinds whose objects' JSON the front keeps only for the recently written (the bulk of a large cluster). */
+export const JSONLESS_KINDS: ReadonlySet<string> = new Set([PODS_KEY]);
+
+/** How many objects of JSONLESS_KINDS keep their JSON (those written most recently). */
+export const RECENT_JSON_MAX = 4096;
 
 /** How many objects keep their GET body bytes besides their JSON (the objects read most recently). */
 export const BODIES_MAX = 4096;
@@ -34,7 +52,7 @@ class Bodies {
     this.holders.max = max;
   }
 
-  of(c: Cached): Uint8Array {
+  of(c: Cached & { json: string }): Uint8Array {
     if (c.bytes) return c.bytes;
     const bytes = Buffer.from(c.json + '\n');
     c.bytes = bytes;
@@ -98,6 +116,14 @@ export class ReadCache implements Informer {
   servesGets = true;
   private readonly types = new Map<string, TypeObjects>();
   private readonly bodies = new Bodies();
+  /** the bulk kinds' objects holding their JSON, first in first out */
+  private readonly recent = new FifoHolders<Cached>(RECENT_JSON_MAX, (oldest) => {
+    this.bodies.forget(oldest);
+    oldest.json = undefined;
+    oldest.bytes = undefined;
+  });
+
+  constructor(private readonly jsonless: ReadonlySet<string> = JSONLESS_KINDS) {}
 
   private type(typeKey: string): TypeObjects {
     let m = this.types.get(typeKey);
@@ -105,18 +131,42 @@ export class ReadCache implements Informer {
     return m;
   }
 
+  /** A replaced or deleted object's JSON and bytes are garbage: it leaves both orders now. */
+  private forget(c: Cached | undefined): void {
+    if (!c) return;
+    this.bodies.forget(c);
+    this.recent.delete(c);
+  }
+
+  /**
+   * written: a change event's object, else a load's. A bulk kind's keeps its JSON among the recent
+   * when written and GETs are served from here (on a shared store no reader would use it).
+   */
+  private set(typeKey: string, namespace: string, name: string, c: Cached, written: boolean): void {
+    const bulk = this.jsonless.has(typeKey);
+    const keep = !bulk || (written && this.servesGets);
+    if (!keep) c.json = undefined;
+    this.forget(this.type(typeKey).set(namespace, name, c));
+    if (bulk && keep) this.recent.add(c);
+  }
+
+  /** The start-up load (or a CRD's objects): a bulk kind's objects keep no JSON. */
   load(objects: readonly CachedObject[]): void {
-    for (const o of objects)
-      this.bodies.forget(this.type(o.typeKey).set(o.namespace, o.name, { json: o.json, apiVersion: o.apiVersion }));
+    for (const o of objects) {
+      const c: Cached = { json: o.json, apiVersion: o.apiVersion };
+      if (o.quota) c.quota = o.quota;
+      this.set(o.typeKey, o.namespace, o.name, c, false);
+    }
   }
 
   observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
-      if (ev.type === 'DELETED') this.bodies.forget(this.types.get(ev.typeKey)?.delete(ev.namespace, ev.name));
-      else
-        this.bodies.forget(
-          this.type(ev.typeKey).set(ev.namespace, ev.name, { json: ev.json, apiVersion: ev.apiVersion }),
-        );
+      if (ev.type === 'DELETED') this.forget(this.types.get(ev.typeKey)?.delete(ev.namespace, ev.name));
+      else {
+        const c: Cached = { json: ev.json, apiVersion: ev.apiVersion };
+        if (ev.quota) c.quota = ev.quota;
+        this.set(ev.typeKey, ev.namespace, ev.name, c, true);
+      }
     }
   }
 
@@ -130,17 +180,36 @@ export class ReadCache implements Informer {
     this.bodies.max = max;
   }
 
+  /** How many objects of bulk kinds hold their JSON now (at most `recentMax`). */
+  get recentHeld(): number {
+    return this.recent.size;
+  }
+
+  /** Sets how many objects of bulk kinds keep their JSON (tests); applies from the next write. */
+  set recentMax(max: number) {
+    this.recent.max = max;
+  }
+
   /** How many objects of the type exist (apiserver_storage_objects). */
   count(typeKey: string): number {
     return this.types.get(typeKey)?.size ?? 0;
   }
 
-  /** The JSON of every object of the type in a namespace (small kinds only). */
+  /**
+   * The JSON of every object of the type in a namespace (small kinds only). A bulk kind's JSON
+   * is not held: asking for it is a programming error (ResourceQuota reads `podQuotas`).
+   */
   *inNamespace(typeKey: string, namespace: string): Iterable<string> {
-    for (const c of this.types.get(typeKey)?.inNamespace(namespace) ?? []) yield c.json;
+    if (this.jsonless.has(typeKey)) throw new Error(`the read cache holds no JSON of ${typeKey}`);
+    for (const c of this.types.get(typeKey)?.inNamespace(namespace) ?? []) yield c.json!;
   }
 
-  /** The object's JSON when it is stored in apiVersion; undefined otherwise (ask the actor). */
+  /** The quota summary of every Pod in a namespace (undefined: counts one, names no request or limit). */
+  *podQuotas(namespace: string): Iterable<PodQuota | undefined> {
+    for (const c of this.types.get(PODS_KEY)?.inNamespace(namespace) ?? []) yield c.quota;
+  }
+
+  /** The object's JSON when it is stored in apiVersion and held; undefined otherwise (ask the actor). */
   get(typeKey: string, namespace: string, name: string, apiVersion: string): string | undefined {
     const c = this.types.get(typeKey)?.get(namespace, name);
     return c && c.apiVersion === apiVersion ? c.json : undefined;
@@ -148,13 +217,13 @@ export class ReadCache implements Informer {
 
   /**
    * The object's plain JSON GET body (its JSON and a newline) as UTF-8 bytes when it is stored
-   * in apiVersion, kept until its next change or until BODIES_MAX objects read since took its
-   * place: a repeated GET copies bytes into the socket instead of measuring and converting a
-   * string each time. undefined: ask the actor.
+   * in apiVersion and its JSON held, kept until its next change or until BODIES_MAX objects read
+   * since took its place: a repeated GET copies bytes into the socket instead of measuring and
+   * converting a string each time. undefined: ask the actor.
    */
   body(typeKey: string, namespace: string, name: string, apiVersion: string): Uint8Array | undefined {
     const c = this.types.get(typeKey)?.get(namespace, name);
-    if (!c || c.apiVersion !== apiVersion) return undefined;
-    return this.bodies.of(c);
+    if (!c || c.apiVersion !== apiVersion || c.json === undefined) return undefined;
+    return this.bodies.of(c as Cached & { json: string });
   }
 }

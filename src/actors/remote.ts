@@ -12,6 +12,7 @@ import type { StagedWrite } from '../registry/txn.js';
 import type { Transformers } from '../storage/encryption/transformer.js';
 import type { CorruptObjects } from './corrupt.js';
 import { copyValue } from '../schema/deep-value.js';
+import { quotaFor } from './pod-quota.js';
 
 /** times a batch runs again after another server's commit beat it, before it fails */
 export const MAX_CONFLICT_RETRIES = 32;
@@ -144,6 +145,8 @@ export function changeEvent(w: StagedWrite, ev: HistoryEvent): ChangeEvent {
   if (meta.finalizers?.length) out.finalizers = meta.finalizers;
   if (meta.deletionTimestamp) out.deleting = true;
   if (w.expiresAt) out.expiresAt = w.expiresAt;
+  const quota = w.type === 'DELETED' ? undefined : quotaFor(w.typeKey, () => w.entry.obj);
+  if (quota) out.quota = quota;
   if (w.type === 'MODIFIED' && selectableChanged(w.entry, ev.prev)) out.prevJson = ev.prev!.json;
   return out;
 }

@@ -20,6 +20,7 @@ import { DEFAULT_STRATEGY } from '../registry/strategy.js';
 import { conversionFor } from '../registry/conversion.js';
 import type { LeasedEntry } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
+import { cachedObject } from './pod-quota.js';
 import { Transformers } from '../storage/encryption/transformer.js';
 import { CorruptObjects } from './corrupt.js';
 import { Converter } from '../registry/conversion/conversion.js';
@@ -83,8 +84,7 @@ export class ShardStores {
   /** Defaults on read: the cached objects re-defaulted (read-defaults.ts) also go to the front thread's read cache. */
   private redefault(typeKey: string, cache: TypeCache, defaults: Defaulter | undefined, objects: CachedObject[]): void {
     const store = defaults && this.storeForKey(typeKey);
-    for (const e of store ? redefaultCache(cache, store, defaults) : [])
-      objects.push({ typeKey, namespace: e.namespace, name: e.name, apiVersion: e.apiVersion, json: e.json });
+    for (const e of store ? redefaultCache(cache, store, defaults) : []) objects.push(cachedObject(typeKey, e));
   }
 
   /** Loads the stored objects of one type (a custom type newly served) into its cache. */
@@ -96,13 +96,7 @@ export class ShardStores {
           const json = this.transformers.forType(typeKey).read(key, value);
           const entry = store.entryOf(defaulted(json, defaults) ?? JSON.parse(json));
           store.ctx.cache.load(entry);
-          objects.push({
-            typeKey,
-            namespace: entry.namespace,
-            name: entry.name,
-            apiVersion: entry.apiVersion,
-            json: entry.json,
-          });
+          objects.push(cachedObject(typeKey, entry));
         } catch (e) {
           this.corrupt.add(key, (e as Error).message);
         }

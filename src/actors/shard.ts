@@ -18,6 +18,7 @@ import { Batch, commitBatch } from './batch.js';
 import { Pipeline } from './pipeline.js';
 import { LEASE_PREFIX, leaseId, loadLeases, storedLeases } from './leases.js';
 import { shardOf, typeKeyOf } from './routing.js';
+import { cachedObject, withQuota } from './pod-quota.js';
 import { unsafeDeleteReply } from './corrupt.js';
 import {
   MAX_CONFLICT_RETRIES,
@@ -87,13 +88,7 @@ export class Shard extends ShardStores {
           continue;
         }
         store.ctx.cache.load(entry);
-        objects.push({
-          typeKey,
-          namespace: entry.namespace,
-          name: entry.name,
-          apiVersion: obj.apiVersion ?? '',
-          json: entry.json,
-        });
+        objects.push(withQuota(cachedObject(typeKey, entry, obj.apiVersion ?? ''), () => obj));
         if (typeKey === '/namespaces')
           namespaces.push({ name: obj.metadata.name, terminating: !!obj.metadata.deletionTimestamp, obj });
       }
@@ -120,13 +115,7 @@ export class Shard extends ShardStores {
     for (const [typeKey, cache] of this.caches) {
       if (!this.storeForKey(typeKey)) continue;
       for (const [, e] of cache.scan('', undefined)) {
-        objects.push({
-          typeKey,
-          namespace: e.namespace,
-          name: e.name,
-          apiVersion: e.apiVersion,
-          json: e.json,
-        });
+        objects.push(cachedObject(typeKey, e));
         if (typeKey === '/namespaces')
           namespaces.push({ name: e.name, terminating: !!e.obj.metadata.deletionTimestamp, obj: e.obj });
       }

@@ -4,12 +4,15 @@
  * `configmaps`, `secrets`, `persistentvolumeclaims`, `replicationcontrollers`,
  * `resourcequotas`, `services.nodeports`, `services.loadbalancers`), pod compute resources
  * (`requests.*`, `limits.*`, bare `cpu`/`memory` meaning requests; pods that Succeeded or
- * Failed do not count) and claim storage (`requests.storage`).
+ * Failed do not count) and claim storage (`requests.storage`). Pods are counted from the quota
+ * summaries their actors compute (actors/pod-quota.ts): the read cache holds no Pod JSON.
  */
 import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
 import { fieldAt } from '../api/object.js';
+import { containersOf, podQuotaOf, podSum, PODS_KEY } from '../actors/pod-quota.js';
+import type { PodQuota } from '../actors/protocol.js';
 
 const LEGACY: Record<string, string> = {
   pods: '/pods',
@@ -30,16 +33,14 @@ export function countedType(name: string): string | undefined {
   return dot < 0 ? typeKeyOf('', rest) : typeKeyOf(rest.slice(dot + 1), rest.slice(0, dot));
 }
 
-/** Pod phases whose pods no longer count (upstream QuotaV1Pod). */
-const FINISHED: ReadonlySet<unknown> = new Set(['Succeeded', 'Failed']);
-
 /**
  * The usage one object adds, for the given quota resource names. `obj` is a pod, service or
- * claim as written or stored, read field by field (an absent field counts nothing).
+ * claim as written or stored, read field by field (an absent field counts nothing). A pod is
+ * counted through its summary (podQuotaOf), as the Pods in the read cache are (podUsage).
  */
 export function usageOf(typeKey: string, obj: unknown, names: readonly string[]): Record<string, number> {
+  if (typeKey === PODS_KEY) return podUsage(podQuotaOf(obj), names);
   const out: Record<string, number> = {};
-  if (typeKey === '/pods' && FINISHED.has(fieldAt(obj, 'status', 'phase'))) return out;
   const type = fieldAt(obj, 'spec', 'type');
   for (const n of names) {
     if (countedType(n) === typeKey) out[n] = 1;
@@ -48,11 +49,25 @@ export function usageOf(typeKey: string, obj: unknown, names: readonly string[])
     else if (typeKey === '/services' && n === 'services.loadbalancers') out[n] = type === 'LoadBalancer' ? 1 : 0;
     else if (typeKey === '/persistentvolumeclaims' && n === 'requests.storage')
       out[n] = quantityValue(fieldAt(obj, 'spec', 'resources', 'requests', 'storage')) ?? 0;
-    else if (typeKey === '/pods') {
+  }
+  return out;
+}
+
+/**
+ * The usage one pod adds, from its quota summary (undefined: counts one, names no request or
+ * limit): nothing once Succeeded or Failed; `requests.*`, `limits.*` and bare `cpu`, `memory`,
+ * `ephemeral-storage` (requests) summed over its containers.
+ */
+export function podUsage(q: PodQuota | undefined, names: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (q?.finished) return out;
+  for (const n of names) {
+    if (countedType(n) === PODS_KEY) out[n] = 1;
+    else {
       const m =
         /^(requests|limits)\.(.+)$/.exec(n) ??
         (n === 'cpu' || n === 'memory' || n === 'ephemeral-storage' ? [n, 'requests', n] : null);
-      if (m) out[n] = podSum(obj, m[1] as 'requests' | 'limits', m[2]!);
+      if (m) out[n] = podSum(q, m[1] as 'requests' | 'limits', m[2]!);
     }
   }
   return out;
@@ -60,15 +75,6 @@ export function usageOf(typeKey: string, obj: unknown, names: readonly string[])
 
 /** A list field as written: [] when absent (validation has made it an array when present). */
 const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-/** A pod's containers as written ([] when it has none). */
-const containersOf = (pod: unknown): unknown[] => listed(fieldAt(pod, 'spec', 'containers'));
-
-function podSum(pod: unknown, key: 'requests' | 'limits', resource: string): number {
-  let total = 0;
-  for (const c of containersOf(pod)) total += quantityValue(fieldAt(c, 'resources', key, resource)) ?? 0;
-  return total;
-}
 
 /** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
 export function missingCompute(pod: unknown, names: readonly string[]): string[] {
@@ -96,10 +102,13 @@ export function namespaceUsage(
     else if (n === 'requests.storage') types.add('/persistentvolumeclaims');
     else types.add('/pods');
   }
+  const add = (usage: Record<string, number>) => {
+    for (const [k, v] of Object.entries(usage)) used[k] = (used[k] ?? 0) + v;
+  };
   for (const t of types) {
-    for (const json of readCache.inNamespace(t, namespace)) {
-      for (const [k, v] of Object.entries(usageOf(t, JSON.parse(json), names))) used[k] = (used[k] ?? 0) + v;
-    }
+    // Pods: their summaries (the read cache holds no Pod JSON); other kinds: their JSON
+    if (t === PODS_KEY) for (const q of readCache.podQuotas(namespace)) add(podUsage(q, names));
+    else for (const json of readCache.inNamespace(t, namespace)) add(usageOf(t, JSON.parse(json), names));
   }
   return used;
 }
