@@ -11,7 +11,7 @@ import { fieldLength, writeField } from './protobuf/wire.js';
 import { ownedBuffer } from './buffer-pool.js';
 import { settled, slabAlloc } from './item-slabs.js';
 import { takeInto } from './protobuf/wire-writer.js';
-import { configureHelper, SHARE_MIN, shareEncoding } from './protobuf/encode-helper.js';
+import { configureHelper, prestartHelper, SHARE_MIN, shareEncoding } from './protobuf/encode-helper.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -50,6 +50,22 @@ function undecodable(body: Body, e: unknown, kind: string | undefined): Error {
   return errors.badRequest(
     kind ? `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(bytes)})` : why,
   );
+}
+
+/** Collections this large get the actor's Protobuf schema and the list helper thread ahead of their first Protobuf list. */
+export const WARM_AT = 32_768;
+let warmed = false;
+/**
+ * Called when a collection of the actor reaches WARM_AT entries (storage/cacher/type-cache.ts):
+ * starts the helper thread that shares a large list's first encoding (protobuf/encode-helper.ts;
+ * it loads its own schema) and loads the actor's schema in idle time (≈ 150–200 ms once),
+ * so that neither is in the collection's first Protobuf list. Once per thread.
+ */
+export function warmProtobuf(): void {
+  if (warmed) return;
+  warmed = true;
+  prestartHelper();
+  setTimeout(() => protobufCodec().typeFor('', 'v1', 'Pod'), 0).unref();
 }
 
 /**
@@ -329,7 +345,6 @@ function shareOut(entries: readonly Encodable[], apiVersion: string): void {
     apiVersion,
     count: missing.length,
     text: (i) => missing[i]!.json,
-    byteLength: (i) => jsonBytes(missing[i]!),
     here: (i) => itemBytes(missing[i]!, 'protobuf', apiVersion, true),
     keep: (i, bytes) => ((missing[i]!.encoded ??= {})[key] = bytes),
   });

@@ -11,18 +11,21 @@ export const GONE = 2;
 export interface HelperData {
   port: MessagePort;
   flags: SharedArrayBuffer;
+  /** the chunks' texts, one chunk per slot */
+  slots: SharedArrayBuffer[];
   apiDomain?: string;
   /** tests: the thread exits on receiving chunk number exitAt (1-based) */
   exitAt?: number;
 }
 
-/** A chunk: texts back to back in data, item i ending at ends[i] (an empty span: not sent). */
+/** A chunk: `count` texts back to back in a slot, text j ending at ends[j] (an empty span: not sent). */
 export interface Chunk {
   id: number;
+  slot: number;
   apiVersion: string;
   kind: string;
-  data: ArrayBuffer;
   ends: Int32Array;
+  count: number;
 }
 
 export interface Answer {

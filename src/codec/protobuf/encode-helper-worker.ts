@@ -11,7 +11,8 @@ import { ProtobufCodec, parseApiVersion } from '../protobuf.js';
 import { takeInto } from './wire-writer.js';
 import { type Answer, type Chunk, DONE, GONE, type HelperData, READY, STATE } from './encode-helper-protocol.js';
 
-const { port, flags: shared, apiDomain, exitAt } = workerData as HelperData;
+const { port, flags: shared, slots, apiDomain, exitAt } = workerData as HelperData;
+const inputs = slots.map((b) => new Uint8Array(b));
 const flags = new Int32Array(shared);
 
 function signal(): void {
@@ -43,14 +44,14 @@ function alloc(n: number): Uint8Array {
 }
 
 function encodeChunk(c: Chunk): Answer {
-  const data = new Uint8Array(c.data);
-  const lens = new Int32Array(c.ends.length);
+  const data = inputs[c.slot]!;
+  const lens = new Int32Array(c.count);
   at = 0;
   const { group, version } = parseApiVersion(c.apiVersion);
   const type = codec.typeFor(group, version, c.kind);
   takeInto(alloc, () => {
     let start = 0;
-    for (let i = 0; i < c.ends.length; i++) {
+    for (let i = 0; i < c.count; i++) {
       const end = c.ends[i]!;
       if (end === start) lens[i] = -2;
       else {

@@ -35,8 +35,6 @@ export interface SharedWork {
   apiVersion: string;
   count: number;
   text(i: number): string;
-  /** the UTF-8 length of text(i) */
-  byteLength(i: number): number;
   /** encodes item i on this thread and keeps its bytes */
   here(i: number): void;
   /** keeps bytes the helper encoded for item i */
@@ -59,6 +57,8 @@ interface Helper {
   flags: Int32Array;
   /** the helper's first message: its schema is loaded */
   ready: Promise<boolean>;
+  /** where the actor writes a chunk's texts, one chunk out per slot (shared memory: no copy, no transfer) */
+  slots: Buffer[];
 }
 
 let helper: Helper | undefined;
@@ -66,8 +66,10 @@ let apiDomain: string | undefined;
 let nextId = 1;
 
 /** tests, benches: items the helper encoded, helpers started, chunks taken back; a fault for the next helper started */
-export const helperStats = { items: 0, started: 0, abandoned: 0 };
+export const helperStats = { items: 0, started: 0, abandoned: 0, sendMs: 0, waitMs: 0, hereItems: 0, firstSendMs: -1 };
 export const helperFaults: { exitAt?: number } = {};
+/** benches: `off` encodes every list on the actor alone */
+export const helperTuning = { off: false };
 
 /** The API domain the helper's codec maps group names from (codec.configureProtobuf). */
 export function configureHelper(domain: string | undefined): void {
@@ -77,16 +79,25 @@ export function configureHelper(domain: string | undefined): void {
 function start(): Helper {
   const { port1, port2 } = new MessageChannel();
   const shared = new SharedArrayBuffer(8);
-  const data: HelperData = { port: port2, flags: shared, apiDomain, exitAt: helperFaults.exitAt };
+  const slots = Array.from({ length: DEPTH }, () => new SharedArrayBuffer(INPUT_BYTES));
+  const data: HelperData = { port: port2, flags: shared, slots, apiDomain, exitAt: helperFaults.exitAt };
   const worker = new Worker(new URL('./encode-helper-worker.js', import.meta.url), {
     workerData: data,
     transferList: [port2],
+    // a small young generation: its RSS +24 MiB instead of +32 (it allocates little per item)
+    resourceLimits: { maxYoungGenerationSizeMb: 2 },
   });
   const ready = new Promise<boolean>((resolve) => {
     worker.once('message', () => resolve(true));
     worker.once('exit', () => resolve(false));
   });
-  const h: Helper = { worker, port: port1, flags: new Int32Array(shared), ready };
+  const h: Helper = {
+    worker,
+    port: port1,
+    flags: new Int32Array(shared),
+    ready,
+    slots: slots.map((b) => Buffer.from(b)),
+  };
   worker.unref();
   worker.on('error', () => drop(h));
   worker.on('exit', () => drop(h));
@@ -113,6 +124,11 @@ export async function startHelper(): Promise<boolean> {
   }
 }
 
+/** Starts the helper ahead of a list, if none runs (codec.warmProtobuf); it joins lists once ready. */
+export function prestartHelper(): void {
+  helper ??= start();
+}
+
 /** Ends the helper (tests: the next list or startHelper starts a new one, with helperFaults as they are then). */
 export async function stopHelper(): Promise<void> {
   const h = helper;
@@ -121,12 +137,15 @@ export async function stopHelper(): Promise<void> {
   await h.ready;
 }
 
+/** the texts of a chunk: ≈ 540 KB for 256 density Pods (a chunk takes fewer items when they do not fit) */
+const INPUT_BYTES = 1024 * 1024;
+
 /** The kind a text opens with (JSON.stringify of a stored object writes it first). */
 const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
 
 /** Encodes the work's items, sharing them with the helper thread when there are enough. */
 export function shareEncoding(work: SharedWork): void {
-  const kind = work.count >= SHARE_MIN ? KIND_FIRST.exec(work.text(0))?.[1] : undefined;
+  const kind = work.count >= SHARE_MIN && !helperTuning.off ? KIND_FIRST.exec(work.text(0))?.[1] : undefined;
   if (!kind) {
     for (let i = 0; i < work.count; i++) tryHere(work, i);
     return;
@@ -147,8 +166,8 @@ type WellFormed = { isWellFormed?(): boolean };
 class Sharing {
   private front = 0;
   private back: number;
-  /** chunks out: id -> first item */
-  private readonly out = new Map<number, number>();
+  /** chunks out: id -> the chunk's slot and its first item's index (items go from the back: first, first - 1, …) and count */
+  private readonly out = new Map<number, { slot: number; last: number; count: number }>();
   private readonly opening: string;
 
   constructor(
@@ -162,44 +181,63 @@ class Sharing {
 
   run(): void {
     const { work, h } = this;
+    const t0 = performance.now();
     for (;;) {
       this.collect();
       const ready = Atomics.load(h.flags, STATE) === READY;
-      if (ready && this.out.size < DEPTH && this.back - this.front >= 2 * CHUNK) this.send();
+      if (ready && this.out.size < DEPTH && this.back - this.front >= 2 * CHUNK) {
+        const s0 = performance.now();
+        if (helperStats.firstSendMs < 0) helperStats.firstSendMs = s0 - t0;
+        this.send();
+        helperStats.sendMs += performance.now() - s0;
+      }
       if (this.front < this.back) {
         const stop = Math.min(this.back, this.front + STEP);
+        helperStats.hereItems += stop - this.front;
         for (; this.front < stop; this.front++) tryHere(work, this.front);
         continue;
       }
       if (this.out.size === 0) return;
-      if (!this.await()) return this.abandon();
+      const w0 = performance.now();
+      const ok = this.await();
+      helperStats.waitMs += performance.now() - w0;
+      if (!ok) return this.abandon();
     }
   }
 
-  /** Sends the last CHUNK items not yet taken; a text the helper cannot read as bytes is encoded here. */
+  /** Sends up to CHUNK items from the back, last first; a text the helper cannot read as bytes is encoded here. */
   private send(): void {
     const { work } = this;
-    const first = this.back - CHUNK;
-    let size = 0;
-    for (let i = first; i < this.back; i++) size += work.byteLength(i);
-    const data = Buffer.allocUnsafeSlow(size);
+    const slot = this.freeSlot();
+    const data = this.h.slots[slot]!;
     const ends = new Int32Array(CHUNK);
+    const last = this.back - 1;
     let at = 0;
-    for (let i = first; i < this.back; i++) {
+    let count = 0;
+    for (; count < CHUNK && this.back > this.front; count++) {
+      const i = this.back - 1;
       const text = work.text(i);
       // a lone surrogate would be written as U+FFFD: such a text (and one of another kind) stays here
       if ((text as WellFormed).isWellFormed?.() === false || !text.startsWith(this.opening)) tryHere(work, i);
-      else {
-        const n = work.byteLength(i);
-        at += data.write(text, at, n, n === text.length ? 'latin1' : 'utf8');
-      }
-      ends[i - first] = at;
+      else if (at + text.length * 3 <= data.length) at += data.write(text, at);
+      else if (count > 0)
+        break; // the slot is full: the next chunk takes it
+      else tryHere(work, i); // larger than a slot
+      ends[count] = at;
+      this.back--;
     }
     const id = nextId++;
-    const chunk: Chunk = { id, apiVersion: work.apiVersion, kind: this.kind, data: data.buffer as ArrayBuffer, ends };
-    this.h.port.postMessage(chunk, [chunk.data, ends.buffer]);
-    this.out.set(id, first);
-    this.back = first;
+    const chunk: Chunk = { id, slot, apiVersion: work.apiVersion, kind: this.kind, ends, count };
+    this.h.port.postMessage(chunk, [ends.buffer]);
+    this.out.set(id, { slot, last, count });
+  }
+
+  private freeSlot(): number {
+    for (let slot = 0; ; slot++) {
+      let used = false;
+      for (const c of this.out.values()) if (c.slot === slot) used = true;
+      if (!used) return slot;
+    }
   }
 
   /** Takes the helper's answers that have arrived (answers to an earlier list that failed are ignored). */
@@ -208,23 +246,23 @@ class Sharing {
       const m = receiveMessageOnPort(this.h.port);
       if (!m) return;
       const a = m.message as Answer;
-      const first = this.out.get(a.id);
-      if (first === undefined) continue;
+      const c = this.out.get(a.id);
+      if (c === undefined) continue;
       this.out.delete(a.id);
-      this.keepAnswer(first, a);
+      this.keepAnswer(c.last, a);
     }
   }
 
-  private keepAnswer(first: number, a: Answer): void {
+  private keepAnswer(last: number, a: Answer): void {
     const { work } = this;
     let used = 0;
-    for (let i = 0; i < a.lens.length; i++) {
-      const n = a.lens[i]!;
+    for (let j = 0; j < a.lens.length; j++) {
+      const n = a.lens[j]!;
       if (n >= 0) {
-        work.keep(first + i, new Uint8Array(a.out, used, n));
+        work.keep(last - j, new Uint8Array(a.out, used, n));
         used += n;
         helperStats.items++;
-      } else if (n === -1) tryHere(work, first + i);
+      } else if (n === -1) tryHere(work, last - j);
     }
     adopt(a.out, used);
   }
@@ -249,8 +287,7 @@ class Sharing {
   /** The chunks still out, encoded here (the helper was dropped). */
   private abandon(): void {
     helperStats.abandoned += this.out.size;
-    for (const first of this.out.values())
-      for (let i = first; i < Math.min(first + CHUNK, this.work.count); i++) tryHere(this.work, i);
+    for (const c of this.out.values()) for (let j = 0; j < c.count; j++) tryHere(this.work, c.last - j);
     this.out.clear();
   }
 }

@@ -6,7 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeEntries, encodeEntry, protobufFieldsSize } from '../../../src/codec/codec.js';
+import { encodeEntries, encodeEntry, protobufFieldsSize, WARM_AT } from '../../../src/codec/codec.js';
 import {
   helperFaults,
   helperStats,
@@ -16,6 +16,7 @@ import {
 } from '../../../src/codec/protobuf/encode-helper.js';
 import { inSlab } from '../../../src/codec/item-slabs.js';
 import { CachedEntry } from '../../../src/storage/cacher/cached-entry.js';
+import { TypeCache } from '../../../src/storage/cacher/type-cache.js';
 import type { Stored } from '../../../src/api/object.js';
 import type { Encoding } from '../../../src/codec/types.js';
 
@@ -119,4 +120,18 @@ test('a list below the threshold, or whose items are encoded already, starts no 
   for (const e of es) encodeEntry(e, PROTOBUF, 'v1', 'Pod');
   assert.deepEqual(Buffer.from(encodeEntries(HEAD, es, PROTOBUF)), ref.body);
   assert.equal(helperStats.started, started);
+});
+
+test('a collection reaching WARM_AT entries starts the helper ahead of its first list', async () => {
+  await stopHelper();
+  const started = helperStats.started;
+  const cache = new TypeCache(60_000);
+  const one = objects[0]!;
+  for (let i = 0; i < WARM_AT - 1; i++)
+    cache.load(new CachedEntry('ns', `p-${i}`, 1, JSON.stringify(one), 'v1', undefined, {}));
+  assert.equal(helperStats.started, started, 'not below WARM_AT');
+  cache.apply('ADDED', new CachedEntry('ns', 'last', 2, JSON.stringify(one), 'v1', undefined, {}), Date.now());
+  assert.equal(helperStats.started, started + 1);
+  assert.equal(await startHelper(), true, 'the started helper is the one a list finds');
+  assert.equal(helperStats.started, started + 1);
 });
