@@ -11,7 +11,7 @@ import { fieldLength, writeField } from './protobuf/wire.js';
 import { ownedBuffer } from './buffer-pool.js';
 import { settled, slabAlloc } from './item-slabs.js';
 import { takeInto } from './protobuf/wire-writer.js';
-import { configureHelper, prestartHelper, SHARE_MIN, shareEncoding } from './protobuf/encode-helper.js';
+import { configureHelper, prestartHelper, SHARE_MIN, START_MIN, shareEncoding } from './protobuf/encode-helper.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -53,7 +53,7 @@ function undecodable(body: Body, e: unknown, kind: string | undefined): Error {
 }
 
 /** Collections this large get the actor's Protobuf schema and the list helper thread ahead of their first Protobuf list. */
-export const WARM_AT = 32_768;
+export const WARM_AT = START_MIN;
 let warmed = false;
 /**
  * Called when a collection of the actor reaches WARM_AT entries (storage/cacher/type-cache.ts):

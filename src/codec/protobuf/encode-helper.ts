@@ -43,6 +43,11 @@ export interface SharedWork {
 
 /** fewer missing items than this are encoded on the actor alone (≈ 20–40 ms of work) */
 export const SHARE_MIN = 2048;
+/**
+ * a list with fewer missing items starts no helper (one that runs is used): the helper's start
+ * (≈ 230 ms of CPU, a schema load of its own) is paid back only by lists of ≈ 300 ms of encoding
+ */
+export const START_MIN = 32_768;
 const CHUNK = 256;
 /** chunks out at once */
 const DEPTH = 2;
@@ -150,7 +155,9 @@ export function shareEncoding(work: SharedWork): void {
     for (let i = 0; i < work.count; i++) tryHere(work, i);
     return;
   }
-  new Sharing(work, kind, (helper ??= start())).run();
+  if (!helper && work.count >= START_MIN) helper = start();
+  if (helper) new Sharing(work, kind, helper).run();
+  else for (let i = 0; i < work.count; i++) tryHere(work, i);
 }
 
 function tryHere(work: SharedWork, i: number): void {

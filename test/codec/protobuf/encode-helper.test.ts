@@ -11,6 +11,7 @@ import {
   helperFaults,
   helperStats,
   SHARE_MIN,
+  START_MIN,
   startHelper,
   stopHelper,
 } from '../../../src/codec/protobuf/encode-helper.js';
@@ -95,7 +96,7 @@ test('a list shared with the helper thread: every item and the body byte for byt
   sized.forEach((e, i) => assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `sized item ${i}`));
 });
 
-test('a helper that dies mid-list: the list ends on the actor alone with the same body, and the next list starts a new helper', async () => {
+test('a helper that dies mid-list: the list ends on the actor alone with the same body, and a new helper can start', async () => {
   await stopHelper();
   helperFaults.exitAt = 2; // answers the first chunk, exits on the second
   assert.equal(await startHelper(), true);
@@ -106,16 +107,21 @@ test('a helper that dies mid-list: the list ends on the actor alone with the sam
   assert.ok(helperStats.abandoned > abandoned, 'the chunk the helper took with it was encoded by the actor');
   es.forEach((e, i) => assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `item ${i}`));
   delete helperFaults.exitAt;
+  // the next list (below START_MIN: it starts none) runs on the actor alone
   const again = fresh();
   assert.deepEqual(Buffer.from(encodeEntries(HEAD, again, PROTOBUF)), ref.body);
-  assert.equal(helperStats.started, started + 1, 'a new helper for the next list');
+  assert.equal(await startHelper(), true);
+  assert.equal(helperStats.started, started + 1, 'a new helper');
+  const helped = helperStats.items;
+  assert.deepEqual(Buffer.from(encodeEntries(HEAD, fresh(), PROTOBUF)), ref.body);
+  assert.ok(helperStats.items > helped, 'the new helper takes part');
 });
 
-test('a list below the threshold, or whose items are encoded already, starts no helper', async () => {
+test('a list below START_MIN, or whose items are encoded already, starts no helper', async () => {
   await stopHelper();
   const started = helperStats.started;
-  const small = fresh().slice(0, SHARE_MIN - 1);
-  encodeEntries(HEAD, small, PROTOBUF);
+  assert.ok(N < START_MIN);
+  assert.deepEqual(Buffer.from(encodeEntries(HEAD, fresh(), PROTOBUF)), ref.body);
   const es = fresh();
   for (const e of es) encodeEntry(e, PROTOBUF, 'v1', 'Pod');
   assert.deepEqual(Buffer.from(encodeEntries(HEAD, es, PROTOBUF)), ref.body);
