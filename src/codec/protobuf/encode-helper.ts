@@ -3,20 +3,20 @@
  * Protobuf list of a large collection encodes every item before its first byte (the envelope's
  * length counts them all), in the one actor that owns the collection. With `shareEncoding`, the
  * actor hands chunks of the items, taken from the back, to a helper thread
- * (encode-helper-worker.ts) as UTF-8 texts in a transferred buffer, while it encodes the items
- * from the front itself; the helper answers each chunk's item bytes in one buffer (transferred,
- * kept as a slab: item-slabs.ts `adopt`), which the actor reads with receiveMessageOnPort, without
- * returning to its event loop. When the two meet, the actor waits on a shared counter
- * (Atomics.wait) for the chunks still out.
+ * (encode-helper-worker.ts) as UTF-8 texts written into one of two shared input slots, while it
+ * encodes the items from the front itself; the helper answers each chunk's item bytes in one
+ * buffer (transferred, kept as a slab: item-slabs.ts `adopt`), which the actor reads with
+ * receiveMessageOnPort, without returning to its event loop. When the two meet, the actor waits
+ * on a shared counter (Atomics.wait) for the chunks still out.
  *
- * One helper per actor thread, started by the first list that would use it (it joins once its
- * schema is loaded; the actor does not wait for it) and kept, unreferenced. Same bytes: both
- * threads run the same encoder on the same text. A helper that ends (STATE = GONE), or gives no
- * answer for STALL_MS while the actor waits, is dropped: the actor encodes the chunks it had out
- * itself (one thread), and the next list starts a new helper. An item the helper does not encode
- * (answered -1: a text the encoder leaves to the object path) is encoded by the actor; an item
- * whose encoding throws is left unencoded, for the caller's in-order pass to raise.
- */
+ * One helper per actor thread, kept, unreferenced: started when a collection reaches START_MIN
+ * entries (codec.warmProtobuf) or by a list of that many missing items (it joins once its schema
+ * is loaded; the actor does not wait for it). Same bytes: both threads run the same encoder on
+ * the same text. A helper that ends (STATE = GONE), or gives no answer for STALL_MS while the
+ * actor waits, is dropped: the actor encodes the chunks it had out itself (one thread). An item
+ * the helper does not encode (answered -1: a text the encoder leaves to the object path) is
+ * encoded by the actor; an item whose encoding throws is left unencoded, for the caller's
+ * in-order pass to raise. */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { adopt } from '../item-slabs.js';
 import {
@@ -48,11 +48,12 @@ export const SHARE_MIN = 2048;
  * (≈ 230 ms of CPU, a schema load of its own) is paid back only by lists of ≈ 300 ms of encoding
  */
 export const START_MIN = 32_768;
-const CHUNK = 256;
+/** items per chunk (a chunk's texts ≈ 2.2 MB for density Pods); fewer, as the measurements showed, interrupt the actor more */
+const CHUNK = 1024;
 /** chunks out at once */
 const DEPTH = 2;
 /** items the actor encodes between two looks at the helper */
-const STEP = 32;
+const STEP = 256;
 /** no answer for this long while the actor waits: the helper is dropped */
 const STALL_MS = 10_000;
 
@@ -142,8 +143,8 @@ export async function stopHelper(): Promise<void> {
   await h.ready;
 }
 
-/** the texts of a chunk: ≈ 540 KB for 256 density Pods (a chunk takes fewer items when they do not fit) */
-const INPUT_BYTES = 1024 * 1024;
+/** the texts of a chunk: ≈ 2.2 MB for 1,024 density Pods (a chunk takes fewer items when they do not fit) */
+const INPUT_BYTES = 3 * 1024 * 1024;
 
 /** The kind a text opens with (JSON.stringify of a stored object writes it first). */
 const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
