@@ -191,7 +191,9 @@ async function main(): Promise<void> {
     const all: Entry[] = [];
     for (const c of caches.values())
       for (const [, e] of c.scan('', undefined)) if (e.name.startsWith('o-')) all.push(e);
-    process.stdout.write(`${n} Pods; ${all.length} entries\n`);
+    process.stdout.write(
+      `${n} Pods; ${all.length} entries; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`,
+    );
     const sample = args.indexOf('--sample');
     if (sample >= 0 && all[0]) writeFileSync(args[sample + 1]!, all[0].json);
     if (args.includes('--parse-first')) {
@@ -236,6 +238,7 @@ async function main(): Promise<void> {
         `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms wall, ${(cpu / n).toFixed(2)} µs CPU/item (all threads), ${helperStats.items - helped} items encoded by the helper thread; ${split}\n${JSON.stringify(helperStats)}\n`,
       );
     }
+    process.stdout.write(`RSS after the lists: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`);
     process.stdout.write('stages of a first encoding, over every entry:\n');
     stages(all, Math.min(5, arg(args, '--stages', 3)));
   } finally {
