@@ -9,11 +9,12 @@
  * replaces the three middle stages when present, and the encoder from the JSON text
  * (codec/protobuf/text-encoder.ts) that a LIST uses, with no parse.
  *
- *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE]
+ *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE] [--helper-first] [--no-helper]
  *
- * `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
+ * `--helper-first` starts the list's helper thread (codec/protobuf/encode-helper.ts) and loads the
+ * schema before the first list; `--no-helper` encodes on the actor alone. `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import { DEFAULT_OPTIONS } from '../src/server/options.js';
 import { actorPoolConfig } from '../src/server/shards.js';
 import { makeIdentity } from '../src/api/identity.js';
 import { protobufCodec } from '../src/codec/codec.js';
+import { helperStats, helperTuning, startHelper } from '../src/codec/protobuf/encode-helper.js';
 
 const MAX_OBJECTS = 200_000;
 const BATCH = 64;
@@ -72,6 +74,34 @@ async function cpuOf(f: () => unknown): Promise<number> {
   await f();
   const d = process.cpuUsage(c);
   return d.user + d.system;
+}
+
+/** CPU ms (user + system) of each of the process's threads, by thread id (Linux /proc; empty elsewhere). */
+function threadCpuMs(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, ((Number(f[11]) + Number(f[12])) * 1000) / 100); // utime, stime in ticks of 1/100 s
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return out;
+}
+
+/** The main thread's CPU ms between two readings, and the busiest other thread's. */
+function threadSplit(before: Map<string, number>, after: Map<string, number>): string {
+  let main = 0;
+  const others: number[] = [];
+  for (const [tid, ms] of after) {
+    const d = ms - (before.get(tid) ?? 0);
+    if (tid === String(process.pid)) main = d;
+    else if (d > 0) others.push(d);
+  }
+  others.sort((a, b) => b - a);
+  return `main thread ${main.toFixed(0)} ms CPU, other threads ${others.map((d) => d.toFixed(0)).join(' ') || '0'} ms`;
 }
 
 async function fill(shard: Shard, n: number): Promise<void> {
@@ -161,7 +191,9 @@ async function main(): Promise<void> {
     const all: Entry[] = [];
     for (const c of caches.values())
       for (const [, e] of c.scan('', undefined)) if (e.name.startsWith('o-')) all.push(e);
-    process.stdout.write(`${n} Pods; ${all.length} entries\n`);
+    process.stdout.write(
+      `${n} Pods; ${all.length} entries; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`,
+    );
     const sample = args.indexOf('--sample');
     if (sample >= 0 && all[0]) writeFileSync(args[sample + 1]!, all[0].json);
     if (args.includes('--parse-first')) {
@@ -174,6 +206,12 @@ async function main(): Promise<void> {
         );
       }
     }
+    helperTuning.off = args.includes('--no-helper');
+    if (args.includes('--helper-first')) {
+      // the helper thread and the actor's schema loaded before the first list (not the server's default)
+      process.stdout.write(`helper thread ready: ${await startHelper()}\n`);
+      protobufCodec().typeFor('', 'v1', 'Pod');
+    }
     for (let i = 0; i < lists; i++) {
       let bytes = 0;
       const op: Op = {
@@ -184,6 +222,8 @@ async function main(): Promise<void> {
         namespace: '',
         opts: {},
       };
+      const helped = helperStats.items;
+      const threads = threadCpuMs();
       const session = prof ? await startProfile() : undefined;
       const t0 = performance.now();
       const cpu = await cpuOf(async () => {
@@ -192,11 +232,13 @@ async function main(): Promise<void> {
         bytes = r.body.byteLength;
       });
       const ms = performance.now() - t0;
+      const split = threadSplit(threads, threadCpuMs());
       if (session && prof) await stopProfile(session, join(prof, `list-${i + 1}.cpuprofile`));
       process.stdout.write(
-        `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms, ${(cpu / n).toFixed(2)} µs CPU/item\n`,
+        `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms wall, ${(cpu / n).toFixed(2)} µs CPU/item (all threads), ${helperStats.items - helped} items encoded by the helper thread; ${split}\n${JSON.stringify(helperStats)}\n`,
       );
     }
+    process.stdout.write(`RSS after the lists: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`);
     process.stdout.write('stages of a first encoding, over every entry:\n');
     stages(all, Math.min(5, arg(args, '--stages', 3)));
   } finally {

@@ -11,6 +11,7 @@ import { fieldLength, writeField } from './protobuf/wire.js';
 import { ownedBuffer } from './buffer-pool.js';
 import { settled, slabAlloc } from './item-slabs.js';
 import { takeInto } from './protobuf/wire-writer.js';
+import { configureHelper, prestartHelper, SHARE_MIN, START_MIN, shareEncoding } from './protobuf/encode-helper.js';
 import { goJsonSyntaxError, summarizeData } from './go-json.js';
 import { toYaml } from './yaml-encoder.js';
 import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, encodeCborItem } from './cbor.js';
@@ -24,6 +25,7 @@ let protobufDomain: string | undefined;
 /** Sets the API domain the worker's Protobuf codec maps group names from (before first use). */
 export function configureProtobuf(apiDomain: string): void {
   protobufDomain = apiDomain;
+  configureHelper(apiDomain);
 }
 /** The worker's Protobuf codec, compiled on first use. */
 export function protobufCodec(): ProtobufCodec {
@@ -48,6 +50,22 @@ function undecodable(body: Body, e: unknown, kind: string | undefined): Error {
   return errors.badRequest(
     kind ? `the object provided is unrecognized (must be of type ${kind}): ${why} (${summarizeData(bytes)})` : why,
   );
+}
+
+/** Collections this large get the actor's Protobuf schema and the list helper thread ahead of their first Protobuf list. */
+export const WARM_AT = START_MIN;
+let warmed = false;
+/**
+ * Called when a collection of the actor reaches WARM_AT entries (storage/cacher/type-cache.ts):
+ * starts the helper thread that shares a large list's first encoding (protobuf/encode-helper.ts;
+ * it loads its own schema) and loads the actor's schema in idle time (≈ 150–200 ms once),
+ * so that neither is in the collection's first Protobuf list. Once per thread.
+ */
+export function warmProtobuf(): void {
+  if (warmed) return;
+  warmed = true;
+  prestartHelper();
+  setTimeout(() => protobufCodec().typeFor('', 'v1', 'Pod'), 0).unref();
 }
 
 /**
@@ -297,15 +315,38 @@ export const owned = new WeakSet<ArrayBufferLike>();
 
 /** The entries' cached bare Protobuf messages as apiVersion (encoded on first use). */
 export function protobufItems(entries: Encodable[], apiVersion: string): Uint8Array[] {
-  return takeInto(slabAlloc, () => entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true)));
+  return takeInto(slabAlloc, () => {
+    shareOut(entries, apiVersion);
+    return entries.map((e) => itemBytes(e, 'protobuf', apiVersion, true));
+  });
 }
 
 /** The size of the entries' `items` fields in a Protobuf list: what its envelope's length counts before the items are written. */
 export function protobufFieldsSize(entries: Iterable<Encodable>, apiVersion: string): number {
   return takeInto(slabAlloc, () => {
+    const all = Array.isArray(entries) ? (entries as Encodable[]) : [...entries];
+    shareOut(all, apiVersion);
     let size = 0;
-    for (const e of entries) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
+    for (const e of all) size += fieldLength(itemBytes(e, 'protobuf', apiVersion, true).byteLength);
     return size;
+  });
+}
+
+/**
+ * The first encoding of a large list's missing items, shared with a helper thread
+ * (protobuf/encode-helper.ts; the same bytes); the callers' in-order pass then reads them kept.
+ */
+function shareOut(entries: readonly Encodable[], apiVersion: string): void {
+  if (entries.length < SHARE_MIN) return;
+  const key = keyOf('protobuf', apiVersion);
+  const missing = entries.filter((e) => e.encoded?.[key] === undefined);
+  if (missing.length < SHARE_MIN) return;
+  shareEncoding({
+    apiVersion,
+    count: missing.length,
+    text: (i) => missing[i]!.json,
+    here: (i) => itemBytes(missing[i]!, 'protobuf', apiVersion, true),
+    keep: (i, bytes) => ((missing[i]!.encoded ??= {})[key] = bytes),
   });
 }
 

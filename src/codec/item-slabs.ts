@@ -47,6 +47,11 @@ export function slabAlloc(n: number): Uint8Array {
   return view;
 }
 
+/** A buffer filled with item bytes elsewhere (a list's helper thread: protobuf/encode-helper.ts), its first `used` bytes handed out: a slab like the others. */
+export function adopt(buf: ArrayBuffer, used: number): void {
+  slabOf.set(buf, { buf, used, live: used });
+}
+
 /** The item bytes of an entry that left the newest state: its slab counts them as dead. */
 export function release(bytes: Uint8Array): void {
   const s = slabOf.get(bytes.buffer);

@@ -164,6 +164,11 @@ export class ProtobufCodec {
     return type ? c.text.encode(type, text) : undefined;
   }
 
+  /** As encodeJsonText, from the text's UTF-8 bytes, as `type` (a list's helper thread: protobuf/encode-helper.ts). */
+  encodeJsonBytes(type: protobuf.Type, bytes: Uint8Array): Uint8Array | undefined {
+    return this.load().text.encodeBytes(type, bytes);
+  }
+
   /** The direct path's bytes alone; undefined where it leaves the object to the converter (tests, benches). */
   directMessage(obj: unknown): Uint8Array | undefined {
     return this.load().wire.encode(this.messageType(obj), obj);

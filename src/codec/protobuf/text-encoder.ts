@@ -73,9 +73,19 @@ export class TextWireEncoder {
 
   /** The bare message of `type` for an object's JSON text, or undefined when the caller must parse it. */
   encode(type: protobuf.Type, text: string): Uint8Array | undefined {
+    return this.encodeFrom(type, text);
+  }
+
+  /** As encode, from the text's UTF-8 bytes (a well-formed text's: encode-helper.ts). */
+  encodeBytes(type: protobuf.Type, bytes: Uint8Array): Uint8Array | undefined {
+    return this.encodeFrom(type, bytes);
+  }
+
+  private encodeFrom(type: protobuf.Type, text: string | Uint8Array): Uint8Array | undefined {
     try {
       const plan = this.compiler.plan(type);
-      t.begin(text);
+      if (typeof text === 'string') t.begin(text);
+      else t.beginBytes(text);
       const rec = t.readRecord(plan);
       if (!t.atEnd()) return undefined;
       T = t.tape;

@@ -44,6 +44,19 @@ export function begin(text: string): void {
   tp = 0;
 }
 
+/** As begin, for a text already written as UTF-8 (a well-formed one: encode-helper.ts ships only those). */
+export function beginBytes(bytes: Uint8Array): void {
+  const n = bytes.byteLength;
+  if (n >= 2 ** 26) fail();
+  if (n >= src.length) src = Buffer.allocUnsafeSlow(Math.max(src.length * 2, n + 1));
+  else if (src.length > SHRINK_ABOVE && n < INITIAL) src = Buffer.allocUnsafeSlow(INITIAL);
+  src.set(bytes);
+  end = n;
+  src[end] = 0;
+  p = 0;
+  tp = 0;
+}
+
 export function atEnd(): boolean {
   return p === end;
 }

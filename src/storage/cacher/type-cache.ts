@@ -5,6 +5,7 @@
  */
 import type { Stored } from '../../api/object.js';
 import { release } from '../../codec/item-slabs.js';
+import { WARM_AT, warmProtobuf } from '../../codec/codec.js';
 
 export interface Entry {
   namespace: string;
@@ -79,6 +80,7 @@ export class TypeCache {
   load(e: Entry): void {
     this.items.set(entryKey(e.namespace, e.name), e);
     this.sorted = null;
+    if (this.items.size === WARM_AT) warmProtobuf();
   }
 
   /** Records a committed change; returns the history event. Changes arrive in rv order. */
@@ -93,6 +95,8 @@ export class TypeCache {
     } else {
       if (!prev) this.sorted = null;
       this.items.set(key, e);
+      // a collection this large will list with a helper thread: started ahead (codec.warmProtobuf)
+      if (this.items.size === WARM_AT) warmProtobuf();
     }
     const ev: HistoryEvent = { rv: e.rv, type, at: now, key, entry: e, prev };
     this.history.push(ev);

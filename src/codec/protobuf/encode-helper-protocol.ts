@@ -1,0 +1,35 @@
+/** What the actor (encode-helper.ts) and its helper thread (encode-helper-worker.ts) exchange. */
+import type { MessagePort } from 'node:worker_threads';
+
+/** Cells of the shared flags: the helper's state, and the number of chunks answered. */
+export const STATE = 0;
+export const DONE = 1;
+export const STARTING = 0;
+export const READY = 1;
+export const GONE = 2;
+
+export interface HelperData {
+  port: MessagePort;
+  flags: SharedArrayBuffer;
+  /** the chunks' texts, one chunk per slot */
+  slots: SharedArrayBuffer[];
+  apiDomain?: string;
+  /** tests: the thread exits on receiving chunk number exitAt (1-based) */
+  exitAt?: number;
+}
+
+/** A chunk: `count` texts back to back in a slot, text j ending at ends[j] (an empty span: not sent). */
+export interface Chunk {
+  id: number;
+  slot: number;
+  apiVersion: string;
+  kind: string;
+  ends: Int32Array;
+  count: number;
+}
+
+export interface Answer {
+  id: number;
+  out: ArrayBuffer;
+  lens: Int32Array;
+}
