@@ -31,18 +31,3 @@ export class SliceBudget implements Budget {
     return performance.now() < this.until;
   }
 }
-
-/** the longest the next flush waits after a flush (bounds the delivery delay pacing adds) */
-export const MAX_PACE_MS = 10;
-
-/**
- * How long after a flush ended the next one waits (ms; below 1: at the next turn). Pacing keeps
- * fan-out to about half the front thread under a steady stream of writes (a flush of 1,000
- * watchers costs one send each, so waiting puts several events in each send): the next flush
- * waits until the thread has spent as long on other work as on the last flush. The gaps between
- * that flush's slices (`wallMs − busyMs`: I/O, replies, other requests) were such work already,
- * so only the rest is waited, and at most MAX_PACE_MS.
- */
-export function paceWait(busyMs: number, wallMs: number, sinceEndMs: number): number {
-  return Math.min(MAX_PACE_MS, busyMs - Math.max(0, wallMs - busyMs)) - sinceEndMs;
-}

@@ -24,8 +24,6 @@ export class FlushRun<W extends Member> {
   busyMs = 0;
   /** slices written so far */
   slices = 0;
-  /** when the flush began (performance.now() ms) */
-  readonly began = performance.now();
 
   /** fresh: takes a solo watcher's frames queued since this flush began (newer than its own here) */
   constructor(

@@ -7,8 +7,7 @@
  * frames in groups (src/http/watch-group.ts: a dispatch and a join per group, not per
  * watcher); the others queue their own, and those queued the same frames share one joined
  * buffer. The flush runs at the end of the turn (setImmediate), or, right after a
- * costly flush, once the thread has spent as long again on other work, the gaps between that
- * flush's slices included (at most MAX_PACE_MS; paceWait in watch-budget.ts): the cost of a flush is one
+ * costly flush, once as long again has passed (at most MAX_PACE_MS): the cost of a flush is one
  * send per watcher, so under a steady stream of writes pacing puts several events in each send
  * instead of spending the thread on one send per watcher per event. A flush writes in slices
  * of about SLICE_MS (src/http/watch-flush.ts) with I/O between them, so writes, actor replies
@@ -26,7 +25,7 @@
 import type { ChangeEvent, Encoding } from '../actors/protocol.js';
 import { filterEvent, objectFor } from '../api/watch-filter.js';
 import { encodeEventObject, frameEventBytes, joinChunks, streamKey, type Chunk } from '../codec/watch-encoding.js';
-import { paceWait, SLICE_MS, SliceBudget, UNLIMITED, type Budget } from './watch-budget.js';
+import { SLICE_MS, SliceBudget, UNLIMITED, type Budget } from './watch-budget.js';
 import { FlushRun } from './watch-flush.js';
 import { InitialEvents } from './initial-events.js';
 import { Membership, type WatchGroup } from './watch-group.js';
@@ -40,6 +39,9 @@ export type { Convert, Watcher, WatchSink } from './watch-watcher.js';
 
 /** A watcher as the hub keeps it: with its stream key, computed once, and its group if it has one. */
 type Live = Watcher & { key?: string; failed?: boolean; group?: WatchGroup<Live> };
+
+/** the longest a flush waits after the previous one (bounds the delivery delay pacing adds) */
+const MAX_PACE_MS = 10;
 
 export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
@@ -61,10 +63,9 @@ export class WatchHub {
   /** a flush under way (written in slices), finished before the next one begins */
   private run: FlushRun<Live> | undefined;
   private flushScheduled = false;
-  /** when the last flush ended, its time in slices and its wall (performance.now() ms): the pacing of the next */
+  /** when the last flush ended and how long it took (performance.now() ms): the pacing of the next */
   private lastFlushEnd = 0;
   private lastFlushCost = 0;
-  private lastFlushWall = 0;
   /** stage timestamps for the bench (PLAT_WATCH_TRACE), else undefined */
   private readonly trace = watchTrace();
 
@@ -221,9 +222,9 @@ export class WatchHub {
   private schedule(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // pacing (src/http/watch-budget.ts): fan-out takes about half the thread at most, and a
-    // burst's events share each watcher's write (syscall)
-    const wait = paceWait(this.lastFlushCost, this.lastFlushWall, performance.now() - this.lastFlushEnd);
+    // pacing: the next flush waits as long as the last one took (capped), so fan-out takes at
+    // most about half the thread and a burst's events share each watcher's write (syscall)
+    const wait = Math.min(MAX_PACE_MS, this.lastFlushEnd + this.lastFlushCost - performance.now());
     if (wait >= 1) setTimeout(this.slice, wait);
     else setImmediate(this.slice);
   }
@@ -262,7 +263,6 @@ export class WatchHub {
     this.trace?.flushEnds(run.busyMs, run.slices);
     this.lastFlushEnd = now;
     this.lastFlushCost = run.busyMs;
-    this.lastFlushWall = now - run.began;
     if (this.queued.size > 0 || this.dirty.size > 0) this.schedule();
   }
 
