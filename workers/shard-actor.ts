@@ -7,11 +7,13 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
 import { reuse } from '../src/codec/buffer-pool.js';
+import { collectYoung } from '../src/actors/young-collect.js';
 import { crashIfAsked, holdIfAsked, holdInit } from '../src/actors/test-faults.js';
 import type {
   ActorConfig,
   Batch,
   BatchReply,
+  CollectRequest,
   DefsReply,
   DefsRequest,
   InitReply,
@@ -23,7 +25,7 @@ const config = workerData as ActorConfig;
 const shard = new Shard(config);
 
 export default async function handle(
-  task: Batch | InitRequest | DefsRequest | SnapshotRequest,
+  task: Batch | InitRequest | DefsRequest | SnapshotRequest | CollectRequest,
 ): Promise<BatchReply | InitReply | DefsReply | unknown> {
   if ('init' in task) {
     await holdInit(config.testFaults);
@@ -31,6 +33,8 @@ export default async function handle(
   }
   // with no batch between its execution and its commit (pipelined batches, see Shard.run)
   if ('defs' in task) return shard.exclusive(() => shard.setDefs(task.defs));
+  // between batches (piscina runs it when the front sends it: the shard was idle)
+  if ('collect' in task) return collectYoung();
   if ('snapshot' in task) return shard.exclusive(() => shard.snapshot());
   crashIfAsked(config.testFaults, task.ops);
   await holdIfAsked(config.testFaults, task.ops);

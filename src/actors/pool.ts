@@ -19,6 +19,7 @@ import type {
   BatchReply,
   CachedObject,
   ChangeEvent,
+  CollectRequest,
   DefsReply,
   DefsRequest,
   Encoding,
@@ -29,9 +30,12 @@ import type {
 import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { takeReturned, unpackBodies } from './pack.js';
+import { HEAVY_PER_BATCH, takeBatch, type Pending } from './take-batch.js';
+import { IdleCollector } from './idle-collect.js';
+import type { CollectReply } from './young-collect.js';
 import { endTrace, mark, sampleThreads, startTrace } from './write-trace.js';
 
-export type Pending = { op: Op; resolve: (r: Result) => void };
+export { takeBatch, type Pending };
 export type OpInput = Op extends infer T ? (T extends Op ? Omit<T, 'id'> : never) : never;
 
 interface ShardQueue {
@@ -54,6 +58,8 @@ interface ShardQueue {
   lostReason?: string;
   /** settles once a restarting shard serves again (tasks other than batches wait for it) */
   back?: Promise<void>;
+  /** asks the actor to collect its young generation once the shard idles after a burst */
+  collector: IdleCollector<CollectReply>;
 }
 
 /** Front-thread scheduling knobs (hidden flags, for benchmarking). */
@@ -124,6 +130,7 @@ export class ActorPool {
         index: shard,
         restarting: false,
         handled: Promise.resolve(),
+        collector: new IdleCollector(() => this.task(s, { collect: true }) as Promise<CollectReply>),
       };
       // emitted before the dead worker's task fails: the batch's failure sees `restarting`
       pool.on('workerDestroy', () => this.lost(s));
@@ -133,6 +140,11 @@ export class ActorPool {
       });
       this.shards.push(s);
     }
+  }
+
+  /** A shard's idle collections (tests, diagnostics). */
+  idleCollector(shard: number): IdleCollector<CollectReply> | undefined {
+    return this.shards[shard]?.collector;
   }
 
   /** Shards whose actor is being restarted (empty when all serve). */
@@ -151,7 +163,7 @@ export class ActorPool {
   }
 
   /** Runs a non-batch task (defs, snapshot) once the shard serves. */
-  private async task(s: ShardQueue, t: DefsRequest | { snapshot: true }): Promise<unknown> {
+  private async task(s: ShardQueue, t: DefsRequest | { snapshot: true } | CollectRequest): Promise<unknown> {
     if (s.restarting) await s.back;
     // a shard idling in its etcd poll takes the task once woken
     if (s.polling) this.wakeUp(s);
@@ -260,6 +272,7 @@ export class ActorPool {
     const poll = s.queue.length === 0;
     if (poll && (!this.follow || s.inFlight.length || this.closed)) return;
     const batch = takeBatch(s, this.heavyPerBatch);
+    s.collector.busy(batch.length);
     const trace = startTrace(batch.map((p) => p.op));
     if (trace) trace.n.inFlight = s.inFlight.length;
     s.inFlight.push(this.currentRV());
@@ -306,6 +319,7 @@ export class ActorPool {
       s.inFlight.shift();
       if (poll) s.polling = false;
       if (s.queue.length || this.follow) this.schedule(s);
+      else if (!s.inFlight.length && !this.closed) s.collector.idle();
     }
   }
 
@@ -317,7 +331,10 @@ export class ActorPool {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const s of this.shards) this.wakeUp(s);
+    for (const s of this.shards) {
+      s.collector.stop();
+      this.wakeUp(s);
+    }
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((r) => {
       timer = setTimeout(r, CLOSE_DRAIN_MS);
@@ -351,35 +368,6 @@ export const PIPELINE_MIN_OPS = 16;
  */
 export function sendsBeside(s: Pick<ShardQueue, 'inFlight' | 'polling' | 'queue'>): boolean {
   return s.inFlight.length === 0 || s.polling || s.queue.length >= PIPELINE_MIN_OPS;
-}
-
-/**
- * A batch's replies all arrive when its last op is done, so a few large LISTs in a batch would
- * hold every small op behind them (a controller's write behind a flood of whole-collection
- * LISTs waited seconds). A batch therefore takes every queued small op but at most
- * HEAVY_PER_BATCH heavy ones (LISTs without a small limit, DELETE collection) in arrival order;
- * the rest wait for the next batch. Ops in one batch are concurrent requests, so their order
- * among themselves carries no meaning.
- */
-/** the default (--actor-heavy-per-batch overrides, for benchmarking) */
-const HEAVY_PER_BATCH = 4;
-const SMALL_LIST = 250;
-
-function heavy(op: Op): boolean {
-  if (op.op === 'deletecollection') return true;
-  return op.op === 'list' && !(op.opts.limit !== undefined && op.opts.limit <= SMALL_LIST);
-}
-
-export function takeBatch(s: Pick<ShardQueue, 'queue'>, heavyPerBatch = HEAVY_PER_BATCH): Pending[] {
-  let heavyCount = 0;
-  const take: Pending[] = [];
-  const keep: Pending[] = [];
-  for (const p of s.queue) {
-    if (heavy(p.op) && ++heavyCount > heavyPerBatch) keep.push(p);
-    else take.push(p);
-  }
-  s.queue = keep;
-  return take;
 }
 
 function internal(id: number, message: string): Result {

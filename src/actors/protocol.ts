@@ -97,6 +97,10 @@ export interface InitRequest {
 export interface SnapshotRequest {
   snapshot: true;
 }
+/** Asks an idle actor to scavenge its young generation (src/actors/idle-collect.ts). */
+export interface CollectRequest {
+  collect: true;
+}
 export interface InitReply {
   maxRV: number;
   namespaces: { name: string; terminating: boolean; obj: unknown }[];
