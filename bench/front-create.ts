@@ -21,88 +21,29 @@ import { parseArgs } from '../src/server/options.js';
 import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
 import { cpuSeconds } from './lib/procs.js';
+import { drivePosts, fakePost, intFlag } from './lib/fake-post.js';
 
 const MAX_CREATES = 1_000_000;
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i < 0 ? fallback : Number(process.argv[i + 1]);
-  if (!Number.isInteger(v) || v < 1 || v > MAX_CREATES)
-    throw new Error(`${name} must be an integer in 1..${MAX_CREATES}`);
-  return v;
-}
+const flag = (name: string, fallback: number): number => intFlag(name, fallback, MAX_CREATES);
 
 const PAD = 'x'.repeat(880);
 const PATH = '/api/v1/namespaces/bench-create/configmaps';
 const CONTENT_TYPE = 'application/json';
 
-/** One POST as uWS hands it over: the body arrives in one onData chunk (uWS reuses its buffer). */
-function fakes(name: string, answered: (status: string) => void) {
-  const body = Buffer.from(
-    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"bench":"create"}},"data":{"pad":"${PAD}"}}`,
+/** One create's POST: the create scenario's ConfigMap, as wrk sends it. */
+const fakes = (name: string, answered: (status: string) => void) =>
+  fakePost(
+    PATH,
+    Buffer.from(
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"bench":"create"}},"data":{"pad":"${PAD}"}}`,
+    ),
+    'wrk',
+    answered,
   );
-  let status = '';
-  const res = {
-    onAborted: () => res,
-    onData(fn: (ab: ArrayBuffer, isLast: boolean) => void) {
-      const ab = new ArrayBuffer(body.length);
-      body.copy(Buffer.from(ab));
-      // uWS delivers the body in a later turn than the request
-      setImmediate(() => fn(ab, true));
-      return res;
-    },
-    onWritable: () => res,
-    cork(fn: () => void) {
-      fn();
-      return res;
-    },
-    writeStatus(s: string) {
-      status = s;
-      return res;
-    },
-    writeHeader: () => res,
-    end() {
-      answered(status);
-      return res;
-    },
-    endWithoutBody() {
-      answered(status);
-      return res;
-    },
-    getRemoteAddressAsText: () => Buffer.from('127.0.0.1'),
-  };
-  const headers: Record<string, string> = {
-    'content-type': CONTENT_TYPE,
-    'content-length': String(body.length),
-    'user-agent': 'wrk',
-  };
-  const req = {
-    getCaseSensitiveMethod: () => 'POST',
-    getMethod: () => 'post',
-    getUrl: () => PATH,
-    getQuery: () => undefined,
-    getHeader: (k: string | Uint8Array) => headers[Buffer.from(k).toString()] ?? '',
-    forEach: () => undefined,
-  };
-  return { res: res as unknown as HttpResponse, req: req as unknown as HttpRequest };
-}
 
-/** Runs `total` creates, `concurrency` in flight; resolves when all are answered (201 each). */
-function drive(plain: (res: HttpResponse, req: HttpRequest) => void, tag: string, total: number, concurrency: number) {
-  return new Promise<void>((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    const next = (): void => {
-      const { res, req } = fakes(`${tag}-${sent++}`, (status) => {
-        if (!status.startsWith('201')) return reject(new Error(`create answered ${status}`));
-        if (++done === total) resolve();
-        else if (sent < total) next();
-      });
-      plain(res, req);
-    };
-    for (let i = 0; i < Math.min(concurrency, total); i++) next();
-  });
-}
+const drive = (plain: (res: HttpResponse, req: HttpRequest) => void, tag: string, total: number, concurrency: number) =>
+  drivePosts(plain, fakes, tag, total, concurrency);
 
 async function main(): Promise<void> {
   const creates = flag('--creates', 20_000);

@@ -17,89 +17,32 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { parseArgs } from '../src/server/options.js';
 import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
+import { drivePosts, fakePost, intFlag } from './lib/fake-post.js';
 
 const MAX_PODS = 1_000_000;
 const NS = 'bench-pods';
 const PATH = `/api/v1/namespaces/${NS}/pods`;
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i < 0 ? fallback : Number(process.argv[i + 1]);
-  if (!Number.isInteger(v) || v < 1 || v > MAX_PODS) throw new Error(`${name} must be an integer in 1..${MAX_PODS}`);
-  return v;
-}
+const flag = (name: string, fallback: number): number => intFlag(name, fallback, MAX_PODS);
 
 /** One POST of a density Pod as uWS hands it over (the body in one later onData chunk). */
-function fakes(name: string, answered: (status: string) => void) {
-  const body = Buffer.from(
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, labels: { bench: 'density' } },
-      spec: { containers: [{ name: 'c', image: 'registry.example/pause:3.10' }] },
-    }),
+const fakes = (name: string, answered: (status: string) => void) =>
+  fakePost(
+    PATH,
+    Buffer.from(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, labels: { bench: 'density' } },
+        spec: { containers: [{ name: 'c', image: 'registry.example/pause:3.10' }] },
+      }),
+    ),
+    'bench',
+    answered,
   );
-  let status = '';
-  const res = {
-    onAborted: () => res,
-    onData(fn: (ab: ArrayBuffer, isLast: boolean) => void) {
-      const ab = new ArrayBuffer(body.length);
-      body.copy(Buffer.from(ab));
-      setImmediate(() => fn(ab, true));
-      return res;
-    },
-    onWritable: () => res,
-    cork(fn: () => void) {
-      fn();
-      return res;
-    },
-    writeStatus(s: string) {
-      status = s;
-      return res;
-    },
-    writeHeader: () => res,
-    end() {
-      answered(status);
-      return res;
-    },
-    endWithoutBody() {
-      answered(status);
-      return res;
-    },
-    getRemoteAddressAsText: () => Buffer.from('127.0.0.1'),
-  };
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(body.length),
-    'user-agent': 'bench',
-  };
-  const req = {
-    getCaseSensitiveMethod: () => 'POST',
-    getMethod: () => 'post',
-    getUrl: () => PATH,
-    getQuery: () => undefined,
-    getHeader: (k: string | Uint8Array) => headers[Buffer.from(k).toString()] ?? '',
-    forEach: () => undefined,
-  };
-  return { res: res as unknown as HttpResponse, req: req as unknown as HttpRequest };
-}
 
-/** Runs `total` creates, `concurrency` in flight; resolves when all are answered (201 each). */
-function drive(plain: (res: HttpResponse, req: HttpRequest) => void, total: number, concurrency: number) {
-  return new Promise<void>((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    const next = (): void => {
-      const { res, req } = fakes(`p-${sent++}`, (status) => {
-        if (!status.startsWith('201')) return reject(new Error(`create answered ${status}`));
-        if (++done === total) resolve();
-        else if (sent < total) next();
-      });
-      plain(res, req);
-    };
-    for (let i = 0; i < Math.min(concurrency, total); i++) next();
-  });
-}
+const drive = (plain: (res: HttpResponse, req: HttpRequest) => void, total: number, concurrency: number) =>
+  drivePosts(plain, fakes, 'p', total, concurrency);
 
 const MiB = 2 ** 20;
 const heap = () => getHeapStatistics().used_heap_size;
