@@ -323,6 +323,17 @@ export class ActorPool {
     }
   }
 
+  /** Resolves once every actor has loaded its modules (a collect task each), or after limitMs. */
+  async loaded(limitMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((r) => {
+      timer = setTimeout(r, limitMs);
+    });
+    const all = Promise.allSettled(this.shards.map((s) => s.pool.run({ collect: true })));
+    await Promise.race([all, limit]);
+    clearTimeout(timer);
+  }
+
   /**
    * Stops the actors once what they were handed is answered: the batches in flight and the ops
    * queued (keep-alive connections may still send during the drain) run to their replies, so a

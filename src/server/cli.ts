@@ -17,6 +17,9 @@ import { renderHelp } from './flag-docs.js';
 import { logRiskyWarnings, logStartSummary } from './start-summary.js';
 import { GIT_VERSION, VERSION_INFO } from '../api/release.js';
 
+/** How long a refused start waits for the shard actors to finish loading before it exits. */
+const LOADED_WAIT_MS = 10_000;
+
 function fail(e: unknown, code: number): never {
   process.stderr.write(`error: ${oneLine(e)}\n`);
   process.exit(code);
@@ -69,6 +72,27 @@ async function migrate(argv: string[]): Promise<void> {
     );
     process.exit(0);
   } catch (e) {
+    fail(e, 1);
+  }
+}
+
+/**
+ * Checks the data directory and starts the server; a refused start exits 1, but only once the
+ * shard actors (started early) have loaded their modules: a thread torn down while it loads
+ * LMDB's native addon aborts the whole process (napi_throw in module registration).
+ */
+async function startServer(options: ServerOptions): Promise<{ server: ApiServer; port: number }> {
+  let shards: import('./shards.js').StartedShards | undefined;
+  try {
+    await checkDataDir(options);
+    // the shard actors load their modules while this thread loads the server's
+    shards = (await import('./shards.js')).startShards(options);
+    const { ApiServer } = await import('./server.js');
+    // configuration files named by flags (audit policy, ...) are read here
+    const server = new ApiServer(options, shards);
+    return { server, port: await server.start() };
+  } catch (e) {
+    await shards?.pool.loaded(LOADED_WAIT_MS);
     fail(e, 1);
   }
 }
@@ -131,19 +155,7 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(e, 1);
   }
-  let server: ApiServer;
-  let port: number;
-  try {
-    await checkDataDir(options);
-    // the shard actors load their modules while this thread loads the server's
-    const shards = (await import('./shards.js')).startShards(options);
-    const { ApiServer } = await import('./server.js');
-    // configuration files named by flags (audit policy, ...) are read here
-    server = new ApiServer(options, shards);
-    port = await server.start();
-  } catch (e) {
-    fail(e, 1);
-  }
+  const { server, port } = await startServer(options);
   if (port > 0) process.stdout.write(`listening on http://${options.insecureBindAddress}:${port}\n`);
   const log = server.log;
   logStartSummary(log, options, {
