@@ -325,13 +325,7 @@ export class ActorPool {
 
   /** Resolves once every actor has loaded its modules (a collect task each), or after limitMs. */
   async loaded(limitMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((r) => {
-      timer = setTimeout(r, limitMs);
-    });
-    const all = Promise.allSettled(this.shards.map((s) => s.pool.run({ collect: true })));
-    await Promise.race([all, limit]);
-    clearTimeout(timer);
+    await within(Promise.allSettled(this.shards.map((s) => s.pool.run({ collect: true }))), limitMs);
   }
 
   /**
@@ -346,14 +340,9 @@ export class ActorPool {
       s.collector.stop();
       this.wakeUp(s);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((r) => {
-      timer = setTimeout(r, CLOSE_DRAIN_MS);
-    });
     const drained = { stop: false };
-    await Promise.race([this.drained(drained), limit]);
+    await within(this.drained(drained), CLOSE_DRAIN_MS);
     drained.stop = true;
-    clearTimeout(timer);
     await Promise.all(this.shards.map((s) => s.pool.destroy()));
   }
 
@@ -362,6 +351,16 @@ export class ActorPool {
       while (!until.stop && !s.restarting && (s.queue.length || s.inFlight.length))
         await (s.inFlight.length ? s.handled : new Promise((r) => setImmediate(r)));
   }
+}
+
+/** Settles when `p` does or after `ms`, whichever is first (the timer is cleared either way). */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((r) => {
+    timer = setTimeout(r, ms);
+  });
+  await Promise.race([p, limit]);
+  clearTimeout(timer);
 }
 
 /** how long close() waits for the batches in flight and queued before it stops the actors */
