@@ -17,7 +17,7 @@ export const PODS_KEY = '/pods';
 const FINISHED: ReadonlySet<unknown> = new Set(['Succeeded', 'Failed']);
 
 /** A list field as written: [] when absent (validation has made it an array when present). */
-const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** A pod's containers as written ([] when it has none). */
 export const containersOf = (pod: unknown): unknown[] => listed(fieldAt(pod, 'spec', 'containers'));

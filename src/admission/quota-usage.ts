@@ -11,7 +11,7 @@ import { typeKeyOf } from '../actors/routing.js';
 import type { ReadCache } from '../actors/read-cache.js';
 import { canonicalQuantity, quantityValue } from '../registry/strategies/quantity.js';
 import { fieldAt } from '../api/object.js';
-import { containersOf, podQuotaOf, podSum, PODS_KEY } from '../actors/pod-quota.js';
+import { containersOf, listed, podQuotaOf, podSum, PODS_KEY } from '../actors/pod-quota.js';
 import type { PodQuota } from '../actors/protocol.js';
 
 const LEGACY: Record<string, string> = {
@@ -72,9 +72,6 @@ export function podUsage(q: PodQuota | undefined, names: readonly string[]): Rec
   }
   return out;
 }
-
-/** A list field as written: [] when absent (validation has made it an array when present). */
-const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Containers lacking a request or limit a quota tracks (upstream: must specify ...). */
 export function missingCompute(pod: unknown, names: readonly string[]): string[] {
