@@ -11,7 +11,7 @@
 // patch suites on etcd, as more files of the same run (scripts/lib/test-order.mjs), then a sample
 // of single tests alone (each with its file's hooks, nothing else of the file), so a test that
 // leans on an earlier test's objects fails.
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -105,14 +105,19 @@ console.log(
 const listDir = mkdtempSync(join(tmpdir(), 'plat-test-list-'));
 const listFile = join(listDir, 'files.json');
 writeFileSync(listFile, JSON.stringify(ordered));
+const failuresFile = join(listDir, 'failures.txt');
+writeFileSync(failuresFile, '');
 // run-ordered.mjs keeps the order (`node --test` sorts its arguments); the runner's flags less
 // --test are its own, so every file's process gets them as under `node --test`
 const runnerArgs = RUNNER_FLAGS.filter((f) => f !== '--test');
 status =
-  (spawnSync(process.execPath, [...runnerArgs, 'scripts/lib/run-ordered.mjs', listFile], { stdio: 'inherit', env })
-    .status ??
+  (spawnSync(process.execPath, [...runnerArgs, 'scripts/lib/run-ordered.mjs', listFile], {
+    stdio: 'inherit',
+    env: { ...env, TEST_FAILURES_OUT: failuresFile },
+  }).status ??
     1) ||
   status;
+const failed = readFileSync(failuresFile, 'utf8').split('\n').filter(Boolean);
 rmSync(listDir, { recursive: true, force: true });
 
 // a sample of single tests, each alone (RUNNER_CONCURRENCY at a time, each one's output printed
@@ -140,8 +145,10 @@ function runAlone({ file, name }) {
     });
     child.on('close', (code, signal) => {
       process.stdout.write(`# alone (seed ${seed}): ${file} :: ${name}\n${out}`);
-      if (code !== 0)
+      if (code !== 0) {
         console.error(`# FAILED alone: ${file} :: ${name} (passes after the tests before it? TEST_SEED=${seed})`);
+        failed.push(`${file} :: ${name} (alone)`);
+      }
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -157,4 +164,9 @@ if (sampleSize > 0) {
   await Promise.all(Array.from({ length: RUNNER_CONCURRENCY }, slot));
 }
 if (scratch) rmSync(scratch, { recursive: true, force: true });
+// the failures again, last: a log's tail names them (a failed file with no failed test still fails)
+if (failed.length > 0)
+  console.error(`# ${failed.length} FAILED (TEST_SEED=${seed}):\n${failed.map((f) => `#   ${f}`).join('\n')}`);
+else if (status !== 0)
+  console.error(`# FAILED with no failed test named (a file crashed or timed out?); TEST_SEED=${seed}`);
 process.exit(status);

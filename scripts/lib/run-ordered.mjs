@@ -7,10 +7,13 @@
 // --test-* flags passed on to every file's process) with the same default reporter (spec on a
 // terminal, else TAP). Exit code 1 when a test or a file failed.
 //
+// TEST_FAILURES_OUT=<path> writes the failed tests, one `<file> :: <name> :: <error's first line>` per line, as they fail
+// (run-tests.mjs prints them again at the end of its output, where a CI log's tail shows them).
+//
 // TEST_DURATIONS_OUT=<path> also writes each file's time (the sum of its top-level tests'
 // durations, in seconds) as `{ "seconds": { "<durationKey>": s } }`: the table test-order.mjs
 // sorts by (scripts/lib/test-durations.json).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { RUNNER_CONCURRENCY, RUNNER_TIMEOUT_MS } from './test-names.mjs';
@@ -32,9 +35,18 @@ const count = (data) => {
   if (out) writeFileSync(out, `${JSON.stringify({ seconds }, null, 1)}\n`);
 };
 stream.on('test:pass', count);
+const failuresOut = process.env.TEST_FAILURES_OUT;
+// the error's first line (an assertion's message; a test's error wraps it as its cause), bounded
+const firstLine = (error) =>
+  String(error?.cause?.message ?? error?.message ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
 stream.on('test:fail', (data) => {
   process.exitCode = 1;
   count(data);
+  // a failed subtest fails its parents too: the deepest one names the failure
+  if (failuresOut && data.details?.error?.failureType !== 'subtestsFailed')
+    appendFileSync(failuresOut, `${data.file ?? '(no file)'} :: ${data.name} :: ${firstLine(data.details?.error)}\n`);
 });
 
 stream.compose(process.stdout.isTTY ? new spec() : tap).pipe(process.stdout);

@@ -126,12 +126,15 @@ test('run-ordered runs the files in the order given, two at a time, and fails wh
     assert.ok(durations.every((s) => typeof s === 'number' && s >= 0));
 
     writeFileSync(list, JSON.stringify([file('b', true), file('a')]));
+    const failures = join(dir, 'failures.txt');
     const failed = spawnSync(process.execPath, ['scripts/lib/run-ordered.mjs', list], {
       encoding: 'utf8',
-      env: runnerEnv,
+      env: { ...runnerEnv, TEST_FAILURES_OUT: failures },
     });
     assert.equal(failed.status, 1, failed.stdout);
     assert.match(failed.stdout, /planted/);
+    // the failed test, named once with its error's first line (run-tests.mjs prints these last)
+    assert.deepEqual(readFileSync(failures, 'utf8'), `${join(dir, 'b.test.mjs')} :: b :: planted\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -212,6 +215,27 @@ test('a full run on a scratch tree: every file, the etcd re-run through its shim
       lines.join('\n'),
     );
     assert.deepEqual(readdirSync(scratch), [], 'the scratch directory is removed after the run');
+
+    // a failed subtest: the run fails and its output ends with the failure named (a CI log's tail)
+    writeFileSync(
+      join(dir, 'dist/test/other/broken.test.js'),
+      [
+        "import { test } from 'node:test';",
+        "test('outer', async (t) => { await t.test('inner', () => { throw new Error('planted\\nsecond line'); }); });",
+        '',
+      ].join('\n'),
+    );
+    const bad = spawnSync(process.execPath, ['scripts/run-tests.mjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...runnerEnv, ETCD_BIN: '/bin/true', TEST_TMPDIR: scratch, TEST_SEED: '1', TEST_ALONE_SAMPLE: '0' },
+    });
+    assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+    const tail = bad.stderr.trim().split('\n').slice(-2);
+    assert.deepEqual(tail, [
+      '# 1 FAILED (TEST_SEED=1):',
+      `#   ${resolve(dir, 'dist/test/other/broken.test.js')} :: inner :: planted`,
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
