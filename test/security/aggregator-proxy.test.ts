@@ -185,8 +185,10 @@ test("a 220 MB reply streams through: the server's memory grows by far less than
   console.log(
     `RSS ${Math.round(before / 2 ** 20)} MiB, peak ${Math.round(got.peakRss / 2 ** 20)} MiB during a ${CHUNKS} MiB reply`,
   );
-  // buffering the reply grew the server by at least the body (1 GB took it from 161 MB to 3.2 GB)
-  assert.ok(growth < (CHUNKS * CHUNK) / 4, `RSS grew ${Math.round(growth / 2 ** 20)} MiB for a ${CHUNKS} MiB reply`);
+  // buffering the reply grew the server by at least the body (1 GB took it from 161 MB to 3.2 GB);
+  // streaming grows it by the socket buffers and whatever else the process allocates meanwhile
+  // (15-57 MiB seen in full runs), so the line is half the body: far from both
+  assert.ok(growth < (CHUNKS * CHUNK) / 2, `RSS grew ${Math.round(growth / 2 ** 20)} MiB for a ${CHUNKS} MiB reply`);
 });
 
 test('an extension server that never answers: 504 Timeout at the deadline; other requests unaffected', async () => {
