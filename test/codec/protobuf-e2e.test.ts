@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ProtobufCodec, PROTOBUF_MEDIA_TYPE } from '../../src/codec/protobuf.js';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 const run = promisify(execFile);
 const codec = new ProtobufCodec();
@@ -74,7 +75,7 @@ test('garbage Protobuf body is 400, nothing written', async () => {
 });
 
 test('kubectl generators (Protobuf bodies) work: create configmap, create deployment', async () => {
-  const env = { ...process.env, KUBECONFIG: '/dev/null' };
+  const env = kubectlEnv(s);
   await run('/usr/bin/kubectl', ['--server', s.url, 'create', 'configmap', 'kpb', '--from-literal=x=y'], { env });
   const cm = await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/kpb');
   assert.deepEqual(cm.json.data, { x: 'y' });

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
 import { ProtobufCodec } from '../../src/codec/protobuf.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 const run = promisify(execFile);
 const TABLE = 'application/json;as=Table;g=meta.plat.io;v=v1';
@@ -120,7 +121,7 @@ test('the fallback in Accept is honoured in order: an unserved Table group falls
 });
 
 test('kubectl renders server-side tables with the upstream domain', async () => {
-  const env = { ...process.env, KUBECONFIG: '/dev/null' };
+  const env = kubectlEnv(upstream);
   await request(upstream.url, 'POST', '/api/v1/namespaces/default/pods', pod('kp'));
   const pods = await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', 'pods'], { env });
   assert.match(pods.stdout, /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
@@ -129,12 +130,12 @@ test('kubectl renders server-side tables with the upstream domain', async () => 
   const wide = await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', 'deploy', '-o', 'wide'], { env });
   assert.match(wide.stdout, /CONTAINERS\s+IMAGES\s+SELECTOR/);
   assert.match(wide.stdout, /kd .*nginx\s+nginx\s+app=kd/);
-  const ns = await run('/usr/bin/kubectl', ['--server', s.url, 'get', 'ns'], { env });
+  const ns = await run('/usr/bin/kubectl', ['--server', s.url, 'get', 'ns'], { env: kubectlEnv(s) });
   assert.match(ns.stdout, /default/);
 });
 
 test('kubectl renders the upstream columns of flow schemas, priority levels, cluster roles and service accounts', async () => {
-  const env = { ...process.env, KUBECONFIG: '/dev/null' };
+  const env = kubectlEnv(upstream);
   const get = async (...args: string[]) =>
     (await run('/usr/bin/kubectl', ['--server', upstream.url, 'get', ...args], { env })).stdout;
   const created = await request(upstream.url, 'POST', '/api/v1/namespaces/default/serviceaccounts', {

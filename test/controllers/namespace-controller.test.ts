@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, request, configMap, type TestServer } from '../helpers/server.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 const run = promisify(execFile);
 let s: TestServer;
@@ -69,7 +70,7 @@ test('kubectl delete ns with objects inside completes', async () => {
   await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: 'kdel' } });
   for (let i = 0; i < 5; i++) await request(s.url, 'POST', '/api/v1/namespaces/kdel/configmaps', configMap(`c${i}`));
   const { stdout } = await run('/usr/bin/kubectl', ['--server', s.url, 'delete', 'ns', 'kdel', '--timeout=30s'], {
-    env: { ...process.env, KUBECONFIG: '/dev/null' },
+    env: kubectlEnv(s),
   });
   assert.match(stdout, /namespace "kdel" deleted/);
   assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/kdel')).status, 404);

@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 let s: TestServer;
 before(async () => {
@@ -27,7 +28,7 @@ interface Run {
 function kubectl(args: string[], stdin?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const p = spawn('/usr/bin/kubectl', ['--server', s.url, ...args], {
-      env: { ...process.env, KUBECONFIG: '/dev/null' },
+      env: kubectlEnv(s),
     });
     let stdout = '';
     let stderr = '';

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { api, until } from '../helpers/watch.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 const KUBECTL = '/usr/bin/kubectl';
 const NS = 'kubectl-watch';
@@ -32,7 +33,7 @@ describe('kubectl get --watch', () => {
     let err = '';
     // -v=6 logs each response as its headers arrive: the watch must answer before any event
     proc = spawn(KUBECTL, ['--server', s.url, '-n', NS, 'get', 'cm', '--watch', '-o', 'json', '-v=6'], {
-      env: { ...process.env, KUBECONFIG: '/dev/null' },
+      env: kubectlEnv(s),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -101,7 +102,7 @@ describe('kubectl get --watch renders server-side tables (upstream domain)', () 
     let out = '',
       err = '';
     const p = spawn(KUBECTL, ['--server', s.url, 'get', ...args, '--watch', '-v=8'], {
-      env: { ...process.env, KUBECONFIG: '/dev/null' },
+      env: kubectlEnv(s),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     procs.push(p);

@@ -2,8 +2,8 @@
 import { before, after } from 'node:test';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './server.js';
 
@@ -32,6 +32,24 @@ export function runKubectl(
       },
     );
   });
+}
+
+let cacheRoot: string | undefined;
+
+/**
+ * The environment of a kubectl run against `s`: no kubeconfig, and a discovery cache of this
+ * server's own (KUBECACHEDIR). kubectl keys its cache by host and port only, so with the shared
+ * ~/.kube/cache a server on a port an earlier test's server had (of the other --api-domain) was
+ * read with that server's discovery: "Unable to list flowcontrol.apiserver.plat.io/v1 …" against
+ * a k8s.io server, once in a full run. Removed when the test file's process exits.
+ */
+export function kubectlEnv(s: TestServer): NodeJS.ProcessEnv {
+  if (cacheRoot === undefined) {
+    const root = mkdtempSync(join(tmpdir(), 'plat-kubecache-'));
+    cacheRoot = root;
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+  }
+  return { ...process.env, KUBECONFIG: '/dev/null', KUBECACHEDIR: join(cacheRoot, basename(s.dataDir)) };
 }
 
 /** server() and home() are read at call time (the server starts in a before hook). */

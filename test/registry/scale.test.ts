@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { kubectlEnv } from '../helpers/kubectl.js';
 
 const run = promisify(execFile);
 let s: TestServer;
@@ -71,7 +72,7 @@ test('PUT and merge PATCH of scale change only spec.replicas; stale scale is 409
 test('kubectl scale deployment --replicas=5', async () => {
   await request(s.url, 'POST', '/apis/apps/v1/namespaces/default/deployments', deployment('sc3'));
   const { stdout } = await run('/usr/bin/kubectl', ['--server', s.url, 'scale', 'deployment', 'sc3', '--replicas=5'], {
-    env: { ...process.env, KUBECONFIG: '/dev/null' },
+    env: kubectlEnv(s),
   });
   assert.match(stdout, /scaled/);
   assert.equal((await request(s.url, 'GET', path('sc3'))).json.spec.replicas, 5);
