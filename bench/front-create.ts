@@ -7,7 +7,7 @@
  * What it leaves out is uWS, the kernel's sockets and the client, so the front thread's figure
  * is the pipeline's own cost, steadier on a busy machine than a wrk run's.
  *
- *   node [--import ./dist/src/server/young-generation.js] dist/bench/front-create.js [--creates 20000] [--rounds 3] [--concurrency 64]
+ *   node [--import ./dist/src/server/young-generation.js] dist/bench/front-create.js [--creates 20000] [--rounds 3] [--concurrency 64] [-- server flags]
  *
  * With the --import, the front thread's young generation is capped as the server's is (src/main.ts
  * imports that module first); without it V8 grows it as it chooses. Each round prints the size.
@@ -50,7 +50,10 @@ async function main(): Promise<void> {
   const rounds = flag('--rounds', 3);
   const concurrency = flag('--concurrency', 64);
   const dataDir = mkdtempSync(join(tmpdir(), 'front-create-'));
-  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir]));
+  // arguments after `--` go to the server (e.g. `-- --actor-pipeline-depth 1`)
+  const dash = process.argv.indexOf('--');
+  const extra = dash >= 0 ? process.argv.slice(dash + 1) : [];
+  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...extra]));
   try {
     const base = `http://127.0.0.1:${await server.start()}`;
     const ns = await fetch(base + '/api/v1/namespaces', {

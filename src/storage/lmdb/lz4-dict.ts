@@ -36,21 +36,26 @@ const KEPT_ROOM = 64 * 1024;
 /** LZ4's 5-byte hash on 64-bit builds (LZ4_hash5: ((bytes << 24) * 889523592379) >> (64 - HASH_LOG)) in 32-bit halves. */
 const PRIME5_LOW = 0x1bbcdcbb;
 const PRIME5_HIGH = 0xcf;
-function hash5(buf: Uint8Array, p: number): number {
+function hash5(buf: Uint8Array, view: DataView, p: number): number {
   // in bounds by the callers (a Uint8Array index is never undefined there)
   const b0 = buf[p] as number;
-  const high =
-    (buf[p + 1] as number) |
-    ((buf[p + 2] as number) << 8) |
-    ((buf[p + 3] as number) << 16) |
-    ((buf[p + 4] as number) << 24);
-  // the product's high 32 bits: high × low prime, (b0 << 24) × high prime, and the carry of (b0 << 24) × low prime
-  const sum = Math.imul(high, PRIME5_LOW) + Math.imul(b0 << 24, PRIME5_HIGH) + Math.floor((b0 * PRIME5_LOW) / 256);
-  return (sum >>> 0) >>> (32 - HASH_LOG);
+  const high = view.getInt32(p + 1, true);
+  // the product's high 32 bits: high × low prime, plus the first byte's part (FIRST_BYTE_TERM)
+  return ((Math.imul(high, PRIME5_LOW) + (FIRST_BYTE_TERM[b0] as number)) >>> 0) >>> (32 - HASH_LOG);
 }
 
-function equal4(buf: Uint8Array, a: number, b: number): boolean {
-  return buf[a] === buf[b] && buf[a + 1] === buf[b + 1] && buf[a + 2] === buf[b + 2] && buf[a + 3] === buf[b + 3];
+/**
+ * hash5's terms of the first byte b0, modulo 2^32: (b0 << 24) × high prime, and the carry of
+ * (b0 << 24) × low prime into the high 32 bits (a table instead of a float division per position).
+ */
+const FIRST_BYTE_TERM = Int32Array.from(
+  { length: 256 },
+  (_, b0) => Math.imul(b0 << 24, PRIME5_HIGH) + Math.floor((b0 * PRIME5_LOW) / 256),
+);
+
+/** A DataView of a buffer's bytes (4-byte loads and compares: DataView's are inlined by the JIT). */
+function viewOf(buf: Buffer): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
 /** Writes an LZ4 length continuation (after a nibble of 15) at op; returns the next position. */
@@ -86,22 +91,25 @@ export class DictionaryCompressor {
   private readonly dictSize: number;
   /** the dictionary's bytes, then the value being compressed */
   private buf: Buffer;
+  /** buf's bytes as a DataView */
+  private view: DataView;
   private out: Buffer;
   /** positions (in buf) by the hash of their 5 bytes (hash5); -1 for none */
   private readonly table = new Int32Array(1 << HASH_LOG);
   /** the table as the dictionary alone fills it (LZ4_loadDict: every third position) */
   private readonly dictTable = new Int32Array(1 << HASH_LOG);
   /** the scratch buffers kept between values (buf and out grow for a large value, then return to these) */
-  private readonly small: readonly [Buffer, Buffer];
+  private readonly small: readonly [Buffer, Buffer, DataView];
 
   constructor(dictionary: Uint8Array) {
     this.dictSize = dictionary.length;
     this.buf = Buffer.alloc(this.dictSize + 4096);
     this.buf.set(dictionary, 0);
+    this.view = viewOf(this.buf);
     this.out = Buffer.alloc(4096);
-    this.small = [this.buf, this.out];
+    this.small = [this.buf, this.out, this.view];
     this.dictTable.fill(-1);
-    for (let p = 0; p + 8 <= this.dictSize; p += 3) this.dictTable[hash5(this.buf, p)] = p;
+    for (let p = 0; p + 8 <= this.dictSize; p += 3) this.dictTable[hash5(this.buf, this.view, p)] = p;
   }
 
   /**
@@ -113,7 +121,7 @@ export class DictionaryCompressor {
     const room = value.length * 3;
     if (this.buf.length < this.dictSize + room) this.grow(room);
     const result = this.compressed(value, minBytes);
-    if (room > KEPT_ROOM) [this.buf, this.out] = this.small;
+    if (room > KEPT_ROOM) [this.buf, this.out, this.view] = this.small;
     return result;
   }
 
@@ -131,13 +139,14 @@ export class DictionaryCompressor {
     const buf = Buffer.alloc(this.dictSize + room);
     this.buf.copy(buf, 0, 0, this.dictSize);
     this.buf = buf;
+    this.view = viewOf(buf);
   }
 
   /** Compresses buf[dictSize, dictSize + n) into out with its header; returns the total size. */
   private block(n: number): number {
     const bound = n + Math.ceil(n / 255) + 64;
     if (this.out.length < bound) this.out = Buffer.alloc(bound);
-    const { buf, out, table } = this;
+    const { buf, view, out, table } = this;
     const base = this.dictSize;
     const end = base + n;
     let op = writeHeader(out, n);
@@ -149,10 +158,10 @@ export class DictionaryCompressor {
       let ip = base;
       let searched = 1 << SKIP_TRIGGER;
       while (ip <= lastStart) {
-        const h = hash5(buf, ip);
+        const h = hash5(buf, view, ip);
         const ref = table[h] ?? -1;
         table[h] = ip;
-        if (ref < 0 || ip - ref > MAX_DISTANCE || !equal4(buf, ref, ip)) {
+        if (ref < 0 || ip - ref > MAX_DISTANCE || view.getInt32(ref, true) !== view.getInt32(ip, true)) {
           ip += searched++ >>> SKIP_TRIGGER;
           continue;
         }
@@ -165,13 +174,18 @@ export class DictionaryCompressor {
         }
         let stop = ip + MIN_MATCH;
         let cmp = ref + MIN_MATCH;
+        // four bytes at a time while they are equal, then byte by byte
+        while (stop + 4 <= matchLimit && view.getInt32(stop, true) === view.getInt32(cmp, true)) {
+          stop += 4;
+          cmp += 4;
+        }
         while (stop < matchLimit && buf[stop] === buf[cmp]) {
           stop++;
           cmp++;
         }
         op = this.sequence(op, anchor, start, ip - ref, stop - start);
         anchor = ip = stop;
-        if (ip - 2 >= base) table[hash5(buf, ip - 2)] = ip - 2;
+        if (ip - 2 >= base) table[hash5(buf, view, ip - 2)] = ip - 2;
         searched = 1 << SKIP_TRIGGER;
       }
     }
