@@ -10,6 +10,7 @@
 import type { SchemaNode } from '../schema/schema.js';
 import { setOwn } from '../api/own-keys.js';
 import { FieldSet, fieldKey, fieldSchema, hasNoKeys, isObj, itemElement, joinKey, shape } from './fieldset.js';
+import { itemElementOnce } from './item-elements.js';
 import { copy, MAX_SAME_KEYS, mergeApplied, mergeItemsByKey, sameItems, sameJson } from './merge.js';
 import { metadataFields, topTracked, walk as setWalk } from './tracked-paths.js';
 
@@ -151,7 +152,8 @@ function sameKeys(
   const keys: string[] = [];
   for (let i = 0; i < n; i++) {
     const k = itemElement(live[i], s, sh);
-    if (k === undefined || k !== itemElement(applied[i], s, sh)) return undefined;
+    // an applied item is met by this walk only (the merge copies what it takes of it)
+    if (k === undefined || k !== itemElementOnce(applied[i], s, sh)) return undefined;
     for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
     keys.push(k);
   }
