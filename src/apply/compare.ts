@@ -175,6 +175,7 @@ function walk(a: unknown, b: unknown, s: SchemaNode | undefined, path: string, r
 
 /** The items of two versions of a list-map or set, matched by element; an item on both sides unchanged or walked. */
 function items(a: unknown[], b: unknown[], s: SchemaNode, sh: 'listmap' | 'set', path: string, c: Comparison): void {
+  if (sh === 'listmap' && sameElements(a, b, s, path, c)) return;
   const ai = index(a, s, sh);
   const bi = index(b, s, sh);
   const item = (e: string, x: unknown, y: unknown) => {
@@ -192,6 +193,27 @@ function items(a: unknown[], b: unknown[], s: SchemaNode, sh: 'listmap' | 'set',
   };
   for (const [e, x] of ai) item(e, x, bi.get(e));
   for (const [e, y] of bi) if (!ai.has(e)) item(e, undefined, y);
+}
+
+const MAX_PAIRED = 32;
+
+/**
+ * The usual list-map of an update: both versions hold the same distinct elements in the same
+ * order, so item i pairs with item i and the walk is items()' own, in the same order, without
+ * its two maps. False (nothing recorded) otherwise.
+ */
+function sameElements(a: unknown[], b: unknown[], s: SchemaNode, path: string, c: Comparison): boolean {
+  const n = a.length;
+  if (n !== b.length || n > MAX_PAIRED) return false;
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = itemElement(a[i], s, 'listmap');
+    if (e === undefined || e !== itemElement(b[i], s, 'listmap')) return false;
+    for (let j = 0; j < i; j++) if (keys[j] === e) return false;
+    keys.push(e);
+  }
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) walk(a[i], b[i], s.elem, joinKey(path, keys[i]!), false, c);
+  return true;
 }
 
 function isRequired(s: SchemaNode | undefined, k: string): boolean {

@@ -8,6 +8,7 @@ import { ownValue, setOwn } from '../api/own-keys.js';
 import type { SchemaNode } from '../schema/schema.js';
 import { itemElement } from './item-elements.js';
 import { fieldKey, joinKey, SEP } from './path-keys.js';
+import { sortElements } from './element-order.js';
 
 export { itemElement, keyElement, withItemElements } from './item-elements.js';
 
@@ -16,6 +17,9 @@ export { fieldKey, internedKeys, joinKey, resetInterned, SEP } from './path-keys
 
 export class FieldSet {
   private readonly items: Set<string>;
+  /** descendantsOf queries so far, and from the second on the members' strict ancestors (see ancestorKeys) */
+  private queries = 0;
+  private ancestors: Set<string> | undefined;
   constructor(items?: Iterable<string>) {
     this.items = new Set(items);
   }
@@ -32,10 +36,12 @@ export class FieldSet {
   }
   add(p: Path): void {
     if (p.length) this.items.add(p.join(SEP));
+    this.ancestors = undefined;
   }
   /** Adds a path given in joined form (see joinKey); the root ('') is never a member. */
   addKey(key: string): void {
     if (key) this.items.add(key);
+    this.ancestors = undefined;
   }
   paths(): Path[] {
     return [...this.items].map((s) => s.split(SEP));
@@ -97,6 +103,9 @@ export class FieldSet {
   /** Members that lie strictly below some member of `o` (for example inside an atomic value). */
   descendantsOf(o: FieldSet): FieldSet {
     if (o.empty()) return new FieldSet();
+    // a member of o below which no member lies (the usual answer: none) is not looked for member by member
+    const above = this.items.size > 16 ? this.ancestorKeys() : undefined;
+    if (above && !o.some((m) => above.has(m))) return new FieldSet();
     if (o.items.size <= 16) {
       // few ancestors (the common case: a handful of modified leaves): prefix tests, no slicing
       const prefixes: string[] = [];
@@ -120,15 +129,36 @@ export class FieldSet {
 
   /** Members that are a strict prefix of some member of `o` (ancestors of what `o` holds). */
   ancestorsOf(o: FieldSet): FieldSet {
+    const prefixes = o.strictPrefixes();
+    return this.where((x) => prefixes.has(x));
+  }
+
+  private some(test: (x: string) => boolean): boolean {
+    for (const x of this.items) if (test(x)) return true;
+    return false;
+  }
+
+  /** Every strict prefix of a member (joined form). */
+  private strictPrefixes(): Set<string> {
     const prefixes = new Set<string>();
-    for (const x of o.items) {
+    for (const x of this.items) {
       for (let i = x.lastIndexOf(SEP); i > 0; i = x.lastIndexOf(SEP, i - 1)) {
         const p = x.slice(0, i);
         if (prefixes.has(p)) break;
         prefixes.add(p);
       }
     }
-    return this.where((x) => prefixes.has(x));
+    return prefixes;
+  }
+
+  /**
+   * strictPrefixes(), kept from this set's second descendantsOf on: a stored manager's set is one
+   * object for as long as its fieldsV1 tree is (managed-fields.ts storedSet) and answers another
+   * manager's every write (`taken`); a set asked once pays nothing.
+   */
+  private ancestorKeys(): Set<string> | undefined {
+    if (this.ancestors === undefined && ++this.queries >= 2) this.ancestors = this.strictPrefixes();
+    return this.ancestors;
   }
 
   /** Members whose path passes `keep` (called with the first two elements, the second maybe undefined). */
@@ -192,43 +222,6 @@ export class FieldSet {
     if (tree && typeof tree === 'object') walk(tree, '');
     return out;
   }
-}
-
-/** Sorts elements in upstream order, decoding each key or value element once (not per comparison). */
-function sortElements(keys: string[]): void {
-  const decoded = new Map<string, unknown>();
-  const value = (e: string): unknown => {
-    if (decoded.has(e)) return decoded.get(e);
-    const v = JSON.parse(e.slice(2));
-    decoded.set(e, v);
-    return v;
-  };
-  keys.sort((a, b) => compareElements(a, b, value));
-}
-
-/** Upstream element order: "." first, then fields, keys, values, indexes; keys and values by value. */
-function compareElements(a: string, b: string, value: (e: string) => unknown = (e) => JSON.parse(e.slice(2))): number {
-  if (a === b) return 0;
-  if (a === '.' || b === '.') return a === '.' ? -1 : 1;
-  const rank = (e: string) => 'fkvi'.indexOf(e[0]!);
-  if (rank(a) !== rank(b)) return rank(a) - rank(b);
-  if (a[0] === 'f') return a < b ? -1 : 1;
-  if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));
-  return compareValues(value(a), value(b));
-}
-
-function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (isObj(a) && isObj(b)) {
-    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-      const c = compareValues(a[k], b[k]);
-      if (c !== 0) return c;
-    }
-    return 0;
-  }
-  const sa = JSON.stringify(a) ?? '';
-  const sb = JSON.stringify(b) ?? '';
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
 export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -98,6 +98,14 @@ export function withItemElements<T>(fn: () => T): T {
   }
 }
 
+/** itemElement without the memo, for an item no later walk of the running call meets again. */
+export function itemElementOnce(item: unknown, s: SchemaNode, sh: 'listmap' | 'set'): string | undefined {
+  if (sh === 'set') return 'v:' + JSON.stringify(item);
+  if (!isRecord(item)) return undefined;
+  const known = memo?.get(item);
+  return known && known[0] === s ? known[1] : keyElement(item, s.mapKeys!, s.keyDefaults);
+}
+
 /** The path element of one item of a list-map or set list, or undefined when it has none. */
 export function itemElement(item: unknown, s: SchemaNode, sh: 'listmap' | 'set'): string | undefined {
   if (sh === 'set') return 'v:' + JSON.stringify(item);

@@ -9,6 +9,7 @@ import type { SchemaNode } from '../schema/schema.js';
 import { FieldSet, isObj, ownPath, withItemElements, pathString, removeAt, valueAt, type Path } from './fieldset.js';
 import { addedPaths, compareTracked, type Comparison } from './compare.js';
 import { mergeApplied } from './merge.js';
+import { mergeTracked, type TrackedMerge } from './merge-tracked.js';
 import { refuseRepeats } from './typed-patch.js';
 import { appliedFieldSet, IGNORED_META_NAMES } from './tracked-paths.js';
 import { conflictsAllowedByLastApplied, MIGRATING_MANAGER, syncLastApplied } from './last-applied.js';
@@ -231,17 +232,14 @@ function applyOnce(
   sub?: string,
 ): any {
   if (applied.metadata?.managedFields !== undefined) throw errors.badRequest('metadata.managedFields must be nil');
-  const repeats: string[] = [];
-  const appliedSet = appliedFieldSet(applied, schema, sub, repeats);
-  refuseRepeats(applied, repeats);
   // nothing below mutates live: merge copies what it changes, prune and write copy on write
   const base = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
+  const { set: appliedSet, merged: result } = mergeWithSet(base, applied, schema, sub);
   const list = owners(base.metadata?.managedFields, true);
   const prev = list.find((o) => same(o.entry, manager, 'Apply', apiVersion, sub));
   const others = list.filter((o) => o !== prev);
   // a root of its own (merge answers base itself when nothing changed): prune and write copy below it
-  const result = mergeApplied(base, applied, schema);
-  const merged = result === base ? { ...base } : result;
+  const merged: typeof base = result === base ? { ...base } : result;
   if (prev) prune(merged, prev.set, [appliedSet, ...others.map((o) => o.set)]);
   const c = trackedComparison(base, merged, schema, sub);
   const conflicts: StatusCause[] = [];
@@ -274,6 +272,27 @@ function applyOnce(
   merged.metadata = { ...merged.metadata };
   write(merged, others);
   return merged;
+}
+
+/**
+ * The applied configuration's tracked set and its merge onto base, in one walk where both are
+ * granular objects; a repeated list key in the configuration is upstream's 500 (typed-patch.ts).
+ */
+function mergeWithSet(
+  base: Record<string, unknown>,
+  applied: unknown,
+  schema: SchemaNode | undefined,
+  sub: string | undefined,
+): TrackedMerge {
+  const repeats: string[] = [];
+  const fused = mergeTracked(base, applied, schema, sub, repeats);
+  if (fused) {
+    refuseRepeats(applied, repeats);
+    return fused;
+  }
+  const set = appliedFieldSet(applied, schema, sub, repeats);
+  refuseRepeats(applied, repeats);
+  return { set, merged: mergeApplied(base, applied, schema) as Record<string, unknown> };
 }
 
 const byPath = (a: string[], b: string[]): number => (pathString(a) < pathString(b) ? -1 : 1);

@@ -8,7 +8,7 @@ import { setOwn } from '../api/own-keys.js';
 import { fieldSchema, itemElement, shape } from './fieldset.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
-const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
+export const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
 
 /** Merging an object onto an object of the same kind gives an object of that kind. */
 export function mergeApplied<T extends object>(live: T | undefined, applied: T, schema: SchemaNode | undefined): T;
@@ -57,7 +57,7 @@ function mergeFields(
   return out ?? live;
 }
 
-function sameItems(a: unknown[], b: unknown[]): boolean {
+export function sameItems(a: unknown[], b: unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -71,7 +71,7 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
   return mergeSameKeys(live, applied, s, sh) ?? mergeItemsByKey(live, applied, s, sh);
 }
 
-const MAX_SAME_KEYS = 32;
+export const MAX_SAME_KEYS = 32;
 
 /**
  * The usual re-apply: both lists hold the same distinct keys in the same order. mergeItemsByKey
@@ -153,7 +153,7 @@ export function mergeItemsByKey(live: unknown[], applied: unknown[], s: SchemaNo
 }
 
 /** The same JSON text: equal values, object keys in the same order. */
-function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {

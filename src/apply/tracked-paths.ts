@@ -81,13 +81,23 @@ export function appliedFieldSet(
       field(v, s, schema, p, k !== 'metadata' && topTracked(p, sub) ? out : undefined, repeats);
       continue;
     }
-    const meta = v as Record<string, unknown>;
-    for (const m in meta) {
-      const ms = fieldSchema(s, m);
-      if (ms !== null) field(meta[m], ms, s, fieldKey(p, m), IGNORED_META_NAMES.has(m) ? undefined : out, repeats);
-    }
+    metadataFields(v as Record<string, unknown>, s, p, out, repeats);
   }
   return out;
+}
+
+/** The applied set's part in a granular metadata field `p` of schema `s`: its fields but system metadata. */
+export function metadataFields(
+  meta: Record<string, unknown>,
+  s: SchemaNode | undefined,
+  p: string,
+  out: FieldSet,
+  repeats: string[],
+): void {
+  for (const m in meta) {
+    const ms = fieldSchema(s, m);
+    if (ms !== null) field(meta[m], ms, s, fieldKey(p, m), IGNORED_META_NAMES.has(m) ? undefined : out, repeats);
+  }
 }
 
 /** One field of a granular value as fieldsOf walks it: its paths, then the field itself where upstream records it. */
@@ -104,7 +114,7 @@ function field(
 }
 
 /** fieldsOf into `out` (nothing recorded when undefined), noting repeated list keys. */
-function walk(
+export function walk(
   value: unknown,
   schema: SchemaNode | undefined,
   prefix: string,

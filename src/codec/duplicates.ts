@@ -25,7 +25,8 @@ export function parseJsonNoting(text: string, found?: Duplicate[]): unknown {
  * every other key of its mapping, so it stays off and yamlValue notes repeats with a Set.
  */
 export function parseYamlNoting(text: string, found?: Duplicate[]): unknown {
-  if (text[text.search(/\S/)] === '{') {
+  // a body starting with its brace (what clients send) needs no regular expression to tell
+  if (text.charCodeAt(0) === 123 || text[text.search(/\S/)] === '{') {
     try {
       return parseJsonNoting(text, found);
     } catch (e) {

@@ -183,6 +183,9 @@ function walkStruct(
   for (const k in v) {
     const x = v[k];
     const sub = s.props && (ownValue(s.props, k) as SchemaNode | undefined);
+    // a plain scalar of its type (most fields): walk() would find nothing and it is never omitted, so no path string
+    if (sub && x !== null && sub.kind === 'scalar' && !sub.format && !f.repeats && scalarOk(sub.scalarType, x))
+      continue;
     const p = path ? `${path}.${k}` : k;
     if (!sub) {
       if (s.preserveUnknown) continue;

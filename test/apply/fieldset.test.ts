@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FieldSet, fieldsOf, pathString, removeAt, valueAt, type Path } from '../../src/apply/fieldset.js';
+import { FieldSet, fieldsOf, pathString, removeAt, SEP, valueAt, type Path } from '../../src/apply/fieldset.js';
 import { compare } from '../../src/apply/compare.js';
 import { schemaIndex } from '../../src/schema/schema.js';
 
@@ -49,6 +49,21 @@ test('FieldSet intersection and descendantsOf: the members of a plain filter, in
     const below = members(big).filter((x) => om.some((m) => x.startsWith(`${m}/`)));
     assert.deepEqual(members(big.descendantsOf(o)), below);
   }
+});
+
+test('FieldSet descendantsOf asked again of one set: the same answers, and a member added since is found', () => {
+  const members = (s: FieldSet) => s.paths().map((p) => p.join('/'));
+  const big = S(...Array.from({ length: 40 }, (_, i) => `f:spec/f:c${i % 5}/f:x${i}`));
+  // from the second query on, the set keeps its members' ancestors
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(members(big.descendantsOf(S('f:spec/f:r'))), []);
+    assert.deepEqual(members(big.descendantsOf(S('f:spec/f:c1/f:x1'))), []);
+    assert.equal(big.descendantsOf(S('f:spec/f:c2')).size, 8);
+  }
+  big.addKey(['f:spec', 'f:r', 'f:inside'].join(SEP));
+  assert.deepEqual(members(big.descendantsOf(S('f:spec/f:r'))), ['f:spec/f:r/f:inside']);
+  big.add(['f:spec', 'f:c1', 'f:x1', 'f:deeper']);
+  assert.deepEqual(members(big.descendantsOf(S('f:spec/f:c1/f:x1'))), ['f:spec/f:c1/f:x1/f:deeper']);
 });
 
 test('FieldSet equals, has, size, and the empty path is never a member', () => {

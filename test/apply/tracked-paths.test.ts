@@ -79,3 +79,33 @@ test('compareTracked is tracked(compare(a, b)) for added, modified and removed',
         assert.deepEqual(keys(got[k]).sort(), keys(tracked(want[k], sub)).sort(), `${k} ${i} ${sub}`);
     }
 });
+
+test('compare pairs list-map items with the same keys in the same order as the general matching does', () => {
+  // 40 more items, the same on both sides, make the lists too long to pair: the general matching
+  // by element, which records nothing for them; the paths of the first items come out the same, in the same order
+  const padding = Array.from({ length: 40 }, (_, i) => ({ name: `pad${i}`, image: 'p' }));
+  const pad = (x: Record<string, unknown>) => {
+    const y = structuredClone(x) as { spec: { template: { spec: { containers: unknown[] } } } };
+    y.spec.template.spec.containers.push(...structuredClone(padding));
+    return y;
+  };
+  const xs = variants(60);
+  let paired = 0;
+  for (let n = 0; n < xs.length * xs.length; n++) {
+    const [i, j] = [Math.floor(n / xs.length), n % xs.length];
+    const [a, b] = [xs[i]!, xs[j]!];
+    const names = (x: Record<string, unknown>) =>
+      JSON.stringify(
+        (x.spec as { template: { spec: { containers: { name: string }[] } } }).template.spec.containers.map(
+          (c) => c.name,
+        ),
+      );
+    if (names(a) !== names(b) || new Set(JSON.parse(names(a))).size !== JSON.parse(names(a)).length) continue;
+    paired++;
+    const got = compare(a, b, deployment);
+    const want = compare(pad(a), pad(b), deployment);
+    for (const k of ['added', 'modified', 'removed'] as const)
+      assert.deepEqual(keys(got[k]), keys(want[k]), `${k} ${i}`);
+  }
+  assert.ok(paired > 100, `${paired} pairs with the same container names`);
+});

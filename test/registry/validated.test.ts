@@ -99,6 +99,16 @@ test('a workload selector is checked again unless the validated previous object 
   const newTemplate = rescaled(bad, 2);
   newTemplate.spec!.template = structuredClone(bad.spec!.template);
   assert.ok(selectorCauses(newTemplate, bad).length > 0, 'a new template under the shared selector: checked');
+  // a deployer's apply: a new template (new containers) that keeps the labels node
+  const newContainers = rescaled(bad, 2);
+  newContainers.spec!.template = { ...bad.spec!.template, spec: { containers: [{ name: 'b', image: 'y' }] } };
+  assert.deepEqual(selectorCauses(newContainers, bad), [], 'the same labels under the shared selector: skipped');
+  const newLabels = rescaled(bad, 2);
+  newLabels.spec!.template = { ...bad.spec!.template, metadata: { labels: { app: 'd' } } };
+  assert.ok(selectorCauses(newLabels, bad).length > 0, 'new labels under the shared selector: checked');
+  const noTemplate = rescaled(bad, 2);
+  noTemplate.spec!.template = undefined;
+  assert.ok(selectorCauses(noTemplate, bad).length > 0, 'no template: checked');
 });
 
 test("a new template's container ports and resources shared with the validated previous container are not checked again", () => {

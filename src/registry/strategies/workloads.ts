@@ -53,10 +53,13 @@ function validateWorkload(obj: Workload, kind: string, previous?: Workload): Cau
     out.push(invalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
   }
   const sel = spec.selector;
-  const sharedTemplate = !!spec.template && previous?.spec?.template === spec.template;
-  // the selector's rules are a function of the selector and the template alone: both shared
-  // with a validated object, they passed then and pass now
-  if (sel == null || !sharedTemplate || previous?.spec?.selector !== sel) {
+  const prevTemplate = previous?.spec?.template;
+  const sharedTemplate = !!spec.template && prevTemplate === spec.template;
+  // the selector's rules are a function of the selector and the template's labels alone: both
+  // shared with a validated object (a rescale; a new template keeping its labels), they passed
+  // then and pass now
+  const sharedLabels = sharedTemplate || (!!spec.template && !!prevTemplate && sameLabels(spec.template, prevTemplate));
+  if (sel == null || !sharedLabels || previous?.spec?.selector !== sel) {
     if (sel == null) out.push(required('spec.selector'));
     else {
       out.push(...validateLabelSelector(sel, 'spec.selector'));
@@ -71,6 +74,11 @@ function validateWorkload(obj: Workload, kind: string, previous?: Workload): Cau
   if (spec.template?.spec && restart !== 'Always')
     out.push(notSupported('spec.template.spec.restartPolicy', restart, ['Always']));
   return out;
+}
+
+/** Both templates hold the same labels node (or neither has labels). */
+function sameLabels(a: PodTemplateSpec, b: PodTemplateSpec): boolean {
+  return a.metadata?.labels === b.metadata?.labels;
 }
 
 /** ReplicationController: a map selector, defaulted from the template's labels. */
