@@ -80,7 +80,11 @@ test('a list shared with the helper thread: every item and the body byte for byt
   const body = Buffer.from(encodeEntries(HEAD, es, PROTOBUF));
   assert.ok(helperStats.items - before >= 256, `${helperStats.items - before} items by the helper`);
   es.forEach((e, i) => {
-    if (i < N - 40) assert.ok(inSlab(e.encoded![KEY]!), `item ${i} kept in a slab`);
+    if (i < N - 40) {
+      assert.ok(inSlab(e.encoded![KEY]!), `item ${i} kept in a slab`);
+      // the helper's answers are shared memory like the actor's slabs: not the isolate's external memory
+      assert.ok(e.encoded![KEY]!.buffer instanceof SharedArrayBuffer, `item ${i} in shared memory`);
+    }
     assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `item ${i}`);
   });
   assert.deepEqual(body, ref.body);
