@@ -155,6 +155,12 @@ function stages(all: Entry[], rounds: number): void {
   }
 }
 
+/** RSS, and the ArrayBuffer and SharedArrayBuffer memory in it, MiB. */
+function rssLine(): string {
+  const m = process.memoryUsage();
+  return `${(m.rss / 2 ** 20).toFixed(0)} MiB (array buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} MiB)`;
+}
+
 async function startProfile(): Promise<Session> {
   const session = new Session();
   session.connect();
@@ -238,7 +244,13 @@ async function main(): Promise<void> {
         `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms wall, ${(cpu / n).toFixed(2)} µs CPU/item (all threads), ${helperStats.items - helped} items encoded by the helper thread; ${split}\n${JSON.stringify(helperStats)}\n`,
       );
     }
-    process.stdout.write(`RSS after the lists: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stdout.write(`RSS after the lists: ${rssLine()}\n`);
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc) {
+      // what is left once garbage is collected (run with --expose-gc): the kept item bytes and the cache
+      gc();
+      process.stdout.write(`RSS after the lists and a full GC: ${rssLine()}\n`);
+    }
     process.stdout.write('stages of a first encoding, over every entry:\n');
     stages(all, Math.min(5, arg(args, '--stages', 3)));
   } finally {
