@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { getHeapStatistics } from 'node:v8';
 import { encodeEntries, encodeEntry, protobufCodec, protobufFieldsSize } from '../../src/codec/codec.js';
 import { inSlab, SLAB_BYTES, sealSlab } from '../../src/codec/item-slabs.js';
-import { copyBytes } from '../../src/codec/protobuf/wire.js';
 import { CachedEntry } from '../../src/storage/cacher/cached-entry.js';
 import { TypeCache } from '../../src/storage/cacher/type-cache.js';
 import type { Stored } from '../../src/api/object.js';
@@ -69,24 +68,6 @@ test('kept item bytes are not counted as the isolate’s external memory (V8 col
   assert.ok(kept > 4 * 2 ** 20, `${kept} bytes kept`);
   assert.ok(grown < kept / 4, `external memory grew by ${grown} bytes for ${kept} bytes kept`);
   for (const e of es) assert.ok(e.encoded![KEY]!.buffer instanceof SharedArrayBuffer, 'a slab is shared memory');
-});
-
-test('copyBytes copies shared and unshared bytes, short and long, at any offset', () => {
-  for (const n of [0, 1, 63, 64, 65, 1283]) {
-    const shared = new Uint8Array(new SharedArrayBuffer(n + 3), 3, n);
-    const plain = new Uint8Array(n);
-    for (let i = 0; i < n; i++) shared[i] = plain[i] = (i * 7 + 1) & 255;
-    for (const src of [shared, plain]) {
-      const out = new Uint8Array(n + 10).fill(0xee);
-      copyBytes(out, 5, src);
-      assert.deepEqual([...out.subarray(5, 5 + n)], [...plain], `${n} bytes`);
-      assert.deepEqual(
-        [...out.subarray(0, 5), ...out.subarray(5 + n)],
-        new Array(10).fill(0xee),
-        `${n} bytes: nothing else written`,
-      );
-    }
-  }
 });
 
 test('a single object’s bytes (GET, watch) are kept in a buffer of their own', () => {

@@ -30,20 +30,6 @@ export function fieldLength(len: number): number {
 export function writeField(out: Uint8Array, at: number, tag: number, bytes: Uint8Array): number {
   out[at++] = tag;
   at = writeVarint(out, at, bytes.length);
-  copyBytes(out, at, bytes);
+  out.set(bytes, at);
   return at + bytes.length;
-}
-
-const nativeCopy = Buffer.prototype.copy;
-/** below this, TypedArray#set (no call into C++) */
-const NATIVE_FROM = 64;
-
-/**
- * Copies bytes into out at `at`. Item bytes live in SharedArrayBuffer slabs (codec/item-slabs.ts),
- * which TypedArray#set copies byte by byte (V8's relaxed copy for shared memory, unless source and
- * target happen to share their alignment); Buffer#copy is one memmove either way.
- */
-export function copyBytes(out: Uint8Array, at: number, bytes: Uint8Array): void {
-  if (bytes.length < NATIVE_FROM) out.set(bytes, at);
-  else nativeCopy.call(bytes, out, at);
 }
