@@ -9,10 +9,12 @@
  * replaces the three middle stages when present, and the encoder from the JSON text
  * (codec/protobuf/text-encoder.ts) that a LIST uses, with no parse.
  *
- *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE] [--helper-first] [--no-helper]
+ *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE] [--helper-first] [--no-helper] [--json-first]
  *
  * `--helper-first` starts the list's helper thread (codec/protobuf/encode-helper.ts) and loads the
- * schema before the first list; `--no-helper` encodes on the actor alone. `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
+ * schema before the first list; `--no-helper` encodes on the actor alone; `--json-first` runs a JSON list
+ * first, as the density scenario does (it measures the texts' UTF-8 lengths: ASCII texts are then
+ * written as Latin-1). `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -155,6 +157,18 @@ function stages(all: Entry[], rounds: number): void {
   }
 }
 
+/** RSS, the JS heap and the array buffers' memory (this thread's allocations), MiB. */
+function rssLine(): string {
+  const m = process.memoryUsage();
+  const mib = (n: number) => (n / 2 ** 20).toFixed(0);
+  return `${mib(m.rss)} MiB (JS heap ${mib(m.heapUsed)} of ${mib(m.heapTotal)} MiB, array buffers ${mib(m.arrayBuffers)} MiB)`;
+}
+
+/** A cluster-scope Protobuf LIST of Pods, whole (the server streams it in pages: the same first encoding). */
+function listOp(id: number): Op {
+  return { id, op: 'list', type: PODS, enc: { format: 'protobuf', pretty: false }, namespace: '', opts: {} };
+}
+
 async function startProfile(): Promise<Session> {
   const session = new Session();
   session.connect();
@@ -206,6 +220,13 @@ async function main(): Promise<void> {
         );
       }
     }
+    if (args.includes('--json-first')) {
+      // as the density scenario: a JSON list before the Protobuf ones (it measures each text's UTF-8 length)
+      const t0 = performance.now();
+      const r = (await shard.run([{ ...listOp(0), enc: { format: 'json', pretty: false } }])).results[0];
+      if (!r || !('code' in r)) throw new Error('JSON list failed');
+      process.stdout.write(`JSON LIST: ${(performance.now() - t0).toFixed(0)} ms wall\n`);
+    }
     helperTuning.off = args.includes('--no-helper');
     if (args.includes('--helper-first')) {
       // the helper thread and the actor's schema loaded before the first list (not the server's default)
@@ -214,14 +235,7 @@ async function main(): Promise<void> {
     }
     for (let i = 0; i < lists; i++) {
       let bytes = 0;
-      const op: Op = {
-        id: i + 1,
-        op: 'list',
-        type: PODS,
-        enc: { format: 'protobuf', pretty: false },
-        namespace: '',
-        opts: {},
-      };
+      const op = listOp(i + 1);
       const helped = helperStats.items;
       const threads = threadCpuMs();
       const session = prof ? await startProfile() : undefined;
@@ -238,7 +252,13 @@ async function main(): Promise<void> {
         `Protobuf LIST ${i + 1}: ${bytes} bytes, ${ms.toFixed(0)} ms wall, ${(cpu / n).toFixed(2)} µs CPU/item (all threads), ${helperStats.items - helped} items encoded by the helper thread; ${split}\n${JSON.stringify(helperStats)}\n`,
       );
     }
-    process.stdout.write(`RSS after the lists: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stdout.write(`RSS after the lists: ${rssLine()}\n`);
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc) {
+      // what is left once garbage is collected (run with --expose-gc): the kept item bytes and the cache
+      gc();
+      process.stdout.write(`RSS after the lists and a full GC: ${rssLine()}\n`);
+    }
     process.stdout.write('stages of a first encoding, over every entry:\n');
     stages(all, Math.min(5, arg(args, '--stages', 3)));
   } finally {

@@ -18,6 +18,8 @@ import { CBOR_MEDIA_TYPE, SELF_DESCRIBED, cborList, decodeCbor, encodeCbor, enco
 import { stringifyValue } from '../schema/deep-value.js';
 
 export const JSON_TYPE = 'application/json';
+/** A list's type meta and metadata. */
+type ListHead = { kind: string; apiVersion: string; metadata: object };
 export const YAML_TYPE = 'application/yaml';
 
 let protobuf: ProtobufCodec | undefined;
@@ -134,11 +136,7 @@ export function encode(value: unknown, enc: Encoding, json?: string): string | U
 }
 
 /** A list body built from already-encoded items, so each object is encoded once. */
-export function encodeList(
-  head: { kind: string; apiVersion: string; metadata: object },
-  itemJson: string[],
-  enc: Encoding,
-): string | Uint8Array {
+export function encodeList(head: ListHead, itemJson: string[], enc: Encoding): string | Uint8Array {
   const json = `{"kind":${JSON.stringify(head.kind)},"apiVersion":${JSON.stringify(head.apiVersion)},"metadata":${JSON.stringify(head.metadata)},"items":[${itemJson.join(',')}]}`;
   return enc.format === 'json' && !enc.pretty ? json + '\n' : encode(undefined, enc, json);
 }
@@ -206,8 +204,11 @@ function keyOf(format: string, apiVersion: string): string {
 
 /** The entry's bare Protobuf message: from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts). */
 function protobufMessage(e: Encodable, apiVersion: string): Uint8Array {
-  return protobufCodec().encodeJsonText(e.json, apiVersion) ?? protobufCodec().encodeMessage(objectAs(e, apiVersion));
+  const c = protobufCodec();
+  return c.encodeJsonText(e.json, apiVersion, isAscii(e)) ?? c.encodeMessage(objectAs(e, apiVersion));
 }
+/** An entry's JSON known to be ASCII: its UTF-8 length (measured by a JSON list) is its length. */
+const isAscii = (e: Encodable): boolean => e.jsonBytes === e.json.length;
 
 /** The stored object as apiVersion, parsed for one use (not kept by a cache entry). */
 function objectAs(e: Encodable, apiVersion: string): TypeMeta {
@@ -216,11 +217,7 @@ function objectAs(e: Encodable, apiVersion: string): TypeMeta {
 }
 
 /** A list body from entries: JSON joins their item bytes, Protobuf and CBOR their cached item bytes. */
-export function encodeEntries(
-  head: { kind: string; apiVersion: string; metadata: object },
-  entries: Encodable[],
-  enc: Encoding,
-): string | Uint8Array {
+export function encodeEntries(head: ListHead, entries: Encodable[], enc: Encoding): string | Uint8Array {
   if (enc.format === 'protobuf') return protobufListBody(head, protobufItems(entries, head.apiVersion));
   if (enc.format === 'cbor')
     return cborList(
@@ -345,16 +342,14 @@ function shareOut(entries: readonly Encodable[], apiVersion: string): void {
     apiVersion,
     count: missing.length,
     text: (i) => missing[i]!.json,
+    ascii: (i) => isAscii(missing[i]!),
     here: (i) => itemBytes(missing[i]!, 'protobuf', apiVersion, true),
     keep: (i, bytes) => ((missing[i]!.encoded ??= {})[key] = bytes),
   });
 }
 
 /** A whole Protobuf list body, written once into a buffer of its own (`owned`: transferred without a copy). */
-function protobufListBody(
-  head: { kind: string; apiVersion: string; metadata: object },
-  items: Uint8Array[],
-): Uint8Array {
+function protobufListBody(head: ListHead, items: Uint8Array[]): Uint8Array {
   let size = 0;
   for (const b of items) size += fieldLength(b.byteLength);
   const { open, tag } = protobufCodec().listOpening(head, size);
@@ -365,10 +360,7 @@ function protobufListBody(
  * The opening bytes of a Protobuf list sized for all its items, for a streamed LIST's first
  * page; the stream ends with ENVELOPE_CLOSE (protobufListClose).
  */
-export function protobufListOpening(
-  head: { kind: string; apiVersion: string; metadata: object },
-  itemFieldsSize: number,
-): { open: Uint8Array; tag: number } {
+export function protobufListOpening(head: ListHead, itemFieldsSize: number): { open: Uint8Array; tag: number } {
   return protobufCodec().listOpening(head, itemFieldsSize);
 }
 

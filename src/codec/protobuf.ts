@@ -158,10 +158,10 @@ export class ProtobufCodec {
    * parsed object, in an own buffer; undefined when the text must be parsed (the caller then
    * calls encodeMessage). The kind is read from the text's first member.
    */
-  encodeJsonText(text: string, apiVersion: string): Uint8Array | undefined {
+  encodeJsonText(text: string, apiVersion: string, ascii = false): Uint8Array | undefined {
     const c = this.load();
     const type = c.text.typeOf(text, apiVersion, (group, version, kind) => this.typeFor(group, version, kind));
-    return type ? c.text.encode(type, text) : undefined;
+    return type ? c.text.encode(type, text, ascii) : undefined;
   }
 
   /** As encodeJsonText, from the text's UTF-8 bytes, as `type` (a list's helper thread: protobuf/encode-helper.ts). */

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeEntries, encodeEntry, protobufCodec } from '../../src/codec/codec.js';
+import { getHeapStatistics } from 'node:v8';
+import { encodeEntries, encodeEntry, protobufCodec, protobufFieldsSize } from '../../src/codec/codec.js';
 import { inSlab, SLAB_BYTES, sealSlab } from '../../src/codec/item-slabs.js';
 import { CachedEntry } from '../../src/storage/cacher/cached-entry.js';
 import { TypeCache } from '../../src/storage/cacher/type-cache.js';
@@ -54,6 +55,19 @@ test('a list writes its items into a few shared slabs, each byte for byte the ob
   assert.deepEqual(decoded.items[1234], item);
   // a second list reads the kept bytes: same body
   assert.deepEqual(Buffer.from(encodeEntries(HEAD, es, PROTOBUF)), Buffer.from(body));
+});
+
+test('kept item bytes are not counted as the isolate’s external memory (V8 collects for every ≈ 64 MB of it)', () => {
+  sealSlab();
+  const es = entries(3000);
+  const before = getHeapStatistics().external_memory;
+  protobufFieldsSize(es, 'v1'); // encodes and keeps every item, builds no body
+  const grown = getHeapStatistics().external_memory - before;
+  let kept = 0;
+  for (const e of es) kept += e.encoded![KEY]!.byteLength;
+  assert.ok(kept > 4 * 2 ** 20, `${kept} bytes kept`);
+  assert.ok(grown < kept / 4, `external memory grew by ${grown} bytes for ${kept} bytes kept`);
+  for (const e of es) assert.ok(e.encoded![KEY]!.buffer instanceof SharedArrayBuffer, 'a slab is shared memory');
 });
 
 test('a single object’s bytes (GET, watch) are kept in a buffer of their own', () => {

@@ -30,6 +30,7 @@ export interface Chunk {
 
 export interface Answer {
   id: number;
-  out: ArrayBuffer;
+  /** the chunk's item bytes back to back (shared: kept by the actor as a slab) */
+  out: SharedArrayBuffer;
   lens: Int32Array;
 }

@@ -68,8 +68,9 @@ function encodeChunk(c: Chunk): Answer {
       start = end;
     }
   });
-  const out = new ArrayBuffer(at);
-  new Uint8Array(out).set(scratch.subarray(0, at));
+  // shared, like the actor's own slabs (item-slabs.ts): posted without a transfer, never counted as external memory
+  const out = new SharedArrayBuffer(at);
+  scratch.copy(new Uint8Array(out), 0, 0, at);
   return { id: c.id, out, lens };
 }
 
@@ -77,7 +78,7 @@ let received = 0;
 port.on('message', (c: Chunk) => {
   if (exitAt !== undefined && ++received >= exitAt) process.exit(1);
   const answer = encodeChunk(c);
-  port.postMessage(answer, [answer.out, answer.lens.buffer as ArrayBuffer]);
+  port.postMessage(answer, [answer.lens.buffer as ArrayBuffer]);
   signal();
 });
 

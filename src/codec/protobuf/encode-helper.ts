@@ -35,6 +35,8 @@ export interface SharedWork {
   apiVersion: string;
   count: number;
   text(i: number): string;
+  /** whether text i is known to hold only ASCII characters (then written as Latin-1, no well-formedness scan) */
+  ascii(i: number): boolean;
   /** encodes item i on this thread and keeps its bytes */
   here(i: number): void;
   /** keeps bytes the helper encoded for item i */
@@ -225,9 +227,12 @@ class Sharing {
     for (; count < CHUNK && this.back > this.front; count++) {
       const i = this.back - 1;
       const text = work.text(i);
+      const ascii = work.ascii(i);
       // a lone surrogate would be written as U+FFFD: such a text (and one of another kind) stays here
-      if ((text as WellFormed).isWellFormed?.() === false || !text.startsWith(this.opening)) tryHere(work, i);
-      else if (at + text.length * 3 <= data.length) at += data.write(text, at);
+      if ((!ascii && (text as WellFormed).isWellFormed?.() === false) || !text.startsWith(this.opening))
+        tryHere(work, i);
+      else if (at + text.length * (ascii ? 1 : 3) <= data.length)
+        at += ascii ? data.write(text, at, text.length, 'latin1') : data.write(text, at);
       else if (count > 0)
         break; // the slot is full: the next chunk takes it
       else tryHere(work, i); // larger than a slot

@@ -72,8 +72,8 @@ export class TextWireEncoder {
   }
 
   /** The bare message of `type` for an object's JSON text, or undefined when the caller must parse it. */
-  encode(type: protobuf.Type, text: string): Uint8Array | undefined {
-    return this.encodeFrom(type, text);
+  encode(type: protobuf.Type, text: string, ascii = false): Uint8Array | undefined {
+    return this.encodeFrom(type, text, ascii);
   }
 
   /** As encode, from the text's UTF-8 bytes (a well-formed text's: encode-helper.ts). */
@@ -81,10 +81,10 @@ export class TextWireEncoder {
     return this.encodeFrom(type, bytes);
   }
 
-  private encodeFrom(type: protobuf.Type, text: string | Uint8Array): Uint8Array | undefined {
+  private encodeFrom(type: protobuf.Type, text: string | Uint8Array, ascii = false): Uint8Array | undefined {
     try {
       const plan = this.compiler.plan(type);
-      if (typeof text === 'string') t.begin(text);
+      if (typeof text === 'string') t.begin(text, ascii);
       else t.beginBytes(text);
       const rec = t.readRecord(plan);
       if (!t.atEnd()) return undefined;

@@ -34,11 +34,15 @@ const fail = w.fallback;
 
 type WellFormed = { isWellFormed?(): boolean };
 
-export function begin(text: string): void {
-  if (text.length >= 2 ** 26 || (text as WellFormed).isWellFormed?.() === false) fail();
+/**
+ * Starts reading a text. ascii: the caller knows it holds only ASCII characters (its UTF-8 length
+ * equals its length: codec.ts jsonBytes), so it is well formed and its Latin-1 bytes are its UTF-8.
+ */
+export function begin(text: string, ascii = false): void {
+  if (text.length >= 2 ** 26 || (!ascii && (text as WellFormed).isWellFormed?.() === false)) fail();
   if (text.length * 3 >= src.length) src = Buffer.allocUnsafeSlow(Math.max(src.length * 2, text.length * 3 + 1));
   else if (src.length > SHRINK_ABOVE && text.length * 3 < INITIAL) src = Buffer.allocUnsafeSlow(INITIAL); // after a huge text
-  end = src.write(text, 0, 'utf8');
+  end = ascii ? src.write(text, 0, text.length, 'latin1') : src.write(text, 0, 'utf8');
   src[end] = 0; // a sentinel no token or delimiter check accepts
   p = 0;
   tp = 0;

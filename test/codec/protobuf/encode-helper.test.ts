@@ -80,7 +80,11 @@ test('a list shared with the helper thread: every item and the body byte for byt
   const body = Buffer.from(encodeEntries(HEAD, es, PROTOBUF));
   assert.ok(helperStats.items - before >= 256, `${helperStats.items - before} items by the helper`);
   es.forEach((e, i) => {
-    if (i < N - 40) assert.ok(inSlab(e.encoded![KEY]!), `item ${i} kept in a slab`);
+    if (i < N - 40) {
+      assert.ok(inSlab(e.encoded![KEY]!), `item ${i} kept in a slab`);
+      // the helper's answers are shared memory like the actor's slabs: not the isolate's external memory
+      assert.ok(e.encoded![KEY]!.buffer instanceof SharedArrayBuffer, `item ${i} in shared memory`);
+    }
     assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `item ${i}`);
   });
   assert.deepEqual(body, ref.body);
@@ -94,6 +98,19 @@ test('a list shared with the helper thread: every item and the body byte for byt
     ),
   );
   sized.forEach((e, i) => assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `sized item ${i}`));
+});
+
+test('after a JSON list (the texts’ UTF-8 lengths known), ASCII texts are written as Latin-1: the same items and body', async () => {
+  assert.equal(await startHelper(), true);
+  const es = fresh();
+  encodeEntries(HEAD, es, { format: 'json' } as Encoding); // measures each entry's jsonBytes
+  const ascii = es.filter((e) => e.jsonBytes === e.json.length).length;
+  assert.ok(ascii >= N - 40 && ascii < N, `${ascii} ASCII texts of ${N}`);
+  const before = helperStats.items;
+  const body = Buffer.from(encodeEntries(HEAD, es, PROTOBUF));
+  assert.ok(helperStats.items - before >= 256, `${helperStats.items - before} items by the helper`);
+  es.forEach((e, i) => assert.deepEqual(Buffer.from(e.encoded![KEY]!), ref.items[i], `item ${i}`));
+  assert.deepEqual(body, ref.body);
 });
 
 test('a helper that dies mid-list: the list ends on the actor alone with the same body, and a new helper can start', async () => {
