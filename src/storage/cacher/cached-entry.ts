@@ -14,8 +14,15 @@ import { FifoHolders } from '../../api/fifo-holders.js';
 import type { Entry } from './type-cache.js';
 import { deepFreeze } from '../../api/deep-freeze.js';
 
-/** How many entries keep their parsed object (per thread: each shard actor has its own). */
-export const PARSED_MAX = 8192;
+/**
+ * How many entries keep their parsed object (per thread: each shard actor has its own). Small
+ * on purpose: a created object's parsed tree (≈ 2.4 KB for the density Pod, with its managed
+ * fields) held for 8,192 more writes was promoted to the old generation and died there, ≈ 2.4 KB
+ * of old-space garbage per create interleaved with the live JSON, which fragments the actor's
+ * heap (docs/benchmarks.md "Density memory, ninth round"); 256 still covers the objects a
+ * request wave touches again (an apply's previous state, a GET after a write).
+ */
+export const PARSED_MAX = 256;
 
 export class CachedEntry implements Entry {
   encoded?: Record<string, Uint8Array>;
