@@ -9,9 +9,9 @@
  */
 import type { SchemaNode } from '../schema/schema.js';
 import { setOwn } from '../api/own-keys.js';
-import { FieldSet, fieldKey, fieldSchema, hasNoKeys, isObj, itemElement, joinKey, shape } from './fieldset.js';
+import { FieldSet, fieldKey, fieldSchema, hasNoKeys, isObj, joinKey, shape } from './fieldset.js';
 import { itemElementOnce } from './item-elements.js';
-import { copy, MAX_SAME_KEYS, mergeApplied, mergeItemsByKey, sameItems, sameJson } from './merge.js';
+import { copy, mergeApplied, mergeItemsByKey, sameItems, sameJson, sameKeyOrder } from './merge.js';
 import { metadataFields, topTracked, walk as setWalk } from './tracked-paths.js';
 
 export interface TrackedMerge {
@@ -147,18 +147,11 @@ function sameKeys(
   out: FieldSet | undefined,
   repeats: string[],
 ): unknown[] | undefined {
-  const n = live.length;
-  if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
-  const keys: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const k = itemElement(live[i], s, sh);
-    // an applied item is met by this walk only (the merge copies what it takes of it)
-    if (k === undefined || k !== itemElementOnce(applied[i], s, sh)) return undefined;
-    for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
-    keys.push(k);
-  }
+  // an applied item is met by this walk only (the merge copies what it takes of it): no memo
+  const keys = sameKeyOrder(live, applied, s, sh, itemElementOnce);
+  if (keys === undefined) return undefined;
   const merged: unknown[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < keys.length; i++) {
     const ip = joinKey(p, keys[i]!);
     merged.push(sh === 'set' ? copy(applied[i]) : value(live[i], applied[i], s.elem, ip, out, repeats));
     out?.addKey(ip);

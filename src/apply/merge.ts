@@ -83,18 +83,35 @@ function mergeSameKeys(
   s: SchemaNode,
   sh: 'listmap' | 'set',
 ): unknown[] | undefined {
+  if (sameKeyOrder(live, applied, s, sh) === undefined) return undefined;
+  const out: unknown[] = [];
+  for (let i = 0; i < live.length; i++)
+    out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
+  return out;
+}
+
+/**
+ * The items' keys when both lists hold the same distinct keys in the same order (at most
+ * MAX_SAME_KEYS items), else undefined; `appliedKey` keys an applied item (merge-tracked.ts
+ * passes the memo-less itemElementOnce).
+ */
+export function sameKeyOrder(
+  live: unknown[],
+  applied: unknown[],
+  s: SchemaNode,
+  sh: 'listmap' | 'set',
+  appliedKey: typeof itemElement = itemElement,
+): string[] | undefined {
   const n = live.length;
   if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
   const keys: string[] = [];
   for (let i = 0; i < n; i++) {
     const k = itemElement(live[i], s, sh);
-    if (k === undefined || k !== itemElement(applied[i], s, sh)) return undefined;
+    if (k === undefined || k !== appliedKey(applied[i], s, sh)) return undefined;
     for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
     keys.push(k);
   }
-  const out: unknown[] = [];
-  for (let i = 0; i < n; i++) out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
-  return out;
+  return keys;
 }
 
 /** mergeItems in general (exported for tests: what mergeSameKeys must agree with). */
