@@ -8,6 +8,7 @@ import type { SchemaNode } from '../schema/schema.js';
 import { ownValue } from '../api/own-keys.js';
 import { FieldSet, fieldKey, fieldSchema, hasNoKeys, itemElement, joinKey, shape } from './fieldset.js';
 import { IGNORED_META_NAMES, topTracked, tracked } from './tracked-paths.js';
+import { sameKeyOrder } from './item-elements.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -195,24 +196,15 @@ function items(a: unknown[], b: unknown[], s: SchemaNode, sh: 'listmap' | 'set',
   for (const [e, y] of bi) if (!ai.has(e)) item(e, undefined, y);
 }
 
-const MAX_PAIRED = 32;
-
 /**
  * The usual list-map of an update: both versions hold the same distinct elements in the same
  * order, so item i pairs with item i and the walk is items()' own, in the same order, without
  * its two maps. False (nothing recorded) otherwise.
  */
 function sameElements(a: unknown[], b: unknown[], s: SchemaNode, path: string, c: Comparison): boolean {
-  const n = a.length;
-  if (n !== b.length || n > MAX_PAIRED) return false;
-  const keys: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const e = itemElement(a[i], s, 'listmap');
-    if (e === undefined || e !== itemElement(b[i], s, 'listmap')) return false;
-    for (let j = 0; j < i; j++) if (keys[j] === e) return false;
-    keys.push(e);
-  }
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) walk(a[i], b[i], s.elem, joinKey(path, keys[i]!), false, c);
+  const keys = sameKeyOrder(a, b, s, 'listmap');
+  if (keys === undefined) return false;
+  for (let i = 0; i < keys.length; i++) if (a[i] !== b[i]) walk(a[i], b[i], s.elem, joinKey(path, keys[i]!), false, c);
   return true;
 }
 

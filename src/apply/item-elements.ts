@@ -98,21 +98,50 @@ export function withItemElements<T>(fn: () => T): T {
   }
 }
 
-/** itemElement without the memo, for an item no later walk of the running call meets again. */
-export function itemElementOnce(item: unknown, s: SchemaNode, sh: 'listmap' | 'set'): string | undefined {
-  if (sh === 'set') return 'v:' + JSON.stringify(item);
-  if (!isRecord(item)) return undefined;
-  const known = memo?.get(item);
-  return known && known[0] === s ? known[1] : keyElement(item, s.mapKeys!, s.keyDefaults);
-}
-
 /** The path element of one item of a list-map or set list, or undefined when it has none. */
 export function itemElement(item: unknown, s: SchemaNode, sh: 'listmap' | 'set'): string | undefined {
+  return element(item, s, sh, true);
+}
+
+/** itemElement without remembering it, for an item no later walk of the running call meets again. */
+export function itemElementOnce(item: unknown, s: SchemaNode, sh: 'listmap' | 'set'): string | undefined {
+  return element(item, s, sh, false);
+}
+
+function element(item: unknown, s: SchemaNode, sh: 'listmap' | 'set', remember: boolean): string | undefined {
   if (sh === 'set') return 'v:' + JSON.stringify(item);
   if (!isRecord(item)) return undefined;
   const known = memo?.get(item);
   if (known && known[0] === s) return known[1];
   const e = keyElement(item, s.mapKeys!, s.keyDefaults);
-  memo?.set(item, [s, e]);
+  if (remember) memo?.set(item, [s, e]);
   return e;
+}
+
+/** The most items sameKeyOrder pairs (its duplicate check is quadratic). */
+export const MAX_SAME_KEYS = 32;
+
+/**
+ * The items' elements when both lists hold the same distinct elements in the same order (at most
+ * MAX_SAME_KEYS items), else undefined: the usual re-apply or update, where item i pairs with
+ * item i and the merge (merge.ts) and the comparison (compare.ts) need no maps of them.
+ * `appliedKey` keys an item of the second list (merge-tracked.ts passes itemElementOnce).
+ */
+export function sameKeyOrder(
+  live: unknown[],
+  applied: unknown[],
+  s: SchemaNode,
+  sh: 'listmap' | 'set',
+  appliedKey: typeof itemElement = itemElement,
+): string[] | undefined {
+  const n = live.length;
+  if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = itemElement(live[i], s, sh);
+    if (k === undefined || k !== appliedKey(applied[i], s, sh)) return undefined;
+    for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
+    keys.push(k);
+  }
+  return keys;
 }

@@ -8,10 +8,9 @@
  * set's own walk records that value's part.
  */
 import type { SchemaNode } from '../schema/schema.js';
-import { setOwn } from '../api/own-keys.js';
 import { FieldSet, fieldKey, fieldSchema, hasNoKeys, isObj, joinKey, shape } from './fieldset.js';
-import { itemElementOnce } from './item-elements.js';
-import { copy, mergeApplied, mergeItemsByKey, sameItems, sameJson, sameKeyOrder } from './merge.js';
+import { itemElementOnce, sameKeyOrder } from './item-elements.js';
+import { copy, mergeApplied, mergeItemsByKey, putMerged, sameItems, sameJson } from './merge.js';
 import { metadataFields, topTracked, walk as setWalk } from './tracked-paths.js';
 
 export interface TrackedMerge {
@@ -52,34 +51,9 @@ export function mergeTracked(
       next = v === null ? undefined : value(was, v, s, p, to, repeats);
       if (to && (v === null || schema?.kind !== 'struct' || (isObj(v) && hasNoKeys(v)))) to.addKey(p);
     }
-    merged = put(merged, base, had, was, k, v, next);
+    merged = putMerged(merged, base, had, was, k, v, next);
   }
   return { merged: merged ?? base, set: out };
-}
-
-/**
- * mergeFields' step for member k: `next` merged from applied value `v` (v null: the member is
- * removed); answers the copy made at the first change, or undefined while nothing changed.
- */
-function put(
-  merged: Record<string, unknown> | undefined,
-  live: Record<string, unknown>,
-  had: boolean,
-  was: unknown,
-  k: string,
-  v: unknown,
-  next: unknown,
-): Record<string, unknown> | undefined {
-  if (v === null) {
-    if (!had) return merged;
-    const out = merged ?? { ...live };
-    delete out[k];
-    return out;
-  }
-  if (next === was && had) return merged;
-  const out = merged ?? { ...live };
-  setOwn(out, k, next);
-  return out;
 }
 
 /** mergeApplied(live, applied, s), recording applied's paths under `p` in `out` (none when undefined). */
@@ -132,7 +106,7 @@ function fields(
       next = v === null ? undefined : value(was, v, s, kp, out, repeats);
       if (out && (v === null || schema?.kind !== 'struct' || (isObj(v) && hasNoKeys(v)))) out.addKey(kp);
     }
-    merged = put(merged, live, had, was, k, v, next);
+    merged = putMerged(merged, live, had, was, k, v, next);
   }
   return merged ?? live;
 }

@@ -6,6 +6,7 @@
 import type { SchemaNode } from '../schema/schema.js';
 import { setOwn } from '../api/own-keys.js';
 import { fieldSchema, itemElement, shape } from './fieldset.js';
+import { sameKeyOrder } from './item-elements.js';
 
 /** A copy of an applied value (scalars are their own copy: no clone call for each leaf). */
 export const copy = <T>(v: T): T => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
@@ -42,19 +43,37 @@ function mergeFields(
     const v = applied[k];
     const cur = out ?? live;
     const had = Object.hasOwn(cur, k);
-    if (v === null) {
-      if (!had) continue;
-      out ??= { ...live };
-      delete out[k];
-      continue;
-    }
     const was = had ? cur[k] : undefined;
-    const next = mergeApplied(was, v, fieldSchema(schema, k) ?? undefined);
-    if (next === was && had) continue;
-    out ??= { ...live };
-    setOwn(out, k, next);
+    const next = v === null ? undefined : mergeApplied(was, v, fieldSchema(schema, k) ?? undefined);
+    out = putMerged(out, live, had, was, k, v, next);
   }
   return out ?? live;
+}
+
+/**
+ * A field-by-field merge's step for member k: `next` merged from applied value `v` (v null: the
+ * member is removed); answers the copy of `live` made at the first change, or `merged` as it
+ * was while nothing changed (merge-tracked.ts walks the same way).
+ */
+export function putMerged(
+  merged: Record<string, unknown> | undefined,
+  live: Record<string, unknown>,
+  had: boolean,
+  was: unknown,
+  k: string,
+  v: unknown,
+  next: unknown,
+): Record<string, unknown> | undefined {
+  if (v === null) {
+    if (!had) return merged;
+    const out = merged ?? { ...live };
+    delete out[k];
+    return out;
+  }
+  if (next === was && had) return merged;
+  const out = merged ?? { ...live };
+  setOwn(out, k, next);
+  return out;
 }
 
 export function sameItems(a: unknown[], b: unknown[]): boolean {
@@ -71,8 +90,6 @@ function mergeItems(live: unknown[], applied: unknown[], s: SchemaNode, sh: 'lis
   return mergeSameKeys(live, applied, s, sh) ?? mergeItemsByKey(live, applied, s, sh);
 }
 
-export const MAX_SAME_KEYS = 32;
-
 /**
  * The usual re-apply: both lists hold the same distinct keys in the same order. mergeItemsByKey
  * then pairs item i with item i, which this does without its maps and sets; undefined otherwise.
@@ -88,30 +105,6 @@ function mergeSameKeys(
   for (let i = 0; i < live.length; i++)
     out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
   return out;
-}
-
-/**
- * The items' keys when both lists hold the same distinct keys in the same order (at most
- * MAX_SAME_KEYS items), else undefined; `appliedKey` keys an applied item (merge-tracked.ts
- * passes the memo-less itemElementOnce).
- */
-export function sameKeyOrder(
-  live: unknown[],
-  applied: unknown[],
-  s: SchemaNode,
-  sh: 'listmap' | 'set',
-  appliedKey: typeof itemElement = itemElement,
-): string[] | undefined {
-  const n = live.length;
-  if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
-  const keys: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const k = itemElement(live[i], s, sh);
-    if (k === undefined || k !== appliedKey(applied[i], s, sh)) return undefined;
-    for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
-    keys.push(k);
-  }
-  return keys;
 }
 
 /** mergeItems in general (exported for tests: what mergeSameKeys must agree with). */
