@@ -16,12 +16,12 @@
  *
  * How: `--heap-growing-percent` is read each time a full collection sets the next limit, so
  * setting it at run time takes effect from the next one, in every isolate. Node re-applies the
- * command line's V8 flags when it starts a Worker, so it is set again on each 'worker' event
+ * command line's V8 flags when it starts a Worker, so it is set again (v8-flags.ts) on each 'worker' event
  * and after each collection of this thread (as young-generation.ts does for its flag). An
  * explicit `--heap-growing-percent` (command line or NODE_OPTIONS) wins.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
+import { keepFlagsSet, startedWith } from './v8-flags.js';
 
 /** The old generation grows to at most 1 + this / 100 times what the last full collection kept. */
 export const HEAP_GROWING_PERCENT = 50;
@@ -43,7 +43,7 @@ const EXPLICIT = /--heap[-_]growing[-_]percent/;
 
 /** Whether the process was started with its own growing factor (command line or NODE_OPTIONS). */
 export function explicitHeapGrowing(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return execArgv.some((a) => EXPLICIT.test(a)) || EXPLICIT.test(nodeOptions ?? '');
+  return startedWith(EXPLICIT, execArgv, nodeOptions);
 }
 
 /**
@@ -53,13 +53,10 @@ export function explicitHeapGrowing(execArgv: readonly string[], nodeOptions: st
  */
 export function capHeapGrowing(capAboveRss = capAboveFromEnv()): boolean {
   if (explicitHeapGrowing(process.execArgv, process.env.NODE_OPTIONS)) return false;
-  const cap = (): void => {
+  keepFlagsSet(() => {
     const percent = process.memoryUsage.rss() >= capAboveRss ? HEAP_GROWING_PERCENT : 0;
     setFlagsFromString(`--heap-growing-percent=${percent}`);
-  };
-  cap();
-  process.on('worker', cap);
-  new PerformanceObserver(cap).observe({ entryTypes: ['gc'] });
+  });
   return true;
 }
 

@@ -29,7 +29,7 @@
  * process (exactly the target, against 32 MB uncapped).
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { keepFlagsSet, startedWith } from './v8-flags.js';
 
 /**
  * The semi-space a Worker's heap starts with (MB; V8's default maximum on 64-bit): the cap is
@@ -57,26 +57,21 @@ const EXPLICIT = /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth
 
 /** Whether the process was started with its own young-generation flags (command line or NODE_OPTIONS). */
 export function explicitYoungGeneration(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return execArgv.some((a) => EXPLICIT.test(a)) || EXPLICIT.test(nodeOptions ?? '');
+  return startedWith(EXPLICIT, execArgv, nodeOptions);
 }
 
 /** Caps the calling process's main heap young generation at its initial size, unless flags chose one. */
 export function capYoungGeneration(): boolean {
   if (explicitYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) return false;
-  const cap = (): void => {
+  // set again after a Worker start resets it (v8-flags.ts); a GC in between may still double
+  // the young generation once per Worker start
+  keepFlagsSet(() => {
     // below the target V8 may double it (its default factor); at the target it stays
     setFlagsFromString(`--semi-space-growth-factor=${newSpaceBytes() < FRONT_NEW_SPACE_TARGET ? 2 : 1}`);
     // read only when a heap is set up: this thread's is (it stays at 1 MB), a Worker's is not
     // yet, so the shard actors and decoders start with the default maximum and are not capped
     setFlagsFromString(`--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`);
-  };
-  cap();
-  // starting a Worker re-applies the command line's V8 flags, which resets this one: set it
-  // again on Node's 'worker' event and after every GC of this thread (the reset lands on the
-  // worker's own schedule, so the event alone can come before it); a GC in between may still
-  // double the young generation once per Worker start
-  process.on('worker', cap);
-  new PerformanceObserver(cap).observe({ entryTypes: ['gc'] });
+  });
   return true;
 }
 
