@@ -76,9 +76,7 @@ function value(
   }
   if (sh === 'fields')
     return fields(live as Record<string, unknown>, applied as Record<string, unknown>, s, p, out, repeats);
-  const merged =
-    sameKeys(live as unknown[], applied as unknown[], s!, sh, p, out, repeats) ??
-    byKey(live as unknown[], applied as unknown[], s!, sh, p, out, repeats);
+  const merged = items(live as unknown[], applied as unknown[], s!, sh, p, out, repeats);
   return sameItems(merged, live as unknown[]) ? live : merged;
 }
 
@@ -111,30 +109,12 @@ function fields(
   return merged ?? live;
 }
 
-/** merge.ts mergeSameKeys (same distinct keys in the same order: no repeats), recording each item. */
-function sameKeys(
-  live: unknown[],
-  applied: unknown[],
-  s: SchemaNode,
-  sh: 'listmap' | 'set',
-  p: string,
-  out: FieldSet | undefined,
-  repeats: string[],
-): unknown[] | undefined {
-  // an applied item is met by this walk only (the merge copies what it takes of it): no memo
-  const keys = sameKeyOrder(live, applied, s, sh, itemElementOnce);
-  if (keys === undefined) return undefined;
-  const merged: unknown[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const ip = joinKey(p, keys[i]!);
-    merged.push(sh === 'set' ? copy(applied[i]) : value(live[i], applied[i], s.elem, ip, out, repeats));
-    out?.addKey(ip);
-  }
-  return merged;
-}
-
-/** The general list merge; the list's part of the set by the set's own walk. */
-function byKey(
+/**
+ * merge.ts mergeItems, recording the list's part of the set: item by item where both lists hold
+ * the same distinct keys in the same order (mergeSameKeys: no repeats), else by the set's own
+ * walk beside the general merge.
+ */
+function items(
   live: unknown[],
   applied: unknown[],
   s: SchemaNode,
@@ -143,6 +123,17 @@ function byKey(
   out: FieldSet | undefined,
   repeats: string[],
 ): unknown[] {
-  setWalk(applied, s, p, out, repeats);
-  return mergeItemsByKey(live, applied, s, sh);
+  // an applied item is met by this walk only (the merge copies what it takes of it): no memo
+  const keys = sameKeyOrder(live, applied, s, sh, itemElementOnce);
+  if (keys === undefined) {
+    setWalk(applied, s, p, out, repeats);
+    return mergeItemsByKey(live, applied, s, sh);
+  }
+  const merged: unknown[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const ip = joinKey(p, keys[i]!);
+    merged.push(sh === 'set' ? copy(applied[i]) : value(live[i], applied[i], s.elem, ip, out, repeats));
+    out?.addKey(ip);
+  }
+  return merged;
 }
