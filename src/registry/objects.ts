@@ -114,6 +114,9 @@ export function sameStored(x: object, y: object): boolean {
  * first, so a real change never walks the managedFields.
  */
 export function unchangedWrite(next: Stored, old: Stored): boolean {
+  // a new generation (an update that changed the spec: src/registry/prepare.ts) differs in
+  // metadata whatever else does, so the comparisons below could only answer false
+  if (next.metadata.generation !== old.metadata.generation) return false;
   const base = { ...old, metadata: { ...old.metadata, resourceVersion: next.metadata.resourceVersion } };
   if (sameStored(next, base)) return true;
   const fields = next.metadata.managedFields;
@@ -142,13 +145,20 @@ const untimed = (e: unknown): unknown => {
   return copy;
 };
 
+/** the top-level fields a generation ignores */
+const NOT_SPEC = new Set(['metadata', 'status', 'kind', 'apiVersion']);
+
+/**
+ * Whether a field other than metadata, status, kind and apiVersion differs (semantically; a
+ * field present as undefined counts as absent). Hot path (every update of a kind with a
+ * generation): own properties read by name, the two objects not copied, no key set built; the
+ * fields of `obj` first, then those only `old` has.
+ */
 export function specChanged(obj: KubeObject, old: KubeObject): boolean {
-  const a: Record<string, unknown> = { ...obj };
-  const b: Record<string, unknown> = { ...old };
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (k === 'metadata' || k === 'status' || k === 'kind' || k === 'apiVersion') continue;
-    if (!same(a[k], b[k])) return true;
-  }
+  const a = obj as Record<string, unknown>;
+  const b = old as Record<string, unknown>;
+  for (const k of Object.keys(a)) if (!NOT_SPEC.has(k) && !same(a[k], b[k])) return true;
+  for (const k of Object.keys(b)) if (!NOT_SPEC.has(k) && !Object.hasOwn(a, k) && b[k] !== undefined) return true;
   return false;
 }
 
