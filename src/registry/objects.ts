@@ -145,6 +145,27 @@ const untimed = (e: unknown): unknown => {
   return copy;
 };
 
+/**
+ * same() (strategies/field-errors.ts: equal JSON values, key order ignored), the same answer
+ * without its two key arrays and its closure per object level: own keys counted and looked up
+ * in one pass. Arrays (a level or two of a spec) are left to same().
+ */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return same(a, b);
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    if (!Object.hasOwn(y, k) || !sameTree(x[k], y[k])) return false;
+    n++;
+  }
+  for (const k in y) if (Object.hasOwn(y, k) && --n < 0) return false;
+  return n === 0;
+}
+
 /** the top-level fields a generation ignores */
 const NOT_SPEC = new Set(['metadata', 'status', 'kind', 'apiVersion']);
 
@@ -157,7 +178,7 @@ const NOT_SPEC = new Set(['metadata', 'status', 'kind', 'apiVersion']);
 export function specChanged(obj: KubeObject, old: KubeObject): boolean {
   const a = obj as Record<string, unknown>;
   const b = old as Record<string, unknown>;
-  for (const k of Object.keys(a)) if (!NOT_SPEC.has(k) && !same(a[k], b[k])) return true;
+  for (const k of Object.keys(a)) if (!NOT_SPEC.has(k) && !sameTree(a[k], b[k])) return true;
   for (const k of Object.keys(b)) if (!NOT_SPEC.has(k) && !Object.hasOwn(a, k) && b[k] !== undefined) return true;
   return false;
 }

@@ -36,7 +36,29 @@ function unchangedWriteReference(next: Stored, old: Stored): boolean {
 }
 
 const TOP = ['spec', 'status', 'data', 'kind', 'apiVersion', 'rules', 'template', 'webhooks'];
-const VALUES: unknown[] = [1, 2, 'a', 'b', true, null, { x: 1 }, { x: 2 }, { y: [1, 2] }, [1], [2], undefined];
+const VALUES: unknown[] = [
+  1,
+  2,
+  'a',
+  'b',
+  true,
+  null,
+  { x: 1 },
+  { x: 2 },
+  { y: [1, 2] },
+  [1],
+  [2],
+  undefined,
+  // nested: key order, a key present as undefined, arrays of objects, an array against an object
+  { a: { b: 1, c: 2 } },
+  { a: { c: 2, b: 1 } },
+  { a: { b: 1 } },
+  { a: { b: 1, c: undefined } },
+  { a: { b: [{ c: 1 }, { d: [] }] } },
+  { a: { b: [{ c: 2 }, { d: [] }] } },
+  { a: { b: { 0: { c: 1 }, 1: { d: [] } } } },
+  { a: {}, b: null },
+];
 
 function pairs(seed: number, n: number): [Record<string, unknown>, Record<string, unknown>][] {
   const r = mulberry32(seed);
