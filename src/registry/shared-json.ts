@@ -147,7 +147,9 @@ function nodeText(v: Node, prev: unknown, depth: number, inManagedFields: boolea
   }
   let out = '{';
   let first = true;
-  for (const k of Object.keys(v)) {
+  // for-in over own keys: JSON.stringify's order (Object.keys'), without the array of keys
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
     const text = valueText(v[k], p?.[k], depth + 1, inManagedFields || (depth === 1 && k === 'managedFields'));
     if (text === undefined) continue;
     const key = keyPiece(k);
