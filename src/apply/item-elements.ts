@@ -136,12 +136,13 @@ export function sameKeyOrder(
 ): string[] | undefined {
   const n = live.length;
   if (n !== applied.length || n > MAX_SAME_KEYS) return undefined;
-  const keys: string[] = [];
+  // sized once: a pushed array starts with room for 16 (≈ 110 bytes more for a list of 1–3 items)
+  const keys = new Array<string>(n);
   for (let i = 0; i < n; i++) {
     const k = itemElement(live[i], s, sh);
     if (k === undefined || k !== appliedKey(applied[i], s, sh)) return undefined;
     for (let j = 0; j < i; j++) if (keys[j] === k) return undefined;
-    keys.push(k);
+    keys[i] = k;
   }
   return keys;
 }

@@ -129,11 +129,11 @@ function items(
     setWalk(applied, s, p, out, repeats);
     return mergeItemsByKey(live, applied, s, sh);
   }
-  const merged: unknown[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const ip = joinKey(p, keys[i]!);
-    merged.push(sh === 'set' ? copy(applied[i]) : value(live[i], applied[i], s.elem, ip, out, repeats));
+  // map: the merged list (kept in the stored object) sized exactly, not a pushed array's room for 16
+  return keys.map((k, i) => {
+    const ip = joinKey(p, k);
+    const v = sh === 'set' ? copy(applied[i]) : value(live[i], applied[i], s.elem, ip, out, repeats);
     out?.addKey(ip);
-  }
-  return merged;
+    return v;
+  });
 }

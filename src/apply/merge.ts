@@ -101,10 +101,8 @@ function mergeSameKeys(
   sh: 'listmap' | 'set',
 ): unknown[] | undefined {
   if (sameKeyOrder(live, applied, s, sh) === undefined) return undefined;
-  const out: unknown[] = [];
-  for (let i = 0; i < live.length; i++)
-    out.push(sh === 'set' ? copy(applied[i]) : mergeApplied(live[i], applied[i], s.elem));
-  return out;
+  // sized exactly (the merged list is kept in the stored object): applied is a parsed list, without holes
+  return applied.map((a, i) => (sh === 'set' ? copy(a) : mergeApplied(live[i], a, s.elem)));
 }
 
 /** mergeItems in general (exported for tests: what mergeSameKeys must agree with). */

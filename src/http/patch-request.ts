@@ -19,10 +19,23 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+json': 'apply',
 };
 
-/** custom: a custom resource, which has no strategic merge patch (no patch strategies in its schema) */
-/** The media type of a Content-Type, without parameters, lower case. */
-const mediaTypeOf = (contentType: string | undefined): string =>
-  (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+/** the last Content-Type mediaTypeOf read and its media type (clients send one or two) */
+let lastContentType = '';
+let lastMediaType = '';
+
+/**
+ * The media type of a Content-Type, without parameters, lower case. Hot path: every apply reads it
+ * three times on the front thread (admission's isApplyPatch, patchBody, patchOf), so the last
+ * header's answer is kept and the split, trim and lower-casing run once per new header.
+ */
+function mediaTypeOf(contentType: string | undefined): string {
+  const h = contentType ?? '';
+  if (h !== lastContentType) {
+    lastMediaType = h.split(';')[0]!.trim().toLowerCase();
+    lastContentType = h;
+  }
+  return lastMediaType;
+}
 
 function patchTypeOf(contentType: string | undefined, cbor: boolean, custom = false): PatchType {
   const t = mediaTypeOf(contentType);

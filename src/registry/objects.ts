@@ -114,6 +114,9 @@ export function sameStored(x: object, y: object): boolean {
  * first, so a real change never walks the managedFields.
  */
 export function unchangedWrite(next: Stored, old: Stored): boolean {
+  // a new generation (an update that changed the spec: src/registry/prepare.ts) differs in
+  // metadata whatever else does, so the comparisons below could only answer false
+  if (next.metadata.generation !== old.metadata.generation) return false;
   const base = { ...old, metadata: { ...old.metadata, resourceVersion: next.metadata.resourceVersion } };
   if (sameStored(next, base)) return true;
   const fields = next.metadata.managedFields;
@@ -142,13 +145,41 @@ const untimed = (e: unknown): unknown => {
   return copy;
 };
 
-export function specChanged(obj: KubeObject, old: KubeObject): boolean {
-  const a: Record<string, unknown> = { ...obj };
-  const b: Record<string, unknown> = { ...old };
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (k === 'metadata' || k === 'status' || k === 'kind' || k === 'apiVersion') continue;
-    if (!same(a[k], b[k])) return true;
+/**
+ * same() (strategies/field-errors.ts: equal JSON values, key order ignored), the same answer
+ * without its two key arrays and its closure per object level: own keys counted and looked up
+ * in one pass. Arrays (a level or two of a spec) are left to same().
+ */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return same(a, b);
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    if (!Object.hasOwn(y, k) || !sameTree(x[k], y[k])) return false;
+    n++;
   }
+  for (const k in y) if (Object.hasOwn(y, k) && --n < 0) return false;
+  return n === 0;
+}
+
+/** the top-level fields a generation ignores */
+const NOT_SPEC = new Set(['metadata', 'status', 'kind', 'apiVersion']);
+
+/**
+ * Whether a field other than metadata, status, kind and apiVersion differs (semantically; a
+ * field present as undefined counts as absent). Hot path (every update of a kind with a
+ * generation): own properties read by name, the two objects not copied, no key set built; the
+ * fields of `obj` first, then those only `old` has.
+ */
+export function specChanged(obj: KubeObject, old: KubeObject): boolean {
+  const a = obj as Record<string, unknown>;
+  const b = old as Record<string, unknown>;
+  for (const k of Object.keys(a)) if (!NOT_SPEC.has(k) && !sameTree(a[k], b[k])) return true;
+  for (const k of Object.keys(b)) if (!NOT_SPEC.has(k) && !Object.hasOwn(a, k) && b[k] !== undefined) return true;
   return false;
 }
 

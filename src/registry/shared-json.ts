@@ -69,16 +69,20 @@ function occurrences(text: string, ch: string): number {
 
 const openersIn = (text: string): number => occurrences(text, '{') + occurrences(text, '[');
 
-/** `"name":` per member name (the few names of the written levels), bounded */
-const keyTexts = new Map<string, Piece>();
+/** `"name":` and `,"name":` per member name (the few names of the written levels), bounded */
+interface KeyPiece extends Piece {
+  /** the text after a previous member: `,` and text (one concatenation per member instead of two) */
+  next: string;
+}
+const keyTexts = new Map<string, KeyPiece>();
 const MAX_KEYS = 1024;
 
-function keyPiece(k: string): Piece {
+function keyPiece(k: string): KeyPiece {
   let piece = keyTexts.get(k);
   if (piece === undefined) {
     if (keyTexts.size >= MAX_KEYS) keyTexts.clear();
     const text = JSON.stringify(k) + ':';
-    keyTexts.set(k, (piece = { text, openers: openersIn(text) }));
+    keyTexts.set(k, (piece = { text, next: `,${text}`, openers: openersIn(text) }));
   }
   return piece;
 }
@@ -143,12 +147,14 @@ function nodeText(v: Node, prev: unknown, depth: number, inManagedFields: boolea
   }
   let out = '{';
   let first = true;
-  for (const k of Object.keys(v)) {
+  // for-in over own keys: JSON.stringify's order (Object.keys'), without the array of keys
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
     const text = valueText(v[k], p?.[k], depth + 1, inManagedFields || (depth === 1 && k === 'managedFields'));
     if (text === undefined) continue;
     const key = keyPiece(k);
     openers += key.openers;
-    out += (first ? '' : ',') + key.text + text;
+    out += (first ? key.text : key.next) + text;
     first = false;
   }
   return out + '}';

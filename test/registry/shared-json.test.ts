@@ -47,6 +47,8 @@ test('the same text as JSON.stringify, with and without a previous version', () 
     e: { toJSON: () => 'replaced' },
     f: new Date(0),
     g: Object.assign(Object.create(null) as object, { z: 1 }),
+    // own keys only, enumerable only, integer-like first (the member-by-member levels walk keys with for-in)
+    h: Object.defineProperty({ b: 1, '10': 'x', a: 2, '2': 'y' }, 'hidden', { value: 3, enumerable: false }),
   };
   assert.equal(stringifySharing(odd, {}), JSON.stringify(odd));
   assert.equal(stringifySharing(odd, odd), JSON.stringify(odd));

@@ -44,8 +44,9 @@ function defaultContainer(c: Json): void {
   c.terminationMessagePolicy ||= 'File';
   c.imagePullPolicy ||= pullPolicyFor(c.image);
   c.resources ??= {};
-  for (const p of objects(c.ports)) p.protocol ||= 'TCP';
-  for (const e of objects(c.env)) defaultFieldRef(fieldAt(e.valueFrom, 'fieldRef'));
+  // the lists walked in place, not filtered copies (this runs for every container of every write)
+  if (Array.isArray(c.ports)) for (const p of c.ports) if (isObj(p)) p.protocol ||= 'TCP';
+  if (Array.isArray(c.env)) for (const e of c.env) if (isObj(e)) defaultFieldRef(fieldAt(e.valueFrom, 'fieldRef'));
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
@@ -108,9 +109,9 @@ export function defaultPodSpec(spec: Json): void {
   spec.schedulerName ||= 'default-scheduler';
   spec.terminationGracePeriodSeconds ??= 30;
   spec.securityContext ??= {};
-  for (const c of [...objects(spec.containers), ...objects(spec.initContainers), ...objects(spec.ephemeralContainers)])
-    defaultContainer(c);
-  for (const v of objects(spec.volumes)) defaultVolume(v);
+  for (const list of [spec.containers, spec.initContainers, spec.ephemeralContainers])
+    if (Array.isArray(list)) for (const c of list) if (isObj(c)) defaultContainer(c);
+  if (Array.isArray(spec.volumes)) for (const v of spec.volumes) if (isObj(v)) defaultVolume(v);
 }
 
 /**
