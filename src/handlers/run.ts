@@ -47,15 +47,7 @@ export async function run(
   if (offActor) op = { ...op, enc: actorEncoding(wanted) } as OpInput;
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
   let res: Result | 'timeout' | 'aborted';
-  if (limitMs === undefined) res = await pending;
-  else {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), limitMs);
-    });
-    res = await Promise.race([pending, timedOut]);
-    clearTimeout(timer);
-  }
+  res = limitMs === undefined ? await pending : await within(pending, limitMs);
   // an error passes through as it is (rendered, and a conflicting pinned write retried, by done)
   if (res !== 'timeout' && offActor) res = await yamlReply(r.x, res, wanted, deadline);
   if (res === 'timeout')
@@ -66,6 +58,27 @@ export async function run(
       r.enc,
     );
   else if (res !== 'aborted') await done(res);
+}
+
+/**
+ * The operation's result, or 'timeout' when limitMs passes first (the timer is cleared when the
+ * result comes): one promise settled by whichever side comes first, where Promise.race of the
+ * result and a timer's promise made three promises, their reactions and the race's array per request.
+ */
+function within<T>(pending: Promise<T>, limitMs: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, limitMs, 'timeout');
+    pending.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
 }
 
 function requestTimeoutMs(v: string | null): number | undefined {
