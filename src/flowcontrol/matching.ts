@@ -67,10 +67,13 @@ function nonResourcePred(r: NonResourcePolicyRule): Pred {
   return (_u, info) => !info.isResourceRequest && has(r.verbs, info.verb) && urls.some((p) => urlMatches(p, info.path));
 }
 
+/** Any of the predicates (a loop: no closure made per request, as `some` with an arrow would). */
 const any =
   (preds: Pred[]): Pred =>
-  (u, i) =>
-    preds.some((p) => p(u, i));
+  (u, i) => {
+    for (const p of preds) if (p(u, i)) return true;
+    return false;
+  };
 
 export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
   const spec = obj.spec ?? {};
@@ -100,7 +103,14 @@ export function orderSchemas(schemas: CompiledSchema[]): CompiledSchema[] {
 
 /** The flow a request belongs to within its schema. */
 export function flowKey(schema: CompiledSchema, user: UserInfo, info: RequestInfo): string {
-  const d =
-    schema.distinguisher === 'ByUser' ? user.username : schema.distinguisher === 'ByNamespace' ? info.namespace : '';
-  return `${schema.name}\u0000${d}`;
+  return `${schema.name}\u0000${flowDistinguisher(schema, user, info)}`;
+}
+
+/** What tells a schema's flows apart: the user name, the namespace, or nothing (one flow). */
+export function flowDistinguisher(schema: CompiledSchema, user: UserInfo, info: RequestInfo): string {
+  return schema.distinguisher === 'ByUser'
+    ? user.username
+    : schema.distinguisher === 'ByNamespace'
+      ? info.namespace
+      : '';
 }
