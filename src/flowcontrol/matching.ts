@@ -68,7 +68,7 @@ function nonResourcePred(r: NonResourcePolicyRule): Pred {
 }
 
 /** Any of the predicates (a loop: no closure made per request, as `some` with an arrow would). */
-const any =
+const anyOf =
   (preds: Pred[]): Pred =>
   (u, i) => {
     for (const p of preds) if (p(u, i)) return true;
@@ -78,8 +78,8 @@ const any =
 export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
   const spec = obj.spec ?? {};
   const rules: Pred[] = (spec.rules ?? []).map((rule) => {
-    const subject = any((rule.subjects ?? []).map(subjectPred));
-    const target = any([
+    const subject = anyOf((rule.subjects ?? []).map(subjectPred));
+    const target = anyOf([
       ...(rule.resourceRules ?? []).map(resourcePred),
       ...(rule.nonResourceRules ?? []).map(nonResourcePred),
     ]);
@@ -92,7 +92,7 @@ export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
     precedence: spec.matchingPrecedence ?? 1000,
     level: spec.priorityLevelConfiguration?.name ?? '',
     distinguisher: type === 'ByUser' || type === 'ByNamespace' ? type : undefined,
-    matches: any(rules),
+    matches: anyOf(rules),
   };
 }
 
