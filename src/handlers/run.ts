@@ -26,9 +26,7 @@ export async function run(
   r: Request,
   s: Services,
   op: OpInput,
-  done: (res: Result) => void | Promise<void> = (res) => {
-    if (!retriedWrite(r, res)) reply(r, res);
-  },
+  done?: (res: Result) => void | Promise<void>,
 ): Promise<void> {
   let limitMs: number | undefined;
   try {
@@ -57,7 +55,10 @@ export async function run(
       r.enc.pretty,
       r.enc,
     );
-  else if (res !== 'aborted') await done(res);
+  else if (res === 'aborted') return;
+  else if (done) await done(res);
+  // by default the result is the reply (a conflicting pinned write is retried instead)
+  else if (!retriedWrite(r, res)) reply(r, res);
 }
 
 /**
@@ -106,9 +107,15 @@ export function withBody(
     (buf) => {
       if (!optional && buf.length === 0)
         return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
-      Promise.resolve()
-        .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
-        .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+      // next runs in a microtask (as it did behind Promise.resolve().then): a throw or a rejection is the Status
+      queueMicrotask(() => {
+        const fail = (e: unknown) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
+        try {
+          next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf))?.catch(fail);
+        } catch (e) {
+          fail(e);
+        }
+      });
     },
     (st) => sendStatus(r.x, st, r.enc.pretty, r.enc),
   );
