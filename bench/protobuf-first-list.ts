@@ -26,45 +26,12 @@ import type { Entry, TypeCache } from '../src/storage/cacher/type-cache.js';
 import { DEFAULT_OPTIONS } from '../src/server/options.js';
 import { actorPoolConfig } from '../src/server/shards.js';
 import { makeIdentity } from '../src/api/identity.js';
+import { densityPodCreate, PODS } from './lib/density-pod.js';
 import { protobufCodec } from '../src/codec/codec.js';
 import { helperStats, helperTuning, startHelper } from '../src/codec/protobuf/encode-helper.js';
 
 const MAX_OBJECTS = 200_000;
 const BATCH = 64;
-const PODS = { group: '', version: 'v1', resource: 'pods' };
-const user = { username: 'bench', groups: ['system:masters', 'system:authenticated'] };
-const SA_VOLUME = 'plat-api-access-gqxfg';
-const SA_MOUNT = { name: SA_VOLUME, readOnly: true, mountPath: '/var/run/secrets/platform.io/serviceaccount' };
-const SA_SOURCES = [
-  { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-  { configMap: { name: 'plat-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-  { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-];
-
-function createOp(id: number, namespace: string, name: string): Op {
-  const text = JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels: { bench: 'density' } },
-    spec: {
-      containers: [{ name: 'c', image: 'registry.example/pause:3.10', volumeMounts: [SA_MOUNT] }],
-      serviceAccountName: 'default',
-      volumes: [{ name: SA_VOLUME, projected: { defaultMode: 420, sources: SA_SOURCES } }],
-    },
-  });
-  return {
-    id,
-    op: 'create',
-    type: PODS,
-    enc: { format: 'json', pretty: false },
-    dryRun: false,
-    namespace,
-    fieldManager: 'kubectl-create',
-    user,
-    body: { text, contentType: 'json' },
-  };
-}
-
 function arg(args: string[], flag: string, d: number): number {
   const i = args.indexOf(flag);
   return i >= 0 ? Number(args[i + 1]) : d;
@@ -111,7 +78,7 @@ async function fill(shard: Shard, n: number): Promise<void> {
   for (let done = 0; done < n; ) {
     const ops: Op[] = [];
     for (; ops.length < BATCH && done < n; done++)
-      ops.push(createOp(done + 1, `bench-abcd-d-${done % namespaces}`, `o-${Math.floor(done / namespaces)}`));
+      ops.push(densityPodCreate(done + 1, `bench-abcd-d-${done % namespaces}`, `o-${Math.floor(done / namespaces)}`));
     const reply = await shard.run(ops);
     const failed = reply.results.find((r) => 'error' in r);
     if (failed) throw new Error(`create failed: ${JSON.stringify(failed)}`);

@@ -6,6 +6,8 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { Shard } from '../src/actors/shard.js';
 import { packBodies } from '../src/actors/pack.js';
+import { unpackOps } from '../src/actors/wire-ops.js';
+import { packReply } from '../src/actors/wire-reply.js';
 import { reuse } from '../src/codec/buffer-pool.js';
 import { collectYoung } from '../src/actors/young-collect.js';
 import { crashIfAsked, holdIfAsked, holdInit } from '../src/actors/test-faults.js';
@@ -36,10 +38,12 @@ export default async function handle(
   // between batches (piscina runs it when the front sends it: the shard was idle)
   if ('collect' in task) return collectYoung();
   if ('snapshot' in task) return shard.exclusive(() => shard.snapshot());
-  crashIfAsked(config.testFaults, task.ops);
-  await holdIfAsked(config.testFaults, task.ops);
+  const ops = task.wire ? unpackOps(task.wire) : task.ops;
+  crashIfAsked(config.testFaults, ops);
+  await holdIfAsked(config.testFaults, ops);
   if (task.returned) reuse(task.returned);
-  const reply = await shard.run(task.ops, task.streams, task.poll);
+  const reply = await shard.run(ops, task.streams, task.poll);
   const bufs = packBodies(reply);
+  packReply(reply);
   return bufs.length ? move({ [transferableSymbol]: bufs, [valueSymbol]: reply } as never) : reply;
 }

@@ -30,6 +30,8 @@ import type {
 import type { CustomType } from '../registry/crd/types.js';
 import { shardOf, typeKeyOf } from './routing.js';
 import { takeReturned, unpackBodies } from './pack.js';
+import { packOps } from './wire-ops.js';
+import { unpackReply } from './wire-reply.js';
 import { HEAVY_PER_BATCH, takeBatch, type Pending } from './take-batch.js';
 import { IdleCollector } from './idle-collect.js';
 import type { CollectReply } from './young-collect.js';
@@ -280,7 +282,7 @@ export class ActorPool {
     let handled!: () => void;
     s.handled = new Promise((r) => (handled = r));
     try {
-      const task: Batch = { ops: batch.map((p) => p.op) };
+      const task: Batch = { ops: [], wire: packOps(batch.map((p) => p.op)) };
       if (poll) {
         task.poll = Atomics.load(s.wake, 0);
         s.polling = true;
@@ -299,6 +301,7 @@ export class ActorPool {
       mark(trace, 'replied');
       // the batch sent before is handled first: its events come before this one's
       await before;
+      unpackReply(reply);
       unpackBodies(reply);
       if (reply.events.length) {
         for (const ev of reply.events) if (ev.rv > s.delivered) s.delivered = ev.rv;

@@ -1,6 +1,7 @@
 /**
  * The only module both sides of the thread boundary import: messages between the front
- * thread and the shard actors. Everything here is plain data (structured clone).
+ * thread and the shard actors. Everything here is plain data (structured clone); a batch's
+ * ops and its reply's results and events travel packed (wire.ts), restored on arrival.
  * One task carries a whole batch of operations for one shard (per event-loop turn), because
  * per-task overhead dominates single-operation round trips.
  */
@@ -11,6 +12,7 @@ import type { CustomType } from '../registry/crd/types.js';
 
 import type { Encoding } from '../codec/types.js';
 import type { Op, Result } from '../registry/ops.js';
+import type { PackedOps, PackedReply } from './wire.js';
 export type { Encoding, Body } from '../codec/types.js';
 export type {
   TypeRef,
@@ -69,7 +71,10 @@ export interface PodQuota {
 }
 
 export interface Batch {
+  /** empty on the wire when `wire` holds them (the front always packs) */
   ops: Op[];
+  /** the ops packed (wire-ops.ts): what the front thread sends instead of cloning `ops` */
+  wire?: PackedOps;
   /**
    * Set (to the shard's wake counter as sent) on the empty batch the front thread keeps in
    * flight on a shared store: the actor answers once other servers' changes arrived, the
@@ -87,6 +92,8 @@ export interface BatchReply {
   events: ChangeEvent[];
   /** string bodies packed as UTF-8 (see pack.ts), transferred rather than copied */
   bodies?: ArrayBuffer;
+  /** the results and events packed (wire-reply.ts): both lists are empty on the wire when set */
+  wire?: PackedReply;
 }
 
 /** The first task sent to each actor; the actor opens its storage and loads its shard. */

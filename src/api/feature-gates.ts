@@ -61,8 +61,8 @@ export interface ResolvedGates {
   warnings: string[];
 }
 
-/** strconv.ParseBool */
-const BOOLS: Record<string, boolean> = {
+/** strconv.ParseBool's spellings (also --runtime-config's, src/registry/registry.ts) */
+export const GO_BOOLS: Record<string, boolean> = {
   '1': true,
   t: true,
   T: true,
@@ -102,7 +102,7 @@ export function applyFeatureGates(
     if (eq < 0) fail(`missing bool value for ${entry}`);
     const k = entry.slice(0, eq).trim();
     const raw = entry.slice(eq + 1).trim();
-    const v = BOOLS[raw];
+    const v = GO_BOOLS[raw];
     if (v === undefined)
       fail(`invalid value of ${k}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
     set.push([k, v!]);

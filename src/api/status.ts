@@ -133,6 +133,8 @@ export const errors = {
   serviceUnavailable: (message: string) => failure(503, 'ServiceUnavailable', message),
   internal: (message: string) =>
     failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  /** a 500 whose message is the caller's whole text (a panic's or a failed conversion's wording) */
+  internalAs: (message: string) => failure(500, 'InternalError', message),
 };
 
 /**

@@ -11,10 +11,10 @@
  * messages go to the agent unchanged. Any other answer of the agent reaches the client as is
  * (upstream replays it on the hijacked connection).
  */
-import { Writable, type Duplex } from 'node:stream';
+import type { Writable, Duplex } from 'node:stream';
 import { webSocketAccept } from './stream-translator.js';
 import { relay } from './relay.js';
-import { NORMAL_CLOSE, OP_BINARY, OP_PONG, WsReader, wsFrame, wsHeader } from './ws-framing.js';
+import { frameSink, NORMAL_CLOSE, OP_BINARY, OP_PONG, WsReader, wsFrame, wsHeader } from './ws-framing.js';
 
 const TUNNEL_PREFIX = 'SPDY/3.1+';
 /** request headers of the client's WebSocket upgrade that the agent's SPDY upgrade does not carry */
@@ -117,19 +117,5 @@ export function tunnel(client: Duplex, agent: Duplex, rest: Buffer): Writable {
     ping: (payload) => client.write(wsFrame(payload, OP_PONG)),
     close: finish,
   });
-  return new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      reader.feed(chunk);
-      if (agent.writableNeedDrain) agent.once('drain', () => cb());
-      else cb();
-    },
-    final(cb) {
-      agent.end();
-      cb();
-    },
-    destroy(_e, cb) {
-      agent.destroy();
-      cb(null);
-    },
-  });
+  return frameSink(reader, agent);
 }

@@ -11,8 +11,8 @@
  * SPDY flow control is not used (the kubelet's spdystream does not enforce it).
  */
 import { createHash } from 'node:crypto';
-import { Writable, type Duplex } from 'node:stream';
-import { NORMAL_CLOSE, OP_PONG, WsReader, wsFrame } from './ws-framing.js';
+import type { Writable, Duplex } from 'node:stream';
+import { frameSink, NORMAL_CLOSE, OP_PONG, WsReader, wsFrame } from './ws-framing.js';
 
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const SYN_STREAM = 1,
@@ -186,19 +186,5 @@ function clientFrames(client: Duplex, agent: Duplex, idOf: Map<number, number>, 
       agent.destroy();
     },
   });
-  return new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      reader.feed(chunk);
-      if (agent.writableNeedDrain) agent.once('drain', () => cb());
-      else cb();
-    },
-    final(cb) {
-      agent.end();
-      cb();
-    },
-    destroy(_e, cb) {
-      agent.destroy();
-      cb(null);
-    },
-  });
+  return frameSink(reader, agent);
 }

@@ -4,6 +4,7 @@
  * in (masked, possibly fragmented). Only what the Kubernetes streaming protocols use: binary
  * and text messages, ping (answered by the caller), pong (ignored) and close.
  */
+import { Writable, type Duplex } from 'node:stream';
 
 export const OP_BINARY = 2,
   OP_CLOSE = 8,
@@ -108,4 +109,27 @@ function unmask(p: Buffer, key: Buffer): void {
   let i = 0;
   for (; i + 4 <= n; i += 4) p.writeUInt32LE((p.readUInt32LE(i) ^ k) >>> 0, i);
   for (; i < n; i++) p[i]! ^= key[i & 3]!;
+}
+
+/**
+ * The client side of a relay as a Writable: the client's bytes are fed to its frame reader
+ * (whose handlers write to the agent), with the agent's back-pressure; ending or destroying
+ * it ends or destroys the agent.
+ */
+export function frameSink(reader: WsReader, agent: Duplex): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      reader.feed(chunk);
+      if (agent.writableNeedDrain) agent.once('drain', () => cb());
+      else cb();
+    },
+    final(cb) {
+      agent.end();
+      cb();
+    },
+    destroy(_e, cb) {
+      agent.destroy();
+      cb(null);
+    },
+  });
 }

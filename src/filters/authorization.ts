@@ -5,7 +5,7 @@
  * synchronous decision continues in the same call; an asynchronous one (a webhook) pre-reads
  * the body first, as authentication does.
  */
-import type { Status } from '../api/status.js';
+import { errors, type Status } from '../api/status.js';
 import { sendStatus } from '../http/exchange.js';
 import { parseRequestInfo } from '../http/request-info.js';
 import { attributesFor, forbiddenStatus, type Attributes } from '../auth/authz/attributes.js';
@@ -50,15 +50,7 @@ export function withAuthorization(next: FilterHandler, deps: AuthorizationDeps):
 function internalError(r: FilterRequest, err: string): Status {
   const q = r.query.toString();
   const message = `Internal Server Error: ${JSON.stringify(q ? `${r.path}?${q}` : r.path)}: ${err}`;
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: 'InternalError',
-    code: 500,
-  };
+  return errors.internalAs(message).status;
 }
 
 /**

@@ -5,7 +5,7 @@
  * ConversionFailed; callers render it as `conversion webhook for <gvk> failed: <reason>`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Status } from '../api/status.js';
+import { errors, type Status } from '../api/status.js';
 import { callWebhook, resolveTarget } from '../http/webhook-client.js';
 import type { CustomType } from '../registry/crd/types.js';
 import type { Services } from '../http/context.js';
@@ -21,15 +21,7 @@ export const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !
 /** The 500 a failed conversion answers with (the message names the version converted from). */
 export function conversionFailure(t: CustomType, from: string, e: ConversionFailed): Status {
   const message = `conversion webhook for ${from}, Kind=${t.kind} failed: ${e.message}`;
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason: 'InternalError',
-    code: 500,
-  } as Status;
+  return errors.internalAs(message).status;
 }
 
 /** Metadata a webhook may change: labels and annotations only. */

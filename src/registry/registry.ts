@@ -7,6 +7,7 @@ import { groupFor, type Identity } from '../api/identity.js';
 import { RESOURCES } from './generated/resources.js';
 import type { Deprecation, Lifecycle, ResourceDef, Stability } from './types.js';
 import { reached } from '../api/release.js';
+import { GO_BOOLS } from '../api/feature-gates.js';
 import { customDefs, type CustomType } from './crd/types.js';
 
 /** One served group: versions ordered by priority, the preferred one first. */
@@ -57,21 +58,8 @@ const GROUP_ORDER = [
 
 const LEVEL_KEYS: Record<string, Stability> = { 'api/ga': 'stable', 'api/beta': 'beta', 'api/alpha': 'alpha' };
 const CORE_KEYS = new Set(['v1', '/v1', 'api/v1']);
-const BOOLS: Record<string, boolean> = {
-  '': true,
-  '1': true,
-  t: true,
-  T: true,
-  true: true,
-  TRUE: true,
-  True: true,
-  '0': false,
-  f: false,
-  F: false,
-  false: false,
-  FALSE: false,
-  False: false,
-};
+/** --runtime-config: a bare key (empty value) enables; otherwise strconv.ParseBool */
+const BOOLS: Record<string, boolean> = { '': true, ...GO_BOOLS };
 
 const gvKey = (group: string, version: string): string => `${group}/${version}`;
 const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
