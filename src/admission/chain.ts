@@ -27,6 +27,15 @@ import type { AdmissionAttributes, AdmissionPlugin, Operation, RequestAttributes
 import { pinTo, retried } from '../http/pin.js';
 
 const JSON_ENC = { format: 'json' as const, pretty: false };
+
+type KindRef = RequestAttributes['kind'];
+/** Each definition's own kind for the attributes, made once (frozen: shared by every request to it). */
+const KINDS = new WeakMap<object, KindRef>();
+function kindOf(def: { group: string; version: string; kind: string }): KindRef {
+  let k = KINDS.get(def);
+  if (!k) KINDS.set(def, (k = Object.freeze({ group: def.group, version: def.version, kind: def.kind })));
+  return k;
+}
 /** streaming subresources: CONNECT (not admitted here, see docs/admission.md) */
 const CONNECT = new Set(['exec', 'attach', 'portforward', 'proxy']);
 /** server-set metadata a create must not carry */
@@ -53,7 +62,7 @@ export class AdmissionChain {
     const sub = info.subresource ? def.subresources.find((s) => s.name === info.subresource) : undefined;
     const kind = sub
       ? { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind ?? def.kind }
-      : { group: def.group, version: def.version, kind: def.kind };
+      : kindOf(def);
     return {
       operation,
       group: def.group,
@@ -64,7 +73,7 @@ export class AdmissionChain {
       namespace: info.namespace,
       name: info.name,
       namespaced: def.namespaced,
-      dryRun: r.query.getAll('dryRun').length > 0,
+      dryRun: r.query.has('dryRun'),
       user: r.user ?? this.anonymous,
     };
   }
@@ -73,10 +82,14 @@ export class AdmissionChain {
   applies(r: Request): boolean {
     const a = this.requestAttributes(r);
     if (!a) return false;
-    const handled = (x: RequestAttributes): boolean =>
-      this.mutating.some((p) => p.handles(x)) || this.validating.some((p) => p.handles(x));
     // an apply may create the object: then it is admitted as a CREATE (see isApplyCreate)
-    return handled(a) || (!a.subresource && isApplyPatch(r) && handled({ ...a, operation: 'CREATE' }));
+    return this.handled(a) || (!a.subresource && isApplyPatch(r) && this.handled({ ...a, operation: 'CREATE' }));
+  }
+
+  private handled(a: RequestAttributes): boolean {
+    for (const p of this.mutating) if (p.handles(a)) return true;
+    for (const p of this.validating) if (p.handles(a)) return true;
+    return false;
   }
 
   /** Reads the body, admits, then hands the (possibly rewritten) request on; a refusal is its Status. */

@@ -198,7 +198,8 @@ export class ValidatingPolicyPlugin implements Informer, AdmissionPlugin {
   }
 
   handles(a: RequestAttributes): boolean {
-    return this.pairs(a).length > 0;
+    // every write asks: without bindings, nothing is allocated
+    return this.bindings.size > 0 && this.pairs(a).length > 0;
   }
 
   validate(a: AdmissionAttributes): void {

@@ -46,9 +46,9 @@ export class ExpiryController {
   observe(evs: readonly ChangeEvent[]): void {
     let changed = false;
     for (const ev of evs) {
-      const id = `${ev.typeKey}/${ev.namespace}/${ev.name}`;
+      // most events are of kinds without a TTL: no key is built for them
       if (ev.type === 'DELETED') {
-        changed = this.leases.delete(id) || changed;
+        if (this.leases.size) changed = this.leases.delete(`${ev.typeKey}/${ev.namespace}/${ev.name}`) || changed;
         continue;
       }
       if (ev.expiresAt === undefined) continue;

@@ -24,14 +24,30 @@ interface Node {
   deleting: boolean;
 }
 
+/** Where a live object is, and what checkOwner reads of it. */
+interface Alive {
+  typeKey: string;
+  namespace: string;
+  name: string;
+  finalizers?: string[];
+  deleting?: boolean;
+}
+
+/** Every live object not being deleted: checkOwner has nothing to do for it. */
+const PLAIN: Alive = Object.freeze({ typeKey: '', namespace: '', name: '' });
+
+/** An object without ownerReferences: nothing to index. */
+const NO_OWNERS: Node['owners'] = Object.freeze([]) as unknown as Node['owners'];
+
 const JSON_ENC = { format: 'json' as const, pretty: false };
 
 export class GarbageCollector {
-  /** every live object's uid -> where it is */
-  private readonly alive = new Map<
-    string,
-    { typeKey: string; namespace: string; name: string; finalizers?: string[]; deleting?: boolean }
-  >();
+  /**
+   * every live object's uid -> where it is, for an owner the collector may act on (one being
+   * deleted); any other object maps to PLAIN (shared, nothing allocated): its existence is all
+   * a dependent's check reads
+   */
+  private readonly alive = new Map<string, Alive>();
   /** owner uid -> dependents by uid */
   private readonly dependents = new Map<string, Map<string, Node>>();
   private ready = false;
@@ -79,27 +95,60 @@ export class GarbageCollector {
     for (const [uid, o] of this.alive) if (o.deleting) this.checkOwner(uid);
   }
 
+  /**
+   * Per event: an object without ownerReferences and not being deleted costs one `alive` entry
+   * (the shared PLAIN) and, when it may never have been indexed as a dependent (ADDED, or no
+   * dependent indexed at all), no other lookup; Nodes and full `alive` records are made for
+   * the others only.
+   */
   observe(events: readonly ChangeEvent[]): void {
     for (const ev of events) {
-      const node: Node = {
-        typeKey: ev.typeKey,
-        namespace: ev.namespace,
-        name: ev.name,
-        uid: ev.uid,
-        owners: ev.owners ?? [],
-        deleting: !!ev.deleting,
-      };
-      if (ev.type === 'DELETED') this.forget(node);
-      else this.track(node, ev.finalizers);
+      const owners = ev.owners?.length ? ev.owners : NO_OWNERS;
+      const node = owners === NO_OWNERS || ev.type === 'DELETED' ? undefined : this.nodeOf(ev, owners);
+      if (ev.type === 'DELETED') this.forget(ev.uid, owners);
+      else if (node) this.track(node, ev.finalizers);
+      else this.trackUnowned(ev);
       if (!this.ready) continue;
       if (ev.type === 'DELETED') {
         for (const dep of this.dependents.get(ev.uid)?.values() ?? []) this.checkDependent(dep);
-        for (const o of node.owners) if (this.alive.get(o.uid)?.deleting) this.checkOwner(o.uid);
+        for (const o of owners) if (this.alive.get(o.uid)?.deleting) this.checkOwner(o.uid);
       } else {
-        if (node.owners.length) this.checkDependent(node);
+        if (node) this.checkDependent(node);
         if (ev.deleting) this.checkOwner(ev.uid);
       }
     }
+  }
+
+  private nodeOf(ev: ChangeEvent, owners: Node['owners']): Node {
+    return {
+      typeKey: ev.typeKey,
+      namespace: ev.namespace,
+      name: ev.name,
+      uid: ev.uid,
+      owners,
+      deleting: !!ev.deleting,
+    };
+  }
+
+  /** An object without ownerReferences: unindexed if it was a dependent before, and alive. */
+  private trackUnowned(ev: ChangeEvent): void {
+    // a new object was never indexed; a modified one may have dropped its references
+    if (ev.type !== 'ADDED' && this.nodes.size) {
+      const prev = this.nodes.get(ev.uid);
+      if (prev) this.unindex(prev);
+    }
+    this.alive.set(ev.uid, this.aliveOf(ev.typeKey, ev.namespace, ev.name, ev.finalizers, !!ev.deleting));
+  }
+
+  private aliveOf(
+    typeKey: string,
+    namespace: string,
+    name: string,
+    finalizers: string[] | undefined,
+    deleting: boolean,
+  ): Alive {
+    // checkOwner acts only on an owner being deleted (then with its finalizers)
+    return deleting ? { typeKey, namespace, name, finalizers, deleting } : PLAIN;
   }
 
   private track(node: Node, finalizers: string[] | undefined): void {
@@ -107,13 +156,7 @@ export class GarbageCollector {
     if (prev) for (const o of prev.owners) this.dependents.get(o.uid)?.delete(node.uid);
     if (node.owners.length) this.nodes.set(node.uid, node);
     else this.nodes.delete(node.uid);
-    this.alive.set(node.uid, {
-      typeKey: node.typeKey,
-      namespace: node.namespace,
-      name: node.name,
-      finalizers,
-      deleting: node.deleting,
-    });
+    this.alive.set(node.uid, this.aliveOf(node.typeKey, node.namespace, node.name, finalizers, node.deleting));
     for (const o of node.owners) {
       let m = this.dependents.get(o.uid);
       if (!m) this.dependents.set(o.uid, (m = new Map()));
@@ -121,10 +164,16 @@ export class GarbageCollector {
     }
   }
 
-  private forget(node: Node): void {
-    this.alive.delete(node.uid);
-    this.nodes.delete(node.uid);
-    for (const o of node.owners) this.dependents.get(o.uid)?.delete(node.uid);
+  /** A dependent that no longer has ownerReferences leaves the index. */
+  private unindex(prev: Node): void {
+    for (const o of prev.owners) this.dependents.get(o.uid)?.delete(prev.uid);
+    this.nodes.delete(prev.uid);
+  }
+
+  private forget(uid: string, owners: Node['owners']): void {
+    this.alive.delete(uid);
+    this.nodes.delete(uid);
+    for (const o of owners) this.dependents.get(o.uid)?.delete(uid);
   }
 
   private allDependents(): Iterable<Node> {

@@ -18,6 +18,9 @@
  * `additionalLatencyMs` after it is answered, as upstream's queueset; its answer is not delayed.
  */
 import type { WorkEstimate } from './work-estimate.js';
+import { dealHand } from './shuffle-shard.js';
+
+export { dealHand, flowHash } from './shuffle-shard.js';
 
 export interface LevelConfig {
   name: string;
@@ -367,30 +370,4 @@ export function maxSeatsOf(nominal: number, cfg: Pick<LevelConfig, 'reject' | 'h
   const fifteenPercent = Math.ceil(nominal * 0.15);
   const perHand = cfg.reject ? fifteenPercent : Math.floor(nominal / Math.max(1, cfg.handSize));
   return Math.max(1, Math.min(fifteenPercent, perHand));
-}
-
-/** Shuffle sharding: `handSize` distinct queue indexes out of `deck`, determined by the hash. */
-export function dealHand(hash: number, deck: number, handSize: number): number[] {
-  const cards = Array.from({ length: deck }, (_, i) => i);
-  const hand: number[] = [];
-  let h = hash;
-  for (let i = 0; i < handSize; i++) {
-    const pick = i + (h % (deck - i));
-    h = Math.floor(h / (deck - i));
-    [cards[i], cards[pick]] = [cards[pick]!, cards[i]!];
-    hand.push(cards[i]!);
-  }
-  return hand;
-}
-
-/** FNV-1a over the flow key, widened to 48 bits for dealing. */
-export function flowHash(key: string): number {
-  let a = 0x811c9dc5,
-    b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193);
-  }
-  return (a >>> 0) * 0x10000 + ((b >>> 0) & 0xffff);
 }

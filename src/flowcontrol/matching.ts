@@ -67,16 +67,19 @@ function nonResourcePred(r: NonResourcePolicyRule): Pred {
   return (_u, info) => !info.isResourceRequest && has(r.verbs, info.verb) && urls.some((p) => urlMatches(p, info.path));
 }
 
-const any =
+/** Any of the predicates (a loop: no closure made per request, as `some` with an arrow would). */
+const anyOf =
   (preds: Pred[]): Pred =>
-  (u, i) =>
-    preds.some((p) => p(u, i));
+  (u, i) => {
+    for (const p of preds) if (p(u, i)) return true;
+    return false;
+  };
 
 export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
   const spec = obj.spec ?? {};
   const rules: Pred[] = (spec.rules ?? []).map((rule) => {
-    const subject = any((rule.subjects ?? []).map(subjectPred));
-    const target = any([
+    const subject = anyOf((rule.subjects ?? []).map(subjectPred));
+    const target = anyOf([
       ...(rule.resourceRules ?? []).map(resourcePred),
       ...(rule.nonResourceRules ?? []).map(nonResourcePred),
     ]);
@@ -89,7 +92,7 @@ export function compileSchema(obj: Stored<FlowSchema>): CompiledSchema {
     precedence: spec.matchingPrecedence ?? 1000,
     level: spec.priorityLevelConfiguration?.name ?? '',
     distinguisher: type === 'ByUser' || type === 'ByNamespace' ? type : undefined,
-    matches: any(rules),
+    matches: anyOf(rules),
   };
 }
 
@@ -100,7 +103,14 @@ export function orderSchemas(schemas: CompiledSchema[]): CompiledSchema[] {
 
 /** The flow a request belongs to within its schema. */
 export function flowKey(schema: CompiledSchema, user: UserInfo, info: RequestInfo): string {
-  const d =
-    schema.distinguisher === 'ByUser' ? user.username : schema.distinguisher === 'ByNamespace' ? info.namespace : '';
-  return `${schema.name}\u0000${d}`;
+  return `${schema.name}\u0000${flowDistinguisher(schema, user, info)}`;
+}
+
+/** What tells a schema's flows apart: the user name, the namespace, or nothing (one flow). */
+export function flowDistinguisher(schema: CompiledSchema, user: UserInfo, info: RequestInfo): string {
+  return schema.distinguisher === 'ByUser'
+    ? user.username
+    : schema.distinguisher === 'ByNamespace'
+      ? info.namespace
+      : '';
 }

@@ -14,7 +14,7 @@ import type { Stored } from '../api/object.js';
 import type { UserInfo } from '../api/user.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { Dispatcher, flowHash, type LevelConfig, type RejectReason } from './dispatcher.js';
-import { compileSchema, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
+import { compileSchema, flowDistinguisher, flowKey, orderSchemas, type CompiledSchema } from './matching.js';
 import { estimateWork, type Counts } from './work-estimate.js';
 import { ApfMetrics, type FlowStats } from './apf-metrics.js';
 
@@ -27,7 +27,12 @@ export interface Classification {
   headers: readonly [readonly [string, string], readonly [string, string]];
   /** the flow's metrics, filled by the first admission of the schema and level (shared by their requests) */
   slot: { stats?: FlowStats };
+  /** flowHash(flow), 0 for no flow */
+  hash: number;
 }
+
+/** How many flows of one route keep their classification (cleared when full: a bound against many users or namespaces). */
+const MAX_FLOWS = 4096;
 
 /** A schema whose level exists, with what each of its requests shares (built at each configuration). */
 interface Route {
@@ -37,6 +42,8 @@ interface Route {
   queued: boolean;
   /** the classification of every request of an unqueued level (no per-request flow) */
   shared: Classification;
+  /** a queued level's classifications by flow distinguisher (user name, namespace or ''), made once each */
+  flows: Map<string, Classification>;
 }
 
 export class PriorityAndFairness implements Informer {
@@ -101,8 +108,8 @@ export class PriorityAndFairness implements Informer {
         [this.headers.schema, schema.uid],
         [this.headers.level, level.uid],
       ] as const;
-      const shared: Classification = { schema, level, flow: '', headers, slot: {} };
-      this.routes.push({ schema, level, queued: !level.exempt && !level.reject, shared });
+      const shared: Classification = { schema, level, flow: '', headers, slot: {}, hash: 0 };
+      this.routes.push({ schema, level, queued: !level.exempt && !level.reject, shared, flows: new Map() });
     }
     this.dispatcher.configure([...this.levelConfigs.values()]);
     this.onConfigChange?.();
@@ -121,9 +128,22 @@ export class PriorityAndFairness implements Informer {
       if (!route.schema.matches(user, info)) continue;
       // hot path: a level without queues never deals a hand, so its requests share one classification
       if (!route.queued) return route.shared;
-      return { ...route.shared, flow: flowKey(route.schema, user, info) };
+      return this.flowOf(route, user, info);
     }
     return undefined;
+  }
+
+  /** A queued level's classification of the request's flow: the same object (and hash) for every request of the flow. */
+  private flowOf(route: Route, user: UserInfo, info: RequestInfo): Classification {
+    const d = flowDistinguisher(route.schema, user, info);
+    let c = route.flows.get(d);
+    if (!c) {
+      if (route.flows.size >= MAX_FLOWS) route.flows.clear();
+      const flow = flowKey(route.schema, user, info);
+      const { schema, level, headers, slot } = route.shared;
+      route.flows.set(d, (c = { schema, level, flow, headers, slot, hash: flowHash(flow) }));
+    }
+    return c;
   }
 
   /** The flow's metrics: looked up once per route, not per request. */
@@ -139,7 +159,7 @@ export class PriorityAndFairness implements Informer {
     const level = c.level!.name;
     const work = estimateWork(info, query, this.counts, this.dispatcher.levels.get(level)?.maxSeats ?? 1);
     const arrived = performance.now();
-    const release = this.dispatcher.acquireNow(level, c.flow === '' ? 0 : flowHash(c.flow), work);
+    const release = this.dispatcher.acquireNow(level, c.hash, work);
     if (!release) return undefined;
     const seats = Math.max(work.initialSeats, work.finalSeats);
     const flow = this.statsOf(c);
@@ -171,7 +191,7 @@ export class PriorityAndFairness implements Informer {
     let queued = false;
     const cancel = this.dispatcher.admit(
       level,
-      c.flow === '' ? 0 : flowHash(c.flow),
+      c.hash,
       (release) => {
         if (queued) flow.waiting--;
         flow.waitExecuted.observe((performance.now() - arrived) / 1000);

@@ -26,9 +26,7 @@ export async function run(
   r: Request,
   s: Services,
   op: OpInput,
-  done: (res: Result) => void | Promise<void> = (res) => {
-    if (!retriedWrite(r, res)) reply(r, res);
-  },
+  done?: (res: Result) => void | Promise<void>,
 ): Promise<void> {
   let limitMs: number | undefined;
   try {
@@ -47,15 +45,7 @@ export async function run(
   if (offActor) op = { ...op, enc: actorEncoding(wanted) } as OpInput;
   const pending = op.op === 'get' || op.op === 'list' ? submitWaitingForRV(s, op) : s.pool.submit(op);
   let res: Result | 'timeout' | 'aborted';
-  if (limitMs === undefined) res = await pending;
-  else {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), limitMs);
-    });
-    res = await Promise.race([pending, timedOut]);
-    clearTimeout(timer);
-  }
+  res = limitMs === undefined ? await pending : await within(pending, limitMs);
   // an error passes through as it is (rendered, and a conflicting pinned write retried, by done)
   if (res !== 'timeout' && offActor) res = await yamlReply(r.x, res, wanted, deadline);
   if (res === 'timeout')
@@ -65,7 +55,31 @@ export async function run(
       r.enc.pretty,
       r.enc,
     );
-  else if (res !== 'aborted') await done(res);
+  else if (res === 'aborted') return;
+  else if (done) await done(res);
+  // by default the result is the reply (a conflicting pinned write is retried instead)
+  else if (!retriedWrite(r, res)) reply(r, res);
+}
+
+/**
+ * The operation's result, or 'timeout' when limitMs passes first (the timer is cleared when the
+ * result comes): one promise settled by whichever side comes first, where Promise.race of the
+ * result and a timer's promise made three promises, their reactions and the race's array per request.
+ */
+function within<T>(pending: Promise<T>, limitMs: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, limitMs, 'timeout');
+    pending.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
 }
 
 function requestTimeoutMs(v: string | null): number | undefined {
@@ -93,9 +107,15 @@ export function withBody(
     (buf) => {
       if (!optional && buf.length === 0)
         return sendStatus(r.x, errors.badRequest('request body must not be empty').status);
-      Promise.resolve()
-        .then(() => next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf)))
-        .catch((e) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc));
+      // next runs in a microtask (as it did behind Promise.resolve().then): a throw or a rejection is the Status
+      queueMicrotask(() => {
+        const fail = (e: unknown) => sendStatus(r.x, errorStatus(e), r.enc.pretty, r.enc);
+        try {
+          next(patch ? patchBody(r, buf) : optional ? optionsBody(r, s, buf) : toBody(format, buf))?.catch(fail);
+        } catch (e) {
+          fail(e);
+        }
+      });
     },
     (st) => sendStatus(r.x, st, r.enc.pretty, r.enc),
   );

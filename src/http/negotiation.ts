@@ -113,6 +113,8 @@ export const UPSTREAM_PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** The request body format from Content-Type; an unknown type is a 415 listing what is accepted. */
 export function bodyFormat(contentType: string | undefined, protobufType?: string, cbor = false): Format {
+  // what almost every write sends: no split, trim or lower-casing for it
+  if (contentType === undefined || contentType === 'application/json') return 'json';
   const t = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (protobufType && (t === protobufType || t === UPSTREAM_PROTOBUF)) return 'protobuf';
   if (t === '' || t === 'application/json') return 'json';

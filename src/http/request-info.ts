@@ -24,6 +24,7 @@ type Parsed = { -readonly [K in keyof RequestInfo]: RequestInfo[K] };
  * find their hashes computed. Cleared when full (a bound against clients walking many paths).
  */
 const GETS = new Map<string, RequestInfo>();
+/** how many paths GETS (and POSTS) keep */
 const MAX_GETS = 4096;
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
@@ -39,17 +40,29 @@ const METHOD_VERBS: Record<string, string> = {
   OPTIONS: 'options',
 };
 
-/** The request's RequestInfo: a GET's from the parsed GETs when its path was seen before. */
+/**
+ * The parsed POSTs by path, as GETS: a create's info depends on its path alone (the query is read
+ * for GET and HEAD only), and creates repeat their collection's path.
+ */
+const POSTS = new Map<string, RequestInfo>();
+
+/** The request's RequestInfo: a GET's or a POST's from those parsed before when its path was seen. */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  if (method === 'POST') return POSTS.get(path) ?? remember(POSTS, path, parse(method, path, query));
   if (method !== 'GET') return parse(method, path, query);
   const watch = isWatchQuery(query);
   const known = watch ? undefined : GETS.get(path);
   if (known) return known;
   const info = parse(method, path, query);
   if (watch) return info;
-  if (GETS.size >= MAX_GETS) GETS.clear();
+  return remember(GETS, path, info);
+}
+
+/** Keeps a parsed info for its path (frozen: it is shared from now on); the map is cleared when full. */
+function remember(known: Map<string, RequestInfo>, path: string, info: RequestInfo): RequestInfo {
+  if (known.size >= MAX_GETS) known.clear();
   Object.freeze(info.parts);
-  GETS.set(path, Object.freeze(info));
+  known.set(path, Object.freeze(info));
   return info;
 }
 

@@ -38,6 +38,27 @@ const USER_AGENT = Buffer.from('user-agent');
 const ACCEPT_ENCODING = Buffer.from('accept-encoding');
 
 /**
+ * The query of every request without one (most writes): shared, so nothing may change it, and
+ * nothing does (a request's query is only read); a change would throw rather than leak into
+ * other requests.
+ */
+class NoQuery extends URLSearchParams {
+  override append(): never {
+    throw new Error('a request without a query has a read-only URLSearchParams');
+  }
+  override delete(): never {
+    return this.append();
+  }
+  override set(): never {
+    return this.append();
+  }
+  override sort(): never {
+    return this.append();
+  }
+}
+export const NO_QUERY: URLSearchParams = new NoQuery();
+
+/**
  * Reads the request. The Exchange is made with every field the pipeline sets later (one object
  * shape for all requests); it is marked in its handler until `leaveHandler` runs, which also
  * attaches the abort handler when the request was not answered during the handler call.
@@ -58,7 +79,8 @@ export function acceptRequest(
   }
   metrics.begin(x);
   const path = req.getUrl();
-  const query = new URLSearchParams(req.getQuery() ?? '');
+  const raw = req.getQuery();
+  const query = raw ? new URLSearchParams(raw) : NO_QUERY;
   const headers: RequestHeaders = {
     accept: req.getHeader(ACCEPT) || undefined,
     contentType: req.getHeader(CONTENT_TYPE) || undefined,

@@ -135,3 +135,41 @@ test('--controllers=*,-garbagecollector: a dangling owner reference is left alon
     off.cleanup();
   }
 });
+
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const ownerRef = (o: any) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata.name, uid: o.metadata.uid });
+
+test('an object created without ownerReferences and given one later is collected with its owner', async () => {
+  const ns = 'gc-later';
+  await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  const owner = (await request(s.url, 'POST', CM(ns), { metadata: { name: 'owner' } })).json;
+  assert.equal((await request(s.url, 'POST', CM(ns), { metadata: { name: 'late' } })).status, 201);
+  const p = await request(
+    s.url,
+    'PATCH',
+    `${CM(ns)}/late`,
+    { metadata: { ownerReferences: [ownerRef(owner)] } },
+    MERGE,
+  );
+  assert.equal(p.status, 200);
+  assert.equal((await request(s.url, 'DELETE', `${CM(ns)}/owner`)).status, 200);
+  await until(async () => !(await exists(`${CM(ns)}/late`)), 'late dependent collected');
+});
+
+test('a dependent that drops its ownerReferences stays when its former owner goes', async () => {
+  const ns = 'gc-dropped';
+  await request(s.url, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  const owner = (await request(s.url, 'POST', CM(ns), { metadata: { name: 'owner' } })).json;
+  const refs = { ownerReferences: [ownerRef(owner)] };
+  assert.equal((await request(s.url, 'POST', CM(ns), { metadata: { name: 'kept', ...refs } })).status, 201);
+  assert.equal((await request(s.url, 'POST', CM(ns), { metadata: { name: 'witness', ...refs } })).status, 201);
+  const p = await request(s.url, 'PATCH', `${CM(ns)}/kept`, { metadata: { ownerReferences: null } }, MERGE);
+  assert.equal(p.status, 200);
+  assert.equal(p.json.metadata.ownerReferences, undefined);
+  assert.equal((await request(s.url, 'DELETE', `${CM(ns)}/owner`)).status, 200);
+  // the witness still referencing the owner is collected in the same pass that would take `kept`
+  await until(async () => !(await exists(`${CM(ns)}/witness`)), 'witness collected');
+  const kept = await request(s.url, 'GET', `${CM(ns)}/kept`);
+  assert.equal(kept.status, 200);
+  assert.equal(kept.json.metadata.ownerReferences, undefined);
+});

@@ -305,3 +305,35 @@ test('dealHand deals distinct queues, the same for the same flow', () => {
     assert.deepEqual(dealHand(flowHash(f), 64, 6), hand);
   }
 });
+
+test('dealHand deals the hands of a whole-deck Fisher–Yates shuffle (the queues a flow maps to are unchanged)', () => {
+  const reference = (hash: number, deck: number, handSize: number): number[] => {
+    const cards = Array.from({ length: deck }, (_, i) => i);
+    const hand: number[] = [];
+    let h = hash;
+    for (let i = 0; i < handSize; i++) {
+      const pick = i + (h % (deck - i));
+      h = Math.floor(h / (deck - i));
+      [cards[i], cards[pick]] = [cards[pick]!, cards[i]!];
+      hand.push(cards[i]!);
+    }
+    return hand;
+  };
+  for (let f = 0; f < 2000; f++) {
+    const hash = flowHash(`flow-${f}`);
+    for (const [deck, handSize] of [
+      [1, 1],
+      [2, 2],
+      [8, 8],
+      [16, 4],
+      [64, 6],
+      [128, 8],
+      [512, 16],
+    ] as const)
+      assert.deepEqual(
+        dealHand(hash, deck, handSize),
+        reference(hash, deck, handSize),
+        `flow-${f} ${deck}/${handSize}`,
+      );
+  }
+});

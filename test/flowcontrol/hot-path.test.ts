@@ -107,6 +107,11 @@ test('requests of a level without queues share one classification; queued levels
   assert.equal(alice.level!.name, 'global-default');
   assert.notEqual(alice.flow, bob.flow, 'ByUser: one flow per user');
   assert.equal(alice.headers, bob.headers, 'the header pair is shared');
+  // a queued level's flow: one classification per flow, its hash computed once
+  assert.equal(apf.classify({ username: 'alice', groups: ['system:authenticated'] }, info), alice);
+  assert.equal(alice.hash, flowHash(alice.flow));
+  assert.equal(bob.hash, flowHash(bob.flow));
+  assert.equal(a.hash, 0, 'no flow in a level without queues');
   // admission through either classification counts in the same flow's metrics
   let releases = 0;
   for (const c of [a, b, alice, bob])

@@ -77,6 +77,8 @@ describe('negotiate', () => {
 describe('bodyFormat', () => {
   it('maps Content-Type to a body format; unknown is 415 listing the accepted types', () => {
     assert.equal(bodyFormat(undefined, PB), 'json');
+    assert.equal(bodyFormat('application/json', PB), 'json');
+    assert.equal(bodyFormat('Application/JSON', PB), 'json');
     assert.equal(bodyFormat('application/json; charset=utf-8', PB), 'json');
     assert.equal(bodyFormat('application/vnd.kubernetes.protobuf', PB), 'protobuf');
     assert.equal(bodyFormat('application/cbor', PB, true), 'cbor');

@@ -171,3 +171,18 @@ test('a repeated GET of a path shares one frozen RequestInfo; a watch query or a
   assert.equal(del.verb, 'delete');
   assert.notEqual(parseRequestInfo('DELETE', path, q()), del);
 });
+
+test('a repeated POST of a path shares one frozen RequestInfo, apart from the GETs of that path', () => {
+  const path = '/api/v1/namespaces/shared/configmaps';
+  const a = parseRequestInfo('POST', path, q());
+  assert.equal(a.verb, 'create');
+  assert.equal(parseRequestInfo('POST', path, q('dryRun=All')), a);
+  assert.ok(Object.isFrozen(a) && Object.isFrozen(a.parts));
+  const list = parseRequestInfo('GET', path, q());
+  assert.equal(list.verb, 'list');
+  assert.notEqual(list, a);
+  assert.equal(parseRequestInfo('POST', path, q()).verb, 'create');
+  const eviction = parseRequestInfo('POST', '/api/v1/namespaces/shared/pods/p/eviction', q());
+  assert.equal(eviction.subresource, 'eviction');
+  assert.equal(eviction.name, 'p');
+});

@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, request, type TestServer } from '../helpers/server.js';
+import { NO_QUERY } from '../../src/server/listener.js';
 
 let s: TestServer;
 before(async () => {
@@ -41,4 +42,23 @@ test('HEAD of paths answered in the handler: the headers of the GET, no body, th
   }
   assert.equal(s.proc.exitCode, null, 'the server is still running');
   assert.equal((await request(s.url, 'GET', '/healthz')).status, 200);
+});
+
+test('requests without a query share one empty query that refuses changes', async () => {
+  assert.equal(NO_QUERY.size, 0);
+  assert.equal(NO_QUERY.get('timeout'), null);
+  assert.deepEqual(NO_QUERY.getAll('dryRun'), []);
+  assert.throws(() => NO_QUERY.set('dryRun', 'All'));
+  assert.throws(() => NO_QUERY.append('dryRun', 'All'));
+  assert.throws(() => NO_QUERY.delete('dryRun'));
+  assert.throws(() => NO_QUERY.sort());
+  assert.equal(NO_QUERY.toString(), '');
+  // a query still reaches its request: a dry-run create after creates without one is not stored
+  const cm = (name: string, q = '') =>
+    request(s.url, 'POST', `/api/v1/namespaces/default/configmaps${q}`, { metadata: { name } });
+  assert.equal((await cm('q-plain')).status, 201);
+  assert.equal((await cm('q-dry', '?dryRun=All')).status, 201);
+  assert.equal((await cm('q-plain-2')).status, 201);
+  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/q-dry')).status, 404);
+  assert.equal((await request(s.url, 'GET', '/api/v1/namespaces/default/configmaps/q-plain-2')).status, 200);
 });
