@@ -20,6 +20,8 @@
  * loses its chunks (their entries stay without bytes: the list encodes them) and is not started
  * again in this thread. Same bytes as the list's helper: the same encoder on the same text.
  */
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { type Encodable, protobufKey } from '../codec.js';
 import { adopt, release } from '../item-slabs.js';
@@ -38,8 +40,12 @@ export interface AheadSource {
 export const AHEAD_CHUNK = 256;
 /** chunks out at once: the helper finds the next one written while it encodes */
 const SLOTS = 2;
-/** a slot's bytes: 256 texts of up to 4 KiB in UTF-8 (a larger text waits for the next chunk, or is left to the list) */
-const SLOT_BYTES = 1024 * 1024;
+/**
+ * a slot's bytes: 256 texts of up to 2.7 KiB whose UTF-8 length is not known yet (room for 3
+ * bytes per character) or 8 KiB known; a text that does not fit waits for the next chunk (one
+ * larger than a slot is left to the list)
+ */
+const SLOT_BYTES = 2 * 1024 * 1024;
 /** the helper's priority: the kernel's lowest (nice 19) */
 export const AHEAD_NICE = 19;
 
@@ -85,12 +91,74 @@ export const aheadStats = {
   started: 0,
   sendMs: 0,
   keepMs: 0,
+  /** idle-CPU checks made, and how many found the machine idle enough */
+  idleChecks: 0,
+  idleOpen: 0,
   nice: undefined as number | undefined,
 };
 /** tests: the next helper exits on receiving chunk number exitAt */
 export const aheadFaults: { exitAt?: number } = {};
-/** benches: `off` sends nothing; tests: `nice`, the next helper's priority (a loaded machine gives nice 19 next to nothing) */
-export const aheadTuning = { off: false, nice: AHEAD_NICE };
+/**
+ * Chunks are sent only while at least this share of the machine's CPU time was idle over the last
+ * IDLE_WINDOW_MS (all CPUs, /proc/stat or os.cpus(); iowait counts as idle). The helper's nice 19
+ * leaves it the idle CPU only, but the kernel still gives it a small share (≈ 1.5% of a core
+ * beside one busy thread) and the actor's part (≈ 4 µs per item: the text written, the bytes
+ * kept) is on the actor's thread: where no CPU is idle (a CPU-bound load, or a machine others
+ * use whole) nothing is sent, and entries wait in their queue for the list. The density
+ * scenario's create phase leaves ≈ 40–50% of two cores idle.
+ */
+export const IDLE_SHARE = 0.1;
+/**
+ * benches: `off` sends nothing (also PLAT_ENCODE_AHEAD=0 in the environment, for paired server
+ * runs of one build); tests: `nice`, the next helper's priority (a loaded machine gives nice 19 next to nothing)
+ */
+export const aheadTuning = {
+  off: process.env.PLAT_ENCODE_AHEAD === '0',
+  nice: AHEAD_NICE,
+  /** IDLE_SHARE, or PLAT_ENCODE_AHEAD_IDLE (0: send whatever the machine's load) */
+  idleShare: Number(process.env.PLAT_ENCODE_AHEAD_IDLE ?? IDLE_SHARE),
+};
+
+const IDLE_WINDOW_MS = 250;
+let idleOpen = false;
+let idleAt = -Infinity;
+let idleLast: { idle: number; total: number } | undefined;
+
+/** The machine's CPU times so far (idle + iowait, total), in any unit. */
+function cpuTimes(): { idle: number; total: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'latin1')
+      .slice(0, 256)
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return { idle: f[3]! + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+  } catch {
+    let idle = 0;
+    let total = 0;
+    for (const c of cpus()) {
+      idle += c.times.idle;
+      total += c.times.idle + c.times.user + c.times.sys + c.times.nice + c.times.irq;
+    }
+    return { idle, total };
+  }
+}
+
+/** Whether the machine had idle CPU over the last window (looked at once per window). */
+function idleCpu(): boolean {
+  if (aheadTuning.idleShare <= 0) return true;
+  const now = performance.now();
+  if (now - idleAt < IDLE_WINDOW_MS) return idleOpen;
+  const t = cpuTimes();
+  if (idleLast && t.total > idleLast.total)
+    idleOpen = (t.idle - idleLast.idle) / (t.total - idleLast.total) >= aheadTuning.idleShare;
+  [idleLast, idleAt] = [t, now];
+  aheadStats.idleChecks++;
+  if (idleOpen) aheadStats.idleOpen++;
+  return idleOpen;
+}
 
 function start(): AheadHelper {
   const { port1, port2 } = new MessageChannel();
@@ -147,6 +215,8 @@ function drop(h: AheadHelper): void {
  */
 export function encodeAhead(source: AheadSource): boolean {
   if (aheadTuning.off || ended) return false;
+  // no helper started before the machine first has idle CPU
+  if (!helper && !idleCpu()) return false;
   const h = (helper ??= start());
   take(h);
   if (Atomics.load(h.flags, STATE) === GONE) {
@@ -154,6 +224,7 @@ export function encodeAhead(source: AheadSource): boolean {
     return false;
   }
   if (Atomics.load(h.flags, STATE) !== READY) return false;
+  if (h.out.size >= SLOTS || !idleCpu()) return h.out.size > 0;
   const s0 = performance.now();
   while (h.out.size < SLOTS && send(h, source));
   aheadStats.sendMs += performance.now() - s0;
@@ -190,14 +261,15 @@ function send(h: AheadHelper, source: AheadSource): boolean {
       continue;
     const text = e.json;
     const ascii = e.jsonBytes === text.length;
-    // a lone surrogate would be written as U+FFFD: left to the list
-    if (!ascii && (text as WellFormed).isWellFormed?.() === false) continue;
     if (at + text.length * (ascii ? 1 : 3) > data.length) {
       if (entries.length > 0) carried.set(source, e);
       if (entries.length > 0) break;
       continue; // larger than a slot: left to the list
     }
     const n = ascii ? data.write(text, at, text.length, 'latin1') : data.write(text, at);
+    // as many bytes as characters: ASCII, hence well formed; else a lone surrogate would have been
+    // written as U+FFFD: such a text is left to the list (its bytes are overwritten by the next)
+    if (n !== text.length && (text as WellFormed).isWellFormed?.() === false) continue;
     e.jsonBytes ??= n;
     at += n;
     ends[entries.length] = at;

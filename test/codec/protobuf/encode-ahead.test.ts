@@ -93,6 +93,8 @@ async function drain(c: Collection): Promise<void> {
 
 const objects = Array.from({ length: N }, (_, i) => pod(i));
 const ref = reference(objects);
+// whatever the machine's load (the gate on idle CPU has a test of its own)
+aheadTuning.idleShare = 0;
 
 after(async () => {
   delete aheadFaults.exitAt;
@@ -138,10 +140,10 @@ test('entries encoded ahead keep the bytes a list encodes, and the list reads th
 
 test('an entry replaced before its answer keeps nothing; a write after the encoding lists its new bytes', async () => {
   aheadTuning.nice = 0;
-  const c = new Collection(objects);
-  encodeAhead(c);
+  encodeAhead(new Collection([])); // the helper started and ready before the collection's first step
   await aheadReady();
-  encodeAhead(c); // two chunks out: entries 0..2*AHEAD_CHUNK-1
+  const c = new Collection(objects);
+  encodeAhead(c); // two chunks out: entries 0..2*AHEAD_CHUNK-1, no answer taken yet
   assert.equal(aheadOut(), 2);
   const early = c.byName.get('p-3')!;
   const changed = objects.slice();
@@ -159,6 +161,24 @@ test('an entry replaced before its answer keeps nothing; a write after the encod
   assert.deepEqual(c.list(), reference(changed).body);
   await drain(c);
   assert.deepEqual(c.list(), reference(changed).body);
+});
+
+test('with no idle CPU (a share no machine reaches) nothing is sent and no helper starts', async () => {
+  await stopAhead();
+  aheadTuning.idleShare = 1.01;
+  const started = aheadStats.started;
+  const c = new Collection(objects.slice(0, 10));
+  const checks = aheadStats.idleChecks;
+  assert.equal(encodeAhead(c), false);
+  assert.equal(aheadStats.started, started);
+  assert.equal(c.waiting, 10, 'the entries wait in their queue for the list');
+  assert.ok(aheadStats.idleChecks >= checks);
+  aheadTuning.idleShare = 0;
+  encodeAhead(c);
+  await aheadReady();
+  await drain(c);
+  assert.equal(c.waiting, 0);
+  for (const e of c.byName.values()) assert.ok(e.encoded?.[KEY], 'sent once the gate opens');
 });
 
 test('a helper that dies with a chunk out: no hang, nothing kept from it, the list encodes those entries', async () => {
