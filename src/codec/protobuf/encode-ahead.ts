@@ -100,7 +100,7 @@ export const aheadStats = {
 export const aheadFaults: { exitAt?: number } = {};
 /**
  * Chunks are sent only while at least this share of the machine's CPU time was idle over the last
- * IDLE_WINDOW_MS (all CPUs, /proc/stat or os.cpus(); iowait counts as idle). The helper's nice 19
+ * IDLE_WINDOW_MS (all CPUs, /proc/stat or os.cpus(); iowait and niced time count as idle). The helper's nice 19
  * leaves it the idle CPU only, but the kernel still gives it a small share (≈ 1.5% of a core
  * beside one busy thread) and the actor's part (≈ 4 µs per item: the text written, the bytes
  * kept) is on the actor's thread: where no CPU is idle (a CPU-bound load, or a machine others
@@ -125,7 +125,11 @@ let idleOpen = false;
 let idleAt = -Infinity;
 let idleLast: { idle: number; total: number } | undefined;
 
-/** The machine's CPU times so far (idle + iowait, total), in any unit. */
+/**
+ * The machine's CPU times so far (available: idle, iowait and niced; total), in any unit. Niced
+ * time counts as available: it is this helper's own (whose work would otherwise close the gate
+ * it runs under) or other work that yields to anyone.
+ */
 function cpuTimes(): { idle: number; total: number } {
   try {
     const f = readFileSync('/proc/stat', 'latin1')
@@ -135,12 +139,12 @@ function cpuTimes(): { idle: number; total: number } {
       .split(/\s+/)
       .slice(1)
       .map(Number);
-    return { idle: f[3]! + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
+    return { idle: f[1]! + f[3]! + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
   } catch {
     let idle = 0;
     let total = 0;
     for (const c of cpus()) {
-      idle += c.times.idle;
+      idle += c.times.idle + c.times.nice;
       total += c.times.idle + c.times.user + c.times.sys + c.times.nice + c.times.irq;
     }
     return { idle, total };
