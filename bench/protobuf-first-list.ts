@@ -9,12 +9,15 @@
  * replaces the three middle stages when present, and the encoder from the JSON text
  * (codec/protobuf/text-encoder.ts) that a LIST uses, with no parse.
  *
- *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE] [--helper-first] [--no-helper] [--json-first]
+ *   node dist/bench/protobuf-first-list.js [--objects 30000] [--lists 3] [--stages 3] [--cpu-prof DIR] [--sample FILE] [--helper-first] [--no-helper] [--json-first] [--no-ahead] [--settle] [--ahead-after]
  *
  * `--helper-first` starts the list's helper thread (codec/protobuf/encode-helper.ts) and loads the
  * schema before the first list; `--no-helper` encodes on the actor alone; `--json-first` runs a JSON list
  * first, as the density scenario does (it measures the texts' UTF-8 lengths: ASCII texts are then
- * written as Latin-1). `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
+ * written as Latin-1). `--no-ahead` encodes nothing ahead during the fill (codec/protobuf/encode-ahead.ts:
+ * the shard's idle hook sends entries to a helper at nice 19 between batches); `--settle` waits after the
+ * fill until the entries queued then are encoded ahead; `--ahead-after` encodes nothing ahead during the fill, and
+ * all of it after (the actor's CPU for it alone). `--cpu-prof DIR` writes a V8 CPU profile of each LIST (list-1.cpuprofile …; bench/profile-summary.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -29,6 +32,7 @@ import { makeIdentity } from '../src/api/identity.js';
 import { densityPodCreate, PODS } from './lib/density-pod.js';
 import { protobufCodec } from '../src/codec/codec.js';
 import { helperStats, helperTuning, startHelper } from '../src/codec/protobuf/encode-helper.js';
+import { aheadAnswered, aheadOut, aheadReady, aheadStats, aheadTuning } from '../src/codec/protobuf/encode-ahead.js';
 
 const MAX_OBJECTS = 200_000;
 const BATCH = 64;
@@ -124,6 +128,13 @@ function stages(all: Entry[], rounds: number): void {
   }
 }
 
+/** What was encoded ahead, and the actor thread's time for it per item. */
+function aheadLine(): string {
+  const a = aheadStats;
+  const per = (ms: number, k: number) => (k ? ((ms * 1000) / k).toFixed(2) : '-');
+  return `ahead: ${a.sent} sent in ${a.chunks} chunks, ${a.kept} kept, ${a.dropped} dropped; actor ${a.sendMs.toFixed(0)} ms sending (${per(a.sendMs, a.sent)} µs/item), ${a.keepMs.toFixed(0)} ms keeping (${per(a.keepMs, a.kept)} µs/item); helper nice ${a.nice}`;
+}
+
 /** RSS, the JS heap and the array buffers' memory (this thread's allocations), MiB. */
 function rssLine(): string {
   const m = process.memoryUsage();
@@ -166,7 +177,26 @@ async function main(): Promise<void> {
       rvBuffer: new SharedArrayBuffer(8),
     });
     await shard.init();
+    aheadTuning.off = args.includes('--no-ahead') || args.includes('--ahead-after');
+    const fillThreads = threadCpuMs();
+    const f0 = performance.now();
     await fill(shard, n);
+    process.stdout.write(
+      `fill: ${(performance.now() - f0).toFixed(0)} ms wall; ${threadSplit(fillThreads, threadCpuMs())}\n${aheadLine()}\n`,
+    );
+    if (args.includes('--settle') || args.includes('--ahead-after')) {
+      // steps as the idle hook runs them, each after the helper's next answer (bounded)
+      aheadTuning.off = args.includes('--no-ahead');
+      const settleThreads = threadCpuMs();
+      shard.ahead.step();
+      await aheadReady();
+      for (let i = 0; i < 100_000; i++) {
+        shard.ahead.step();
+        if (aheadOut() === 0) break;
+        await aheadAnswered();
+      }
+      process.stdout.write(`settled: ${aheadLine()}; ${threadSplit(settleThreads, threadCpuMs())}\n`);
+    }
     // the objects a fresh server holds parsed: none of these (they were written long ago), as after a restart
     const caches = (shard as unknown as { caches: Map<string, TypeCache> }).caches;
     const all: Entry[] = [];

@@ -32,6 +32,7 @@ import {
 import { ShardStores } from './shard-stores.js';
 import { createBackend, overlaps, WRITES } from './shard-backend.js';
 import { endTrace, mark, startTrace, type BatchTrace } from './write-trace.js';
+import { EncodeAhead } from './encode-ahead.js';
 
 /** A batch executed and not yet committed; epoch: the shard's discard count when it ran. */
 interface Executed {
@@ -51,6 +52,8 @@ export class Shard extends ShardStores {
   private readonly feed = new RemoteFeed();
   /** pipelined commits (see pipeline.ts; on etcd, EtcdBackend's chained transactions) */
   private readonly pipe = new Pipeline();
+  /** large collections' Protobuf item bytes, encoded at the lowest priority between batches */
+  readonly ahead = new EncodeAhead(() => this.caches.values());
 
   constructor(cfg: ActorConfig) {
     super(cfg);
@@ -158,6 +161,7 @@ export class Shard extends ShardStores {
       const handover = this.backend.handedOver?.();
       if (handover) await handover;
       x = this.execute(ops);
+      this.ahead.poke();
       x.trace = trace;
       mark(trace, 'executed');
     } finally {

@@ -202,6 +202,9 @@ function keyOf(format: string, apiVersion: string): string {
   return key;
 }
 
+/** The `encoded` key of Protobuf item bytes as apiVersion (protobuf/encode-ahead.ts keeps them as a list would). */
+export const protobufKey = (apiVersion: string): string => keyOf('protobuf', apiVersion);
+
 /** The entry's bare Protobuf message: from the JSON text when it can (no parse, no garbage: protobuf/text-encoder.ts). */
 function protobufMessage(e: Encodable, apiVersion: string): Uint8Array {
   const c = protobufCodec();

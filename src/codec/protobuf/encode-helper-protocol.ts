@@ -16,6 +16,8 @@ export interface HelperData {
   apiDomain?: string;
   /** tests: the thread exits on receiving chunk number exitAt (1-based) */
   exitAt?: number;
+  /** the thread's own scheduling priority (nice), set at its start: 19 for encode-ahead.ts's helper, which takes idle CPU only */
+  nice?: number;
 }
 
 /** A chunk: `count` texts back to back in a slot, text j ending at ends[j] (an empty span: not sent). */

@@ -6,12 +6,14 @@
  * it; -2: not sent). After each answer it counts one on the shared DONE cell and wakes the actor,
  * which may be waiting for it (Atomics.wait); when the thread ends, STATE says GONE.
  */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ProtobufCodec, parseApiVersion } from '../protobuf.js';
 import { takeInto } from './wire-writer.js';
 import { type Answer, type Chunk, DONE, GONE, type HelperData, READY, STATE } from './encode-helper-protocol.js';
 
-const { port, flags: shared, slots, apiDomain, exitAt } = workerData as HelperData;
+const { port, flags: shared, slots, apiDomain, exitAt, nice } = workerData as HelperData;
 const inputs = slots.map((b) => new Uint8Array(b));
 const flags = new Int32Array(shared);
 
@@ -24,6 +26,23 @@ process.on('exit', () => {
   Atomics.store(flags, STATE, GONE);
   signal();
 });
+
+/**
+ * This thread alone at `nice` (Linux: setpriority(PRIO_PROCESS, tid) applies to the thread tid;
+ * /proc/thread-self names it). Elsewhere, or refused, the thread keeps the process's priority.
+ */
+if (nice !== undefined) {
+  let set: number | undefined;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, nice);
+    set = getPriority(tid);
+  } catch {
+    // not Linux, or not allowed: the same work at the process's priority
+  }
+  // before the schema load (the first message of a helper with no `nice` says it is ready)
+  parentPort?.postMessage({ nice: set });
+}
 
 const codec = new ProtobufCodec(undefined, apiDomain ? { apiDomain } : {});
 codec.typeFor('', 'v1', 'Pod'); // the schema, loaded before the first chunk

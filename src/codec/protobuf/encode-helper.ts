@@ -83,6 +83,8 @@ export const helperTuning = { off: false };
 export function configureHelper(domain: string | undefined): void {
   apiDomain = domain;
 }
+/** The API domain configured for this thread's helpers (encode-ahead.ts starts one too). */
+export const helperDomain = (): string | undefined => apiDomain;
 
 function start(): Helper {
   const { port1, port2 } = new MessageChannel();
@@ -149,7 +151,7 @@ export async function stopHelper(): Promise<void> {
 const INPUT_BYTES = 3 * 1024 * 1024;
 
 /** The kind a text opens with (JSON.stringify of a stored object writes it first). */
-const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
+export const KIND_FIRST = /^\{"kind":"([A-Za-z0-9]+)"/;
 
 /** Encodes the work's items, sharing them with the helper thread when there are enough. */
 export function shareEncoding(work: SharedWork): void {

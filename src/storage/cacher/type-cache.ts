@@ -6,6 +6,7 @@
 import type { Stored } from '../../api/object.js';
 import { release } from '../../codec/item-slabs.js';
 import { WARM_AT, warmProtobuf } from '../../codec/codec.js';
+import type { AheadSource } from '../../codec/protobuf/encode-ahead.js';
 
 export interface Entry {
   namespace: string;
@@ -57,6 +58,13 @@ export class TypeCache {
   private head = 0;
   /** oldest rv from which history is complete (every event with rv > this is retained) */
   private historyFloor = 0;
+  /**
+   * Entries to encode in Protobuf in idle time (codec/protobuf/encode-ahead.ts), from index
+   * `aheadAt` on: every entry once the collection reaches WARM_AT, then each one written.
+   */
+  private ahead: (Entry | undefined)[] | undefined;
+  private aheadAt = 0;
+  private source: AheadSource | undefined;
 
   constructor(
     private readonly windowMs: number,
@@ -80,7 +88,8 @@ export class TypeCache {
   load(e: Entry): void {
     this.items.set(entryKey(e.namespace, e.name), e);
     this.sorted = null;
-    if (this.items.size === WARM_AT) warmProtobuf();
+    this.ahead?.push(e);
+    if (this.items.size === WARM_AT) this.warm();
   }
 
   /** Records a committed change; returns the history event. Changes arrive in rv order. */
@@ -95,13 +104,42 @@ export class TypeCache {
     } else {
       if (!prev) this.sorted = null;
       this.items.set(key, e);
+      this.ahead?.push(e);
       // a collection this large will list with a helper thread: started ahead (codec.warmProtobuf)
-      if (this.items.size === WARM_AT) warmProtobuf();
+      if (this.items.size === WARM_AT) this.warm();
     }
     const ev: HistoryEvent = { rv: e.rv, type, at: now, key, entry: e, prev };
     this.history.push(ev);
     this.trim(now);
     return ev;
+  }
+
+  /** The helper thread and schema ahead of a large list, and every entry queued for encoding in idle time. */
+  private warm(): void {
+    warmProtobuf();
+    if (!this.ahead) this.ahead = [...this.items.values()];
+  }
+
+  /** The entries queued for Protobuf encoding in idle time (undefined below WARM_AT entries). */
+  aheadSource(): AheadSource | undefined {
+    if (!this.ahead) return undefined;
+    return (this.source ??= {
+      next: () => this.nextAhead(),
+      current: (e) => this.items.get(entryKey((e as Entry).namespace, (e as Entry).name)) === e,
+    });
+  }
+
+  private nextAhead(): Entry | undefined {
+    const q = this.ahead!;
+    // many more queued than held (writes faster than the helper): the queue restarts from the entries held
+    if (q.length - this.aheadAt > 2 * this.items.size + 1024)
+      [this.ahead, this.aheadAt] = [[...this.items.values()], 0];
+    else if (this.aheadAt > 1024 && this.aheadAt * 2 > q.length)
+      [this.ahead, this.aheadAt] = [q.slice(this.aheadAt), 0];
+    const e = this.ahead![this.aheadAt];
+    if (e === undefined) return undefined;
+    this.ahead![this.aheadAt++] = undefined;
+    return e;
   }
 
   /** Oldest resourceVersion a watch or exact read may start from. */
