@@ -9,15 +9,11 @@
  *
  *   node [--import ./dist/src/server/young-generation.js] dist/bench/apply-front.js [--applies 20000] [--rounds 3] [--concurrency 64]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { inProcessServer, runMain } from './lib/in-process.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { parseArgs } from '../src/server/options.js';
-import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
 import { cpuSeconds } from './lib/procs.js';
-import { intFlag } from './lib/fake-post.js';
+import { fakeRequest, intFlag } from './lib/fake-post.js';
 import { deployerBody, scalerBody } from './scenarios/apply.js';
 
 const MAX_APPLIES = 1_000_000;
@@ -33,57 +29,15 @@ const CYCLE = 64;
 
 const flag = (name: string, fallback: number): number => intFlag(name, fallback, MAX_APPLIES);
 
-/** One apply's PATCH as uWS hands it over: the body in one onData chunk, a later turn than the request. */
+/** One apply's PATCH as uWS hands it over. */
 function fakePatch(
   url: string,
   query: string,
   body: Buffer,
   answered: (status: string) => void,
 ): { res: HttpResponse; req: HttpRequest } {
-  let status = '';
-  const res = {
-    onAborted: () => res,
-    onData(fn: (ab: ArrayBuffer, isLast: boolean) => void) {
-      const ab = new ArrayBuffer(body.length);
-      body.copy(Buffer.from(ab));
-      setImmediate(() => fn(ab, true));
-      return res;
-    },
-    onWritable: () => res,
-    cork(fn: () => void) {
-      fn();
-      return res;
-    },
-    writeStatus(s: string) {
-      status = s;
-      return res;
-    },
-    writeHeader: () => res,
-    end() {
-      answered(status);
-      return res;
-    },
-    endWithoutBody() {
-      answered(status);
-      return res;
-    },
-    getRemoteAddressAsText: () => Buffer.from('127.0.0.1'),
-  };
-  const headers: Record<string, string> = {
-    'content-type': CONTENT_TYPE,
-    'content-length': String(body.length),
-    accept: 'application/json',
-    'user-agent': 'apply-front',
-  };
-  const req = {
-    getCaseSensitiveMethod: () => 'PATCH',
-    getMethod: () => 'patch',
-    getUrl: () => url,
-    getQuery: () => query,
-    getHeader: (k: string | Uint8Array) => headers[Buffer.from(k).toString()] ?? '',
-    forEach: () => undefined,
-  };
-  return { res: res as unknown as HttpResponse, req: req as unknown as HttpRequest };
+  const headers = { 'content-type': CONTENT_TYPE, accept: 'application/json', 'user-agent': 'apply-front' };
+  return fakeRequest({ method: 'PATCH', path: url, query, headers, body }, answered);
 }
 
 /** `total` applies over `names.length` clients, each alternating the two managers from its round. */
@@ -120,16 +74,7 @@ async function main(): Promise<void> {
   const applies = flag('--applies', 20_000);
   const rounds = flag('--rounds', 3);
   const concurrency = flag('--concurrency', 64);
-  const dataDir = mkdtempSync(join(tmpdir(), 'apply-front-'));
-  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir]));
-  try {
-    const base = `http://127.0.0.1:${await server.start()}`;
-    const ns = await fetch(`${base}/api/v1/namespaces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }),
-    });
-    if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
+  await inProcessServer('apply-front', NS, [], async ({ server, base }) => {
     const names = Array.from({ length: concurrency }, (_, i) => `d-${i}`);
     const k = names.map(() => 0);
     for (const [i, name] of names.entries()) {
@@ -159,16 +104,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `apply-front, ${applies} applies per round, ${concurrency} clients:\n  ${lines.join('\n  ')}\n`,
     );
-  } finally {
-    await server.shutdown();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`apply-front: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runMain('apply-front', main);

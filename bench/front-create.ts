@@ -12,13 +12,9 @@
  * With the --import, the front thread's young generation is capped as the server's is (src/main.ts
  * imports that module first); without it V8 grows it as it chooses. Each round prints the size.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { inProcessServer, runMain } from './lib/in-process.js';
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { parseArgs } from '../src/server/options.js';
-import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
 import { cpuSeconds } from './lib/procs.js';
 import { drivePosts, fakePost, intFlag } from './lib/fake-post.js';
@@ -29,7 +25,7 @@ const flag = (name: string, fallback: number): number => intFlag(name, fallback,
 
 const PAD = 'x'.repeat(880);
 const PATH = '/api/v1/namespaces/bench-create/configmaps';
-const CONTENT_TYPE = 'application/json';
+const _CONTENT_TYPE = 'application/json';
 
 /** One create's POST: the create scenario's ConfigMap, as wrk sends it. */
 const fakes = (name: string, answered: (status: string) => void) =>
@@ -49,19 +45,10 @@ async function main(): Promise<void> {
   const creates = flag('--creates', 20_000);
   const rounds = flag('--rounds', 3);
   const concurrency = flag('--concurrency', 64);
-  const dataDir = mkdtempSync(join(tmpdir(), 'front-create-'));
   // arguments after `--` go to the server (e.g. `-- --actor-pipeline-depth 1`)
   const dash = process.argv.indexOf('--');
   const extra = dash >= 0 ? process.argv.slice(dash + 1) : [];
-  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir, ...extra]));
-  try {
-    const base = `http://127.0.0.1:${await server.start()}`;
-    const ns = await fetch(base + '/api/v1/namespaces', {
-      method: 'POST',
-      headers: { 'content-type': CONTENT_TYPE },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } }),
-    });
-    if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
+  await inProcessServer('front-create', 'bench-create', extra, async ({ server }) => {
     const chain = buildHandlerChain(server);
     await drive(chain.plain, 'warm', Math.min(creates, 5_000), concurrency);
     const lines: string[] = [];
@@ -81,16 +68,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `front-create, ${creates} creates per round, ${concurrency} in flight:\n  ${lines.join('\n  ')}\n`,
     );
-  } finally {
-    await server.shutdown();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`front-create: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runMain('front-create', main);

@@ -7,12 +7,8 @@
  *
  *   node dist/bench/front-get.js [--requests 100000] [--rounds 5]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { inProcessServer, postJson, runMain } from './lib/in-process.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { parseArgs } from '../src/server/options.js';
-import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
 
 function flag(name: string, fallback: number): number {
@@ -20,15 +16,6 @@ function flag(name: string, fallback: number): number {
   const v = i < 0 ? fallback : Number(process.argv[i + 1]);
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
   return v;
-}
-
-async function post(base: string, path: string, body: unknown): Promise<void> {
-  const r = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`);
 }
 
 /** Stand-ins for uWS objects: a GET without query or headers, like wrk's; the reply is counted. */
@@ -72,13 +59,9 @@ function fakes(path: string) {
 async function main(): Promise<void> {
   const requests = flag('--requests', 100_000);
   const rounds = flag('--rounds', 5);
-  const dataDir = mkdtempSync(join(tmpdir(), 'front-get-'));
-  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir]));
-  try {
-    const base = `http://127.0.0.1:${await server.start()}`;
-    await post(base, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-get' } });
+  await inProcessServer('front-get', 'bench-get', [], async ({ server, base }) => {
     const data = { pad: 'x'.repeat(800) };
-    await post(base, '/api/v1/namespaces/bench-get/configmaps', {
+    await postJson(base, '/api/v1/namespaces/bench-get/configmaps', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'one' },
@@ -104,16 +87,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `front thread, cached GET (${seen.bytes} B body): ${perRequest.map((v) => v.toFixed(2)).join(' ')} µs CPU per request (${rounds} rounds of ${requests}, sorted; median ${perRequest[Math.floor(rounds / 2)]!.toFixed(2)})\n`,
     );
-  } finally {
-    await server.shutdown();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`front-get: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runMain('front-get', main);

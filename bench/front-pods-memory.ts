@@ -9,13 +9,9 @@
  *
  *   node --expose-gc [--import ./dist/src/server/young-generation.js] dist/bench/front-pods-memory.js [--pods 30000] [--concurrency 64]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { inProcessServer, runMain } from './lib/in-process.js';
 import { getHeapStatistics } from 'node:v8';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { parseArgs } from '../src/server/options.js';
-import { ApiServer } from '../src/server/server.js';
 import { buildHandlerChain } from '../src/server/handler-chain.js';
 import { drivePosts, fakePost, intFlag } from './lib/fake-post.js';
 
@@ -53,16 +49,7 @@ async function main(): Promise<void> {
   if (!gc) throw new Error('run with node --expose-gc');
   const pods = flag('--pods', 30_000);
   const concurrency = flag('--concurrency', 64);
-  const dataDir = mkdtempSync(join(tmpdir(), 'front-pods-memory-'));
-  const server = new ApiServer(parseArgs(['--port', '0', '--secure-port', 'off', '--data-dir', dataDir]));
-  try {
-    const base = `http://127.0.0.1:${await server.start()}`;
-    const ns = await fetch(`${base}/api/v1/namespaces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }),
-    });
-    if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
+  await inProcessServer('front-pods-memory', NS, [], async ({ server, base }) => {
     // Pods need the namespace's default service account (its controller creates it)
     for (let i = 0; i < 500; i++) {
       if ((await fetch(`${base}/api/v1/namespaces/${NS}/serviceaccounts/default`)).status === 200) break;
@@ -84,16 +71,7 @@ async function main(): Promise<void> {
         `after the creates ${(h1 / MiB).toFixed(1)} MiB (+${per(h1 - h0)}; heap total ${(t1 / MiB).toFixed(1)} MiB), ` +
         `after full GCs ${(h2 / MiB).toFixed(1)} MiB (+${per(h2 - h0)} live); process RSS +${per(rss1 - rss0)}\n`,
     );
-  } finally {
-    await server.shutdown();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`front-pods-memory: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runMain('front-pods-memory', main);

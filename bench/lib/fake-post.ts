@@ -14,19 +14,26 @@ export function intFlag(name: string, fallback: number, max: number): number {
   return v;
 }
 
-/** One POST of `body` to `path`; `answered` gets the status line when the handler ends the reply. */
-export function fakePost(
-  path: string,
-  body: Buffer,
-  userAgent: string,
+/** One request as uWS hands it over: the body in one onData chunk, a later turn than the request. */
+export interface FakeRequest {
+  method: string;
+  path: string;
+  query?: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Stand-ins for one request; `answered` gets the status line when the handler ends the reply. */
+export function fakeRequest(
+  r: FakeRequest,
   answered: (status: string) => void,
 ): { res: HttpResponse; req: HttpRequest } {
   let status = '';
   const res = {
     onAborted: () => res,
     onData(fn: (ab: ArrayBuffer, isLast: boolean) => void) {
-      const ab = new ArrayBuffer(body.length);
-      body.copy(Buffer.from(ab));
+      const ab = new ArrayBuffer(r.body.length);
+      r.body.copy(Buffer.from(ab));
       // uWS delivers the body in a later turn than the request
       setImmediate(() => fn(ab, true));
       return res;
@@ -51,20 +58,29 @@ export function fakePost(
     },
     getRemoteAddressAsText: () => Buffer.from('127.0.0.1'),
   };
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(body.length),
-    'user-agent': userAgent,
-  };
+  const headers: Record<string, string> = { ...r.headers, 'content-length': String(r.body.length) };
   const req = {
-    getCaseSensitiveMethod: () => 'POST',
-    getMethod: () => 'post',
-    getUrl: () => path,
-    getQuery: () => undefined,
+    getCaseSensitiveMethod: () => r.method,
+    getMethod: () => r.method.toLowerCase(),
+    getUrl: () => r.path,
+    getQuery: () => r.query,
     getHeader: (k: string | Uint8Array) => headers[Buffer.from(k).toString()] ?? '',
     forEach: () => undefined,
   };
   return { res: res as unknown as HttpResponse, req: req as unknown as HttpRequest };
+}
+
+/** One POST of `body` to `path`; `answered` gets the status line when the handler ends the reply. */
+export function fakePost(
+  path: string,
+  body: Buffer,
+  userAgent: string,
+  answered: (status: string) => void,
+): { res: HttpResponse; req: HttpRequest } {
+  return fakeRequest(
+    { method: 'POST', path, headers: { 'content-type': 'application/json', 'user-agent': userAgent }, body },
+    answered,
+  );
 }
 
 /**
