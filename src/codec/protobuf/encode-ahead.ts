@@ -22,11 +22,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import { type Encodable, protobufKey } from '../codec.js';
 import { adopt, release } from '../item-slabs.js';
-import { helperDomain, KIND_FIRST } from './encode-helper.js';
-import { type Answer, type Chunk, DONE, GONE, type HelperData, READY, STATE } from './encode-helper-protocol.js';
+import { type EncodeWorker, KIND_FIRST, spawnEncodeWorker } from './encode-helper.js';
+import { type Answer, type Chunk, DONE, GONE, READY, STATE } from './encode-helper-protocol.js';
 
 /** Entries that may lack Protobuf bytes, queued by a type cache. */
 export interface AheadSource {
@@ -56,11 +56,7 @@ interface Out {
   slot: number;
 }
 
-interface AheadHelper {
-  worker: Worker;
-  port: MessagePort;
-  flags: Int32Array;
-  slots: Buffer[];
+interface AheadHelper extends EncodeWorker {
   out: Map<number, Out>;
   /** the answers counted (DONE) when the last step looked */
   seen: number;
@@ -166,37 +162,19 @@ function idleCpu(): boolean {
 }
 
 function start(): AheadHelper {
-  const { port1, port2 } = new MessageChannel();
-  const shared = new SharedArrayBuffer(8);
-  const slots = Array.from({ length: SLOTS }, () => new SharedArrayBuffer(SLOT_BYTES));
-  const data: HelperData = {
-    port: port2,
-    flags: shared,
-    slots,
-    apiDomain: helperDomain(),
-    exitAt: aheadFaults.exitAt,
-    nice: aheadTuning.nice,
-  };
-  const worker = new Worker(new URL('./encode-helper-worker.js', import.meta.url), {
-    workerData: data,
-    transferList: [port2],
-    resourceLimits: { maxYoungGenerationSizeMb: 2 },
-  });
-  const slotBufs = slots.map((b) => Buffer.from(b));
+  const w = spawnEncodeWorker(SLOTS, SLOT_BYTES, { exitAt: aheadFaults.exitAt, nice: aheadTuning.nice });
   aheadStats.nice = undefined;
   // its first message reports its priority, its second that it is ready
   const ready = new Promise((resolve) => {
-    worker.on('message', (m: { nice?: number } | string) => {
+    w.worker.on('message', (m: { nice?: number } | string) => {
       if (typeof m === 'string') resolve(true);
       else aheadStats.nice = m.nice;
     });
-    worker.once('exit', resolve);
+    w.worker.once('exit', resolve);
   });
-  const flags = new Int32Array(shared);
-  const h: AheadHelper = { worker, port: port1, flags, slots: slotBufs, out: new Map(), seen: 0, ready };
-  worker.unref();
-  worker.on('error', () => drop(h));
-  worker.on('exit', () => drop(h));
+  const h: AheadHelper = { ...w, out: new Map(), seen: 0, ready };
+  w.worker.on('error', () => drop(h));
+  w.worker.on('exit', () => drop(h));
   aheadStats.started++;
   return h;
 }

@@ -59,14 +59,10 @@ const STEP = 256;
 /** no answer for this long while the actor waits: the helper is dropped */
 const STALL_MS = 10_000;
 
-interface Helper {
-  worker: Worker;
-  port: MessagePort;
-  flags: Int32Array;
+/** slots: where the actor writes a chunk's texts, one chunk out per slot (shared memory: no copy, no transfer) */
+interface Helper extends EncodeWorker {
   /** the helper's first message: its schema is loaded */
   ready: Promise<boolean>;
-  /** where the actor writes a chunk's texts, one chunk out per slot (shared memory: no copy, no transfer) */
-  slots: Buffer[];
 }
 
 let helper: Helper | undefined;
@@ -83,34 +79,43 @@ export const helperTuning = { off: false };
 export function configureHelper(domain: string | undefined): void {
   apiDomain = domain;
 }
-/** The API domain configured for this thread's helpers (encode-ahead.ts starts one too). */
-export const helperDomain = (): string | undefined => apiDomain;
+/** A thread running encode-helper-worker.ts, unreferenced, with its port, its flags and its shared input slots. */
+export interface EncodeWorker {
+  worker: Worker;
+  port: MessagePort;
+  flags: Int32Array;
+  slots: Buffer[];
+}
 
-function start(): Helper {
+/** Starts an encode-helper-worker.ts thread (this one's, and encode-ahead.ts's at its own priority). */
+export function spawnEncodeWorker(
+  count: number,
+  bytes: number,
+  more: Pick<HelperData, 'exitAt' | 'nice'>,
+): EncodeWorker {
   const { port1, port2 } = new MessageChannel();
   const shared = new SharedArrayBuffer(8);
-  const slots = Array.from({ length: DEPTH }, () => new SharedArrayBuffer(INPUT_BYTES));
-  const data: HelperData = { port: port2, flags: shared, slots, apiDomain, exitAt: helperFaults.exitAt };
+  const slots = Array.from({ length: count }, () => new SharedArrayBuffer(bytes));
+  const data: HelperData = { port: port2, flags: shared, slots, apiDomain, ...more };
   const worker = new Worker(new URL('./encode-helper-worker.js', import.meta.url), {
     workerData: data,
     transferList: [port2],
     // a small young generation: its RSS +24 MiB instead of +32 (it allocates little per item)
     resourceLimits: { maxYoungGenerationSizeMb: 2 },
   });
-  const ready = new Promise<boolean>((resolve) => {
-    worker.once('message', () => resolve(true));
-    worker.once('exit', () => resolve(false));
-  });
-  const h: Helper = {
-    worker,
-    port: port1,
-    flags: new Int32Array(shared),
-    ready,
-    slots: slots.map((b) => Buffer.from(b)),
-  };
   worker.unref();
-  worker.on('error', () => drop(h));
-  worker.on('exit', () => drop(h));
+  return { worker, port: port1, flags: new Int32Array(shared), slots: slots.map((b) => Buffer.from(b)) };
+}
+
+function start(): Helper {
+  const w = spawnEncodeWorker(DEPTH, INPUT_BYTES, { exitAt: helperFaults.exitAt });
+  const ready = new Promise<boolean>((resolve) => {
+    w.worker.once('message', () => resolve(true));
+    w.worker.once('exit', () => resolve(false));
+  });
+  const h: Helper = { ...w, ready };
+  w.worker.on('error', () => drop(h));
+  w.worker.on('exit', () => drop(h));
   helperStats.started++;
   return h;
 }
