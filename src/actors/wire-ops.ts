@@ -135,11 +135,11 @@ function takeCommon(u: Unpacker): Common {
 }
 
 // literals, not `{ ...c, op }`: a spread followed by properties takes V8's slow clone path
-function takeWrite(u: Unpacker, kind: number): Op {
+function takeWrite(u: Unpacker, kind: (typeof KINDS)[number]): Op {
   const c = takeCommon(u);
   const { id, type, enc, dryRun, fieldManager, fieldValidation, pin, namespace } = c;
   const name = u.ref<string | undefined>();
-  if (kind === 2) {
+  if (kind === 'patch') {
     const patchType = u.ref<Patch['patchType']>();
     const text = u.take();
     const force = u.ref<boolean>();
@@ -163,7 +163,7 @@ function takeWrite(u: Unpacker, kind: number): Op {
     };
   }
   const body = takeBody(u);
-  if (kind === 1)
+  if (kind === 'update')
     return { id, op: 'update', type, enc, dryRun, fieldManager, fieldValidation, pin, namespace, name: name!, body };
   const namespaceTerminating = u.ref<boolean | undefined>();
   const user = takeUser(u);
@@ -212,7 +212,7 @@ export function unpackOps(w: PackedOps): Op[] {
   for (let i = 0; i < w.count; i++) {
     u.record();
     const kind = u.num();
-    ops[i] = kind < 0 ? w.rest[rest++]! : takeWrite(u, kind);
+    ops[i] = kind < 0 ? w.rest[rest++]! : takeWrite(u, KINDS[kind]!);
   }
   return ops;
 }
