@@ -115,7 +115,10 @@ export async function applyScenario(ctx: Ctx): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-apply-'));
   const bodies = join(dir, 'bodies.txt');
   writeFileSync(bodies, `${templates().join('\n')}\n`);
-  const server = await startServer(ctx.serverNodeArgs, ctx.serverArgs);
+  const server = await startServer(ctx.serverNodeArgs, ctx.serverArgs).catch((e: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  });
   // every wrk run (warm-up or measured) starts at rounds no run used before: each apply changes its object
   let first = 0;
   const argsAt = (): string[] => {
